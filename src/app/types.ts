@@ -1,0 +1,82 @@
+/**
+ * The application layer's interface, as the HTTP routes and the CLI see it. Implementations live in
+ * src/app/*-service.ts; they drive queues only through the engine (src/engine) and persist through
+ * the store (src/store). Every method throws `HttpError` (src/errors.ts) for anything a caller did wrong.
+ */
+import type {
+  Entry, ImpactedTargets, PriorityName, QueueConfig, QueueSnapshot, Readiness, RepoRef,
+  SettableQueueState, TestRun,
+} from '../engine/types.js';
+import type { CiStatus } from '../ports.js';
+
+/** Who is calling: resolved from the x-api-token header. */
+export interface AuthContext {
+  orgId: string;
+  orgName: string;
+  tokenId: string;
+}
+
+export interface QueueKey {
+  repo: RepoRef;
+  targetBranch: string;
+}
+
+export interface QueueView {
+  snapshot: QueueSnapshot;
+  /** Non-terminal entries except NOT_READY, in queue order (what getQueue lists). */
+  enqueued: Entry[];
+}
+
+export interface PrView {
+  entry: Entry;
+  readiness: Readiness;
+  /** True while the entry is non-terminal. */
+  isCurrentlySubmittedToQueue: boolean;
+}
+
+export interface TestRunView {
+  run: TestRun;
+  requiredStatuses: string[];
+  requiredStatusesSource: 'trunk_config' | 'repo_provider_branch_protection' | 'merge_instance';
+  statuses: CiStatus[];
+  testedPullRequests: { prNumber: number; title: string }[];
+  impactedTargets: string[] | null;
+  impactedTargetsForTestedPrs: string[] | null;
+}
+
+export interface ListPullRequestsQuery {
+  state?: Entry['state'];
+  since?: number;
+  cursor?: string;
+  take: number;
+}
+
+export interface QueueUpdate extends Partial<QueueConfig> {
+  state?: SettableQueueState;
+  /** true removes the requiredStatuses override. */
+  deleteRequiredStatuses?: boolean;
+}
+
+export interface MergeQueueService {
+  authenticate(token: string): Promise<AuthContext | null>;
+
+  createQueue(ctx: AuthContext, key: QueueKey, config: Pick<Partial<QueueConfig>, 'mode' | 'concurrency'>): Promise<void>;
+  getQueue(ctx: AuthContext, key: QueueKey): Promise<QueueView>;
+  updateQueue(ctx: AuthContext, key: QueueKey, update: QueueUpdate): Promise<QueueView>;
+  deleteQueue(ctx: AuthContext, key: QueueKey): Promise<void>;
+
+  submitPullRequest(ctx: AuthContext, key: QueueKey, req: {
+    prNumber: number; priority?: number | PriorityName | null; noBatch?: boolean;
+  }): Promise<void>;
+  cancelPullRequest(ctx: AuthContext, key: QueueKey, prNumber: number): Promise<void>;
+  restartTestsOnPullRequest(ctx: AuthContext, key: QueueKey, prNumber: number): Promise<void>;
+  /** By number, or by head branch name (open PR first, else the most recently closed). */
+  getSubmittedPullRequest(ctx: AuthContext, key: QueueKey, pr: { number: number } | { branch: string }): Promise<PrView>;
+  listPullRequests(ctx: AuthContext, key: QueueKey, query: ListPullRequestsQuery): Promise<{ items: Entry[]; nextCursor?: string }>;
+  /** Accepted for any PR of a connected repo, submitted or not; stored per (PR, head sha), last wins. */
+  setImpactedTargets(ctx: AuthContext, key: QueueKey, req: { prNumber: number; sha: string; targets: ImpactedTargets }): Promise<void>;
+  getTestingDetails(ctx: AuthContext, key: QueueKey, testRunId: string): Promise<TestRunView>;
+
+  /** Prometheus text for the org, or for one repo of it. */
+  metrics(ctx: AuthContext, filter: { repo?: RepoRef }): Promise<string>;
+}

@@ -1,0 +1,375 @@
+/**
+ * Domain types of the queue engine. Everything here is plain, JSON-serialisable data.
+ *
+ * Glossary
+ * - PR: a pull request on a forge, identified by its number within a repository.
+ * - Queue: one merge queue per (repository, target branch). It has a state and a configuration.
+ * - Entry: one PR's trip through a queue, from submission to a terminal state (MERGED, FAILED,
+ *   CANCELLED). Resubmitting a PR after a terminal state starts a new trip: same entry id, trip + 1.
+ * - Group: the PRs tested together by one test run: one PR, a batch, or a bisection subset.
+ * - Batch: a group of several PRs, formed when the queue's `batch` setting is on.
+ * - Test run: one CI verification of one group on a predicted base: the target branch sha plus every
+ *   group ahead of it that is not known to have failed (single mode) or its graph ancestors (parallel).
+ *   Its id is a UUID that is also the tail of the test branch name.
+ * - Bisection: splitting a failed batch into halves that are tested separately (queue type
+ *   `bisection`, on the `bisectionConcurrency` budget) until the culprit is found.
+ * - Lane: in parallel mode, a chain of PRs whose impacted targets overlap; lanes test and merge
+ *   independently of each other.
+ *
+ * Times are milliseconds since the Unix epoch, always supplied by the caller on each event.
+ */
+
+// ---------------------------------------------------------------- closed sets
+
+export const PrState = {
+  NOT_READY: 'NOT_READY',
+  PENDING: 'PENDING',
+  TESTING: 'TESTING',
+  TESTS_PASSED: 'TESTS_PASSED',
+  PENDING_FAILURE: 'PENDING_FAILURE',
+  MERGED: 'MERGED',
+  FAILED: 'FAILED',
+  CANCELLED: 'CANCELLED',
+} as const;
+export type PrState = (typeof PrState)[keyof typeof PrState];
+
+export const TERMINAL_STATES: readonly PrState[] = [PrState.MERGED, PrState.FAILED, PrState.CANCELLED];
+export const isTerminal = (s: PrState): boolean => TERMINAL_STATES.includes(s);
+
+export const QueueState = {
+  RUNNING: 'RUNNING',
+  PAUSED: 'PAUSED',
+  DRAINING: 'DRAINING',
+  SWITCHING_MODES: 'SWITCHING_MODES',
+} as const;
+export type QueueState = (typeof QueueState)[keyof typeof QueueState];
+/** The queue states a client may set; SWITCHING_MODES is entered by the engine only. */
+export type SettableQueueState = Exclude<QueueState, 'SWITCHING_MODES'>;
+
+export const QueueMode = { SINGLE: 'single', PARALLEL: 'parallel' } as const;
+export type QueueMode = (typeof QueueMode)[keyof typeof QueueMode];
+
+export const MergeMethod = { MERGE_COMMIT: 'merge_commit', SQUASH: 'squash', REBASE: 'rebase' } as const;
+export type MergeMethod = (typeof MergeMethod)[keyof typeof MergeMethod];
+
+export type DirectMergeMode = 'off' | 'always';
+export type OptimizationMode = 'off' | 'bisection_skip_redundant_tests';
+export type TestBranchConstructionMode = 'rename_temp_branch' | 'push_new_branch_from_temp';
+export type Mergeability = 'unspecified' | 'in_progress' | 'mergeable' | 'not_mergeable';
+export type QueueType = 'main' | 'bisection';
+
+/** Priority names and their values (contract §6.8). 0 is the highest priority. */
+export const PRIORITY_VALUES = { urgent: 0, high: 10, medium: 100, low: 200 } as const;
+export type PriorityName = keyof typeof PRIORITY_VALUES;
+export const DEFAULT_PRIORITY: PriorityName = 'medium';
+
+/** Why an entry was submitted (webhook `submitted_reason`). */
+export type SubmittedReason = 'USER_REQUESTED' | 'TRUNK_ADMIN_REQUESTED' | 'API_REQUESTED';
+
+/** Why an entry went back to PENDING (webhook `queued_reason`). */
+export type QueuedReason =
+  | 'MERGE_ITEM_NOW_READY'
+  | 'MANUAL_PUSH_TO_TARGET_BRANCH'
+  | 'PREREQUISITE_MERGE_ITEM_CANCELLED'
+  | 'PREREQUISITE_MERGE_ITEM_FAILED'
+  | 'PREREQUISITE_MERGE_ITEM_MANUALLY_MERGED'
+  | 'TESTS_RESTARTED_BY_USER'
+  | 'TESTS_RESTARTED_BY_API_REQUEST'
+  | 'SKIP_THE_LINE_INTERRUPTED'
+  | 'BISECTION_REQUIRED'
+  | 'BISECTION_TEST_RUN_PASSED';
+
+/** Why a run or an entry failed (webhook `failure_reason`). */
+export type FailureReason =
+  | 'START_TEST_RUN_INVALID_EVENT'
+  | 'START_TEST_RUN_MERGE_CONFLICT'
+  | 'START_TEST_RUN_CONFIG_NOT_FOUND'
+  | 'START_TEST_RUN_CONFIG_PARSING_FAILURE'
+  | 'START_TEST_RUN_CONFIG_MISSING_REQUIRED_STATUSES'
+  | 'START_TEST_RUN_CONFIG_BAD_REQUIRED_STATUSES'
+  | 'START_TEST_RUN_CONFIG_BAD_VERSION'
+  | 'START_TEST_RUN_NO_REQUIRED_STATUSES'
+  | 'TEST_RUN_REQUIRED_STATUS_FAILED'
+  | 'TEST_RUN_TIMEOUT'
+  | 'GITHUB_API_MERGE_PR_FAILED'
+  | 'GITHUB_API_DIRECT_MERGE_PR_FAILED'
+  | 'PR_UPDATED_AT_MERGE_TIME'
+  | 'START_TEST_RUN_RETRY_EXHAUSTED'
+  | 'START_TEST_RUN_DRAFT_PRS_NOT_ALLOWED'
+  | 'TEST_RUN_FAILED_BY_OPTIMIZATION';
+
+/** Why an entry was cancelled (webhook `cancellation_reason`). */
+export type CancellationReason =
+  | 'USER_REQUESTED'
+  | 'API_REQUESTED'
+  | 'PR_CLOSED'
+  | 'PR_PUSHED_TO'
+  | 'PR_BASE_BRANCH_CHANGED'
+  | 'PR_CONVERTED_TO_DRAFT'
+  | 'TRUNK_ADMIN_REQUESTED'
+  | 'NOT_READY_TIMEOUT_EXPIRED'
+  | 'QUEUE_DELETED';
+
+/** Why an entry was merged (webhook `merged_reason`). */
+export type MergedReason = 'MERGE_GRAPH_MERGE' | 'MANUAL_MERGE' | 'MERGE_GRAPH_DIRECT_MERGE';
+
+/** Why an entry entered TESTS_PASSED. */
+export type PassedReason = 'TEST_RUN_PASSED' | 'SUCCESSOR_TEST_RUN_PASSED' | 'PASSED_BY_OPTIMIZATION';
+
+export type TransitionReason =
+  | SubmittedReason
+  | QueuedReason
+  | FailureReason
+  | CancellationReason
+  | MergedReason
+  | PassedReason
+  | 'TEST_RUN_STARTED';
+
+// ---------------------------------------------------------------- configuration
+
+/** Every queue setting of contract §4, with the JSON names of the v1 API. */
+export interface QueueConfig {
+  mode: QueueMode;
+  concurrency: number;
+  testingTimeoutMinutes: number;
+  pendingFailureDepth: number;
+  canOptimisticallyMerge: boolean;
+  batch: boolean;
+  batchingMaxWaitTimeMinutes: number;
+  batchingMinSize: number;
+  bisectionConcurrency: number;
+  optimizationMode: OptimizationMode;
+  mergeMethod: MergeMethod;
+  directMergeMode: DirectMergeMode;
+  createPrsForTestingBranches: boolean;
+  commentsEnabled: boolean;
+  commandsEnabled: boolean;
+  statusCheckEnabled: boolean;
+  /** Manual override of the checks that must pass on a test branch; null = no override. */
+  requiredStatuses: string[] | null;
+  extensionEnabled: boolean;
+  enqueueingLabel: string;
+  labelCommandsEnabled: boolean;
+  stateLabelsEnabled: boolean;
+  /** Cancel entries stuck in NOT_READY longer than this; 0 = never. */
+  notReadyTimeoutHours: number;
+  testBranchConstructionMode: TestBranchConstructionMode;
+}
+
+// ---------------------------------------------------------------- entries and runs
+
+export interface RepoRef {
+  host: string;
+  owner: string;
+  name: string;
+}
+
+/** What the forge says about a PR at one moment. */
+export interface PrInfo {
+  number: number;
+  headSha: string;
+  baseBranch: string;
+  title: string;
+  author: string;
+  mergeability: Mergeability;
+}
+
+/** `ALL` marks a PR as impacting every target (a serialisation point in parallel mode). */
+export type ImpactedTargets = readonly string[] | 'ALL';
+
+export interface TimelineItem {
+  at: number;
+  from: PrState | null;
+  to: PrState;
+  reason: TransitionReason;
+  runId?: string;
+  detail?: string;
+}
+
+export interface Entry {
+  /** Stable across trips of the same PR in the same queue (supplied by the caller on submit). */
+  id: string;
+  prNumber: number;
+  trip: number;
+  state: PrState;
+  stateChangedAt: number;
+  submittedAt: number;
+  /** When the entry last entered PENDING from NOT_READY: the FIFO key within a priority. */
+  admittedAt: number | null;
+  headSha: string;
+  baseBranch: string;
+  title: string;
+  author: string;
+  mergeability: Mergeability;
+  priorityValue: number;
+  priorityName: string;
+  /** The default priority name applied when the submission named none; null when one was given. */
+  usedDefaultPriorityName: string | null;
+  skipTheLine: boolean;
+  noBatch: boolean;
+  forceEnqueued: boolean;
+  /** Impacted targets uploaded for `headSha`; null when none were uploaded for it. */
+  impactedTargets: ImpactedTargets | null;
+  /** The test run of the group this entry is (or was last) tested in. */
+  runId: string | null;
+  /** The run whose pass merged this entry (its own, or a successor's under optimistic merging). */
+  verifiedByTestRun: string | null;
+  /** The reason of the latest transition. */
+  lastReason: TransitionReason;
+  timeline: TimelineItem[];
+}
+
+export type RunStatus = 'creating' | 'in_progress' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface RunPr {
+  number: number;
+  headSha: string;
+}
+
+export interface TestRun {
+  id: string;
+  queueType: QueueType;
+  /** PRs under test in this run (the group), in queue order. */
+  prNumbers: number[];
+  /** PRs merged into the test branch as predicted base but not under test, in order. */
+  dependentPrs: number[];
+  /** Target branch sha the test commit is built on. */
+  baseSha: string;
+  /** Every PR head merged onto baseSha, in order: dependentPrs' heads, then the group's heads. */
+  prs: RunPr[];
+  testBranch: string;
+  /** Sha of the test commit, once the forge built it. */
+  testSha: string | null;
+  status: RunStatus;
+  createdAt: number;
+  finishedAt: number | null;
+  failureReason: FailureReason | null;
+  failureDetail: string | null;
+}
+
+// ---------------------------------------------------------------- the snapshot
+
+export interface QueueSnapshot {
+  repo: RepoRef;
+  targetBranch: string;
+  state: QueueState;
+  config: QueueConfig;
+  /** Last known sha of the target branch; null until the forge reported it. */
+  targetSha: string | null;
+  /**
+   * Entries of the queue. May also hold terminal entries (the engine ignores them except to start a
+   * new trip on resubmission); the caller may prune terminal entries between events.
+   */
+  entries: Entry[];
+  /**
+   * Test runs the engine still needs: every run whose status is `creating` or `in_progress`, and
+   * every run referenced by a non-terminal entry's `runId`. The caller may prune the others.
+   */
+  runs: TestRun[];
+  /** Engine bookkeeping that fits nowhere else (batch forming, bisection, mode switch, …). */
+  internal: Record<string, unknown>;
+}
+
+// ---------------------------------------------------------------- events (inputs)
+
+export type EngineEvent =
+  | { kind: 'submit'; at: number; entryId: string; pr: PrInfo; priority?: number | PriorityName | null;
+      noBatch?: boolean; reason: SubmittedReason; forceEnqueued?: boolean }
+  | { kind: 'cancel'; at: number; prNumber: number; reason: CancellationReason }
+  | { kind: 'restart'; at: number; prNumber: number; reason: 'TESTS_RESTARTED_BY_API_REQUEST' | 'TESTS_RESTARTED_BY_USER' }
+  /** The forge reports a PR's current head, base, title or mergeability. A new head sha → PR_PUSHED_TO. */
+  | { kind: 'prObserved'; at: number; pr: PrInfo }
+  | { kind: 'prClosed'; at: number; prNumber: number }
+  | { kind: 'prConvertedToDraft'; at: number; prNumber: number }
+  | { kind: 'prMergedOutside'; at: number; prNumber: number }
+  | { kind: 'impactedTargets'; at: number; prNumber: number; headSha: string; targets: ImpactedTargets }
+  | { kind: 'testBranchCreated'; at: number; runId: string; sha: string }
+  | { kind: 'testBranchFailed'; at: number; runId: string; reason: FailureReason; detail?: string }
+  | { kind: 'ciResult'; at: number; runId: string; outcome: 'success' | 'failure'; reason?: FailureReason; detail?: string }
+  /** A merge effect succeeded; the target branch now points at newTargetSha. */
+  | { kind: 'merged'; at: number; runId: string; prNumbers: number[]; newTargetSha: string }
+  /** A merge effect failed. `TARGET_MOVED` means the compare-and-swap lost: nothing was merged. */
+  | { kind: 'mergeFailed'; at: number; runId: string; prNumbers: number[];
+      reason: 'GITHUB_API_MERGE_PR_FAILED' | 'PR_UPDATED_AT_MERGE_TIME' | 'TARGET_MOVED'; detail?: string;
+      /** PRs of the group that were merged before the failure (squash/rebase merge one PR at a time). */
+      mergedPrNumbers?: number[]; newTargetSha?: string }
+  /** The target branch head was observed at `sha` (first sighting, or moved outside the queue). */
+  | { kind: 'targetMoved'; at: number; sha: string }
+  /** Time passed: timeouts, batching wait, PFD windows. */
+  | { kind: 'tick'; at: number }
+  | { kind: 'updateConfig'; at: number; patch: Partial<QueueConfig> }
+  | { kind: 'setState'; at: number; state: SettableQueueState };
+
+// ---------------------------------------------------------------- effects (outputs)
+
+/** What a webhook subscriber is told; the webhook layer adds repo, author, URLs and formatting. */
+export interface QueueEventPayload {
+  type:
+    | 'pull_request.submitted' | 'pull_request.queued' | 'pull_request.testing'
+    | 'pull_request.pending_failure' | 'pull_request.failed' | 'pull_request.canceled' | 'pull_request.merged'
+    | 'pull_request_batch.submitted' | 'pull_request_batch.queued' | 'pull_request_batch.testing'
+    | 'pull_request_batch.pending_failure' | 'pull_request_batch.failed' | 'pull_request_batch.canceled'
+    | 'pull_request_batch.merged';
+  at: number;
+  /** The PRs the event is about (one for pull_request.*). */
+  prNumbers: number[];
+  /** Every PR tested together with them (batch events); equals prNumbers otherwise. */
+  prNumbersInBatch: number[];
+  runId: string | null;
+  testBranch: string | null;
+  testBranchSha: string | null;
+  reason: TransitionReason | null;
+  batched: boolean;
+  isBisection: boolean;
+}
+
+/**
+ * Effects are data. Each has a stable `key`: executing an effect twice with the same key must be
+ * harmless (creating a branch that already exists at the same sha is success).
+ */
+export type Effect =
+  | { kind: 'createTestBranch'; key: string; runId: string; branch: string; baseSha: string; prs: RunPr[] }
+  | { kind: 'startCi'; key: string; runId: string; branch: string; sha: string; prNumbers: number[];
+      requiredStatuses: string[] | null; timeoutMinutes: number }
+  | { kind: 'cancelCi'; key: string; runId: string }
+  | { kind: 'deleteTestBranch'; key: string; runId: string; branch: string }
+  /**
+   * Advance the target branch from exactly `expectedTargetSha` to the tested state of `runId`
+   * (`testSha`), merging `prs` (the PRs that become MERGED) with `method`. Compare-and-swap:
+   * if the target is not at expectedTargetSha, nothing is merged and `mergeFailed` TARGET_MOVED follows.
+   */
+  | { kind: 'merge'; key: string; runId: string; expectedTargetSha: string; testSha: string; prs: RunPr[];
+      method: MergeMethod }
+  | { kind: 'emitEvent'; key: string; event: QueueEventPayload }
+  /** Deliver a `tick` at (or soon after) `at`. */
+  | { kind: 'scheduleWakeup'; key: string; at: number };
+
+// ---------------------------------------------------------------- decide
+
+/** Injected sources the engine may not own: ids (test run UUIDs). */
+export interface DecideContext {
+  newId(): string;
+}
+
+/** An event the engine refuses; the snapshot is unchanged. Never thrown. */
+export interface Rejection {
+  code:
+    | 'PR_NOT_IN_QUEUE'        // cancel/restart/… for a PR with no non-terminal entry
+    | 'RUN_NOT_FOUND'          // an event names a run the engine does not know
+    | 'STALE_RUN_EVENT'        // an event for a run that already finished or was superseded
+    | 'RESTART_NOT_ALLOWED'    // restart in a state where it is not meaningful
+    | 'INVALID_EVENT';         // anything else that cannot apply (with a message)
+  message: string;
+}
+
+export type Decision =
+  | { ok: true; snapshot: QueueSnapshot; effects: Effect[] }
+  | { ok: false; rejection: Rejection };
+
+/** What `getSubmittedPullRequest` reports as `readiness` (contract §2.4). */
+export interface Readiness {
+  hasImpactedTargets: boolean;
+  requiresImpactedTargets: boolean;
+  doesBaseBranchMatch: boolean;
+  gitHubMergeability: Mergeability;
+}

@@ -1,0 +1,75 @@
+/**
+ * Ports: the narrow interfaces between the service and the outside world (forge and CI).
+ * Adapters live under src/adapters/; an in-memory fake of each exists for tests and the simulator.
+ */
+import type { FailureReason, MergeMethod, PrInfo, RepoRef, RunPr } from './engine/types.js';
+
+/** How a repository is bound to its forge and CI (from `greenline repo connect`). */
+export interface RepoBinding {
+  id: string;
+  org: string;
+  repo: RepoRef;
+  forge: 'git' | 'github';
+  /** Git remote URL (git forge) or API base (github). */
+  remote: string | null;
+  /** Ref pattern of PR heads for the git forge, `{n}` replaced by the number. */
+  prRefPattern: string;
+  /** Built-in CI command, run on a checkout of each test commit. */
+  ciCommand: string | null;
+  /** Prefix of test branch names, e.g. `greenline-merge`. */
+  testBranchPrefix: string;
+}
+
+export type BuildResult =
+  | { ok: true; sha: string }
+  | { ok: false; reason: FailureReason; detail: string };
+
+export type AdvanceResult =
+  | { ok: true; newSha: string }
+  | { ok: false; reason: 'TARGET_MOVED' | 'PR_UPDATED_AT_MERGE_TIME' | 'GITHUB_API_MERGE_PR_FAILED'; detail: string;
+      mergedPrNumbers?: number[]; newSha?: string };
+
+export interface ForgePort {
+  /** Current state of a PR, or null when the forge has no such PR. */
+  getPullRequest(repo: RepoBinding, number: number): Promise<PrInfo | null>;
+  /** Current sha of a branch, or null when it does not exist. */
+  getBranchSha(repo: RepoBinding, branch: string): Promise<string | null>;
+  /**
+   * Build the test commit: baseSha with every PR head of `prs` merged in order, and publish it as
+   * `branch`. Idempotent: an existing branch with the same content is success.
+   */
+  createTestBranch(repo: RepoBinding, req: { branch: string; baseSha: string; prs: RunPr[] }): Promise<BuildResult>;
+  /** Delete a branch; deleting a branch that does not exist is success. */
+  deleteBranch(repo: RepoBinding, branch: string): Promise<void>;
+  /**
+   * Advance `targetBranch` from exactly `expectedSha` to the tested state `testSha` (merging `prs` with
+   * `method`), with compare-and-swap: never a blind force-push.
+   */
+  advanceTarget(repo: RepoBinding, req: {
+    targetBranch: string; expectedSha: string; testSha: string; prs: RunPr[]; method: 'merge_commit' | 'squash' | 'rebase' | MergeMethod;
+  }): Promise<AdvanceResult>;
+}
+
+export interface CiStatus {
+  context: string;
+  state: 'pending' | 'success' | 'failure' | 'error';
+  url?: string;
+  description?: string;
+}
+
+export interface CiStartRequest {
+  repo: RepoBinding;
+  runId: string;
+  branch: string;
+  sha: string;
+  targetBranch: string;
+  prNumbers: number[];
+  timeoutMinutes: number;
+}
+
+export interface CiPort {
+  /** Start CI for a test commit. Idempotent per runId. Results arrive through the result callback. */
+  start(req: CiStartRequest): Promise<void>;
+  /** Cancel a run; cancelling a finished or unknown run is success. */
+  cancel(runId: string): Promise<void>;
+}
