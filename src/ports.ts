@@ -57,6 +57,15 @@ export interface CiStatus {
   description?: string;
 }
 
+/** A status reported for a test run, by the built-in runner or by external CI through the API. */
+export interface CiStatusReport {
+  runId: string;
+  status: CiStatus;
+}
+
+/** Where CI adapters send statuses; the service decides the run's outcome from the required ones. */
+export type CiStatusSink = (report: CiStatusReport) => void | Promise<void>;
+
 export interface CiStartRequest {
   repo: RepoBinding;
   runId: string;
@@ -68,8 +77,10 @@ export interface CiStartRequest {
 }
 
 export interface CiPort {
-  /** Start CI for a test commit. Idempotent per runId. Results arrive through the result callback. */
+  /** Start CI for a test commit. Idempotent per runId. Statuses arrive through the adapter's CiStatusSink. */
   start(req: CiStartRequest): Promise<void>;
   /** Cancel a run; cancelling a finished or unknown run is success. */
   cancel(runId: string): Promise<void>;
+  /** The run's log, when this adapter keeps one. */
+  getLog?(runId: string): Promise<string | null>;
 }

@@ -77,6 +77,14 @@ export interface MergeQueueService {
   setImpactedTargets(ctx: AuthContext, key: QueueKey, req: { prNumber: number; sha: string; targets: ImpactedTargets }): Promise<void>;
   getTestingDetails(ctx: AuthContext, key: QueueKey, testRunId: string): Promise<TestRunView>;
 
+  /**
+   * Extension: external CI reports a status for a test run (by run id, or by test commit sha) of a
+   * repo of the caller's org, like a forge's commit-status API.
+   */
+  reportStatus(ctx: AuthContext, req: { repo: RepoRef; testRunId?: string; sha?: string; status: CiStatus }): Promise<void>;
+  /** Extension: the built-in CI runner's log of a test run; null when the run has no log. */
+  getTestRunLog(ctx: AuthContext, key: QueueKey, testRunId: string): Promise<string | null>;
+
   /** Prometheus text for the org, or for one repo of it. */
   metrics(ctx: AuthContext, filter: { repo?: RepoRef }): Promise<string>;
 }

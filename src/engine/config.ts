@@ -31,12 +31,18 @@ export const DEFAULT_QUEUE_CONFIG: Readonly<QueueConfig> = Object.freeze({
 } satisfies QueueConfig);
 
 /** A new, empty, RUNNING queue. `bisectionConcurrency` follows `concurrency` unless given. */
-export function newQueueSnapshot(repo: RepoRef, targetBranch: string, config: Partial<QueueConfig> = {}): QueueSnapshot {
+export function newQueueSnapshot(
+  repo: RepoRef,
+  targetBranch: string,
+  config: Partial<QueueConfig> = {},
+  testBranchPrefix = 'greenline-merge',
+): QueueSnapshot {
   const merged: QueueConfig = { ...DEFAULT_QUEUE_CONFIG, ...config };
   if (config.bisectionConcurrency === undefined) merged.bisectionConcurrency = merged.concurrency;
   return {
     repo,
     targetBranch,
+    testBranchPrefix,
     state: QueueState.RUNNING,
     config: merged,
     targetSha: null,

@@ -252,6 +252,8 @@ export interface TestRun {
 export interface QueueSnapshot {
   repo: RepoRef;
   targetBranch: string;
+  /** Prefix of test branch names: `<prefix>/pr-<N>[-<M>…]/<testRunId>` (contract §6.1). */
+  testBranchPrefix: string;
   state: QueueState;
   config: QueueConfig;
   /** Last known sha of the target branch; null until the forge reported it. */
