@@ -1,0 +1,178 @@
+/**
+ * An in-memory, stateful forge for tests and the simulator: NEVER used by `greenline serve`.
+ *
+ * A commit is modelled as (parent, the ordered list of PR heads merged since the root), so a test can
+ * read what any branch contains. Every repository's state is open for inspection (`state()`), so tests
+ * can assert the whole forge after each step. Failures are injected explicitly.
+ */
+import { createHash } from 'node:crypto';
+import type { PrInfo, RunPr } from '../../engine/types.js';
+import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../ports.js';
+
+export interface FakeCommit {
+  sha: string;
+  parent: string | null;
+  /** Every PR head this commit contains, oldest first. */
+  prs: RunPr[];
+}
+
+export interface FakePr extends PrInfo {
+  state: 'open' | 'closed' | 'merged';
+}
+
+export interface FakeRepoState {
+  branches: Map<string, string>;
+  commits: Map<string, FakeCommit>;
+  prs: Map<number, FakePr>;
+  /** PR numbers whose heads conflict with whatever comes before them in a test commit. */
+  conflicting: Set<number>;
+}
+
+export type FakeForgeOperation = 'getPullRequest' | 'getBranchSha' | 'createTestBranch' | 'deleteBranch' | 'advanceTarget';
+
+const sha1 = (s: string): string => createHash('sha1').update(s).digest('hex');
+const repoKey = (b: RepoBinding): string => `${b.repo.host}/${b.repo.owner}/${b.repo.name}`;
+
+export class FakeForge implements ForgePort {
+  private readonly repos = new Map<string, FakeRepoState>();
+  private readonly injected = new Map<FakeForgeOperation, Error[]>();
+  /** Every call, in order, as `operation repo args`: for asserting what the service asked. */
+  readonly calls: string[] = [];
+
+  /** The state of a repository, created empty (with a root commit on `main`) on first use. */
+  state(repo: string): FakeRepoState {
+    let s = this.repos.get(repo);
+    if (!s) {
+      const root: FakeCommit = { sha: sha1(`root:${repo}`), parent: null, prs: [] };
+      s = { branches: new Map([['main', root.sha]]), commits: new Map([[root.sha, root]]), prs: new Map(), conflicting: new Set() };
+      this.repos.set(repo, s);
+    }
+    return s;
+  }
+
+  /** Opens (or updates) a PR; its head is a commit of its own unless `headSha` is given. */
+  openPr(repo: string, pr: Partial<PrInfo> & { number: number }): FakePr {
+    const s = this.state(repo);
+    const full: FakePr = {
+      headSha: sha1(`head:${repo}:${pr.number}:${s.prs.get(pr.number)?.headSha ?? ''}`),
+      baseBranch: 'main', title: `PR ${pr.number}`, author: 'octocat', mergeability: 'mergeable',
+      ...pr, state: 'open',
+    };
+    s.prs.set(pr.number, full);
+    return full;
+  }
+
+  /** Pushes a new commit to a PR: its head sha changes. */
+  pushToPr(repo: string, number: number): string {
+    const pr = this.mustPr(repo, number);
+    pr.headSha = sha1(`push:${pr.headSha}`);
+    return pr.headSha;
+  }
+
+  closePr(repo: string, number: number): void {
+    this.mustPr(repo, number).state = 'closed';
+  }
+
+  /** Pushes a commit to a branch outside the queue (e.g. an admin merge); returns the new sha. */
+  pushToBranch(repo: string, branch: string, label = 'outside'): string {
+    const s = this.state(repo);
+    const parent = s.branches.get(branch) ?? null;
+    const prs = parent ? s.commits.get(parent)!.prs : [];
+    const commit: FakeCommit = { sha: sha1(`${label}:${parent}:${s.commits.size}`), parent, prs };
+    s.commits.set(commit.sha, commit);
+    s.branches.set(branch, commit.sha);
+    return commit.sha;
+  }
+
+  /** PR numbers contained in the commit a branch points at, in merge order. */
+  prsOnBranch(repo: string, branch: string): number[] {
+    const s = this.state(repo);
+    const sha = s.branches.get(branch);
+    return sha ? s.commits.get(sha)!.prs.map((p) => p.number) : [];
+  }
+
+  /** The next call of `op` throws `error` (a transient failure); several calls queue up. */
+  failNext(op: FakeForgeOperation, error = new Error(`injected ${op} failure`)): void {
+    this.injected.set(op, [...(this.injected.get(op) ?? []), error]);
+  }
+
+  async getPullRequest(binding: RepoBinding, number: number): Promise<PrInfo | null> {
+    this.enter('getPullRequest', binding, String(number));
+    const pr = this.state(repoKey(binding)).prs.get(number);
+    if (!pr || pr.state === 'closed') return null;
+    const { state: _state, ...info } = pr;
+    return { ...info };
+  }
+
+  async getBranchSha(binding: RepoBinding, branch: string): Promise<string | null> {
+    this.enter('getBranchSha', binding, branch);
+    return this.state(repoKey(binding)).branches.get(branch) ?? null;
+  }
+
+  async createTestBranch(binding: RepoBinding, req: { branch: string; baseSha: string; prs: RunPr[] }): Promise<BuildResult> {
+    this.enter('createTestBranch', binding, `${req.branch} ${req.baseSha} ${req.prs.map((p) => p.number).join(',')}`);
+    const s = this.state(repoKey(binding));
+    let acc = s.commits.get(req.baseSha);
+    if (!acc) return { ok: false, reason: 'START_TEST_RUN_INVALID_EVENT', detail: `unknown base commit ${req.baseSha}` };
+    for (const pr of req.prs) {
+      if (s.conflicting.has(pr.number)) {
+        return { ok: false, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail: `PR #${pr.number} conflicts with the commits before it` };
+      }
+      acc = this.commit(s, acc, pr);
+    }
+    s.branches.set(req.branch, acc.sha);
+    return { ok: true, sha: acc.sha };
+  }
+
+  async deleteBranch(binding: RepoBinding, branch: string): Promise<void> {
+    this.enter('deleteBranch', binding, branch);
+    this.state(repoKey(binding)).branches.delete(branch);
+  }
+
+  async advanceTarget(binding: RepoBinding, req: {
+    targetBranch: string; expectedSha: string; testSha: string; prs: RunPr[]; method: string;
+  }): Promise<AdvanceResult> {
+    this.enter('advanceTarget', binding, `${req.targetBranch} ${req.expectedSha} ${req.testSha} ${req.method}`);
+    const s = this.state(repoKey(binding));
+    const current = s.branches.get(req.targetBranch);
+    if (current !== req.expectedSha) {
+      return { ok: false, reason: 'TARGET_MOVED', detail: `${req.targetBranch} is at ${current}, not ${req.expectedSha}` };
+    }
+    for (const pr of req.prs) {
+      if (s.prs.get(pr.number)?.headSha !== pr.headSha) {
+        return { ok: false, reason: 'PR_UPDATED_AT_MERGE_TIME', detail: `PR #${pr.number} head moved since it was tested` };
+      }
+    }
+    const tested = s.commits.get(req.testSha);
+    if (!tested) return { ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED', detail: `unknown test commit ${req.testSha}` };
+    // Squash and rebase write one commit per PR; the result must hold exactly what was tested.
+    let head = s.commits.get(req.expectedSha)!;
+    if (req.method === 'merge_commit') head = tested;
+    else for (const pr of req.prs) head = this.commit(s, head, pr);
+    const same = head.prs.map((p) => `${p.number}@${p.headSha}`).join() === tested.prs.map((p) => `${p.number}@${p.headSha}`).join();
+    if (!same) return { ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED', detail: 'the merged result differs from the tested commit' };
+    s.branches.set(req.targetBranch, head.sha);
+    for (const pr of req.prs) s.prs.get(pr.number)!.state = 'merged';
+    return { ok: true, newSha: head.sha };
+  }
+
+  private commit(s: FakeRepoState, parent: FakeCommit, pr: RunPr): FakeCommit {
+    const sha = sha1(`${parent.sha}+${pr.number}@${pr.headSha}`);
+    const c = s.commits.get(sha) ?? { sha, parent: parent.sha, prs: [...parent.prs, { ...pr }] };
+    s.commits.set(sha, c);
+    return c;
+  }
+
+  private mustPr(repo: string, number: number): FakePr {
+    const pr = this.state(repo).prs.get(number);
+    if (!pr) throw new Error(`fake forge: no PR #${number} in ${repo}`);
+    return pr;
+  }
+
+  private enter(op: FakeForgeOperation, binding: RepoBinding, args: string): void {
+    this.calls.push(`${op} ${repoKey(binding)} ${args}`);
+    const queued = this.injected.get(op);
+    const error = queued?.shift();
+    if (error) throw error;
+  }
+}

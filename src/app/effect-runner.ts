@@ -1,0 +1,211 @@
+/**
+ * Executes the effects outbox. Due rows are claimed with a lease (a crashed runner's rows come back
+ * when it expires), executed through the repository's forge/CI adapters, and their results fed back
+ * to the queue as engine events — the event and "effect done" commit in one transaction, so a result
+ * is never applied twice. A thrown error is transient: the row is rescheduled by RETRY_RULES (the
+ * backoff is stored in `run_at`); when the budget is spent the engine hears a failure.
+ *
+ *   createTestBranch → testBranchCreated | testBranchFailed
+ *   startCi          → (fixes required statuses; the outcome comes later from statuses, see ci-outcome)
+ *   merge            → merged | mergeFailed
+ *   scheduleWakeup   → tick
+ *   emitEvent        → stored in queue_events for the webhook facility
+ *   cancelCi, deleteTestBranch → nothing
+ *
+ * Effects of one queue run in order, one at a time; different queues run side by side. Timers only
+ * wake the loop; the work and its schedule are rows.
+ */
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Effect, EngineEvent } from '../engine/types.js';
+import type { Database, EffectRow } from '../store/database.js';
+import {
+  completeEffect, failEffect, leaseEffects, nextEffectRunAt, rescheduleEffect, selectDueEffectIds,
+} from '../store/effects.js';
+import { findQueueById } from '../store/queues.js';
+import { insertQueueEvent } from '../store/queue-events.js';
+import { findRepoById } from '../store/repos.js';
+import { setRunRequiredStatuses } from '../store/test-runs.js';
+import { forgeFor, type Adapters } from './adapters.js';
+import type { CiOutcome } from './ci-outcome.js';
+import type { Clock } from './clock.js';
+import type { QueueExecutor } from './queue-executor.js';
+import { bindingOf, resolveRequiredStatuses } from './repo-binding.js';
+import { nextAttemptAt } from './retry-policy.js';
+
+export interface EffectRunnerDeps {
+  db: Kysely<Database>;
+  executor: QueueExecutor;
+  adapters: Adapters;
+  ciOutcome: CiOutcome;
+  clock: Clock;
+  logger?: Logger;
+  /** How long a claimed effect is held before another runner may take it over. */
+  leaseMs?: number;
+  /** Longest sleep between looks at the outbox (other instances may add work). */
+  idlePollMs?: number;
+  batchSize?: number;
+}
+
+export class EffectRunner {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+
+  constructor(private readonly deps: EffectRunnerDeps) {}
+
+  start(): void {
+    this.stopped = false;
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Asks the loop to look at the outbox now (e.g. after a commit that added effects). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.running = this.loop().finally(() => { this.running = null; });
+  }
+
+  /** Executes due effects until none is due (what tests call after each step). */
+  async drain(): Promise<void> {
+    while ((await this.runDue()) > 0) { /* keep going */ }
+  }
+
+  /** Claims and executes one batch of due effects; returns how many it executed. */
+  async runDue(): Promise<number> {
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    const claimed = await db.transaction().execute(async (trx) =>
+      leaseEffects(trx, await selectDueEffectIds(trx, now, this.deps.batchSize ?? 50), now + (this.deps.leaseMs ?? 600_000)));
+    const byQueue = new Map<string, EffectRow[]>();
+    for (const row of claimed) {
+      const rows = byQueue.get(row.queue_id);
+      if (rows) rows.push(row);
+      else byQueue.set(row.queue_id, [row]);
+    }
+    await Promise.all([...byQueue.values()].map(async (rows) => {
+      for (const row of rows) await this.execute(row);
+    }));
+    return claimed.length;
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        await this.drain();
+      } catch (err) {
+        this.deps.logger?.error({ err }, 'effect runner pass failed');
+      }
+    } while (this.again && !this.stopped);
+    if (this.stopped) return;
+    const next = await nextEffectRunAt(this.deps.db).catch(() => null);
+    const idle = this.deps.idlePollMs ?? 5_000;
+    const delay = next === null ? idle : Math.max(0, Math.min(idle, next - this.deps.clock.now()));
+    this.timer = setTimeout(() => { this.timer = null; this.wake(); }, delay);
+  }
+
+  private async execute(row: EffectRow): Promise<void> {
+    const effect = JSON.parse(row.payload) as Effect;
+    const { db, executor, clock, logger } = this.deps;
+    try {
+      const event = await this.perform(row.queue_id, effect);
+      if (event) {
+        const r = await executor.apply(row.queue_id, event, { alsoInTransaction: (trx) => completeEffect(trx, row.id, clock.now()) });
+        if (r.ok) return;
+        logger?.debug({ effect: effect.key, rejection: r.rejection }, 'effect result not applied');
+      }
+      await completeEffect(db, row.id, clock.now());
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const retryAt = nextAttemptAt(effect.kind, row.attempts, clock.now());
+      logger?.warn({ effect: effect.key, attempts: row.attempts, err: message }, retryAt ? 'effect failed; will retry' : 'effect failed; giving up');
+      if (retryAt !== null) return rescheduleEffect(db, row.id, retryAt, message, clock.now());
+      await failEffect(db, row.id, message, clock.now());
+      const giveUp = exhausted(effect, message, clock.now());
+      if (giveUp) await executor.apply(row.queue_id, giveUp);
+    }
+  }
+
+  /** Does the effect's work; returns the event that reports its result, if any. */
+  private async perform(queueId: string, effect: Effect): Promise<EngineEvent | null> {
+    const { db, adapters, clock } = this.deps;
+    const queue = await findQueueById(db, queueId);
+    const repo = queue && (await findRepoById(db, queue.repo_id));
+    if (!queue || !repo) return null;
+    const binding = bindingOf(repo);
+    switch (effect.kind) {
+      case 'createTestBranch': {
+        const r = await forgeFor(adapters, binding).createTestBranch(binding, { branch: effect.branch, baseSha: effect.baseSha, prs: effect.prs });
+        const at = clock.now();
+        return r.ok
+          ? { kind: 'testBranchCreated', at, runId: effect.runId, sha: r.sha }
+          : { kind: 'testBranchFailed', at, runId: effect.runId, reason: r.reason, detail: r.detail };
+      }
+      case 'startCi': {
+        const required = resolveRequiredStatuses(effect.requiredStatuses, repo);
+        if (!required) {
+          return { kind: 'ciResult', at: clock.now(), runId: effect.runId, outcome: 'failure', reason: 'START_TEST_RUN_NO_REQUIRED_STATUSES',
+            detail: 'no required statuses: set requiredStatuses on the queue or connect the repository with a CI command' };
+        }
+        await setRunRequiredStatuses(db, effect.runId, required.statuses, required.source);
+        if (repo.ci_command) {
+          await adapters.ci.start({ repo: binding, runId: effect.runId, branch: effect.branch, sha: effect.sha,
+            targetBranch: queue.target_branch, prNumbers: effect.prNumbers, timeoutMinutes: effect.timeoutMinutes });
+        }
+        await this.deps.ciOutcome.evaluate(effect.runId);
+        return null;
+      }
+      case 'cancelCi':
+        await adapters.ci.cancel(effect.runId);
+        return null;
+      case 'deleteTestBranch':
+        await forgeFor(adapters, binding).deleteBranch(binding, effect.branch);
+        return null;
+      case 'merge': {
+        const r = await forgeFor(adapters, binding).advanceTarget(binding, {
+          targetBranch: queue.target_branch, expectedSha: effect.expectedTargetSha, testSha: effect.testSha, prs: effect.prs, method: effect.method,
+        });
+        const at = clock.now();
+        const prNumbers = effect.prs.map((p) => p.number);
+        return r.ok
+          ? { kind: 'merged', at, runId: effect.runId, prNumbers, newTargetSha: r.newSha }
+          : { kind: 'mergeFailed', at, runId: effect.runId, prNumbers, reason: r.reason, detail: r.detail,
+              ...(r.mergedPrNumbers ? { mergedPrNumbers: r.mergedPrNumbers } : {}), ...(r.newSha ? { newTargetSha: r.newSha } : {}) };
+      }
+      case 'emitEvent':
+        await insertQueueEvent(db, queueId, effect.key, effect.event, clock.now());
+        return null;
+      case 'scheduleWakeup':
+        return { kind: 'tick', at: clock.now() };
+    }
+  }
+}
+
+/** What the engine hears when an effect's retry budget is spent; null for clean-up work. */
+function exhausted(effect: Effect, message: string, at: number): EngineEvent | null {
+  const detail = `gave up after repeated errors: ${message}`;
+  switch (effect.kind) {
+    case 'createTestBranch':
+      return { kind: 'testBranchFailed', at, runId: effect.runId, reason: 'START_TEST_RUN_RETRY_EXHAUSTED', detail };
+    case 'startCi':
+      return { kind: 'ciResult', at, runId: effect.runId, outcome: 'failure', reason: 'START_TEST_RUN_RETRY_EXHAUSTED', detail };
+    case 'merge':
+      return { kind: 'mergeFailed', at, runId: effect.runId, prNumbers: effect.prs.map((p) => p.number), reason: 'GITHUB_API_MERGE_PR_FAILED', detail };
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,280 @@
+/**
+ * The MergeQueueService (src/app/types.ts) over the store, the per-queue executor and the adapters,
+ * following contract §2 endpoint by endpoint. Every state change goes through the engine.
+ */
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { newQueueSnapshot } from '../engine/config.js';
+import { queueOrder, readiness } from '../engine/index.js';
+import { PrState, isTerminal, type Entry, type ImpactedTargets, type QueueConfig, type RepoRef } from '../engine/types.js';
+import { HttpError } from '../errors.js';
+import type { CiStatus } from '../ports.js';
+import type { Database } from '../store/database.js';
+import { listCiStatuses } from '../store/ci-statuses.js';
+import { TERMINAL_STATES } from '../engine/types.js';
+import { findEntry, findEntryById, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage } from '../store/entries.js';
+import { findImpactedTargets, upsertImpactedTargets } from '../store/impacted-targets.js';
+import { deleteQueueRow, findQueue, findQueueById, insertQueue } from '../store/queues.js';
+import { findRunRow, findRunRowByTestSha, runOf } from '../store/test-runs.js';
+import { forgeFor, type Adapters } from './adapters.js';
+import type { CiOutcome } from './ci-outcome.js';
+import type { Clock } from './clock.js';
+import { renderMetrics } from './metrics.js';
+import { validateConfigPatch } from './queue-config-patch.js';
+import { refreshTarget } from './target-refresh.js';
+import type { QueueExecutor } from './queue-executor.js';
+import { queueOfOrg, repoOfOrg } from './queue-lookup.js';
+import { bindingOf, repoRefOf, resolveRequiredStatuses } from './repo-binding.js';
+import { authenticateToken } from './tokens.js';
+import type {
+  AuthContext, ListPullRequestsQuery, MergeQueueService, PrView, QueueKey, QueueUpdate, QueueView, TestRunView,
+} from './types.js';
+
+export interface ServiceDeps {
+  db: Kysely<Database>;
+  executor: QueueExecutor;
+  adapters: Adapters;
+  ciOutcome: CiOutcome;
+  clock: Clock;
+  newId: () => string;
+  logger?: Logger;
+}
+
+const CI_STATES: readonly CiStatus['state'][] = ['pending', 'success', 'failure', 'error'];
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function assertPrNumber(n: number, min = 1): void {
+  if (!Number.isSafeInteger(n) || n < min || n > 4294967295) {
+    throw new HttpError('VALIDATION_FAILED', `pr.number must be an integer from ${min} to 4294967295`);
+  }
+}
+
+export class GreenlineService implements MergeQueueService {
+  constructor(private readonly deps: ServiceDeps) {}
+
+  authenticate(token: string): Promise<AuthContext | null> {
+    return authenticateToken(this.deps.db, token);
+  }
+
+  // ------------------------------------------------------------------ queues (contract §2.8–§2.11)
+
+  async createQueue(ctx: AuthContext, key: QueueKey, config: Pick<Partial<QueueConfig>, 'mode' | 'concurrency'>): Promise<void> {
+    const { db, clock, newId } = this.deps;
+    const repo = await repoOfOrg(db, ctx, key.repo);
+    const patch = validateConfigPatch({ mode: config.mode, concurrency: config.concurrency });
+    if (!key.targetBranch) throw new HttpError('VALIDATION_FAILED', 'targetBranch must be a non-empty branch name');
+    if (await findQueue(db, repo.id, key.targetBranch)) throw new HttpError('QUEUE_EXISTS', key.targetBranch);
+    const s = newQueueSnapshot(repoRefOf(repo), key.targetBranch, patch, repo.test_branch_prefix);
+    const now = clock.now();
+    const id = newId();
+    try {
+      await insertQueue(db, {
+        id, repo_id: repo.id, target_branch: key.targetBranch, state: s.state, config: JSON.stringify(s.config),
+        target_sha: null, internal: JSON.stringify(s.internal), version: 0, created_at: now, updated_at: now,
+      });
+    } catch (err) {
+      // Lost a race with a concurrent create of the same queue (unique repo + branch).
+      if (await findQueue(db, repo.id, key.targetBranch)) throw new HttpError('QUEUE_EXISTS', key.targetBranch);
+      throw err;
+    }
+    await refreshTarget(this.deps, (await findQueueById(db, id))!, repo).catch((err: unknown) =>
+      this.deps.logger?.warn({ err, branch: key.targetBranch }, 'target branch not readable yet; the poller will retry'));
+  }
+
+  async getQueue(ctx: AuthContext, key: QueueKey): Promise<QueueView> {
+    const { queue } = await queueOfOrg(this.deps.db, ctx, key);
+    return this.view(queue.id);
+  }
+
+  async updateQueue(ctx: AuthContext, key: QueueKey, update: QueueUpdate): Promise<QueueView> {
+    const { queue } = await queueOfOrg(this.deps.db, ctx, key);
+    const { state, deleteRequiredStatuses, requiredStatuses, ...rest } = update;
+    // contract §3 #5: an empty requiredStatuses list changes nothing; deleteRequiredStatuses clears.
+    const patch = validateConfigPatch({
+      ...rest,
+      ...(requiredStatuses && requiredStatuses.length > 0 ? { requiredStatuses } : {}),
+      ...(deleteRequiredStatuses ? { requiredStatuses: null } : {}),
+    });
+    if (state !== undefined && !['RUNNING', 'PAUSED', 'DRAINING'].includes(state)) {
+      throw new HttpError('VALIDATION_FAILED', 'state must be one of RUNNING, PAUSED, DRAINING');
+    }
+    const at = this.deps.clock.now();
+    if (Object.keys(patch).length > 0) await this.deps.executor.applyOrThrow(queue.id, { kind: 'updateConfig', at, patch });
+    if (state !== undefined) await this.deps.executor.applyOrThrow(queue.id, { kind: 'setState', at, state });
+    return this.view(queue.id);
+  }
+
+  async deleteQueue(ctx: AuthContext, key: QueueKey): Promise<void> {
+    const { db, executor } = this.deps;
+    const { queue } = await queueOfOrg(db, ctx, key);
+    await executor.serial(queue.id, async () => {
+      const prs = await listActivePrNumbers(db, queue.id, TERMINAL_STATES);
+      if (prs.length > 0) {
+        throw new HttpError('QUEUE_NOT_EMPTY', `${plural(prs.length, 'pull request')} (${prs.map((n) => `#${n}`).join(', ')})`);
+      }
+      await deleteQueueRow(db, queue.id);
+      executor.forget(queue.id);
+    });
+  }
+
+  // ------------------------------------------------------------------ pull requests (§2.1–§2.6)
+
+  async submitPullRequest(ctx: AuthContext, key: QueueKey, req: { prNumber: number; priority?: number | string | null; noBatch?: boolean }): Promise<void> {
+    const { db, adapters, executor, clock, newId } = this.deps;
+    assertPrNumber(req.prNumber);
+    const { repo, queue } = await queueOfOrg(db, ctx, key);
+    const binding = bindingOf(repo);
+    const pr = await forgeFor(adapters, binding).getPullRequest(binding, req.prNumber);
+    if (!pr) throw new HttpError('PR_NOT_FOUND', `Pull request #${req.prNumber} does not exist in ${repo.owner}/${repo.name}`);
+    if (queue.target_sha === null) await refreshTarget(this.deps, queue, repo);
+    const entryId = (await findEntry(db, queue.id, req.prNumber))?.id ?? newId();
+    await executor.applyOrThrow(queue.id, {
+      kind: 'submit', at: clock.now(), entryId, pr, reason: 'API_REQUESTED',
+      ...(req.priority !== undefined ? { priority: req.priority as number | null } : {}),
+      ...(req.noBatch !== undefined ? { noBatch: req.noBatch } : {}),
+    });
+    // Targets are often uploaded before the submission (contract §2.6): apply those for this head.
+    const targets = await findImpactedTargets(db, repo.id, pr.number, pr.headSha);
+    if (targets) await executor.apply(queue.id, { kind: 'impactedTargets', at: clock.now(), prNumber: pr.number, headSha: pr.headSha, targets });
+  }
+
+  async cancelPullRequest(ctx: AuthContext, key: QueueKey, prNumber: number): Promise<void> {
+    assertPrNumber(prNumber);
+    const { queue } = await queueOfOrg(this.deps.db, ctx, key);
+    await this.deps.executor.applyOrThrow(queue.id, { kind: 'cancel', at: this.deps.clock.now(), prNumber, reason: 'API_REQUESTED' });
+  }
+
+  async restartTestsOnPullRequest(ctx: AuthContext, key: QueueKey, prNumber: number): Promise<void> {
+    assertPrNumber(prNumber);
+    const { queue } = await queueOfOrg(this.deps.db, ctx, key);
+    await this.deps.executor.applyOrThrow(queue.id, {
+      kind: 'restart', at: this.deps.clock.now(), prNumber, reason: 'TESTS_RESTARTED_BY_API_REQUEST',
+    });
+  }
+
+  async getSubmittedPullRequest(ctx: AuthContext, key: QueueKey, pr: { number: number } | { branch: string }): Promise<PrView> {
+    const { queue } = await queueOfOrg(this.deps.db, ctx, key);
+    if (!('number' in pr)) {
+      // No forge port can map a head branch to its PRs yet; say so instead of guessing.
+      throw new HttpError('INVALID_OPERATION', 'Looking up a pull request by branch is not supported by this server; send pr.number');
+    }
+    assertPrNumber(pr.number, 0);
+    const stored = await findEntry(this.deps.db, queue.id, pr.number);
+    if (!stored) throw new HttpError('PR_NOT_SUBMITTED', `#${pr.number}`);
+    const snapshot = await this.deps.executor.read(queue.id);
+    const entry = snapshot.entries.find((e) => e.prNumber === pr.number) ?? stored;
+    return { entry, readiness: readiness(snapshot, entry), isCurrentlySubmittedToQueue: !isTerminal(entry.state) };
+  }
+
+  async listPullRequests(ctx: AuthContext, key: QueueKey, query: ListPullRequestsQuery): Promise<{ items: Entry[]; nextCursor?: string }> {
+    const { db } = this.deps;
+    const { queue } = await queueOfOrg(db, ctx, key);
+    if (!Number.isInteger(query.take) || query.take < 1 || query.take > 100) {
+      throw new HttpError('VALIDATION_FAILED', 'take must be an integer from 1 to 100');
+    }
+    if (query.state !== undefined && !Object.values(PrState).includes(query.state)) {
+      throw new HttpError('VALIDATION_FAILED', `state must be one of ${Object.values(PrState).join(', ')}`);
+    }
+    // The cursor is the id of the last entry of the previous page: opaque to clients, a UUID on the wire.
+    let after: { submittedAt: number; prNumber: number } | undefined;
+    if (query.cursor !== undefined) {
+      const last = await findEntryById(db, queue.id, query.cursor);
+      if (!last) throw new HttpError('VALIDATION_FAILED', 'cursor is not a nextCursor returned by listPullRequests for this queue');
+      after = { submittedAt: last.submittedAt, prNumber: last.prNumber };
+    }
+    const rows = await listEntriesPage(db, {
+      queueId: queue.id, limit: query.take + 1, after,
+      ...(query.state !== undefined ? { state: query.state } : {}),
+      ...(query.since !== undefined ? { concludedSince: { since: query.since, terminal: TERMINAL_STATES } } : {}),
+    });
+    const items = rows.slice(0, query.take);
+    return rows.length > query.take ? { items, nextCursor: items[items.length - 1]!.id } : { items };
+  }
+
+  async setImpactedTargets(ctx: AuthContext, key: QueueKey, req: { prNumber: number; sha: string; targets: ImpactedTargets }): Promise<void> {
+    const { db, executor, clock } = this.deps;
+    assertPrNumber(req.prNumber);
+    if (!req.sha) throw new HttpError('VALIDATION_FAILED', 'pr.sha must be the head commit sha the targets were computed for');
+    if (req.targets !== 'ALL' && !(Array.isArray(req.targets) && req.targets.every((t) => typeof t === 'string'))) {
+      throw new HttpError('VALIDATION_FAILED', 'impactedTargets must be a list of strings or "ALL"');
+    }
+    const repo = await repoOfOrg(db, ctx, key.repo);
+    const at = clock.now();
+    await upsertImpactedTargets(db, repo.id, req.prNumber, req.sha, req.targets, at);
+    for (const { queueId } of await listActiveEntriesAtSha(db, repo.id, req.prNumber, req.sha, TERMINAL_STATES)) {
+      await executor.apply(queueId, { kind: 'impactedTargets', at, prNumber: req.prNumber, headSha: req.sha, targets: req.targets });
+    }
+  }
+
+  // ------------------------------------------------------------------ test runs (§2.7 + extensions)
+
+  async getTestingDetails(ctx: AuthContext, key: QueueKey, testRunId: string): Promise<TestRunView> {
+    const { db } = this.deps;
+    const { repo, queue } = await queueOfOrg(db, ctx, key);
+    const row = await findRunRow(db, testRunId);
+    if (!row || row.queue_id !== queue.id) throw new HttpError('TEST_RUN_NOT_FOUND', testRunId);
+    const run = runOf(row);
+    const resolved = row.required_statuses !== null
+      ? { statuses: JSON.parse(row.required_statuses) as string[], source: row.required_statuses_source as TestRunView['requiredStatusesSource'] }
+      : resolveRequiredStatuses((JSON.parse(queue.config) as QueueConfig).requiredStatuses, repo);
+    const statuses = (await listCiStatuses(db, run.id)).map((s): CiStatus => ({
+      context: s.context, state: s.state as CiStatus['state'],
+      ...(s.url !== null ? { url: s.url } : {}), ...(s.description !== null ? { description: s.description } : {}),
+    }));
+    const tested = new Set(run.prNumbers);
+    const targetsOf = async (prs: typeof run.prs) =>
+      unionTargets(await Promise.all(prs.map((p) => findImpactedTargets(db, repo.id, p.number, p.headSha))));
+    return {
+      run,
+      requiredStatuses: resolved?.statuses ?? [],
+      requiredStatusesSource: resolved?.source ?? 'trunk_config',
+      statuses,
+      testedPullRequests: await Promise.all(run.prNumbers.map(async (n) => ({
+        prNumber: n, title: (await findEntry(db, queue.id, n))?.title ?? '',
+      }))),
+      impactedTargets: await targetsOf(run.prs),
+      impactedTargetsForTestedPrs: await targetsOf(run.prs.filter((p) => tested.has(p.number))),
+    };
+  }
+
+  async reportStatus(ctx: AuthContext, req: { repo: RepoRef; testRunId?: string; sha?: string; status: CiStatus }): Promise<void> {
+    const { db, ciOutcome } = this.deps;
+    const { context, state } = req.status;
+    if (typeof context !== 'string' || context === '') throw new HttpError('VALIDATION_FAILED', 'context must be a non-empty status name');
+    if (!CI_STATES.includes(state)) throw new HttpError('VALIDATION_FAILED', `state must be one of ${CI_STATES.join(', ')}`);
+    if (!req.testRunId && !req.sha) throw new HttpError('VALIDATION_FAILED', 'send testRunId or sha to name the test run');
+    const repo = await repoOfOrg(db, ctx, req.repo);
+    const row = req.testRunId ? await findRunRow(db, req.testRunId) : await findRunRowByTestSha(db, repo.id, req.sha!);
+    const queue = row && (await findQueueById(db, row.queue_id));
+    if (!row || queue?.repo_id !== repo.id) throw new HttpError('TEST_RUN_NOT_FOUND', req.testRunId ?? `with test commit ${req.sha}`);
+    await ciOutcome.record({ runId: row.id, status: req.status });
+  }
+
+  async getTestRunLog(ctx: AuthContext, key: QueueKey, testRunId: string): Promise<string | null> {
+    const { queue } = await queueOfOrg(this.deps.db, ctx, key);
+    const row = await findRunRow(this.deps.db, testRunId);
+    if (!row || row.queue_id !== queue.id) throw new HttpError('TEST_RUN_NOT_FOUND', testRunId);
+    return (await this.deps.adapters.ci.getLog?.(testRunId)) ?? null;
+  }
+
+  async metrics(ctx: AuthContext, filter: { repo?: RepoRef }): Promise<string> {
+    const repoIds = filter.repo ? [(await repoOfOrg(this.deps.db, ctx, filter.repo)).id] : undefined;
+    return renderMetrics(this.deps.db, { orgId: ctx.orgId, repoIds, now: this.deps.clock.now() });
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private async view(queueId: string): Promise<QueueView> {
+    const snapshot = await this.deps.executor.read(queueId);
+    return { snapshot, enqueued: queueOrder(snapshot).filter((e) => e.state !== PrState.NOT_READY) };
+  }
+}
+
+/** Union of uploaded targets; null when none was uploaded; `ALL` anywhere makes the union ["ALL"]. */
+function unionTargets(all: (ImpactedTargets | null)[]): string[] | null {
+  const known = all.filter((t): t is ImpactedTargets => t !== null);
+  if (known.length === 0) return null;
+  if (known.some((t) => t === 'ALL')) return ['ALL'];
+  return [...new Set(known.flatMap((t) => t as readonly string[]))];
+}

@@ -1,0 +1,133 @@
+/**
+ * One serial executor per queue. Events for a queue are applied one at a time (an in-process promise
+ * chain per queue id; on PostgreSQL also a row lock on the queue, so several instances never decide for
+ * the same queue at once). Each event: load the snapshot, `decide`, and write the changed entries and
+ * runs, the queue row, the transitions and the effects (outbox) in ONE transaction. A crash anywhere
+ * before the commit leaves nothing half-written.
+ *
+ * The last written snapshot is cached per queue together with the queue row's version; the database
+ * stays the truth: a cached snapshot is used only while the row still has that version.
+ */
+import type { Kysely, Transaction } from 'kysely';
+import type { Logger } from 'pino';
+import { decide } from '../engine/index.js';
+import type { EngineEvent, QueueSnapshot, Rejection } from '../engine/types.js';
+import { HttpError } from '../errors.js';
+import type { Database, QueueRow } from '../store/database.js';
+import { lockQueue } from '../store/queues.js';
+import { findRepoById } from '../store/repos.js';
+import { loadSnapshot, pruneSnapshot, withPreviousTrip, writeDecision } from './snapshot-io.js';
+
+export type ApplyResult = { ok: true; snapshot: QueueSnapshot } | { ok: false; rejection: Rejection };
+
+export interface ApplyOptions {
+  /** Extra writes committed atomically with the decision (e.g. marking the effect that caused it done). */
+  alsoInTransaction?: (trx: Transaction<Database>) => Promise<void>;
+}
+
+/**
+ * An event, or a function of the current snapshot that returns one (null = nothing to do). It runs
+ * inside the queue's transaction: any query it makes must use `trx`.
+ */
+export type EventSource =
+  | EngineEvent
+  | ((snapshot: QueueSnapshot, trx: Transaction<Database>) => EngineEvent | null | Promise<EngineEvent | null>);
+
+export interface QueueExecutorDeps {
+  db: Kysely<Database>;
+  newId: () => string;
+  /** Called after a commit that wrote effects, to wake the effect runner. */
+  onEffects?: () => void;
+  logger?: Logger;
+}
+
+export class QueueExecutor {
+  private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly cache = new Map<string, { version: number; snapshot: QueueSnapshot }>();
+  onEffects: () => void;
+
+  constructor(private readonly deps: QueueExecutorDeps) {
+    this.onEffects = deps.onEffects ?? (() => {});
+  }
+
+  /** Runs `work` after every earlier piece of work of the same queue has finished. */
+  serial<T>(queueId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.chains.get(queueId) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const tail = next.catch(() => undefined);
+    this.chains.set(queueId, tail);
+    void tail.then(() => { if (this.chains.get(queueId) === tail) this.chains.delete(queueId); });
+    return next;
+  }
+
+  /** Applies one event to a queue. Rejections are returned, never thrown; store errors are thrown. */
+  apply(queueId: string, source: EventSource, opts: ApplyOptions = {}): Promise<ApplyResult> {
+    return this.serial(queueId, () => this.applyNow(queueId, source, opts));
+  }
+
+  /** Like `apply`, but a rejection becomes the matching HttpError (for API callers). */
+  async applyOrThrow(queueId: string, event: EngineEvent): Promise<QueueSnapshot> {
+    const r = await this.apply(queueId, event);
+    if (!r.ok) throw rejectionToHttpError(r.rejection);
+    return r.snapshot;
+  }
+
+  /** The queue's current snapshot (non-terminal entries), read in the queue's turn. */
+  read(queueId: string): Promise<QueueSnapshot> {
+    return this.serial(queueId, () => this.deps.db.transaction().execute(async (trx) => (await this.current(trx, queueId)).snapshot));
+  }
+
+  /** Forgets the cached snapshot (e.g. after the queue was deleted). */
+  forget(queueId: string): void {
+    this.cache.delete(queueId);
+  }
+
+  private async current(trx: Transaction<Database>, queueId: string): Promise<{ row: QueueRow; snapshot: QueueSnapshot }> {
+    const row = await lockQueue(trx, queueId);
+    if (!row) throw new HttpError('NOT_FOUND', `The queue ${queueId} no longer exists`);
+    const cached = this.cache.get(queueId);
+    if (cached && cached.version === row.version) return { row, snapshot: cached.snapshot };
+    const repo = await findRepoById(trx, row.repo_id);
+    if (!repo) throw new HttpError('NOT_FOUND', `The repository of queue ${queueId} no longer exists`);
+    const snapshot = await loadSnapshot(trx, row, repo);
+    this.cache.set(queueId, { version: row.version, snapshot });
+    return { row, snapshot };
+  }
+
+  private async applyNow(queueId: string, source: EventSource, opts: ApplyOptions): Promise<ApplyResult> {
+    const done: { version: number; snapshot: QueueSnapshot; wroteEffects: boolean }[] = [];
+    const result = await this.deps.db.transaction().execute(async (trx): Promise<ApplyResult> => {
+      const { row, snapshot: current } = await this.current(trx, queueId);
+      const event = typeof source === 'function' ? await source(current, trx) : source;
+      if (!event) {
+        await opts.alsoInTransaction?.(trx);
+        return { ok: true, snapshot: current };
+      }
+      const before = event.kind === 'submit' ? await withPreviousTrip(trx, queueId, current, event.pr.number) : current;
+      const decision = decide(before, event, { newId: this.deps.newId });
+      if (!decision.ok) {
+        this.deps.logger?.debug({ queueId, event: event.kind, rejection: decision.rejection }, 'event rejected');
+        return decision;
+      }
+      const version = await writeDecision(trx, row, before, decision.snapshot, decision.effects, event.at);
+      await opts.alsoInTransaction?.(trx);
+      const snapshot = pruneSnapshot(decision.snapshot);
+      done.push({ version, snapshot, wroteEffects: decision.effects.length > 0 });
+      return { ok: true, snapshot };
+    }).catch((err: unknown) => {
+      this.cache.delete(queueId);
+      throw err;
+    });
+    for (const { version, snapshot, wroteEffects } of done) {
+      this.cache.set(queueId, { version, snapshot });
+      if (wroteEffects) this.onEffects();
+    }
+    return result;
+  }
+}
+
+/** contract §5.3: cancel/restart of a PR not in the queue and restart in the wrong state are 400s. */
+export function rejectionToHttpError(r: Rejection): HttpError {
+  if (r.code === 'PR_NOT_IN_QUEUE' || r.code === 'RESTART_NOT_ALLOWED') return new HttpError(r.code, r.message);
+  return new HttpError('INVALID_OPERATION', r.message);
+}

@@ -1,0 +1,37 @@
+/** A repository row as the adapters see it, and the repository's default required statuses. */
+import type { RepoRef } from '../engine/types.js';
+import type { RepoBinding } from '../ports.js';
+import type { RepoRow } from '../store/database.js';
+
+/** The status context the built-in CI runner reports (see the command CI adapter). */
+export const BUILT_IN_CI_CONTEXT = 'greenline/ci';
+
+export function bindingOf(row: RepoRow): RepoBinding {
+  return {
+    id: row.id,
+    org: row.org_id,
+    repo: { host: row.host, owner: row.owner, name: row.name },
+    forge: row.forge,
+    remote: row.remote,
+    prRefPattern: row.pr_ref_pattern,
+    ciCommand: row.ci_command,
+    testBranchPrefix: row.test_branch_prefix,
+  };
+}
+
+export const repoRefOf = (row: RepoRow): RepoRef => ({ host: row.host, owner: row.owner, name: row.name });
+export const repoSlug = (r: RepoRef): string => `${r.host}/${r.owner}/${r.name}`;
+
+/**
+ * The checks a test run needs, in the order of contract §4: the queue's override, else the repo's
+ * configured list, else the built-in runner's context when the repo has a CI command. Null = none.
+ */
+export function resolveRequiredStatuses(
+  override: string[] | null, repo: RepoRow,
+): { statuses: string[]; source: 'merge_instance' | 'trunk_config' } | null {
+  if (override && override.length > 0) return { statuses: override, source: 'merge_instance' };
+  const configured = repo.required_statuses ? (JSON.parse(repo.required_statuses) as string[]) : [];
+  if (configured.length > 0) return { statuses: configured, source: 'trunk_config' };
+  if (repo.ci_command) return { statuses: [BUILT_IN_CI_CONTEXT], source: 'trunk_config' };
+  return null;
+}

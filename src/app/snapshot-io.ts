@@ -1,0 +1,84 @@
+/**
+ * Reading a queue snapshot from the store and writing a decision back. Writes are by object identity:
+ * the engine returns new objects only for the entries and runs it changed (engine/types.ts).
+ */
+import type { Transaction } from 'kysely';
+import {
+  TERMINAL_STATES, isTerminal, type Effect, type Entry, type QueueConfig, type QueueSnapshot, type QueueState,
+  type TestRun,
+} from '../engine/types.js';
+import type { Database, NewTransition, QueueRow, RepoRow } from '../store/database.js';
+import { insertEffects } from '../store/effects.js';
+import { findEntry, listActiveEntries, upsertEntries } from '../store/entries.js';
+import { updateQueueRow } from '../store/queues.js';
+import { listRunsForSnapshot, upsertRuns } from '../store/test-runs.js';
+import { insertTransitions } from '../store/transitions.js';
+import { repoRefOf } from './repo-binding.js';
+
+const ACTIVE_RUN_STATUSES: readonly TestRun['status'][] = ['creating', 'in_progress'];
+
+export async function loadSnapshot(trx: Transaction<Database>, queue: QueueRow, repo: RepoRow): Promise<QueueSnapshot> {
+  const entries = await listActiveEntries(trx, queue.id, TERMINAL_STATES);
+  const runIds = entries.flatMap((e) => (e.runId ? [e.runId] : []));
+  const runs = await listRunsForSnapshot(trx, queue.id, ACTIVE_RUN_STATUSES, runIds);
+  return {
+    repo: repoRefOf(repo),
+    targetBranch: queue.target_branch,
+    testBranchPrefix: repo.test_branch_prefix,
+    state: queue.state as QueueState,
+    config: JSON.parse(queue.config) as QueueConfig,
+    targetSha: queue.target_sha,
+    entries,
+    runs,
+    internal: JSON.parse(queue.internal) as Record<string, unknown>,
+  };
+}
+
+/** Adds the PR's terminal entry (its previous trip) so that a resubmission continues it. */
+export async function withPreviousTrip(trx: Transaction<Database>, queueId: string, s: QueueSnapshot, prNumber: number): Promise<QueueSnapshot> {
+  if (s.entries.some((e) => e.prNumber === prNumber)) return s;
+  const previous = await findEntry(trx, queueId, prNumber);
+  return previous ? { ...s, entries: [...s.entries, previous] } : s;
+}
+
+/** What a later load would return: non-terminal entries and the runs they or the engine still need. */
+export function pruneSnapshot(s: QueueSnapshot): QueueSnapshot {
+  const entries = s.entries.filter((e) => !isTerminal(e.state));
+  const referenced = new Set(entries.flatMap((e) => (e.runId ? [e.runId] : [])));
+  const runs = s.runs.filter((r) => ACTIVE_RUN_STATUSES.includes(r.status) || referenced.has(r.id));
+  return entries.length === s.entries.length && runs.length === s.runs.length ? s : { ...s, entries, runs };
+}
+
+function newTransitions(queueId: string, before: Entry | undefined, after: Entry): NewTransition[] {
+  const known = before ? before.timeline.length : 0;
+  return after.timeline.slice(known).map((t) => ({
+    queue_id: queueId, pr_number: after.prNumber, from_state: t.from, to_state: t.to, reason: t.reason,
+    run_id: t.runId ?? null, at: t.at,
+  }));
+}
+
+/**
+ * Writes everything a decision changed — entries, runs, the queue row, transitions and the effects
+ * (outbox) — inside the caller's transaction. Returns the queue's new version.
+ */
+export async function writeDecision(
+  trx: Transaction<Database>, queue: QueueRow, before: QueueSnapshot, after: QueueSnapshot, effects: Effect[], now: number,
+): Promise<number> {
+  const oldEntries = new Set(before.entries);
+  const oldRuns = new Set(before.runs);
+  const beforeByPr = new Map(before.entries.map((e) => [e.prNumber, e]));
+  const changedEntries = after.entries.filter((e) => !oldEntries.has(e));
+  const changedRuns = after.runs.filter((r) => !oldRuns.has(r));
+  await upsertEntries(trx, queue.id, changedEntries);
+  await upsertRuns(trx, queue.id, changedRuns);
+  await insertTransitions(trx, changedEntries.flatMap((e) => newTransitions(queue.id, beforeByPr.get(e.prNumber), e)));
+  await insertEffects(trx, queue.id, effects.map((effect) => ({
+    effect, runAt: effect.kind === 'scheduleWakeup' ? effect.at : now,
+  })), now);
+  const version = queue.version + 1;
+  await updateQueueRow(trx, queue.id, {
+    state: after.state, config: JSON.stringify(after.config), target_sha: after.targetSha,
+    internal: JSON.stringify(after.internal), version, updated_at: now,
+  });
+  return version;
+}

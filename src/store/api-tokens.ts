@@ -1,0 +1,29 @@
+/** API tokens, stored as SHA-256 hashes only. One SQL operation per function. */
+import type { Kysely } from 'kysely';
+import type { ApiTokenRow, Database } from './database.js';
+
+export async function insertApiToken(db: Kysely<Database>, token: ApiTokenRow): Promise<void> {
+  await db.insertInto('api_tokens').values(token).execute();
+}
+
+export async function findActiveTokenByHash(db: Kysely<Database>, hash: string): Promise<ApiTokenRow | undefined> {
+  return db.selectFrom('api_tokens').selectAll()
+    .where('token_hash', '=', hash).where('revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** Tokens of one org (or of every org), oldest first. */
+export async function listApiTokens(db: Kysely<Database>, orgId?: string): Promise<ApiTokenRow[]> {
+  return db.selectFrom('api_tokens').selectAll()
+    .$if(orgId !== undefined, (q) => q.where('org_id', '=', orgId!))
+    .orderBy('created_at').orderBy('id')
+    .execute();
+}
+
+/** Marks a token revoked; returns false when no unrevoked token has that id. */
+export async function revokeApiToken(db: Kysely<Database>, id: string, at: number): Promise<boolean> {
+  const r = await db.updateTable('api_tokens').set({ revoked_at: at })
+    .where('id', '=', id).where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}

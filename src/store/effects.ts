@@ -1,0 +1,83 @@
+/**
+ * The effects outbox. Rows are written in the same transaction as the state change that produced them;
+ * the effect runner claims due rows by pushing their `run_at` forward by a lease (so a crashed runner's
+ * work comes back when the lease expires) and marks them done or reschedules them.
+ * One SQL operation per function.
+ */
+import type { Kysely, Transaction } from 'kysely';
+import type { Effect } from '../engine/types.js';
+import type { Database, EffectRow } from './database.js';
+import { dialectOf } from './dialect.js';
+
+/** Adds effects; an effect whose key the queue already has is ignored (idempotent by key). */
+export async function insertEffects(
+  trx: Transaction<Database>, queueId: string, effects: { effect: Effect; runAt: number }[], at: number,
+): Promise<void> {
+  if (effects.length === 0) return;
+  await trx.insertInto('effects')
+    .values(effects.map(({ effect, runAt }) => ({
+      queue_id: queueId, key: effect.key, kind: effect.kind, payload: JSON.stringify(effect),
+      status: 'pending' as const, attempts: 0, run_at: runAt, last_error: null, created_at: at, updated_at: at,
+    })))
+    .onConflict((oc) => oc.columns(['queue_id', 'key']).doNothing())
+    .execute();
+}
+
+/** Ids of pending effects due at `now`, oldest first; on PostgreSQL skipping rows another instance holds. */
+export async function selectDueEffectIds(trx: Transaction<Database>, now: number, limit: number): Promise<number[]> {
+  const rows = await trx.selectFrom('effects').select('id')
+    .where('status', '=', 'pending').where('run_at', '<=', now)
+    .orderBy('run_at').orderBy('id').limit(limit)
+    .$if(dialectOf(trx) === 'postgres', (q) => q.forUpdate().skipLocked())
+    .execute();
+  return rows.map((r) => Number(r.id));
+}
+
+/** Claims effects until `until` and counts the attempt; returns the claimed rows, oldest first. */
+export async function leaseEffects(trx: Transaction<Database>, ids: number[], until: number): Promise<EffectRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await trx.updateTable('effects')
+    .set((eb) => ({ run_at: until, attempts: eb('attempts', '+', 1), updated_at: until }))
+    .where('id', 'in', ids)
+    .returningAll()
+    .execute();
+  return rows.map((r) => ({ ...r, id: Number(r.id) })).sort((a, b) => a.id - b.id);
+}
+
+export async function completeEffect(db: Kysely<Database>, id: number, at: number): Promise<void> {
+  await db.updateTable('effects').set({ status: 'done', updated_at: at }).where('id', '=', id).execute();
+}
+
+export async function rescheduleEffect(db: Kysely<Database>, id: number, runAt: number, error: string, at: number): Promise<void> {
+  await db.updateTable('effects').set({ run_at: runAt, last_error: error, updated_at: at }).where('id', '=', id).execute();
+}
+
+export async function failEffect(db: Kysely<Database>, id: number, error: string, at: number): Promise<void> {
+  await db.updateTable('effects').set({ status: 'failed', last_error: error, updated_at: at }).where('id', '=', id).execute();
+}
+
+/** When the next pending effect is due, or null when none is pending. */
+export async function nextEffectRunAt(db: Kysely<Database>): Promise<number | null> {
+  const row = await db.selectFrom('effects').select((eb) => eb.fn.min<number>('run_at').as('at'))
+    .where('status', '=', 'pending').executeTakeFirst();
+  return row?.at == null ? null : Number(row.at);
+}
+
+export async function listEffects(db: Kysely<Database>, queueId: string): Promise<EffectRow[]> {
+  const rows = await db.selectFrom('effects').selectAll().where('queue_id', '=', queueId).orderBy('id').execute();
+  return rows.map((r) => ({ ...r, id: Number(r.id) }));
+}
+
+/**
+ * True when the queue has an effect of this kind that is pending or finished at or after `since`:
+ * work that may have changed the forge after a read made at `since`.
+ */
+export async function hasEffectActivitySince(
+  db: Kysely<Database>, queueId: string, kind: Effect['kind'], since: number,
+): Promise<boolean> {
+  const row = await db.selectFrom('effects').select('id')
+    .where('queue_id', '=', queueId).where('kind', '=', kind)
+    .where((eb) => eb.or([eb('status', '=', 'pending'), eb('updated_at', '>=', since)]))
+    .executeTakeFirst();
+  return row !== undefined;
+}

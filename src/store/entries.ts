@@ -1,0 +1,100 @@
+/**
+ * Queue entries: one row per (queue, PR) holding the PR's latest trip; earlier trips live on in its
+ * timeline. The whole Entry is JSON in `data`; the other columns are copies for queries.
+ * One SQL operation per function.
+ */
+import type { Kysely } from 'kysely';
+import type { Entry } from '../engine/types.js';
+import type { Database, EntryRow } from './database.js';
+
+export function toEntryRow(queueId: string, e: Entry): EntryRow {
+  return {
+    queue_id: queueId, pr_number: e.prNumber, id: e.id, trip: e.trip, state: e.state, head_sha: e.headSha,
+    submitted_at: e.submittedAt, state_changed_at: e.stateChangedAt, data: JSON.stringify(e),
+  };
+}
+
+export const entryOf = (row: Pick<EntryRow, 'data'>): Entry => JSON.parse(row.data) as Entry;
+
+export async function upsertEntries(db: Kysely<Database>, queueId: string, entries: Entry[]): Promise<void> {
+  if (entries.length === 0) return;
+  await db.insertInto('entries').values(entries.map((e) => toEntryRow(queueId, e)))
+    .onConflict((oc) => oc.columns(['queue_id', 'pr_number']).doUpdateSet((eb) => ({
+      id: eb.ref('excluded.id'), trip: eb.ref('excluded.trip'), state: eb.ref('excluded.state'),
+      head_sha: eb.ref('excluded.head_sha'), submitted_at: eb.ref('excluded.submitted_at'),
+      state_changed_at: eb.ref('excluded.state_changed_at'), data: eb.ref('excluded.data'),
+    })))
+    .execute();
+}
+
+export async function findEntry(db: Kysely<Database>, queueId: string, prNumber: number): Promise<Entry | undefined> {
+  const row = await db.selectFrom('entries').select('data')
+    .where('queue_id', '=', queueId).where('pr_number', '=', prNumber)
+    .executeTakeFirst();
+  return row && entryOf(row);
+}
+
+/** Entries whose state is not one of `terminal`. */
+export async function listActiveEntries(db: Kysely<Database>, queueId: string, terminal: readonly string[]): Promise<Entry[]> {
+  const rows = await db.selectFrom('entries').select('data')
+    .where('queue_id', '=', queueId).where('state', 'not in', [...terminal])
+    .execute();
+  return rows.map(entryOf);
+}
+
+/** PR numbers of a queue's non-terminal entries, lowest first. */
+export async function listActivePrNumbers(db: Kysely<Database>, queueId: string, terminal: readonly string[]): Promise<number[]> {
+  const rows = await db.selectFrom('entries').select('pr_number')
+    .where('queue_id', '=', queueId).where('state', 'not in', [...terminal])
+    .orderBy('pr_number').execute();
+  return rows.map((r) => Number(r.pr_number));
+}
+
+/** Non-terminal entries of a PR at a head sha, in any queue of a repository. */
+export async function listActiveEntriesAtSha(
+  db: Kysely<Database>, repoId: string, prNumber: number, headSha: string, terminal: readonly string[],
+): Promise<{ queueId: string; entry: Entry }[]> {
+  const rows = await db.selectFrom('entries')
+    .innerJoin('queues', 'queues.id', 'entries.queue_id')
+    .select(['entries.queue_id', 'entries.data'])
+    .where('queues.repo_id', '=', repoId).where('entries.pr_number', '=', prNumber)
+    .where('entries.head_sha', '=', headSha).where('entries.state', 'not in', [...terminal])
+    .execute();
+  return rows.map((r) => ({ queueId: r.queue_id, entry: entryOf(r) }));
+}
+
+export interface EntryPageQuery {
+  queueId: string;
+  state?: string;
+  /** Only entries in one of these states that changed state at or after `since`. */
+  concludedSince?: { since: number; terminal: readonly string[] };
+  /** Continue strictly after this (submittedAt, prNumber) position. */
+  after?: { submittedAt: number; prNumber: number };
+  limit: number;
+}
+
+/** A page of entries, most recently submitted first (ties: highest PR number first). */
+export async function listEntriesPage(db: Kysely<Database>, q: EntryPageQuery): Promise<Entry[]> {
+  const rows = await db.selectFrom('entries').select('data')
+    .where('queue_id', '=', q.queueId)
+    .$if(q.state !== undefined, (b) => b.where('state', '=', q.state!))
+    .$if(q.concludedSince !== undefined, (b) => b
+      .where('state', 'in', [...q.concludedSince!.terminal])
+      .where('state_changed_at', '>=', q.concludedSince!.since))
+    .$if(q.after !== undefined, (b) => b.where((eb) => eb.or([
+      eb('submitted_at', '<', q.after!.submittedAt),
+      eb.and([eb('submitted_at', '=', q.after!.submittedAt), eb('pr_number', '<', q.after!.prNumber)]),
+    ])))
+    .orderBy('submitted_at', 'desc').orderBy('pr_number', 'desc')
+    .limit(q.limit)
+    .execute();
+  return rows.map(entryOf);
+}
+
+/** Finds an entry of a queue by its id (the id is stable across a PR's trips). */
+export async function findEntryById(db: Kysely<Database>, queueId: string, id: string): Promise<Entry | undefined> {
+  const row = await db.selectFrom('entries').select('data')
+    .where('queue_id', '=', queueId).where('id', '=', id)
+    .executeTakeFirst();
+  return row && entryOf(row);
+}

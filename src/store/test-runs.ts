@@ -1,0 +1,59 @@
+/** Test runs. The whole TestRun is JSON in `data`; the other columns are copies for queries. */
+import type { Kysely } from 'kysely';
+import type { TestRun } from '../engine/types.js';
+import type { Database, TestRunRow } from './database.js';
+
+export const runOf = (row: Pick<TestRunRow, 'data'>): TestRun => JSON.parse(row.data) as TestRun;
+
+/** Inserts or updates runs; the resolved required statuses of an existing run are kept. */
+export async function upsertRuns(db: Kysely<Database>, queueId: string, runs: TestRun[]): Promise<void> {
+  if (runs.length === 0) return;
+  await db.insertInto('test_runs')
+    .values(runs.map((r) => ({
+      id: r.id, queue_id: queueId, status: r.status, test_sha: r.testSha, created_at: r.createdAt,
+      data: JSON.stringify(r), required_statuses: null, required_statuses_source: null,
+    })))
+    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+      status: eb.ref('excluded.status'), test_sha: eb.ref('excluded.test_sha'), data: eb.ref('excluded.data'),
+    })))
+    .execute();
+}
+
+export async function findRunRow(db: Kysely<Database>, runId: string): Promise<TestRunRow | undefined> {
+  return db.selectFrom('test_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+}
+
+/** Runs of a queue that are in one of `statuses` or whose id is in `ids`. */
+export async function listRunsForSnapshot(
+  db: Kysely<Database>, queueId: string, statuses: readonly string[], ids: readonly string[],
+): Promise<TestRun[]> {
+  if (statuses.length === 0 && ids.length === 0) return [];
+  const rows = await db.selectFrom('test_runs').select('data')
+    .where('queue_id', '=', queueId)
+    .where((eb) => eb.or([
+      ...(statuses.length > 0 ? [eb('status', 'in', [...statuses])] : []),
+      ...(ids.length > 0 ? [eb('id', 'in', [...ids])] : []),
+    ]))
+    .orderBy('created_at').orderBy('id')
+    .execute();
+  return rows.map(runOf);
+}
+
+/** The most recent run of a repository whose test commit is `sha`. */
+export async function findRunRowByTestSha(db: Kysely<Database>, repoId: string, sha: string): Promise<TestRunRow | undefined> {
+  return db.selectFrom('test_runs')
+    .innerJoin('queues', 'queues.id', 'test_runs.queue_id')
+    .selectAll('test_runs')
+    .where('queues.repo_id', '=', repoId).where('test_runs.test_sha', '=', sha)
+    .orderBy('test_runs.created_at', 'desc')
+    .executeTakeFirst();
+}
+
+/** Records which statuses decide the run, and where that list came from. */
+export async function setRunRequiredStatuses(
+  db: Kysely<Database>, runId: string, statuses: string[], source: string,
+): Promise<void> {
+  await db.updateTable('test_runs')
+    .set({ required_statuses: JSON.stringify(statuses), required_statuses_source: source })
+    .where('id', '=', runId).execute();
+}

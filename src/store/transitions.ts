@@ -1,0 +1,28 @@
+/** Entry state transitions, one row each, kept for metrics. One SQL operation per function. */
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, NewTransition, TransitionRow } from './database.js';
+
+export async function insertTransitions(trx: Transaction<Database>, rows: NewTransition[]): Promise<void> {
+  if (rows.length === 0) return;
+  await trx.insertInto('transitions').values(rows).execute();
+}
+
+/**
+ * Every transition of every (queue, PR) that had a transition at or after `since`, in the given
+ * queues, oldest first: a window's events together with the history needed to measure them.
+ */
+export async function listTransitionsOfRecentPrs(
+  db: Kysely<Database>, queueIds: string[], since: number,
+): Promise<TransitionRow[]> {
+  if (queueIds.length === 0) return [];
+  const rows = await db.selectFrom('transitions as t')
+    .innerJoin(
+      (eb) => eb.selectFrom('transitions').select(['queue_id', 'pr_number']).distinct()
+        .where('queue_id', 'in', queueIds).where('at', '>=', since).as('recent'),
+      (join) => join.onRef('recent.queue_id', '=', 't.queue_id').onRef('recent.pr_number', '=', 't.pr_number'),
+    )
+    .selectAll('t')
+    .orderBy('t.at').orderBy('t.id')
+    .execute();
+  return rows.map((r) => ({ ...r, id: Number(r.id), pr_number: Number(r.pr_number) }));
+}

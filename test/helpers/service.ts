@@ -1,0 +1,82 @@
+/**
+ * The real MergeQueueService over a fresh in-memory SQLite store, with the fake forge and fake CI and
+ * a settable clock. Nothing runs in the background: tests call `runEffects()` to execute the outbox.
+ *
+ *   const t = await createTestService();
+ *   const { ctx } = await t.createOrg('acme');
+ *   await t.connectRepo('acme', 'github.com/acme/web');
+ *   t.forge.openPr('github.com/acme/web', { number: 1 });
+ *   await t.service.createQueue(ctx, key, {});
+ *   …
+ *   await t.close();
+ */
+import { randomUUID } from 'node:crypto';
+import { FakeCi } from '../../src/adapters/ci/fake-ci.js';
+import { FakeForge } from '../../src/adapters/forge/fake-forge.js';
+import { ManualClock } from '../../src/app/clock.js';
+import { createApp, type App } from '../../src/app/create-app.js';
+import { ensureOrg } from '../../src/app/org-admin.js';
+import { connectRepo as connectRepoRow, type ConnectRepoRequest } from '../../src/app/repo-admin.js';
+import { createApiToken } from '../../src/app/tokens.js';
+import type { AuthContext, MergeQueueService, QueueKey } from '../../src/app/types.js';
+import { connect, type Db } from '../../src/store/connect.js';
+import type { RepoRow } from '../../src/store/database.js';
+import { migrateToLatest } from '../../src/store/migrations/index.js';
+
+export interface TestServiceOptions {
+  /** A database URL (e.g. a PostgreSQL test database); default: in-memory SQLite. */
+  databaseUrl?: string;
+  /** Start time of the clock (ms since the epoch). */
+  now?: number;
+}
+
+export interface TestService {
+  service: MergeQueueService;
+  db: Db;
+  forge: FakeForge;
+  ci: FakeCi;
+  clock: ManualClock;
+  app: App;
+  /** Executes due effects (and what they cause) until none is due at the current clock time. */
+  runEffects(): Promise<void>;
+  createOrg(name: string): Promise<{ token: string; ctx: AuthContext }>;
+  /** Connects `host/owner/name` to the org (created if missing); default CI command `true`. */
+  connectRepo(org: string, slug: string, opts?: Partial<Omit<ConnectRepoRequest, 'org' | 'slug'>>): Promise<RepoRow>;
+  /** The queue key of `host/owner/name` and a branch. */
+  key(slug: string, targetBranch?: string): QueueKey;
+  close(): Promise<void>;
+}
+
+export async function createTestService(opts: TestServiceOptions = {}): Promise<TestService> {
+  const db = connect({ databaseUrl: opts.databaseUrl ?? 'sqlite::memory:', dataDir: '' });
+  await migrateToLatest(db);
+  const clock = new ManualClock(opts.now);
+  const forge = new FakeForge();
+  const ci = new FakeCi();
+  const app = createApp({
+    db, clock, forges: { git: forge, github: forge }, pollIntervalMs: 60_000, newId: randomUUID,
+    createCi: (onStatus) => {
+      ci.onStatus = onStatus;
+      return ci;
+    },
+  });
+  return {
+    service: app.service, db, forge, ci, clock, app,
+    runEffects: () => app.runner.drain(),
+    async createOrg(name) {
+      const org = await ensureOrg(db, name, clock.now());
+      const { id, token } = await createApiToken(db, org.id, 'test', clock.now());
+      return { token, ctx: { orgId: org.id, orgName: org.name, tokenId: id } };
+    },
+    connectRepo: (org, slug, more = {}) =>
+      connectRepoRow(db, { forge: 'git', ciCommand: 'true', ...more, org, slug }, clock.now()),
+    key(slug, targetBranch = 'main') {
+      const [host, owner, name] = slug.split('/') as [string, string, string];
+      return { repo: { host, owner, name }, targetBranch };
+    },
+    async close() {
+      await app.stop();
+      await db.destroy();
+    },
+  };
+}
