@@ -1,0 +1,163 @@
+/**
+ * The git forge: any remote git understands (local path, file://, ssh, https) is a forge whose PRs are
+ * refs named by the repository's PR ref pattern (`refs/pull/{n}/head` by default). Everything goes
+ * through the real `git` binary on a local bare mirror (mirror.ts).
+ *
+ * What plain git cannot say, and how it is answered:
+ * - A PR's base branch: git has no PR metadata, so the base is the queue's target branch passed by
+ *   the caller (the remote's default branch when none is passed).
+ * - A PR's title and author: the subject and author name of its head commit.
+ * - Mergeability: whether the head merges cleanly onto the target branch (`merge-tree`).
+ * - Closed, draft, reviews: unknown; a PR exists while its ref exists.
+ */
+import type { Logger } from 'pino';
+import type { Mergeability, PrInfo, RunPr } from '../../../engine/types.js';
+import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../../ports.js';
+import { planAdvance } from './advance-plan.js';
+import { mergeTree, readCommits, subject, type Identity } from './commits.js';
+import { GitError, runGit } from './git.js';
+import { buildMergeChain, shortSha } from './merge-chain.js';
+import { Mirrors, type Mirror } from './mirror.js';
+
+export interface GitForgeOptions {
+  dataDir: string;
+  logger: Logger;
+  /** How long a fetch serves reads (default 2 s): a burst of calls fetches once. */
+  fetchTtlMs?: number;
+  /** Upper bound of one fetch, push or ls-remote (default 10 minutes). */
+  networkTimeoutMs?: number;
+  /** Committer of test, squash and rebase commits. */
+  committer?: Identity;
+}
+
+type MergeMethodName = Parameters<ForgePort['advanceTarget']>[1]['method'];
+
+export class GitForge implements ForgePort {
+  private readonly mirrors: Mirrors;
+  private readonly logger: Logger;
+  private readonly committer: Identity;
+
+  constructor(opts: GitForgeOptions) {
+    this.mirrors = new Mirrors({
+      dataDir: opts.dataDir, fetchTtlMs: opts.fetchTtlMs ?? 2_000, networkTimeoutMs: opts.networkTimeoutMs ?? 600_000,
+    });
+    this.logger = opts.logger;
+    this.committer = opts.committer ?? { name: 'greenline', email: 'greenline@localhost' };
+  }
+
+  /** `targetBranch`: the queue's branch, used as the PR's base and for its mergeability. */
+  async getPullRequest(repo: RepoBinding, number: number, targetBranch?: string): Promise<PrInfo | null> {
+    if (!Number.isSafeInteger(number) || number < 1) return null;
+    const m = this.mirrors.get(repo);
+    await m.refresh();
+    const headSha = await m.resolve(m.prRef(number));
+    if (!headSha) return null;
+    const baseBranch = targetBranch ?? (await m.defaultBranch()) ?? 'main';
+    const head = (await readCommits(m.dir, [headSha])).get(headSha)!;
+    const targetSha = await m.resolve(`refs/heads/${baseBranch}`);
+    return {
+      number, headSha, baseBranch, title: subject(head.message), author: head.authorName,
+      mergeability: targetSha ? await mergeability(m, targetSha, headSha) : 'unspecified',
+    };
+  }
+
+  async getBranchSha(repo: RepoBinding, branch: string): Promise<string | null> {
+    const m = this.mirrors.get(repo);
+    await m.refresh();
+    return m.resolve(`refs/heads/${branch}`);
+  }
+
+  async createTestBranch(repo: RepoBinding, req: { branch: string; baseSha: string; prs: RunPr[] }): Promise<BuildResult> {
+    await assertBranchName(req.branch);
+    const m = this.mirrors.get(repo);
+    await this.requireCommits(m, [req.baseSha, ...req.prs.map((p) => p.headSha)]);
+    const built = await buildMergeChain(m.dir, this.committer, req.baseSha, req.prs);
+    if (!built.ok) return { ok: false, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail: built.detail };
+    // Test branches belong to their run (the name ends with its id): a retry may replace it.
+    const [pushed] = await m.push([`+${built.sha}:refs/heads/${req.branch}`]);
+    if (pushed?.flag === '!') throw new Error(`the remote refused test branch ${req.branch}: ${pushed.summary}`);
+    this.logger.info({ repo: m.dir, branch: req.branch, sha: built.sha }, 'test branch pushed');
+    return { ok: true, sha: built.sha };
+  }
+
+  async deleteBranch(repo: RepoBinding, branch: string): Promise<void> {
+    await assertBranchName(branch);
+    const m = this.mirrors.get(repo);
+    let pushed;
+    try {
+      [pushed] = await m.push([`:refs/heads/${branch}`]);
+    } catch (err) {
+      if (!/remote ref does not exist/.test(String(err))) throw err;
+    }
+    if (pushed?.flag === '!' && !/remote ref does not exist/.test(pushed.summary)) {
+      throw new Error(`the remote refused to delete ${branch}: ${pushed.summary}`);
+    }
+    await runGit(['update-ref', '-d', `refs/heads/${branch}`], { cwd: m.dir });
+  }
+
+  async advanceTarget(repo: RepoBinding, req: {
+    targetBranch: string; expectedSha: string; testSha: string; prs: RunPr[]; method: MergeMethodName;
+  }): Promise<AdvanceResult> {
+    await assertBranchName(req.targetBranch);
+    const m = this.mirrors.get(repo);
+    const targetRef = `refs/heads/${req.targetBranch}`;
+    const prRefs = req.prs.map((p) => m.prRef(p.number));
+    const remote = await m.lsRemote([targetRef, ...prRefs]);
+
+    const moved = req.prs.filter((p, i) => remote.get(prRefs[i]) !== p.headSha);
+    if (moved.length > 0) {
+      const what = moved.map((p) => {
+        const now = remote.get(m.prRef(p.number));
+        return `PR #${p.number} is ${now ? `at ${shortSha(now)}` : 'gone'}, not at the tested ${shortSha(p.headSha)}`;
+      });
+      return { ok: false, reason: 'PR_UPDATED_AT_MERGE_TIME', detail: `${what.join('; ')}; nothing merged` };
+    }
+
+    await this.requireCommits(m, [req.expectedSha, req.testSha, ...req.prs.map((p) => p.headSha)]);
+    const plan = await planAdvance(m.dir, this.committer, req);
+    if (!plan.ok) return plan;
+    const targetMoved = (now: string | undefined): AdvanceResult => ({
+      ok: false, reason: 'TARGET_MOVED',
+      detail: `${req.targetBranch} is ${now ? `at ${shortSha(now)}` : 'gone'}, not at ${shortSha(req.expectedSha)}; nothing merged`,
+    });
+    const current = remote.get(targetRef);
+    // Deterministic commits: a retry of a merge that was pushed finds the remote at the same sha.
+    if (current === plan.newSha) return { ok: true, newSha: plan.newSha };
+    if (current !== req.expectedSha) return targetMoved(current);
+
+    const [pushed] = await m.push([`${plan.newSha}:${targetRef}`], [`--force-with-lease=${targetRef}:${req.expectedSha}`]);
+    if (pushed && pushed.flag !== '!') {
+      this.logger.info({ repo: m.dir, target: req.targetBranch, from: req.expectedSha, to: plan.newSha,
+        prs: req.prs.map((p) => p.number), method: req.method }, 'target advanced');
+      return { ok: true, newSha: plan.newSha };
+    }
+    // Rejected: by the lease (stale info), by the remote's own old-value check when the target moved
+    // during the push (failed to lock), or by a hook. The target's value now tells which.
+    const now = (await m.lsRemote([targetRef])).get(targetRef);
+    if (now === plan.newSha) return { ok: true, newSha: plan.newSha };
+    if (now !== req.expectedSha) return targetMoved(now);
+    return {
+      ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED',
+      detail: `the remote refused to update ${req.targetBranch}: ${pushed?.summary ?? 'no report'}; nothing merged`,
+    };
+  }
+
+  private async requireCommits(m: Mirror, shas: string[]): Promise<void> {
+    const missing = await m.ensureCommits(shas);
+    if (missing.length > 0) throw new Error(`commits not found on the remote: ${missing.join(', ')}`);
+  }
+}
+
+async function mergeability(m: Mirror, targetSha: string, headSha: string): Promise<Mergeability> {
+  try {
+    return (await mergeTree(m.dir, targetSha, headSha)).clean ? 'mergeable' : 'not_mergeable';
+  } catch (err) {
+    if (err instanceof GitError && /unrelated histories/.test(err.stderr)) return 'not_mergeable';
+    throw err;
+  }
+}
+
+async function assertBranchName(branch: string): Promise<void> {
+  const check = await runGit(['check-ref-format', `refs/heads/${branch}`], { okCodes: [1] });
+  if (check.code !== 0 || branch.startsWith('-')) throw new Error(`"${branch}" is not a valid branch name`);
+}

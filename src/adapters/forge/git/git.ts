@@ -1,0 +1,66 @@
+/**
+ * The one way greenline runs the `git` binary: execFile (never a shell), stdout and stderr captured,
+ * a failure turned into a GitError that names the command and quotes git's stderr.
+ *
+ * Every call runs with LC_ALL=C (messages parsed below are git's English ones) and
+ * GIT_TERMINAL_PROMPT=0 (a remote that wants a password fails instead of hanging the service).
+ */
+import { execFile } from 'node:child_process';
+
+export interface GitOptions {
+  /** Repository directory (`git -C`); omitted for commands that take none (init, ls-remote). */
+  cwd?: string;
+  /** Extra environment on top of the process environment. */
+  env?: Record<string, string>;
+  /** Written to git's stdin (commit messages for commit-tree). */
+  input?: string;
+  /** Exit codes that are answers rather than failures (merge-tree exits 1 on conflicts). */
+  okCodes?: readonly number[];
+  /** Kill git after this long; network commands pass one. */
+  timeoutMs?: number;
+}
+
+export interface GitOutput {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Hides the password of `scheme://user:password@host/…` URLs in anything we log or report. */
+export const redact = (text: string): string => text.replace(/(\/\/[^/:@\s]+):[^/@\s]+@/g, '$1:***@');
+
+export class GitError extends Error {
+  constructor(readonly args: readonly string[], readonly code: number | null, readonly stderr: string) {
+    super(redact(`git ${args.join(' ')} failed (${code === null ? 'did not finish' : `exit ${code}`}): ${stderr.trim() || '(no output)'}`));
+    this.name = 'GitError';
+  }
+}
+
+const BASE_ENV = { LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0' };
+/** Trees of large repositories and long logs: far above anything a single call should print. */
+const MAX_BUFFER = 256 * 1024 * 1024;
+
+/** Runs git; resolves with the output when the exit code is 0 or one of `okCodes`, else rejects with GitError. */
+export function runGit(args: readonly string[], opts: GitOptions = {}): Promise<GitOutput> {
+  const fullArgs = opts.cwd ? ['-C', opts.cwd, ...args] : [...args];
+  return new Promise((resolve, reject) => {
+    const child = execFile('git', fullArgs, {
+      env: { ...process.env, ...BASE_ENV, ...opts.env },
+      maxBuffer: MAX_BUFFER,
+      timeout: opts.timeoutMs ?? 0,
+      encoding: 'utf8',
+    }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
+      if (code !== null && (code === 0 || opts.okCodes?.includes(code))) resolve({ code, stdout, stderr });
+      else reject(new GitError(args, code, stderr || (err?.message ?? '')));
+    });
+    // A git that exits before reading its stdin must not crash the service with EPIPE.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(opts.input ?? '');
+  });
+}
+
+/** Runs git and returns its stdout without the trailing newline. */
+export async function git(args: readonly string[], opts: GitOptions = {}): Promise<string> {
+  return (await runGit(args, opts)).stdout.replace(/\n$/, '');
+}

@@ -1,0 +1,206 @@
+/**
+ * A local bare mirror of one remote, at `${dataDir}/repos/<host>/<owner>/<name>.git`: every branch
+ * (`+refs/heads/*:refs/heads/*`) and the PR heads of the repository's PR ref pattern. Test commits are
+ * built in it and pushed from it; the command CI checks test commits out of it.
+ *
+ * Fetches are on demand with a freshness window: reads accept a fetch that started at most
+ * `fetchTtlMs` ago, and concurrent callers share one fetch, so a burst of calls fetches once. Our own
+ * pushes update the mirror's refs at once, so reads after a write never wait for the window.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { RepoBinding } from '../../../ports.js';
+import { git, GitError, redact, runGit } from './git.js';
+
+export interface MirrorOptions {
+  dataDir: string;
+  /** How old a fetch may be for a read to reuse it. */
+  fetchTtlMs: number;
+  /** Upper bound for one fetch, push or ls-remote. */
+  networkTimeoutMs: number;
+}
+
+/** One ref of a `git push --porcelain` report. */
+export interface PushedRef {
+  /** ' ' fast-forward, '+' forced, '-' deleted, '*' new, '=' up to date, '!' rejected. */
+  flag: string;
+  ref: string;
+  summary: string;
+}
+
+const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+const PATH_PART = /^[A-Za-z0-9_][A-Za-z0-9._:-]*$/;
+
+export const isSha = (s: string): boolean => SHA.test(s);
+
+export class Mirror {
+  private initialised: Promise<void> | null = null;
+  /** Start time of the last fetch that succeeded, and the fetch under way with its start time. */
+  private lastFetchStart = -Infinity;
+  private inflight: { startedAt: number; done: Promise<void> } | null = null;
+
+  constructor(readonly dir: string, private binding: RepoBinding, private readonly opts: MirrorOptions) {}
+
+  /** The binding may be reconnected with another remote or ref pattern; the newest one wins. */
+  rebind(binding: RepoBinding): void {
+    this.binding = binding;
+  }
+
+  get url(): string {
+    const url = this.binding.remote;
+    if (!url) throw new Error(`repository ${repoName(this.binding)} has no git remote configured`);
+    return url;
+  }
+
+  /** The ref holding PR `n`'s head, from the binding's pattern (default `refs/pull/{n}/head`). */
+  prRef(n: number): string {
+    return this.binding.prRefPattern.replace('{n}', String(n));
+  }
+
+  /** Fetches unless a fetch started within the freshness window (or `maxAgeMs`) already. */
+  async refresh(maxAgeMs = this.opts.fetchTtlMs): Promise<void> {
+    const notBefore = Date.now() - maxAgeMs;
+    await this.init();
+    for (;;) {
+      if (this.lastFetchStart >= notBefore) return;
+      if (!this.inflight) break;
+      if (this.inflight.startedAt >= notBefore) return this.inflight.done;
+      await this.inflight.done.catch(() => undefined);
+    }
+    const startedAt = Date.now();
+    const done = this.fetch().then(() => {
+      this.lastFetchStart = Math.max(this.lastFetchStart, startedAt);
+    }).finally(() => {
+      this.inflight = null;
+    });
+    this.inflight = { startedAt, done };
+    return done;
+  }
+
+  /** The commit a ref points at in the mirror, or null when there is no such ref. */
+  async resolve(ref: string): Promise<string | null> {
+    const out = await runGit(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: this.dir, okCodes: [1] });
+    return out.code === 0 ? out.stdout.trim() : null;
+  }
+
+  /**
+   * Makes sure every sha is a commit in the mirror, fetching once if some are missing (a PR pushed or
+   * a branch moved since the last fetch). Returns the shas still missing after that.
+   */
+  async ensureCommits(shas: readonly string[]): Promise<string[]> {
+    for (const sha of shas) if (!isSha(sha)) throw new Error(`not a commit sha: "${sha}"`);
+    await this.init();
+    let missing = await this.missingCommits(shas);
+    if (missing.length > 0) {
+      await this.refresh(0);
+      missing = await this.missingCommits(missing);
+    }
+    return missing;
+  }
+
+  /** The remote's default branch (its HEAD), or null when the remote has none. */
+  async defaultBranch(): Promise<string | null> {
+    const out = await this.network(['ls-remote', '--symref', '--', this.url, 'HEAD']);
+    const m = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(out.stdout);
+    return m ? m[1] : null;
+  }
+
+  /** What the remote holds right now for the given refs (missing refs are absent from the map). */
+  async lsRemote(refs: readonly string[]): Promise<Map<string, string>> {
+    const out = await this.network(['ls-remote', '--', this.url, ...refs]);
+    const found = new Map<string, string>();
+    for (const line of out.stdout.split('\n')) {
+      const [sha, ref] = line.split('\t');
+      // ls-remote matches patterns by their tail; keep only exact names.
+      if (ref && refs.includes(ref)) found.set(ref, sha);
+    }
+    return found;
+  }
+
+  /**
+   * `git push --porcelain` of `refspecs` with extra `flags`; the mirror's own refs follow the refs the
+   * remote accepted. Rejections are returned, not thrown; an unreachable remote throws.
+   */
+  async push(refspecs: readonly string[], flags: readonly string[] = []): Promise<PushedRef[]> {
+    const out = await this.network(['push', '--porcelain', '--no-verify', ...flags, '--', this.url, ...refspecs], [1]);
+    const pushed = out.stdout.split('\n').flatMap((line) => {
+      const m = /^(.)\t([^\t]*):([^\t]+)\t(.*)$/.exec(line);
+      return m ? [{ flag: m[1], src: m[2].replace(/^\+/, ''), ref: m[3], summary: m[4] }] : [];
+    });
+    if (out.code !== 0 && !pushed.some((p) => p.flag === '!')) {
+      throw new Error(`push to ${redact(this.url)} failed: ${out.stderr.trim()}`);
+    }
+    for (const p of pushed) {
+      if (p.flag === '-') await git(['update-ref', '-d', p.ref], { cwd: this.dir });
+      else if (p.flag !== '!' && isSha(p.src)) await git(['update-ref', p.ref, p.src], { cwd: this.dir });
+    }
+    return pushed.map(({ flag, ref, summary }) => ({ flag, ref, summary }));
+  }
+
+  private init(): Promise<void> {
+    this.initialised ??= (async () => {
+      if (existsSync(path.join(this.dir, 'HEAD'))) return;
+      await mkdir(path.dirname(this.dir), { recursive: true });
+      await git(['init', '--bare', '--quiet', this.dir]);
+    })().catch((err: unknown) => {
+      this.initialised = null;
+      throw err;
+    });
+    return this.initialised;
+  }
+
+  private async fetch(): Promise<void> {
+    const specs = ['+refs/heads/*:refs/heads/*'];
+    const pattern = this.binding.prRefPattern;
+    if (!pattern.startsWith('refs/heads/')) {
+      const glob = pattern.replace('{n}', '*');
+      specs.push(`+${glob}:${glob}`);
+    }
+    await this.network(['fetch', '--prune', '--no-tags', '--quiet', '--', this.url, ...specs]);
+  }
+
+  private async missingCommits(shas: readonly string[]): Promise<string[]> {
+    if (shas.length === 0) return [];
+    const out = await runGit(['cat-file', '--batch-check'], {
+      cwd: this.dir, input: shas.map((s) => `${s}^{commit}\n`).join(''),
+    });
+    return out.stdout.split('\n').filter((l) => l.endsWith(' missing')).map((l) => l.split('^')[0]);
+  }
+
+  /** Commands that talk to the remote: an unreachable remote is reported as such. */
+  private async network(args: string[], okCodes: number[] = []): ReturnType<typeof runGit> {
+    await this.init();
+    try {
+      return await runGit(args, { cwd: this.dir, okCodes, timeoutMs: this.opts.networkTimeoutMs });
+    } catch (err) {
+      if (err instanceof GitError) throw new Error(`cannot reach remote ${redact(this.url)}: ${redact(err.stderr.trim())}`);
+      throw err;
+    }
+  }
+}
+
+const repoName = (b: RepoBinding): string => `${b.repo.host}/${b.repo.owner}/${b.repo.name}`;
+
+/** One Mirror per repository directory, shared by every caller in the process. */
+export class Mirrors {
+  private readonly byDir = new Map<string, Mirror>();
+
+  constructor(private readonly opts: MirrorOptions) {}
+
+  get(binding: RepoBinding): Mirror {
+    const { host, owner, name } = binding.repo;
+    for (const part of [host, owner, name]) {
+      if (!PATH_PART.test(part)) throw new Error(`repository ${repoName(binding)}: "${part}" cannot name a directory`);
+    }
+    const pattern = binding.prRefPattern;
+    if (!pattern.startsWith('refs/') || pattern.split('{n}').length !== 2) {
+      throw new Error(`PR ref pattern "${pattern}" must start with refs/ and contain {n} once`);
+    }
+    const dir = path.join(this.opts.dataDir, 'repos', host, owner, `${name}.git`);
+    let mirror = this.byDir.get(dir);
+    if (mirror) mirror.rebind(binding);
+    else this.byDir.set(dir, (mirror = new Mirror(dir, binding, this.opts)));
+    return mirror;
+  }
+}
