@@ -16,7 +16,7 @@ import { findEntry, findEntryById, listActiveEntriesAtSha, listActivePrNumbers, 
 import { findImpactedTargets, upsertImpactedTargets } from '../store/impacted-targets.js';
 import { deleteQueueRow, findQueue, findQueueById, insertQueue } from '../store/queues.js';
 import { findRunRow, findRunRowByTestSha, runOf } from '../store/test-runs.js';
-import { forgeFor, type Adapters } from './adapters.js';
+import { forgeFor, readPullRequest, type Adapters } from './adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
 import type { Clock } from './clock.js';
 import { renderMetrics } from './metrics.js';
@@ -125,7 +125,7 @@ export class GreenlineService implements MergeQueueService {
     assertPrNumber(req.prNumber);
     const { repo, queue } = await queueOfOrg(db, ctx, key);
     const binding = bindingOf(repo);
-    const pr = await forgeFor(adapters, binding).getPullRequest(binding, req.prNumber);
+    const pr = await readPullRequest(forgeFor(adapters, binding), binding, req.prNumber, queue.target_branch);
     if (!pr) throw new HttpError('PR_NOT_FOUND', `Pull request #${req.prNumber} does not exist in ${repo.owner}/${repo.name}`);
     if (queue.target_sha === null) await refreshTarget(this.deps, queue, repo);
     const entryId = (await findEntry(db, queue.id, req.prNumber))?.id ?? newId();

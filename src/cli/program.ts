@@ -1,0 +1,22 @@
+/** The `greenline` command line: every command, with --help and examples on each. */
+import { Command } from 'commander';
+import { repoCommand } from './repo.js';
+import { serveCommand } from './serve.js';
+import { tokenCommand } from './token.js';
+
+export function buildProgram(): Command {
+  return new Command('greenline')
+    .description('greenline: a self-hosted merge queue that speaks Trunk Merge Queue\'s v1 API')
+    .version('0.1.0')
+    .showHelpAfterError('(add --help for usage)')
+    .addCommand(serveCommand())
+    .addCommand(tokenCommand())
+    .addCommand(repoCommand())
+    .addHelpText('after', `
+Examples:
+  $ greenline serve --data-dir ./.greenline
+  $ greenline token create --org acme --name ci
+  $ greenline repo connect github.com/acme/web --org acme --forge git --remote /srv/git/web.git --ci-command "npm test"
+
+Configuration: defaults <- greenline.yaml <- GREENLINE_* environment <- flags.`);
+}

@@ -1,0 +1,84 @@
+/** `greenline repo connect | list | disconnect`: repositories and their forge/CI binding. */
+import { Command, Option } from 'commander';
+import { connectRepo, disconnectRepo, DEFAULT_PR_REF_PATTERN, DEFAULT_TEST_BRANCH_PREFIX } from '../app/repo-admin.js';
+import { findOrgById, findOrgByName } from '../store/orgs.js';
+import { listRepos } from '../store/repos.js';
+import { withStore, withStoreOptions, type StoreFlags } from './store-options.js';
+import { UsageError } from './usage-error.js';
+
+interface ConnectFlags extends StoreFlags {
+  org: string;
+  forge: 'git' | 'github';
+  remote?: string;
+  ciCommand?: string;
+  prRefPattern?: string;
+  testBranchPrefix?: string;
+  requiredStatus?: string[];
+}
+
+export function repoCommand(): Command {
+  const repo = new Command('repo').description('connect repositories to an organization')
+    .addHelpText('after', `
+Examples:
+  $ greenline repo connect github.com/acme/web --org acme --forge git --remote /srv/git/web.git --ci-command "npm test"
+  $ greenline repo list
+  $ greenline repo disconnect github.com/acme/web`);
+
+  withStoreOptions(repo.command('connect'))
+    .description('connect HOST/OWNER/NAME to an organization (created if missing)')
+    .argument('<repo>', 'repository as HOST/OWNER/NAME, e.g. github.com/acme/web')
+    .requiredOption('--org <org>', 'organization the repository belongs to')
+    .addOption(new Option('--forge <forge>', 'where the repository lives').choices(['git', 'github']).makeOptionMandatory())
+    .option('--remote <url>', 'git remote: a path or any URL git understands (required for --forge git)')
+    .option('--ci-command <cmd>', 'built-in CI: command run on a checkout of each test commit (status "greenline/ci")')
+    .option('--pr-ref-pattern <pattern>', 'ref of PR heads, {n} = PR number', DEFAULT_PR_REF_PATTERN)
+    .option('--test-branch-prefix <prefix>', 'prefix of test branch names', DEFAULT_TEST_BRANCH_PREFIX)
+    .option('--required-status <name...>', 'statuses a test commit needs when the queue sets none (default: greenline/ci with --ci-command)')
+    .addHelpText('after', `
+Examples:
+  $ greenline repo connect github.com/acme/web --org acme --forge git --remote https://git.example.com/acme/web.git --ci-command "make test"
+  $ greenline repo connect example.com/team/api --org team --forge git --remote /srv/git/api.git --pr-ref-pattern "refs/heads/pr/{n}" --required-status build lint`)
+    .action(async (slug: string, opts: ConnectFlags) => {
+      if (opts.forge === 'github') {
+        throw new UsageError('The github forge is not available in this version of greenline; connect the repository with --forge git --remote <url>');
+      }
+      if (!opts.remote) throw new UsageError('--forge git needs --remote <url>: a path or URL git can fetch from and push to');
+      await withStore(opts, async (db) => {
+        const row = await connectRepo(db, {
+          org: opts.org, slug, forge: opts.forge, remote: opts.remote ?? null, ciCommand: opts.ciCommand ?? null,
+          ...(opts.prRefPattern ? { prRefPattern: opts.prRefPattern } : {}),
+          ...(opts.testBranchPrefix ? { testBranchPrefix: opts.testBranchPrefix } : {}),
+          ...(opts.requiredStatus ? { requiredStatuses: opts.requiredStatus } : {}),
+        }, Date.now());
+        process.stdout.write(`Connected ${row.host}/${row.owner}/${row.name} to organization ${opts.org} (forge ${row.forge}, remote ${row.remote}).\n`);
+      });
+    });
+
+  withStoreOptions(repo.command('list'))
+    .description('list connected repositories')
+    .option('--org <org>', 'only the repositories of this organization')
+    .action(async (opts: StoreFlags & { org?: string }) => {
+      await withStore(opts, async (db) => {
+        const org = opts.org === undefined ? undefined : await findOrgByName(db, opts.org);
+        if (opts.org !== undefined && !org) throw new Error(`Organization ${opts.org} does not exist`);
+        const rows = await listRepos(db, org?.id);
+        if (rows.length === 0) process.stdout.write('No repositories connected.\n');
+        for (const r of rows) {
+          const orgName = (await findOrgById(db, r.org_id))?.name ?? r.org_id;
+          const ci = r.ci_command ? `ci: ${r.ci_command}` : 'ci: external';
+          process.stdout.write(`${r.host}/${r.owner}/${r.name}  org ${orgName}  forge ${r.forge}  remote ${r.remote ?? '-'}  ${ci}\n`);
+        }
+      });
+    });
+
+  withStoreOptions(repo.command('disconnect'))
+    .description('disconnect a repository and delete its queues (refused while a queue holds pull requests)')
+    .argument('<repo>', 'repository as HOST/OWNER/NAME')
+    .action(async (slug: string, opts: StoreFlags) => {
+      await withStore(opts, async (db) => {
+        await disconnectRepo(db, slug);
+        process.stdout.write(`Disconnected ${slug}.\n`);
+      });
+    });
+  return repo;
+}

@@ -1,0 +1,67 @@
+/** `greenline serve`: runs the server until SIGINT or SIGTERM. */
+import { Command, Option } from 'commander';
+import { createLogger, createServer } from '../server.js';
+import { configFrom, withStoreOptions } from './store-options.js';
+
+interface ServeFlags {
+  port?: string;
+  host?: string;
+  dataDir?: string;
+  databaseUrl?: string;
+  config?: string;
+  enumCase?: string;
+  logLevel?: string;
+  pollInterval?: string;
+  ciMaxParallel?: string;
+}
+
+function bootstrapBanner(token: string): string {
+  return [
+    '',
+    '==================== greenline bootstrap API token ====================',
+    'Organization: default',
+    `Token: ${token}`,
+    'This token is shown ONCE. Store it now; send it in the x-api-token header.',
+    'Create more with: greenline token create --org default --name <label>',
+    '=======================================================================',
+    '',
+  ].join('\n');
+}
+
+export function serveCommand(): Command {
+  return withStoreOptions(new Command('serve'))
+    .description('run the merge queue server (on first start: creates org "default" and prints a bootstrap token once)')
+    .option('--port <port>', 'TCP port to listen on (default 8080; 0 = any free port)')
+    .option('--host <host>', 'address to listen on (default 127.0.0.1)')
+    .addOption(new Option('--enum-case <case>', 'spelling of states on the wire').choices(['upper', 'lower']))
+    .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
+    .option('--poll-interval <seconds>', 'how often to read target branches and queued PRs from the forge (default 15)')
+    .option('--ci-max-parallel <n>', 'how many built-in CI commands run at once (default 2)')
+    .addHelpText('after', `
+Examples:
+  $ greenline serve
+  $ greenline serve --port 9000 --data-dir /var/lib/greenline
+  $ greenline serve --database-url postgres://greenline@db.internal/greenline
+  $ GREENLINE_ENUM_CASE=lower greenline serve`)
+    .action(async (flags: ServeFlags) => {
+      const config = configFrom({
+        port: flags.port, host: flags.host, dataDir: flags.dataDir, databaseUrl: flags.databaseUrl,
+        enumCase: flags.enumCase, logLevel: flags.logLevel, pollIntervalSeconds: flags.pollInterval,
+        ciMaxParallel: flags.ciMaxParallel, ...(flags.config ? { config: flags.config } : {}),
+      });
+      const logger = createLogger(config.logLevel);
+      const server = createServer(config, logger);
+      const { bootstrapToken } = await server.start();
+      if (bootstrapToken) process.stdout.write(bootstrapBanner(bootstrapToken));
+      process.stdout.write(`greenline listening on ${server.url}\n`);
+      await new Promise<void>((resolve) => {
+        const shutdown = (signal: string) => {
+          logger.info({ signal }, 'stopping');
+          server.stop().catch((err: unknown) => logger.error({ err }, 'stop failed')).finally(resolve);
+        };
+        process.once('SIGINT', () => shutdown('SIGINT'));
+        process.once('SIGTERM', () => shutdown('SIGTERM'));
+      });
+      process.stdout.write('greenline stopped\n');
+    });
+}

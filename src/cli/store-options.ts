@@ -1,0 +1,38 @@
+/**
+ * Admin commands act on the server's store directly, so they take the same --data-dir,
+ * --database-url and --config as `serve` (and read the same GREENLINE_* environment).
+ */
+import { Command } from 'commander';
+import { loadConfig, type GreenlineConfig } from '../config.js';
+import { connect, type Db } from '../store/connect.js';
+import { migrateToLatest } from '../store/migrations/index.js';
+
+export interface StoreFlags {
+  dataDir?: string;
+  databaseUrl?: string;
+  config?: string;
+}
+
+export function withStoreOptions(cmd: Command): Command {
+  return cmd
+    .option('--data-dir <dir>', 'data directory of the server (SQLite database, git mirrors, logs)')
+    .option('--database-url <url>', 'postgres://… to use PostgreSQL instead of SQLite in the data dir')
+    .option('--config <file>', 'configuration file (default: greenline.yaml in the current directory, if present)');
+}
+
+export function configFrom(flags: StoreFlags & Partial<Record<keyof GreenlineConfig, unknown>>): Readonly<GreenlineConfig> {
+  const { config, ...values } = flags;
+  return loadConfig({ flags: values, ...(config !== undefined ? { configPath: config } : {}) });
+}
+
+/** Opens and migrates the store named by the flags, runs `work`, and closes the store. */
+export async function withStore<T>(flags: StoreFlags, work: (db: Db) => Promise<T>): Promise<T> {
+  const cfg = configFrom({ dataDir: flags.dataDir, databaseUrl: flags.databaseUrl, ...(flags.config ? { config: flags.config } : {}) });
+  const db = connect({ databaseUrl: cfg.databaseUrl, dataDir: cfg.dataDir });
+  try {
+    await migrateToLatest(db);
+    return await work(db);
+  } finally {
+    await db.destroy();
+  }
+}

@@ -1,0 +1,59 @@
+/** `greenline token create | list | revoke`: API tokens of organizations. */
+import { Command } from 'commander';
+import { ensureOrg } from '../app/org-admin.js';
+import { createApiToken } from '../app/tokens.js';
+import { listApiTokens, revokeApiToken } from '../store/api-tokens.js';
+import { findOrgByName, findOrgById } from '../store/orgs.js';
+import { withStore, withStoreOptions, type StoreFlags } from './store-options.js';
+
+export function tokenCommand(): Command {
+  const token = new Command('token').description('create, list and revoke API tokens')
+    .addHelpText('after', `
+Examples:
+  $ greenline token create --org acme --name ci
+  $ greenline token list --org acme
+  $ greenline token revoke 6f1c2a7e-…`);
+
+  withStoreOptions(token.command('create'))
+    .description('create an API token for an organization (created if missing); the token is printed once, alone on the last line')
+    .requiredOption('--org <org>', 'organization the token belongs to')
+    .option('--name <label>', 'a label to recognise the token by', 'cli')
+    .addHelpText('after', `
+Example:
+  $ TOKEN=$(greenline token create --org acme --name ci | tail -n 1)`)
+    .action(async (opts: StoreFlags & { org: string; name: string }) => {
+      await withStore(opts, async (db) => {
+        const org = await ensureOrg(db, opts.org, Date.now());
+        const { id, token: secret } = await createApiToken(db, org.id, opts.name, Date.now());
+        process.stdout.write(`Created token ${id} "${opts.name}" for organization ${org.name}. It is shown only this once:\n${secret}\n`);
+      });
+    });
+
+  withStoreOptions(token.command('list'))
+    .description('list tokens (never their secrets)')
+    .option('--org <org>', 'only the tokens of this organization')
+    .action(async (opts: StoreFlags & { org?: string }) => {
+      await withStore(opts, async (db) => {
+        const org = opts.org === undefined ? undefined : await findOrgByName(db, opts.org);
+        if (opts.org !== undefined && !org) throw new Error(`Organization ${opts.org} does not exist`);
+        const rows = await listApiTokens(db, org?.id);
+        if (rows.length === 0) process.stdout.write('No tokens.\n');
+        for (const r of rows) {
+          const orgName = (await findOrgById(db, r.org_id))?.name ?? r.org_id;
+          const state = r.revoked_at === null ? 'active' : `revoked ${new Date(r.revoked_at).toISOString()}`;
+          process.stdout.write(`${r.id}  ${orgName}  ${r.name}  created ${new Date(r.created_at).toISOString()}  ${state}\n`);
+        }
+      });
+    });
+
+  withStoreOptions(token.command('revoke'))
+    .description('revoke a token by its id (see `token list`); requests with it are refused from then on')
+    .argument('<id>', 'token id')
+    .action(async (id: string, opts: StoreFlags) => {
+      await withStore(opts, async (db) => {
+        if (!(await revokeApiToken(db, id, Date.now()))) throw new Error(`No active token has id ${id}; see \`greenline token list\``);
+        process.stdout.write(`Revoked token ${id}.\n`);
+      });
+    });
+  return token;
+}

@@ -1,0 +1,77 @@
+/**
+ * The greenline server: store, application (executor, effect runner, poller, service), adapters
+ * (git forge, command CI — never the fakes) and the HTTP API. `start()` brings them up in that order;
+ * `stop()` releases them in reverse.
+ */
+import type { FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { createCommandCi } from './adapters/ci/command/index.js';
+import { createGitForge } from './adapters/forge/git/index.js';
+import { buildHttpApp } from './api/build-app.js';
+import { systemClock } from './app/clock.js';
+import { createApp, type App } from './app/create-app.js';
+import { bootstrap } from './app/org-admin.js';
+import type { GreenlineConfig } from './config.js';
+import { connect, type Db } from './store/connect.js';
+import { migrateToLatest } from './store/migrations/index.js';
+
+export interface Server {
+  /** Opens everything and listens; returns the bootstrap token on the very first start, else null. */
+  start(): Promise<{ bootstrapToken: string | null }>;
+  stop(): Promise<void>;
+  /** The address the server listens on (valid after start). */
+  readonly url: string;
+}
+
+export function createLogger(level: GreenlineConfig['logLevel']): Logger {
+  return process.stdout.isTTY
+    ? pino({ level, transport: { target: 'pino-pretty', options: { destination: 2 } } })
+    : pino({ level }, pino.destination(2));
+}
+
+export function createServer(config: Readonly<GreenlineConfig>, logger: Logger = createLogger(config.logLevel)): Server {
+  let db: Db | null = null;
+  let app: App | null = null;
+  let ci: { stop(): Promise<void> } | null = null;
+  let http: FastifyInstance | null = null;
+  let url = '';
+
+  async function stop(): Promise<void> {
+    await http?.close();
+    await app?.stop();
+    await ci?.stop();
+    await db?.destroy();
+    http = null; app = null; ci = null; db = null;
+  }
+
+  return {
+    get url() {
+      return url;
+    },
+    async start() {
+      try {
+        db = connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+        await migrateToLatest(db);
+        const first = await bootstrap(db, systemClock.now());
+        const git = createGitForge({ dataDir: config.dataDir, logger: logger.child({ part: 'git' }) });
+        app = createApp({
+          db, clock: systemClock, forges: { git }, pollIntervalMs: config.pollIntervalSeconds * 1000, logger,
+          createCi: (onStatus) => {
+            const command = createCommandCi({ dataDir: config.dataDir, maxParallel: config.ciMaxParallel, onStatus, logger: logger.child({ part: 'ci' }) });
+            ci = command;
+            return command;
+          },
+        });
+        http = await buildHttpApp({ service: app.service, logger, enumCase: config.enumCase });
+        app.start();
+        const address = await http.listen({ port: config.port, host: config.host });
+        url = address;
+        return { bootstrapToken: first?.token ?? null };
+      } catch (err) {
+        await stop().catch(() => undefined);
+        throw err;
+      }
+    },
+    stop,
+  };
+}
