@@ -1,19 +1,22 @@
 /**
  * The error catalogue: every error the service reports, with its HTTP status and a message template.
  * The wire format is `{ "error": { "code": "...", "message": "..." } }`. docs/errors.md lists the same
- * codes; test/errors-doc.test.ts checks both directions.
+ * codes; test/api/errors-doc.test.ts checks both directions.
  */
 export const ERRORS = {
   VALIDATION_FAILED: { status: 400, message: 'Invalid request: {detail}' },
   INVALID_JSON: { status: 400, message: 'The request body is not valid JSON: {detail}' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the request body as application/json' },
+  BAD_REQUEST: { status: 400, message: 'Malformed HTTP request: {detail}' },
   UNAUTHORIZED: { status: 401, message: 'Missing or invalid API token: send a valid token in the x-api-token header' },
+  FORK_UPLOAD_UNSUPPORTED: { status: 401, message: 'Requests authenticated by x-forked-workflow-run-id (impacted-target uploads from fork pull requests) are not supported yet; send an organization API token in the x-api-token header' },
   NOT_FOUND: { status: 404, message: '{detail}' },
   REPO_NOT_FOUND: { status: 404, message: 'Repository {detail} is not connected to this organization' },
   QUEUE_NOT_FOUND: { status: 404, message: 'No merge queue exists for branch "{detail}" in this repository' },
   PR_NOT_FOUND: { status: 404, message: '{detail}' },
   PR_NOT_SUBMITTED: { status: 404, message: 'Pull request {detail} has never been submitted to this queue' },
   TEST_RUN_NOT_FOUND: { status: 404, message: 'No test run {detail} in this queue' },
+  LOG_NOT_FOUND: { status: 404, message: 'Test run {detail} has no log: only runs of the built-in CI runner keep one' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No endpoint {detail}; see GET /v1/openapi.json for the endpoints' },
   METHOD_NOT_ALLOWED: { status: 405, message: '{detail}' },
   QUEUE_EXISTS: { status: 409, message: 'A merge queue already exists for branch "{detail}" in this repository' },

@@ -1,0 +1,62 @@
+/**
+ * The HTTP application: Trunk's v1 API under /v1 (token required), the extensions beside it, the
+ * OpenAPI document and its rendered reference, and /healthz. Built from injected dependencies and
+ * not started: the caller listens (or injects requests in tests) and closes it.
+ */
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { MergeQueueService } from '../app/types.js';
+import { addApiKeywords } from './ajv-keywords.js';
+import { requireToken } from './auth.js';
+import { errorHandler } from './error-handler.js';
+import { parseJsonBody } from './json-body.js';
+import { notFoundHandler } from './not-found.js';
+import { registerOpenApi } from './openapi.js';
+import type { ApiApp } from './route-deps.js';
+import { healthz } from './routes/healthz.js';
+import type { TypeBoxTypeProvider } from './type-provider.js';
+import { V1_ROUTES } from './v1-routes.js';
+import type { EnumCase } from './wire.js';
+
+/** Contract §1: request bodies up to 20 MiB (large impacted-target lists). */
+export const BODY_LIMIT = 20 * 1024 * 1024;
+
+export interface HttpAppDeps {
+  service: MergeQueueService;
+  logger: Logger | false;
+  enumCase: EnumCase;
+}
+
+export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> {
+  const { service, enumCase } = deps;
+  const fastify = Fastify({
+    loggerInstance: deps.logger || undefined,
+    bodyLimit: BODY_LIMIT,
+    // One log line per request, written by the onResponse hook below.
+    logController: new LogController({ disableRequestLogging: true }),
+    ajv: {
+      // Validate what clients send, as sent: no type coercion, no removal of extra fields (they are
+      // tolerated and ignored), the schema of each error for validation-message.ts.
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, verbose: true },
+      plugins: [addApiKeywords],
+    },
+  });
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>() as unknown as ApiApp;
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler(app));
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+
+  await registerOpenApi(app);
+  healthz(app, { service, enumCase });
+  await app.register(async (v1: ApiApp) => {
+    // JSON only: any other media type gets 415 UNSUPPORTED_MEDIA_TYPE.
+    v1.removeAllContentTypeParsers();
+    v1.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
+    v1.addHook('onRequest', requireToken(service));
+    for (const route of V1_ROUTES) route(v1, { service, enumCase });
+  }, { prefix: '/v1' });
+  return fastify as unknown as FastifyInstance;
+}

@@ -1,0 +1,30 @@
+/**
+ * The one place that writes the wire error format `{ "error": { "code", "message" } }`. Every error
+ * is mapped to a catalogue code (src/errors.ts): the service's HttpErrors as they are, Fastify's
+ * request errors to their 4xx codes, anything else to 500 INTERNAL, logged with its stack.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError } from '../errors.js';
+import { validationMessage, type SchemaError } from './validation-message.js';
+
+function toHttpError(error: FastifyError): HttpError {
+  if (error instanceof HttpError) return error;
+  if (error.validation) {
+    return new HttpError('VALIDATION_FAILED', validationMessage(error.validation as SchemaError[], error.validationContext ?? 'request'));
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': return new HttpError('PAYLOAD_TOO_LARGE');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return new HttpError('UNSUPPORTED_MEDIA_TYPE');
+  }
+  // Other requests Fastify cannot read: bad Content-Length, malformed URL, …
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return new HttpError('BAD_REQUEST', error.message);
+  }
+  return new HttpError('INTERNAL');
+}
+
+export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const httpError = toHttpError(error);
+  if (httpError.status >= 500) request.log.error({ err: error }, 'request failed');
+  void reply.code(httpError.status).type('application/json; charset=utf-8').send(httpError.toJSON());
+}

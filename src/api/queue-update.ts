@@ -1,0 +1,72 @@
+/**
+ * updateQueue's body → the service's QueueUpdate (contract §2.10, §3 #2 and #5):
+ * - patch semantics: an omitted field is left unchanged (Terraform relies on it, and retries writes,
+ *   so the same body twice gives the same queue);
+ * - legacy names (testingTimeoutMins, isBatching, batchingMaxWaitTimeMins, batchingMode) set the
+ *   current settings; a legacy and a current name that disagree are refused;
+ * - `requiredStatuses: []` (or null) changes nothing, as in Trunk v1; `deleteRequiredStatuses: true`
+ *   removes the override.
+ */
+import type { Static } from '@sinclair/typebox';
+import type { QueueUpdate } from '../app/types.js';
+import { HttpError } from '../errors.js';
+import { canonical } from './parse-input.js';
+import { SETTABLE_QUEUE_STATES } from './schemas/common.js';
+import {
+  DIRECT_MERGE_MODES, MERGE_METHODS, MODES, OPTIMIZATION_MODES, TEST_BRANCH_CONSTRUCTION_MODES,
+  type UpdateQueueRequest,
+} from './schemas/queue.js';
+
+type Body = Static<typeof UpdateQueueRequest>;
+
+const anyCase = <T extends string>(values: readonly T[], value: string | undefined, field: string): T | undefined =>
+  value === undefined ? undefined : canonical(values, value, `body/${field}`);
+
+function alias<K extends keyof QueueUpdate>(update: QueueUpdate, name: K, value: QueueUpdate[K] | undefined, legacy: string): void {
+  if (value === undefined) return;
+  if (update[name] !== undefined && update[name] !== value) {
+    throw new HttpError('VALIDATION_FAILED', `body/${legacy} disagrees with body/${name}; send only ${name}`);
+  }
+  update[name] = value;
+}
+
+export function toQueueUpdate(body: Body): QueueUpdate {
+  const requiredStatuses = body.requiredStatuses?.length ? body.requiredStatuses : undefined;
+  if (requiredStatuses && body.deleteRequiredStatuses) {
+    throw new HttpError('VALIDATION_FAILED', 'body/requiredStatuses cannot be set together with deleteRequiredStatuses: true');
+  }
+  const update: QueueUpdate = {
+    state: anyCase(SETTABLE_QUEUE_STATES, body.state, 'state'),
+    mode: anyCase(MODES, body.mode, 'mode'),
+    concurrency: body.concurrency,
+    bisectionConcurrency: body.bisectionConcurrency,
+    testingTimeoutMinutes: body.testingTimeoutMinutes,
+    pendingFailureDepth: body.pendingFailureDepth,
+    canOptimisticallyMerge: body.canOptimisticallyMerge,
+    batch: body.batch,
+    batchingMaxWaitTimeMinutes: body.batchingMaxWaitTimeMinutes,
+    batchingMinSize: body.batchingMinSize,
+    commentsEnabled: body.commentsEnabled,
+    commandsEnabled: body.commandsEnabled,
+    createPrsForTestingBranches: body.createPrsForTestingBranches,
+    statusCheckEnabled: body.statusCheckEnabled,
+    directMergeMode: anyCase(DIRECT_MERGE_MODES, body.directMergeMode, 'directMergeMode'),
+    optimizationMode: anyCase(OPTIMIZATION_MODES, body.optimizationMode, 'optimizationMode'),
+    mergeMethod: anyCase(MERGE_METHODS, body.mergeMethod, 'mergeMethod'),
+    requiredStatuses,
+    deleteRequiredStatuses: body.deleteRequiredStatuses,
+    extensionEnabled: body.extensionEnabled,
+    enqueueingLabel: body.enqueueingLabel,
+    labelCommandsEnabled: body.labelCommandsEnabled,
+    stateLabelsEnabled: body.stateLabelsEnabled,
+    notReadyTimeoutHours: body.notReadyTimeoutHours,
+    testBranchConstructionMode: anyCase(TEST_BRANCH_CONSTRUCTION_MODES, body.testBranchConstructionMode, 'testBranchConstructionMode'),
+  };
+  alias(update, 'testingTimeoutMinutes', body.testingTimeoutMins, 'testingTimeoutMins');
+  alias(update, 'batch', body.isBatching, 'isBatching');
+  alias(update, 'batchingMaxWaitTimeMinutes', body.batchingMaxWaitTimeMins, 'batchingMaxWaitTimeMins');
+  const batchingMode = anyCase(['SPECULATIVE', 'NONE'], body.batchingMode, 'batchingMode');
+  alias(update, 'batch', batchingMode === undefined ? undefined : batchingMode === 'SPECULATIVE', 'batchingMode');
+  // Omitted means unchanged: no key may reach the service with the value undefined.
+  return Object.fromEntries(Object.entries(update).filter(([, value]) => value !== undefined)) as QueueUpdate;
+}

@@ -1,0 +1,30 @@
+import { HttpError } from '../../errors.js';
+import { authOf } from '../auth.js';
+import { prNumber, queueKey } from '../parse-input.js';
+import type { Route } from '../route-deps.js';
+import { replies } from '../schemas/common.js';
+import { GetSubmittedRequest, SubmittedPr } from '../schemas/pull-request.js';
+import { submittedPr } from '../wire.js';
+
+/**
+ * POST /v1/getSubmittedPullRequest (contract §2.4): one PR's entry in one queue, by number or by head
+ * branch. 404 when the PR was never submitted to that queue.
+ */
+export const getSubmittedPullRequest: Route = (app, { service, enumCase }) => {
+  app.post('/getSubmittedPullRequest', {
+    schema: {
+      summary: 'Get the status of a submitted PR',
+      tags: ['Pull requests'],
+      body: GetSubmittedRequest,
+      response: replies(SubmittedPr),
+    },
+  }, async (request) => {
+    const { pr } = request.body;
+    const lookup = pr.number !== undefined ? { number: prNumber(pr.number) }
+      : pr.branch !== undefined ? { branch: pr.branch }
+      : null;
+    if (!lookup) throw new HttpError('VALIDATION_FAILED', 'body/pr must have number or branch');
+    const view = await service.getSubmittedPullRequest(authOf(request), queueKey(request.body), lookup);
+    return submittedPr(view, enumCase);
+  });
+};

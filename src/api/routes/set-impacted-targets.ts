@@ -1,0 +1,29 @@
+import { authOf } from '../auth.js';
+import { impactedTargets, prNumber, queueKey } from '../parse-input.js';
+import type { Route } from '../route-deps.js';
+import { Empty, replies } from '../schemas/common.js';
+import { SetImpactedTargetsRequest } from '../schemas/pull-request.js';
+
+/**
+ * POST /v1/setImpactedTargets (contract §2.6): the targets a PR's head sha impacts, for parallel
+ * queues. Accepted for any PR of a connected repo, submitted or not (CI uploads on every push); the
+ * last upload for a sha wins.
+ */
+export const setImpactedTargets: Route = (app, { service }) => {
+  app.post('/setImpactedTargets', {
+    schema: {
+      summary: 'Set the impacted targets of a PR',
+      tags: ['Pull requests'],
+      body: SetImpactedTargetsRequest,
+      response: replies(Empty),
+    },
+  }, async (request) => {
+    const { pr } = request.body;
+    await service.setImpactedTargets(authOf(request), queueKey(request.body), {
+      prNumber: prNumber(pr.number),
+      sha: pr.sha.toLowerCase(),
+      targets: impactedTargets(request.body.impactedTargets),
+    });
+    return {};
+  });
+};

@@ -1,0 +1,25 @@
+import { authOf } from '../auth.js';
+import { queueKey } from '../parse-input.js';
+import { toQueueUpdate } from '../queue-update.js';
+import type { Route } from '../route-deps.js';
+import { replies } from '../schemas/common.js';
+import { QueueSettings, UpdateQueueRequest } from '../schemas/queue.js';
+import { queueSettings } from '../wire.js';
+
+/**
+ * POST /v1/updateQueue (contract §2.10): changes the given settings and returns the queue without
+ * its PR list (Terraform reads every setting back from this reply).
+ */
+export const updateQueue: Route = (app, { service, enumCase }) => {
+  app.post('/updateQueue', {
+    schema: {
+      summary: "Change a queue's state or settings",
+      tags: ['Queues'],
+      body: UpdateQueueRequest,
+      response: replies(QueueSettings),
+    },
+  }, async (request) => {
+    const view = await service.updateQueue(authOf(request), queueKey(request.body), toQueueUpdate(request.body));
+    return queueSettings(view.snapshot, enumCase);
+  });
+};

@@ -1,0 +1,64 @@
+/**
+ * Schemas shared by every endpoint: the queue address, PR numbers, enums matched in any letter case,
+ * nullable values and the error body. Field names are the wire contract (contract §1, §2).
+ */
+import { Type, type SchemaOptions, type Static, type TSchema } from '@sinclair/typebox';
+import { PrState, QueueState } from '../../engine/types.js';
+
+/** A string equal to one of `values` in any letter case (see ajv-keywords.ts). */
+export const AnyCaseEnum = <T extends string>(values: readonly T[], options: SchemaOptions = {}) =>
+  Type.Unsafe<string>({ type: 'string', 'x-enum-any-case': values, ...options });
+
+/** `schema` or null, as an OpenAPI 3.1 type list (only for schemas with a single `type`). */
+export const Nullable = <T extends TSchema>(schema: T) =>
+  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type as string, 'null'] });
+
+export const DateTime = (description: string) => Type.String({ format: 'date-time', description });
+
+export const Repo = Type.Object({
+  host: Type.String({ minLength: 1, description: 'Host of the repository', examples: ['github.com'] }),
+  owner: Type.String({ minLength: 1, description: 'Owner (user or organization) of the repository' }),
+  name: Type.String({ minLength: 1, description: 'Name of the repository' }),
+}, { description: 'The repository' });
+
+/** `repo` + `targetBranch`: the address of one queue (contract §1 "Addressing"). */
+export const QueueAddress = {
+  repo: Repo,
+  targetBranch: Type.String({ minLength: 1, description: 'The branch the merge queue targets', examples: ['main'] }),
+};
+
+/** Trunk's merge-action sends `pr.number` as a JSON string (contract §2.6, §3 #9): accept both. */
+export const PrNumber = Type.Union([
+  Type.Integer({ minimum: 1, maximum: 4294967295 }),
+  Type.String({ pattern: '^[0-9]{1,10}$' }),
+], {
+  description: 'Pull request number, as a JSON integer or a decimal string',
+  'x-expected': 'a positive integer or a decimal string such as "123"',
+  examples: [123, '123'],
+});
+
+export const CommitSha = (description: string) => Type.String({
+  pattern: '^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$',
+  'x-expected': 'a full commit sha (40 or 64 hexadecimal digits)',
+  description,
+});
+
+export const PR_STATES = Object.values(PrState);
+export const QUEUE_STATES = Object.values(QueueState);
+export const SETTABLE_QUEUE_STATES = [QueueState.RUNNING, QueueState.PAUSED, QueueState.DRAINING] as const;
+
+const CASE_NOTE = 'UPPERCASE by default; lowercase when the server runs with GREENLINE_ENUM_CASE=lower';
+export const PrStateOut = Type.String({ description: `PR state, one of ${PR_STATES.join(', ')}; ${CASE_NOTE}` });
+export const QueueStateOut = Type.String({ description: `Queue state, one of ${QUEUE_STATES.join(', ')}; ${CASE_NOTE}` });
+
+export const Empty = Type.Object({}, { description: 'An empty JSON object' });
+
+export const ErrorBody = Type.Object({
+  error: Type.Object({
+    code: Type.String({ description: 'Error code from the catalogue in docs/errors.md' }),
+    message: Type.String({ description: 'What went wrong and how to fix it' }),
+  }),
+}, { description: 'Every error: 4xx for a request the service refuses, 5xx only for its own faults' });
+
+/** Response schemas of a JSON endpoint: its success body, and the error body for everything else. */
+export const replies = <T extends TSchema>(ok: T) => ({ 200: ok, default: ErrorBody });

@@ -1,0 +1,104 @@
+/** Request and response schemas of the PR endpoints (contract §2.1–§2.6). */
+import { Type } from '@sinclair/typebox';
+import { PRIORITY_VALUES } from '../../engine/types.js';
+import { AnyCaseEnum, CommitSha, DateTime, Nullable, PR_STATES, PrNumber, PrStateOut, QueueAddress } from './common.js';
+
+export const PRIORITY_NAMES = Object.keys(PRIORITY_VALUES) as (keyof typeof PRIORITY_VALUES)[];
+
+/** Contract §3 #10: 0–255 as an integer or a decimal string, a name in any case, or null (default). */
+export const Priority = Type.Union([
+  Type.Integer({ minimum: 0, maximum: 255 }),
+  Type.String({ pattern: '^[0-9]{1,3}$' }),
+  AnyCaseEnum(PRIORITY_NAMES),
+  Type.Null(),
+], {
+  description: 'Priority: 0 (highest) to 255, or low (200), medium (100, the default), high (10), urgent (0, ' +
+    'may interrupt running tests); null or absent means medium',
+  'x-expected': `an integer 0-255, a decimal string, one of ${PRIORITY_NAMES.join(', ')}, or null`,
+});
+
+export const PrRequest = Type.Object({
+  ...QueueAddress,
+  pr: Type.Object({ number: PrNumber }),
+});
+
+export const SubmitRequest = Type.Object({
+  ...QueueAddress,
+  pr: Type.Object({ number: PrNumber }),
+  priority: Type.Optional(Priority),
+  noBatch: Type.Optional(Type.Boolean({ description: 'true: always test this PR alone, never in a batch' })),
+});
+
+export const GetSubmittedRequest = Type.Object({
+  ...QueueAddress,
+  pr: Type.Object({
+    number: Type.Optional(PrNumber),
+    branch: Type.Optional(Type.String({
+      minLength: 1,
+      description: 'Head branch of the PR: the open PR from it that was submitted, else the most recently closed one',
+    })),
+  }, { description: 'Either number or branch' }),
+});
+
+export const ListRequest = Type.Object({
+  ...QueueAddress,
+  state: Type.Optional(AnyCaseEnum(PR_STATES, { description: 'Only PRs in this state' })),
+  since: Type.Optional(Type.String({
+    format: 'date-time',
+    'x-expected': 'an ISO-8601 date-time such as 2026-01-31T12:00:00Z',
+    description: 'Only PRs that concluded (merged, failed, cancelled) at or after this time',
+  })),
+  cursor: Type.Optional(Type.String({ minLength: 1, description: 'nextCursor of the previous page' })),
+  take: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Page size' })),
+});
+
+export const SetImpactedTargetsRequest = Type.Object({
+  ...QueueAddress,
+  pr: Type.Object({
+    number: PrNumber,
+    sha: CommitSha('Head sha of the PR the targets were computed for'),
+  }),
+  impactedTargets: Type.Union([
+    Type.Array(Type.String(), { description: 'Targets the PR impacts; empty strings are ignored' }),
+    AnyCaseEnum(['ALL', 'IMPACTS_ALL'], { description: 'The PR impacts every target' }),
+  ], { 'x-expected': 'an array of target names or the string "ALL"' }),
+});
+
+/** One PR of a queue, as listed by listPullRequests and getQueue (contract §2.5). */
+export const PrItemProperties = {
+  id: Type.String({ description: 'Queue entry id (stable across resubmissions of the PR to this queue)' }),
+  state: PrStateOut,
+  stateChangedAt: DateTime('When the entry entered its state'),
+  priorityValue: Type.Integer({ description: '0 is the highest priority' }),
+  priorityName: Type.String({ description: 'low, medium, high, urgent, or the number for other values' }),
+  usedDefaultPriorityName: Type.Optional(Type.String({ description: 'The default applied when the submission named no priority' })),
+  skipTheLine: Type.Boolean({ description: 'true for urgent (0): may interrupt running tests' }),
+  noBatch: Type.Boolean(),
+  prNumber: Type.Integer(),
+  prTitle: Type.String(),
+  prSha: Type.String({ description: 'Head sha of the PR' }),
+  prBaseBranch: Type.String(),
+  prAuthor: Type.String(),
+};
+export const PrItem = Type.Object(PrItemProperties);
+
+export const ListResponse = Type.Object({
+  pullRequests: Type.Array(PrItem),
+  nextCursor: Type.Optional(Type.String({ description: 'Absent on the last page' })),
+});
+
+const MERGEABILITY = ['unspecified', 'in_progress', 'mergeable', 'not_mergeable'];
+
+/** Contract §2.4, plus noBatch and verifiedByTestRun (§3 #19). */
+export const SubmittedPr = Type.Object({
+  ...PrItemProperties,
+  readiness: Type.Object({
+    hasImpactedTargets: Type.Boolean({ description: 'Impacted targets were uploaded for the current head sha' }),
+    requiresImpactedTargets: Type.Boolean({ description: 'The queue is in parallel mode' }),
+    doesBaseBranchMatch: Type.Boolean({ description: "The PR's base branch is the queue's branch" }),
+    gitHubMergeability: Type.String({ enum: MERGEABILITY, description: 'What the forge says about merging the PR' }),
+  }, { description: 'A PR starts testing once its base matches, it is mergeable, and (parallel mode) it has targets' }),
+  forceEnqueued: Type.Boolean(),
+  isCurrentlySubmittedToQueue: Type.Boolean({ description: 'The entry is not in a terminal state' }),
+  verifiedByTestRun: Nullable(Type.String({ description: 'Test run whose pass merged this PR' })),
+});

@@ -1,0 +1,107 @@
+/** Request and response schemas of the queue endpoints (contract §2.8–§2.11, settings §4). */
+import { Type, type TOptional, type TSchema } from '@sinclair/typebox';
+import { AnyCaseEnum, Nullable, QueueAddress, QueueStateOut, SETTABLE_QUEUE_STATES } from './common.js';
+import { PrItem } from './pull-request.js';
+
+export const MODES = ['single', 'parallel'] as const;
+export const MERGE_METHODS = ['merge_commit', 'squash', 'rebase'] as const;
+export const DIRECT_MERGE_MODES = ['off', 'always'] as const;
+export const OPTIMIZATION_MODES = ['off', 'bisection_skip_redundant_tests'] as const;
+export const TEST_BRANCH_CONSTRUCTION_MODES = ['rename_temp_branch', 'push_new_branch_from_temp'] as const;
+
+const Count = (description: string) => Type.Integer({ minimum: 1, maximum: 4294967295, description });
+const Flag = (description: string) => Type.Boolean({ description });
+
+export const QueueRequest = Type.Object({ ...QueueAddress });
+
+/** Only these four fields (contract §2.8); everything else is set with updateQueue. */
+export const CreateQueueRequest = Type.Object({
+  ...QueueAddress,
+  mode: Type.Optional(AnyCaseEnum(MODES, { description: 'Default single' })),
+  concurrency: Type.Optional(Count('Test runs at once; default 1')),
+});
+
+/** Settings of updateQueue, omitted = unchanged (contract §2.10). */
+export const QueueSettingsInput = {
+  state: AnyCaseEnum(SETTABLE_QUEUE_STATES, { description: 'SWITCHING_MODES is entered by the service only' }),
+  mode: AnyCaseEnum(MODES, { description: 'Changing it with PRs in the queue enters SWITCHING_MODES first' }),
+  concurrency: Count('Main-queue test runs at once'),
+  bisectionConcurrency: Count('Bisection test runs at once, beside the main-queue runs'),
+  testingTimeoutMinutes: Count('A test run older than this fails with TEST_RUN_TIMEOUT'),
+  pendingFailureDepth: Type.Integer({ minimum: 0, maximum: 4294967295, description: 'Successor levels a failed group waits for before it fails' }),
+  canOptimisticallyMerge: Flag('A passing run vouches for the PRs it included ahead of its own'),
+  batch: Flag('Test PRs in batches'),
+  batchingMaxWaitTimeMinutes: Count('Wait at most this long for a full batch'),
+  batchingMinSize: Count('Target batch size'),
+  commentsEnabled: Flag('Comment on PRs'),
+  commandsEnabled: Flag('Accept /trunk merge and /trunk cancel comments'),
+  createPrsForTestingBranches: Flag('Open a draft PR for each test branch'),
+  statusCheckEnabled: Flag('Post a status check on each PR'),
+  directMergeMode: AnyCaseEnum(DIRECT_MERGE_MODES, { description: 'always: merge without a test branch when that is safe' }),
+  optimizationMode: AnyCaseEnum(OPTIMIZATION_MODES, { description: 'Reuse known failures within one bisection' }),
+  mergeMethod: AnyCaseEnum(MERGE_METHODS),
+  requiredStatuses: Nullable(Type.Array(Type.String({ minLength: 1 }), {
+    description: 'Override of the checks that must pass on a test branch; [] or null leave it unchanged ' +
+      '(as Trunk v1 did): clear it with deleteRequiredStatuses',
+  })),
+  deleteRequiredStatuses: Flag('true removes the requiredStatuses override'),
+  extensionEnabled: Flag('Browser extension shows the queue for this branch'),
+  enqueueingLabel: Type.String({ minLength: 1, description: 'Label that submits a PR' }),
+  labelCommandsEnabled: Flag('Submit and cancel by label'),
+  stateLabelsEnabled: Flag('Keep a label with the state on each PR'),
+  notReadyTimeoutHours: Type.Number({ minimum: 0, description: 'Cancel entries not ready for longer; 0 = never' }),
+  testBranchConstructionMode: AnyCaseEnum(TEST_BRANCH_CONSTRUCTION_MODES),
+};
+
+/** Names older clients send (contract §3 #2), mapped onto the settings above by update-queue.ts. */
+export const LegacySettingsInput = {
+  testingTimeoutMins: Count('Legacy name of testingTimeoutMinutes'),
+  isBatching: Flag('Legacy name of batch'),
+  batchingMaxWaitTimeMins: Count('Legacy name of batchingMaxWaitTimeMinutes'),
+  batchingMode: AnyCaseEnum(['SPECULATIVE', 'NONE'], { description: 'Legacy: SPECULATIVE = batch true, NONE = batch false' }),
+};
+
+const optional = <T extends Record<string, TSchema>>(fields: T) =>
+  Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, Type.Optional(v)])) as { [K in keyof T]: TOptional<T[K]> };
+
+export const UpdateQueueRequest = Type.Object({
+  ...QueueAddress,
+  ...optional(QueueSettingsInput),
+  ...optional(LegacySettingsInput),
+});
+
+/** getQueue's fields without the PR list: what updateQueue returns (contract §2.9, §2.10). */
+export const QueueSettingsProperties = {
+  state: QueueStateOut,
+  branch: Type.String({ description: 'The target branch' }),
+  mode: Type.String({ enum: [...MODES] }),
+  concurrency: Type.Integer(),
+  testingTimeoutMinutes: Type.Integer(),
+  canOptimisticallyMerge: Type.Boolean(),
+  pendingFailureDepth: Type.Integer(),
+  batch: Type.Boolean(),
+  batchingMaxWaitTimeMinutes: Type.Integer(),
+  batchingMinSize: Type.Integer(),
+  createPrsForTestingBranches: Type.Boolean(),
+  commentsEnabled: Type.Boolean(),
+  commandsEnabled: Type.Boolean(),
+  statusCheckEnabled: Type.Boolean(),
+  bisectionConcurrency: Type.Integer(),
+  requiredStatuses: Nullable(Type.Array(Type.String(), { description: 'null when there is no override' })),
+  directMergeMode: Type.String({ enum: [...DIRECT_MERGE_MODES] }),
+  optimizationMode: Type.String({ enum: [...OPTIMIZATION_MODES] }),
+  mergeMethod: Type.String({ enum: [...MERGE_METHODS] }),
+  extensionEnabled: Type.Boolean(),
+  enqueueingLabel: Type.String(),
+  labelCommandsEnabled: Type.Boolean(),
+  stateLabelsEnabled: Type.Boolean(),
+  notReadyTimeoutHours: Type.Number(),
+  testBranchConstructionMode: Type.String({ enum: [...TEST_BRANCH_CONSTRUCTION_MODES] }),
+};
+
+export const QueueSettings = Type.Object(QueueSettingsProperties);
+
+export const QueueResponse = Type.Object({
+  ...QueueSettingsProperties,
+  enqueuedPullRequests: Type.Array(PrItem, { description: 'Queue order; NOT_READY PRs are not listed' }),
+});

@@ -1,0 +1,33 @@
+import type { Route } from './route-deps.js';
+import { cancelPullRequest } from './routes/cancel-pull-request.js';
+import { createQueue } from './routes/create-queue.js';
+import { deleteQueue } from './routes/delete-queue.js';
+import { getMergeQueueMetrics } from './routes/get-merge-queue-metrics.js';
+import { getMergeQueueTestingDetails } from './routes/get-merge-queue-testing-details.js';
+import { getQueue } from './routes/get-queue.js';
+import { getSubmittedPullRequest } from './routes/get-submitted-pull-request.js';
+import { getTestRunLog } from './routes/get-test-run-log.js';
+import { listPullRequests } from './routes/list-pull-requests.js';
+import { reportStatus } from './routes/report-status.js';
+import { restartTestsOnPullRequest } from './routes/restart-tests-on-pull-request.js';
+import { setImpactedTargets } from './routes/set-impacted-targets.js';
+import { submitPullRequest } from './routes/submit-pull-request.js';
+import { updateQueue } from './routes/update-queue.js';
+
+/** Every endpoint under /v1 that needs a token: Trunk's v1 endpoints, then the extensions. */
+export const V1_ROUTES: readonly Route[] = [
+  submitPullRequest,
+  cancelPullRequest,
+  restartTestsOnPullRequest,
+  getSubmittedPullRequest,
+  listPullRequests,
+  setImpactedTargets,
+  getMergeQueueTestingDetails,
+  createQueue,
+  getQueue,
+  updateQueue,
+  deleteQueue,
+  getMergeQueueMetrics,
+  reportStatus,
+  getTestRunLog,
+];

@@ -1,0 +1,35 @@
+/**
+ * Turns Ajv's errors for one request part into one sentence that names the field, e.g.
+ * "body/pr/number must be a positive integer or a decimal string".
+ *
+ * Ajv runs with `allErrors: false`, so the last error is the keyword that failed; the errors before
+ * it belong to the rejected branches of an `anyOf`. A schema with an `x-expected` description (an
+ * `anyOf`, a pattern; see ajv-keywords.ts) is reported with it instead of Ajv's wording. Ajv runs
+ * with `verbose: true`, so each error carries its schema.
+ */
+export interface SchemaError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+  schema?: unknown;
+  parentSchema?: Record<string, unknown>;
+}
+
+export function validationMessage(errors: readonly SchemaError[], part: string): string {
+  const error = errors[errors.length - 1];
+  if (!error) return `${part} is invalid`;
+  const at = part + error.instancePath;
+  const expected = error.parentSchema?.['x-expected'];
+  if (error.keyword !== 'required' && typeof expected === 'string') return `${at} must be ${expected}`;
+  switch (error.keyword) {
+    case 'required':
+      return `${at}/${String(error.params.missingProperty)} is required`;
+    case 'x-enum-any-case':
+      return `${at} must be one of ${(error.schema as string[]).join(', ')} (any letter case)`;
+    case 'minLength':
+      return error.params.limit === 1 ? `${at} must not be empty` : `${at} ${error.message}`;
+    default:
+      return `${at} ${error.message ?? 'is invalid'}`;
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Domain → wire JSON. Field names are Trunk's v1 names (contract §2). PR states and queue states are
+ * UPPERCASE (the spec's spelling) or, with `enumCase: 'lower'`, Trunk's current lowercase; settings
+ * enums (mode, mergeMethod, …) are lowercase in both, as in Trunk's OpenAPI document (contract §3 #1).
+ * Times are ISO-8601 strings.
+ */
+import type { Static } from '@sinclair/typebox';
+import type { PrView, QueueView, TestRunView } from '../app/types.js';
+import type { Entry, PrState, QueueSnapshot, QueueState, RepoRef } from '../engine/types.js';
+import type { PrItem, SubmittedPr } from './schemas/pull-request.js';
+import type { QueueResponse, QueueSettings } from './schemas/queue.js';
+import type { TestingDetails } from './schemas/testing-details.js';
+
+export type EnumCase = 'upper' | 'lower';
+
+export const iso = (ms: number): string => new Date(ms).toISOString();
+
+export const stateOut = (state: PrState | QueueState, enumCase: EnumCase): string =>
+  enumCase === 'upper' ? state : state.toLowerCase();
+
+export function prItem(entry: Entry, enumCase: EnumCase): Static<typeof PrItem> {
+  return {
+    id: entry.id,
+    state: stateOut(entry.state, enumCase),
+    stateChangedAt: iso(entry.stateChangedAt),
+    priorityValue: entry.priorityValue,
+    priorityName: entry.priorityName,
+    usedDefaultPriorityName: entry.usedDefaultPriorityName ?? undefined,
+    skipTheLine: entry.skipTheLine,
+    noBatch: entry.noBatch,
+    prNumber: entry.prNumber,
+    prTitle: entry.title,
+    prSha: entry.headSha,
+    prBaseBranch: entry.baseBranch,
+    prAuthor: entry.author,
+  };
+}
+
+export function submittedPr(view: PrView, enumCase: EnumCase): Static<typeof SubmittedPr> {
+  return {
+    ...prItem(view.entry, enumCase),
+    readiness: view.readiness,
+    forceEnqueued: view.entry.forceEnqueued,
+    isCurrentlySubmittedToQueue: view.isCurrentlySubmittedToQueue,
+    verifiedByTestRun: view.entry.verifiedByTestRun,
+  };
+}
+
+export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase): Static<typeof QueueSettings> {
+  const c = snapshot.config;
+  return {
+    state: stateOut(snapshot.state, enumCase),
+    branch: snapshot.targetBranch,
+    mode: c.mode,
+    concurrency: c.concurrency,
+    testingTimeoutMinutes: c.testingTimeoutMinutes,
+    canOptimisticallyMerge: c.canOptimisticallyMerge,
+    pendingFailureDepth: c.pendingFailureDepth,
+    batch: c.batch,
+    batchingMaxWaitTimeMinutes: c.batchingMaxWaitTimeMinutes,
+    batchingMinSize: c.batchingMinSize,
+    createPrsForTestingBranches: c.createPrsForTestingBranches,
+    commentsEnabled: c.commentsEnabled,
+    commandsEnabled: c.commandsEnabled,
+    statusCheckEnabled: c.statusCheckEnabled,
+    bisectionConcurrency: c.bisectionConcurrency,
+    requiredStatuses: c.requiredStatuses,
+    directMergeMode: c.directMergeMode,
+    optimizationMode: c.optimizationMode,
+    mergeMethod: c.mergeMethod,
+    extensionEnabled: c.extensionEnabled,
+    enqueueingLabel: c.enqueueingLabel,
+    labelCommandsEnabled: c.labelCommandsEnabled,
+    stateLabelsEnabled: c.stateLabelsEnabled,
+    notReadyTimeoutHours: c.notReadyTimeoutHours,
+    testBranchConstructionMode: c.testBranchConstructionMode,
+  };
+}
+
+export function queue(view: QueueView, enumCase: EnumCase): Static<typeof QueueResponse> {
+  return {
+    ...queueSettings(view.snapshot, enumCase),
+    enqueuedPullRequests: view.enqueued.map((entry) => prItem(entry, enumCase)),
+  };
+}
+
+/** The forge's web address of a PR, in GitHub's form. */
+const prUrl = (repo: RepoRef, number: number): string =>
+  `https://${repo.host}/${repo.owner}/${repo.name}/pull/${number}`;
+
+export function testingDetails(view: TestRunView, repo: RepoRef): Static<typeof TestingDetails> {
+  const { run } = view;
+  return {
+    requiredStatuses: view.requiredStatuses,
+    requiredStatusesSource: view.requiredStatusesSource,
+    testBranch: run.testBranch,
+    testBranchSha: run.testSha,
+    createdAt: iso(run.createdAt),
+    // A run whose test commit is still being built is, for a client, already in progress.
+    status: run.status === 'creating' ? 'in_progress' : run.status,
+    checkSuites: [],
+    // GitHub's commit-status states, UPPERCASE as in contract §2.7.
+    statusChecks: view.statuses.map((s) => ({
+      context: s.context,
+      url: s.url,
+      state: s.state.toUpperCase(),
+      description: s.description,
+    })),
+    testedPullRequests: view.testedPullRequests.map((pr) => ({
+      prNumber: pr.prNumber,
+      prUrl: prUrl(repo, pr.prNumber),
+      title: pr.title,
+    })),
+    impactedTargets: view.impactedTargets ?? undefined,
+    impactedTargetsForTestedPrs: view.impactedTargetsForTestedPrs ?? undefined,
+    dependentPrs: run.dependentPrs,
+  };
+}
