@@ -1,6 +1,5 @@
 /** `greenline serve`: runs the server until SIGINT or SIGTERM. */
 import { Command, Option } from 'commander';
-import { createLogger, createServer } from '../server.js';
 import { configFrom, withStoreOptions } from './store-options.js';
 
 interface ServeFlags {
@@ -49,6 +48,8 @@ Examples:
         enumCase: flags.enumCase, logLevel: flags.logLevel, pollIntervalSeconds: flags.pollInterval,
         ciMaxParallel: flags.ciMaxParallel, ...(flags.config ? { config: flags.config } : {}),
       });
+      // Loaded here, not at the top: the admin commands start without loading the server.
+      const { createLogger, createServer } = await import('../server.js');
       const logger = createLogger(config.logLevel);
       const server = createServer(config, logger);
       const { bootstrapToken } = await server.start();

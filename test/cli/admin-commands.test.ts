@@ -1,0 +1,106 @@
+/** `greenline token …` and `greenline repo …` as real processes on a real SQLite data dir. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authenticateToken } from '../../src/app/tokens.js';
+import { connect } from '../../src/store/connect.js';
+import { runCli } from './run-cli.js';
+
+let dir: string;
+beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'greenline-cli-')); });
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const lastLine = (s: string): string => s.trimEnd().split('\n').at(-1)!;
+
+async function authenticates(token: string): Promise<string | null> {
+  const db = connect({ databaseUrl: null, dataDir: dir });
+  try {
+    return (await authenticateToken(db, token))?.orgName ?? null;
+  } finally {
+    await db.destroy();
+  }
+}
+
+describe('greenline token', () => {
+  it('create prints the new token alone on the last line; it authenticates for its org', async () => {
+    const r = await runCli(['token', 'create', '--org', 'acme', '--name', 'ci', '--data-dir', dir]);
+    expect(r.code).toBe(0);
+    const token = lastLine(r.stdout);
+    expect(token).toMatch(/^gl_[A-Za-z0-9_-]{43}$/);
+    expect(await authenticates(token)).toBe('acme');
+  });
+
+  it('list shows tokens without secrets; revoke stops a token from authenticating', async () => {
+    const created = await runCli(['token', 'create', '--org', 'beta', '--data-dir', dir]);
+    const token = lastLine(created.stdout);
+    const id = /Created token (\S+)/.exec(created.stdout)![1]!;
+    const list = await runCli(['token', 'list', '--org', 'beta', '--data-dir', dir]);
+    expect(list.stdout).toContain(id);
+    expect(list.stdout).toContain('active');
+    expect(list.stdout).not.toContain(token);
+
+    const revoked = await runCli(['token', 'revoke', id, '--data-dir', dir]);
+    expect(revoked.code).toBe(0);
+    expect(await authenticates(token)).toBeNull();
+    const again = await runCli(['token', 'revoke', id, '--data-dir', dir]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/No active token has id/);
+  });
+
+  it('create without --org fails with a message', async () => {
+    const r = await runCli(['token', 'create', '--data-dir', dir]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/--org/);
+  });
+});
+
+describe('greenline repo', () => {
+  it('connect, list, disconnect', async () => {
+    const c = await runCli(['repo', 'connect', 'github.com/acme/web', '--org', 'acme', '--forge', 'git',
+      '--remote', '/srv/git/web.git', '--ci-command', 'npm test', '--data-dir', dir]);
+    expect(c.code).toBe(0);
+    expect(c.stdout).toContain('Connected github.com/acme/web');
+
+    const l = await runCli(['repo', 'list', '--data-dir', dir]);
+    expect(l.stdout).toMatch(/github\.com\/acme\/web\s+org acme\s+forge git\s+remote \/srv\/git\/web\.git\s+ci: npm test/);
+
+    const dup = await runCli(['repo', 'connect', 'github.com/acme/web', '--org', 'acme', '--forge', 'git', '--remote', '/x', '--data-dir', dir]);
+    expect(dup.code).toBe(1);
+    expect(dup.stderr).toMatch(/already connected/);
+
+    const d = await runCli(['repo', 'disconnect', 'github.com/acme/web', '--data-dir', dir]);
+    expect(d.code).toBe(0);
+    expect((await runCli(['repo', 'list', '--data-dir', dir])).stdout).toContain('No repositories connected.');
+    const d2 = await runCli(['repo', 'disconnect', 'github.com/acme/web', '--data-dir', dir]);
+    expect(d2.stderr).toMatch(/is not connected/);
+  });
+
+  it('refuses --forge github as not available in this version (exit 2)', async () => {
+    const r = await runCli(['repo', 'connect', 'github.com/acme/api', '--org', 'acme', '--forge', 'github', '--data-dir', dir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/github forge is not available in this version/);
+  });
+
+  it('requires --remote for --forge git, and a HOST/OWNER/NAME repository', async () => {
+    const noRemote = await runCli(['repo', 'connect', 'github.com/acme/api', '--org', 'acme', '--forge', 'git', '--data-dir', dir]);
+    expect(noRemote.code).toBe(2);
+    expect(noRemote.stderr).toMatch(/--remote/);
+    const bad = await runCli(['repo', 'connect', 'acme/api', '--org', 'acme', '--forge', 'git', '--remote', '/x', '--data-dir', dir]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/HOST\/OWNER\/NAME/);
+  });
+
+  it('--help shows examples', async () => {
+    const r = await runCli(['repo', 'connect', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Examples:');
+    expect(r.stdout).toContain('--ci-command');
+  });
+
+  it('an unknown GREENLINE_ variable is a usage error naming it', async () => {
+    const r = await runCli(['repo', 'list', '--data-dir', dir], { GREENLINE_DATADIR: '/x' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/GREENLINE_DATADIR/);
+  });
+});

@@ -1,0 +1,67 @@
+/** Configuration layering: defaults ← file ← env ← flags; validated once; unknown keys named. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_CONFIG, loadConfig, readEnv } from '../../src/config.js';
+
+describe('readEnv', () => {
+  it('maps GREENLINE_* variables to keys and ignores other variables', () => {
+    expect(readEnv({ GREENLINE_PORT: '9000', GREENLINE_ENUM_CASE: 'lower', GREENLINE_DATA_DIR: '/d', PATH: '/bin' }))
+      .toEqual({ port: '9000', enumCase: 'lower', dataDir: '/d' });
+  });
+
+  it('refuses an unknown GREENLINE_ variable, naming it', () => {
+    expect(() => readEnv({ GREENLINE_PROT: '1' })).toThrow(/GREENLINE_PROT/);
+  });
+
+  it('leaves the variables the CI runner sets for its commands alone', () => {
+    expect(readEnv({ GREENLINE_TEST_RUN_ID: 'x', GREENLINE_PR_NUMBERS: '1,2' })).toEqual({});
+  });
+});
+
+describe('loadConfig', () => {
+  let dir: string;
+  beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'greenline-config-')); });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('uses the defaults when nothing is given, frozen', () => {
+    const c = loadConfig({ env: {}, cwd: dir });
+    expect(c).toEqual(DEFAULT_CONFIG);
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('layers file < env < flags', () => {
+    writeFileSync(join(dir, 'greenline.yaml'), 'port: 7000\nhost: 0.0.0.0\nlogLevel: debug\n');
+    const c = loadConfig({ cwd: dir, env: { GREENLINE_PORT: '7100', GREENLINE_HOST: '::1' }, flags: { port: '7200', host: undefined } });
+    expect(c).toMatchObject({ port: 7200, host: '::1', logLevel: 'debug' });
+  });
+
+  it('reads an explicit --config file and requires it to exist', () => {
+    const file = join(dir, 'other.yaml');
+    writeFileSync(file, 'databaseUrl: postgres://u@h/db\n');
+    expect(loadConfig({ configPath: file, env: {} }).databaseUrl).toBe('postgres://u@h/db');
+    expect(() => loadConfig({ configPath: join(dir, 'missing.yaml'), env: {} })).toThrow(/does not exist/);
+  });
+
+  it('names an unknown key of the file', () => {
+    writeFileSync(join(dir, 'greenline.yaml'), 'prot: 1\n');
+    expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(/Unknown configuration key "prot"/);
+  });
+
+  it.each([
+    [{ port: '70000' }, /port must be an integer from 0 to 65535/],
+    [{ enumCase: 'title' }, /enumCase must be one of upper, lower/],
+    [{ databaseUrl: 'mysql://x' }, /databaseUrl must start with/],
+    [{ ciMaxParallel: '0' }, /ciMaxParallel must be an integer from 1/],
+    [{ pollIntervalSeconds: 'soon' }, /pollIntervalSeconds must be an integer/],
+  ])('rejects %o with a message naming the key', (flags, message) => {
+    expect(() => loadConfig({ cwd: dir, env: {}, flags })).toThrow(ConfigError);
+    expect(() => loadConfig({ cwd: dir, env: {}, flags })).toThrow(message);
+  });
+
+  it('rejects a file that is not a mapping', () => {
+    writeFileSync(join(dir, 'greenline.yaml'), '- a\n- b\n');
+    expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(/must be a mapping/);
+  });
+});
