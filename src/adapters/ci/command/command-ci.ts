@@ -1,0 +1,223 @@
+/**
+ * The built-in CI: runs the repository's `ciCommand` on a checkout of each test commit and reports
+ * the outcome as a commit status (context `greenline/ci` by default) through the status sink.
+ *
+ * A run goes: queued (at most `maxParallel` run at once; the rest wait in FIFO order, reported
+ * `pending`) → checked out (worktree.ts) → running (`/bin/sh -c` in its own process group) → finished:
+ *
+ * | how it ended                       | status  | description                      |
+ * |------------------------------------|---------|----------------------------------|
+ * | exit code 0                        | success | exited with code 0 after Ns      |
+ * | other exit code or a signal        | failure | exited with code N / killed by S |
+ * | `timeoutMinutes` passed            | error   | timed out after N minutes        |
+ * | no command, commit or checkout     | error   | what was missing                 |
+ * | cancelled (or the runner stopped)  | none    | (the caller no longer waits)     |
+ *
+ * Timeout and cancel stop the whole group: SIGTERM, then SIGKILL after a grace period. Processes
+ * the command left running when it exited are stopped the same way. The output of the command is
+ * kept in `${dataDir}/logs/<runId>.log`.
+ */
+import { mkdir, open, readFile, appendFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { CiPort, CiStartRequest, CiStatus, CiStatusSink, RepoBinding } from '../../../ports.js';
+import { Mirrors } from '../../forge/git/mirror.js';
+import { spawnGroup, terminateGroup, type Exit } from './process-group.js';
+import { addWorktree, removeWorktree } from './worktree.js';
+
+export interface CommandCiOptions {
+  dataDir: string;
+  maxParallel: number;
+  onStatus: CiStatusSink;
+  logger: Logger;
+  statusContext?: string;
+  /** Length of one minute of `timeoutMinutes` (default 60 000 ms). */
+  minuteMs?: number;
+  /** Time between SIGTERM and SIGKILL when stopping a command (default 10 s). */
+  killGraceMs?: number;
+  /**
+   * Environment of the commands besides the GREENLINE_* variables. Default: PATH, HOME, locale and
+   * the like from this process, never the rest of it (the service's own secrets stay out of CI).
+   */
+  env?: Record<string, string>;
+}
+
+interface Run {
+  req: CiStartRequest;
+  cancelled: boolean;
+  timedOut: boolean;
+  pgid: number | null;
+  done: Promise<void>;
+}
+
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const PASSED_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'TERM'];
+/** Commit status descriptions are short on forges (GitHub: 140 characters). */
+const MAX_DESCRIPTION = 140;
+
+export class CommandCi implements CiPort {
+  private readonly waiting: Run[] = [];
+  private readonly active = new Map<string, Run>();
+  /** Every run id ever started here: start is idempotent per run id. */
+  private readonly started = new Set<string>();
+  private readonly mirrors: Mirrors;
+  private readonly context: string;
+  private readonly minuteMs: number;
+  private readonly graceMs: number;
+  private readonly env: Record<string, string>;
+  private stopped = false;
+
+  constructor(private readonly opts: CommandCiOptions) {
+    if (!Number.isInteger(opts.maxParallel) || opts.maxParallel < 1) {
+      throw new Error(`maxParallel must be a positive integer, got ${opts.maxParallel}`);
+    }
+    this.mirrors = new Mirrors({ dataDir: opts.dataDir, fetchTtlMs: 2_000, networkTimeoutMs: 600_000 });
+    this.context = opts.statusContext ?? 'greenline/ci';
+    this.minuteMs = opts.minuteMs ?? 60_000;
+    this.graceMs = opts.killGraceMs ?? 10_000;
+    this.env = opts.env ?? Object.fromEntries(PASSED_ENV.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
+  }
+
+  async start(req: CiStartRequest): Promise<void> {
+    if (this.stopped) throw new Error('the command CI is stopped');
+    if (!SAFE_ID.test(req.runId)) throw new Error(`invalid test run id "${req.runId}"`);
+    if (this.started.has(req.runId)) return;
+    this.started.add(req.runId);
+    const run: Run = { req, cancelled: false, timedOut: false, pgid: null, done: Promise.resolve() };
+    if (this.active.size < this.opts.maxParallel) return this.begin(run);
+    this.waiting.push(run);
+    await this.report(run, 'pending', `waiting for a free runner (${this.opts.maxParallel} busy)`);
+  }
+
+  async cancel(runId: string): Promise<void> {
+    const i = this.waiting.findIndex((r) => r.req.runId === runId);
+    if (i >= 0) {
+      this.waiting.splice(i, 1);
+      return;
+    }
+    const run = this.active.get(runId);
+    if (!run) return;
+    run.cancelled = true;
+    if (run.pgid !== null) await terminateGroup(run.pgid, this.graceMs);
+    await run.done;
+  }
+
+  async getLog(runId: string): Promise<string | null> {
+    if (!SAFE_ID.test(runId)) return null;
+    try {
+      return await readFile(this.logPath(runId), 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  /** Stops every run (queued ones never start) and waits until their processes are gone. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.waiting.length = 0;
+    await Promise.all([...this.active.keys()].map((id) => this.cancel(id)));
+  }
+
+  /** Takes a runner slot; resolves once the run reported `pending` (the run goes on in the background). */
+  private begin(run: Run): Promise<void> {
+    this.active.set(run.req.runId, run);
+    let reported!: () => void;
+    const pending = new Promise<void>((resolve) => (reported = resolve));
+    run.done = this.execute(run, reported)
+      .catch((err: unknown) => this.opts.logger.error({ err, runId: run.req.runId }, 'command CI run failed'))
+      .finally(() => {
+        reported();
+        this.active.delete(run.req.runId);
+        const next = this.stopped ? undefined : this.waiting.shift();
+        if (next) void this.begin(next);
+      });
+    return pending;
+  }
+
+  private async execute(run: Run, reported: () => void): Promise<void> {
+    const { req } = run;
+    const command = req.repo.ciCommand;
+    await this.report(run, 'pending', command ? `running: ${command}` : 'starting');
+    reported();
+    if (!command) return this.report(run, 'error', 'no CI command is configured for this repository');
+
+    const mirror = this.mirrors.get(gitBinding(req.repo));
+    const workDir = path.join(this.opts.dataDir, 'worktrees', req.runId);
+    const logPath = this.logPath(req.runId);
+    await mkdir(path.dirname(logPath), { recursive: true });
+    await appendFile(logPath, `# greenline test run ${req.runId}: ${req.branch} at ${req.sha}, PRs ${req.prNumbers.map((n) => `#${n}`).join(', ')}\n`);
+    try {
+      const missing = await mirror.ensureCommits([req.sha]);
+      if (missing.length > 0) throw new Error(`commit ${req.sha} is not on the remote`);
+      await addWorktree(mirror.dir, workDir, req.sha);
+    } catch (err) {
+      await appendFile(logPath, `# checkout failed: ${String(err)}\n`);
+      if (!run.cancelled) await this.report(run, 'error', `checkout failed: ${(err as Error).message}`);
+      return;
+    }
+
+    let exit: Exit | null = null;
+    const startedAt = Date.now();
+    if (!run.cancelled) {
+      const log = await open(logPath, 'a');
+      await log.write(`$ ${command}\n`);
+      const proc = spawnGroup(command, { cwd: workDir, env: this.commandEnv(req), logFd: log.fd });
+      run.pgid = proc.pgid;
+      await log.close();
+      // setTimeout fires at once beyond 2^31-1 ms, so longer timeouts (25 days) are capped there.
+      const timer = req.timeoutMinutes > 0 ? setTimeout(() => {
+        run.timedOut = true;
+        void terminateGroup(proc.pgid, this.graceMs);
+      }, Math.min(req.timeoutMinutes * this.minuteMs, 2 ** 31 - 1)) : undefined;
+      exit = await proc.exited;
+      clearTimeout(timer);
+      await terminateGroup(proc.pgid, this.graceMs); // whatever the command left behind
+    }
+    await removeWorktree(mirror.dir, workDir);
+
+    const seconds = Math.round((Date.now() - startedAt) / 1000);
+    const [state, description]: [CiStatus['state'], string] =
+      run.cancelled || !exit ? ['error', 'cancelled']
+        : run.timedOut ? ['error', `timed out after ${req.timeoutMinutes} minutes`]
+          : exit.error ? ['error', `could not start /bin/sh: ${exit.error.message}`]
+            : exit.code === 0 ? ['success', `exited with code 0 after ${seconds}s`]
+              : ['failure', exit.code !== null ? `exited with code ${exit.code} after ${seconds}s` : `killed by ${exit.signal}`];
+    await appendFile(logPath, `# ${description}\n`);
+    if (!run.cancelled) await this.report(run, state, description);
+  }
+
+  private commandEnv(req: CiStartRequest): Record<string, string> {
+    return {
+      ...this.env,
+      GREENLINE_TEST_RUN_ID: req.runId,
+      GREENLINE_TARGET_BRANCH: req.targetBranch,
+      GREENLINE_PR_NUMBERS: req.prNumbers.join(','),
+      GREENLINE_TEST_SHA: req.sha,
+      GREENLINE_TEST_BRANCH: req.branch,
+    };
+  }
+
+  private logPath(runId: string): string {
+    return path.join(this.opts.dataDir, 'logs', `${runId}.log`);
+  }
+
+  private async report(run: Run, state: CiStatus['state'], description: string): Promise<void> {
+    const status: CiStatus = { context: this.context, state, description: description.slice(0, MAX_DESCRIPTION) };
+    try {
+      await this.opts.onStatus({ runId: run.req.runId, status });
+    } catch (err) {
+      this.opts.logger.error({ err, runId: run.req.runId, status }, 'reporting a CI status failed');
+    }
+  }
+}
+
+/**
+ * Where the commit can be fetched from: the remote of a git-forge repository; for a GitHub
+ * repository, its https clone URL (credentials come from git's own configuration).
+ */
+function gitBinding(repo: RepoBinding): RepoBinding {
+  if (repo.forge === 'git') return repo;
+  const { host, owner, name } = repo.repo;
+  return { ...repo, remote: `https://${host}/${owner}/${name}.git` };
+}
