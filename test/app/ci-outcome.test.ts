@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { outcomeOf } from '../../src/app/ci-outcome.js';
+import { resolveRequiredStatuses } from '../../src/app/repo-binding.js';
+import { nextAttemptAt, RETRY_RULES } from '../../src/app/retry-policy.js';
+import type { RepoRow } from '../../src/store/database.js';
+
+const s = (context: string, state: string) => ({ context, state });
+
+describe('outcomeOf', () => {
+  it('waits until every required status succeeded', () => {
+    expect(outcomeOf(['build', 'lint'], [s('build', 'success')])).toBeNull();
+    expect(outcomeOf(['build', 'lint'], [s('build', 'success'), s('lint', 'pending')])).toBeNull();
+    expect(outcomeOf(['build', 'lint'], [s('build', 'success'), s('lint', 'success')])).toEqual({ outcome: 'success' });
+  });
+
+  it('fails on the first required failure or error, even while others are pending', () => {
+    expect(outcomeOf(['build', 'lint'], [s('lint', 'error')])).toEqual({ outcome: 'failure', detail: 'required status "lint" reported error' });
+    expect(outcomeOf(['build'], [s('build', 'failure')])).toMatchObject({ outcome: 'failure' });
+  });
+
+  it('ignores statuses that are not required', () => {
+    expect(outcomeOf(['build'], [s('coverage', 'failure'), s('build', 'success')])).toEqual({ outcome: 'success' });
+  });
+});
+
+describe('resolveRequiredStatuses', () => {
+  const repo = (over: Partial<RepoRow>): RepoRow => ({
+    id: 'r', org_id: 'o', host: 'h', owner: 'o', name: 'n', forge: 'git', remote: null, pr_ref_pattern: 'refs/pull/{n}/head',
+    ci_command: null, test_branch_prefix: 'greenline-merge', required_statuses: null, created_at: 0, ...over,
+  });
+
+  it('prefers the queue override, then the repo list, then the built-in runner', () => {
+    const withAll = repo({ required_statuses: '["build"]', ci_command: 'make' });
+    expect(resolveRequiredStatuses(['e2e'], withAll)).toEqual({ statuses: ['e2e'], source: 'merge_instance' });
+    expect(resolveRequiredStatuses(null, withAll)).toEqual({ statuses: ['build'], source: 'trunk_config' });
+    expect(resolveRequiredStatuses(null, repo({ ci_command: 'make' }))).toEqual({ statuses: ['greenline/ci'], source: 'trunk_config' });
+    expect(resolveRequiredStatuses(null, repo({}))).toBeNull();
+    expect(resolveRequiredStatuses([], repo({}))).toBeNull();
+  });
+});
+
+describe('retry policy', () => {
+  it('backs off exponentially up to a cap, then gives up', () => {
+    expect(nextAttemptAt('merge', 1, 0)).toBe(2_000);
+    expect(nextAttemptAt('merge', 2, 0)).toBe(4_000);
+    expect(nextAttemptAt('merge', 5, 0)).toBe(10_000);
+    expect(nextAttemptAt('merge', RETRY_RULES.merge.maxAttempts, 0)).toBeNull();
+    expect(nextAttemptAt('createTestBranch', 4, 0)).toBeNull();
+  });
+});
