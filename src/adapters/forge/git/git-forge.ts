@@ -92,7 +92,7 @@ export class GitForge implements ForgePort {
     if (pushed?.flag === '!' && !/remote ref does not exist/.test(pushed.summary)) {
       throw new Error(`the remote refused to delete ${branch}: ${pushed.summary}`);
     }
-    await runGit(['update-ref', '-d', `refs/heads/${branch}`], { cwd: m.dir });
+    await m.setLocalRef(`refs/heads/${branch}`, null);
   }
 
   async advanceTarget(repo: RepoBinding, req: {

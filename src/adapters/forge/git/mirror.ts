@@ -132,10 +132,22 @@ export class Mirror {
       throw new Error(`push to ${redact(this.url)} failed: ${out.stderr.trim()}`);
     }
     for (const p of pushed) {
-      if (p.flag === '-') await git(['update-ref', '-d', p.ref], { cwd: this.dir });
-      else if (p.flag !== '!' && isSha(p.src)) await git(['update-ref', p.ref, p.src], { cwd: this.dir });
+      if (p.flag === '-') await this.setLocalRef(p.ref, null);
+      else if (p.flag !== '!' && isSha(p.src)) await this.setLocalRef(p.ref, p.src);
     }
     return pushed.map(({ flag, ref, summary }) => ({ flag, ref, summary }));
+  }
+
+  /**
+   * Makes the mirror's ref follow what we know the remote now holds (sha, or null: deleted). The
+   * mirror is a cache: when the update fails (a fetch holds the ref's lock), the next read fetches.
+   */
+  async setLocalRef(ref: string, sha: string | null): Promise<void> {
+    try {
+      await git(sha ? ['update-ref', ref, sha] : ['update-ref', '-d', ref], { cwd: this.dir });
+    } catch {
+      this.lastFetchStart = -Infinity;
+    }
   }
 
   private init(): Promise<void> {
