@@ -30,8 +30,11 @@ export type AdvanceResult =
       mergedPrNumbers?: number[]; newSha?: string };
 
 export interface ForgePort {
-  /** Current state of a PR, or null when the forge has no such PR. */
-  getPullRequest(repo: RepoBinding, number: number): Promise<PrInfo | null>;
+  /**
+   * Current state of a PR, or null when the forge has no such PR. `targetBranch` is the queue's branch:
+   * forges without PR metadata (plain git) report it as the PR's base and compute mergeability against it.
+   */
+  getPullRequest(repo: RepoBinding, number: number, targetBranch?: string): Promise<PrInfo | null>;
   /** Current sha of a branch, or null when it does not exist. */
   getBranchSha(repo: RepoBinding, branch: string): Promise<string | null>;
   /**
