@@ -1,5 +1,4 @@
 /** The forge and CI adapters the application drives, chosen per repository binding. */
-import type { PrInfo } from '../engine/types.js';
 import type { CiPort, ForgePort, RepoBinding } from '../ports.js';
 
 export interface Adapters {
@@ -15,12 +14,3 @@ export function forgeFor(adapters: Adapters, binding: RepoBinding): ForgePort {
   return forge;
 }
 
-/**
- * A PR as the forge sees it relative to the queue's target branch. Forges without PR base metadata
- * (the git forge) take the target branch as an optional third argument to compute the base and the
- * mergeability against it; the others ignore it.
- */
-export function readPullRequest(forge: ForgePort, binding: RepoBinding, number: number, targetBranch: string): Promise<PrInfo | null> {
-  const read = forge.getPullRequest as (this: ForgePort, repo: RepoBinding, number: number, targetBranch?: string) => Promise<PrInfo | null>;
-  return read.call(forge, binding, number, targetBranch);
-}

@@ -14,7 +14,7 @@ import type { Database, QueueRow } from '../store/database.js';
 import { listActiveEntries } from '../store/entries.js';
 import { listQueuesWithActiveEntries } from '../store/queues.js';
 import { findRepoById } from '../store/repos.js';
-import { forgeFor, readPullRequest, type Adapters } from './adapters.js';
+import { forgeFor, type Adapters } from './adapters.js';
 import type { Clock } from './clock.js';
 import type { QueueExecutor } from './queue-executor.js';
 import { bindingOf } from './repo-binding.js';
@@ -67,7 +67,7 @@ export class ForgePoller {
     const binding = bindingOf(repo);
     const forge = forgeFor(adapters, binding);
     for (const entry of await listActiveEntries(db, queue.id, TERMINAL_STATES)) {
-      const pr = await readPullRequest(forge, binding, entry.prNumber, queue.target_branch);
+      const pr = await forge.getPullRequest(binding, entry.prNumber, queue.target_branch);
       await executor.apply(queue.id, (s) => {
         const now = s.entries.find((e) => e.prNumber === entry.prNumber);
         if (!now) return null;

@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { newQueueSnapshot } from '../engine/config.js';
-import { queueOrder, readiness } from '../engine/index.js';
+import { parsePriority, queueOrder, readiness, validateConfigPatch } from '../engine/index.js';
 import { PrState, isTerminal, type Entry, type ImpactedTargets, type QueueConfig, type RepoRef } from '../engine/types.js';
 import { HttpError } from '../errors.js';
 import type { CiStatus } from '../ports.js';
@@ -16,11 +16,10 @@ import { findEntry, findEntryById, listActiveEntriesAtSha, listActivePrNumbers, 
 import { findImpactedTargets, upsertImpactedTargets } from '../store/impacted-targets.js';
 import { deleteQueueRow, findQueue, findQueueById, insertQueue } from '../store/queues.js';
 import { findRunRow, findRunRowByTestSha, runOf } from '../store/test-runs.js';
-import { forgeFor, readPullRequest, type Adapters } from './adapters.js';
+import { forgeFor, type Adapters } from './adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
 import type { Clock } from './clock.js';
 import { renderMetrics } from './metrics.js';
-import { validateConfigPatch } from './queue-config-patch.js';
 import { refreshTarget } from './target-refresh.js';
 import type { QueueExecutor } from './queue-executor.js';
 import { queueOfOrg, repoOfOrg } from './queue-lookup.js';
@@ -44,6 +43,14 @@ const CI_STATES: readonly CiStatus['state'][] = ['pending', 'success', 'failure'
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+/** The defined settings of `input`, checked by the engine's rules; a bad one is a 400 naming it. */
+function configPatch(input: Partial<QueueConfig>): Partial<QueueConfig> {
+  const patch = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<QueueConfig>;
+  const problem = validateConfigPatch(patch);
+  if (problem) throw new HttpError('VALIDATION_FAILED', problem);
+  return patch;
+}
+
 function assertPrNumber(n: number, min = 1): void {
   if (!Number.isSafeInteger(n) || n < min || n > 4294967295) {
     throw new HttpError('VALIDATION_FAILED', `pr.number must be an integer from ${min} to 4294967295`);
@@ -62,7 +69,7 @@ export class GreenlineService implements MergeQueueService {
   async createQueue(ctx: AuthContext, key: QueueKey, config: Pick<Partial<QueueConfig>, 'mode' | 'concurrency'>): Promise<void> {
     const { db, clock, newId } = this.deps;
     const repo = await repoOfOrg(db, ctx, key.repo);
-    const patch = validateConfigPatch({ mode: config.mode, concurrency: config.concurrency });
+    const patch = configPatch({ mode: config.mode, concurrency: config.concurrency });
     if (!key.targetBranch) throw new HttpError('VALIDATION_FAILED', 'targetBranch must be a non-empty branch name');
     if (await findQueue(db, repo.id, key.targetBranch)) throw new HttpError('QUEUE_EXISTS', key.targetBranch);
     const s = newQueueSnapshot(repoRefOf(repo), key.targetBranch, patch, repo.test_branch_prefix);
@@ -91,7 +98,7 @@ export class GreenlineService implements MergeQueueService {
     const { queue } = await queueOfOrg(this.deps.db, ctx, key);
     const { state, deleteRequiredStatuses, requiredStatuses, ...rest } = update;
     // contract §3 #5: an empty requiredStatuses list changes nothing; deleteRequiredStatuses clears.
-    const patch = validateConfigPatch({
+    const patch = configPatch({
       ...rest,
       ...(requiredStatuses && requiredStatuses.length > 0 ? { requiredStatuses } : {}),
       ...(deleteRequiredStatuses ? { requiredStatuses: null } : {}),
@@ -123,9 +130,11 @@ export class GreenlineService implements MergeQueueService {
   async submitPullRequest(ctx: AuthContext, key: QueueKey, req: { prNumber: number; priority?: number | string | null; noBatch?: boolean }): Promise<void> {
     const { db, adapters, executor, clock, newId } = this.deps;
     assertPrNumber(req.prNumber);
+    const priority = parsePriority(req.priority);
+    if (!priority.ok) throw new HttpError('VALIDATION_FAILED', priority.message);
     const { repo, queue } = await queueOfOrg(db, ctx, key);
     const binding = bindingOf(repo);
-    const pr = await readPullRequest(forgeFor(adapters, binding), binding, req.prNumber, queue.target_branch);
+    const pr = await forgeFor(adapters, binding).getPullRequest(binding, req.prNumber, queue.target_branch);
     if (!pr) throw new HttpError('PR_NOT_FOUND', `Pull request #${req.prNumber} does not exist in ${repo.owner}/${repo.name}`);
     if (queue.target_sha === null) await refreshTarget(this.deps, queue, repo);
     const entryId = (await findEntry(db, queue.id, req.prNumber))?.id ?? newId();

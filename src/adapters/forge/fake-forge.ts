@@ -96,7 +96,8 @@ export class FakeForge implements ForgePort {
     this.injected.set(op, [...(this.injected.get(op) ?? []), error]);
   }
 
-  async getPullRequest(binding: RepoBinding, number: number): Promise<PrInfo | null> {
+  /** The fake knows each PR's base branch, so it ignores the queue's target branch. */
+  async getPullRequest(binding: RepoBinding, number: number, _targetBranch?: string): Promise<PrInfo | null> {
     this.enter('getPullRequest', binding, String(number));
     const pr = this.state(repoKey(binding)).prs.get(number);
     if (!pr || pr.state === 'closed') return null;
@@ -135,6 +136,15 @@ export class FakeForge implements ForgePort {
     this.enter('advanceTarget', binding, `${req.targetBranch} ${req.expectedSha} ${req.testSha} ${req.method}`);
     const s = this.state(repoKey(binding));
     const current = s.branches.get(req.targetBranch);
+    const expected = s.commits.get(req.expectedSha);
+    const tested = s.commits.get(req.testSha);
+    if (!expected || !tested) return { ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED', detail: 'unknown commit' };
+    // Squash and rebase write one commit per PR on the expected head; a merge commit is the tested one.
+    let head = expected;
+    if (req.method === 'merge_commit') head = tested;
+    else for (const pr of req.prs) head = this.commit(s, head, pr);
+    // A retried merge whose first attempt landed: the target already is exactly this result.
+    if (current === head.sha && current !== req.expectedSha) return { ok: true, newSha: head.sha };
     if (current !== req.expectedSha) {
       return { ok: false, reason: 'TARGET_MOVED', detail: `${req.targetBranch} is at ${current}, not ${req.expectedSha}` };
     }
@@ -143,14 +153,10 @@ export class FakeForge implements ForgePort {
         return { ok: false, reason: 'PR_UPDATED_AT_MERGE_TIME', detail: `PR #${pr.number} head moved since it was tested` };
       }
     }
-    const tested = s.commits.get(req.testSha);
-    if (!tested) return { ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED', detail: `unknown test commit ${req.testSha}` };
-    // Squash and rebase write one commit per PR; the result must hold exactly what was tested.
-    let head = s.commits.get(req.expectedSha)!;
-    if (req.method === 'merge_commit') head = tested;
-    else for (const pr of req.prs) head = this.commit(s, head, pr);
-    const same = head.prs.map((p) => `${p.number}@${p.headSha}`).join() === tested.prs.map((p) => `${p.number}@${p.headSha}`).join();
-    if (!same) return { ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED', detail: 'the merged result differs from the tested commit' };
+    const content = (c: FakeCommit, n = c.prs.length) => c.prs.slice(0, n).map((p) => `${p.number}@${p.headSha}`).join();
+    if (content(head) !== content(tested) || content(tested, expected.prs.length) !== content(expected)) {
+      return { ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED', detail: 'the merged result differs from the tested commit' };
+    }
     s.branches.set(req.targetBranch, head.sha);
     for (const pr of req.prs) s.prs.get(pr.number)!.state = 'merged';
     return { ok: true, newSha: head.sha };

@@ -1,0 +1,171 @@
+/** The effect runner end to end: real service and store, fake forge and CI, a manual clock. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app/create-app.js';
+import type { AuthContext, QueueKey } from '../../src/app/types.js';
+import { leaseEffects, listEffects, selectDueEffectIds } from '../../src/store/effects.js';
+import { findQueue } from '../../src/store/queues.js';
+import { listQueueEvents } from '../../src/store/queue-events.js';
+import { createTestService, type TestService } from '../helpers/service.js';
+
+const REPO = 'github.com/acme/web';
+let t: TestService;
+let ctx: AuthContext;
+let key: QueueKey;
+
+beforeEach(async () => {
+  t = await createTestService();
+  ({ ctx } = await t.createOrg('acme'));
+  await t.connectRepo('acme', REPO);
+  key = t.key(REPO);
+  await t.service.createQueue(ctx, key, {});
+});
+afterEach(() => t.close());
+
+const stateOf = async (n: number) => (await t.service.getSubmittedPullRequest(ctx, key, { number: n })).entry;
+const runOf = async (n: number) => (await stateOf(n)).runId!;
+const queueId = async () => (await findQueue(t.db, (await t.db.selectFrom('repos').select('id').executeTakeFirstOrThrow()).id, 'main'))!.id;
+
+async function submitAndStartCi(n: number): Promise<string> {
+  t.forge.openPr(REPO, { number: n });
+  await t.service.submitPullRequest(ctx, key, { prNumber: n });
+  await t.runEffects();
+  const runId = await runOf(n);
+  expect(t.ci.startedRunIds()).toContain(runId);
+  return runId;
+}
+
+describe('effect runner', () => {
+  it('submit → test branch → CI → pass → merged onto the fake target, test branch deleted', async () => {
+    const runId = await submitAndStartCi(1);
+    expect((await stateOf(1)).state).toBe('TESTING');
+    const started = t.ci.started.find((s) => s.runId === runId)!;
+    expect(started).toMatchObject({ targetBranch: 'main', prNumbers: [1], branch: expect.stringMatching(new RegExp(`^greenline-merge/pr-1/${runId}$`)) });
+    expect(t.forge.prsOnBranch(REPO, started.branch)).toEqual([1]);
+
+    await t.ci.pass(runId);
+    await t.runEffects();
+    expect((await stateOf(1)).state).toBe('MERGED');
+    expect(t.forge.prsOnBranch(REPO, 'main')).toEqual([1]);
+    expect(t.forge.state(REPO).branches.has(started.branch)).toBe(false);
+    expect(t.forge.state(REPO).prs.get(1)!.state).toBe('merged');
+    const types = (await listQueueEvents(t.db, await queueId())).map((e) => e.type);
+    expect(types).toContain('pull_request.submitted');
+    expect(types).toContain('pull_request.testing');
+    expect(types.at(-1)).toBe('pull_request.merged');
+  });
+
+  it('a failing required status fails the PR and leaves the target alone', async () => {
+    const runId = await submitAndStartCi(1);
+    const before = t.forge.state(REPO).branches.get('main');
+    await t.ci.fail(runId);
+    await t.runEffects();
+    const e = await stateOf(1);
+    expect(e.state).toBe('FAILED');
+    expect(e.lastReason).toBe('TEST_RUN_REQUIRED_STATUS_FAILED');
+    expect(t.forge.state(REPO).branches.get('main')).toBe(before);
+  });
+
+  it('a merge conflict while building the test branch fails the PR', async () => {
+    t.forge.state(REPO).conflicting.add(1);
+    t.forge.openPr(REPO, { number: 1 });
+    await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
+    await t.runEffects();
+    const e = await stateOf(1);
+    expect(e.state).toBe('FAILED');
+    expect(e.lastReason).toBe('START_TEST_RUN_MERGE_CONFLICT');
+    expect(t.ci.started).toEqual([]);
+  });
+
+  it('retries a thrown error after the stored backoff, without a timer', async () => {
+    t.forge.failNext('createTestBranch');
+    t.forge.openPr(REPO, { number: 1 });
+    await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
+    await t.runEffects();
+    const effect = (await listEffects(t.db, await queueId())).find((e) => e.kind === 'createTestBranch')!;
+    expect(effect).toMatchObject({ status: 'pending', attempts: 1, last_error: 'injected createTestBranch failure' });
+    expect(effect.run_at).toBe(t.clock.now() + 10_000);
+    expect(t.ci.started).toEqual([]);
+
+    t.clock.advance(10_000);
+    await t.runEffects();
+    expect(t.ci.startedRunIds()).toEqual([await runOf(1)]);
+  });
+
+  it('tells the engine when the retry budget is spent', async () => {
+    for (let i = 0; i < 4; i++) t.forge.failNext('createTestBranch');
+    t.forge.openPr(REPO, { number: 1 });
+    await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
+    for (let i = 0; i < 4; i++) {
+      await t.runEffects();
+      t.clock.advance(60_000);
+    }
+    await t.runEffects();
+    const e = await stateOf(1);
+    expect(e.state).toBe('FAILED');
+    expect(e.lastReason).toBe('START_TEST_RUN_RETRY_EXHAUSTED');
+    expect((await listEffects(t.db, await queueId())).find((x) => x.kind === 'createTestBranch')?.status).toBe('failed');
+  });
+
+  it('scheduled wake-ups deliver ticks: a run past its testing timeout fails and its CI is cancelled', async () => {
+    await t.service.updateQueue(ctx, key, { testingTimeoutMinutes: 1 });
+    const runId = await submitAndStartCi(1);
+    t.clock.advance(61_000);
+    await t.runEffects();
+    const e = await stateOf(1);
+    expect(e.state).toBe('FAILED');
+    expect(e.lastReason).toBe('TEST_RUN_TIMEOUT');
+    expect(t.ci.cancelled).toContain(runId);
+  });
+
+  it('is idempotent over a restart: work done before a crash is redone harmlessly and merged once', async () => {
+    t.forge.openPr(REPO, { number: 1 });
+    await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
+    // A runner claims the createTestBranch effect, does the forge work, and dies before recording it.
+    const claimed = (await t.db.transaction().execute(async (trx) =>
+      leaseEffects(trx, await selectDueEffectIds(trx, t.clock.now(), 10), t.clock.now() + 600_000)))
+      .find((e) => e.kind === 'createTestBranch');
+    const effect = JSON.parse(claimed!.payload);
+    await t.forge.createTestBranch(
+      { id: 'x', org: 'x', repo: key.repo, forge: 'git', remote: null, prRefPattern: '', ciCommand: null, testBranchPrefix: '' },
+      { branch: effect.branch, baseSha: effect.baseSha, prs: effect.prs });
+    await t.app.stop();
+
+    // A new process over the same store: nothing is due until the dead runner's lease expires.
+    const app = createApp({ db: t.db, clock: t.clock, forges: { git: t.forge }, pollIntervalMs: 60_000,
+      createCi: (onStatus) => { t.ci.onStatus = onStatus; return t.ci; } });
+    await app.runner.drain();
+    expect(t.ci.started).toEqual([]);
+    t.clock.advance(600_001);
+    await app.runner.drain();
+    const runId = (await app.service.getSubmittedPullRequest(ctx, key, { number: 1 })).entry.runId!;
+    expect(t.ci.startedRunIds()).toEqual([runId]);
+
+    await t.ci.pass(runId);
+    await app.runner.drain();
+    await app.runner.drain();
+    expect((await app.service.getSubmittedPullRequest(ctx, key, { number: 1 })).entry.state).toBe('MERGED');
+    expect(t.forge.calls.filter((c) => c.startsWith('advanceTarget'))).toHaveLength(1);
+    expect(t.forge.prsOnBranch(REPO, 'main')).toEqual([1]);
+    // Only the testing-timeout wake-up, due in the future, is still pending.
+    expect((await listEffects(t.db, await queueId())).filter((e) => e.status !== 'done').map((e) => [e.kind, e.run_at > t.clock.now()]))
+      .toEqual([['scheduleWakeup', true]]);
+  });
+
+  it('predictive testing: the second PR is tested on top of the first, both merge in order', async () => {
+    await t.service.updateQueue(ctx, key, { concurrency: 2 });
+    t.forge.openPr(REPO, { number: 1 });
+    t.forge.openPr(REPO, { number: 2 });
+    await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
+    await t.service.submitPullRequest(ctx, key, { prNumber: 2 });
+    await t.runEffects();
+    const [r1, r2] = [await runOf(1), await runOf(2)];
+    const branch2 = t.ci.started.find((s) => s.runId === r2)!.branch;
+    expect(t.forge.prsOnBranch(REPO, branch2)).toEqual([1, 2]);
+    await t.ci.pass(r2);
+    await t.ci.pass(r1);
+    await t.runEffects();
+    expect((await stateOf(1)).state).toBe('MERGED');
+    expect((await stateOf(2)).state).toBe('MERGED');
+    expect(t.forge.prsOnBranch(REPO, 'main')).toEqual([1, 2]);
+  });
+});

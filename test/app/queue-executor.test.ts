@@ -1,0 +1,85 @@
+/** The per-queue executor: one transaction per event (outbox pattern), serial per queue. */
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AuthContext, QueueKey } from '../../src/app/types.js';
+import { HttpError } from '../../src/errors.js';
+import { listEffects } from '../../src/store/effects.js';
+import { findQueue } from '../../src/store/queues.js';
+import { createTestService, type TestService } from '../helpers/service.js';
+
+const REPO = 'github.com/acme/web';
+let t: TestService;
+let ctx: AuthContext;
+let key: QueueKey;
+let queueId: string;
+
+beforeEach(async () => {
+  t = await createTestService();
+  ({ ctx } = await t.createOrg('acme'));
+  const repo = await t.connectRepo('acme', REPO);
+  key = t.key(REPO);
+  await t.service.createQueue(ctx, key, {});
+  queueId = (await findQueue(t.db, repo.id, 'main'))!.id;
+});
+afterEach(() => t.close());
+
+const count = async (table: 'entries' | 'transitions' | 'effects' | 'test_runs') =>
+  Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+const version = async () => (await t.db.selectFrom('queues').select('version').where('id', '=', queueId).executeTakeFirstOrThrow()).version;
+
+describe('queue executor', () => {
+  it('writes entry, run, transitions, queue row and effects together', async () => {
+    const v0 = await version();
+    t.forge.openPr(REPO, { number: 1 });
+    await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
+    expect(await version()).toBe(v0 + 1);
+    expect(await count('entries')).toBe(1);
+    expect(await count('transitions')).toBeGreaterThanOrEqual(2);
+    expect(await count('test_runs')).toBe(1);
+    expect((await listEffects(t.db, queueId)).map((e) => e.kind)).toContain('createTestBranch');
+  });
+
+  it('a failing write rolls back everything: no entry, no transition, no run, no effect, same version', async () => {
+    t.forge.openPr(REPO, { number: 1 });
+    const before = { entries: await count('entries'), transitions: await count('transitions'), effects: await count('effects'), runs: await count('test_runs'), version: await version() };
+    // The last write of the transaction (the queue row) fails, as a crash before the commit would.
+    await sql`CREATE TRIGGER fail_queue_update BEFORE UPDATE ON queues BEGIN SELECT RAISE(ABORT, 'disk full'); END`.execute(t.db);
+    await expect(t.service.submitPullRequest(ctx, key, { prNumber: 1 })).rejects.toThrow(/disk full/);
+    await sql`DROP TRIGGER fail_queue_update`.execute(t.db);
+    expect({ entries: await count('entries'), transitions: await count('transitions'), effects: await count('effects'), runs: await count('test_runs'), version: await version() })
+      .toEqual(before);
+
+    // Nothing stale was cached: the same submission now goes through.
+    await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
+    expect(await count('entries')).toBe(1);
+  });
+
+  it('applies concurrent events one at a time', async () => {
+    const prs = Array.from({ length: 12 }, (_, i) => i + 1);
+    for (const n of prs) t.forge.openPr(REPO, { number: n });
+    const v0 = await version();
+    await Promise.all(prs.map((n) => t.service.submitPullRequest(ctx, key, { prNumber: n })));
+    expect(await count('entries')).toBe(12);
+    expect(await version()).toBe(v0 + 12);
+    const { snapshot } = await t.service.getQueue(ctx, key);
+    expect(snapshot.entries.map((e) => e.prNumber).sort((a, b) => a - b)).toEqual(prs);
+  });
+
+  it('sees writes made by another executor over the same database (the row version is checked)', async () => {
+    t.forge.openPr(REPO, { number: 1 });
+    await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
+    await t.service.getQueue(ctx, key);
+    const { createApp } = await import('../../src/app/create-app.js');
+    const other = createApp({ db: t.db, clock: t.clock, forges: { git: t.forge }, pollIntervalMs: 60_000, createCi: () => t.ci });
+    await other.service.cancelPullRequest(ctx, key, 1);
+    expect((await t.service.getQueue(ctx, key)).snapshot.entries).toEqual([]);
+  });
+
+  it('turns engine rejections into 400 errors and writes nothing', async () => {
+    const v0 = await version();
+    const err = await t.service.cancelPullRequest(ctx, key, 5).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HttpError);
+    expect((err as HttpError).status).toBe(400);
+    expect(await version()).toBe(v0);
+  });
+});
