@@ -1,0 +1,52 @@
+/**
+ * Validation of queue settings (contract §4). Returns a message naming the first bad field, or null.
+ * The engine refuses an `updateConfig` whose patch fails it; the API layer may use it too.
+ */
+import { DEFAULT_QUEUE_CONFIG } from './config.js';
+import type { QueueConfig } from './types.js';
+
+type Check = (v: unknown) => string | null;
+
+const int = (min: number): Check => (v) =>
+  typeof v === 'number' && Number.isInteger(v) && v >= min ? null : `must be an integer >= ${min}`;
+const bool: Check = (v) => (typeof v === 'boolean' ? null : 'must be true or false');
+const oneOf = (...values: string[]): Check => (v) =>
+  typeof v === 'string' && values.includes(v) ? null : `must be one of ${values.join(', ')}`;
+
+const CHECKS: Record<keyof QueueConfig, Check> = {
+  mode: oneOf('single', 'parallel'),
+  concurrency: int(1),
+  testingTimeoutMinutes: int(1),
+  pendingFailureDepth: int(0),
+  canOptimisticallyMerge: bool,
+  batch: bool,
+  batchingMaxWaitTimeMinutes: int(1),
+  batchingMinSize: int(1),
+  bisectionConcurrency: int(1),
+  optimizationMode: oneOf('off', 'bisection_skip_redundant_tests'),
+  mergeMethod: oneOf('merge_commit', 'squash', 'rebase'),
+  directMergeMode: oneOf('off', 'always'),
+  createPrsForTestingBranches: bool,
+  commentsEnabled: bool,
+  commandsEnabled: bool,
+  statusCheckEnabled: bool,
+  requiredStatuses: (v) =>
+    v === null || (Array.isArray(v) && v.every((s) => typeof s === 'string' && s.length > 0))
+      ? null : 'must be null or a list of non-empty status names',
+  extensionEnabled: bool,
+  enqueueingLabel: (v) => (typeof v === 'string' && v.trim().length > 0 ? null : 'must be a non-empty string'),
+  labelCommandsEnabled: bool,
+  stateLabelsEnabled: bool,
+  notReadyTimeoutHours: (v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? null : 'must be a number of hours >= 0 (0 = never)'),
+  testBranchConstructionMode: oneOf('rename_temp_branch', 'push_new_branch_from_temp'),
+};
+
+export function validateConfigPatch(patch: Record<string, unknown>): string | null {
+  for (const [key, value] of Object.entries(patch)) {
+    if (!Object.hasOwn(DEFAULT_QUEUE_CONFIG, key)) return `unknown queue setting "${key}"`;
+    if (value === undefined) continue;
+    const problem = CHECKS[key as keyof QueueConfig](value);
+    if (problem) return `${key} ${problem}, got ${JSON.stringify(value)}`;
+  }
+  return null;
+}

@@ -1,0 +1,49 @@
+/**
+ * Settling PENDING_FAILURE (contract §6.5). A failed group leaves PENDING_FAILURE only when
+ *
+ * 1. every entry it waits on has settled (always): none is PENDING, TESTING, PENDING_FAILURE or
+ *    under bisection. If one of them failed, this group's run contained it and the validity sweep
+ *    has already restarted it without the culprit (PREREQUISITE_MERGE_ITEM_FAILED); and
+ * 2. with `pendingFailureDepth` = N > 0, the groups within N levels behind it finished testing
+ *    (none PENDING or TESTING); newly admitted successors count too.
+ *
+ * Then a successor that included it and passed would already have vouched for it under optimistic
+ * merging (run-results.ts); otherwise the failure is its own: a single PR → FAILED with the run's
+ * failure reason, a batch → bisection (bisection.ts).
+ */
+import { bisectingSet } from './bisection-state.js';
+import { startBisection } from './bisection.js';
+import type { Draft } from './draft.js';
+import { groupKey } from './runs.js';
+import type { Topology } from './topology.js';
+import { emitBatchEvent, move } from './transitions.js';
+import { activeGroups, dependenciesOf } from './validity.js';
+import type { Entry } from './types.js';
+
+export function resolvePendingFailures(d: Draft, topo: Topology): boolean {
+  const bisecting = bisectingSet(d);
+  const unsettled = (e: Entry): boolean =>
+    e.state === 'PENDING' || e.state === 'TESTING' || e.state === 'PENDING_FAILURE' || bisecting.has(e.prNumber);
+  let changed = false;
+  for (const [runId, members] of activeGroups(d, topo)) {
+    if (!members.every((m) => m.state === 'PENDING_FAILURE')) continue;
+    if (dependenciesOf(topo, members).some(unsettled)) continue;
+    const depth = d.config.pendingFailureDepth;
+    if (depth > 0) {
+      const own = new Set(members.map((m) => m.prNumber));
+      const behind = members.flatMap((m) => topo.successors(m.prNumber, depth, groupKey));
+      if (behind.some((e) => !own.has(e.prNumber) && (e.state === 'PENDING' || e.state === 'TESTING'))) continue;
+    }
+    const run = d.run(runId);
+    if (members.length > 1 && run) {
+      startBisection(d, run, members);
+    } else {
+      const reason = run?.failureReason ?? 'TEST_RUN_REQUIRED_STATUS_FAILED';
+      const detail = run?.failureDetail ?? undefined;
+      const failed = members.map((m) => move(d, m, 'FAILED', reason, detail !== undefined ? { detail } : {}).prNumber);
+      if (run) emitBatchEvent(d, 'pull_request_batch.failed', failed, run, reason);
+    }
+    changed = true;
+  }
+  return changed;
+}

@@ -1,0 +1,79 @@
+/**
+ * The engine's own bookkeeping, kept in `snapshot.internal` (plain JSON). Everything the engine needs
+ * between events that has no place on entries or runs lives here.
+ */
+import type { QueueMode, QueueSnapshot, RunPr } from './types.js';
+
+/** One step of the target branch's history as far as this engine moved it. */
+export interface TargetStep {
+  sha: string;
+  /** PR heads the merge that produced `sha` put on the target, in order (empty for the anchor). */
+  prs: RunPr[];
+}
+
+/** The one merge effect allowed in flight per queue (DESIGN §3 "Merging"). */
+export interface MergeInFlight {
+  runId: string;
+  /** The PRs that become MERGED, in order. */
+  prs: RunPr[];
+  expectedTargetSha: string;
+  /**
+   * Parallel mode only: when lanes merged since the run's base, the group is first rebuilt on the
+   * current target (a `createTestBranch` with this id) and the rebuilt commit is what gets merged.
+   */
+  rebuild: { id: string; branch: string; sha: string | null } | null;
+}
+
+/** One subset of a failed batch still to be tested (contract §6.3). */
+export interface BisectionPart {
+  prNumbers: number[];
+  runId: string | null;
+}
+
+export interface Bisection {
+  id: string;
+  /** Every PR of the failed batch, in order (cleared ones included). */
+  members: number[];
+  /** Content keys (see `contentKey`) of every run of this batch that failed: the batch's and the parts'. */
+  failedKeys: string[];
+  parts: BisectionPart[];
+}
+
+export interface EngineInternal {
+  /**
+   * PR numbers of admitted entries whose group started testing at least once this trip, in queue
+   * order. They keep this position when they are restarted; entries that never started follow them,
+   * sorted by priority then admission (see ordering.ts).
+   */
+  order: number[];
+  /**
+   * The target's shas since the last move from outside, oldest (the anchor) first: each later step is
+   * one of our merges. Lets a run built on an older step be merged when the merges since then are
+   * exactly the PRs at the front of its own list.
+   */
+  targetHistory: TargetStep[];
+  merge: MergeInFlight | null;
+  /** A target sighting that arrived while a merge was in flight; applied when the merge settles. */
+  deferredTargetSha: string | null;
+  bisections: Bisection[];
+  /** Mode to switch to once the queue drained (state SWITCHING_MODES). */
+  pendingMode: QueueMode | null;
+  /** The earliest wakeup already asked for, so the same one is not asked for on every event. */
+  wakeupAt: number | null;
+}
+
+export function readInternal(snapshot: QueueSnapshot): EngineInternal {
+  const raw = snapshot.internal as Partial<EngineInternal>;
+  const history = raw.targetHistory ?? (snapshot.targetSha ? [{ sha: snapshot.targetSha, prs: [] }] : []);
+  return {
+    order: [...(raw.order ?? [])],
+    targetHistory: history.map((s) => ({ sha: s.sha, prs: s.prs })),
+    merge: raw.merge ? { ...raw.merge, rebuild: raw.merge.rebuild ? { ...raw.merge.rebuild } : null } : null,
+    deferredTargetSha: raw.deferredTargetSha ?? null,
+    bisections: (raw.bisections ?? []).map((b) => ({
+      id: b.id, members: [...b.members], failedKeys: [...b.failedKeys], parts: b.parts.map((p) => ({ prNumbers: p.prNumbers, runId: p.runId })),
+    })),
+    pendingMode: raw.pendingMode ?? null,
+    wakeupAt: raw.wakeupAt ?? null,
+  };
+}

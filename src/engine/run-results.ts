@@ -1,0 +1,105 @@
+/**
+ * What the forge and CI report about runs: test branch built (→ TESTING, start CI), build failed,
+ * CI passed or failed. A passing main run under optimistic merging vouches for every not-yet-merged
+ * entry it included ahead of its own group (contract §6.4): they become TESTS_PASSED
+ * (SUCCESSOR_TEST_RUN_PASSED, `verifiedByTestRun` = this run) and their own runs stop.
+ */
+import { bisectingSet } from './bisection-state.js';
+import { bisectionFailed, bisectionPassed } from './bisection.js';
+import type { Draft } from './draft.js';
+import { rebuildCreated, rebuildFailed } from './merging.js';
+import { abandonRun, isInFlight, membersOf } from './runs.js';
+import { Topology } from './topology.js';
+import { emitBatchEvent, move } from './transitions.js';
+import type { EngineEvent, FailureReason, Rejection, TestRun } from './types.js';
+
+type Ev<K extends EngineEvent['kind']> = Extract<EngineEvent, { kind: K }>;
+
+function findRun(d: Draft, runId: string, status: TestRun['status']): TestRun | Rejection {
+  const run = d.run(runId);
+  if (!run) return { code: 'RUN_NOT_FOUND', message: `unknown test run ${runId}` };
+  if (run.status !== status) return { code: 'STALE_RUN_EVENT', message: `test run ${runId} is ${run.status}, not ${status}` };
+  return run;
+}
+
+const isRejection = (x: TestRun | Rejection): x is Rejection => 'code' in x;
+
+export function onTestBranchCreated(d: Draft, ev: Ev<'testBranchCreated'>): Rejection | null {
+  const rebuild = d.internal.merge?.rebuild;
+  if (rebuild && rebuild.id === ev.runId) {
+    if (rebuild.sha !== null) return { code: 'STALE_RUN_EVENT', message: `the merge commit ${ev.runId} was already built` };
+    rebuildCreated(d, ev.sha);
+    return null;
+  }
+  const found = findRun(d, ev.runId, 'creating');
+  if (isRejection(found)) return found;
+  const run: TestRun = { ...found, status: 'in_progress', testSha: ev.sha };
+  d.putRun(run);
+  const started = membersOf(d, run).map((m) => move(d, m, 'TESTING', 'TEST_RUN_STARTED').prNumber);
+  emitBatchEvent(d, 'pull_request_batch.testing', started, run, 'TEST_RUN_STARTED');
+  d.emit({
+    kind: 'startCi', key: `${run.id}:startCi`, runId: run.id, branch: run.testBranch, sha: ev.sha,
+    prNumbers: run.prNumbers, requiredStatuses: d.config.requiredStatuses, timeoutMinutes: d.config.testingTimeoutMinutes,
+  });
+  return null;
+}
+
+export function onTestBranchFailed(d: Draft, ev: Ev<'testBranchFailed'>): Rejection | null {
+  const rebuild = d.internal.merge?.rebuild;
+  if (rebuild && rebuild.id === ev.runId) {
+    if (rebuild.sha !== null) return { code: 'STALE_RUN_EVENT', message: `the merge commit ${ev.runId} was already built` };
+    rebuildFailed(d, Topology.of(d));
+    return null;
+  }
+  const found = findRun(d, ev.runId, 'creating');
+  if (isRejection(found)) return found;
+  runFailed(d, found, ev.reason, ev.detail ?? null);
+  return null;
+}
+
+export function onCiResult(d: Draft, ev: Ev<'ciResult'>): Rejection | null {
+  const found = findRun(d, ev.runId, 'in_progress');
+  if (isRejection(found)) return found;
+  if (ev.outcome === 'success') runPassed(d, found);
+  else runFailed(d, found, ev.reason ?? 'TEST_RUN_REQUIRED_STATUS_FAILED', ev.detail ?? null);
+  return null;
+}
+
+export function runFailed(d: Draft, found: TestRun, reason: FailureReason, detail: string | null): void {
+  const run: TestRun = { ...found, status: 'failed', finishedAt: d.at, failureReason: reason, failureDetail: detail };
+  d.putRun(run);
+  if (run.queueType === 'bisection') {
+    bisectionFailed(d, run, reason, detail);
+    return;
+  }
+  const members = membersOf(d, run).filter((m) => m.state === 'TESTING' || m.state === 'PENDING');
+  const moved = members.map((m) => move(d, m, 'PENDING_FAILURE', reason, detail !== null ? { detail } : {}).prNumber);
+  emitBatchEvent(d, 'pull_request_batch.pending_failure', moved, run, reason);
+}
+
+function runPassed(d: Draft, found: TestRun): void {
+  const run: TestRun = { ...found, status: 'succeeded', finishedAt: d.at };
+  d.putRun(run);
+  if (run.queueType === 'bisection') {
+    bisectionPassed(d, run);
+    return;
+  }
+  for (const m of membersOf(d, run)) {
+    if (m.state === 'TESTING') move(d, m, 'TESTS_PASSED', 'TEST_RUN_PASSED', { patch: { verifiedByTestRun: run.id } });
+  }
+  if (d.config.canOptimisticallyMerge) vouchAhead(d, run);
+}
+
+function vouchAhead(d: Draft, run: TestRun): void {
+  const bisecting = bisectingSet(d);
+  const own = new Set(run.prNumbers);
+  for (const p of run.prs) {
+    if (own.has(p.number)) continue;
+    const e = d.entry(p.number);
+    if (!e || e.headSha !== p.headSha || bisecting.has(e.prNumber)) continue;
+    if (e.state !== 'TESTING' && e.state !== 'PENDING_FAILURE' && e.state !== 'PENDING') continue;
+    const ownRun = d.run(e.runId);
+    if (ownRun && isInFlight(ownRun) && ownRun.queueType === 'main') abandonRun(d, ownRun);
+    move(d, e, 'TESTS_PASSED', 'SUCCESSOR_TEST_RUN_PASSED', { patch: { verifiedByTestRun: run.id } });
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Test runs: creating them (predictive base), abandoning them, and the facts other parts ask about
+ * them. A run's `prs` are the heads it tested in order: its dependencies, then its own group.
+ */
+import type { Draft } from './draft.js';
+import type { Entry, QueueType, RunPr, TestRun } from './types.js';
+
+export const isInFlight = (run: TestRun | undefined): boolean =>
+  run !== undefined && (run.status === 'creating' || run.status === 'in_progress');
+
+export const headOf = (e: Entry): RunPr => ({ number: e.prNumber, headSha: e.headSha });
+
+export const samePr = (a: RunPr, b: RunPr): boolean => a.number === b.number && a.headSha === b.headSha;
+
+/**
+ * The run an entry's fate currently hangs on: the run that verified it once TESTS_PASSED (its own,
+ * or a successor's under optimistic merging), else its own run. Entries with the same key move
+ * together: they are one group.
+ */
+export function groupKey(e: Entry): string {
+  if (e.state === 'TESTS_PASSED') return e.verifiedByTestRun ?? e.runId ?? `pr:${e.prNumber}`;
+  if (e.state === 'TESTING' || e.state === 'PENDING_FAILURE') return e.runId ?? `pr:${e.prNumber}`;
+  return `pr:${e.prNumber}`;
+}
+
+/** A PENDING entry whose new run is being built (between createTestBranch and testBranchCreated). */
+export function isStarting(d: Draft, e: Entry): boolean {
+  if (e.state !== 'PENDING') return false;
+  const run = d.run(e.runId);
+  return run !== undefined && run.status === 'creating';
+}
+
+/**
+ * PR heads our own merges put on the target since `baseSha`, or null when `baseSha` is not a sha of
+ * the target's history as this engine knows it (the target moved from outside since).
+ */
+export function mergedSince(d: Draft, baseSha: string): RunPr[] | null {
+  const h = d.internal.targetHistory;
+  const i = h.findIndex((s) => s.sha === baseSha);
+  if (i < 0) return null;
+  return h.slice(i + 1).flatMap((s) => s.prs);
+}
+
+/**
+ * The content a run tested, independent of which of our own merges happened since: the anchor sha
+ * of the target history plus every PR head on top of it. Equal keys = the same tree was tested.
+ */
+export function contentKey(d: Draft, baseSha: string, prs: RunPr[]): string {
+  const merged = mergedSince(d, baseSha);
+  const anchor = merged === null ? baseSha : d.internal.targetHistory[0].sha;
+  return `${anchor}|${[...(merged ?? []), ...prs].map((p) => `${p.number}@${p.headSha}`).join(',')}`;
+}
+
+/**
+ * Creates a run for `group` on the current target with `deps` merged in first, and asks the forge to
+ * build its test branch. The entries stay PENDING until the branch exists (then TESTING).
+ */
+export function startRun(d: Draft, queueType: QueueType, deps: Entry[], group: Entry[]): TestRun {
+  const id = d.ctx.newId();
+  const prNumbers = group.map((e) => e.prNumber);
+  const run: TestRun = {
+    id,
+    queueType,
+    prNumbers,
+    dependentPrs: deps.map((e) => e.prNumber),
+    baseSha: d.targetSha as string,
+    prs: [...deps.map(headOf), ...group.map(headOf)],
+    testBranch: `${d.base.testBranchPrefix}/pr-${prNumbers.join('-')}/${id}`,
+    testSha: null,
+    status: 'creating',
+    createdAt: d.at,
+    finishedAt: null,
+    failureReason: null,
+    failureDetail: null,
+  };
+  d.putRun(run);
+  d.emit({ kind: 'createTestBranch', key: `${id}:createTestBranch`, runId: id, branch: run.testBranch, baseSha: run.baseSha, prs: run.prs });
+  for (const e of group) d.putEntry({ ...d.entry(e.prNumber)!, runId: id });
+  return run;
+}
+
+/** Stops a run that is still building or testing: CI is cancelled; the branch goes in the clean-up. */
+export function abandonRun(d: Draft, run: TestRun): TestRun {
+  if (!isInFlight(run)) return run;
+  const next: TestRun = { ...run, status: 'cancelled', finishedAt: d.at };
+  d.putRun(next);
+  d.emit({ kind: 'cancelCi', key: `${run.id}:cancelCi`, runId: run.id });
+  return next;
+}
+
+/** Non-terminal entries whose own run is `runId`, in the run's order. */
+export function membersOf(d: Draft, run: TestRun): Entry[] {
+  const out: Entry[] = [];
+  for (const n of run.prNumbers) {
+    const e = d.entry(n);
+    if (e && e.runId === run.id && e.state !== 'MERGED' && e.state !== 'FAILED' && e.state !== 'CANCELLED') out.push(e);
+  }
+  return out;
+}

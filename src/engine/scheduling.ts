@@ -1,0 +1,128 @@
+/**
+ * Starting test runs (contract §6.1, §6.3, §6.8). Walking the queue in order, each PENDING entry
+ * that is not already starting or under bisection forms a group and starts a run while fewer than
+ * `concurrency` main runs are in flight. The run's base is the current target plus everything the
+ * group waits on that is not known to be failing (topology.ts, validity.ts `isSkippable`).
+ *
+ * Batching (`batch`): a group takes the following eligible entries up to `batchingMinSize` (single
+ * mode: consecutive ones; parallel mode: ones in the same lane whose other dependencies the seed
+ * shares). `noBatch` entries are always alone. A group smaller than the target size waits until
+ * `batchingMaxWaitTimeMinutes` passed since its oldest member's admission, except in a draining or
+ * mode-switching queue, where nothing new can join.
+ *
+ * Urgent PRs (priority 0) pre-empt when no slot is free: the in-flight group with the lowest
+ * priority (the latest one on ties) behind it is restarted (SKIP_THE_LINE_INTERRUPTED) and the urgent
+ * group takes its place in the order; groups behind that included the restarted one follow it
+ * through the validity sweep. No other priority interrupts anything.
+ */
+import { bisectingSet } from './bisection-state.js';
+import type { Draft } from './draft.js';
+import { groupKey, isInFlight, isStarting, membersOf, startRun } from './runs.js';
+import type { Topology } from './topology.js';
+import { dependenciesOf, isSkippable, restartGroup } from './validity.js';
+import type { Entry, TestRun } from './types.js';
+
+export interface ScheduleOutcome {
+  changed: boolean;
+  /** When a batch waiting to fill must start anyway. */
+  batchDeadline: number | null;
+}
+
+export function schedule(d: Draft, topo: Topology): ScheduleOutcome {
+  const outcome: ScheduleOutcome = { changed: false, batchDeadline: null };
+  if (d.state === 'PAUSED' || d.targetSha === null) return outcome;
+  const bisecting = bisectingSet(d);
+  const eligible = (e: Entry): boolean => e.state === 'PENDING' && !isStarting(d, e) && !bisecting.has(e.prNumber);
+  let free = d.config.concurrency - d.allRuns().filter((r) => r.queueType === 'main' && isInFlight(r)).length;
+  const taken = new Set<number>();
+  for (let i = 0; i < topo.order.length; i++) {
+    const seed = topo.order[i];
+    if (taken.has(seed.prNumber) || !eligible(seed)) continue;
+    if (free <= 0 && !seed.skipTheLine) continue;
+    const { group, deadline } = formGroup(d, topo, i, eligible, taken);
+    for (const g of group) taken.add(g.prNumber);
+    if (deadline !== null) {
+      outcome.batchDeadline = Math.min(outcome.batchDeadline ?? Infinity, deadline);
+      continue;
+    }
+    if (free <= 0) {
+      if (preempt(d, group)) return { ...outcome, changed: true };
+      continue;
+    }
+    start(d, topo, group, bisecting);
+    outcome.changed = true;
+    free--;
+  }
+  return outcome;
+}
+
+function formGroup(
+  d: Draft, topo: Topology, i: number, eligible: (e: Entry) => boolean, taken: ReadonlySet<number>,
+): { group: Entry[]; deadline: number | null } {
+  const seed = topo.order[i];
+  const group = [seed];
+  const size = d.config.batchingMinSize;
+  if (!d.config.batch || seed.noBatch || size <= 1) return { group, deadline: null };
+  const joinable = (c: Entry): boolean => eligible(c) && !c.noBatch && !taken.has(c.prNumber);
+  if (d.config.mode === 'parallel') {
+    const inGroup = new Set([seed.prNumber]);
+    const shared = new Set(topo.ancestors(seed.prNumber).map((e) => e.prNumber));
+    for (const c of topo.successors(seed.prNumber, size, groupKey)) {
+      if (group.length >= size) break;
+      if (!joinable(c)) continue;
+      const deps = topo.ancestors(c.prNumber);
+      if (!deps.every((a) => inGroup.has(a.prNumber) || shared.has(a.prNumber))) continue;
+      group.push(c);
+      inGroup.add(c.prNumber);
+    }
+  } else {
+    for (let j = i + 1; j < topo.order.length && group.length < size; j++) {
+      if (!joinable(topo.order[j])) break;
+      group.push(topo.order[j]);
+    }
+  }
+  if (group.length >= size || d.state !== 'RUNNING') return { group, deadline: null };
+  const oldest = Math.min(...group.map((e) => e.admittedAt ?? e.submittedAt));
+  const deadline = oldest + d.config.batchingMaxWaitTimeMinutes * 60_000;
+  return { group, deadline: deadline <= d.at ? null : deadline };
+}
+
+function start(d: Draft, topo: Topology, group: Entry[], bisecting: ReadonlySet<number>): TestRun {
+  const deps = dependenciesOf(topo, group).filter((e) => !isSkippable(e, bisecting));
+  // Everything the run includes keeps its position from now on (ordering.ts).
+  const pinned = new Set(d.internal.order);
+  for (const e of [...deps, ...group]) {
+    if (!pinned.has(e.prNumber)) {
+      d.internal.order.push(e.prNumber);
+      pinned.add(e.prNumber);
+    }
+  }
+  return startRun(d, 'main', deps, group);
+}
+
+function preempt(d: Draft, group: Entry[]): boolean {
+  const order = d.internal.order;
+  const urgentAt = Math.min(...group.map((e) => {
+    const p = order.indexOf(e.prNumber);
+    return p < 0 ? Infinity : p;
+  }));
+  let victim: { run: TestRun; members: Entry[]; priority: number; at: number } | null = null;
+  for (const run of d.allRuns()) {
+    if (run.queueType !== 'main' || !isInFlight(run)) continue;
+    const members = membersOf(d, run);
+    if (members.length === 0) continue;
+    const priority = Math.min(...members.map((m) => m.priorityValue));
+    const at = Math.min(...members.map((m) => order.indexOf(m.prNumber)));
+    if (priority === 0 || (urgentAt !== Infinity && at < urgentAt)) continue;
+    if (!victim || priority > victim.priority || (priority === victim.priority && at > victim.at)) {
+      victim = { run, members, priority, at };
+    }
+  }
+  if (!victim) return false;
+  const urgent = new Set(group.map((e) => e.prNumber));
+  const rest = order.filter((n) => !urgent.has(n));
+  const before = rest.indexOf(order[victim.at]);
+  d.internal.order = [...rest.slice(0, before), ...group.map((e) => e.prNumber), ...rest.slice(before)];
+  restartGroup(d, victim.run, victim.members, 'SKIP_THE_LINE_INTERRUPTED');
+  return true;
+}

@@ -1,0 +1,49 @@
+/**
+ * Time-driven work (contract §4 `testingTimeoutMinutes`, `notReadyTimeoutHours`, batching wait).
+ * Time only arrives with events; `tick` handles whatever is due and every decision asks for a
+ * wakeup at the next deadline (`scheduleWakeup`), once per deadline.
+ */
+import type { Draft } from './draft.js';
+import { runFailed } from './run-results.js';
+import { isInFlight } from './runs.js';
+import { move } from './transitions.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/** Runs past the testing timeout fail (TEST_RUN_TIMEOUT, a test failure, contract §3 #16). */
+export function expireRuns(d: Draft): void {
+  const limit = d.config.testingTimeoutMinutes * MINUTE;
+  for (const run of [...d.allRuns()]) {
+    if (!isInFlight(run) || run.createdAt + limit > d.at) continue;
+    d.emit({ kind: 'cancelCi', key: `${run.id}:cancelCi`, runId: run.id });
+    runFailed(d, run, 'TEST_RUN_TIMEOUT', `no result within ${d.config.testingTimeoutMinutes} minutes`);
+  }
+}
+
+/** Entries waiting in NOT_READY longer than `notReadyTimeoutHours` are cancelled (0 = never). */
+export function expireNotReady(d: Draft): void {
+  const hours = d.config.notReadyTimeoutHours;
+  if (hours <= 0) return;
+  for (const e of [...d.allEntries()]) {
+    if (e.state === 'NOT_READY' && e.stateChangedAt + hours * HOUR <= d.at) {
+      move(d, e, 'CANCELLED', 'NOT_READY_TIMEOUT_EXPIRED');
+    }
+  }
+}
+
+/** Asks for a tick at the next deadline, unless an earlier or equal wakeup is already pending. */
+export function requestWakeup(d: Draft, batchDeadline: number | null): void {
+  let next = batchDeadline ?? Infinity;
+  const limit = d.config.testingTimeoutMinutes * MINUTE;
+  for (const run of d.allRuns()) if (isInFlight(run)) next = Math.min(next, run.createdAt + limit);
+  const hours = d.config.notReadyTimeoutHours;
+  if (hours > 0) {
+    for (const e of d.allEntries()) if (e.state === 'NOT_READY') next = Math.min(next, e.stateChangedAt + hours * HOUR);
+  }
+  if (next === Infinity) return;
+  const pending = d.internal.wakeupAt;
+  if (pending !== null && pending > d.at && pending <= next) return;
+  d.internal.wakeupAt = next;
+  d.emit({ kind: 'scheduleWakeup', key: `wakeup:${next}`, at: next });
+}

@@ -1,0 +1,106 @@
+/**
+ * The one place an entry changes state (contract §5.2). Every change appends a timeline item, sets
+ * `lastReason` and `stateChangedAt`, and emits the webhook-shaped event of the new state:
+ *
+ *   to NOT_READY       pull_request.submitted       to PENDING_FAILURE  pull_request.pending_failure
+ *   to PENDING         pull_request.queued          to FAILED           pull_request.failed
+ *   to TESTING         pull_request.testing         to CANCELLED        pull_request.canceled
+ *   to TESTS_PASSED    (no event)                   to MERGED           pull_request.merged
+ *
+ * Batch events (`pull_request_batch.*`) are emitted by the callers that move a whole group at once.
+ */
+import type { Draft } from './draft.js';
+import {
+  isTerminal, type Entry, type PrState, type QueueEventPayload, type TestRun, type TransitionReason,
+} from './types.js';
+
+const EVENT_OF: Partial<Record<PrState, QueueEventPayload['type']>> = {
+  NOT_READY: 'pull_request.submitted',
+  PENDING: 'pull_request.queued',
+  TESTING: 'pull_request.testing',
+  PENDING_FAILURE: 'pull_request.pending_failure',
+  FAILED: 'pull_request.failed',
+  CANCELLED: 'pull_request.canceled',
+  MERGED: 'pull_request.merged',
+};
+
+export interface MoveOptions {
+  detail?: string;
+  /** Other fields to change together with the state (runId, admittedAt, …). */
+  patch?: Partial<Entry>;
+  /** The state recorded as `from` on the timeline; null for a brand-new entry. */
+  from?: PrState | null;
+}
+
+export function move(d: Draft, entry: Entry, to: PrState, reason: TransitionReason, opts: MoveOptions = {}): Entry {
+  const patched: Entry = { ...entry, ...opts.patch };
+  const item = {
+    at: d.at,
+    from: opts.from === undefined ? entry.state : opts.from,
+    to,
+    reason,
+    ...(patched.runId !== null && to !== 'NOT_READY' ? { runId: patched.runId } : {}),
+    ...(opts.detail !== undefined ? { detail: opts.detail } : {}),
+  };
+  const next: Entry = {
+    ...patched,
+    state: to,
+    stateChangedAt: d.at,
+    lastReason: reason,
+    timeline: [...entry.timeline, item],
+  };
+  d.putEntry(next);
+  if (isTerminal(to)) forget(d, next.prNumber);
+  const type = EVENT_OF[to];
+  if (type) {
+    const run = to === 'NOT_READY' ? undefined : d.run(next.runId);
+    d.emit({
+      kind: 'emitEvent',
+      key: `${next.id}:${next.trip}:${next.timeline.length}`,
+      event: payload(d, type, [next.prNumber], run, reason),
+    });
+  }
+  return next;
+}
+
+/** Emits one `pull_request_batch.*` event for PRs of a batch run that moved together. */
+export function emitBatchEvent(
+  d: Draft, type: QueueEventPayload['type'], prNumbers: number[], run: TestRun, reason: TransitionReason | null,
+): void {
+  if (run.prNumbers.length < 2 || prNumbers.length === 0) return;
+  d.emit({
+    kind: 'emitEvent',
+    key: `${run.id}:${type}:${prNumbers.join('-')}:${d.at}`,
+    event: payload(d, type, prNumbers, run, reason),
+  });
+}
+
+function payload(
+  d: Draft, type: QueueEventPayload['type'], prNumbers: number[], run: TestRun | undefined, reason: TransitionReason | null,
+): QueueEventPayload {
+  return {
+    type,
+    at: d.at,
+    prNumbers,
+    prNumbersInBatch: run && run.prNumbers.length > 1 ? run.prNumbers : prNumbers,
+    runId: run?.id ?? null,
+    testBranch: run?.testBranch ?? null,
+    testBranchSha: run?.testSha ?? null,
+    reason,
+    batched: (run?.prNumbers.length ?? 1) > 1,
+    isBisection: run?.queueType === 'bisection',
+  };
+}
+
+/** A terminal entry leaves the queue order and any bisection it was part of. */
+function forget(d: Draft, prNumber: number): void {
+  const at = d.internal.order.indexOf(prNumber);
+  if (at >= 0) d.internal.order.splice(at, 1);
+  for (const b of d.internal.bisections) {
+    for (const part of b.parts) {
+      if (part.prNumbers.includes(prNumber)) part.prNumbers = part.prNumbers.filter((n) => n !== prNumber);
+    }
+    // A part left empty is dropped; its run, if any, is abandoned by the run clean-up.
+    b.parts = b.parts.filter((p) => p.prNumbers.length > 0);
+  }
+}
