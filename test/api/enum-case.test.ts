@@ -1,0 +1,54 @@
+/**
+ * Enums in any letter case on input; PR and queue states UPPERCASE by default and lowercase with
+ * enumCase 'lower'; settings enums lowercase in both.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { EnumCase } from '../../src/api/wire.js';
+import { createApiHarness, json, type ApiHarness } from './api-harness.js';
+
+let h: ApiHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+async function statesWith(enumCase: EnumCase) {
+  h = await createApiHarness({ enumCase });
+  await h.queueWithPrs(2);
+  await h.post('/v1/updateQueue', h.body({ state: 'pAuSeD', mergeMethod: 'Rebase', optimizationMode: 'BISECTION_SKIP_REDUNDANT_TESTS' }));
+  await h.post('/v1/submitPullRequest', h.body({ pr: { number: 1 }, priority: 'LOW' }));
+  await h.t.runEffects();
+  await h.post('/v1/updateQueue', h.body({ state: 'RUNNING' }));
+  await h.t.runEffects();
+  const queue = json(await h.post('/v1/getQueue', h.body()));
+  const updated = json(await h.post('/v1/updateQueue', h.body({ state: 'Draining' })));
+  const pr = json(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 1 } })));
+  const listed = json(await h.post('/v1/listPullRequests', h.body({ state: 'TESTING' })));
+  const listedLower = json(await h.post('/v1/listPullRequests', h.body({ state: 'testing' })));
+  return { queue, updated, pr, listed, listedLower };
+}
+
+describe('enum case', () => {
+  it('answers UPPERCASE states by default', async () => {
+    const { queue, updated, pr, listed, listedLower } = await statesWith('upper');
+    expect(queue.state).toBe('RUNNING');
+    expect(queue.enqueuedPullRequests[0].state).toBe('TESTING');
+    expect(updated.state).toBe('DRAINING');
+    expect(pr.state).toBe('TESTING');
+    expect(listed.pullRequests.map((p: { state: string }) => p.state)).toEqual(['TESTING']);
+    expect(listedLower).toEqual(listed);
+    expect(updated).toMatchObject({ mode: 'single', mergeMethod: 'rebase', optimizationMode: 'bisection_skip_redundant_tests' });
+    expect(pr.priorityName).toBe('low');
+  });
+
+  it("answers Trunk's lowercase states with enumCase 'lower', settings enums unchanged", async () => {
+    const { queue, updated, pr, listed, listedLower } = await statesWith('lower');
+    expect(queue.state).toBe('running');
+    expect(queue.enqueuedPullRequests[0].state).toBe('testing');
+    expect(updated.state).toBe('draining');
+    expect(pr.state).toBe('testing');
+    expect(listed.pullRequests.map((p: { state: string }) => p.state)).toEqual(['testing']);
+    expect(listedLower).toEqual(listed);
+    expect(updated).toMatchObject({ mode: 'single', mergeMethod: 'rebase', optimizationMode: 'bisection_skip_redundant_tests' });
+  });
+});

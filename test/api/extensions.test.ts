@@ -1,0 +1,107 @@
+/** greenline's endpoints beyond Trunk's v1 API: reportStatus, getTestRunLog, healthz, OpenAPI, /docs. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createApiHarness, errorOf, json, REPO, type ApiHarness } from './api-harness.js';
+
+let h: ApiHarness;
+beforeEach(async () => {
+  h = await createApiHarness();
+});
+afterEach(() => h.close());
+
+async function testingPr(): Promise<string> {
+  await h.queueWithPrs(1);
+  await h.post('/v1/submitPullRequest', h.body({ pr: { number: 1 } }));
+  await h.t.runEffects();
+  const [runId] = h.t.ci.startedRunIds();
+  return runId!;
+}
+const prState = async () => json(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 1 } }))).state;
+
+describe('POST /v1/reportStatus', () => {
+  it('records a status by test run id: a success of the required check merges the PR', async () => {
+    const runId = await testingPr();
+    const res = await h.post('/v1/reportStatus', {
+      repo: REPO, testRunId: runId, context: 'greenline/ci', state: 'SUCCESS', url: 'https://ci.example/run/1', description: 'green',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(json(res)).toEqual({});
+    await h.t.runEffects();
+    expect(await prState()).toBe('MERGED');
+  });
+
+  it('records a status by test commit sha', async () => {
+    const runId = await testingPr();
+    const details = json(await h.post('/v1/getMergeQueueTestingDetails', h.body({ testRunId: runId })));
+    const res = await h.post('/v1/reportStatus', { repo: REPO, sha: details.testBranchSha, context: 'greenline/ci', state: 'pending' });
+    expect(res.statusCode, res.body).toBe(200);
+    const after = json(await h.post('/v1/getMergeQueueTestingDetails', h.body({ testRunId: runId })));
+    expect(after.statusChecks).toEqual([{ context: 'greenline/ci', state: 'PENDING' }]);
+  });
+
+  it('needs testRunId or sha, a known state, and a known run', async () => {
+    const runId = await testingPr();
+    expect(errorOf(await h.post('/v1/reportStatus', { repo: REPO, context: 'ci', state: 'success' })).message)
+      .toBe('Invalid request: body must have testRunId or sha');
+    expect(errorOf(await h.post('/v1/reportStatus', { repo: REPO, testRunId: runId, context: 'ci', state: 'green' })).message)
+      .toBe('Invalid request: body/state must be one of pending, success, failure, error (any letter case)');
+    expect(errorOf(await h.post('/v1/reportStatus', { repo: REPO, testRunId: 'nope', context: 'ci', state: 'success' })))
+      .toMatchObject({ status: 404, code: 'TEST_RUN_NOT_FOUND' });
+  });
+});
+
+describe('POST /v1/getTestRunLog', () => {
+  it('answers the log as text, and 404 LOG_NOT_FOUND for a run without one', async () => {
+    const runId = await testingPr();
+    expect(errorOf(await h.post('/v1/getTestRunLog', h.body({ testRunId: runId })))).toMatchObject({
+      status: 404, code: 'LOG_NOT_FOUND',
+    });
+    h.t.ci.logs.set(runId, '$ npm test\nok 1 - builds\n');
+    const res = await h.post('/v1/getTestRunLog', h.body({ testRunId: runId }));
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(res.body).toBe('$ npm test\nok 1 - builds\n');
+  });
+});
+
+describe('GET /healthz', () => {
+  it('answers without a token', async () => {
+    const res = await h.get('/healthz', { 'x-api-token': undefined });
+    expect(res.statusCode).toBe(200);
+    expect(json(res)).toEqual({ status: 'ok' });
+  });
+});
+
+describe('GET /v1/openapi.json and /docs', () => {
+  it('serves an OpenAPI 3.1 document of every endpoint without a token', async () => {
+    const res = await h.get('/v1/openapi.json', { 'x-api-token': undefined });
+    expect(res.statusCode).toBe(200);
+    const doc = json(res);
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.components.securitySchemes.ApiKeyAuth).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-token' });
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/healthz', '/v1/cancelPullRequest', '/v1/createQueue', '/v1/deleteQueue', '/v1/getMergeQueueMetrics',
+      '/v1/getMergeQueueTestingDetails', '/v1/getQueue', '/v1/getSubmittedPullRequest', '/v1/getTestRunLog',
+      '/v1/listPullRequests', '/v1/queuePullRequest', '/v1/reportStatus', '/v1/restartTestsOnPullRequest',
+      '/v1/setImpactedTargets', '/v1/submitPullRequest', '/v1/updateQueue',
+    ]);
+    const submit = doc.paths['/v1/submitPullRequest'].post;
+    expect(submit.requestBody.content['application/json'].schema.required).toEqual(['repo', 'targetBranch', 'pr']);
+    expect(doc.paths['/healthz'].get.security).toEqual([]);
+    expect(doc.paths['/v1/getMergeQueueMetrics'].get.responses['200'].content)
+      .toHaveProperty(['text/plain; version=0.0.4; charset=utf-8']);
+  });
+
+  it('renders the reference page from bundled assets, with no address outside the server', async () => {
+    const page = await h.app.inject({ method: 'GET', url: '/docs/' });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('swagger-ui');
+    const init = await h.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+    expect(init.statusCode).toBe(200);
+    for (const text of [page.body, init.body]) expect(text).not.toMatch(/(src|href)=["']https?:/);
+    expect(init.body).toContain('validatorUrl: null');
+    const bundle = await h.app.inject({ method: 'GET', url: '/docs/static/swagger-ui-bundle.js' });
+    expect(bundle.statusCode).toBe(200);
+    const spec = await h.app.inject({ method: 'GET', url: '/docs/json' });
+    expect(json(spec).openapi).toBe('3.1.0');
+  });
+});
