@@ -41,7 +41,10 @@ export class ForgePoller {
   start(): void {
     if (this.timer) return;
     this.timer = setInterval(() => {
-      if (!this.current) this.current = this.pollOnce().finally(() => { this.current = null; });
+      if (this.current) return;
+      this.current = this.pollOnce()
+        .catch((err: unknown) => this.deps.logger?.error({ err }, 'forge poll failed'))
+        .finally(() => { this.current = null; });
     }, this.deps.intervalMs);
   }
 

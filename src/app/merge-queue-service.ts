@@ -12,7 +12,7 @@ import type { CiStatus } from '../ports.js';
 import type { Database } from '../store/database.js';
 import { listCiStatuses } from '../store/ci-statuses.js';
 import { TERMINAL_STATES } from '../engine/types.js';
-import { findEntry, findEntryById, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage } from '../store/entries.js';
+import { findEntry, findEntryById, hasActiveEntries, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage } from '../store/entries.js';
 import { findImpactedTargets, upsertImpactedTargets } from '../store/impacted-targets.js';
 import { deleteQueueRow, findQueue, findQueueById, insertQueue } from '../store/queues.js';
 import { findRunRow, findRunRowByTestSha, runOf } from '../store/test-runs.js';
@@ -136,7 +136,10 @@ export class GreenlineService implements MergeQueueService {
     const binding = bindingOf(repo);
     const pr = await forgeFor(adapters, binding).getPullRequest(binding, req.prNumber, queue.target_branch);
     if (!pr) throw new HttpError('PR_NOT_FOUND', `Pull request #${req.prNumber} does not exist in ${repo.owner}/${repo.name}`);
-    if (queue.target_sha === null) await refreshTarget(this.deps, queue, repo);
+    // The poller watches only queues that hold PRs: an idle queue's head may be stale.
+    if (queue.target_sha === null || !(await hasActiveEntries(db, queue.id, TERMINAL_STATES))) {
+      await refreshTarget(this.deps, queue, repo);
+    }
     const entryId = (await findEntry(db, queue.id, req.prNumber))?.id ?? newId();
     await executor.applyOrThrow(queue.id, {
       kind: 'submit', at: clock.now(), entryId, pr, reason: 'API_REQUESTED',

@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { decide } from '../engine/index.js';
 import type { EngineEvent, QueueSnapshot, Rejection } from '../engine/types.js';
 import { HttpError } from '../errors.js';
-import type { Database, QueueRow } from '../store/database.js';
+import type { Database, NewTransition, QueueRow } from '../store/database.js';
 import { lockQueue } from '../store/queues.js';
 import { findRepoById } from '../store/repos.js';
 import { loadSnapshot, pruneSnapshot, withPreviousTrip, writeDecision } from './snapshot-io.js';
@@ -95,7 +95,7 @@ export class QueueExecutor {
   }
 
   private async applyNow(queueId: string, source: EventSource, opts: ApplyOptions): Promise<ApplyResult> {
-    const done: { version: number; snapshot: QueueSnapshot; wroteEffects: boolean }[] = [];
+    const done: { version: number; snapshot: QueueSnapshot; wroteEffects: boolean; transitions: NewTransition[] }[] = [];
     const result = await this.deps.db.transaction().execute(async (trx): Promise<ApplyResult> => {
       const { row, snapshot: current } = await this.current(trx, queueId);
       const event = typeof source === 'function' ? await source(current, trx) : source;
@@ -109,17 +109,21 @@ export class QueueExecutor {
         this.deps.logger?.debug({ queueId, event: event.kind, rejection: decision.rejection }, 'event rejected');
         return decision;
       }
-      const version = await writeDecision(trx, row, before, decision.snapshot, decision.effects, event.at);
+      const { version, transitions } = await writeDecision(trx, row, before, decision.snapshot, decision.effects, event.at);
       await opts.alsoInTransaction?.(trx);
       const snapshot = pruneSnapshot(decision.snapshot);
-      done.push({ version, snapshot, wroteEffects: decision.effects.length > 0 });
+      done.push({ version, snapshot, wroteEffects: decision.effects.length > 0, transitions });
       return { ok: true, snapshot };
     }).catch((err: unknown) => {
       this.cache.delete(queueId);
       throw err;
     });
-    for (const { version, snapshot, wroteEffects } of done) {
+    for (const { version, snapshot, wroteEffects, transitions } of done) {
       this.cache.set(queueId, { version, snapshot });
+      for (const t of transitions) {
+        this.deps.logger?.info({ queue: `${snapshot.repo.owner}/${snapshot.repo.name}:${snapshot.targetBranch}`, pr: t.pr_number,
+          from: t.from_state, to: t.to_state, reason: t.reason, runId: t.run_id ?? undefined }, 'transition');
+      }
       if (wroteEffects) this.onEffects();
     }
     return result;

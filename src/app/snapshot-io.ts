@@ -59,11 +59,11 @@ function newTransitions(queueId: string, before: Entry | undefined, after: Entry
 
 /**
  * Writes everything a decision changed — entries, runs, the queue row, transitions and the effects
- * (outbox) — inside the caller's transaction. Returns the queue's new version.
+ * (outbox) — inside the caller's transaction. Returns the queue's new version and the transitions.
  */
 export async function writeDecision(
   trx: Transaction<Database>, queue: QueueRow, before: QueueSnapshot, after: QueueSnapshot, effects: Effect[], now: number,
-): Promise<number> {
+): Promise<{ version: number; transitions: NewTransition[] }> {
   const oldEntries = new Set(before.entries);
   const oldRuns = new Set(before.runs);
   const beforeByPr = new Map(before.entries.map((e) => [e.prNumber, e]));
@@ -71,7 +71,8 @@ export async function writeDecision(
   const changedRuns = after.runs.filter((r) => !oldRuns.has(r));
   await upsertEntries(trx, queue.id, changedEntries);
   await upsertRuns(trx, queue.id, changedRuns);
-  await insertTransitions(trx, changedEntries.flatMap((e) => newTransitions(queue.id, beforeByPr.get(e.prNumber), e)));
+  const transitions = changedEntries.flatMap((e) => newTransitions(queue.id, beforeByPr.get(e.prNumber), e));
+  await insertTransitions(trx, transitions);
   await insertEffects(trx, queue.id, effects.map((effect) => ({
     effect, runAt: effect.kind === 'scheduleWakeup' ? effect.at : now,
   })), now);
@@ -80,5 +81,5 @@ export async function writeDecision(
     state: after.state, config: JSON.stringify(after.config), target_sha: after.targetSha,
     internal: JSON.stringify(after.internal), version, updated_at: now,
   });
-  return version;
+  return { version, transitions };
 }

@@ -151,6 +151,14 @@ describe('submitPullRequest', () => {
     await expectError(t.service.submitPullRequest(ctx, key, { prNumber: 0 }), 'VALIDATION_FAILED', 400, /pr.number/);
   });
 
+  it('reads the target head again when the queue was idle, so the first run starts on the current head', async () => {
+    const head = t.forge.pushToBranch(REPO, 'main');
+    await submit(1);
+    await t.runEffects();
+    const { run } = await t.service.getTestingDetails(ctx, key, (await entry(1)).runId!);
+    expect(run.baseSha).toBe(head);
+  });
+
   it('records the PR as the forge reports it, with its priority', async () => {
     t.forge.openPr(REPO, { number: 5, title: 'Add login', author: 'ada' });
     await submit(5, { priority: 'high', noBatch: true });

@@ -9,7 +9,7 @@ import {
   rescheduleEffect, selectDueEffectIds,
 } from '../../src/store/effects.js';
 import {
-  findEntry, findEntryById, listActiveEntries, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage, upsertEntries,
+  findEntry, findEntryById, hasActiveEntries, listActiveEntries, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage, upsertEntries,
 } from '../../src/store/entries.js';
 import { findImpactedTargets, upsertImpactedTargets } from '../../src/store/impacted-targets.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
@@ -123,6 +123,10 @@ describe.each(databases)('store on $name', (database) => {
     expect(await findEntry(db, 'q1', 1)).toMatchObject({ state: 'TESTING', headSha: 'new' });
     expect((await listActiveEntries(db, 'q1', TERMINAL_STATES)).map((e) => e.prNumber).sort()).toEqual([1, 3]);
     expect(await listActivePrNumbers(db, 'q1', TERMINAL_STATES)).toEqual([1, 3]);
+    expect(await hasActiveEntries(db, 'q1', TERMINAL_STATES)).toBe(true);
+    await upsertEntries(db, 'q1', [entry(1, { state: 'FAILED' }), entry(3, { state: 'CANCELLED' })]);
+    expect(await hasActiveEntries(db, 'q1', TERMINAL_STATES)).toBe(false);
+    await upsertEntries(db, 'q1', [entry(1, { state: 'TESTING', headSha: 'new' }), entry(3, { state: 'NOT_READY' })]);
     expect((await listQueuesWithActiveEntries(db, TERMINAL_STATES)).map((q) => q.id)).toEqual(['q1']);
     expect((await findEntryById(db, 'q1', 'entry-2'))?.prNumber).toBe(2);
     expect(await listActiveEntriesAtSha(db, 'r1', 1, 'new', TERMINAL_STATES)).toEqual([
