@@ -3,9 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app/create-app.js';
 import type { AuthContext, QueueKey } from '../../src/app/types.js';
 import { leaseEffects, listEffects, selectDueEffectIds } from '../../src/store/effects.js';
-import { findQueue } from '../../src/store/queues.js';
 import { listQueueEvents } from '../../src/store/queue-events.js';
-import { createTestService, type TestService } from '../helpers/service.js';
+import { createQueueFixture, type TestService } from '../helpers/service.js';
 
 const REPO = 'github.com/acme/web';
 let t: TestService;
@@ -13,17 +12,13 @@ let ctx: AuthContext;
 let key: QueueKey;
 
 beforeEach(async () => {
-  t = await createTestService();
-  ({ ctx } = await t.createOrg('acme'));
-  await t.connectRepo('acme', REPO);
-  key = t.key(REPO);
-  await t.service.createQueue(ctx, key, {});
+  ({ t, ctx, key } = await createQueueFixture());
 });
 afterEach(() => t.close());
 
 const stateOf = async (n: number) => (await t.service.getSubmittedPullRequest(ctx, key, { number: n })).entry;
 const runOf = async (n: number) => (await stateOf(n)).runId!;
-const queueId = async () => (await findQueue(t.db, (await t.db.selectFrom('repos').select('id').executeTakeFirstOrThrow()).id, 'main'))!.id;
+const queueId = async () => (await t.db.selectFrom('queues').select('id').executeTakeFirstOrThrow()).id;
 
 async function submitAndStartCi(n: number): Promise<string> {
   t.forge.openPr(REPO, { number: n });

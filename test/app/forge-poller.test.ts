@@ -1,7 +1,7 @@
 /** The forge poller turns what it reads from the forge into engine events. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuthContext, QueueKey } from '../../src/app/types.js';
-import { createTestService, type TestService } from '../helpers/service.js';
+import { createQueueFixture, type TestService } from '../helpers/service.js';
 
 const REPO = 'github.com/acme/web';
 let t: TestService;
@@ -9,11 +9,7 @@ let ctx: AuthContext;
 let key: QueueKey;
 
 beforeEach(async () => {
-  t = await createTestService();
-  ({ ctx } = await t.createOrg('acme'));
-  await t.connectRepo('acme', REPO);
-  key = t.key(REPO);
-  await t.service.createQueue(ctx, key, {});
+  ({ t, ctx, key } = await createQueueFixture());
 });
 afterEach(() => t.close());
 

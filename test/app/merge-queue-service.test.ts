@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuthContext, QueueKey } from '../../src/app/types.js';
 import type { PriorityName } from '../../src/engine/types.js';
 import { HttpError } from '../../src/errors.js';
-import { createTestService, type TestService } from '../helpers/service.js';
+import { createQueueFixture, type TestService } from '../helpers/service.js';
 
 const REPO = 'github.com/acme/web';
 let t: TestService;
@@ -11,10 +11,7 @@ let ctx: AuthContext;
 let key: QueueKey;
 
 beforeEach(async () => {
-  t = await createTestService();
-  ({ ctx } = await t.createOrg('acme'));
-  await t.connectRepo('acme', REPO);
-  key = t.key(REPO);
+  ({ t, ctx, key } = await createQueueFixture({ queue: null }));
 });
 afterEach(() => t.close());
 

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app/create-app.js';
 import type { AuthContext, QueueKey } from '../../src/app/types.js';
 import { testDatabases } from '../helpers/databases.js';
-import { createTestService, type TestService } from '../helpers/service.js';
+import { createQueueFixture, type TestService } from '../helpers/service.js';
 
 const pg = (await testDatabases()).filter((d) => d.name === 'postgres');
 const REPO = 'github.com/acme/web';
@@ -18,11 +18,7 @@ describe.each(pg)('application on $name', (database) => {
 
   afterAll(() => database.cleanup());
   beforeEach(async () => {
-    t = await createTestService({ databaseUrl: await database.url() });
-    ({ ctx } = await t.createOrg('acme'));
-    await t.connectRepo('acme', REPO);
-    key = t.key(REPO);
-    await t.service.createQueue(ctx, key, { concurrency: 2 });
+    ({ t, ctx, key } = await createQueueFixture({ databaseUrl: await database.url(), queue: { concurrency: 2 } }));
   });
   afterEach(() => t.close());
 

@@ -4,8 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuthContext, QueueKey } from '../../src/app/types.js';
 import { HttpError } from '../../src/errors.js';
 import { listEffects } from '../../src/store/effects.js';
-import { findQueue } from '../../src/store/queues.js';
-import { createTestService, type TestService } from '../helpers/service.js';
+import { createQueueFixture, type TestService } from '../helpers/service.js';
 
 const REPO = 'github.com/acme/web';
 let t: TestService;
@@ -14,12 +13,8 @@ let key: QueueKey;
 let queueId: string;
 
 beforeEach(async () => {
-  t = await createTestService();
-  ({ ctx } = await t.createOrg('acme'));
-  const repo = await t.connectRepo('acme', REPO);
-  key = t.key(REPO);
-  await t.service.createQueue(ctx, key, {});
-  queueId = (await findQueue(t.db, repo.id, 'main'))!.id;
+  ({ t, ctx, key } = await createQueueFixture());
+  queueId = (await t.db.selectFrom('queues').select('id').executeTakeFirstOrThrow()).id;
 });
 afterEach(() => t.close());
 

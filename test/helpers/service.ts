@@ -80,3 +80,27 @@ export async function createTestService(opts: TestServiceOptions = {}): Promise<
     },
   };
 }
+
+export interface QueueFixture {
+  t: TestService;
+  ctx: AuthContext;
+  key: QueueKey;
+  /** `host/owner/name` of the connected repository. */
+  repo: string;
+}
+
+/**
+ * A test service with org `acme`, `github.com/acme/web` connected to it and (unless `queue: null`)
+ * the queue of its `main` branch created with `queue` as its settings.
+ */
+export async function createQueueFixture(
+  opts: TestServiceOptions & { queue?: Parameters<MergeQueueService['createQueue']>[2] | null } = {},
+): Promise<QueueFixture> {
+  const t = await createTestService(opts);
+  const { ctx } = await t.createOrg('acme');
+  const repo = 'github.com/acme/web';
+  await t.connectRepo('acme', repo);
+  const key = t.key(repo);
+  if (opts.queue !== null) await t.service.createQueue(ctx, key, opts.queue ?? {});
+  return { t, ctx, key, repo };
+}
