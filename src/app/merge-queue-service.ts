@@ -51,6 +51,11 @@ function configPatch(input: Partial<QueueConfig>): Partial<QueueConfig> {
   return patch;
 }
 
+/** git's rules for a branch name (git check-ref-format), so that no queue names a branch git refuses. */
+function isBranchName(b: string): boolean {
+  return b.length > 0 && b.length <= 255 && !/[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{|\/\/|^[-/.]|[/.]$|\.lock$|\/\./.test(b) && b !== '@';
+}
+
 function assertPrNumber(n: number, min = 1): void {
   if (!Number.isSafeInteger(n) || n < min || n > 4294967295) {
     throw new HttpError('VALIDATION_FAILED', `pr.number must be an integer from ${min} to 4294967295`);
@@ -70,7 +75,9 @@ export class GreenlineService implements MergeQueueService {
     const { db, clock, newId } = this.deps;
     const repo = await repoOfOrg(db, ctx, key.repo);
     const patch = configPatch({ mode: config.mode, concurrency: config.concurrency });
-    if (!key.targetBranch) throw new HttpError('VALIDATION_FAILED', 'targetBranch must be a non-empty branch name');
+    if (!isBranchName(key.targetBranch)) {
+      throw new HttpError('VALIDATION_FAILED', `targetBranch ${JSON.stringify(key.targetBranch)} is not a valid branch name`);
+    }
     if (await findQueue(db, repo.id, key.targetBranch)) throw new HttpError('QUEUE_EXISTS', key.targetBranch);
     const s = newQueueSnapshot(repoRefOf(repo), key.targetBranch, patch, repo.test_branch_prefix);
     const now = clock.now();

@@ -69,6 +69,10 @@ describe('createQueue / getQueue', () => {
     await expectError(t.service.createQueue(other, t.key(REPO, 'dev'), {}), 'REPO_NOT_FOUND', 404);
     await expectError(t.service.getQueue(other, key), 'REPO_NOT_FOUND', 404);
     await expectError(t.service.createQueue(ctx, t.key(REPO, 'dev'), { concurrency: 0 }), 'VALIDATION_FAILED', 400, /concurrency/);
+    for (const bad of ['', 'a..b', 'feature/', '-x', 'has space', 'x.lock', 'a:b']) {
+      await expectError(t.service.createQueue(ctx, t.key(REPO, bad), {}), 'VALIDATION_FAILED', 400, /targetBranch .* is not a valid branch name/);
+    }
+    await t.service.createQueue(ctx, t.key(REPO, 'release/2026.1'), {});
   });
 
   it('getQueue: 404 for a missing queue; lists admitted PRs in queue order, NOT_READY excluded', async () => {
