@@ -1,0 +1,109 @@
+/**
+ * HTTP throughput of the v1 API against a bare Fastify JSON route, measured in the same run.
+ *
+ * Setup: the real service over a SQLite file (WAL), fake forge and CI (the forge is not what is
+ * measured), one queue holding 1,000 submitted PRs, the app listening on 127.0.0.1 with logging off.
+ * Baseline: a Fastify instance with one POST route that parses a JSON body and answers a small JSON
+ * object — the floor any JSON endpoint pays. Load: autocannon, 10 connections, each endpoint in turn.
+ * - read:  getSubmittedPullRequest, PR numbers rotating over the 1,000 (token check + queue read)
+ * - write: submitPullRequest re-submitting those PRs with a rotating priority (a real state change,
+ *          persisted with its outbox in one transaction)
+ * - read, HTTP layer only: the same requests, the service's answers memoised in memory — separates
+ *          the cost of the HTTP layer (auth hook, parsing, validation, wire mapping, serialisation)
+ *          from the cost of the service and the store
+ * Goals: reads ≥ 60% of bare req/s, writes ≥ 35%, p99 < 20 ms.
+ *
+ * Run: npm run bench:api [-- seconds per endpoint, default 5]   (prints only; no thresholds enforced)
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+import { buildHttpApp } from '../src/api/build-app.js';
+import type { MergeQueueService } from '../src/app/types.js';
+import { createTestService } from '../test/helpers/service.js';
+
+const PRS = 1_000;
+const SECONDS = Number(process.argv[2] ?? 5);
+const SLUG = 'github.com/acme/web';
+const REPO = { host: 'github.com', owner: 'acme', name: 'web' };
+const PRIORITIES = ['low', 'medium', 'high'];
+
+interface Measured { name: string; rps: number; p99: number; errors: number }
+
+async function load(name: string, url: string, body: (i: number) => unknown, headers: Record<string, string> = {}): Promise<Measured> {
+  let i = 0;
+  const result = await autocannon({
+    url, connections: 10, duration: SECONDS, method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(body(i++)) }) }],
+  });
+  return { name, rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
+}
+
+/** The real service with authenticate and getSubmittedPullRequest answered from a memo after the first call. */
+function memoised(service: MergeQueueService): MergeQueueService {
+  const memo = new Map<string, Promise<unknown>>();
+  const once = <T>(key: string, compute: () => Promise<T>): Promise<T> => {
+    if (!memo.has(key)) memo.set(key, compute());
+    return memo.get(key) as Promise<T>;
+  };
+  return Object.assign(Object.create(service) as MergeQueueService, {
+    authenticate: (token: string) => once(`auth ${token}`, () => service.authenticate(token)),
+    getSubmittedPullRequest: ((ctx, key, pr) => once(`pr ${JSON.stringify(pr)}`, () => service.getSubmittedPullRequest(ctx, key, pr))) as MergeQueueService['getSubmittedPullRequest'],
+  });
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'greenline-bench-api-'));
+  const t = await createTestService({ databaseUrl: `sqlite:${path.join(dir, 'greenline.db')}` });
+  const bare = Fastify();
+  bare.post('/bare', async (request) => ({ ok: true, size: JSON.stringify(request.body).length }));
+  const app = await buildHttpApp({ service: t.service, logger: false, enumCase: 'upper' });
+  const layerOnly = await buildHttpApp({ service: memoised(t.service), logger: false, enumCase: 'upper' });
+  try {
+    const { token, ctx } = await t.createOrg('acme');
+    await t.connectRepo('acme', SLUG);
+    const key = t.key(SLUG);
+    await t.service.createQueue(ctx, key, { concurrency: 10 });
+    const started = Date.now();
+    for (let n = 1; n <= PRS; n++) {
+      t.forge.openPr(SLUG, { number: n });
+      await t.service.submitPullRequest(ctx, key, { prNumber: n });
+    }
+    await t.runEffects();
+    console.log(`setup: ${PRS} PRs submitted in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+    const bareUrl = `${await bare.listen({ port: 0, host: '127.0.0.1' })}/bare`;
+    const apiUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+    const layerUrl = await layerOnly.listen({ port: 0, host: '127.0.0.1' });
+    const auth = { 'x-api-token': token };
+    const pr = (i: number) => ({ number: (i % PRS) + 1 });
+
+    const baseline = await load('bare Fastify JSON route', bareUrl, (i) => ({ repo: REPO, targetBranch: 'main', pr: pr(i) }));
+    const read = await load('getSubmittedPullRequest', `${apiUrl}/v1/getSubmittedPullRequest`,
+      (i) => ({ repo: REPO, targetBranch: 'main', pr: pr(i) }), auth);
+    const layer = await load('  HTTP layer only', `${layerUrl}/v1/getSubmittedPullRequest`,
+      (i) => ({ repo: REPO, targetBranch: 'main', pr: pr(i) }), auth);
+    const write = await load('submitPullRequest', `${apiUrl}/v1/submitPullRequest`,
+      (i) => ({ repo: REPO, targetBranch: 'main', pr: pr(i), priority: PRIORITIES[i % PRIORITIES.length] }), auth);
+
+    console.log(`\n${SECONDS} s per endpoint, 10 connections, ${PRS} PRs in the queue (SQLite file)\n`);
+    console.log('endpoint                    req/s   p99 ms   % of bare (goal)   p99 goal   errors');
+    const goals: Record<string, string> = { [read.name]: '≥ 60%', [layer.name]: '≥ 60%', [write.name]: '≥ 35%' };
+    for (const m of [baseline, read, layer, write]) {
+      const ratio = m === baseline ? '' : `${((m.rps / baseline.rps) * 100).toFixed(0)}% (${goals[m.name]})`;
+      const p99Goal = m === baseline ? '' : `< 20 ms`;
+      console.log(`${m.name.padEnd(26)} ${m.rps.toFixed(0).padStart(7)} ${String(m.p99).padStart(8)}   ${ratio.padEnd(16)}   ${p99Goal.padEnd(8)}   ${m.errors}`);
+    }
+  } finally {
+    await app.close();
+    await layerOnly.close();
+    await bare.close();
+    await t.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
