@@ -165,10 +165,11 @@ describe('listPullRequests', () => {
 });
 
 describe('setImpactedTargets and getMergeQueueTestingDetails', () => {
-  it('accepts merge-action\'s call: string pr.number, both headers, empty names dropped', async () => {
+  it('accepts merge-action\'s call: string pr.number, a token and a run id, empty names dropped', async () => {
     const sha = h.t.forge.state(SLUG).prs.get(1)!.headSha;
+    // merge-action always sends the run id header too; with a token present it is not used.
     const res = await h.post('/v1/setImpactedTargets', h.body({ pr: { number: '1', sha }, impactedTargets: ['//web', '', '//api'] }),
-      { 'x-forked-workflow-run-id': '' });
+      { 'x-forked-workflow-run-id': '9876543210' });
     expect(res.statusCode, res.body).toBe(200);
     expect(json(res)).toEqual({});
 
