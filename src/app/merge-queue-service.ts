@@ -5,25 +5,28 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { newQueueSnapshot } from '../engine/config.js';
-import { parsePriority, queueOrder, readiness, validateConfigPatch } from '../engine/index.js';
-import { PrState, isTerminal, type Entry, type ImpactedTargets, type QueueConfig, type RepoRef } from '../engine/types.js';
+import { parsePriority, queueOrder, readiness } from '../engine/index.js';
+import {
+  PrState, TERMINAL_STATES, isTerminal, type Entry, type ImpactedTargets, type QueueConfig, type RepoRef,
+} from '../engine/types.js';
 import { HttpError } from '../errors.js';
 import type { CiStatus } from '../ports.js';
 import type { Database } from '../store/database.js';
-import { listCiStatuses } from '../store/ci-statuses.js';
-import { TERMINAL_STATES } from '../engine/types.js';
-import { findEntry, findEntryById, hasActiveEntries, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage } from '../store/entries.js';
+import {
+  findEntry, findEntryById, hasActiveEntries, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage,
+} from '../store/entries.js';
 import { findImpactedTargets, upsertImpactedTargets } from '../store/impacted-targets.js';
 import { deleteQueueRow, findQueue, findQueueById, insertQueue } from '../store/queues.js';
-import { findRunRow, findRunRowByTestSha, runOf } from '../store/test-runs.js';
 import { forgeFor, type Adapters } from './adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
 import type { Clock } from './clock.js';
 import { renderMetrics } from './metrics.js';
-import { refreshTarget } from './target-refresh.js';
 import type { QueueExecutor } from './queue-executor.js';
 import { queueOfOrg, repoOfOrg } from './queue-lookup.js';
-import { bindingOf, repoRefOf, resolveRequiredStatuses } from './repo-binding.js';
+import { bindingOf, repoRefOf } from './repo-binding.js';
+import { assertPrNumber, configPatch, isBranchName } from './request-checks.js';
+import { refreshTarget } from './target-refresh.js';
+import { reportStatus, runOfQueue, testingDetails } from './test-run-details.js';
 import { authenticateToken } from './tokens.js';
 import type {
   AuthContext, ListPullRequestsQuery, MergeQueueService, PrView, QueueKey, QueueUpdate, QueueView, TestRunView,
@@ -39,28 +42,7 @@ export interface ServiceDeps {
   logger?: Logger;
 }
 
-const CI_STATES: readonly CiStatus['state'][] = ['pending', 'success', 'failure', 'error'];
-
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-
-/** The defined settings of `input`, checked by the engine's rules; a bad one is a 400 naming it. */
-function configPatch(input: Partial<QueueConfig>): Partial<QueueConfig> {
-  const patch = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<QueueConfig>;
-  const problem = validateConfigPatch(patch);
-  if (problem) throw new HttpError('VALIDATION_FAILED', problem);
-  return patch;
-}
-
-/** git's rules for a branch name (git check-ref-format), so that no queue names a branch git refuses. */
-function isBranchName(b: string): boolean {
-  return b.length > 0 && b.length <= 255 && !/[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{|\/\/|^[-/.]|[/.]$|\.lock$|\/\./.test(b) && b !== '@';
-}
-
-function assertPrNumber(n: number, min = 1): void {
-  if (!Number.isSafeInteger(n) || n < min || n > 4294967295) {
-    throw new HttpError('VALIDATION_FAILED', `pr.number must be an integer from ${min} to 4294967295`);
-  }
-}
 
 export class GreenlineService implements MergeQueueService {
   constructor(private readonly deps: ServiceDeps) {}
@@ -228,52 +210,16 @@ export class GreenlineService implements MergeQueueService {
 
   // ------------------------------------------------------------------ test runs (§2.7 + extensions)
 
-  async getTestingDetails(ctx: AuthContext, key: QueueKey, testRunId: string): Promise<TestRunView> {
-    const { db } = this.deps;
-    const { repo, queue } = await queueOfOrg(db, ctx, key);
-    const row = await findRunRow(db, testRunId);
-    if (!row || row.queue_id !== queue.id) throw new HttpError('TEST_RUN_NOT_FOUND', testRunId);
-    const run = runOf(row);
-    const resolved = row.required_statuses !== null
-      ? { statuses: JSON.parse(row.required_statuses) as string[], source: row.required_statuses_source as TestRunView['requiredStatusesSource'] }
-      : resolveRequiredStatuses((JSON.parse(queue.config) as QueueConfig).requiredStatuses, repo);
-    const statuses = (await listCiStatuses(db, run.id)).map((s): CiStatus => ({
-      context: s.context, state: s.state as CiStatus['state'],
-      ...(s.url !== null ? { url: s.url } : {}), ...(s.description !== null ? { description: s.description } : {}),
-    }));
-    const tested = new Set(run.prNumbers);
-    const targetsOf = async (prs: typeof run.prs) =>
-      unionTargets(await Promise.all(prs.map((p) => findImpactedTargets(db, repo.id, p.number, p.headSha))));
-    return {
-      run,
-      requiredStatuses: resolved?.statuses ?? [],
-      requiredStatusesSource: resolved?.source ?? 'trunk_config',
-      statuses,
-      testedPullRequests: await Promise.all(run.prNumbers.map(async (n) => ({
-        prNumber: n, title: (await findEntry(db, queue.id, n))?.title ?? '',
-      }))),
-      impactedTargets: await targetsOf(run.prs),
-      impactedTargetsForTestedPrs: await targetsOf(run.prs.filter((p) => tested.has(p.number))),
-    };
+  getTestingDetails(ctx: AuthContext, key: QueueKey, testRunId: string): Promise<TestRunView> {
+    return testingDetails(this.deps.db, ctx, key, testRunId);
   }
 
-  async reportStatus(ctx: AuthContext, req: { repo: RepoRef; testRunId?: string; sha?: string; status: CiStatus }): Promise<void> {
-    const { db, ciOutcome } = this.deps;
-    const { context, state } = req.status;
-    if (typeof context !== 'string' || context === '') throw new HttpError('VALIDATION_FAILED', 'context must be a non-empty status name');
-    if (!CI_STATES.includes(state)) throw new HttpError('VALIDATION_FAILED', `state must be one of ${CI_STATES.join(', ')}`);
-    if (!req.testRunId && !req.sha) throw new HttpError('VALIDATION_FAILED', 'send testRunId or sha to name the test run');
-    const repo = await repoOfOrg(db, ctx, req.repo);
-    const row = req.testRunId ? await findRunRow(db, req.testRunId) : await findRunRowByTestSha(db, repo.id, req.sha!);
-    const queue = row && (await findQueueById(db, row.queue_id));
-    if (!row || queue?.repo_id !== repo.id) throw new HttpError('TEST_RUN_NOT_FOUND', req.testRunId ?? `with test commit ${req.sha}`);
-    await ciOutcome.record({ runId: row.id, status: req.status });
+  reportStatus(ctx: AuthContext, req: { repo: RepoRef; testRunId?: string; sha?: string; status: CiStatus }): Promise<void> {
+    return reportStatus(this.deps, ctx, req);
   }
 
   async getTestRunLog(ctx: AuthContext, key: QueueKey, testRunId: string): Promise<string | null> {
-    const { queue } = await queueOfOrg(this.deps.db, ctx, key);
-    const row = await findRunRow(this.deps.db, testRunId);
-    if (!row || row.queue_id !== queue.id) throw new HttpError('TEST_RUN_NOT_FOUND', testRunId);
+    await runOfQueue(this.deps.db, ctx, key, testRunId);
     return (await this.deps.adapters.ci.getLog?.(testRunId)) ?? null;
   }
 
@@ -288,12 +234,4 @@ export class GreenlineService implements MergeQueueService {
     const snapshot = await this.deps.executor.read(queueId);
     return { snapshot, enqueued: queueOrder(snapshot).filter((e) => e.state !== PrState.NOT_READY) };
   }
-}
-
-/** Union of uploaded targets; null when none was uploaded; `ALL` anywhere makes the union ["ALL"]. */
-function unionTargets(all: (ImpactedTargets | null)[]): string[] | null {
-  const known = all.filter((t): t is ImpactedTargets => t !== null);
-  if (known.length === 0) return null;
-  if (known.some((t) => t === 'ALL')) return ['ALL'];
-  return [...new Set(known.flatMap((t) => t as readonly string[]))];
 }
