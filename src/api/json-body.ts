@@ -7,22 +7,23 @@
 import type { FastifyRequest } from 'fastify';
 import { HttpError } from '../errors.js';
 
+/** The first forbidden key in `value`; iterative, so that deeply nested bodies cannot overflow the stack. */
 function poisonedKey(value: unknown): string | null {
-  if (typeof value !== 'object' || value === null) return null;
-  if (Array.isArray(value)) {
-    for (const item of value) {
-      const key = poisonedKey(item);
-      if (key) return key;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    if (Array.isArray(node)) {
+      for (const item of node) pending.push(item);
+      continue;
     }
-    return null;
-  }
-  if (Object.hasOwn(value, '__proto__')) return '__proto__';
-  const record = value as Record<string, unknown>;
-  if (Object.hasOwn(record, 'constructor') && typeof record.constructor === 'object' &&
-      record.constructor !== null && Object.hasOwn(record.constructor, 'prototype')) return 'constructor.prototype';
-  for (const key in record) {
-    const found = poisonedKey(record[key]);
-    if (found) return found;
+    if (Object.hasOwn(node, '__proto__')) return '__proto__';
+    const record = node as Record<string, unknown>;
+    const ctor = record.constructor;
+    if (Object.hasOwn(record, 'constructor') && typeof ctor === 'object' && ctor !== null && Object.hasOwn(ctor, 'prototype')) {
+      return 'constructor.prototype';
+    }
+    for (const key in record) pending.push(record[key]);
   }
   return null;
 }

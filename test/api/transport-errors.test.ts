@@ -87,6 +87,14 @@ describe('request bodies', () => {
       .toBe('The request body is not valid JSON: a "constructor.prototype" key is not allowed');
   });
 
+  it('answers 4xx, not 5xx, for very deeply nested JSON', async () => {
+    h = await createApiHarness();
+    const depth = 200_000;
+    expect(errorOf(await h.post('/v1/getQueue', '['.repeat(depth) + ']'.repeat(depth))).status).toBe(400);
+    const deepExtra = `{"repo":{"host":"github.com","owner":"acme","name":"web"},"targetBranch":"main","x":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
+    expect(errorOf(await h.post('/v1/getQueue', deepExtra))).toMatchObject({ status: 404, code: 'QUEUE_NOT_FOUND' });
+  });
+
   it('accepts application/json with a charset and refuses other media types with 415', async () => {
     h = await createApiHarness();
     await h.post('/v1/createQueue', h.body());
