@@ -163,4 +163,18 @@ describe('effect runner', () => {
     expect((await stateOf(2)).state).toBe('MERGED');
     expect(t.forge.prsOnBranch(REPO, 'main')).toEqual([1, 2]);
   });
+
+  it('once started, runs effects as soon as a commit adds them, and stops without leaving work behind', async () => {
+    t.app.start();
+    t.forge.openPr(REPO, { number: 1 });
+    await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
+    const deadline = Date.now() + 5_000;
+    while (t.ci.started.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(t.ci.startedRunIds()).toEqual([await runOf(1)]);
+    await t.app.stop();
+    const count = t.forge.calls.length;
+    await t.ci.pass(await runOf(1));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(t.forge.calls.length).toBe(count);
+  });
 });
