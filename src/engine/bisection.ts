@@ -8,7 +8,8 @@
  *
  * `optimizationMode = bisection_skip_redundant_tests`: a part whose run would test exactly the content
  * of a run of this bisection that already failed (same anchor and PR heads, e.g. the second half on
- * top of a cleared first half = the whole batch) is not run again: one PR → FAILED with
+ * top of a cleared first half = the whole batch) is not run again (only test failures are reused,
+ * not timeouts or start errors): one PR → FAILED with
  * TEST_RUN_FAILED_BY_OPTIMIZATION, several → split at once. Passes are never reused.
  */
 import { bisectingSet } from './bisection-state.js';
@@ -20,6 +21,9 @@ import { emitBatchEvent, move } from './transitions.js';
 import { dependenciesOf, isSkippable } from './validity.js';
 import type { Entry, FailureReason, TestRun } from './types.js';
 
+/** Only a failed test says something about the tree; a timeout or a start error does not. */
+const reusable = (reason: FailureReason | null): boolean => reason === 'TEST_RUN_REQUIRED_STATUS_FAILED';
+
 function halves(prNumbers: number[]): BisectionPart[] {
   const cut = Math.ceil(prNumbers.length / 2);
   return [{ prNumbers: prNumbers.slice(0, cut), runId: null }, { prNumbers: prNumbers.slice(cut), runId: null }];
@@ -30,7 +34,7 @@ export function startBisection(d: Draft, run: TestRun, members: Entry[]): void {
   d.internal.bisections.push({
     id: `bisect-${run.id}`,
     members: numbers,
-    failedKeys: [contentKey(d, run.baseSha, run.prs)],
+    failedKeys: reusable(run.failureReason) ? [contentKey(d, run.baseSha, run.prs)] : [],
     parts: halves(numbers),
   });
   for (const m of members) move(d, m, 'PENDING', 'BISECTION_REQUIRED');
@@ -80,7 +84,7 @@ export function bisectionPassed(d: Draft, run: TestRun): void {
 export function bisectionFailed(d: Draft, run: TestRun, reason: FailureReason, detail: string | null): void {
   const b = d.internal.bisections.find((x) => x.parts.some((p) => p.runId === run.id));
   if (!b) return;
-  b.failedKeys.push(contentKey(d, run.baseSha, run.prs));
+  if (reusable(reason)) b.failedKeys.push(contentKey(d, run.baseSha, run.prs));
   const part = b.parts.find((p) => p.runId === run.id)!;
   const members = membersOf(d, run);
   if (part.prNumbers.length === 1) {

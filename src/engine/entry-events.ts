@@ -139,7 +139,11 @@ export function onPrGone(d: Draft, ev: Ev<'prClosed'> | Ev<'prConvertedToDraft'>
 export function onPrMergedOutside(d: Draft, ev: Ev<'prMergedOutside'>): Rejection | null {
   const e = queued(d, ev.prNumber);
   if (isRejection(e)) return e;
-  if (isMerging(d, e.prNumber)) return null; // our own merge, reported by the forge before its result
+  if (isMerging(d, e.prNumber)) {
+    // Maybe our own merge, seen before its result: the result decides (merging.ts).
+    if (!d.internal.deferredMergedOutside.includes(e.prNumber)) d.internal.deferredMergedOutside.push(e.prNumber);
+    return null;
+  }
   move(d, e, 'MERGED', 'MANUAL_MERGE');
   return null;
 }
@@ -155,7 +159,7 @@ export function onImpactedTargets(d: Draft, ev: Ev<'impactedTargets'>): Rejectio
   if (t !== 'ALL' && !(Array.isArray(t) && t.every((x) => typeof x === 'string'))) {
     return invalid('impacted targets must be "ALL" or a list of target names');
   }
-  d.putEntry({ ...e, impactedTargets: t === 'ALL' ? 'ALL' : [...t] });
+  if (JSON.stringify(t) !== JSON.stringify(e.impactedTargets)) d.putEntry({ ...e, impactedTargets: t === 'ALL' ? 'ALL' : [...t] });
   return null;
 }
 

@@ -55,6 +55,8 @@ export interface EngineInternal {
   merge: MergeInFlight | null;
   /** A target sighting that arrived while a merge was in flight; applied when the merge settles. */
   deferredTargetSha: string | null;
+  /** PRs of the merge in flight reported merged outside the queue meanwhile; settled with the merge. */
+  deferredMergedOutside: number[];
   bisections: Bisection[];
   /** Mode to switch to once the queue drained (state SWITCHING_MODES). */
   pendingMode: QueueMode | null;
@@ -70,6 +72,7 @@ export function readInternal(snapshot: QueueSnapshot): EngineInternal {
     targetHistory: history.map((s) => ({ sha: s.sha, prs: s.prs })),
     merge: raw.merge ? { ...raw.merge, rebuild: raw.merge.rebuild ? { ...raw.merge.rebuild } : null } : null,
     deferredTargetSha: raw.deferredTargetSha ?? null,
+    deferredMergedOutside: [...(raw.deferredMergedOutside ?? [])],
     bisections: (raw.bisections ?? []).map((b) => ({
       id: b.id, members: [...b.members], failedKeys: [...b.failedKeys], parts: b.parts.map((p) => ({ prNumbers: p.prNumbers, runId: p.runId })),
     })),

@@ -27,7 +27,7 @@ import { headOf, mergedSince, samePr } from './runs.js';
 import type { Topology } from './topology.js';
 import { emitBatchEvent, move } from './transitions.js';
 import { activeGroups, checkRun, dependenciesOf, restartGroup } from './validity.js';
-import type { EngineEvent, Rejection, RunPr, TestRun } from './types.js';
+import { isTerminal, type EngineEvent, type Rejection, type RunPr, type TestRun } from './types.js';
 
 /** Emits the next merge when one is possible. Returns whether anything changed. */
 export function tryMerge(d: Draft, topo: Topology): boolean {
@@ -123,9 +123,9 @@ export function onMergeFailed(d: Draft, ev: MergeFailedEvent): void {
   if (ev.reason === 'TARGET_MOVED') {
     // Nothing was merged: the target moved under us, like a push from outside (contract §6.10).
     const sha = ev.newTargetSha ?? d.internal.deferredTargetSha;
-    d.internal.deferredTargetSha = null;
-    if (sha) applyTargetMove(d, sha);
+    if (sha) d.internal.deferredTargetSha = sha;
     else forgetTarget(d);
+    settleDeferredTarget(d);
     return;
   }
   const done = new Set(ev.mergedPrNumbers ?? []);
@@ -173,7 +173,16 @@ function markMerged(d: Draft, prs: RunPr[], runId: string): void {
   }
 }
 
+/**
+ * Sightings that arrived while the merge was in flight: PRs merged outside (unless our merge merged
+ * them after all) and the target's sha (unless it is the one our merge produced).
+ */
 function settleDeferredTarget(d: Draft): void {
+  for (const n of d.internal.deferredMergedOutside) {
+    const e = d.entry(n);
+    if (e && !isTerminal(e.state)) move(d, e, 'MERGED', 'MANUAL_MERGE');
+  }
+  d.internal.deferredMergedOutside = [];
   const sha = d.internal.deferredTargetSha;
   d.internal.deferredTargetSha = null;
   if (sha !== null && sha !== d.targetSha) applyTargetMove(d, sha);

@@ -92,13 +92,20 @@ function runPassed(d: Draft, found: TestRun): void {
 
 function vouchAhead(d: Draft, run: TestRun): void {
   const bisecting = bisectingSet(d);
+  const inRun = new Set(run.prs.map((p) => `${p.number}@${p.headSha}`));
+  const covered = (n: number): boolean => {
+    const e = d.entry(n);
+    return e !== undefined && inRun.has(`${e.prNumber}@${e.headSha}`);
+  };
   const own = new Set(run.prNumbers);
   for (const p of run.prs) {
     if (own.has(p.number)) continue;
     const e = d.entry(p.number);
     if (!e || e.headSha !== p.headSha || bisecting.has(e.prNumber)) continue;
     if (e.state !== 'TESTING' && e.state !== 'PENDING_FAILURE' && e.state !== 'PENDING') continue;
+    // Only whole groups: in parallel mode a batch ahead may be only partly on this run's lane.
     const ownRun = d.run(e.runId);
+    if (e.state !== 'PENDING' && ownRun && !membersOf(d, ownRun).every((m) => covered(m.prNumber))) continue;
     if (ownRun && isInFlight(ownRun) && ownRun.queueType === 'main') abandonRun(d, ownRun);
     move(d, e, 'TESTS_PASSED', 'SUCCESSOR_TEST_RUN_PASSED', { patch: { verifiedByTestRun: run.id } });
   }

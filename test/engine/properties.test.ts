@@ -1,0 +1,140 @@
+/**
+ * Property tests: random event sequences against the model forge and CI of harness.ts. After every
+ * decision the harness checks the target-branch invariant, that no PR is lost or merged twice,
+ * immutability and identity, and (parallel mode) that runs only include overlapping PRs. After the
+ * sequence everything is drained with passing CI: every PR must end terminal, and with deterministic
+ * CI no PR whose own code is good may end FAILED.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ImpactedTargets, QueueConfig } from '../../src/engine/index.js';
+import { Harness } from './harness.js';
+
+const PRS = 8;
+const pr = fc.integer({ min: 1, max: PRS });
+const targets: fc.Arbitrary<ImpactedTargets> = fc.oneof(
+  { weight: 8, arbitrary: fc.subarray(['a', 'b', 'c', 'd'], { minLength: 1 }) },
+  { weight: 1, arbitrary: fc.constant('ALL' as const) },
+  { weight: 1, arbitrary: fc.constant([] as string[]) },
+);
+
+type Action =
+  | { t: 'deliver'; i: number; flake: boolean }
+  | { t: 'submit'; pr: number; priority: number | string | undefined; noBatch: boolean; ready: boolean; targets: ImpactedTargets }
+  | { t: 'observe'; pr: number }
+  | { t: 'cancel'; pr: number }
+  | { t: 'restart'; pr: number }
+  | { t: 'pushPr'; pr: number }
+  | { t: 'pushTarget' }
+  | { t: 'mergeOutside'; pr: number }
+  | { t: 'state'; state: 'RUNNING' | 'PAUSED' | 'DRAINING' }
+  | { t: 'config'; patch: Partial<QueueConfig> }
+  | { t: 'time'; ms: number };
+
+const configPatch: fc.Arbitrary<Partial<QueueConfig>> = fc.record({
+  concurrency: fc.integer({ min: 1, max: 4 }),
+  batch: fc.boolean(),
+  batchingMinSize: fc.integer({ min: 1, max: 4 }),
+  pendingFailureDepth: fc.integer({ min: 0, max: 2 }),
+  canOptimisticallyMerge: fc.boolean(),
+  bisectionConcurrency: fc.integer({ min: 1, max: 2 }),
+  optimizationMode: fc.constantFrom('off' as const, 'bisection_skip_redundant_tests' as const),
+}, { requiredKeys: [] });
+
+function actions(opts: { flakes: boolean; modeSwitch: boolean; chaos: boolean }): fc.Arbitrary<Action[]> {
+  const rare = opts.chaos ? 1 : 0;
+  const action: fc.Arbitrary<Action> = fc.oneof(
+    { weight: 12, arbitrary: fc.record({ t: fc.constant('deliver' as const), i: fc.nat(), flake: opts.flakes ? fc.integer({ min: 0, max: 3 }).map((n) => n === 0) : fc.constant(false) }) },
+    { weight: 5, arbitrary: fc.record({
+      t: fc.constant('submit' as const), pr, priority: fc.constantFrom(undefined, 'urgent', 'high', 'low', 42, 'medium'),
+      noBatch: fc.boolean(), ready: fc.boolean(), targets,
+    }) },
+    { weight: 1, arbitrary: fc.record({ t: fc.constant('observe' as const), pr }) },
+    { weight: rare, arbitrary: fc.record({ t: fc.constant('cancel' as const), pr }) },
+    { weight: rare, arbitrary: fc.record({ t: fc.constant('restart' as const), pr }) },
+    { weight: rare, arbitrary: fc.record({ t: fc.constant('pushPr' as const), pr }) },
+    { weight: rare, arbitrary: fc.constant({ t: 'pushTarget' as const }) },
+    { weight: rare, arbitrary: fc.record({ t: fc.constant('mergeOutside' as const), pr }) },
+    { weight: 1, arbitrary: fc.record({ t: fc.constant('state' as const), state: fc.constantFrom('RUNNING' as const, 'PAUSED' as const, 'DRAINING' as const) }) },
+    { weight: 1, arbitrary: fc.record({
+      t: fc.constant('config' as const),
+      patch: opts.modeSwitch
+        ? fc.tuple(configPatch, fc.constantFrom('single' as const, 'parallel' as const)).map(([p, mode]) => ({ ...p, mode }))
+        : configPatch,
+    }) },
+    { weight: 1, arbitrary: fc.record({ t: fc.constant('time' as const), ms: fc.integer({ min: 1, max: 20 * 60_000 }) }) },
+  );
+  return fc.array(action, { minLength: 5, maxLength: 120 });
+}
+
+function play(h: Harness, list: Action[], targetsOf: Map<number, ImpactedTargets>): void {
+  for (const a of list) {
+    switch (a.t) {
+      case 'deliver': h.deliver(a.i, a.flake); break;
+      case 'submit':
+        h.submit(a.pr, { priority: a.priority, noBatch: a.noBatch, ready: a.ready });
+        targetsOf.set(a.pr, a.targets);
+        if (h.snapshot.config.mode === 'parallel' || a.pr % 2 === 0) h.uploadTargets(a.pr, a.targets);
+        break;
+      case 'observe': h.observe(a.pr); break;
+      case 'cancel': h.send({ kind: 'cancel', at: h.now, prNumber: a.pr, reason: 'API_REQUESTED' }); break;
+      case 'restart': h.send({ kind: 'restart', at: h.now, prNumber: a.pr, reason: 'TESTS_RESTARTED_BY_API_REQUEST' }); break;
+      case 'pushPr': h.pushPr(a.pr); break;
+      case 'pushTarget': h.pushTarget(); break;
+      case 'mergeOutside': h.mergeOutside(a.pr); break;
+      case 'state': h.send({ kind: 'setState', at: h.now, state: a.state }); break;
+      case 'config': h.send({ kind: 'updateConfig', at: h.now, patch: a.patch }); break;
+      case 'time': h.now += a.ms; h.send({ kind: 'tick', at: h.now }); break;
+    }
+  }
+}
+
+const ALLOWED_REJECTIONS = new Set([
+  'cancel:PR_NOT_IN_QUEUE', 'cancel:INVALID_EVENT', 'restart:PR_NOT_IN_QUEUE', 'restart:RESTART_NOT_ALLOWED',
+  'prObserved:PR_NOT_IN_QUEUE', 'prMergedOutside:PR_NOT_IN_QUEUE', 'impactedTargets:PR_NOT_IN_QUEUE',
+  'testBranchCreated:STALE_RUN_EVENT', 'testBranchCreated:RUN_NOT_FOUND', 'ciResult:STALE_RUN_EVENT',
+  'setState:INVALID_EVENT',
+]);
+
+/** Failures that do not come from a PR's own code: timeouts of the random clock, pushes while merging. */
+const NOT_CODE = new Set(['TEST_RUN_TIMEOUT', 'PR_UPDATED_AT_MERGE_TIME']);
+
+function scenario(opts: { mode: 'single' | 'parallel'; flakes: boolean; modeSwitch?: boolean; chaos?: boolean }) {
+  return fc.property(
+    actions({ flakes: opts.flakes, modeSwitch: opts.modeSwitch ?? false, chaos: opts.chaos ?? true }),
+    configPatch,
+    fc.subarray([1, 2, 3, 4, 5, 6, 7, 8], { maxLength: 3 }),
+    fc.array(fc.nat(), { minLength: 1, maxLength: 20 }),
+    (list, config, badList, picks) => {
+      const bad = new Set(badList);
+      const h = new Harness({ ...config, mode: opts.mode, testingTimeoutMinutes: 60, batchingMaxWaitTimeMinutes: 5 }, bad);
+      const targetsOf = new Map<number, ImpactedTargets>();
+      play(h, list, targetsOf);
+      const drained = h.drain((n) => targetsOf.get(n) ?? ['t'], picks);
+      const unexpected = h.rejections.filter((r) => !ALLOWED_REJECTIONS.has(r));
+      expect(h.violations).toEqual([]);
+      expect(unexpected).toEqual([]);
+      expect(drained, `stuck: ${JSON.stringify(h.snapshot.entries.map((e) => [e.prNumber, e.state, e.lastReason]))} state=${h.snapshot.state}`).toBe(true);
+      if (!opts.flakes) {
+        for (const e of h.snapshot.entries) {
+          if (e.state === 'FAILED' && !bad.has(e.prNumber) && !NOT_CODE.has(e.lastReason)) {
+            throw new Error(`good PR ${e.prNumber} FAILED (${e.lastReason}): ${JSON.stringify(e.timeline)}`);
+          }
+        }
+      }
+    },
+  );
+}
+
+/** More runs for a deeper search: ENGINE_PROPERTY_RUNS=5000 npx vitest run test/engine/properties.test.ts */
+const runs = { numRuns: Number(process.env.ENGINE_PROPERTY_RUNS ?? 200) };
+
+describe('engine properties', () => {
+  it('single mode, deterministic CI, no outside interference', () => fc.assert(scenario({ mode: 'single', flakes: false, chaos: false }), runs));
+  it('parallel mode, flaky CI, no outside interference', () => fc.assert(scenario({ mode: 'parallel', flakes: true, chaos: false }), runs));
+  it('single mode, deterministic CI', () => fc.assert(scenario({ mode: 'single', flakes: false }), runs));
+  it('single mode, flaky CI', () => fc.assert(scenario({ mode: 'single', flakes: true }), runs));
+  it('parallel mode, deterministic CI', () => fc.assert(scenario({ mode: 'parallel', flakes: false }), runs));
+  it('parallel mode, flaky CI', () => fc.assert(scenario({ mode: 'parallel', flakes: true }), runs));
+  it('mode switches while PRs are queued', () => fc.assert(scenario({ mode: 'single', flakes: false, modeSwitch: true }), runs));
+});
