@@ -8,7 +8,7 @@
  * mode: consecutive ones; parallel mode: ones in the same lane whose other dependencies the seed
  * shares). `noBatch` entries are always alone. A group smaller than the target size waits until
  * `batchingMaxWaitTimeMinutes` passed since its oldest member's admission, except in a draining or
- * mode-switching queue, where nothing new can join.
+ * mode-switching queue, where nothing new can join, and for entries that were tested before.
  *
  * Urgent PRs (priority 0) pre-empt when no slot is free: the in-flight group with the lowest
  * priority (the latest one on ties) behind it is restarted (SKIP_THE_LINE_INTERRUPTED) and the urgent
@@ -81,7 +81,8 @@ function formGroup(
       group.push(topo.order[j]);
     }
   }
-  if (group.length >= size || d.state !== 'RUNNING') return { group, deadline: null };
+  // Nothing new can join a draining queue; entries tested before (restarted, cleared by bisection) waited already.
+  if (group.length >= size || d.state !== 'RUNNING' || group.some((e) => e.runId !== null)) return { group, deadline: null };
   const oldest = Math.min(...group.map((e) => e.admittedAt ?? e.submittedAt));
   const deadline = oldest + d.config.batchingMaxWaitTimeMinutes * 60_000;
   return { group, deadline: deadline <= d.at ? null : deadline };

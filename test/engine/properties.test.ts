@@ -92,6 +92,7 @@ function play(h: Harness, list: Action[], targetsOf: Map<number, ImpactedTargets
 const ALLOWED_REJECTIONS = new Set([
   'cancel:PR_NOT_IN_QUEUE', 'cancel:INVALID_EVENT', 'restart:PR_NOT_IN_QUEUE', 'restart:RESTART_NOT_ALLOWED',
   'prObserved:PR_NOT_IN_QUEUE', 'prMergedOutside:PR_NOT_IN_QUEUE', 'impactedTargets:PR_NOT_IN_QUEUE',
+  'impactedTargets:INVALID_EVENT', // targets for a new head while the old one is being merged
   'testBranchCreated:STALE_RUN_EVENT', 'testBranchCreated:RUN_NOT_FOUND', 'ciResult:STALE_RUN_EVENT',
   'setState:INVALID_EVENT',
 ]);

@@ -1,0 +1,143 @@
+/**
+ * Batching and bisection (contract §6.3), batch webhooks (§8.2).
+ */
+import { describe, expect, it } from 'vitest';
+import { QueueDriver } from './queue-driver.js';
+
+const batched = (config = {}) => new QueueDriver({ batch: true, batchingMinSize: 3, batchingMaxWaitTimeMinutes: 5, concurrency: 2, ...config });
+
+describe('batching', () => {
+  it('starts a batch once the target size is reached, capped at it', () => {
+    const q = batched();
+    q.submit(1);
+    q.submit(2);
+    expect(q.effectsOf('createTestBranch')).toEqual([]);
+    q.submit(3);
+    expect(q.effect('createTestBranch')).toMatchObject({ branch: 'greenline-merge/pr-1-2-3/r1', prs: [1, 2, 3].map((n) => ({ number: n, headSha: `h${n}` })) });
+    q.submit(4);
+    expect(q.effectsOf('createTestBranch')).toEqual([]);
+  });
+
+  it('starts a smaller batch after the maximum wait since its oldest member', () => {
+    const q = batched();
+    q.submit(1);
+    const admitted = q.now;
+    q.tick(60_000);
+    q.submit(2);
+    const wake = q.effectsOf('scheduleWakeup');
+    expect(wake.map((w) => w.at)).toEqual([]); // already asked for at the first submission
+    q.send({ kind: 'tick', at: admitted + 5 * 60_000 - 1 });
+    expect(q.effectsOf('createTestBranch')).toEqual([]);
+    q.send({ kind: 'tick', at: admitted + 5 * 60_000 });
+    expect(q.effect('createTestBranch').prs.map((p) => p.number)).toEqual([1, 2]);
+  });
+
+  it('asks for a wakeup at the batch deadline', () => {
+    const q = batched();
+    q.submit(1);
+    expect(q.effect('scheduleWakeup').at).toBe(q.now + 5 * 60_000);
+  });
+
+  it('noBatch PRs are tested alone and keep their position', () => {
+    const q = batched();
+    q.submit(1);
+    q.submit(2, { noBatch: true });
+    expect(q.effect('createTestBranch')).toMatchObject({ branch: 'greenline-merge/pr-2/r1', prs: [{ number: 1, headSha: 'h1' }, { number: 2, headSha: 'h2' }] });
+  });
+
+  it('a draining queue does not wait for a batch to fill', () => {
+    const q = batched();
+    q.submit(1);
+    q.send({ kind: 'setState', state: 'DRAINING' });
+    expect(q.effect('createTestBranch').prs.map((p) => p.number)).toEqual([1]);
+  });
+
+  it('emits batch events when a batch starts testing and merges', () => {
+    const q = batched();
+    [1, 2, 3].forEach((n) => q.submit(n));
+    q.built('r1');
+    expect(q.eventTypes()).toEqual(['pull_request.testing:1', 'pull_request.testing:2', 'pull_request.testing:3', 'pull_request_batch.testing:1,2,3']);
+    expect(q.events().at(-1)).toMatchObject({ prNumbersInBatch: [1, 2, 3], batched: true, isBisection: false, testBranch: 'greenline-merge/pr-1-2-3/r1' });
+    q.pass('r1');
+    expect(q.effect('merge').prs.map((p) => p.number)).toEqual([1, 2, 3]);
+    q.merged();
+    expect(q.eventTypes()).toEqual(['pull_request.merged:1', 'pull_request.merged:2', 'pull_request.merged:3', 'pull_request_batch.merged:1,2,3']);
+  });
+});
+
+describe('bisection', () => {
+  function failedBatch(config = {}) {
+    const q = batched({ bisectionConcurrency: 2, ...config });
+    [1, 2, 3].forEach((n) => q.submit(n));
+    q.built('r1');
+    q.fail('r1');
+    return q;
+  }
+
+  it('a failed batch is split in halves tested on the bisection budget', () => {
+    const q = failedBatch();
+    expect([1, 2, 3].map((n) => q.entry(n).lastReason)).toEqual(['BISECTION_REQUIRED', 'BISECTION_REQUIRED', 'BISECTION_REQUIRED']);
+    expect(q.eventTypes()).toContain('pull_request_batch.pending_failure:1,2,3');
+    expect(q.eventTypes()).toContain('pull_request_batch.queued:1,2,3');
+    const creates = q.effectsOf('createTestBranch');
+    expect(creates.map((c) => c.prs.map((p) => p.number))).toEqual([[1, 2], [3]]);
+    expect(creates.map((c) => q.run(c.runId).queueType)).toEqual(['bisection', 'bisection']);
+    q.built('r2');
+    expect(q.events()[0]).toMatchObject({ type: 'pull_request.testing', isBisection: true });
+  });
+
+  it('finds the culprit; cleared PRs return to the main queue and merge', () => {
+    const q = failedBatch();
+    q.built('r2');
+    q.built('r3');
+    q.pass('r2');
+    expect([1, 2].map((n) => q.entry(n).lastReason)).toEqual(['BISECTION_TEST_RUN_PASSED', 'BISECTION_TEST_RUN_PASSED']);
+    const main = q.effect('createTestBranch');
+    expect(q.run(main.runId).queueType).toBe('main');
+    q.fail('r3');
+    expect(q.entry(3)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
+    q.built(main.runId);
+    q.pass(main.runId);
+    q.merged();
+    expect([1, 2, 3].map((n) => q.state(n))).toEqual(['MERGED', 'MERGED', 'FAILED']);
+  });
+
+  it('recurses into a failing half', () => {
+    const q = failedBatch();
+    q.built('r2');
+    q.fail('r2');
+    expect(q.effectsOf('createTestBranch').map((c) => c.prs.map((p) => p.number))).toEqual([[1]]);
+    q.built('r3');
+    q.pass('r3'); // PR 3 cleared while the first half is split further
+    expect(q.state(3)).toBe('PENDING');
+  });
+
+  it('bisection_skip_redundant_tests: a part that would repeat a failed run is not run again', () => {
+    const q = failedBatch({ bisectionConcurrency: 1, optimizationMode: 'bisection_skip_redundant_tests' });
+    expect(q.effectsOf('createTestBranch').map((c) => c.prs.map((p) => p.number))).toEqual([[1, 2]]);
+    q.built('r2');
+    q.pass('r2');
+    // [3] on top of the cleared [1, 2] is the batch that already failed: PR 3 fails without a run.
+    expect(q.entry(3)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_FAILED_BY_OPTIMIZATION' });
+    expect(q.effectsOf('createTestBranch').map((c) => q.run(c.runId).queueType)).toEqual(['main']);
+  });
+
+  it('without the optimization the same content is tested again', () => {
+    const q = failedBatch({ bisectionConcurrency: 1 });
+    q.built('r2');
+    q.pass('r2');
+    const creates = q.effectsOf('createTestBranch');
+    expect(creates.map((c) => [q.run(c.runId).queueType, c.prs.map((p) => p.number)])).toEqual([['bisection', [1, 2, 3]], ['main', [1, 2]]]);
+  });
+
+  it('a timed-out batch is not reused as a known failure', () => {
+    const q = batched({ bisectionConcurrency: 1, optimizationMode: 'bisection_skip_redundant_tests', testingTimeoutMinutes: 10 });
+    [1, 2, 3].forEach((n) => q.submit(n));
+    q.built('r1');
+    q.send({ kind: 'tick', at: q.now + 10 * 60_000 });
+    q.built('r2');
+    q.pass('r2');
+    expect(q.state(3)).toBe('PENDING');
+    expect(q.effectsOf('createTestBranch').some((c) => q.run(c.runId).queueType === 'bisection')).toBe(true);
+  });
+});
