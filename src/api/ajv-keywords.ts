@@ -7,7 +7,7 @@ import type { Ajv } from 'ajv';
  *   clients send enums in either case (contract §3 #1: lowercase today, UPPERCASE in older clients and
  *   examples), so every enum of the API is matched this way and normalised by the route.
  * - `x-expected: "..."` — annotation only: how an error message describes the accepted forms of a
- *   value whose schema is an `anyOf` or a pattern (see validation-message.ts).
+ *   value whose schema is an `anyOf`, a pattern or a format (see validation-message.ts).
  */
 export function addApiKeywords(ajv: Ajv): Ajv {
   ajv.addKeyword({

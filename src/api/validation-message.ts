@@ -3,9 +3,9 @@
  * "body/pr/number must be a positive integer or a decimal string".
  *
  * Ajv runs with `allErrors: false`, so the last error is the keyword that failed; the errors before
- * it belong to the rejected branches of an `anyOf`. A schema with an `x-expected` description (an
- * `anyOf`, a pattern; see ajv-keywords.ts) is reported with it instead of Ajv's wording. Ajv runs
- * with `verbose: true`, so each error carries its schema.
+ * it belong to the rejected branches of an `anyOf`. A failed `anyOf`, pattern or format is reported
+ * with the `x-expected` description of its schema (see ajv-keywords.ts) instead of Ajv's wording.
+ * Ajv runs with `verbose: true`, so each error carries its schema.
  */
 export interface SchemaError {
   instancePath: string;
@@ -16,12 +16,15 @@ export interface SchemaError {
   parentSchema?: Record<string, unknown>;
 }
 
+/** Keywords whose Ajv wording shows schema internals (a regular expression, "must match a schema in anyOf"). */
+const OPAQUE = new Set(['anyOf', 'pattern', 'format']);
+
 export function validationMessage(errors: readonly SchemaError[], part: string): string {
   const error = errors[errors.length - 1];
   if (!error) return `${part} is invalid`;
   const at = part + error.instancePath;
   const expected = error.parentSchema?.['x-expected'];
-  if (error.keyword !== 'required' && typeof expected === 'string') return `${at} must be ${expected}`;
+  if (OPAQUE.has(error.keyword) && typeof expected === 'string') return `${at} must be ${expected}`;
   switch (error.keyword) {
     case 'required':
       return `${at}/${String(error.params.missingProperty)} is required`;

@@ -28,12 +28,14 @@ export interface ApiHarness {
 
 export interface HarnessOptions {
   enumCase?: EnumCase;
+  /** A database URL (e.g. a PostgreSQL test database); default: SQLite in memory. */
+  databaseUrl?: string;
   /** Wraps the real service, e.g. to make one method fail. */
   wrap?: (service: MergeQueueService) => MergeQueueService;
 }
 
 export async function createApiHarness(opts: HarnessOptions = {}): Promise<ApiHarness> {
-  const t = await createTestService();
+  const t = await createTestService(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {});
   const { token } = await t.createOrg('acme');
   await t.connectRepo('acme', SLUG);
   const service = opts.wrap ? opts.wrap(t.service) : t.service;

@@ -44,6 +44,8 @@ describe('POST /v1/reportStatus', () => {
       .toBe('Invalid request: body must have testRunId or sha');
     expect(errorOf(await h.post('/v1/reportStatus', { repo: REPO, testRunId: runId, context: 'ci', state: 'green' })).message)
       .toBe('Invalid request: body/state must be one of pending, success, failure, error (any letter case)');
+    expect(errorOf(await h.post('/v1/reportStatus', { repo: REPO, testRunId: runId, context: 'ci', state: 'error', description: 'a\u0000' })).message)
+      .toBe('Invalid request: body/description must be text without NUL characters');
     expect(errorOf(await h.post('/v1/reportStatus', { repo: REPO, testRunId: 'nope', context: 'ci', state: 'success' })))
       .toMatchObject({ status: 404, code: 'TEST_RUN_NOT_FOUND' });
   });

@@ -15,16 +15,34 @@ export const Nullable = <T extends TSchema>(schema: T) =>
 
 export const DateTime = (description: string) => Type.String({ format: 'date-time', description });
 
+const CONTROL = '\\u0000-\\u001f\\u007f';
+
+/**
+ * A name sent by a client (repository, branch, check, test run id, label): non-empty and free of
+ * control characters. Git refs and forge names cannot hold them, and PostgreSQL text cannot hold NUL.
+ */
+export const Name = (options: SchemaOptions = {}) => Type.String({
+  minLength: 1, pattern: `^[^${CONTROL}]+$`, 'x-expected': 'a non-empty name without control characters', ...options,
+});
+
+/** Free text sent by a client (a status description): anything but NUL. */
+export const Text = (options: SchemaOptions = {}) => Type.String({
+  pattern: '^[^\\u0000]*$', 'x-expected': 'text without NUL characters', ...options,
+});
+
+/** An impacted target: like a name, but empty strings are accepted (and dropped, contract §2.6). */
+export const Target = Type.String({ pattern: `^[^${CONTROL}]*$`, 'x-expected': 'a target name without control characters' });
+
 export const Repo = Type.Object({
-  host: Type.String({ minLength: 1, description: 'Host of the repository', examples: ['github.com'] }),
-  owner: Type.String({ minLength: 1, description: 'Owner (user or organization) of the repository' }),
-  name: Type.String({ minLength: 1, description: 'Name of the repository' }),
+  host: Name({ description: 'Host of the repository', examples: ['github.com'] }),
+  owner: Name({ description: 'Owner (user or organization) of the repository' }),
+  name: Name({ description: 'Name of the repository' }),
 }, { description: 'The repository' });
 
 /** `repo` + `targetBranch`: the address of one queue (contract §1 "Addressing"). */
 export const QueueAddress = {
   repo: Repo,
-  targetBranch: Type.String({ minLength: 1, description: 'The branch the merge queue targets', examples: ['main'] }),
+  targetBranch: Name({ description: 'The branch the merge queue targets', examples: ['main'] }),
 };
 
 /** Trunk's merge-action sends `pr.number` as a JSON string (contract §2.6, §3 #9): accept both. */

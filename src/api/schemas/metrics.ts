@@ -1,11 +1,12 @@
 /** getMergeQueueMetrics query (contract §2.12). */
 import { Type } from '@sinclair/typebox';
+import { Name } from './common.js';
 
 export const MetricsQuery = Type.Object({
   repo: Type.Optional(Type.String({
-    pattern: '^[^/\\s]+/[^/\\s]+$',
+    pattern: '^[^/\\s\\u0000-\\u001f\\u007f]+/[^/\\s\\u0000-\\u001f\\u007f]+$',
     'x-expected': 'owner/name, e.g. acme/widgets',
     description: 'Only this repository (owner/name); all repositories of the organization when omitted',
   })),
-  repoHost: Type.Optional(Type.String({ minLength: 1, description: 'Host of repo, e.g. github.com; required with repo' })),
+  repoHost: Type.Optional(Name({ description: 'Host of repo, e.g. github.com; required with repo' })),
 });

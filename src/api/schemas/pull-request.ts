@@ -1,7 +1,7 @@
 /** Request and response schemas of the PR endpoints (contract §2.1–§2.6). */
 import { Type } from '@sinclair/typebox';
 import { PRIORITY_VALUES } from '../../engine/types.js';
-import { AnyCaseEnum, CommitSha, DateTime, Nullable, PR_STATES, PrNumber, PrStateOut, QueueAddress } from './common.js';
+import { AnyCaseEnum, CommitSha, DateTime, Name, Nullable, PR_STATES, PrNumber, PrStateOut, QueueAddress, Target } from './common.js';
 
 export const PRIORITY_NAMES = Object.keys(PRIORITY_VALUES) as (keyof typeof PRIORITY_VALUES)[];
 
@@ -33,8 +33,7 @@ export const GetSubmittedRequest = Type.Object({
   ...QueueAddress,
   pr: Type.Object({
     number: Type.Optional(PrNumber),
-    branch: Type.Optional(Type.String({
-      minLength: 1,
+    branch: Type.Optional(Name({
       description: 'Head branch of the PR: the open PR from it that was submitted, else the most recently closed one',
     })),
   }, { description: 'Either number or branch' }),
@@ -48,7 +47,7 @@ export const ListRequest = Type.Object({
     'x-expected': 'an ISO-8601 date-time such as 2026-01-31T12:00:00Z',
     description: 'Only PRs that concluded (merged, failed, cancelled) at or after this time',
   })),
-  cursor: Type.Optional(Type.String({ minLength: 1, description: 'nextCursor of the previous page' })),
+  cursor: Type.Optional(Name({ description: 'nextCursor of the previous page' })),
   take: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Page size' })),
 });
 
@@ -59,7 +58,7 @@ export const SetImpactedTargetsRequest = Type.Object({
     sha: CommitSha('Head sha of the PR the targets were computed for'),
   }),
   impactedTargets: Type.Union([
-    Type.Array(Type.String(), { description: 'Targets the PR impacts; empty strings are ignored' }),
+    Type.Array(Target, { description: 'Targets the PR impacts; empty strings are ignored' }),
     AnyCaseEnum(['ALL', 'IMPACTS_ALL'], { description: 'The PR impacts every target' }),
   ], { 'x-expected': 'an array of target names or the string "ALL"' }),
 });

@@ -1,6 +1,6 @@
 /** Request and response schemas of the queue endpoints (contract §2.8–§2.11, settings §4). */
 import { Type, type TOptional, type TSchema } from '@sinclair/typebox';
-import { AnyCaseEnum, Nullable, QueueAddress, QueueStateOut, SETTABLE_QUEUE_STATES } from './common.js';
+import { AnyCaseEnum, Name, Nullable, QueueAddress, QueueStateOut, SETTABLE_QUEUE_STATES } from './common.js';
 import { PrItem } from './pull-request.js';
 
 export const MODES = ['single', 'parallel'] as const;
@@ -40,13 +40,13 @@ export const QueueSettingsInput = {
   directMergeMode: AnyCaseEnum(DIRECT_MERGE_MODES, { description: 'always: merge without a test branch when that is safe' }),
   optimizationMode: AnyCaseEnum(OPTIMIZATION_MODES, { description: 'Reuse known failures within one bisection' }),
   mergeMethod: AnyCaseEnum(MERGE_METHODS),
-  requiredStatuses: Nullable(Type.Array(Type.String({ minLength: 1 }), {
+  requiredStatuses: Nullable(Type.Array(Name(), {
     description: 'Override of the checks that must pass on a test branch; [] or null leave it unchanged ' +
       '(as Trunk v1 did): clear it with deleteRequiredStatuses',
   })),
   deleteRequiredStatuses: Flag('true removes the requiredStatuses override'),
   extensionEnabled: Flag('Browser extension shows the queue for this branch'),
-  enqueueingLabel: Type.String({ minLength: 1, description: 'Label that submits a PR' }),
+  enqueueingLabel: Name({ description: 'Label that submits a PR' }),
   labelCommandsEnabled: Flag('Submit and cancel by label'),
   stateLabelsEnabled: Flag('Keep a label with the state on each PR'),
   notReadyTimeoutHours: Type.Number({ minimum: 0, description: 'Cancel entries not ready for longer; 0 = never' }),

@@ -1,10 +1,10 @@
 /** getMergeQueueTestingDetails (contract §2.7). */
 import { Type } from '@sinclair/typebox';
-import { DateTime, Nullable, QueueAddress } from './common.js';
+import { DateTime, Name, Nullable, QueueAddress } from './common.js';
 
 export const TestRunRequest = Type.Object({
   ...QueueAddress,
-  testRunId: Type.String({ minLength: 1, description: 'Id of the test run: the last segment of its test branch name' }),
+  testRunId: Name({ description: 'Id of the test run: the last segment of its test branch name' }),
 });
 
 const Targets = (description: string) => Type.Optional(Type.Array(Type.String(), { description }));
