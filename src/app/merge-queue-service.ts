@@ -13,7 +13,7 @@ import { HttpError } from '../errors.js';
 import type { CiStatus } from '../ports.js';
 import type { Database } from '../store/database.js';
 import {
-  findEntry, findEntryById, hasActiveEntries, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage,
+  findEntry, findEntryById, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage,
 } from '../store/entries.js';
 import { findImpactedTargets, upsertImpactedTargets } from '../store/impacted-targets.js';
 import { deleteQueueRow, findQueue, findQueueById, insertQueue } from '../store/queues.js';
@@ -125,11 +125,10 @@ export class GreenlineService implements MergeQueueService {
     const binding = bindingOf(repo);
     const pr = await forgeFor(adapters, binding).getPullRequest(binding, req.prNumber, queue.target_branch);
     if (!pr) throw new HttpError('PR_NOT_FOUND', `Pull request #${req.prNumber} does not exist in ${repo.owner}/${repo.name}`);
+    const { entries } = await executor.read(queue.id);
     // The poller watches only queues that hold PRs: an idle queue's head may be stale.
-    if (queue.target_sha === null || !(await hasActiveEntries(db, queue.id, TERMINAL_STATES))) {
-      await refreshTarget(this.deps, queue, repo);
-    }
-    const entryId = (await findEntry(db, queue.id, req.prNumber))?.id ?? newId();
+    if (queue.target_sha === null || entries.length === 0) await refreshTarget(this.deps, queue, repo);
+    const entryId = (entries.find((e) => e.prNumber === req.prNumber) ?? (await findEntry(db, queue.id, req.prNumber)))?.id ?? newId();
     await executor.applyOrThrow(queue.id, {
       kind: 'submit', at: clock.now(), entryId, pr, reason: 'API_REQUESTED',
       ...(req.priority !== undefined ? { priority: req.priority as number | null } : {}),
@@ -161,10 +160,10 @@ export class GreenlineService implements MergeQueueService {
       throw new HttpError('INVALID_OPERATION', 'Looking up a pull request by branch is not supported by this server; send pr.number');
     }
     assertPrNumber(pr.number, 0);
-    const stored = await findEntry(this.deps.db, queue.id, pr.number);
-    if (!stored) throw new HttpError('PR_NOT_SUBMITTED', `#${pr.number}`);
     const snapshot = await this.deps.executor.read(queue.id);
-    const entry = snapshot.entries.find((e) => e.prNumber === pr.number) ?? stored;
+    // Terminal entries are not in the snapshot: read them from the store.
+    const entry = snapshot.entries.find((e) => e.prNumber === pr.number) ?? (await findEntry(this.deps.db, queue.id, pr.number));
+    if (!entry) throw new HttpError('PR_NOT_SUBMITTED', `#${pr.number}`);
     return { entry, readiness: readiness(snapshot, entry), isCurrentlySubmittedToQueue: !isTerminal(entry.state) };
   }
 

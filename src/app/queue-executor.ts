@@ -14,7 +14,7 @@ import { decide } from '../engine/index.js';
 import type { EngineEvent, QueueSnapshot, Rejection } from '../engine/types.js';
 import { HttpError } from '../errors.js';
 import type { Database, NewTransition, QueueRow } from '../store/database.js';
-import { lockQueue } from '../store/queues.js';
+import { findQueueVersion, lockQueue } from '../store/queues.js';
 import { findRepoById } from '../store/repos.js';
 import { loadSnapshot, pruneSnapshot, withPreviousTrip, writeDecision } from './snapshot-io.js';
 
@@ -72,8 +72,12 @@ export class QueueExecutor {
     return r.snapshot;
   }
 
-  /** The queue's current snapshot (non-terminal entries), read in the queue's turn. */
-  read(queueId: string): Promise<QueueSnapshot> {
+  /** The queue's current snapshot (non-terminal entries). */
+  async read(queueId: string): Promise<QueueSnapshot> {
+    // The cached snapshot is the last committed state while the row still has its version: a read
+    // needs no turn and no transaction then.
+    const cached = this.cache.get(queueId);
+    if (cached && (await findQueueVersion(this.deps.db, queueId)) === cached.version) return cached.snapshot;
     return this.serial(queueId, () => this.deps.db.transaction().execute(async (trx) => (await this.current(trx, queueId)).snapshot));
   }
 

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { RepoRef } from '../engine/types.js';
 import { HttpError } from '../errors.js';
 import type { Database, QueueRow, RepoRow } from '../store/database.js';
-import { findQueue } from '../store/queues.js';
+import { findRepoAndQueue } from '../store/queues.js';
 import { findRepo } from '../store/repos.js';
 import { repoSlug } from './repo-binding.js';
 import type { AuthContext, QueueKey } from './types.js';
@@ -16,8 +16,8 @@ export async function repoOfOrg(db: Kysely<Database>, ctx: AuthContext, ref: Rep
 }
 
 export async function queueOfOrg(db: Kysely<Database>, ctx: AuthContext, key: QueueKey): Promise<{ repo: RepoRow; queue: QueueRow }> {
-  const repo = await repoOfOrg(db, ctx, key.repo);
-  const queue = await findQueue(db, repo.id, key.targetBranch);
-  if (!queue) throw new HttpError('QUEUE_NOT_FOUND', key.targetBranch);
-  return { repo, queue };
+  const found = await findRepoAndQueue(db, key.repo, key.targetBranch);
+  if (!found || found.repo.org_id !== ctx.orgId) throw new HttpError('REPO_NOT_FOUND', repoSlug(key.repo));
+  if (!found.queue) throw new HttpError('QUEUE_NOT_FOUND', key.targetBranch);
+  return { repo: found.repo, queue: found.queue };
 }

@@ -5,8 +5,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/database.js';
-import { findActiveTokenByHash, insertApiToken } from '../store/api-tokens.js';
-import { findOrgById } from '../store/orgs.js';
+import { findActiveTokenWithOrg, insertApiToken } from '../store/api-tokens.js';
 import type { AuthContext } from './types.js';
 
 const PREFIX = 'gl_';
@@ -31,8 +30,7 @@ export async function createApiToken(
 export async function authenticateToken(db: Kysely<Database>, token: string): Promise<AuthContext | null> {
   if (!token.startsWith(PREFIX) || token.length > 200) return null;
   const presented = hashToken(token);
-  const row = await findActiveTokenByHash(db, presented);
+  const row = await findActiveTokenWithOrg(db, presented);
   if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), Buffer.from(presented, 'hex'))) return null;
-  const org = await findOrgById(db, row.org_id);
-  return org ? { orgId: org.id, orgName: org.name, tokenId: row.id } : null;
+  return { orgId: row.org_id, orgName: row.org_name, tokenId: row.id };
 }

@@ -6,9 +6,13 @@ export async function insertApiToken(db: Kysely<Database>, token: ApiTokenRow): 
   await db.insertInto('api_tokens').values(token).execute();
 }
 
-export async function findActiveTokenByHash(db: Kysely<Database>, hash: string): Promise<ApiTokenRow | undefined> {
-  return db.selectFrom('api_tokens').selectAll()
-    .where('token_hash', '=', hash).where('revoked_at', 'is', null)
+/** The active token with this hash and the name of its org. */
+export async function findActiveTokenWithOrg(
+  db: Kysely<Database>, hash: string,
+): Promise<(ApiTokenRow & { org_name: string }) | undefined> {
+  return db.selectFrom('api_tokens').innerJoin('orgs', 'orgs.id', 'api_tokens.org_id')
+    .selectAll('api_tokens').select('orgs.name as org_name')
+    .where('api_tokens.token_hash', '=', hash).where('api_tokens.revoked_at', 'is', null)
     .executeTakeFirst();
 }
 

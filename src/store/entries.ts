@@ -42,14 +42,6 @@ export async function listActiveEntries(db: Kysely<Database>, queueId: string, t
   return rows.map(entryOf);
 }
 
-/** True when the queue holds at least one non-terminal entry. */
-export async function hasActiveEntries(db: Kysely<Database>, queueId: string, terminal: readonly string[]): Promise<boolean> {
-  const row = await db.selectFrom('entries').select('pr_number')
-    .where('queue_id', '=', queueId).where('state', 'not in', [...terminal]).limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /** PR numbers of a queue's non-terminal entries, lowest first. */
 export async function listActivePrNumbers(db: Kysely<Database>, queueId: string, terminal: readonly string[]): Promise<number[]> {
   const rows = await db.selectFrom('entries').select('pr_number')

@@ -1,7 +1,7 @@
 /** Every store function, on SQLite and (when reachable, always in CI) PostgreSQL. */
 import { afterAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
 import type { Entry, Effect, TestRun } from '../../src/engine/types.js';
-import { findActiveTokenByHash, insertApiToken, listApiTokens, revokeApiToken } from '../../src/store/api-tokens.js';
+import { findActiveTokenWithOrg, insertApiToken, listApiTokens, revokeApiToken } from '../../src/store/api-tokens.js';
 import { listCiStatuses, upsertCiStatus } from '../../src/store/ci-statuses.js';
 import type { Db } from '../../src/store/connect.js';
 import {
@@ -9,14 +9,14 @@ import {
   rescheduleEffect, selectDueEffectIds,
 } from '../../src/store/effects.js';
 import {
-  findEntry, findEntryById, hasActiveEntries, listActiveEntries, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage, upsertEntries,
+  findEntry, findEntryById, listActiveEntries, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage, upsertEntries,
 } from '../../src/store/entries.js';
 import { findImpactedTargets, upsertImpactedTargets } from '../../src/store/impacted-targets.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
 import { countOrgs, findOrgById, findOrgByName, insertOrg } from '../../src/store/orgs.js';
 import { insertQueueEvent, listQueueEvents } from '../../src/store/queue-events.js';
 import {
-  deleteQueueRow, findQueue, findQueueById, insertQueue, listQueuesOfRepos, listQueuesWithActiveEntries, lockQueue, updateQueueRow,
+  deleteQueueRow, findQueue, findQueueById, findQueueVersion, findRepoAndQueue, insertQueue, listQueuesOfRepos, listQueuesWithActiveEntries, lockQueue, updateQueueRow,
 } from '../../src/store/queues.js';
 import { deleteRepo, findRepo, findRepoById, insertRepo, listRepos } from '../../src/store/repos.js';
 import { findRunRow, findRunRowByTestSha, listRunsForSnapshot, setRunRequiredStatuses, upsertRuns } from '../../src/store/test-runs.js';
@@ -80,15 +80,15 @@ describe.each(databases)('store on $name', (database) => {
     await expect(insertOrg(db, { id: 'o2', name: 'acme', created_at: 2 })).rejects.toThrow();
   });
 
-  it('api tokens: found by hash while active, listed per org, revoked once', async () => {
+  it('api tokens: found by hash with their org while active, listed per org, revoked once', async () => {
     await insertApiToken(db, { id: 't1', org_id: 'o1', name: 'ci', token_hash: 'h1', created_at: 5, revoked_at: null });
     await insertApiToken(db, { id: 't2', org_id: 'o1', name: 'bot', token_hash: 'h2', created_at: 6, revoked_at: null });
-    expect((await findActiveTokenByHash(db, 'h1'))?.id).toBe('t1');
+    expect(await findActiveTokenWithOrg(db, 'h1')).toMatchObject({ id: 't1', org_id: 'o1', org_name: 'acme' });
     expect((await listApiTokens(db, 'o1')).map((t) => t.id)).toEqual(['t1', 't2']);
     expect(await listApiTokens(db, 'other')).toEqual([]);
     expect(await revokeApiToken(db, 't1', 9)).toBe(true);
     expect(await revokeApiToken(db, 't1', 10)).toBe(false);
-    expect(await findActiveTokenByHash(db, 'h1')).toBeUndefined();
+    expect(await findActiveTokenWithOrg(db, 'h1')).toBeUndefined();
     expect((await listApiTokens(db)).find((t) => t.id === 't1')?.revoked_at).toBe(9);
   });
 
@@ -101,8 +101,14 @@ describe.each(databases)('store on $name', (database) => {
     expect(await findQueueById(db, 'q1')).toBeUndefined();
   });
 
-  it('queues: find, lock in a transaction, update, list per repo, delete', async () => {
+  it('queues: find, with its repo in one lookup, lock in a transaction, update, list per repo, delete', async () => {
     expect((await findQueue(db, 'r1', 'main'))?.id).toBe('q1');
+    const both = await findRepoAndQueue(db, { host: 'github.com', owner: 'acme', name: 'web' }, 'main');
+    expect(both?.repo).toEqual(await findRepoById(db, 'r1'));
+    expect(both?.queue).toEqual(await findQueueById(db, 'q1'));
+    expect((await findRepoAndQueue(db, { host: 'github.com', owner: 'acme', name: 'web' }, 'dev'))?.queue).toBeUndefined();
+    expect(await findRepoAndQueue(db, { host: 'github.com', owner: 'acme', name: 'nope' }, 'main')).toBeUndefined();
+    expect(await findQueueVersion(db, 'q1')).toBe(0);
     expect(await findQueue(db, 'r1', 'dev')).toBeUndefined();
     await db.transaction().execute(async (trx) => {
       const row = await lockQueue(trx, 'q1');
@@ -123,10 +129,6 @@ describe.each(databases)('store on $name', (database) => {
     expect(await findEntry(db, 'q1', 1)).toMatchObject({ state: 'TESTING', headSha: 'new' });
     expect((await listActiveEntries(db, 'q1', TERMINAL_STATES)).map((e) => e.prNumber).sort()).toEqual([1, 3]);
     expect(await listActivePrNumbers(db, 'q1', TERMINAL_STATES)).toEqual([1, 3]);
-    expect(await hasActiveEntries(db, 'q1', TERMINAL_STATES)).toBe(true);
-    await upsertEntries(db, 'q1', [entry(1, { state: 'FAILED' }), entry(3, { state: 'CANCELLED' })]);
-    expect(await hasActiveEntries(db, 'q1', TERMINAL_STATES)).toBe(false);
-    await upsertEntries(db, 'q1', [entry(1, { state: 'TESTING', headSha: 'new' }), entry(3, { state: 'NOT_READY' })]);
     expect((await listQueuesWithActiveEntries(db, TERMINAL_STATES)).map((q) => q.id)).toEqual(['q1']);
     expect((await findEntryById(db, 'q1', 'entry-2'))?.prNumber).toBe(2);
     expect(await listActiveEntriesAtSha(db, 'r1', 1, 'new', TERMINAL_STATES)).toEqual([
