@@ -43,10 +43,32 @@ export async function withPreviousTrip(trx: Transaction<Database>, queueId: stri
 
 /** What a later load would return: non-terminal entries and the runs they or the engine still need. */
 export function pruneSnapshot(s: QueueSnapshot): QueueSnapshot {
-  const entries = s.entries.filter((e) => !isTerminal(e.state));
+  const entries = s.entries.some((e) => isTerminal(e.state)) ? s.entries.filter((e) => !isTerminal(e.state)) : s.entries;
+  const active = (r: TestRun) => ACTIVE_RUN_STATUSES.includes(r.status);
+  if (entries === s.entries && s.runs.every(active)) return s;
   const referenced = new Set(entries.flatMap((e) => (e.runId ? [e.runId] : [])));
-  const runs = s.runs.filter((r) => ACTIVE_RUN_STATUSES.includes(r.status) || referenced.has(r.id));
-  return entries.length === s.entries.length && runs.length === s.runs.length ? s : { ...s, entries, runs };
+  const runs = s.runs.filter((r) => active(r) || referenced.has(r.id));
+  return { ...s, entries, runs };
+}
+
+/**
+ * The items of `after` that are not in `before`, by identity, each with the item it replaced (same
+ * key) if any. The engine keeps unchanged items where they were, so most are matched by position.
+ */
+function changed<T>(before: readonly T[], after: readonly T[], keyOf: (t: T) => string | number): { item: T; was: T | undefined }[] {
+  let old: Set<T> | null = null;
+  let byKey: Map<string | number, T> | null = null;
+  const out: { item: T; was: T | undefined }[] = [];
+  after.forEach((item, i) => {
+    if (before[i] === item) return;
+    old ??= new Set(before);
+    if (old.has(item)) return;
+    const was = before[i] !== undefined && keyOf(before[i]!) === keyOf(item)
+      ? before[i]
+      : (byKey ??= new Map(before.map((b) => [keyOf(b), b]))).get(keyOf(item));
+    out.push({ item, was });
+  });
+  return out;
 }
 
 function newTransitions(queueId: string, before: Entry | undefined, after: Entry): NewTransition[] {
@@ -64,14 +86,11 @@ function newTransitions(queueId: string, before: Entry | undefined, after: Entry
 export async function writeDecision(
   trx: Transaction<Database>, queue: QueueRow, before: QueueSnapshot, after: QueueSnapshot, effects: Effect[], now: number,
 ): Promise<{ version: number; transitions: NewTransition[] }> {
-  const oldEntries = new Set(before.entries);
-  const oldRuns = new Set(before.runs);
-  const beforeByPr = new Map(before.entries.map((e) => [e.prNumber, e]));
-  const changedEntries = after.entries.filter((e) => !oldEntries.has(e));
-  const changedRuns = after.runs.filter((r) => !oldRuns.has(r));
-  await upsertEntries(trx, queue.id, changedEntries);
-  await upsertRuns(trx, queue.id, changedRuns);
-  const transitions = changedEntries.flatMap((e) => newTransitions(queue.id, beforeByPr.get(e.prNumber), e));
+  const entries = changed(before.entries, after.entries, (e) => e.prNumber);
+  const runs = changed(before.runs, after.runs, (r) => r.id);
+  await upsertEntries(trx, queue.id, entries.map((c) => c.item));
+  await upsertRuns(trx, queue.id, runs.map((c) => c.item));
+  const transitions = entries.flatMap((c) => newTransitions(queue.id, c.was, c.item));
   await insertTransitions(trx, transitions);
   await insertEffects(trx, queue.id, effects.map((effect) => ({
     effect, runAt: effect.kind === 'scheduleWakeup' ? effect.at : now,
