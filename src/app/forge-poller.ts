@@ -71,6 +71,7 @@ export class ForgePoller {
     const forge = forgeFor(adapters, binding);
     for (const entry of await listActiveEntries(db, queue.id, TERMINAL_STATES)) {
       const pr = await forge.getPullRequest(binding, entry.prNumber, queue.target_branch);
+      if (pr && !differs(entry, pr)) continue;
       await executor.apply(queue.id, (s) => {
         const now = s.entries.find((e) => e.prNumber === entry.prNumber);
         if (!now) return null;
