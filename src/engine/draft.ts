@@ -4,9 +4,16 @@
  * writes only what changed, comparing identity).
  */
 import { readInternal, type EngineInternal } from './internal.js';
-import type {
-  DecideContext, Effect, Entry, QueueConfig, QueueSnapshot, QueueState, TestRun,
+import {
+  isTerminal, type DecideContext, type Effect, type Entry, type QueueConfig, type QueueSnapshot, type QueueState, type TestRun,
 } from './types.js';
+
+const admitted = (e: Entry): boolean => e.state !== 'NOT_READY' && !isTerminal(e.state);
+
+function shapeChanged(a: Entry, b: Entry): boolean {
+  return admitted(a) !== admitted(b) || a.impactedTargets !== b.impactedTargets || a.priorityValue !== b.priorityValue
+    || a.admittedAt !== b.admittedAt || a.submittedAt !== b.submittedAt;
+}
 
 export class Draft {
   state: QueueState;
@@ -14,8 +21,23 @@ export class Draft {
   targetSha: string | null;
   readonly internal: EngineInternal;
   readonly effects: Effect[] = [];
+  /** Called with the output entries when the decision is final (topology.ts keeps its index). */
+  onFinish: ((entries: readonly Entry[]) => void) | null = null;
   /** Bumped on every change that can affect ordering, validity or scheduling. */
   version = 0;
+  /**
+   * Bumped only when the queue's shape changes: which entries are admitted, their order (priority,
+   * admission, pinned positions) or their impacted targets. Topology is rebuilt only then.
+   */
+  structure = 0;
+  /** Bumped when admission, priority keys or targets change (reordering the pinned part does not). */
+  membership = 0;
+  /** Bumped when some entry's impacted targets change. */
+  targets = 0;
+  /** Caches of topology.ts, keyed by the counters above. */
+  readonly topologyCache: {
+    structure: number; topology: unknown; membership: number; sorted: Entry[]; targets: number; index: unknown;
+  } = { structure: -1, topology: null, membership: -1, sorted: [], targets: -1, index: null };
 
   private readonly entries: Entry[];
   private readonly runs: TestRun[];
@@ -44,10 +66,30 @@ export class Draft {
     if (i === undefined) {
       this.entryIndex.set(entry.prNumber, this.entries.length);
       this.entries.push(entry);
+      this.structure++;
+      this.membership++;
     } else {
+      if (shapeChanged(this.entries[i], entry)) {
+        this.structure++;
+        this.membership++;
+      }
+      if (this.entries[i].impactedTargets !== entry.impactedTargets) this.targets++;
       this.entries[i] = entry;
     }
     this.version++;
+  }
+
+  /** The pinned order (`internal.order`) was changed. */
+  reordered(): void {
+    this.structure++;
+    this.version++;
+  }
+
+  /** Something every cache depends on changed (the mode). */
+  reshaped(): void {
+    this.membership++;
+    this.targets++;
+    this.reordered();
   }
 
   allEntries(): readonly Entry[] {
@@ -87,6 +129,7 @@ export class Draft {
   }
 
   finish(): QueueSnapshot {
+    this.onFinish?.(this.entries);
     return {
       ...this.base,
       state: this.state,

@@ -24,7 +24,6 @@ export function resolvePendingFailures(d: Draft, topo: Topology): boolean {
   const bisecting = bisectingSet(d);
   const unsettled = (e: Entry): boolean =>
     e.state === 'PENDING' || e.state === 'TESTING' || e.state === 'PENDING_FAILURE' || bisecting.has(e.prNumber);
-  let changed = false;
   for (const [runId, members] of activeGroups(d, topo)) {
     if (!members.every((m) => m.state === 'PENDING_FAILURE')) continue;
     if (dependenciesOf(topo, members).some(unsettled)) continue;
@@ -43,7 +42,8 @@ export function resolvePendingFailures(d: Draft, topo: Topology): boolean {
       const failed = members.map((m) => move(d, m, 'FAILED', reason, detail !== undefined ? { detail } : {}).prNumber);
       if (run) emitBatchEvent(d, 'pull_request_batch.failed', failed, run, reason);
     }
-    changed = true;
+    // One at a time: the others are judged again after the validity sweep saw this one's outcome.
+    return true;
   }
-  return changed;
+  return false;
 }

@@ -19,9 +19,17 @@ function compareNotReady(a: Entry, b: Entry): number {
   return a.submittedAt - b.submittedAt || a.prNumber - b.prNumber;
 }
 
-/** Admitted (PENDING and later), non-terminal entries in queue order. */
+/** Admitted entries sorted by the pending key (see comparePending). */
+export function sortedAdmitted(entries: readonly Entry[]): Entry[] {
+  return entries.filter(isAdmitted).sort(comparePending);
+}
+
+/**
+ * Admitted (PENDING and later), non-terminal entries in queue order: the pinned ones, then the rest
+ * of `sorted` (the output of `sortedAdmitted`, which may be reused while only the pins change).
+ */
 export function admittedOrder(
-  entries: readonly Entry[], fixed: readonly number[], lookup: (prNumber: number) => Entry | undefined,
+  sorted: readonly Entry[], fixed: readonly number[], lookup: (prNumber: number) => Entry | undefined,
 ): Entry[] {
   const started: Entry[] = [];
   const placed = new Set<number>();
@@ -32,8 +40,7 @@ export function admittedOrder(
       placed.add(n);
     }
   }
-  const rest = entries.filter((e) => isAdmitted(e) && !placed.has(e.prNumber)).sort(comparePending);
-  return started.concat(rest);
+  return started.concat(sorted.filter((e) => !placed.has(e.prNumber)));
 }
 
 export function isAdmitted(e: Entry): boolean {
@@ -46,7 +53,7 @@ export function isAdmitted(e: Entry): boolean {
  */
 export function queueOrder(snapshot: QueueSnapshot, opts: { includeNotReady?: boolean } = {}): Entry[] {
   const byNumber = new Map(snapshot.entries.map((e) => [e.prNumber, e]));
-  const admitted = admittedOrder(snapshot.entries, readInternal(snapshot).order, (n) => byNumber.get(n));
+  const admitted = admittedOrder(sortedAdmitted(snapshot.entries), readInternal(snapshot).order, (n) => byNumber.get(n));
   if (opts.includeNotReady === false) return admitted;
   const waiting = snapshot.entries.filter((e) => e.state === 'NOT_READY').sort(compareNotReady);
   return admitted.concat(waiting);

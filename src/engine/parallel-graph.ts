@@ -1,69 +1,137 @@
 /**
- * The impacted-target graph of parallel mode (contract §6.7). Built in queue order: each admitted
- * entry depends on the earlier still-present entries whose targets overlap its own. `ALL` overlaps
- * everything (a serialisation point); an empty list overlaps nothing, `ALL` included.
+ * The impacted-target graph of parallel mode (contract §6.7). An admitted entry depends on the
+ * earlier still-present entries whose targets overlap its own. `ALL` overlaps everything (a
+ * serialisation point); an empty list overlaps nothing, `ALL` included.
  *
- * Only a reduced edge set is stored, enough for the same ancestor closure: per target, the latest
- * earlier entry that has it (which itself depends on the earlier ones), plus the latest `ALL` entry;
- * an `ALL` entry depends on the previous `ALL` entry and every non-empty entry since. Building is
- * O(entries × targets) with a target → latest-entry map, never entries × entries.
+ * Nothing is built per pair of entries: a target → entries index (independent of the order, so it
+ * survives reordering) answers "who else has this target", and the positions in the current order
+ * tell earlier from later. An `ALL` entry's predecessors are reduced to the previous `ALL` entry and
+ * the non-empty entries since, which is the same closure. Closures are computed only for the
+ * entries asked about.
  */
-import type { Entry } from './types.js';
+import type { Entry, ImpactedTargets } from './types.js';
+
+/**
+ * Target → PR numbers of the entries that have it, and each entry's targets. It may hold entries
+ * that are not admitted; the graph only follows those with a position in the order.
+ */
+export class TargetIndex {
+  readonly byTarget = new Map<string, number[]>();
+  readonly targets = new Map<number, ImpactedTargets>();
+
+  constructor(entries: readonly Entry[]) {
+    for (const e of entries) {
+      // An admitted entry without targets (admitted before a switch to parallel) counts as ALL.
+      const t = e.impactedTargets ?? 'ALL';
+      this.targets.set(e.prNumber, t);
+      if (t === 'ALL') continue;
+      for (const name of t) {
+        const list = this.byTarget.get(name);
+        if (list) list.push(e.prNumber);
+        else this.byTarget.set(name, [e.prNumber]);
+      }
+    }
+  }
+}
 
 export class TargetGraph {
-  private readonly preds: number[][];
-  private readonly children: number[][];
+  /** Positions of `ALL` entries, ascending. */
+  private readonly alls: number[] = [];
 
-  constructor(private readonly order: readonly Entry[]) {
-    this.preds = order.map(() => []);
-    this.children = order.map(() => []);
-    const lastByTarget = new Map<string, number>();
-    let lastAll = -1;
-    let sinceAll: number[] = [];
-    order.forEach((entry, i) => {
-      // An admitted entry without targets (admitted before a switch to parallel) is treated as ALL.
-      const targets = entry.impactedTargets ?? 'ALL';
-      const preds = new Set<number>();
-      if (targets === 'ALL') {
-        if (lastAll >= 0) preds.add(lastAll);
-        for (const j of sinceAll) preds.add(j);
-        lastAll = i;
-        sinceAll = [];
-      } else if (targets.length > 0) {
-        if (lastAll >= 0) preds.add(lastAll);
-        for (const t of targets) {
-          const j = lastByTarget.get(t);
-          if (j !== undefined) preds.add(j);
-          lastByTarget.set(t, i);
-        }
-        sinceAll.push(i);
-      }
-      for (const j of preds) {
-        this.preds[i].push(j);
-        this.children[j].push(i);
-      }
+  constructor(
+    private readonly index: TargetIndex,
+    private readonly numbers: readonly number[],
+    private readonly pos: ReadonlyMap<number, number>,
+  ) {
+    numbers.forEach((n, i) => {
+      if (this.targetsAt(i) === 'ALL') this.alls.push(i);
     });
+  }
+
+  private targetsAt(i: number): ImpactedTargets {
+    return this.index.targets.get(this.numbers[i]) ?? 'ALL';
+  }
+
+  private isEmpty(i: number): boolean {
+    const t = this.targetsAt(i);
+    return t !== 'ALL' && t.length === 0;
+  }
+
+  /** The latest `ALL` position before i, or -1. */
+  private lastAllBefore(i: number): number {
+    let lo = 0;
+    let hi = this.alls.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.alls[mid] < i) {
+        found = this.alls[mid];
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return found;
+  }
+
+  private preds(i: number): number[] {
+    const t = this.targetsAt(i);
+    if (t !== 'ALL' && t.length === 0) return [];
+    const last = this.lastAllBefore(i);
+    const out = last >= 0 ? [last] : [];
+    if (t === 'ALL') {
+      for (let j = last + 1; j < i; j++) if (!this.isEmpty(j)) out.push(j);
+      return out;
+    }
+    for (const name of t) {
+      for (const n of this.index.byTarget.get(name) ?? []) {
+        const j = this.pos.get(n);
+        if (j !== undefined && j < i) out.push(j);
+      }
+    }
+    return out;
+  }
+
+  private children(i: number): number[] {
+    const t = this.targetsAt(i);
+    if (t !== 'ALL' && t.length === 0) return [];
+    const out: number[] = [];
+    if (t === 'ALL') {
+      const next = this.alls.find((a) => a > i) ?? this.numbers.length;
+      for (let j = i + 1; j < next; j++) if (!this.isEmpty(j)) out.push(j);
+      if (next < this.numbers.length) out.push(next);
+      return out;
+    }
+    const nextAll = this.alls.find((a) => a > i);
+    if (nextAll !== undefined) out.push(nextAll); // later ALL entries depend on it through this one
+    for (const name of t) {
+      for (const n of this.index.byTarget.get(name) ?? []) {
+        const j = this.pos.get(n);
+        if (j !== undefined && j > i) out.push(j);
+      }
+    }
+    return out;
   }
 
   /** Positions of every entry `i` transitively depends on, ascending. */
   ancestors(i: number): number[] {
-    return closure(i, this.preds, Infinity);
+    return closure(i, (j) => this.preds(j), Infinity);
   }
 
   /** Positions of the entries that depend on `i` within `levels` edges, ascending. */
   descendants(i: number, levels: number): number[] {
-    return closure(i, this.children, levels);
+    return closure(i, (j) => this.children(j), levels);
   }
 }
 
-function closure(start: number, edges: number[][], levels: number): number[] {
+function closure(start: number, edges: (i: number) => number[], levels: number): number[] {
   const seen = new Set<number>();
   let frontier = [start];
   for (let depth = 0; depth < levels && frontier.length > 0; depth++) {
     const next: number[] = [];
     for (const i of frontier) {
-      for (const j of edges[i]) {
-        if (!seen.has(j)) {
+      for (const j of edges(i)) {
+        if (j !== start && !seen.has(j)) {
           seen.add(j);
           next.push(j);
         }

@@ -38,7 +38,8 @@ export function onUpdateConfig(d: Draft, ev: Ev<'updateConfig'>): Rejection | nu
   const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<QueueConfig>;
   d.config = { ...d.config, ...defined };
   if (mode !== undefined) requestMode(d, mode);
-  d.touch();
+  d.reshaped(); // the mode decides the topology
+
   return null;
 }
 
@@ -67,6 +68,6 @@ export function completeModeSwitch(d: Draft): boolean {
   d.config = { ...d.config, mode: d.internal.pendingMode ?? d.config.mode };
   d.internal.pendingMode = null;
   d.state = 'RUNNING';
-  d.touch();
+  d.reshaped();
   return true;
 }

@@ -18,7 +18,7 @@
 import { bisectingSet } from './bisection-state.js';
 import type { Draft } from './draft.js';
 import { groupKey, isInFlight, isStarting, membersOf, startRun } from './runs.js';
-import type { Topology } from './topology.js';
+import { Topology } from './topology.js';
 import { dependenciesOf, isSkippable, restartGroup } from './validity.js';
 import type { Entry, TestRun } from './types.js';
 
@@ -35,11 +35,15 @@ export function schedule(d: Draft, topo: Topology): ScheduleOutcome {
   const eligible = (e: Entry): boolean => e.state === 'PENDING' && !isStarting(d, e) && !bisecting.has(e.prNumber);
   let free = d.config.concurrency - d.allRuns().filter((r) => r.queueType === 'main' && isInFlight(r)).length;
   const taken = new Set<number>();
-  for (let i = 0; i < topo.order.length; i++) {
-    const seed = topo.order[i];
-    if (taken.has(seed.prNumber) || !eligible(seed)) continue;
+  const order = topo.order;
+  // With no free slot only an urgent PR can start (by pre-emption): skip the walk when there is none.
+  const urgent = d.allEntries().some((e) => e.skipTheLine && e.state === 'PENDING');
+  for (let i = 0; i < order.length; i++) {
+    if (free <= 0 && !urgent) break;
+    const seed = order[i];
     if (free <= 0 && !seed.skipTheLine) continue;
-    const { group, deadline } = formGroup(d, topo, i, eligible, taken);
+    if (taken.has(seed.prNumber) || !eligible(seed)) continue;
+    const { group, deadline } = formGroup(d, topo, order, i, eligible, taken);
     for (const g of group) taken.add(g.prNumber);
     if (deadline !== null) {
       outcome.batchDeadline = Math.min(outcome.batchDeadline ?? Infinity, deadline);
@@ -50,6 +54,7 @@ export function schedule(d: Draft, topo: Topology): ScheduleOutcome {
       continue;
     }
     start(d, topo, group, bisecting);
+    if (topo !== Topology.of(d)) return { ...outcome, changed: true }; // pins changed the order: walk again
     outcome.changed = true;
     free--;
   }
@@ -57,9 +62,9 @@ export function schedule(d: Draft, topo: Topology): ScheduleOutcome {
 }
 
 function formGroup(
-  d: Draft, topo: Topology, i: number, eligible: (e: Entry) => boolean, taken: ReadonlySet<number>,
+  d: Draft, topo: Topology, order: Entry[], i: number, eligible: (e: Entry) => boolean, taken: ReadonlySet<number>,
 ): { group: Entry[]; deadline: number | null } {
-  const seed = topo.order[i];
+  const seed = order[i];
   const group = [seed];
   const size = d.config.batchingMinSize;
   if (!d.config.batch || seed.noBatch || size <= 1) return { group, deadline: null };
@@ -76,9 +81,9 @@ function formGroup(
       inGroup.add(c.prNumber);
     }
   } else {
-    for (let j = i + 1; j < topo.order.length && group.length < size; j++) {
-      if (!joinable(topo.order[j])) break;
-      group.push(topo.order[j]);
+    for (let j = i + 1; j < order.length && group.length < size; j++) {
+      if (!joinable(order[j])) break;
+      group.push(order[j]);
     }
   }
   // Nothing new can join a draining queue; entries tested before (restarted, cleared by bisection) waited already.
@@ -92,12 +97,11 @@ function start(d: Draft, topo: Topology, group: Entry[], bisecting: ReadonlySet<
   const deps = dependenciesOf(topo, group).filter((e) => !isSkippable(e, bisecting));
   // Everything the run includes keeps its position from now on (ordering.ts).
   const pinned = new Set(d.internal.order);
-  for (const e of [...deps, ...group]) {
-    if (!pinned.has(e.prNumber)) {
-      d.internal.order.push(e.prNumber);
-      pinned.add(e.prNumber);
-    }
-  }
+  const fresh = [...deps, ...group].filter((e) => !pinned.has(e.prNumber));
+  const inPlace = fresh.every((e, k) => topo.position(e.prNumber) === topo.pinned + k);
+  for (const e of fresh) d.internal.order.push(e.prNumber);
+  if (inPlace) topo.pinNext(fresh.length);
+  else if (fresh.length > 0) d.reordered();
   return startRun(d, 'main', deps, group);
 }
 
@@ -124,6 +128,7 @@ function preempt(d: Draft, group: Entry[]): boolean {
   const rest = order.filter((n) => !urgent.has(n));
   const before = rest.indexOf(order[victim.at]);
   d.internal.order = [...rest.slice(0, before), ...group.map((e) => e.prNumber), ...rest.slice(before)];
+  d.reordered();
   restartGroup(d, victim.run, victim.members, 'SKIP_THE_LINE_INTERRUPTED');
   return true;
 }

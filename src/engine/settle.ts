@@ -12,7 +12,7 @@ import { isReady } from './readiness.js';
 import { abandonRun, isInFlight } from './runs.js';
 import { schedule } from './scheduling.js';
 import { requestWakeup } from './timers.js';
-import { Topology } from './topology.js';
+import { rememberIndex, Topology } from './topology.js';
 import { move } from './transitions.js';
 import { readInternal, type EngineInternal } from './internal.js';
 import { isTerminal, type Entry, type QueuedReason } from './types.js';
@@ -21,15 +21,7 @@ import { sweepRuns } from './validity.js';
 const MAX_ROUNDS = 1000;
 
 export function settle(d: Draft, fallback: QueuedReason): void {
-  let topo: Topology | null = null;
-  let builtAt = -1;
-  const current = (): Topology => {
-    if (!topo || builtAt !== d.version) {
-      topo = Topology.of(d);
-      builtAt = d.version;
-    }
-    return topo;
-  };
+  const current = (): Topology => Topology.of(d);
   let batchDeadline: number | null = null;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const before = d.version;
@@ -45,6 +37,7 @@ export function settle(d: Draft, fallback: QueuedReason): void {
   cleanUpRuns(d);
   trimHistory(d);
   requestWakeup(d, batchDeadline);
+  d.onFinish = (entries) => rememberIndex(d, entries);
 }
 
 /** NOT_READY → PENDING for every ready entry, while the queue is RUNNING (contract §5.2). */

@@ -5,23 +5,96 @@
  * logic.
  */
 import type { Draft } from './draft.js';
-import { admittedOrder } from './ordering.js';
-import { TargetGraph } from './parallel-graph.js';
+import { admittedOrder, sortedAdmitted } from './ordering.js';
+import { TargetGraph, TargetIndex } from './parallel-graph.js';
 import type { Entry } from './types.js';
 
+/**
+ * Target indexes by the entries array they were built from. A decision's output entries are the
+ * next decision's input when the caller keeps the snapshot in memory, so the index (the costly part
+ * of a parallel-mode pass) carries over while no targets change. A memo only: same results without it.
+ */
+const INDEXES = new WeakMap<readonly Entry[], TargetIndex>();
+
+/** Remembers the index for a decision's output entries, if it still describes them. */
+export function rememberIndex(d: Draft, entries: readonly Entry[]): void {
+  const cache = d.topologyCache;
+  if (cache.index && cache.targets === d.targets) INDEXES.set(entries, cache.index as TargetIndex);
+}
+
 export class Topology {
-  readonly order: Entry[];
   private readonly pos = new Map<number, number>();
   private graph: TargetGraph | null = null;
 
-  constructor(private readonly parallel: boolean, order: Entry[]) {
-    this.order = order;
-    order.forEach((e, i) => this.pos.set(e.prNumber, i));
+  private constructor(
+    private readonly parallel: boolean,
+    private readonly numbers: readonly number[],
+    private pinnedCount: number,
+    private readonly index: TargetIndex | null,
+    private readonly lookup: (prNumber: number) => Entry,
+  ) {
+    numbers.forEach((n, i) => this.pos.set(n, i));
   }
 
+  /**
+   * The draft's topology, rebuilt only when the queue's shape changed (draft.ts `structure`); the
+   * entries it hands out are always the draft's current ones.
+   */
   static of(d: Draft): Topology {
-    const order = admittedOrder(d.allEntries(), d.internal.order, (n) => d.entry(n));
-    return new Topology(d.config.mode === 'parallel', order);
+    const cache = d.topologyCache;
+    if (cache.structure === d.structure) return cache.topology as Topology;
+    const parallel = d.config.mode === 'parallel';
+    if (cache.membership !== d.membership) {
+      cache.membership = d.membership;
+      cache.sorted = sortedAdmitted(d.allEntries());
+    }
+    if (parallel && (cache.targets !== d.targets || cache.index === null)) {
+      cache.targets = d.targets;
+      cache.index = (d.targets === 0 ? INDEXES.get(d.base.entries) : undefined) ?? new TargetIndex(d.allEntries());
+    }
+    const order = admittedOrder(cache.sorted, d.internal.order, (n) => d.entry(n));
+    const pinned = new Set(d.internal.order);
+    let started = 0;
+    while (started < order.length && pinned.has(order[started].prNumber)) started++;
+    const topo = new Topology(parallel, order.map((e) => e.prNumber), started, parallel ? cache.index as TargetIndex : null, (n) => d.entry(n)!);
+    cache.structure = d.structure;
+    cache.topology = topo;
+    return topo;
+  }
+
+  /** Admitted entries in queue order, as they are now. */
+  get order(): Entry[] {
+    return this.numbers.map(this.lookup);
+  }
+
+  get size(): number {
+    return this.numbers.length;
+  }
+
+  /** The entry at a position, as it is now. */
+  at(i: number): Entry {
+    return this.lookup(this.numbers[i]);
+  }
+
+  /** How many entries at the front have a pinned position. */
+  get pinned(): number {
+    return this.pinnedCount;
+  }
+
+  /**
+   * The next `count` entries after the pinned front were pinned in the order they already had:
+   * the order is unchanged, only the front grew (scheduling.ts avoids a rebuild this way).
+   */
+  pinNext(count: number): void {
+    this.pinnedCount += count;
+  }
+
+  /**
+   * The front of the order whose positions are pinned: every entry that started testing this trip.
+   * Only these can be TESTING, TESTS_PASSED, PENDING_FAILURE or have a run being built.
+   */
+  get started(): Entry[] {
+    return this.numbers.slice(0, this.pinnedCount).map(this.lookup);
   }
 
   position(prNumber: number): number {
@@ -32,32 +105,33 @@ export class Topology {
   ancestors(prNumber: number): Entry[] {
     const i = this.position(prNumber);
     if (i < 0) return [];
-    if (!this.parallel) return this.order.slice(0, i);
-    return this.targetGraph().ancestors(i).map((j) => this.order[j]);
+    if (!this.parallel) return this.numbers.slice(0, i).map(this.lookup);
+    return this.targetGraph().ancestors(i).map((j) => this.lookup(this.numbers[j]));
   }
 
   /** Admitted entries waiting on `prNumber` within `levels` levels of groups, in queue order. */
   successors(prNumber: number, levels: number, groupOf: (e: Entry) => string): Entry[] {
     const i = this.position(prNumber);
     if (i < 0 || levels <= 0) return [];
-    if (this.parallel) return this.targetGraph().descendants(i, levels).map((j) => this.order[j]);
-    const own = groupOf(this.order[i]);
+    if (this.parallel) return this.targetGraph().descendants(i, levels).map((j) => this.lookup(this.numbers[j]));
+    const own = groupOf(this.lookup(this.numbers[i]));
     const seen = new Set<string>();
     const out: Entry[] = [];
-    for (let j = i + 1; j < this.order.length; j++) {
-      const g = groupOf(this.order[j]);
+    for (let j = i + 1; j < this.numbers.length; j++) {
+      const e = this.lookup(this.numbers[j]);
+      const g = groupOf(e);
       if (g === own) continue;
       if (!seen.has(g)) {
         if (seen.size === levels) break;
         seen.add(g);
       }
-      out.push(this.order[j]);
+      out.push(e);
     }
     return out;
   }
 
   private targetGraph(): TargetGraph {
-    this.graph ??= new TargetGraph(this.order);
+    this.graph ??= new TargetGraph(this.index!, this.numbers, this.pos);
     return this.graph;
   }
 }

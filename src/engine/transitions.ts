@@ -95,7 +95,10 @@ function payload(
 /** A terminal entry leaves the queue order and any bisection it was part of. */
 function forget(d: Draft, prNumber: number): void {
   const at = d.internal.order.indexOf(prNumber);
-  if (at >= 0) d.internal.order.splice(at, 1);
+  if (at >= 0) {
+    d.internal.order.splice(at, 1);
+    d.reordered();
+  }
   for (const b of d.internal.bisections) {
     for (const part of b.parts) {
       if (part.prNumbers.includes(prNumber)) part.prNumbers = part.prNumbers.filter((n) => n !== prNumber);

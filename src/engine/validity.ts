@@ -84,7 +84,7 @@ export function checkRun(
 /** The run each admitted entry's fate hangs on, grouped: run id → members, in queue order. */
 export function activeGroups(d: Draft, topo: Topology): Map<string, Entry[]> {
   const groups = new Map<string, Entry[]>();
-  for (const e of topo.order) {
+  for (const e of topo.started) {
     if (e.state === 'PENDING' && !isStarting(d, e)) continue;
     const key = e.state === 'PENDING' ? e.runId! : groupKey(e);
     const list = groups.get(key);
