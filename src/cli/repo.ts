@@ -57,6 +57,10 @@ Examples:
   withStoreOptions(repo.command('list'))
     .description('list connected repositories')
     .option('--org <org>', 'only the repositories of this organization')
+    .addHelpText('after', `
+Examples:
+  $ greenline repo list
+  $ greenline repo list --org acme --database-url postgres://greenline@db.internal/greenline`)
     .action(async (opts: StoreFlags & { org?: string }) => {
       await withStore(opts, async (db) => {
         const org = opts.org === undefined ? undefined : await findOrgByName(db, opts.org);
@@ -74,6 +78,9 @@ Examples:
   withStoreOptions(repo.command('disconnect'))
     .description('disconnect a repository and delete its queues (refused while a queue holds pull requests)')
     .argument('<repo>', 'repository as HOST/OWNER/NAME')
+    .addHelpText('after', `
+Example:
+  $ greenline repo disconnect github.com/acme/web`)
     .action(async (slug: string, opts: StoreFlags) => {
       await withStore(opts, async (db) => {
         await disconnectRepo(db, slug);

@@ -19,8 +19,9 @@ Examples:
     .requiredOption('--org <org>', 'organization the token belongs to')
     .option('--name <label>', 'a label to recognise the token by', 'cli')
     .addHelpText('after', `
-Example:
-  $ TOKEN=$(greenline token create --org acme --name ci | tail -n 1)`)
+Examples:
+  $ greenline token create --org acme --name ci
+  $ TOKEN=$(greenline token create --org acme --name deploy | tail -n 1)`)
     .action(async (opts: StoreFlags & { org: string; name: string }) => {
       await withStore(opts, async (db) => {
         const org = await ensureOrg(db, opts.org, Date.now());
@@ -32,6 +33,10 @@ Example:
   withStoreOptions(token.command('list'))
     .description('list tokens (never their secrets)')
     .option('--org <org>', 'only the tokens of this organization')
+    .addHelpText('after', `
+Examples:
+  $ greenline token list
+  $ greenline token list --org acme --data-dir /var/lib/greenline`)
     .action(async (opts: StoreFlags & { org?: string }) => {
       await withStore(opts, async (db) => {
         const org = opts.org === undefined ? undefined : await findOrgByName(db, opts.org);
@@ -49,6 +54,9 @@ Example:
   withStoreOptions(token.command('revoke'))
     .description('revoke a token by its id (see `token list`); requests with it are refused from then on')
     .argument('<id>', 'token id')
+    .addHelpText('after', `
+Example:
+  $ greenline token revoke 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c`)
     .action(async (id: string, opts: StoreFlags) => {
       await withStore(opts, async (db) => {
         if (!(await revokeApiToken(db, id, Date.now()))) throw new Error(`No active token has id ${id}; see \`greenline token list\``);

@@ -91,11 +91,13 @@ describe('greenline repo', () => {
     expect(bad.stderr).toMatch(/HOST\/OWNER\/NAME/);
   });
 
-  it('--help shows examples', async () => {
-    const r = await runCli(['repo', 'connect', '--help']);
+  it.each([
+    ['repo', 'connect'], ['repo', 'list'], ['repo', 'disconnect'], ['token', 'create'], ['token', 'list'], ['token', 'revoke'], ['serve'],
+  ])('%s %s --help shows usage with an example', async (...cmd) => {
+    const r = await runCli([...cmd.filter(Boolean), '--help']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('Examples:');
-    expect(r.stdout).toContain('--ci-command');
+    expect(r.stdout).toMatch(/Usage: greenline/);
+    expect(r.stdout).toMatch(/Examples?:\n\s+\$ greenline/);
   });
 
   it('an unknown GREENLINE_ variable is a usage error naming it', async () => {
