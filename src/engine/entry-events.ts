@@ -3,6 +3,7 @@
  * about it (§6.10): pushes, base changes, closing, drafts, merges outside the queue, impacted targets.
  */
 import type { Draft } from './draft.js';
+import { tryDirectMerge } from './direct-merge.js';
 import { parsePriority } from './priority.js';
 import { membersOf } from './runs.js';
 import { applyTargetMove } from './target.js';
@@ -78,7 +79,7 @@ export function onSubmit(d: Draft, ev: Ev<'submit'>): Rejection | null {
     lastReason: ev.reason,
     timeline: existing?.timeline ?? [],
   };
-  move(d, fresh, 'NOT_READY', ev.reason, existing ? {} : { from: null });
+  tryDirectMerge(d, move(d, fresh, 'NOT_READY', ev.reason, existing ? {} : { from: null }), pr);
   return null;
 }
 
@@ -120,9 +121,14 @@ export function onPrObserved(d: Draft, ev: Ev<'prObserved'>): Rejection | null {
     move(d, e, 'CANCELLED', 'PR_PUSHED_TO', { detail: `new head ${pr.headSha}` });
   } else if (pr.baseBranch !== e.baseBranch && e.state !== 'NOT_READY') {
     move(d, e, 'CANCELLED', 'PR_BASE_BRANCH_CHANGED', { detail: `base is now ${pr.baseBranch}` });
-  } else if (pr.baseBranch !== e.baseBranch || pr.title !== e.title || pr.author !== e.author || pr.mergeability !== e.mergeability) {
-    // A stacked PR waits in NOT_READY until its base becomes the queue's branch.
-    d.putEntry({ ...e, baseBranch: pr.baseBranch, title: pr.title, author: pr.author, mergeability: pr.mergeability });
+  } else {
+    let next = e;
+    if (pr.baseBranch !== e.baseBranch || pr.title !== e.title || pr.author !== e.author || pr.mergeability !== e.mergeability) {
+      // A stacked PR waits in NOT_READY until its base becomes the queue's branch.
+      next = { ...e, baseBranch: pr.baseBranch, title: pr.title, author: pr.author, mergeability: pr.mergeability };
+      d.putEntry(next);
+    }
+    tryDirectMerge(d, next, pr);
   }
   return null;
 }

@@ -22,6 +22,8 @@ export interface MergeInFlight {
    * current target (a `createTestBranch` with this id) and the rebuilt commit is what gets merged.
    */
   rebuild: { id: string; branch: string; sha: string | null } | null;
+  /** A direct merge of one untested PR (contract §6.9), not of a test run. */
+  direct?: boolean;
 }
 
 /** One subset of a failed batch still to be tested (contract §6.3). */

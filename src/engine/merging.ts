@@ -111,7 +111,12 @@ export function onMerged(d: Draft, ev: MergedEvent): void {
   const m = d.internal.merge!;
   d.internal.merge = null;
   recordOwnMerge(d, ev.newTargetSha, m.prs);
-  markMerged(d, m.prs, m.runId);
+  if (m.direct) {
+    const e = d.entry(m.prs[0].number);
+    if (e && !isTerminal(e.state)) move(d, e, 'MERGED', 'MERGE_GRAPH_DIRECT_MERGE');
+  } else {
+    markMerged(d, m.prs, m.runId);
+  }
   if (m.rebuild) d.emit({ kind: 'deleteTestBranch', key: `${m.rebuild.id}:deleteTestBranch`, runId: m.rebuild.id, branch: m.rebuild.branch });
   settleDeferredTarget(d);
 }
@@ -125,6 +130,13 @@ export function onMergeFailed(d: Draft, ev: MergeFailedEvent): void {
     const sha = ev.newTargetSha ?? d.internal.deferredTargetSha;
     if (sha) d.internal.deferredTargetSha = sha;
     else forgetTarget(d);
+    settleDeferredTarget(d);
+    return;
+  }
+  if (m.direct) {
+    const e = d.entry(m.prs[0].number);
+    const reason = ev.reason === 'PR_UPDATED_AT_MERGE_TIME' ? ev.reason : 'GITHUB_API_DIRECT_MERGE_PR_FAILED';
+    if (e && !isTerminal(e.state)) move(d, e, 'FAILED', reason, ev.detail !== undefined ? { detail: ev.detail } : {});
     settleDeferredTarget(d);
     return;
   }

@@ -32,7 +32,9 @@ export function schedule(d: Draft, topo: Topology): ScheduleOutcome {
   const outcome: ScheduleOutcome = { changed: false, batchDeadline: null };
   if (d.state === 'PAUSED' || d.targetSha === null) return outcome;
   const bisecting = bisectingSet(d);
-  const eligible = (e: Entry): boolean => e.state === 'PENDING' && !isStarting(d, e) && !bisecting.has(e.prNumber);
+  const merging = new Set(d.internal.merge?.prs.map((p) => p.number) ?? []);
+  const eligible = (e: Entry): boolean =>
+    e.state === 'PENDING' && !isStarting(d, e) && !bisecting.has(e.prNumber) && !merging.has(e.prNumber);
   let free = d.config.concurrency - d.allRuns().filter((r) => r.queueType === 'main' && isInFlight(r)).length;
   const taken = new Set<number>();
   const order = topo.order;

@@ -172,6 +172,13 @@ export interface PrInfo {
   title: string;
   author: string;
   mergeability: Mergeability;
+  /**
+   * The target sha the PR's head is based on, when the forge knows it. With `checksPassed` it lets
+   * a PR skip testing under `directMergeMode = always` (contract §6.9); absent = never direct.
+   */
+  baseSha?: string;
+  /** Whether the PR's own required checks passed, when the forge knows it (contract §6.9). */
+  checksPassed?: boolean;
 }
 
 /** `ALL` marks a PR as impacting every target (a serialisation point in parallel mode). */
