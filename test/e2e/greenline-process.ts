@@ -1,0 +1,168 @@
+/**
+ * The real product for end-to-end tests: the built command line (`node dist/cli.js`) connects a
+ * repository and creates an API token, then `serve` runs as a child process on a free port with its
+ * own data dir (SQLite). Requests go over real HTTP; the server's JSON log (stderr) is kept, because
+ * its `transition` lines are where a PR's reasons can be read (the v1 API has no reason field).
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CLI = path.join(ROOT, 'dist', 'cli.js');
+
+/** The built CLI must exist: `npm test` builds before it runs vitest. */
+export function requireBuilt(): void {
+  if (!existsSync(CLI)) {
+    throw new Error(`${CLI} is missing: the end-to-end tests run the built server. Build it first with \`npm run build\` (\`npm test\` does).`);
+  }
+}
+
+/** The environment without GREENLINE_* variables of the outer process (each server gets its own). */
+function cleanEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GREENLINE_')));
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { cwd: ROOT, env: cleanEnv(), timeout: 30_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** One `transition` line of the server's log: a PR moved from one state to another, and why. */
+export interface Transition {
+  pr: number;
+  from: string | null;
+  to: string;
+  reason: string;
+  runId?: string;
+}
+
+export interface ApiReply {
+  status: number;
+  json: any;
+}
+
+export interface GreenlineOptions {
+  /** Where the data dir goes (`<dir>/data`). */
+  dir: string;
+  /** HOST/OWNER/NAME of the repository to connect. */
+  repo: string;
+  remote: string;
+  ciCommand: string;
+  /** Built-in CI commands at once (the server's `--ci-max-parallel`). */
+  ciMaxParallel?: number;
+}
+
+export class GreenlineProcess {
+  private stdout = '';
+  private stderr = '';
+  private address = '';
+  private readonly exited: Promise<number | null>;
+
+  private constructor(private readonly child: ChildProcess, readonly token: string) {
+    running.add(child);
+    this.exited = new Promise((resolve) => child.once('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }));
+    child.stdout!.on('data', (d: Buffer) => { this.stdout += d.toString(); });
+    child.stderr!.on('data', (d: Buffer) => { this.stderr += d.toString(); });
+  }
+
+  /** Connects the repository, creates a token and starts `serve`; resolves once it listens. */
+  static async start(opts: GreenlineOptions): Promise<GreenlineProcess> {
+    requireBuilt();
+    const dataDir = path.join(opts.dir, 'data');
+    const connect = await runCli(['repo', 'connect', opts.repo, '--org', 'default', '--forge', 'git', '--remote', opts.remote,
+      '--ci-command', opts.ciCommand, '--data-dir', dataDir]);
+    if (connect.code !== 0) throw new Error(`repo connect failed: ${connect.stderr}`);
+    const created = await runCli(['token', 'create', '--org', 'default', '--data-dir', dataDir]);
+    if (created.code !== 0) throw new Error(`token create failed: ${created.stderr}`);
+    const token = created.stdout.trimEnd().split('\n').at(-1)!;
+
+    // The forge poll interval at its minimum (1 s): the git forge has no webhooks.
+    const server = new GreenlineProcess(spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dataDir,
+      '--poll-interval', '1', '--ci-max-parallel', String(opts.ciMaxParallel ?? 2), '--log-level', 'info'],
+    { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] }), token);
+    const deadline = Date.now() + 20_000;
+    let listening: RegExpExecArray | null;
+    while (!(listening = /listening on (\S+)/.exec(server.stdout))) {
+      if (server.child.exitCode !== null || Date.now() > deadline) {
+        server.child.kill('SIGKILL');
+        throw new Error(`greenline serve did not start:\n${server.stdout}\n${server.stderr}`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    server.address = listening[1]!;
+    return server;
+  }
+
+  get url(): string {
+    return this.address;
+  }
+
+  async api(endpoint: string, body: unknown): Promise<ApiReply> {
+    const res = await fetch(`${this.url}/v1/${endpoint}`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': this.token }, body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    let json: unknown = text;
+    try {
+      json = JSON.parse(text);
+    } catch { /* a text answer (getTestRunLog) */ }
+    return { status: res.status, json };
+  }
+
+  /** Every state transition the server logged so far, oldest first. */
+  transitions(): Transition[] {
+    return this.logLines().filter((l) => l.msg === 'transition').map((l) => ({
+      pr: l.pr as number, from: l.from as string | null, to: l.to as string, reason: l.reason as string,
+      ...(typeof l.runId === 'string' ? { runId: l.runId } : {}),
+    }));
+  }
+
+  /** Log lines at warn level or above (what an operator would be alerted to). */
+  problems(): string[] {
+    return this.logLines().filter((l) => (l.level as number) >= 40).map((l) => JSON.stringify(l));
+  }
+
+  private logLines(): Record<string, unknown>[] {
+    return this.stderr.split('\n').flatMap((line) => {
+      if (!line.startsWith('{')) return [];
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  /** SIGTERM and wait for a clean exit; SIGKILL if it does not come. Resolves to the exit code. */
+  async stop(): Promise<number | null> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill('SIGTERM');
+      // The built-in CI gives commands 10 s between SIGTERM and SIGKILL; allow for it.
+      const timer = setTimeout(() => this.child.kill('SIGKILL'), 20_000);
+      await this.exited;
+      clearTimeout(timer);
+    }
+    return this.exited;
+  }
+}
+
+const running = new Set<ChildProcess>();
+
+/** Kills whatever server a failed test left running (afterAll safety net). */
+export function killAll(): void {
+  for (const child of running) child.kill('SIGKILL');
+}

@@ -1,0 +1,64 @@
+/** One queue of a running greenline, driven through the v1 API over HTTP. */
+import type { ApiReply, GreenlineProcess } from './greenline-process.js';
+
+export const TERMINAL = ['MERGED', 'FAILED', 'CANCELLED'];
+
+/** Polls `probe` until it returns a value that is not undefined; the timeout error tells what it saw last. */
+export async function waitUntil<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>, seen?: () => unknown): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${seen ? `; last seen: ${JSON.stringify(await seen())}` : ''}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export class QueueClient {
+  readonly repo: { host: string; owner: string; name: string };
+
+  constructor(readonly server: GreenlineProcess, slug: string, readonly targetBranch = 'main') {
+    const [host, owner, name] = slug.split('/') as [string, string, string];
+    this.repo = { host, owner, name };
+  }
+
+  get key(): { repo: QueueClient['repo']; targetBranch: string } {
+    return { repo: this.repo, targetBranch: this.targetBranch };
+  }
+
+  /** Calls an endpoint with the queue's key; throws unless the answer is 200. */
+  async call(endpoint: string, body: Record<string, unknown> = {}): Promise<any> {
+    const reply = await this.server.api(endpoint, { ...this.key, ...body });
+    if (reply.status !== 200) throw new Error(`${endpoint} answered ${reply.status}: ${JSON.stringify(reply.json)}`);
+    return reply.json;
+  }
+
+  /** Creates the queue, then applies `settings` with updateQueue (createQueue takes only mode and concurrency). */
+  async create(mode: 'single' | 'parallel', concurrency: number, settings: Record<string, unknown> = {}): Promise<void> {
+    await this.call('createQueue', { mode, concurrency });
+    if (Object.keys(settings).length > 0) await this.call('updateQueue', settings);
+  }
+
+  submit(prNumber: number): Promise<ApiReply> {
+    return this.server.api('submitPullRequest', { ...this.key, pr: { number: prNumber } });
+  }
+
+  pr(prNumber: number): Promise<any> {
+    return this.call('getSubmittedPullRequest', { pr: { number: prNumber } });
+  }
+
+  details(testRunId: string): Promise<any> {
+    return this.call('getMergeQueueTestingDetails', { testRunId });
+  }
+
+  /** Waits until every PR in `prs` is MERGED, FAILED or CANCELLED; returns their entries by number. */
+  async settle(prs: number[], timeoutMs: number): Promise<Map<number, any>> {
+    let last = new Map<number, any>();
+    return waitUntil(`PRs ${prs.join(', ')} to leave the queue`, timeoutMs, async () => {
+      last = new Map(await Promise.all(prs.map(async (n) => [n, await this.pr(n)] as const)));
+      return [...last.values()].every((e) => TERMINAL.includes(e.state)) ? last : undefined;
+    }, () => Object.fromEntries([...last].map(([n, e]) => [n, e.state])));
+  }
+}
