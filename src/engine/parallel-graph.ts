@@ -43,7 +43,7 @@ export class TargetGraph {
     private readonly numbers: readonly number[],
     private readonly pos: ReadonlyMap<number, number>,
   ) {
-    numbers.forEach((n, i) => {
+    numbers.forEach((_n, i) => {
       if (this.targetsAt(i) === 'ALL') this.alls.push(i);
     });
   }

@@ -2,7 +2,9 @@
  * Starting test runs (contract §6.1, §6.3, §6.8). Walking the queue in order, each PENDING entry
  * that is not already starting or under bisection forms a group and starts a run while fewer than
  * `concurrency` main runs are in flight. The run's base is the current target plus everything the
- * group waits on that is not known to be failing (topology.ts, validity.ts `isSkippable`).
+ * group waits on that is not known to be failing (topology.ts, validity.ts `isSkippable`) — except
+ * under anti-flake protection (optimistic merging with a pending failure depth), where failing
+ * groups ahead stay in the base so that a pass can vouch for them.
  *
  * Batching (`batch`): a group takes the following eligible entries up to `batchingMinSize` (single
  * mode: consecutive ones; parallel mode: ones in the same lane whose other dependencies the seed
@@ -96,7 +98,11 @@ function formGroup(
 }
 
 function start(d: Draft, topo: Topology, group: Entry[], bisecting: ReadonlySet<number>): TestRun {
-  const deps = dependenciesOf(topo, group).filter((e) => !isSkippable(e, bisecting));
+  // Anti-flake (contract §6.6): a failing group ahead stays in the base, so that this run passing
+  // can vouch for it; otherwise it is left out, the likely outcome being that it fails.
+  const antiFlake = d.config.canOptimisticallyMerge && d.config.pendingFailureDepth > 0;
+  const deps = dependenciesOf(topo, group)
+    .filter((e) => !bisecting.has(e.prNumber) && (antiFlake || !isSkippable(e, bisecting)));
   // Everything the run includes keeps its position from now on (ordering.ts).
   const pinned = new Set(d.internal.order);
   const fresh = [...deps, ...group].filter((e) => !pinned.has(e.prNumber));

@@ -318,6 +318,32 @@ describe('PENDING_FAILURE → …', () => {
     expect([1, 2, 3].map((n) => q.state(n))).toEqual(['MERGED', 'MERGED', 'MERGED']);
   });
 
+  it('anti-flake: a run started after a failure ahead still includes it, and its pass clears it', () => {
+    const q = new QueueDriver({ concurrency: 2, canOptimisticallyMerge: true, pendingFailureDepth: 1 });
+    q.submit(1);
+    q.submit(2);
+    q.submit(3);
+    q.built('r1');
+    q.built('r2');
+    q.fail('r2');
+    expect(q.effect('createTestBranch').prs.map((p) => p.number)).toEqual([1, 2, 3]);
+    q.built('r3');
+    q.pass('r3');
+    expect([1, 2, 3].map((n) => q.entry(n).lastReason)).toEqual(['SUCCESSOR_TEST_RUN_PASSED', 'SUCCESSOR_TEST_RUN_PASSED', 'TEST_RUN_PASSED']);
+    expect(q.effect('merge').prs.map((p) => p.number)).toEqual([1, 2, 3]);
+  });
+
+  it('without anti-flake a run started after a failure ahead leaves it out', () => {
+    const q = new QueueDriver({ concurrency: 2, canOptimisticallyMerge: true });
+    q.submit(1);
+    q.submit(2);
+    q.submit(3);
+    q.built('r1');
+    q.built('r2');
+    q.fail('r2');
+    expect(q.effect('createTestBranch').prs.map((p) => p.number)).toEqual([1, 3]);
+  });
+
   it('→ FAILED only after the PFD successors finished', () => {
     const q = new QueueDriver({ concurrency: 2, pendingFailureDepth: 1 });
     q.submit(1);
