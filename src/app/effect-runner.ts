@@ -12,15 +12,16 @@
  *   emitEvent        → stored in queue_events for the webhook facility
  *   cancelCi, deleteTestBranch → nothing
  *
- * Effects of one queue run in order, one at a time; different queues run side by side. Timers only
- * wake the loop; the work and its schedule are rows.
+ * Effects of one queue run in order, one at a time, by that queue's worker; different queues run side
+ * by side, so a slow forge for one repository holds up nobody else. Timers only wake the runner; the
+ * work and its schedule are rows.
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Effect, EngineEvent } from '../engine/types.js';
 import type { Database, EffectRow } from '../store/database.js';
 import {
-  completeEffect, failEffect, leaseEffects, nextEffectRunAt, rescheduleEffect, selectDueEffectIds,
+  completeEffect, failEffect, leaseEffects, nextEffectRunAt, rescheduleEffect, selectDueEffectIds, selectQueuesWithDueEffects,
 } from '../store/effects.js';
 import { findQueueById } from '../store/queues.js';
 import { insertQueueEvent } from '../store/queue-events.js';
@@ -49,9 +50,11 @@ export interface EffectRunnerDeps {
 
 export class EffectRunner {
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private looking: Promise<void> | null = null;
   private again = false;
   private stopped = true;
+  /** One worker per queue with due effects: a slow effect holds up its own queue only. */
+  private readonly workers = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: EffectRunnerDeps) {}
 
@@ -60,55 +63,70 @@ export class EffectRunner {
     this.wake();
   }
 
+  /** Stops looking at the outbox and waits for the effects in progress. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.running;
+    await this.looking;
+    await Promise.all(this.workers.values());
   }
 
-  /** Asks the loop to look at the outbox now (e.g. after a commit that added effects). */
+  /** Asks the runner to look at the outbox now (e.g. after a commit that added effects). */
   wake(): void {
     if (this.stopped) return;
-    if (this.running) {
+    if (this.looking) {
       this.again = true;
       return;
     }
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    this.running = this.loop().finally(() => { this.running = null; });
+    this.looking = this.look().finally(() => { this.looking = null; });
   }
 
-  /** Executes due effects until none is due (what tests call after each step). */
+  /** Executes due effects, and what they cause, until none is due (what tests call after each step). */
   async drain(): Promise<void> {
-    while ((await this.runDue()) > 0) { /* keep going */ }
-  }
-
-  /** Claims and executes one batch of due effects; returns how many it executed. */
-  async runDue(): Promise<number> {
-    const { db, clock } = this.deps;
-    const now = clock.now();
-    const claimed = await db.transaction().execute(async (trx) =>
-      leaseEffects(trx, await selectDueEffectIds(trx, now, this.deps.batchSize ?? 50), now + (this.deps.leaseMs ?? 600_000)));
-    const byQueue = new Map<string, EffectRow[]>();
-    for (const row of claimed) {
-      const rows = byQueue.get(row.queue_id);
-      if (rows) rows.push(row);
-      else byQueue.set(row.queue_id, [row]);
+    for (;;) {
+      const started = await this.dispatch();
+      if (started === 0 && this.workers.size === 0) return;
+      await Promise.all(this.workers.values());
     }
-    await Promise.all([...byQueue.values()].map(async (rows) => {
-      for (const row of rows) await this.execute(row);
-    }));
-    return claimed.length;
   }
 
-  private async loop(): Promise<void> {
+  /** Starts a worker for each queue that has due effects and no worker yet; returns how many. */
+  private async dispatch(): Promise<number> {
+    const queues = await selectQueuesWithDueEffects(this.deps.db, this.deps.clock.now(), [...this.workers.keys()]);
+    for (const queueId of queues) {
+      const worker = this.work(queueId)
+        .catch((err: unknown) => this.deps.logger?.error({ err, queueId }, 'effect worker failed'))
+        .finally(() => {
+          this.workers.delete(queueId);
+          this.wake(); // effects added while this worker was finishing
+        });
+      this.workers.set(queueId, worker);
+    }
+    return queues.length;
+  }
+
+  /** Claims and executes a queue's due effects in order until none is due. */
+  private async work(queueId: string): Promise<void> {
+    const { db, clock } = this.deps;
+    for (;;) {
+      const now = clock.now();
+      const claimed = await db.transaction().execute(async (trx) => leaseEffects(trx,
+        await selectDueEffectIds(trx, now, this.deps.batchSize ?? 20, queueId), now + (this.deps.leaseMs ?? 600_000)));
+      if (claimed.length === 0) return;
+      for (const row of claimed) await this.execute(row);
+    }
+  }
+
+  private async look(): Promise<void> {
     do {
       this.again = false;
       try {
-        await this.drain();
+        await this.dispatch();
       } catch (err) {
-        this.deps.logger?.error({ err }, 'effect runner pass failed');
+        this.deps.logger?.error({ err }, 'effect runner could not read the outbox');
       }
     } while (this.again && !this.stopped);
     if (this.stopped) return;

@@ -23,10 +23,22 @@ export async function insertEffects(
     .execute();
 }
 
-/** Ids of pending effects due at `now`, oldest first; on PostgreSQL skipping rows another instance holds. */
-export async function selectDueEffectIds(trx: Transaction<Database>, now: number, limit: number): Promise<number[]> {
-  const rows = await trx.selectFrom('effects').select('id')
+/** Queues with pending effects due at `now`, except those in `exclude`. */
+export async function selectQueuesWithDueEffects(db: Kysely<Database>, now: number, exclude: string[]): Promise<string[]> {
+  const rows = await db.selectFrom('effects').select('queue_id').distinct()
     .where('status', '=', 'pending').where('run_at', '<=', now)
+    .$if(exclude.length > 0, (q) => q.where('queue_id', 'not in', exclude))
+    .execute();
+  return rows.map((r) => r.queue_id);
+}
+
+/**
+ * Ids of a queue's pending effects due at `now`, oldest first; on PostgreSQL skipping rows another
+ * instance holds.
+ */
+export async function selectDueEffectIds(trx: Transaction<Database>, now: number, limit: number, queueId: string): Promise<number[]> {
+  const rows = await trx.selectFrom('effects').select('id')
+    .where('queue_id', '=', queueId).where('status', '=', 'pending').where('run_at', '<=', now)
     .orderBy('run_at').orderBy('id').limit(limit)
     .$if(dialectOf(trx) === 'postgres', (q) => q.forUpdate().skipLocked())
     .execute();

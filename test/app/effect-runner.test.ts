@@ -116,8 +116,9 @@ describe('effect runner', () => {
     t.forge.openPr(REPO, { number: 1 });
     await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
     // A runner claims the createTestBranch effect, does the forge work, and dies before recording it.
+    const id = await queueId();
     const claimed = (await t.db.transaction().execute(async (trx) =>
-      leaseEffects(trx, await selectDueEffectIds(trx, t.clock.now(), 10), t.clock.now() + 600_000)))
+      leaseEffects(trx, await selectDueEffectIds(trx, t.clock.now(), 10, id), t.clock.now() + 600_000)))
       .find((e) => e.kind === 'createTestBranch');
     const effect = JSON.parse(claimed!.payload);
     await t.forge.createTestBranch(
@@ -176,5 +177,30 @@ describe('effect runner', () => {
     await t.ci.pass(await runOf(1));
     await new Promise((r) => setTimeout(r, 50));
     expect(t.forge.calls.length).toBe(count);
+  });
+
+  it('a slow forge for one repository holds up only its own queue', async () => {
+    await t.connectRepo('acme', 'github.com/acme/api');
+    const api = t.key('github.com/acme/api');
+    await t.service.createQueue(ctx, api, {});
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    const build = t.forge.createTestBranch.bind(t.forge);
+    t.forge.createTestBranch = async (binding, req) => {
+      if (binding.repo.name === 'web') await gate;
+      return build(binding, req);
+    };
+    t.app.start();
+    t.forge.openPr(REPO, { number: 1 });
+    t.forge.openPr('github.com/acme/api', { number: 7 });
+    await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
+    await t.service.submitPullRequest(ctx, api, { prNumber: 7 });
+    const deadline = Date.now() + 5_000;
+    while (t.ci.started.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(t.ci.started.map((s) => s.repo.repo.name)).toEqual(['api']);
+    release();
+    while (t.ci.started.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(t.ci.started.map((s) => s.repo.repo.name)).toEqual(['api', 'web']);
+    await t.app.stop();
   });
 });

@@ -6,7 +6,7 @@ import { listCiStatuses, upsertCiStatus } from '../../src/store/ci-statuses.js';
 import type { Db } from '../../src/store/connect.js';
 import {
   completeEffect, failEffect, hasEffectActivitySince, insertEffects, leaseEffects, listEffects, nextEffectRunAt,
-  rescheduleEffect, selectDueEffectIds,
+  rescheduleEffect, selectDueEffectIds, selectQueuesWithDueEffects,
 } from '../../src/store/effects.js';
 import {
   findEntry, findEntryById, listActiveEntries, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage, upsertEntries,
@@ -190,9 +190,13 @@ describe.each(databases)('store on $name', (database) => {
     expect((await listEffects(db, 'q1')).map((e) => [e.key, e.run_at])).toEqual([['w1', 100], ['w2', 300]]);
     expect(await nextEffectRunAt(db)).toBe(100);
 
-    const claimed = await db.transaction().execute(async (trx) => leaseEffects(trx, await selectDueEffectIds(trx, 150, 10), 150 + 60));
+    expect(await selectQueuesWithDueEffects(db, 150, [])).toEqual(['q1']);
+    expect(await selectQueuesWithDueEffects(db, 150, ['q1'])).toEqual([]);
+    expect(await selectQueuesWithDueEffects(db, 50, [])).toEqual([]);
+    expect(await db.transaction().execute((trx) => selectDueEffectIds(trx, 150, 10, 'other'))).toEqual([]);
+    const claimed = await db.transaction().execute(async (trx) => leaseEffects(trx, await selectDueEffectIds(trx, 150, 10, 'q1'), 150 + 60));
     expect(claimed.map((e) => [e.key, e.attempts, e.run_at])).toEqual([['w1', 1, 210]]);
-    expect(await db.transaction().execute((trx) => selectDueEffectIds(trx, 150, 10))).toEqual([]);
+    expect(await db.transaction().execute((trx) => selectDueEffectIds(trx, 150, 10, 'q1'))).toEqual([]);
     expect(await hasEffectActivitySince(db, 'q1', 'scheduleWakeup', 0)).toBe(true);
     expect(await hasEffectActivitySince(db, 'q1', 'merge', 0)).toBe(false);
 
