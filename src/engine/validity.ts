@@ -40,8 +40,9 @@ export function dependenciesOf(topo: Topology, group: readonly Entry[]): Entry[]
 export function checkRun(
   d: Draft, topo: Topology, run: TestRun, bisecting: ReadonlySet<number>, fallback: QueuedReason,
 ): Verdict {
-  if (d.internal.targetHistory.length === 0) return { ok: true, rebuild: false }; // target unknown: wait for a sighting
-  const merged = mergedSince(d, run.baseSha);
+  // While the target's sha is unknown (a merge result without it) runs are judged on their content
+  // only; the next sighting restarts those built on another sha.
+  const merged = d.internal.targetHistory.length === 0 ? [] : mergedSince(d, run.baseSha);
   if (merged === null) return { ok: false, reason: 'MANUAL_PUSH_TO_TARGET_BRANCH' };
   const inRun = new Set(run.prs.map((p) => p.number));
   const relevant = merged.filter((p) => inRun.has(p.number));
