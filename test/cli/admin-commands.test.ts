@@ -91,7 +91,7 @@ describe('greenline repo', () => {
     expect(bad.stderr).toMatch(/HOST\/OWNER\/NAME/);
   });
 
-  it.each([
+  it.concurrent.each([
     ['repo', 'connect'], ['repo', 'list'], ['repo', 'disconnect'], ['token', 'create'], ['token', 'list'], ['token', 'revoke'], ['serve'],
   ])('%s %s --help shows usage with an example', async (...cmd) => {
     const r = await runCli([...cmd.filter(Boolean), '--help']);
