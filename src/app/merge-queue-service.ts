@@ -131,7 +131,7 @@ export class GreenlineService implements MergeQueueService {
     const entryId = (entries.find((e) => e.prNumber === req.prNumber) ?? (await findEntry(db, queue.id, req.prNumber)))?.id ?? newId();
     await executor.applyOrThrow(queue.id, {
       kind: 'submit', at: clock.now(), entryId, pr, reason: 'API_REQUESTED',
-      ...(req.priority !== undefined ? { priority: req.priority as number | null } : {}),
+      ...(req.priority !== undefined ? { priority: priority.usedDefault ? null : priority.value } : {}),
       ...(req.noBatch !== undefined ? { noBatch: req.noBatch } : {}),
     });
     // Targets are often uploaded before the submission (contract §2.6): apply those for this head.

@@ -168,6 +168,21 @@ describe('submitPullRequest', () => {
     expect(e.headSha).toBe(t.forge.state(REPO).prs.get(5)!.headSha);
   });
 
+  it('takes priorities as names in any case, integers 0-255 or decimal strings; refuses others naming the value', async () => {
+    await submit(1, { priority: 'HIGH' as never });
+    expect(await entry(1)).toMatchObject({ priorityValue: 10, priorityName: 'high' });
+    await submit(2, { priority: '42' as never });
+    expect(await entry(2)).toMatchObject({ priorityValue: 42 });
+    await submit(3, { priority: 0 });
+    expect(await entry(3)).toMatchObject({ priorityValue: 0, priorityName: 'urgent', skipTheLine: true });
+    await submit(4);
+    expect(await entry(4)).toMatchObject({ priorityName: 'medium', usedDefaultPriorityName: 'medium' });
+    t.forge.openPr(REPO, { number: 5 });
+    await expectError(t.service.submitPullRequest(ctx, key, { prNumber: 5, priority: 'soon' as never }), 'VALIDATION_FAILED', 400, /priority "soon"/);
+    await expectError(t.service.submitPullRequest(ctx, key, { prNumber: 5, priority: 300 }), 'VALIDATION_FAILED', 400, /priority 300/);
+    await expectError(t.service.getSubmittedPullRequest(ctx, key, { number: 5 }), 'PR_NOT_SUBMITTED', 404);
+  });
+
   it('resubmitting updates the priority in place; after a terminal state starts a new trip with the same id', async () => {
     await submit(1, { priority: 'low' });
     const first = await entry(1);
