@@ -4,7 +4,8 @@
  * The model forge: a commit is (root, ordered PR heads); its sha spells exactly that, so content is
  * never ambiguous. Roots are commits pushed from outside (always green). Building a test branch on
  * a base adds the PR heads to the base's content. A merge is a compare-and-swap of the target to the
- * test commit. Model CI fails a commit when it contains a head of a "bad" PR, or when told to flake.
+ * test commit. Model CI fails a commit when it contains a head of a "bad" PR, or when told to flake;
+ * a flaky forge reports a merge conflict instead of a built branch, or merges only half of a group.
  *
  * Effects are executed into a pool of pending reports (branch built, CI result, merge result,
  * wakeup); the test decides which report arrives next. Every decision is checked:
@@ -179,7 +180,8 @@ export class Harness {
     this.now += 1_000;
     switch (report.type) {
       case 'built':
-        this.send({ kind: 'testBranchCreated', at: this.now, runId: report.runId, sha: report.sha });
+        if (flake) this.send({ kind: 'testBranchFailed', at: this.now, runId: report.runId, reason: 'START_TEST_RUN_MERGE_CONFLICT' });
+        else this.send({ kind: 'testBranchCreated', at: this.now, runId: report.runId, sha: report.sha });
         return;
       case 'ci': {
         const content = this.commits.get(report.sha)!;
@@ -189,7 +191,8 @@ export class Harness {
         return;
       }
       case 'merge':
-        this.applyMerge(report.effect);
+        if (flake) this.failMergeHalfway(report.effect);
+        else this.applyMerge(report.effect);
         return;
       case 'wake':
         this.now = Math.max(this.now, report.at);
@@ -223,6 +226,29 @@ export class Harness {
     }
     this.target = m.testSha;
     this.expectAccepted({ kind: 'merged', at: this.now, runId: m.runId, prNumbers, newTargetSha: m.testSha });
+  }
+
+  /** The forge merged the first half of the PRs, then refused the next one. */
+  private failMergeHalfway(m: Extract<Effect, { kind: 'merge' }>): void {
+    const prNumbers = m.prs.map((p) => p.number);
+    if (this.target !== m.expectedTargetSha) {
+      this.expectAccepted({ kind: 'mergeFailed', at: this.now, runId: m.runId, prNumbers, reason: 'TARGET_MOVED', newTargetSha: this.target });
+      return;
+    }
+    const done = m.prs.slice(0, Math.floor(m.prs.length / 2));
+    const from = this.commits.get(this.target)!;
+    const content: Content = { root: from.root, prs: [...from.prs, ...done] };
+    const sha = shaOf(content);
+    this.commits.set(sha, content);
+    for (const p of done) {
+      if (this.mergedPrs.has(p.number)) this.violations.push(`PR ${p.number} merged twice`);
+      this.mergedPrs.add(p.number);
+    }
+    this.target = sha;
+    this.expectAccepted({
+      kind: 'mergeFailed', at: this.now, runId: m.runId, prNumbers, reason: 'GITHUB_API_MERGE_PR_FAILED',
+      mergedPrNumbers: done.map((p) => p.number), newTargetSha: sha,
+    });
   }
 
   private expectAccepted(ev: EngineEvent): void {

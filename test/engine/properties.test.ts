@@ -93,12 +93,13 @@ const ALLOWED_REJECTIONS = new Set([
   'cancel:PR_NOT_IN_QUEUE', 'cancel:INVALID_EVENT', 'restart:PR_NOT_IN_QUEUE', 'restart:RESTART_NOT_ALLOWED',
   'prObserved:PR_NOT_IN_QUEUE', 'prMergedOutside:PR_NOT_IN_QUEUE', 'impactedTargets:PR_NOT_IN_QUEUE',
   'impactedTargets:INVALID_EVENT', // targets for a new head while the old one is being merged
-  'testBranchCreated:STALE_RUN_EVENT', 'testBranchCreated:RUN_NOT_FOUND', 'ciResult:STALE_RUN_EVENT',
+  'testBranchCreated:STALE_RUN_EVENT', 'testBranchCreated:RUN_NOT_FOUND', 'testBranchFailed:STALE_RUN_EVENT',
+  'testBranchFailed:RUN_NOT_FOUND', 'ciResult:STALE_RUN_EVENT',
   'setState:INVALID_EVENT',
 ]);
 
 /** Failures that do not come from a PR's own code: timeouts of the random clock, pushes while merging. */
-const NOT_CODE = new Set(['TEST_RUN_TIMEOUT', 'PR_UPDATED_AT_MERGE_TIME']);
+const NOT_CODE = new Set(['TEST_RUN_TIMEOUT', 'PR_UPDATED_AT_MERGE_TIME', 'START_TEST_RUN_MERGE_CONFLICT', 'GITHUB_API_MERGE_PR_FAILED']);
 
 function scenario(opts: { mode: 'single' | 'parallel'; flakes: boolean; modeSwitch?: boolean; chaos?: boolean }) {
   return fc.property(
