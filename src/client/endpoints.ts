@@ -1,0 +1,26 @@
+/**
+ * Every operation of the HTTP API, by name: Trunk's v1 endpoints, the legacy queuePullRequest, and
+ * greenline's extensions (docs/api.md). The method name of the client is the last path segment;
+ * test/client/sdk-openapi.test.ts checks this table against the server's /v1/openapi.json in both
+ * directions.
+ */
+export const ENDPOINTS = {
+  submitPullRequest: { method: 'POST', path: '/v1/submitPullRequest' },
+  queuePullRequest: { method: 'POST', path: '/v1/queuePullRequest' },
+  cancelPullRequest: { method: 'POST', path: '/v1/cancelPullRequest' },
+  restartTestsOnPullRequest: { method: 'POST', path: '/v1/restartTestsOnPullRequest' },
+  getSubmittedPullRequest: { method: 'POST', path: '/v1/getSubmittedPullRequest' },
+  listPullRequests: { method: 'POST', path: '/v1/listPullRequests' },
+  setImpactedTargets: { method: 'POST', path: '/v1/setImpactedTargets' },
+  getMergeQueueTestingDetails: { method: 'POST', path: '/v1/getMergeQueueTestingDetails' },
+  createQueue: { method: 'POST', path: '/v1/createQueue' },
+  getQueue: { method: 'POST', path: '/v1/getQueue' },
+  updateQueue: { method: 'POST', path: '/v1/updateQueue' },
+  deleteQueue: { method: 'POST', path: '/v1/deleteQueue' },
+  getMergeQueueMetrics: { method: 'GET', path: '/v1/getMergeQueueMetrics' },
+  reportStatus: { method: 'POST', path: '/v1/reportStatus' },
+  getTestRunLog: { method: 'POST', path: '/v1/getTestRunLog' },
+  healthz: { method: 'GET', path: '/healthz' },
+} as const satisfies Record<string, { method: 'GET' | 'POST'; path: string }>;
+
+export type EndpointName = keyof typeof ENDPOINTS;

@@ -1,0 +1,171 @@
+/**
+ * A typed client of greenline's HTTP API over the global fetch: one method per operation, named as
+ * the endpoint (see endpoints.ts), taking and returning the types of types.ts. A call resolves with
+ * the answer's body or rejects with GreenlineApiError (the server refused: status and code) or
+ * GreenlineNetworkError (no answer); aborting through `signal` rejects with the signal's reason.
+ */
+import { ENDPOINTS, type EndpointName } from './endpoints.js';
+import { apiErrorOf, GreenlineApiError, networkErrorOf } from './errors.js';
+import type {
+  CreateQueueRequest, EmptyResponse, GetSubmittedPullRequestRequest, HealthResponse, ListPullRequestsRequest,
+  ListPullRequestsResponse, MetricsQuery, PullRequestRequest, Queue, QueueRequest, QueueSettings, ReportStatusRequest,
+  SetImpactedTargetsRequest, SubmitPullRequestRequest, SubmittedPullRequest, TestingDetails, TestingDetailsRequest,
+  TestRunLogRequest, UpdateQueueRequest,
+} from './types.js';
+
+export interface GreenlineClientOptions {
+  /**
+   * Where the server is, e.g. `http://127.0.0.1:8080`. A trailing `/v1` (how Trunk's clients write
+   * their base URL) is accepted and dropped.
+   */
+  url: string;
+  /** The organization's API token, sent as `x-api-token`. Only healthz works without one. */
+  token?: string;
+  /** A request without an answer after this many milliseconds fails with reason TIMEOUT; default 30 000. */
+  timeoutMs?: number;
+  /** The fetch to call; default the global fetch. */
+  fetch?: typeof fetch;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export class GreenlineClient {
+  /** The server's address without a trailing slash or `/v1`. */
+  readonly url: string;
+  private readonly token: string | undefined;
+  private readonly timeoutMs: number;
+  private readonly fetch: typeof fetch;
+
+  constructor(options: GreenlineClientOptions) {
+    let parsed: URL;
+    try {
+      parsed = new URL(options.url);
+    } catch {
+      throw new TypeError(`Invalid greenline URL ${JSON.stringify(options.url)}: expected e.g. http://127.0.0.1:8080`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new TypeError(`Invalid greenline URL ${JSON.stringify(options.url)}: only http:// and https:// are supported`);
+    }
+    this.url = parsed.href.replace(/\/+$/, '').replace(/\/v1$/, '');
+    this.token = options.token;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  // Pull requests (docs/api.md "Pull requests").
+
+  /** Submits a PR, or updates the priority and noBatch of one already in the queue. */
+  submitPullRequest(body: SubmitPullRequestRequest, options?: CallOptions): Promise<EmptyResponse> {
+    return this.json('submitPullRequest', body, options);
+  }
+
+  /** @deprecated Trunk's older name of submitPullRequest; same body and answer. */
+  queuePullRequest(body: SubmitPullRequestRequest, options?: CallOptions): Promise<EmptyResponse> {
+    return this.json('queuePullRequest', body, options);
+  }
+
+  cancelPullRequest(body: PullRequestRequest, options?: CallOptions): Promise<EmptyResponse> {
+    return this.json('cancelPullRequest', body, options);
+  }
+
+  restartTestsOnPullRequest(body: PullRequestRequest, options?: CallOptions): Promise<EmptyResponse> {
+    return this.json('restartTestsOnPullRequest', body, options);
+  }
+
+  getSubmittedPullRequest(body: GetSubmittedPullRequestRequest, options?: CallOptions): Promise<SubmittedPullRequest> {
+    return this.json('getSubmittedPullRequest', body, options);
+  }
+
+  listPullRequests(body: ListPullRequestsRequest, options?: CallOptions): Promise<ListPullRequestsResponse> {
+    return this.json('listPullRequests', body, options);
+  }
+
+  setImpactedTargets(body: SetImpactedTargetsRequest, options?: CallOptions): Promise<EmptyResponse> {
+    return this.json('setImpactedTargets', body, options);
+  }
+
+  getMergeQueueTestingDetails(body: TestingDetailsRequest, options?: CallOptions): Promise<TestingDetails> {
+    return this.json('getMergeQueueTestingDetails', body, options);
+  }
+
+  // Queues (docs/api.md "Queues").
+
+  createQueue(body: CreateQueueRequest, options?: CallOptions): Promise<EmptyResponse> {
+    return this.json('createQueue', body, options);
+  }
+
+  getQueue(body: QueueRequest, options?: CallOptions): Promise<Queue> {
+    return this.json('getQueue', body, options);
+  }
+
+  /** Patch semantics: omitted fields are unchanged. Answers the queue's settings after the change. */
+  updateQueue(body: UpdateQueueRequest, options?: CallOptions): Promise<QueueSettings> {
+    return this.json('updateQueue', body, options);
+  }
+
+  deleteQueue(body: QueueRequest, options?: CallOptions): Promise<EmptyResponse> {
+    return this.json('deleteQueue', body, options);
+  }
+
+  // Metrics and extensions.
+
+  /** Prometheus text of the organization's queues, or of one repository's (`repo` with `repoHost`). */
+  getMergeQueueMetrics(query: MetricsQuery = {}, options?: CallOptions): Promise<string> {
+    return this.text('getMergeQueueMetrics', undefined, query, options);
+  }
+
+  /** Extension: external CI reports a check's state for a test run (by id or test commit sha). */
+  reportStatus(body: ReportStatusRequest, options?: CallOptions): Promise<EmptyResponse> {
+    return this.json('reportStatus', body, options);
+  }
+
+  /** Extension: the built-in CI runner's output of a test run, as text. */
+  getTestRunLog(body: TestRunLogRequest, options?: CallOptions): Promise<string> {
+    return this.text('getTestRunLog', body, {}, options);
+  }
+
+  /** Extension: liveness; needs no token. */
+  healthz(options?: CallOptions): Promise<HealthResponse> {
+    return this.json('healthz', undefined, options);
+  }
+
+  private async json<T>(name: EndpointName, body: unknown, options: CallOptions | undefined): Promise<T> {
+    const { status, text } = await this.send(name, body, {}, options);
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new GreenlineApiError(status, 'UNEXPECTED_RESPONSE', `The answer of ${name} is not JSON: ${text.slice(0, 200)}`);
+    }
+  }
+
+  private async text(name: EndpointName, body: unknown, query: Record<string, string | undefined>, options: CallOptions | undefined): Promise<string> {
+    return (await this.send(name, body, query, options)).text;
+  }
+
+  private async send(
+    name: EndpointName, body: unknown, query: Record<string, string | undefined>, options: CallOptions | undefined,
+  ): Promise<{ status: number; text: string }> {
+    const { method, path } = ENDPOINTS[name];
+    const url = new URL(this.url + path);
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
+    const headers: Record<string, string> = {};
+    if (this.token !== undefined) headers['x-api-token'] = this.token;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const signal = options?.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    try {
+      const res = await this.fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+      const text = await res.text();
+      if (!res.ok) throw apiErrorOf(res.status, res.statusText, text);
+      return { status: res.status, text };
+    } catch (err) {
+      if (err instanceof GreenlineApiError) throw err;
+      if (options?.signal?.aborted) throw options.signal.reason;
+      throw networkErrorOf(url.href, err, this.timeoutMs);
+    }
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Request and response types of the client, derived with `Static` from the TypeBox schemas that the
+ * server validates requests with and documents in /v1/openapi.json: one source for both sides. The
+ * imports are type-only, so the client loads none of the server's code at run time.
+ */
+import type { Static } from '@sinclair/typebox';
+import type { Empty, ErrorBody } from '../api/schemas/common.js';
+import type { Health, ReportStatusRequest as ReportStatusSchema, TestRunLogRequest as TestRunLogSchema } from '../api/schemas/extensions.js';
+import type { MetricsQuery as MetricsQuerySchema } from '../api/schemas/metrics.js';
+import type {
+  GetSubmittedRequest, ListRequest, ListResponse, PrItem, PrRequest, SetImpactedTargetsRequest as SetTargetsSchema,
+  SubmitRequest, SubmittedPr,
+} from '../api/schemas/pull-request.js';
+import type { CreateQueueRequest as CreateQueueSchema, QueueRequest as QueueSchema, QueueResponse, QueueSettings as QueueSettingsSchema, UpdateQueueRequest as UpdateQueueSchema } from '../api/schemas/queue.js';
+import type { TestingDetails as TestingDetailsSchema, TestRunRequest } from '../api/schemas/testing-details.js';
+
+/** `{}`: what every mutation but updateQueue answers. */
+export type EmptyResponse = Static<typeof Empty>;
+/** `{ error: { code, message } }`: every error the server answers. */
+export type ErrorResponse = Static<typeof ErrorBody>;
+
+export type SubmitPullRequestRequest = Static<typeof SubmitRequest>;
+/** `repo`, `targetBranch` and `pr.number`: cancelPullRequest and restartTestsOnPullRequest. */
+export type PullRequestRequest = Static<typeof PrRequest>;
+export type GetSubmittedPullRequestRequest = Static<typeof GetSubmittedRequest>;
+export type SubmittedPullRequest = Static<typeof SubmittedPr>;
+export type ListPullRequestsRequest = Static<typeof ListRequest>;
+export type ListPullRequestsResponse = Static<typeof ListResponse>;
+/** One PR as listPullRequests and getQueue list it. */
+export type PullRequestItem = Static<typeof PrItem>;
+export type SetImpactedTargetsRequest = Static<typeof SetTargetsSchema>;
+export type TestingDetailsRequest = Static<typeof TestRunRequest>;
+export type TestingDetails = Static<typeof TestingDetailsSchema>;
+
+export type CreateQueueRequest = Static<typeof CreateQueueSchema>;
+/** `repo` and `targetBranch`: getQueue and deleteQueue. */
+export type QueueRequest = Static<typeof QueueSchema>;
+export type UpdateQueueRequest = Static<typeof UpdateQueueSchema>;
+/** getQueue's answer: state, settings and the enqueued PRs. */
+export type Queue = Static<typeof QueueResponse>;
+/** updateQueue's answer: getQueue's without enqueuedPullRequests. */
+export type QueueSettings = Static<typeof QueueSettingsSchema>;
+
+export type MetricsQuery = Static<typeof MetricsQuerySchema>;
+export type ReportStatusRequest = Static<typeof ReportStatusSchema>;
+export type TestRunLogRequest = Static<typeof TestRunLogSchema>;
+export type HealthResponse = Static<typeof Health>;
+
+/** The repository part of every address: `{ host, owner, name }`. */
+export type RepoRef = QueueRequest['repo'];
