@@ -1,7 +1,13 @@
 /** The `greenline` command line: every command, with --help and examples on each. */
 import { Command } from 'commander';
+import { healthCommand } from './health.js';
+import { metricsCommand } from './metrics.js';
+import { prCommand } from './pr.js';
+import { queueCommand } from './queue.js';
 import { repoCommand } from './repo.js';
 import { serveCommand } from './serve.js';
+import { targetsCommand } from './targets.js';
+import { testRunCommand } from './test-run.js';
 import { tokenCommand } from './token.js';
 
 export function buildProgram(): Command {
@@ -12,6 +18,12 @@ export function buildProgram(): Command {
     .addCommand(serveCommand())
     .addCommand(tokenCommand())
     .addCommand(repoCommand())
+    .addCommand(queueCommand())
+    .addCommand(prCommand())
+    .addCommand(targetsCommand())
+    .addCommand(testRunCommand())
+    .addCommand(metricsCommand())
+    .addCommand(healthCommand())
     .addHelpText('after', `
 Examples:
   $ greenline serve --data-dir ./.greenline
