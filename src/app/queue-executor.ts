@@ -36,19 +36,16 @@ export type EventSource =
 export interface QueueExecutorDeps {
   db: Kysely<Database>;
   newId: () => string;
-  /** Called after a commit that wrote effects, to wake the effect runner. */
-  onEffects?: () => void;
   logger?: Logger;
 }
 
 export class QueueExecutor {
   private readonly chains = new Map<string, Promise<unknown>>();
   private readonly cache = new Map<string, { version: number; snapshot: QueueSnapshot }>();
-  onEffects: () => void;
+  /** Called after a commit that wrote effects (the effect runner's wake-up). */
+  onEffects: () => void = () => {};
 
-  constructor(private readonly deps: QueueExecutorDeps) {
-    this.onEffects = deps.onEffects ?? (() => {});
-  }
+  constructor(private readonly deps: QueueExecutorDeps) {}
 
   /** Runs `work` after every earlier piece of work of the same queue has finished. */
   serial<T>(queueId: string, work: () => Promise<T>): Promise<T> {
