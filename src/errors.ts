@@ -26,6 +26,7 @@ export const ERRORS = {
   INVALID_OPERATION: { status: 400, message: '{detail}' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is larger than the 20 MiB limit; for large impacted-target lists send "ALL"' },
   RATE_LIMITED: { status: 429, message: 'Too many requests; retry after {detail} seconds' },
+  FORGE_UNREACHABLE: { status: 502, message: 'The repository\'s forge cannot be reached, so the request was not applied: {detail}' },
   INTERNAL: { status: 500, message: 'Internal error; the request was not applied. Details are in the server log' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -20,6 +20,14 @@ export interface RepoBinding {
   testBranchPrefix: string;
 }
 
+/**
+ * A forge adapter could not reach the forge (remote missing, wrong URL, network, credentials). Not
+ * the caller's fault: the API answers 502 FORGE_UNREACHABLE with this message.
+ */
+export class ForgeUnreachableError extends Error {
+  override name = 'ForgeUnreachableError';
+}
+
 export type BuildResult =
   | { ok: true; sha: string }
   | { ok: false; reason: FailureReason; detail: string };

@@ -1,14 +1,17 @@
 /**
  * The one place that writes the wire error format `{ "error": { "code", "message" } }`. Every error
  * is mapped to a catalogue code (src/errors.ts): the service's HttpErrors as they are, Fastify's
- * request errors to their 4xx codes, anything else to 500 INTERNAL, logged with its stack.
+ * request errors to their 4xx codes, an unreachable forge to 502 FORGE_UNREACHABLE, anything else to
+ * 500 INTERNAL; 5xx are logged with their stack.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../errors.js';
+import { ForgeUnreachableError } from '../ports.js';
 import { validationMessage, type SchemaError } from './validation-message.js';
 
 function toHttpError(error: FastifyError): HttpError {
   if (error instanceof HttpError) return error;
+  if (error instanceof ForgeUnreachableError) return new HttpError('FORGE_UNREACHABLE', error.message);
   if (error.validation) {
     return new HttpError('VALIDATION_FAILED', validationMessage(error.validation as SchemaError[], error.validationContext ?? 'request'));
   }

@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { RepoBinding } from '../../../ports.js';
+import { ForgeUnreachableError, type RepoBinding } from '../../../ports.js';
 import { git, GitError, redact, runGit } from './git.js';
 
 export interface MirrorOptions {
@@ -186,7 +186,7 @@ export class Mirror {
     try {
       return await runGit(args, { cwd: this.dir, okCodes, timeoutMs: this.opts.networkTimeoutMs });
     } catch (err) {
-      if (err instanceof GitError) throw new Error(`cannot reach remote ${redact(this.url)}: ${redact(err.stderr.trim())}`);
+      if (err instanceof GitError) throw new ForgeUnreachableError(`cannot reach remote ${redact(this.url)}: ${redact(err.stderr.trim())}`);
       throw err;
     }
   }
