@@ -38,7 +38,7 @@ beforeAll(async () => {
     await remote.openPr(n, files, `Feature ${n}`);
   }
   ci = writeCiScript(dir);
-  server = await GreenlineProcess.start({ dir, repo: SLUG, remote: remote.dir, ciCommand: ci.command, ciMaxParallel: 3 });
+  server = await GreenlineProcess.start({ dir, repos: [{ repo: SLUG, remote: remote.dir, ciCommand: ci.command }], ciMaxParallel: 3 });
   queue = new QueueClient(server, SLUG);
 }, 60_000);
 

@@ -52,13 +52,17 @@ export interface ApiReply {
   json: any;
 }
 
-export interface GreenlineOptions {
-  /** Where the data dir goes (`<dir>/data`). */
-  dir: string;
-  /** HOST/OWNER/NAME of the repository to connect. */
+export interface RepoToConnect {
+  /** HOST/OWNER/NAME. */
   repo: string;
   remote: string;
   ciCommand: string;
+}
+
+export interface GreenlineOptions {
+  /** Where the data dir goes (`<dir>/data`). */
+  dir: string;
+  repos: RepoToConnect[];
   /** Built-in CI commands at once (the server's `--ci-max-parallel`). */
   ciMaxParallel?: number;
 }
@@ -79,13 +83,15 @@ export class GreenlineProcess {
     child.stderr!.on('data', (d: Buffer) => { this.stderr += d.toString(); });
   }
 
-  /** Connects the repository, creates a token and starts `serve`; resolves once it listens. */
+  /** Connects the repositories, creates a token and starts `serve`; resolves once it listens. */
   static async start(opts: GreenlineOptions): Promise<GreenlineProcess> {
     requireBuilt();
     const dataDir = path.join(opts.dir, 'data');
-    const connect = await runCli(['repo', 'connect', opts.repo, '--org', 'default', '--forge', 'git', '--remote', opts.remote,
-      '--ci-command', opts.ciCommand, '--data-dir', dataDir]);
-    if (connect.code !== 0) throw new Error(`repo connect failed: ${connect.stderr}`);
+    for (const r of opts.repos) {
+      const connect = await runCli(['repo', 'connect', r.repo, '--org', 'default', '--forge', 'git', '--remote', r.remote,
+        '--ci-command', r.ciCommand, '--data-dir', dataDir]);
+      if (connect.code !== 0) throw new Error(`repo connect failed: ${connect.stderr}`);
+    }
     const created = await runCli(['token', 'create', '--org', 'default', '--data-dir', dataDir]);
     if (created.code !== 0) throw new Error(`token create failed: ${created.stderr}`);
     const token = created.stdout.trimEnd().split('\n').at(-1)!;

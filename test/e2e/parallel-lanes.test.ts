@@ -42,7 +42,7 @@ beforeAll(async () => {
   }
   ci = writeCiScript(dir);
   // Enough CI runners that the blocked lane cannot starve the other of runners.
-  server = await GreenlineProcess.start({ dir, repo: SLUG, remote: remote.dir, ciCommand: ci.command, ciMaxParallel: 6 });
+  server = await GreenlineProcess.start({ dir, repos: [{ repo: SLUG, remote: remote.dir, ciCommand: ci.command }], ciMaxParallel: 6 });
   queue = new QueueClient(server, SLUG);
 }, 60_000);
 
