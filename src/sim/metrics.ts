@@ -1,0 +1,182 @@
+/**
+ * What a simulation measured, and the summary it reports. Raw facts (times of merges, CI starts,
+ * restarts, queue depth changes) are collected as they happen; figures are computed once, over the
+ * measurement window: after the warm-up, until arrivals stop (a draining queue is not a busy one).
+ */
+import type { Entry } from '../engine/index.js';
+
+/** Transitions back to PENDING that are not bisection steps: a PR's testing started over. */
+const BISECTION_STEPS = new Set(['BISECTION_REQUIRED', 'BISECTION_TEST_RUN_PASSED']);
+const TESTED_STATES = new Set(['TESTING', 'TESTS_PASSED', 'PENDING_FAILURE']);
+
+export interface SimulationSummary {
+  seed: number;
+  /** Simulated time from the first arrival until the queue drained, in hours. */
+  simulatedHours: number;
+  warmupMinutes: number;
+  /** The measurement window, in hours. */
+  windowHours: number;
+  prs: {
+    arrived: number;
+    merged: number;
+    /** Bad PRs the queue rejected: what it is for. */
+    failedBad: number;
+    /** Good PRs rejected anyway (flaky runs). */
+    failedGood: number;
+    /** Bad PRs that reached the target branch: must be 0. */
+    mergedBad: number;
+    /** PRs still queued when the simulation ended (none, unless the queue is stuck). */
+    left: number;
+  };
+  mergesPerHour: number;
+  /** Merged PRs whose time in queue (submission to merge) began in the window, in minutes. */
+  timeInQueueMinutes: { p50: number; p95: number; mean: number; max: number } | null;
+  /** CI runs started in the window per PR merged in it, bisection runs included. */
+  ciRunsPerMerge: number;
+  /** CI time spent (cancelled runs up to their cancellation) per merged PR, in hours. */
+  ciHoursPerMerge: number;
+  /** Times a PR's testing started over (a group ahead failed, …) in the window. */
+  restarts: number;
+  restartsPerMerge: number;
+  bisectionRuns: number;
+  maxQueueDepth: number;
+  meanQueueDepth: number;
+  /** Merges whose result was not what was tested (the queue's promise broken): must be 0. */
+  invariantBreaches: number;
+  decisions: number;
+  wallMs: number;
+}
+
+export interface Series {
+  /** Queue depth (PRs in the queue) after each change: [minutes, depth]. */
+  depth: [number, number][];
+  /** Minutes of every merge. */
+  merges: number[];
+  windowStart: number;
+  windowEnd: number;
+}
+
+interface CiSpend {
+  startedAt: number;
+  minutes: number;
+}
+
+export class MetricsCollector {
+  readonly merges: number[] = [];
+  readonly ciStarts: number[] = [];
+  readonly bisectionStarts: number[] = [];
+  readonly restarts: number[] = [];
+  readonly depth: [number, number][] = [];
+  private readonly ciSpend: CiSpend[] = [];
+  private readonly queueTimes: { submittedAt: number; minutes: number }[] = [];
+  arrived = 0;
+  merged = 0;
+  failedBad = 0;
+  failedGood = 0;
+  mergedBad = 0;
+  decisions = 0;
+
+  constructor(private readonly start: number) {}
+
+  minutes(at: number): number {
+    return (at - this.start) / 60_000;
+  }
+
+  /**
+   * CI time a run used: all of it, or until it was cancelled. A run cancelled the instant it started
+   * never ran (with a fixed CI time, results due together arrive one decision apart) and is not counted.
+   */
+  ciSpent(startedAt: number, minutes: number, bisection: boolean): void {
+    if (minutes <= 0) return;
+    const at = this.minutes(startedAt);
+    (bisection ? this.bisectionStarts : this.ciStarts).push(at);
+    this.ciSpend.push({ startedAt: at, minutes });
+  }
+
+  queueDepth(at: number, depth: number): void {
+    const last = this.depth[this.depth.length - 1];
+    if (last && last[1] === depth) return;
+    const t = this.minutes(at);
+    if (last && last[0] === t) last[1] = depth;
+    else this.depth.push([t, depth]);
+  }
+
+  /** Restarts of an entry's trip, counted when it leaves the queue (or when the simulation ends). */
+  entryRestarts(e: Entry): void {
+    for (const t of e.timeline) {
+      if (t.to === 'PENDING' && t.from !== null && TESTED_STATES.has(t.from) && !BISECTION_STEPS.has(t.reason)) {
+        this.restarts.push(this.minutes(t.at));
+      }
+    }
+  }
+
+  /** A terminal entry leaves the simulation. */
+  entryDone(e: Entry, bad: boolean): void {
+    this.entryRestarts(e);
+    if (e.state === 'MERGED') {
+      this.merged++;
+      if (bad) this.mergedBad++;
+      this.merges.push(this.minutes(e.stateChangedAt));
+      this.queueTimes.push({ submittedAt: this.minutes(e.submittedAt), minutes: (e.stateChangedAt - e.submittedAt) / 60_000 });
+    } else if (e.state === 'FAILED') {
+      if (bad) this.failedBad++;
+      else this.failedGood++;
+    }
+  }
+
+  summarize(args: {
+    seed: number; warmupMinutes: number; windowEnd: number; endedAt: number; left: number; invariantBreaches: number; wallMs: number;
+  }): { summary: SimulationSummary; series: Series } {
+    const from = args.warmupMinutes;
+    const to = args.windowEnd;
+    const inWindow = (t: number): boolean => t >= from && t <= to;
+    const count = (xs: number[]): number => xs.filter(inWindow).length;
+    const windowHours = Math.max(to - from, 0) / 60;
+    const merges = count(this.merges);
+    const perMerge = (x: number): number => (merges > 0 ? x / merges : NaN);
+    const runs = count(this.ciStarts) + count(this.bisectionStarts);
+    const ciMinutes = this.ciSpend.filter((s) => inWindow(s.startedAt)).reduce((sum, s) => sum + s.minutes, 0);
+    const waits = this.queueTimes.filter((q) => inWindow(q.submittedAt)).map((q) => q.minutes).sort((a, b) => a - b);
+    const restarts = count(this.restarts);
+    const summary: SimulationSummary = {
+      seed: args.seed,
+      simulatedHours: this.minutes(args.endedAt) / 60,
+      warmupMinutes: from,
+      windowHours,
+      prs: { arrived: this.arrived, merged: this.merged, failedBad: this.failedBad, failedGood: this.failedGood, mergedBad: this.mergedBad, left: args.left },
+      mergesPerHour: windowHours > 0 ? merges / windowHours : NaN,
+      timeInQueueMinutes: waits.length === 0 ? null : {
+        p50: quantile(waits, 0.5), p95: quantile(waits, 0.95), mean: waits.reduce((a, b) => a + b, 0) / waits.length, max: waits[waits.length - 1],
+      },
+      ciRunsPerMerge: perMerge(runs),
+      ciHoursPerMerge: perMerge(ciMinutes / 60),
+      restarts,
+      restartsPerMerge: perMerge(restarts),
+      bisectionRuns: count(this.bisectionStarts),
+      maxQueueDepth: this.depth.reduce((m, [, d]) => Math.max(m, d), 0),
+      meanQueueDepth: meanDepth(this.depth, from, to),
+      invariantBreaches: args.invariantBreaches,
+      decisions: this.decisions,
+      wallMs: args.wallMs,
+    };
+    return { summary, series: { depth: this.depth, merges: this.merges, windowStart: from, windowEnd: to } };
+  }
+}
+
+/** The q-quantile of sorted values (nearest rank). */
+export function quantile(sorted: readonly number[], q: number): number {
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[i];
+}
+
+/** Time-weighted mean of a step function over [from, to]. */
+function meanDepth(steps: readonly [number, number][], from: number, to: number): number {
+  if (to <= from) return NaN;
+  let area = 0;
+  for (let i = 0; i < steps.length; i++) {
+    const a = Math.max(steps[i][0], from);
+    const b = Math.min(i + 1 < steps.length ? steps[i + 1][0] : to, to);
+    if (b > a) area += steps[i][1] * (b - a);
+  }
+  return area / (to - from);
+}

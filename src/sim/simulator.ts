@@ -1,0 +1,234 @@
+/**
+ * The simulator: the real queue engine (`decide`) driven by a virtual clock, a fake forge and a fake
+ * CI. Nothing waits on wall time; a 10,000-PR run takes seconds.
+ *
+ * Each step takes the earliest item of the agenda (a PR arriving, a CI run finishing, a wakeup the
+ * engine asked for), turns it into an engine event, and carries out the effects of the decision:
+ * - createTestBranch → the fake forge builds it at once → `testBranchCreated`;
+ * - startCi → the fake CI decides the outcome and duration now → `ciResult` after the duration;
+ * - cancelCi → the run's result is dropped (its CI time up to now still counts);
+ * - merge → compare-and-swap on the fake forge at once → `merged`;
+ * - scheduleWakeup → a `tick` at that time; deleteTestBranch → forge; emitEvent → nothing.
+ * Answers the forge gives at once are decided before the next agenda item. Terminal entries and
+ * the runs nobody needs are pruned after every decision, as the service does (snapshot-io.ts).
+ */
+import {
+  decide, newQueueSnapshot, isTerminal, type Effect, type EngineEvent, type QueueSnapshot, type TestRun,
+} from '../engine/index.js';
+import { EventHeap } from './event-heap.js';
+import { FakeCi, type SimulatedPr } from './fake-ci.js';
+import { SimFakeForge } from './fake-forge.js';
+import { MetricsCollector, type Series, type SimulationSummary } from './metrics.js';
+import { validateOptions, type SimulationOptions } from './options.js';
+import { Prng } from './prng.js';
+import { Workload } from './workload.js';
+
+export interface SimulationResult {
+  summary: SimulationSummary;
+  series: Series;
+}
+
+type AgendaItem =
+  | { kind: 'arrival' }
+  | { kind: 'ci'; runId: string; outcome: 'success' | 'failure' }
+  | { kind: 'wake' };
+
+/** Simulated time starts here (engine times are epoch milliseconds). */
+export const SIM_EPOCH = Date.UTC(2025, 0, 6, 9);
+const MINUTE = 60_000;
+/** A guard against a queue that never settles: far above what any real run needs per PR. */
+const MAX_DECISIONS_PER_PR = 2_000;
+
+export function simulate(options: SimulationOptions): SimulationResult {
+  const problem = validateOptions(options);
+  if (problem) throw new Error(problem);
+  return new Simulation(options).run();
+}
+
+class Simulation {
+  private snapshot: QueueSnapshot;
+  private now = SIM_EPOCH;
+  private readonly agenda = new EventHeap<AgendaItem>();
+  private readonly immediate: EngineEvent[] = [];
+  private readonly forge = new SimFakeForge();
+  private readonly ci: FakeCi;
+  private readonly workload: Workload;
+  private readonly metrics = new MetricsCollector(SIM_EPOCH);
+  private readonly prs = new Map<number, SimulatedPr>();
+  /** Every PR head in each run's test commit, from its createTestBranch. */
+  private readonly runContents = new Map<string, number[]>();
+  /** Runs with CI under way: when each started and how long it will take. */
+  private readonly ciRunning = new Map<string, { startedAt: number; minutes: number; bisection: boolean }>();
+  private readonly wakeups = new Set<number>();
+  private runIds = 0;
+  private readonly ctx = { newId: () => `run-${++this.runIds}` };
+  private arrivalsEnd: number | null = null;
+
+  constructor(private readonly o: SimulationOptions) {
+    this.snapshot = newQueueSnapshot({ host: 'sim.local', owner: 'sim', name: 'repo' }, this.forge.targetBranch, o.queue);
+    this.ci = new FakeCi(o.ci, o.flakeRate, Prng.derive(o.seed, 'ci'));
+    this.workload = new Workload(o, Prng.derive(o.seed, 'workload'), SIM_EPOCH);
+  }
+
+  run(): SimulationResult {
+    const started = performance.now();
+    this.decide({ kind: 'targetMoved', at: this.now, sha: this.forge.targetSha() });
+    this.scheduleArrival();
+    this.settleNow();
+    this.metrics.queueDepth(this.now, this.snapshot.entries.length);
+    for (let next = this.agenda.pop(); next; next = this.agenda.pop()) {
+      this.now = next.at;
+      this.handle(next.item);
+      this.settleNow();
+      this.metrics.queueDepth(this.now, this.snapshot.entries.length);
+      if (this.metrics.decisions > MAX_DECISIONS_PER_PR * (this.metrics.arrived + 10)) {
+        throw new Error(`the queue did not settle after ${this.metrics.decisions} decisions (${this.snapshot.entries.length} PRs left)`);
+      }
+    }
+    for (const e of this.snapshot.entries) this.metrics.entryRestarts(e);
+    const endMinutes = this.metrics.minutes(this.arrivalsEnd ?? this.now);
+    const warmup = Math.min(this.o.warmupMinutes ?? 2 * this.o.ci.minutes, endMinutes / 2);
+    return this.metrics.summarize({
+      seed: this.o.seed, warmupMinutes: warmup, windowEnd: endMinutes, endedAt: this.now, left: this.snapshot.entries.length,
+      invariantBreaches: this.forge.invariantBreaches, wallMs: performance.now() - started,
+    });
+  }
+
+  private handle(item: AgendaItem): void {
+    switch (item.kind) {
+      case 'arrival':
+        this.arrive();
+        this.scheduleArrival();
+        return;
+      case 'ci': {
+        const spend = this.ciRunning.get(item.runId);
+        if (!spend) return; // cancelled meanwhile
+        this.ciRunning.delete(item.runId);
+        this.metrics.ciSpent(spend.startedAt, spend.minutes, spend.bisection);
+        this.decide({ kind: 'ciResult', at: this.now, runId: item.runId, outcome: item.outcome });
+        return;
+      }
+      case 'wake':
+        this.wakeups.delete(this.now);
+        this.decide({ kind: 'tick', at: this.now });
+        return;
+    }
+  }
+
+  /** Events the forge answers at once, and (saturated arrivals) PRs that keep the queue full. */
+  private settleNow(): void {
+    for (;;) {
+      for (let i = 0; i < this.immediate.length; i++) this.decide(this.immediate[i]);
+      this.immediate.length = 0;
+      if (!this.workload.saturated || this.arrivalsEnd !== null || this.snapshot.entries.length >= this.workload.backlog) return;
+      this.arrive();
+    }
+  }
+
+  private scheduleArrival(): void {
+    if (this.workload.saturated) return;
+    const at = this.workload.nextArrival(this.now);
+    if (at === null) this.arrivalsEnd = this.now;
+    else this.agenda.push(at, { kind: 'arrival' });
+  }
+
+  private arrive(): void {
+    const pr = this.workload.nextPr(this.now);
+    if (pr === null) {
+      this.arrivalsEnd = this.now;
+      return;
+    }
+    this.prs.set(pr.number, pr);
+    this.metrics.arrived++;
+    const headSha = `head-${pr.number}`;
+    this.decide({
+      kind: 'submit', at: this.now, entryId: `pr-${pr.number}`, reason: 'API_REQUESTED',
+      pr: { number: pr.number, headSha, baseBranch: this.forge.targetBranch, title: `PR ${pr.number}`, author: 'sim', mergeability: 'mergeable' },
+    });
+    if (this.snapshot.config.mode === 'parallel') {
+      this.decide({ kind: 'impactedTargets', at: this.now, prNumber: pr.number, headSha, targets: [`lane-${pr.lane}`] });
+    }
+  }
+
+  private decide(event: EngineEvent): void {
+    const decision = decide(this.snapshot, event, this.ctx);
+    this.metrics.decisions++;
+    if (!decision.ok) {
+      // A branch built for a run the same moment already dropped: the service sees the same answer.
+      if (decision.rejection.code === 'STALE_RUN_EVENT' && event.kind === 'testBranchCreated') return;
+      throw new Error(`the engine refused ${event.kind} at ${this.metrics.minutes(event.at).toFixed(1)} min: ${decision.rejection.code} ${decision.rejection.message}`);
+    }
+    this.snapshot = this.prune(decision.snapshot);
+    for (const effect of decision.effects) this.execute(effect);
+  }
+
+  private execute(effect: Effect): void {
+    switch (effect.kind) {
+      case 'createTestBranch': {
+        const sha = this.forge.createTestBranch(effect.branch, effect.baseSha, effect.prs);
+        this.runContents.set(effect.runId, effect.prs.map((p) => p.number));
+        this.immediate.push({ kind: 'testBranchCreated', at: this.now, runId: effect.runId, sha });
+        return;
+      }
+      case 'startCi': {
+        const included = (this.runContents.get(effect.runId) ?? effect.prNumbers).map((n) => this.prs.get(n)!);
+        const verdict = this.ci.verdict(effect.prNumbers.map((n) => this.prs.get(n)!), included);
+        const bisection = this.runOf(effect.runId)?.queueType === 'bisection';
+        this.ciRunning.set(effect.runId, { startedAt: this.now, minutes: verdict.minutes, bisection });
+        this.agenda.push(this.now + verdict.minutes * MINUTE, { kind: 'ci', runId: effect.runId, outcome: verdict.outcome });
+        return;
+      }
+      case 'cancelCi': {
+        const spend = this.ciRunning.get(effect.runId);
+        if (spend) this.metrics.ciSpent(spend.startedAt, (this.now - spend.startedAt) / MINUTE, spend.bisection);
+        this.ciRunning.delete(effect.runId);
+        return;
+      }
+      case 'deleteTestBranch':
+        this.forge.deleteBranch(effect.branch);
+        this.runContents.delete(effect.runId);
+        return;
+      case 'merge': {
+        const result = this.forge.merge(effect.expectedTargetSha, effect.testSha, effect.prs);
+        const prNumbers = effect.prs.map((p) => p.number);
+        this.immediate.push(result.ok
+          ? { kind: 'merged', at: this.now, runId: effect.runId, prNumbers, newTargetSha: result.newSha }
+          : { kind: 'mergeFailed', at: this.now, runId: effect.runId, prNumbers, reason: 'TARGET_MOVED', detail: result.detail, newTargetSha: this.forge.targetSha() });
+        return;
+      }
+      case 'scheduleWakeup': {
+        const at = Math.max(effect.at, this.now);
+        if (this.wakeups.has(at)) return;
+        this.wakeups.add(at);
+        this.agenda.push(at, { kind: 'wake' });
+        return;
+      }
+      case 'emitEvent':
+        return;
+    }
+  }
+
+  private runOf(id: string): TestRun | undefined {
+    return this.snapshot.runs.find((r) => r.id === id);
+  }
+
+  /** Drops terminal entries (recording them) and runs no longer needed, like the service's store. */
+  private prune(s: QueueSnapshot): QueueSnapshot {
+    let entries = s.entries;
+    if (entries.some((e) => isTerminal(e.state))) {
+      entries = [];
+      for (const e of s.entries) {
+        if (isTerminal(e.state)) this.metrics.entryDone(e, this.prs.get(e.prNumber)?.bad ?? false);
+        else entries.push(e);
+      }
+    }
+    const referenced = new Set<string>();
+    for (const e of entries) {
+      if (e.runId) referenced.add(e.runId);
+      if (e.verifiedByTestRun) referenced.add(e.verifiedByTestRun);
+    }
+    const needed = (r: TestRun): boolean => r.status === 'creating' || r.status === 'in_progress' || referenced.has(r.id);
+    const runs = s.runs.every(needed) ? s.runs : s.runs.filter(needed);
+    return entries === s.entries && runs === s.runs ? s : { ...s, entries, runs };
+  }
+}

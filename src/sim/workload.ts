@@ -1,0 +1,55 @@
+/**
+ * The PRs a simulation submits, and when. Each PR's own facts (bad code or not, its lane) come from
+ * a stream of their own, in arrival order, so the same seed gives the same PRs whatever the queue
+ * settings: comparisons between settings run on common random numbers.
+ */
+import type { SimulatedPr } from './fake-ci.js';
+import type { SimulationOptions } from './options.js';
+import type { Prng } from './prng.js';
+
+export interface ArrivingPr extends SimulatedPr {
+  lane: number;
+}
+
+const MINUTE = 60_000;
+
+export class Workload {
+  readonly saturated: boolean;
+  readonly backlog: number;
+  private count = 0;
+
+  /** `start`: the simulated time arrivals count from. */
+  constructor(private readonly o: SimulationOptions, private readonly random: Prng, private readonly start: number) {
+    this.saturated = o.arrivals.kind === 'saturated';
+    this.backlog = o.arrivals.kind === 'saturated' ? o.arrivals.backlog : 0;
+  }
+
+  /** When the next PR arrives after one at `now` (Poisson, replay), or null when arrivals are over. */
+  nextArrival(now: number): number | null {
+    const a = this.o.arrivals;
+    let at: number;
+    if (a.kind === 'poisson') at = now + this.random.exponential(60 / a.perHour) * MINUTE;
+    else if (a.kind === 'replay') at = this.start + (a.prs[this.count]?.arrivalMinutes ?? Infinity) * MINUTE;
+    else throw new Error('saturated arrivals have no schedule: they follow the queue');
+    return this.open(at) ? at : null;
+  }
+
+  /** The PR arriving at `now`, or null when arrivals are over. */
+  nextPr(now: number): ArrivingPr | null {
+    if (!this.open(now)) return null;
+    const a = this.o.arrivals;
+    const replayed = a.kind === 'replay' ? a.prs[this.count] : undefined;
+    const bad = this.random.chance(this.o.failureRate);
+    const lane = this.random.below(this.o.lanes);
+    this.count++;
+    return { number: this.count, bad: replayed ? replayed.bad : bad, ciMinutes: replayed?.ciMinutes ?? null, lane };
+  }
+
+  private open(at: number): boolean {
+    const a = this.o.arrivals;
+    if (this.o.maxPrs !== null && this.count >= this.o.maxPrs) return false;
+    if (a.kind === 'replay' && this.count >= a.prs.length) return false;
+    if (this.o.hours !== null && at > this.start + this.o.hours * 60 * MINUTE) return false;
+    return Number.isFinite(at);
+  }
+}
