@@ -6,6 +6,7 @@ import { prCommand } from './pr.js';
 import { queueCommand } from './queue.js';
 import { repoCommand } from './repo.js';
 import { serveCommand } from './serve.js';
+import { simulateCommand } from './simulate.js';
 import { targetsCommand } from './targets.js';
 import { testRunCommand } from './test-run.js';
 import { tokenCommand } from './token.js';
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
     .addCommand(serveCommand())
     .addCommand(tokenCommand())
     .addCommand(repoCommand())
+    .addCommand(simulateCommand())
     .addCommand(queueCommand())
     .addCommand(prCommand())
     .addCommand(targetsCommand())
