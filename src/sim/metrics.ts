@@ -129,14 +129,16 @@ export class MetricsCollector {
   }): { summary: SimulationSummary; series: Series } {
     const from = args.warmupMinutes;
     const to = args.windowEnd;
-    const inWindow = (t: number): boolean => t >= from && t <= to;
+    // Events count in [from, to); PRs that arrived in [from, to] give their time in queue.
+    const inWindow = (t: number): boolean => t >= from && t < to;
+    const arrivedInWindow = (t: number): boolean => t >= from && t <= to;
     const count = (xs: number[]): number => xs.filter(inWindow).length;
     const windowHours = Math.max(to - from, 0) / 60;
     const merges = count(this.merges);
     const perMerge = (x: number): number => (merges > 0 ? x / merges : NaN);
     const runs = count(this.ciStarts) + count(this.bisectionStarts);
     const ciMinutes = this.ciSpend.filter((s) => inWindow(s.startedAt)).reduce((sum, s) => sum + s.minutes, 0);
-    const waits = this.queueTimes.filter((q) => inWindow(q.submittedAt)).map((q) => q.minutes).sort((a, b) => a - b);
+    const waits = this.queueTimes.filter((q) => arrivedInWindow(q.submittedAt)).map((q) => q.minutes).sort((a, b) => a - b);
     const restarts = count(this.restarts);
     const summary: SimulationSummary = {
       seed: args.seed,

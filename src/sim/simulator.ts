@@ -81,6 +81,8 @@ class Simulation {
       this.handle(next.item);
       this.settleNow();
       this.metrics.queueDepth(this.now, this.snapshot.entries.length);
+      // Arrivals are over and the queue drained: what is left on the agenda are idle wakeups.
+      if (this.arrivalsEnd !== null && this.snapshot.entries.length === 0) break;
       if (this.metrics.decisions > MAX_DECISIONS_PER_PR * (this.metrics.arrived + 10)) {
         throw new Error(`the queue did not settle after ${this.metrics.decisions} decisions (${this.snapshot.entries.length} PRs left)`);
       }
