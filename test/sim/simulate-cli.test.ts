@@ -1,0 +1,77 @@
+/**
+ * `greenline simulate`: as a real process (JSON figures, the chart, exit code and message of a usage
+ * error), and in-process for the report and every flag check (a process start costs seconds).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { simulateCommand } from '../../src/cli/simulate.js';
+import { runCli } from '../cli/run-cli.js';
+
+/** Runs the command in this process; returns what it printed. */
+async function simulateHere(args: string[]): Promise<string> {
+  const out: string[] = [];
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => { out.push(String(chunk)); return true; });
+  try {
+    await simulateCommand().exitOverride().parseAsync(args, { from: 'user' });
+  } finally {
+    write.mockRestore();
+  }
+  return out.join('');
+}
+
+let dir: string;
+beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'greenline-sim-')); });
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('greenline simulate', () => {
+  it('prints figures as JSON and writes the chart', async () => {
+    const svg = join(dir, 'chart.svg');
+    const r = await runCli(['simulate', '--saturate', '--concurrency', '3', '--prs', '120', '--failure-rate', '5%', '--seed', '4', '--json', '--svg', svg]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { options: { queue: { concurrency: number }; failureRate: number }; summary: Record<string, unknown> };
+    expect(out.options.queue.concurrency).toBe(3);
+    expect(out.options.failureRate).toBe(0.05);
+    expect(out.summary).toMatchObject({ seed: 4, prs: { arrived: 120, mergedBad: 0 }, invariantBreaches: 0 });
+    expect(out.summary.mergesPerHour).toBeGreaterThan(0);
+    expect(readFileSync(svg, 'utf8')).toMatch(/^<svg[\s\S]*<\/svg>\n$/);
+  });
+
+  it('prints a readable report and replays a CSV history', async () => {
+    const csv = join(dir, 'history.csv');
+    writeFileSync(csv, 'arrival,ci_minutes,outcome\n2024-05-06T09:00:00Z,20,pass\n2024-05-06T09:05:00Z,25,fail\n2024-05-06T09:10:00Z,20,pass\n');
+    const stdout = await simulateHere(['--replay', csv, '--concurrency', '2']);
+    expect(stdout).toMatch(/^workload +replay of 3 PRs/m);
+    expect(stdout).toMatch(/^queue +single · concurrency 2 · no batching/m);
+    expect(stdout).toMatch(/^merges per hour +\d/m);
+    expect(stdout).toMatch(/^time in queue +p50 [\d.]+ min · p95/m);
+    expect(stdout).toMatch(/3 arrived · 2 merged · 1 bad ones failed/);
+  });
+
+  it('a malformed replay file is a usage error naming the line', async () => {
+    const csv = join(dir, 'broken.csv');
+    writeFileSync(csv, 'arrival,ci_minutes,outcome\n0,30,pass\n5,abc,pass\n');
+    const r = await runCli(['simulate', '--replay', csv]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`error: ${csv} line 3: ci_minutes must be a number of minutes > 0, got "abc"\n`);
+  });
+
+  it('bad flags are usage errors that say what is wrong', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--rate', 'many'], /--rate must be a number, got "many"/],
+      [['--concurrency', '0'], /--concurrency: concurrency must be an integer >= 1/],
+      [['--rate', '5', '--saturate'], /choose one way PRs arrive/],
+      [['--replay', join(dir, 'missing.csv')], /cannot read --replay file .*missing\.csv: ENOENT/],
+      [['--lanes', '2', '--mode', 'single'], /--lanes above 1 needs --mode parallel/],
+      [['--ci-jitter', '5', '--ci-sigma', '0.3'], /choose one of --ci-jitter and --ci-sigma/],
+      [['--replay', 'x.csv', '--failure-rate', '0.1'], /--failure-rate does not apply to --replay/],
+      [['--failure-rate', '150%'], /--failure-rate must be a probability between 0 and 1, got 1.5/],
+      [['--batch-size', '2.5'], /--batch-size must be a whole number, got "2.5"/],
+    ];
+    for (const [args, message] of cases) {
+      await expect(simulateHere(args), args.join(' ')).rejects.toThrow(expect.objectContaining({ name: 'UsageError', message: expect.stringMatching(message) }));
+    }
+  });
+});
