@@ -2,7 +2,6 @@
  * Validation of queue settings (contract §4). Returns a message naming the first bad field, or null.
  * The engine refuses an `updateConfig` whose patch fails it; the API layer may use it too.
  */
-import { DEFAULT_QUEUE_CONFIG } from './config.js';
 import type { QueueConfig } from './types.js';
 
 type Check = (v: unknown) => string | null;
@@ -39,11 +38,13 @@ const CHECKS: Record<keyof QueueConfig, Check> = {
   stateLabelsEnabled: bool,
   notReadyTimeoutHours: (v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? null : 'must be a number of hours >= 0 (0 = never)'),
   testBranchConstructionMode: oneOf('rename_temp_branch', 'push_new_branch_from_temp'),
+  adaptiveMode: oneOf('off', 'on'),
+  adaptiveMinConcurrency: int(1),
 };
 
 export function validateConfigPatch(patch: Record<string, unknown>): string | null {
   for (const [key, value] of Object.entries(patch)) {
-    if (!Object.hasOwn(DEFAULT_QUEUE_CONFIG, key)) return `unknown queue setting "${key}"`;
+    if (!Object.hasOwn(CHECKS, key)) return `unknown queue setting "${key}"`;
     if (value === undefined) continue;
     const problem = CHECKS[key as keyof QueueConfig](value);
     if (problem) return `${key} ${problem}, got ${JSON.stringify(value)}`;

@@ -3,6 +3,7 @@ import { QueueState, type QueueConfig, type QueueSnapshot, type RepoRef } from '
 /**
  * Defaults for a queue created through the API (contract §4 and §3): single mode, concurrency 1,
  * 5-hour testing timeout, no batching, no optimistic merging, squash merges, direct merge off.
+ * greenline's extension settings (`adaptiveMode`, `adaptiveMinConcurrency`) are absent: adaptive mode is off.
  */
 export const DEFAULT_QUEUE_CONFIG: Readonly<QueueConfig> = Object.freeze({
   mode: 'single',

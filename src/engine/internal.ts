@@ -64,6 +64,15 @@ export interface EngineInternal {
   pendingMode: QueueMode | null;
   /** The earliest wakeup already asked for, so the same one is not asked for on every event. */
   wakeupAt: number | null;
+  /** Adaptive mode's measurements (adaptive.ts); null while the mode is off or nothing was measured yet. */
+  adaptive: AdaptiveState | null;
+}
+
+export interface AdaptiveState {
+  /** Main runs allowed in flight at once, within [floor, ceiling]. */
+  window: number;
+  /** p̂: exponentially weighted share of the queue's conclusions that were failures. */
+  failureRate: number;
 }
 
 export function readInternal(snapshot: QueueSnapshot): EngineInternal {
@@ -80,5 +89,6 @@ export function readInternal(snapshot: QueueSnapshot): EngineInternal {
     })),
     pendingMode: raw.pendingMode ?? null,
     wakeupAt: raw.wakeupAt ?? null,
+    adaptive: raw.adaptive ? { window: raw.adaptive.window, failureRate: raw.adaptive.failureRate } : null,
   };
 }

@@ -20,6 +20,7 @@
  * of such a merge was not tested as a whole; that is the bargain parallel mode makes (contract
  * §6.7), and the invariant above is promised for single mode only.
  */
+import { recordMerges } from './adaptive.js';
 import type { Draft } from './draft.js';
 import { bisectingSet } from './bisection-state.js';
 import { applyTargetMove } from './target.js';
@@ -169,14 +170,18 @@ function forgetTarget(d: Draft): void {
   d.internal.targetHistory = [];
 }
 
+/** Tested PRs merged by the queue: MERGED, a batch event per whole group, and a measurement per group. */
 function markMerged(d: Draft, prs: RunPr[], runId: string): void {
   const byRun = new Map<string, number[]>();
+  let merged = 0;
   for (const p of prs) {
     const e = d.entry(p.number);
     if (!e || e.state !== 'TESTS_PASSED' || !samePr(headOf(e), p)) continue;
     move(d, e, 'MERGED', 'MERGE_GRAPH_MERGE', { patch: { verifiedByTestRun: e.verifiedByTestRun ?? runId } });
+    merged++;
     if (e.runId) byRun.set(e.runId, [...(byRun.get(e.runId) ?? []), e.prNumber]);
   }
+  recordMerges(d, byRun.size, merged);
   for (const [id, numbers] of byRun) {
     const run = d.run(id);
     if (run && run.prNumbers.every((n) => d.entry(n)?.state === 'MERGED')) {

@@ -10,6 +10,7 @@
  * A mode change while entries are admitted enters SWITCHING_MODES; once none is left the new mode
  * applies and the queue returns to RUNNING. With nothing admitted the switch is immediate.
  */
+import { adaptToConfig } from './adaptive.js';
 import { validateConfigPatch } from './config-validation.js';
 import type { Draft } from './draft.js';
 import { isAdmitted } from './ordering.js';
@@ -37,6 +38,7 @@ export function onUpdateConfig(d: Draft, ev: Ev<'updateConfig'>): Rejection | nu
   const { mode, ...rest } = ev.patch;
   const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<QueueConfig>;
   d.config = { ...d.config, ...defined };
+  adaptToConfig(d);
   if (mode !== undefined) requestMode(d, mode);
   d.reshaped(); // the mode decides the topology
 

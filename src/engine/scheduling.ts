@@ -1,7 +1,7 @@
 /**
  * Starting test runs (contract §6.1, §6.3, §6.8). Walking the queue in order, each PENDING entry
  * that is not already starting or under bisection forms a group and starts a run while fewer than
- * `concurrency` main runs are in flight. The run's base is the current target plus everything the
+ * `concurrency` main runs are in flight (in adaptive mode: the window, adaptive.ts). The run's base is the current target plus everything the
  * group waits on that is not known to be failing (topology.ts, validity.ts `isSkippable`) — except
  * under anti-flake protection (optimistic merging with a pending failure depth), where failing
  * groups ahead stay in the base so that a pass can vouch for them.
@@ -10,13 +10,16 @@
  * mode: consecutive ones; parallel mode: ones in the same lane whose other dependencies the seed
  * shares). `noBatch` entries are always alone. A group smaller than the target size waits until
  * `batchingMaxWaitTimeMinutes` passed since its oldest member's admission, except in a draining or
- * mode-switching queue, where nothing new can join, and for entries that were tested before.
+ * mode-switching queue, where nothing new can join, and for entries that were tested before. In
+ * adaptive mode the size comes from the measured failure rate and how many PRs wait, and no group
+ * waits (adaptive.ts).
  *
  * Urgent PRs (priority 0) pre-empt when no slot is free: the in-flight group with the lowest
  * priority (the latest one on ties) behind it is restarted (SKIP_THE_LINE_INTERRUPTED) and the urgent
  * group takes its place in the order; groups behind that included the restarted one follow it
  * through the validity sweep. No other priority interrupts anything.
  */
+import { batchSize, isAdaptive, mainConcurrency } from './adaptive.js';
 import { bisectingSet } from './bisection-state.js';
 import type { Draft } from './draft.js';
 import { groupKey, isInFlight, isStarting, membersOf, startRun } from './runs.js';
@@ -37,9 +40,10 @@ export function schedule(d: Draft, topo: Topology): ScheduleOutcome {
   const merging = new Set(d.internal.merge?.prs.map((p) => p.number) ?? []);
   const eligible = (e: Entry): boolean =>
     e.state === 'PENDING' && !isStarting(d, e) && !bisecting.has(e.prNumber) && !merging.has(e.prNumber);
-  let free = d.config.concurrency - d.allRuns().filter((r) => r.queueType === 'main' && isInFlight(r)).length;
+  let free = mainConcurrency(d) - d.allRuns().filter((r) => r.queueType === 'main' && isInFlight(r)).length;
   const taken = new Set<number>();
   const order = topo.order;
+  let size: number | null = null; // PRs per group, once a group forms
   // With no free slot only an urgent PR can start (by pre-emption): skip the walk when there is none.
   const urgent = d.allEntries().some((e) => e.skipTheLine && e.state === 'PENDING');
   for (let i = 0; i < order.length; i++) {
@@ -47,7 +51,8 @@ export function schedule(d: Draft, topo: Topology): ScheduleOutcome {
     const seed = order[i];
     if (free <= 0 && !seed.skipTheLine) continue;
     if (taken.has(seed.prNumber) || !eligible(seed)) continue;
-    const { group, deadline } = formGroup(d, topo, order, i, eligible, taken);
+    size ??= d.config.batch ? batchSize(d, () => order.filter(eligible).length) : 1;
+    const { group, deadline } = formGroup(d, topo, order, i, size, eligible, taken);
     for (const g of group) taken.add(g.prNumber);
     if (deadline !== null) {
       outcome.batchDeadline = Math.min(outcome.batchDeadline ?? Infinity, deadline);
@@ -66,12 +71,12 @@ export function schedule(d: Draft, topo: Topology): ScheduleOutcome {
 }
 
 function formGroup(
-  d: Draft, topo: Topology, order: Entry[], i: number, eligible: (e: Entry) => boolean, taken: ReadonlySet<number>,
+  d: Draft, topo: Topology, order: Entry[], i: number, size: number, eligible: (e: Entry) => boolean,
+  taken: ReadonlySet<number>,
 ): { group: Entry[]; deadline: number | null } {
   const seed = order[i];
   const group = [seed];
-  const size = d.config.batchingMinSize;
-  if (!d.config.batch || seed.noBatch || size <= 1) return { group, deadline: null };
+  if (seed.noBatch || size <= 1) return { group, deadline: null };
   const joinable = (c: Entry): boolean => eligible(c) && !c.noBatch && !taken.has(c.prNumber);
   if (d.config.mode === 'parallel') {
     const inGroup = new Set([seed.prNumber]);
@@ -90,8 +95,11 @@ function formGroup(
       group.push(order[j]);
     }
   }
-  // Nothing new can join a draining queue; entries tested before (restarted, cleared by bisection) waited already.
-  if (group.length >= size || d.state !== 'RUNNING' || group.some((e) => e.runId !== null)) return { group, deadline: null };
+  // Nothing new can join a draining queue; entries tested before (restarted, cleared by bisection) waited
+  // already; adaptive mode chose the size from what waits.
+  if (group.length >= size || d.state !== 'RUNNING' || isAdaptive(d.config) || group.some((e) => e.runId !== null)) {
+    return { group, deadline: null };
+  }
   const oldest = Math.min(...group.map((e) => e.admittedAt ?? e.submittedAt));
   const deadline = oldest + d.config.batchingMaxWaitTimeMinutes * 60_000;
   return { group, deadline: deadline <= d.at ? null : deadline };

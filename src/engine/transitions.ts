@@ -8,7 +8,9 @@
  *   to TESTS_PASSED    (no event)                   to MERGED           pull_request.merged
  *
  * Batch events (`pull_request_batch.*`) are emitted by the callers that move a whole group at once.
+ * A move to FAILED is also a measurement for adaptive mode (adaptive.ts).
  */
+import { recordFailure } from './adaptive.js';
 import type { Draft } from './draft.js';
 import {
   isTerminal, type Entry, type PrState, type QueueEventPayload, type TestRun, type TransitionReason,
@@ -51,6 +53,7 @@ export function move(d: Draft, entry: Entry, to: PrState, reason: TransitionReas
   };
   d.putEntry(next);
   if (isTerminal(to)) forget(d, next.prNumber);
+  if (to === 'FAILED') recordFailure(d);
   const type = EVENT_OF[to];
   if (type) {
     const run = to === 'NOT_READY' ? undefined : d.run(next.runId);

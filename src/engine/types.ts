@@ -53,6 +53,7 @@ export const MergeMethod = { MERGE_COMMIT: 'merge_commit', SQUASH: 'squash', REB
 export type MergeMethod = (typeof MergeMethod)[keyof typeof MergeMethod];
 
 export type DirectMergeMode = 'off' | 'always';
+export type AdaptiveMode = 'off' | 'on';
 export type OptimizationMode = 'off' | 'bisection_skip_redundant_tests';
 export type TestBranchConstructionMode = 'rename_temp_branch' | 'push_new_branch_from_temp';
 export type Mergeability = 'unspecified' | 'in_progress' | 'mergeable' | 'not_mergeable';
@@ -154,6 +155,14 @@ export interface QueueConfig {
   /** Cancel entries stuck in NOT_READY longer than this; 0 = never. */
   notReadyTimeoutHours: number;
   testBranchConstructionMode: TestBranchConstructionMode;
+  /**
+   * greenline extension, absent = 'off' (and in configurations stored before it existed). 'on':
+   * `concurrency` becomes the ceiling of a window that grows on merges and halves on failures, and
+   * batches are sized from the measured failure rate (adaptive.ts).
+   */
+  adaptiveMode?: AdaptiveMode;
+  /** greenline extension: the floor of the adaptive window, capped at `concurrency`; absent = 2. */
+  adaptiveMinConcurrency?: number;
 }
 
 // ---------------------------------------------------------------- entries and runs

@@ -39,6 +39,8 @@ const configPatch: fc.Arbitrary<Partial<QueueConfig>> = fc.record({
   canOptimisticallyMerge: fc.boolean(),
   bisectionConcurrency: fc.integer({ min: 1, max: 2 }),
   optimizationMode: fc.constantFrom('off' as const, 'bisection_skip_redundant_tests' as const),
+  adaptiveMode: fc.constantFrom('off' as const, 'on' as const),
+  adaptiveMinConcurrency: fc.integer({ min: 1, max: 3 }),
 }, { requiredKeys: [] });
 
 function actions(opts: { flakes: boolean; modeSwitch: boolean; chaos: boolean }): fc.Arbitrary<Action[]> {

@@ -1,0 +1,116 @@
+/**
+ * Adaptive mode (`adaptiveMode: 'on'`, a greenline extension, off by default): the queue sizes its
+ * speculation and its batches from what it measures instead of from fixed settings
+ * (QUEUE-THEORY §3.2 consequence 2, §3.6).
+ *
+ * Concurrency is Zuul's window (additive increase, multiplicative decrease). The main runs in flight
+ * are limited by a window w instead of by `concurrency`, which becomes its ceiling:
+ *
+ *   floor = min(adaptiveMinConcurrency, concurrency)     ceiling = concurrency
+ *   w starts at the ceiling;  w ← min(ceiling, w + 1) per merged group;  w ← max(floor, ⌊w / 2⌋) per FAILED PR
+ *
+ * It starts at the ceiling so that turning the mode on never slows a healthy queue down: with no
+ * failure it stays what the static setting gave, and it backs off only once failures show the
+ * speculation behind them being thrown away. Between two failures about (1 − p)/p groups merge, so
+ * under a failure rate p the window saw-tooths below ≈ 2/p, where extra slots stop paying (§3.2).
+ * The floor keeps some speculation after a streak of failures (Zuul keeps 3); it defaults to 2.
+ *
+ * Batch size (with `batch` on) follows the measured failure rate p̂, the exponentially weighted mean
+ * of the queue's conclusions, x = 1 for a PR that FAILED and 0 for one the queue merged, weight 1/20
+ * (about the last 20 conclusions):
+ *
+ *   p̂ ← p̂ + (x − p̂) / 20, from p̂ = 0
+ *   B = batchingMinSize while p̂ = 0 (no failure measured yet), else clamp(round(1/√p̂), 1, batchingMinSize)
+ *
+ * 1/√p is the batch size that minimises test runs per PR with one bisection stage (§3.1); the setting
+ * stays the upper bound. Batches of B form while the queue is backed up (at least B PRs wait to
+ * start); with fewer it is nearly empty and each PR starts alone. No batch waits to fill
+ * (`batchingMaxWaitTimeMinutes` does not apply): how many PRs wait is what decides the size.
+ * Bisection keeps its own budget (`bisectionConcurrency`).
+ *
+ * Turning the mode off forgets the measurements; turning it on again starts afresh.
+ */
+import type { Draft } from './draft.js';
+import type { AdaptiveState, EngineInternal } from './internal.js';
+import type { QueueConfig, QueueSnapshot } from './types.js';
+
+export const DEFAULT_ADAPTIVE_MIN_CONCURRENCY = 2;
+/** Weight of each new conclusion in p̂. */
+const FAILURE_RATE_WEIGHT = 1 / 20;
+
+/** What adaptive mode currently does, for operators (getQueue). */
+export interface AdaptiveStatus {
+  /** The window: main runs allowed in flight at once. */
+  concurrency: number;
+  /** PRs per batch while the queue is backed up; 1 when `batch` is off. */
+  batchSize: number;
+  /** p̂, the measured failure rate. */
+  failureRate: number;
+}
+
+export const isAdaptive = (c: QueueConfig): boolean => c.adaptiveMode === 'on';
+
+function floorOf(c: QueueConfig): number {
+  return Math.min(c.adaptiveMinConcurrency ?? DEFAULT_ADAPTIVE_MIN_CONCURRENCY, c.concurrency);
+}
+
+/** The measurements, within the current floor and ceiling; fresh ones when none were made yet. */
+function stateOf(c: QueueConfig, stored: AdaptiveState | null): AdaptiveState {
+  const window = stored === null ? c.concurrency : Math.max(floorOf(c), Math.min(c.concurrency, stored.window));
+  return { window, failureRate: stored?.failureRate ?? 0 };
+}
+
+/** B for a measured failure rate: the batch size used while the queue is backed up. */
+function targetBatchSize(c: QueueConfig, failureRate: number): number {
+  if (failureRate <= 0) return c.batchingMinSize;
+  return Math.max(1, Math.min(c.batchingMinSize, Math.round(1 / Math.sqrt(failureRate))));
+}
+
+/** How many main runs may be in flight: the window in adaptive mode, `concurrency` otherwise. */
+export function mainConcurrency(d: Draft): number {
+  return isAdaptive(d.config) ? stateOf(d.config, d.internal.adaptive).window : d.config.concurrency;
+}
+
+/**
+ * How many PRs a new group takes (with `batch` on): `batchingMinSize`, or in adaptive mode B when
+ * at least B PRs wait to start (`waiting` counts them), else 1.
+ */
+export function batchSize(d: Draft, waiting: () => number): number {
+  if (!isAdaptive(d.config)) return d.config.batchingMinSize;
+  const size = targetBatchSize(d.config, stateOf(d.config, d.internal.adaptive).failureRate);
+  return size > 1 && waiting() >= size ? size : 1;
+}
+
+/** The queue merged `prs` PRs in `groups` groups: the window grows by one per group. */
+export function recordMerges(d: Draft, groups: number, prs: number): void {
+  if (!isAdaptive(d.config) || prs === 0) return;
+  const s = stateOf(d.config, d.internal.adaptive);
+  let failureRate = s.failureRate;
+  for (let i = 0; i < prs; i++) failureRate -= failureRate * FAILURE_RATE_WEIGHT;
+  d.internal.adaptive = { window: Math.min(d.config.concurrency, s.window + groups), failureRate };
+}
+
+/** A PR FAILED: the window halves. */
+export function recordFailure(d: Draft): void {
+  if (!isAdaptive(d.config)) return;
+  const s = stateOf(d.config, d.internal.adaptive);
+  d.internal.adaptive = {
+    window: Math.max(floorOf(d.config), Math.floor(s.window / 2)),
+    failureRate: s.failureRate + (1 - s.failureRate) * FAILURE_RATE_WEIGHT,
+  };
+}
+
+/** After a settings change: the measurements are kept within the new bounds, or forgotten when off. */
+export function adaptToConfig(d: Draft): void {
+  const stored = d.internal.adaptive;
+  if (stored === null) return;
+  d.internal.adaptive = isAdaptive(d.config) ? stateOf(d.config, stored) : null;
+}
+
+/** What adaptive mode does in this queue now; null when it is off. */
+export function adaptiveStatus(snapshot: QueueSnapshot): AdaptiveStatus | null {
+  const c = snapshot.config;
+  if (!isAdaptive(c)) return null;
+  const s = stateOf(c, (snapshot.internal as Partial<EngineInternal>).adaptive ?? null);
+  return { concurrency: s.window, batchSize: c.batch ? targetBatchSize(c, s.failureRate) : 1, failureRate: s.failureRate };
+}

@@ -1,0 +1,231 @@
+/**
+ * Adaptive mode (adaptive.ts): the window grows by one per merged group and halves per FAILED PR
+ * within [floor, ceiling]; batches are sized from the measured failure rate p̂ and how many PRs wait;
+ * with the mode off every decision is what it was without the setting.
+ */
+import { describe, expect, it } from 'vitest';
+import { adaptiveStatus, type QueueConfig } from '../../src/engine/index.js';
+import { QueueDriver } from './queue-driver.js';
+
+const adaptive = (config: Partial<QueueConfig> = {}, targetSha: string | null = 'S0') =>
+  new QueueDriver({ adaptiveMode: 'on', ...config }, targetSha);
+
+const inFlight = (q: QueueDriver): number =>
+  q.snapshot.runs.filter((r) => r.queueType === 'main' && (r.status === 'creating' || r.status === 'in_progress')).length;
+
+const windowOf = (q: QueueDriver): number => adaptiveStatus(q.snapshot)!.concurrency;
+
+/** The main run PR `n` is in now, built and failed: PR n ends FAILED (pendingFailureDepth 0). */
+function failHead(q: QueueDriver, n: number): void {
+  const run = q.runOf(n).id;
+  if (q.run(run).status === 'creating') q.built(run);
+  q.fail(run);
+  expect(q.state(n)).toBe('FAILED');
+}
+
+/** The main run PR `n` is in now, built, passed and merged. */
+function mergeHead(q: QueueDriver, n: number): void {
+  const run = q.runOf(n).id;
+  if (q.run(run).status === 'creating') q.built(run);
+  q.pass(run);
+  q.merged();
+  expect(q.state(n)).toBe('MERGED');
+}
+
+/** Sizes of the groups started by the last decision, in order. */
+const startedGroups = (q: QueueDriver): number[] =>
+  q.effectsOf('createTestBranch').map((c) => q.run(c.runId).prNumbers.length);
+
+/** `count` PRs admitted while the target is unknown, then the target appears: they all wait at once. */
+function backlog(q: QueueDriver, count: number): void {
+  for (let n = 1; n <= count; n++) q.submit(n);
+  q.send({ kind: 'targetMoved', sha: 'S0' });
+}
+
+describe('adaptive window', () => {
+  it('starts at the ceiling: turning the mode on does not slow a healthy queue', () => {
+    const q = adaptive({ concurrency: 4 });
+    [1, 2, 3, 4, 5, 6].forEach((n) => q.submit(n));
+    expect(inFlight(q)).toBe(4);
+    expect(adaptiveStatus(q.snapshot)).toEqual({ concurrency: 4, batchSize: 1, failureRate: 0 });
+  });
+
+  it('halves per failed PR down to the floor, and the runs in flight follow it', () => {
+    const q = adaptive({ concurrency: 8, adaptiveMinConcurrency: 2 });
+    for (let n = 1; n <= 12; n++) q.submit(n);
+    expect(inFlight(q)).toBe(8);
+    failHead(q, 1);
+    expect(windowOf(q)).toBe(4);
+    expect(inFlight(q)).toBe(4); // the runs behind PR 1 restarted without it, four at a time
+    failHead(q, 2);
+    expect(windowOf(q)).toBe(2);
+    expect(inFlight(q)).toBe(2);
+    failHead(q, 3);
+    expect(windowOf(q)).toBe(2);
+    expect(inFlight(q)).toBe(2);
+  });
+
+  it('grows by one per merged group, up to the ceiling', () => {
+    const q = adaptive({ concurrency: 4, adaptiveMinConcurrency: 1 });
+    for (let n = 1; n <= 12; n++) q.submit(n);
+    failHead(q, 1);
+    failHead(q, 2);
+    expect(windowOf(q)).toBe(1);
+    expect(inFlight(q)).toBe(1);
+    const windows: number[] = [];
+    for (let n = 3; n <= 7; n++) {
+      mergeHead(q, n);
+      windows.push(windowOf(q));
+    }
+    expect(windows).toEqual([2, 3, 4, 4, 4]);
+    expect(inFlight(q)).toBe(4);
+  });
+
+  it('a merged batch counts as one group', () => {
+    const q = adaptive({ concurrency: 4, adaptiveMinConcurrency: 1, batch: true, batchingMinSize: 3 }, null);
+    backlog(q, 3);
+    expect(startedGroups(q)).toEqual([3]);
+    q.snapshot = { ...q.snapshot, internal: { ...q.snapshot.internal, adaptive: { window: 1, failureRate: 0 } } };
+    mergeHead(q, 1);
+    expect([1, 2, 3].map((n) => q.state(n))).toEqual(['MERGED', 'MERGED', 'MERGED']);
+    expect(windowOf(q)).toBe(2);
+  });
+
+  it('the floor is capped at the ceiling', () => {
+    const q = adaptive({ concurrency: 1, adaptiveMinConcurrency: 3 });
+    [1, 2].forEach((n) => q.submit(n));
+    expect(inFlight(q)).toBe(1);
+    failHead(q, 1);
+    expect(windowOf(q)).toBe(1);
+    expect(inFlight(q)).toBe(1);
+  });
+
+  it('a settings change keeps the window within the new bounds; off forgets it, on starts afresh', () => {
+    const q = adaptive({ concurrency: 8, adaptiveMinConcurrency: 1 });
+    for (let n = 1; n <= 12; n++) q.submit(n);
+    failHead(q, 1);
+    expect(windowOf(q)).toBe(4);
+    q.send({ kind: 'updateConfig', patch: { concurrency: 3 } });
+    expect(windowOf(q)).toBe(3);
+    q.send({ kind: 'updateConfig', patch: { concurrency: 8 } });
+    expect(windowOf(q)).toBe(3); // a raised ceiling is grown into by merges
+    q.send({ kind: 'updateConfig', patch: { adaptiveMinConcurrency: 5 } });
+    expect(windowOf(q)).toBe(5);
+    q.send({ kind: 'updateConfig', patch: { adaptiveMode: 'off' } });
+    expect(adaptiveStatus(q.snapshot)).toBeNull();
+    expect(q.snapshot.internal.adaptive).toBeNull();
+    expect(inFlight(q)).toBe(8);
+    q.send({ kind: 'updateConfig', patch: { adaptiveMode: 'on' } });
+    expect(adaptiveStatus(q.snapshot)).toEqual({ concurrency: 8, batchSize: 1, failureRate: 0 });
+  });
+
+  it('refuses bad settings, naming them', () => {
+    const q = adaptive();
+    expect(q.reject({ kind: 'updateConfig', patch: { adaptiveMode: 'auto' as never } }).message)
+      .toBe('adaptiveMode must be one of off, on, got "auto"');
+    expect(q.reject({ kind: 'updateConfig', patch: { adaptiveMinConcurrency: 0 } }).message)
+      .toBe('adaptiveMinConcurrency must be an integer >= 1, got 0');
+  });
+});
+
+describe('adaptive batch size', () => {
+  /** Expected p̂ after conclusions, by the documented rule: p̂ ← p̂ + (x − p̂)/20 from 0. */
+  const ewma = (xs: number[]): number => xs.reduce((p, x) => p + (x - p) / 20, 0);
+
+  it('measures p̂ from the PRs the queue concludes', () => {
+    const q = adaptive({ concurrency: 2, adaptiveMinConcurrency: 1 });
+    for (let n = 1; n <= 6; n++) q.submit(n);
+    failHead(q, 1);
+    expect(adaptiveStatus(q.snapshot)!.failureRate).toBeCloseTo(ewma([1]), 12);
+    mergeHead(q, 2);
+    mergeHead(q, 3);
+    failHead(q, 4);
+    expect(adaptiveStatus(q.snapshot)!.failureRate).toBeCloseTo(ewma([1, 0, 0, 1]), 12);
+  });
+
+  it.each([
+    [0, 8], // no failure measured yet: batchingMinSize
+    [0.01, 8], // 1/√p̂ = 10, capped at batchingMinSize
+    [0.05, 4], // 4.47
+    [0.1, 3], // 3.16
+    [0.25, 2],
+    [0.9, 1],
+  ])('p̂ = %f → batches of %i while enough PRs wait', (failureRate, size) => {
+    const q = adaptive({ concurrency: 2, batch: true, batchingMinSize: 8 }, null);
+    q.snapshot = { ...q.snapshot, internal: { adaptive: { window: 2, failureRate } } };
+    expect(adaptiveStatus(q.snapshot)!.batchSize).toBe(size);
+    backlog(q, 2 * size);
+    expect(startedGroups(q)).toEqual([size, size]);
+  });
+
+  it('a nearly empty queue tests PRs alone at once, without waiting for a batch', () => {
+    const q = adaptive({ concurrency: 3, batch: true, batchingMinSize: 4, batchingMaxWaitTimeMinutes: 5 }, null);
+    backlog(q, 3); // fewer than the 4 of a batch
+    expect(startedGroups(q)).toEqual([1, 1, 1]);
+    // The only wakeups asked for are the runs' testing timeouts, none for a batch deadline.
+    const timeouts = q.snapshot.runs.map((r) => r.createdAt + 300 * 60_000);
+    expect(q.effectsOf('scheduleWakeup').every((w) => timeouts.includes(w.at))).toBe(true);
+  });
+
+  it('what is left after the batches starts at once too', () => {
+    const q = adaptive({ concurrency: 2, batch: true, batchingMinSize: 4, batchingMaxWaitTimeMinutes: 5 }, null);
+    backlog(q, 5);
+    expect(startedGroups(q)).toEqual([4, 1]);
+  });
+
+  it('the batch size follows measured failures: smaller after a failure, back up after merges', () => {
+    const q = adaptive({ concurrency: 1, adaptiveMinConcurrency: 1, batch: true, batchingMinSize: 6 });
+    const size = () => adaptiveStatus(q.snapshot)!.batchSize;
+    expect(size()).toBe(6);
+    q.submit(1); // alone: one PR waiting is fewer than a batch
+    failHead(q, 1);
+    expect(size()).toBe(4); // p̂ = 0.05: 1/√p̂ = 4.47
+    for (let n = 2; n <= 6; n++) q.submit(n);
+    expect(q.runOf(2).prNumbers).toEqual([2]);
+    mergeHead(q, 2); // its pass frees the slot for the four waiting
+    expect(q.runOf(3).prNumbers).toEqual([3, 4, 5, 6]);
+    mergeHead(q, 3);
+    expect(size()).toBe(5); // p̂ = 0.05 · 0.95⁵ = 0.039: 1/√p̂ = 5.08
+    for (let n = 7; n <= 12; n++) q.submit(n);
+    mergeHead(q, 7);
+    expect(q.runOf(8).prNumbers).toEqual([8, 9, 10, 11, 12]);
+    mergeHead(q, 8);
+    expect(size()).toBe(6); // p̂ = 0.05 · 0.95¹¹ = 0.028: 1/√p̂ = 5.93
+  });
+});
+
+describe('adaptive mode off', () => {
+  /** The same events on a queue without the setting and one with it off must decide the same. */
+  function play(config: Partial<QueueConfig>) {
+    const q = new QueueDriver({ concurrency: 3, batch: true, batchingMinSize: 2, ...config });
+    const log: unknown[] = [];
+    const step = (f: () => void) => {
+      f();
+      log.push(q.effects, q.snapshot.entries, q.snapshot.runs);
+    };
+    for (let n = 1; n <= 7; n++) step(() => q.submit(n));
+    step(() => q.built('r1'));
+    step(() => q.fail('r1'));
+    step(() => q.send({ kind: 'tick', at: q.now + 5 * 60_000 }));
+    for (let i = 0; i < 100; i++) {
+      const merge = q.effectsOf('merge')[0];
+      const creating = q.snapshot.runs.find((r) => r.status === 'creating');
+      const testing = q.snapshot.runs.find((r) => r.status === 'in_progress');
+      if (merge) step(() => q.merged(merge));
+      else if (creating) step(() => q.built(creating.id));
+      else if (testing) step(() => q.pass(testing.id));
+      else break;
+    }
+    expect(q.snapshot.entries.map((e) => e.state)).toEqual(Array(7).fill('MERGED'));
+    return { log, snapshot: q.snapshot };
+  }
+
+  it('decides exactly as a queue without the setting', () => {
+    const without = play({});
+    const off = play({ adaptiveMode: 'off', adaptiveMinConcurrency: 1 });
+    expect(off.log).toEqual(without.log);
+    expect(off.snapshot.internal).toEqual(without.snapshot.internal);
+    expect(off.snapshot.internal.adaptive).toBeNull();
+    expect(adaptiveStatus(off.snapshot)).toBeNull();
+  });
+});
