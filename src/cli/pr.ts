@@ -81,9 +81,11 @@ Examples:
       const priority = flags.priority === undefined ? {} : { priority: /^[0-9]+$/.test(flags.priority) ? Number(flags.priority) : flags.priority };
       const batching = flags.batch === undefined ? {} : { noBatch: !flags.batch };
       await client.submitPullRequest({ ...request, ...priority, ...batching });
-      if (!flags.json) process.stderr.write(`Submitted PR #${request.pr.number} to ${describeQueue(queue)}.\n`);
-      if (flags.wait) await waitAndReport(client, queue, request.pr.number, flags);
-      else if (flags.json) printJson({});
+      const done = `Submitted PR #${request.pr.number} to ${describeQueue(queue)}.`;
+      if (!flags.wait) return flags.json ? printJson({}) : printLine(done);
+      // Waiting: progress on stderr, the final state on stdout.
+      if (!flags.json) process.stderr.write(`${done}\n`);
+      await waitAndReport(client, queue, request.pr.number, flags);
     }));
 
   withQueueOptions(pr.command('cancel'))
