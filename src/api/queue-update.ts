@@ -13,7 +13,7 @@ import { HttpError } from '../errors.js';
 import { canonical } from './parse-input.js';
 import { SETTABLE_QUEUE_STATES } from './schemas/common.js';
 import {
-  DIRECT_MERGE_MODES, MERGE_METHODS, MODES, OPTIMIZATION_MODES, TEST_BRANCH_CONSTRUCTION_MODES,
+  ADAPTIVE_MODES, DIRECT_MERGE_MODES, MERGE_METHODS, MODES, OPTIMIZATION_MODES, TEST_BRANCH_CONSTRUCTION_MODES,
   type UpdateQueueRequest,
 } from './schemas/queue.js';
 
@@ -61,6 +61,8 @@ export function toQueueUpdate(body: Body): QueueUpdate {
     stateLabelsEnabled: body.stateLabelsEnabled,
     notReadyTimeoutHours: body.notReadyTimeoutHours,
     testBranchConstructionMode: anyCase(TEST_BRANCH_CONSTRUCTION_MODES, body.testBranchConstructionMode, 'testBranchConstructionMode'),
+    adaptiveMode: anyCase(ADAPTIVE_MODES, body.adaptiveMode, 'adaptiveMode'),
+    adaptiveMinConcurrency: body.adaptiveMinConcurrency,
   };
   alias(update, 'testingTimeoutMinutes', body.testingTimeoutMins, 'testingTimeoutMins');
   alias(update, 'batch', body.isBatching, 'isBatching');

@@ -6,6 +6,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { PrView, QueueView, TestRunView } from '../app/types.js';
+import { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY } from '../engine/index.js';
 import type { Entry, PrState, QueueSnapshot, QueueState, RepoRef } from '../engine/types.js';
 import type { PrItem, SubmittedPr } from './schemas/pull-request.js';
 import type { QueueResponse, QueueSettings } from './schemas/queue.js';
@@ -74,6 +75,20 @@ export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase): Stat
     stateLabelsEnabled: c.stateLabelsEnabled,
     notReadyTimeoutHours: c.notReadyTimeoutHours,
     testBranchConstructionMode: c.testBranchConstructionMode,
+    ...adaptiveFields(snapshot),
+  };
+}
+
+/** greenline's adaptive mode, its settings and what it does now: only while it is on (absent = off). */
+function adaptiveFields(snapshot: QueueSnapshot): Partial<Static<typeof QueueSettings>> {
+  const status = adaptiveStatus(snapshot);
+  if (status === null) return {};
+  return {
+    adaptiveMode: 'on',
+    adaptiveMinConcurrency: snapshot.config.adaptiveMinConcurrency ?? DEFAULT_ADAPTIVE_MIN_CONCURRENCY,
+    adaptiveConcurrency: status.concurrency,
+    adaptiveBatchSize: status.batchSize,
+    adaptiveFailureRate: Math.round(status.failureRate * 10_000) / 10_000,
   };
 }
 

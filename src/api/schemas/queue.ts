@@ -8,6 +8,7 @@ export const MERGE_METHODS = ['merge_commit', 'squash', 'rebase'] as const;
 export const DIRECT_MERGE_MODES = ['off', 'always'] as const;
 export const OPTIMIZATION_MODES = ['off', 'bisection_skip_redundant_tests'] as const;
 export const TEST_BRANCH_CONSTRUCTION_MODES = ['rename_temp_branch', 'push_new_branch_from_temp'] as const;
+export const ADAPTIVE_MODES = ['off', 'on'] as const;
 
 const Count = (description: string) => Type.Integer({ minimum: 1, maximum: 4294967295, description });
 const Flag = (description: string) => Type.Boolean({ description });
@@ -51,6 +52,11 @@ export const QueueSettingsInput = {
   stateLabelsEnabled: Flag('Keep a label with the state on each PR'),
   notReadyTimeoutHours: Type.Number({ minimum: 0, description: 'Cancel entries not ready for longer; 0 = never' }),
   testBranchConstructionMode: AnyCaseEnum(TEST_BRANCH_CONSTRUCTION_MODES),
+  adaptiveMode: AnyCaseEnum(ADAPTIVE_MODES, {
+    description: 'Extension, default off. on: concurrency is the ceiling of a window that grows per merged group and ' +
+      'halves per failed PR, and batches are sized from the measured failure rate',
+  }),
+  adaptiveMinConcurrency: Count('Extension: floor of the adaptive window, capped at concurrency; default 2'),
 };
 
 /** Names older clients send (contract §3 #2), mapped onto the settings above by update-queue.ts. */
@@ -97,6 +103,12 @@ export const QueueSettingsProperties = {
   stateLabelsEnabled: Type.Boolean(),
   notReadyTimeoutHours: Type.Number(),
   testBranchConstructionMode: Type.String({ enum: [...TEST_BRANCH_CONSTRUCTION_MODES] }),
+  // Adaptive mode (extension): present only while it is on, so that other queues answer Trunk's shape.
+  adaptiveMode: Type.Optional(Type.Literal('on', { description: 'Extension: present only while adaptive mode is on' })),
+  adaptiveMinConcurrency: Type.Optional(Type.Integer({ description: 'Extension: floor of the adaptive window' })),
+  adaptiveConcurrency: Type.Optional(Type.Integer({ description: 'Extension: the adaptive window now, main runs allowed at once' })),
+  adaptiveBatchSize: Type.Optional(Type.Integer({ description: 'Extension: PRs per batch while the queue is backed up; 1 without batch' })),
+  adaptiveFailureRate: Type.Optional(Type.Number({ description: 'Extension: measured failure rate of concluded PRs, 0 to 1' })),
 };
 
 export const QueueSettings = Type.Object(QueueSettingsProperties);
