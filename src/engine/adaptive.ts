@@ -11,8 +11,8 @@
  *
  * It starts at the ceiling so that turning the mode on never slows a healthy queue down: with no
  * failure it stays what the static setting gave, and it backs off only once failures show the
- * speculation behind them being thrown away. Between two failures about (1 − p)/p groups merge, so
- * under a failure rate p the window saw-tooths below ≈ 2/p, where extra slots stop paying (§3.2).
+ * speculation behind them being thrown away. Without batching about (1 − p)/p PRs merge between two
+ * failures at failure rate p, so the window saw-tooths below ≈ 2/p, where extra slots stop paying (§3.2).
  * The floor keeps some speculation after a streak of failures (Zuul keeps 3); it defaults to 2.
  *
  * Batch size (with `batch` on) follows the measured failure rate p̂, the exponentially weighted mean
