@@ -1,0 +1,111 @@
+/**
+ * Queue-effectiveness benchmark (`npm run bench:queue`): the real engine in the simulator at
+ * T = 30 min, goal and measured value side by side. Prints measurements only; never fails on them.
+ *
+ * Each scenario measures capacity with saturated arrivals (the queue never runs dry: merges per hour
+ * and CI runs per merge, after a warm-up of 2T) and time in queue under Poisson arrivals at 80% of
+ * the capacity just measured (a busy but stable queue). All runs of one scenario use the same seed,
+ * so they see the same PRs (common random numbers). Theory columns: QUEUE-THEORY §3.2 and §3.4.
+ *
+ * Scenarios (goals from the queue brief):
+ * 1. p = 5%, N = 10, no batching: ≥ 14 merges/h, ≤ 1.35 runs/merge, p50 ≤ 35 min.
+ * 2. p = 5%, N = 10, batches of 4 with bisection: ≥ 28 merges/h, ≤ 0.7 runs/merge, p95 ≤ 2 h.
+ * 3. parallel mode, 4 disjoint lanes vs 1, p = 5%, 10 runs per lane: ≥ 3.5× the merges.
+ * 4. 3% flaky runs, p = 5%, N = 10: with anti-flake (optimistic merging + PFD 1) ≥ 90% of the
+ *    flake-free throughput.
+ */
+import type { QueueConfig } from '../src/engine/index.js';
+import { defaultOptions, type SimulationOptions } from '../src/sim/options.js';
+import { simulate } from '../src/sim/simulator.js';
+import type { SimulationSummary } from '../src/sim/metrics.js';
+import { chainMergesPerCi, chainRunsPerMerge } from '../src/sim/theory.js';
+
+const T = 30;
+const SEED = 1;
+const PRS = 4000;
+const LOAD = 0.8;
+
+interface Row { scenario: string; measure: string; goal: string; measured: string; met: boolean | null; note: string }
+const rows: Row[] = [];
+let simulatedPrs = 0;
+let wallMs = 0;
+
+function run(queue: Partial<QueueConfig>, over: Partial<SimulationOptions> = {}): SimulationSummary {
+  const batch = queue.batch ? queue.batchingMinSize ?? 4 : 1;
+  const { summary } = simulate({
+    ...defaultOptions(), seed: SEED, failureRate: 0.05, ci: { kind: 'fixed', minutes: T }, maxPrs: PRS,
+    arrivals: { kind: 'saturated', backlog: 2 * (queue.concurrency ?? 1) * batch + 20 }, ...over, queue,
+  });
+  simulatedPrs += summary.prs.arrived;
+  wallMs += summary.wallMs;
+  return summary;
+}
+
+/** Time in queue at LOAD × the measured capacity. */
+function underLoad(queue: Partial<QueueConfig>, capacity: number): { rate: number; s: SimulationSummary } {
+  const rate = +(LOAD * capacity).toFixed(2);
+  return { rate, s: run(queue, { arrivals: { kind: 'poisson', perHour: rate } }) };
+}
+
+const f2 = (x: number): string => x.toFixed(2);
+const mins = (x: number | undefined): string => (x === undefined ? 'n/a' : `${x.toFixed(0)} min`);
+function row(scenario: string, measure: string, goal: string, measured: string, met: boolean | null, note = ''): void {
+  rows.push({ scenario, measure, goal, measured, met, note });
+}
+
+// 1. Speculative chain, no batching.
+{
+  const q: Partial<QueueConfig> = { concurrency: 10 };
+  const sat = run(q);
+  const { rate, s } = underLoad(q, sat.mergesPerHour);
+  const name = 'p=5% N=10, no batching';
+  row(name, 'merges per hour', '≥ 14', f2(sat.mergesPerHour), sat.mergesPerHour >= 14, `theory ${f2((chainMergesPerCi(0.05, 10) * 60) / T)}`);
+  row('', 'CI runs per merge', '≤ 1.35', f2(sat.ciRunsPerMerge), sat.ciRunsPerMerge <= 1.35, `theory ${f2(chainRunsPerMerge(0.05, 10))}`);
+  row('', 'p50 time in queue', '≤ 35 min', mins(s.timeInQueueMinutes?.p50), (s.timeInQueueMinutes?.p50 ?? Infinity) <= 35, `at ${rate} PRs/h`);
+  row('', 'p95 time in queue', '', mins(s.timeInQueueMinutes?.p95), null, `at ${rate} PRs/h`);
+}
+
+// 2. Batches of 4 with bisection (bisectionConcurrency follows concurrency).
+{
+  const q: Partial<QueueConfig> = { concurrency: 10, batch: true, batchingMinSize: 4 };
+  const sat = run(q);
+  const { rate, s } = underLoad(q, sat.mergesPerHour);
+  const qq = 0.95 ** 4;
+  const theory = (4 * qq * (1 - qq ** 10)) / (1 - qq);
+  const name = 'p=5% N=10, B=4, bisection';
+  row(name, 'merges per hour', '≥ 28', f2(sat.mergesPerHour), sat.mergesPerHour >= 28, `theory ${f2((theory * 60) / T)} (§3.4)`);
+  row('', 'CI runs per merge', '≤ 0.7', f2(sat.ciRunsPerMerge), sat.ciRunsPerMerge <= 0.7, `${sat.bisectionRuns} bisection runs`);
+  row('', 'p50 time in queue', '', mins(s.timeInQueueMinutes?.p50), null, `at ${rate} PRs/h`);
+  row('', 'p95 time in queue', '≤ 120 min', mins(s.timeInQueueMinutes?.p95), (s.timeInQueueMinutes?.p95 ?? Infinity) <= 120, `at ${rate} PRs/h`);
+}
+
+// 3. Lanes: 4 disjoint lanes vs 1, 10 runs per lane.
+{
+  const one = run({ mode: 'parallel', concurrency: 10 }, { maxPrs: PRS / 2 });
+  const four = run({ mode: 'parallel', concurrency: 40 }, { lanes: 4, arrivals: { kind: 'saturated', backlog: 4 * 25 } });
+  // The same CI budget spent on one chain instead (single mode: one lane, and much faster to simulate).
+  const oneWide = run({ concurrency: 40 }, { arrivals: { kind: 'saturated', backlog: 100 } });
+  const ratio = four.mergesPerHour / one.mergesPerHour;
+  row('4 lanes vs 1, p=5%, N=10/lane', 'merges, 4 lanes / 1', '≥ 3.5×', `${f2(ratio)}×`, ratio >= 3.5,
+    `${f2(four.mergesPerHour)}/h vs ${f2(one.mergesPerHour)}/h; one chain at N=40: ${f2(oneWide.mergesPerHour)}/h`);
+}
+
+// 4. Flaky runs, anti-flake off and on.
+{
+  const clean = run({ concurrency: 10 });
+  const off = run({ concurrency: 10 }, { flakeRate: 0.03 });
+  const on = run({ concurrency: 10, canOptimisticallyMerge: true, pendingFailureDepth: 1 }, { flakeRate: 0.03 });
+  const share = (s: SimulationSummary) => s.mergesPerHour / clean.mergesPerHour;
+  row('3% flaky runs, p=5% N=10', 'anti-flake on / flake-free', '≥ 90%', `${(100 * share(on)).toFixed(1)}%`, share(on) >= 0.9,
+    `${f2(on.mergesPerHour)}/h vs ${f2(clean.mergesPerHour)}/h; ${on.prs.failedGood} good PRs rejected`);
+  row('', 'anti-flake off / flake-free', '', `${(100 * share(off)).toFixed(1)}%`, null,
+    `${f2(off.mergesPerHour)}/h; ${off.prs.failedGood} good PRs rejected`);
+}
+
+const widths = [32, 28, 11, 10, 7];
+const line = (cells: string[]): string => cells.map((c, i) => (i < widths.length ? c.padEnd(widths[i]) : c)).join(' ').trimEnd();
+console.log(`queue: the engine in the simulator, T = ${T} min fixed, seed ${SEED}, ${PRS} PRs per capacity run`);
+console.log('(capacity with the queue kept full; time in queue under Poisson arrivals at 80% of that capacity)');
+console.log(line(['scenario', 'measure', 'goal', 'measured', 'met', 'note']));
+for (const r of rows) console.log(line([r.scenario, r.measure, r.goal, r.measured, r.met === null ? '' : r.met ? 'yes' : 'NO', r.note]));
+console.log(`simulated ${simulatedPrs} PRs in ${(wallMs / 1000).toFixed(1)} s (${((wallMs * 1000) / simulatedPrs).toFixed(0)} µs per PR)`);
