@@ -22,7 +22,7 @@ Examples:
   $ greenline metrics --repo github.com/acme/web
   $ greenline metrics --raw > metrics.prom
   $ greenline metrics --json | jq '.[] | select(.depth > 10)'`)
-    .action((flags: ClientFlags & { repo?: string; raw?: boolean }) => withClient({ ...flags, repo: undefined }, async ({ client }) => {
+    .action((flags: ClientFlags & { repo?: string; raw?: boolean }) => withClient(flags, async ({ client }) => {
       const repo = flags.repo === undefined ? undefined : parseRepoSlug(flags.repo);
       const text = await client.getMergeQueueMetrics(repo ? { repo: `${repo.owner}/${repo.name}`, repoHost: repo.host } : {});
       if (flags.raw) return void process.stdout.write(text);
