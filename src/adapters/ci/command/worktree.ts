@@ -1,17 +1,42 @@
 /**
  * Checkouts of test commits for the command CI: a detached `git worktree` of the repository's bare
  * mirror (objects shared, nothing cloned), removed when the run ends.
+ *
+ * git's worktree bookkeeping (`$GIT_DIR/worktrees/`) is not safe under concurrent changes: an `add`
+ * reads the other worktrees' entries while they are being written ("failed to read
+ * worktrees/<id>/commondir"), and a `prune` removes the `worktrees` directory when it is empty just as
+ * an `add` is about to create its entry in it ("could not create directory of 'worktrees/<id>'").
+ * So the changes to one mirror's worktrees are made one at a time; the commands run in them are not.
  */
 import { rm } from 'node:fs/promises';
 import { git, runGit } from '../../forge/git/git.js';
 
-/** Checks `sha` out at `dir`; a directory left over by a crashed run is replaced. */
-export async function addWorktree(mirrorDir: string, dir: string, sha: string): Promise<void> {
-  await removeWorktree(mirrorDir, dir);
-  await git(['worktree', 'add', '--detach', '--quiet', dir, sha], { cwd: mirrorDir });
+/** The tail of each mirror's queue of worktree changes. */
+const changing = new Map<string, Promise<void>>();
+
+function oneAtATime(mirrorDir: string, change: () => Promise<void>): Promise<void> {
+  const done = (changing.get(mirrorDir) ?? Promise.resolve()).then(change);
+  const tail = done.catch(() => undefined);
+  changing.set(mirrorDir, tail);
+  void tail.then(() => {
+    if (changing.get(mirrorDir) === tail) changing.delete(mirrorDir);
+  });
+  return done;
 }
 
-export async function removeWorktree(mirrorDir: string, dir: string): Promise<void> {
+/** Checks `sha` out at `dir`; a directory left over by a crashed run is replaced. */
+export function addWorktree(mirrorDir: string, dir: string, sha: string): Promise<void> {
+  return oneAtATime(mirrorDir, async () => {
+    await remove(mirrorDir, dir);
+    await git(['worktree', 'add', '--detach', '--quiet', dir, sha], { cwd: mirrorDir });
+  });
+}
+
+export function removeWorktree(mirrorDir: string, dir: string): Promise<void> {
+  return oneAtATime(mirrorDir, () => remove(mirrorDir, dir));
+}
+
+async function remove(mirrorDir: string, dir: string): Promise<void> {
   // Double --force: also when the run left untracked files or a lock behind.
   const removed = await runGit(['worktree', 'remove', '--force', '--force', dir], { cwd: mirrorDir, okCodes: [128] });
   if (removed.code !== 0) {
