@@ -50,15 +50,21 @@ const KEYS = Object.keys(DEFAULT_CONFIG) as Key[];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 const envName = (k: Key): string => `GREENLINE_${k.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
-/** Variables the built-in CI runner sets for the commands it runs; they are not configuration. */
-const RUNNER_ENV = new Set(['GREENLINE_TEST_RUN_ID', 'GREENLINE_TARGET_BRANCH', 'GREENLINE_PR_NUMBERS', 'GREENLINE_TEST_SHA']);
+/**
+ * GREENLINE_* variables that are not server configuration: those the built-in CI runner sets for the
+ * commands it runs, and the client commands' server address and token (docs/cli.md).
+ */
+const NOT_SERVER_ENV = new Set([
+  'GREENLINE_TEST_RUN_ID', 'GREENLINE_TARGET_BRANCH', 'GREENLINE_PR_NUMBERS', 'GREENLINE_TEST_SHA', 'GREENLINE_TEST_BRANCH',
+  'GREENLINE_URL', 'GREENLINE_TOKEN',
+]);
 
 /** The configuration found in GREENLINE_* variables (pure: reads only `env`). */
 export function readEnv(env: NodeJS.ProcessEnv = process.env): Partial<Record<Key, string>> {
   const byName = new Map(KEYS.map((k) => [envName(k), k]));
   const out: Partial<Record<Key, string>> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (!name.startsWith('GREENLINE_') || RUNNER_ENV.has(name) || value === undefined) continue;
+    if (!name.startsWith('GREENLINE_') || NOT_SERVER_ENV.has(name) || value === undefined) continue;
     const key = byName.get(name);
     if (!key) throw new ConfigError(`Unknown environment variable ${name}; known: ${[...byName.keys()].join(', ')}`);
     out[key] = value;

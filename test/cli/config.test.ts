@@ -16,7 +16,11 @@ describe('readEnv', () => {
   });
 
   it('leaves the variables the CI runner sets for its commands alone', () => {
-    expect(readEnv({ GREENLINE_TEST_RUN_ID: 'x', GREENLINE_PR_NUMBERS: '1,2' })).toEqual({});
+    expect(readEnv({ GREENLINE_TEST_RUN_ID: 'x', GREENLINE_PR_NUMBERS: '1,2', GREENLINE_TEST_BRANCH: 'b' })).toEqual({});
+  });
+
+  it("leaves the client commands' GREENLINE_URL and GREENLINE_TOKEN alone, so serve starts with them exported", () => {
+    expect(readEnv({ GREENLINE_URL: 'http://127.0.0.1:8080', GREENLINE_TOKEN: 'gl_x', GREENLINE_PORT: '9000' })).toEqual({ port: '9000' });
   });
 });
 
