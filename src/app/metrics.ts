@@ -38,11 +38,12 @@ export async function renderMetrics(
   const repoById = new Map(repos.map((r) => [r.id, r]));
   const queues = await listQueuesOfRepos(db, repos.map((r) => r.id));
   const queueIds = queues.map((q) => q.id);
-  const since = opts.now - HOUR_MS;
+  // The window is the last hour, (now − 1 h, now].
+  const after = opts.now - HOUR_MS;
   const [entries, runs, transitions] = await Promise.all([
     listEntriesInStates(db, queueIds, QUEUED_STATES),
-    listRunsOfWindow(db, queueIds, since, IN_FLIGHT),
-    listTransitionsOfRecentPrs(db, queueIds, since),
+    listRunsOfWindow(db, queueIds, after, IN_FLIGHT),
+    listTransitionsOfRecentPrs(db, queueIds, after),
   ]);
   const entriesOf = groupBy(entries, (e) => e.queueId);
   const runsOf = groupBy(runs, (r) => r.queueId);
@@ -64,7 +65,7 @@ export async function renderMetrics(
       },
       runs: (runsOf.get(q.id) ?? []).map((r) => r.run),
       transitions: transitionsOf.get(q.id) ?? ([] as MetricsTransition[]),
-    }, since);
+    }, after);
   }
   return m.registry.metrics();
 }

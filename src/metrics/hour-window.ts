@@ -1,6 +1,6 @@
 /**
- * The sliding hour of contract §7, measured from recorded transitions (table `transitions`). A PR's
- * history is walked oldest first; what ended inside the window is reported, measured from where it
+ * The sliding hour of contract §7, measured from recorded transitions (table `transitions`): the
+ * window is (now − 1 h, now], an hour ago excluded. A PR's history is walked oldest first; what ended inside the window is reported, measured from where it
  * began, even before the window:
  *
  *   PENDING → TESTING         wait: since the PR last entered PENDING (admission or a restart)
@@ -31,15 +31,15 @@ const CONCLUSION_OF: Partial<Record<State, Conclusion>> = {
 const runType = (t: MetricsTransition): QueueType => (t.bisection ? 'bisection' : 'main');
 const seconds = (from: number, to: number): number => (to - from) / 1000;
 
-/** Reports one PR's transitions (oldest first, all its trips) that fall at or after `since`. */
-export function walkPrHistory(rows: readonly MetricsTransition[], since: number, sink: HourSink): void {
+/** Reports one PR's transitions (oldest first, all its trips) that fall after `after`. */
+export function walkPrHistory(rows: readonly MetricsTransition[], after: number, sink: HourSink): void {
   let admittedAt: number | null = null;
   let pendingAt: number | null = null;
   let testing: { at: number; type: QueueType } | null = null;
   let inBisection = false;
   for (const t of rows) {
     const to = t.to as State;
-    const recent = t.at >= since;
+    const recent = t.at > after;
     if (t.from === PrState.TESTING) {
       const type = testing?.type ?? runType(t);
       if (recent && testing !== null) sink.test(type, seconds(testing.at, t.at));

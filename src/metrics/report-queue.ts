@@ -26,7 +26,8 @@ export interface QueueData {
   transitions: readonly MetricsTransition[];
 }
 
-export function reportQueue(m: QueueMetrics, q: QueueData, since: number): void {
+/** `after`: the window's start (now − 1 h), excluded. */
+export function reportQueue(m: QueueMetrics, q: QueueData, after: number): void {
   const { repo, snapshot } = q;
   const branch = snapshot.targetBranch;
   const labels: Record<QueueType, QueueLabels> = {
@@ -48,8 +49,8 @@ export function reportQueue(m: QueueMetrics, q: QueueData, since: number): void 
   for (const status of RUN_STATUSES) m.bisectionRuns.set({ repo, branch, status }, 0);
 
   reportNow(m, labels, q);
-  const merged = reportHour(m, labels, q.transitions, since);
-  const ciRuns = reportRuns(m, labels, q.runs, since);
+  const merged = reportHour(m, labels, q.transitions, after);
+  const ciRuns = reportRuns(m, labels, q.runs, after);
   if (merged > 0) m.ciRunsPerMerge.set({ repo, branch }, ciRuns / merged);
 }
 
@@ -82,7 +83,7 @@ function reportNow(m: QueueMetrics, labels: Record<QueueType, QueueLabels>, q: Q
 
 /** The `_1h` series of PRs; returns how many PRs merged in the window. */
 function reportHour(
-  m: QueueMetrics, labels: Record<QueueType, QueueLabels>, transitions: readonly MetricsTransition[], since: number,
+  m: QueueMetrics, labels: Record<QueueType, QueueLabels>, transitions: readonly MetricsTransition[], after: number,
 ): number {
   let merged = 0;
   const sink = {
@@ -98,17 +99,17 @@ function reportHour(
   let start = 0;
   for (let i = 1; i <= transitions.length; i++) {
     if (i < transitions.length && transitions[i].prNumber === transitions[start].prNumber) continue;
-    walkPrHistory(transitions.slice(start, i), since, sink);
+    walkPrHistory(transitions.slice(start, i), after, sink);
     start = i;
   }
   return merged;
 }
 
 /** The `_1h` series of test runs; returns how many runs created in the window had CI started. */
-function reportRuns(m: QueueMetrics, labels: Record<QueueType, QueueLabels>, runs: readonly TestRun[], since: number): number {
+function reportRuns(m: QueueMetrics, labels: Record<QueueType, QueueLabels>, runs: readonly TestRun[], after: number): number {
   let started = 0;
   for (const run of runs) {
-    if (run.createdAt < since) continue;
+    if (run.createdAt <= after) continue;
     const l = labels[run.queueType];
     m.groupSize.observe(l, run.prNumbers.length);
     if (run.testSha !== null) {

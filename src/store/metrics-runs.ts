@@ -4,14 +4,14 @@ import type { TestRun } from '../engine/types.js';
 import type { Database } from './database.js';
 import { runOf } from './test-runs.js';
 
-/** Runs of the queues created at or after `since`, or still in one of `activeStatuses` (any age). */
+/** Runs of the queues created after `after`, or still in one of `activeStatuses` (any age). */
 export async function listRunsOfWindow(
-  db: Kysely<Database>, queueIds: readonly string[], since: number, activeStatuses: readonly string[],
+  db: Kysely<Database>, queueIds: readonly string[], after: number, activeStatuses: readonly string[],
 ): Promise<{ queueId: string; run: TestRun }[]> {
   if (queueIds.length === 0) return [];
   const rows = await db.selectFrom('test_runs').select(['queue_id', 'data'])
     .where('queue_id', 'in', [...queueIds])
-    .where((eb) => eb.or([eb('created_at', '>=', since), eb('status', 'in', [...activeStatuses])]))
+    .where((eb) => eb.or([eb('created_at', '>', after), eb('status', 'in', [...activeStatuses])]))
     .execute();
   return rows.map((r) => ({ queueId: r.queue_id, run: runOf(r) }));
 }

@@ -14,7 +14,7 @@ export interface MetricsTransition {
 }
 
 /**
- * Every transition of every (queue, PR) that had a transition at or after `since`, ordered by queue,
+ * Every transition of every (queue, PR) that had a transition after `after`, ordered by queue,
  * PR and time: a window's events together with the history needed to measure them (a PR admitted
  * two hours ago and merged now has its admission in the result).
  *
@@ -24,13 +24,13 @@ export interface MetricsTransition {
  * PostgreSQL alike without parsing every run.
  */
 export async function listTransitionsOfRecentPrs(
-  db: Kysely<Database>, queueIds: readonly string[], since: number,
+  db: Kysely<Database>, queueIds: readonly string[], after: number,
 ): Promise<MetricsTransition[]> {
   if (queueIds.length === 0) return [];
   const rows = await db.selectFrom('transitions as t')
     .innerJoin(
       (eb) => eb.selectFrom('transitions').select(['queue_id', 'pr_number']).distinct()
-        .where('queue_id', 'in', [...queueIds]).where('at', '>=', since).as('recent'),
+        .where('queue_id', 'in', [...queueIds]).where('at', '>', after).as('recent'),
       (join) => join.onRef('recent.queue_id', '=', 't.queue_id').onRef('recent.pr_number', '=', 't.pr_number'),
     )
     .leftJoin('test_runs as r', 'r.id', 't.run_id')
