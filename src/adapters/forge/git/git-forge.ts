@@ -50,7 +50,12 @@ export class GitForge implements ForgePort {
     if (!Number.isSafeInteger(number) || number < 1) return null;
     const m = this.mirrors.get(repo);
     await m.refresh();
-    const headSha = await m.resolve(m.prRef(number));
+    // A PR pushed moments ago may postdate the reused fetch: look again before saying it does not exist.
+    let headSha = await m.resolve(m.prRef(number));
+    if (!headSha) {
+      await m.refresh(0);
+      headSha = await m.resolve(m.prRef(number));
+    }
     if (!headSha) return null;
     const baseBranch = targetBranch ?? (await m.defaultBranch()) ?? 'main';
     const head = (await readCommits(m.dir, [headSha])).get(headSha)!;

@@ -92,6 +92,15 @@ describe('git forge: branches', () => {
     expect(await fresh.getBranchSha(fx.binding(), 'main')).toBe(moved);
   });
 
+  it('finds a PR pushed within the freshness window instead of calling it missing', async () => {
+    const forge = createGitForge({ dataDir: fx.dataDir, logger, fetchTtlMs: 60_000 });
+    expect(await forge.getBranchSha(fx.binding(), 'main')).toBe(fx.baseSha);
+    const head = await fx.openPr(41, { 'late.txt': 'late\n' }, { title: 'Pushed just now' });
+    const pr = await forge.getPullRequest(fx.binding(), 41, 'main');
+    expect(pr?.headSha).toBe(head);
+    expect(pr?.title).toBe('Pushed just now');
+  });
+
   it('sees a branch deleted on the remote as gone after a fetch', async () => {
     await fx.setRef('refs/heads/feature', fx.baseSha);
     const forge = createGitForge({ dataDir: fx.dataDir, logger, fetchTtlMs: 0 });
