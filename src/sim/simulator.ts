@@ -34,7 +34,7 @@ type AgendaItem =
   | { kind: 'wake' };
 
 /** Simulated time starts here (engine times are epoch milliseconds). */
-export const SIM_EPOCH = Date.UTC(2025, 0, 6, 9);
+const SIM_EPOCH = Date.UTC(2025, 0, 6, 9);
 const MINUTE = 60_000;
 /** A guard against a queue that never settles: far above what any real run needs per PR. */
 const MAX_DECISIONS_PER_PR = 2_000;
