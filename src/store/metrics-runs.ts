@@ -9,9 +9,11 @@ export async function listRunsOfWindow(
   db: Kysely<Database>, queueIds: readonly string[], after: number, activeStatuses: readonly string[],
 ): Promise<{ queueId: string; run: TestRun }[]> {
   if (queueIds.length === 0) return [];
+  // A union, not an OR: each half is a range of one index (queue, created_at) and (queue, status).
   const rows = await db.selectFrom('test_runs').select(['queue_id', 'data'])
-    .where('queue_id', 'in', [...queueIds])
-    .where((eb) => eb.or([eb('created_at', '>', after), eb('status', 'in', [...activeStatuses])]))
+    .where('queue_id', 'in', [...queueIds]).where('created_at', '>', after)
+    .union(db.selectFrom('test_runs').select(['queue_id', 'data'])
+      .where('queue_id', 'in', [...queueIds]).where('status', 'in', [...activeStatuses]))
     .execute();
   return rows.map((r) => ({ queueId: r.queue_id, run: runOf(r) }));
 }
