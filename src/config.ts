@@ -12,6 +12,8 @@
  * | logLevel            | GREENLINE_LOG_LEVEL             | info           |
  * | pollIntervalSeconds | GREENLINE_POLL_INTERVAL_SECONDS | 15             |
  * | ciMaxParallel       | GREENLINE_CI_MAX_PARALLEL       | 2              |
+ * | operatorMetricsPort | GREENLINE_OPERATOR_METRICS_PORT | off            |
+ * | operatorMetricsHost | GREENLINE_OPERATOR_METRICS_HOST | 127.0.0.1      |
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,6 +30,9 @@ export interface GreenlineConfig {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   pollIntervalSeconds: number;
   ciMaxParallel: number;
+  /** Port of the operator metrics endpoint (docs/metrics.md; 0 = any free port); null = off. */
+  operatorMetricsPort: number | null;
+  operatorMetricsHost: string;
 }
 
 export const DEFAULT_CONFIG: Readonly<GreenlineConfig> = Object.freeze({
@@ -39,6 +44,8 @@ export const DEFAULT_CONFIG: Readonly<GreenlineConfig> = Object.freeze({
   logLevel: 'info',
   pollIntervalSeconds: 15,
   ciMaxParallel: 2,
+  operatorMetricsPort: null,
+  operatorMetricsHost: '127.0.0.1',
 });
 
 export class ConfigError extends Error {
@@ -126,6 +133,8 @@ export function validateConfig(merged: Record<string, unknown>): Readonly<Greenl
     logLevel: oneOf('logLevel', merged.logLevel, LOG_LEVELS) as GreenlineConfig['logLevel'],
     pollIntervalSeconds: integer('pollIntervalSeconds', merged.pollIntervalSeconds, 1, 86_400),
     ciMaxParallel: integer('ciMaxParallel', merged.ciMaxParallel, 1, 256),
+    operatorMetricsPort: merged.operatorMetricsPort == null ? null : integer('operatorMetricsPort', merged.operatorMetricsPort, 0, 65535),
+    operatorMetricsHost: text('operatorMetricsHost', merged.operatorMetricsHost),
   });
 }
 

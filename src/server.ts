@@ -12,6 +12,8 @@ import { systemClock } from './app/clock.js';
 import { createApp, type App } from './app/create-app.js';
 import { bootstrap } from './app/org-admin.js';
 import type { GreenlineConfig } from './config.js';
+import { OperatorMetrics } from './metrics/operator-metrics.js';
+import { createOperatorMetricsServer, type OperatorMetricsServer } from './metrics/operator-server.js';
 import { connect, type Db } from './store/connect.js';
 import { migrateToLatest } from './store/migrations/index.js';
 
@@ -21,6 +23,8 @@ export interface Server {
   stop(): Promise<void>;
   /** The address the server listens on (valid after start). */
   readonly url: string;
+  /** The operator metrics endpoint's URL (valid after start); null when it is off. */
+  readonly operatorMetricsUrl: string | null;
 }
 
 export function createLogger(level: GreenlineConfig['logLevel']): Logger {
@@ -34,19 +38,25 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
   let app: App | null = null;
   let ci: { stop(): Promise<void> } | null = null;
   let http: FastifyInstance | null = null;
+  let operator: OperatorMetricsServer | null = null;
   let url = '';
+  let operatorMetricsUrl: string | null = null;
 
   async function stop(): Promise<void> {
+    await operator?.stop();
     await http?.close();
     await app?.stop();
     await ci?.stop();
     await db?.destroy();
-    http = null; app = null; ci = null; db = null;
+    operator = null; http = null; app = null; ci = null; db = null;
   }
 
   return {
     get url() {
       return url;
+    },
+    get operatorMetricsUrl() {
+      return operatorMetricsUrl;
     },
     async start() {
       try {
@@ -62,10 +72,18 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
             return command;
           },
         });
-        http = await buildHttpApp({ service: app.service, logger, enumCase: config.enumCase });
+        const metrics = config.operatorMetricsPort === null ? null : new OperatorMetrics();
+        http = await buildHttpApp({
+          service: app.service, logger, enumCase: config.enumCase,
+          ...(metrics ? { onRequestDone: (timing) => metrics.observeRequest(timing) } : {}),
+        });
         app.start();
         const address = await http.listen({ port: config.port, host: config.host });
         url = address;
+        if (metrics) {
+          operator = createOperatorMetricsServer(metrics, { host: config.operatorMetricsHost, port: config.operatorMetricsPort! });
+          operatorMetricsUrl = await operator.start();
+        }
         return { bootstrapToken: first?.token ?? null };
       } catch (err) {
         await stop().catch(() => undefined);

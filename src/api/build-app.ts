@@ -6,6 +6,7 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { MergeQueueService } from '../app/types.js';
+import type { RequestTiming } from '../metrics/operator-metrics.js';
 import { addApiKeywords } from './ajv-keywords.js';
 import { requireToken } from './auth.js';
 import { errorHandler } from './error-handler.js';
@@ -25,6 +26,8 @@ export interface HttpAppDeps {
   service: MergeQueueService;
   logger: Logger | false;
   enumCase: EnumCase;
+  /** Told of every answered request (the operator metrics' latency histogram), when given. */
+  onRequestDone?: (timing: RequestTiming) => void;
 }
 
 export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> {
@@ -47,6 +50,9 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   app.setNotFoundHandler(notFoundHandler(app));
   app.addHook('onResponse', async (request, reply) => {
     request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    deps.onRequestDone?.({
+      method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, seconds: reply.elapsedTime / 1000,
+    });
   });
 
   await registerOpenApi(app);
