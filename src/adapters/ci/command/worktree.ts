@@ -4,36 +4,25 @@
  *
  * git's worktree bookkeeping (`$GIT_DIR/worktrees/`) is not safe under concurrent changes: an `add`
  * reads the other worktrees' entries while they are being written ("failed to read
- * worktrees/<id>/commondir"), and a `prune` removes the `worktrees` directory when it is empty just as
- * an `add` is about to create its entry in it ("could not create directory of 'worktrees/<id>'").
- * So the changes to one mirror's worktrees are made one at a time; the commands run in them are not.
+ * worktrees/<id>/commondir"), a `prune` removes the `worktrees` directory when it is empty just as an
+ * `add` is about to create its entry in it ("could not create directory of 'worktrees/<id>'"), and a
+ * fetch into the mirror fails on a worktree being added. So worktree changes take turns with the
+ * mirror's other local changes (changeOneAtATime); the commands run in the worktrees do not.
  */
 import { rm } from 'node:fs/promises';
 import { git, runGit } from '../../forge/git/git.js';
-
-/** The tail of each mirror's queue of worktree changes. */
-const changing = new Map<string, Promise<void>>();
-
-function oneAtATime(mirrorDir: string, change: () => Promise<void>): Promise<void> {
-  const done = (changing.get(mirrorDir) ?? Promise.resolve()).then(change);
-  const tail = done.catch(() => undefined);
-  changing.set(mirrorDir, tail);
-  void tail.then(() => {
-    if (changing.get(mirrorDir) === tail) changing.delete(mirrorDir);
-  });
-  return done;
-}
+import { changeOneAtATime } from '../../forge/git/mirror.js';
 
 /** Checks `sha` out at `dir`; a directory left over by a crashed run is replaced. */
 export function addWorktree(mirrorDir: string, dir: string, sha: string): Promise<void> {
-  return oneAtATime(mirrorDir, async () => {
+  return changeOneAtATime(mirrorDir, async () => {
     await remove(mirrorDir, dir);
     await git(['worktree', 'add', '--detach', '--quiet', dir, sha], { cwd: mirrorDir });
   });
 }
 
 export function removeWorktree(mirrorDir: string, dir: string): Promise<void> {
-  return oneAtATime(mirrorDir, () => remove(mirrorDir, dir));
+  return changeOneAtATime(mirrorDir, () => remove(mirrorDir, dir));
 }
 
 async function remove(mirrorDir: string, dir: string): Promise<void> {

@@ -34,6 +34,26 @@ const PATH_PART = /^[A-Za-z0-9_][A-Za-z0-9._:-]*$/;
 
 export const isSha = (s: string): boolean => SHA.test(s);
 
+/** The tail of each mirror's queue of local changes. */
+const changing = new Map<string, Promise<void>>();
+
+/**
+ * Runs `change` once the earlier local changes of the mirror at `dir` are done. git does not make
+ * changes to one repository's refs and worktrees safe against each other: a fetch fails with "cannot
+ * lock ref … is at X but expected Y" when an update-ref lands during it, and with "bad object
+ * worktrees/<id>/HEAD" while a worktree is being added; concurrent worktree changes fail too
+ * (ci/command/worktree.ts). So fetches, local ref updates and worktree changes take turns.
+ */
+export function changeOneAtATime<T>(dir: string, change: () => Promise<T>): Promise<T> {
+  const done = (changing.get(dir) ?? Promise.resolve()).then(change);
+  const tail = done.then(() => undefined, () => undefined);
+  changing.set(dir, tail);
+  void tail.then(() => {
+    if (changing.get(dir) === tail) changing.delete(dir);
+  });
+  return done;
+}
+
 export class Mirror {
   private initialised: Promise<void> | null = null;
   /** Start time of the last fetch that succeeded, and the fetch under way with its start time. */
@@ -144,7 +164,7 @@ export class Mirror {
    */
   async setLocalRef(ref: string, sha: string | null): Promise<void> {
     try {
-      await git(sha ? ['update-ref', ref, sha] : ['update-ref', '-d', ref], { cwd: this.dir });
+      await changeOneAtATime(this.dir, () => git(sha ? ['update-ref', ref, sha] : ['update-ref', '-d', ref], { cwd: this.dir }));
     } catch {
       this.lastFetchStart = -Infinity;
     }
@@ -169,7 +189,7 @@ export class Mirror {
       const glob = pattern.replace('{n}', '*');
       specs.push(`+${glob}:${glob}`);
     }
-    await this.network(['fetch', '--prune', '--no-tags', '--quiet', '--', this.url, ...specs]);
+    await changeOneAtATime(this.dir, () => this.network(['fetch', '--prune', '--no-tags', '--quiet', '--', this.url, ...specs]));
   }
 
   private async missingCommits(shas: readonly string[]): Promise<string[]> {
