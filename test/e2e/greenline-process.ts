@@ -8,6 +8,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { CiRecord } from './ci-script.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -135,6 +136,17 @@ export class GreenlineProcess {
       pr: l.pr as number, from: l.from as string | null, to: l.to as string, reason: l.reason as string,
       ...(typeof l.runId === 'string' ? { runId: l.runId } : {}),
     }));
+  }
+
+  /**
+   * What happened, for the report of a failed test: every transition, one per line
+   * (`#7 TESTING -> PENDING_FAILURE TEST_RUN_REQUIRED_STATUS_FAILED run 1a2b3c4d`), what CI ran, and
+   * the warnings and errors the server logged.
+   */
+  story(ci: CiRecord[] = []): string {
+    const transitions = this.transitions().map((t) => `#${t.pr} ${t.from ?? '-'} -> ${t.to} ${t.reason}${t.runId ? ` run ${t.runId.slice(0, 8)}` : ''}`);
+    const runs = ci.map((r) => `CI run ${r.runId.slice(0, 8)} on ${r.sha.slice(0, 8)}: PRs ${r.prNumbers.join(', ')}, exit ${r.exitCode}`);
+    return ['Server transitions:', ...transitions, ...runs, ...this.problems()].join('\n');
   }
 
   /** Log lines at warn level or above (what an operator would be alerted to). */

@@ -3,6 +3,15 @@ import type { ApiReply, GreenlineProcess } from './greenline-process.js';
 
 export const TERMINAL = ['MERGED', 'FAILED', 'CANCELLED'];
 
+/**
+ * How long a scenario's PRs may take to leave the queue. Alone, each scenario needs seconds (the
+ * testing-timeout one a minute); they run side by side on a shared two-core machine, where a round of
+ * test branch, CI and merge was seen to take ten times longer.
+ */
+export const SETTLE_MS = 150_000;
+/** A scenario's test: its set-up, settling, and the checks after. */
+export const SCENARIO_MS = 240_000;
+
 /** Polls `probe` until it returns a value that is not undefined; the timeout error tells what it saw last. */
 export async function waitUntil<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>, seen?: () => unknown): Promise<T> {
   const deadline = Date.now() + timeoutMs;

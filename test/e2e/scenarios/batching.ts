@@ -8,11 +8,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHECK_SH, writeCiScript, type CiScript } from './ci-script.js';
-import { GitRemote } from './git-remote.js';
-import { GreenlineProcess, killAll } from './greenline-process.js';
-import { QueueClient, waitUntil } from './queue-client.js';
-import { targetHistoryProblems } from './target-history.js';
+import { CHECK_SH, writeCiScript, type CiScript } from '../ci-script.js';
+import { GitRemote } from '../git-remote.js';
+import { GreenlineProcess } from '../greenline-process.js';
+import { QueueClient, SCENARIO_MS, SETTLE_MS, waitUntil } from '../queue-client.js';
+import { targetHistoryProblems } from '../target-history.js';
 
 const SLUG = 'example.com/acme/batches';
 /** Submission order = queue order: batches [1 2 3 4] [5 6 7 8] [9 10 11 12]. */
@@ -23,65 +23,67 @@ const CONFLICT = 6;
 const GOOD = ORDER.filter((n) => !BROKEN.includes(n) && n !== CONFLICT);
 const SHARED = 'line 1\nline 2\nline 3';
 
-let dir: string;
-let remote: GitRemote;
-let ci: CiScript;
-let server: GreenlineProcess;
-let queue: QueueClient;
+export function batchingScenario(): void {
+  describe.concurrent('batching: batchingMinSize 4, twelve PRs', () => {
+    let dir: string;
+    let remote: GitRemote;
+    let ci: CiScript;
+    let server: GreenlineProcess;
+    let queue: QueueClient;
 
-beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'greenline-e2e-batch-'));
-  remote = await GitRemote.create(dir, { 'check.sh': CHECK_SH, 'shared.txt': `${SHARED}\n` });
-  for (const n of ORDER) {
-    const files: Record<string, string> = { [`features/pr-${n}.txt`]: BROKEN.includes(n) ? 'broken\n' : 'works\n' };
-    if (n === 3 || n === CONFLICT) files['shared.txt'] = `${SHARED.replace('line 2', `line 2 as #${n} wants it`)}\n`;
-    await remote.openPr(n, files, `Feature ${n}`);
-  }
-  ci = writeCiScript(dir);
-  server = await GreenlineProcess.start({ dir, repos: [{ repo: SLUG, remote: remote.dir, ciCommand: ci.command }], ciMaxParallel: 3 });
-  queue = new QueueClient(server, SLUG);
-}, 60_000);
+    beforeAll(async () => {
+      dir = mkdtempSync(path.join(tmpdir(), 'greenline-e2e-batch-'));
+      remote = await GitRemote.create(dir, { 'check.sh': CHECK_SH, 'shared.txt': `${SHARED}\n` });
+      for (const n of ORDER) {
+        const files: Record<string, string> = { [`features/pr-${n}.txt`]: BROKEN.includes(n) ? 'broken\n' : 'works\n' };
+        if (n === 3 || n === CONFLICT) files['shared.txt'] = `${SHARED.replace('line 2', `line 2 as #${n} wants it`)}\n`;
+        await remote.openPr(n, files, `Feature ${n}`);
+      }
+      ci = writeCiScript(dir);
+      server = await GreenlineProcess.start({ dir, repos: [{ repo: SLUG, remote: remote.dir, ciCommand: ci.command }], ciMaxParallel: 3 });
+      queue = new QueueClient(server, SLUG);
+    }, 60_000);
 
-afterAll(async () => {
-  await server?.stop();
-  killAll();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-describe('batching: batchingMinSize 4, twelve PRs', () => {
-  it('bisects failed batches, merges every innocent PR in queue order, each batch tested green on its base', async () => {
-    // batchingMaxWaitTimeMinutes is whole minutes: the batches are filled by submitting twelve PRs
-    // while paused, so that no group waits for the timer.
-    await queue.create('single', 3, { state: 'PAUSED', batch: true, batchingMinSize: 4, batchingMaxWaitTimeMinutes: 1 });
-    for (const n of ORDER) {
-      expect((await queue.submit(n)).status).toBe(200);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    await queue.call('updateQueue', { state: 'RUNNING' });
-
-    const entries = await queue.settle(ORDER, 50_000);
-    const expected = Object.fromEntries(ORDER.map((n) => [n, GOOD.includes(n) ? 'MERGED' : 'FAILED']));
-    expect(Object.fromEntries(ORDER.map((n) => [n, entries.get(n).state]))).toEqual(expected);
-
-    expect((await remote.targetCommits()).map((c) => c.prNumber)).toEqual(GOOD);
-    expect(await remote.files('main')).toEqual(['check.sh', ...GOOD.map((n) => `features/pr-${n}.txt`), 'shared.txt'].sort());
-    expect(await targetHistoryProblems(remote, queue, ci.records())).toEqual([]);
-
-    // Batches were really tested together: CI's first run was the first batch, and PRs merged in
-    // groups verified by one run each, at least one of them a whole batch of four.
-    expect(ci.records()[0]!.prNumbers).toEqual([1, 2, 3, 4]);
-    const groups = new Map<string, number[]>();
-    for (const n of GOOD) groups.set(entries.get(n).verifiedByTestRun, [...(groups.get(entries.get(n).verifiedByTestRun) ?? []), n]);
-    expect(Math.max(...[...groups.values()].map((g) => g.length))).toBe(4);
-
-    const failedWith = Object.fromEntries(server.transitions().filter((t) => t.to === 'FAILED').map((t) => [t.pr, t.reason]));
-    expect(failedWith).toEqual({
-      2: 'TEST_RUN_REQUIRED_STATUS_FAILED', 11: 'TEST_RUN_REQUIRED_STATUS_FAILED', [CONFLICT]: 'START_TEST_RUN_MERGE_CONFLICT',
+    afterAll(async () => {
+      await server?.stop();
+      rmSync(dir, { recursive: true, force: true });
     });
 
-    expect((await queue.call('getQueue')).enqueuedPullRequests).toEqual([]);
-    await waitUntil('the test branches to be deleted', 15_000,
-      async () => ((await remote.branches()).join() === 'main' ? true : undefined), () => remote.branches());
-    expect(server.problems(), 'warnings or errors in the server log').toEqual([]);
-  }, 120_000);
-});
+    it('bisects failed batches, merges every innocent PR in queue order, each batch tested green on its base', async ({ onTestFailed }) => {
+      onTestFailed(() => console.error(server.story(ci.records())));
+      // batchingMaxWaitTimeMinutes is whole minutes: the batches are filled by submitting twelve PRs
+      // while paused, so that no group waits for the timer.
+      await queue.create('single', 3, { state: 'PAUSED', batch: true, batchingMinSize: 4, batchingMaxWaitTimeMinutes: 1 });
+      for (const n of ORDER) {
+        expect((await queue.submit(n)).status).toBe(200);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      await queue.call('updateQueue', { state: 'RUNNING' });
+
+      const entries = await queue.settle(ORDER, SETTLE_MS);
+      const expected = Object.fromEntries(ORDER.map((n) => [n, GOOD.includes(n) ? 'MERGED' : 'FAILED']));
+      expect(Object.fromEntries(ORDER.map((n) => [n, entries.get(n).state]))).toEqual(expected);
+
+      expect((await remote.targetCommits()).map((c) => c.prNumber)).toEqual(GOOD);
+      expect(await remote.files('main')).toEqual(['check.sh', ...GOOD.map((n) => `features/pr-${n}.txt`), 'shared.txt'].sort());
+      expect(await targetHistoryProblems(remote, queue, ci.records())).toEqual([]);
+
+      // Batches were really tested together: CI's first run was the first batch, and PRs merged in
+      // groups verified by one run each, at least one of them a whole batch of four.
+      expect(ci.records()[0]!.prNumbers).toEqual([1, 2, 3, 4]);
+      const groups = new Map<string, number[]>();
+      for (const n of GOOD) groups.set(entries.get(n).verifiedByTestRun, [...(groups.get(entries.get(n).verifiedByTestRun) ?? []), n]);
+      expect(Math.max(...[...groups.values()].map((g) => g.length))).toBe(4);
+
+      const failedWith = Object.fromEntries(server.transitions().filter((t) => t.to === 'FAILED').map((t) => [t.pr, t.reason]));
+      expect(failedWith).toEqual({
+        2: 'TEST_RUN_REQUIRED_STATUS_FAILED', 11: 'TEST_RUN_REQUIRED_STATUS_FAILED', [CONFLICT]: 'START_TEST_RUN_MERGE_CONFLICT',
+      });
+
+      expect((await queue.call('getQueue')).enqueuedPullRequests).toEqual([]);
+      await waitUntil('the test branches to be deleted', 30_000,
+        async () => ((await remote.branches()).join() === 'main' ? true : undefined), () => remote.branches());
+      expect(server.problems(), 'warnings or errors in the server log').toEqual([]);
+    }, SCENARIO_MS);
+  });
+}

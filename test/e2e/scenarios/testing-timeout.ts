@@ -7,76 +7,78 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHECK_SH, writeCiScript, type CiScript } from './ci-script.js';
-import { GitRemote } from './git-remote.js';
-import { GreenlineProcess, killAll } from './greenline-process.js';
-import { QueueClient, waitUntil } from './queue-client.js';
-import { targetHistoryProblems } from './target-history.js';
+import { CHECK_SH, writeCiScript, type CiScript } from '../ci-script.js';
+import { GitRemote } from '../git-remote.js';
+import { GreenlineProcess } from '../greenline-process.js';
+import { QueueClient, SCENARIO_MS, SETTLE_MS, waitUntil } from '../queue-client.js';
+import { targetHistoryProblems } from '../target-history.js';
 
 const SLUG = 'example.com/acme/slow';
 const HANGS = 2;
 /** A test commit holding HANG records its shell's pid in the file HANG names, then never finishes. */
 const CHECK = ['if [ -e HANG ]; then', '  echo $$ >> "$(cat HANG)"', '  sleep 300', 'fi', CHECK_SH].join('\n');
 
-let dir: string;
-let pids: string;
-let remote: GitRemote;
-let ci: CiScript;
-let server: GreenlineProcess;
-let queue: QueueClient;
+export function testingTimeoutScenario(): void {
+  describe.concurrent('a CI command that hangs', () => {
+    let dir: string;
+    let pids: string;
+    let remote: GitRemote;
+    let ci: CiScript;
+    let server: GreenlineProcess;
+    let queue: QueueClient;
 
-beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'greenline-e2e-timeout-'));
-  pids = path.join(dir, 'hanging-pids');
-  remote = await GitRemote.create(dir, { 'check.sh': CHECK });
-  for (const n of [1, 2, 3]) {
-    const files: Record<string, string> = { [`features/pr-${n}.txt`]: 'works\n' };
-    if (n === HANGS) files.HANG = `${pids}\n`;
-    await remote.openPr(n, files, `Feature ${n}`);
-  }
-  ci = writeCiScript(dir);
-  server = await GreenlineProcess.start({ dir, repos: [{ repo: SLUG, remote: remote.dir, ciCommand: ci.command }], ciMaxParallel: 3 });
-  queue = new QueueClient(server, SLUG);
-}, 60_000);
+    beforeAll(async () => {
+      dir = mkdtempSync(path.join(tmpdir(), 'greenline-e2e-timeout-'));
+      pids = path.join(dir, 'hanging-pids');
+      remote = await GitRemote.create(dir, { 'check.sh': CHECK });
+      for (const n of [1, 2, 3]) {
+        const files: Record<string, string> = { [`features/pr-${n}.txt`]: 'works\n' };
+        if (n === HANGS) files.HANG = `${pids}\n`;
+        await remote.openPr(n, files, `Feature ${n}`);
+      }
+      ci = writeCiScript(dir);
+      server = await GreenlineProcess.start({ dir, repos: [{ repo: SLUG, remote: remote.dir, ciCommand: ci.command }], ciMaxParallel: 3 });
+      queue = new QueueClient(server, SLUG);
+    }, 60_000);
 
-afterAll(async () => {
-  await server?.stop();
-  killAll();
-  rmSync(dir, { recursive: true, force: true });
-});
+    afterAll(async () => {
+      await server?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+    const alive = (pid: number): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
 
-describe('a CI command that hangs', () => {
-  it('fails its PR with TEST_RUN_TIMEOUT after testingTimeoutMinutes, kills the command, and merges the others', async () => {
-    await queue.create('single', 2, { testingTimeoutMinutes: 1 });
-    for (const n of [1, 2, 3]) expect((await queue.submit(n)).status).toBe(200);
+    it('fails its PR with TEST_RUN_TIMEOUT after testingTimeoutMinutes, kills the command, and merges the others', async ({ onTestFailed }) => {
+      onTestFailed(() => console.error(server.story(ci.records())));
+      await queue.create('single', 2, { testingTimeoutMinutes: 1 });
+      for (const n of [1, 2, 3]) expect((await queue.submit(n)).status).toBe(200);
 
-    const entries = await queue.settle([1, 2, 3], 85_000);
-    expect([1, 2, 3].map((n) => entries.get(n).state)).toEqual(['MERGED', 'FAILED', 'MERGED']);
-    expect(server.transitions().find((t) => t.pr === HANGS && t.to === 'FAILED')?.reason).toBe('TEST_RUN_TIMEOUT');
-    // Over the API: the run that tested the hanging PR failed, and its check never reported a result.
-    const run = server.transitions().find((t) => t.pr === HANGS && t.to === 'TESTING')!.runId!;
-    const details = await queue.details(run);
-    expect(details.status).toBe('failed');
-    expect(details.statusChecks.filter((s: { state: string }) => s.state === 'SUCCESS' || s.state === 'FAILURE')).toEqual([]);
+      const entries = await queue.settle([1, 2, 3], SETTLE_MS);
+      expect([1, 2, 3].map((n) => entries.get(n).state)).toEqual(['MERGED', 'FAILED', 'MERGED']);
+      expect(server.transitions().find((t) => t.pr === HANGS && t.to === 'FAILED')?.reason).toBe('TEST_RUN_TIMEOUT');
+      // Over the API: the run that tested the hanging PR failed, and its check never reported a result.
+      const run = server.transitions().find((t) => t.pr === HANGS && t.to === 'TESTING')!.runId!;
+      const details = await queue.details(run);
+      expect(details.status).toBe('failed');
+      expect(details.statusChecks.filter((s: { state: string }) => s.state === 'SUCCESS' || s.state === 'FAILURE')).toEqual([]);
 
-    expect((await remote.targetCommits()).map((c) => c.prNumber)).toEqual([1, 3]);
-    expect(await targetHistoryProblems(remote, queue, ci.records())).toEqual([]);
+      expect((await remote.targetCommits()).map((c) => c.prNumber)).toEqual([1, 3]);
+      expect(await targetHistoryProblems(remote, queue, ci.records())).toEqual([]);
 
-    // Every command that hung was stopped with its process group.
-    const hung = readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number);
-    expect(hung.length).toBeGreaterThan(0);
-    await waitUntil('the hanging commands to be killed', 15_000, async () => (hung.some(alive) ? undefined : true),
-      () => hung.filter(alive));
-    await waitUntil('the test branches to be deleted', 15_000,
-      async () => ((await remote.branches()).join() === 'main' ? true : undefined), () => remote.branches());
-  }, 120_000);
-});
+      // Every command that hung was stopped with its process group.
+      const hung = readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number);
+      expect(hung.length).toBeGreaterThan(0);
+      await waitUntil('the hanging commands to be killed', 30_000, async () => (hung.some(alive) ? undefined : true),
+        () => hung.filter(alive));
+      await waitUntil('the test branches to be deleted', 30_000,
+        async () => ((await remote.branches()).join() === 'main' ? true : undefined), () => remote.branches());
+    }, SCENARIO_MS);
+  });
+}
