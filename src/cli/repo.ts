@@ -1,5 +1,6 @@
 /** `greenline repo connect | list | disconnect`: repositories and their forge/CI binding. */
 import { Command, Option } from 'commander';
+import { runGit } from '../adapters/forge/git/git.js';
 import { connectRepo, disconnectRepo, DEFAULT_PR_REF_PATTERN, DEFAULT_TEST_BRANCH_PREFIX } from '../app/repo-admin.js';
 import { findOrgById, findOrgByName } from '../store/orgs.js';
 import { listRepos } from '../store/repos.js';
@@ -14,6 +15,17 @@ interface ConnectFlags extends StoreFlags {
   prRefPattern?: string;
   testBranchPrefix?: string;
   requiredStatus?: string[];
+  remoteCheck: boolean;
+}
+
+/** A remote git cannot list is refused at connect time, where the mistake is made and easy to fix. */
+async function checkRemote(remote: string): Promise<void> {
+  try {
+    await runGit(['ls-remote', '--heads', '--', remote], { timeoutMs: 60_000 });
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new UsageError(`Cannot reach the remote ${remote}: ${why}\nCheck the URL and git's credentials for it, or pass --no-remote-check to connect it anyway.`);
+  }
 }
 
 export function repoCommand(): Command {
@@ -34,6 +46,7 @@ Examples:
     .option('--pr-ref-pattern <pattern>', 'ref of PR heads, {n} = PR number', DEFAULT_PR_REF_PATTERN)
     .option('--test-branch-prefix <prefix>', 'prefix of test branch names', DEFAULT_TEST_BRANCH_PREFIX)
     .option('--required-status <name...>', 'statuses a test commit needs when the queue sets none (default: greenline/ci with --ci-command)')
+    .option('--no-remote-check', 'connect without first checking that git can reach the remote')
     .addHelpText('after', `
 Examples:
   $ greenline repo connect github.com/acme/web --org acme --forge git --remote https://git.example.com/acme/web.git --ci-command "make test"
@@ -43,6 +56,7 @@ Examples:
         throw new UsageError('The github forge is not available in this version of greenline; connect the repository with --forge git --remote <url>');
       }
       if (!opts.remote) throw new UsageError('--forge git needs --remote <url>: a path or URL git can fetch from and push to');
+      if (opts.remoteCheck) await checkRemote(opts.remote);
       await withStore(opts, async (db) => {
         const row = await connectRepo(db, {
           org: opts.org, slug, forge: opts.forge, remote: opts.remote ?? null, ciCommand: opts.ciCommand ?? null,

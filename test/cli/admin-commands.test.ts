@@ -1,4 +1,5 @@
 /** `greenline token …` and `greenline repo …` as real processes on a real SQLite data dir. */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,15 +58,18 @@ describe('greenline token', () => {
 
 describe('greenline repo', () => {
   it('connect, list, disconnect', async () => {
+    const remote = join(dir, 'web.git');
+    execFileSync('git', ['init', '-q', '--bare', remote]);
     const c = await runCli(['repo', 'connect', 'github.com/acme/web', '--org', 'acme', '--forge', 'git',
-      '--remote', '/srv/git/web.git', '--ci-command', 'npm test', '--data-dir', dir]);
+      '--remote', remote, '--ci-command', 'npm test', '--data-dir', dir]);
     expect(c.code).toBe(0);
     expect(c.stdout).toContain('Connected github.com/acme/web');
 
     const l = await runCli(['repo', 'list', '--data-dir', dir]);
-    expect(l.stdout).toMatch(/github\.com\/acme\/web\s+org acme\s+forge git\s+remote \/srv\/git\/web\.git\s+ci: npm test/);
+    expect(l.stdout).toMatch(new RegExp(`github\\.com/acme/web\\s+org acme\\s+forge git\\s+remote ${remote.replace(/[.]/g, '\\.')}\\s+ci: npm test`));
 
-    const dup = await runCli(['repo', 'connect', 'github.com/acme/web', '--org', 'acme', '--forge', 'git', '--remote', '/x', '--data-dir', dir]);
+    const dup = await runCli(['repo', 'connect', 'github.com/acme/web', '--org', 'acme', '--forge', 'git', '--remote', '/x',
+      '--no-remote-check', '--data-dir', dir]);
     expect(dup.code).toBe(1);
     expect(dup.stderr).toMatch(/already connected/);
 
@@ -74,6 +78,18 @@ describe('greenline repo', () => {
     expect((await runCli(['repo', 'list', '--data-dir', dir])).stdout).toContain('No repositories connected.');
     const d2 = await runCli(['repo', 'disconnect', 'github.com/acme/web', '--data-dir', dir]);
     expect(d2.stderr).toMatch(/is not connected/);
+  });
+
+  it('refuses a remote git cannot reach, naming it and the way around (exit 2); --no-remote-check connects it anyway', async () => {
+    const missing = join(dir, 'no-such-remote.git');
+    const r = await runCli(['repo', 'connect', 'example.com/acme/gone', '--org', 'acme', '--forge', 'git', '--remote', missing, '--data-dir', dir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`Cannot reach the remote ${missing}`);
+    expect(r.stderr).toMatch(/--no-remote-check/);
+    expect((await runCli(['repo', 'list', '--data-dir', dir])).stdout).not.toContain('example.com/acme/gone');
+    const forced = await runCli(['repo', 'connect', 'example.com/acme/gone', '--org', 'acme', '--forge', 'git', '--remote', missing,
+      '--no-remote-check', '--data-dir', dir]);
+    expect(forced.code).toBe(0);
   });
 
   it('refuses --forge github as not available in this version (exit 2)', async () => {
@@ -86,7 +102,7 @@ describe('greenline repo', () => {
     const noRemote = await runCli(['repo', 'connect', 'github.com/acme/api', '--org', 'acme', '--forge', 'git', '--data-dir', dir]);
     expect(noRemote.code).toBe(2);
     expect(noRemote.stderr).toMatch(/--remote/);
-    const bad = await runCli(['repo', 'connect', 'acme/api', '--org', 'acme', '--forge', 'git', '--remote', '/x', '--data-dir', dir]);
+    const bad = await runCli(['repo', 'connect', 'acme/api', '--org', 'acme', '--forge', 'git', '--remote', '/x', '--no-remote-check', '--data-dir', dir]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/HOST\/OWNER\/NAME/);
   });

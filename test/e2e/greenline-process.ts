@@ -58,6 +58,8 @@ export interface RepoToConnect {
   repo: string;
   remote: string;
   ciCommand: string;
+  /** false: connect without checking the remote (`--no-remote-check`), for a remote that is gone. */
+  remoteCheck?: boolean;
 }
 
 export interface GreenlineOptions {
@@ -90,7 +92,7 @@ export class GreenlineProcess {
     const dataDir = path.join(opts.dir, 'data');
     for (const r of opts.repos) {
       const connect = await runCli(['repo', 'connect', r.repo, '--org', 'default', '--forge', 'git', '--remote', r.remote,
-        '--ci-command', r.ciCommand, '--data-dir', dataDir]);
+        '--ci-command', r.ciCommand, '--data-dir', dataDir, ...(r.remoteCheck === false ? ['--no-remote-check'] : [])]);
       if (connect.code !== 0) throw new Error(`repo connect failed: ${connect.stderr}`);
     }
     const created = await runCli(['token', 'create', '--org', 'default', '--data-dir', dataDir]);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECK_SH, writeCiScript } from '../ci-script.js';
 import { GitRemote } from '../git-remote.js';
-import { GreenlineProcess } from '../greenline-process.js';
+import { GreenlineProcess, runCli } from '../greenline-process.js';
 import { QueueClient, SCENARIO_MS, SETTLE_MS } from '../queue-client.js';
 
 const SLUG = 'example.com/acme/app';
@@ -32,7 +32,7 @@ export function badInputScenario(): void {
       const ci = writeCiScript(dir);
       server = await GreenlineProcess.start({ dir, repos: [
         { repo: SLUG, remote: remote.dir, ciCommand: ci.command },
-        { repo: GHOST, remote: ghostRemote, ciCommand: ci.command },
+        { repo: GHOST, remote: ghostRemote, ciCommand: ci.command, remoteCheck: false },
       ] });
       queue = new QueueClient(server, SLUG);
       ghost = new QueueClient(server, GHOST);
@@ -45,7 +45,16 @@ export function badInputScenario(): void {
       rmSync(dir, { recursive: true, force: true });
     });
 
-    it.sequential('a repository whose remote does not exist: submit answers 502 FORGE_UNREACHABLE naming the remote', async () => {
+    it.sequential('repo connect refuses a remote that does not exist, saying what to do', async () => {
+      const r = await runCli(['repo', 'connect', 'example.com/acme/nowhere', '--org', 'default', '--forge', 'git',
+        '--remote', ghostRemote, '--data-dir', path.join(dir, 'data')]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`Cannot reach the remote ${ghostRemote}`);
+      expect(r.stderr).toMatch(/does not appear to be a git repository/);
+      expect(r.stderr).toMatch(/--no-remote-check/);
+    });
+
+    it.sequential('a repository whose remote is gone: submit answers 502 FORGE_UNREACHABLE naming the remote', async () => {
       await ghost.create('single', 1);
       const reply = await ghost.submit(1);
       expect(reply.status).toBe(502);
