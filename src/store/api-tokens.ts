@@ -1,19 +1,22 @@
 /** API tokens, stored as SHA-256 hashes only. One SQL operation per function. */
 import type { Kysely } from 'kysely';
 import type { ApiTokenRow, Database } from './database.js';
+import { prepare } from './prepared.js';
 
 export async function insertApiToken(db: Kysely<Database>, token: ApiTokenRow): Promise<void> {
   await db.insertInto('api_tokens').values(token).execute();
 }
 
+const activeTokenWithOrg = prepare((db, p: { hash: string }) => db
+  .selectFrom('api_tokens').innerJoin('orgs', 'orgs.id', 'api_tokens.org_id')
+  .selectAll('api_tokens').select('orgs.name as org_name')
+  .where('api_tokens.token_hash', '=', p.hash).where('api_tokens.revoked_at', 'is', null));
+
 /** The active token with this hash and the name of its org. */
 export async function findActiveTokenWithOrg(
   db: Kysely<Database>, hash: string,
 ): Promise<(ApiTokenRow & { org_name: string }) | undefined> {
-  return db.selectFrom('api_tokens').innerJoin('orgs', 'orgs.id', 'api_tokens.org_id')
-    .selectAll('api_tokens').select('orgs.name as org_name')
-    .where('api_tokens.token_hash', '=', hash).where('api_tokens.revoked_at', 'is', null)
-    .executeTakeFirst();
+  return (await activeTokenWithOrg(db, { hash }))[0];
 }
 
 /** Tokens of one org (or of every org), oldest first. */

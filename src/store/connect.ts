@@ -23,19 +23,44 @@ const pgTypes = {
  * texts come back all the time, so prepared statements are kept, the least recently used dropped
  * beyond `size`. Safe because the driver runs one statement at a time to completion (no streaming).
  */
-function withStatementCache(db: SqliteDatabase.Database, size = 256): KyselySqlite {
-  const cache = new Map<string, SqliteStatement>();
-  return {
-    close: () => db.close(),
-    prepare(sql: string): SqliteStatement {
-      let stmt = cache.get(sql);
-      if (stmt) cache.delete(sql);
-      else stmt = db.prepare(sql);
-      cache.set(sql, stmt);
-      if (cache.size > size) cache.delete(cache.keys().next().value!);
-      return stmt;
-    },
+function statementCache(db: SqliteDatabase.Database, size = 256): (sql: string) => SqliteDatabase.Statement {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  return (sql) => {
+    let stmt = cache.get(sql);
+    if (stmt) cache.delete(sql);
+    else stmt = db.prepare(sql);
+    cache.set(sql, stmt);
+    if (cache.size > size) cache.delete(cache.keys().next().value!);
+    return stmt;
   };
+}
+
+/** Prepares a SELECT on the read connection of a SQLite store file. */
+export type SqliteReader = (sql: string) => { all(parameters: readonly unknown[]): unknown[] };
+
+const readers = new WeakMap<Db, SqliteReader>();
+
+/**
+ * The read connection of a SQLite store file, for reads outside transactions (prepared.ts): in WAL
+ * mode it reads the last committed state, without waiting for the write transaction in progress
+ * on the main connection, which Kysely's single-connection driver would make it wait for.
+ * Undefined for PostgreSQL, an in-memory database, and transactions.
+ */
+export function sqliteReaderOf(db: Kysely<Database>): SqliteReader | undefined {
+  return readers.get(db);
+}
+
+function openSqlite(file: string, readonly: boolean): SqliteDatabase.Database {
+  const sqlite = new SqliteDatabase(file, { readonly });
+  if (!readonly) {
+    sqlite.pragma('journal_mode = WAL');
+    // In WAL mode NORMAL never corrupts the database; a power cut may lose the last commits, a crash
+    // of the process does not. FULL would sync on every commit.
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+  }
+  sqlite.pragma('busy_timeout = 5000');
+  return sqlite;
 }
 
 export interface ConnectOptions {
@@ -55,12 +80,18 @@ export function connect(opts: ConnectOptions): Db {
   }
   const file = url ? url.slice('sqlite:'.length) : join(opts.dataDir, 'greenline.db');
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const sqlite = new SqliteDatabase(file);
-  sqlite.pragma('journal_mode = WAL');
-  // In WAL mode NORMAL never corrupts the database; a power cut may lose the last commits, a crash
-  // of the process does not. FULL would sync on every commit.
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('foreign_keys = ON');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const writer = openSqlite(file, false);
+  // An in-memory database exists only on its one connection.
+  const reader = file === ':memory:' ? null : openSqlite(file, true);
+  const prepare = statementCache(writer);
+  const database: KyselySqlite = {
+    prepare: (sql: string): SqliteStatement => prepare(sql),
+    close: () => {
+      reader?.close();
+      writer.close();
+    },
+  };
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  if (reader) readers.set(db, statementCache(reader));
+  return db;
 }

@@ -8,19 +8,25 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Effect } from '../engine/types.js';
 import type { Database, EffectRow } from './database.js';
 import { dialectOf } from './dialect.js';
+import { prepareRows } from './prepared.js';
+
+type EffectWrite = Pick<EffectRow, 'queue_id' | 'key' | 'kind' | 'payload' | 'run_at' | 'created_at'>;
+
+const effectsInsert = prepareRows((db, rows: EffectWrite[]) => db.insertInto('effects')
+  .values(rows.map((r) => ({
+    queue_id: r.queue_id, key: r.key, kind: r.kind, payload: r.payload,
+    status: 'pending' as const, attempts: 0, run_at: r.run_at, last_error: null, created_at: r.created_at, updated_at: r.created_at,
+  })))
+  .onConflict((oc) => oc.columns(['queue_id', 'key']).doNothing()));
 
 /** Adds effects; an effect whose key the queue already has is ignored (idempotent by key). */
 export async function insertEffects(
   trx: Transaction<Database>, queueId: string, effects: { effect: Effect; runAt: number }[], at: number,
 ): Promise<void> {
   if (effects.length === 0) return;
-  await trx.insertInto('effects')
-    .values(effects.map(({ effect, runAt }) => ({
-      queue_id: queueId, key: effect.key, kind: effect.kind, payload: JSON.stringify(effect),
-      status: 'pending' as const, attempts: 0, run_at: runAt, last_error: null, created_at: at, updated_at: at,
-    })))
-    .onConflict((oc) => oc.columns(['queue_id', 'key']).doNothing())
-    .execute();
+  await effectsInsert(trx, effects.map(({ effect, runAt }) => ({
+    queue_id: queueId, key: effect.key, kind: effect.kind, payload: JSON.stringify(effect), run_at: runAt, created_at: at,
+  })));
 }
 
 /** Queues with pending effects due at `now`, except those in `exclude`. */

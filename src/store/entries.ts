@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Entry } from '../engine/types.js';
 import type { Database, EntryRow } from './database.js';
+import { prepare, prepareRows } from './prepared.js';
 
 export function toEntryRow(queueId: string, e: Entry): EntryRow {
   return {
@@ -16,22 +17,51 @@ export function toEntryRow(queueId: string, e: Entry): EntryRow {
 
 export const entryOf = (row: Pick<EntryRow, 'data'>): Entry => JSON.parse(row.data) as Entry;
 
+const entriesUpsert = prepareRows((db, rows: EntryRow[]) => db.insertInto('entries')
+  .values(rows.map((r) => ({
+    queue_id: r.queue_id, pr_number: r.pr_number, id: r.id, trip: r.trip, state: r.state, head_sha: r.head_sha,
+    submitted_at: r.submitted_at, state_changed_at: r.state_changed_at, data: r.data,
+  })))
+  .onConflict((oc) => oc.columns(['queue_id', 'pr_number']).doUpdateSet((eb) => ({
+    id: eb.ref('excluded.id'), trip: eb.ref('excluded.trip'), state: eb.ref('excluded.state'),
+    head_sha: eb.ref('excluded.head_sha'), submitted_at: eb.ref('excluded.submitted_at'),
+    state_changed_at: eb.ref('excluded.state_changed_at'), data: eb.ref('excluded.data'),
+  }))));
+
 export async function upsertEntries(db: Kysely<Database>, queueId: string, entries: Entry[]): Promise<void> {
   if (entries.length === 0) return;
-  await db.insertInto('entries').values(entries.map((e) => toEntryRow(queueId, e)))
-    .onConflict((oc) => oc.columns(['queue_id', 'pr_number']).doUpdateSet((eb) => ({
-      id: eb.ref('excluded.id'), trip: eb.ref('excluded.trip'), state: eb.ref('excluded.state'),
-      head_sha: eb.ref('excluded.head_sha'), submitted_at: eb.ref('excluded.submitted_at'),
-      state_changed_at: eb.ref('excluded.state_changed_at'), data: eb.ref('excluded.data'),
-    })))
-    .execute();
+  await entriesUpsert(db, entries.map((e) => toEntryRow(queueId, e)));
 }
 
+const entryData = prepare((db, p: { queueId: string; prNumber: number }) => db.selectFrom('entries').select('data')
+  .where('queue_id', '=', p.queueId).where('pr_number', '=', p.prNumber));
+
 export async function findEntry(db: Kysely<Database>, queueId: string, prNumber: number): Promise<Entry | undefined> {
-  const row = await db.selectFrom('entries').select('data')
-    .where('queue_id', '=', queueId).where('pr_number', '=', prNumber)
-    .executeTakeFirst();
+  const [row] = await entryData(db, { queueId, prNumber });
   return row && entryOf(row);
+}
+
+const prOfQueue = prepare((db, p: { host: string; owner: string; name: string; targetBranch: string; prNumber: number }) => db
+  .selectFrom('repos')
+  .leftJoin('queues', (join) => join.onRef('queues.repo_id', '=', 'repos.id').on('queues.target_branch', '=', p.targetBranch))
+  .leftJoin('entries', (join) => join.onRef('entries.queue_id', '=', 'queues.id').on('entries.pr_number', '=', p.prNumber))
+  .select(['repos.org_id', 'queues.id as queue_id', 'queues.config', 'entries.data'])
+  .where('repos.host', '=', p.host).where('repos.owner', '=', p.owner).where('repos.name', '=', p.name));
+
+/**
+ * A PR's entry in the queue of a branch of a repository, with what is needed to show it, in one
+ * lookup: the repository's org, the queue's id and settings (JSON), the entry when there is one.
+ */
+export async function findPrOfQueue(
+  db: Kysely<Database>, repo: { host: string; owner: string; name: string }, targetBranch: string, prNumber: number,
+): Promise<{ orgId: string; queue?: { id: string; config: string }; entry?: Entry } | undefined> {
+  const [row] = await prOfQueue(db, { host: repo.host, owner: repo.owner, name: repo.name, targetBranch, prNumber });
+  if (!row) return undefined;
+  return {
+    orgId: row.org_id,
+    ...(row.queue_id !== null ? { queue: { id: row.queue_id, config: row.config! } } : {}),
+    ...(row.data !== null ? { entry: entryOf({ data: row.data }) } : {}),
+  };
 }
 
 /** Entries whose state is not one of `terminal`. */

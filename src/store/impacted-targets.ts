@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { ImpactedTargets } from '../engine/types.js';
 import type { Database } from './database.js';
+import { prepare } from './prepared.js';
 
 export async function upsertImpactedTargets(
   db: Kysely<Database>, repoId: string, prNumber: number, headSha: string, targets: ImpactedTargets, at: number,
@@ -14,11 +15,13 @@ export async function upsertImpactedTargets(
     .execute();
 }
 
+const targetsOf = prepare((db, p: { repoId: string; prNumber: number; headSha: string }) => db
+  .selectFrom('impacted_targets').select('targets')
+  .where('repo_id', '=', p.repoId).where('pr_number', '=', p.prNumber).where('head_sha', '=', p.headSha));
+
 export async function findImpactedTargets(
   db: Kysely<Database>, repoId: string, prNumber: number, headSha: string,
 ): Promise<ImpactedTargets | null> {
-  const row = await db.selectFrom('impacted_targets').select('targets')
-    .where('repo_id', '=', repoId).where('pr_number', '=', prNumber).where('head_sha', '=', headSha)
-    .executeTakeFirst();
+  const [row] = await targetsOf(db, { repoId, prNumber, headSha });
   return row ? (JSON.parse(row.targets) as ImpactedTargets) : null;
 }

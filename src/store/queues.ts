@@ -2,6 +2,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, QueueRow, RepoRow } from './database.js';
 import { dialectOf } from './dialect.js';
+import { prepare } from './prepared.js';
 
 export async function insertQueue(db: Kysely<Database>, queue: QueueRow): Promise<void> {
   await db.insertInto('queues').values(queue).execute();
@@ -13,35 +14,39 @@ export async function findQueue(db: Kysely<Database>, repoId: string, targetBran
     .executeTakeFirst();
 }
 
+const lockedQueue = prepare((db, p: { id: string }) => db.selectFrom('queues').selectAll().where('id', '=', p.id)
+  .$if(dialectOf(db) === 'postgres', (q) => q.forUpdate()));
+
 /**
  * The queue row, locked for the rest of the transaction on PostgreSQL so that two instances never
  * decide for the same queue at once (SQLite serialises writers by itself).
  */
 export async function lockQueue(trx: Transaction<Database>, id: string): Promise<QueueRow | undefined> {
-  return trx.selectFrom('queues').selectAll().where('id', '=', id)
-    .$if(dialectOf(trx) === 'postgres', (q) => q.forUpdate())
-    .executeTakeFirst();
+  return (await lockedQueue(trx, { id }))[0];
 }
 
+const queueVersion = prepare((db, p: { id: string }) => db.selectFrom('queues').select('version').where('id', '=', p.id));
+
 export async function findQueueVersion(db: Kysely<Database>, id: string): Promise<number | undefined> {
-  const row = await db.selectFrom('queues').select('version').where('id', '=', id).executeTakeFirst();
-  return row?.version;
+  return (await queueVersion(db, { id }))[0]?.version;
 }
+
+const repoAndQueue = prepare((db, p: { host: string; owner: string; name: string; targetBranch: string }) => db
+  .selectFrom('repos')
+  .leftJoin('queues', (join) => join.onRef('queues.repo_id', '=', 'repos.id').on('queues.target_branch', '=', p.targetBranch))
+  .selectAll('repos')
+  .select([
+    'queues.id as q_id', 'queues.target_branch as q_target_branch', 'queues.state as q_state', 'queues.config as q_config',
+    'queues.target_sha as q_target_sha', 'queues.internal as q_internal', 'queues.version as q_version',
+    'queues.created_at as q_created_at', 'queues.updated_at as q_updated_at',
+  ])
+  .where('repos.host', '=', p.host).where('repos.owner', '=', p.owner).where('repos.name', '=', p.name));
 
 /** A repository and, when it has one, its queue for a branch: one lookup for both. */
 export async function findRepoAndQueue(
   db: Kysely<Database>, ref: { host: string; owner: string; name: string }, targetBranch: string,
 ): Promise<{ repo: RepoRow; queue: QueueRow | undefined } | undefined> {
-  const row = await db.selectFrom('repos')
-    .leftJoin('queues', (join) => join.onRef('queues.repo_id', '=', 'repos.id').on('queues.target_branch', '=', targetBranch))
-    .selectAll('repos')
-    .select([
-      'queues.id as q_id', 'queues.target_branch as q_target_branch', 'queues.state as q_state', 'queues.config as q_config',
-      'queues.target_sha as q_target_sha', 'queues.internal as q_internal', 'queues.version as q_version',
-      'queues.created_at as q_created_at', 'queues.updated_at as q_updated_at',
-    ])
-    .where('repos.host', '=', ref.host).where('repos.owner', '=', ref.owner).where('repos.name', '=', ref.name)
-    .executeTakeFirst();
+  const [row] = await repoAndQueue(db, { host: ref.host, owner: ref.owner, name: ref.name, targetBranch });
   if (!row) return undefined;
   const { q_id, q_target_branch, q_state, q_config, q_target_sha, q_internal, q_version, q_created_at, q_updated_at, ...repo } = row;
   const queue: QueueRow | undefined = q_id === null ? undefined : {
@@ -51,8 +56,10 @@ export async function findRepoAndQueue(
   return { repo, queue };
 }
 
+const queueById = prepare((db, p: { id: string }) => db.selectFrom('queues').selectAll().where('id', '=', p.id));
+
 export async function findQueueById(db: Kysely<Database>, id: string): Promise<QueueRow | undefined> {
-  return db.selectFrom('queues').selectAll().where('id', '=', id).executeTakeFirst();
+  return (await queueById(db, { id }))[0];
 }
 
 export async function listQueuesOfRepos(db: Kysely<Database>, repoIds: string[]): Promise<QueueRow[]> {
@@ -72,12 +79,14 @@ export async function listQueuesWithActiveEntries(db: Kysely<Database>, terminal
     .execute();
 }
 
-export async function updateQueueRow(
-  trx: Transaction<Database>,
-  id: string,
-  set: Pick<QueueRow, 'state' | 'config' | 'target_sha' | 'internal' | 'version' | 'updated_at'>,
-): Promise<void> {
-  await trx.updateTable('queues').set(set).where('id', '=', id).execute();
+type QueueChange = Pick<QueueRow, 'state' | 'config' | 'target_sha' | 'internal' | 'version' | 'updated_at'>;
+
+const queueUpdate = prepare((db, p: QueueChange & { id: string }) => db.updateTable('queues').set({
+  state: p.state, config: p.config, target_sha: p.target_sha, internal: p.internal, version: p.version, updated_at: p.updated_at,
+}).where('id', '=', p.id));
+
+export async function updateQueueRow(trx: Transaction<Database>, id: string, set: QueueChange): Promise<void> {
+  await queueUpdate(trx, { id, ...set });
 }
 
 /** Deletes the queue and, by cascade, its entries, runs, statuses, effects, events and transitions. */

@@ -2,25 +2,33 @@
 import type { Kysely } from 'kysely';
 import type { TestRun } from '../engine/types.js';
 import type { Database, TestRunRow } from './database.js';
+import { prepare, prepareRows } from './prepared.js';
 
 export const runOf = (row: Pick<TestRunRow, 'data'>): TestRun => JSON.parse(row.data) as TestRun;
+
+type RunWrite = Pick<TestRunRow, 'id' | 'queue_id' | 'status' | 'test_sha' | 'created_at' | 'data'>;
+
+const runsUpsert = prepareRows((db, rows: RunWrite[]) => db.insertInto('test_runs')
+  .values(rows.map((r) => ({
+    id: r.id, queue_id: r.queue_id, status: r.status, test_sha: r.test_sha, created_at: r.created_at,
+    data: r.data, required_statuses: null, required_statuses_source: null,
+  })))
+  .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
+    status: eb.ref('excluded.status'), test_sha: eb.ref('excluded.test_sha'), data: eb.ref('excluded.data'),
+  }))));
 
 /** Inserts or updates runs; the resolved required statuses of an existing run are kept. */
 export async function upsertRuns(db: Kysely<Database>, queueId: string, runs: TestRun[]): Promise<void> {
   if (runs.length === 0) return;
-  await db.insertInto('test_runs')
-    .values(runs.map((r) => ({
-      id: r.id, queue_id: queueId, status: r.status, test_sha: r.testSha, created_at: r.createdAt,
-      data: JSON.stringify(r), required_statuses: null, required_statuses_source: null,
-    })))
-    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
-      status: eb.ref('excluded.status'), test_sha: eb.ref('excluded.test_sha'), data: eb.ref('excluded.data'),
-    })))
-    .execute();
+  await runsUpsert(db, runs.map((r) => ({
+    id: r.id, queue_id: queueId, status: r.status, test_sha: r.testSha, created_at: r.createdAt, data: JSON.stringify(r),
+  })));
 }
 
+const runRow = prepare((db, p: { id: string }) => db.selectFrom('test_runs').selectAll().where('id', '=', p.id));
+
 export async function findRunRow(db: Kysely<Database>, runId: string): Promise<TestRunRow | undefined> {
-  return db.selectFrom('test_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+  return (await runRow(db, { id: runId }))[0];
 }
 
 /** Runs of a queue that are in one of `statuses` or whose id is in `ids`. */
