@@ -13,7 +13,7 @@ import { HttpError } from '../errors.js';
 import type { CiStatus } from '../ports.js';
 import type { Database } from '../store/database.js';
 import {
-  findEntry, findEntryById, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage,
+  findEntry, findEntryById, findPrOfQueue, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage,
 } from '../store/entries.js';
 import { findImpactedTargets, upsertImpactedTargets } from '../store/impacted-targets.js';
 import { deleteQueueRow, findQueue, findQueueById, insertQueue } from '../store/queues.js';
@@ -23,11 +23,11 @@ import type { Clock } from './clock.js';
 import { renderMetrics } from './metrics.js';
 import type { QueueExecutor } from './queue-executor.js';
 import { queueOfOrg, repoOfOrg } from './queue-lookup.js';
-import { bindingOf, repoRefOf } from './repo-binding.js';
+import { bindingOf, repoRefOf, repoSlug } from './repo-binding.js';
 import { assertPrNumber, configPatch, isBranchName } from './request-checks.js';
 import { refreshTarget } from './target-refresh.js';
 import { reportStatus, runOfQueue, testingDetails } from './test-run-details.js';
-import { authenticateToken } from './tokens.js';
+import { TokenCache } from './tokens.js';
 import type {
   AuthContext, ListPullRequestsQuery, MergeQueueService, PrView, QueueKey, QueueUpdate, QueueView, TestRunView,
 } from './types.js';
@@ -44,11 +44,25 @@ export interface ServiceDeps {
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+/** JSON.parse that keeps its last answer: a queue's settings are read far more often than changed. */
+function lastParsed<T>(): (text: string) => T {
+  let last: { text: string; value: T } | undefined;
+  return (text) => {
+    if (last?.text !== text) last = { text, value: JSON.parse(text) as T };
+    return last.value;
+  };
+}
+
 export class GreenlineService implements MergeQueueService {
-  constructor(private readonly deps: ServiceDeps) {}
+  private readonly tokens: TokenCache;
+  private readonly configOf = lastParsed<Readonly<QueueConfig>>();
+
+  constructor(private readonly deps: ServiceDeps) {
+    this.tokens = new TokenCache(deps.db, deps.clock);
+  }
 
   authenticate(token: string): Promise<AuthContext | null> {
-    return authenticateToken(this.deps.db, token);
+    return this.tokens.authenticate(token);
   }
 
   // ------------------------------------------------------------------ queues (contract §2.8–§2.11)
@@ -154,17 +168,20 @@ export class GreenlineService implements MergeQueueService {
   }
 
   async getSubmittedPullRequest(ctx: AuthContext, key: QueueKey, pr: { number: number } | { branch: string }): Promise<PrView> {
-    const { queue } = await queueOfOrg(this.deps.db, ctx, key);
+    // One query: the committed entry is what the queue's snapshot holds (or, terminal, no longer holds).
+    const wanted = 'number' in pr && Number.isSafeInteger(pr.number) ? pr.number : -1;
+    const found = await findPrOfQueue(this.deps.db, key.repo, key.targetBranch, wanted);
+    if (!found || found.orgId !== ctx.orgId) throw new HttpError('REPO_NOT_FOUND', repoSlug(key.repo));
+    if (!found.queue) throw new HttpError('QUEUE_NOT_FOUND', key.targetBranch);
     if (!('number' in pr)) {
       // No forge port can map a head branch to its PRs yet; say so instead of guessing.
       throw new HttpError('INVALID_OPERATION', 'Looking up a pull request by branch is not supported by this server; send pr.number');
     }
     assertPrNumber(pr.number, 0);
-    const snapshot = await this.deps.executor.read(queue.id);
-    // Terminal entries are not in the snapshot: read them from the store.
-    const entry = snapshot.entries.find((e) => e.prNumber === pr.number) ?? (await findEntry(this.deps.db, queue.id, pr.number));
+    const { entry } = found;
     if (!entry) throw new HttpError('PR_NOT_SUBMITTED', `#${pr.number}`);
-    return { entry, readiness: readiness(snapshot, entry), isCurrentlySubmittedToQueue: !isTerminal(entry.state) };
+    const queue = { targetBranch: key.targetBranch, config: this.configOf(found.queue.config) };
+    return { entry, readiness: readiness(queue, entry), isCurrentlySubmittedToQueue: !isTerminal(entry.state) };
   }
 
   async listPullRequests(ctx: AuthContext, key: QueueKey, query: ListPullRequestsQuery): Promise<{ items: Entry[]; nextCursor?: string }> {

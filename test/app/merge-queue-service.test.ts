@@ -245,6 +245,25 @@ describe('getSubmittedPullRequest', () => {
     await expectError(t.service.getSubmittedPullRequest(ctx, key, { branch: 'feature' }), 'INVALID_OPERATION', 400, /pr.number/);
   });
 
+  it('404 for an unknown repository, another org\'s repository, or a branch without a queue', async () => {
+    await submit(1);
+    await expectError(t.service.getSubmittedPullRequest(ctx, t.key('github.com/acme/nope'), { number: 1 }), 'REPO_NOT_FOUND', 404, /acme\/nope/);
+    const { ctx: other } = await t.createOrg('beta');
+    await expectError(t.service.getSubmittedPullRequest(other, key, { number: 1 }), 'REPO_NOT_FOUND', 404);
+    await expectError(t.service.getSubmittedPullRequest(ctx, t.key(REPO, 'dev'), { number: 1 }), 'QUEUE_NOT_FOUND', 404, /"dev"/);
+    await expectError(t.service.getSubmittedPullRequest(ctx, t.key(REPO, 'dev'), { branch: 'feature' }), 'QUEUE_NOT_FOUND', 404);
+    expect((await entry(1)).prNumber).toBe(1);
+  });
+
+  it('reads the queue\'s settings as they are now', async () => {
+    // Not ready (another base branch), so not admitted: the mode changes at once.
+    t.forge.openPr(REPO, { number: 1, baseBranch: 'dev' });
+    await submit(1);
+    expect((await t.service.getSubmittedPullRequest(ctx, key, { number: 1 })).readiness.requiresImpactedTargets).toBe(false);
+    await t.service.updateQueue(ctx, key, { mode: 'parallel' });
+    expect((await t.service.getSubmittedPullRequest(ctx, key, { number: 1 })).readiness.requiresImpactedTargets).toBe(true);
+  });
+
   it('reports readiness and whether the PR is still in the queue', async () => {
     t.forge.openPr(REPO, { number: 2, baseBranch: 'dev', mergeability: 'in_progress' });
     await submit(2);

@@ -1,7 +1,13 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/app/clock.js';
 import { bootstrap, ensureOrg } from '../../src/app/org-admin.js';
-import { authenticateToken, createApiToken, generateToken, hashToken } from '../../src/app/tokens.js';
-import { listApiTokens, revokeApiToken } from '../../src/store/api-tokens.js';
+import {
+  TOKEN_RECHECK_MS, TokenCache, authenticateToken, createApiToken, generateToken, hashToken,
+} from '../../src/app/tokens.js';
+import { insertApiToken, listApiTokens, revokeApiToken } from '../../src/store/api-tokens.js';
 import { connect, type Db } from '../../src/store/connect.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
 
@@ -38,6 +44,60 @@ describe('tokens', () => {
     expect(await authenticateToken(db, '')).toBeNull();
     await revokeApiToken(db, id, 2);
     expect(await authenticateToken(db, token)).toBeNull();
+  });
+});
+
+describe('TokenCache', () => {
+  let dir: string;
+  let server: Db;
+  let cli: Db;
+  const clock = new ManualClock();
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'greenline-tokens-'));
+    // The server's store and, on the same file, the CLI's: another connection, as from another process.
+    server = connect({ databaseUrl: `sqlite:${path.join(dir, 'greenline.db')}`, dataDir: '' });
+    await migrateToLatest(server);
+    cli = connect({ databaseUrl: `sqlite:${path.join(dir, 'greenline.db')}`, dataDir: '' });
+  });
+  afterEach(async () => {
+    await cli.destroy();
+    await server.destroy();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it(`refuses a token revoked from another process at most ${TOKEN_RECHECK_MS} ms after the revocation`, async () => {
+    const tokens = new TokenCache(server, clock);
+    const org = await ensureOrg(cli, 'acme', 1);
+    const { id, token } = await createApiToken(cli, org.id, 'ci', 1);
+    expect(await tokens.authenticate(token)).toEqual({ orgId: org.id, orgName: 'acme', tokenId: id });
+    await revokeApiToken(cli, id, clock.now());
+    // Within the bound the remembered answer stands (that is the documented delay) …
+    clock.advance(TOKEN_RECHECK_MS - 1);
+    expect(await tokens.authenticate(token)).toMatchObject({ tokenId: id });
+    // … and once it has passed the database is asked again.
+    clock.advance(1);
+    expect(await tokens.authenticate(token)).toBeNull();
+    expect(await tokens.authenticate(token)).toBeNull();
+  });
+
+  it('asks again when the clock was set back', async () => {
+    const tokens = new TokenCache(server, clock);
+    const org = await ensureOrg(cli, 'acme', 1);
+    const { id, token } = await createApiToken(cli, org.id, 'ci', 1);
+    expect(await tokens.authenticate(token)).not.toBeNull();
+    await revokeApiToken(cli, id, clock.now());
+    clock.advance(-1);
+    expect(await tokens.authenticate(token)).toBeNull();
+  });
+
+  it('never remembers a refusal: a token is accepted as soon as it exists', async () => {
+    const tokens = new TokenCache(server, clock);
+    const org = await ensureOrg(cli, 'acme', 1);
+    const token = generateToken();
+    expect(await tokens.authenticate(token)).toBeNull();
+    await insertApiToken(cli, { id: 't1', org_id: org.id, name: 'ci', token_hash: hashToken(token), created_at: 1, revoked_at: null });
+    expect(await tokens.authenticate(token)).toMatchObject({ tokenId: 't1', orgName: 'acme' });
+    expect(await tokens.authenticate('not-a-token')).toBeNull();
   });
 });
 
