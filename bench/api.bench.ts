@@ -13,7 +13,9 @@
  *          from the cost of the service and the store
  * The endpoints take turns in one-second slices, round after round, so that a change in the load of a
  * shared machine falls on all of them alike; req/s is all requests over all slices of an endpoint, p99
- * is over all its responses.
+ * is over all its responses. On a machine shared with other work, req/s also depends on how much CPU
+ * this process was given; requests per CPU-second of this process (server and load generator) do not,
+ * and are printed beside.
  * Goals: reads ≥ 60% of bare req/s, writes ≥ 35%, p99 < 20 ms.
  *
  * Run: npm run bench:api [-- seconds per endpoint, default 5]   (prints only; no thresholds enforced)
@@ -42,12 +44,15 @@ interface Endpoint {
   sent: number;
   completed: number;
   seconds: number;
+  /** CPU time this process spent during the endpoint's slices, in seconds. */
+  cpuSeconds: number;
   errors: number;
   latencies: number[];
 }
 
 /** One one-second slice of load on an endpoint; its figures are added to the endpoint's. */
 function slice(e: Endpoint): Promise<void> {
+  const cpu = process.cpuUsage();
   return new Promise((resolve, reject) => {
     const instance = autocannon({
       url: e.url, connections: 10, duration: 1, method: 'POST',
@@ -55,6 +60,8 @@ function slice(e: Endpoint): Promise<void> {
       requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(e.body(e.sent++)) }) }],
     }, (err, result) => {
       if (err) return reject(err);
+      const used = process.cpuUsage(cpu);
+      e.cpuSeconds += (used.user + used.system) / 1e6;
       e.completed += result.requests.total;
       e.seconds += result.duration;
       e.errors += result.errors + result.non2xx;
@@ -108,7 +115,7 @@ async function main(): Promise<void> {
     const auth = { 'x-api-token': token };
     const pr = (i: number) => ({ number: (i % PRS) + 1 });
     const endpoint = (name: string, url: string, body: (i: number) => unknown, headers: Record<string, string> = {}): Endpoint =>
-      ({ name, url, body, headers, sent: 0, completed: 0, seconds: 0, errors: 0, latencies: [] });
+      ({ name, url, body, headers, sent: 0, completed: 0, seconds: 0, cpuSeconds: 0, errors: 0, latencies: [] });
 
     const baseline = endpoint('bare Fastify JSON route', bareUrl, (i) => ({ repo: REPO, targetBranch: 'main', pr: pr(i) }));
     const read = endpoint('getSubmittedPullRequest', `${apiUrl}/v1/getSubmittedPullRequest`,
@@ -123,13 +130,16 @@ async function main(): Promise<void> {
     }
 
     console.log(`\n${ROUNDS} rounds of 1 s per endpoint, 10 connections, ${PRS} PRs in the queue (SQLite file)\n`);
-    console.log('endpoint                    req/s   p99 ms   % of bare (goal)   p99 goal   errors');
+    console.log('endpoint                    req/s   p99 ms   % of bare (goal)   p99 goal   errors   req/CPU-s   % of bare');
     const goals: Record<string, string> = { [read.name]: '≥ 60%', [layer.name]: '≥ 60%', [write.name]: '≥ 35%' };
     const rps = (e: Endpoint) => e.completed / e.seconds;
+    const perCpu = (e: Endpoint) => e.completed / e.cpuSeconds;
+    const percent = (e: Endpoint, of: (e: Endpoint) => number) => `${((of(e) / of(baseline)) * 100).toFixed(0)}%`;
     for (const m of all) {
-      const ratio = m === baseline ? '' : `${((rps(m) / rps(baseline)) * 100).toFixed(0)}% (${goals[m.name]})`;
+      const ratio = m === baseline ? '' : `${percent(m, rps)} (${goals[m.name]})`;
       const p99Goal = m === baseline ? '' : `< 20 ms`;
-      console.log(`${m.name.padEnd(26)} ${rps(m).toFixed(0).padStart(7)} ${p99(m.latencies).toFixed(0).padStart(8)}   ${ratio.padEnd(16)}   ${p99Goal.padEnd(8)}   ${m.errors}`);
+      const cpuRatio = m === baseline ? '' : percent(m, perCpu);
+      console.log(`${m.name.padEnd(26)} ${rps(m).toFixed(0).padStart(7)} ${p99(m.latencies).toFixed(0).padStart(8)}   ${ratio.padEnd(16)}   ${p99Goal.padEnd(8)}   ${String(m.errors).padStart(6)}   ${perCpu(m).toFixed(0).padStart(9)}   ${cpuRatio.padStart(9)}`);
     }
   } finally {
     await app.close();
