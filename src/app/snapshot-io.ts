@@ -53,20 +53,24 @@ export function pruneSnapshot(s: QueueSnapshot): QueueSnapshot {
 
 /**
  * The items of `after` that are not in `before`, by identity, each with the item it replaced (same
- * key) if any. The engine keeps unchanged items where they were, so most are matched by position.
+ * key) if any. The engine keeps unchanged items where they were and puts a changed one in the place
+ * of the one it replaces, so most are matched by position; only a shifted list needs a search.
  */
 function changed<T>(before: readonly T[], after: readonly T[], keyOf: (t: T) => string | number): { item: T; was: T | undefined }[] {
   let old: Set<T> | null = null;
   let byKey: Map<string | number, T> | null = null;
   const out: { item: T; was: T | undefined }[] = [];
   after.forEach((item, i) => {
-    if (before[i] === item) return;
+    const there = before[i];
+    if (there === item) return;
+    // Keys are unique: an item with the key of the one it stands in place of is not elsewhere in `before`.
+    if (there !== undefined && keyOf(there) === keyOf(item)) {
+      out.push({ item, was: there });
+      return;
+    }
     old ??= new Set(before);
     if (old.has(item)) return;
-    const was = before[i] !== undefined && keyOf(before[i]!) === keyOf(item)
-      ? before[i]
-      : (byKey ??= new Map(before.map((b) => [keyOf(b), b]))).get(keyOf(item));
-    out.push({ item, was });
+    out.push({ item, was: (byKey ??= new Map(before.map((b) => [keyOf(b), b]))).get(keyOf(item)) });
   });
   return out;
 }
@@ -81,13 +85,20 @@ function newTransitions(queueId: string, before: Entry | undefined, after: Entry
 
 /**
  * Writes everything a decision changed — entries, runs, the queue row, transitions and the effects
- * (outbox) — inside the caller's transaction. Returns the queue's new version and the transitions.
+ * (outbox) — inside the caller's transaction. Returns the queue's new version and the transitions;
+ * a decision that changed nothing writes nothing and keeps the version.
  */
 export async function writeDecision(
   trx: Transaction<Database>, queue: QueueRow, before: QueueSnapshot, after: QueueSnapshot, effects: Effect[], now: number,
 ): Promise<{ version: number; transitions: NewTransition[] }> {
   const entries = changed(before.entries, after.entries, (e) => e.prNumber);
   const runs = changed(before.runs, after.runs, (r) => r.id);
+  const config = after.config === before.config ? queue.config : JSON.stringify(after.config);
+  const internal = JSON.stringify(after.internal);
+  if (entries.length === 0 && runs.length === 0 && effects.length === 0 && after.state === queue.state
+    && after.targetSha === queue.target_sha && config === queue.config && internal === queue.internal) {
+    return { version: queue.version, transitions: [] };
+  }
   await upsertEntries(trx, queue.id, entries.map((c) => c.item));
   await upsertRuns(trx, queue.id, runs.map((c) => c.item));
   const transitions = entries.flatMap((c) => newTransitions(queue.id, c.was, c.item));
@@ -97,8 +108,7 @@ export async function writeDecision(
   })), now);
   const version = queue.version + 1;
   await updateQueueRow(trx, queue.id, {
-    state: after.state, config: JSON.stringify(after.config), target_sha: after.targetSha,
-    internal: JSON.stringify(after.internal), version, updated_at: now,
+    state: after.state, config, target_sha: after.targetSha, internal, version, updated_at: now,
   });
   return { version, transitions };
 }

@@ -70,6 +70,17 @@ describe('queue executor', () => {
     expect((await t.service.getQueue(ctx, key)).snapshot.entries).toEqual([]);
   });
 
+  it('writes nothing for a decision that changes nothing', async () => {
+    t.forge.openPr(REPO, { number: 1 });
+    await t.service.submitPullRequest(ctx, key, { prNumber: 1, priority: 'high' });
+    const before = { transitions: await count('transitions'), effects: await count('effects'), version: await version() };
+    // The same submission again: the PR is already in the queue with these settings.
+    await t.service.submitPullRequest(ctx, key, { prNumber: 1, priority: 'high' });
+    expect({ transitions: await count('transitions'), effects: await count('effects'), version: await version() }).toEqual(before);
+    await t.service.submitPullRequest(ctx, key, { prNumber: 1, priority: 'low' });
+    expect(await version()).toBe(before.version + 1);
+  });
+
   it('turns engine rejections into 400 errors and writes nothing', async () => {
     const v0 = await version();
     const err = await t.service.cancelPullRequest(ctx, key, 5).catch((e: unknown) => e);
