@@ -48,11 +48,13 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler(app));
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not an async one: it runs for every request and needs no promise.
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
     deps.onRequestDone?.({
       method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, seconds: reply.elapsedTime / 1000,
     });
+    done();
   });
 
   await registerOpenApi(app);

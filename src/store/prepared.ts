@@ -21,36 +21,47 @@ export type Params = Record<string, Value>;
 
 const MARK = '\u0000gl:';
 
-/** An object whose every property is the marker of that property's name (`prefix` + name). */
-const markers = <P>(prefix: string): P =>
-  new Proxy({}, { get: (_, name) => `${MARK}${prefix}${String(name)}` }) as P;
+/** Markers for the values of row `row`: an object whose every property is the marker of that name. */
+const markers = <P>(row: number): P =>
+  new Proxy({}, { get: (_, name) => `${MARK}${row}.${String(name)}` }) as P;
+
+/** Where a parameter's value comes from: a property of one of the call's rows, or a constant of the query. */
+type Slot = { row: number; name: string; value?: undefined } | { row?: undefined; value: unknown };
 
 interface Compiled {
   query: CompiledQuery;
   select: boolean;
+  slots: Slot[];
   /** The statement on the read connection it last ran on (there is one store per process, but tests open many). */
   onReader?: { reader: SqliteReader; statement: ReturnType<SqliteReader> };
-  /** For each parameter: the marker name whose value fills it, or a constant of the query. */
-  slots: ({ name: string } | { value: unknown })[];
 }
 
 function compile(query: Compilable<unknown>): Compiled {
   const compiled = query.compile();
   if (compiled.sql.includes(MARK)) throw new Error(`A prepared query holds a value in its SQL text: ${compiled.sql}`);
-  const slots = compiled.parameters.map((p) =>
-    typeof p === 'string' && p.startsWith(MARK) ? { name: p.slice(MARK.length) } : { value: p });
+  const slots = compiled.parameters.map((p): Slot => {
+    if (typeof p !== 'string' || !p.startsWith(MARK)) return { value: p };
+    const dot = p.indexOf('.', MARK.length);
+    return { row: Number(p.slice(MARK.length, dot)), name: p.slice(dot + 1) };
+  });
   return { query: compiled, select: SelectQueryNode.is(compiled.query), slots };
 }
 
-async function run<R>(db: Kysely<Database>, c: Compiled, valueOf: (name: string) => unknown): Promise<R[]> {
-  const parameters = c.slots.map((s) => ('name' in s ? valueOf(s.name) : s.value));
+function run<R>(db: Kysely<Database>, c: Compiled, rows: readonly Params[]): Promise<R[]> {
+  const parameters = c.slots.map((s) => (s.row === undefined ? s.value : rows[s.row]![s.name]));
   const reader = c.select ? sqliteReaderOf(db) : undefined;
-  if (reader) {
-    if (c.onReader?.reader !== reader) c.onReader = { reader, statement: reader(c.query.sql) };
-    return c.onReader.statement.all(parameters) as R[];
+  if (!reader) return db.executeQuery<R>({ ...c.query, parameters }).then((result) => result.rows);
+  if (c.onReader?.reader !== reader) c.onReader = { reader, statement: reader(c.query.sql) };
+  return Promise.resolve(c.onReader.statement.all(parameters) as R[]);
+}
+
+/** Calls `f`, turning what it throws into a rejected promise. */
+function settled<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return f();
+  } catch (err) {
+    return Promise.reject(err);
   }
-  const result = await db.executeQuery<R>({ ...c.query, parameters });
-  return result.rows;
 }
 
 /**
@@ -61,12 +72,12 @@ export function prepare<P extends Params, R = unknown>(
   build: (db: Kysely<Database>, values: P) => Compilable<R>,
 ): (db: Kysely<Database>, values: P) => Promise<R[]> {
   const byDialect = new Map<DialectName, Compiled>();
-  return async (db, values) => {
+  return (db, values) => settled(() => {
     const dialect = dialectOf(db);
     let c = byDialect.get(dialect);
-    if (!c) byDialect.set(dialect, (c = compile(build(db, markers<P>('')))));
-    return run<R>(db, c, (name) => values[name]);
-  };
+    if (!c) byDialect.set(dialect, (c = compile(build(db, markers<P>(0)))));
+    return run<R>(db, c, [values]);
+  });
 }
 
 /** Row counts whose statements are kept; a longer list is compiled for its call alone. */
@@ -80,16 +91,13 @@ export function prepareRows<Row extends Params, R = unknown>(
   build: (db: Kysely<Database>, rows: Row[]) => Compilable<R>,
 ): (db: Kysely<Database>, rows: Row[]) => Promise<R[]> {
   const kept = new Map<string, Compiled>();
-  return async (db, rows) => {
+  return (db, rows) => settled(() => {
     const key = `${dialectOf(db)} ${rows.length}`;
     let c = kept.get(key);
     if (!c) {
-      c = compile(build(db, rows.map((_, i) => markers<Row>(`${i}.`))));
+      c = compile(build(db, rows.map((_, i) => markers<Row>(i))));
       if (rows.length <= MAX_KEPT_ROWS) kept.set(key, c);
     }
-    return run<R>(db, c, (name) => {
-      const dot = name.indexOf('.');
-      return rows[Number(name.slice(0, dot))]![name.slice(dot + 1)];
-    });
-  };
+    return run<R>(db, c, rows);
+  });
 }
