@@ -7,7 +7,7 @@
  * the capacity just measured (a busy but stable queue). All runs of one scenario use the same seed,
  * so they see the same PRs (common random numbers). Theory columns: QUEUE-THEORY §3.2 and §3.4.
  *
- * Scenarios (goals from the queue brief):
+ * Scenarios (with the goals greenline sets itself):
  * 1. p = 5%, N = 10, no batching: ≥ 14 merges/h, ≤ 1.35 runs/merge, p50 ≤ 35 min.
  * 2. p = 5%, N = 10, batches of 4 with bisection: ≥ 28 merges/h, ≤ 0.7 runs/merge, p95 ≤ 2 h.
  * 3. parallel mode, 4 disjoint lanes vs 1, p = 5%, 10 runs per lane: ≥ 3.5× the merges.
