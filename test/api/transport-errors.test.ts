@@ -88,6 +88,11 @@ describe('request bodies', () => {
       .toBe('The request body is not valid JSON: a "__proto__" key is not allowed');
     expect(errorOf(await h.post('/v1/getQueue', '{"a": [{"constructor": {"prototype": {}}}]}')).message)
       .toBe('The request body is not valid JSON: a "constructor.prototype" key is not allowed');
+    // The same keys spelled with JSON escapes.
+    expect(errorOf(await h.post('/v1/getQueue', '{"\\u005f_proto__": {"admin": true}}')).message)
+      .toBe('The request body is not valid JSON: a "__proto__" key is not allowed');
+    expect(errorOf(await h.post('/v1/getQueue', '{"a": {"constructo\\u0072": {"prototype": {}}}}')).message)
+      .toBe('The request body is not valid JSON: a "constructor.prototype" key is not allowed');
   });
 
   it('answers 4xx, not 5xx, for very deeply nested JSON', async () => {
