@@ -94,7 +94,7 @@ export class GreenlineService implements MergeQueueService {
 
   async getQueue(ctx: AuthContext, key: QueueKey): Promise<QueueView> {
     const { queue } = await queueOfOrg(this.deps.db, ctx, key);
-    return this.view(queue.id);
+    return this.view(queue.id, queue.version);
   }
 
   async updateQueue(ctx: AuthContext, key: QueueKey, update: QueueUpdate): Promise<QueueView> {
@@ -139,7 +139,7 @@ export class GreenlineService implements MergeQueueService {
     const binding = bindingOf(repo);
     const pr = await forgeFor(adapters, binding).getPullRequest(binding, req.prNumber, queue.target_branch);
     if (!pr) throw new HttpError('PR_NOT_FOUND', `Pull request #${req.prNumber} does not exist in ${repo.owner}/${repo.name}`);
-    const { entries } = await executor.read(queue.id);
+    const { entries } = await executor.read(queue.id, queue.version);
     // The poller watches only queues that hold PRs: an idle queue's head may be stale.
     if (queue.target_sha === null || entries.length === 0) await refreshTarget(this.deps, queue, repo);
     const entryId = (entries.find((e) => e.prNumber === req.prNumber) ?? (await findEntry(db, queue.id, req.prNumber)))?.id ?? newId();
@@ -246,8 +246,8 @@ export class GreenlineService implements MergeQueueService {
 
   // ------------------------------------------------------------------ helpers
 
-  private async view(queueId: string): Promise<QueueView> {
-    const snapshot = await this.deps.executor.read(queueId);
+  private async view(queueId: string, version?: number): Promise<QueueView> {
+    const snapshot = await this.deps.executor.read(queueId, version);
     return { snapshot, enqueued: queueOrder(snapshot).filter((e) => e.state !== PrState.NOT_READY) };
   }
 }

@@ -69,12 +69,15 @@ export class QueueExecutor {
     return r.snapshot;
   }
 
-  /** The queue's current snapshot (non-terminal entries). */
-  async read(queueId: string): Promise<QueueSnapshot> {
+  /**
+   * The queue's current snapshot (non-terminal entries). `version`: the version of the queue row as
+   * the caller has just read it, if it has; otherwise it is read here.
+   */
+  async read(queueId: string, version?: number): Promise<QueueSnapshot> {
     // The cached snapshot is the last committed state while the row still has its version: a read
     // needs no turn and no transaction then.
     const cached = this.cache.get(queueId);
-    if (cached && (await findQueueVersion(this.deps.db, queueId)) === cached.version) return cached.snapshot;
+    if (cached && (version ?? (await findQueueVersion(this.deps.db, queueId))) === cached.version) return cached.snapshot;
     return this.serial(queueId, () => this.deps.db.transaction().execute(async (trx) => (await this.current(trx, queueId)).snapshot));
   }
 
