@@ -52,7 +52,7 @@ Examples:
     });
 
   withStoreOptions(token.command('revoke'))
-    .description('revoke a token by its id (see `token list`); requests with it are refused from then on')
+    .description('revoke a token by its id (see `token list`); a running server refuses it within a second (it remembers valid tokens for 1 s)')
     .argument('<id>', 'token id')
     .addHelpText('after', `
 Example:
