@@ -47,6 +47,18 @@ export function submittedPr(view: PrView, enumCase: EnumCase): Static<typeof Sub
   });
 }
 
+/** An entry's timeline for `includeTimeline`: newest change first, states spelled like `state`. */
+export function timelineOut(entry: Entry, enumCase: EnumCase): NonNullable<Static<typeof SubmittedPr>['timeline']> {
+  return entry.timeline.map((t) => ({
+    at: new Date(t.at).toISOString(),
+    fromState: t.from === null ? null : stateOut(t.from, enumCase),
+    toState: stateOut(t.to, enumCase),
+    reason: t.reason,
+    testRunId: t.runId ?? null,
+    detail: t.detail ?? null,
+  })).reverse();
+}
+
 export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase): Static<typeof QueueSettings> {
   const c = snapshot.config;
   return {

@@ -70,6 +70,31 @@ describe('submitPullRequest and getSubmittedPullRequest', () => {
     expect(await getPr(1)).toMatchObject({ state: 'MERGED', verifiedByTestRun: runId, isCurrentlySubmittedToQueue: false });
   });
 
+  it('returns the timeline with reasons, newest first, only with includeTimeline', async () => {
+    await submit(1);
+    await h.t.runEffects();
+    const [runId] = h.t.ci.startedRunIds();
+    await h.t.ci.fail(runId!);
+    await h.t.runEffects();
+    expect(await getPr(1)).not.toHaveProperty('timeline');
+    const res = await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 1 }, includeTimeline: true }));
+    expect(res.statusCode, res.body).toBe(200);
+    const { state, timeline } = json(res);
+    expect(state).toBe('FAILED');
+    expect(timeline.map((t: { fromState: string | null; toState: string; reason: string }) => [t.fromState, t.toState, t.reason])).toEqual([
+      ['PENDING_FAILURE', 'FAILED', 'TEST_RUN_REQUIRED_STATUS_FAILED'],
+      ['TESTING', 'PENDING_FAILURE', 'TEST_RUN_REQUIRED_STATUS_FAILED'],
+      ['PENDING', 'TESTING', 'TEST_RUN_STARTED'],
+      ['NOT_READY', 'PENDING', 'MERGE_ITEM_NOW_READY'],
+      [null, 'NOT_READY', 'API_REQUESTED'],
+    ]);
+    expect(timeline[0]).toMatchObject({ testRunId: runId });
+    expect(timeline[0].at).toMatch(ISO);
+    const bad = await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 1 }, includeTimeline: 'yes' }));
+    expect(bad.statusCode).toBe(400);
+    expect(errorOf(bad).message).toMatch(/includeTimeline/);
+  });
+
   it('serves the legacy name queuePullRequest with the same body', async () => {
     const res = await h.post('/v1/queuePullRequest', h.body({ pr: { number: 3 } }));
     expect(res.statusCode, res.body).toBe(200);

@@ -4,11 +4,12 @@ import { prNumber, queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';
 import { replies } from '../schemas/common.js';
 import { GetSubmittedRequest, SubmittedPr } from '../schemas/pull-request.js';
-import { submittedPr } from '../wire.js';
+import { submittedPr, timelineOut } from '../wire.js';
 
 /**
  * POST /v1/getSubmittedPullRequest (contract §2.4): one PR's entry in one queue, by number or by head
- * branch. 404 when the PR was never submitted to that queue.
+ * branch. 404 when the PR was never submitted to that queue. `includeTimeline: true` adds the entry's
+ * transitions with their reasons (MIG mentions the flag for v1; its item shape is greenline's).
  */
 export const getSubmittedPullRequest: Route = (app, { service, enumCase }) => {
   app.post('/getSubmittedPullRequest', {
@@ -25,6 +26,8 @@ export const getSubmittedPullRequest: Route = (app, { service, enumCase }) => {
       : null;
     if (!lookup) throw new HttpError('VALIDATION_FAILED', 'body/pr must have number or branch');
     const view = await service.getSubmittedPullRequest(authOf(request), queueKey(request.body), lookup);
-    return submittedPr(view, enumCase);
+    const reply = submittedPr(view, enumCase);
+    if (request.body.includeTimeline === true) reply.timeline = timelineOut(view.entry, enumCase);
+    return reply;
   });
 };

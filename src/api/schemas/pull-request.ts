@@ -37,6 +37,9 @@ export const GetSubmittedRequest = Type.Object({
       description: 'Head branch of the PR: the open PR from it that was submitted, else the most recently closed one',
     })),
   }, { description: 'Either number or branch' }),
+  includeTimeline: Type.Optional(Type.Boolean({
+    description: "Also return the entry's timeline: every state change with its reason, newest first",
+  })),
 });
 
 export const ListRequest = Type.Object({
@@ -100,4 +103,12 @@ export const SubmittedPr = Type.Object({
   forceEnqueued: Type.Boolean(),
   isCurrentlySubmittedToQueue: Type.Boolean({ description: 'The entry is not in a terminal state' }),
   verifiedByTestRun: Nullable(Type.String({ description: 'Test run whose pass merged this PR' })),
+  timeline: Type.Optional(Type.Array(Type.Object({
+    at: Type.String({ format: 'date-time' }),
+    fromState: Nullable(Type.String({ description: 'State before the change; null for a submission' })),
+    toState: Type.String({ description: 'State after the change' }),
+    reason: Type.String({ description: 'Reason code, e.g. API_REQUESTED, TEST_RUN_REQUIRED_STATUS_FAILED, MERGE_GRAPH_MERGE' }),
+    testRunId: Nullable(Type.String({ description: 'The test run the change belongs to' })),
+    detail: Nullable(Type.String({ description: 'More about the reason, e.g. the files of a merge conflict' })),
+  }), { description: 'Only with includeTimeline: every trip of the PR through this queue, newest change first' })),
 });
