@@ -20,7 +20,8 @@ import {
 } from '../../src/store/queues.js';
 import { deleteRepo, findRepo, findRepoById, insertRepo, listRepos } from '../../src/store/repos.js';
 import { findRunRow, findRunRowByTestSha, listRunsForSnapshot, setRunRequiredStatuses, upsertRuns } from '../../src/store/test-runs.js';
-import { insertTransitions, listTransitionsOfRecentPrs } from '../../src/store/transitions.js';
+import { listTransitionsOfRecentPrs } from '../../src/store/metrics-transitions.js';
+import { insertTransitions } from '../../src/store/transitions.js';
 import { TERMINAL_STATES } from '../../src/engine/types.js';
 import { openMigrated, testDatabases } from '../helpers/databases.js';
 
@@ -225,7 +226,7 @@ describe.each(databases)('store on $name', (database) => {
     const t = (pr: number, to: string, at: number) => ({ queue_id: 'q1', pr_number: pr, from_state: null, to_state: to, reason: 'X', run_id: null, at });
     await db.transaction().execute((trx) => insertTransitions(trx, [t(1, 'PENDING', 10), t(1, 'TESTING', 500), t(2, 'PENDING', 20)]));
     const rows = await listTransitionsOfRecentPrs(db, ['q1'], 100);
-    expect(rows.map((r) => [r.pr_number, r.to_state, r.at])).toEqual([[1, 'PENDING', 10], [1, 'TESTING', 500]]);
+    expect(rows.map((r) => [r.prNumber, r.to, r.at])).toEqual([[1, 'PENDING', 10], [1, 'TESTING', 500]]);
     expect(await listTransitionsOfRecentPrs(db, [], 0)).toEqual([]);
   });
 });
