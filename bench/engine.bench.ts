@@ -12,22 +12,13 @@
 import {
   decide, newQueueSnapshot, type Entry, type QueueConfig, type QueueSnapshot, type TestRun,
 } from '../src/engine/index.js';
+import { Prng } from '../src/sim/prng.js';
 
 const CONCURRENCY = 25;
 
-/** Deterministic PRNG (mulberry32) so every run of the benchmark measures the same queues. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function queue(size: number, mode: QueueConfig['mode']): QueueSnapshot {
-  const random = rng(size);
+  const prng = new Prng(size);
+  const random = (): number => prng.next();
   const base = newQueueSnapshot({ host: 'github.com', owner: 'acme', name: 'monorepo' }, 'main', { mode, concurrency: CONCURRENCY });
   const entries: Entry[] = [];
   for (let n = 1; n <= size; n++) {

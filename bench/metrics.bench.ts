@@ -28,6 +28,7 @@ import { migrateToLatest } from '../src/store/migrations/index.js';
 import { insertQueue } from '../src/store/queues.js';
 import { upsertRuns } from '../src/store/test-runs.js';
 import { insertTransitions } from '../src/store/transitions.js';
+import { Prng } from '../src/sim/prng.js';
 
 const QUEUES = 10;
 const HISTORY = 100_000;
@@ -37,17 +38,8 @@ const GOAL_MS = 100;
 const NOW = Date.UTC(2026, 5, 1);
 const MIN = 60_000;
 
-/** Deterministic PRNG (mulberry32): every run of the benchmark measures the same data. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = rng(42);
+const prng = new Prng(42);
+const random = (): number => prng.next();
 const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)];
 
 interface Trip { entry: Entry; run: TestRun | null }
