@@ -11,8 +11,9 @@
  *
  * Then a successor that included it and passed would already have vouched for it under optimistic
  * merging (run-results.ts); otherwise the failure is its own: a single PR → FAILED with the run's
- * failure reason, a batch → bisection (bisection.ts).
+ * failure reason, a batch → bisection (bisection.ts). Either way adaptive mode's window halves.
  */
+import { recordGroupFailure } from './adaptive.js';
 import { bisectingSet } from './bisection-state.js';
 import { startBisection } from './bisection.js';
 import type { Draft } from './draft.js';
@@ -36,6 +37,7 @@ export function resolvePendingFailures(d: Draft, topo: Topology): boolean {
       const behind = members.flatMap((m) => topo.successors(m.prNumber, depth, groupKey));
       if (behind.some((e) => !own.has(e.prNumber) && (e.state === 'PENDING' || e.state === 'TESTING'))) continue;
     }
+    recordGroupFailure(d);
     if (members.length > 1 && run) {
       startBisection(d, run, members);
     } else {

@@ -176,7 +176,7 @@ function forgetTarget(d: Draft): void {
   d.internal.targetHistory = [];
 }
 
-/** Tested PRs merged by the queue: MERGED, a batch event per whole group, and a measurement per group. */
+/** Tested PRs merged by the queue: MERGED, a batch event per whole group, and a measurement per PR. */
 function markMerged(d: Draft, prs: RunPr[], runId: string): void {
   const byRun = new Map<string, number[]>();
   let merged = 0;
@@ -187,7 +187,7 @@ function markMerged(d: Draft, prs: RunPr[], runId: string): void {
     merged++;
     if (e.runId) byRun.set(e.runId, [...(byRun.get(e.runId) ?? []), e.prNumber]);
   }
-  recordMerges(d, byRun.size, merged);
+  recordMerges(d, merged);
   for (const [id, numbers] of byRun) {
     const run = d.run(id);
     if (run && run.prNumbers.every((n) => d.entry(n)?.state === 'MERGED')) {
