@@ -27,9 +27,7 @@ export function settle(d: Draft, fallback: QueuedReason): void {
     const before = d.version;
     admit(d);
     sweepRuns(d, current(), fallback);
-    // Blame changes which runs are valid (a failed PR leaves, a batch goes to bisection): sweep again
-    // before anything starts, so that no run is built on what is about to restart.
-    if (resolvePendingFailures(d, current())) continue;
+    resolvePendingFailures(d, current());
     tryMerge(d, current());
     scheduleBisections(d, current());
     batchDeadline = schedule(d, current()).batchDeadline;

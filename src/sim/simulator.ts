@@ -159,8 +159,9 @@ class Simulation {
     const decision = decide(this.snapshot, event, this.ctx);
     this.metrics.decisions++;
     if (!decision.ok) {
-      // A branch built for a run the same moment already dropped: the service sees the same answer.
-      if (decision.rejection.code === 'STALE_RUN_EVENT' && event.kind === 'testBranchCreated') return;
+      // A branch built for a run the same moment already dropped (and pruned): the service sees the same answer.
+      const dropped = decision.rejection.code === 'STALE_RUN_EVENT' || decision.rejection.code === 'RUN_NOT_FOUND';
+      if (dropped && event.kind === 'testBranchCreated') return;
       throw new Error(`the engine refused ${event.kind} at ${this.metrics.minutes(event.at).toFixed(1)} min: ${decision.rejection.code} ${decision.rejection.message}`);
     }
     this.snapshot = this.prune(decision.snapshot);
