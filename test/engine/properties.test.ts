@@ -43,7 +43,7 @@ const configPatch: fc.Arbitrary<Partial<QueueConfig>> = fc.record({
   adaptiveMinConcurrency: fc.integer({ min: 1, max: 3 }),
 }, { requiredKeys: [] });
 
-function actions(opts: { flakes: boolean; modeSwitch: boolean; chaos: boolean }): fc.Arbitrary<Action[]> {
+function actions(opts: { flakes: boolean; modeSwitch: boolean; chaos: boolean; batching?: boolean }): fc.Arbitrary<Action[]> {
   const rare = opts.chaos ? 1 : 0;
   const action: fc.Arbitrary<Action> = fc.oneof(
     { weight: 12, arbitrary: fc.record({ t: fc.constant('deliver' as const), i: fc.nat(), flake: opts.flakes ? fc.integer({ min: 0, max: 3 }).map((n) => n === 0) : fc.constant(false) }) },
@@ -66,7 +66,12 @@ function actions(opts: { flakes: boolean; modeSwitch: boolean; chaos: boolean })
     }) },
     { weight: 1, arbitrary: fc.record({ t: fc.constant('time' as const), ms: fc.integer({ min: 1, max: 20 * 60_000 }) }) },
   );
-  return fc.array(action, { minLength: 5, maxLength: 120 });
+  const list = fc.array(action, { minLength: 5, maxLength: 120 });
+  if (!opts.batching) return list;
+  // Every PR ready at once first, so that full batches form, fail and bisect while more events come.
+  const all: Action[] = Array.from({ length: PRS }, (_, i) => (
+    { t: 'submit', pr: i + 1, priority: undefined, noBatch: false, ready: true, targets: ['a'] }));
+  return list.map((rest) => [...all, ...rest]);
 }
 
 function play(h: Harness, list: Action[], targetsOf: Map<number, ImpactedTargets>): void {
@@ -103,11 +108,20 @@ const ALLOWED_REJECTIONS = new Set([
 /** Failures that do not come from a PR's own code: timeouts of the random clock, pushes while merging. */
 const NOT_CODE = new Set(['TEST_RUN_TIMEOUT', 'PR_UPDATED_AT_MERGE_TIME', 'START_TEST_RUN_MERGE_CONFLICT', 'GITHUB_API_MERGE_PR_FAILED']);
 
-function scenario(opts: { mode: 'single' | 'parallel'; flakes: boolean; modeSwitch?: boolean; chaos?: boolean }) {
+/**
+ * Batches that fail and bisect: batching on from the start, batches of 2–4, bisection runs 1–3 at
+ * once, at least one bad PR, every PR submitted ready before the random events.
+ */
+const batchingPatch: fc.Arbitrary<Partial<QueueConfig>> = fc.tuple(configPatch, fc.record({
+  batchingMinSize: fc.integer({ min: 2, max: 4 }),
+  bisectionConcurrency: fc.integer({ min: 1, max: 3 }),
+})).map(([p, b]) => ({ ...p, ...b, batch: true }));
+
+function scenario(opts: { mode: 'single' | 'parallel'; flakes: boolean; modeSwitch?: boolean; chaos?: boolean; batching?: boolean }) {
   return fc.property(
-    actions({ flakes: opts.flakes, modeSwitch: opts.modeSwitch ?? false, chaos: opts.chaos ?? true }),
-    configPatch,
-    fc.subarray([1, 2, 3, 4, 5, 6, 7, 8], { maxLength: 3 }),
+    actions({ flakes: opts.flakes, modeSwitch: opts.modeSwitch ?? false, chaos: opts.chaos ?? true, batching: opts.batching }),
+    opts.batching ? batchingPatch : configPatch,
+    fc.subarray([1, 2, 3, 4, 5, 6, 7, 8], { minLength: opts.batching ? 1 : 0, maxLength: 3 }),
     fc.array(fc.nat(), { minLength: 1, maxLength: 20 }),
     (list, config, badList, picks) => {
       const bad = new Set(badList);
@@ -141,4 +155,7 @@ describe('engine properties', () => {
   it('parallel mode, deterministic CI', () => fc.assert(scenario({ mode: 'parallel', flakes: false }), runs));
   it('parallel mode, flaky CI', () => fc.assert(scenario({ mode: 'parallel', flakes: true }), runs));
   it('mode switches while PRs are queued', () => fc.assert(scenario({ mode: 'single', flakes: false, modeSwitch: true }), runs));
+  it('single mode, batches that bisect, deterministic CI', () => fc.assert(scenario({ mode: 'single', flakes: false, chaos: false, batching: true }), runs));
+  it('single mode, batches that bisect, flaky CI', () => fc.assert(scenario({ mode: 'single', flakes: true, batching: true }), runs));
+  it('parallel mode, batches that bisect, deterministic CI', () => fc.assert(scenario({ mode: 'parallel', flakes: false, batching: true }), runs));
 });
