@@ -18,7 +18,7 @@ interface SimulateFlags {
   failureRate?: string; flakeRate?: string; ciMinutes?: string; ciJitter?: string; ciSigma?: string; lanes?: string;
   warmup?: string; mode?: 'single' | 'parallel'; concurrency?: string; batch?: boolean; batchSize?: string;
   batchWait?: string; bisectionConcurrency?: string; skipRedundantTests?: boolean; optimistic?: boolean; pfd?: string;
-  timeout?: string; json?: boolean; svg?: string;
+  timeout?: string; adaptive?: boolean; adaptiveMinConcurrency?: string; json?: boolean; svg?: string;
 }
 
 export function simulateCommand(): Command {
@@ -48,6 +48,8 @@ export function simulateCommand(): Command {
     .option('--optimistic', 'a passing run vouches for the groups ahead it included (canOptimisticallyMerge)')
     .option('--pfd <n>', 'pending failure depth: successor levels a failure waits for (pendingFailureDepth)', '0')
     .option('--timeout <minutes>', 'fail runs older than this (testingTimeoutMinutes)', '300')
+    .option('--adaptive', 'adaptive mode: --concurrency becomes the ceiling of a window that follows merges and failures, and batches are sized from the measured failure rate up to --batch-size (adaptiveMode on)')
+    .option('--adaptive-min-concurrency <n>', 'the floor of the adaptive window (adaptiveMinConcurrency, default 2); implies --adaptive')
     .option('--json', 'print the figures as JSON')
     .option('--svg <file>', 'write a chart of queue depth and merges per hour over time')
     .addHelpText('after', `
@@ -55,7 +57,8 @@ Examples:
   $ greenline simulate --rate 12 --concurrency 10 --failure-rate 5% --prs 10000
   $ greenline simulate --saturate --concurrency 10 --batch-size 4 --json
   $ greenline simulate --mode parallel --lanes 4 --concurrency 40 --saturate --svg lanes.svg
-  $ greenline simulate --replay history.csv --concurrency 5 --optimistic --pfd 1`)
+  $ greenline simulate --replay history.csv --concurrency 5 --optimistic --pfd 1
+  $ greenline simulate --saturate --adaptive --concurrency 20 --batch-size 8`)
     .action((flags: SimulateFlags) => {
       const options = toOptions(flags);
       const problem = validateOptions(options);
@@ -91,6 +94,8 @@ function toOptions(f: SimulateFlags): SimulationOptions {
     ...(f.batchWait !== undefined ? { batchingMaxWaitTimeMinutes: integer(f.batchWait, '--batch-wait') } : {}),
     ...(f.bisectionConcurrency !== undefined ? { bisectionConcurrency: integer(f.bisectionConcurrency, '--bisection-concurrency') } : {}),
     ...(f.skipRedundantTests ? { optimizationMode: 'bisection_skip_redundant_tests' } : {}),
+    ...(f.adaptive || f.adaptiveMinConcurrency !== undefined ? { adaptiveMode: 'on' } : {}),
+    ...(f.adaptiveMinConcurrency !== undefined ? { adaptiveMinConcurrency: integer(f.adaptiveMinConcurrency, '--adaptive-min-concurrency') } : {}),
   };
   if ([f.saturate, f.replay !== undefined, f.rate !== undefined].filter(Boolean).length > 1) {
     throw new UsageError('choose one way PRs arrive: --rate, --saturate or --replay');

@@ -3,11 +3,21 @@
  * restarts, queue depth changes) are collected as they happen; figures are computed once, over the
  * measurement window: after the warm-up, until arrivals stop (a draining queue is not a busy one).
  */
-import type { Entry } from '../engine/index.js';
+import type { AdaptiveStatus, Entry } from '../engine/index.js';
 
-/** Transitions back to PENDING that are not bisection steps: a PR's testing started over. */
-const BISECTION_STEPS = new Set(['BISECTION_REQUIRED', 'BISECTION_TEST_RUN_PASSED']);
 const TESTED_STATES = new Set(['TESTING', 'TESTS_PASSED', 'PENDING_FAILURE']);
+
+/**
+ * A transition back to PENDING that restarted a PR's testing, rather than a step of its own batch's
+ * bisection: the batch going to bisection (BISECTION_REQUIRED) or a part of it passing out of a
+ * bisection run (BISECTION_TEST_RUN_PASSED). A main run stopped because a cleared part went ahead of
+ * it carries BISECTION_TEST_RUN_PASSED too, and is a restart.
+ */
+function isRestart(t: Entry['timeline'][number], isBisectionRun: (runId: string) => boolean): boolean {
+  if (t.to !== 'PENDING' || t.from === null || !TESTED_STATES.has(t.from)) return false;
+  if (t.reason === 'BISECTION_REQUIRED') return false;
+  return !(t.reason === 'BISECTION_TEST_RUN_PASSED' && t.runId !== undefined && isBisectionRun(t.runId));
+}
 
 export interface SimulationSummary {
   seed: number;
@@ -43,6 +53,8 @@ export interface SimulationSummary {
   meanQueueDepth: number;
   /** Merges whose result was not what was tested (the queue's promise broken): must be 0. */
   invariantBreaches: number;
+  /** Adaptive mode's window, batch size and measured failure rate at the end; null when it is off. */
+  adaptive: AdaptiveStatus | null;
   decisions: number;
   wallMs: number;
 }
@@ -76,7 +88,8 @@ export class MetricsCollector {
   mergedBad = 0;
   decisions = 0;
 
-  constructor(private readonly start: number) {}
+  /** `isBisectionRun` tells the runs of the bisection budget (restarts are counted without their steps). */
+  constructor(private readonly start: number, private readonly isBisectionRun: (runId: string) => boolean) {}
 
   minutes(at: number): number {
     return (at - this.start) / 60_000;
@@ -103,11 +116,7 @@ export class MetricsCollector {
 
   /** Restarts of an entry's trip, counted when it leaves the queue (or when the simulation ends). */
   entryRestarts(e: Entry): void {
-    for (const t of e.timeline) {
-      if (t.to === 'PENDING' && t.from !== null && TESTED_STATES.has(t.from) && !BISECTION_STEPS.has(t.reason)) {
-        this.restarts.push(this.minutes(t.at));
-      }
-    }
+    for (const t of e.timeline) if (isRestart(t, this.isBisectionRun)) this.restarts.push(this.minutes(t.at));
   }
 
   /** A terminal entry leaves the simulation. */
@@ -125,7 +134,8 @@ export class MetricsCollector {
   }
 
   summarize(args: {
-    seed: number; warmupMinutes: number; windowEnd: number; endedAt: number; left: number; invariantBreaches: number; wallMs: number;
+    seed: number; warmupMinutes: number; windowEnd: number; endedAt: number; left: number; invariantBreaches: number;
+    adaptive: AdaptiveStatus | null; wallMs: number;
   }): { summary: SimulationSummary; series: Series } {
     const from = args.warmupMinutes;
     const to = args.windowEnd;
@@ -158,6 +168,7 @@ export class MetricsCollector {
       maxQueueDepth: this.depth.reduce((m, [, d]) => Math.max(m, d), 0),
       meanQueueDepth: meanDepth(this.depth, from, to),
       invariantBreaches: args.invariantBreaches,
+      adaptive: args.adaptive,
       decisions: this.decisions,
       wallMs: args.wallMs,
     };

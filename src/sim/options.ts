@@ -88,5 +88,5 @@ const FLAG_OF: Record<string, string> = {
   mode: '--mode', concurrency: '--concurrency', batch: '--batch', batchingMinSize: '--batch-size',
   batchingMaxWaitTimeMinutes: '--batch-wait', bisectionConcurrency: '--bisection-concurrency',
   optimizationMode: '--skip-redundant-tests', canOptimisticallyMerge: '--optimistic', pendingFailureDepth: '--pfd',
-  testingTimeoutMinutes: '--timeout',
+  testingTimeoutMinutes: '--timeout', adaptiveMode: '--adaptive', adaptiveMinConcurrency: '--adaptive-min-concurrency',
 };

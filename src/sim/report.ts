@@ -1,5 +1,5 @@
 /** The human-readable report of a simulation, and a one-line description of its set-up. */
-import { DEFAULT_QUEUE_CONFIG, type QueueConfig } from '../engine/index.js';
+import { DEFAULT_ADAPTIVE_MIN_CONCURRENCY, DEFAULT_QUEUE_CONFIG, type QueueConfig } from '../engine/index.js';
 import type { SimulationSummary } from './metrics.js';
 import type { SimulationOptions } from './options.js';
 
@@ -19,10 +19,14 @@ export function describeWorkload(o: SimulationOptions): string {
 
 export function describeQueue(queue: Partial<QueueConfig>): string {
   const c = { ...DEFAULT_QUEUE_CONFIG, ...queue };
+  const size = c.adaptiveMode === 'on' ? `batches of up to ${c.batchingMinSize} (sized from the failure rate` : `batches of ${c.batchingMinSize} (wait ${c.batchingMaxWaitTimeMinutes} min`;
   const batching = c.batch
-    ? `batches of ${c.batchingMinSize} (wait ${c.batchingMaxWaitTimeMinutes} min, bisection concurrency ${queue.bisectionConcurrency ?? c.concurrency}${c.optimizationMode === 'off' ? '' : ', skip redundant tests'})`
+    ? `${size}, bisection concurrency ${queue.bisectionConcurrency ?? c.concurrency}${c.optimizationMode === 'off' ? '' : ', skip redundant tests'})`
     : 'no batching';
-  return `${c.mode} · concurrency ${c.concurrency} · ${batching} · PFD ${c.pendingFailureDepth} · optimistic merge ${c.canOptimisticallyMerge ? 'on' : 'off'}`;
+  const concurrency = c.adaptiveMode === 'on'
+    ? `adaptive concurrency ${Math.min(c.adaptiveMinConcurrency ?? DEFAULT_ADAPTIVE_MIN_CONCURRENCY, c.concurrency)}–${c.concurrency}`
+    : `concurrency ${c.concurrency}`;
+  return `${c.mode} · ${concurrency} · ${batching} · PFD ${c.pendingFailureDepth} · optimistic merge ${c.canOptimisticallyMerge ? 'on' : 'off'}`;
 }
 
 export function formatReport(o: SimulationOptions, s: SimulationSummary): string {
@@ -37,6 +41,7 @@ export function formatReport(o: SimulationOptions, s: SimulationSummary): string
     ['CI runs per merge', `${num(s.ciRunsPerMerge, 3)} (${num(s.ciHoursPerMerge, 3)} CI hours per merge)`],
     ['restarts', `${s.restarts} (${num(s.restartsPerMerge)} per merge)`],
     ['bisection runs', String(s.bisectionRuns)],
+    ...(s.adaptive ? [['adaptive mode', `window ${s.adaptive.concurrency} · batch size ${s.adaptive.batchSize} · measured failure rate ${pct(s.adaptive.failureRate)} (at the end)`] as [string, string]] : []),
     ['queue depth', `mean ${num(s.meanQueueDepth, 1)} · max ${s.maxQueueDepth}`],
     ['PRs', `${s.prs.arrived} arrived · ${s.prs.merged} merged · ${s.prs.failedBad} bad ones failed · ${s.prs.failedGood} good ones failed · ${s.prs.mergedBad} bad ones merged · ${s.prs.left} left`],
     ['invariant breaches', String(s.invariantBreaches)],

@@ -13,7 +13,8 @@
  * the runs nobody needs are pruned after every decision, as the service does (snapshot-io.ts).
  */
 import {
-  decide, newQueueSnapshot, isTerminal, type Effect, type EngineEvent, type QueueSnapshot, type TestRun,
+  adaptiveStatus, decide, newQueueSnapshot, isTerminal, type Effect, type EngineEvent, type QueueSnapshot,
+  type TestRun,
 } from '../engine/index.js';
 import { EventHeap } from './event-heap.js';
 import { FakeCi, type SimulatedPr } from './fake-ci.js';
@@ -53,7 +54,9 @@ class Simulation {
   private readonly forge = new SimFakeForge();
   private readonly ci: FakeCi;
   private readonly workload: Workload;
-  private readonly metrics = new MetricsCollector(SIM_EPOCH);
+  /** Runs on the bisection budget, by id. */
+  private readonly bisectionRuns = new Set<string>();
+  private readonly metrics = new MetricsCollector(SIM_EPOCH, (id) => this.bisectionRuns.has(id));
   private readonly prs = new Map<number, SimulatedPr>();
   /** Every PR head in each run's test commit, from its createTestBranch. */
   private readonly runContents = new Map<string, number[]>();
@@ -92,7 +95,7 @@ class Simulation {
     const warmup = Math.min(this.o.warmupMinutes ?? 2 * this.o.ci.minutes, endMinutes / 2);
     return this.metrics.summarize({
       seed: this.o.seed, warmupMinutes: warmup, windowEnd: endMinutes, endedAt: this.now, left: this.snapshot.entries.length,
-      invariantBreaches: this.forge.invariantBreaches, wallMs: performance.now() - started,
+      invariantBreaches: this.forge.invariantBreaches, adaptive: adaptiveStatus(this.snapshot), wallMs: performance.now() - started,
     });
   }
 
@@ -156,8 +159,9 @@ class Simulation {
     const decision = decide(this.snapshot, event, this.ctx);
     this.metrics.decisions++;
     if (!decision.ok) {
-      // A branch built for a run the same moment already dropped: the service sees the same answer.
-      if (decision.rejection.code === 'STALE_RUN_EVENT' && event.kind === 'testBranchCreated') return;
+      // A branch built for a run the same moment already dropped (and pruned): the service sees the same answer.
+      const dropped = decision.rejection.code === 'STALE_RUN_EVENT' || decision.rejection.code === 'RUN_NOT_FOUND';
+      if (dropped && event.kind === 'testBranchCreated') return;
       throw new Error(`the engine refused ${event.kind} at ${this.metrics.minutes(event.at).toFixed(1)} min: ${decision.rejection.code} ${decision.rejection.message}`);
     }
     this.snapshot = this.prune(decision.snapshot);
@@ -169,13 +173,14 @@ class Simulation {
       case 'createTestBranch': {
         const sha = this.forge.createTestBranch(effect.branch, effect.baseSha, effect.prs);
         this.runContents.set(effect.runId, effect.prs.map((p) => p.number));
+        if (this.runOf(effect.runId)?.queueType === 'bisection') this.bisectionRuns.add(effect.runId);
         this.immediate.push({ kind: 'testBranchCreated', at: this.now, runId: effect.runId, sha });
         return;
       }
       case 'startCi': {
         const included = (this.runContents.get(effect.runId) ?? effect.prNumbers).map((n) => this.prs.get(n)!);
         const verdict = this.ci.verdict(effect.prNumbers.map((n) => this.prs.get(n)!), included);
-        const bisection = this.runOf(effect.runId)?.queueType === 'bisection';
+        const bisection = this.bisectionRuns.has(effect.runId);
         this.ciRunning.set(effect.runId, { startedAt: this.now, minutes: verdict.minutes, bisection });
         this.agenda.push(this.now + verdict.minutes * MINUTE, { kind: 'ci', runId: effect.runId, outcome: verdict.outcome });
         return;

@@ -50,6 +50,13 @@ describe('greenline simulate', () => {
     expect(stdout).toMatch(/3 arrived · 2 merged · 1 bad ones failed/);
   });
 
+  it('--adaptive runs adaptive mode and reports where its window and batch size ended', async () => {
+    const stdout = await simulateHere(['--saturate', '--adaptive-min-concurrency', '3', '--concurrency', '6', '--batch-size', '8', '--prs', '150', '--seed', '2']);
+    expect(stdout).toMatch(/^queue +single · adaptive concurrency 3–6 · batches of up to 8 \(sized from the failure rate, bisection concurrency 6\)/m);
+    expect(stdout).toMatch(/^adaptive mode +window [3-6] · batch size [1-8] · measured failure rate [\d.]+% \(at the end\)$/m);
+    expect(await simulateHere(['--saturate', '--concurrency', '6', '--prs', '50'])).not.toMatch(/adaptive/);
+  });
+
   it('a malformed replay file is a usage error naming the line', async () => {
     const csv = join(dir, 'broken.csv');
     writeFileSync(csv, 'arrival,ci_minutes,outcome\n0,30,pass\n5,abc,pass\n');
@@ -69,6 +76,7 @@ describe('greenline simulate', () => {
       [['--replay', 'x.csv', '--failure-rate', '0.1'], /--failure-rate does not apply to --replay/],
       [['--failure-rate', '150%'], /--failure-rate must be a probability between 0 and 1, got 1.5/],
       [['--batch-size', '2.5'], /--batch-size must be a whole number, got "2.5"/],
+      [['--adaptive-min-concurrency', '0'], /--adaptive-min-concurrency: adaptiveMinConcurrency must be an integer >= 1, got 0/],
     ];
     for (const [args, message] of cases) {
       await expect(simulateHere(args), args.join(' ')).rejects.toThrow(expect.objectContaining({ name: 'UsageError', message: expect.stringMatching(message) }));

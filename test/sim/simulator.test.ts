@@ -82,6 +82,22 @@ describe('simulate', () => {
     expect(summary.invariantBreaches).toBe(0);
   });
 
+  it('adaptive mode: the report tells the window and batch size it ended with, within their bounds', () => {
+    const base = options({ seed: 4, arrivals: { kind: 'saturated', backlog: 60 }, maxPrs: 400, failureRate: 0.05 });
+    const queue = { concurrency: 8, batch: true, batchingMinSize: 8 };
+    expect(simulate({ ...base, queue }).summary.adaptive).toBeNull();
+    const { summary } = simulate({ ...base, queue: { ...queue, adaptiveMode: 'on', adaptiveMinConcurrency: 3 } });
+    const a = summary.adaptive!;
+    expect(a.concurrency).toBeGreaterThanOrEqual(3);
+    expect(a.concurrency).toBeLessThanOrEqual(8);
+    // About 5% of conclusions failed: p̂ > 0, and the batch size 1/√p̂ is below the ceiling of 8.
+    expect(a.failureRate).toBeGreaterThan(0);
+    expect(a.batchSize).toBe(Math.max(1, Math.min(8, Math.round(1 / Math.sqrt(a.failureRate)))));
+    expect(a.batchSize).toBeLessThan(8);
+    expect(summary.prs).toMatchObject({ mergedBad: 0, failedGood: 0, left: 0 });
+    expect(summary.invariantBreaches).toBe(0);
+  });
+
   it('parallel mode: disjoint lanes fail and merge independently, so four lanes merge about four times as much', () => {
     const lane = (lanes: number) => simulate(options({
       seed: 8, lanes, arrivals: { kind: 'saturated', backlog: 12 * lanes }, maxPrs: 100 * lanes, failureRate: 0.05,
