@@ -13,6 +13,10 @@
  * 3. parallel mode, 4 disjoint lanes vs 1, p = 5%, 10 runs per lane: ≥ 3.5× the merges.
  * 4. 3% flaky runs, p = 5%, N = 10: with anti-flake (optimistic merging + PFD 1) ≥ 90% of the
  *    flake-free throughput.
+ * 5. Adaptive mode (ceiling N = 20, batches up to 8) within 10% of the best fixed setting. The best is
+ *    found by a sweep of N ∈ {1, 2, 3, 5, 8, 10, 15, 20} × B ∈ {1, 2, 4, 8} (B = 1: no batching) at
+ *    p = 5%, saturated; the objective: the most merges per hour among settings that spend at most 1.5
+ *    CI runs per merge. Sweep and adaptive run SWEEP_PRS PRs each, the same PRs.
  */
 import type { QueueConfig } from '../src/engine/index.js';
 import { defaultOptions, type SimulationOptions } from '../src/sim/options.js';
@@ -24,6 +28,8 @@ const T = 30;
 const SEED = 1;
 const PRS = 4000;
 const LOAD = 0.8;
+const SWEEP_PRS = 2000;
+const MAX_RUNS_PER_MERGE = 1.5;
 
 interface Row { scenario: string; measure: string; goal: string; measured: string; met: boolean | null; note: string }
 const rows: Row[] = [];
@@ -102,10 +108,35 @@ function row(scenario: string, measure: string, goal: string, measured: string, 
     `${f2(off.mergesPerHour)}/h; ${off.prs.failedGood} good PRs rejected`);
 }
 
+// 5. Adaptive mode against the best fixed N and B.
+const sweep: { n: number; b: number; s: SimulationSummary }[] = [];
+{
+  const queueOf = (n: number, b: number): Partial<QueueConfig> => (b > 1 ? { concurrency: n, batch: true, batchingMinSize: b } : { concurrency: n });
+  for (const n of [1, 2, 3, 5, 8, 10, 15, 20]) {
+    for (const b of [1, 2, 4, 8]) sweep.push({ n, b, s: run(queueOf(n, b), { maxPrs: SWEEP_PRS }) });
+  }
+  const best = sweep.filter((x) => x.s.ciRunsPerMerge <= MAX_RUNS_PER_MERGE)
+    .reduce((a, x) => (x.s.mergesPerHour > a.s.mergesPerHour ? x : a));
+  const adaptive = run({ ...queueOf(20, 8), adaptiveMode: 'on' }, { maxPrs: SWEEP_PRS });
+  const share = adaptive.mergesPerHour / best.s.mergesPerHour;
+  const end = adaptive.adaptive!;
+  row('adaptive, p=5%, N ≤ 20, B ≤ 8', 'adaptive / best fixed', '≥ 90%', `${(100 * share).toFixed(1)}%`, share >= 0.9,
+    `${f2(adaptive.mergesPerHour)}/h at ${f2(adaptive.ciRunsPerMerge)} runs/merge vs N=${best.n} B=${best.b}: ${f2(best.s.mergesPerHour)}/h at ${f2(best.s.ciRunsPerMerge)}`);
+  row('', 'adaptive at the end', '', `N=${end.concurrency} B=${end.batchSize}`, null, `measured failure rate ${(100 * end.failureRate).toFixed(1)}%`);
+}
+
 const widths = [32, 28, 11, 10, 7];
 const line = (cells: string[]): string => cells.map((c, i) => (i < widths.length ? c.padEnd(widths[i]) : c)).join(' ').trimEnd();
 console.log(`queue: the engine in the simulator, T = ${T} min fixed, seed ${SEED}, ${PRS} PRs per capacity run`);
 console.log('(capacity with the queue kept full; time in queue under Poisson arrivals at 80% of that capacity)');
 console.log(line(['scenario', 'measure', 'goal', 'measured', 'met', 'note']));
 for (const r of rows) console.log(line([r.scenario, r.measure, r.goal, r.measured, r.met === null ? '' : r.met ? 'yes' : 'NO', r.note]));
+console.log(`\nsweep of scenario 5 (p=5%, saturated, ${SWEEP_PRS} PRs each): merges per hour (CI runs per merge); best = most merges at ≤ ${MAX_RUNS_PER_MERGE} runs/merge`);
+const sizes = [...new Set(sweep.map((x) => x.b))];
+const cell = (c: string, i: number): string => c.padEnd(i === 0 ? 8 : 16);
+console.log(['N \\ B', ...sizes.map((b) => `B=${b}`)].map(cell).join('').trimEnd());
+for (const n of [...new Set(sweep.map((x) => x.n))]) {
+  const cells = sizes.map((b) => sweep.find((x) => x.n === n && x.b === b)!.s).map((x) => `${f2(x.mergesPerHour)} (${f2(x.ciRunsPerMerge)})`);
+  console.log([`N=${n}`, ...cells].map(cell).join('').trimEnd());
+}
 console.log(`simulated ${simulatedPrs} PRs in ${(wallMs / 1000).toFixed(1)} s (${((wallMs * 1000) / simulatedPrs).toFixed(0)} µs per PR)`);
