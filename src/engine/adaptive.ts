@@ -7,26 +7,33 @@
  * are limited by a window w instead of by `concurrency`, which becomes its ceiling:
  *
  *   floor = min(adaptiveMinConcurrency, concurrency)     ceiling = concurrency
- *   w starts at the ceiling;  w ← min(ceiling, w + 1) per merged group;  w ← max(floor, ⌊w / 2⌋) per FAILED PR
+ *   w starts at the ceiling;  w ← min(ceiling, w + 1) per PR merged (a batch of B adds B);
+ *   w ← max(floor, ⌊w / 2⌋) per group whose run failed on its own (a PR that fails, a batch that goes to bisection)
  *
  * It starts at the ceiling so that turning the mode on never slows a healthy queue down: with no
  * failure it stays what the static setting gave, and it backs off only once failures show the
- * speculation behind them being thrown away. Without batching about (1 − p)/p PRs merge between two
- * failures at failure rate p, so the window saw-tooths below ≈ 2/p, where extra slots stop paying (§3.2).
- * The floor keeps some speculation after a streak of failures (Zuul keeps 3); it defaults to 2.
+ * speculation behind them being thrown away. It grows per merged PR, as Zuul's grows per merged change,
+ * and halves per failed group, the event that throws away the runs built on it: a failed batch halves
+ * it once, not again for the culprits its bisection finds. About (1 − p)/p PRs merge between two
+ * failures at failure rate p (more with batches, which fail as one), so the window saw-tooths below
+ * ≈ 2/p runs, where extra slots stop paying (§3.2). The floor keeps some speculation after a streak of
+ * failures (Zuul keeps 3); it defaults to 2.
  *
  * Batch size (with `batch` on) follows the measured failure rate p̂, the exponentially weighted mean
  * of the queue's conclusions, x = 1 for a PR that FAILED and 0 for one the queue merged, weight 1/20
  * (about the last 20 conclusions):
  *
  *   p̂ ← p̂ + (x − p̂) / 20, from p̂ = 0
- *   B = batchingMinSize while p̂ = 0 (no failure measured yet), else clamp(round(1/√p̂), 1, batchingMinSize)
+ *   B = batchingMinSize while p̂ = 0 (no failure measured yet), else clamp(2^⌊log₂((1 − p̂)/p̂)⌋, 1, batchingMinSize)
  *
- * 1/√p is the batch size that minimises test runs per PR with one bisection stage (§3.1); the setting
- * stays the upper bound. Batches of B form while the queue is backed up (at least B PRs wait to
- * start); with fewer it is nearly empty and each PR starts alone. No batch waits to fill
- * (`batchingMaxWaitTimeMinutes` does not apply): how many PRs wait is what decides the size.
- * Bisection keeps its own budget (`bisectionConcurrency`).
+ * 2^⌊log₂((1 − p)/p)⌋ is the group size of binary splitting (Hwang's generalised binary splitting),
+ * the size that minimises test runs per PR when failed batches are halved again and again, as
+ * bisection does (§3.1 "nested splitting"): p̂ = 5% → 16, 10% → 8, 20% → 4, 30% → 2, ≥ 40% → 1. The
+ * simulator agrees: at p = 5–20% batches of 8 merge more, at fewer CI runs per PR, than batches of 4
+ * (docs/simulator.md). The setting stays the upper bound. Batches of B form while the queue is backed
+ * up (at least B PRs wait to start); with fewer it is nearly empty and each PR starts alone. No batch
+ * waits to fill (`batchingMaxWaitTimeMinutes` does not apply): how many PRs wait is what decides the
+ * size. Bisection keeps its own budget (`bisectionConcurrency`).
  *
  * Turning the mode off forgets the measurements; turning it on again starts afresh.
  */
@@ -63,7 +70,8 @@ function stateOf(c: QueueConfig, stored: AdaptiveState | null): AdaptiveState {
 /** B for a measured failure rate: the batch size used while the queue is backed up. */
 function targetBatchSize(c: QueueConfig, failureRate: number): number {
   if (failureRate <= 0) return c.batchingMinSize;
-  return Math.max(1, Math.min(c.batchingMinSize, Math.round(1 / Math.sqrt(failureRate))));
+  const splitting = 2 ** Math.floor(Math.log2(Math.max(1, (1 - failureRate) / failureRate)));
+  return Math.max(1, Math.min(c.batchingMinSize, splitting));
 }
 
 /** How many main runs may be in flight: the window in adaptive mode, `concurrency` otherwise. */
@@ -81,23 +89,27 @@ export function batchSize(d: Draft, waiting: () => number): number {
   return size > 1 && waiting() >= size ? size : 1;
 }
 
-/** The queue merged `prs` PRs in `groups` groups: the window grows by one per group. */
-export function recordMerges(d: Draft, groups: number, prs: number): void {
+/** The queue merged `prs` PRs: the window grows by one per PR, and p̂ takes in a 0 per PR. */
+export function recordMerges(d: Draft, prs: number): void {
   if (!isAdaptive(d.config) || prs === 0) return;
   const s = stateOf(d.config, d.internal.adaptive);
   let failureRate = s.failureRate;
   for (let i = 0; i < prs; i++) failureRate -= failureRate * FAILURE_RATE_WEIGHT;
-  d.internal.adaptive = { window: Math.min(d.config.concurrency, s.window + groups), failureRate };
+  d.internal.adaptive = { window: Math.min(d.config.concurrency, s.window + prs), failureRate };
 }
 
-/** A PR FAILED: the window halves. */
+/** A PR FAILED: p̂ takes in a 1. */
 export function recordFailure(d: Draft): void {
   if (!isAdaptive(d.config)) return;
   const s = stateOf(d.config, d.internal.adaptive);
-  d.internal.adaptive = {
-    window: Math.max(floorOf(d.config), Math.floor(s.window / 2)),
-    failureRate: s.failureRate + (1 - s.failureRate) * FAILURE_RATE_WEIGHT,
-  };
+  d.internal.adaptive = { window: s.window, failureRate: s.failureRate + (1 - s.failureRate) * FAILURE_RATE_WEIGHT };
+}
+
+/** A group's run failed on its own (failure.ts): the window halves. */
+export function recordGroupFailure(d: Draft): void {
+  if (!isAdaptive(d.config)) return;
+  const s = stateOf(d.config, d.internal.adaptive);
+  d.internal.adaptive = { window: Math.max(floorOf(d.config), Math.floor(s.window / 2)), failureRate: s.failureRate };
 }
 
 /** After a settings change: the measurements are kept within the new bounds, or forgotten when off. */

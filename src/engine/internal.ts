@@ -39,6 +39,11 @@ export interface Bisection {
   /** Content keys (see `contentKey`) of every run of this batch that failed: the batch's and the parts'. */
   failedKeys: string[];
   parts: BisectionPart[];
+  /**
+   * PRs that merged past the batch while it was under bisection (merging.ts): groups behind it that
+   * were tested without it. A part's run built before they landed no longer tests what is ahead of it.
+   */
+  overtakenBy: number[];
 }
 
 export interface EngineInternal {
@@ -86,6 +91,7 @@ export function readInternal(snapshot: QueueSnapshot): EngineInternal {
     deferredMergedOutside: [...(raw.deferredMergedOutside ?? [])],
     bisections: (raw.bisections ?? []).map((b) => ({
       id: b.id, members: [...b.members], failedKeys: [...b.failedKeys], parts: b.parts.map((p) => ({ prNumbers: p.prNumbers, runId: p.runId })),
+      overtakenBy: [...(b.overtakenBy ?? [])],
     })),
     pendingMode: raw.pendingMode ?? null,
     wakeupAt: raw.wakeupAt ?? null,

@@ -6,7 +6,8 @@
  * passed entries covering everything the group waits on, and advances the target from exactly the
  * current sha to that run's test commit (`merge` effect, compare-and-swap). When several runs
  * qualify, the one merging the most PRs wins. At most one merge is in flight per queue; a paused
- * queue merges nothing.
+ * queue merges nothing. A batch under bisection that the run left out is not waited for: it stepped
+ * out of the merge order when it failed (bisection.ts, policy 2), and the merge is recorded on it.
  *
  * The target-branch invariant: a run is merged only onto the sha its test commit was built on, or
  * onto a sha that our own merges produced from it by merging exactly the PRs at the front of its
@@ -34,7 +35,7 @@ import { isTerminal, type EngineEvent, type Rejection, type RunPr, type TestRun 
 export function tryMerge(d: Draft, topo: Topology): boolean {
   if (d.internal.merge || d.state === 'PAUSED' || d.targetSha === null) return false;
   const bisecting = bisectingSet(d);
-  let best: { run: TestRun; prs: RunPr[]; rebuild: boolean } | null = null;
+  let best: { run: TestRun; prs: RunPr[]; rebuild: boolean; past: number[] } | null = null;
   for (const [runId, members] of activeGroups(d, topo)) {
     if (!members.every((m) => m.state === 'TESTS_PASSED')) continue;
     const run = d.run(runId);
@@ -46,10 +47,15 @@ export function tryMerge(d: Draft, topo: Topology): boolean {
     if (!prs.every((p) => d.entry(p.number)?.state === 'TESTS_PASSED')) continue;
     const inRun = new Set(prs.map((p) => p.number));
     const group = members.filter((m) => run.prNumbers.includes(m.prNumber));
-    if (!dependenciesOf(topo, group).every((e) => inRun.has(e.prNumber))) continue;
-    if (!best || prs.length > best.prs.length) best = { run, prs, rebuild: verdict.rebuild };
+    // A batch under bisection that the run left out does not hold it back (bisection.ts, policy 2).
+    const left = dependenciesOf(topo, group).filter((e) => !inRun.has(e.prNumber));
+    if (!left.every((e) => bisecting.has(e.prNumber))) continue;
+    if (!best || prs.length > best.prs.length) best = { run, prs, rebuild: verdict.rebuild, past: left.map((e) => e.prNumber) };
   }
   if (!best) return false;
+  for (const b of d.internal.bisections) {
+    if (b.members.some((n) => best.past.includes(n))) b.overtakenBy.push(...best.prs.map((p) => p.number));
+  }
   const expectedTargetSha = d.targetSha;
   if (best.rebuild) {
     const id = d.ctx.newId();
@@ -170,7 +176,7 @@ function forgetTarget(d: Draft): void {
   d.internal.targetHistory = [];
 }
 
-/** Tested PRs merged by the queue: MERGED, a batch event per whole group, and a measurement per group. */
+/** Tested PRs merged by the queue: MERGED, a batch event per whole group, and a measurement per PR. */
 function markMerged(d: Draft, prs: RunPr[], runId: string): void {
   const byRun = new Map<string, number[]>();
   let merged = 0;
@@ -181,7 +187,7 @@ function markMerged(d: Draft, prs: RunPr[], runId: string): void {
     merged++;
     if (e.runId) byRun.set(e.runId, [...(byRun.get(e.runId) ?? []), e.prNumber]);
   }
-  recordMerges(d, byRun.size, merged);
+  recordMerges(d, merged);
   for (const [id, numbers] of byRun) {
     const run = d.run(id);
     if (run && run.prNumbers.every((n) => d.entry(n)?.state === 'MERGED')) {

@@ -7,12 +7,17 @@
  * - our own merges since its base are not exactly the PRs at the front of its list (single mode;
  *   in parallel mode, merges of other lanes are allowed and make the merge rebuild, see merging.ts);
  * - it contains a PR that left (failed, cancelled, merged outside) or whose head moved;
+ * - it is built on a group known to have failed (`knownToFail`): it would fail too, so it restarts
+ *   without it at once instead of running to its failure;
  * - an entry it waits on stands ahead of it without being in it, unless that entry is known to be
  *   failing (PENDING_FAILURE) or under bisection: runs started meanwhile leave those out on purpose.
  *
+ * Those rules are for runs that are to verify a merge. A failed group's run and a bisection run in
+ * flight only answer whether their content fails; they are judged on that content (`checkEvidence`).
+ *
  * The restart reason names the cause (reasons.ts); the event's own reason is the fallback.
  */
-import { bisectingSet, bisectionOfRun } from './bisection-state.js';
+import { bisectingSet } from './bisection-state.js';
 import type { Draft } from './draft.js';
 import { isAdmitted } from './ordering.js';
 import { reasonForLeaver, reasonForNewcomer } from './reasons.js';
@@ -37,6 +42,17 @@ export function dependenciesOf(topo: Topology, group: readonly Entry[]): Entry[]
   return [...seen.values()].sort((a, b) => topo.position(a.prNumber) - topo.position(b.prNumber));
 }
 
+/**
+ * A group ahead whose own run failed, that a run built on it cannot outlive: under bisection (the
+ * batch failed, its parts are being tested), or in PENDING_FAILURE when no later pass can vouch for it
+ * (optimistic merging off) and nothing waits for one (pending failure depth 0). A run that includes it
+ * would fail the same way; it restarts without it at once.
+ */
+export function knownToFail(d: Draft, e: Entry, bisecting: ReadonlySet<number>): boolean {
+  if (bisecting.has(e.prNumber)) return true;
+  return e.state === 'PENDING_FAILURE' && !d.config.canOptimisticallyMerge && d.config.pendingFailureDepth === 0;
+}
+
 export function checkRun(
   d: Draft, topo: Topology, run: TestRun, bisecting: ReadonlySet<number>, fallback: QueuedReason,
 ): Verdict {
@@ -59,13 +75,12 @@ export function checkRun(
   for (const p of rest) {
     const e = d.entry(p.number);
     if (!e || !isAdmitted(e) || e.headSha !== p.headSha) return { ok: false, reason: reasonForLeaver(e, fallback) };
+    if (!own.has(p.number) && knownToFail(d, e, bisecting)) return { ok: false, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' };
   }
   const groupNow = rest.filter((p) => own.has(p.number)).map((p) => d.entry(p.number)!);
   if (groupNow.length === 0) return { ok: false, reason: fallback };
   const deps = dependenciesOf(topo, groupNow);
-  // A bisection part is tested with or without the other parts of its batch: either answers its question.
-  const sameBatch = new Set(run.queueType === 'bisection' ? bisectionOfRun(d, run.id)?.members ?? [] : []);
-  const skippable = (e: Entry): boolean => isSkippable(e, bisecting) || sameBatch.has(e.prNumber);
+  const skippable = (e: Entry): boolean => isSkippable(e, bisecting);
   let k = 0;
   for (const p of rest) {
     if (own.has(p.number)) continue;
@@ -80,6 +95,38 @@ export function checkRun(
     if (!skippable(deps[k])) return { ok: false, reason: reasonForNewcomer(deps[k], fallback) };
   }
   return { ok: true, rebuild: foreign > 0 };
+}
+
+/** A group whose run only answers "did this content fail?": failed (PENDING_FAILURE), or a bisection part under test. */
+export function isEvidence(run: TestRun, members: readonly Entry[]): boolean {
+  return members.every((m) => m.state === 'PENDING_FAILURE') || (run.queueType === 'bisection' && isInFlight(run));
+}
+
+/**
+ * Whether a run that only answers "did this content fail?" still does: the failed run of a group in
+ * PENDING_FAILURE (the evidence blame is settled on, failure.ts) and a bisection run in flight (a blame
+ * test, bisection.ts). It does while every PR it was built on is still queued with the same head or was
+ * merged by the queue, none of them is known to fail, and the target was not pushed from outside since.
+ * Merges of groups it did not include and newcomers ahead change what would land, not what it tested:
+ * they matter only when such a run is to verify a merge (`checkRun`).
+ */
+export function checkEvidence(d: Draft, run: TestRun, bisecting: ReadonlySet<number>, fallback: QueuedReason): Verdict {
+  const merged = d.internal.targetHistory.length === 0 ? [] : mergedSince(d, run.baseSha);
+  if (merged === null) return { ok: false, reason: 'MANUAL_PUSH_TO_TARGET_BRANCH' };
+  const landed = new Map(merged.map((p) => [p.number, p.headSha]));
+  const own = new Set(run.prNumbers);
+  let members = 0;
+  for (const p of run.prs) {
+    if (landed.has(p.number)) {
+      if (landed.get(p.number) !== p.headSha) return { ok: false, reason: fallback };
+      continue;
+    }
+    const e = d.entry(p.number);
+    if (!e || !isAdmitted(e) || e.headSha !== p.headSha) return { ok: false, reason: reasonForLeaver(e, fallback) };
+    if (own.has(p.number)) members++;
+    else if (knownToFail(d, e, bisecting)) return { ok: false, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' };
+  }
+  return members > 0 ? { ok: true, rebuild: false } : { ok: false, reason: fallback };
 }
 
 /** The run each admitted entry's fate hangs on, grouped: run id → members, in queue order. */
@@ -104,7 +151,8 @@ export function sweepRuns(d: Draft, topo: Topology, fallback: QueuedReason): boo
   for (const [runId, members] of activeGroups(d, topo)) {
     if (merging && (runId === merging.runId || members.some((m) => mergingPrs.has(m.prNumber)))) continue;
     const run = d.run(runId);
-    const verdict = run ? checkRun(d, topo, run, bisecting, fallback) : { ok: false as const, reason: fallback };
+    const verdict = !run ? { ok: false as const, reason: fallback }
+      : isEvidence(run, members) ? checkEvidence(d, run, bisecting, fallback) : checkRun(d, topo, run, bisecting, fallback);
     if (!verdict.ok) {
       restartGroup(d, run, members, verdict.reason);
       changed = true;

@@ -1,7 +1,7 @@
 /**
- * Adaptive mode (adaptive.ts): the window grows by one per merged group and halves per FAILED PR
- * within [floor, ceiling]; batches are sized from the measured failure rate p̂ and how many PRs wait;
- * with the mode off every decision is what it was without the setting.
+ * Adaptive mode (adaptive.ts): the window grows by one per merged PR and halves per group that failed
+ * on its own, within [floor, ceiling]; batches are sized from the measured failure rate p̂ and how
+ * many PRs wait; with the mode off every decision is what it was without the setting.
  */
 import { describe, expect, it } from 'vitest';
 import { adaptiveStatus, type QueueConfig } from '../../src/engine/index.js';
@@ -14,6 +14,8 @@ const inFlight = (q: QueueDriver): number =>
   q.snapshot.runs.filter((r) => r.queueType === 'main' && (r.status === 'creating' || r.status === 'in_progress')).length;
 
 const windowOf = (q: QueueDriver): number => adaptiveStatus(q.snapshot)!.concurrency;
+
+const creates = (q: QueueDriver): number[][] => q.effectsOf('createTestBranch').map((c) => c.prs.map((p) => p.number));
 
 /** The main run PR `n` is in now, built and failed: PR n ends FAILED (pendingFailureDepth 0). */
 function failHead(q: QueueDriver, n: number): void {
@@ -50,7 +52,7 @@ describe('adaptive window', () => {
     expect(adaptiveStatus(q.snapshot)).toEqual({ concurrency: 4, batchSize: 1, failureRate: 0 });
   });
 
-  it('halves per failed PR down to the floor, and the runs in flight follow it', () => {
+  it('halves per failed group down to the floor, and the runs in flight follow it', () => {
     const q = adaptive({ concurrency: 8, adaptiveMinConcurrency: 2 });
     for (let n = 1; n <= 12; n++) q.submit(n);
     expect(inFlight(q)).toBe(8);
@@ -65,7 +67,7 @@ describe('adaptive window', () => {
     expect(inFlight(q)).toBe(2);
   });
 
-  it('grows by one per merged group, up to the ceiling', () => {
+  it('grows by one per merged PR, up to the ceiling', () => {
     const q = adaptive({ concurrency: 4, adaptiveMinConcurrency: 1 });
     for (let n = 1; n <= 12; n++) q.submit(n);
     failHead(q, 1);
@@ -81,14 +83,33 @@ describe('adaptive window', () => {
     expect(inFlight(q)).toBe(4);
   });
 
-  it('a merged batch counts as one group', () => {
-    const q = adaptive({ concurrency: 4, adaptiveMinConcurrency: 1, batch: true, batchingMinSize: 3 }, null);
+  it('a merged batch grows it by one per PR', () => {
+    const q = adaptive({ concurrency: 6, adaptiveMinConcurrency: 1, batch: true, batchingMinSize: 3 }, null);
     backlog(q, 3);
     expect(startedGroups(q)).toEqual([3]);
     q.snapshot = { ...q.snapshot, internal: { ...q.snapshot.internal, adaptive: { window: 1, failureRate: 0 } } };
     mergeHead(q, 1);
     expect([1, 2, 3].map((n) => q.state(n))).toEqual(['MERGED', 'MERGED', 'MERGED']);
-    expect(windowOf(q)).toBe(2);
+    expect(windowOf(q)).toBe(4);
+  });
+
+  it('a failed batch halves it once, when it goes to bisection, not again for the culprit found', () => {
+    const q = adaptive({ concurrency: 8, adaptiveMinConcurrency: 1, batch: true, batchingMinSize: 2, bisectionConcurrency: 2 }, null);
+    backlog(q, 2);
+    expect(startedGroups(q)).toEqual([2]);
+    q.built('r1');
+    q.fail('r1');
+    expect(q.snapshot.internal.bisections).toMatchObject([{ members: [1, 2] }]);
+    expect(windowOf(q)).toBe(4);
+    expect(creates(q)).toEqual([[1], [2]]);
+    ['r2', 'r3'].forEach((r) => q.built(r));
+    q.fail('r2');
+    expect(q.state(1)).toBe('FAILED');
+    expect(windowOf(q)).toBe(4);
+    q.pass('r3');
+    q.merged();
+    expect(q.state(2)).toBe('MERGED');
+    expect(windowOf(q)).toBe(5);
   });
 
   it('the floor is capped at the ceiling', () => {
@@ -144,14 +165,16 @@ describe('adaptive batch size', () => {
   });
 
   it.each([
-    [0, 8], // no failure measured yet: batchingMinSize
-    [0.01, 8], // 1/√p̂ = 10, capped at batchingMinSize
-    [0.05, 4], // 4.47
-    [0.1, 3], // 3.16
-    [0.25, 2],
-    [0.9, 1],
-  ])('p̂ = %f → batches of %i while enough PRs wait', (failureRate, size) => {
-    const q = adaptive({ concurrency: 2, batch: true, batchingMinSize: 8 }, null);
+    [0, 8, 8], // no failure measured yet: batchingMinSize
+    [0.01, 8, 8], // (1 − p̂)/p̂ = 99: 64, capped at batchingMinSize
+    [0.05, 16, 16], // 19: 16
+    [0.05, 8, 8],
+    [0.1, 16, 8], // 9: 8
+    [0.2, 16, 4], // 4: 4
+    [0.3, 16, 2], // 2.33: 2
+    [0.45, 16, 1], // 1.22: 1
+  ])('p̂ = %f, batchingMinSize %i → batches of %i while enough PRs wait', (failureRate, ceiling, size) => {
+    const q = adaptive({ concurrency: 2, batch: true, batchingMinSize: ceiling }, null);
     q.snapshot = { ...q.snapshot, internal: { adaptive: { window: 2, failureRate } } };
     expect(adaptiveStatus(q.snapshot)!.batchSize).toBe(size);
     backlog(q, 2 * size);
@@ -173,24 +196,28 @@ describe('adaptive batch size', () => {
     expect(startedGroups(q)).toEqual([4, 1]);
   });
 
-  it('the batch size follows measured failures: smaller after a failure, back up after merges', () => {
-    const q = adaptive({ concurrency: 1, adaptiveMinConcurrency: 1, batch: true, batchingMinSize: 6 });
+  it('the batch size follows measured failures: smaller after failures, back up after merges', () => {
+    const q = adaptive({ concurrency: 1, adaptiveMinConcurrency: 1, batch: true, batchingMinSize: 8 });
     const size = () => adaptiveStatus(q.snapshot)!.batchSize;
-    expect(size()).toBe(6);
-    q.submit(1); // alone: one PR waiting is fewer than a batch
-    failHead(q, 1);
-    expect(size()).toBe(4); // p̂ = 0.05: 1/√p̂ = 4.47
-    for (let n = 2; n <= 6; n++) q.submit(n);
-    expect(q.runOf(2).prNumbers).toEqual([2]);
-    mergeHead(q, 2); // its pass frees the slot for the four waiting
-    expect(q.runOf(3).prNumbers).toEqual([3, 4, 5, 6]);
-    mergeHead(q, 3);
-    expect(size()).toBe(5); // p̂ = 0.05 · 0.95⁵ = 0.039: 1/√p̂ = 5.08
-    for (let n = 7; n <= 12; n++) q.submit(n);
-    mergeHead(q, 7);
-    expect(q.runOf(8).prNumbers).toEqual([8, 9, 10, 11, 12]);
-    mergeHead(q, 8);
-    expect(size()).toBe(6); // p̂ = 0.05 · 0.95¹¹ = 0.028: 1/√p̂ = 5.93
+    const rate = () => adaptiveStatus(q.snapshot)!.failureRate;
+    expect(size()).toBe(8);
+    for (const n of [1, 2]) {
+      q.submit(n); // alone: one PR waiting is fewer than a batch
+      failHead(q, n);
+    }
+    expect(rate()).toBeCloseTo(ewma([1, 1]), 12);
+    expect(size()).toBe(8); // p̂ = 0.0975: (1 − p̂)/p̂ = 9.3
+    q.submit(3);
+    failHead(q, 3);
+    expect(size()).toBe(4); // p̂ = 0.143: 6.0
+    for (let n = 4; n <= 8; n++) q.submit(n);
+    expect(q.runOf(4).prNumbers).toEqual([4]);
+    mergeHead(q, 4); // its pass frees the slot for the four waiting
+    expect(q.runOf(5).prNumbers).toEqual([5, 6, 7, 8]);
+    expect(size()).toBe(4); // p̂ = 0.135: 6.4
+    mergeHead(q, 5);
+    expect(rate()).toBeCloseTo(ewma([1, 1, 1, 0, 0, 0, 0, 0]), 12);
+    expect(size()).toBe(8); // p̂ = 0.110: 8.1
   });
 });
 

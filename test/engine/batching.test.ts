@@ -86,20 +86,19 @@ describe('bisection', () => {
     expect(q.events()[0]).toMatchObject({ type: 'pull_request.testing', isBisection: true });
   });
 
-  it('finds the culprit; cleared PRs return to the main queue and merge', () => {
+  it('finds the culprit; a cleared part whose run still holds merges on that run, without another', () => {
     const q = failedBatch();
     q.built('r2');
     q.built('r3');
     q.pass('r2');
-    expect([1, 2].map((n) => q.entry(n).lastReason)).toEqual(['BISECTION_TEST_RUN_PASSED', 'BISECTION_TEST_RUN_PASSED']);
-    const main = q.effect('createTestBranch');
-    expect(q.run(main.runId).queueType).toBe('main');
+    expect([1, 2].map((n) => q.entry(n))).toMatchObject([1, 2].map(() => ({ state: 'TESTS_PASSED', lastReason: 'TEST_RUN_PASSED', verifiedByTestRun: 'r2' })));
+    expect(q.effectsOf('createTestBranch')).toEqual([]);
+    expect(q.effect('merge')).toMatchObject({ runId: 'r2', testSha: 't-r2', expectedTargetSha: 'S0', prs: [{ number: 1 }, { number: 2 }] });
+    q.merged();
     q.fail('r3');
     expect(q.entry(3)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
-    q.built(main.runId);
-    q.pass(main.runId);
-    q.merged();
     expect([1, 2, 3].map((n) => q.state(n))).toEqual(['MERGED', 'MERGED', 'FAILED']);
+    expect([1, 2].map((n) => q.entry(n).verifiedByTestRun)).toEqual(['r2', 'r2']);
   });
 
   it('recurses into a failing half', () => {
@@ -108,8 +107,13 @@ describe('bisection', () => {
     q.fail('r2');
     expect(q.effectsOf('createTestBranch').map((c) => c.prs.map((p) => p.number))).toEqual([[1]]);
     q.built('r3');
-    q.pass('r3'); // PR 3 cleared while the first half is split further
-    expect(q.state(3)).toBe('PENDING');
+    // PR 3 cleared while the first half is split further: its run tested it on S0 without the batch
+    // ahead, which is known to fail, so it merges past it.
+    q.pass('r3');
+    expect(q.entry(3)).toMatchObject({ state: 'TESTS_PASSED', verifiedByTestRun: 'r3' });
+    expect(q.effect('merge')).toMatchObject({ runId: 'r3', prs: [{ number: 3 }] });
+    expect([1, 2].map((n) => q.state(n))).toEqual(['PENDING', 'PENDING']); // under bisection
+    expect(q.effect('createTestBranch')).toMatchObject({ prs: [{ number: 2 }] }); // the freed bisection slot
   });
 
   it('bisection_skip_redundant_tests: a part that would repeat a failed run is not run again', () => {
@@ -119,7 +123,8 @@ describe('bisection', () => {
     q.pass('r2');
     // [3] on top of the cleared [1, 2] is the batch that already failed: PR 3 fails without a run.
     expect(q.entry(3)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_FAILED_BY_OPTIMIZATION' });
-    expect(q.effectsOf('createTestBranch').map((c) => q.run(c.runId).queueType)).toEqual(['main']);
+    expect(q.effectsOf('createTestBranch')).toEqual([]);
+    expect(q.effect('merge')).toMatchObject({ runId: 'r2', prs: [{ number: 1 }, { number: 2 }] });
   });
 
   it('without the optimization the same content is tested again', () => {
@@ -127,7 +132,7 @@ describe('bisection', () => {
     q.built('r2');
     q.pass('r2');
     const creates = q.effectsOf('createTestBranch');
-    expect(creates.map((c) => [q.run(c.runId).queueType, c.prs.map((p) => p.number)])).toEqual([['bisection', [1, 2, 3]], ['main', [1, 2]]]);
+    expect(creates.map((c) => [q.run(c.runId).queueType, c.prs.map((p) => p.number)])).toEqual([['bisection', [1, 2, 3]]]);
   });
 
   it('a timed-out batch is not reused as a known failure', () => {

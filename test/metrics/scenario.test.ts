@@ -48,15 +48,14 @@ describe.each(databases.map((d) => [d.name, d] as [string, TestDatabase]))('metr
     t.clock.advance(600 * S);
     await t.ci.fail(await runOf(1));
     await t.runEffects();
-    // 1110 s: [1] passes (PR 1 goes back to the main queue and is tested again), [2] fails: culprit.
+    // 1110 s: [1] passes: nothing queued behind it was tested without it, so its bisection run is
+    // PR 1's test and PR 1 merges on it; [2] fails: culprit.
     t.clock.advance(420 * S);
     await t.ci.pass(await runOf(1));
     await t.ci.fail(await runOf(2));
     await t.runEffects();
-    // 1410 s: PR 1 passes and merges.
+    expect((await svc.getSubmittedPullRequest(ctx, key, { number: 1 })).entry.state).toBe('MERGED');
     t.clock.advance(300 * S);
-    await t.ci.pass(await runOf(1));
-    await t.runEffects();
     // PR 3 (alone) tests from 1410 s, is restarted at 1510 s and cancelled at 1560 s.
     await svc.submitPullRequest(ctx, key, { prNumber: 3, noBatch: true });
     await t.runEffects();
@@ -92,42 +91,45 @@ describe.each(databases.map((d) => [d.name, d] as [string, TestDatabase]))('metr
     expect(x.value('mq_testing_slots_active', main)).toBe(1);
     expect(x.value('mq_testing_slots_active', bisection)).toBe(0);
 
-    // Conclusions: PR 1 merged and PR 3 cancelled in the main queue; PR 2 failed in the bisection.
+    // Conclusions: PR 3 cancelled in the main queue; PR 1 merged on its bisection run and PR 2
+    // failed in the bisection.
     const conclusions = (labels: Record<string, string>) => ['merged', 'failed', 'cancelled']
       .map((conclusion) => x.value('mq_pr_conclusions_1h_total', { ...labels, conclusion }));
-    expect(conclusions(main)).toEqual([1, 0, 1]);
-    expect(conclusions(bisection)).toEqual([0, 1, 0]);
-    // Restarts: PR 3 by the API (main); PR 1 sent back to the main queue by its passing part (bisection).
+    expect(conclusions(main)).toEqual([0, 0, 1]);
+    expect(conclusions(bisection)).toEqual([1, 1, 0]);
+    // Restarts: PR 3 by the API (main); none in the bisection.
     expect(x.value('mq_pr_restarts_1h_total', main)).toBe(1);
-    expect(x.value('mq_pr_restarts_1h_total', bisection)).toBe(1);
+    expect(x.value('mq_pr_restarts_1h_total', bisection)).toBe(0);
 
-    // Waits, main: PRs 1 and 2 90 s each, PR 1 0 s after bisection, PR 3 0 s twice, PR 5 30 s.
+    // Waits, main: PRs 1 and 2 90 s each, PR 3 0 s twice, PR 5 30 s.
     expect(histogram(x, 'mq_pr_wait_duration_1h_seconds', main)).toEqual({
-      buckets: { 60: 4, 300: 6, 600: 6, 900: 6, 1800: 6, 3600: 6, 5400: 6, 7200: 6, '+Inf': 6 }, sum: 210, count: 6,
+      buckets: { 60: 3, 300: 5, 600: 5, 900: 5, 1800: 5, 3600: 5, 5400: 5, 7200: 5, '+Inf': 5 }, sum: 210, count: 5,
     });
     // Bisection parts start as soon as the batch is split.
     expect(histogram(x, 'mq_pr_wait_duration_1h_seconds', bisection)).toMatchObject({ sum: 0, count: 2 });
-    // Test spells, main: the batch 600 s for each of its PRs, PR 1 300 s, PR 3 100 s then 50 s.
+    // Test spells, main: the batch 600 s for each of its PRs, PR 3 100 s then 50 s.
     expect(histogram(x, 'mq_pr_test_duration_1h_seconds', main)).toEqual({
-      buckets: { 60: 1, 300: 3, 600: 5, 900: 5, 1800: 5, 3600: 5, 5400: 5, 7200: 5, '+Inf': 5 }, sum: 1650, count: 5,
+      buckets: { 60: 1, 300: 2, 600: 4, 900: 4, 1800: 4, 3600: 4, 5400: 4, 7200: 4, '+Inf': 4 }, sum: 1350, count: 4,
     });
     // Bisection parts [1] and [2]: 420 s each.
     expect(histogram(x, 'mq_pr_test_duration_1h_seconds', bisection)).toEqual({
       buckets: { 60: 0, 300: 0, 600: 2, 900: 2, 1800: 2, 3600: 2, 5400: 2, 7200: 2, '+Inf': 2 }, sum: 840, count: 2,
     });
-    // Time in queue: PR 1 1410 s (merged), PR 3 150 s (cancelled), PR 2 1110 s (failed in bisection).
+    // Time in queue: PR 1 1110 s (merged on its bisection run), PR 3 150 s (cancelled), PR 2 1110 s
+    // (failed in bisection).
     const inQueue = (labels: Record<string, string>, conclusion: string) =>
       histogram(x, 'mq_pr_time_in_queue_1h_seconds', { ...labels, conclusion });
-    expect(inQueue(main, 'merged')).toMatchObject({ buckets: { 900: 0, 1800: 1, '+Inf': 1 }, sum: 1410, count: 1 });
+    expect(inQueue(bisection, 'merged')).toMatchObject({ buckets: { 900: 0, 1800: 1, '+Inf': 1 }, sum: 1110, count: 1 });
+    expect(inQueue(main, 'merged')).toMatchObject({ sum: 0, count: 0 });
     expect(inQueue(main, 'cancelled')).toMatchObject({ buckets: { 60: 0, 300: 1 }, sum: 150, count: 1 });
     expect(inQueue(bisection, 'failed')).toMatchObject({ buckets: { 900: 0, 1800: 1 }, sum: 1110, count: 1 });
     expect(inQueue(main, 'failed')).toMatchObject({ sum: 0, count: 0 });
 
-    // Runs: batch [1,2], PR 1, PR 3 twice, PR 5 in the main queue; [1] and [2] in the bisection.
-    expect(x.value('greenline_ci_runs_started_1h_total', main)).toBe(5);
+    // Runs: batch [1,2], PR 3 twice, PR 5 in the main queue; [1] and [2] in the bisection.
+    expect(x.value('greenline_ci_runs_started_1h_total', main)).toBe(4);
     expect(x.value('greenline_ci_runs_started_1h_total', bisection)).toBe(2);
-    expect(x.value('greenline_ci_runs_per_merged_pr_1h', { repo: 'acme/web', branch: 'main' })).toBe(7);
-    expect(histogram(x, 'greenline_batch_size_1h', main)).toMatchObject({ buckets: { 1: 4, 2: 5, '+Inf': 5 }, sum: 6, count: 5 });
+    expect(x.value('greenline_ci_runs_per_merged_pr_1h', { repo: 'acme/web', branch: 'main' })).toBe(6);
+    expect(histogram(x, 'greenline_batch_size_1h', main)).toMatchObject({ buckets: { 1: 3, 2: 4, '+Inf': 4 }, sum: 5, count: 4 });
     expect(histogram(x, 'greenline_batch_size_1h', bisection)).toMatchObject({ buckets: { 1: 2, '+Inf': 2 }, sum: 2, count: 2 });
     const bisectionRuns = Object.fromEntries(x.series('greenline_bisection_runs_1h_total').map((s) => [s.labels.status, s.value]));
     expect(bisectionRuns).toEqual({ creating: 0, in_progress: 0, succeeded: 1, failed: 1, cancelled: 0 });

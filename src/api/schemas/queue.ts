@@ -53,8 +53,8 @@ export const QueueSettingsInput = {
   notReadyTimeoutHours: Type.Number({ minimum: 0, description: 'Cancel entries not ready for longer; 0 = never' }),
   testBranchConstructionMode: AnyCaseEnum(TEST_BRANCH_CONSTRUCTION_MODES),
   adaptiveMode: AnyCaseEnum(ADAPTIVE_MODES, {
-    description: 'Extension, default off. on: concurrency is the ceiling of a window that grows per merged group and ' +
-      'halves per failed PR, and batches are sized from the measured failure rate',
+    description: 'Extension, default off. on: concurrency is the ceiling of a window that grows per merged PR and ' +
+      'halves per failed group, and batches are sized from the measured failure rate',
   }),
   adaptiveMinConcurrency: Count('Extension: floor of the adaptive window, capped at concurrency; default 2'),
 };
