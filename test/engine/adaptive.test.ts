@@ -1,6 +1,6 @@
 /**
- * Adaptive mode (adaptive.ts): the window grows by one per merged PR and halves per group that failed
- * on its own, within [floor, ceiling]; batches are sized from the measured failure rate p̂ and how
+ * Adaptive mode (adaptive.ts): the window grows by one per merged PR and shrinks to ⌊3/4⌋ of itself
+ * per group that failed on its own, within [floor, ceiling]; batches are sized from the measured failure rate p̂ and how
  * many PRs wait; with the mode off every decision is what it was without the setting.
  */
 import { describe, expect, it } from 'vitest';
@@ -52,18 +52,19 @@ describe('adaptive window', () => {
     expect(adaptiveStatus(q.snapshot)).toEqual({ concurrency: 4, batchSize: 1, failureRate: 0 });
   });
 
-  it('halves per failed group down to the floor, and the runs in flight follow it', () => {
+  it('shrinks to three quarters per failed group down to the floor, and the runs in flight follow it', () => {
     const q = adaptive({ concurrency: 8, adaptiveMinConcurrency: 2 });
-    for (let n = 1; n <= 12; n++) q.submit(n);
+    for (let n = 1; n <= 14; n++) q.submit(n);
     expect(inFlight(q)).toBe(8);
     failHead(q, 1);
-    expect(windowOf(q)).toBe(4);
-    expect(inFlight(q)).toBe(4); // the runs behind PR 1 restarted without it, four at a time
-    failHead(q, 2);
-    expect(windowOf(q)).toBe(2);
-    expect(inFlight(q)).toBe(2);
-    failHead(q, 3);
-    expect(windowOf(q)).toBe(2);
+    expect(windowOf(q)).toBe(6);
+    expect(inFlight(q)).toBe(6); // the runs behind PR 1 restarted without it, six at a time
+    const windows: number[] = [];
+    for (let n = 2; n <= 5; n++) {
+      failHead(q, n);
+      windows.push(windowOf(q));
+    }
+    expect(windows).toEqual([4, 3, 2, 2]);
     expect(inFlight(q)).toBe(2);
   });
 
@@ -72,10 +73,11 @@ describe('adaptive window', () => {
     for (let n = 1; n <= 12; n++) q.submit(n);
     failHead(q, 1);
     failHead(q, 2);
+    failHead(q, 3);
     expect(windowOf(q)).toBe(1);
     expect(inFlight(q)).toBe(1);
     const windows: number[] = [];
-    for (let n = 3; n <= 7; n++) {
+    for (let n = 4; n <= 8; n++) {
       mergeHead(q, n);
       windows.push(windowOf(q));
     }
@@ -93,23 +95,23 @@ describe('adaptive window', () => {
     expect(windowOf(q)).toBe(4);
   });
 
-  it('a failed batch halves it once, when it goes to bisection, not again for the culprit found', () => {
+  it('a failed batch shrinks it once, when it goes to bisection, not again for the culprit found', () => {
     const q = adaptive({ concurrency: 8, adaptiveMinConcurrency: 1, batch: true, batchingMinSize: 2, bisectionConcurrency: 2 }, null);
     backlog(q, 2);
     expect(startedGroups(q)).toEqual([2]);
     q.built('r1');
     q.fail('r1');
     expect(q.snapshot.internal.bisections).toMatchObject([{ members: [1, 2] }]);
-    expect(windowOf(q)).toBe(4);
+    expect(windowOf(q)).toBe(6);
     expect(creates(q)).toEqual([[1], [2]]);
     ['r2', 'r3'].forEach((r) => q.built(r));
     q.fail('r2');
     expect(q.state(1)).toBe('FAILED');
-    expect(windowOf(q)).toBe(4);
+    expect(windowOf(q)).toBe(6);
     q.pass('r3');
     q.merged();
     expect(q.state(2)).toBe('MERGED');
-    expect(windowOf(q)).toBe(5);
+    expect(windowOf(q)).toBe(7);
   });
 
   it('the floor is capped at the ceiling', () => {
@@ -125,7 +127,7 @@ describe('adaptive window', () => {
     const q = adaptive({ concurrency: 8, adaptiveMinConcurrency: 1 });
     for (let n = 1; n <= 12; n++) q.submit(n);
     failHead(q, 1);
-    expect(windowOf(q)).toBe(4);
+    expect(windowOf(q)).toBe(6);
     q.send({ kind: 'updateConfig', patch: { concurrency: 3 } });
     expect(windowOf(q)).toBe(3);
     q.send({ kind: 'updateConfig', patch: { concurrency: 8 } });

@@ -54,7 +54,7 @@ export const QueueSettingsInput = {
   testBranchConstructionMode: AnyCaseEnum(TEST_BRANCH_CONSTRUCTION_MODES),
   adaptiveMode: AnyCaseEnum(ADAPTIVE_MODES, {
     description: 'Extension, default off. on: concurrency is the ceiling of a window that grows per merged PR and ' +
-      'halves per failed group, and batches are sized from the measured failure rate',
+      'shrinks to three quarters per failed group, and batches are sized from the measured failure rate',
   }),
   adaptiveMinConcurrency: Count('Extension: floor of the adaptive window, capped at concurrency; default 2'),
 };
