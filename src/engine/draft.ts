@@ -36,8 +36,10 @@ export class Draft {
   targets = 0;
   /** Caches of topology.ts, keyed by the counters above. */
   readonly topologyCache: {
-    structure: number; topology: unknown; membership: number; sorted: Entry[]; targets: number; index: unknown;
-  } = { structure: -1, topology: null, membership: -1, sorted: [], targets: -1, index: null };
+    structure: number; topology: unknown; membership: number; sorted: Entry[] | null; targets: number; index: unknown;
+  } = { structure: -1, topology: null, membership: -1, sorted: null, targets: -1, index: null };
+  /** Entries added or whose sort keys changed since topology.ts last sorted (it clears this). */
+  readonly resortPending = new Set<number>();
 
   private readonly entries: Entry[];
   private readonly runs: TestRun[];
@@ -68,10 +70,12 @@ export class Draft {
       this.entries.push(entry);
       this.structure++;
       this.membership++;
+      this.resortPending.add(entry.prNumber);
     } else {
       if (shapeChanged(this.entries[i], entry)) {
         this.structure++;
         this.membership++;
+        this.resortPending.add(entry.prNumber);
       }
       if (this.entries[i].impactedTargets !== entry.impactedTargets) this.targets++;
       this.entries[i] = entry;

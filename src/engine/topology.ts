@@ -5,7 +5,7 @@
  * logic.
  */
 import type { Draft } from './draft.js';
-import { admittedOrder, sortedAdmitted } from './ordering.js';
+import { admittedOrder, comparePending, isAdmitted, sortedAdmitted } from './ordering.js';
 import { TargetGraph, TargetIndex } from './parallel-graph.js';
 import type { Entry } from './types.js';
 
@@ -16,10 +16,46 @@ import type { Entry } from './types.js';
  */
 const INDEXES = new WeakMap<readonly Entry[], TargetIndex>();
 
-/** Remembers the index for a decision's output entries, if it still describes them. */
+/**
+ * Admitted entries sorted by the pending key (ordering.ts), by the entries array they were sorted
+ * from; the same kind of memo: the next decision re-sorts only the entries whose keys changed.
+ */
+const SORTED = new WeakMap<readonly Entry[], Entry[]>();
+
+/** Remembers the index and the sorted entries for a decision's output entries, if they still describe them. */
 export function rememberIndex(d: Draft, entries: readonly Entry[]): void {
   const cache = d.topologyCache;
   if (cache.index && cache.targets === d.targets) INDEXES.set(entries, cache.index as TargetIndex);
+  if (cache.sorted && d.resortPending.size === 0) SORTED.set(entries, cache.sorted);
+}
+
+/**
+ * The draft's admitted entries sorted by the pending key: the last sorted list (this decision's, or
+ * the one remembered for its input) with the entries added or re-keyed since taken out and put back
+ * in place by binary search; a full sort when there is no such list.
+ */
+function sortedNow(d: Draft): Entry[] {
+  const before = d.topologyCache.sorted ?? SORTED.get(d.base.entries);
+  const moved = d.resortPending;
+  if (!before) {
+    moved.clear();
+    return sortedAdmitted(d.allEntries());
+  }
+  const sorted = moved.size === 0 ? before : before.filter((e) => !moved.has(e.prNumber));
+  for (const n of moved) {
+    const e = d.entry(n);
+    if (!e || !isAdmitted(e)) continue;
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (comparePending(sorted[mid], e) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    sorted.splice(lo, 0, e);
+  }
+  moved.clear();
+  return sorted;
 }
 
 export class Topology {
@@ -46,13 +82,13 @@ export class Topology {
     const parallel = d.config.mode === 'parallel';
     if (cache.membership !== d.membership) {
       cache.membership = d.membership;
-      cache.sorted = sortedAdmitted(d.allEntries());
+      cache.sorted = sortedNow(d);
     }
     if (parallel && (cache.targets !== d.targets || cache.index === null)) {
       cache.targets = d.targets;
       cache.index = (d.targets === 0 ? INDEXES.get(d.base.entries) : undefined) ?? new TargetIndex(d.allEntries());
     }
-    const order = admittedOrder(cache.sorted, d.internal.order, (n) => d.entry(n));
+    const order = admittedOrder(cache.sorted ?? [], d.internal.order, (n) => d.entry(n));
     const pinned = new Set(d.internal.order);
     let started = 0;
     while (started < order.length && pinned.has(order[started].prNumber)) started++;
