@@ -73,6 +73,10 @@ export function connect(opts: ConnectOptions): Db {
   const url = opts.databaseUrl;
   if (url && /^postgres(ql)?:\/\//.test(url)) {
     const pool = new pg.Pool({ connectionString: url, types: pgTypes, max: 10 });
+    // An idle pooled connection that the server closes (a PostgreSQL restart, an administrator's
+    // termination) is reported here; the pool drops it and the next query opens a new one. Without a
+    // listener the event would be an uncaught exception that ends the process.
+    pool.on('error', () => undefined);
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
   if (url && !url.startsWith('sqlite:')) {
