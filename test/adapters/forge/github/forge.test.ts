@@ -220,8 +220,10 @@ describe('github forge: GitHub App authentication', () => {
       'GET /repos/acme/web/pulls/1',
       'GET /repos/acme/web/git/ref/heads/main',
     ]);
+    // Both App calls carry a JWT the fake verified against the App's public key and id.
     expect(api.calls[0]!.authorization).toMatch(/^bearer [\w-]+\.[\w-]+\.[\w-]+$/);
-    expect(api.calls[1]!.authorization).toBe(api.calls[0]!.authorization);
+    expect(api.calls[1]!.authorization).toMatch(/^bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(api.calls.map((c) => c.status)).toEqual([200, 201, 200, 200]);
     expect(api.calls[2]!.authorization).toBe('token ghs_installation_77_1');
     expect(api.calls[3]!.authorization).toBe('token ghs_installation_77_1');
     expect(api.issuedTokens).toHaveLength(1);
@@ -254,5 +256,48 @@ describe('github forge: GitHub App authentication', () => {
     const forge = makeForge(api, { auth: { kind: 'app', appId: 4321, privateKey: other.privateKey } });
     await expect(forge.getPullRequest(bindingFor(api), 1)).rejects.toThrow();
     expect(api.calls[0]!.status).toBe(401);
+  });
+});
+
+describe('github forge: status checks as an App', () => {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+
+  it('creates one check run per head and queue and updates it in place, with the details link', async () => {
+    const { api, h1 } = repoWithPrs();
+    api.appId = 1;
+    api.appPublicKey = publicKey;
+    const forge = makeForge(api, { auth: { kind: 'app', appId: 1, privateKey }, detailsUrl: 'https://queue.example.com/{owner}/{repo}/{branch}/{pr}' });
+    const { DEFAULT_QUEUE_CONFIG } = await import('../../../../src/engine/config.js');
+    const queue = { targetBranch: 'main', config: { ...DEFAULT_QUEUE_CONFIG, commentsEnabled: false } };
+    const event = (type: 'pull_request.queued' | 'pull_request.failed') => ({
+      type, at: 0, prNumbers: [1], prNumbersInBatch: [1], runId: null, testBranch: null, testBranchSha: null,
+      reason: type === 'pull_request.failed' ? 'TEST_RUN_TIMEOUT' as const : null, batched: false, isBisection: false,
+    });
+    const b = bindingFor(api, { installationId: 9 });
+    await forge.onQueueEvent(b, queue, event('pull_request.queued'));
+    await forge.onQueueEvent(b, queue, event('pull_request.failed'));
+    expect(api.log.filter((l) => l.includes('check-runs'))).toEqual([
+      `GET /repos/acme/web/commits/${h1}/check-runs?check_name=greenline (main)&filter=latest`,
+      'POST /repos/acme/web/check-runs',
+      'PATCH /repos/acme/web/check-runs/1000',
+    ]);
+    expect(api.checkRuns).toEqual([expect.objectContaining({
+      name: 'greenline (main)', head_sha: h1, status: 'completed', conclusion: 'failure',
+      output: { title: 'Failed', summary: expect.stringContaining('TEST_RUN_TIMEOUT') },
+    })]);
+    expect(api.calls.find((c) => c.method === 'POST' && c.path.endsWith('check-runs'))!.body).toMatchObject({ details_url: 'https://queue.example.com/acme/web/main/1' });
+    expect(api.comments).toEqual([]);
+  });
+
+  it('a GitHub failure while showing an event is logged, not thrown (the queue goes on)', async () => {
+    const { api } = repoWithPrs();
+    api.failNext('GET', /pulls\/1$/, 500, { message: 'boom' }, {}, 10);
+    const { DEFAULT_QUEUE_CONFIG } = await import('../../../../src/engine/config.js');
+    await expect(makeForge(api).onQueueEvent(bindingFor(api), { targetBranch: 'main', config: DEFAULT_QUEUE_CONFIG }, {
+      type: 'pull_request.queued', at: 0, prNumbers: [1], prNumbersInBatch: [1], runId: null, testBranch: null, testBranchSha: null,
+      reason: null, batched: false, isBisection: false,
+    })).resolves.toBeUndefined();
   });
 });
