@@ -75,12 +75,13 @@ export class FakeGitHubApi {
     return sha;
   }
 
-  openPr(number: number, opts: Partial<FakePull> & { headSha: string; base?: string }): FakePull {
-    const base = opts.base ?? 'main';
+  openPr(number: number, opts: Partial<Omit<FakePull, 'base' | 'head'>> & { headSha: string; base?: string }): FakePull {
+    const { base: baseOpt, headSha, ...rest } = opts;
+    const base = baseOpt ?? 'main';
     const pr: FakePull = {
       number, state: 'open', merged: false, draft: false, mergeable: true, mergeable_state: 'clean', merge_commit_sha: null,
-      title: `PR ${number}`, body: null, user: { login: 'ada' }, ...opts,
-      head: { sha: opts.headSha, ref: `feature-${number}` }, base: { sha: this.branches.get(base) ?? '', ref: base },
+      title: `PR ${number}`, body: null, user: { login: 'ada' }, ...rest,
+      head: { sha: headSha, ref: `feature-${number}` }, base: { sha: this.branches.get(base) ?? '', ref: base },
     };
     this.pulls.set(number, pr);
     return pr;

@@ -12,7 +12,7 @@ import { createGitHubHarness, SECRET, type GitHubHarness } from './github-harnes
 
 type Payload = Record<string, any>;
 const EVENTS = ['pull_request', 'push', 'check_run', 'check_suite', 'status', 'issue_comment'];
-const byEvent = new Map((examples as { name: string; examples: Payload[] }[]).map((e) => [e.name, e.examples]));
+const byEvent = new Map((examples as unknown as { name: string; examples: Payload[] }[]).map((e) => [e.name, e.examples]));
 const example = (event: string, action?: string): Payload => {
   const found = byEvent.get(event)!.find((x) => action === undefined || x.action === action);
   if (!found) throw new Error(`no ${event} ${action} example`);
