@@ -14,6 +14,14 @@
  * | ciMaxParallel       | GREENLINE_CI_MAX_PARALLEL       | 2              |
  * | operatorMetricsPort | GREENLINE_OPERATOR_METRICS_PORT | off            |
  * | operatorMetricsHost | GREENLINE_OPERATOR_METRICS_HOST | 127.0.0.1      |
+ * | githubAppId         | GREENLINE_GITHUB_APP_ID         | none           |
+ * | githubPrivateKeyPath| GREENLINE_GITHUB_PRIVATE_KEY_PATH | none         |
+ * | githubToken         | GREENLINE_GITHUB_TOKEN          | none           |
+ * | githubWebhookSecret | GREENLINE_GITHUB_WEBHOOK_SECRET | none           |
+ * | githubBaseUrl       | GREENLINE_GITHUB_BASE_URL       | https://api.github.com |
+ * | githubDetailsUrl    | GREENLINE_GITHUB_DETAILS_URL    | none           |
+ *
+ * In greenline.yaml the github keys may also be written as a `github:` mapping (`github.appId`, …).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,6 +41,18 @@ export interface GreenlineConfig {
   /** Port of the operator metrics endpoint (docs/metrics.md; 0 = any free port); null = off. */
   operatorMetricsPort: number | null;
   operatorMetricsHost: string;
+  /** GitHub App id (with githubPrivateKeyPath): the github forge authenticates as the App. */
+  githubAppId: number | null;
+  /** PEM file of the GitHub App's private key. */
+  githubPrivateKeyPath: string | null;
+  /** A token (PAT or other) for the github forge instead of an App. */
+  githubToken: string | null;
+  /** Secret of the GitHub webhook; POST /webhooks/github is served only when it is set. */
+  githubWebhookSecret: string | null;
+  /** GitHub REST API base; https://HOST/api/v3 for GitHub Enterprise Server. */
+  githubBaseUrl: string;
+  /** Details link of the status check and comments; {owner} {repo} {branch} {pr} are replaced. */
+  githubDetailsUrl: string | null;
 }
 
 export const DEFAULT_CONFIG: Readonly<GreenlineConfig> = Object.freeze({
@@ -46,6 +66,12 @@ export const DEFAULT_CONFIG: Readonly<GreenlineConfig> = Object.freeze({
   ciMaxParallel: 2,
   operatorMetricsPort: null,
   operatorMetricsHost: '127.0.0.1',
+  githubAppId: null,
+  githubPrivateKeyPath: null,
+  githubToken: null,
+  githubWebhookSecret: null,
+  githubBaseUrl: 'https://api.github.com',
+  githubDetailsUrl: null,
 });
 
 export class ConfigError extends Error {
@@ -116,7 +142,8 @@ function oneOf<T extends string>(key: Key, v: unknown, allowed: readonly T[]): T
 }
 
 /** Checks every key and value of a merged configuration; returns it typed and frozen. */
-export function validateConfig(merged: Record<string, unknown>): Readonly<GreenlineConfig> {
+export function validateConfig(input: Record<string, unknown>): Readonly<GreenlineConfig> {
+  const merged = flattenGithub(input);
   for (const key of Object.keys(merged)) {
     if (!KEYS.includes(key as Key)) throw new ConfigError(`Unknown configuration key "${key}"; known: ${KEYS.join(', ')}`);
   }
@@ -135,7 +162,47 @@ export function validateConfig(merged: Record<string, unknown>): Readonly<Greenl
     ciMaxParallel: integer('ciMaxParallel', merged.ciMaxParallel, 1, 256),
     operatorMetricsPort: merged.operatorMetricsPort == null ? null : integer('operatorMetricsPort', merged.operatorMetricsPort, 0, 65535),
     operatorMetricsHost: text('operatorMetricsHost', merged.operatorMetricsHost),
+    ...githubSettings(merged),
   });
+}
+
+type GithubKey = 'githubAppId' | 'githubPrivateKeyPath' | 'githubToken' | 'githubWebhookSecret' | 'githubBaseUrl' | 'githubDetailsUrl';
+
+/** `github: { appId: 1 }` in the file → `githubAppId: 1` (other sources set the flat keys, which win). */
+function flattenGithub(input: Record<string, unknown>): Record<string, unknown> {
+  const { github, ...rest } = input;
+  if (github === undefined || github === null) return rest;
+  if (typeof github !== 'object' || Array.isArray(github)) throw new ConfigError('github must be a mapping of GitHub settings (appId, privateKeyPath, token, webhookSecret, baseUrl, detailsUrl)');
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(github as Record<string, unknown>)) {
+    const flat = `github${k.charAt(0).toUpperCase()}${k.slice(1)}`;
+    if (!KEYS.includes(flat as Key)) throw new ConfigError(`Unknown configuration key "github.${k}"; known: appId, privateKeyPath, token, webhookSecret, baseUrl, detailsUrl`);
+    out[flat] = v;
+  }
+  // A flat key differing from its default (file, environment or flag) wins over the mapping.
+  for (const [k, v] of Object.entries(rest)) if (k.startsWith('github') && v !== DEFAULT_CONFIG[k as Key]) out[k] = v;
+  return { ...rest, ...out };
+}
+
+function optionalText(key: Key, v: unknown): string | null {
+  return v === null || v === undefined ? null : text(key, v);
+}
+
+function githubSettings(m: Record<string, unknown>): Pick<GreenlineConfig, GithubKey> {
+  const appId = m.githubAppId == null ? null : integer('githubAppId', m.githubAppId, 1, Number.MAX_SAFE_INTEGER);
+  const privateKeyPath = optionalText('githubPrivateKeyPath', m.githubPrivateKeyPath);
+  if ((appId === null) !== (privateKeyPath === null)) {
+    throw new ConfigError('githubAppId and githubPrivateKeyPath go together: set both to authenticate as a GitHub App (or set githubToken instead)');
+  }
+  const baseUrl = text('githubBaseUrl', m.githubBaseUrl);
+  if (!/^https?:\/\/[^/]/.test(baseUrl)) throw new ConfigError(`githubBaseUrl must be an http(s) URL such as https://api.github.com or https://github.example.com/api/v3, got ${JSON.stringify(baseUrl)}`);
+  return {
+    githubAppId: appId, githubPrivateKeyPath: privateKeyPath,
+    githubToken: optionalText('githubToken', m.githubToken),
+    githubWebhookSecret: optionalText('githubWebhookSecret', m.githubWebhookSecret),
+    githubBaseUrl: baseUrl.replace(/\/+$/, ''),
+    githubDetailsUrl: optionalText('githubDetailsUrl', m.githubDetailsUrl),
+  };
 }
 
 export interface LoadConfigOptions {

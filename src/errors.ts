@@ -8,6 +8,7 @@ export const ERRORS = {
   INVALID_JSON: { status: 400, message: 'The request body is not valid JSON: {detail}' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the request body as application/json' },
   BAD_REQUEST: { status: 400, message: 'Malformed HTTP request: {detail}' },
+  WEBHOOK_SIGNATURE_INVALID: { status: 401, message: 'The webhook signature {detail}' },
   UNAUTHORIZED: { status: 401, message: 'Missing or invalid API token: send a valid token in the x-api-token header' },
   FORK_UPLOAD_UNSUPPORTED: { status: 401, message: 'Requests authenticated by x-forked-workflow-run-id (impacted-target uploads from fork pull requests) are not supported yet; send an organization API token in the x-api-token header' },
   NOT_FOUND: { status: 404, message: '{detail}' },

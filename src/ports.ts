@@ -2,7 +2,7 @@
  * Ports: the narrow interfaces between the service and the outside world (forge and CI).
  * Adapters live under src/adapters/; an in-memory fake of each exists for tests and the simulator.
  */
-import type { FailureReason, MergeMethod, PrInfo, RepoRef, RunPr } from './engine/types.js';
+import type { FailureReason, MergeMethod, PrInfo, QueueConfig, QueueEventPayload, RepoRef, RunPr } from './engine/types.js';
 
 /** How a repository is bound to its forge and CI (from `greenline repo connect`). */
 export interface RepoBinding {
@@ -18,6 +18,8 @@ export interface RepoBinding {
   ciCommand: string | null;
   /** Prefix of test branch names, e.g. `greenline-merge`. */
   testBranchPrefix: string;
+  /** GitHub App installation of the repository (github forge); absent or null = looked up. */
+  installationId?: number | null;
 }
 
 /**
@@ -59,6 +61,16 @@ export interface ForgePort {
   advanceTarget(repo: RepoBinding, req: {
     targetBranch: string; expectedSha: string; testSha: string; prs: RunPr[]; method: 'merge_commit' | 'squash' | 'rebase' | MergeMethod;
   }): Promise<AdvanceResult>;
+  /**
+   * The checks the forge itself requires on `branch` (branch protection, rulesets), used when neither
+   * the queue nor the repository names any. Forges without such settings leave it out.
+   */
+  requiredStatuses?(repo: RepoBinding, branch: string): Promise<string[]>;
+  /**
+   * Tells the forge about a queue event (status checks, comments, draft PRs of test branches).
+   * Best effort: it never throws; what fails is logged.
+   */
+  onQueueEvent?(repo: RepoBinding, queue: { targetBranch: string; config: QueueConfig }, event: QueueEventPayload): Promise<void>;
 }
 
 export interface CiStatus {

@@ -7,9 +7,11 @@ import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { createCommandCi } from './adapters/ci/command/index.js';
 import { createGitForge } from './adapters/forge/git/index.js';
+import { gitHubForgeFromConfig } from './adapters/forge/github/index.js';
 import { buildHttpApp } from './api/build-app.js';
 import { systemClock } from './app/clock.js';
 import { createApp, type App } from './app/create-app.js';
+import { GitHubWebhooks } from './app/github-webhooks.js';
 import { bootstrap } from './app/org-admin.js';
 import type { GreenlineConfig } from './config.js';
 import { OperatorMetrics } from './metrics/operator-metrics.js';
@@ -64,8 +66,10 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
         await migrateToLatest(db);
         const first = await bootstrap(db, systemClock.now());
         const git = createGitForge({ dataDir: config.dataDir, logger: logger.child({ part: 'git' }) });
+        const github = gitHubForgeFromConfig(config, logger.child({ part: 'github' }));
+        if (github && !config.githubWebhookSecret) logger.warn('the github forge is configured without githubWebhookSecret: CI results of GitHub checks, comments and labels are not received');
         app = createApp({
-          db, clock: systemClock, forges: { git }, pollIntervalMs: config.pollIntervalSeconds * 1000, logger,
+          db, clock: systemClock, forges: { git, ...(github ? { github } : {}) }, pollIntervalMs: config.pollIntervalSeconds * 1000, logger,
           createCi: (onStatus) => {
             const command = createCommandCi({ dataDir: config.dataDir, maxParallel: config.ciMaxParallel, onStatus, logger: logger.child({ part: 'ci' }) });
             ci = command;
@@ -76,6 +80,15 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
         http = await buildHttpApp({
           service: app.service, logger, enumCase: config.enumCase,
           ...(metrics ? { onRequestDone: (timing) => metrics.observeRequest(timing) } : {}),
+          ...(github && config.githubWebhookSecret ? {
+            githubWebhooks: {
+              secret: config.githubWebhookSecret,
+              receive: new GitHubWebhooks({
+                db, executor: app.executor, service: app.service, ciOutcome: app.ciOutcome, adapters: app.adapters,
+                forge: github, clock: systemClock, logger: logger.child({ part: 'github-webhooks' }),
+              }).receive,
+            },
+          } : {}),
         });
         app.start();
         const address = await http.listen({ port: config.port, host: config.host });

@@ -10,6 +10,7 @@ import type { RequestTiming } from '../metrics/operator-metrics.js';
 import { addApiKeywords } from './ajv-keywords.js';
 import { requireToken } from './auth.js';
 import { errorHandler } from './error-handler.js';
+import { registerGitHubWebhook, type GitHubWebhookReceiver } from './github-webhook.js';
 import { parseJsonBody } from './json-body.js';
 import { notFoundHandler } from './not-found.js';
 import { registerOpenApi } from './openapi.js';
@@ -28,6 +29,8 @@ export interface HttpAppDeps {
   enumCase: EnumCase;
   /** Told of every answered request (the operator metrics' latency histogram), when given. */
   onRequestDone?: (timing: RequestTiming) => void;
+  /** Serves POST /webhooks/github when given (the github forge with a webhook secret). */
+  githubWebhooks?: GitHubWebhookReceiver;
 }
 
 export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> {
@@ -59,6 +62,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
 
   await registerOpenApi(app);
   healthz(app, { service, enumCase });
+  if (deps.githubWebhooks) await registerGitHubWebhook(fastify as unknown as FastifyInstance, deps.githubWebhooks);
   await app.register(async (v1: ApiApp) => {
     // JSON only: any other media type gets 415 UNSUPPORTED_MEDIA_TYPE.
     v1.removeAllContentTypeParsers();

@@ -31,7 +31,7 @@ import { forgeFor, type Adapters } from './adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
 import type { Clock } from './clock.js';
 import type { QueueExecutor } from './queue-executor.js';
-import { bindingOf, resolveRequiredStatuses } from './repo-binding.js';
+import { bindingOf, protectionStatuses, resolveRequiredStatuses } from './repo-binding.js';
 import { nextAttemptAt } from './retry-policy.js';
 
 export interface EffectRunnerDeps {
@@ -174,7 +174,8 @@ export class EffectRunner {
           : { kind: 'testBranchFailed', at, runId: effect.runId, reason: r.reason, detail: r.detail };
       }
       case 'startCi': {
-        const required = resolveRequiredStatuses(effect.requiredStatuses, repo);
+        const required = resolveRequiredStatuses(effect.requiredStatuses, repo)
+          ?? (await protectionStatuses(forgeFor(adapters, binding), binding, queue.target_branch));
         if (!required) {
           return { kind: 'ciResult', at: clock.now(), runId: effect.runId, outcome: 'failure', reason: 'START_TEST_RUN_NO_REQUIRED_STATUSES',
             detail: 'no required statuses: set requiredStatuses on the queue or connect the repository with a CI command' };
@@ -206,6 +207,7 @@ export class EffectRunner {
       }
       case 'emitEvent':
         await insertQueueEvent(db, queueId, effect.key, effect.event, clock.now());
+        await forgeFor(adapters, binding).onQueueEvent?.(binding, { targetBranch: queue.target_branch, config: JSON.parse(queue.config) }, effect.event);
         return null;
       case 'scheduleWakeup':
         return { kind: 'tick', at: clock.now() };

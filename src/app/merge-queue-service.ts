@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { newQueueSnapshot } from '../engine/config.js';
 import { parsePriority, queueOrder, readiness } from '../engine/index.js';
 import {
-  PrState, TERMINAL_STATES, isTerminal, type Entry, type ImpactedTargets, type QueueConfig, type RepoRef,
+  PrState, TERMINAL_STATES, isTerminal, type Entry, type ImpactedTargets, type QueueConfig, type RepoRef, type SubmittedReason,
 } from '../engine/types.js';
 import { HttpError } from '../errors.js';
 import type { CiStatus } from '../ports.js';
@@ -130,7 +130,9 @@ export class GreenlineService implements MergeQueueService {
 
   // ------------------------------------------------------------------ pull requests (§2.1–§2.6)
 
-  async submitPullRequest(ctx: AuthContext, key: QueueKey, req: { prNumber: number; priority?: number | string | null; noBatch?: boolean }): Promise<void> {
+  async submitPullRequest(ctx: AuthContext, key: QueueKey, req: {
+    prNumber: number; priority?: number | string | null; noBatch?: boolean; reason?: SubmittedReason;
+  }): Promise<void> {
     const { db, adapters, executor, clock, newId } = this.deps;
     assertPrNumber(req.prNumber);
     const priority = parsePriority(req.priority);
@@ -144,7 +146,7 @@ export class GreenlineService implements MergeQueueService {
     if (queue.target_sha === null || entries.length === 0) await refreshTarget(this.deps, queue, repo);
     const entryId = (entries.find((e) => e.prNumber === req.prNumber) ?? (await findEntry(db, queue.id, req.prNumber)))?.id ?? newId();
     await executor.applyOrThrow(queue.id, {
-      kind: 'submit', at: clock.now(), entryId, pr, reason: 'API_REQUESTED',
+      kind: 'submit', at: clock.now(), entryId, pr, reason: req.reason ?? 'API_REQUESTED',
       ...(req.priority !== undefined ? { priority: priority.usedDefault ? null : priority.value } : {}),
       ...(req.noBatch !== undefined ? { noBatch: req.noBatch } : {}),
     });
@@ -153,10 +155,10 @@ export class GreenlineService implements MergeQueueService {
     if (targets) await executor.apply(queue.id, { kind: 'impactedTargets', at: clock.now(), prNumber: pr.number, headSha: pr.headSha, targets });
   }
 
-  async cancelPullRequest(ctx: AuthContext, key: QueueKey, prNumber: number): Promise<void> {
+  async cancelPullRequest(ctx: AuthContext, key: QueueKey, prNumber: number, reason: 'API_REQUESTED' | 'USER_REQUESTED' = 'API_REQUESTED'): Promise<void> {
     assertPrNumber(prNumber);
     const { queue } = await queueOfOrg(this.deps.db, ctx, key);
-    await this.deps.executor.applyOrThrow(queue.id, { kind: 'cancel', at: this.deps.clock.now(), prNumber, reason: 'API_REQUESTED' });
+    await this.deps.executor.applyOrThrow(queue.id, { kind: 'cancel', at: this.deps.clock.now(), prNumber, reason });
   }
 
   async restartTestsOnPullRequest(ctx: AuthContext, key: QueueKey, prNumber: number): Promise<void> {

@@ -21,6 +21,8 @@ export interface ConnectRepoRequest {
   prRefPattern?: string;
   testBranchPrefix?: string;
   requiredStatuses?: string[];
+  /** GitHub App installation id (github forge); absent = looked up from the repository. */
+  installationId?: number;
 }
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
@@ -54,6 +56,7 @@ export async function connectRepo(db: Kysely<Database>, req: ConnectRepoRequest,
     test_branch_prefix: prefix,
     required_statuses: req.requiredStatuses && req.requiredStatuses.length > 0 ? JSON.stringify(req.requiredStatuses) : null,
     created_at: at,
+    ...(req.installationId !== undefined ? { github_installation_id: req.installationId } : {}),
   };
   await insertRepo(db, row);
   return row;

@@ -1,6 +1,6 @@
 /** A repository row as the adapters see it, and the repository's default required statuses. */
 import type { RepoRef } from '../engine/types.js';
-import type { RepoBinding } from '../ports.js';
+import type { ForgePort, RepoBinding } from '../ports.js';
 import type { RepoRow } from '../store/database.js';
 
 /** The status context the built-in CI runner reports (see the command CI adapter). */
@@ -16,6 +16,7 @@ export function bindingOf(row: RepoRow): RepoBinding {
     prRefPattern: row.pr_ref_pattern,
     ciCommand: row.ci_command,
     testBranchPrefix: row.test_branch_prefix,
+    installationId: row.github_installation_id == null ? null : Number(row.github_installation_id),
   };
 }
 
@@ -34,4 +35,12 @@ export function resolveRequiredStatuses(
   if (configured.length > 0) return { statuses: configured, source: 'trunk_config' };
   if (repo.ci_command) return { statuses: [BUILT_IN_CI_CONTEXT], source: 'trunk_config' };
   return null;
+}
+
+/** The target branch's required checks by the forge's own rules (GitHub branch protection, rulesets); null = none. */
+export async function protectionStatuses(
+  forge: ForgePort, binding: RepoBinding, branch: string,
+): Promise<{ statuses: string[]; source: 'repo_provider_branch_protection' } | null> {
+  const statuses = (await forge.requiredStatuses?.(binding, branch)) ?? [];
+  return statuses.length > 0 ? { statuses, source: 'repo_provider_branch_protection' } : null;
 }

@@ -5,7 +5,7 @@
  */
 import type {
   Entry, ImpactedTargets, PriorityName, QueueConfig, QueueSnapshot, Readiness, RepoRef,
-  SettableQueueState, TestRun,
+  SettableQueueState, SubmittedReason, TestRun,
 } from '../engine/types.js';
 import type { CiStatus } from '../ports.js';
 
@@ -67,8 +67,10 @@ export interface MergeQueueService {
 
   submitPullRequest(ctx: AuthContext, key: QueueKey, req: {
     prNumber: number; priority?: number | PriorityName | null; noBatch?: boolean;
+    /** Who asked: API_REQUESTED unless given (a PR comment or label is USER_REQUESTED). */
+    reason?: SubmittedReason;
   }): Promise<void>;
-  cancelPullRequest(ctx: AuthContext, key: QueueKey, prNumber: number): Promise<void>;
+  cancelPullRequest(ctx: AuthContext, key: QueueKey, prNumber: number, reason?: 'API_REQUESTED' | 'USER_REQUESTED'): Promise<void>;
   restartTestsOnPullRequest(ctx: AuthContext, key: QueueKey, prNumber: number): Promise<void>;
   /** By number, or by head branch name (open PR first, else the most recently closed). */
   getSubmittedPullRequest(ctx: AuthContext, key: QueueKey, pr: { number: number } | { branch: string }): Promise<PrView>;

@@ -16,6 +16,7 @@ interface ConnectFlags extends StoreFlags {
   testBranchPrefix?: string;
   requiredStatus?: string[];
   remoteCheck: boolean;
+  installationId?: string;
 }
 
 /** A remote git cannot list is refused at connect time, where the mistake is made and easy to fix. */
@@ -47,24 +48,42 @@ Examples:
     .option('--test-branch-prefix <prefix>', 'prefix of test branch names', DEFAULT_TEST_BRANCH_PREFIX)
     .option('--required-status <name...>', 'statuses a test commit needs when the queue sets none (default: greenline/ci with --ci-command)')
     .option('--no-remote-check', 'connect without first checking that git can reach the remote')
+    .option('--installation-id <n>', 'GitHub App installation of the repository (--forge github; default: looked up by the app)')
     .addHelpText('after', `
 Examples:
   $ greenline repo connect github.com/acme/web --org acme --forge git --remote https://git.example.com/acme/web.git --ci-command "make test"
-  $ greenline repo connect example.com/team/api --org team --forge git --remote /srv/git/api.git --pr-ref-pattern "refs/heads/pr/{n}" --required-status build lint`)
+  $ greenline repo connect example.com/team/api --org team --forge git --remote /srv/git/api.git --pr-ref-pattern "refs/heads/pr/{n}" --required-status build lint
+  $ greenline repo connect github.com/acme/web --org acme --forge github --installation-id 12345678
+The github forge needs the server configured for GitHub (githubAppId + githubPrivateKeyPath, or
+githubToken; see docs/github.md). Its required statuses default to the branch's protection rules.`)
     .action(async (slug: string, opts: ConnectFlags) => {
+      let installationId: number | undefined;
       if (opts.forge === 'github') {
-        throw new UsageError('The github forge is not available in this version of greenline; connect the repository with --forge git --remote <url>');
+        if (opts.remote) throw new UsageError('--remote is for --forge git; the github forge reaches the repository through the GitHub API the server is configured for');
+        if (opts.ciCommand) throw new UsageError('--ci-command is for --forge git; with --forge github the checks of your GitHub CI decide (see --required-status)');
+        if (opts.installationId !== undefined) {
+          installationId = Number(opts.installationId);
+          if (!/^\d+$/.test(opts.installationId) || !Number.isSafeInteger(installationId) || installationId < 1) {
+            throw new UsageError(`--installation-id must be a positive integer (the number at the end of the installation's settings URL), got "${opts.installationId}"`);
+          }
+        }
+      } else {
+        if (opts.installationId !== undefined) throw new UsageError('--installation-id is for --forge github');
+        if (!opts.remote) throw new UsageError('--forge git needs --remote <url>: a path or URL git can fetch from and push to');
+        if (opts.remoteCheck) await checkRemote(opts.remote);
       }
-      if (!opts.remote) throw new UsageError('--forge git needs --remote <url>: a path or URL git can fetch from and push to');
-      if (opts.remoteCheck) await checkRemote(opts.remote);
       await withStore(opts, async (db) => {
         const row = await connectRepo(db, {
           org: opts.org, slug, forge: opts.forge, remote: opts.remote ?? null, ciCommand: opts.ciCommand ?? null,
           ...(opts.prRefPattern ? { prRefPattern: opts.prRefPattern } : {}),
           ...(opts.testBranchPrefix ? { testBranchPrefix: opts.testBranchPrefix } : {}),
           ...(opts.requiredStatus ? { requiredStatuses: opts.requiredStatus } : {}),
+          ...(installationId !== undefined ? { installationId } : {}),
         }, Date.now());
-        process.stdout.write(`Connected ${row.host}/${row.owner}/${row.name} to organization ${opts.org} (forge ${row.forge}, remote ${row.remote}).\n`);
+        const where = row.forge === 'github'
+          ? `installation ${installationId ?? 'looked up by the GitHub App'}`
+          : `remote ${row.remote}`;
+        process.stdout.write(`Connected ${row.host}/${row.owner}/${row.name} to organization ${opts.org} (forge ${row.forge}, ${where}).\n`);
       });
     });
 

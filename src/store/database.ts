@@ -2,7 +2,7 @@
  * The store's tables as Kysely types. Portable across SQLite and PostgreSQL: text, integer/bigint
  * (times are milliseconds since the epoch), booleans as integer 0/1, JSON as text.
  */
-import type { Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 /** An auto-increment id: generated on insert, a number when read. */
 type AutoId = Generated<number>;
@@ -37,6 +37,8 @@ export interface ReposTable {
   /** JSON string[]: the checks a test run needs when the queue has no override; null = none known. */
   required_statuses: string | null;
   created_at: number;
+  /** GitHub App installation given at connect time (github forge); null or absent = looked up. */
+  github_installation_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface QueuesTable {
@@ -150,11 +152,20 @@ export interface Database {
   effects: EffectsTable;
   queue_events: QueueEventsTable;
   transitions: TransitionsTable;
+  github_deliveries: GitHubDeliveriesTable;
+}
+
+export interface GitHubDeliveriesTable {
+  /** The X-GitHub-Delivery id. */
+  id: string;
+  event: string;
+  received_at: number;
 }
 
 export type OrgRow = Selectable<OrgsTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
-export type RepoRow = Selectable<ReposTable>;
+/** A repository row; `github_installation_id` may be left out when writing one (it is null then). */
+export type RepoRow = Omit<Selectable<ReposTable>, 'github_installation_id'> & { github_installation_id?: number | null };
 export type QueueRow = Selectable<QueuesTable>;
 export type EntryRow = Selectable<EntriesTable>;
 export type TestRunRow = Selectable<TestRunsTable>;

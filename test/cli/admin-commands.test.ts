@@ -92,10 +92,17 @@ describe('greenline repo', () => {
     expect(forced.code).toBe(0);
   });
 
-  it('refuses --forge github as not available in this version (exit 2)', async () => {
-    const r = await runCli(['repo', 'connect', 'github.com/acme/api', '--org', 'acme', '--forge', 'github', '--data-dir', dir]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/github forge is not available in this version/);
+  it('connects a repository with --forge github and an installation id; refuses a bad id and --remote (exit 2)', async () => {
+    const bad = await runCli(['repo', 'connect', 'github.com/acme/api', '--org', 'acme', '--forge', 'github', '--installation-id', 'x1', '--data-dir', dir]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--installation-id must be a positive integer/);
+    const remote = await runCli(['repo', 'connect', 'github.com/acme/api', '--org', 'acme', '--forge', 'github', '--remote', '/x', '--data-dir', dir]);
+    expect(remote.code).toBe(2);
+    expect(remote.stderr).toMatch(/--remote is for --forge git/);
+    const r = await runCli(['repo', 'connect', 'github.com/acme/api', '--org', 'acme', '--forge', 'github', '--installation-id', '4242', '--data-dir', dir]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Connected github.com/acme/api to organization acme (forge github, installation 4242)');
+    expect((await runCli(['repo', 'list', '--data-dir', dir])).stdout).toMatch(/github\.com\/acme\/api\s+org acme\s+forge github/);
   });
 
   it('requires --remote for --forge git, and a HOST/OWNER/NAME repository', async () => {

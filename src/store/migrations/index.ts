@@ -5,10 +5,12 @@
 import { Migrator, type Kysely, type Migration } from 'kysely';
 import { initial } from './001-initial.js';
 import { metricsIndexes } from './002-metrics-indexes.js';
+import { githubDeliveries } from './005-github-deliveries.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
   '002-metrics-indexes': metricsIndexes,
+  '005-github-deliveries': githubDeliveries,
 };
 
 /** Brings the schema up to date; throws naming the migration that failed. */

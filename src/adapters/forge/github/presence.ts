@@ -1,0 +1,181 @@
+/**
+ * What a queue shows on GitHub as its PRs move (settings of contract §4):
+ * - statusCheckEnabled: a check run `greenline (<branch>)` on the PR head — queued, in progress,
+ *   then success (merged), failure (failed, with the reason) or cancelled — with a Details link.
+ *   Only a GitHub App may create check runs; with a token the same is a commit status.
+ * - commentsEnabled: one comment per PR and queue, found by a hidden marker and edited in place.
+ * - createPrsForTestingBranches: a draft PR from each test branch to the target branch, opened when
+ *   its run starts testing (so CI triggered by pull requests runs on it) and closed when the branch
+ *   is deleted (GitHubForge.deleteBranch).
+ * Best effort: a failure is logged and the queue goes on.
+ */
+import type { Logger } from 'pino';
+import type { QueueConfig, QueueEventPayload } from '../../../engine/types.js';
+import type { RepoBinding } from '../../../ports.js';
+import { hasStatus, type GitHubClients } from './client.js';
+import type { GitHubPull } from './github-forge.js';
+
+type Stage = 'submitted' | 'queued' | 'testing' | 'pending_failure' | 'merged' | 'failed' | 'canceled';
+
+interface Shown {
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion?: 'success' | 'failure' | 'cancelled';
+  /** Commit status state (token auth). */
+  state: 'pending' | 'success' | 'failure' | 'error';
+  title: string;
+  emoji: string;
+}
+
+const SHOWN: Record<Stage, Shown> = {
+  submitted: { status: 'queued', state: 'pending', title: 'Submitted: waiting until the pull request is ready', emoji: '⏳' },
+  queued: { status: 'queued', state: 'pending', title: 'Queued', emoji: '⏳' },
+  testing: { status: 'in_progress', state: 'pending', title: 'Testing', emoji: '🧪' },
+  pending_failure: { status: 'in_progress', state: 'pending', title: 'Tests failed; waiting for the runs ahead to settle the blame', emoji: '⚠️' },
+  merged: { status: 'completed', conclusion: 'success', state: 'success', title: 'Merged', emoji: '✅' },
+  failed: { status: 'completed', conclusion: 'failure', state: 'failure', title: 'Failed', emoji: '❌' },
+  canceled: { status: 'completed', conclusion: 'cancelled', state: 'error', title: 'Cancelled', emoji: '🚫' },
+};
+
+export const checkName = (targetBranch: string): string => `greenline (${targetBranch})`;
+export const commentMarker = (targetBranch: string): string => `<!-- greenline:queue=${targetBranch} -->`;
+
+export interface PresenceDeps {
+  clients: GitHubClients;
+  logger: Logger;
+  detailsUrl?: string;
+}
+
+export class Presence {
+  /** Comment id per repo, PR and queue, once found or created. */
+  private readonly comments = new Map<string, number>();
+  /** Check run id per repo, head sha and queue. */
+  private readonly checkRuns = new Map<string, number>();
+  /** Runs whose draft PR is open (or was refused as a duplicate). */
+  private readonly draftsOpened = new Set<string>();
+
+  constructor(private readonly deps: PresenceDeps) {}
+
+  async onQueueEvent(
+    repo: RepoBinding, queue: { targetBranch: string; config: QueueConfig }, event: QueueEventPayload,
+    pull: (n: number) => Promise<GitHubPull | null>,
+  ): Promise<void> {
+    const { config } = queue;
+    const stage = event.type.split('.')[1] as Stage;
+    try {
+      if (event.type.endsWith('.testing') && config.createPrsForTestingBranches && event.runId && event.testBranch) {
+        await this.openDraftPr(repo, queue.targetBranch, event);
+      }
+      if (!event.type.startsWith('pull_request.') || (!config.statusCheckEnabled && !config.commentsEnabled)) return;
+      for (const n of event.prNumbers) {
+        const pr = await pull(n);
+        if (!pr) continue;
+        const text = describe(stage, event);
+        const link = this.link(repo, queue.targetBranch, n);
+        if (config.statusCheckEnabled) await this.showCheck(repo, queue.targetBranch, pr.head.sha, stage, text, link);
+        if (config.commentsEnabled) await this.showComment(repo, queue.targetBranch, n, stage, text, link);
+      }
+    } catch (err) {
+      this.deps.logger.warn({ err, event: event.type, prs: event.prNumbers }, 'could not show a queue event on GitHub');
+    }
+  }
+
+  private link(repo: RepoBinding, branch: string, pr: number): string | null {
+    const t = this.deps.detailsUrl;
+    if (!t) return null;
+    return t.replaceAll('{owner}', repo.repo.owner).replaceAll('{repo}', repo.repo.name)
+      .replaceAll('{branch}', encodeURIComponent(branch)).replaceAll('{pr}', String(pr));
+  }
+
+  private async showCheck(repo: RepoBinding, branch: string, sha: string, stage: Stage, text: string, link: string | null): Promise<void> {
+    const api = await this.deps.clients.forRepo(repo);
+    const loc = { owner: repo.repo.owner, repo: repo.repo.name };
+    const shown = SHOWN[stage];
+    const name = checkName(branch);
+    if (!this.deps.clients.canCreateCheckRuns) {
+      await api.request('POST /repos/{owner}/{repo}/statuses/{sha}', {
+        ...loc, sha, context: name, state: shown.state, description: `${shown.title}`.slice(0, 140),
+        ...(link ? { target_url: link } : {}),
+      });
+      return;
+    }
+    const body = {
+      status: shown.status, ...(shown.conclusion ? { conclusion: shown.conclusion } : {}),
+      output: { title: shown.title, summary: text }, ...(link ? { details_url: link } : {}),
+    };
+    const key = `${repo.id}:${sha}:${branch}`;
+    let id = this.checkRuns.get(key);
+    if (id === undefined) {
+      const { data } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { ...loc, ref: sha, check_name: name, filter: 'latest' });
+      id = data.check_runs[0] ? Number(data.check_runs[0].id) : undefined;
+    }
+    if (id === undefined) {
+      const { data } = await api.request('POST /repos/{owner}/{repo}/check-runs', { ...loc, name, head_sha: sha, ...body });
+      id = Number(data.id);
+    } else {
+      await api.request('PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', { ...loc, check_run_id: id, ...body });
+    }
+    this.checkRuns.set(key, id!);
+  }
+
+  private async showComment(repo: RepoBinding, branch: string, pr: number, stage: Stage, text: string, link: string | null): Promise<void> {
+    const api = await this.deps.clients.forRepo(repo);
+    const loc = { owner: repo.repo.owner, repo: repo.repo.name };
+    const marker = commentMarker(branch);
+    const shown = SHOWN[stage];
+    const body = [
+      marker,
+      `**greenline merge queue** (\`${branch}\`): ${shown.emoji} ${shown.title}`,
+      '',
+      text,
+      ...(link ? ['', `[Details](${link})`] : []),
+      '',
+      '<sub>Comment `/greenline merge` to submit this pull request, `/greenline cancel` to take it out of the queue.</sub>',
+    ].join('\n');
+    const key = `${repo.id}:${pr}:${branch}`;
+    let id = this.comments.get(key);
+    if (id === undefined) {
+      const { data } = await api.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...loc, issue_number: pr, per_page: 100 });
+      const found = data.find((c) => c.body?.startsWith(marker));
+      id = found ? Number(found.id) : undefined;
+    }
+    if (id === undefined) {
+      const { data } = await api.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...loc, issue_number: pr, body });
+      id = Number(data.id);
+    } else {
+      await api.request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', { ...loc, comment_id: id, body });
+    }
+    this.comments.set(key, id!);
+  }
+
+  private async openDraftPr(repo: RepoBinding, targetBranch: string, event: QueueEventPayload): Promise<void> {
+    const key = `${repo.id}:${event.runId}`;
+    if (this.draftsOpened.has(key)) return;
+    const api = await this.deps.clients.forRepo(repo);
+    const prs = event.prNumbersInBatch.map((n) => `#${n}`).join(', ');
+    try {
+      await api.request('POST /repos/{owner}/{repo}/pulls', {
+        owner: repo.repo.owner, repo: repo.repo.name, head: event.testBranch!, base: targetBranch, draft: true,
+        title: `greenline test run for ${prs}`,
+        body: `Test branch of greenline merge queue run \`${event.runId}\` (${prs} on \`${targetBranch}\`). It is closed when the run ends; do not merge it.`,
+      });
+    } catch (err) {
+      // 422: a PR for this branch exists already (an earlier event of the same run).
+      if (!hasStatus(err, 422)) throw err;
+    }
+    this.draftsOpened.add(key);
+  }
+}
+
+function describe(stage: Stage, event: QueueEventPayload): string {
+  const reason = event.reason ? ` (${event.reason})` : '';
+  const batch = event.batched ? ` together with ${event.prNumbersInBatch.filter((n) => !event.prNumbers.includes(n)).map((n) => `#${n}`).join(', ')}` : '';
+  switch (stage) {
+    case 'submitted': return 'Submitted to the merge queue. It is admitted once GitHub reports it mergeable, not a draft, and based on the queue\'s branch.';
+    case 'queued': return `Waiting for a test slot${reason}.`;
+    case 'testing': return `Testing${batch} on \`${event.testBranch ?? '?'}\`${event.testBranchSha ? ` at ${event.testBranchSha.slice(0, 7)}` : ''}.`;
+    case 'pending_failure': return `The test run failed${reason}; waiting for the runs ahead of it before it is blamed.`;
+    case 'merged': return `Merged by the queue${reason}.`;
+    case 'failed': return `Taken out of the queue: ${event.reason ?? 'failed'}. Fix the problem and submit it again.`;
+    case 'canceled': return `Cancelled${reason}.`;
+  }
+}

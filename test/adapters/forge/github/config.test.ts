@@ -1,0 +1,68 @@
+/** The github settings of the server configuration, the forge built from them, and the comment command parser. */
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { gitHubForgeFromConfig, parseQueueCommand } from '../../../../src/adapters/forge/github/index.js';
+import { ConfigError, loadConfig } from '../../../../src/config.js';
+
+let dir: string;
+beforeEach(async () => { dir = await mkdtemp(join(tmpdir(), 'gl-gh-config-')); });
+afterEach(() => rm(dir, { recursive: true, force: true }));
+const logger = pino({ level: 'silent' });
+
+describe('github configuration', () => {
+  it('reads GREENLINE_GITHUB_* variables', () => {
+    const c = loadConfig({ cwd: dir, env: {
+      GREENLINE_GITHUB_APP_ID: '123', GREENLINE_GITHUB_PRIVATE_KEY_PATH: '/k.pem', GREENLINE_GITHUB_WEBHOOK_SECRET: 's',
+      GREENLINE_GITHUB_BASE_URL: 'https://ghe.example.com/api/v3/', GREENLINE_GITHUB_DETAILS_URL: 'https://q/{pr}',
+    } });
+    expect(c).toMatchObject({
+      githubAppId: 123, githubPrivateKeyPath: '/k.pem', githubWebhookSecret: 's', githubToken: null,
+      githubBaseUrl: 'https://ghe.example.com/api/v3', githubDetailsUrl: 'https://q/{pr}',
+    });
+  });
+
+  it('reads a github: mapping in greenline.yaml; the environment wins over it', async () => {
+    await writeFile(join(dir, 'greenline.yaml'), 'github:\n  token: ghp_file\n  webhookSecret: from-file\n');
+    expect(loadConfig({ cwd: dir, env: {} })).toMatchObject({ githubToken: 'ghp_file', githubWebhookSecret: 'from-file' });
+    expect(loadConfig({ cwd: dir, env: { GREENLINE_GITHUB_WEBHOOK_SECRET: 'from-env' } }).githubWebhookSecret).toBe('from-env');
+  });
+
+  it('names the problem: unknown github key, an App id without its key, a base URL that is no URL', async () => {
+    await writeFile(join(dir, 'bad.yaml'), 'github:\n  appid: 1\n');
+    expect(() => loadConfig({ cwd: dir, env: {}, configPath: join(dir, 'bad.yaml') })).toThrow(/Unknown configuration key "github.appid"/);
+    expect(() => loadConfig({ cwd: dir, env: { GREENLINE_GITHUB_APP_ID: '5' } })).toThrow(/githubAppId and githubPrivateKeyPath go together/);
+    expect(() => loadConfig({ cwd: dir, env: { GREENLINE_GITHUB_BASE_URL: 'api.github.com' } })).toThrow(ConfigError);
+  });
+
+  it('builds the forge for an App key file or a token, none without either, and refuses an unreadable key', async () => {
+    const defaults = loadConfig({ cwd: dir, env: {} });
+    expect(gitHubForgeFromConfig(defaults, logger)).toBeNull();
+    expect(gitHubForgeFromConfig({ ...defaults, githubToken: 't' }, logger)!.clients.canCreateCheckRuns).toBe(false);
+    const key = join(dir, 'app.pem');
+    await writeFile(key, generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey);
+    expect(gitHubForgeFromConfig({ ...defaults, githubAppId: 1, githubPrivateKeyPath: key }, logger)!.clients.canCreateCheckRuns).toBe(true);
+    expect(() => gitHubForgeFromConfig({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'missing.pem') }, logger)).toThrow(/cannot be read/);
+    await writeFile(join(dir, 'not-a-key.pem'), 'hello');
+    expect(() => gitHubForgeFromConfig({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'not-a-key.pem') }, logger)).toThrow(/not a PEM private key/);
+  });
+});
+
+describe('comment commands', () => {
+  it.each([
+    ['/greenline merge', { kind: 'merge', noBatch: false }],
+    ['LGTM\n/trunk merge -p urgent --no-batch', { kind: 'merge', priority: 'urgent', noBatch: true }],
+    ['/greenline merge --priority=10', { kind: 'merge', priority: '10', noBatch: false }],
+    ['/greenline cancel', { kind: 'cancel' }],
+    ['/trunk cancel now', { kind: 'invalid', message: '/trunk cancel takes no options, got now' }],
+    ['/greenline stack', { kind: 'invalid', message: 'unknown command /greenline stack: use /greenline merge or /greenline cancel' }],
+    ['/greenline merge --priority', { kind: 'invalid', message: expect.stringMatching(/needs a value/) }],
+    ['please /greenline merge', null],
+    ['nothing here', null],
+  ])('%j', (body, expected) => {
+    expect(parseQueueCommand(body)).toEqual(expected);
+  });
+});

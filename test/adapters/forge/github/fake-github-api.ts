@@ -1,0 +1,289 @@
+/**
+ * A FAKE of GitHub's REST API for tests: an in-memory repository (branches, commits, pull requests,
+ * check runs, statuses, comments, App installations) answering the requests the github forge makes,
+ * through a `fetch` function that records every call. `failNext` scripts answers (rate limits, 5xx,
+ * refusals) for the next matching calls. Shapes follow GitHub's documented responses, trimmed to the
+ * fields greenline reads.
+ */
+import { createHash, createVerify } from 'node:crypto';
+
+export interface FakePull {
+  number: number;
+  state: 'open' | 'closed';
+  merged: boolean;
+  draft: boolean;
+  mergeable: boolean | null;
+  mergeable_state: string;
+  merge_commit_sha: string | null;
+  title: string;
+  body: string | null;
+  user: { login: string };
+  head: { sha: string; ref: string };
+  base: { sha: string; ref: string };
+}
+
+export interface RecordedCall {
+  method: string;
+  /** Path with its query, decoded, without the API base: `GET /repos/acme/web/pulls/1`. */
+  path: string;
+  body: Record<string, unknown> | null;
+  authorization: string | null;
+  status: number;
+}
+
+interface Scripted {
+  method: string;
+  path: RegExp;
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
+  new Response(status === 204 ? null : JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+
+export class FakeGitHubApi {
+  readonly calls: RecordedCall[] = [];
+  readonly branches = new Map<string, string>();
+  /** Commit sha → parents. */
+  readonly commits = new Map<string, string[]>();
+  readonly pulls = new Map<number, FakePull>();
+  /** PR heads that conflict with anything when merged by the merges API. */
+  readonly conflicting = new Set<string>();
+  /** Branches where updating the ref directly is refused (branch protection). */
+  readonly protectedBranches = new Set<string>();
+  /** Required status checks of branch protection, by branch. */
+  readonly requiredChecks = new Map<string, string[]>();
+  readonly checkRuns: { id: number; name: string; head_sha: string; status: string; conclusion: string | null; output?: unknown }[] = [];
+  readonly statuses: { sha: string; context: string; state: string }[] = [];
+  readonly comments: { id: number; issue: number; body: string }[] = [];
+  /** App installations by owner/name (App auth) and the installation tokens handed out. */
+  readonly installations = new Map<string, number>();
+  readonly issuedTokens: string[] = [];
+  /** Public key (PEM) that App JWTs must verify with; null = App auth not expected. */
+  appPublicKey: string | null = null;
+  appId: number | null = null;
+  private scripted: Scripted[] = [];
+  private nextId = 1000;
+
+  constructor(readonly owner = 'acme', readonly repo = 'web', readonly baseUrl = 'https://api.github.test') {}
+
+  /** A commit on top of `parent` (or a root commit), with a deterministic sha. */
+  commit(parent: string | null, label: string): string {
+    const sha = createHash('sha1').update(`${parent ?? ''}:${label}`).digest('hex');
+    this.commits.set(sha, parent ? [parent] : []);
+    return sha;
+  }
+
+  openPr(number: number, opts: Partial<Omit<FakePull, 'base' | 'head'>> & { headSha: string; base?: string }): FakePull {
+    const { base: baseOpt, headSha, ...rest } = opts;
+    const base = baseOpt ?? 'main';
+    const pr: FakePull = {
+      number, state: 'open', merged: false, draft: false, mergeable: true, mergeable_state: 'clean', merge_commit_sha: null,
+      title: `PR ${number}`, body: null, user: { login: 'ada' }, ...rest,
+      head: { sha: headSha, ref: `feature-${number}` }, base: { sha: this.branches.get(base) ?? '', ref: base },
+    };
+    this.pulls.set(number, pr);
+    return pr;
+  }
+
+  /** The next `count` calls matching method and path get this answer instead of the fake's own. */
+  failNext(method: string, path: RegExp, status: number, body: unknown, headers: Record<string, string> = {}, count = 1): void {
+    for (let i = 0; i < count; i++) this.scripted.push({ method, path, status, body, headers });
+  }
+
+  /** `METHOD path` of every call, in order (what the tests compare). */
+  get log(): string[] {
+    return this.calls.map((c) => `${c.method} ${c.path}`);
+  }
+
+  clearLog(): void {
+    this.calls.length = 0;
+  }
+
+  isAncestor(ancestor: string, sha: string): boolean {
+    const seen = new Set<string>();
+    const todo = [sha];
+    while (todo.length > 0) {
+      const s = todo.pop()!;
+      if (s === ancestor) return true;
+      if (seen.has(s)) continue;
+      seen.add(s);
+      todo.push(...(this.commits.get(s) ?? []));
+    }
+    return false;
+  }
+
+  readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    const method = (init?.method ?? 'GET').toUpperCase();
+    const rawPath = url.pathname.replace(new URL(this.baseUrl).pathname.replace(/\/$/, ''), '');
+    const path = decodeURIComponent(rawPath) + (url.search ? decodeURIComponent(url.search) : '');
+    const body = typeof init?.body === 'string' && init.body !== '' ? (JSON.parse(init.body) as Record<string, unknown>) : null;
+    const headers = new Headers(init?.headers);
+    const call: RecordedCall = { method, path, body, authorization: headers.get('authorization'), status: 0 };
+    this.calls.push(call);
+    if (process.env.FAKE_GH_TRACE) console.log(Date.now() % 100000, method, path);
+    const at = this.scripted.findIndex((s) => s.method === method && s.path.test(path));
+    let res: Response;
+    if (at >= 0) {
+      const [s] = this.scripted.splice(at, 1);
+      res = json(s!.status, s!.body, s!.headers);
+    } else {
+      res = this.answer(method, rawPath, url.searchParams, body, call.authorization);
+    }
+    call.status = res.status;
+    return res;
+  };
+
+  private answer(method: string, rawPath: string, query: URLSearchParams, body: Record<string, unknown> | null, auth: string | null): Response {
+    const seg = rawPath.split('/').filter(Boolean).map(decodeURIComponent);
+    const route = `${method} /${seg.join('/')}`;
+    const repoPrefix = `/repos/${this.owner}/${this.repo}`;
+    const m = (re: RegExp) => re.exec(route.replace(`${method} ${repoPrefix}`, `${method} ~`));
+    let r: RegExpExecArray | null;
+
+    if ((r = /^POST \/app\/installations\/(\d+)\/access_tokens$/.exec(route))) {
+      const bad = this.checkJwt(auth);
+      if (bad) return bad;
+      const token = `ghs_installation_${r[1]}_${this.issuedTokens.length + 1}`;
+      this.issuedTokens.push(token);
+      return json(201, { token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: {}, repository_selection: 'all' });
+    }
+    if (route === `GET ${repoPrefix}/installation`) {
+      const bad = this.checkJwt(auth);
+      if (bad) return bad;
+      const id = this.installations.get(`${this.owner}/${this.repo}`);
+      return id === undefined ? json(404, { message: 'Not Found' }) : json(200, { id, app_id: this.appId });
+    }
+    if (!route.includes(` ${repoPrefix}`)) return json(404, { message: 'Not Found' });
+    if (this.appPublicKey !== null && !(auth ?? '').startsWith('token ghs_')) return json(401, { message: 'Bad credentials' });
+
+    if ((r = m(/^GET ~\/pulls\/(\d+)$/))) {
+      const pr = this.pulls.get(Number(r[1]));
+      return pr ? json(200, { ...pr, base: { ...pr.base, sha: this.branches.get(pr.base.ref) ?? pr.base.sha } }) : json(404, { message: 'Not Found' });
+    }
+    if ((r = m(/^GET ~\/pulls$/))) {
+      const head = query.get('head')?.split(':')[1];
+      return json(200, [...this.pulls.values()].filter((p) => p.state === (query.get('state') ?? 'open') && (!head || p.head.ref === head)));
+    }
+    if ((r = m(/^POST ~\/pulls$/))) {
+      const head = String(body!.head);
+      if (!this.branches.has(head)) return json(422, { message: 'Validation Failed', errors: [{ message: `No commits between main and ${head}` }] });
+      if ([...this.pulls.values()].some((p) => p.state === 'open' && p.head.ref === head)) {
+        return json(422, { message: 'Validation Failed', errors: [{ message: `A pull request already exists for ${this.owner}:${head}.` }] });
+      }
+      const number = Math.max(0, ...this.pulls.keys()) + 1;
+      const pr = this.openPr(number, { headSha: this.branches.get(head)!, base: String(body!.base), draft: Boolean(body!.draft), title: String(body!.title) });
+      pr.head.ref = head;
+      return json(201, pr);
+    }
+    if ((r = m(/^PATCH ~\/pulls\/(\d+)$/))) {
+      const pr = this.pulls.get(Number(r[1]));
+      if (!pr) return json(404, { message: 'Not Found' });
+      if (body!.state === 'closed') pr.state = 'closed';
+      return json(200, pr);
+    }
+    if ((r = m(/^PUT ~\/pulls\/(\d+)\/merge$/))) {
+      const pr = this.pulls.get(Number(r[1]));
+      if (!pr) return json(404, { message: 'Not Found' });
+      if (pr.merged || pr.state !== 'open' || pr.mergeable === false) return json(405, { message: 'Pull Request is not mergeable' });
+      if (body!.sha !== undefined && body!.sha !== pr.head.sha) return json(409, { message: 'Head branch was modified. Review and try the merge again.' });
+      const target = this.branches.get(pr.base.ref)!;
+      const sha = this.commit(target, `${body!.merge_method}:${pr.number}:${pr.head.sha}:${String(body!.commit_title ?? '')}`);
+      if (body!.merge_method === 'merge') this.commits.set(sha, [target, pr.head.sha]);
+      this.branches.set(pr.base.ref, sha);
+      Object.assign(pr, { merged: true, state: 'closed', merge_commit_sha: sha });
+      return json(200, { sha, merged: true, message: 'Pull Request successfully merged' });
+    }
+    if ((r = m(/^GET ~\/git\/ref\/heads\/(.+)$/))) {
+      const sha = this.branches.get(r[1]!);
+      return sha ? json(200, { ref: `refs/heads/${r[1]}`, object: { sha, type: 'commit' } }) : json(404, { message: 'Not Found' });
+    }
+    if ((r = m(/^POST ~\/git\/refs$/))) {
+      const name = String(body!.ref).replace(/^refs\/heads\//, '');
+      if (this.branches.has(name)) return json(422, { message: 'Reference already exists' });
+      this.branches.set(name, String(body!.sha));
+      return json(201, { ref: body!.ref, object: { sha: body!.sha } });
+    }
+    if ((r = m(/^PATCH ~\/git\/refs\/heads\/(.+)$/))) {
+      const name = r[1]!;
+      const now = this.branches.get(name);
+      if (!now) return json(422, { message: 'Reference does not exist' });
+      if (this.protectedBranches.has(name)) return json(422, { message: `Protected branch update failed for refs/heads/${name}.` });
+      if (!body!.force && !this.isAncestor(now, String(body!.sha))) return json(422, { message: 'Update is not a fast forward' });
+      this.branches.set(name, String(body!.sha));
+      return json(200, { ref: `refs/heads/${name}`, object: { sha: body!.sha } });
+    }
+    if ((r = m(/^DELETE ~\/git\/refs\/heads\/(.+)$/))) {
+      return this.branches.delete(r[1]!) ? json(204, null) : json(422, { message: 'Reference does not exist' });
+    }
+    if ((r = m(/^POST ~\/merges$/))) {
+      const base = String(body!.base);
+      const head = String(body!.head);
+      const at = this.branches.get(base);
+      if (!at || !this.commits.has(head)) return json(404, { message: 'Base or head does not exist' });
+      if (this.isAncestor(head, at)) return json(204, null);
+      if (this.conflicting.has(head)) return json(409, { message: 'Merge conflict' });
+      const sha = createHash('sha1').update(`merge:${at}:${head}`).digest('hex');
+      this.commits.set(sha, [at, head]);
+      this.branches.set(base, sha);
+      return json(201, { sha, commit: { message: body!.commit_message } });
+    }
+    if ((r = m(/^GET ~\/branches\/(.+)$/))) {
+      const name = r[1]!;
+      if (!this.branches.has(name)) return json(404, { message: 'Branch not found' });
+      const checks = this.requiredChecks.get(name);
+      return json(200, {
+        name, commit: { sha: this.branches.get(name) }, protected: Boolean(checks),
+        protection: checks ? { enabled: true, required_status_checks: { enforcement_level: 'everyone', contexts: checks, checks: checks.map((context) => ({ context, app_id: null })) } } : { enabled: false },
+      });
+    }
+    if ((r = m(/^GET ~\/rules\/branches\/(.+)$/))) return json(200, []);
+    if ((r = m(/^GET ~\/commits\/([0-9a-f]+)\/check-runs$/))) {
+      const runs = this.checkRuns.filter((c) => c.head_sha === r![1] && (!query.get('check_name') || c.name === query.get('check_name')));
+      return json(200, { total_count: runs.length, check_runs: runs.map((c) => ({ ...c, html_url: `https://github.test/runs/${c.id}` })) });
+    }
+    if ((r = m(/^POST ~\/check-runs$/))) {
+      const run = { id: this.nextId++, name: String(body!.name), head_sha: String(body!.head_sha), status: String(body!.status), conclusion: (body!.conclusion as string) ?? null, output: body!.output };
+      this.checkRuns.push(run);
+      return json(201, run);
+    }
+    if ((r = m(/^PATCH ~\/check-runs\/(\d+)$/))) {
+      const run = this.checkRuns.find((c) => c.id === Number(r![1]));
+      if (!run) return json(404, { message: 'Not Found' });
+      Object.assign(run, { status: body!.status, conclusion: body!.conclusion ?? null, output: body!.output });
+      return json(200, run);
+    }
+    if ((r = m(/^POST ~\/statuses\/([0-9a-f]+)$/))) {
+      this.statuses.push({ sha: r[1]!, context: String(body!.context), state: String(body!.state) });
+      return json(201, { id: this.nextId++, state: body!.state, context: body!.context });
+    }
+    if ((r = m(/^GET ~\/issues\/(\d+)\/comments$/))) {
+      return json(200, this.comments.filter((c) => c.issue === Number(r![1])).map((c) => ({ id: c.id, body: c.body })));
+    }
+    if ((r = m(/^POST ~\/issues\/(\d+)\/comments$/))) {
+      const c = { id: this.nextId++, issue: Number(r[1]), body: String(body!.body) };
+      this.comments.push(c);
+      return json(201, c);
+    }
+    if ((r = m(/^PATCH ~\/issues\/comments\/(\d+)$/))) {
+      const c = this.comments.find((x) => x.id === Number(r![1]));
+      if (!c) return json(404, { message: 'Not Found' });
+      c.body = String(body!.body);
+      return json(200, c);
+    }
+    return json(404, { message: `Not Found (the fake GitHub API does not know ${route})` });
+  }
+
+  /** A GitHub App JWT signed with the App's key, issued by the App id; an error response otherwise. */
+  private checkJwt(auth: string | null): Response | null {
+    const jwt = /^bearer (.+)$/i.exec(auth ?? '')?.[1];
+    if (!jwt || !this.appPublicKey) return json(401, { message: 'A JSON web token could not be decoded' });
+    const [h, p, s] = jwt.split('.');
+    const ok = createVerify('RSA-SHA256').update(`${h}.${p}`).verify(this.appPublicKey, Buffer.from(s!, 'base64url'));
+    const claims = JSON.parse(Buffer.from(p!, 'base64url').toString()) as { iss?: unknown; exp?: number };
+    if (!ok || String(claims.iss) !== String(this.appId)) return json(401, { message: "'Issuer' claim ('iss') must be an Integer" });
+    return null;
+  }
+}

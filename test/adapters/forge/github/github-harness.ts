@@ -1,0 +1,114 @@
+/**
+ * The real service over in-memory SQLite with the real github forge talking to the FAKE GitHub API
+ * (fake-github-api.ts) through an injected fetch, and the real webhook endpoint fed signed deliveries.
+ * Nothing runs in the background: tests call runEffects().
+ */
+import { randomUUID } from 'node:crypto';
+import { sign } from '@octokit/webhooks-methods';
+import Bottleneck from 'bottleneck';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { FakeCi } from '../../../../src/adapters/ci/fake-ci.js';
+import { GitHubForge, type GitHubForgeOptions } from '../../../../src/adapters/forge/github/github-forge.js';
+import { buildHttpApp } from '../../../../src/api/build-app.js';
+import { ManualClock } from '../../../../src/app/clock.js';
+import { createApp, type App } from '../../../../src/app/create-app.js';
+import { GitHubWebhooks } from '../../../../src/app/github-webhooks.js';
+import { ensureOrg } from '../../../../src/app/org-admin.js';
+import { connectRepo, type ConnectRepoRequest } from '../../../../src/app/repo-admin.js';
+import type { AuthContext, QueueKey } from '../../../../src/app/types.js';
+import type { RepoBinding } from '../../../../src/ports.js';
+import { connect, type Db } from '../../../../src/store/connect.js';
+import { migrateToLatest } from '../../../../src/store/migrations/index.js';
+import { FakeGitHubApi } from './fake-github-api.js';
+
+export const SECRET = 'It is a secret to everybody';
+export const logger = pino({ level: 'silent' });
+
+/** Options that keep rate-limit and retry waits in milliseconds, and no spacing between writes. */
+export function quickLimits(): Pick<GitHubForgeOptions, 'throttle' | 'retry'> {
+  return {
+    throttle: {
+      retryAfterBaseValue: 1,
+      write: new Bottleneck.Group({ maxConcurrent: 1, minTime: 0 }),
+      notifications: new Bottleneck.Group({ maxConcurrent: 1, minTime: 0 }),
+    },
+    retry: { retryAfterBaseValue: 1 },
+  };
+}
+
+export function makeForge(api: FakeGitHubApi, more: Partial<GitHubForgeOptions> = {}): GitHubForge {
+  return new GitHubForge({
+    auth: { kind: 'token', token: 'ghp_test' }, baseUrl: api.baseUrl, logger, fetch: api.fetch, ...quickLimits(), ...more,
+  });
+}
+
+export function bindingFor(api: FakeGitHubApi, more: Partial<RepoBinding> = {}): RepoBinding {
+  return {
+    id: 'repo-1', org: 'org-1', repo: { host: 'github.com', owner: api.owner, name: api.repo }, forge: 'github', remote: null,
+    prRefPattern: 'refs/pull/{n}/head', ciCommand: null, testBranchPrefix: 'greenline-merge', ...more,
+  };
+}
+
+export interface GitHubHarness {
+  api: FakeGitHubApi;
+  forge: GitHubForge;
+  db: Db;
+  app: App;
+  clock: ManualClock;
+  http: FastifyInstance;
+  ctx: AuthContext;
+  key: QueueKey;
+  runEffects(): Promise<void>;
+  /** POSTs a delivery to /webhooks/github, signed with SECRET unless told otherwise. */
+  deliver(event: string, payload: unknown, opts?: { id?: string; signature?: string | null; tamper?: boolean }): Promise<{ status: number; body: any }>;
+  close(): Promise<void>;
+}
+
+export async function createGitHubHarness(opts: {
+  api?: FakeGitHubApi; connect?: Partial<ConnectRepoRequest>; forge?: Partial<GitHubForgeOptions>;
+} = {}): Promise<GitHubHarness> {
+  const api = opts.api ?? new FakeGitHubApi();
+  const forge = makeForge(api, opts.forge);
+  const db = connect({ databaseUrl: 'sqlite::memory:', dataDir: '' });
+  await migrateToLatest(db);
+  const clock = new ManualClock(Date.UTC(2026, 0, 5, 9));
+  const ci = new FakeCi();
+  const app = createApp({
+    db, clock, forges: { github: forge }, pollIntervalMs: 60_000, newId: randomUUID,
+    createCi: (onStatus) => { ci.onStatus = onStatus; return ci; },
+  });
+  const org = await ensureOrg(db, 'acme', clock.now());
+  const ctx: AuthContext = { orgId: org.id, orgName: org.name, tokenId: 'test' };
+  const slug = `github.com/${api.owner}/${api.repo}`;
+  await connectRepo(db, { org: 'acme', slug, forge: 'github', ...opts.connect }, clock.now());
+  const webhooks = new GitHubWebhooks({
+    db, executor: app.executor, service: app.service, ciOutcome: app.ciOutcome, adapters: app.adapters, forge, clock, logger,
+  });
+  const http = await buildHttpApp({ service: app.service, logger: false, enumCase: 'upper', githubWebhooks: { secret: SECRET, receive: webhooks.receive } });
+  let deliveries = 0;
+  return {
+    api, forge, db, app, clock, http, ctx,
+    key: { repo: { host: 'github.com', owner: api.owner, name: api.repo }, targetBranch: 'main' },
+    runEffects: () => app.runner.drain(),
+    async deliver(event, payload, o = {}) {
+      const body = JSON.stringify(payload);
+      const signature = o.signature === undefined ? await sign(SECRET, body) : o.signature;
+      // Tampered: the same payload with a field added after it was signed.
+      const sent = o.tamper ? `${body.slice(0, -1)},"tampered":true}` : body;
+      const res = await http.inject({
+        method: 'POST', url: '/webhooks/github', payload: sent,
+        headers: {
+          'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': o.id ?? `delivery-${++deliveries}`,
+          ...(signature !== null ? { 'x-hub-signature-256': signature } : {}),
+        },
+      });
+      return { status: res.statusCode, body: res.json() };
+    },
+    async close() {
+      await http.close();
+      await app.stop();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * The github forge inside the real service: the exact GitHub API calls of a submit → test → merge, a
+ * failed check, and a push to a queued PR, with CI results and PR changes arriving as signed deliveries
+ * to the webhook endpoint. GitHub is the FAKE API of fake-github-api.ts.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Entry } from '../../../../src/engine/types.js';
+import { createGitHubHarness, type GitHubHarness } from './github-harness.js';
+
+let h: GitHubHarness;
+let base: string;
+let head1: string;
+
+beforeEach(async () => {
+  h = await createGitHubHarness();
+  base = h.api.commit(null, 'base');
+  h.api.branches.set('main', base);
+  head1 = h.api.commit(base, 'pr1');
+  h.api.openPr(1, { headSha: head1, title: 'Add a feature' });
+  h.api.requiredChecks.set('main', ['build']);
+  await h.app.service.createQueue(h.ctx, h.key, {});
+});
+afterEach(() => h.close());
+
+const REPO = { name: 'web', html_url: 'https://github.com/acme/web', owner: { login: 'acme' } };
+const entry = async (n: number): Promise<Entry> => (await h.app.service.getSubmittedPullRequest(h.ctx, h.key, { number: n })).entry;
+const checkRun = (sha: string, name: string, conclusion: 'success' | 'failure') => ({
+  action: 'completed',
+  check_run: { id: 1, name, head_sha: sha, status: 'completed', conclusion, html_url: 'https://github.test/ci/1', details_url: null },
+  repository: REPO, sender: { login: 'ci-bot', type: 'Bot' },
+});
+
+/** Submits PR 1 and runs effects until it is testing; returns its run id, test branch and test sha. */
+async function submitAndTest(): Promise<{ run: string; branch: string; testSha: string }> {
+  await h.app.service.submitPullRequest(h.ctx, h.key, { prNumber: 1 });
+  await h.runEffects();
+  const e = await entry(1);
+  expect(e.state).toBe('TESTING');
+  const branch = `greenline-merge/pr-1/${e.runId}`;
+  return { run: e.runId!, branch, testSha: h.api.branches.get(branch)! };
+}
+
+/** Status check and comment of one queue event for PR 1 (token auth: a commit status). */
+const show = (comment: 'GET+POST' | 'PATCH'): string[] => [
+  'GET /repos/acme/web/pulls/1',
+  `POST /repos/acme/web/statuses/${head1}`,
+  ...(comment === 'PATCH' ? ['PATCH /repos/acme/web/issues/comments/1001'] : ['GET /repos/acme/web/issues/1/comments?per_page=100', 'POST /repos/acme/web/issues/1/comments']),
+];
+
+describe('github forge in the service', () => {
+  it('submit → test → merge makes exactly these GitHub calls', async () => {
+    h.api.clearLog();
+    const { run, branch, testSha } = await submitAndTest();
+    expect(h.api.commits.get(testSha)).toEqual([base, head1]);
+    expect(h.api.log).toEqual([
+      'GET /repos/acme/web/pulls/1', // submit reads the PR
+      'GET /repos/acme/web/git/ref/heads/main', // and the target of the idle queue
+      ...show('GET+POST'), // submitted
+      ...show('PATCH'), // queued
+      `POST /repos/acme/web/git/refs`, // temp branch at the target head
+      'POST /repos/acme/web/merges', // PR 1 merged into it
+      'POST /repos/acme/web/git/refs', // the test branch
+      `DELETE /repos/acme/web/git/refs/heads/greenline-merge-temp/pr-1/${run}`,
+      'POST /repos/acme/web/pulls', // draft PR of the test branch
+      ...show('PATCH'), // testing
+      'GET /repos/acme/web/branches/main', // required statuses: branch protection
+      'GET /repos/acme/web/rules/branches/main?per_page=100', // and rulesets
+    ]);
+    expect(h.api.calls.find((c) => c.path === '/repos/acme/web/pulls')!.body).toMatchObject({ head: branch, base: 'main', draft: true });
+    expect(h.api.statuses.map((s) => s.state)).toEqual(['pending', 'pending', 'pending']);
+    h.api.clearLog();
+
+    const res = await h.deliver('check_run', checkRun(testSha, 'build', 'success'));
+    expect(res).toEqual({ status: 200, body: expect.objectContaining({ result: 'processed' }) });
+    await h.runEffects();
+    expect((await entry(1)).state).toBe('MERGED');
+    expect(h.api.log).toEqual([
+      'GET /repos/acme/web/git/ref/heads/main', // compare-and-swap: the target is where it was tested
+      'GET /repos/acme/web/pulls/1', // the PR is at its tested head
+      'PUT /repos/acme/web/pulls/1/merge',
+      ...show('PATCH'), // merged
+      `GET /repos/acme/web/pulls?head=acme:${branch}&state=open&per_page=100`,
+      'PATCH /repos/acme/web/pulls/2', // draft PR closed
+      `DELETE /repos/acme/web/git/refs/heads/${branch}`,
+    ]);
+    expect(h.api.calls.find((c) => c.method === 'PUT')!.body).toEqual({ sha: head1, merge_method: 'squash' });
+    expect(h.api.pulls.get(1)).toMatchObject({ merged: true, state: 'closed' });
+    expect(h.api.pulls.get(2)!.state).toBe('closed');
+    expect(h.api.branches.has(branch)).toBe(false);
+    expect(h.api.statuses.at(-1)).toEqual({ sha: head1, context: 'greenline (main)', state: 'success' });
+    expect(h.api.comments).toHaveLength(1);
+    expect(h.api.comments[0]!.body).toMatch(/<!-- greenline:queue=main -->[\s\S]*✅ Merged/);
+  });
+
+  it('a failed required check fails the PR: status failure, comment updated, test branch and draft PR cleaned up, nothing merged', async () => {
+    const { branch, testSha } = await submitAndTest();
+    h.api.clearLog();
+    expect((await h.deliver('check_run', checkRun(testSha, 'lint', 'failure'))).body.result).toBe('processed');
+    await h.runEffects();
+    expect((await entry(1)).state).toBe('TESTING'); // lint is not required
+    await h.deliver('check_run', checkRun(testSha, 'build', 'failure'));
+    await h.runEffects();
+    const e = await entry(1);
+    expect(e.state).toBe('FAILED');
+    expect(e.lastReason).toBe('TEST_RUN_REQUIRED_STATUS_FAILED');
+    expect(h.api.log).toEqual([
+      ...show('PATCH'), // pending failure (blame settles at once: nothing ahead of it)
+      ...show('PATCH'), // failed
+      `GET /repos/acme/web/pulls?head=acme:${branch}&state=open&per_page=100`,
+      'PATCH /repos/acme/web/pulls/2',
+      `DELETE /repos/acme/web/git/refs/heads/${branch}`,
+    ]);
+    expect(h.api.statuses.at(-1)).toMatchObject({ state: 'failure' });
+    expect(h.api.comments[0]!.body).toMatch(/❌ Failed[\s\S]*TEST_RUN_REQUIRED_STATUS_FAILED/);
+    expect(h.api.branches.get('main')).toBe(base);
+  });
+
+  it('a push to a queued PR (synchronize) cancels it with PR_PUSHED_TO', async () => {
+    const { branch } = await submitAndTest();
+    const pushed = h.api.commit(head1, 'pr1 again');
+    h.api.pulls.get(1)!.head.sha = pushed;
+    h.api.clearLog();
+    const res = await h.deliver('pull_request', {
+      action: 'synchronize', number: 1, repository: REPO, sender: { login: 'ada', type: 'User' },
+      pull_request: { number: 1, merged: false, base: { ref: 'main' }, head: { sha: pushed } },
+    });
+    expect(res.body.result).toBe('processed');
+    await h.runEffects();
+    const e = await entry(1);
+    expect(e.state).toBe('CANCELLED');
+    expect(e.lastReason).toBe('PR_PUSHED_TO');
+    expect(h.api.log).toEqual([
+      'GET /repos/acme/web/pulls/1', // the PR read again
+      'GET /repos/acme/web/pulls/1', // cancelled: shown on the new head
+      `POST /repos/acme/web/statuses/${pushed}`,
+      'PATCH /repos/acme/web/issues/comments/1001',
+      `GET /repos/acme/web/pulls?head=acme:${branch}&state=open&per_page=100`,
+      'PATCH /repos/acme/web/pulls/2',
+      `DELETE /repos/acme/web/git/refs/heads/${branch}`,
+    ]);
+  });
+});

@@ -1,0 +1,185 @@
+/**
+ * POST /webhooks/github fed GitHub's own example payloads (@octokit/webhooks-examples), each signed
+ * for real with the webhook secret; tampered and unsigned deliveries; duplicate delivery ids.
+ */
+import { sign } from '@octokit/webhooks-methods';
+import examples from '@octokit/webhooks-examples';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { QueueKey } from '../../../../src/app/types.js';
+import type { Entry } from '../../../../src/engine/types.js';
+import { FakeGitHubApi } from './fake-github-api.js';
+import { createGitHubHarness, SECRET, type GitHubHarness } from './github-harness.js';
+
+type Payload = Record<string, any>;
+const EVENTS = ['pull_request', 'push', 'check_run', 'check_suite', 'status', 'issue_comment'];
+const byEvent = new Map((examples as unknown as { name: string; examples: Payload[] }[]).map((e) => [e.name, e.examples]));
+const example = (event: string, action?: string): Payload => {
+  const found = byEvent.get(event)!.find((x) => action === undefined || x.action === action);
+  if (!found) throw new Error(`no ${event} ${action} example`);
+  return structuredClone(found);
+};
+
+let h: GitHubHarness;
+let key: QueueKey;
+let head: string;
+
+beforeEach(async () => {
+  const api = new FakeGitHubApi('Codertocat', 'Hello-World');
+  const base = api.commit(null, 'base');
+  api.branches.set('master', base);
+  head = example('pull_request', 'labeled').pull_request.head.sha;
+  api.commits.set(head, [base]);
+  api.openPr(2, { headSha: head, base: 'master', title: 'Update the README with new information.' });
+  h = await createGitHubHarness({ api });
+  key = { repo: { host: 'github.com', owner: 'Codertocat', name: 'Hello-World' }, targetBranch: 'master' };
+  await h.app.service.createQueue(h.ctx, key, {});
+  await h.app.service.updateQueue(h.ctx, key, { enqueueingLabel: 'bug', requiredStatuses: ['default'] });
+});
+afterEach(() => h.close());
+
+const entry = async (n: number): Promise<Entry> => (await h.app.service.getSubmittedPullRequest(h.ctx, key, { number: n })).entry;
+const deliveries = async (): Promise<number> => (await h.db.selectFrom('github_deliveries').select('id').execute()).length;
+
+describe('POST /webhooks/github', () => {
+  it('answers every example delivery of the events it reads with 200 (processed or ignored)', async () => {
+    let n = 0;
+    for (const event of EVENTS) {
+      for (const payload of byEvent.get(event)!) {
+        const res = await h.deliver(event, payload, { id: `example-${++n}` });
+        expect(res.status, `${event} ${payload.action ?? ''}`).toBe(200);
+        expect(['processed', 'ignored']).toContain(res.body.result);
+      }
+    }
+    expect(n).toBeGreaterThan(50);
+    expect(await deliveries()).toBe(n);
+  });
+
+  it('refuses unsigned, tampered and wrongly signed deliveries with 401 and processes nothing', async () => {
+    const labeled = example('pull_request', 'labeled');
+    h.api.clearLog();
+    const unsigned = await h.deliver('pull_request', labeled, { signature: null });
+    expect(unsigned).toEqual({ status: 401, body: { error: { code: 'WEBHOOK_SIGNATURE_INVALID', message: expect.stringMatching(/missing/) } } });
+    const tampered = await h.deliver('pull_request', labeled, { tamper: true });
+    expect(tampered.status).toBe(401);
+    expect(tampered.body.error.message).toMatch(/does not match the body/);
+    const wrong = await h.deliver('pull_request', labeled, { signature: await sign('another secret', JSON.stringify(labeled)) });
+    expect(wrong.status).toBe(401);
+    const garbage = await h.deliver('pull_request', labeled, { signature: 'sha256=zz' });
+    expect(garbage.status).toBe(401);
+    expect(await deliveries()).toBe(0);
+    await expect(entry(2)).rejects.toThrow(/never been submitted/);
+    expect(h.api.calls).toHaveLength(0);
+  });
+
+  it('a signed body that is not JSON is 400 INVALID_JSON; a delivery without its headers is 400', async () => {
+    const body = '{"action": ';
+    const res = await h.http.inject({
+      method: 'POST', url: '/webhooks/github', payload: body,
+      headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'd1', 'x-hub-signature-256': await sign(SECRET, body) },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('INVALID_JSON');
+    const noEvent = await h.http.inject({
+      method: 'POST', url: '/webhooks/github', payload: '{}',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': await sign(SECRET, '{}') },
+    });
+    expect(noEvent.statusCode).toBe(400);
+    expect(noEvent.json().error.message).toMatch(/X-GitHub-Event and X-GitHub-Delivery/);
+  });
+
+  it('accepts the form-encoded content type GitHub can be set to', async () => {
+    const payload = example('pull_request', 'labeled');
+    const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+    const res = await h.http.inject({
+      method: 'POST', url: '/webhooks/github', payload: body,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-github-event': 'pull_request', 'x-github-delivery': 'form-1', 'x-hub-signature-256': await sign(SECRET, body) },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().result).toBe('processed');
+  });
+
+  it('the enqueueing label submits the PR once, even when the delivery comes twice; converted_to_draft cancels it', async () => {
+    const labeled = example('pull_request', 'labeled');
+    expect((await h.deliver('pull_request', labeled, { id: 'same' })).body.result).toBe('processed');
+    expect((await h.deliver('pull_request', labeled, { id: 'same' })).body).toEqual({ delivery: 'same', event: 'pull_request', result: 'duplicate' });
+    const e = await entry(2);
+    expect(e.timeline.filter((t) => t.reason === 'USER_REQUESTED')).toHaveLength(1);
+    expect(e.timeline[0]).toMatchObject({ from: null, reason: 'USER_REQUESTED' });
+    await h.deliver('pull_request', example('pull_request', 'converted_to_draft'));
+    expect(await entry(2)).toMatchObject({ state: 'CANCELLED', lastReason: 'PR_CONVERTED_TO_DRAFT' });
+  });
+
+  it('unlabeled takes the PR out; closed without merge cancels with PR_CLOSED', async () => {
+    await h.deliver('pull_request', example('pull_request', 'labeled'));
+    await h.deliver('pull_request', example('pull_request', 'unlabeled'));
+    expect(await entry(2)).toMatchObject({ state: 'CANCELLED', lastReason: 'USER_REQUESTED' });
+    await h.deliver('pull_request', example('pull_request', 'labeled'));
+    expect((await entry(2)).state).not.toBe('CANCELLED');
+    await h.deliver('pull_request', example('pull_request', 'closed'));
+    expect(await entry(2)).toMatchObject({ state: 'CANCELLED', lastReason: 'PR_CLOSED' });
+  });
+
+  it('comment commands: /greenline merge with options submits, /trunk cancel cancels, a bad command gets a reply', async () => {
+    const comment = (body: string): Payload => {
+      const p = example('issue_comment', 'created');
+      p.issue.number = 2;
+      p.issue.pull_request = { url: 'https://api.github.com/repos/Codertocat/Hello-World/pulls/2' };
+      p.comment.body = body;
+      return p;
+    };
+    expect((await h.deliver('issue_comment', comment('Looks good.\n/greenline merge --priority high --no-batch'))).body.result).toBe('processed');
+    expect(await entry(2)).toMatchObject({ priorityName: 'high', noBatch: true, lastReason: expect.any(String) });
+    await h.deliver('issue_comment', comment('/trunk cancel'));
+    expect(await entry(2)).toMatchObject({ state: 'CANCELLED', lastReason: 'USER_REQUESTED' });
+    h.api.clearLog();
+    await h.deliver('issue_comment', comment('/greenline merge --fast'));
+    expect(h.api.comments.at(-1)!.body).toBe('@Codertocat greenline could not do that: unknown option --fast of /greenline merge: use --priority P and --no-batch');
+    await h.deliver('issue_comment', comment('/greenline merge -p someday'));
+    expect(h.api.comments.at(-1)!.body).toMatch(/^@Codertocat greenline could not do that: .*priority/);
+    // Plain comments and comments on issues are not commands.
+    expect((await h.deliver('issue_comment', comment('merge it please'))).body.result).toBe('ignored');
+    expect((await h.deliver('issue_comment', example('issue_comment', 'created'))).body.result).toBe('ignored');
+  });
+
+  it('a status on the test commit decides the run: the example status, pointed at the test sha, merges the PR', async () => {
+    await h.deliver('pull_request', example('pull_request', 'labeled'));
+    await h.runEffects();
+    const e = await entry(2);
+    expect(e.state).toBe('TESTING');
+    const run = await h.app.service.getTestingDetails(h.ctx, key, e.runId!);
+    const status = example('status');
+    status.sha = run.run.testSha;
+    status.state = 'success';
+    expect((await h.deliver('status', status)).body.result).toBe('processed');
+    await h.runEffects();
+    expect((await entry(2)).state).toBe('MERGED');
+    expect(h.api.pulls.get(2)!.merged).toBe(true);
+    // The same status on a commit that is no test commit is ignored.
+    expect((await h.deliver('status', example('status'))).body.result).toBe('ignored');
+  });
+
+  it('check_suite completed reads the check runs of the test commit (catching up on a missed check_run)', async () => {
+    await h.app.service.updateQueue(h.ctx, key, { requiredStatuses: ['Octocoders-linter'] });
+    await h.deliver('pull_request', example('pull_request', 'labeled'));
+    await h.runEffects();
+    const run = await h.app.service.getTestingDetails(h.ctx, key, (await entry(2)).runId!);
+    h.api.checkRuns.push({ id: 1, name: 'Octocoders-linter', head_sha: run.run.testSha!, status: 'completed', conclusion: 'failure' });
+    const suite = example('check_suite', 'completed');
+    suite.check_suite.head_sha = run.run.testSha;
+    expect((await h.deliver('check_suite', suite)).body.result).toBe('processed');
+    await h.runEffects();
+    expect(await entry(2)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
+  });
+
+  it('a push to the target branch moves the queue\'s target; deliveries for other repositories are ignored', async () => {
+    const moved = h.api.commit(h.api.branches.get('master')!, 'outside');
+    h.api.branches.set('master', moved);
+    const push = byEvent.get('push')!.find((p) => p.ref === 'refs/heads/master')!;
+    expect((await h.deliver('push', push)).body.result).toBe('processed');
+    expect((await h.app.service.getQueue(h.ctx, key)).snapshot.targetSha).toBe(moved);
+    const other = example('pull_request', 'labeled');
+    other.repository.name = 'Other';
+    other.repository.html_url = 'https://github.com/Codertocat/Other';
+    expect((await h.deliver('pull_request', other)).body.result).toBe('ignored');
+  });
+});
