@@ -14,6 +14,7 @@
  * | ciMaxParallel       | GREENLINE_CI_MAX_PARALLEL       | 2              |
  * | operatorMetricsPort | GREENLINE_OPERATOR_METRICS_PORT | off            |
  * | operatorMetricsHost | GREENLINE_OPERATOR_METRICS_HOST | 127.0.0.1      |
+ * | webhookAllowedHosts | GREENLINE_WEBHOOK_ALLOWED_HOSTS | any (comma-separated list) |
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,6 +34,11 @@ export interface GreenlineConfig {
   /** Port of the operator metrics endpoint (docs/metrics.md; 0 = any free port); null = off. */
   operatorMetricsPort: number | null;
   operatorMetricsHost: string;
+  /**
+   * Hosts webhooks may be sent to (names, addresses, `*.example.com`); null = any host except
+   * link-local and cloud metadata addresses, which are always refused (docs/webhooks.md).
+   */
+  webhookAllowedHosts: readonly string[] | null;
 }
 
 export const DEFAULT_CONFIG: Readonly<GreenlineConfig> = Object.freeze({
@@ -46,6 +52,7 @@ export const DEFAULT_CONFIG: Readonly<GreenlineConfig> = Object.freeze({
   ciMaxParallel: 2,
   operatorMetricsPort: null,
   operatorMetricsHost: '127.0.0.1',
+  webhookAllowedHosts: null,
 });
 
 export class ConfigError extends Error {
@@ -115,6 +122,20 @@ function oneOf<T extends string>(key: Key, v: unknown, allowed: readonly T[]): T
   return s as T;
 }
 
+/** A list of host names: a YAML list, or a comma-separated string; empty or absent = null. */
+function hostList(key: Key, v: unknown): readonly string[] | null {
+  if (v === null || v === undefined) return null;
+  const items = typeof v === 'string' ? v.split(',') : v;
+  if (!Array.isArray(items) || !items.every((h) => typeof h === 'string')) {
+    throw new ConfigError(`${key} must be a list of host names (or a comma-separated string), got ${JSON.stringify(v)}`);
+  }
+  const hosts = items.map((h: string) => h.trim()).filter((h) => h !== '');
+  for (const h of hosts) {
+    if (!/^(\*\.)?[A-Za-z0-9._:[\]-]+$/.test(h)) throw new ConfigError(`${key}: ${JSON.stringify(h)} is not a host name or address`);
+  }
+  return hosts.length === 0 ? null : Object.freeze(hosts);
+}
+
 /** Checks every key and value of a merged configuration; returns it typed and frozen. */
 export function validateConfig(merged: Record<string, unknown>): Readonly<GreenlineConfig> {
   for (const key of Object.keys(merged)) {
@@ -135,6 +156,7 @@ export function validateConfig(merged: Record<string, unknown>): Readonly<Greenl
     ciMaxParallel: integer('ciMaxParallel', merged.ciMaxParallel, 1, 256),
     operatorMetricsPort: merged.operatorMetricsPort == null ? null : integer('operatorMetricsPort', merged.operatorMetricsPort, 0, 65535),
     operatorMetricsHost: text('operatorMetricsHost', merged.operatorMetricsHost),
+    webhookAllowedHosts: hostList('webhookAllowedHosts', merged.webhookAllowedHosts),
   });
 }
 

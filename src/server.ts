@@ -16,6 +16,7 @@ import { OperatorMetrics } from './metrics/operator-metrics.js';
 import { createOperatorMetricsServer, type OperatorMetricsServer } from './metrics/operator-server.js';
 import { connect, type Db } from './store/connect.js';
 import { migrateToLatest } from './store/migrations/index.js';
+import { UrlPolicy } from './webhooks/url-policy.js';
 
 export interface Server {
   /** Opens everything and listens; returns the bootstrap token on the very first start, else null. */
@@ -66,6 +67,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
         const git = createGitForge({ dataDir: config.dataDir, logger: logger.child({ part: 'git' }) });
         app = createApp({
           db, clock: systemClock, forges: { git }, pollIntervalMs: config.pollIntervalSeconds * 1000, logger,
+          webhookPolicy: new UrlPolicy(config.webhookAllowedHosts),
           createCi: (onStatus) => {
             const command = createCommandCi({ dataDir: config.dataDir, maxParallel: config.ciMaxParallel, onStatus, logger: logger.child({ part: 'ci' }) });
             ci = command;

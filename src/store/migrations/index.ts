@@ -5,10 +5,12 @@
 import { Migrator, type Kysely, type Migration } from 'kysely';
 import { initial } from './001-initial.js';
 import { metricsIndexes } from './002-metrics-indexes.js';
+import { webhooks } from './003-webhooks.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
   '002-metrics-indexes': metricsIndexes,
+  '003-webhooks': webhooks,
 };
 
 /** Brings the schema up to date; throws naming the migration that failed. */
