@@ -3,21 +3,14 @@
  * driven through a queue are fanned out to a subscription and POSTed to a real HTTP receiver, which
  * verifies each with the standardwebhooks package. The delivery worker runs on the fake clock.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { AuthContext } from '../../src/app/types.js';
-import { leaseMessages, selectDueMessageIds } from '../../src/store/webhooks.js';
 import { WebhookDeliveryWorker } from '../../src/webhooks/delivery-worker.js';
-import { testDatabases, type TestDatabase } from '../helpers/databases.js';
-import { createQueueFixture, createTestService, type QueueFixture, type TestService } from '../helpers/service.js';
+import { createQueueFixture, type QueueFixture, type TestService } from '../helpers/service.js';
 import { Receiver } from './receiver.js';
 
 const REPO = 'github.com/acme/web';
 const SECOND = 1_000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
 
 let receiver: Receiver;
 let f: QueueFixture | null = null;
