@@ -78,8 +78,7 @@ export class UrlPolicy {
       throw new WebhookUrlError(`cannot resolve ${host}: ${err instanceof Error ? err.message : String(err)}`);
     }
     for (const address of addresses) {
-      const reason = blockedAddressReason(address);
-      if (reason) throw new WebhookUrlError(`${host} resolves to ${reason}; not sent`);
+      if (blockedAddressReason(address)) throw new WebhookUrlError(`${host} resolves to ${address}, a link-local or cloud metadata address; not sent`);
     }
     return url;
   }
