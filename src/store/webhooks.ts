@@ -4,6 +4,7 @@ import type {
   Database, WebhookAttemptRow, WebhookMessageRow, WebhookMessagesTable, WebhookSubscriptionRow, WebhookSubscriptionsTable,
 } from './database.js';
 import type { Insertable, Updateable } from 'kysely';
+import { dialectOf } from './dialect.js';
 
 // ------------------------------------------------------------------ subscriptions
 
@@ -56,17 +57,25 @@ export async function insertMessages(db: Kysely<Database>, rows: Insertable<Webh
     .onConflict((oc) => oc.columns(['subscription_id', 'event_id']).doNothing()).execute();
 }
 
-/**
- * Pending messages due at `now` whose order key has no earlier pending message (of the same
- * subscription): at most one per key, oldest first.
- */
-export async function selectDueMessageIds(db: Kysely<Database>, now: number, limit: number): Promise<number[]> {
-  const rows = await db.selectFrom('webhook_messages as m').select('m.id')
-    .where('m.status', '=', 'pending').where('m.next_attempt_at', '<=', now)
+/** Pending messages with no earlier pending message of the same order key (and subscription). */
+function chainHeads(db: Kysely<Database>) {
+  return db.selectFrom('webhook_messages as m')
+    .where('m.status', '=', 'pending')
     .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhook_messages as p').select(sql.lit(1).as('one'))
       .whereRef('p.subscription_id', '=', 'm.subscription_id').whereRef('p.order_key', '=', 'm.order_key')
-      .where('p.status', '=', 'pending').whereRef('p.id', '<', 'm.id'))))
-    .orderBy('m.id').limit(limit).execute();
+      .where('p.status', '=', 'pending').whereRef('p.id', '<', 'm.id'))));
+}
+
+/**
+ * Pending messages due at `now` whose order key has no earlier pending message (of the same
+ * subscription): at most one per key, oldest first. On PostgreSQL rows another worker is claiming
+ * are skipped.
+ */
+export async function selectDueMessageIds(db: Kysely<Database>, now: number, limit: number): Promise<number[]> {
+  const rows = await chainHeads(db).select('m.id').where('m.next_attempt_at', '<=', now)
+    .orderBy('m.id').limit(limit)
+    .$if(dialectOf(db) === 'postgres', (q) => q.forUpdate().skipLocked())
+    .execute();
   return rows.map((r) => Number(r.id));
 }
 
@@ -101,10 +110,9 @@ export async function failPendingMessages(db: Kysely<Database>, subscriptionId: 
     .where('subscription_id', '=', subscriptionId).where('status', '=', 'pending').execute();
 }
 
-/** When the next pending message is due, or null when none is pending. */
+/** When the next message that may be sent is due (messages waiting behind another do not count); null when none. */
 export async function nextMessageDueAt(db: Kysely<Database>): Promise<number | null> {
-  const row = await db.selectFrom('webhook_messages').select((eb) => eb.fn.min('next_attempt_at').as('next'))
-    .where('status', '=', 'pending').executeTakeFirst();
+  const row = await chainHeads(db).select((eb) => eb.fn.min('m.next_attempt_at').as('next')).executeTakeFirst();
   return row?.next === null || row?.next === undefined ? null : Number(row.next);
 }
 

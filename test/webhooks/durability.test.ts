@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthContext } from '../../src/app/types.js';
-import { leaseMessages, selectDueMessageIds } from '../../src/store/webhooks.js';
+import { leaseMessages, nextMessageDueAt, selectDueMessageIds } from '../../src/store/webhooks.js';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/delivery-worker.js';
 import { testDatabases, type TestDatabase } from '../helpers/databases.js';
 import { createTestService, type TestService } from '../helpers/service.js';
@@ -81,6 +81,8 @@ describe.each(databases.map((d) => [d.name, d] as const))('webhooks on %s', (_na
     const { t, ctx, subscriptionId } = await setUp(await database.url());
     await drive(t, ctx, [1, 2, 3]);
     await t.app.webhooks.drain();
+    // The worker sleeps until the first retry: messages waiting behind a failed one are not due.
+    expect(await nextMessageDueAt(t.db)).toBe(t.clock.now() + 5 * SECOND);
     // Down through the first five retries (5 s, 5 min, 30 min, 2 h, 5 h after each failure).
     for (const delay of RETRY_DELAYS_MS.slice(0, 5)) {
       t.clock.advance(delay);
