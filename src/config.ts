@@ -22,6 +22,7 @@
  * | githubDetailsUrl    | GREENLINE_GITHUB_DETAILS_URL    | none           |
  *
  * In greenline.yaml the github keys may also be written as a `github:` mapping (`github.appId`, …).
+ * | webhookAllowedHosts | GREENLINE_WEBHOOK_ALLOWED_HOSTS | any (comma-separated list) |
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -53,6 +54,11 @@ export interface GreenlineConfig {
   githubBaseUrl: string;
   /** Details link of the status check and comments; {owner} {repo} {branch} {pr} are replaced. */
   githubDetailsUrl: string | null;
+  /**
+   * Hosts webhooks may be sent to (names, addresses, `*.example.com`); null = any host except
+   * link-local and cloud metadata addresses, which are always refused (docs/webhooks.md).
+   */
+  webhookAllowedHosts: readonly string[] | null;
 }
 
 export const DEFAULT_CONFIG: Readonly<GreenlineConfig> = Object.freeze({
@@ -72,6 +78,7 @@ export const DEFAULT_CONFIG: Readonly<GreenlineConfig> = Object.freeze({
   githubWebhookSecret: null,
   githubBaseUrl: 'https://api.github.com',
   githubDetailsUrl: null,
+  webhookAllowedHosts: null,
 });
 
 export class ConfigError extends Error {
@@ -141,6 +148,20 @@ function oneOf<T extends string>(key: Key, v: unknown, allowed: readonly T[]): T
   return s as T;
 }
 
+/** A list of host names: a YAML list, or a comma-separated string; empty or absent = null. */
+function hostList(key: Key, v: unknown): readonly string[] | null {
+  if (v === null || v === undefined) return null;
+  const items = typeof v === 'string' ? v.split(',') : v;
+  if (!Array.isArray(items) || !items.every((h) => typeof h === 'string')) {
+    throw new ConfigError(`${key} must be a list of host names (or a comma-separated string), got ${JSON.stringify(v)}`);
+  }
+  const hosts = items.map((h: string) => h.trim()).filter((h) => h !== '');
+  for (const h of hosts) {
+    if (!/^(\*\.)?[A-Za-z0-9._:[\]-]+$/.test(h)) throw new ConfigError(`${key}: ${JSON.stringify(h)} is not a host name or address`);
+  }
+  return hosts.length === 0 ? null : Object.freeze(hosts);
+}
+
 /** Checks every key and value of a merged configuration; returns it typed and frozen. */
 export function validateConfig(input: Record<string, unknown>): Readonly<GreenlineConfig> {
   const merged = flattenGithub(input);
@@ -163,6 +184,7 @@ export function validateConfig(input: Record<string, unknown>): Readonly<Greenli
     operatorMetricsPort: merged.operatorMetricsPort == null ? null : integer('operatorMetricsPort', merged.operatorMetricsPort, 0, 65535),
     operatorMetricsHost: text('operatorMetricsHost', merged.operatorMetricsHost),
     ...githubSettings(merged),
+    webhookAllowedHosts: hostList('webhookAllowedHosts', merged.webhookAllowedHosts),
   });
 }
 

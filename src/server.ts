@@ -18,6 +18,7 @@ import { OperatorMetrics } from './metrics/operator-metrics.js';
 import { createOperatorMetricsServer, type OperatorMetricsServer } from './metrics/operator-server.js';
 import { connect, type Db } from './store/connect.js';
 import { migrateToLatest } from './store/migrations/index.js';
+import { UrlPolicy } from './webhooks/url-policy.js';
 
 export interface Server {
   /** Opens everything and listens; returns the bootstrap token on the very first start, else null. */
@@ -70,6 +71,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
         if (github && !config.githubWebhookSecret) logger.warn('the github forge is configured without githubWebhookSecret: CI results of GitHub checks, comments and labels are not received');
         app = createApp({
           db, clock: systemClock, forges: { git, ...(github ? { github } : {}) }, pollIntervalMs: config.pollIntervalSeconds * 1000, logger,
+          webhookPolicy: new UrlPolicy(config.webhookAllowedHosts),
           createCi: (onStatus) => {
             const command = createCommandCi({ dataDir: config.dataDir, maxParallel: config.ciMaxParallel, onStatus, logger: logger.child({ part: 'ci' }) });
             ci = command;

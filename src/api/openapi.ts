@@ -15,7 +15,7 @@ export async function registerOpenApi(app: ApiApp): Promise<void> {
       info: {
         title: 'greenline merge queue API',
         version: '1.0.0',
-        description: 'Wire-compatible with Trunk Merge Queue\'s v1 API, plus the endpoints tagged Extensions. ' +
+        description: 'Wire-compatible with Trunk Merge Queue\'s v1 API, plus the endpoints tagged Extensions and Webhooks. ' +
           'Errors are `{ "error": { "code", "message" } }`; the codes are listed in docs/errors.md.',
       },
       components: {
@@ -27,6 +27,7 @@ export async function registerOpenApi(app: ApiApp): Promise<void> {
         { name: 'Queues', description: 'Create, read, change and delete queues' },
         { name: 'Metrics', description: 'Prometheus metrics' },
         { name: 'Extensions', description: 'greenline endpoints beyond Trunk\'s v1 API' },
+        { name: 'Webhooks', description: 'greenline endpoints to manage webhook subscriptions (docs/webhooks.md)' },
       ],
     },
   });

@@ -1,15 +1,22 @@
 import type { Route } from './route-deps.js';
 import { cancelPullRequest } from './routes/cancel-pull-request.js';
 import { createQueue } from './routes/create-queue.js';
+import { createWebhook } from './routes/create-webhook.js';
 import { deleteQueue } from './routes/delete-queue.js';
+import { deleteWebhook } from './routes/delete-webhook.js';
+import { enableWebhook } from './routes/enable-webhook.js';
 import { getMergeQueueMetrics } from './routes/get-merge-queue-metrics.js';
 import { getMergeQueueTestingDetails } from './routes/get-merge-queue-testing-details.js';
 import { getQueue } from './routes/get-queue.js';
 import { getSubmittedPullRequest } from './routes/get-submitted-pull-request.js';
 import { getTestRunLog } from './routes/get-test-run-log.js';
 import { listPullRequests } from './routes/list-pull-requests.js';
+import { listWebhookDeliveries } from './routes/list-webhook-deliveries.js';
+import { listWebhooks } from './routes/list-webhooks.js';
+import { redeliverWebhook } from './routes/redeliver-webhook.js';
 import { reportStatus } from './routes/report-status.js';
 import { restartTestsOnPullRequest } from './routes/restart-tests-on-pull-request.js';
+import { rotateWebhookSecret } from './routes/rotate-webhook-secret.js';
 import { setImpactedTargets } from './routes/set-impacted-targets.js';
 import { submitPullRequest } from './routes/submit-pull-request.js';
 import { updateQueue } from './routes/update-queue.js';
@@ -30,4 +37,11 @@ export const V1_ROUTES: readonly Route[] = [
   getMergeQueueMetrics,
   reportStatus,
   getTestRunLog,
+  createWebhook,
+  listWebhooks,
+  deleteWebhook,
+  rotateWebhookSecret,
+  enableWebhook,
+  listWebhookDeliveries,
+  redeliverWebhook,
 ];

@@ -15,6 +15,8 @@ import { EffectRunner } from './effect-runner.js';
 import { ForgePoller } from './forge-poller.js';
 import { GreenlineService } from './merge-queue-service.js';
 import { QueueExecutor } from './queue-executor.js';
+import { WebhookDeliveryWorker } from '../webhooks/delivery-worker.js';
+import type { UrlPolicy } from '../webhooks/url-policy.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -25,6 +27,8 @@ export interface AppDeps {
   pollIntervalMs: number;
   newId?: () => string;
   logger?: Logger;
+  /** Where webhooks may be sent (default: any host but link-local and cloud metadata addresses). */
+  webhookPolicy?: UrlPolicy;
 }
 
 export interface App {
@@ -34,7 +38,9 @@ export interface App {
   poller: ForgePoller;
   ciOutcome: CiOutcome;
   adapters: Adapters;
-  /** Starts the effect runner and the poller. */
+  /** Delivers webhook messages. */
+  webhooks: WebhookDeliveryWorker;
+  /** Starts the effect runner, the poller and the webhook delivery worker. */
   start(): void;
   /** Stops them and waits for work in flight. */
   stop(): Promise<void>;
@@ -46,19 +52,28 @@ export function createApp(deps: AppDeps): App {
   const executor = new QueueExecutor({ db, newId, ...(logger ? { logger } : {}) });
   const ciOutcome = new CiOutcome({ db, executor, clock, ...(logger ? { logger } : {}) });
   const adapters: Adapters = { forges: deps.forges, ci: deps.createCi(ciOutcome.sink) };
-  const runner = new EffectRunner({ db, executor, adapters, ciOutcome, clock, ...(logger ? { logger } : {}) });
+  const policy = deps.webhookPolicy;
+  const webhooks = new WebhookDeliveryWorker({ db, clock, ...(policy ? { policy } : {}), ...(logger ? { logger: logger.child({ part: 'webhooks' }) } : {}) });
+  const runner = new EffectRunner({
+    db, executor, adapters, ciOutcome, clock, onWebhookMessages: () => webhooks.wake(), ...(logger ? { logger } : {}),
+  });
   executor.onEffects = () => runner.wake();
   const poller = new ForgePoller({ db, adapters, executor, clock, intervalMs: deps.pollIntervalMs, ...(logger ? { logger } : {}) });
-  const service = new GreenlineService({ db, executor, adapters, ciOutcome, clock, newId, ...(logger ? { logger } : {}) });
+  const service = new GreenlineService({
+    db, executor, adapters, ciOutcome, clock, newId, onWebhookWork: () => webhooks.wake(),
+    ...(policy ? { webhookPolicy: policy } : {}), ...(logger ? { logger } : {}),
+  });
   return {
-    service, executor, runner, poller, ciOutcome, adapters,
+    service, executor, runner, poller, ciOutcome, adapters, webhooks,
     start() {
       runner.start();
       poller.start();
+      webhooks.start();
     },
     async stop() {
       await poller.stop();
       await runner.stop();
+      await webhooks.stop();
     },
   };
 }

@@ -9,7 +9,7 @@
  *   startCi          → (fixes required statuses; the outcome comes later from statuses, see ci-outcome)
  *   merge            → merged | mergeFailed
  *   scheduleWakeup   → tick
- *   emitEvent        → stored in queue_events for the webhook facility
+ *   emitEvent        → stored in queue_events and fanned out to webhook subscriptions (webhooks/fan-out.ts)
  *   cancelCi, deleteTestBranch → nothing
  *
  * Effects of one queue run in order, one at a time, by that queue's worker; different queues run side
@@ -24,9 +24,9 @@ import {
   completeEffect, failEffect, leaseEffects, nextEffectRunAt, rescheduleEffect, selectDueEffectIds, selectQueuesWithDueEffects,
 } from '../store/effects.js';
 import { findQueueById } from '../store/queues.js';
-import { insertQueueEvent } from '../store/queue-events.js';
 import { findRepoById } from '../store/repos.js';
 import { setRunRequiredStatuses } from '../store/test-runs.js';
+import { recordQueueEvent } from '../webhooks/fan-out.js';
 import { forgeFor, type Adapters } from './adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
 import type { Clock } from './clock.js';
@@ -46,6 +46,8 @@ export interface EffectRunnerDeps {
   /** Longest sleep between looks at the outbox (other instances may add work). */
   idlePollMs?: number;
   batchSize?: number;
+  /** Told when an event queued webhook deliveries. */
+  onWebhookMessages?: () => void;
 }
 
 export class EffectRunner {
@@ -206,7 +208,7 @@ export class EffectRunner {
               ...(r.mergedPrNumbers ? { mergedPrNumbers: r.mergedPrNumbers } : {}), ...(r.newSha ? { newTargetSha: r.newSha } : {}) };
       }
       case 'emitEvent':
-        await insertQueueEvent(db, queueId, effect.key, effect.event, clock.now());
+        if ((await recordQueueEvent(db, queueId, effect.key, effect.event, clock.now())) > 0) this.deps.onWebhookMessages?.();
         await forgeFor(adapters, binding).onQueueEvent?.(binding, { targetBranch: queue.target_branch, config: JSON.parse(queue.config) }, effect.event);
         return null;
       case 'scheduleWakeup':

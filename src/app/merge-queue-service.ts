@@ -22,6 +22,8 @@ import type { CiOutcome } from './ci-outcome.js';
 import type { Clock } from './clock.js';
 import { renderMetrics } from './metrics.js';
 import type { QueueExecutor } from './queue-executor.js';
+import { WebhookAdmin } from '../webhooks/admin.js';
+import type { UrlPolicy } from '../webhooks/url-policy.js';
 import { queueOfOrg, repoOfOrg } from './queue-lookup.js';
 import { bindingOf, repoRefOf, repoSlug } from './repo-binding.js';
 import { assertPrNumber, configPatch, isBranchName } from './request-checks.js';
@@ -40,6 +42,10 @@ export interface ServiceDeps {
   clock: Clock;
   newId: () => string;
   logger?: Logger;
+  /** Where webhooks may be sent (default: any host but link-local and cloud metadata addresses). */
+  webhookPolicy?: UrlPolicy;
+  /** Told when webhook deliveries became due (a redelivery). */
+  onWebhookWork?: () => void;
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -56,9 +62,14 @@ function lastParsed<T>(): (text: string) => T {
 export class GreenlineService implements MergeQueueService {
   private readonly tokens: TokenCache;
   private readonly configOf = lastParsed<Readonly<QueueConfig>>();
+  readonly webhooks: WebhookAdmin;
 
   constructor(private readonly deps: ServiceDeps) {
     this.tokens = new TokenCache(deps.db, deps.clock);
+    this.webhooks = new WebhookAdmin({
+      db: deps.db, clock: deps.clock,
+      ...(deps.webhookPolicy ? { policy: deps.webhookPolicy } : {}), ...(deps.onWebhookWork ? { onWork: deps.onWebhookWork } : {}),
+    });
   }
 
   authenticate(token: string): Promise<AuthContext | null> {

@@ -8,6 +8,7 @@ import type {
   SettableQueueState, SubmittedReason, TestRun,
 } from '../engine/types.js';
 import type { CiStatus } from '../ports.js';
+import type { WebhookAdmin } from '../webhooks/admin.js';
 
 /** Who is calling: resolved from the x-api-token header. */
 export interface AuthContext {
@@ -89,4 +90,7 @@ export interface MergeQueueService {
 
   /** Prometheus text for the org, or for one repo of it. */
   metrics(ctx: AuthContext, filter: { repo?: RepoRef }): Promise<string>;
+
+  /** Extension: webhook subscriptions and their deliveries (docs/webhooks.md); callers pass their org. */
+  readonly webhooks: WebhookAdmin;
 }

@@ -10,6 +10,7 @@ import { simulateCommand } from './simulate.js';
 import { targetsCommand } from './targets.js';
 import { testRunCommand } from './test-run.js';
 import { tokenCommand } from './token.js';
+import { webhookCommand } from './webhook.js';
 
 export function buildProgram(): Command {
   return new Command('greenline')
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
     .addCommand(serveCommand())
     .addCommand(tokenCommand())
     .addCommand(repoCommand())
+    .addCommand(webhookCommand())
     .addCommand(simulateCommand())
     .addCommand(queueCommand())
     .addCommand(prCommand())

@@ -20,6 +20,13 @@ export const ENDPOINTS = {
   getMergeQueueMetrics: { method: 'GET', path: '/v1/getMergeQueueMetrics' },
   reportStatus: { method: 'POST', path: '/v1/reportStatus' },
   getTestRunLog: { method: 'POST', path: '/v1/getTestRunLog' },
+  createWebhook: { method: 'POST', path: '/v1/createWebhook' },
+  listWebhooks: { method: 'POST', path: '/v1/listWebhooks' },
+  deleteWebhook: { method: 'POST', path: '/v1/deleteWebhook' },
+  rotateWebhookSecret: { method: 'POST', path: '/v1/rotateWebhookSecret' },
+  enableWebhook: { method: 'POST', path: '/v1/enableWebhook' },
+  listWebhookDeliveries: { method: 'POST', path: '/v1/listWebhookDeliveries' },
+  redeliverWebhook: { method: 'POST', path: '/v1/redeliverWebhook' },
   healthz: { method: 'GET', path: '/healthz' },
 } as const satisfies Record<string, { method: 'GET' | 'POST'; path: string }>;
 

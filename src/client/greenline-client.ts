@@ -10,7 +10,8 @@ import type {
   CreateQueueRequest, EmptyResponse, GetSubmittedPullRequestRequest, HealthResponse, ListPullRequestsRequest,
   ListPullRequestsResponse, MetricsQuery, PullRequestRequest, Queue, QueueRequest, QueueSettings, ReportStatusRequest,
   SetImpactedTargetsRequest, SubmitPullRequestRequest, SubmittedPullRequest, TestingDetails, TestingDetailsRequest,
-  TestRunLogRequest, UpdateQueueRequest,
+  TestRunLogRequest, UpdateQueueRequest, CreateWebhookRequest, CreateWebhookResponse, ListWebhooksResponse, WebhookRequest,
+  RotateWebhookSecretResponse, ListWebhookDeliveriesRequest, ListWebhookDeliveriesResponse, RedeliverWebhookRequest,
 } from './types.js';
 
 export interface GreenlineClientOptions {
@@ -126,6 +127,42 @@ export class GreenlineClient {
   /** Extension: the built-in CI runner's output of a test run, as text. */
   getTestRunLog(body: TestRunLogRequest, options?: CallOptions): Promise<string> {
     return this.text('getTestRunLog', body, {}, options);
+  }
+
+  // Webhooks (docs/webhooks.md).
+
+  /** Subscribes a URL to the organization's queue events; the answer holds the secret, shown only this once. */
+  createWebhook(body: CreateWebhookRequest, options?: CallOptions): Promise<CreateWebhookResponse> {
+    return this.json('createWebhook', body, options);
+  }
+
+  /** The organization's subscriptions, without secrets. */
+  listWebhooks(options?: CallOptions): Promise<ListWebhooksResponse> {
+    return this.json('listWebhooks', {}, options);
+  }
+
+  deleteWebhook(body: WebhookRequest, options?: CallOptions): Promise<EmptyResponse> {
+    return this.json('deleteWebhook', body, options);
+  }
+
+  /** A new signing secret, shown only this once; the old one stops working at once. */
+  rotateWebhookSecret(body: WebhookRequest, options?: CallOptions): Promise<RotateWebhookSecretResponse> {
+    return this.json('rotateWebhookSecret', body, options);
+  }
+
+  /** Enables a subscription disabled after 5 days of failures. */
+  enableWebhook(body: WebhookRequest, options?: CallOptions): Promise<EmptyResponse> {
+    return this.json('enableWebhook', body, options);
+  }
+
+  /** A subscription's latest deliveries, newest first, with every attempt. */
+  listWebhookDeliveries(body: ListWebhookDeliveriesRequest, options?: CallOptions): Promise<ListWebhookDeliveriesResponse> {
+    return this.json('listWebhookDeliveries', body, options);
+  }
+
+  /** Sends a delivery again with the same webhook-id and body. */
+  redeliverWebhook(body: RedeliverWebhookRequest, options?: CallOptions): Promise<EmptyResponse> {
+    return this.json('redeliverWebhook', body, options);
   }
 
   /** Extension: liveness; needs no token. */

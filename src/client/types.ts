@@ -13,6 +13,11 @@ import type {
 } from '../api/schemas/pull-request.js';
 import type { CreateQueueRequest as CreateQueueSchema, QueueRequest as QueueSchema, QueueResponse, QueueSettings as QueueSettingsSchema, UpdateQueueRequest as UpdateQueueSchema } from '../api/schemas/queue.js';
 import type { TestingDetails as TestingDetailsSchema, TestRunRequest } from '../api/schemas/testing-details.js';
+import type {
+  CreateWebhookRequest as CreateWebhookSchema, CreateWebhookResponse as CreateWebhookResponseSchema, Delivery,
+  ListDeliveriesRequest, ListDeliveriesResponse, ListWebhooksResponse as ListWebhooksSchema, RedeliverRequest,
+  SecretResponse, Webhook as WebhookSchema, WebhookRequest as WebhookRequestSchema,
+} from '../api/schemas/webhooks.js';
 
 /** `{}`: what every mutation but updateQueue answers. */
 export type EmptyResponse = Static<typeof Empty>;
@@ -45,6 +50,21 @@ export type MetricsQuery = Static<typeof MetricsQuerySchema>;
 export type ReportStatusRequest = Static<typeof ReportStatusSchema>;
 export type TestRunLogRequest = Static<typeof TestRunLogSchema>;
 export type HealthResponse = Static<typeof Health>;
+
+export type CreateWebhookRequest = Static<typeof CreateWebhookSchema>;
+/** The new subscription with its signing secret (shown only in this answer). */
+export type CreateWebhookResponse = Static<typeof CreateWebhookResponseSchema>;
+/** One webhook subscription, without its secret. */
+export type Webhook = Static<typeof WebhookSchema>;
+export type ListWebhooksResponse = Static<typeof ListWebhooksSchema>;
+/** `{ id }`: deleteWebhook, rotateWebhookSecret and enableWebhook. */
+export type WebhookRequest = Static<typeof WebhookRequestSchema>;
+export type RotateWebhookSecretResponse = Static<typeof SecretResponse>;
+export type ListWebhookDeliveriesRequest = Static<typeof ListDeliveriesRequest>;
+export type ListWebhookDeliveriesResponse = Static<typeof ListDeliveriesResponse>;
+/** One delivery (message) of a subscription, with every attempt. */
+export type WebhookDelivery = Static<typeof Delivery>;
+export type RedeliverWebhookRequest = Static<typeof RedeliverRequest>;
 
 /** The repository part of every address: `{ host, owner, name }`. */
 export type RepoRef = QueueRequest['repo'];

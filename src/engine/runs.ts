@@ -3,6 +3,7 @@
  * them. A run's `prs` are the heads it tested in order: its dependencies, then its own group.
  */
 import type { Draft } from './draft.js';
+import { emitBatchSubmitted } from './transitions.js';
 import type { Entry, QueueType, RunPr, TestRun } from './types.js';
 
 export const isInFlight = (run: TestRun | undefined): boolean =>
@@ -75,7 +76,9 @@ export function startRun(d: Draft, queueType: QueueType, deps: Entry[], group: E
   };
   d.putRun(run);
   d.emit({ kind: 'createTestBranch', key: `${id}:createTestBranch`, runId: id, branch: run.testBranch, baseSha: run.baseSha, prs: run.prs });
+  const previousRunIds = group.map((e) => d.entry(e.prNumber)!.runId);
   for (const e of group) d.putEntry({ ...d.entry(e.prNumber)!, runId: id });
+  emitBatchSubmitted(d, run, previousRunIds);
   return run;
 }
 

@@ -7,7 +7,11 @@
  *   to TESTING         pull_request.testing         to CANCELLED        pull_request.canceled
  *   to TESTS_PASSED    (no event)                   to MERGED           pull_request.merged
  *
- * Batch events (`pull_request_batch.*`) are emitted by the callers that move a whole group at once.
+ * Batch events (`pull_request_batch.*`) are emitted by the callers that move a whole group at once,
+ * except two emitted here: `pull_request_batch.canceled` when a PR of a batch that is building,
+ * testing, pending failure or passed is cancelled (`pr_numbers` = that PR, `pr_numbers_in_batch` = the
+ * batch; the others go back to the queue with `pull_request_batch.queued`), and
+ * `pull_request_batch.submitted` when a new batch is formed (emitBatchSubmitted, from runs.ts).
  * A move to FAILED is also a measurement for adaptive mode (adaptive.ts).
  */
 import { recordFailure } from './adaptive.js';
@@ -35,6 +39,7 @@ export interface MoveOptions {
 }
 
 export function move(d: Draft, entry: Entry, to: PrState, reason: TransitionReason, opts: MoveOptions = {}): Entry {
+  const batch = to === 'CANCELLED' ? batchOf(d, entry) : undefined;
   const patched: Entry = { ...entry, ...opts.patch };
   const item = {
     at: d.at,
@@ -63,7 +68,31 @@ export function move(d: Draft, entry: Entry, to: PrState, reason: TransitionReas
       event: payload(d, type, [next.prNumber], run, reason),
     });
   }
+  if (batch) emitBatchEvent(d, 'pull_request_batch.canceled', [next.prNumber], batch, reason);
   return next;
+}
+
+/** The batch run an entry currently belongs to: being built, tested, pending failure or passed. */
+function batchOf(d: Draft, e: Entry): TestRun | undefined {
+  const run = d.run(e.runId);
+  if (!run || run.prNumbers.length < 2 || !run.prNumbers.includes(e.prNumber)) return undefined;
+  const current = e.state === 'TESTING' || e.state === 'PENDING_FAILURE' || e.state === 'TESTS_PASSED'
+    || (e.state === 'PENDING' && run.status === 'creating');
+  return current ? run : undefined;
+}
+
+/**
+ * `pull_request_batch.submitted` for a batch run just created in the main queue, unless its PRs were
+ * all in one batch before (a batch tested again after a restart is the same batch). The reason is
+ * the first PR's submission reason.
+ */
+export function emitBatchSubmitted(d: Draft, run: TestRun, previousRunIds: (string | null)[]): void {
+  if (run.queueType !== 'main' || run.prNumbers.length < 2) return;
+  const [first] = previousRunIds;
+  if (first !== null && first !== undefined && previousRunIds.every((id) => id === first)) return;
+  const seed = d.entry(run.prNumbers[0]);
+  const submitted = [...(seed?.timeline ?? [])].reverse().find((t) => t.to === 'NOT_READY')?.reason ?? seed?.lastReason ?? null;
+  emitBatchEvent(d, 'pull_request_batch.submitted', run.prNumbers, run, submitted);
 }
 
 /** Emits one `pull_request_batch.*` event for PRs of a batch run that moved together. */

@@ -140,6 +140,65 @@ export interface TransitionsTable {
   at: number;
 }
 
+export interface WebhookSubscriptionsTable {
+  id: string;
+  org_id: string;
+  url: string;
+  /** `whsec_<base64>`: signs every delivery, so it is kept in clear. */
+  secret: string;
+  /** JSON string[] of event types; null = every event. */
+  events: string | null;
+  /** 1 = deliveries are made; 0 = disabled (see disabled_reason). */
+  enabled: number;
+  disabled_reason: string | null;
+  /** When the current run of failed attempts began; null after a success. */
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export type WebhookMessageStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookMessagesTable {
+  /** Orders the messages of one order_key. */
+  id: AutoId;
+  /** The `webhook-id` header: the same on every attempt and redelivery. */
+  message_id: string;
+  subscription_id: string;
+  queue_id: string;
+  /** queue_events.id of the event. */
+  event_id: number;
+  event_type: string;
+  /** Messages with the same key are delivered one after the other, in id order. */
+  order_key: string;
+  /** The exact JSON body sent. */
+  body: string;
+  status: WebhookMessageStatus;
+  /** Attempts made since the message was queued (or redelivered). */
+  attempts: number;
+  /** 1 when the next attempt is a redelivery asked for by a person. */
+  manual: number;
+  /** When the next attempt is due (pending), pushed forward by a lease while an attempt is in flight. */
+  next_attempt_at: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookAttemptsTable {
+  id: AutoId;
+  message_id: string;
+  attempted_at: number;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  success: number;
+  /** 1 for a redelivery asked for by a person. */
+  manual: number;
+}
+
 export interface Database {
   orgs: OrgsTable;
   api_tokens: ApiTokensTable;
@@ -152,6 +211,9 @@ export interface Database {
   effects: EffectsTable;
   queue_events: QueueEventsTable;
   transitions: TransitionsTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_messages: WebhookMessagesTable;
+  webhook_attempts: WebhookAttemptsTable;
   github_deliveries: GitHubDeliveriesTable;
 }
 
@@ -174,3 +236,6 @@ export type EffectRow = Selectable<EffectsTable>;
 export type QueueEventRow = Selectable<QueueEventsTable>;
 export type TransitionRow = Selectable<TransitionsTable>;
 export type NewTransition = Insertable<TransitionsTable>;
+export type WebhookSubscriptionRow = Selectable<WebhookSubscriptionsTable>;
+export type WebhookMessageRow = Selectable<WebhookMessagesTable>;
+export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;

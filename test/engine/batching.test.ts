@@ -145,4 +145,43 @@ describe('bisection', () => {
     expect(q.state(3)).toBe('PENDING');
     expect(q.effectsOf('createTestBranch').some((c) => q.run(c.runId).queueType === 'bisection')).toBe(true);
   });
+
+  it('emits pull_request_batch.submitted when a batch forms, not again when the same batch is tested again', () => {
+    const q = batched();
+    [1, 2].forEach((n) => q.submit(n));
+    expect(q.eventTypes().filter((t) => t.startsWith('pull_request_batch'))).toEqual([]);
+    q.submit(3);
+    expect(q.eventTypes()).toContain('pull_request_batch.submitted:1,2,3');
+    expect(q.events().find((e) => e.type === 'pull_request_batch.submitted')).toMatchObject({
+      prNumbers: [1, 2, 3], prNumbersInBatch: [1, 2, 3], reason: 'API_REQUESTED', batched: true, isBisection: false,
+      testBranch: 'greenline-merge/pr-1-2-3/r1', testBranchSha: null,
+    });
+    q.built('r1');
+    q.send({ kind: 'restart', prNumber: 2, reason: 'TESTS_RESTARTED_BY_USER' });
+    expect(q.eventTypes()).toContain('pull_request_batch.queued:1,2,3');
+    expect(q.eventTypes().filter((t) => t.startsWith('pull_request_batch.submitted'))).toEqual([]);
+    expect(q.runOf(1).id).toBe('r2');
+  });
+
+  it('emits pull_request_batch.canceled for a PR of a batch under test that is cancelled', () => {
+    const q = batched();
+    [1, 2, 3].forEach((n) => q.submit(n));
+    q.built('r1');
+    q.send({ kind: 'cancel', prNumber: 2, reason: 'USER_REQUESTED' });
+    const types = q.eventTypes();
+    expect(types.slice(0, 2)).toEqual(['pull_request.canceled:2', 'pull_request_batch.canceled:2']);
+    expect(q.events()[1]).toMatchObject({
+      prNumbers: [2], prNumbersInBatch: [1, 2, 3], reason: 'USER_REQUESTED', batched: true, isBisection: false,
+      testBranch: 'greenline-merge/pr-1-2-3/r1', testBranchSha: 't-r1',
+    });
+    expect(types).toContain('pull_request_batch.queued:1,3');
+  });
+
+  it('emits no batch event when a PR tested alone is cancelled', () => {
+    const q = new QueueDriver({ concurrency: 2 });
+    q.submit(1);
+    q.built('r1');
+    q.send({ kind: 'cancel', prNumber: 1, reason: 'USER_REQUESTED' });
+    expect(q.eventTypes()).toEqual(['pull_request.canceled:1']);
+  });
 });

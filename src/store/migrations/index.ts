@@ -5,11 +5,13 @@
 import { Migrator, type Kysely, type Migration } from 'kysely';
 import { initial } from './001-initial.js';
 import { metricsIndexes } from './002-metrics-indexes.js';
+import { webhooks } from './003-webhooks.js';
 import { githubDeliveries } from './005-github-deliveries.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
   '002-metrics-indexes': metricsIndexes,
+  '003-webhooks': webhooks,
   '005-github-deliveries': githubDeliveries,
 };
 

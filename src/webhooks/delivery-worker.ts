@@ -1,0 +1,200 @@
+/**
+ * Delivers webhook messages from the outbox (webhook_messages), as Svix does:
+ *
+ * - POST of the stored body with Standard Webhooks signature headers (and the same under svix-*);
+ * - success = a 2xx answer within the timeout (15 s); any other status, 3xx included (redirects are
+ *   not followed), a network error or the timeout is a failure;
+ * - retries after a failure: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the previous attempt (8
+ *   attempts in all, the first immediately), then the message is given up (`failed`);
+ * - an endpoint whose attempts have all failed for 5 days is disabled, its pending messages given up;
+ * - at least once: a message is claimed with a lease (its next attempt moves past the timeout), so a
+ *   crash mid-attempt means it is attempted again; the `webhook-id` is the same on every attempt;
+ * - in order per PR: a message waits while an earlier one of its order key (fan-out.ts) is pending.
+ *
+ * Every attempt is recorded in webhook_attempts. Time comes from the injected Clock; timers only
+ * wake the worker, the schedule is in the rows, so deliveries survive a restart.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Clock } from '../app/clock.js';
+import type { Database, WebhookMessageRow } from '../store/database.js';
+import {
+  failPendingMessages, findSubscription, insertAttempt, leaseMessages, markFailing, nextMessageDueAt, selectDueMessageIds,
+  updateMessage, updateSubscription,
+} from '../store/webhooks.js';
+import { signedHeaders } from './signing.js';
+import { UrlPolicy } from './url-policy.js';
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+/** Delay before attempt n + 2 after attempt n + 1 failed (the first attempt is immediate). */
+export const RETRY_DELAYS_MS: readonly number[] = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR];
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+export const DEFAULT_TIMEOUT_MS = 15 * SECOND;
+/** An endpoint failing continuously this long is disabled. */
+export const DISABLE_AFTER_MS = 5 * 24 * HOUR;
+
+export interface DeliveryWorkerDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  policy?: UrlPolicy;
+  logger?: Logger;
+  /** How long a receiver has to answer; default 15 s. */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+  /** Longest sleep between looks at the outbox (other processes, e.g. the CLI, may add work); default 5 s. */
+  idlePollMs?: number;
+  /** Messages attempted side by side at most. */
+  concurrency?: number;
+}
+
+interface Outcome {
+  success: boolean;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export class WebhookDeliveryWorker {
+  private timer: NodeJS.Timeout | null = null;
+  private looking: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+  private readonly policy: UrlPolicy;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly deps: DeliveryWorkerDeps) {
+    this.policy = deps.policy ?? new UrlPolicy();
+    this.timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.wake();
+  }
+
+  /** Stops looking at the outbox and waits for the attempts in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.looking;
+  }
+
+  /** Asks the worker to look at the outbox now (new messages were queued). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.looking) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.looking = this.look().finally(() => { this.looking = null; });
+  }
+
+  /** Attempts every message due at the clock's current time, and those they unblock, until none is due. */
+  async drain(): Promise<void> {
+    while ((await this.round()) > 0);
+  }
+
+  private async look(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        while (!this.stopped && (await this.round()) > 0);
+      } catch (err) {
+        this.deps.logger?.error({ err }, 'webhook worker could not read the outbox');
+      }
+    } while (this.again && !this.stopped);
+    if (this.stopped) return;
+    const next = await nextMessageDueAt(this.deps.db).catch(() => null);
+    const idle = this.deps.idlePollMs ?? 5_000;
+    const delay = next === null ? idle : Math.max(0, Math.min(idle, next - this.deps.clock.now()));
+    this.timer = setTimeout(() => { this.timer = null; this.wake(); }, delay);
+  }
+
+  /** Claims due messages (at most one per order key) and attempts them side by side; returns how many. */
+  private async round(): Promise<number> {
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    const lease = now + this.timeoutMs + MINUTE;
+    const claimed = await db.transaction().execute(async (trx) =>
+      leaseMessages(trx, await selectDueMessageIds(trx, now, this.deps.concurrency ?? 16), now, lease));
+    await Promise.all(claimed.map((m) => this.attempt(m).catch((err: unknown) => {
+      this.deps.logger?.error({ err, message: m.message_id }, 'webhook attempt could not be recorded');
+    })));
+    return claimed.length;
+  }
+
+  private async attempt(message: WebhookMessageRow): Promise<void> {
+    const { db, clock, logger } = this.deps;
+    const subscription = await findSubscription(db, message.subscription_id);
+    if (!subscription || subscription.enabled !== 1) {
+      await updateMessage(db, message.message_id, { status: 'failed', last_error: 'the endpoint is disabled', updated_at: clock.now() });
+      return;
+    }
+    const at = clock.now();
+    const outcome = await this.post(subscription.url, subscription.secret, message, at);
+    const now = clock.now();
+    await insertAttempt(db, {
+      message_id: message.message_id, attempted_at: at, duration_ms: outcome.durationMs, status_code: outcome.statusCode,
+      error: outcome.error, success: outcome.success ? 1 : 0, manual: message.manual,
+    });
+    const attempts = message.attempts + 1;
+    if (outcome.success) {
+      await updateMessage(db, message.message_id, {
+        status: 'delivered', attempts, manual: 0, delivered_at: now, last_status_code: outcome.statusCode, last_error: null, updated_at: now,
+      });
+      if (subscription.failing_since !== null) await updateSubscription(db, subscription.id, { failing_since: null, updated_at: now });
+      logger?.debug({ message: message.message_id, url: subscription.url, status: outcome.statusCode }, 'webhook delivered');
+      return;
+    }
+    const giveUp = attempts >= MAX_ATTEMPTS;
+    await updateMessage(db, message.message_id, {
+      status: giveUp ? 'failed' : 'pending', attempts, manual: 0,
+      next_attempt_at: giveUp ? now : now + RETRY_DELAYS_MS[attempts - 1]!,
+      last_status_code: outcome.statusCode, last_error: outcome.error, updated_at: now,
+    });
+    logger?.warn({ message: message.message_id, url: subscription.url, status: outcome.statusCode, err: outcome.error, attempts },
+      giveUp ? 'webhook delivery failed; giving up' : 'webhook delivery failed; will retry');
+    const since = await markFailing(db, subscription.id, at);
+    if (since !== null && now - since >= DISABLE_AFTER_MS) {
+      const reason = `every attempt failed since ${new Date(since).toISOString()} (last: ${outcome.error})`;
+      await updateSubscription(db, subscription.id, { enabled: 0, disabled_reason: reason, updated_at: now });
+      await failPendingMessages(db, subscription.id, 'the endpoint was disabled', now);
+      logger?.warn({ subscription: subscription.id, url: subscription.url }, 'webhook endpoint disabled after 5 days of failures');
+    }
+  }
+
+  /** One HTTP attempt. */
+  private async post(url: string, secret: string, message: WebhookMessageRow, at: number): Promise<Outcome> {
+    const started = performance.now();
+    const done = (statusCode: number | null, error: string | null): Outcome => ({
+      success: error === null, statusCode, error, durationMs: Math.round(performance.now() - started),
+    });
+    try {
+      await this.policy.checkResolved(url);
+    } catch (err) {
+      return done(null, err instanceof Error ? err.message : String(err));
+    }
+    const headers = signedHeaders(secret, message.message_id, Math.floor(at / 1000), message.body);
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    try {
+      const res = await (this.deps.fetch ?? fetch)(url, { method: 'POST', headers, body: message.body, redirect: 'manual', signal });
+      const text = await res.text();
+      if (res.status >= 200 && res.status < 300) return done(res.status, null);
+      if (res.status >= 300 && res.status < 400) {
+        return done(res.status, `redirects are not followed (${res.status} to ${res.headers.get('location') ?? 'nowhere'})`);
+      }
+      return done(res.status, `HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
+    } catch (err) {
+      if (signal.aborted) return done(null, `no answer within ${this.timeoutMs} ms`);
+      const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
+      return done(null, `${err instanceof Error ? err.message : String(err)}${cause}`);
+    }
+  }
+}

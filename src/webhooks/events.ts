@@ -1,0 +1,83 @@
+/**
+ * The webhook event types (contract §8) and the body sent for each: a flat JSON object with `type`
+ * at the top, as Trunk sends it (no `{type, data}` envelope).
+ */
+import type { QueueEventPayload, RepoRef } from '../engine/types.js';
+
+export const PR_EVENT_TYPES = [
+  'pull_request.submitted', 'pull_request.queued', 'pull_request.testing', 'pull_request.pending_failure',
+  'pull_request.failed', 'pull_request.canceled', 'pull_request.merged',
+] as const;
+
+export const BATCH_EVENT_TYPES = [
+  'pull_request_batch.submitted', 'pull_request_batch.queued', 'pull_request_batch.testing',
+  'pull_request_batch.pending_failure', 'pull_request_batch.failed', 'pull_request_batch.canceled',
+  'pull_request_batch.merged',
+] as const;
+
+export const EVENT_TYPES: readonly QueueEventPayload['type'][] = [...PR_EVENT_TYPES, ...BATCH_EVENT_TYPES];
+
+export const isBatchEvent = (type: string): boolean => type.startsWith('pull_request_batch.');
+
+/** Where the event happened, and for PR events the PR's author (the engine's event does not carry them). */
+export interface EventContext {
+  repo: RepoRef;
+  targetBranch: string;
+  author: string;
+}
+
+/** The name of each action's reason field. */
+const REASON_FIELD: Record<string, string> = {
+  submitted: 'submitted_reason',
+  queued: 'queued_reason',
+  pending_failure: 'failure_reason',
+  failed: 'failure_reason',
+  canceled: 'cancellation_reason',
+  merged: 'merged_reason',
+};
+
+/** Actions that carry the test branch, `batched` (PR events) and `is_bisection`. */
+const WITH_TEST_BRANCH = new Set(['testing', 'pending_failure', 'failed', 'canceled', 'merged']);
+const WITH_BISECTION = new Set(['testing', 'failed', 'canceled']);
+
+/**
+ * The reason as published: a cancellation through the API is the user's (`USER_REQUESTED`, the
+ * contract's cancellation vocabulary has no API reason); TEST_RUN_STARTED is not published.
+ */
+function publishedReason(action: string, reason: string | null): string | null {
+  if (reason === null || reason === 'TEST_RUN_STARTED') return null;
+  if (action === 'canceled' && reason === 'API_REQUESTED') return 'USER_REQUESTED';
+  return reason;
+}
+
+/** The JSON body of one event, fields as in contract §8.1 (PR events) and §8.2 (batch events). */
+export function eventBody(event: QueueEventPayload, ctx: EventContext): Record<string, unknown> {
+  const action = event.type.slice(event.type.indexOf('.') + 1);
+  const batch = isBatchEvent(event.type);
+  const body: Record<string, unknown> = { type: event.type, action, status: action };
+  if (batch) {
+    body.pr_numbers = event.prNumbers;
+    body.pr_numbers_in_batch = event.prNumbersInBatch;
+  } else {
+    const pr = event.prNumbers[0];
+    body.author = ctx.author;
+    body.http_details_url = `https://${ctx.repo.host}/${ctx.repo.owner}/${ctx.repo.name}/pull/${pr}`;
+    body.pr_number = pr;
+  }
+  body.repository = { host: ctx.repo.host, owner: ctx.repo.owner, name: ctx.repo.name };
+  body.target_branch = ctx.targetBranch;
+  body.timestamp = new Date(event.at).toISOString();
+  if (batch) {
+    body.test_branch = event.testBranch;
+    body.test_branch_sha = event.testBranchSha;
+  } else if (WITH_TEST_BRANCH.has(action)) {
+    if (event.testBranch !== null) body.test_branch = event.testBranch;
+    if (event.testBranchSha !== null) body.test_branch_sha = event.testBranchSha;
+    body.batched = event.batched;
+  }
+  if (WITH_BISECTION.has(action)) body.is_bisection = event.isBisection;
+  const field = REASON_FIELD[action];
+  const reason = publishedReason(action, event.reason);
+  if (field && reason !== null) body[field] = reason;
+  return body;
+}

@@ -1,0 +1,163 @@
+/**
+ * Webhook delivery end to end over the real service (fake forge and CI, real store): events of PRs
+ * driven through a queue are fanned out to a subscription and POSTed to a real HTTP receiver, which
+ * verifies each with the standardwebhooks package. The delivery worker runs on the fake clock.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AuthContext } from '../../src/app/types.js';
+import { WebhookDeliveryWorker } from '../../src/webhooks/delivery-worker.js';
+import { createQueueFixture, type QueueFixture, type TestService } from '../helpers/service.js';
+import { Receiver } from './receiver.js';
+
+const REPO = 'github.com/acme/web';
+const SECOND = 1_000;
+
+let receiver: Receiver;
+let f: QueueFixture | null = null;
+afterEach(async () => {
+  await receiver?.close();
+  await f?.t.close();
+  f = null;
+});
+
+async function setUp(opts: { databaseUrl?: string } = {}): Promise<QueueFixture> {
+  f = await createQueueFixture({ ...opts, queue: { concurrency: 1 } });
+  receiver = await new Receiver().start();
+  receiver.now = () => f!.t.clock.now();
+  const { secret } = await f.t.service.webhooks.create({ id: f.ctx.orgId, name: f.ctx.orgName }, receiver.url);
+  receiver.secret = secret;
+  return f;
+}
+
+/** Submits the PRs and drives the queue until no run is left; runs of PRs in `failing` fail. */
+async function drive(t: TestService, ctx: AuthContext, prs: number[], failing: number[] = [], cancel: number[] = []): Promise<void> {
+  const key = t.key(REPO);
+  for (const n of prs) {
+    if (!t.forge.state(REPO).prs.has(n)) t.forge.openPr(REPO, { number: n, title: `Change ${n}`, author: `dev${n}` });
+    await t.service.submitPullRequest(ctx, key, { prNumber: n });
+  }
+  for (const n of cancel) await t.service.cancelPullRequest(ctx, key, n);
+  const done = new Set<string>();
+  for (let i = 0; i < 100; i++) {
+    await t.runEffects();
+    const next = t.ci.started.filter((s) => !done.has(s.runId));
+    if (next.length === 0) return;
+    for (const s of next) {
+      done.add(s.runId);
+      if (s.prNumbers.some((n) => failing.includes(n))) await t.ci.fail(s.runId);
+      else await t.ci.pass(s.runId);
+    }
+  }
+  throw new Error('the queue did not settle');
+}
+
+const byPr = (bodies: any[], n: number) => bodies.filter((b) => b.pr_number === n);
+
+describe('webhook delivery', () => {
+  it('delivers every event of every PR, signed, in order, with the contract payloads', async () => {
+    const { t, ctx } = await setUp();
+    await drive(t, ctx, [1, 2, 3, 4], [3], [4]);
+    await t.app.webhooks.drain();
+
+    expect(receiver.rejected).toEqual([]);
+    const bodies = receiver.delivered().map((r) => r.body);
+    const seq = (n: number) => byPr(bodies, n).map((b) => b.type);
+    expect(seq(1)).toEqual(['pull_request.submitted', 'pull_request.queued', 'pull_request.testing', 'pull_request.merged']);
+    expect(seq(2)).toEqual(['pull_request.submitted', 'pull_request.queued', 'pull_request.testing', 'pull_request.merged']);
+    expect(seq(3)).toEqual(['pull_request.submitted', 'pull_request.queued', 'pull_request.testing', 'pull_request.pending_failure', 'pull_request.failed']);
+    expect(seq(4)).toEqual(['pull_request.submitted', 'pull_request.queued', 'pull_request.canceled']);
+
+    const repository = { host: 'github.com', owner: 'acme', name: 'web' };
+    const common = (n: number) => ({
+      author: `dev${n}`, http_details_url: `https://github.com/acme/web/pull/${n}`, pr_number: n, repository, target_branch: 'main',
+    });
+    const [submitted, queued, testing, merged] = byPr(bodies, 1);
+    expect(submitted).toEqual({ type: 'pull_request.submitted', action: 'submitted', status: 'submitted', ...common(1),
+      timestamp: expect.stringMatching(/^2026-01-01T00:00:00\.\d{3}Z$/), submitted_reason: 'API_REQUESTED' });
+    expect(queued).toEqual({ type: 'pull_request.queued', action: 'queued', status: 'queued', ...common(1),
+      timestamp: expect.any(String), queued_reason: 'MERGE_ITEM_NOW_READY' });
+    expect(testing).toEqual({ type: 'pull_request.testing', action: 'testing', status: 'testing', ...common(1), timestamp: expect.any(String),
+      test_branch: expect.stringMatching(/^greenline-merge\/pr-1\//), test_branch_sha: expect.stringMatching(/^[0-9a-f]{40}$/),
+      batched: false, is_bisection: false });
+    expect(merged).toEqual({ type: 'pull_request.merged', action: 'merged', status: 'merged', ...common(1), timestamp: expect.any(String),
+      test_branch: testing.test_branch, test_branch_sha: testing.test_branch_sha, batched: false, merged_reason: 'MERGE_GRAPH_MERGE' });
+    const [, , , pendingFailure, failed] = byPr(bodies, 3);
+    expect(pendingFailure).toMatchObject({ action: 'pending_failure', status: 'pending_failure', failure_reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', batched: false });
+    expect(pendingFailure.is_bisection).toBeUndefined();
+    expect(failed).toMatchObject({ action: 'failed', failure_reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', is_bisection: false, batched: false });
+    const canceled = byPr(bodies, 4)[2];
+    expect(canceled).toMatchObject({ action: 'canceled', status: 'canceled', cancellation_reason: 'USER_REQUESTED', is_bisection: false, batched: false });
+
+    // One message per event, each delivered once; the signature's timestamp is the sender's time.
+    const ids = receiver.delivered().map((r) => r.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const r of receiver.delivered()) expect(r.timestamp).toBe(Math.floor(t.clock.now() / 1000));
+  });
+
+  it('delivers batch events with the batch fields', async () => {
+    f = await createQueueFixture({ queue: { concurrency: 1 } });
+    const { t, ctx } = f;
+    await t.service.updateQueue(ctx, t.key(REPO), { batch: true, batchingMinSize: 2 });
+    receiver = await new Receiver().start();
+    receiver.now = () => t.clock.now();
+    const { secret } = await t.service.webhooks.create({ id: ctx.orgId, name: ctx.orgName }, receiver.url, ['pull_request_batch.submitted',
+      'pull_request_batch.testing', 'pull_request_batch.merged']);
+    receiver.secret = secret;
+    await drive(t, ctx, [1, 2]);
+    await t.app.webhooks.drain();
+    expect(receiver.rejected).toEqual([]);
+    const bodies = receiver.delivered().map((r) => r.body);
+    expect(bodies.map((b) => b.type)).toEqual(['pull_request_batch.submitted', 'pull_request_batch.testing', 'pull_request_batch.merged']);
+    const repository = { host: 'github.com', owner: 'acme', name: 'web' };
+    expect(bodies[0]).toEqual({ type: 'pull_request_batch.submitted', action: 'submitted', status: 'submitted', pr_numbers: [1, 2],
+      pr_numbers_in_batch: [1, 2], repository, target_branch: 'main', timestamp: expect.any(String),
+      test_branch: expect.stringMatching(/^greenline-merge\/pr-1-2\//), test_branch_sha: null, submitted_reason: 'API_REQUESTED' });
+    expect(bodies[1]).toMatchObject({ action: 'testing', pr_numbers: [1, 2], is_bisection: false, test_branch_sha: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(bodies[2]).toMatchObject({ action: 'merged', pr_numbers: [1, 2], merged_reason: 'MERGE_GRAPH_MERGE' });
+    expect(bodies[2].author).toBeUndefined();
+  });
+
+  it('3xx is a failure and redirects are not followed; the retry carries the same webhook-id', async () => {
+    const { t, ctx } = await setUp();
+    const elsewhere = await new Receiver().start();
+    try {
+      receiver.behaviour = { kind: 'redirect', location: elsewhere.url };
+      await drive(t, ctx, [1]);
+      await t.app.webhooks.drain();
+      expect(elsewhere.received).toEqual([]);
+      // Only the PR's first event was tried: the later ones wait for it.
+      expect(receiver.received.map((r) => [r.body.type, r.answered])).toEqual([['pull_request.submitted', 302]]);
+      const [sub] = await t.service.webhooks.list({ id: ctx.orgId, name: ctx.orgName });
+      const first = (await t.service.webhooks.deliveries(ctx.orgId, sub!.id)).at(-1)!;
+      expect(first).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: 302, nextAttemptAt: t.clock.now() + 5 * SECOND });
+      expect(first.lastError).toMatch(/redirects are not followed/);
+
+      receiver.behaviour = { kind: 'ok' };
+      t.clock.advance(5 * SECOND);
+      await t.app.webhooks.drain();
+      expect(receiver.delivered().map((r) => r.body.type)).toEqual(
+        ['pull_request.submitted', 'pull_request.queued', 'pull_request.testing', 'pull_request.merged']);
+      expect(receiver.delivered()[0]!.id).toBe(receiver.received[0]!.id);
+      expect(receiver.rejected).toEqual([]);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it('a receiver slower than the timeout fails the attempt; the next attempt succeeds', async () => {
+    const { t, ctx } = await setUp();
+    const worker = new WebhookDeliveryWorker({ db: t.db, clock: t.clock, timeoutMs: 300 });
+    receiver.behaviour = { kind: 'slow', ms: 3_000 };
+    await drive(t, ctx, [1]);
+    await worker.drain();
+    const [sub] = await t.service.webhooks.list({ id: ctx.orgId, name: ctx.orgName });
+    const first = (await t.service.webhooks.deliveries(ctx.orgId, sub!.id)).at(-1)!;
+    expect(first).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null, lastError: 'no answer within 300 ms' });
+    expect(first.attemptLog).toEqual([expect.objectContaining({ success: false, statusCode: null, error: 'no answer within 300 ms' })]);
+    receiver.behaviour = { kind: 'ok' };
+    t.clock.advance(5 * SECOND);
+    await worker.drain();
+    expect(receiver.delivered().map((r) => r.body.type)).toEqual(
+      ['pull_request.submitted', 'pull_request.queued', 'pull_request.testing', 'pull_request.merged']);
+  });
+});
