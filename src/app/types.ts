@@ -8,6 +8,7 @@ import type {
   SettableQueueState, TestRun,
 } from '../engine/types.js';
 import type { CiStatus } from '../ports.js';
+import type { QueueActivity, QueueHistory, QueueSummary } from './dashboard.js';
 
 /** Who is calling: resolved from the x-api-token header. */
 export interface AuthContext {
@@ -87,4 +88,16 @@ export interface MergeQueueService {
 
   /** Prometheus text for the org, or for one repo of it. */
   metrics(ctx: AuthContext, filter: { repo?: RepoRef }): Promise<string>;
+
+  /** Extension (dashboard): the org's queues with state, mode, depth and last hour's conclusions. */
+  listQueues(ctx: AuthContext): Promise<QueueSummary[]>;
+  /** Extension (dashboard): PRs in queue order, test runs in flight with what they include, recent conclusions. */
+  getQueueActivity(ctx: AuthContext, key: QueueKey): Promise<QueueActivity>;
+  /** Extension (dashboard): the queue's last `hours` clock hours. */
+  getQueueHistory(ctx: AuthContext, key: QueueKey, hours: number): Promise<QueueHistory>;
+  /**
+   * Extension (dashboard): calls `onChange` after every committed change of the queue until the
+   * returned function is called.
+   */
+  watchQueue(ctx: AuthContext, key: QueueKey, onChange: () => void): Promise<() => void>;
 }
