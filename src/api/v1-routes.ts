@@ -5,12 +5,16 @@ import { deleteQueue } from './routes/delete-queue.js';
 import { getMergeQueueMetrics } from './routes/get-merge-queue-metrics.js';
 import { getMergeQueueTestingDetails } from './routes/get-merge-queue-testing-details.js';
 import { getQueue } from './routes/get-queue.js';
+import { getQueueActivity } from './routes/get-queue-activity.js';
+import { getQueueHistory } from './routes/get-queue-history.js';
 import { getSubmittedPullRequest } from './routes/get-submitted-pull-request.js';
 import { getTestRunLog } from './routes/get-test-run-log.js';
 import { listPullRequests } from './routes/list-pull-requests.js';
+import { listQueues } from './routes/list-queues.js';
 import { reportStatus } from './routes/report-status.js';
 import { restartTestsOnPullRequest } from './routes/restart-tests-on-pull-request.js';
 import { setImpactedTargets } from './routes/set-impacted-targets.js';
+import { streamQueueEvents } from './routes/stream-queue-events.js';
 import { submitPullRequest } from './routes/submit-pull-request.js';
 import { updateQueue } from './routes/update-queue.js';
 
@@ -30,4 +34,8 @@ export const V1_ROUTES: readonly Route[] = [
   getMergeQueueMetrics,
   reportStatus,
   getTestRunLog,
+  listQueues,
+  getQueueActivity,
+  getQueueHistory,
+  streamQueueEvents,
 ];
