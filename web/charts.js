@@ -3,7 +3,7 @@
 import { h, s } from './dom.js';
 
 const W = 640;
-const H = 220;
+const H = 240;
 const PAD = { left: 44, right: 12, top: 14, bottom: 30 };
 
 const hourLabel = (iso) => String(new Date(iso).getHours()).padStart(2, '0') + 'h';
@@ -79,18 +79,21 @@ export function conclusionsChart(history) {
 /** Time in queue per hour: lines of the median and the 95th percentile, in minutes. */
 export function timeInQueueChart(history) {
   const { hours, total } = history;
-  const min = (v) => (v === null ? null : v / 60);
-  const max = niceMax(Math.max(0, ...hours.map((b) => min(b.timeInQueueP95Seconds) ?? 0)));
-  const f = frame(hours, max, 'm');
+  // Minutes, or seconds while every value is under two minutes.
+  const top = Math.max(0, ...hours.map((b) => b.timeInQueueP95Seconds ?? 0));
+  const [div, unit] = top < 120 ? [1, 's'] : [60, 'm'];
+  const min = (v) => (v === null ? null : v / div);
+  const max = niceMax(Math.max(...hours.map((b) => min(b.timeInQueueP95Seconds) ?? 0)));
+  const f = frame(hours, max, unit);
   const line = (key, cls) => {
     const pts = hours.map((b, i) => [i, min(b[key])]).filter(([, v]) => v !== null);
     return [
       pts.length > 1 ? s('polyline', { class: `line ${cls}`, points: pts.map(([i, v]) => `${f.x(i)},${f.y(v)}`).join(' ') }) : null,
       ...pts.map(([i, v]) => s('circle', { class: `dot ${cls}`, cx: f.x(i), cy: f.y(v), r: 3.5 },
-        s('title', {}, `${hourLabel(hours[i].start)}: ${cls} ${Math.round(v * 10) / 10} min`))),
+        s('title', {}, `${hourLabel(hours[i].start)}: ${cls} ${Math.round(v * 10) / 10} ${unit === 's' ? 's' : 'min'}`))),
     ];
   };
-  const fmt = (v) => (v === null ? 'no conclusions' : `${Math.round(v / 6) / 10} min`);
+  const fmt = (v) => (v === null ? 'no conclusions' : v < 120 ? `${Math.round(v)} s` : `${Math.round(v / 6) / 10} min`);
   const summary = `Over the period: median ${fmt(total.timeInQueueP50Seconds)}, 95th percentile ${fmt(total.timeInQueueP95Seconds)}.`;
   return h('figure', { class: 'card' },
     h('figcaption', {}, 'Time in queue (p50 and p95)'),

@@ -90,7 +90,7 @@ export interface QueueActivity {
   snapshot: QueueSnapshot;
   /** Non-terminal entries in queue order (NOT_READY last). */
   pullRequests: ActivityPr[];
-  /** Runs creating their test commit or testing it, oldest first, with their lane in parallel mode. */
+  /** Runs creating their test commit or testing it, in queue order, with their lane in parallel mode. */
   testRuns: { run: TestRun; lane: number | null }[];
   /** The latest concluded PRs, most recent first. */
   recent: Entry[];
@@ -110,7 +110,10 @@ export async function queueActivity(
   const parallel = snapshot.config.mode === 'parallel';
   const heads = parallel ? laneHeads(admitted) : [];
   const laneOf = new Map(admitted.map((e, i) => [e.prNumber, heads[i] ?? null]));
-  const runs = snapshot.runs.filter((r) => IN_FLIGHT.includes(r.status)).sort((a, b) => a.createdAt - b.createdAt);
+  // Runs in the order of their first tested PR in the queue: the order they would merge in.
+  const position = new Map(ordered.map((e, i) => [e.prNumber, i]));
+  const at = (r: TestRun) => position.get(r.prNumbers[0] ?? -1) ?? Number.MAX_SAFE_INTEGER;
+  const runs = snapshot.runs.filter((r) => IN_FLIGHT.includes(r.status)).sort((a, b) => at(a) - at(b) || a.createdAt - b.createdAt);
   return {
     snapshot,
     pullRequests: ordered.map((entry) => ({ entry, lane: laneOf.get(entry.prNumber) ?? null })),

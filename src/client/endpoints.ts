@@ -20,6 +20,10 @@ export const ENDPOINTS = {
   getMergeQueueMetrics: { method: 'GET', path: '/v1/getMergeQueueMetrics' },
   reportStatus: { method: 'POST', path: '/v1/reportStatus' },
   getTestRunLog: { method: 'POST', path: '/v1/getTestRunLog' },
+  listQueues: { method: 'POST', path: '/v1/listQueues' },
+  getQueueActivity: { method: 'POST', path: '/v1/getQueueActivity' },
+  getQueueHistory: { method: 'POST', path: '/v1/getQueueHistory' },
+  streamQueueEvents: { method: 'GET', path: '/v1/streamQueueEvents' },
   healthz: { method: 'GET', path: '/healthz' },
 } as const satisfies Record<string, { method: 'GET' | 'POST'; path: string }>;
 

@@ -71,7 +71,7 @@ export const QueueActivityResponse = Type.Object({
   batch: Type.Boolean(),
   targetSha: Nullable(Type.String({ description: 'Last known commit of the target branch' })),
   pullRequests: Type.Array(ActivityPr, { description: 'Queue order; NOT_READY PRs last' }),
-  testRuns: Type.Array(ActivityRun, { description: 'Runs in flight, oldest first' }),
+  testRuns: Type.Array(ActivityRun, { description: 'Runs in flight, in the queue order of their first tested PR' }),
   recentPullRequests: Type.Array(RecentPr, { description: 'The latest 20 concluded PRs, most recent first' }),
 });
 
