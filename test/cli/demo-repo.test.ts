@@ -8,7 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFile } from 'node:fs/promises';
 import { buildDemoRepo, demoPrs, type DemoRepo } from '../../src/demo/demo-repo.js';
+import { requireBuilt, runCli } from '../e2e/greenline-process.js';
 
 function run(cmd: string, args: string[], cwd: string): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
@@ -76,5 +78,24 @@ describe('the demo repository', () => {
     const refs = (await run('git', ['--git-dir', again.remote, 'for-each-ref', '--format=%(refname)', 'refs/pull'], dir)).out.trim().split('\n');
     expect(refs).toHaveLength(15);
     repo = again;
+  });
+});
+
+describe('greenline demo (the command)', () => {
+  it('has help with examples', async () => {
+    requireBuilt();
+    const r = await runCli(['demo', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Examples:\n {2}\$ greenline demo/);
+    expect(r.stdout).toContain('--data-dir <dir>');
+  });
+
+  it('refuses a data dir it did not make, saying what to do, and leaves it alone', async () => {
+    const foreign = await mkdtemp(path.join(dir, 'foreign-'));
+    await writeFile(path.join(foreign, 'precious.txt'), 'keep me\n');
+    const r = await runCli(['demo', '--port', '0', '--data-dir', foreign]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('was not made by greenline demo; pass an empty or new directory with --data-dir');
+    expect((await run('cat', ['precious.txt'], foreign)).out).toBe('keep me\n');
   });
 });
