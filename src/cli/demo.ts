@@ -126,7 +126,14 @@ Examples:
 
       const logger = createLogger(config.logLevel);
       const server = createServer(config, logger);
-      await server.start();
+      try {
+        await server.start();
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+          throw new UsageError(`Port ${config.port} of ${config.host} is in use; pass another with --port (0 = any free port)`);
+        }
+        throw err;
+      }
       const url = server.url;
       const [host, owner, name] = DEMO_REPO_SLUG.split('/') as [string, string, string];
       const key = { repo: { host, owner, name }, targetBranch: 'main' };
