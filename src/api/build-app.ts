@@ -9,6 +9,7 @@ import type { MergeQueueService } from '../app/types.js';
 import type { RequestTiming } from '../metrics/operator-metrics.js';
 import { addApiKeywords } from './ajv-keywords.js';
 import { requireToken } from './auth.js';
+import { registerDashboard } from './dashboard-assets.js';
 import { errorHandler } from './error-handler.js';
 import { registerGitHubWebhook, type GitHubWebhookReceiver } from './github-webhook.js';
 import { parseJsonBody } from './json-body.js';
@@ -63,6 +64,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   await registerOpenApi(app);
   healthz(app, { service, enumCase });
   if (deps.githubWebhooks) await registerGitHubWebhook(fastify as unknown as FastifyInstance, deps.githubWebhooks);
+  registerDashboard(app);
   await app.register(async (v1: ApiApp) => {
     // JSON only: any other media type gets 415 UNSUPPORTED_MEDIA_TYPE.
     v1.removeAllContentTypeParsers();

@@ -8,16 +8,20 @@ import { enableWebhook } from './routes/enable-webhook.js';
 import { getMergeQueueMetrics } from './routes/get-merge-queue-metrics.js';
 import { getMergeQueueTestingDetails } from './routes/get-merge-queue-testing-details.js';
 import { getQueue } from './routes/get-queue.js';
+import { getQueueActivity } from './routes/get-queue-activity.js';
+import { getQueueHistory } from './routes/get-queue-history.js';
 import { getSubmittedPullRequest } from './routes/get-submitted-pull-request.js';
 import { getTestRunLog } from './routes/get-test-run-log.js';
 import { listPullRequests } from './routes/list-pull-requests.js';
 import { listWebhookDeliveries } from './routes/list-webhook-deliveries.js';
 import { listWebhooks } from './routes/list-webhooks.js';
 import { redeliverWebhook } from './routes/redeliver-webhook.js';
+import { listQueues } from './routes/list-queues.js';
 import { reportStatus } from './routes/report-status.js';
 import { restartTestsOnPullRequest } from './routes/restart-tests-on-pull-request.js';
 import { rotateWebhookSecret } from './routes/rotate-webhook-secret.js';
 import { setImpactedTargets } from './routes/set-impacted-targets.js';
+import { streamQueueEvents } from './routes/stream-queue-events.js';
 import { submitPullRequest } from './routes/submit-pull-request.js';
 import { updateQueue } from './routes/update-queue.js';
 
@@ -44,4 +48,8 @@ export const V1_ROUTES: readonly Route[] = [
   enableWebhook,
   listWebhookDeliveries,
   redeliverWebhook,
+  listQueues,
+  getQueueActivity,
+  getQueueHistory,
+  streamQueueEvents,
 ];

@@ -20,6 +20,7 @@ import { deleteQueueRow, findQueue, findQueueById, insertQueue } from '../store/
 import { forgeFor, type Adapters } from './adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
 import type { Clock } from './clock.js';
+import { listQueueSummaries, queueActivity, queueHistory, type QueueActivity, type QueueHistory, type QueueSummary } from './dashboard.js';
 import { renderMetrics } from './metrics.js';
 import type { QueueExecutor } from './queue-executor.js';
 import { WebhookAdmin } from '../webhooks/admin.js';
@@ -255,6 +256,25 @@ export class GreenlineService implements MergeQueueService {
   async metrics(ctx: AuthContext, filter: { repo?: RepoRef }): Promise<string> {
     const repoIds = filter.repo ? [(await repoOfOrg(this.deps.db, ctx, filter.repo)).id] : undefined;
     return renderMetrics(this.deps.db, { orgId: ctx.orgId, repoIds, now: this.deps.clock.now() });
+  }
+
+  // ------------------------------------------------------------------ dashboard (extensions)
+
+  listQueues(ctx: AuthContext): Promise<QueueSummary[]> {
+    return listQueueSummaries(this.deps.db, ctx, this.deps.clock.now());
+  }
+
+  getQueueActivity(ctx: AuthContext, key: QueueKey): Promise<QueueActivity> {
+    return queueActivity(this.deps.db, this.deps.executor, ctx, key);
+  }
+
+  getQueueHistory(ctx: AuthContext, key: QueueKey, hours: number): Promise<QueueHistory> {
+    return queueHistory(this.deps.db, ctx, key, hours, this.deps.clock.now());
+  }
+
+  async watchQueue(ctx: AuthContext, key: QueueKey, onChange: () => void): Promise<() => void> {
+    const { queue } = await queueOfOrg(this.deps.db, ctx, key);
+    return this.deps.executor.watch(queue.id, onChange);
   }
 
   // ------------------------------------------------------------------ helpers

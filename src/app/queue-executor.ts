@@ -44,6 +44,8 @@ export class QueueExecutor {
   private readonly cache = new Map<string, { version: number; snapshot: QueueSnapshot }>();
   /** Called after a commit that wrote effects (the effect runner's wake-up). */
   onEffects: () => void = () => {};
+  /** Listeners told after each commit that changed a queue (the dashboard's live stream). */
+  private readonly watchers = new Map<string, Set<() => void>>();
 
   constructor(private readonly deps: QueueExecutorDeps) {}
 
@@ -79,6 +81,17 @@ export class QueueExecutor {
     const cached = this.cache.get(queueId);
     if (cached && (version ?? (await findQueueVersion(this.deps.db, queueId))) === cached.version) return cached.snapshot;
     return this.serial(queueId, () => this.deps.db.transaction().execute(async (trx) => (await this.current(trx, queueId)).snapshot));
+  }
+
+  /** Calls `listener` after every committed change of the queue; returns the function that stops it. */
+  watch(queueId: string, listener: () => void): () => void {
+    let set = this.watchers.get(queueId);
+    if (!set) this.watchers.set(queueId, set = new Set());
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.watchers.get(queueId) === set) this.watchers.delete(queueId);
+    };
   }
 
   /** Forgets the cached snapshot (e.g. after the queue was deleted). */
@@ -130,6 +143,7 @@ export class QueueExecutor {
       }
       if (wroteEffects) this.onEffects();
     }
+    if (done.length > 0) for (const listener of this.watchers.get(queueId) ?? []) listener();
     return result;
   }
 }

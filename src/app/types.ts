@@ -9,6 +9,7 @@ import type {
 } from '../engine/types.js';
 import type { CiStatus } from '../ports.js';
 import type { WebhookAdmin } from '../webhooks/admin.js';
+import type { QueueActivity, QueueHistory, QueueSummary } from './dashboard.js';
 
 /** Who is calling: resolved from the x-api-token header. */
 export interface AuthContext {
@@ -93,4 +94,15 @@ export interface MergeQueueService {
 
   /** Extension: webhook subscriptions and their deliveries (docs/webhooks.md); callers pass their org. */
   readonly webhooks: WebhookAdmin;
+  /** Extension (dashboard): the org's queues with state, mode, depth and last hour's conclusions. */
+  listQueues(ctx: AuthContext): Promise<QueueSummary[]>;
+  /** Extension (dashboard): PRs in queue order, test runs in flight with what they include, recent conclusions. */
+  getQueueActivity(ctx: AuthContext, key: QueueKey): Promise<QueueActivity>;
+  /** Extension (dashboard): the queue's last `hours` clock hours. */
+  getQueueHistory(ctx: AuthContext, key: QueueKey, hours: number): Promise<QueueHistory>;
+  /**
+   * Extension (dashboard): calls `onChange` after every committed change of the queue until the
+   * returned function is called.
+   */
+  watchQueue(ctx: AuthContext, key: QueueKey, onChange: () => void): Promise<() => void>;
 }

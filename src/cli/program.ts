@@ -1,5 +1,6 @@
 /** The `greenline` command line: every command, with --help and examples on each. */
 import { Command } from 'commander';
+import { demoCommand } from './demo.js';
 import { healthCommand } from './health.js';
 import { metricsCommand } from './metrics.js';
 import { prCommand } from './pr.js';
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
     .addCommand(testRunCommand())
     .addCommand(metricsCommand())
     .addCommand(healthCommand())
+    .addCommand(demoCommand())
     .addHelpText('after', `
 Examples:
   $ greenline serve --data-dir ./.greenline

@@ -27,6 +27,10 @@ export const ENDPOINTS = {
   enableWebhook: { method: 'POST', path: '/v1/enableWebhook' },
   listWebhookDeliveries: { method: 'POST', path: '/v1/listWebhookDeliveries' },
   redeliverWebhook: { method: 'POST', path: '/v1/redeliverWebhook' },
+  listQueues: { method: 'POST', path: '/v1/listQueues' },
+  getQueueActivity: { method: 'POST', path: '/v1/getQueueActivity' },
+  getQueueHistory: { method: 'POST', path: '/v1/getQueueHistory' },
+  streamQueueEvents: { method: 'GET', path: '/v1/streamQueueEvents' },
   healthz: { method: 'GET', path: '/healthz' },
 } as const satisfies Record<string, { method: 'GET' | 'POST'; path: string }>;
 

@@ -12,6 +12,7 @@ import type {
   SetImpactedTargetsRequest, SubmitPullRequestRequest, SubmittedPullRequest, TestingDetails, TestingDetailsRequest,
   TestRunLogRequest, UpdateQueueRequest, CreateWebhookRequest, CreateWebhookResponse, ListWebhooksResponse, WebhookRequest,
   RotateWebhookSecretResponse, ListWebhookDeliveriesRequest, ListWebhookDeliveriesResponse, RedeliverWebhookRequest,
+  ListQueuesResponse, QueueActivity, QueueHistory, QueueHistoryRequest, StreamQueueEventsQuery,
 } from './types.js';
 
 export interface GreenlineClientOptions {
@@ -163,6 +164,61 @@ export class GreenlineClient {
   /** Sends a delivery again with the same webhook-id and body. */
   redeliverWebhook(body: RedeliverWebhookRequest, options?: CallOptions): Promise<EmptyResponse> {
     return this.json('redeliverWebhook', body, options);
+  }
+
+  // Dashboard extensions (docs/dashboard.md).
+
+  /** Extension: every queue of the organization with state, mode, depth and the last hour's conclusions. */
+  listQueues(options?: CallOptions): Promise<ListQueuesResponse> {
+    return this.json('listQueues', {}, options);
+  }
+
+  /** Extension: PRs in queue order, test runs in flight with the PRs they include, recent conclusions. */
+  getQueueActivity(body: QueueRequest, options?: CallOptions): Promise<QueueActivity> {
+    return this.json('getQueueActivity', body, options);
+  }
+
+  /** Extension: conclusions, time in queue and CI runs per merge by clock hour. */
+  getQueueHistory(body: QueueHistoryRequest, options?: CallOptions): Promise<QueueHistory> {
+    return this.json('getQueueHistory', body, options);
+  }
+
+  /**
+   * Extension: the queue's activity as it changes (server-sent events): the current activity first,
+   * then one per change, until `signal` aborts (no timeout applies to the stream once it is open).
+   */
+  async *streamQueueEvents(query: StreamQueueEventsQuery, options?: CallOptions): AsyncGenerator<QueueActivity> {
+    const url = new URL(this.url + ENDPOINTS.streamQueueEvents.path);
+    for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (this.token !== undefined) headers['x-api-token'] = this.token;
+    let res: Response;
+    try {
+      res = await this.fetch(url, { headers, ...(options?.signal ? { signal: options.signal } : {}) });
+    } catch (err) {
+      if (options?.signal?.aborted) throw options.signal.reason;
+      throw networkErrorOf(url.href, err, this.timeoutMs);
+    }
+    if (!res.ok) throw apiErrorOf(res.status, res.statusText, await res.text());
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    try {
+      for (;;) {
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const lines = buffer.slice(0, end).split('\n');
+          buffer = buffer.slice(end + 2);
+          const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+          if (data && lines.includes('event: activity')) yield JSON.parse(data) as QueueActivity;
+        }
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += value;
+      }
+    } finally {
+      reader.releaseLock();
+      await res.body!.cancel().catch(() => undefined);
+    }
   }
 
   /** Extension: liveness; needs no token. */

@@ -5,6 +5,10 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { Empty, ErrorBody } from '../api/schemas/common.js';
+import type {
+  ListQueuesResponse as ListQueuesSchema, QueueActivityResponse, QueueHistoryRequest as QueueHistorySchema,
+  QueueHistoryResponse, StreamQuery,
+} from '../api/schemas/dashboard.js';
 import type { Health, ReportStatusRequest as ReportStatusSchema, TestRunLogRequest as TestRunLogSchema } from '../api/schemas/extensions.js';
 import type { MetricsQuery as MetricsQuerySchema } from '../api/schemas/metrics.js';
 import type {
@@ -65,6 +69,14 @@ export type ListWebhookDeliveriesResponse = Static<typeof ListDeliveriesResponse
 /** One delivery (message) of a subscription, with every attempt. */
 export type WebhookDelivery = Static<typeof Delivery>;
 export type RedeliverWebhookRequest = Static<typeof RedeliverRequest>;
+/** listQueues' answer: every queue of the organization with state, mode, depth and throughput. */
+export type ListQueuesResponse = Static<typeof ListQueuesSchema>;
+/** getQueueActivity's answer, and the data of each streamQueueEvents event. */
+export type QueueActivity = Static<typeof QueueActivityResponse>;
+export type QueueHistoryRequest = Static<typeof QueueHistorySchema>;
+export type QueueHistory = Static<typeof QueueHistoryResponse>;
+/** streamQueueEvents' query: `repo` as owner/name, `repoHost`, `targetBranch`. */
+export type StreamQueueEventsQuery = Static<typeof StreamQuery>;
 
 /** The repository part of every address: `{ host, owner, name }`. */
 export type RepoRef = QueueRequest['repo'];

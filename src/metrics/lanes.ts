@@ -14,6 +14,14 @@ export interface Lane {
 
 /** Lanes of `admitted` (admitted entries in queue order), in the order of their heads. */
 export function lanesOf(admitted: readonly Entry[]): Lane[] {
+  const depth = new Map<number, number>();
+  for (const head of laneHeads(admitted)) depth.set(head, (depth.get(head) ?? 0) + 1);
+  const position = new Map(admitted.map((e, i) => [e.prNumber, i]));
+  return [...depth].sort(([a], [b]) => position.get(a)! - position.get(b)!).map(([head, n]) => ({ head, depth: n }));
+}
+
+/** For each entry of `admitted` (queue order), the PR number of its lane's head. */
+export function laneHeads(admitted: readonly Entry[]): number[] {
   const parent = admitted.map((_e, i) => i);
   const find = (i: number): number => {
     while (parent[i] !== i) i = parent[i] = parent[parent[i]];
@@ -47,7 +55,5 @@ export function lanesOf(admitted: readonly Entry[]): Lane[] {
       if (targets === 'ALL' || targets.length > 0) union(firstNonEmpty, i);
     });
   }
-  const depth = new Map<number, number>();
-  admitted.forEach((_e, i) => depth.set(find(i), (depth.get(find(i)) ?? 0) + 1));
-  return [...depth].sort(([a], [b]) => a - b).map(([root, n]) => ({ head: admitted[root].prNumber, depth: n }));
+  return admitted.map((_e, i) => admitted[find(i)].prNumber);
 }

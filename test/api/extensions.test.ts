@@ -81,17 +81,20 @@ describe('GET /v1/openapi.json and /docs', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.components.securitySchemes.ApiKeyAuth).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-token' });
     expect(Object.keys(doc.paths).sort()).toEqual([
-      '/healthz', '/v1/cancelPullRequest', '/v1/createQueue', '/v1/createWebhook', '/v1/deleteQueue', '/v1/deleteWebhook',
-      '/v1/enableWebhook', '/v1/getMergeQueueMetrics', '/v1/getMergeQueueTestingDetails', '/v1/getQueue',
-      '/v1/getSubmittedPullRequest', '/v1/getTestRunLog', '/v1/listPullRequests', '/v1/listWebhookDeliveries', '/v1/listWebhooks',
+      '/healthz', '/v1/cancelPullRequest', '/v1/createQueue', '/v1/createWebhook', '/v1/deleteQueue',
+      '/v1/deleteWebhook', '/v1/enableWebhook', '/v1/getMergeQueueMetrics', '/v1/getMergeQueueTestingDetails',
+      '/v1/getQueue', '/v1/getQueueActivity', '/v1/getQueueHistory', '/v1/getSubmittedPullRequest',
+      '/v1/getTestRunLog', '/v1/listPullRequests', '/v1/listQueues', '/v1/listWebhookDeliveries', '/v1/listWebhooks',
       '/v1/queuePullRequest', '/v1/redeliverWebhook', '/v1/reportStatus', '/v1/restartTestsOnPullRequest',
-      '/v1/rotateWebhookSecret', '/v1/setImpactedTargets', '/v1/submitPullRequest', '/v1/updateQueue',
+      '/v1/rotateWebhookSecret', '/v1/setImpactedTargets', '/v1/streamQueueEvents', '/v1/submitPullRequest',
+      '/v1/updateQueue',
     ]);
     const submit = doc.paths['/v1/submitPullRequest'].post;
     expect(submit.requestBody.content['application/json'].schema.required).toEqual(['repo', 'targetBranch', 'pr']);
     expect(doc.paths['/healthz'].get.security).toEqual([]);
     expect(doc.paths['/v1/getMergeQueueMetrics'].get.responses['200'].content)
       .toHaveProperty(['text/plain; version=0.0.4; charset=utf-8']);
+    expect(doc.paths['/v1/streamQueueEvents'].get.responses['200'].content).toHaveProperty(['text/event-stream']);
   });
 
   it('renders the reference page from bundled assets, with no address outside the server', async () => {

@@ -1,0 +1,46 @@
+/**
+ * The web dashboard: static files of the `web/` folder that ships with the package (package.json
+ * `files`), read once at start. `GET /` answers index.html; `GET /dashboard/<file>` the other files.
+ * Everything is local (no CDN), so the dashboard works offline. The pages call the v1 API with the
+ * token the user signs in with; these files themselves need no token.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HttpError } from '../errors.js';
+import type { ApiApp } from './route-deps.js';
+
+/** web/ beside src/ and dist/: both this file and its build sit two levels below the package root. */
+export const WEB_DIR = fileURLToPath(new URL('../../web/', import.meta.url));
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
+
+/** Same-origin only: scripts, styles and API calls come from this server and nowhere else. */
+const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; " +
+  "frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+export function registerDashboard(app: ApiApp, dir = WEB_DIR): void {
+  const files = new Map<string, { type: string; body: Buffer }>();
+  for (const name of readdirSync(dir)) {
+    const type = TYPES[path.extname(name)];
+    if (type) files.set(name, { type, body: readFileSync(path.join(dir, name)) });
+  }
+  const index = files.get('index.html');
+  if (!index) throw new Error(`The dashboard's index.html is missing from ${dir}`);
+
+  const headers = (type: string) => ({
+    'content-type': type, 'cache-control': 'no-cache', 'content-security-policy': CSP,
+    'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer',
+  });
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.headers(headers(index.type)).send(index.body));
+  app.get<{ Params: { file: string } }>('/dashboard/:file', { schema: { hide: true } }, async (request, reply) => {
+    const file = files.get(request.params.file);
+    if (!file) throw new HttpError('NOT_FOUND', `No dashboard file ${request.params.file}`);
+    return reply.headers(headers(file.type)).send(file.body);
+  });
+}

@@ -1,0 +1,172 @@
+/**
+ * `greenline demo`: a complete local merge queue in one command. Builds a bare git repository with 15
+ * pull requests (src/demo/demo-repo.ts), connects it with the git forge and the built-in CI runner
+ * (`sh ./test.sh`), starts the server, creates a queue, submits every PR, prints the dashboard's
+ * address and a token, reports each PR as it concludes, and serves until Ctrl-C.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import { loadConfig } from '../config.js';
+import { buildDemoRepo, type DemoRepo } from '../demo/demo-repo.js';
+import { UsageError } from './usage-error.js';
+
+/** A data dir the demo made holds this file: only such a dir is wiped on the next run. */
+const MARKER = '.greenline-demo';
+export const DEMO_REPO_SLUG = 'demo.greenline.local/acme/shop';
+
+interface DemoFlags {
+  port: string;
+  host: string;
+  dataDir: string;
+  mode: 'single' | 'parallel';
+  logLevel: string;
+}
+
+const say = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+async function prepareDataDir(dir: string): Promise<void> {
+  if (existsSync(dir) && readdirSync(dir).length > 0) {
+    if (!existsSync(path.join(dir, MARKER))) {
+      throw new UsageError(`${dir} exists and was not made by greenline demo; pass an empty or new directory with --data-dir`);
+    }
+    await rm(dir, { recursive: true, force: true });
+  }
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, MARKER), 'Made by greenline demo; deleted and rebuilt by the next run.\n');
+}
+
+async function api(url: string, token: string, endpoint: string, body: unknown): Promise<unknown> {
+  const res = await fetch(`${url}/v1/${endpoint}`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': token }, body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${endpoint} answered ${res.status}: ${text}`);
+  return JSON.parse(text) as unknown;
+}
+
+/** Prints each PR's conclusion once, and a summary when every PR has concluded. */
+function reportConclusions(url: string, token: string, key: object, repo: DemoRepo): () => void {
+  const seen = new Set<number>();
+  let stopped = false;
+  const tick = async () => {
+    try {
+      const a = await api(url, token, 'getQueueActivity', key) as { recentPullRequests: { prNumber: number; prTitle: string; state: string; reason: string }[] };
+      for (const pr of [...a.recentPullRequests].reverse()) {
+        if (seen.has(pr.prNumber)) continue;
+        seen.add(pr.prNumber);
+        say(`  #${String(pr.prNumber).padEnd(3)} ${pr.state.toUpperCase().padEnd(9)} ${pr.prTitle} (${pr.reason})`);
+      }
+      if (seen.size === repo.prs.length) {
+        const merged = a.recentPullRequests.filter((p) => p.state.toUpperCase() === 'MERGED').length;
+        say(`All ${repo.prs.length} pull requests concluded: ${merged} merged, ${repo.prs.length - merged} not. ` +
+          'The dashboard keeps serving; press Ctrl-C to stop.');
+        return;
+      }
+    } catch {
+      // The server is stopping, or busy: the next tick tries again.
+    }
+    if (!stopped) setTimeout(() => void tick(), 1000).unref();
+  };
+  void tick();
+  return () => { stopped = true; };
+}
+
+export function demoCommand(): Command {
+  return new Command('demo')
+    .description('run a local demo: a git repository with 15 pull requests, a queue, the built-in CI and the web dashboard')
+    .option('--port <port>', 'TCP port of the server and dashboard (0 = any free port)', '8080')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--data-dir <dir>', 'where the demo keeps its repository and database (rebuilt on every run)', './.greenline-demo')
+    .addOption(new Option('--mode <mode>', 'queue mode: single (one line of predictive runs) or parallel (lanes by impacted targets)')
+      .choices(['single', 'parallel']).default('single'))
+    .addOption(new Option('--log-level <level>', 'server log level (stderr)')
+      .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'))
+    .addHelpText('after', `
+The demo repository ${DEMO_REPO_SLUG} has 15 pull requests: most pass, #4, #9 and #13 break the
+test, and #6 and #11 change the same line (whichever merges second conflicts). The queue tests up
+to 3 PRs at once, without batching. Everything runs locally; the data dir is deleted and rebuilt
+on every run.
+
+Examples:
+  $ greenline demo
+  $ greenline demo --port 9000 --data-dir /tmp/greenline-demo
+  $ greenline demo --mode parallel`)
+    .action(async (flags: DemoFlags) => {
+      const dataDir = path.resolve(flags.dataDir);
+      const config = loadConfig({
+        flags: { port: flags.port, host: flags.host, dataDir, logLevel: flags.logLevel, pollIntervalSeconds: '1', ciMaxParallel: '2' },
+        // The demo's own settings only: no greenline.yaml, no GREENLINE_* environment.
+        env: {},
+        cwd: dataDir,
+      });
+      say(`[1/5] Preparing ${dataDir}`);
+      await prepareDataDir(dataDir);
+      const repo = await buildDemoRepo(dataDir);
+      say(`[2/5] Built the git repository ${repo.remote} with ${repo.prs.length} pull requests (refs/pull/<n>/head)`);
+
+      // Loaded here, not at the top: the other commands start without loading the server.
+      const [{ connect }, { migrateToLatest }, { bootstrap }, { connectRepo }, { createLogger, createServer }] = await Promise.all([
+        import('../store/connect.js'), import('../store/migrations/index.js'), import('../app/org-admin.js'),
+        import('../app/repo-admin.js'), import('../server.js'),
+      ]);
+      const db = connect({ databaseUrl: null, dataDir });
+      let token: string;
+      try {
+        await migrateToLatest(db);
+        token = (await bootstrap(db, Date.now()))!.token;
+        await connectRepo(db, { org: 'default', slug: DEMO_REPO_SLUG, forge: 'git', remote: repo.remote, ciCommand: 'sh ./test.sh' }, Date.now());
+      } finally {
+        await db.destroy();
+      }
+      say(`[3/5] Connected ${DEMO_REPO_SLUG} (forge git, CI command "sh ./test.sh")`);
+
+      const logger = createLogger(config.logLevel);
+      const server = createServer(config, logger);
+      try {
+        await server.start();
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+          throw new UsageError(`Port ${config.port} of ${config.host} is in use; pass another with --port (0 = any free port)`);
+        }
+        throw err;
+      }
+      const url = server.url;
+      const [host, owner, name] = DEMO_REPO_SLUG.split('/') as [string, string, string];
+      const key = { repo: { host, owner, name }, targetBranch: 'main' };
+      let stopReports = () => {};
+      try {
+        await api(url, token, 'createQueue', { ...key, mode: flags.mode, concurrency: 3 });
+        say(`[4/5] Server listening on ${url}; created the ${flags.mode} queue for main (3 test runs at once)`);
+        for (const pr of repo.prs) {
+          if (flags.mode === 'parallel') {
+            await api(url, token, 'setImpactedTargets', { ...key, pr: { number: pr.number, sha: pr.headSha }, impactedTargets: [pr.area] });
+          }
+          await api(url, token, 'submitPullRequest', { ...key, pr: { number: pr.number } });
+        }
+        say(`[5/5] Submitted ${repo.prs.length} pull requests`);
+        say('');
+        say(`Dashboard: ${url}/`);
+        say(`API token: ${token}`);
+        say('Open the dashboard, sign in with the token, and watch the PRs move to MERGED and FAILED (about a minute).');
+        say('Press Ctrl-C to stop.');
+        say('');
+        stopReports = reportConclusions(url, token, key, repo);
+      } catch (err) {
+        await server.stop();
+        throw err;
+      }
+      await new Promise<void>((resolve) => {
+        const shutdown = () => {
+          stopReports();
+          server.stop().catch((err: unknown) => logger.error({ err }, 'stop failed')).finally(resolve);
+        };
+        process.once('SIGINT', shutdown);
+        process.once('SIGTERM', shutdown);
+      });
+      say('greenline demo stopped');
+    });
+}

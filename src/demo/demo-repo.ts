@@ -1,0 +1,142 @@
+/**
+ * The repository of `greenline demo`: a bare git repository whose `main` holds a small project (a
+ * README, a settings file, feature files and `test.sh`), and one commit per pull request published
+ * at `refs/pull/<n>/head` (the git forge's default PR ref pattern). Some PRs break the project's
+ * test, two change the same line of settings.conf (whichever merges second conflicts), the rest pass.
+ * Commits are written with git plumbing straight into the bare repository.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+
+/** What the demo expects of a PR: its test passes, fails, or it conflicts with an earlier PR. */
+export type DemoOutcome = 'pass' | 'fail' | 'conflict';
+
+export interface DemoPr {
+  number: number;
+  title: string;
+  author: string;
+  /** Files the PR adds or changes. */
+  files: Record<string, string>;
+  /** Impacted target of the PR (its area of the project), for a parallel queue. */
+  area: string;
+  outcome: DemoOutcome;
+}
+
+export interface DemoRepo {
+  /** Path of the bare repository: the `--remote` of the connection. */
+  remote: string;
+  /** The commit `main` starts at. */
+  baseSha: string;
+  prs: (DemoPr & { headSha: string })[];
+}
+
+/** The project's check: every feature file must say `works`. `sleep` makes a run last long enough to watch. */
+export const DEMO_TEST_SH = [
+  '#!/bin/sh',
+  '# The demo project\'s test: every feature file must say "works".',
+  'echo "Testing commit $GREENLINE_TEST_SHA (PRs $GREENLINE_PR_NUMBERS)"',
+  'sleep 2',
+  'status=0',
+  'for f in features/*.txt; do',
+  '  if grep -qx works "$f"; then echo "ok    $f"; else echo "FAIL  $f: expected \\"works\\", found \\"$(cat "$f")\\""; status=1; fi',
+  'done',
+  'exit $status',
+  '',
+].join('\n');
+
+const BASE_FILES: Record<string, string> = {
+  'README.md': '# shop\n\nA tiny project that greenline\'s demo merges pull requests into.\n',
+  'settings.conf': 'name = shop\nport = 8000\nlog = info\n',
+  'features/checkout.txt': 'works\n',
+  'test.sh': DEMO_TEST_SH,
+};
+
+const AUTHORS = ['Ada Lovelace', 'Grace Hopper', 'Alan Turing', 'Edsger Dijkstra', 'Barbara Liskov'];
+
+interface PrSpec {
+  title: string;
+  area: string;
+  outcome: DemoOutcome;
+  files?: Record<string, string>;
+}
+
+/** The demo's 15 pull requests, in the order they are submitted. */
+const PR_SPECS: PrSpec[] = [
+  { title: 'Add product search', area: 'web', outcome: 'pass' },
+  { title: 'Add a wish list', area: 'web', outcome: 'pass' },
+  { title: 'Expose the orders API', area: 'api', outcome: 'pass' },
+  { title: 'Add gift cards', area: 'api', outcome: 'fail' },
+  { title: 'Document the install steps', area: 'docs', outcome: 'pass' },
+  { title: 'Serve on port 9000', area: 'config', outcome: 'pass', files: { 'settings.conf': 'name = shop\nport = 9000\nlog = info\n' } },
+  { title: 'Add product reviews', area: 'web', outcome: 'pass' },
+  { title: 'Rate-limit the API', area: 'api', outcome: 'pass' },
+  { title: 'Add a currency switcher', area: 'web', outcome: 'fail' },
+  { title: 'Document the API', area: 'docs', outcome: 'pass' },
+  { title: 'Serve on port 7000', area: 'config', outcome: 'conflict', files: { 'settings.conf': 'name = shop\nport = 7000\nlog = info\n' } },
+  { title: 'Add order tracking', area: 'api', outcome: 'pass' },
+  { title: 'Add a dark theme', area: 'web', outcome: 'fail' },
+  { title: 'Add a changelog', area: 'docs', outcome: 'pass' },
+  { title: 'Add newsletter sign-up', area: 'web', outcome: 'pass' },
+];
+
+const slug = (title: string): string => title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+
+function git(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile('git', args, { cwd, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`git ${args.join(' ')} failed: ${stderr || err.message}`));
+      else resolve(stdout.trim());
+    });
+    child.stdin!.on('error', () => undefined);
+    child.stdin!.end(input);
+  });
+}
+
+/** The demo's pull requests without a repository: what each changes and what should become of it. */
+export function demoPrs(): DemoPr[] {
+  return PR_SPECS.map((spec, i) => ({
+    number: i + 1,
+    title: spec.title,
+    author: AUTHORS[i % AUTHORS.length]!,
+    area: spec.area,
+    outcome: spec.outcome,
+    files: spec.files ?? { [`features/${slug(spec.title)}.txt`]: spec.outcome === 'fail' ? 'broken\n' : 'works\n' },
+  }));
+}
+
+/** Creates `<dir>/shop.git` (replacing one left there) with `main` and the PR refs. */
+export async function buildDemoRepo(dir: string): Promise<DemoRepo> {
+  const remote = path.join(dir, 'shop.git');
+  await rm(remote, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  await git(dir, ['init', '--quiet', '--bare', '--initial-branch=main', remote]);
+
+  let commits = 0;
+  const commit = async (parent: string | null, files: Record<string, string>, message: string, author: string): Promise<string> => {
+    const index = path.join(remote, `demo-index-${++commits}`);
+    const email = `${author.toLowerCase().replace(/[^a-z]+/g, '.')}@example.com`;
+    const env = {
+      GIT_INDEX_FILE: index, GIT_AUTHOR_NAME: author, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: author, GIT_COMMITTER_EMAIL: email,
+    };
+    await git(remote, parent ? ['read-tree', parent] : ['read-tree', '--empty'], env);
+    for (const [file, content] of Object.entries(files)) {
+      const blob = await git(remote, ['hash-object', '-w', '--stdin'], env, content);
+      const mode = file.endsWith('.sh') ? '100755' : '100644';
+      await git(remote, ['update-index', '--add', '--cacheinfo', `${mode},${blob},${file}`], env);
+    }
+    const tree = await git(remote, ['write-tree'], env);
+    await rm(index, { force: true });
+    return git(remote, ['commit-tree', tree, ...(parent ? ['-p', parent] : [])], env, `${message}\n`);
+  };
+
+  const baseSha = await commit(null, BASE_FILES, 'Initial commit', 'Ada Lovelace');
+  await git(remote, ['update-ref', 'refs/heads/main', baseSha]);
+  const prs: DemoRepo['prs'] = [];
+  for (const pr of demoPrs()) {
+    const headSha = await commit(baseSha, pr.files, pr.title, pr.author);
+    await git(remote, ['update-ref', `refs/pull/${pr.number}/head`, headSha]);
+    prs.push({ ...pr, headSha });
+  }
+  return { remote, baseSha, prs };
+}

@@ -1,0 +1,213 @@
+/**
+ * The web dashboard in a real Chromium (playwright-core, Debian's /usr/bin/chromium) against the real
+ * product: `node dist/cli.js demo` as a child process on a free port with a temp data dir (real git
+ * repository, built-in CI, SQLite). Screenshots of the main pages go to test-artifacts/screenshots/.
+ * Without Chromium the tests are skipped with a notice, except under CI=true, where that fails.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireBuilt } from '../e2e/greenline-process.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = path.join(ROOT, 'test-artifacts', 'screenshots');
+const QUEUE = '#/queue/demo.greenline.local/acme/shop/main';
+const PR = (n: number) => `#/pr/demo.greenline.local/acme/shop/main/${n}`;
+
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) {
+  if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing; .ci/run installs it (apt-get install -y chromium)`);
+  console.warn(`NOTICE: ${CHROMIUM} is missing, so the dashboard's browser tests are SKIPPED. Install it with: apt-get install -y chromium`);
+}
+
+let demo: ChildProcess;
+let output = '';
+let dir: string;
+let url: string;
+let token: string;
+let browser: Browser;
+
+async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | undefined): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline || demo.exitCode !== null) throw new Error(`no ${what} after ${timeoutMs} ms; demo output:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A page at laptop width, signed in (the token set in sessionStorage through the form). */
+async function signedIn(width = 1280, height = 900): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width, height } });
+  page.on('pageerror', (err) => { output += `\n[page error] ${err.message}`; });
+  await page.goto(url);
+  await page.getByLabel('API token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Queues' }).waitFor();
+  return page;
+}
+
+async function apiQueueState(): Promise<string> {
+  const res = await fetch(`${url}/v1/getQueue`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': token },
+    body: JSON.stringify({ repo: { host: 'demo.greenline.local', owner: 'acme', name: 'shop' }, targetBranch: 'main' }),
+  });
+  return (await res.json() as { state: string }).state;
+}
+
+describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo', () => {
+  beforeAll(async () => {
+    requireBuilt();
+    mkdirSync(SHOTS, { recursive: true });
+    dir = await mkdtemp(path.join(tmpdir(), 'greenline-dashboard-'));
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GREENLINE_')));
+    demo = spawn(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'demo', '--port', '0', '--data-dir', path.join(dir, 'demo')],
+      { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    demo.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
+    demo.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+    [url, token] = await waitFor('dashboard URL and token', 60_000, () => {
+      const u = /Dashboard: (\S+?)\/?\n/.exec(output);
+      const t = /API token: (\S+)\n/.exec(output);
+      return u && t ? [u[1]!, t[1]!] : undefined;
+    });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (demo && demo.exitCode === null) {
+      demo.kill('SIGTERM');
+      const timer = setTimeout(() => demo.kill('SIGKILL'), 20_000);
+      await new Promise((r) => demo.once('exit', r));
+      clearTimeout(timer);
+    }
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }, 30_000);
+
+  it('says clearly when the token is wrong, and keeps the sign-in form', async () => {
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.getByLabel('API token').fill('gl_not-a-real-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/API token was refused \(UNAUTHORIZED\)/);
+    expect(await page.getByLabel('API token').isVisible()).toBe(true);
+    expect(await page.evaluate(() => sessionStorage.getItem('greenline.token'))).toBeNull();
+    await page.close();
+  });
+
+  it('lists the queue, then shows PRs move to MERGED and FAILED live, without a reload', async () => {
+    const page = await signedIn();
+    const row = page.getByRole('row', { name: /acme\/shop → main/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('single, 3 at once');
+    await page.screenshot({ path: path.join(SHOTS, 'queues.png'), fullPage: true });
+
+    await row.getByRole('link').click();
+    await page.getByRole('heading', { name: 'acme/shop → main' }).waitFor();
+    await page.getByText('Live', { exact: true }).waitFor({ timeout: 20_000 });
+    // A mark on the window survives only if the page is never reloaded.
+    await page.evaluate(() => { (window as unknown as { mark: number }).mark = 42; });
+    await page.locator('.run .chain').first().waitFor({ timeout: 60_000 });
+    await page.locator('#recent-prs li[data-state="MERGED"]').first().waitFor({ timeout: 90_000 });
+    await page.locator('#recent-prs li[data-state="FAILED"]').first().waitFor({ timeout: 90_000 });
+    expect(await page.evaluate(() => (window as unknown as { mark?: number }).mark)).toBe(42);
+    expect(await page.locator('figure svg[role="img"]').count()).toBe(3);
+    await page.screenshot({ path: path.join(SHOTS, 'queue.png'), fullPage: true });
+    await page.close();
+  }, 120_000);
+
+  it("opens a failed PR's timeline with reasons, its test run, CI status and log", async () => {
+    const page = await signedIn();
+    await page.goto(url + '/' + PR(4));
+    await page.getByRole('heading', { name: '#4 Add gift cards' }).waitFor();
+    // PR 4 breaks the test: wait until the page shows it FAILED (it updates itself).
+    await page.locator('#timeline').getByText('FAILED', { exact: true }).first().waitFor({ timeout: 90_000 });
+    const timeline = await page.locator('#timeline').textContent();
+    expect(timeline).toContain('TEST_RUN_REQUIRED_STATUS_FAILED');
+    expect(timeline).toContain('API_REQUESTED');
+    expect(await page.locator('.checks').first().textContent()).toContain('greenline/ci');
+    await page.getByRole('button', { name: 'Show log' }).last().click();
+    await page.locator('pre.log').waitFor();
+    expect(await page.locator('pre.log').textContent()).toContain('FAIL  features/add-gift-cards.txt');
+    await page.screenshot({ path: path.join(SHOTS, 'pull-request.png'), fullPage: true });
+    await page.close();
+  }, 120_000);
+
+  it('pauses and resumes the queue, each after a confirmation dialog that Escape dismisses', async () => {
+    const page = await signedIn();
+    await page.goto(url + '/' + QUEUE);
+    const pause = page.getByRole('button', { name: 'Pause' });
+    await pause.waitFor();
+    await pause.click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Pause');
+    expect(await apiQueueState()).toBe('RUNNING');
+
+    await pause.click();
+    await dialog.getByRole('button', { name: 'Pause' }).click();
+    await page.locator('.queue-state').getByText('PAUSED').waitFor();
+    expect(await apiQueueState()).toBe('PAUSED');
+    await page.screenshot({ path: path.join(SHOTS, 'queue-paused.png') });
+
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await dialog.getByRole('button', { name: 'Resume' }).click();
+    await page.locator('.queue-state').getByText('RUNNING').waitFor();
+    expect(await apiQueueState()).toBe('RUNNING');
+    await page.close();
+  }, 60_000);
+
+  it('works by keyboard: focus moves to the content, Tab to a queue, Enter opens it, focus is visible', async () => {
+    const page = await signedIn();
+    const focused = () => page.evaluate(() => document.activeElement?.textContent ?? '');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    let reached = false;
+    for (let i = 0; i < 10 && !reached; i++) {
+      await page.keyboard.press('Tab');
+      reached = (await focused()).includes('acme/shop → main');
+    }
+    expect(reached).toBe(true);
+    // Backwards: the header's controls, then the skip link at the very top.
+    let top = false;
+    for (let i = 0; i < 8 && !top; i++) {
+      await page.keyboard.press('Shift+Tab');
+      top = (await focused()) === 'Skip to content';
+    }
+    expect(top).toBe(true);
+    for (let i = 0; i < 10 && !(await focused()).includes('acme/shop → main'); i++) await page.keyboard.press('Tab');
+    const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+    expect(outline).toBe('solid');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'acme/shop → main' }).waitFor();
+    expect(page.url()).toContain(QUEUE);
+    await page.close();
+  }, 60_000);
+
+  it('fits a phone-width screen without sideways scrolling', async () => {
+    const page = await signedIn(390, 844);
+    await page.goto(url + '/' + QUEUE);
+    await page.getByRole('heading', { name: 'acme/shop → main' }).waitFor();
+    await page.locator('#queue-prs, #prs p').first().waitFor();
+    const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+    expect(widths.scroll).toBeLessThanOrEqual(widths.client);
+    expect(await page.getByRole('button', { name: 'Pause' }).isVisible()).toBe(true);
+    await page.screenshot({ path: path.join(SHOTS, 'queue-phone.png'), fullPage: true });
+    await page.close();
+  }, 60_000);
+});
