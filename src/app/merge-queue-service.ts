@@ -13,7 +13,7 @@ import { HttpError } from '../errors.js';
 import type { CiStatus } from '../ports.js';
 import type { Database } from '../store/database.js';
 import {
-  findEntry, findEntryById, findPrOfQueue, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage,
+  findEntry, findEntryByBranch, findEntryById, findPrOfQueue, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage,
 } from '../store/entries.js';
 import { findImpactedTargets, upsertImpactedTargets } from '../store/impacted-targets.js';
 import { deleteQueueRow, findQueue, findQueueById, insertQueue } from '../store/queues.js';
@@ -187,13 +187,16 @@ export class GreenlineService implements MergeQueueService {
     const found = await findPrOfQueue(this.deps.db, key.repo, key.targetBranch, wanted);
     if (!found || found.orgId !== ctx.orgId) throw new HttpError('REPO_NOT_FOUND', repoSlug(key.repo));
     if (!found.queue) throw new HttpError('QUEUE_NOT_FOUND', key.targetBranch);
-    if (!('number' in pr)) {
-      // No forge port can map a head branch to its PRs yet; say so instead of guessing.
-      throw new HttpError('INVALID_OPERATION', 'Looking up a pull request by branch is not supported by this server; send pr.number');
+    let entry: Entry | undefined;
+    if ('number' in pr) {
+      assertPrNumber(pr.number, 0);
+      entry = found.entry;
+      if (!entry) throw new HttpError('PR_NOT_SUBMITTED', `#${pr.number}`);
+    } else {
+      // The forge reports head branches with the PR (github; git with a --pr-ref-pattern under refs/heads/).
+      entry = await findEntryByBranch(this.deps.db, found.queue.id, pr.branch, TERMINAL_STATES);
+      if (!entry) throw new HttpError('PR_NOT_SUBMITTED', `from branch ${JSON.stringify(pr.branch)}`);
     }
-    assertPrNumber(pr.number, 0);
-    const { entry } = found;
-    if (!entry) throw new HttpError('PR_NOT_SUBMITTED', `#${pr.number}`);
     const queue = { targetBranch: key.targetBranch, config: this.configOf(found.queue.config) };
     return { entry, readiness: readiness(queue, entry), isCurrentlySubmittedToQueue: !isTerminal(entry.state) };
   }

@@ -64,6 +64,7 @@ export function onSubmit(d: Draft, ev: Ev<'submit'>): Rejection | null {
     admittedAt: null,
     headSha: pr.headSha,
     baseBranch: pr.baseBranch,
+    ...(pr.headBranch !== undefined ? { headBranch: pr.headBranch } : {}),
     title: pr.title,
     author: pr.author,
     mergeability: pr.mergeability,
@@ -123,9 +124,14 @@ export function onPrObserved(d: Draft, ev: Ev<'prObserved'>): Rejection | null {
     move(d, e, 'CANCELLED', 'PR_BASE_BRANCH_CHANGED', { detail: `base is now ${pr.baseBranch}` });
   } else {
     let next = e;
-    if (pr.baseBranch !== e.baseBranch || pr.title !== e.title || pr.author !== e.author || pr.mergeability !== e.mergeability) {
+    const headBranch = pr.headBranch ?? e.headBranch;
+    if (pr.baseBranch !== e.baseBranch || pr.title !== e.title || pr.author !== e.author || pr.mergeability !== e.mergeability
+      || headBranch !== e.headBranch) {
       // A stacked PR waits in NOT_READY until its base becomes the queue's branch.
-      next = { ...e, baseBranch: pr.baseBranch, title: pr.title, author: pr.author, mergeability: pr.mergeability };
+      next = {
+        ...e, baseBranch: pr.baseBranch, title: pr.title, author: pr.author, mergeability: pr.mergeability,
+        ...(headBranch !== undefined ? { headBranch } : {}),
+      };
       d.putEntry(next);
     }
     tryDirectMerge(d, next, pr);

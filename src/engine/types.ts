@@ -188,6 +188,8 @@ export interface PrInfo {
   baseSha?: string;
   /** Whether the PR's own required checks passed, when the forge knows it (contract §6.9). */
   checksPassed?: boolean;
+  /** The PR's head branch, when the forge has one (getSubmittedPullRequest by `pr.branch`). */
+  headBranch?: string;
 }
 
 /** `ALL` marks a PR as impacting every target (a serialisation point in parallel mode). */
@@ -214,6 +216,8 @@ export interface Entry {
   admittedAt: number | null;
   headSha: string;
   baseBranch: string;
+  /** The PR's head branch, when the forge reported one. */
+  headBranch?: string;
   title: string;
   author: string;
   mergeability: Mergeability;

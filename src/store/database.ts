@@ -66,6 +66,8 @@ export interface EntriesTable {
   head_sha: string;
   submitted_at: number;
   state_changed_at: number;
+  /** The PR's head branch when the forge reported one (migration 006). */
+  head_branch: string | null;
   /** JSON Entry (the whole entry, timeline included); the columns above are copies for queries. */
   data: string;
 }

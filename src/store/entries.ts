@@ -11,7 +11,7 @@ import { prepare, prepareRows } from './prepared.js';
 export function toEntryRow(queueId: string, e: Entry): EntryRow {
   return {
     queue_id: queueId, pr_number: e.prNumber, id: e.id, trip: e.trip, state: e.state, head_sha: e.headSha,
-    submitted_at: e.submittedAt, state_changed_at: e.stateChangedAt, data: JSON.stringify(e),
+    submitted_at: e.submittedAt, state_changed_at: e.stateChangedAt, head_branch: e.headBranch ?? null, data: JSON.stringify(e),
   };
 }
 
@@ -20,12 +20,12 @@ export const entryOf = (row: Pick<EntryRow, 'data'>): Entry => JSON.parse(row.da
 const entriesUpsert = prepareRows((db, rows: EntryRow[]) => db.insertInto('entries')
   .values(rows.map((r) => ({
     queue_id: r.queue_id, pr_number: r.pr_number, id: r.id, trip: r.trip, state: r.state, head_sha: r.head_sha,
-    submitted_at: r.submitted_at, state_changed_at: r.state_changed_at, data: r.data,
+    submitted_at: r.submitted_at, state_changed_at: r.state_changed_at, head_branch: r.head_branch, data: r.data,
   })))
   .onConflict((oc) => oc.columns(['queue_id', 'pr_number']).doUpdateSet((eb) => ({
     id: eb.ref('excluded.id'), trip: eb.ref('excluded.trip'), state: eb.ref('excluded.state'),
     head_sha: eb.ref('excluded.head_sha'), submitted_at: eb.ref('excluded.submitted_at'),
-    state_changed_at: eb.ref('excluded.state_changed_at'), data: eb.ref('excluded.data'),
+    state_changed_at: eb.ref('excluded.state_changed_at'), head_branch: eb.ref('excluded.head_branch'), data: eb.ref('excluded.data'),
   }))));
 
 export async function upsertEntries(db: Kysely<Database>, queueId: string, entries: Entry[]): Promise<void> {
@@ -62,6 +62,24 @@ export async function findPrOfQueue(
     ...(row.queue_id !== null ? { queue: { id: row.queue_id, config: row.config! } } : {}),
     ...(row.data !== null ? { entry: entryOf({ data: row.data }) } : {}),
   };
+}
+
+/**
+ * The entry of the PR submitted to a queue from a head branch: the one still in the queue, else the
+ * one that left it last (contract §2.4); undefined when no PR from that branch was submitted.
+ */
+export async function findEntryByBranch(
+  db: Kysely<Database>, queueId: string, headBranch: string, terminal: readonly string[],
+): Promise<Entry | undefined> {
+  const rows = await db.selectFrom('entries').select(['state', 'state_changed_at', 'data'])
+    .where('queue_id', '=', queueId).where('head_branch', '=', headBranch).execute();
+  const rank = (r: { state: string; state_changed_at: number }) => [terminal.includes(r.state) ? 0 : 1, Number(r.state_changed_at)] as const;
+  const best = rows.reduce<(typeof rows)[number] | undefined>((a, r) => {
+    if (!a) return r;
+    const [x, y] = [rank(a), rank(r)];
+    return y[0] > x[0] || (y[0] === x[0] && y[1] > x[1]) ? r : a;
+  }, undefined);
+  return best && entryOf(best);
 }
 
 /** Entries whose state is not one of `terminal`. */

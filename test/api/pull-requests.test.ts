@@ -114,6 +114,16 @@ describe('submitPullRequest and getSubmittedPullRequest', () => {
     expect(errorOf(await submit(99))).toMatchObject({ status: 404, code: 'PR_NOT_FOUND' });
   });
 
+  it('finds a PR by its head branch', async () => {
+    h.t.forge.openPr(SLUG, { number: 2, headBranch: 'feature/search' });
+    await submit(2);
+    const res = await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { branch: 'feature/search' } }));
+    expect(res.statusCode, res.body).toBe(200);
+    expect(json(res)).toMatchObject({ prNumber: 2, isCurrentlySubmittedToQueue: true });
+    expect(errorOf(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { branch: 'feature/other' } }))))
+      .toMatchObject({ status: 404, code: 'PR_NOT_SUBMITTED' });
+  });
+
   it('needs pr.number or pr.branch to find a PR', async () => {
     expect(errorOf(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: {} }))))
       .toEqual({ status: 400, code: 'VALIDATION_FAILED', message: 'Invalid request: body/pr must have number or branch' });

@@ -239,10 +239,34 @@ describe('cancelPullRequest / restartTestsOnPullRequest', () => {
 describe('getSubmittedPullRequest', () => {
   beforeEach(() => withQueue());
 
-  it('404 PR_NOT_SUBMITTED for a PR never submitted; 400 by branch', async () => {
-    t.forge.openPr(REPO, { number: 1 });
+  it('404 PR_NOT_SUBMITTED for a PR never submitted, by number or by head branch', async () => {
+    t.forge.openPr(REPO, { number: 1, headBranch: 'feature' });
     await expectError(t.service.getSubmittedPullRequest(ctx, key, { number: 1 }), 'PR_NOT_SUBMITTED', 404, /#1/);
-    await expectError(t.service.getSubmittedPullRequest(ctx, key, { branch: 'feature' }), 'INVALID_OPERATION', 400, /pr.number/);
+    await expectError(t.service.getSubmittedPullRequest(ctx, key, { branch: 'feature' }), 'PR_NOT_SUBMITTED', 404, /from branch "feature"/);
+  });
+
+  it('by head branch: the PR from it still in the queue, else the one that left the queue last', async () => {
+    t.forge.openPr(REPO, { number: 1, headBranch: 'feature' });
+    t.forge.openPr(REPO, { number: 2, headBranch: 'feature' });
+    t.forge.openPr(REPO, { number: 3, headBranch: 'other' });
+    const byBranch = async (branch: string) => (await t.service.getSubmittedPullRequest(ctx, key, { branch })).entry.prNumber;
+    await submit(1);
+    await submit(3);
+    expect(await byBranch('feature')).toBe(1);
+    expect(await byBranch('other')).toBe(3);
+    await t.service.cancelPullRequest(ctx, key, 1);
+    t.clock.advance(1000);
+    await submit(2);
+    expect(await byBranch('feature')).toBe(2); // open beats closed
+    t.clock.advance(1000);
+    await t.service.cancelPullRequest(ctx, key, 2);
+    expect(await byBranch('feature')).toBe(2); // both closed: the latest to leave
+    t.clock.advance(1000);
+    await submit(1);
+    t.clock.advance(1000);
+    await t.service.cancelPullRequest(ctx, key, 1);
+    expect(await byBranch('feature')).toBe(1);
+    await expectError(t.service.getSubmittedPullRequest(ctx, key, { branch: 'nope' }), 'PR_NOT_SUBMITTED', 404);
   });
 
   it('404 for an unknown repository, another org\'s repository, or a branch without a queue', async () => {

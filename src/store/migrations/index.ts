@@ -7,12 +7,14 @@ import { initial } from './001-initial.js';
 import { metricsIndexes } from './002-metrics-indexes.js';
 import { webhooks } from './003-webhooks.js';
 import { githubDeliveries } from './005-github-deliveries.js';
+import { entryHeadBranch } from './006-entry-head-branch.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
   '002-metrics-indexes': metricsIndexes,
   '003-webhooks': webhooks,
   '005-github-deliveries': githubDeliveries,
+  '006-entry-head-branch': entryHeadBranch,
 };
 
 /** Brings the schema up to date; throws naming the migration that failed. */

@@ -60,9 +60,12 @@ export class GitForge implements ForgePort {
     const baseBranch = targetBranch ?? (await m.defaultBranch()) ?? 'main';
     const head = (await readCommits(m.dir, [headSha])).get(headSha)!;
     const targetSha = await m.resolve(`refs/heads/${baseBranch}`);
+    const ref = m.prRef(number);
     return {
       number, headSha, baseBranch, title: subject(head.message), author: head.authorName,
       mergeability: targetSha ? await mergeability(m, targetSha, headSha) : 'unspecified',
+      // PR heads read from branches (a --pr-ref-pattern under refs/heads/) have a head branch.
+      ...(ref.startsWith('refs/heads/') ? { headBranch: ref.slice('refs/heads/'.length) } : {}),
     };
   }
 

@@ -306,8 +306,8 @@ export class GitHubForge implements ForgePort {
 
 export function prInfoOf(pr: GitHubPull): PrInfo {
   return {
-    number: pr.number, headSha: pr.head.sha, baseBranch: pr.base.ref, title: pr.title, author: pr.user?.login ?? '',
-    mergeability: mergeabilityOf(pr),
+    number: pr.number, headSha: pr.head.sha, baseBranch: pr.base.ref, headBranch: pr.head.ref, title: pr.title,
+    author: pr.user?.login ?? '', mergeability: mergeabilityOf(pr),
   };
 }
 

@@ -45,9 +45,11 @@ describe('git forge: pull requests', () => {
     const forge = createGitForge({ dataDir: fx.dataDir, logger });
     const mr = fx.binding({ prRefPattern: 'refs/merge-requests/{n}/head' });
     expect((await forge.getPullRequest(mr, 12, 'main'))?.headSha).toBe(head);
+    expect((await forge.getPullRequest(mr, 12, 'main'))?.headBranch).toBeUndefined();
     expect(await forge.getPullRequest(fx.binding(), 12, 'main')).toBeNull();
+    // PR heads that are branches give the PR its head branch.
     const byBranch = fx.binding({ prRefPattern: 'refs/heads/pr/{n}' });
-    expect((await forge.getPullRequest(byBranch, 13, 'main'))?.title).toBe('Add x');
+    expect(await forge.getPullRequest(byBranch, 13, 'main')).toMatchObject({ title: 'Add x', headBranch: 'pr/13' });
   });
 
   it('keeps the mirror under dataDir/repos/<host>/<owner>/<name>.git', async () => {
