@@ -15,6 +15,8 @@ import { EffectRunner } from './effect-runner.js';
 import { ForgePoller } from './forge-poller.js';
 import { GreenlineService } from './merge-queue-service.js';
 import { QueueExecutor } from './queue-executor.js';
+import { QueueLeases } from './queue-leases.js';
+import { takeOverQueues } from './queue-takeover.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -23,6 +25,10 @@ export interface AppDeps {
   /** Builds the CI adapter around the sink where it must report statuses. */
   createCi: (onStatus: CiStatusSink) => CiPort;
   pollIntervalMs: number;
+  /** Length of a queue lease (default 15 s): another instance takes a dead one's queues within it. */
+  leaseTtlMs?: number;
+  /** This instance's id in queue leases (default: a random UUID). */
+  instanceId?: string;
   newId?: () => string;
   logger?: Logger;
 }
@@ -32,9 +38,10 @@ export interface App {
   executor: QueueExecutor;
   runner: EffectRunner;
   poller: ForgePoller;
+  leases: QueueLeases;
   ciOutcome: CiOutcome;
   adapters: Adapters;
-  /** Starts the effect runner and the poller. */
+  /** Starts the queue leases, the effect runner and the poller. */
   start(): void;
   /** Stops them and waits for work in flight. */
   stop(): Promise<void>;
@@ -46,19 +53,29 @@ export function createApp(deps: AppDeps): App {
   const executor = new QueueExecutor({ db, newId, ...(logger ? { logger } : {}) });
   const ciOutcome = new CiOutcome({ db, executor, clock, ...(logger ? { logger } : {}) });
   const adapters: Adapters = { forges: deps.forges, ci: deps.createCi(ciOutcome.sink) };
-  const runner = new EffectRunner({ db, executor, adapters, ciOutcome, clock, ...(logger ? { logger } : {}) });
+  const leases = new QueueLeases({
+    db, clock, ...(deps.leaseTtlMs !== undefined ? { ttlMs: deps.leaseTtlMs } : {}),
+    ...(deps.instanceId !== undefined ? { instanceId: deps.instanceId } : {}), ...(logger ? { logger } : {}),
+  });
+  const runner = new EffectRunner({ db, executor, adapters, ciOutcome, clock, leases, ...(logger ? { logger } : {}) });
+  leases.onAcquired = async (queueIds) => {
+    await takeOverQueues({ db, clock, ciOutcome, instanceId: leases.instanceId, ...(logger ? { logger } : {}) }, queueIds);
+    setImmediate(() => runner.wake());
+  };
   executor.onEffects = () => runner.wake();
-  const poller = new ForgePoller({ db, adapters, executor, clock, intervalMs: deps.pollIntervalMs, ...(logger ? { logger } : {}) });
+  const poller = new ForgePoller({ db, adapters, executor, clock, leases, intervalMs: deps.pollIntervalMs, ...(logger ? { logger } : {}) });
   const service = new GreenlineService({ db, executor, adapters, ciOutcome, clock, newId, ...(logger ? { logger } : {}) });
   return {
-    service, executor, runner, poller, ciOutcome, adapters,
+    service, executor, runner, poller, leases, ciOutcome, adapters,
     start() {
+      leases.start();
       runner.start();
       poller.start();
     },
     async stop() {
       await poller.stop();
       await runner.stop();
+      await leases.stop();
     },
   };
 }

@@ -5,10 +5,12 @@
 import { Migrator, type Kysely, type Migration } from 'kysely';
 import { initial } from './001-initial.js';
 import { metricsIndexes } from './002-metrics-indexes.js';
+import { queueLeases } from './004-queue-leases.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
   '002-metrics-indexes': metricsIndexes,
+  '004-queue-leases': queueLeases,
 };
 
 /** Brings the schema up to date; throws naming the migration that failed. */
