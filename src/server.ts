@@ -66,6 +66,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
         const git = createGitForge({ dataDir: config.dataDir, logger: logger.child({ part: 'git' }) });
         app = createApp({
           db, clock: systemClock, forges: { git }, pollIntervalMs: config.pollIntervalSeconds * 1000, logger,
+          leaseTtlMs: config.leaseTtlSeconds * 1000,
           createCi: (onStatus) => {
             const command = createCommandCi({ dataDir: config.dataDir, maxParallel: config.ciMaxParallel, onStatus, logger: logger.child({ part: 'ci' }) });
             ci = command;
