@@ -11,6 +11,7 @@ import type { Database } from '../store/database.js';
 import type { Adapters } from './adapters.js';
 import { CiOutcome } from './ci-outcome.js';
 import type { Clock } from './clock.js';
+import { listenForEffects, type EffectNotifications } from './effect-notifications.js';
 import { EffectRunner } from './effect-runner.js';
 import { ForgePoller } from './forge-poller.js';
 import { GreenlineService } from './merge-queue-service.js';
@@ -64,6 +65,7 @@ export function createApp(deps: AppDeps): App {
   };
   executor.onEffects = () => runner.wake();
   const poller = new ForgePoller({ db, adapters, executor, clock, leases, intervalMs: deps.pollIntervalMs, ...(logger ? { logger } : {}) });
+  let notifications: EffectNotifications | null = null;
   const service = new GreenlineService({ db, executor, adapters, ciOutcome, clock, newId, ...(logger ? { logger } : {}) });
   return {
     service, executor, runner, poller, leases, ciOutcome, adapters,
@@ -71,8 +73,11 @@ export function createApp(deps: AppDeps): App {
       leases.start();
       runner.start();
       poller.start();
+      notifications = listenForEffects(db, (queueId) => { if (leases.holds(queueId)) runner.wake(); }, logger);
     },
     async stop() {
+      await notifications?.stop();
+      notifications = null;
       await poller.stop();
       await runner.stop();
       await leases.stop();

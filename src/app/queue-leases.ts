@@ -5,6 +5,9 @@
  * leases it holds and takes those that are free or expired, so the queues of an instance that died
  * are taken over within one lease length. On SQLite (one instance) this instance simply holds them all.
  *
+ * Besides, a round is due the moment the earliest lease held elsewhere expires, so a dead instance's
+ * queues are taken within the lease length itself, not a third later.
+ *
  * A queue this instance takes (at start-up or from an instance that stopped renewing) is handed to
  * `onAcquired` before its work resumes: that is where the dead holder's unfinished work is recovered
  * (queue-takeover.ts). A stopping instance gives its leases up, so that another takes them at once.
@@ -13,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../store/database.js';
-import { acquireQueueLeases, listQueueIds, releaseQueueLeases } from '../store/queue-leases.js';
+import { acquireQueueLeases, listQueueIds, listQueueLeases, releaseQueueLeases } from '../store/queue-leases.js';
 import type { Clock } from './clock.js';
 
 export const DEFAULT_LEASE_TTL_MS = 15_000;
@@ -38,6 +41,8 @@ export class QueueLeases {
   private readonly offered = new Map<string, number>();
   private round: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** The extra round when the earliest lease held elsewhere expires. */
+  private expiryTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   /** Queues newly taken by this instance; they count as held only once this resolves. */
   onAcquired: (queueIds: string[]) => Promise<void> = async () => {};
@@ -72,7 +77,9 @@ export class QueueLeases {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
     this.timer = null;
+    this.expiryTimer = null;
     await this.round?.catch(() => undefined);
     this.held.clear();
     await releaseQueueLeases(this.deps.db, this.instanceId);
@@ -97,6 +104,20 @@ export class QueueLeases {
     await this.take(ids);
   }
 
+  /** Schedules a round for when the earliest lease held elsewhere expires, if before the next regular one. */
+  private async watchForeignLeases(now: number): Promise<void> {
+    const foreign = (await listQueueLeases(this.deps.db)).filter((l) => l.holder !== this.instanceId);
+    if (foreign.length === 0 || this.stopped) return;
+    const at = Math.min(...foreign.map((l) => l.expires_at));
+    const delay = Math.max(0, at - now) + 10;
+    if (delay >= this.ttlMs / 3) return;
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    this.expiryTimer = setTimeout(() => {
+      this.expiryTimer = null;
+      void this.refresh().catch(() => undefined);
+    }, delay);
+  }
+
   private async take(only: readonly string[] | null): Promise<void> {
     if (this.stopped) return;
     const { db, clock, logger } = this.deps;
@@ -117,6 +138,7 @@ export class QueueLeases {
       for (const id of this.held.keys()) if (!holding.includes(id)) this.held.delete(id);
     }
     for (const id of holding) if (!fresh.includes(id)) this.held.set(id, until);
+    if (only === null && this.timer) await this.watchForeignLeases(now);
     if (fresh.length === 0) return;
     logger?.info({ queues: fresh, instance: this.instanceId }, 'queue leases taken');
     try {

@@ -4,7 +4,7 @@
  * work comes back when the lease expires) and marks them done or reschedules them.
  * One SQL operation per function.
  */
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Effect } from '../engine/types.js';
 import type { Database, EffectRow } from './database.js';
 import { dialectOf } from './dialect.js';
@@ -27,6 +27,18 @@ export async function insertEffects(
   await effectsInsert(trx, effects.map(({ effect, runAt }) => ({
     queue_id: queueId, key: effect.key, kind: effect.kind, payload: JSON.stringify(effect), run_at: runAt, created_at: at,
   })));
+}
+
+/** The PostgreSQL channel on which a commit that wrote effects names their queue (effect-notifications.ts). */
+export const EFFECTS_CHANNEL = 'greenline_effects';
+
+/**
+ * On PostgreSQL, tells every listening instance, when `trx` commits, that the queue has new effects
+ * (NOTIFY is transactional: nothing is sent if the transaction rolls back). A no-op on SQLite.
+ */
+export async function notifyEffects(trx: Transaction<Database>, queueId: string): Promise<void> {
+  if (dialectOf(trx) !== 'postgres') return;
+  await sql`select pg_notify(${EFFECTS_CHANNEL}, ${queueId})`.execute(trx);
 }
 
 /** Queues with pending effects due at `now`, except those in `exclude`; with `only`, among those queues. */
