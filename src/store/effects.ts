@@ -1,7 +1,8 @@
 /**
  * The effects outbox. Rows are written in the same transaction as the state change that produced them;
- * the effect runner claims due rows by pushing their `run_at` forward by a lease (so a crashed runner's
- * work comes back when the lease expires) and marks them done or reschedules them.
+ * the effect runner claims due rows by pushing their `run_at` forward by a lease and recording its
+ * instance in `claimed_by` (a crashed runner's work comes back when the lease expires, or at once when
+ * another instance takes the queue over: releaseForeignClaims) and marks them done or reschedules them.
  * One SQL operation per function.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
