@@ -82,7 +82,9 @@ export class QueueLeases {
     this.expiryTimer = null;
     await this.round?.catch(() => undefined);
     this.held.clear();
-    await releaseQueueLeases(this.deps.db, this.instanceId);
+    // Unreachable store: the leases simply expire, and another instance takes the queues then.
+    await releaseQueueLeases(this.deps.db, this.instanceId)
+      .catch((err: unknown) => this.deps.logger?.warn({ err }, 'queue leases not given up; they expire on their own'));
   }
 
   /** One round over every queue: renew, take what is free. Rounds do not overlap (a caller joins the one running). */
