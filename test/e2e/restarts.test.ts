@@ -1,8 +1,9 @@
 /**
  * Crash safety of one SQLite instance, end to end: `greenline serve` on a data dir, a real bare git
  * remote, the built-in CI; forty PRs; the process is SIGKILLed at five moments drawn from a seeded
- * generator (each a random time after the previous start), and started again on the same data dir
- * each time. The run must end as if nothing happened: every PR terminal, none merged twice, the target
+ * generator, and started again on the same data dir each time. A moment is a point of progress (when
+ * that many PRs have left the queue, so that every kill falls inside the run however fast the machine)
+ * plus a random delay of up to half a second (so that it falls anywhere in an effect or a CI run). The run must end as if nothing happened: every PR terminal, none merged twice, the target
  * holding exactly the passing PRs, each tested green on the base it landed on; and after each crash
  * the queue moved on within one lease length of the kill (plus the time a process takes to start).
  */
@@ -15,7 +16,7 @@ import { CHECK_SH, writeCiScript } from './ci-script.js';
 import { CRASH_SERVE_ARGS, LEASE_TTL_S, expectCrashSafe, openPrs, settleAll } from './crash-run.js';
 import { GitRemote } from './git-remote.js';
 import { GreenlineProcess, killAll, requireBuilt } from './greenline-process.js';
-import { QueueClient } from './queue-client.js';
+import { QueueClient, waitUntil } from './queue-client.js';
 
 requireBuilt();
 afterAll(killAll);
@@ -50,10 +51,14 @@ describe('one SQLite instance killed five times', () => {
     for (const n of prs) expect((await queue().submit(n)).status, `submit #${n}`).toBe(200);
 
     const prng = new Prng(SEED);
+    const points = new Set<number>();
+    while (points.size < KILLS) points.add(2 + Math.floor(prng.next() * (PRS - 6)));
     const gaps: number[] = [];
-    for (let k = 0; k < KILLS; k++) {
-      await new Promise((r) => setTimeout(r, 1_000 + Math.floor(prng.next() * 3_000)));
-      const left = (await queue().call('getQueue')).enqueuedPullRequests.length;
+    const queued = async (): Promise<number> => (await queue().call('getQueue')).enqueuedPullRequests.length;
+    for (const [k, point] of [...points].sort((a, b) => a - b).entries()) {
+      await waitUntil(`${point} PRs to leave the queue`, 150_000, async () => (PRS - (await queued()) >= point ? true : undefined));
+      await new Promise((r) => setTimeout(r, Math.floor(prng.next() * 500)));
+      const left = await queued();
       expect(left, `PRs still queued at kill ${k + 1}`).toBeGreaterThan(0);
       const killedAt = Date.now();
       await processes.at(-1)!.kill();
@@ -63,7 +68,8 @@ describe('one SQLite instance killed five times', () => {
       const taken = next.logLines().find((l) => l.msg === 'queue leases taken')!.time as number;
       gaps.push(taken - killedAt);
     }
-    console.info(`queue taken again ${gaps.join(', ')} ms after each kill (lease ${LEASE_TTL_S} s)`);
+    console.info(`killed when ${[...points].sort((a, b) => a - b).join(', ')} PRs had left the queue; `
+      + `taken again ${gaps.join(', ')} ms after each kill (lease ${LEASE_TTL_S} s)`);
     for (const gap of gaps) expect(gap).toBeLessThan(LEASE_TTL_S * 1000 + START_SLACK_MS);
 
     const entries = await settleAll(queue(), prs);
