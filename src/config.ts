@@ -12,6 +12,7 @@
  * | logLevel            | GREENLINE_LOG_LEVEL             | info           |
  * | pollIntervalSeconds | GREENLINE_POLL_INTERVAL_SECONDS | 15             |
  * | ciMaxParallel       | GREENLINE_CI_MAX_PARALLEL       | 2              |
+ * | leaseTtlSeconds     | GREENLINE_LEASE_TTL_SECONDS     | 15             |
  * | operatorMetricsPort | GREENLINE_OPERATOR_METRICS_PORT | off            |
  * | operatorMetricsHost | GREENLINE_OPERATOR_METRICS_HOST | 127.0.0.1      |
  * | githubAppId         | GREENLINE_GITHUB_APP_ID         | none           |
@@ -39,6 +40,11 @@ export interface GreenlineConfig {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   pollIntervalSeconds: number;
   ciMaxParallel: number;
+  /**
+   * Length of a queue lease: the instance driving a queue renews it every third of this; when that
+   * instance dies another takes its queues within this time (README "Running several instances").
+   */
+  leaseTtlSeconds: number;
   /** Port of the operator metrics endpoint (docs/metrics.md; 0 = any free port); null = off. */
   operatorMetricsPort: number | null;
   operatorMetricsHost: string;
@@ -70,6 +76,7 @@ export const DEFAULT_CONFIG: Readonly<GreenlineConfig> = Object.freeze({
   logLevel: 'info',
   pollIntervalSeconds: 15,
   ciMaxParallel: 2,
+  leaseTtlSeconds: 15,
   operatorMetricsPort: null,
   operatorMetricsHost: '127.0.0.1',
   githubAppId: null,
@@ -181,6 +188,7 @@ export function validateConfig(input: Record<string, unknown>): Readonly<Greenli
     logLevel: oneOf('logLevel', merged.logLevel, LOG_LEVELS) as GreenlineConfig['logLevel'],
     pollIntervalSeconds: integer('pollIntervalSeconds', merged.pollIntervalSeconds, 1, 86_400),
     ciMaxParallel: integer('ciMaxParallel', merged.ciMaxParallel, 1, 256),
+    leaseTtlSeconds: integer('leaseTtlSeconds', merged.leaseTtlSeconds, 1, 3_600),
     operatorMetricsPort: merged.operatorMetricsPort == null ? null : integer('operatorMetricsPort', merged.operatorMetricsPort, 0, 65535),
     operatorMetricsHost: text('operatorMetricsHost', merged.operatorMetricsHost),
     ...githubSettings(merged),

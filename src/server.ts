@@ -72,6 +72,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
         app = createApp({
           db, clock: systemClock, forges: { git, ...(github ? { github } : {}) }, pollIntervalMs: config.pollIntervalSeconds * 1000, logger,
           webhookPolicy: new UrlPolicy(config.webhookAllowedHosts),
+          leaseTtlMs: config.leaseTtlSeconds * 1000,
           createCi: (onStatus) => {
             const command = createCommandCi({ dataDir: config.dataDir, maxParallel: config.ciMaxParallel, onStatus, logger: logger.child({ part: 'ci' }) });
             ci = command;

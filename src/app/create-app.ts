@@ -11,12 +11,15 @@ import type { Database } from '../store/database.js';
 import type { Adapters } from './adapters.js';
 import { CiOutcome } from './ci-outcome.js';
 import type { Clock } from './clock.js';
+import { listenForEffects, type EffectNotifications } from './effect-notifications.js';
 import { EffectRunner } from './effect-runner.js';
 import { ForgePoller } from './forge-poller.js';
 import { GreenlineService } from './merge-queue-service.js';
 import { QueueExecutor } from './queue-executor.js';
 import { WebhookDeliveryWorker } from '../webhooks/delivery-worker.js';
 import type { UrlPolicy } from '../webhooks/url-policy.js';
+import { QueueLeases } from './queue-leases.js';
+import { takeOverQueues } from './queue-takeover.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -25,6 +28,10 @@ export interface AppDeps {
   /** Builds the CI adapter around the sink where it must report statuses. */
   createCi: (onStatus: CiStatusSink) => CiPort;
   pollIntervalMs: number;
+  /** Length of a queue lease (default 15 s): another instance takes a dead one's queues within it. */
+  leaseTtlMs?: number;
+  /** This instance's id in queue leases (default: a random UUID). */
+  instanceId?: string;
   newId?: () => string;
   logger?: Logger;
   /** Where webhooks may be sent (default: any host but link-local and cloud metadata addresses). */
@@ -36,11 +43,12 @@ export interface App {
   executor: QueueExecutor;
   runner: EffectRunner;
   poller: ForgePoller;
+  leases: QueueLeases;
   ciOutcome: CiOutcome;
   adapters: Adapters;
   /** Delivers webhook messages. */
   webhooks: WebhookDeliveryWorker;
-  /** Starts the effect runner, the poller and the webhook delivery worker. */
+  /** Starts the queue leases, the effect runner, the poller and the webhook delivery worker. */
   start(): void;
   /** Stops them and waits for work in flight. */
   stop(): Promise<void>;
@@ -54,26 +62,40 @@ export function createApp(deps: AppDeps): App {
   const adapters: Adapters = { forges: deps.forges, ci: deps.createCi(ciOutcome.sink) };
   const policy = deps.webhookPolicy;
   const webhooks = new WebhookDeliveryWorker({ db, clock, ...(policy ? { policy } : {}), ...(logger ? { logger: logger.child({ part: 'webhooks' }) } : {}) });
-  const runner = new EffectRunner({
-    db, executor, adapters, ciOutcome, clock, onWebhookMessages: () => webhooks.wake(), ...(logger ? { logger } : {}),
+  const leases = new QueueLeases({
+    db, clock, ...(deps.leaseTtlMs !== undefined ? { ttlMs: deps.leaseTtlMs } : {}),
+    ...(deps.instanceId !== undefined ? { instanceId: deps.instanceId } : {}), ...(logger ? { logger } : {}),
   });
+  const runner = new EffectRunner({
+    db, executor, adapters, ciOutcome, clock, leases, onWebhookMessages: () => webhooks.wake(), ...(logger ? { logger } : {}),
+  });
+  leases.onAcquired = async (queueIds) => {
+    await takeOverQueues({ db, clock, ciOutcome, instanceId: leases.instanceId, ...(logger ? { logger } : {}) }, queueIds);
+    setImmediate(() => runner.wake());
+  };
   executor.onEffects = () => runner.wake();
-  const poller = new ForgePoller({ db, adapters, executor, clock, intervalMs: deps.pollIntervalMs, ...(logger ? { logger } : {}) });
+  const poller = new ForgePoller({ db, adapters, executor, clock, leases, intervalMs: deps.pollIntervalMs, ...(logger ? { logger } : {}) });
+  let notifications: EffectNotifications | null = null;
   const service = new GreenlineService({
     db, executor, adapters, ciOutcome, clock, newId, onWebhookWork: () => webhooks.wake(),
     ...(policy ? { webhookPolicy: policy } : {}), ...(logger ? { logger } : {}),
   });
   return {
-    service, executor, runner, poller, ciOutcome, adapters, webhooks,
+    service, executor, runner, poller, leases, ciOutcome, adapters, webhooks,
     start() {
+      leases.start();
       runner.start();
       poller.start();
+      notifications = listenForEffects(db, (queueId) => { if (leases.holds(queueId)) runner.wake(); }, logger);
       webhooks.start();
     },
     async stop() {
+      await notifications?.stop();
+      notifications = null;
       await poller.stop();
       await runner.stop();
       await webhooks.stop();
+      await leases.stop();
     },
   };
 }

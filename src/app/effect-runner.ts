@@ -1,6 +1,7 @@
 /**
- * Executes the effects outbox. Due rows are claimed with a lease (a crashed runner's rows come back
- * when it expires), executed through the repository's forge/CI adapters, and their results fed back
+ * Executes the effects outbox of the queues this instance holds the lease of (queue-leases.ts). Due
+ * rows are claimed with a lease and the claiming instance's id (a crashed runner's rows come back when
+ * its effect lease expires, or at once when another instance takes its queue over: queue-takeover.ts), executed through the repository's forge/CI adapters, and their results fed back
  * to the queue as engine events — the event and "effect done" commit in one transaction, so a result
  * is never applied twice. A thrown error is transient: the row is rescheduled by RETRY_RULES (the
  * backoff is stored in `run_at`); when the budget is spent the engine hears a failure.
@@ -31,6 +32,7 @@ import { forgeFor, type Adapters } from './adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
 import type { Clock } from './clock.js';
 import type { QueueExecutor } from './queue-executor.js';
+import type { QueueLeases } from './queue-leases.js';
 import { bindingOf, protectionStatuses, resolveRequiredStatuses } from './repo-binding.js';
 import { nextAttemptAt } from './retry-policy.js';
 
@@ -40,8 +42,13 @@ export interface EffectRunnerDeps {
   adapters: Adapters;
   ciOutcome: CiOutcome;
   clock: Clock;
+  /** Which queues this instance drives. */
+  leases: QueueLeases;
   logger?: Logger;
-  /** How long a claimed effect is held before another runner may take it over. */
+  /**
+   * How long a claimed effect is held before another runner may take it over. Long (an effect may
+   * fetch or push a big repository): a dead instance's claims come back sooner, when its queue is taken over.
+   */
   leaseMs?: number;
   /** Longest sleep between looks at the outbox (other instances may add work). */
   idlePollMs?: number;
@@ -88,6 +95,7 @@ export class EffectRunner {
 
   /** Executes due effects, and what they cause, until none is due (what tests call after each step). */
   async drain(): Promise<void> {
+    await this.deps.leases.refresh();
     for (;;) {
       const started = await this.dispatch();
       if (started === 0 && this.workers.size === 0) return;
@@ -97,7 +105,15 @@ export class EffectRunner {
 
   /** Starts a worker for each queue that has due effects and no worker yet; returns how many. */
   private async dispatch(): Promise<number> {
-    const queues = await selectQueuesWithDueEffects(this.deps.db, this.deps.clock.now(), [...this.workers.keys()]);
+    const { leases } = this.deps;
+    const due = await selectQueuesWithDueEffects(this.deps.db, this.deps.clock.now(), [...this.workers.keys()]);
+    const queues = due.filter((id) => leases.holds(id));
+    const others = due.filter((id) => !leases.holds(id));
+    // Work for a queue nobody holds yet (a new queue) need not wait for the next lease round.
+    if (others.length > 0) {
+      void leases.offer(others).then(() => { if (others.some((id) => leases.holds(id))) this.wake(); })
+        .catch((err: unknown) => this.deps.logger?.warn({ err }, 'taking queue leases failed'));
+    }
     for (const queueId of queues) {
       const worker = this.work(queueId)
         .catch((err: unknown) => this.deps.logger?.error({ err, queueId }, 'effect worker failed'))
@@ -112,11 +128,13 @@ export class EffectRunner {
 
   /** Claims and executes a queue's due effects in order until none is due. */
   private async work(queueId: string): Promise<void> {
-    const { db, clock } = this.deps;
+    const { db, clock, leases } = this.deps;
     for (;;) {
+      if (!leases.holds(queueId)) return;
       const now = clock.now();
       const claimed = await db.transaction().execute(async (trx) => leaseEffects(trx,
-        await selectDueEffectIds(trx, now, this.deps.batchSize ?? 20, queueId), now + (this.deps.leaseMs ?? 600_000)));
+        await selectDueEffectIds(trx, now, this.deps.batchSize ?? 20, queueId, leases.instanceId),
+        now + (this.deps.leaseMs ?? 600_000), leases.instanceId));
       if (claimed.length === 0) return;
       for (const row of claimed) await this.execute(row);
     }
@@ -132,7 +150,7 @@ export class EffectRunner {
       }
     } while (this.again && !this.stopped);
     if (this.stopped) return;
-    const next = await nextEffectRunAt(this.deps.db).catch(() => null);
+    const next = await nextEffectRunAt(this.deps.db, this.deps.leases.heldQueues()).catch(() => null);
     const idle = this.deps.idlePollMs ?? 5_000;
     const delay = next === null ? idle : Math.max(0, Math.min(idle, next - this.deps.clock.now()));
     this.timer = setTimeout(() => { this.timer = null; this.wake(); }, delay);
@@ -182,7 +200,7 @@ export class EffectRunner {
           return { kind: 'ciResult', at: clock.now(), runId: effect.runId, outcome: 'failure', reason: 'START_TEST_RUN_NO_REQUIRED_STATUSES',
             detail: 'no required statuses: set requiredStatuses on the queue or connect the repository with a CI command' };
         }
-        await setRunRequiredStatuses(db, effect.runId, required.statuses, required.source);
+        await setRunRequiredStatuses(db, effect.runId, required.statuses, required.source, repo.ci_command ? this.deps.leases.instanceId : null);
         if (repo.ci_command) {
           await adapters.ci.start({ repo: binding, runId: effect.runId, branch: effect.branch, sha: effect.sha,
             targetBranch: queue.target_branch, prNumbers: effect.prNumbers, timeoutMinutes: effect.timeoutMinutes });

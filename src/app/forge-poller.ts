@@ -1,6 +1,6 @@
 /**
  * The git forge has no webhooks, so greenline looks: every interval, for each queue that holds
- * non-terminal entries, it reads the target branch head and each queued PR from the forge and turns
+ * non-terminal entries and whose lease this instance holds (queue-leases.ts), it reads the target branch head and each queued PR from the forge and turns
  * differences into engine events:
  *   target head differs from the queue's          → targetMoved (see target-refresh for own merges)
  *   PR gone (closed)                              → prClosed
@@ -17,6 +17,7 @@ import { findRepoById } from '../store/repos.js';
 import { forgeFor, type Adapters } from './adapters.js';
 import type { Clock } from './clock.js';
 import type { QueueExecutor } from './queue-executor.js';
+import type { QueueLeases } from './queue-leases.js';
 import { bindingOf } from './repo-binding.js';
 import { refreshTarget } from './target-refresh.js';
 
@@ -25,6 +26,7 @@ export interface ForgePollerDeps {
   adapters: Adapters;
   executor: QueueExecutor;
   clock: Clock;
+  leases: QueueLeases;
   intervalMs: number;
   logger?: Logger;
 }
@@ -54,9 +56,11 @@ export class ForgePoller {
     await this.current;
   }
 
-  /** One pass over every watched queue. */
+  /** One pass over every watched queue this instance holds (the lease round renewed first). */
   async pollOnce(): Promise<void> {
+    await this.deps.leases.refresh();
     for (const queue of await listQueuesWithActiveEntries(this.deps.db, TERMINAL_STATES)) {
+      if (!this.deps.leases.holds(queue.id)) continue;
       await this.pollQueue(queue).catch((err: unknown) =>
         this.deps.logger?.warn({ err, queue: queue.id, branch: queue.target_branch }, 'polling the forge failed'));
     }

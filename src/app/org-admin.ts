@@ -29,7 +29,14 @@ export async function ensureOrg(db: Kysely<Database>, name: string, at: number):
  */
 export async function bootstrap(db: Kysely<Database>, at: number): Promise<{ org: string; token: string } | null> {
   if ((await countOrgs(db)) > 0) return null;
-  const org = await ensureOrg(db, 'default', at);
+  // Several instances starting together on one new database: one creates the org, the others find it.
+  const org: OrgRow = { id: randomUUID(), name: 'default', created_at: at };
+  try {
+    await insertOrg(db, org);
+  } catch (err) {
+    if (await findOrgByName(db, org.name)) return null;
+    throw err;
+  }
   const { token } = await createApiToken(db, org.id, 'bootstrap', at);
   return { org: org.name, token };
 }

@@ -14,6 +14,7 @@ import { decide } from '../engine/index.js';
 import type { EngineEvent, QueueSnapshot, Rejection } from '../engine/types.js';
 import { HttpError } from '../errors.js';
 import type { Database, NewTransition, QueueRow } from '../store/database.js';
+import { notifyEffects } from '../store/effects.js';
 import { findQueueVersion, lockQueue } from '../store/queues.js';
 import { findRepoById } from '../store/repos.js';
 import { loadSnapshot, pruneSnapshot, withPreviousTrip, writeDecision } from './snapshot-io.js';
@@ -127,6 +128,8 @@ export class QueueExecutor {
         return decision;
       }
       const { version, transitions } = await writeDecision(trx, row, before, decision.snapshot, decision.effects, event.at);
+      // The queue's holder may be another instance: on PostgreSQL it hears of the effects at commit.
+      if (decision.effects.length > 0) await notifyEffects(trx, queueId);
       await opts.alsoInTransaction?.(trx);
       const snapshot = pruneSnapshot(decision.snapshot);
       done.push({ version, snapshot, wroteEffects: decision.effects.length > 0, transitions });

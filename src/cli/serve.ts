@@ -12,6 +12,7 @@ interface ServeFlags {
   logLevel?: string;
   pollInterval?: string;
   ciMaxParallel?: string;
+  leaseTtl?: string;
 }
 
 function bootstrapBanner(token: string): string {
@@ -36,17 +37,19 @@ export function serveCommand(): Command {
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
     .option('--poll-interval <seconds>', 'how often to read target branches and queued PRs from the forge (default 15)')
     .option('--ci-max-parallel <n>', 'how many built-in CI commands run at once (default 2)')
+    .option('--lease-ttl <seconds>', 'length of a queue lease: when an instance dies, another takes its queues over within it (default 15)')
     .addHelpText('after', `
 Examples:
   $ greenline serve
   $ greenline serve --port 9000 --data-dir /var/lib/greenline
   $ greenline serve --database-url postgres://greenline@db.internal/greenline
+  $ greenline serve --database-url postgres://greenline@db.internal/greenline --lease-ttl 10   (one of several instances)
   $ GREENLINE_ENUM_CASE=lower greenline serve`)
     .action(async (flags: ServeFlags) => {
       const config = configFrom({
         port: flags.port, host: flags.host, dataDir: flags.dataDir, databaseUrl: flags.databaseUrl,
         enumCase: flags.enumCase, logLevel: flags.logLevel, pollIntervalSeconds: flags.pollInterval,
-        ciMaxParallel: flags.ciMaxParallel, ...(flags.config ? { config: flags.config } : {}),
+        ciMaxParallel: flags.ciMaxParallel, leaseTtlSeconds: flags.leaseTtl, ...(flags.config ? { config: flags.config } : {}),
       });
       // Loaded here, not at the top: the admin commands start without loading the server.
       const { createLogger, createServer } = await import('../server.js');

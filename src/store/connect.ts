@@ -39,6 +39,12 @@ function statementCache(db: SqliteDatabase.Database, size = 256): (sql: string) 
 export type SqliteReader = (sql: string) => { all(parameters: readonly unknown[]): unknown[] };
 
 const readers = new WeakMap<Db, SqliteReader>();
+const pools = new WeakMap<Db, pg.Pool>();
+
+/** The connection pool of a PostgreSQL store (for LISTEN, which needs a connection of its own); undefined for SQLite. */
+export function pgPoolOf(db: Kysely<Database>): pg.Pool | undefined {
+  return pools.get(db);
+}
 
 /**
  * The read connection of a SQLite store file, for reads outside transactions (prepared.ts): in WAL
@@ -77,7 +83,9 @@ export function connect(opts: ConnectOptions): Db {
     // termination) is reported here; the pool drops it and the next query opens a new one. Without a
     // listener the event would be an uncaught exception that ends the process.
     pool.on('error', () => undefined);
-    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    pools.set(db, pool);
+    return db;
   }
   if (url && !url.startsWith('sqlite:')) {
     throw new Error(`Unsupported database URL "${url}": use postgres://user@host/db or sqlite:<path>`);

@@ -83,6 +83,8 @@ export interface TestRunsTable {
   /** JSON string[] resolved when CI starts; null until then. */
   required_statuses: string | null;
   required_statuses_source: string | null;
+  /** Instance id whose built-in CI runs the run's command; null for external CI or before CI starts. */
+  ci_instance: Generated<string | null>;
 }
 
 export interface CiStatusesTable {
@@ -119,6 +121,8 @@ export interface EffectsTable {
   last_error: string | null;
   created_at: number;
   updated_at: number;
+  /** Instance id of the runner that claimed the row while it is being executed; null otherwise. */
+  claimed_by: Generated<string | null>;
 }
 
 export interface QueueEventsTable {
@@ -201,6 +205,14 @@ export interface WebhookAttemptsTable {
   manual: number;
 }
 
+/** Which instance drives a queue, until when (see store/queue-leases.ts). */
+export interface QueueLeasesTable {
+  queue_id: string;
+  holder: string;
+  expires_at: number;
+  acquired_at: number;
+}
+
 export interface Database {
   orgs: OrgsTable;
   api_tokens: ApiTokensTable;
@@ -213,6 +225,7 @@ export interface Database {
   effects: EffectsTable;
   queue_events: QueueEventsTable;
   transitions: TransitionsTable;
+  queue_leases: QueueLeasesTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_messages: WebhookMessagesTable;
   webhook_attempts: WebhookAttemptsTable;
@@ -237,6 +250,7 @@ export type CiStatusRow = Selectable<CiStatusesTable>;
 export type EffectRow = Selectable<EffectsTable>;
 export type QueueEventRow = Selectable<QueueEventsTable>;
 export type TransitionRow = Selectable<TransitionsTable>;
+export type QueueLeaseRow = Selectable<QueueLeasesTable>;
 export type NewTransition = Insertable<TransitionsTable>;
 export type WebhookSubscriptionRow = Selectable<WebhookSubscriptionsTable>;
 export type WebhookMessageRow = Selectable<WebhookMessagesTable>;

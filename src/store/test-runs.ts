@@ -57,11 +57,27 @@ export async function findRunRowByTestSha(db: Kysely<Database>, repoId: string, 
     .executeTakeFirst();
 }
 
-/** Records which statuses decide the run, and where that list came from. */
+/**
+ * Records which statuses decide the run, where that list came from, and which instance's built-in CI
+ * runs its command (null: external CI only).
+ */
 export async function setRunRequiredStatuses(
-  db: Kysely<Database>, runId: string, statuses: string[], source: string,
+  db: Kysely<Database>, runId: string, statuses: string[], source: string, ciInstance: string | null = null,
 ): Promise<void> {
   await db.updateTable('test_runs')
-    .set({ required_statuses: JSON.stringify(statuses), required_statuses_source: source })
+    .set({ required_statuses: JSON.stringify(statuses), required_statuses_source: source, ci_instance: ciInstance })
     .where('id', '=', runId).execute();
+}
+
+/**
+ * Runs of a queue still in progress whose built-in CI was started by an instance other than `holder`:
+ * after a takeover, CI that died with its instance.
+ */
+export async function listRunsWithForeignCi(db: Kysely<Database>, queueId: string, holder: string): Promise<TestRunRow[]> {
+  return db.selectFrom('test_runs').selectAll()
+    .where('queue_id', '=', queueId).where('status', '=', 'in_progress')
+    .where('required_statuses', 'is not', null)
+    .where('ci_instance', 'is not', null).where('ci_instance', '<>', holder)
+    .orderBy('created_at').orderBy('id')
+    .execute();
 }

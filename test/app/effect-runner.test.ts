@@ -1,9 +1,10 @@
 /** The effect runner end to end: real service and store, fake forge and CI, a manual clock. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app/create-app.js';
 import type { AuthContext, QueueKey } from '../../src/app/types.js';
 import { leaseEffects, listEffects, selectDueEffectIds } from '../../src/store/effects.js';
 import { listQueueEvents } from '../../src/store/queue-events.js';
+import { testDatabases } from '../helpers/databases.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';
 
 const REPO = 'github.com/acme/web';
@@ -11,10 +12,7 @@ let t: TestService;
 let ctx: AuthContext;
 let key: QueueKey;
 
-beforeEach(async () => {
-  ({ t, ctx, key } = await createQueueFixture());
-});
-afterEach(() => t.close());
+const databases = await testDatabases();
 
 const stateOf = async (n: number) => (await t.service.getSubmittedPullRequest(ctx, key, { number: n })).entry;
 const runOf = async (n: number) => (await stateOf(n)).runId!;
@@ -29,7 +27,13 @@ async function submitAndStartCi(n: number): Promise<string> {
   return runId;
 }
 
-describe('effect runner', () => {
+describe.each(databases)('effect runner on $name', (database) => {
+  afterAll(() => database.cleanup());
+  beforeEach(async () => {
+    ({ t, ctx, key } = await createQueueFixture({ databaseUrl: await database.url() }));
+  });
+  afterEach(() => t.close());
+
   it('submit → test branch → CI → pass → merged onto the fake target, test branch deleted', async () => {
     const runId = await submitAndStartCi(1);
     expect((await stateOf(1)).state).toBe('TESTING');

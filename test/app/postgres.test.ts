@@ -1,9 +1,11 @@
 /**
- * The application on PostgreSQL: the same flow as on SQLite, and two instances deciding for one queue
- * at once (the queue row lock keeps them from interleaving).
+ * The application on PostgreSQL: the same flow as on SQLite, effect notifications between instances,
+ * and two instances deciding for one queue at once (the queue row lock keeps them from interleaving).
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app/create-app.js';
+import { listenForEffects } from '../../src/app/effect-notifications.js';
+import { notifyEffects } from '../../src/store/effects.js';
 import type { AuthContext, QueueKey } from '../../src/app/types.js';
 import { testDatabases } from '../helpers/databases.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';
@@ -35,6 +37,30 @@ describe.each(pg)('application on $name', (database) => {
     expect(page.items.map((e) => e.prNumber).sort()).toEqual([1, 2]);
   });
 
+  it('every instance hears of effects committed for a queue, at commit and only then', async () => {
+    const heard: string[] = [];
+    const listening = listenForEffects(t.db, (queueId) => heard.push(queueId));
+    try {
+      const queueId = (await t.db.selectFrom('queues').select('id').executeTakeFirstOrThrow()).id;
+      // LISTEN is issued on a connection of its own: wait until it is in place.
+      await waitFor(async () => {
+        await t.db.transaction().execute((trx) => notifyEffects(trx, 'probe'));
+        return heard.includes('probe');
+      });
+      await t.db.transaction().execute(async (trx) => {
+        await notifyEffects(trx, queueId);
+        throw new Error('rolled back');
+      }).catch(() => undefined);
+      t.forge.openPr(REPO, { number: 1 });
+      await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
+      await waitFor(async () => heard.includes(queueId));
+      // Once, for the submission: nothing for the transaction that rolled back.
+      expect(heard.filter((q) => q !== 'probe')).toEqual([queueId]);
+    } finally {
+      await listening.stop();
+    }
+  });
+
   it('two instances applying events to one queue at once lose nothing', async () => {
     const other = createApp({ db: t.db, clock: t.clock, forges: { git: t.forge }, pollIntervalMs: 60_000, createCi: () => t.ci });
     const prs = Array.from({ length: 16 }, (_, i) => i + 1);
@@ -48,3 +74,11 @@ describe.each(pg)('application on $name', (database) => {
     expect(snapshot.runs.length).toBe(2);
   });
 });
+
+async function waitFor(probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`nothing heard within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,9 +1,10 @@
 /** The per-queue executor: one transaction per event (outbox pattern), serial per queue. */
 import { sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuthContext, QueueKey } from '../../src/app/types.js';
 import { HttpError } from '../../src/errors.js';
 import { listEffects } from '../../src/store/effects.js';
+import { testDatabases } from '../helpers/databases.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';
 
 const REPO = 'github.com/acme/web';
@@ -12,17 +13,20 @@ let ctx: AuthContext;
 let key: QueueKey;
 let queueId: string;
 
-beforeEach(async () => {
-  ({ t, ctx, key } = await createQueueFixture());
-  queueId = (await t.db.selectFrom('queues').select('id').executeTakeFirstOrThrow()).id;
-});
-afterEach(() => t.close());
+const databases = await testDatabases();
 
 const count = async (table: 'entries' | 'transitions' | 'effects' | 'test_runs') =>
   Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
 const version = async () => (await t.db.selectFrom('queues').select('version').where('id', '=', queueId).executeTakeFirstOrThrow()).version;
 
-describe('queue executor', () => {
+describe.each(databases)('queue executor on $name', (database) => {
+  afterAll(() => database.cleanup());
+  beforeEach(async () => {
+    ({ t, ctx, key } = await createQueueFixture({ databaseUrl: await database.url() }));
+    queueId = (await t.db.selectFrom('queues').select('id').executeTakeFirstOrThrow()).id;
+  });
+  afterEach(() => t.close());
+
   it('writes entry, run, transitions, queue row and effects together', async () => {
     const v0 = await version();
     t.forge.openPr(REPO, { number: 1 });
@@ -38,9 +42,14 @@ describe('queue executor', () => {
     t.forge.openPr(REPO, { number: 1 });
     const before = { entries: await count('entries'), transitions: await count('transitions'), effects: await count('effects'), runs: await count('test_runs'), version: await version() };
     // The last write of the transaction (the queue row) fails, as a crash before the commit would.
-    await sql`CREATE TRIGGER fail_queue_update BEFORE UPDATE ON queues BEGIN SELECT RAISE(ABORT, 'disk full'); END`.execute(t.db);
+    if (database.name === 'postgres') {
+      await sql`CREATE FUNCTION fail_queue_update() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$ LANGUAGE plpgsql`.execute(t.db);
+      await sql`CREATE TRIGGER fail_queue_update BEFORE UPDATE ON queues FOR EACH ROW EXECUTE FUNCTION fail_queue_update()`.execute(t.db);
+    } else {
+      await sql`CREATE TRIGGER fail_queue_update BEFORE UPDATE ON queues BEGIN SELECT RAISE(ABORT, 'disk full'); END`.execute(t.db);
+    }
     await expect(t.service.submitPullRequest(ctx, key, { prNumber: 1 })).rejects.toThrow(/disk full/);
-    await sql`DROP TRIGGER fail_queue_update`.execute(t.db);
+    await sql.raw(database.name === 'postgres' ? 'DROP TRIGGER fail_queue_update ON queues' : 'DROP TRIGGER fail_queue_update').execute(t.db);
     expect({ entries: await count('entries'), transitions: await count('transitions'), effects: await count('effects'), runs: await count('test_runs'), version: await version() })
       .toEqual(before);
 

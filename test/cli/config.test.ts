@@ -48,6 +48,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ configPath: join(dir, 'missing.yaml'), env: {} })).toThrow(/does not exist/);
   });
 
+  it('reads the lease length from the environment and from the flag', () => {
+    expect(loadConfig({ cwd: dir, env: { GREENLINE_LEASE_TTL_SECONDS: '5' } }).leaseTtlSeconds).toBe(5);
+    expect(loadConfig({ cwd: dir, env: { GREENLINE_LEASE_TTL_SECONDS: '5' }, flags: { leaseTtlSeconds: '7' } }).leaseTtlSeconds).toBe(7);
+    expect(DEFAULT_CONFIG.leaseTtlSeconds).toBe(15);
+  });
+
   it('names an unknown key of the file', () => {
     writeFileSync(join(dir, 'greenline.yaml'), 'prot: 1\n');
     expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(/Unknown configuration key "prot"/);
@@ -59,6 +65,7 @@ describe('loadConfig', () => {
     [{ databaseUrl: 'mysql://x' }, /databaseUrl must start with/],
     [{ ciMaxParallel: '0' }, /ciMaxParallel must be an integer from 1/],
     [{ pollIntervalSeconds: 'soon' }, /pollIntervalSeconds must be an integer/],
+    [{ leaseTtlSeconds: '0' }, /leaseTtlSeconds must be an integer from 1 to 3600/],
   ])('rejects %o with a message naming the key', (flags, message) => {
     expect(() => loadConfig({ cwd: dir, env: {}, flags })).toThrow(ConfigError);
     expect(() => loadConfig({ cwd: dir, env: {}, flags })).toThrow(message);

@@ -63,11 +63,22 @@ export interface RepoToConnect {
 }
 
 export interface GreenlineOptions {
-  /** Where the data dir goes (`<dir>/data`). */
+  /** Where the data dir goes (`<dir>/<dataDirName>`). */
   dir: string;
+  /** Name of the data dir under `dir` (default `data`): several instances each have their own. */
+  dataDirName?: string;
   repos: RepoToConnect[];
   /** Built-in CI commands at once (the server's `--ci-max-parallel`). */
   ciMaxParallel?: number;
+  /** A PostgreSQL URL (`--database-url`) instead of SQLite in the data dir. */
+  databaseUrl?: string;
+  /**
+   * The token of an earlier start on the same store (another instance, or before a restart): the
+   * repositories are connected already and no token is created.
+   */
+  token?: string;
+  /** More `serve` flags (e.g. `--lease-ttl`). */
+  serveArgs?: string[];
 }
 
 export class GreenlineProcess {
@@ -89,19 +100,23 @@ export class GreenlineProcess {
   /** Connects the repositories, creates a token and starts `serve`; resolves once it listens. */
   static async start(opts: GreenlineOptions): Promise<GreenlineProcess> {
     requireBuilt();
-    const dataDir = path.join(opts.dir, 'data');
-    for (const r of opts.repos) {
-      const connect = await runCli(['repo', 'connect', r.repo, '--org', 'default', '--forge', 'git', '--remote', r.remote,
-        '--ci-command', r.ciCommand, '--data-dir', dataDir, ...(r.remoteCheck === false ? ['--no-remote-check'] : [])]);
-      if (connect.code !== 0) throw new Error(`repo connect failed: ${connect.stderr}`);
+    const dataDir = path.join(opts.dir, opts.dataDirName ?? 'data');
+    const store = ['--data-dir', dataDir, ...(opts.databaseUrl ? ['--database-url', opts.databaseUrl] : [])];
+    let token = opts.token;
+    if (token === undefined) {
+      for (const r of opts.repos) {
+        const connect = await runCli(['repo', 'connect', r.repo, '--org', 'default', '--forge', 'git', '--remote', r.remote,
+          '--ci-command', r.ciCommand, ...store, ...(r.remoteCheck === false ? ['--no-remote-check'] : [])]);
+        if (connect.code !== 0) throw new Error(`repo connect failed: ${connect.stderr}`);
+      }
+      const created = await runCli(['token', 'create', '--org', 'default', ...store]);
+      if (created.code !== 0) throw new Error(`token create failed: ${created.stderr}`);
+      token = created.stdout.trimEnd().split('\n').at(-1)!;
     }
-    const created = await runCli(['token', 'create', '--org', 'default', '--data-dir', dataDir]);
-    if (created.code !== 0) throw new Error(`token create failed: ${created.stderr}`);
-    const token = created.stdout.trimEnd().split('\n').at(-1)!;
 
     // The forge poll interval at its minimum (1 s): the git forge has no webhooks.
-    const server = new GreenlineProcess(spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dataDir,
-      '--poll-interval', '1', '--ci-max-parallel', String(opts.ciMaxParallel ?? 2), '--log-level', 'info'],
+    const server = new GreenlineProcess(spawn(process.execPath, [CLI, 'serve', '--port', '0', ...store,
+      '--poll-interval', '1', '--ci-max-parallel', String(opts.ciMaxParallel ?? 2), '--log-level', 'info', ...(opts.serveArgs ?? [])],
     { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] }), token);
     const deadline = Date.now() + 20_000;
     let listening: RegExpExecArray | null;
@@ -156,7 +171,8 @@ export class GreenlineProcess {
     return this.logLines().filter((l) => (l.level as number) >= 40).map((l) => JSON.stringify(l));
   }
 
-  private logLines(): Record<string, unknown>[] {
+  /** Every JSON line the server logged so far (pino: `time` in ms, `msg`, and the line's fields). */
+  logLines(): Record<string, unknown>[] {
     return this.stderr.split('\n').flatMap((line) => {
       if (!line.startsWith('{')) return [];
       try {
@@ -165,6 +181,12 @@ export class GreenlineProcess {
         return [];
       }
     });
+  }
+
+  /** SIGKILL (a crash: nothing is cleaned up) and wait until the process is gone. */
+  async kill(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    await this.exited;
   }
 
   /** SIGTERM and wait for a clean exit; SIGKILL if it does not come. Resolves to the exit code. */

@@ -50,7 +50,17 @@ function postgres(): TestDatabase {
       return PG_ADMIN_URL.replace(/\/[^/]*$/, `/${name}`);
     },
     async cleanup() {
-      for (const name of created.splice(0)) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      for (const name of created.splice(0)) {
+        // Pools a test just closed may still be saying goodbye: a forced drop would end those sessions
+        // with a FATAL error that their closing clients no longer listen for. Give them a moment first.
+        const deadline = Date.now() + 3_000;
+        while (Date.now() < deadline) {
+          const { rows } = await admin<{ rows: { n: number }[] }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = '${name}'`);
+          if (rows[0]!.n === 0) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      }
     },
   };
 }

@@ -3,9 +3,11 @@
  * at run time) and named so that they sort in the order they must run.
  */
 import { Migrator, type Kysely, type Migration } from 'kysely';
+import { dialectOf } from '../dialect.js';
 import { initial } from './001-initial.js';
 import { metricsIndexes } from './002-metrics-indexes.js';
 import { webhooks } from './003-webhooks.js';
+import { queueLeases } from './004-queue-leases.js';
 import { githubDeliveries } from './005-github-deliveries.js';
 import { entryHeadBranch } from './006-entry-head-branch.js';
 
@@ -13,15 +15,28 @@ const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
   '002-metrics-indexes': metricsIndexes,
   '003-webhooks': webhooks,
+  '004-queue-leases': queueLeases,
   '005-github-deliveries': githubDeliveries,
   '006-entry-head-branch': entryHeadBranch,
 };
 
-/** Brings the schema up to date; throws naming the migration that failed. */
+/**
+ * Brings the schema up to date; throws naming the migration that failed. Safe when several instances
+ * start together: on PostgreSQL Kysely's Migrator holds an advisory lock (pg_advisory_lock) for the
+ * whole run, so one instance migrates and the others then find nothing to do. On SQLite the Migrator
+ * has no lock across connections; each run is one transaction (SQLite's DDL is transactional), so
+ * a run that lost the race rolled back whole and is simply tried again, then finds the work done.
+ */
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
+  const attempts = dialectOf(db) === 'sqlite' ? 5 : 1;
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return;
+    if (attempt < attempts) {
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+      continue;
+    }
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`Database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -129,9 +129,11 @@ export class GitForge implements ForgePort {
       detail: `${req.targetBranch} is ${now ? `at ${shortSha(now)}` : 'gone'}, not at ${shortSha(req.expectedSha)}; nothing merged`,
     });
     const current = remote.get(targetRef);
-    // Deterministic commits: a retry of a merge that was pushed finds the remote at the same sha.
+    // Deterministic commits: a retry of a merge that was pushed finds the remote at the same sha, or
+    // (when the target moved on since) holding it. Either way the merge is done: an instance that
+    // pushed and died before recording it, or a retry after a lost answer, must not report a failure.
     if (current === plan.newSha) return { ok: true, newSha: plan.newSha };
-    if (current !== req.expectedSha) return targetMoved(current);
+    if (current !== req.expectedSha) return (await this.holds(m, current, plan.newSha)) ? { ok: true, newSha: plan.newSha } : targetMoved(current);
 
     const [pushed] = await m.push([`${plan.newSha}:${targetRef}`], [`--force-with-lease=${targetRef}:${req.expectedSha}`]);
     if (pushed && pushed.flag !== '!') {
@@ -142,12 +144,19 @@ export class GitForge implements ForgePort {
     // Rejected: by the lease (stale info), by the remote's own old-value check when the target moved
     // during the push (failed to lock), or by a hook. The target's value now tells which.
     const now = (await m.lsRemote([targetRef])).get(targetRef);
-    if (now === plan.newSha) return { ok: true, newSha: plan.newSha };
+    if (now === plan.newSha || (now !== req.expectedSha && (await this.holds(m, now, plan.newSha)))) return { ok: true, newSha: plan.newSha };
     if (now !== req.expectedSha) return targetMoved(now);
     return {
       ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED',
       detail: `the remote refused to update ${req.targetBranch}: ${pushed?.summary ?? 'no report'}; nothing merged`,
     };
+  }
+
+  /** True when the remote branch at `head` already contains `sha` (head fetched into the mirror as needed). */
+  private async holds(m: Mirror, head: string | undefined, sha: string): Promise<boolean> {
+    if (!head) return false;
+    if ((await m.ensureCommits([head])).length > 0) return false;
+    return (await runGit(['merge-base', '--is-ancestor', sha, head], { cwd: m.dir, okCodes: [1] })).code === 0;
   }
 
   private async requireCommits(m: Mirror, shas: string[]): Promise<void> {

@@ -195,6 +195,23 @@ describe('git forge: advanceTarget', () => {
     expect(first.ok).toBe(true);
   });
 
+  it('is idempotent after the target moved on: a merge the target already holds is success, for every method', async () => {
+    for (const method of ['merge_commit', 'squash', 'rebase'] as const) {
+      await fx.setRef('refs/heads/main', fx.baseSha);
+      const testSha = await build(`gm/pr-1/again-${method}`, [pr1()]);
+      const req = { targetBranch: 'main', expectedSha: fx.baseSha, testSha, prs: [pr1()], method };
+      const first = await forge.advanceTarget(fx.binding(), req);
+      if (!first.ok) throw new Error(first.detail);
+      // Someone pushes on top before the merge was recorded (the instance died after its push).
+      const later = await fx.commit(first.newSha, { 'later.txt': `${method}\n` }, 'pushed after the merge');
+      await fx.setRef('refs/heads/main', later);
+      const other = createGitForge({ dataDir: path.join(fx.root, `other-${method}`), logger });
+      expect(await other.advanceTarget(fx.binding(), req)).toEqual(first);
+      expect(await forge.advanceTarget(fx.binding(), req)).toEqual(first);
+      expect(await fx.refSha('refs/heads/main')).toBe(later);
+    }
+  });
+
   it('rejects a tested commit that does not end with the merges of the given PRs', async () => {
     const testSha = await build('gm/pr-1/w', [pr1()]);
     await expect(forge.advanceTarget(fx.binding(), { targetBranch: 'main', expectedSha: fx.baseSha, testSha, prs: [pr2()], method: 'squash' }))

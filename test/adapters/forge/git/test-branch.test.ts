@@ -57,6 +57,9 @@ describe('git forge: test commits', () => {
     const again = await forge.createTestBranch(fx.binding(), req);
     expect(again).toEqual(first);
     expect(first.ok).toBe(true);
+    // Another instance (its own data dir and mirror) repeating it, as after a takeover, too.
+    const other = createGitForge({ dataDir: `${fx.dataDir}-other`, logger });
+    expect(await other.createTestBranch(fx.binding(), req)).toEqual(first);
   });
 
   it('fails with START_TEST_RUN_MERGE_CONFLICT naming the PR, what it conflicts with and the files', async () => {

@@ -1,0 +1,42 @@
+/**
+ * What an instance does with a queue it has just taken (at start-up, or from an instance that stopped
+ * renewing its lease), before driving it:
+ * 1. Effects the old holder claimed and never finished are due again at once (store: releaseForeignClaims).
+ *    Every effect is safe to repeat: a test branch is rebuilt to the same commit, a merge already on
+ *    the target is recognised as done, CI of a run is started at most once per instance.
+ * 2. Runs in progress whose built-in CI ran in another instance lost their command with it: a run the
+ *    statuses already settle gets its outcome; any other gets its `startCi` effect issued again, so
+ *    this instance's CI runs it (and records itself as the run's CI instance).
+ * The forge side is reconciled by the poller as usual (target head, PR heads).
+ */
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../store/database.js';
+import { releaseForeignClaims, reissueEffect } from '../store/effects.js';
+import { findRunRow, listRunsWithForeignCi } from '../store/test-runs.js';
+import type { CiOutcome } from './ci-outcome.js';
+import type { Clock } from './clock.js';
+
+export interface TakeoverDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  ciOutcome: CiOutcome;
+  instanceId: string;
+  logger?: Logger;
+}
+
+export async function takeOverQueues(deps: TakeoverDeps, queueIds: readonly string[]): Promise<void> {
+  const { db, clock, ciOutcome, instanceId, logger } = deps;
+  for (const queueId of queueIds) {
+    const released = await releaseForeignClaims(db, queueId, instanceId, clock.now());
+    const restarted: string[] = [];
+    for (const run of await listRunsWithForeignCi(db, queueId, instanceId)) {
+      await ciOutcome.evaluate(run.id);
+      if ((await findRunRow(db, run.id))?.status !== 'in_progress') continue;
+      if (await reissueEffect(db, queueId, `${run.id}:startCi`, clock.now())) restarted.push(run.id);
+    }
+    if (released > 0 || restarted.length > 0) {
+      logger?.info({ queue: queueId, effects: released, ciRestarted: restarted }, 'resuming work of a queue taken over');
+    }
+  }
+}
