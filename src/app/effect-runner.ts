@@ -32,6 +32,7 @@ import { forgeFor, type Adapters } from './adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
 import type { Clock } from './clock.js';
 import type { QueueExecutor } from './queue-executor.js';
+import { OutboxLoop } from './outbox-loop.js';
 import type { QueueLeases } from './queue-leases.js';
 import { bindingOf, protectionStatuses, resolveRequiredStatuses } from './repo-binding.js';
 import { nextAttemptAt } from './retry-policy.js';
@@ -58,39 +59,33 @@ export interface EffectRunnerDeps {
 }
 
 export class EffectRunner {
-  private timer: NodeJS.Timeout | null = null;
-  private looking: Promise<void> | null = null;
-  private again = false;
-  private stopped = true;
   /** One worker per queue with due effects: a slow effect holds up its own queue only. */
   private readonly workers = new Map<string, Promise<void>>();
+  private readonly loop: OutboxLoop;
 
-  constructor(private readonly deps: EffectRunnerDeps) {}
+  constructor(private readonly deps: EffectRunnerDeps) {
+    this.loop = new OutboxLoop({
+      round: async () => { await this.dispatch(); },
+      nextDueAt: () => nextEffectRunAt(deps.db, deps.leases.heldQueues()),
+      clock: deps.clock,
+      ...(deps.idlePollMs !== undefined ? { idlePollMs: deps.idlePollMs } : {}),
+      onError: (err) => deps.logger?.error({ err }, 'effect runner could not read the outbox'),
+    });
+  }
 
   start(): void {
-    this.stopped = false;
-    this.wake();
+    this.loop.start();
   }
 
   /** Stops looking at the outbox and waits for the effects in progress. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.looking;
+    await this.loop.stop();
     await Promise.all(this.workers.values());
   }
 
   /** Asks the runner to look at the outbox now (e.g. after a commit that added effects). */
   wake(): void {
-    if (this.stopped) return;
-    if (this.looking) {
-      this.again = true;
-      return;
-    }
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.looking = this.look().finally(() => { this.looking = null; });
+    this.loop.wake();
   }
 
   /** Executes due effects, and what they cause, until none is due (what tests call after each step). */
@@ -138,22 +133,6 @@ export class EffectRunner {
       if (claimed.length === 0) return;
       for (const row of claimed) await this.execute(row);
     }
-  }
-
-  private async look(): Promise<void> {
-    do {
-      this.again = false;
-      try {
-        await this.dispatch();
-      } catch (err) {
-        this.deps.logger?.error({ err }, 'effect runner could not read the outbox');
-      }
-    } while (this.again && !this.stopped);
-    if (this.stopped) return;
-    const next = await nextEffectRunAt(this.deps.db, this.deps.leases.heldQueues()).catch(() => null);
-    const idle = this.deps.idlePollMs ?? 5_000;
-    const delay = next === null ? idle : Math.max(0, Math.min(idle, next - this.deps.clock.now()));
-    this.timer = setTimeout(() => { this.timer = null; this.wake(); }, delay);
   }
 
   private async execute(row: EffectRow): Promise<void> {

@@ -18,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../app/clock.js';
+import { OutboxLoop } from '../app/outbox-loop.js';
 import type { Database, WebhookMessageRow } from '../store/database.js';
 import {
   failPendingMessages, findSubscription, insertAttempt, leaseMessages, markFailing, nextMessageDueAt, selectDueMessageIds,
@@ -59,62 +60,39 @@ interface Outcome {
 }
 
 export class WebhookDeliveryWorker {
-  private timer: NodeJS.Timeout | null = null;
-  private looking: Promise<void> | null = null;
-  private again = false;
-  private stopped = true;
   private readonly policy: UrlPolicy;
   private readonly timeoutMs: number;
+  private readonly loop: OutboxLoop;
 
   constructor(private readonly deps: DeliveryWorkerDeps) {
     this.policy = deps.policy ?? new UrlPolicy();
     this.timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.loop = new OutboxLoop({
+      round: async () => { while (this.loop.running && (await this.round()) > 0); },
+      nextDueAt: () => nextMessageDueAt(deps.db),
+      clock: deps.clock,
+      ...(deps.idlePollMs !== undefined ? { idlePollMs: deps.idlePollMs } : {}),
+      onError: (err) => deps.logger?.error({ err }, 'webhook worker could not read the outbox'),
+    });
   }
 
   start(): void {
-    this.stopped = false;
-    this.wake();
+    this.loop.start();
   }
 
   /** Stops looking at the outbox and waits for the attempts in flight. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.looking;
+    await this.loop.stop();
   }
 
   /** Asks the worker to look at the outbox now (new messages were queued). */
   wake(): void {
-    if (this.stopped) return;
-    if (this.looking) {
-      this.again = true;
-      return;
-    }
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.looking = this.look().finally(() => { this.looking = null; });
+    this.loop.wake();
   }
 
   /** Attempts every message due at the clock's current time, and those they unblock, until none is due. */
   async drain(): Promise<void> {
     while ((await this.round()) > 0);
-  }
-
-  private async look(): Promise<void> {
-    do {
-      this.again = false;
-      try {
-        while (!this.stopped && (await this.round()) > 0);
-      } catch (err) {
-        this.deps.logger?.error({ err }, 'webhook worker could not read the outbox');
-      }
-    } while (this.again && !this.stopped);
-    if (this.stopped) return;
-    const next = await nextMessageDueAt(this.deps.db).catch(() => null);
-    const idle = this.deps.idlePollMs ?? 5_000;
-    const delay = next === null ? idle : Math.max(0, Math.min(idle, next - this.deps.clock.now()));
-    this.timer = setTimeout(() => { this.timer = null; this.wake(); }, delay);
   }
 
   /** Claims due messages (at most one per order key) and attempts them side by side; returns how many. */
