@@ -71,6 +71,12 @@ export interface ForgePort {
    * Best effort: it never throws; what fails is logged.
    */
   onQueueEvent?(repo: RepoBinding, queue: { targetBranch: string; config: QueueConfig }, event: QueueEventPayload): Promise<void>;
+  /**
+   * Whether a CI workflow run vouches for an impacted-target upload from a fork PR (contract §2.6, §9):
+   * the run exists, is still running, was started for a pull request from a fork, on `headSha`.
+   * Forges without workflow runs leave it out (such uploads need a token).
+   */
+  verifyForkRun?(repo: RepoBinding, runId: string, headSha: string): Promise<{ ok: true } | { ok: false; reason: string }>;
 }
 
 export interface CiStatus {

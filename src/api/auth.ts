@@ -14,19 +14,33 @@ const header = (request: FastifyRequest, name: string): string => {
   return (Array.isArray(value) ? value[0] : value ?? '').trim();
 };
 
+const forkRuns = new WeakMap<FastifyRequest, string>();
+
+/** The one route a workflow run id may authenticate (contract §2.6, §9). */
+const FORK_UPLOAD_ROUTE = '/v1/setImpactedTargets';
+
 export function requireToken(service: MergeQueueService): onRequestAsyncHookHandler {
   return async (request) => {
     const token = header(request, 'x-api-token');
     if (token === '') {
-      // Trunk's merge-action sends an empty token and a workflow run id for PRs from forks
-      // (contract §2.6); verifying such runs against the forge is not implemented.
-      if (header(request, 'x-forked-workflow-run-id') !== '') throw new HttpError('FORK_UPLOAD_UNSUPPORTED');
-      throw new HttpError('UNAUTHORIZED');
+      // Trunk's merge-action sends an empty token and a workflow run id for PRs from forks (contract
+      // §2.6): the upload is let through here and the run is checked with the forge once the body
+      // names the repository and the head sha (forkRunOf).
+      const runId = header(request, 'x-forked-workflow-run-id');
+      if (runId === '') throw new HttpError('UNAUTHORIZED');
+      if (request.routeOptions.url !== FORK_UPLOAD_ROUTE) throw new HttpError('FORK_UPLOAD_UNSUPPORTED');
+      forkRuns.set(request, runId);
+      return;
     }
     const context = await service.authenticate(token);
     if (!context) throw new HttpError('UNAUTHORIZED');
     contexts.set(request, context);
   };
+}
+
+/** The workflow run id an upload without a token is authenticated by, if that is how it came. */
+export function forkRunOf(request: FastifyRequest): string | undefined {
+  return forkRuns.get(request);
 }
 
 /** The caller of an authenticated request. */

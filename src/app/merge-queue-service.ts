@@ -11,12 +11,13 @@ import {
 } from '../engine/types.js';
 import { HttpError } from '../errors.js';
 import type { CiStatus } from '../ports.js';
-import type { Database } from '../store/database.js';
+import type { Database, RepoRow } from '../store/database.js';
 import {
   findEntry, findEntryByBranch, findEntryById, findPrOfQueue, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage,
 } from '../store/entries.js';
 import { findImpactedTargets, upsertImpactedTargets } from '../store/impacted-targets.js';
 import { deleteQueueRow, findQueue, findQueueById, insertQueue } from '../store/queues.js';
+import { findRepo } from '../store/repos.js';
 import { forgeFor, type Adapters } from './adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
 import type { Clock } from './clock.js';
@@ -227,13 +228,24 @@ export class GreenlineService implements MergeQueueService {
   }
 
   async setImpactedTargets(ctx: AuthContext, key: QueueKey, req: { prNumber: number; sha: string; targets: ImpactedTargets }): Promise<void> {
+    checkTargetsUpload(req);
+    await this.storeTargets(await repoOfOrg(this.deps.db, ctx, key.repo), req);
+  }
+
+  async setImpactedTargetsFromFork(runId: string, key: QueueKey, req: { prNumber: number; sha: string; targets: ImpactedTargets }): Promise<void> {
+    checkTargetsUpload(req);
+    const repo = await findRepo(this.deps.db, key.repo.host, key.repo.owner, key.repo.name);
+    if (!repo) throw new HttpError('FORK_RUN_NOT_VERIFIED', `no repository ${repoSlug(key.repo)} is connected`);
+    const binding = bindingOf(repo);
+    const forge = forgeFor(this.deps.adapters, binding);
+    if (!forge.verifyForkRun) throw new HttpError('FORK_UPLOAD_UNSUPPORTED');
+    const verdict = await forge.verifyForkRun(binding, runId, req.sha);
+    if (!verdict.ok) throw new HttpError('FORK_RUN_NOT_VERIFIED', verdict.reason);
+    await this.storeTargets(repo, req);
+  }
+
+  private async storeTargets(repo: RepoRow, req: { prNumber: number; sha: string; targets: ImpactedTargets }): Promise<void> {
     const { db, executor, clock } = this.deps;
-    assertPrNumber(req.prNumber);
-    if (!req.sha) throw new HttpError('VALIDATION_FAILED', 'pr.sha must be the head commit sha the targets were computed for');
-    if (req.targets !== 'ALL' && !(Array.isArray(req.targets) && req.targets.every((t) => typeof t === 'string'))) {
-      throw new HttpError('VALIDATION_FAILED', 'impactedTargets must be a list of strings or "ALL"');
-    }
-    const repo = await repoOfOrg(db, ctx, key.repo);
     const at = clock.now();
     await upsertImpactedTargets(db, repo.id, req.prNumber, req.sha, req.targets, at);
     for (const { queueId } of await listActiveEntriesAtSha(db, repo.id, req.prNumber, req.sha, TERMINAL_STATES)) {
@@ -285,5 +297,13 @@ export class GreenlineService implements MergeQueueService {
   private async view(queueId: string, version?: number): Promise<QueueView> {
     const snapshot = await this.deps.executor.read(queueId, version);
     return { snapshot, enqueued: queueOrder(snapshot).filter((e) => e.state !== PrState.NOT_READY) };
+  }
+}
+
+function checkTargetsUpload(req: { prNumber: number; sha: string; targets: ImpactedTargets }): void {
+  assertPrNumber(req.prNumber);
+  if (!req.sha) throw new HttpError('VALIDATION_FAILED', 'pr.sha must be the head commit sha the targets were computed for');
+  if (req.targets !== 'ALL' && !(Array.isArray(req.targets) && req.targets.every((t) => typeof t === 'string'))) {
+    throw new HttpError('VALIDATION_FAILED', 'impactedTargets must be a list of strings or "ALL"');
   }
 }

@@ -78,6 +78,11 @@ export interface MergeQueueService {
   getSubmittedPullRequest(ctx: AuthContext, key: QueueKey, pr: { number: number } | { branch: string }): Promise<PrView>;
   listPullRequests(ctx: AuthContext, key: QueueKey, query: ListPullRequestsQuery): Promise<{ items: Entry[]; nextCursor?: string }>;
   /** Accepted for any PR of a connected repo, submitted or not; stored per (PR, head sha), last wins. */
+  /**
+   * setImpactedTargets for a fork PR's CI, which has no token: the repository's forge must confirm
+   * that workflow run `runId` is running for a fork PR at `sha` (contract §2.6, §9).
+   */
+  setImpactedTargetsFromFork(runId: string, key: QueueKey, req: { prNumber: number; sha: string; targets: ImpactedTargets }): Promise<void>;
   setImpactedTargets(ctx: AuthContext, key: QueueKey, req: { prNumber: number; sha: string; targets: ImpactedTargets }): Promise<void>;
   getTestingDetails(ctx: AuthContext, key: QueueKey, testRunId: string): Promise<TestRunView>;
 

@@ -5,7 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildHttpApp } from '../../src/api/build-app.js';
 import type { MergeQueueService } from '../../src/app/types.js';
 import { createTestService } from '../helpers/service.js';
-import { createApiHarness, errorOf, json, type ApiHarness } from './api-harness.js';
+import { findImpactedTargets } from '../../src/store/impacted-targets.js';
+import { findRepo } from '../../src/store/repos.js';
+import { createApiHarness, errorOf, json, REPO, SLUG, type ApiHarness } from './api-harness.js';
 
 let h: ApiHarness | undefined;
 afterEach(async () => {
@@ -29,13 +31,27 @@ describe('authentication', () => {
     expect(errorOf(await h.get('/v1/getMergeQueueMetrics', { 'x-api-token': undefined })).status).toBe(401);
   });
 
-  it('says that fork uploads are not supported when merge-action sends an empty token and a run id', async () => {
-    h = await createApiHarness();
-    const res = await h.post('/v1/setImpactedTargets', h.body({ pr: { number: '7', sha: 'a'.repeat(40) }, impactedTargets: ['x'] }),
-      { 'x-api-token': '', 'x-forked-workflow-run-id': '123456789' });
-    const error = errorOf(res);
-    expect(error).toMatchObject({ status: 401, code: 'FORK_UPLOAD_UNSUPPORTED' });
-    expect(error.message).toContain('not supported yet');
+  it('takes impacted targets from a fork PR\'s CI on the word of its running workflow run (no token)', async () => {
+    const api = h = await createApiHarness();
+    const sha = 'a'.repeat(40);
+    const fork = { 'x-api-token': '', 'x-forked-workflow-run-id': '123456789' };
+    const upload = (pr: Record<string, unknown>, headers: Record<string, string | undefined> = fork) =>
+      api.post('/v1/setImpactedTargets', api.body({ pr, impactedTargets: ['web'] }), headers);
+    // merge-action sends the PR number as a string and both headers, the token empty.
+    expect(errorOf(await upload({ number: '7', sha }))).toEqual({
+      status: 401, code: 'FORK_RUN_NOT_VERIFIED', message: 'The workflow run in x-forked-workflow-run-id does not vouch for this upload: no workflow run 123456789',
+    });
+    const runs = h.t.forge.state(SLUG).workflowRuns;
+    runs.set('123456789', { headSha: sha, fromFork: true, running: true });
+    expect((await upload({ number: '7', sha })).statusCode).toBe(200);
+    expect(await findImpactedTargets(h.t.db, (await findRepo(h.t.db, REPO.host, REPO.owner, REPO.name))!.id, 7, sha)).toEqual(['web']);
+    expect(errorOf(await upload({ number: '7', sha: 'b'.repeat(40) })).message).toContain(`runs on ${sha}, not on ${'b'.repeat(40)}`);
+    runs.set('123456789', { headSha: sha, fromFork: true, running: false });
+    expect(errorOf(await upload({ number: '7', sha })).message).toContain('has finished');
+    // A run id authenticates nothing else, and a non-empty token wins over it.
+    expect(errorOf(await h.post('/v1/getQueue', h.body(), fork))).toMatchObject({ status: 401, code: 'FORK_UPLOAD_UNSUPPORTED' });
+    expect((await upload({ number: 7, sha }, { 'x-forked-workflow-run-id': '123456789' })).statusCode).toBe(200);
+    expect(errorOf(await upload({ number: 7, sha }, { 'x-api-token': 'gl_wrong', 'x-forked-workflow-run-id': '123456789' })).code).toBe('UNAUTHORIZED');
   });
 
   it('checks the token before reading the body', async () => {

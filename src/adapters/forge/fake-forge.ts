@@ -26,6 +26,8 @@ export interface FakeRepoState {
   prs: Map<number, FakePr>;
   /** PR numbers whose heads conflict with whatever comes before them in a test commit. */
   conflicting: Set<number>;
+  /** CI workflow runs by id: the head they run on, whether from a fork, whether still running. */
+  workflowRuns: Map<string, { headSha: string; fromFork: boolean; running: boolean }>;
 }
 
 export type FakeForgeOperation = 'getPullRequest' | 'getBranchSha' | 'createTestBranch' | 'deleteBranch' | 'advanceTarget';
@@ -44,7 +46,10 @@ export class FakeForge implements ForgePort {
     let s = this.repos.get(repo);
     if (!s) {
       const root: FakeCommit = { sha: sha1(`root:${repo}`), parent: null, prs: [] };
-      s = { branches: new Map([['main', root.sha]]), commits: new Map([[root.sha, root]]), prs: new Map(), conflicting: new Set() };
+      s = {
+        branches: new Map([['main', root.sha]]), commits: new Map([[root.sha, root]]), prs: new Map(), conflicting: new Set(),
+        workflowRuns: new Map(),
+      };
       this.repos.set(repo, s);
     }
     return s;
@@ -103,6 +108,15 @@ export class FakeForge implements ForgePort {
     if (!pr || pr.state === 'closed') return null;
     const { state: _state, ...info } = pr;
     return { ...info };
+  }
+
+  async verifyForkRun(binding: RepoBinding, runId: string, headSha: string): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const run = this.state(repoKey(binding)).workflowRuns.get(runId);
+    if (!run) return { ok: false, reason: `no workflow run ${runId}` };
+    if (!run.fromFork) return { ok: false, reason: `workflow run ${runId} is not for a pull request from a fork` };
+    if (!run.running) return { ok: false, reason: `workflow run ${runId} has finished` };
+    if (run.headSha !== headSha) return { ok: false, reason: `workflow run ${runId} runs on ${run.headSha}, not on ${headSha}` };
+    return { ok: true };
   }
 
   async getBranchSha(binding: RepoBinding, branch: string): Promise<string | null> {

@@ -1,4 +1,4 @@
-import { authOf } from '../auth.js';
+import { authOf, forkRunOf } from '../auth.js';
 import { impactedTargets, prNumber, queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';
 import { Empty, replies } from '../schemas/common.js';
@@ -7,7 +7,8 @@ import { SetImpactedTargetsRequest } from '../schemas/pull-request.js';
 /**
  * POST /v1/setImpactedTargets (contract §2.6): the targets a PR's head sha impacts, for parallel
  * queues. Accepted for any PR of a connected repo, submitted or not (CI uploads on every push); the
- * last upload for a sha wins.
+ * last upload for a sha wins. Uploads from fork PRs come without a token, authenticated by their
+ * workflow run (`x-forked-workflow-run-id`), which the repository's forge verifies.
  */
 export const setImpactedTargets: Route = (app, { service }) => {
   app.post('/setImpactedTargets', {
@@ -19,11 +20,10 @@ export const setImpactedTargets: Route = (app, { service }) => {
     },
   }, async (request) => {
     const { pr } = request.body;
-    await service.setImpactedTargets(authOf(request), queueKey(request.body), {
-      prNumber: prNumber(pr.number),
-      sha: pr.sha.toLowerCase(),
-      targets: impactedTargets(request.body.impactedTargets),
-    });
+    const upload = { prNumber: prNumber(pr.number), sha: pr.sha.toLowerCase(), targets: impactedTargets(request.body.impactedTargets) };
+    const runId = forkRunOf(request);
+    if (runId !== undefined) await service.setImpactedTargetsFromFork(runId, queueKey(request.body), upload);
+    else await service.setImpactedTargets(authOf(request), queueKey(request.body), upload);
     return {};
   });
 };

@@ -261,6 +261,32 @@ export class GitHubForge implements ForgePort {
     }));
   }
 
+  /**
+   * An impacted-target upload from a fork PR's CI vouched for by its workflow run (contract §2.6,
+   * §9): the run exists in this repository, was started by a pull request event from another
+   * repository (a fork), has not completed, and runs on `headSha`.
+   */
+  async verifyForkRun(repo: RepoBinding, runId: string, headSha: string): Promise<{ ok: true } | { ok: false; reason: string }> {
+    if (!/^\d+$/.test(runId)) return { ok: false, reason: `${JSON.stringify(runId)} is not a workflow run id` };
+    const api = await this.api(repo);
+    let run: { status: string | null; head_sha: string; event: string; head_repository?: { full_name: string } | null };
+    try {
+      ({ data: run } = await api.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}', { ...this.loc(repo), run_id: Number(runId) }));
+    } catch (err) {
+      if (hasStatus(err, 404)) return { ok: false, reason: `no workflow run ${runId} in ${repo.repo.owner}/${repo.repo.name}` };
+      throw err;
+    }
+    const own = `${repo.repo.owner}/${repo.repo.name}`.toLowerCase();
+    if (!run.event.startsWith('pull_request') || !run.head_repository || run.head_repository.full_name.toLowerCase() === own) {
+      return { ok: false, reason: `workflow run ${runId} is not for a pull request from a fork` };
+    }
+    if (run.status === 'completed') return { ok: false, reason: `workflow run ${runId} has completed` };
+    if (run.head_sha.toLowerCase() !== headSha.toLowerCase()) {
+      return { ok: false, reason: `workflow run ${runId} runs on ${run.head_sha}, not on ${headSha}` };
+    }
+    return { ok: true };
+  }
+
   /** Posts a comment on a PR (answers to comment commands that could not be carried out). */
   async reply(repo: RepoBinding, number: number, body: string): Promise<void> {
     const api = await this.api(repo);

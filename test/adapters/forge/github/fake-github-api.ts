@@ -57,6 +57,8 @@ export class FakeGitHubApi {
   readonly checkRuns: { id: number; name: string; head_sha: string; status: string; conclusion: string | null; output?: unknown }[] = [];
   readonly statuses: { sha: string; context: string; state: string }[] = [];
   readonly comments: { id: number; issue: number; body: string }[] = [];
+  /** GitHub Actions workflow runs by id (the fields the fork-upload check reads). */
+  readonly workflowRuns = new Map<number, { status: string; head_sha: string; event: string; head_repository: { full_name: string } }>();
   /** App installations by owner/name (App auth) and the installation tokens handed out. */
   readonly installations = new Map<string, number>();
   readonly issuedTokens: string[] = [];
@@ -159,6 +161,10 @@ export class FakeGitHubApi {
     if (!route.includes(` ${repoPrefix}`)) return json(404, { message: 'Not Found' });
     if (this.appPublicKey !== null && !(auth ?? '').startsWith('token ghs_')) return json(401, { message: 'Bad credentials' });
 
+    if ((r = m(/^GET ~\/actions\/runs\/(\d+)$/))) {
+      const run = this.workflowRuns.get(Number(r[1]));
+      return run ? json(200, { id: Number(r[1]), ...run }) : json(404, { message: 'Not Found' });
+    }
     if ((r = m(/^GET ~\/pulls\/(\d+)$/))) {
       const pr = this.pulls.get(Number(r[1]));
       return pr ? json(200, { ...pr, base: { ...pr.base, sha: this.branches.get(pr.base.ref) ?? pr.base.sha } }) : json(404, { message: 'Not Found' });

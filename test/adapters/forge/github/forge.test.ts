@@ -45,6 +45,26 @@ describe('github forge: pull requests', () => {
   });
 });
 
+describe('github forge: workflow runs of fork PRs (impacted-target uploads without a token)', () => {
+  it('vouches for a running pull-request run from a fork on the head sha, and says why not otherwise', async () => {
+    const { api, h1, h2 } = repoWithPrs();
+    const forge = makeForge(api);
+    const b = bindingFor(api);
+    api.workflowRuns.set(42, { status: 'in_progress', head_sha: h1, event: 'pull_request', head_repository: { full_name: 'someone/web' } });
+    expect(await forge.verifyForkRun(b, '42', h1)).toEqual({ ok: true });
+    expect(await forge.verifyForkRun(b, '42', h2)).toEqual({ ok: false, reason: `workflow run 42 runs on ${h1}, not on ${h2}` });
+    expect(await forge.verifyForkRun(b, '43', h1)).toEqual({ ok: false, reason: 'no workflow run 43 in acme/web' });
+    expect(await forge.verifyForkRun(b, 'abc', h1)).toEqual({ ok: false, reason: '"abc" is not a workflow run id' });
+    api.workflowRuns.set(44, { status: 'in_progress', head_sha: h1, event: 'pull_request', head_repository: { full_name: 'acme/web' } });
+    expect(await forge.verifyForkRun(b, '44', h1)).toEqual({ ok: false, reason: 'workflow run 44 is not for a pull request from a fork' });
+    api.workflowRuns.set(45, { status: 'in_progress', head_sha: h1, event: 'push', head_repository: { full_name: 'someone/web' } });
+    expect(await forge.verifyForkRun(b, '45', h1)).toMatchObject({ ok: false });
+    api.workflowRuns.get(42)!.status = 'completed';
+    expect(await forge.verifyForkRun(b, '42', h1)).toEqual({ ok: false, reason: 'workflow run 42 has completed' });
+    expect(api.log.filter((c) => c.startsWith('GET /repos/acme/web/actions/runs/'))).toHaveLength(6);
+  });
+});
+
 describe('github forge: test branches', () => {
   it('builds merge commits on a temporary branch, publishes the test branch and removes the temporary one', async () => {
     const { api, base, h1, h2 } = repoWithPrs();
