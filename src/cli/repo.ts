@@ -2,9 +2,8 @@
 import { Command, Option } from 'commander';
 import { runGit } from '../adapters/forge/git/git.js';
 import { connectRepo, disconnectRepo, DEFAULT_PR_REF_PATTERN, DEFAULT_TEST_BRANCH_PREFIX } from '../app/repo-admin.js';
-import { findOrgById, findOrgByName } from '../store/orgs.js';
 import { listRepos } from '../store/repos.js';
-import { withStore, withStoreOptions, type StoreFlags } from './store-options.js';
+import { orgsForListing, withStore, withStoreOptions, type StoreFlags } from './store-options.js';
 import { UsageError } from './usage-error.js';
 
 interface ConnectFlags extends StoreFlags {
@@ -96,12 +95,11 @@ Examples:
   $ greenline repo list --org acme --database-url postgres://greenline@db.internal/greenline`)
     .action(async (opts: StoreFlags & { org?: string }) => {
       await withStore(opts, async (db) => {
-        const org = opts.org === undefined ? undefined : await findOrgByName(db, opts.org);
-        if (opts.org !== undefined && !org) throw new Error(`Organization ${opts.org} does not exist`);
-        const rows = await listRepos(db, org?.id);
+        const orgs = await orgsForListing(db, opts.org);
+        const rows = await listRepos(db, orgs.filter);
         if (rows.length === 0) process.stdout.write('No repositories connected.\n');
         for (const r of rows) {
-          const orgName = (await findOrgById(db, r.org_id))?.name ?? r.org_id;
+          const orgName = await orgs.nameOf(r.org_id);
           const ci = r.ci_command ? `ci: ${r.ci_command}` : 'ci: external';
           process.stdout.write(`${r.host}/${r.owner}/${r.name}  org ${orgName}  forge ${r.forge}  remote ${r.remote ?? '-'}  ${ci}\n`);
         }

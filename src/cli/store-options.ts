@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { loadConfig, type GreenlineConfig } from '../config.js';
 import { connect, type Db } from '../store/connect.js';
+import { findOrgById, findOrgByName } from '../store/orgs.js';
 import { migrateToLatest } from '../store/migrations/index.js';
 
 export interface StoreFlags {
@@ -35,4 +36,23 @@ export async function withStore<T>(flags: StoreFlags, work: (db: Db) => Promise<
   } finally {
     await db.destroy();
   }
+}
+
+/**
+ * What the `list` admin commands need of organizations: the id to filter by for `--org NAME`
+ * (undefined = every organization; an unknown name is an error), and each row's organization name.
+ */
+export async function orgsForListing(db: Db, name: string | undefined): Promise<{
+  filter: string | undefined; nameOf: (orgId: string) => Promise<string>;
+}> {
+  const org = name === undefined ? undefined : await findOrgByName(db, name);
+  if (name !== undefined && !org) throw new Error(`Organization ${name} does not exist`);
+  const names = new Map<string, string>();
+  return {
+    filter: org?.id,
+    async nameOf(orgId) {
+      if (!names.has(orgId)) names.set(orgId, (await findOrgById(db, orgId))?.name ?? orgId);
+      return names.get(orgId)!;
+    },
+  };
 }

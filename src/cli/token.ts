@@ -3,8 +3,7 @@ import { Command } from 'commander';
 import { ensureOrg } from '../app/org-admin.js';
 import { createApiToken } from '../app/tokens.js';
 import { listApiTokens, revokeApiToken } from '../store/api-tokens.js';
-import { findOrgByName, findOrgById } from '../store/orgs.js';
-import { withStore, withStoreOptions, type StoreFlags } from './store-options.js';
+import { orgsForListing, withStore, withStoreOptions, type StoreFlags } from './store-options.js';
 
 export function tokenCommand(): Command {
   const token = new Command('token').description('create, list and revoke API tokens')
@@ -39,12 +38,11 @@ Examples:
   $ greenline token list --org acme --data-dir /var/lib/greenline`)
     .action(async (opts: StoreFlags & { org?: string }) => {
       await withStore(opts, async (db) => {
-        const org = opts.org === undefined ? undefined : await findOrgByName(db, opts.org);
-        if (opts.org !== undefined && !org) throw new Error(`Organization ${opts.org} does not exist`);
-        const rows = await listApiTokens(db, org?.id);
+        const orgs = await orgsForListing(db, opts.org);
+        const rows = await listApiTokens(db, orgs.filter);
         if (rows.length === 0) process.stdout.write('No tokens.\n');
         for (const r of rows) {
-          const orgName = (await findOrgById(db, r.org_id))?.name ?? r.org_id;
+          const orgName = await orgs.nameOf(r.org_id);
           const state = r.revoked_at === null ? 'active' : `revoked ${new Date(r.revoked_at).toISOString()}`;
           process.stdout.write(`${r.id}  ${orgName}  ${r.name}  created ${new Date(r.created_at).toISOString()}  ${state}\n`);
         }

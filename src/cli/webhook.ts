@@ -5,13 +5,12 @@
  */
 import { Command } from 'commander';
 import { ensureOrg } from '../app/org-admin.js';
-import { findOrgById, findOrgByName } from '../store/orgs.js';
 import { WebhookAdmin, viewOf, type DeliveryView } from '../webhooks/admin.js';
 import { EVENT_TYPES } from '../webhooks/events.js';
 import { UrlPolicy } from '../webhooks/url-policy.js';
 import { systemClock } from '../app/clock.js';
 import type { Db } from '../store/connect.js';
-import { configFrom, withStore, withStoreOptions, type StoreFlags } from './store-options.js';
+import { configFrom, orgsForListing, withStore, withStoreOptions, type StoreFlags } from './store-options.js';
 import { findSubscription, listSubscriptions } from '../store/webhooks.js';
 
 const iso = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());
@@ -71,12 +70,11 @@ Examples:
   $ greenline webhook list --org acme`)
     .action(async (opts: StoreFlags & { org?: string }) => {
       await withStore(opts, async (db) => {
-        const org = opts.org === undefined ? undefined : await findOrgByName(db, opts.org);
-        if (opts.org !== undefined && !org) throw new Error(`Organization ${opts.org} does not exist`);
-        const rows = await listSubscriptions(db, org?.id);
+        const orgs = await orgsForListing(db, opts.org);
+        const rows = await listSubscriptions(db, orgs.filter);
         if (rows.length === 0) process.stdout.write('No webhooks.\n');
         for (const r of rows) {
-          const w = viewOf(r, (await findOrgById(db, r.org_id))?.name ?? r.org_id);
+          const w = viewOf(r, await orgs.nameOf(r.org_id));
           const state = w.enabled ? 'enabled' : `disabled: ${w.disabledReason ?? ''}`;
           process.stdout.write(`${w.id}  ${w.org}  ${w.url}  ${w.events?.join(',') ?? 'all events'}  created ${iso(w.createdAt)}  ${state}\n`);
         }
