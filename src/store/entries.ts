@@ -71,14 +71,10 @@ export async function findPrOfQueue(
 export async function findEntryByBranch(
   db: Kysely<Database>, queueId: string, headBranch: string, terminal: readonly string[],
 ): Promise<Entry | undefined> {
-  const rows = await db.selectFrom('entries').select(['state', 'state_changed_at', 'data'])
-    .where('queue_id', '=', queueId).where('head_branch', '=', headBranch).execute();
-  const rank = (r: { state: string; state_changed_at: number }) => [terminal.includes(r.state) ? 0 : 1, Number(r.state_changed_at)] as const;
-  const best = rows.reduce<(typeof rows)[number] | undefined>((a, r) => {
-    if (!a) return r;
-    const [x, y] = [rank(a), rank(r)];
-    return y[0] > x[0] || (y[0] === x[0] && y[1] > x[1]) ? r : a;
-  }, undefined);
+  const rows = await db.selectFrom('entries').select(['state', 'data'])
+    .where('queue_id', '=', queueId).where('head_branch', '=', headBranch)
+    .orderBy('state_changed_at', 'desc').execute();
+  const best = rows.find((r) => !terminal.includes(r.state)) ?? rows[0];
   return best && entryOf(best);
 }
 
