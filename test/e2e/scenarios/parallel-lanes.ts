@@ -4,14 +4,14 @@
  * meanwhile, without ever including a web PR in its test commits and without being restarted. Once
  * released, the blocked PR fails alone and the rest of its lane merges.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHECK_SH, writeCiScript, type CiScript } from '../ci-script.js';
-import { GitRemote } from '../git-remote.js';
-import { GreenlineProcess } from '../greenline-process.js';
-import { QueueClient, SCENARIO_MS, SETTLE_MS, waitUntil } from '../queue-client.js';
+import { CHECK_SH, type CiScript } from '../ci-script.js';
+import type { GitRemote } from '../git-remote.js';
+import type { GreenlineProcess } from '../greenline-process.js';
+import { type QueueClient, SCENARIO_MS, SETTLE_MS, waitUntil } from '../queue-client.js';
+import { startScenario, stopScenario, type Scenario } from '../scenario.js';
 import { targetHistoryProblems } from '../target-history.js';
 
 const SLUG = 'example.com/acme/mono';
@@ -24,7 +24,7 @@ const CHECK = ['if [ -e WAIT ]; then', '  while [ ! -e "$(cat WAIT)" ]; do sleep
 
 export function parallelLanesScenario(): void {
   describe.concurrent('parallel mode, two disjoint lanes', () => {
-    let dir: string;
+    let world: Scenario | undefined;
     let release: string;
     let remote: GitRemote;
     let ci: CiScript;
@@ -33,25 +33,25 @@ export function parallelLanesScenario(): void {
     const heads = new Map<number, string>();
 
     beforeAll(async () => {
-      dir = mkdtempSync(path.join(tmpdir(), 'greenline-e2e-lanes-'));
-      release = path.join(dir, 'release');
-      remote = await GitRemote.create(dir, { 'check.sh': CHECK });
-      for (const n of [...WEB, ...API].sort((a, b) => a - b)) {
-        const lane = WEB.includes(n) ? 'web' : 'api';
-        const files: Record<string, string> = { [`features/${lane}-${n}.txt`]: n === BLOCKED ? 'broken\n' : 'works\n' };
-        if (n === BLOCKED) files.WAIT = `${release}\n`;
-        heads.set(n, await remote.openPr(n, files, `${lane} change ${n}`));
-      }
-      ci = writeCiScript(dir);
-      // Enough CI runners that the blocked lane cannot starve the other of runners.
-      server = await GreenlineProcess.start({ dir, repos: [{ repo: SLUG, remote: remote.dir, ciCommand: ci.command }], ciMaxParallel: 6 });
-      queue = new QueueClient(server, SLUG);
+      world = await startScenario({
+        // Enough CI runners that the blocked lane cannot starve the other of runners.
+        name: 'lanes', slug: SLUG, ciMaxParallel: 6, files: { 'check.sh': CHECK },
+        openPrs: async (r, dir) => {
+          release = path.join(dir, 'release');
+          for (const n of [...WEB, ...API].sort((a, b) => a - b)) {
+            const lane = WEB.includes(n) ? 'web' : 'api';
+            const files: Record<string, string> = { [`features/${lane}-${n}.txt`]: n === BLOCKED ? 'broken\n' : 'works\n' };
+            if (n === BLOCKED) files.WAIT = `${release}\n`;
+            heads.set(n, await r.openPr(n, files, `${lane} change ${n}`));
+          }
+        },
+      });
+      ({ remote, ci, server, queue } = world);
     }, 60_000);
 
     afterAll(async () => {
-      writeFileSync(release, '');
-      await server?.stop();
-      rmSync(dir, { recursive: true, force: true });
+      if (world) writeFileSync(release, '');
+      await stopScenario(world);
     });
 
     /** Every run a PR of `prs` was tested in (from the log's TESTING transitions), with its details. */

@@ -4,14 +4,12 @@
  * check, one conflicts with a PR ahead of it. The target must end up with exactly the seven good PRs in
  * queue order, every one of them tested green on the base it landed on.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHECK_SH, writeCiScript, type CiScript } from '../ci-script.js';
-import { GitRemote } from '../git-remote.js';
-import { GreenlineProcess } from '../greenline-process.js';
-import { QueueClient, SCENARIO_MS, SETTLE_MS, waitUntil } from '../queue-client.js';
+import { CHECK_SH, type CiScript } from '../ci-script.js';
+import type { GitRemote } from '../git-remote.js';
+import type { GreenlineProcess } from '../greenline-process.js';
+import { type QueueClient, SCENARIO_MS, SETTLE_MS, waitUntil } from '../queue-client.js';
+import { startScenario, stopScenario, type Scenario } from '../scenario.js';
 import { targetHistoryProblems } from '../target-history.js';
 
 const SLUG = 'example.com/acme/shop';
@@ -25,29 +23,28 @@ const SHARED = 'line 1\nline 2\nline 3';
 
 export function singleModeScenario(): void {
   describe.concurrent('single mode, concurrency 3, ten PRs', () => {
-    let dir: string;
+    let world: Scenario | undefined;
     let remote: GitRemote;
     let ci: CiScript;
     let server: GreenlineProcess;
     let queue: QueueClient;
 
     beforeAll(async () => {
-      dir = mkdtempSync(path.join(tmpdir(), 'greenline-e2e-single-'));
-      remote = await GitRemote.create(dir, { 'check.sh': CHECK_SH, 'shared.txt': `${SHARED}\n`, 'features/base.txt': 'works\n' });
-      for (const n of ORDER) {
-        const files: Record<string, string> = { [`features/pr-${n}.txt`]: BROKEN.includes(n) ? 'broken\n' : 'works\n' };
-        if (n === 4 || n === CONFLICT) files['shared.txt'] = `${SHARED.replace('line 2', `line 2 as #${n} wants it`)}\n`;
-        await remote.openPr(n, files, `Feature ${n}`);
-      }
-      ci = writeCiScript(dir);
-      server = await GreenlineProcess.start({ dir, repos: [{ repo: SLUG, remote: remote.dir, ciCommand: ci.command }], ciMaxParallel: 3 });
-      queue = new QueueClient(server, SLUG);
+      world = await startScenario({
+        name: 'single', slug: SLUG, ciMaxParallel: 3,
+        files: { 'check.sh': CHECK_SH, 'shared.txt': `${SHARED}\n`, 'features/base.txt': 'works\n' },
+        openPrs: async (r) => {
+          for (const n of ORDER) {
+            const files: Record<string, string> = { [`features/pr-${n}.txt`]: BROKEN.includes(n) ? 'broken\n' : 'works\n' };
+            if (n === 4 || n === CONFLICT) files['shared.txt'] = `${SHARED.replace('line 2', `line 2 as #${n} wants it`)}\n`;
+            await r.openPr(n, files, `Feature ${n}`);
+          }
+        },
+      });
+      ({ remote, ci, server, queue } = world);
     }, 60_000);
 
-    afterAll(async () => {
-      await server?.stop();
-      rmSync(dir, { recursive: true, force: true });
-    });
+    afterAll(() => stopScenario(world));
 
     it('merges exactly the good PRs in queue order, each tested green on its base; failures say why', async ({ onTestFailed }) => {
       onTestFailed(() => console.error(server.story(ci.records())));

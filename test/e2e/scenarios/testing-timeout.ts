@@ -3,14 +3,14 @@
  * takes, so this file needs a bit over a minute) the hanging PR fails with TEST_RUN_TIMEOUT, the
  * commands that hung are killed, and the PRs around it still merge.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHECK_SH, writeCiScript, type CiScript } from '../ci-script.js';
-import { GitRemote } from '../git-remote.js';
-import { GreenlineProcess } from '../greenline-process.js';
-import { QueueClient, SCENARIO_MS, SETTLE_MS, waitUntil } from '../queue-client.js';
+import { CHECK_SH, type CiScript } from '../ci-script.js';
+import type { GitRemote } from '../git-remote.js';
+import type { GreenlineProcess } from '../greenline-process.js';
+import { type QueueClient, SCENARIO_MS, SETTLE_MS, waitUntil } from '../queue-client.js';
+import { startScenario, stopScenario, type Scenario } from '../scenario.js';
 import { targetHistoryProblems } from '../target-history.js';
 
 const SLUG = 'example.com/acme/slow';
@@ -20,7 +20,7 @@ const CHECK = ['if [ -e HANG ]; then', '  echo $$ >> "$(cat HANG)"', '  sleep 30
 
 export function testingTimeoutScenario(): void {
   describe.concurrent('a CI command that hangs', () => {
-    let dir: string;
+    let world: Scenario | undefined;
     let pids: string;
     let remote: GitRemote;
     let ci: CiScript;
@@ -28,23 +28,21 @@ export function testingTimeoutScenario(): void {
     let queue: QueueClient;
 
     beforeAll(async () => {
-      dir = mkdtempSync(path.join(tmpdir(), 'greenline-e2e-timeout-'));
-      pids = path.join(dir, 'hanging-pids');
-      remote = await GitRemote.create(dir, { 'check.sh': CHECK });
-      for (const n of [1, 2, 3]) {
-        const files: Record<string, string> = { [`features/pr-${n}.txt`]: 'works\n' };
-        if (n === HANGS) files.HANG = `${pids}\n`;
-        await remote.openPr(n, files, `Feature ${n}`);
-      }
-      ci = writeCiScript(dir);
-      server = await GreenlineProcess.start({ dir, repos: [{ repo: SLUG, remote: remote.dir, ciCommand: ci.command }], ciMaxParallel: 3 });
-      queue = new QueueClient(server, SLUG);
+      world = await startScenario({
+        name: 'timeout', slug: SLUG, ciMaxParallel: 3, files: { 'check.sh': CHECK },
+        openPrs: async (r, dir) => {
+          pids = path.join(dir, 'hanging-pids');
+          for (const n of [1, 2, 3]) {
+            const files: Record<string, string> = { [`features/pr-${n}.txt`]: 'works\n' };
+            if (n === HANGS) files.HANG = `${pids}\n`;
+            await r.openPr(n, files, `Feature ${n}`);
+          }
+        },
+      });
+      ({ remote, ci, server, queue } = world);
     }, 60_000);
 
-    afterAll(async () => {
-      await server?.stop();
-      rmSync(dir, { recursive: true, force: true });
-    });
+    afterAll(() => stopScenario(world));
 
     const alive = (pid: number): boolean => {
       try {
