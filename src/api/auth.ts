@@ -16,8 +16,12 @@ const header = (request: FastifyRequest, name: string): string => {
 
 const forkRuns = new WeakMap<FastifyRequest, string>();
 
-/** The one route a workflow run id may authenticate (contract §2.6, §9). */
-const FORK_UPLOAD_ROUTE = '/v1/setImpactedTargets';
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route takes uploads authenticated by a fork PR's workflow run (contract §2.6, §9). */
+    forkUploads?: boolean;
+  }
+}
 
 export function requireToken(service: MergeQueueService): onRequestAsyncHookHandler {
   return async (request) => {
@@ -28,7 +32,7 @@ export function requireToken(service: MergeQueueService): onRequestAsyncHookHand
       // names the repository and the head sha (forkRunOf).
       const runId = header(request, 'x-forked-workflow-run-id');
       if (runId === '') throw new HttpError('UNAUTHORIZED');
-      if (request.routeOptions.url !== FORK_UPLOAD_ROUTE) throw new HttpError('FORK_UPLOAD_UNSUPPORTED');
+      if (!request.routeOptions.config.forkUploads) throw new HttpError('FORK_UPLOAD_UNSUPPORTED');
       forkRuns.set(request, runId);
       return;
     }

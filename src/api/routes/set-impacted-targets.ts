@@ -12,6 +12,7 @@ import { SetImpactedTargetsRequest } from '../schemas/pull-request.js';
  */
 export const setImpactedTargets: Route = (app, { service }) => {
   app.post('/setImpactedTargets', {
+    config: { forkUploads: true },
     schema: {
       summary: 'Set the impacted targets of a PR',
       tags: ['Pull requests'],
