@@ -5,13 +5,17 @@
  * runs, the queue row, the transitions and the effects (outbox) in ONE transaction. A crash anywhere
  * before the commit leaves nothing half-written.
  *
+ * Concurrent API requests for a queue (submit, cancel, restart) are decided together and committed in
+ * one transaction (group commit): under load, one pass over the queue and one commit serve many.
+ *
  * The last written snapshot is cached per queue together with the queue row's version; the database
  * stays the truth: a cached snapshot is used only while the row still has that version.
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
-import { decide } from '../engine/index.js';
-import type { EngineEvent, QueueSnapshot, Rejection } from '../engine/types.js';
+import { setImmediate } from 'node:timers/promises';
+import { decide, decideAll, groupKey, type GroupableEvent } from '../engine/index.js';
+import type { Effect, EngineEvent, QueueSnapshot, Rejection } from '../engine/types.js';
 import { HttpError } from '../errors.js';
 import type { Database, NewTransition, QueueRow } from '../store/database.js';
 import { notifyEffects } from '../store/effects.js';
@@ -34,6 +38,17 @@ export type EventSource =
   | EngineEvent
   | ((snapshot: QueueSnapshot, trx: Transaction<Database>) => EngineEvent | null | Promise<EngineEvent | null>);
 
+interface GroupItem {
+  event: GroupableEvent;
+  resolve: (result: ApplyResult) => void;
+  reject: (err: unknown) => void;
+}
+
+interface OpenGroup { key: string; items: GroupItem[] }
+
+/** A committed decision, published once the transaction has committed. */
+interface Committed { version: number; snapshot: QueueSnapshot; wroteEffects: boolean; transitions: NewTransition[] }
+
 export interface QueueExecutorDeps {
   db: Kysely<Database>;
   newId: () => string;
@@ -43,6 +58,8 @@ export interface QueueExecutorDeps {
 export class QueueExecutor {
   private readonly chains = new Map<string, Promise<unknown>>();
   private readonly cache = new Map<string, { version: number; snapshot: QueueSnapshot }>();
+  /** Per queue, the group of events still taking members (see `enqueue`). */
+  private readonly open = new Map<string, OpenGroup>();
   /** Called after a commit that wrote effects (the effect runner's wake-up). */
   onEffects: () => void = () => {};
   /** Listeners told after each commit that changed a queue (the dashboard's live stream). */
@@ -62,6 +79,9 @@ export class QueueExecutor {
 
   /** Applies one event to a queue. Rejections are returned, never thrown; store errors are thrown. */
   apply(queueId: string, source: EventSource, opts: ApplyOptions = {}): Promise<ApplyResult> {
+    const key = typeof source === 'object' && !opts.alsoInTransaction ? groupKey(source) : null;
+    if (key !== null) return this.enqueue(queueId, source as EngineEvent, key);
+    this.open.delete(queueId);
     return this.serial(queueId, () => this.applyNow(queueId, source, opts));
   }
 
@@ -112,8 +132,53 @@ export class QueueExecutor {
     return { row, snapshot };
   }
 
+  /**
+   * Groupable events (`groupKey`) that arrive while the queue is busy, or in the same turn of the event
+   * loop, are decided together and committed in one transaction (group commit); each caller still gets
+   * its own result. Anything else queued in between closes the open group, so order is kept.
+   */
+  private enqueue(queueId: string, event: EngineEvent, key: string): Promise<ApplyResult> {
+    let group = this.open.get(queueId);
+    if (!group || group.key !== key) {
+      const fresh: OpenGroup = { key, items: [] };
+      this.open.set(queueId, fresh);
+      void this.serial(queueId, async () => {
+        // Let the requests that are already readable join before the group closes.
+        await setImmediate();
+        if (this.open.get(queueId) === fresh) this.open.delete(queueId);
+        await this.applyGroup(queueId, fresh.items);
+      });
+      group = fresh;
+    }
+    const items = group.items;
+    return new Promise((resolve, reject) => items.push({ event: event as GroupableEvent, resolve, reject }));
+  }
+
+  private async applyGroup(queueId: string, items: GroupItem[]): Promise<void> {
+    const done: Committed[] = [];
+    try {
+      const results = await this.deps.db.transaction().execute(async (trx): Promise<ApplyResult[]> => {
+        const { row, snapshot: current } = await this.current(trx, queueId);
+        let before = current;
+        for (const { event } of items) {
+          if (event.kind === 'submit') before = await withPreviousTrip(trx, queueId, before, event.pr.number);
+        }
+        const group = decideAll(before, items.map((i) => i.event), { newId: this.deps.newId });
+        const at = Math.max(...items.map((i) => i.event.at).filter(Number.isFinite));
+        const snapshot = group.snapshot === before ? current
+          : await this.write(trx, row, before, group.snapshot, group.effects, at, done);
+        return group.rejections.map((rejection) => (rejection ? { ok: false, rejection } : { ok: true, snapshot }));
+      });
+      this.published(queueId, done);
+      items.forEach((item, i) => item.resolve(results[i]));
+    } catch (err) {
+      this.cache.delete(queueId);
+      for (const item of items) item.reject(err);
+    }
+  }
+
   private async applyNow(queueId: string, source: EventSource, opts: ApplyOptions): Promise<ApplyResult> {
-    const done: { version: number; snapshot: QueueSnapshot; wroteEffects: boolean; transitions: NewTransition[] }[] = [];
+    const done: Committed[] = [];
     const result = await this.deps.db.transaction().execute(async (trx): Promise<ApplyResult> => {
       const { row, snapshot: current } = await this.current(trx, queueId);
       const event = typeof source === 'function' ? await source(current, trx) : source;
@@ -127,17 +192,32 @@ export class QueueExecutor {
         this.deps.logger?.debug({ queueId, event: event.kind, rejection: decision.rejection }, 'event rejected');
         return decision;
       }
-      const { version, transitions } = await writeDecision(trx, row, before, decision.snapshot, decision.effects, event.at);
-      // The queue's holder may be another instance: on PostgreSQL it hears of the effects at commit.
-      if (decision.effects.length > 0) await notifyEffects(trx, queueId);
+      const snapshot = await this.write(trx, row, before, decision.snapshot, decision.effects, event.at, done);
       await opts.alsoInTransaction?.(trx);
-      const snapshot = pruneSnapshot(decision.snapshot);
-      done.push({ version, snapshot, wroteEffects: decision.effects.length > 0, transitions });
       return { ok: true, snapshot };
     }).catch((err: unknown) => {
       this.cache.delete(queueId);
       throw err;
     });
+    this.published(queueId, done);
+    return result;
+  }
+
+  /** Writes a decision in the queue's transaction; `done` collects what to publish after the commit. */
+  private async write(
+    trx: Transaction<Database>, row: QueueRow, before: QueueSnapshot, after: QueueSnapshot, effects: Effect[], at: number,
+    done: Committed[],
+  ): Promise<QueueSnapshot> {
+    const { version, transitions } = await writeDecision(trx, row, before, after, effects, at);
+    // The queue's holder may be another instance: on PostgreSQL it hears of the effects at commit.
+    if (effects.length > 0) await notifyEffects(trx, row.id);
+    const snapshot = pruneSnapshot(after);
+    done.push({ version, snapshot, wroteEffects: effects.length > 0, transitions });
+    return snapshot;
+  }
+
+  /** After the commit: the cache, the transition log, the effect runner's wake-up and the watchers. */
+  private published(queueId: string, done: Committed[]): void {
     for (const { version, snapshot, wroteEffects, transitions } of done) {
       this.cache.set(queueId, { version, snapshot });
       for (const t of transitions) {
@@ -147,7 +227,6 @@ export class QueueExecutor {
       if (wroteEffects) this.onEffects();
     }
     if (done.length > 0) for (const listener of this.watchers.get(queueId) ?? []) listener();
-    return result;
   }
 }
 

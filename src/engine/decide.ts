@@ -19,17 +19,62 @@ import { onSetState, onUpdateConfig } from './queue-control.js';
 import { onCiResult, onTestBranchCreated, onTestBranchFailed } from './run-results.js';
 import { settle } from './settle.js';
 import { expireNotReady, expireRuns } from './timers.js';
-import type { DecideContext, Decision, EngineEvent, QueuedReason, QueueSnapshot, Rejection } from './types.js';
+import type { DecideContext, Decision, Effect, EngineEvent, QueuedReason, QueueSnapshot, Rejection } from './types.js';
 
 export function decide(snapshot: QueueSnapshot, event: EngineEvent, ctx: DecideContext): Decision {
-  if (!event || typeof event !== 'object' || !Number.isFinite(event.at)) {
-    return reject({ code: 'INVALID_EVENT', message: 'an event needs a kind and a finite time `at`' });
-  }
+  if (!hasTime(event)) return reject(NO_TIME);
   const d = new Draft(snapshot, event.at, ctx);
   const rejection = apply(d, event);
   if (rejection) return reject(rejection);
   settle(d, fallbackReason(event));
   return { ok: true, snapshot: d.finish(), effects: d.effects };
+}
+
+/**
+ * The events that can be decided together: the API's requests. Each checks everything before it
+ * changes anything, so a rejected one leaves the draft as it was for the others.
+ */
+export type GroupableEvent = Extract<EngineEvent, { kind: 'submit' | 'cancel' | 'restart' }>;
+
+/**
+ * Events with the same key can share one decision (`decideAll`): they are groupable and invalidate
+ * runs for the same reason. Null: the event is decided on its own.
+ */
+export function groupKey(event: EngineEvent): string | null {
+  return event.kind === 'submit' || event.kind === 'cancel' || event.kind === 'restart' ? fallbackReason(event) : null;
+}
+
+export interface GroupDecision {
+  /** Per event, in order: null when it was applied, else why it was rejected. */
+  rejections: (Rejection | null)[];
+  /** Unchanged (the input, no effects) when every event was rejected. */
+  snapshot: QueueSnapshot;
+  effects: Effect[];
+}
+
+/**
+ * Several events of one group (same `groupKey`) in one decision: each is applied in order at its own
+ * time, then the queue settles once, as `decide` does after a single event. Requests that arrive
+ * together are thus decided together: one pass over the queue instead of one per request.
+ */
+export function decideAll(snapshot: QueueSnapshot, events: readonly GroupableEvent[], ctx: DecideContext): GroupDecision {
+  const keys = new Set(events.map(groupKey));
+  if (keys.size > 1 || keys.has(null)) throw new Error('decideAll takes events of one group (the same groupKey)');
+  const d = new Draft(snapshot, events[0]?.at ?? 0, ctx);
+  const rejections = events.map((event) => {
+    if (!hasTime(event)) return NO_TIME;
+    d.at = Math.max(d.at, event.at);
+    return apply(d, event);
+  });
+  if (rejections.every((r) => r !== null)) return { rejections, snapshot, effects: [] };
+  settle(d, fallbackReason(events[0]));
+  return { rejections, snapshot: d.finish(), effects: d.effects };
+}
+
+const NO_TIME: Rejection = { code: 'INVALID_EVENT', message: 'an event needs a kind and a finite time `at`' };
+
+function hasTime(event: EngineEvent): boolean {
+  return !!event && typeof event === 'object' && Number.isFinite(event.at);
 }
 
 function reject(rejection: Rejection): Decision {

@@ -47,7 +47,8 @@ export class Draft {
   private readonly runIndex = new Map<string, number>();
   private readonly effectKeys = new Set<string>();
 
-  constructor(readonly base: QueueSnapshot, readonly at: number, readonly ctx: DecideContext) {
+  /** `at`: the time of the event being applied (decideAll moves it forward event by event). */
+  constructor(readonly base: QueueSnapshot, public at: number, readonly ctx: DecideContext) {
     this.state = base.state;
     this.config = base.config;
     this.targetSha = base.targetSha;

@@ -1,5 +1,5 @@
 /** The queue engine's public API: a pure decision function over plain data, and its helpers. */
-export { decide } from './decide.js';
+export { decide, decideAll, groupKey, type GroupableEvent, type GroupDecision } from './decide.js';
 export { queueOrder, comparePending } from './ordering.js';
 export { readiness, isReady } from './readiness.js';
 export { parsePriority, priorityNameOf, type ParsedPriority } from './priority.js';
