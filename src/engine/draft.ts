@@ -8,6 +8,23 @@ import {
   isTerminal, type DecideContext, type Effect, type Entry, type QueueConfig, type QueueSnapshot, type QueueState, type TestRun,
 } from './types.js';
 
+/**
+ * Entry positions by PR number, per entries array of a snapshot a decision returned (the input of the
+ * next one). Snapshots are never mutated, so an array's index stays right; a draft adds to it only
+ * the entries it appends.
+ */
+const ENTRY_INDEXES = new WeakMap<readonly Entry[], ReadonlyMap<number, number>>();
+
+function entryIndexOf(entries: readonly Entry[]): ReadonlyMap<number, number> {
+  let index = ENTRY_INDEXES.get(entries);
+  if (!index) {
+    const built = new Map<number, number>();
+    entries.forEach((e, i) => built.set(e.prNumber, i));
+    ENTRY_INDEXES.set(entries, index = built);
+  }
+  return index;
+}
+
 const admitted = (e: Entry): boolean => e.state !== 'NOT_READY' && !isTerminal(e.state);
 
 function shapeChanged(a: Entry, b: Entry): boolean {
@@ -41,9 +58,14 @@ export class Draft {
   /** Entries added or whose sort keys changed since topology.ts last sorted (it clears this). */
   readonly resortPending = new Set<number>();
 
+  /** PR numbers of the entries this decision put (added or replaced). */
+  readonly changedEntries = new Set<number>();
+
   private readonly entries: Entry[];
   private readonly runs: TestRun[];
-  private readonly entryIndex = new Map<number, number>();
+  /** Positions of the input's entries; `addedIndex`: of the entries this decision appended. */
+  private readonly baseIndex: ReadonlyMap<number, number>;
+  private readonly addedIndex = new Map<number, number>();
   private readonly runIndex = new Map<string, number>();
   private readonly effectKeys = new Set<string>();
 
@@ -55,19 +77,26 @@ export class Draft {
     this.internal = readInternal(base);
     this.entries = [...base.entries];
     this.runs = [...base.runs];
-    this.entries.forEach((e, i) => this.entryIndex.set(e.prNumber, i));
+    this.baseIndex = entryIndexOf(base.entries);
     this.runs.forEach((r, i) => this.runIndex.set(r.id, i));
   }
 
   entry(prNumber: number): Entry | undefined {
-    const i = this.entryIndex.get(prNumber);
+    const i = this.baseIndex.get(prNumber) ?? this.addedIndex.get(prNumber);
     return i === undefined ? undefined : this.entries[i];
   }
 
+  /** The PR's entry in the input snapshot, if it had one. */
+  baseEntry(prNumber: number): Entry | undefined {
+    const i = this.baseIndex.get(prNumber);
+    return i === undefined ? undefined : this.base.entries[i];
+  }
+
   putEntry(entry: Entry): void {
-    const i = this.entryIndex.get(entry.prNumber);
+    const i = this.baseIndex.get(entry.prNumber) ?? this.addedIndex.get(entry.prNumber);
+    this.changedEntries.add(entry.prNumber);
     if (i === undefined) {
-      this.entryIndex.set(entry.prNumber, this.entries.length);
+      this.addedIndex.set(entry.prNumber, this.entries.length);
       this.entries.push(entry);
       this.structure++;
       this.membership++;
@@ -135,6 +164,7 @@ export class Draft {
 
   finish(): QueueSnapshot {
     this.onFinish?.(this.entries);
+    if (this.addedIndex.size === 0) ENTRY_INDEXES.set(this.entries, this.baseIndex);
     return {
       ...this.base,
       state: this.state,

@@ -37,7 +37,10 @@ export function settle(d: Draft, fallback: QueuedReason): void {
   cleanUpRuns(d);
   trimHistory(d);
   requestWakeup(d, batchDeadline);
-  d.onFinish = (entries) => rememberIndex(d, entries);
+  d.onFinish = (entries) => {
+    rememberIndex(d, entries);
+    ENTRY_RUN_REFS.set(entries, draftRunRefs(d));
+  };
 }
 
 /** NOT_READY → PENDING for every ready entry, while the queue is RUNNING (contract §5.2). */
@@ -50,16 +53,46 @@ function admit(d: Draft): void {
   }
 }
 
-function referencedRuns(entries: readonly Entry[], internal: EngineInternal): Set<string> {
-  const out = new Set<string>();
-  for (const e of entries) {
-    if (isTerminal(e.state)) continue;
-    if (e.runId) out.add(e.runId);
-    if (e.verifiedByTestRun) out.add(e.verifiedByTestRun);
+/**
+ * How many non-terminal entries refer to each run (as their run or the run that verified them), per
+ * entries array of a snapshot a decision returned: the next decision starts from its input's counts.
+ */
+const ENTRY_RUN_REFS = new WeakMap<readonly Entry[], ReadonlyMap<string, number>>();
+
+function countRefs(e: Entry | undefined, into: Map<string, number>, by: 1 | -1): void {
+  if (!e || isTerminal(e.state)) return;
+  if (e.runId) into.set(e.runId, (into.get(e.runId) ?? 0) + by);
+  if (e.verifiedByTestRun) into.set(e.verifiedByTestRun, (into.get(e.verifiedByTestRun) ?? 0) + by);
+}
+
+function entryRunRefs(entries: readonly Entry[]): ReadonlyMap<string, number> {
+  let refs = ENTRY_RUN_REFS.get(entries);
+  if (!refs) {
+    const counted = new Map<string, number>();
+    for (const e of entries) countRefs(e, counted, 1);
+    ENTRY_RUN_REFS.set(entries, refs = counted);
   }
-  if (internal.merge) out.add(internal.merge.runId);
-  for (const b of internal.bisections) for (const p of b.parts) if (p.runId) out.add(p.runId);
-  return out;
+  return refs;
+}
+
+/** The counts for the draft's entries: its input's, corrected for the entries this decision put. */
+function draftRunRefs(d: Draft): ReadonlyMap<string, number> {
+  const base = entryRunRefs(d.base.entries);
+  if (d.changedEntries.size === 0) return base;
+  const refs = new Map(base);
+  for (const n of d.changedEntries) {
+    countRefs(d.baseEntry(n), refs, -1);
+    countRefs(d.entry(n), refs, 1);
+  }
+  return refs;
+}
+
+/** Whether an entry or the engine's own bookkeeping (the merge, bisections) still refers to a run. */
+function referencedBy(entryRefs: ReadonlyMap<string, number>, internal: EngineInternal): (runId: string) => boolean {
+  const own = new Set<string>();
+  if (internal.merge) own.add(internal.merge.runId);
+  for (const b of internal.bisections) for (const p of b.parts) if (p.runId) own.add(p.runId);
+  return (runId) => (entryRefs.get(runId) ?? 0) > 0 || own.has(runId);
 }
 
 /**
@@ -67,12 +100,13 @@ function referencedRuns(entries: readonly Entry[], internal: EngineInternal): Se
  * when it stops being needed (or right away if it was created and dropped in this decision).
  */
 function cleanUpRuns(d: Draft): void {
-  const before = referencedRuns(d.base.entries, readInternal(d.base));
-  const baseIds = new Set(d.base.runs.map((r) => r.id));
-  const now = referencedRuns(d.allEntries(), d.internal);
+  const before = referencedBy(entryRunRefs(d.base.entries), readInternal(d.base));
+  const now = referencedBy(draftRunRefs(d), d.internal);
+  let baseIds: Set<string> | null = null;
   for (const run of [...d.allRuns()]) {
-    if (now.has(run.id)) continue;
-    const wasNeeded = before.has(run.id) || !baseIds.has(run.id) || isInFlight(run);
+    if (now(run.id)) continue;
+    baseIds ??= new Set(d.base.runs.map((r) => r.id));
+    const wasNeeded = before(run.id) || !baseIds.has(run.id) || isInFlight(run);
     if (isInFlight(run)) abandonRun(d, run);
     if (wasNeeded) d.emit({ kind: 'deleteTestBranch', key: `${run.id}:deleteTestBranch`, runId: run.id, branch: run.testBranch });
   }
@@ -83,11 +117,11 @@ function trimHistory(d: Draft): void {
   const h = d.internal.targetHistory;
   // Bisections compare content keys anchored at the first step: keep the history while one runs.
   if (h.length <= 1 || d.internal.bisections.length > 0) return;
-  const used = referencedRuns(d.allEntries(), d.internal);
+  const used = referencedBy(draftRunRefs(d), d.internal);
   let oldest = h.length - 1;
-  for (const id of used) {
-    const run = d.run(id);
-    const i = run ? h.findIndex((s) => s.sha === run.baseSha) : -1;
+  for (const run of d.allRuns()) {
+    if (!used(run.id)) continue;
+    const i = h.findIndex((s) => s.sha === run.baseSha);
     if (i >= 0 && i < oldest) oldest = i;
   }
   if (oldest > 0) d.internal.targetHistory = h.slice(oldest);
