@@ -7,7 +7,8 @@
  * object — the floor any JSON endpoint pays. Load: autocannon, 10 connections, in this process.
  * - read:  getSubmittedPullRequest, PR numbers rotating over the 1,000 (token check + queue read)
  * - write: submitPullRequest re-submitting those PRs with a rotating priority (a real state change,
- *          persisted with its outbox in one transaction)
+ *          persisted with its outbox in one transaction; requests that arrive together share one
+ *          decision and one commit — the run prints how many requests each commit carried)
  * - read, HTTP layer only: the same requests, the service's answers memoised in memory — separates
  *          the cost of the HTTP layer (auth hook, parsing, validation, wire mapping, serialisation)
  *          from the cost of the service and the store
@@ -125,6 +126,8 @@ async function main(): Promise<void> {
     const write = endpoint('submitPullRequest', `${apiUrl}/v1/submitPullRequest`,
       (i) => ({ repo: REPO, targetBranch: 'main', pr: pr(i), priority: PRIORITIES[i % PRIORITIES.length] }), auth);
     const all = [baseline, read, layer, write];
+    const version = async () => (await t.db.selectFrom('queues').select('version').executeTakeFirstOrThrow()).version;
+    const versionBefore = await version();
     for (let round = 0; round < ROUNDS; round++) {
       for (const e of all) await slice(e);
     }
@@ -141,6 +144,9 @@ async function main(): Promise<void> {
       const cpuRatio = m === baseline ? '' : percent(m, perCpu);
       console.log(`${m.name.padEnd(26)} ${rps(m).toFixed(0).padStart(7)} ${p99(m.latencies).toFixed(0).padStart(8)}   ${ratio.padEnd(16)}   ${p99Goal.padEnd(8)}   ${String(m.errors).padStart(6)}   ${perCpu(m).toFixed(0).padStart(9)}   ${cpuRatio.padStart(9)}`);
     }
+    // Each commit of a decision bumps the queue's version once; only the writes change this queue.
+    const commits = (await version()) - versionBefore;
+    console.log(`\nsubmitPullRequest: ${write.completed} requests in ${commits} commits (${(write.completed / commits).toFixed(1)} requests per decision and transaction)`);
   } finally {
     await app.close();
     await layerOnly.close();
