@@ -45,6 +45,11 @@ export interface ForgePort {
    * forges without PR metadata (plain git) report it as the PR's base and compute mergeability against it.
    */
   getPullRequest(repo: RepoBinding, number: number, targetBranch?: string): Promise<PrInfo | null>;
+  /**
+   * Whether a PR that `getPullRequest` no longer reports open was merged (by someone other than
+   * greenline, when it is still queued) rather than closed. Forges that cannot tell leave it out.
+   */
+  wasMerged?(repo: RepoBinding, number: number): Promise<boolean>;
   /** Current sha of a branch, or null when it does not exist. */
   getBranchSha(repo: RepoBinding, branch: string): Promise<string | null>;
   /**

@@ -3,6 +3,7 @@
  * non-terminal entries and whose lease this instance holds (queue-leases.ts), it reads the target branch head and each queued PR from the forge and turns
  * differences into engine events:
  *   target head differs from the queue's          → targetMoved (see target-refresh for own merges)
+ *   PR merged by someone else                     → prMergedOutside (forges that can tell: github)
  *   PR gone (closed)                              → prClosed
  *   head, base, title or mergeability changed     → prObserved
  * A failing queue is logged and retried at the next interval; the others go on.
@@ -76,10 +77,11 @@ export class ForgePoller {
     for (const entry of await listActiveEntries(db, queue.id, TERMINAL_STATES)) {
       const pr = await forge.getPullRequest(binding, entry.prNumber, queue.target_branch);
       if (pr && !differs(entry, pr)) continue;
+      const merged = !pr && (await forge.wasMerged?.(binding, entry.prNumber));
       await executor.apply(queue.id, (s) => {
         const now = s.entries.find((e) => e.prNumber === entry.prNumber);
         if (!now) return null;
-        if (!pr) return { kind: 'prClosed', at: clock.now(), prNumber: entry.prNumber };
+        if (!pr) return { kind: merged ? 'prMergedOutside' : 'prClosed', at: clock.now(), prNumber: entry.prNumber };
         return differs(now, pr) ? { kind: 'prObserved', at: clock.now(), pr } : null;
       });
     }

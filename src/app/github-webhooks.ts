@@ -175,19 +175,20 @@ export class GitHubWebhooks {
         if (holding.length === 0) return 'ignored';
         // The payload may be older than GitHub's current view (mergeability is computed later): read it.
         const now = await this.deps.forge.getPullRequest(bindingOf(repo), n);
-        for (const q of holding) await this.observe(q, n, now);
+        const merged = !now && (await this.deps.forge.wasMerged(bindingOf(repo), n));
+        for (const q of holding) await this.observe(q, n, now, merged);
         return 'processed';
       }
       default: return 'ignored';
     }
   }
 
-  private async observe(queue: QueueRow, n: number, pr: PrInfo | null): Promise<void> {
+  private async observe(queue: QueueRow, n: number, pr: PrInfo | null, merged: boolean): Promise<void> {
     const at = this.deps.clock.now();
     await this.deps.executor.apply(queue.id, (s) => {
       const e = s.entries.find((x) => x.prNumber === n && !isTerminal(x.state));
       if (!e) return null;
-      if (!pr) return { kind: 'prClosed', at, prNumber: n };
+      if (!pr) return merged ? { kind: 'prMergedOutside', at, prNumber: n } : { kind: 'prClosed', at, prNumber: n };
       const same = e.headSha === pr.headSha && e.baseBranch === pr.baseBranch && e.title === pr.title && e.mergeability === pr.mergeability;
       return same ? null : { kind: 'prObserved', at, pr };
     });

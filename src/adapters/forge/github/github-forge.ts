@@ -106,6 +106,11 @@ export class GitHubForge implements ForgePort {
     return prInfoOf(pr);
   }
 
+  async wasMerged(repo: RepoBinding, number: number): Promise<boolean> {
+    const pr = await this.pull(repo, number);
+    return Boolean(pr?.merged || pr?.merged_at);
+  }
+
   async getBranchSha(repo: RepoBinding, branch: string): Promise<string | null> {
     const api = await this.api(repo);
     try {

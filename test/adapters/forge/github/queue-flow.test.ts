@@ -139,4 +139,16 @@ describe('github forge in the service', () => {
       `DELETE /repos/acme/web/git/refs/heads/${branch}`,
     ]);
   });
+
+  it('a PR merged on GitHub outside the queue is MANUAL_MERGE when the poller sees it first; closed unmerged it is PR_CLOSED', async () => {
+    h.api.openPr(2, { headSha: h.api.commit(base, 'pr2') });
+    await h.app.service.submitPullRequest(h.ctx, h.key, { prNumber: 1 });
+    await h.app.service.submitPullRequest(h.ctx, h.key, { prNumber: 2 });
+    Object.assign(h.api.pulls.get(1)!, { state: 'closed', merged: true });
+    Object.assign(h.api.pulls.get(2)!, { state: 'closed', merged: false });
+    await h.app.poller.pollOnce();
+    expect([(await entry(1)).state, (await entry(1)).lastReason]).toEqual(['MERGED', 'MANUAL_MERGE']);
+    expect([(await entry(2)).state, (await entry(2)).lastReason]).toEqual(['CANCELLED', 'PR_CLOSED']);
+  });
 });
+
