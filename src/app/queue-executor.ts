@@ -164,6 +164,9 @@ export class QueueExecutor {
           if (event.kind === 'submit') before = await withPreviousTrip(trx, queueId, before, event.pr.number);
         }
         const group = decideAll(before, items.map((i) => i.event), { newId: this.deps.newId });
+        group.rejections.forEach((rejection, i) => {
+          if (rejection) this.deps.logger?.debug({ queueId, event: items[i].event.kind, rejection }, 'event rejected');
+        });
         const at = Math.max(...items.map((i) => i.event.at).filter(Number.isFinite));
         const snapshot = group.snapshot === before ? current
           : await this.write(trx, row, before, group.snapshot, group.effects, at, done);
