@@ -79,13 +79,19 @@ function follow(key, onActivity, indicator) {
 
 // ---------------------------------------------------------------------------------- queues
 
+/** Who manages the queue's settings, for the list of queues. */
+function managedNote(q) {
+  if (q.managedBy !== 'terraform') return null;
+  return q.driftSince === null ? ' · managed by Terraform' : ' · changed outside Terraform';
+}
+
 export async function queuesPage() {
   const { queues } = await call('listQueues');
   const rows = queues.map((q) => {
     const key = { repo: q.repo, targetBranch: q.targetBranch };
     return h('tr', {},
       h('th', { scope: 'row', 'data-label': 'Queue' }, h('a', { href: queueHref(key) }, `${repoLabel(key)} → ${q.targetBranch}`),
-        h('span', { class: 'muted block' }, q.repo.host)),
+        h('span', { class: 'muted block' }, q.repo.host, managedNote(q))),
       h('td', { 'data-label': 'State' }, badge(q.state)),
       h('td', { 'data-label': 'Mode' }, `${q.mode}, ${q.concurrency} at once${q.batch ? ', batching' : ''}`),
       h('td', { 'data-label': 'Depth', class: 'num' }, String(q.depth), q.notReady ? h('span', { class: 'muted' }, ` (+${q.notReady} not ready)`) : null),
@@ -161,16 +167,35 @@ function recentView(key, activity) {
     h('span', { class: 'muted' }, ` ${pr.reason.toLowerCase().replaceAll('_', ' ')}, `, since(pr.stateChangedAt), ' ago'))));
 }
 
+/**
+ * The banner of a queue whose settings Terraform manages: managed, or changed outside Terraform since
+ * a time (a write from anywhere else after Terraform's last one, this page's buttons included).
+ */
+function managementBanner(a) {
+  if (a.managedBy !== 'terraform') return null;
+  if (a.driftSince === null) {
+    return h('p', { class: 'banner managed', id: 'management' }, h('strong', {}, 'Managed by Terraform.'),
+      ' Change its settings in the Terraform configuration; a change made here or through the API counts as a change outside Terraform.');
+  }
+  return h('p', { class: 'banner drift', id: 'management' },
+    h('strong', {}, 'Changed outside Terraform since ', h('time', { datetime: a.driftSince }, time(a.driftSince)), '.'),
+    ' The queue is managed by Terraform, but its settings or state were changed from elsewhere ', since(a.driftSince),
+    ' ago. Run terraform plan to see what differs from the configuration.');
+}
+
 const CONTROLS = [
   { state: 'PAUSED', label: 'Pause', text: 'Pause the queue: no new test runs start; runs in flight finish and can still merge.' },
   { state: 'RUNNING', label: 'Resume', text: 'Resume the queue: it starts test runs again.' },
   { state: 'DRAINING', label: 'Drain', text: 'Drain the queue: PRs already in it are tested and merged, new submissions are refused.' },
 ];
 
+const outsideTerraform = (a) => (a.managedBy === 'terraform' ? ' Terraform manages this queue: this counts as a change outside Terraform.' : '');
+
 export async function queuePage(key) {
   const [activity, history] = await Promise.all([call('getQueueActivity', key), call('getQueueHistory', { ...key, hours: 24 })]);
   const title = `${repoLabel(key)} → ${key.targetBranch}`;
   const head = h('div', { class: 'queue-state' });
+  const management = h('div', {});
   const status = h('p', { role: 'status', class: 'notice', hidden: true });
   const controls = h('div', { class: 'controls', role: 'group', 'aria-label': 'Queue state' });
   const runs = h('div', { id: 'runs' });
@@ -190,10 +215,11 @@ export async function queuePage(key) {
   };
   const render = (a) => {
     current = a;
+    fill(management, managementBanner(a));
     fill(head, badge(a.state), h('span', {}, ` ${a.mode} mode, ${a.concurrency} at once${a.batch ? ', batching' : ''}; target at ${short(a.targetSha)}`));
     refill(controls, CONTROLS.map((c) => h('button', {
       type: 'button', 'data-focus-key': `control-${c.state}`, disabled: upper(a.state) === c.state,
-      onclick: () => { status.hidden = false; confirmed({ title: `${c.label} ${title}?`, text: c.text, action: c.label }, status,
+      onclick: () => { status.hidden = false; confirmed({ title: `${c.label} ${title}?`, text: c.text + outsideTerraform(a), action: c.label }, status,
         () => call('updateQueue', { ...key, state: c.state })); },
     }, c.label)));
     refill(runs, runsView(key, a));
@@ -215,7 +241,7 @@ export async function queuePage(key) {
 
   const el = h('article', { 'aria-labelledby': 'queue-title' },
     h('div', { class: 'page-head' }, h('h1', { id: 'queue-title' }, title), indicator),
-    head, controls, status,
+    management, head, controls, status,
     h('section', { 'aria-labelledby': 'runs-title', class: 'card' }, h('h2', { id: 'runs-title' }, 'Test runs in flight'), runs),
     h('section', { 'aria-labelledby': 'prs-title', class: 'card' }, h('h2', { id: 'prs-title' }, 'Pull requests in queue order'), prs),
     h('section', { 'aria-labelledby': 'recent-title', class: 'card' }, h('h2', { id: 'recent-title' }, 'Recently concluded'), recent),

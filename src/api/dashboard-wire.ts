@@ -1,12 +1,21 @@
 /** Domain → wire JSON of the dashboard's extension endpoints (states spelled as in wire.ts). */
 import type { Static } from '@sinclair/typebox';
 import type { QueueActivity, QueueHistory, QueueSummary } from '../app/dashboard.js';
+import type { QueueManagement } from '../app/types.js';
 import type { PrState, QueueState } from '../engine/types.js';
 import type { ListQueuesResponse, QueueActivityResponse, QueueHistoryResponse } from './schemas/dashboard.js';
 import { iso, stateOut, type EnumCase } from './wire.js';
 
+/** Who manages the queue's config (contract §2.10): the same two fields in every dashboard answer. */
+const managementOut = (m: QueueManagement) => ({
+  managedBy: m.managedBy,
+  driftSince: m.driftSince === null ? null : iso(m.driftSince),
+});
+
 export function queueSummaries(queues: QueueSummary[], enumCase: EnumCase): Static<typeof ListQueuesResponse> {
-  return { queues: queues.map((q) => ({ ...q, state: stateOut(q.state as QueueState, enumCase) })) };
+  return {
+    queues: queues.map(({ management, ...q }) => ({ ...q, state: stateOut(q.state as QueueState, enumCase), ...managementOut(management) })),
+  };
 }
 
 export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<typeof QueueActivityResponse> {
@@ -17,6 +26,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
     concurrency: snapshot.config.concurrency,
     batch: snapshot.config.batch,
     targetSha: snapshot.targetSha,
+    ...managementOut(a.management),
     pullRequests: a.pullRequests.map(({ entry: e, lane }) => ({
       prNumber: e.prNumber,
       prTitle: e.title,

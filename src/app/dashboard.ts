@@ -12,7 +12,7 @@ import {
 import { HttpError } from '../errors.js';
 import { laneHeads } from '../metrics/lanes.js';
 import { countTransitionsInto, listLatestEntriesInStates } from '../store/dashboard.js';
-import type { Database } from '../store/database.js';
+import type { Database, QueueRow } from '../store/database.js';
 import { listEntriesInStates } from '../store/metrics-entries.js';
 import { listRunsOfWindow } from '../store/metrics-runs.js';
 import { listTransitionsOfRecentPrs } from '../store/metrics-transitions.js';
@@ -20,7 +20,7 @@ import { listQueuesOfRepos } from '../store/queues.js';
 import { listRepos } from '../store/repos.js';
 import type { QueueExecutor } from './queue-executor.js';
 import { queueOfOrg } from './queue-lookup.js';
-import type { AuthContext, QueueKey } from './types.js';
+import type { AuthContext, QueueKey, QueueManagement } from './types.js';
 
 export const HOUR_MS = 3_600_000;
 /** The longest history getQueueHistory answers: a week of hours. */
@@ -45,7 +45,10 @@ export interface QueueSummary {
   /** Conclusions in the last hour: throughput is `merged`. */
   mergedLastHour: number;
   failedLastHour: number;
+  management: QueueManagement;
 }
+
+const managementOf = (q: QueueRow): QueueManagement => ({ managedBy: q.managed_by, driftSince: q.drift_since });
 
 /** The organization's queues, sorted by repository and branch. Four queries whatever their number. */
 export async function listQueueSummaries(db: Kysely<Database>, ctx: AuthContext, now: number): Promise<QueueSummary[]> {
@@ -74,6 +77,7 @@ export async function listQueueSummaries(db: Kysely<Database>, ctx: AuthContext,
       testing: mine.filter((s) => s === PrState.TESTING).length,
       mergedLastHour: count(PrState.MERGED),
       failedLastHour: count(PrState.FAILED),
+      management: managementOf(q),
     };
   });
   const name = (s: QueueSummary) => `${s.repo.host}/${s.repo.owner}/${s.repo.name}\u0000${s.targetBranch}`;
@@ -88,6 +92,7 @@ export interface ActivityPr {
 
 export interface QueueActivity {
   snapshot: QueueSnapshot;
+  management: QueueManagement;
   /** Non-terminal entries in queue order (NOT_READY last). */
   pullRequests: ActivityPr[];
   /** Runs creating their test commit or testing it, in queue order, with their lane in parallel mode. */
@@ -116,6 +121,7 @@ export async function queueActivity(
   const runs = snapshot.runs.filter((r) => IN_FLIGHT.includes(r.status)).sort((a, b) => at(a) - at(b) || a.createdAt - b.createdAt);
   return {
     snapshot,
+    management: managementOf(queue),
     pullRequests: ordered.map((entry) => ({ entry, lane: laneOf.get(entry.prNumber) ?? null })),
     testRuns: runs.map((run) => ({ run, lane: parallel ? laneOf.get(run.prNumbers[0] ?? -1) ?? null : null })),
     recent,

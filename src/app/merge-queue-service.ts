@@ -2,7 +2,7 @@
  * The MergeQueueService (src/app/types.ts) over the store, the per-queue executor and the adapters,
  * following contract §2 endpoint by endpoint. Every state change goes through the engine.
  */
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import { newQueueSnapshot } from '../engine/config.js';
 import { parsePriority, queueOrder, readiness } from '../engine/index.js';
@@ -16,7 +16,7 @@ import {
   findEntry, findEntryByBranch, findEntryById, findPrOfQueue, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage,
 } from '../store/entries.js';
 import { findImpactedTargets, upsertImpactedTargets } from '../store/impacted-targets.js';
-import { deleteQueueRow, findQueue, findQueueById, insertQueue } from '../store/queues.js';
+import { deleteQueueRow, findQueue, findQueueById, insertQueue, markConfigWrite } from '../store/queues.js';
 import { findRepo } from '../store/repos.js';
 import { forgeFor, type Adapters } from './adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
@@ -33,7 +33,7 @@ import { refreshTarget } from './target-refresh.js';
 import { reportStatus, runOfQueue, testingDetails } from './test-run-details.js';
 import { TokenCache } from './tokens.js';
 import type {
-  AuthContext, ListPullRequestsQuery, MergeQueueService, PrView, QueueKey, QueueUpdate, QueueView, TestRunView,
+  AuthContext, ConfigSource, ListPullRequestsQuery, MergeQueueService, PrView, QueueKey, QueueUpdate, QueueView, TestRunView,
 } from './types.js';
 
 export interface ServiceDeps {
@@ -80,7 +80,9 @@ export class GreenlineService implements MergeQueueService {
 
   // ------------------------------------------------------------------ queues (contract §2.8–§2.11)
 
-  async createQueue(ctx: AuthContext, key: QueueKey, config: Pick<Partial<QueueConfig>, 'mode' | 'concurrency'>): Promise<void> {
+  async createQueue(
+    ctx: AuthContext, key: QueueKey, config: Pick<Partial<QueueConfig>, 'mode' | 'concurrency'>, source: ConfigSource = 'other',
+  ): Promise<void> {
     const { db, clock, newId } = this.deps;
     const repo = await repoOfOrg(db, ctx, key.repo);
     const patch = configPatch({ mode: config.mode, concurrency: config.concurrency });
@@ -95,6 +97,7 @@ export class GreenlineService implements MergeQueueService {
       await insertQueue(db, {
         id, repo_id: repo.id, target_branch: key.targetBranch, state: s.state, config: JSON.stringify(s.config),
         target_sha: null, internal: JSON.stringify(s.internal), version: 0, created_at: now, updated_at: now,
+        managed_by: source === 'terraform' ? 'terraform' : null,
       });
     } catch (err) {
       // Lost a race with a concurrent create of the same queue (unique repo + branch).
@@ -110,7 +113,7 @@ export class GreenlineService implements MergeQueueService {
     return this.view(queue.id, queue.version);
   }
 
-  async updateQueue(ctx: AuthContext, key: QueueKey, update: QueueUpdate): Promise<QueueView> {
+  async updateQueue(ctx: AuthContext, key: QueueKey, update: QueueUpdate, source: ConfigSource = 'other'): Promise<QueueView> {
     const { queue } = await queueOfOrg(this.deps.db, ctx, key);
     const { state, deleteRequiredStatuses, requiredStatuses, ...rest } = update;
     // contract §3 #5: an empty requiredStatuses list changes nothing; deleteRequiredStatuses clears.
@@ -123,8 +126,10 @@ export class GreenlineService implements MergeQueueService {
       throw new HttpError('VALIDATION_FAILED', 'state must be one of RUNNING, PAUSED, DRAINING');
     }
     const at = this.deps.clock.now();
-    if (Object.keys(patch).length > 0) await this.deps.executor.applyOrThrow(queue.id, { kind: 'updateConfig', at, patch });
-    if (state !== undefined) await this.deps.executor.applyOrThrow(queue.id, { kind: 'setState', at, state });
+    // Who wrote is recorded with the write itself, in its transaction (contract §2.10).
+    const marked = { alsoInTransaction: (trx: Transaction<Database>) => markConfigWrite(trx, queue.id, source === 'terraform', at) };
+    if (Object.keys(patch).length > 0) await this.deps.executor.applyOrThrow(queue.id, { kind: 'updateConfig', at, patch }, marked);
+    if (state !== undefined) await this.deps.executor.applyOrThrow(queue.id, { kind: 'setState', at, state }, marked);
     return this.view(queue.id);
   }
 

@@ -86,8 +86,8 @@ export class QueueExecutor {
   }
 
   /** Like `apply`, but a rejection becomes the matching HttpError (for API callers). */
-  async applyOrThrow(queueId: string, event: EngineEvent): Promise<QueueSnapshot> {
-    const r = await this.apply(queueId, event);
+  async applyOrThrow(queueId: string, event: EngineEvent, opts: ApplyOptions = {}): Promise<QueueSnapshot> {
+    const r = await this.apply(queueId, event, opts);
     if (!r.ok) throw rejectionToHttpError(r.rejection);
     return r.snapshot;
   }

@@ -59,12 +59,33 @@ export interface QueueUpdate extends Partial<QueueConfig> {
   deleteRequiredStatuses?: boolean;
 }
 
+/**
+ * Who sent a config write (createQueue, updateQueue), from its User-Agent and X-Source headers
+ * (contract §2.10): 'terraform' for Terraform and OpenTofu, 'other' for anything else.
+ */
+export type ConfigSource = 'terraform' | 'other';
+
+/** Whether Terraform manages a queue's config, and since when it was changed outside Terraform. */
+export interface QueueManagement {
+  /** 'terraform' once Terraform (or OpenTofu) wrote the config; null: no Terraform write yet. */
+  managedBy: 'terraform' | null;
+  /** When a write from outside Terraform first followed the last Terraform write; null: none since. */
+  driftSince: number | null;
+}
+
 export interface MergeQueueService {
   authenticate(token: string): Promise<AuthContext | null>;
 
-  createQueue(ctx: AuthContext, key: QueueKey, config: Pick<Partial<QueueConfig>, 'mode' | 'concurrency'>): Promise<void>;
+  /** `source` 'terraform' marks the queue managed by Terraform (default 'other'). */
+  createQueue(
+    ctx: AuthContext, key: QueueKey, config: Pick<Partial<QueueConfig>, 'mode' | 'concurrency'>, source?: ConfigSource,
+  ): Promise<void>;
   getQueue(ctx: AuthContext, key: QueueKey): Promise<QueueView>;
-  updateQueue(ctx: AuthContext, key: QueueKey, update: QueueUpdate): Promise<QueueView>;
+  /**
+   * `source` 'terraform' marks the queue managed and clears its drift; an 'other' write (the default)
+   * of any setting or state starts the drift of a managed queue. Both only when the write is applied.
+   */
+  updateQueue(ctx: AuthContext, key: QueueKey, update: QueueUpdate, source?: ConfigSource): Promise<QueueView>;
   deleteQueue(ctx: AuthContext, key: QueueKey): Promise<void>;
 
   submitPullRequest(ctx: AuthContext, key: QueueKey, req: {

@@ -1,5 +1,5 @@
 /** Human-readable forms of a queue: its settings, then its pull requests in queue order. */
-import type { Queue, QueueRequest, QueueSettings } from '../client/index.js';
+import type { Queue, QueueActivity, QueueRequest, QueueSettings } from '../client/index.js';
 import { formatFields, formatTable } from './output.js';
 import { describeQueue } from './queue-address.js';
 
@@ -11,12 +11,20 @@ export function formatSettings(settings: QueueSettings): string {
   return formatFields(Object.entries(settings).map(([k, v]) => [k, show(v)]));
 }
 
-export function formatQueue(q: Queue, address: QueueRequest): string {
+/** Whether Terraform manages the queue (contract §2.10), as a line under its name; '' when it does not. */
+export function formatManagement(m: Pick<QueueActivity, 'managedBy' | 'driftSince'>): string {
+  if (m.managedBy !== 'terraform') return '';
+  return m.driftSince === null
+    ? 'Managed by Terraform: change its settings in the Terraform configuration.\n'
+    : `Managed by Terraform, but changed outside Terraform since ${m.driftSince}: run terraform plan to see what differs.\n`;
+}
+
+export function formatQueue(q: Queue, address: QueueRequest, management: Pick<QueueActivity, 'managedBy' | 'driftSince'>): string {
   const { enqueuedPullRequests: prs, ...settings } = q;
   const list = prs.length === 0
     ? 'No pull requests in the queue (NOT_READY ones are not listed).'
     : formatTable(['#', 'PR', 'STATE', 'PRIORITY', 'SINCE', 'TITLE'], prs.map((pr, i) => [
       String(i + 1), `#${pr.prNumber}`, pr.state, pr.priorityName, pr.stateChangedAt, pr.prTitle,
     ]));
-  return `Queue ${describeQueue(address)}\n${formatSettings(settings)}\n\n${list}`;
+  return `Queue ${describeQueue(address)}\n${formatManagement(management)}${formatSettings(settings)}\n\n${list}`;
 }

@@ -43,16 +43,20 @@ Examples:
     }));
 
   withQueueOptions(queue.command('get'))
-    .description('show a queue: state, every setting, and its pull requests in queue order')
+    .description('show a queue: whether Terraform manages it, state, every setting, and its pull requests in queue order')
     .addHelpText('after', `
 Examples:
   $ greenline queue get --repo github.com/acme/web --branch main
   $ greenline queue get --repo github.com/acme/web --branch main --json | jq .state`)
     .action((flags: QueueFlags) => withClient(flags, async ({ client, settings }) => {
       const address = queueAddress(settings);
-      const q = await client.getQueue(address);
-      if (flags.json) printJson(q);
-      else printLine(formatQueue(q, address));
+      if (flags.json) {
+        printJson(await client.getQueue(address));
+        return;
+      }
+      // getQueue answers as Trunk's does; who manages the queue is in the dashboard's activity.
+      const [q, activity] = await Promise.all([client.getQueue(address), client.getQueueActivity(address)]);
+      printLine(formatQueue(q, address, activity));
     }));
 
   addSettingOptions(withQueueOptions(queue.command('update')), QueueSettingsInput)

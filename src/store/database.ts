@@ -55,6 +55,13 @@ export interface QueuesTable {
   version: number;
   created_at: number;
   updated_at: number;
+  /**
+   * 'terraform' once a config write came from Terraform or OpenTofu (migration 007); null: not managed.
+   * Both columns may be left out when inserting a queue (null then).
+   */
+  managed_by: ColumnType<'terraform' | null, 'terraform' | null | undefined, 'terraform' | null>;
+  /** When a config write from outside Terraform first followed the last Terraform write; null: no drift. */
+  drift_since: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface EntriesTable {
@@ -244,6 +251,7 @@ export type ApiTokenRow = Selectable<ApiTokensTable>;
 /** A repository row; `github_installation_id` may be left out when writing one (it is null then). */
 export type RepoRow = Omit<Selectable<ReposTable>, 'github_installation_id'> & { github_installation_id?: number | null };
 export type QueueRow = Selectable<QueuesTable>;
+export type NewQueue = Insertable<QueuesTable>;
 export type EntryRow = Selectable<EntriesTable>;
 export type TestRunRow = Selectable<TestRunsTable>;
 export type CiStatusRow = Selectable<CiStatusesTable>;

@@ -1,10 +1,10 @@
 /** Queue rows: state, config, target sha, engine bookkeeping. One SQL operation per function. */
 import type { Kysely, Transaction } from 'kysely';
-import type { Database, QueueRow, RepoRow } from './database.js';
+import type { Database, NewQueue, QueueRow, RepoRow } from './database.js';
 import { dialectOf } from './dialect.js';
 import { prepare } from './prepared.js';
 
-export async function insertQueue(db: Kysely<Database>, queue: QueueRow): Promise<void> {
+export async function insertQueue(db: Kysely<Database>, queue: NewQueue): Promise<void> {
   await db.insertInto('queues').values(queue).execute();
 }
 
@@ -39,6 +39,7 @@ const repoAndQueue = prepare((db, p: { host: string; owner: string; name: string
     'queues.id as q_id', 'queues.target_branch as q_target_branch', 'queues.state as q_state', 'queues.config as q_config',
     'queues.target_sha as q_target_sha', 'queues.internal as q_internal', 'queues.version as q_version',
     'queues.created_at as q_created_at', 'queues.updated_at as q_updated_at',
+    'queues.managed_by as q_managed_by', 'queues.drift_since as q_drift_since',
   ])
   .where('repos.host', '=', p.host).where('repos.owner', '=', p.owner).where('repos.name', '=', p.name));
 
@@ -48,10 +49,14 @@ export async function findRepoAndQueue(
 ): Promise<{ repo: RepoRow; queue: QueueRow | undefined } | undefined> {
   const [row] = await repoAndQueue(db, { host: ref.host, owner: ref.owner, name: ref.name, targetBranch });
   if (!row) return undefined;
-  const { q_id, q_target_branch, q_state, q_config, q_target_sha, q_internal, q_version, q_created_at, q_updated_at, ...repo } = row;
+  const {
+    q_id, q_target_branch, q_state, q_config, q_target_sha, q_internal, q_version, q_created_at, q_updated_at, q_managed_by, q_drift_since,
+    ...repo
+  } = row;
   const queue: QueueRow | undefined = q_id === null ? undefined : {
     id: q_id, repo_id: repo.id, target_branch: q_target_branch!, state: q_state!, config: q_config!, target_sha: q_target_sha,
     internal: q_internal!, version: q_version!, created_at: q_created_at!, updated_at: q_updated_at!,
+    managed_by: q_managed_by, drift_since: q_drift_since,
   };
   return { repo, queue };
 }
@@ -87,6 +92,19 @@ const queueUpdate = prepare((db, p: QueueChange & { id: string }) => db.updateTa
 
 export async function updateQueueRow(trx: Transaction<Database>, id: string, set: QueueChange): Promise<void> {
   await queueUpdate(trx, { id, ...set });
+}
+
+/**
+ * Records who made a config write (contract §2.10): a Terraform write marks the queue managed and
+ * clears its drift; any other write to a managed queue starts its drift, unless it has begun already.
+ */
+export async function markConfigWrite(db: Kysely<Database>, id: string, byTerraform: boolean, at: number): Promise<void> {
+  if (byTerraform) {
+    await db.updateTable('queues').set({ managed_by: 'terraform', drift_since: null }).where('id', '=', id).execute();
+  } else {
+    await db.updateTable('queues').set({ drift_since: at })
+      .where('id', '=', id).where('managed_by', 'is not', null).where('drift_since', 'is', null).execute();
+  }
 }
 
 /** Deletes the queue and, by cascade, its entries, runs, statuses, effects, events and transitions. */

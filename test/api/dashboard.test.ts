@@ -35,7 +35,7 @@ describe('POST /v1/listQueues', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(json(res).queues).toEqual([{
       repo: REPO, targetBranch: 'main', state: 'RUNNING', mode: 'single', concurrency: 2, batch: false,
-      depth: 2, notReady: 0, testing: 2, mergedLastHour: 1, failedLastHour: 0,
+      depth: 2, notReady: 0, testing: 2, mergedLastHour: 1, failedLastHour: 0, managedBy: null, driftSince: null,
     }]);
   });
 

@@ -179,3 +179,92 @@ describe('deleteQueue', () => {
     expect(errorOf(await h.post('/v1/deleteQueue', h.body()))).toMatchObject({ status: 404, code: 'QUEUE_NOT_FOUND' });
   });
 });
+
+describe('the Terraform management marker (contract §2.10)', () => {
+  const TF = { 'x-source': 'terraform' };
+  /** The marker as the dashboard's endpoints answer it; listQueues and getQueueActivity must agree. */
+  async function marker(targetBranch = 'main'): Promise<{ managedBy: string | null; driftSince: string | null }> {
+    const activity = json(await h.post('/v1/getQueueActivity', h.body({ targetBranch })));
+    const summary = json(await h.post('/v1/listQueues', {})).queues.find((q: { targetBranch: string }) => q.targetBranch === targetBranch);
+    const found = { managedBy: activity.managedBy, driftSince: activity.driftSince };
+    expect({ managedBy: summary.managedBy, driftSince: summary.driftSince }).toEqual(found);
+    return found;
+  }
+  const now = () => new Date(h.t.clock.now()).toISOString();
+
+  it('a queue created by Terraform is managed by it', async () => {
+    expect((await h.post('/v1/createQueue', h.body(), TF)).statusCode).toBe(200);
+    expect(await marker()).toEqual({ managedBy: 'terraform', driftSince: null });
+  });
+
+  it('a queue created and changed by other clients is not managed and has no drift', async () => {
+    await h.post('/v1/createQueue', h.body());
+    expect(await marker()).toEqual({ managedBy: null, driftSince: null });
+    expect((await update({ concurrency: 2, state: 'PAUSED' })).statusCode).toBe(200);
+    expect(await marker()).toEqual({ managedBy: null, driftSince: null });
+  });
+
+  it('Terraform update → managed; a plain update → drift since then; later plain writes keep that time; Terraform again clears it', async () => {
+    await h.post('/v1/createQueue', h.body());
+    expect((await update({ concurrency: 2 }, TF)).statusCode).toBe(200);
+    expect(await marker()).toEqual({ managedBy: 'terraform', driftSince: null });
+    expect((await update({ concurrency: 2 }, TF)).statusCode).toBe(200);
+    expect(await marker()).toEqual({ managedBy: 'terraform', driftSince: null });
+
+    h.t.clock.advance(60_000);
+    const driftedAt = now();
+    expect((await update({ concurrency: 3 })).statusCode).toBe(200);
+    expect(await marker()).toEqual({ managedBy: 'terraform', driftSince: driftedAt });
+    h.t.clock.advance(60_000);
+    expect((await update({ state: 'PAUSED' })).statusCode).toBe(200);
+    expect(await marker()).toEqual({ managedBy: 'terraform', driftSince: driftedAt });
+
+    expect((await update({ concurrency: 2, state: 'RUNNING' }, TF)).statusCode).toBe(200);
+    expect(await marker()).toEqual({ managedBy: 'terraform', driftSince: null });
+  });
+
+  it("counts Terraform's and OpenTofu's User-Agent, and X-Source, in any letter case", async () => {
+    const sources: Record<string, string>[] = [
+      { 'user-agent': 'Terraform/1.9.8 (+https://www.terraform.io) terraform-provider-trunk/0.4.0' },
+      { 'user-agent': 'OpenTofu/1.8.3' },
+      { 'User-Agent': 'go-http-client/1.1 OPENTOFU' },
+      { 'X-Source': 'TERRAFORM' },
+      { 'x-source': 'Terraform' },
+    ];
+    for (const [i, headers] of sources.entries()) {
+      const branch = `tf-${i}`;
+      const write = (fields: Record<string, unknown>, extra?: Record<string, string>) =>
+        h.post('/v1/updateQueue', h.body({ targetBranch: branch, ...fields }), extra);
+      await h.post('/v1/createQueue', h.body({ targetBranch: branch }));
+      expect((await write({ concurrency: 2 }, headers)).statusCode).toBe(200);
+      expect(await marker(branch), JSON.stringify(headers)).toEqual({ managedBy: 'terraform', driftSince: null });
+      expect((await write({ concurrency: 3 }, { 'user-agent': 'curl/8.5.0', 'x-source': 'console' })).statusCode).toBe(200);
+      expect(await marker(branch)).toEqual({ managedBy: 'terraform', driftSince: now() });
+      expect((await write({ concurrency: 2 }, headers)).statusCode).toBe(200);
+      expect(await marker(branch), JSON.stringify(headers)).toEqual({ managedBy: 'terraform', driftSince: null });
+    }
+  });
+
+  it('only applied config writes count: not PR submissions or cancellations, not a refused update', async () => {
+    await h.queueWithPrs(1);
+    const submit = () => h.post('/v1/submitPullRequest', h.body({ pr: { number: 1 } }), TF);
+    const cancel = () => h.post('/v1/cancelPullRequest', h.body({ pr: { number: 1 } }), TF);
+    expect((await submit()).statusCode).toBe(200);
+    expect((await cancel()).statusCode).toBe(200);
+    expect(await marker()).toEqual({ managedBy: null, driftSince: null });
+
+    expect((await update({ batch: true }, TF)).statusCode).toBe(200);
+    expect((await h.post('/v1/submitPullRequest', h.body({ pr: { number: 1 } }))).statusCode).toBe(200);
+    expect((await h.post('/v1/cancelPullRequest', h.body({ pr: { number: 1 } }))).statusCode).toBe(200);
+    expect((await update({ concurrency: 0 })).statusCode).toBe(400);
+    expect((await update({})).statusCode).toBe(200);
+    expect(await marker()).toEqual({ managedBy: 'terraform', driftSince: null });
+  });
+
+  it('leaves the getQueue and updateQueue answers as Terraform parses them', async () => {
+    await h.post('/v1/createQueue', h.body(), TF);
+    await update({ concurrency: 3 });
+    expect(Object.keys(json(await update({ batch: true }))).sort()).toEqual([...SETTINGS_KEYS].sort());
+    expect(Object.keys(json(await h.post('/v1/getQueue', h.body()))).sort()).toEqual([...SETTINGS_KEYS, 'enqueuedPullRequests'].sort());
+  });
+});

@@ -64,6 +64,25 @@ describe('greenline queue', () => {
     expect(shown).toMatchObject({ state: 'RUNNING', batch: false, mergeMethod: 'merge_commit', requiredStatuses: null });
   });
 
+  it('says in `queue get` whether Terraform manages the queue, and since when it was changed outside Terraform', async () => {
+    await s.run(['queue', 'create', ...Q, '--branch', 'infra']);
+    const plain = await s.run(['queue', 'get', ...Q, '--branch', 'infra']);
+    expect(plain.stdout).not.toContain('Terraform');
+
+    const res = await fetch(`${s.url}/v1/updateQueue`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': s.token, 'user-agent': 'Terraform/1.9.8 terraform-provider-trunk/0.4.0' },
+      body: JSON.stringify({ repo: { host: 'github.com', owner: 'acme', name: 'web' }, targetBranch: 'infra', concurrency: 2 }),
+    });
+    expect(res.status).toBe(200);
+    const managed = await s.run(['queue', 'get', ...Q, '--branch', 'infra']);
+    expect(managed.stdout).toMatch(/^Queue github.com\/acme\/web infra\nManaged by Terraform: change its settings in the Terraform configuration.\n/);
+
+    expect((await s.run(['queue', 'update', ...Q, '--branch', 'infra', '--concurrency', '3'])).code).toBe(0);
+    const drifted = await s.run(['queue', 'get', ...Q, '--branch', 'infra']);
+    expect(drifted.stdout).toMatch(/^Managed by Terraform, but changed outside Terraform since \d{4}-\d\d-\d\dT[\d:.]+Z: run terraform plan/m);
+    expect(JSON.parse((await s.run(['queue', 'get', ...Q, '--branch', 'infra', '--json'])).stdout)).not.toHaveProperty('managedBy');
+  });
+
   it('reports the server\'s 400 naming the field, and refuses bad flags itself with exit code 2', async () => {
     const server = await s.run(['queue', 'update', ...Q, '--branch', 'main', '--concurrency', '0']);
     expect(server.code).toBe(1);

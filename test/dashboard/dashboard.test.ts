@@ -54,12 +54,22 @@ async function signedIn(width = 1280, height = 900): Promise<Page> {
   return page;
 }
 
+const QUEUE_KEY = { repo: { host: 'demo.greenline.local', owner: 'acme', name: 'shop' }, targetBranch: 'main' };
+
 async function apiQueueState(): Promise<string> {
   const res = await fetch(`${url}/v1/getQueue`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': token },
-    body: JSON.stringify({ repo: { host: 'demo.greenline.local', owner: 'acme', name: 'shop' }, targetBranch: 'main' }),
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': token }, body: JSON.stringify(QUEUE_KEY),
   });
   return (await res.json() as { state: string }).state;
+}
+
+/** An updateQueue as Trunk's Terraform provider sends it (x-source: terraform), changing nothing. */
+async function terraformWrite(): Promise<void> {
+  const res = await fetch(`${url}/v1/updateQueue`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': token, 'x-source': 'terraform' },
+    body: JSON.stringify({ ...QUEUE_KEY, concurrency: 3 }),
+  });
+  expect(res.status).toBe(200);
 }
 
 describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo', () => {
@@ -146,9 +156,11 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     await page.close();
   }, 120_000);
 
-  it('pauses and resumes the queue, each after a confirmation dialog that Escape dismisses', async () => {
+  it('pauses and resumes the queue, each after a confirmation dialog that Escape dismisses; on a Terraform-managed queue that shows as drift', async () => {
+    await terraformWrite();
     const page = await signedIn();
     await page.goto(url + '/' + QUEUE);
+    await page.locator('#management').getByText('Managed by Terraform.').waitFor();
     const pause = page.getByRole('button', { name: 'Pause' });
     await pause.waitFor();
     await pause.click();
@@ -161,15 +173,19 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     expect(await apiQueueState()).toBe('RUNNING');
 
     await pause.click();
+    expect(await dialog.textContent()).toContain('this counts as a change outside Terraform');
     await dialog.getByRole('button', { name: 'Pause' }).click();
     await page.locator('.queue-state').getByText('PAUSED').waitFor();
     expect(await apiQueueState()).toBe('PAUSED');
+    await page.locator('#management').getByText('Changed outside Terraform since').waitFor();
     await page.screenshot({ path: path.join(SHOTS, 'queue-paused.png') });
 
     await page.getByRole('button', { name: 'Resume' }).click();
     await dialog.getByRole('button', { name: 'Resume' }).click();
     await page.locator('.queue-state').getByText('RUNNING').waitFor();
     expect(await apiQueueState()).toBe('RUNNING');
+    await terraformWrite();
+    await page.locator('#management').getByText('Managed by Terraform.').waitFor();
     await page.close();
   }, 60_000);
 

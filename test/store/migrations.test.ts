@@ -40,6 +40,7 @@ describe.each(databases)('migrations on $name', (database) => {
       // The schema is whole: the last migration's table and columns are there.
       await db.selectFrom('queue_leases').selectAll().execute();
       await db.selectFrom('effects').select('claimed_by').execute();
+      await db.selectFrom('queues').select(['managed_by', 'drift_since']).execute();
       // And a late starter finds nothing to do.
       await migrateToLatest(db);
     } finally {

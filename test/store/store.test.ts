@@ -16,7 +16,8 @@ import { migrateToLatest } from '../../src/store/migrations/index.js';
 import { countOrgs, findOrgById, findOrgByName, insertOrg } from '../../src/store/orgs.js';
 import { insertQueueEvent, listQueueEvents } from '../../src/store/queue-events.js';
 import {
-  deleteQueueRow, findQueue, findQueueById, findQueueVersion, findRepoAndQueue, insertQueue, listQueuesOfRepos, listQueuesWithActiveEntries, lockQueue, updateQueueRow,
+  deleteQueueRow, findQueue, findQueueById, findQueueVersion, findRepoAndQueue, insertQueue, listQueuesOfRepos, listQueuesWithActiveEntries, lockQueue,
+  markConfigWrite, updateQueueRow,
 } from '../../src/store/queues.js';
 import { deleteRepo, findRepo, findRepoById, insertRepo, listRepos } from '../../src/store/repos.js';
 import { findRunRow, findRunRowByTestSha, listRunsForSnapshot, setRunRequiredStatuses, upsertRuns } from '../../src/store/test-runs.js';
@@ -122,6 +123,27 @@ describe.each(databases)('store on $name', (database) => {
     await expect(insertQueue(db, { ...q!, id: 'q2' })).rejects.toThrow();
     await deleteQueueRow(db, 'q1');
     expect(await findQueueById(db, 'q1')).toBeUndefined();
+  });
+
+  it('queues: a Terraform config write marks the queue managed and clears drift; other writes start drift once', async () => {
+    const marker = async () => {
+      const q = await findQueueById(db, 'q1');
+      const both = await findRepoAndQueue(db, { host: 'github.com', owner: 'acme', name: 'web' }, 'main');
+      expect([both?.queue?.managed_by, both?.queue?.drift_since]).toEqual([q?.managed_by, q?.drift_since]);
+      return [q?.managed_by, q?.drift_since];
+    };
+    expect(await marker()).toEqual([null, null]);
+    await markConfigWrite(db, 'q1', false, 5);
+    expect(await marker()).toEqual([null, null]);
+    await markConfigWrite(db, 'q1', true, 6);
+    expect(await marker()).toEqual(['terraform', null]);
+    await db.transaction().execute((trx) => markConfigWrite(trx, 'q1', false, 1_767_225_600_000));
+    await markConfigWrite(db, 'q1', false, 1_767_225_700_000);
+    expect(await marker()).toEqual(['terraform', 1_767_225_600_000]);
+    await markConfigWrite(db, 'q1', true, 9);
+    expect(await marker()).toEqual(['terraform', null]);
+    await insertQueue(db, { ...(await findQueueById(db, 'q1'))!, id: 'q2', target_branch: 'dev' });
+    expect((await findQueueById(db, 'q2'))?.managed_by).toBe('terraform');
   });
 
   it('entries: upsert inserts then replaces; active lists skip terminal entries', async () => {

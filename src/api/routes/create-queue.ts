@@ -1,5 +1,6 @@
 import { HttpError } from '../../errors.js';
 import { authOf } from '../auth.js';
+import { configSource } from '../config-source.js';
 import { canonical, queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';
 import { Empty, replies } from '../schemas/common.js';
@@ -13,7 +14,7 @@ const UPDATE_ONLY = new Set(
 /**
  * POST /v1/createQueue (contract §2.8): only repo, targetBranch, mode and concurrency (Terraform
  * creates, then updates). A setting of updateQueue sent here is refused rather than silently dropped.
- * 409 when the branch already has a queue.
+ * 409 when the branch already has a queue. Created by Terraform, the queue is marked managed by it.
  */
 export const createQueue: Route = (app, { service }) => {
   app.post('/createQueue', {
@@ -27,7 +28,7 @@ export const createQueue: Route = (app, { service }) => {
     await service.createQueue(authOf(request), queueKey(body), {
       ...(body.mode === undefined ? {} : { mode: canonical(MODES, body.mode, 'body/mode') }),
       ...(body.concurrency === undefined ? {} : { concurrency: body.concurrency }),
-    });
+    }, configSource(request.headers));
     return {};
   });
 };

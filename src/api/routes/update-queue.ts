@@ -1,4 +1,5 @@
 import { authOf } from '../auth.js';
+import { configSource } from '../config-source.js';
 import { queueKey } from '../parse-input.js';
 import { toQueueUpdate } from '../queue-update.js';
 import type { Route } from '../route-deps.js';
@@ -8,7 +9,9 @@ import { queueSettings } from '../wire.js';
 
 /**
  * POST /v1/updateQueue (contract §2.10): changes the given settings and returns the queue without
- * its PR list (Terraform reads every setting back from this reply).
+ * its PR list (Terraform reads every setting back from this reply). A write from Terraform marks the
+ * queue managed by it; a later write from anything else marks it changed outside Terraform. That mark
+ * is not in this reply, whose fields Terraform's provider parses, but in the dashboard's endpoints.
  */
 export const updateQueue: Route = (app, { service, enumCase }) => {
   app.post('/updateQueue', {
@@ -19,7 +22,7 @@ export const updateQueue: Route = (app, { service, enumCase }) => {
       response: replies(QueueSettings),
     },
   }, async (request) => {
-    const view = await service.updateQueue(authOf(request), queueKey(request.body), toQueueUpdate(request.body));
+    const view = await service.updateQueue(authOf(request), queueKey(request.body), toQueueUpdate(request.body), configSource(request.headers));
     return queueSettings(view.snapshot, enumCase);
   });
 };

@@ -4,6 +4,14 @@ import { MAX_HISTORY_HOURS } from '../../app/dashboard.js';
 import { DateTime, Name, Nullable, PrStateOut, QueueAddress, QueueStateOut, Repo } from './common.js';
 import { MODES } from './queue.js';
 
+/** contract §2.10 "Management source": not in getQueue/updateQueue, whose fields Terraform parses. */
+const Management = {
+  managedBy: Nullable(Type.Literal('terraform', {
+    description: 'terraform once createQueue or updateQueue came from Terraform or OpenTofu (User-Agent or X-Source); null otherwise',
+  })),
+  driftSince: Nullable(DateTime('When a config write from outside Terraform first followed the last Terraform write; null when none has')),
+};
+
 export const ListQueuesRequest = Type.Object({}, { description: 'An empty object: every queue of the organization' });
 
 export const QueueSummary = Type.Object({
@@ -18,6 +26,7 @@ export const QueueSummary = Type.Object({
   testing: Type.Integer({ description: 'PRs in TESTING' }),
   mergedLastHour: Type.Integer({ description: 'Throughput: PRs merged in the last hour' }),
   failedLastHour: Type.Integer({ description: 'PRs failed in the last hour' }),
+  ...Management,
 });
 
 export const ListQueuesResponse = Type.Object({
@@ -70,6 +79,7 @@ export const QueueActivityResponse = Type.Object({
   concurrency: Type.Integer(),
   batch: Type.Boolean(),
   targetSha: Nullable(Type.String({ description: 'Last known commit of the target branch' })),
+  ...Management,
   pullRequests: Type.Array(ActivityPr, { description: 'Queue order; NOT_READY PRs last' }),
   testRuns: Type.Array(ActivityRun, { description: 'Runs in flight, in the queue order of their first tested PR' }),
   recentPullRequests: Type.Array(RecentPr, { description: 'The latest 20 concluded PRs, most recent first' }),

@@ -10,6 +10,7 @@ import { webhooks } from './003-webhooks.js';
 import { queueLeases } from './004-queue-leases.js';
 import { githubDeliveries } from './005-github-deliveries.js';
 import { entryHeadBranch } from './006-entry-head-branch.js';
+import { queueManagement } from './007-queue-management.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '004-queue-leases': queueLeases,
   '005-github-deliveries': githubDeliveries,
   '006-entry-head-branch': entryHeadBranch,
+  '007-queue-management': queueManagement,
 };
 
 /**
