@@ -59,7 +59,9 @@ function sortedNow(d: Draft): Entry[] {
 }
 
 export class Topology {
-  private readonly pos = new Map<number, number>();
+  /** Positions by PR number: built once scans have cost as much (see `position`). */
+  private posMap: Map<number, number> | null = null;
+  private scanned = 0;
   private graph: TargetGraph | null = null;
 
   private constructor(
@@ -68,9 +70,7 @@ export class Topology {
     private pinnedCount: number,
     private readonly index: TargetIndex | null,
     private readonly lookup: (prNumber: number) => Entry,
-  ) {
-    numbers.forEach((n, i) => this.pos.set(n, i));
-  }
+  ) {}
 
   /**
    * The draft's topology, rebuilt only when the queue's shape changed (draft.ts `structure`); the
@@ -133,8 +133,25 @@ export class Topology {
     return this.numbers.slice(0, this.pinnedCount).map(this.lookup);
   }
 
+  /**
+   * Most questions are about the front of the queue, where a scan of the order answers quickly; once
+   * the scans together have read as many positions as the order holds, the positions are indexed.
+   */
   position(prNumber: number): number {
-    return this.pos.get(prNumber) ?? -1;
+    if (this.posMap) return this.posMap.get(prNumber) ?? -1;
+    const i = this.numbers.indexOf(prNumber);
+    this.scanned += i < 0 ? this.numbers.length : i + 1;
+    if (this.scanned > this.numbers.length) this.indexPositions();
+    return i;
+  }
+
+  private indexPositions(): Map<number, number> {
+    if (!this.posMap) {
+      const pos = new Map<number, number>();
+      this.numbers.forEach((n, i) => pos.set(n, i));
+      this.posMap = pos;
+    }
+    return this.posMap;
   }
 
   /** Admitted entries `prNumber` waits on, in queue order (not including itself). */
@@ -167,7 +184,7 @@ export class Topology {
   }
 
   private targetGraph(): TargetGraph {
-    this.graph ??= new TargetGraph(this.index!, this.numbers, this.pos);
+    this.graph ??= new TargetGraph(this.index!, this.numbers, this.indexPositions());
     return this.graph;
   }
 }
