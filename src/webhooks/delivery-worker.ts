@@ -24,6 +24,7 @@ import {
   failPendingMessages, findSubscription, insertAttempt, leaseMessages, markFailing, nextMessageDueAt, selectDueMessageIds,
   updateMessage, updateSubscription,
 } from '../store/webhooks.js';
+import { postOnce } from './http-post.js';
 import { signedHeaders } from './signing.js';
 import { UrlPolicy } from './url-policy.js';
 
@@ -45,7 +46,6 @@ export interface DeliveryWorkerDeps {
   logger?: Logger;
   /** How long a receiver has to answer; default 15 s. */
   timeoutMs?: number;
-  fetch?: typeof fetch;
   /** Longest sleep between looks at the outbox (other processes, e.g. the CLI, may add work); default 5 s. */
   idlePollMs?: number;
   /** Messages attempted side by side at most. */
@@ -154,25 +154,25 @@ export class WebhookDeliveryWorker {
     const done = (statusCode: number | null, error: string | null): Outcome => ({
       success: error === null, statusCode, error, durationMs: Math.round(performance.now() - started),
     });
+    let target: URL;
     try {
-      await this.policy.checkResolved(url);
+      target = this.policy.check(url);
     } catch (err) {
       return done(null, err instanceof Error ? err.message : String(err));
     }
     const headers = signedHeaders(secret, message.message_id, Math.floor(at / 1000), message.body);
     const signal = AbortSignal.timeout(this.timeoutMs);
     try {
-      const res = await (this.deps.fetch ?? fetch)(url, { method: 'POST', headers, body: message.body, redirect: 'manual', signal });
-      const text = await res.text();
+      // The host's addresses are checked as the connection resolves them (policy.connectLookup).
+      const res = await postOnce(target, { headers, body: message.body, signal, lookup: this.policy.connectLookup });
       if (res.status >= 200 && res.status < 300) return done(res.status, null);
       if (res.status >= 300 && res.status < 400) {
-        return done(res.status, `redirects are not followed (${res.status} to ${res.headers.get('location') ?? 'nowhere'})`);
+        return done(res.status, `redirects are not followed (${res.status} to ${res.location ?? 'nowhere'})`);
       }
-      return done(res.status, `HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
+      return done(res.status, `HTTP ${res.status}${res.text ? `: ${res.text.slice(0, 200)}` : ''}`);
     } catch (err) {
       if (signal.aborted) return done(null, `no answer within ${this.timeoutMs} ms`);
-      const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
-      return done(null, `${err instanceof Error ? err.message : String(err)}${cause}`);
+      return done(null, err instanceof Error ? err.message : String(err));
     }
   }
 }

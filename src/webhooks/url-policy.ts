@@ -3,11 +3,11 @@
  * addresses (169.254.0.0/16, fe80::/10) and cloud metadata endpoints (169.254.169.254,
  * metadata.google.internal, fd00:ec2::254). With an allow-list (`webhookAllowedHosts`, env
  * GREENLINE_WEBHOOK_ALLOWED_HOSTS) only the hosts on it: exact names or addresses, or `*.example.com`
- * for every subdomain. Checked when a subscription is made (on the URL) and again before every
- * attempt (on every address the host resolves to).
+ * for every subdomain. Checked when a subscription is made (on the URL) and again at every attempt:
+ * the URL, then every address the host resolves to, as the connection resolves it (connectLookup).
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 const BLOCKED_NAMES = new Set(['metadata.google.internal', 'metadata.goog']);
 
@@ -66,11 +66,25 @@ export class UrlPolicy {
     return url;
   }
 
-  /** check() plus every address the host resolves to; throws WebhookUrlError saying why. */
-  async checkResolved(raw: string): Promise<URL> {
-    const url = this.check(raw);
-    const host = bare(url.hostname);
-    if (isIP(host) !== 0) return url;
+  /**
+   * Resolves a host for a connection and refuses it when any address it resolves to is blocked: the
+   * connection is made to one of the addresses checked here (http-post.ts), never resolved again.
+   */
+  readonly connectLookup: LookupFunction = (hostname, options, callback) => {
+    this.resolveChecked(bare(hostname)).then((addresses) => {
+      const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => isIP(a) === options.family) : addresses;
+      if (wanted.length === 0) {
+        callback(Object.assign(new WebhookUrlError(`${hostname} has no IPv${options.family} address`), { code: 'ENOTFOUND' }), '', 0);
+      } else if (options.all) {
+        callback(null, wanted.map((address) => ({ address, family: isIP(address) })));
+      } else {
+        callback(null, wanted[0], isIP(wanted[0]));
+      }
+    }, (err: Error) => callback(err, '', 0));
+  };
+
+  /** Every address of a host name, when none is blocked; throws WebhookUrlError saying why not. */
+  async resolveChecked(host: string): Promise<string[]> {
     let addresses: string[];
     try {
       addresses = await this.lookup(host);
@@ -80,6 +94,6 @@ export class UrlPolicy {
     for (const address of addresses) {
       if (blockedAddressReason(address)) throw new WebhookUrlError(`${host} resolves to ${address}, a link-local or cloud metadata address; not sent`);
     }
-    return url;
+    return addresses;
   }
 }

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuthContext } from '../../src/app/types.js';
 import { WebhookDeliveryWorker } from '../../src/webhooks/delivery-worker.js';
+import { UrlPolicy } from '../../src/webhooks/url-policy.js';
 import { createQueueFixture, type QueueFixture, type TestService } from '../helpers/service.js';
 import { Receiver } from './receiver.js';
 
@@ -160,4 +161,33 @@ describe('webhook delivery', () => {
     expect(receiver.delivered().map((r) => r.body.type)).toEqual(
       ['pull_request.submitted', 'pull_request.queued', 'pull_request.testing', 'pull_request.merged']);
   });
+
+  it('connects to the address the policy checked: a name that comes to resolve to a metadata address is refused (no DNS rebinding)', async () => {
+    f = await createQueueFixture({ queue: { concurrency: 1 } });
+    const { t, ctx } = f;
+    receiver = await new Receiver().start();
+    receiver.now = () => t.clock.now();
+    // hooks.test exists only in this resolver: a delivery that reaches the receiver was connected
+    // through the policy's own lookup, not a second resolution.
+    let answer = ['127.0.0.1'];
+    const policy = new UrlPolicy(null, async (host) => (host === 'hooks.test' ? answer : []));
+    const { secret } = await t.service.webhooks.create({ id: ctx.orgId, name: ctx.orgName }, `http://hooks.test:${new URL(receiver.url).port}/hooks`);
+    receiver.secret = secret;
+    const worker = new WebhookDeliveryWorker({ db: t.db, clock: t.clock, policy });
+    t.forge.openPr(REPO, { number: 1 });
+    await t.service.submitPullRequest(ctx, t.key(REPO), { prNumber: 1 });
+    await t.runEffects();
+    await worker.drain();
+    expect(receiver.delivered().map((r) => r.body.type)).toEqual(['pull_request.submitted', 'pull_request.queued', 'pull_request.testing']);
+
+    answer = ['127.0.0.1', '169.254.169.254'];
+    await t.service.cancelPullRequest(ctx, t.key(REPO), 1);
+    await t.runEffects();
+    await worker.drain();
+    expect(receiver.received).toHaveLength(3);
+    const [sub] = await t.service.webhooks.list({ id: ctx.orgId, name: ctx.orgName });
+    const [last] = await t.service.webhooks.deliveries(ctx.orgId, sub!.id); // newest first
+    expect(last).toMatchObject({ eventType: 'pull_request.canceled', status: 'pending', attempts: 1, lastError: 'hooks.test resolves to 169.254.169.254, a link-local or cloud metadata address; not sent' });
+  });
 });
+

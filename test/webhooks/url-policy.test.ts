@@ -43,10 +43,23 @@ describe('UrlPolicy', () => {
 
   it('checks every address a name resolves to before sending', async () => {
     const p = new UrlPolicy(null, async (host) => (host === 'sneaky.example' ? ['93.184.216.34', '169.254.169.254'] : ['93.184.216.34']));
-    await expect(p.checkResolved('http://fine.example/')).resolves.toBeInstanceOf(URL);
-    await expect(p.checkResolved('http://sneaky.example/')).rejects.toThrow(/sneaky\.example resolves to 169\.254\.169\.254/);
+    await expect(p.resolveChecked('fine.example')).resolves.toEqual(['93.184.216.34']);
+    await expect(p.resolveChecked('sneaky.example')).rejects.toThrow(/sneaky\.example resolves to 169\.254\.169\.254/);
     const broken = new UrlPolicy(null, async () => { throw new Error('ENOTFOUND'); });
-    await expect(broken.checkResolved('http://nowhere.example/')).rejects.toThrow(/cannot resolve nowhere\.example: ENOTFOUND/);
+    await expect(broken.resolveChecked('nowhere.example')).rejects.toThrow(/cannot resolve nowhere\.example: ENOTFOUND/);
+  });
+
+  it('resolves for the connection as net.connect asks (one address, or all of a family), with the same check', async () => {
+    const p = new UrlPolicy(null, async (host) => (host === 'sneaky.example' ? ['169.254.169.254'] : ['93.184.216.34', '2001:db8::1']));
+    const ask = (host: string, options: object) => new Promise((resolve) => {
+      p.connectLookup(host, options, (err, address, family) => resolve(err ? err.message : { address, family }));
+    });
+    expect(await ask('fine.example', {})).toEqual({ address: '93.184.216.34', family: 4 });
+    expect(await ask('fine.example', { family: 6 })).toEqual({ address: '2001:db8::1', family: 6 });
+    expect(await ask('fine.example', { all: true })).toEqual({
+      address: [{ address: '93.184.216.34', family: 4 }, { address: '2001:db8::1', family: 6 }], family: undefined,
+    });
+    expect(await ask('sneaky.example', { all: true })).toMatch(/sneaky\.example resolves to 169\.254\.169\.254/);
   });
 });
 
