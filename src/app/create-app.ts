@@ -20,6 +20,7 @@ import { WebhookDeliveryWorker } from '../webhooks/delivery-worker.js';
 import type { UrlPolicy } from '../webhooks/url-policy.js';
 import { QueueLeases } from './queue-leases.js';
 import { takeOverQueues } from './queue-takeover.js';
+import { RetentionSweeper } from './retention.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -48,7 +49,9 @@ export interface App {
   adapters: Adapters;
   /** Delivers webhook messages. */
   webhooks: WebhookDeliveryWorker;
-  /** Starts the queue leases, the effect runner, the poller and the webhook delivery worker. */
+  /** Deletes finished work records past their retention. */
+  retention: RetentionSweeper;
+  /** Starts the queue leases, the effect runner, the poller, the webhook delivery worker and the retention sweep. */
   start(): void;
   /** Stops them and waits for work in flight. */
   stop(): Promise<void>;
@@ -75,19 +78,21 @@ export function createApp(deps: AppDeps): App {
   };
   executor.onEffects = () => runner.wake();
   const poller = new ForgePoller({ db, adapters, executor, clock, leases, intervalMs: deps.pollIntervalMs, ...(logger ? { logger } : {}) });
+  const retention = new RetentionSweeper({ db, clock, ...(logger ? { logger } : {}) });
   let notifications: EffectNotifications | null = null;
   const service = new GreenlineService({
     db, executor, adapters, ciOutcome, clock, newId, onWebhookWork: () => webhooks.wake(),
     ...(policy ? { webhookPolicy: policy } : {}), ...(logger ? { logger } : {}),
   });
   return {
-    service, executor, runner, poller, leases, ciOutcome, adapters, webhooks,
+    service, executor, runner, poller, leases, ciOutcome, adapters, webhooks, retention,
     start() {
       leases.start();
       runner.start();
       poller.start();
       notifications = listenForEffects(db, (queueId) => { if (leases.holds(queueId)) runner.wake(); }, logger);
       webhooks.start();
+      retention.start();
     },
     async stop() {
       await notifications?.stop();
@@ -95,6 +100,7 @@ export function createApp(deps: AppDeps): App {
       await poller.stop();
       await runner.stop();
       await webhooks.stop();
+      await retention.stop();
       await leases.stop();
     },
   };

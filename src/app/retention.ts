@@ -1,0 +1,48 @@
+/**
+ * Finished work records are kept for RETENTION_MS (30 days), then deleted by a sweep every hour (and
+ * once at start): effects done or failed, webhook messages delivered or given up with their attempts
+ * (listWebhookDeliveries shows 30 days), and queue events. The queues' state, entries, test runs and
+ * transitions (PR history and metrics) are never deleted by it. Every instance sweeps; the deletes are
+ * idempotent.
+ */
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../store/database.js';
+import { pruneFinished, type Pruned } from '../store/retention.js';
+import type { Clock } from './clock.js';
+
+export const RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+
+export class RetentionSweeper {
+  private timer: NodeJS.Timeout | null = null;
+  private current: Promise<unknown> | null = null;
+
+  constructor(private readonly deps: { db: Kysely<Database>; clock: Clock; logger?: Logger }) {}
+
+  start(): void {
+    if (this.timer) return;
+    const sweep = () => {
+      if (this.current) return;
+      this.current = this.sweepOnce()
+        .catch((err: unknown) => this.deps.logger?.warn({ err }, 'deleting finished work records failed; retried in an hour'))
+        .finally(() => { this.current = null; });
+    };
+    this.timer = setInterval(sweep, SWEEP_INTERVAL_MS);
+    this.timer.unref();
+    sweep();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.current;
+  }
+
+  /** Deletes what finished more than RETENTION_MS ago. */
+  async sweepOnce(): Promise<Pruned> {
+    const pruned = await pruneFinished(this.deps.db, this.deps.clock.now() - RETENTION_MS);
+    if (pruned.effects + pruned.webhookMessages + pruned.queueEvents > 0) this.deps.logger?.info(pruned, 'finished work records deleted');
+    return pruned;
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The retention sweep deletes finished work records older than 30 days — effects done or failed,
+ * webhook messages delivered or given up (with their attempts), queue events — and nothing else:
+ * pending work, recent records, entries, runs and transitions stay. On both databases.
+ */
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RETENTION_MS } from '../../src/app/retention.js';
+import type { AuthContext, QueueKey } from '../../src/app/types.js';
+import { testDatabases } from '../helpers/databases.js';
+import { createQueueFixture, type TestService } from '../helpers/service.js';
+
+const REPO = 'github.com/acme/web';
+const DAY = 24 * 60 * 60 * 1000;
+const databases = await testDatabases();
+
+let t: TestService;
+let ctx: AuthContext;
+let key: QueueKey;
+
+const count = async (table: 'effects' | 'webhook_messages' | 'webhook_attempts' | 'queue_events' | 'entries' | 'transitions' | 'test_runs') =>
+  Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+
+describe.each(databases)('retention sweep on $name', (database) => {
+  afterAll(() => database.cleanup());
+  beforeEach(async () => {
+    ({ t, ctx, key } = await createQueueFixture({ databaseUrl: await database.url(), queue: { concurrency: 1 } }));
+  });
+  afterEach(() => t.close());
+
+  /** Submits a PR and runs its effects: done effects, queue events and (with a subscription) messages. */
+  async function activity(n: number): Promise<void> {
+    t.forge.openPr(REPO, { number: n });
+    await t.service.submitPullRequest(ctx, key, { prNumber: n });
+    await t.runEffects();
+  }
+
+  it('deletes what finished more than 30 days ago and keeps the rest', async () => {
+    await t.service.webhooks.create({ id: ctx.orgId, name: ctx.orgName }, 'http://127.0.0.1:9/hooks');
+    await activity(1);
+    // An old message delivered (with its attempt) and an old one given up; the others stay pending.
+    const [first, second] = await t.db.selectFrom('webhook_messages').select('message_id').orderBy('id').execute();
+    await t.db.updateTable('webhook_messages').set({ status: 'delivered', updated_at: t.clock.now() }).where('message_id', '=', first!.message_id).execute();
+    await t.db.updateTable('webhook_messages').set({ status: 'failed', updated_at: t.clock.now() }).where('message_id', '=', second!.message_id).execute();
+    await t.db.insertInto('webhook_attempts').values({
+      message_id: first!.message_id, attempted_at: t.clock.now(), duration_ms: 5, status_code: 204, error: null, success: 1, manual: 0,
+    }).execute();
+    const old = {
+      effects: await count('effects'), messages: await count('webhook_messages'), events: await count('queue_events'),
+      pendingEffects: Number((await t.db.selectFrom('effects').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').executeTakeFirstOrThrow()).n),
+    };
+    expect(old.effects - old.pendingEffects).toBeGreaterThan(0);
+    expect(old.events).toBeGreaterThan(0);
+
+    t.clock.advance(RETENTION_MS + DAY);
+    await activity(2);
+    // Pending work is kept however old it is: one effect made pending since long ago.
+    const [recent] = await t.db.selectFrom('effects').select('id').where('status', '=', 'done').orderBy('id', 'desc').limit(1).execute();
+    await t.db.updateTable('effects').set({ status: 'pending', updated_at: 0, run_at: t.clock.now() + DAY }).where('id', '=', recent!.id).execute();
+    const before = { effects: await count('effects'), messages: await count('webhook_messages'), events: await count('queue_events') };
+    const kept = { entries: await count('entries'), transitions: await count('transitions'), runs: await count('test_runs') };
+
+    const pruned = await t.app.retention.sweepOnce();
+    expect(pruned).toEqual({ effects: old.effects - old.pendingEffects, webhookMessages: 2, queueEvents: old.events });
+    expect(await count('effects')).toBe(before.effects - pruned.effects);
+    expect(await count('webhook_messages')).toBe(before.messages - 2);
+    expect(await count('webhook_attempts')).toBe(0);
+    expect(await count('queue_events')).toBe(before.events - old.events);
+    expect(await t.db.selectFrom('effects').select('status').where('id', '=', recent!.id).executeTakeFirst()).toEqual({ status: 'pending' });
+    // The queue's history and state stay.
+    expect({ entries: await count('entries'), transitions: await count('transitions'), runs: await count('test_runs') }).toEqual(kept);
+    expect(await t.app.retention.sweepOnce()).toEqual({ effects: 0, webhookMessages: 0, queueEvents: 0 });
+  });
+});
