@@ -42,17 +42,17 @@ export function schedule(d: Draft, topo: Topology): ScheduleOutcome {
     e.state === 'PENDING' && !isStarting(d, e) && !bisecting.has(e.prNumber) && !merging.has(e.prNumber);
   let free = mainConcurrency(d) - d.allRuns().filter((r) => r.queueType === 'main' && isInFlight(r)).length;
   const taken = new Set<number>();
-  const order = topo.order;
+  // The walk reads the order entry by entry (topo.at): it usually stops after the first few.
   let size: number | null = null; // PRs per group, once a group forms
   // With no free slot only an urgent PR can start (by pre-emption): skip the walk when there is none.
   const urgent = d.allEntries().some((e) => e.skipTheLine && e.state === 'PENDING');
-  for (let i = 0; i < order.length; i++) {
+  for (let i = 0; i < topo.size; i++) {
     if (free <= 0 && !urgent) break;
-    const seed = order[i];
+    const seed = topo.at(i);
     if (free <= 0 && !seed.skipTheLine) continue;
     if (taken.has(seed.prNumber) || !eligible(seed)) continue;
-    size ??= d.config.batch ? batchSize(d, () => order.filter(eligible).length) : 1;
-    const { group, deadline } = formGroup(d, topo, order, i, size, eligible, taken);
+    size ??= d.config.batch ? batchSize(d, () => topo.order.filter(eligible).length) : 1;
+    const { group, deadline } = formGroup(d, topo, i, size, eligible, taken);
     for (const g of group) taken.add(g.prNumber);
     if (deadline !== null) {
       outcome.batchDeadline = Math.min(outcome.batchDeadline ?? Infinity, deadline);
@@ -71,10 +71,10 @@ export function schedule(d: Draft, topo: Topology): ScheduleOutcome {
 }
 
 function formGroup(
-  d: Draft, topo: Topology, order: Entry[], i: number, size: number, eligible: (e: Entry) => boolean,
+  d: Draft, topo: Topology, i: number, size: number, eligible: (e: Entry) => boolean,
   taken: ReadonlySet<number>,
 ): { group: Entry[]; deadline: number | null } {
-  const seed = order[i];
+  const seed = topo.at(i);
   const group = [seed];
   if (seed.noBatch || size <= 1) return { group, deadline: null };
   const joinable = (c: Entry): boolean => eligible(c) && !c.noBatch && !taken.has(c.prNumber);
@@ -90,9 +90,10 @@ function formGroup(
       inGroup.add(c.prNumber);
     }
   } else {
-    for (let j = i + 1; j < order.length && group.length < size; j++) {
-      if (!joinable(order[j])) break;
-      group.push(order[j]);
+    for (let j = i + 1; j < topo.size && group.length < size; j++) {
+      const c = topo.at(j);
+      if (!joinable(c)) break;
+      group.push(c);
     }
   }
   // Nothing new can join a draining queue; entries tested before (restarted, cleared by bisection) waited
