@@ -127,6 +127,22 @@ describe('bisection', () => {
     expect(q.effect('merge')).toMatchObject({ runId: 'r2', prs: [{ number: 1 }, { number: 2 }] });
   });
 
+  it('bisection_skip_redundant_tests: recognises the failed content after what it was built on merged', () => {
+    const q = batched({ batchingMinSize: 2, bisectionConcurrency: 1, optimizationMode: 'bisection_skip_redundant_tests' });
+    [1, 2, 3, 4].forEach((n) => q.submit(n));
+    q.built('r1');
+    q.built('r2');
+    q.pass('r1');
+    q.merged();
+    q.fail('r2'); // [3, 4] on top of [1, 2], which has merged since
+    expect(q.effect('createTestBranch')).toMatchObject({ baseSha: 'm-r1', prs: [{ number: 3 }] });
+    q.built('r3');
+    q.pass('r3');
+    // [4] on top of [3] on the merged [1, 2] is the tree r2 tested: PR 4 fails without a run.
+    expect(q.entry(4)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_FAILED_BY_OPTIMIZATION' });
+    expect(q.effectsOf('createTestBranch')).toEqual([]);
+  });
+
   it('without the optimization the same content is tested again', () => {
     const q = failedBatch({ bisectionConcurrency: 1 });
     q.built('r2');
