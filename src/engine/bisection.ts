@@ -3,9 +3,9 @@
  * queue to us). The policy, chosen so that one failed batch costs its bisection and nothing more:
  *
  * 1. A batch whose failure is its own (failure.ts) splits into parts tested at once on the bisection
- *    budget (`bisectionConcurrency`, queue type `bisection`): as many parts as there are free slots,
- *    at least two, at most one per PR — a batch of four with four free slots is tested PR by PR, so
- *    the culprit is known after one round instead of two. A part is a blame test: it is built on the
+ *    budget (`bisectionConcurrency`, queue type `bisection`): a batch of up to four PRs whose runs
+ *    all fit the free slots is tested PR by PR, so the culprit is known after one round instead of
+ *    two, for the same runs (`ONE_BY_ONE_UP_TO`); a larger one, or with fewer free slots, in halves. A part is a blame test: it is built on the
  *    target plus only what ahead of it has passed (TESTS_PASSED) plus its base (below), so that its
  *    failure is its own.
  * 2. From that moment the batch is known to fail: every run built on it restarts at once without it
@@ -57,16 +57,24 @@ const reusable = (reason: FailureReason | null): boolean => reason === 'TEST_RUN
 const skipsRedundantTests = (d: Draft): boolean => d.config.optimizationMode === 'bisection_skip_redundant_tests';
 
 /**
- * Splits `prNumbers` (tested on top of `base`) into consecutive parts of even size: as many as the
- * free bisection slots can test at once, at least two, at most one per PR. Each part is tested on its
- * own on top of `base`, except that with `bisection_skip_redundant_tests` the last is tested on top of
- * the others: that is the content that failed, so it is known to fail without a run, and one more
- * part fits the slots.
+ * Up to this many PRs, a split tests them one by one when the slots are free: finding one culprit
+ * costs as many runs as halving (four against 2 + 2) in one round instead of two. Larger parts are
+ * halved: one by one would cost more runs (eight: 8 against 6), and in the simulator splitting
+ * batches of eight in four parts made fewer merges per hour than halving them.
+ */
+const ONE_BY_ONE_UP_TO = 4;
+
+/**
+ * Splits `prNumbers` (tested on top of `base`) into consecutive parts of even size: one per PR when
+ * there are at most `ONE_BY_ONE_UP_TO` and the free bisection slots can test them all at once, else
+ * two. Each part is tested on its own on top of `base`, except that with
+ * `bisection_skip_redundant_tests` the last is tested on top of the others: that is the content that
+ * failed, so it is known to fail without a run, and needs no slot.
  */
 function split(d: Draft, prNumbers: number[], base: number[]): BisectionPart[] {
   const busy = d.allRuns().filter((r) => r.queueType === 'bisection' && isInFlight(r)).length;
   const free = d.config.bisectionConcurrency - busy + (skipsRedundantTests(d) ? 1 : 0);
-  const k = Math.min(prNumbers.length, Math.max(2, free));
+  const k = prNumbers.length <= ONE_BY_ONE_UP_TO && prNumbers.length <= free ? prNumbers.length : 2;
   const parts: BisectionPart[] = [];
   let from = 0;
   for (let i = 1; i <= k; i++) {

@@ -116,7 +116,7 @@ describe('bisection', () => {
     expect(q.effect('createTestBranch')).toMatchObject({ prs: [{ number: 2 }] }); // the freed bisection slot
   });
 
-  it('splits into as many parts as bisection slots are free: PR by PR, the culprit is known after one round', () => {
+  it('tests a batch of four PR by PR when four bisection slots are free: the culprit is known after one round', () => {
     const q = batched({ batchingMinSize: 4, bisectionConcurrency: 4 });
     [1, 2, 3, 4].forEach((n) => q.submit(n));
     q.built('r1');
@@ -129,6 +129,17 @@ describe('bisection', () => {
     expect(q.effectsOf('createTestBranch')).toEqual([]); // no second round
     q.pass('r2');
     expect(q.entry(1)).toMatchObject({ state: 'TESTS_PASSED', verifiedByTestRun: 'r2' });
+  });
+
+  it('halves a batch of more than four', () => {
+    const q = batched({ batchingMinSize: 8, bisectionConcurrency: 8 });
+    [1, 2, 3, 4, 5, 6, 7, 8].forEach((n) => q.submit(n));
+    q.built('r1');
+    q.fail('r1');
+    expect(q.effectsOf('createTestBranch').map((c) => c.prs.map((p) => p.number))).toEqual([[1, 2, 3, 4], [5, 6, 7, 8]]);
+    ['r2', 'r3'].forEach((r) => q.built(r));
+    q.fail('r3');
+    expect(q.effectsOf('createTestBranch').map((c) => c.prs.map((p) => p.number))).toEqual([[5], [6], [7], [8]]);
   });
 
   it('with one free bisection slot, still splits in two', () => {
