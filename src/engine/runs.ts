@@ -44,12 +44,14 @@ export function mergedSince(d: Draft, baseSha: string): RunPr[] | null {
 
 /**
  * The content a run tested, independent of which of our own merges happened since: the anchor sha
- * of the target history plus every PR head on top of it. Equal keys = the same tree was tested.
+ * of the target history plus every PR head on top of it (our merges up to `baseSha`, then `prs`).
+ * Equal keys = the same tree was tested.
  */
 export function contentKey(d: Draft, baseSha: string, prs: RunPr[]): string {
-  const merged = mergedSince(d, baseSha);
-  const anchor = merged === null ? baseSha : d.internal.targetHistory[0].sha;
-  return `${anchor}|${[...(merged ?? []), ...prs].map((p) => `${p.number}@${p.headSha}`).join(',')}`;
+  const h = d.internal.targetHistory;
+  const at = h.findIndex((s) => s.sha === baseSha);
+  const below = at < 0 ? [] : h.slice(1, at + 1).flatMap((s) => s.prs);
+  return `${at < 0 ? baseSha : h[0].sha}|${[...below, ...prs].map((p) => `${p.number}@${p.headSha}`).join(',')}`;
 }
 
 /**

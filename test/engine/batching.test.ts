@@ -116,6 +116,106 @@ describe('bisection', () => {
     expect(q.effect('createTestBranch')).toMatchObject({ prs: [{ number: 2 }] }); // the freed bisection slot
   });
 
+  it('tests a batch of four PR by PR when four bisection slots are free: the culprit is known after one round', () => {
+    const q = batched({ batchingMinSize: 4, bisectionConcurrency: 4 });
+    [1, 2, 3, 4].forEach((n) => q.submit(n));
+    q.built('r1');
+    q.fail('r1');
+    const creates = q.effectsOf('createTestBranch');
+    expect(creates.map((c) => [q.run(c.runId).queueType, c.prs.map((p) => p.number)])).toEqual([1, 2, 3, 4].map((n) => ['bisection', [n]]));
+    ['r2', 'r3', 'r4', 'r5'].forEach((r) => q.built(r));
+    q.fail('r4');
+    expect(q.entry(3)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
+    expect(q.effectsOf('createTestBranch')).toEqual([]); // no second round
+    q.pass('r2');
+    expect(q.entry(1)).toMatchObject({ state: 'TESTS_PASSED', verifiedByTestRun: 'r2' });
+  });
+
+  it('halves a batch of more than four', () => {
+    const q = batched({ batchingMinSize: 8, bisectionConcurrency: 8 });
+    [1, 2, 3, 4, 5, 6, 7, 8].forEach((n) => q.submit(n));
+    q.built('r1');
+    q.fail('r1');
+    expect(q.effectsOf('createTestBranch').map((c) => c.prs.map((p) => p.number))).toEqual([[1, 2, 3, 4], [5, 6, 7, 8]]);
+    ['r2', 'r3'].forEach((r) => q.built(r));
+    q.fail('r3');
+    expect(q.effectsOf('createTestBranch').map((c) => c.prs.map((p) => p.number))).toEqual([[5], [6], [7], [8]]);
+  });
+
+  it('with one free bisection slot, still splits in two', () => {
+    const q = batched({ batchingMinSize: 4, bisectionConcurrency: 1 });
+    [1, 2, 3, 4].forEach((n) => q.submit(n));
+    q.built('r1');
+    q.fail('r1');
+    expect(q.effectsOf('createTestBranch').map((c) => c.prs.map((p) => p.number))).toEqual([[1, 2]]);
+    expect(q.snapshot.internal.bisections).toMatchObject([{ parts: [{ prNumbers: [1, 2] }, { prNumbers: [3, 4] }] }]);
+  });
+
+  it('bisection_skip_redundant_tests: [A B] failed and A passes on the same base: B fails without a run', () => {
+    const q = batched({ batchingMinSize: 2, bisectionConcurrency: 2, optimizationMode: 'bisection_skip_redundant_tests' });
+    [1, 2].forEach((n) => q.submit(n));
+    q.built('r1');
+    q.fail('r1');
+    // [2] would be tested on top of [1]: the batch that failed. Only [1] runs.
+    expect(q.effectsOf('createTestBranch').map((c) => [q.run(c.runId).queueType, c.prs.map((p) => p.number)])).toEqual([['bisection', [1]]]);
+    q.built('r2');
+    q.pass('r2');
+    expect(q.entry(2)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_FAILED_BY_OPTIMIZATION' });
+    expect(q.effect('merge')).toMatchObject({ runId: 'r2', prs: [{ number: 1 }] });
+  });
+
+  it('bisection_skip_redundant_tests: a batch of four costs three runs in one round; the last PR is the culprit when the others pass', () => {
+    const q = batched({ batchingMinSize: 4, bisectionConcurrency: 3, optimizationMode: 'bisection_skip_redundant_tests' });
+    [1, 2, 3, 4].forEach((n) => q.submit(n));
+    q.built('r1');
+    q.fail('r1');
+    expect(q.effectsOf('createTestBranch').map((c) => c.prs.map((p) => p.number))).toEqual([[1], [2], [3]]);
+    ['r2', 'r3', 'r4'].forEach((r) => q.built(r));
+    q.pass('r2');
+    q.pass('r3');
+    expect(q.state(4)).toBe('PENDING'); // PR 3 is still under test
+    q.pass('r4');
+    expect(q.entry(4)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_FAILED_BY_OPTIMIZATION' });
+  });
+
+  it('bisection_skip_redundant_tests: when another part fails, the last part is untested and goes back to the queue', () => {
+    const q = batched({ batchingMinSize: 4, bisectionConcurrency: 3, optimizationMode: 'bisection_skip_redundant_tests' });
+    [1, 2, 3, 4].forEach((n) => q.submit(n));
+    q.built('r1');
+    q.fail('r1');
+    ['r2', 'r3', 'r4'].forEach((r) => q.built(r));
+    q.fail('r3');
+    expect(q.entry(2)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
+    expect(q.entry(4)).toMatchObject({ state: 'PENDING', lastReason: 'PREREQUISITE_MERGE_ITEM_FAILED' });
+    expect(q.snapshot.internal.bisections).toMatchObject([{ parts: [{ prNumbers: [1] }, { prNumbers: [3] }] }]);
+  });
+
+  it('bisection_skip_redundant_tests: a part whose base left without passing is not blamed', () => {
+    const q = batched({ batchingMinSize: 2, bisectionConcurrency: 2, optimizationMode: 'bisection_skip_redundant_tests' });
+    [1, 2].forEach((n) => q.submit(n));
+    q.built('r1');
+    q.fail('r1');
+    q.send({ kind: 'cancel', prNumber: 1, reason: 'API_REQUESTED' });
+    expect(q.entry(2)).toMatchObject({ state: 'PENDING', lastReason: 'PREREQUISITE_MERGE_ITEM_FAILED' });
+    expect(q.snapshot.internal.bisections).toEqual([]);
+  });
+
+  it('a part tested on top of another part under test is not restarted for it, and its pass clears both', () => {
+    // A timed-out batch is no known failure: the last part, [2] on top of [1], is tested.
+    const q = batched({ batchingMinSize: 2, bisectionConcurrency: 2, optimizationMode: 'bisection_skip_redundant_tests', testingTimeoutMinutes: 10 });
+    [1, 2].forEach((n) => q.submit(n));
+    q.built('r1');
+    q.now += 10 * 60_000;
+    q.send({ kind: 'tick', at: q.now });
+    expect(q.effectsOf('createTestBranch').map((c) => [c.runId, c.prs.map((p) => p.number)])).toEqual([['r2', [1]], ['r3', [1, 2]]]);
+    q.built('r2');
+    q.built('r3');
+    expect(q.effectsOf('cancelCi')).toEqual([]);
+    q.pass('r3');
+    expect(q.effectsOf('cancelCi').map((c) => c.runId)).toEqual(['r2']);
+    expect([1, 2].map((n) => q.entry(n))).toMatchObject([1, 2].map(() => ({ state: 'TESTS_PASSED', verifiedByTestRun: 'r3' })));
+  });
+
   it('bisection_skip_redundant_tests: a part that would repeat a failed run is not run again', () => {
     const q = failedBatch({ bisectionConcurrency: 1, optimizationMode: 'bisection_skip_redundant_tests' });
     expect(q.effectsOf('createTestBranch').map((c) => c.prs.map((p) => p.number))).toEqual([[1, 2]]);
@@ -125,6 +225,22 @@ describe('bisection', () => {
     expect(q.entry(3)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_FAILED_BY_OPTIMIZATION' });
     expect(q.effectsOf('createTestBranch')).toEqual([]);
     expect(q.effect('merge')).toMatchObject({ runId: 'r2', prs: [{ number: 1 }, { number: 2 }] });
+  });
+
+  it('bisection_skip_redundant_tests: recognises the failed content after what it was built on merged', () => {
+    const q = batched({ batchingMinSize: 2, bisectionConcurrency: 1, optimizationMode: 'bisection_skip_redundant_tests' });
+    [1, 2, 3, 4].forEach((n) => q.submit(n));
+    q.built('r1');
+    q.built('r2');
+    q.pass('r1');
+    q.merged();
+    q.fail('r2'); // [3, 4] on top of [1, 2], which has merged since
+    expect(q.effect('createTestBranch')).toMatchObject({ baseSha: 'm-r1', prs: [{ number: 3 }] });
+    q.built('r3');
+    q.pass('r3');
+    // [4] on top of [3] on the merged [1, 2] is the tree r2 tested: PR 4 fails without a run.
+    expect(q.entry(4)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_FAILED_BY_OPTIMIZATION' });
+    expect(q.effectsOf('createTestBranch')).toEqual([]);
   });
 
   it('without the optimization the same content is tested again', () => {
