@@ -200,6 +200,22 @@ describe('bisection', () => {
     expect(q.snapshot.internal.bisections).toEqual([]);
   });
 
+  it('bisection_skip_redundant_tests: a PR leaving a part known to fail makes the rest of it be tested, not blamed', () => {
+    const q = batched({ batchingMinSize: 4, bisectionConcurrency: 1, optimizationMode: 'bisection_skip_redundant_tests' });
+    [1, 2, 3, 4].forEach((n) => q.submit(n));
+    q.built('r1');
+    q.fail('r1');
+    // [3 4] on top of [1 2] is the batch that failed: known to fail without a run while [1 2] runs.
+    expect(q.snapshot.internal.bisections).toMatchObject([{ parts: [{ prNumbers: [1, 2] }, { prNumbers: [3, 4], failure: { reason: 'TEST_RUN_FAILED_BY_OPTIMIZATION' } }] }]);
+    q.send({ kind: 'cancel', prNumber: 3, reason: 'API_REQUESTED' });
+    // What failed was [1 2 3 4]: without PR 3, PR 4 is not known to fail.
+    expect(q.snapshot.internal.bisections).toMatchObject([{ parts: [{ prNumbers: [1, 2] }, { prNumbers: [4], failure: null }] }]);
+    q.built('r2');
+    q.pass('r2');
+    expect(q.entry(4).state).not.toBe('FAILED');
+    expect(q.effectsOf('createTestBranch').map((c) => c.prs.map((p) => p.number))).toContainEqual([1, 2, 4]);
+  });
+
   it('a part tested on top of another part under test is not restarted for it, and its pass clears both', () => {
     // A timed-out batch is no known failure: the last part, [2] on top of [1], is tested.
     const q = batched({ batchingMinSize: 2, bisectionConcurrency: 2, optimizationMode: 'bisection_skip_redundant_tests', testingTimeoutMinutes: 10 });
