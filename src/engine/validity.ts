@@ -111,11 +111,21 @@ export function isEvidence(run: TestRun, members: readonly Entry[]): boolean {
  * Merges of groups it did not include and newcomers ahead change what would land, not what it tested:
  * they matter only when such a run is to verify a merge (`checkRun`).
  */
-export function checkEvidence(d: Draft, run: TestRun, bisecting: ReadonlySet<number>, fallback: QueuedReason): Verdict {
+export function checkEvidence(
+  d: Draft, topo: Topology, run: TestRun, group: readonly Entry[], bisecting: ReadonlySet<number>, fallback: QueuedReason,
+): Verdict {
   const merged = d.internal.targetHistory.length === 0 ? [] : mergedSince(d, run.baseSha);
   if (merged === null) return { ok: false, reason: 'MANUAL_PUSH_TO_TARGET_BRANCH' };
   const landed = new Map(merged.map((p) => [p.number, p.headSha]));
   const own = new Set(run.prNumbers);
+  // A failed group waits for what its run was built on to settle (failure.ts): one of those now
+  // behind it in the queue waits, in turn, on the group. The failure is tested again in today's order.
+  if (run.queueType === 'main') {
+    const first = Math.min(...group.map((m) => topo.position(m.prNumber)));
+    if (run.prs.some((p) => !own.has(p.number) && !landed.has(p.number) && topo.position(p.number) > first)) {
+      return { ok: false, reason: fallback };
+    }
+  }
   // A bisection part may be tested on top of other parts of its batch, under bisection too (bisection.ts).
   const ownBatch = new Set(run.queueType === 'bisection' ? bisectionOfRun(d, run.id)?.parts.flatMap((p) => p.prNumbers) : []);
   let members = 0;
@@ -155,7 +165,7 @@ export function sweepRuns(d: Draft, topo: Topology, fallback: QueuedReason): boo
     if (merging && (runId === merging.runId || members.some((m) => mergingPrs.has(m.prNumber)))) continue;
     const run = d.run(runId);
     const verdict = !run ? { ok: false as const, reason: fallback }
-      : isEvidence(run, members) ? checkEvidence(d, run, bisecting, fallback) : checkRun(d, topo, run, bisecting, fallback);
+      : isEvidence(run, members) ? checkEvidence(d, topo, run, members, bisecting, fallback) : checkRun(d, topo, run, bisecting, fallback);
     if (!verdict.ok) {
       restartGroup(d, run, members, verdict.reason);
       changed = true;

@@ -159,3 +159,26 @@ describe('engine properties', () => {
   it('single mode, batches that bisect, flaky CI', () => fc.assert(scenario({ mode: 'single', flakes: true, batching: true }), runs));
   it('parallel mode, batches that bisect, deterministic CI', () => fc.assert(scenario({ mode: 'parallel', flakes: false, batching: true }), runs));
 });
+
+/** Counterexamples the properties once found, kept as fixed cases (fast-check `examples`). */
+describe('engine properties: counterexamples found before', () => {
+  const ready = (pr: number, targets: string[]) => ({ t: 'submit', pr, priority: undefined, noBatch: false, ready: true, targets });
+  const eight = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => ready(n, ['a']));
+  const once = (example: unknown[]) => ({ examples: [example as never], numRuns: 1 });
+
+  it('a PR cancelled from a bisection part inferred to fail: the rest of the part is tested, not blamed', () => fc.assert(
+    scenario({ mode: 'parallel', flakes: false, batching: true }),
+    once([[...eight, { t: 'deliver', i: 166471, flake: false }, { ...ready(1, ['a', 'b']), ready: false }, { t: 'deliver', i: 1171, flake: false },
+      { t: 'cancel', pr: 3 }, { t: 'deliver', i: 0, flake: false }, { t: 'deliver', i: 0, flake: false }],
+    { optimizationMode: 'bisection_skip_redundant_tests', batchingMinSize: 4, bisectionConcurrency: 1, batch: true }, [3, 8], [0]]),
+  ));
+
+  it('failed groups whose runs were built on each other (one now behind the other) do not wait on each other forever', () => fc.assert(
+    scenario({ mode: 'single', flakes: false, chaos: false, batching: true }),
+    once([[...eight, { t: 'deliver', i: 201326588, flake: false }, { t: 'deliver', i: 29, flake: false }, { t: 'deliver', i: 11, flake: false },
+      { t: 'config', patch: { concurrency: 1 } }, { t: 'time', ms: 1 }, { t: 'config', patch: { canOptimisticallyMerge: true } },
+      { t: 'deliver', i: 0, flake: false }, { ...ready(4, ['d']), priority: 'urgent', ready: false }, { t: 'observe', pr: 1 }],
+    { concurrency: 4, pendingFailureDepth: 1, adaptiveMode: 'on', batchingMinSize: 2, bisectionConcurrency: 1, batch: true }, [3, 6, 8], [0]]),
+  ));
+});
+
