@@ -54,13 +54,14 @@ export interface GroupDecision {
 
 /**
  * Several events of one group (same `groupKey`) in one decision: each is applied in order at its own
- * time, then the queue settles once, as `decide` does after a single event. Requests that arrive
+ * time (never before the one ahead of it), then the queue settles once, as `decide` does after a
+ * single event. Requests that arrive
  * together are thus decided together: one pass over the queue instead of one per request.
  */
 export function decideAll(snapshot: QueueSnapshot, events: readonly GroupableEvent[], ctx: DecideContext): GroupDecision {
   const keys = new Set(events.map(groupKey));
   if (keys.size > 1 || keys.has(null)) throw new Error('decideAll takes events of one group (the same groupKey)');
-  const d = new Draft(snapshot, events[0]?.at ?? 0, ctx);
+  const d = new Draft(snapshot, events.find(hasTime)?.at ?? 0, ctx);
   const rejections = events.map((event) => {
     if (!hasTime(event)) return NO_TIME;
     d.at = Math.max(d.at, event.at);

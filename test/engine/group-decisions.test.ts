@@ -43,8 +43,9 @@ describe('decideAll', () => {
     const q = new QueueDriver({ concurrency: 1 });
     q.submit(1);
     q.submit(2);
-    const group = decideAll(q.snapshot, [cancel(99, 3_000), cancel(2, 3_001), { ...cancel(1, 3_002), at: Number.NaN }], q.ctx);
-    expect(group.rejections.map((r) => r?.code ?? null)).toEqual(['PR_NOT_IN_QUEUE', null, 'INVALID_EVENT']);
+    const group = decideAll(q.snapshot, [{ ...cancel(1, 2_999), at: Number.NaN }, cancel(99, 3_000), cancel(2, 3_001)], q.ctx);
+    expect(group.rejections.map((r) => r?.code ?? null)).toEqual(['INVALID_EVENT', 'PR_NOT_IN_QUEUE', null]);
+    expect(group.snapshot.entries.find((e) => e.prNumber === 2)!.stateChangedAt).toBe(3_001);
     const state = (n: number) => group.snapshot.entries.find((e) => e.prNumber === n)!.state;
     expect([state(1), state(2)]).toEqual(['PENDING', 'CANCELLED']);
     expect(group.snapshot.entries.find((e) => e.prNumber === 1)!.runId).not.toBeNull();
