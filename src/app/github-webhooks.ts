@@ -1,7 +1,7 @@
 /**
  * GitHub webhook deliveries (already verified by the HTTP layer) into engine events and service calls.
- * Each delivery id is processed once (github_deliveries); a delivery whose processing failed is
- * forgotten again so that GitHub's redelivery gets another chance.
+ * Each delivery id is processed once (github_deliveries, kept 14 days: app/retention.ts); a delivery
+ * whose processing failed is forgotten again so that GitHub's redelivery gets another chance.
  *
  *   pull_request synchronize, edited, ready_for_review, reopened → PR read again → prObserved / prClosed
  *   pull_request closed                  → prMergedOutside (merged) or prClosed
@@ -22,7 +22,7 @@ import { HttpError } from '../errors.js';
 import type { CiStatus } from '../ports.js';
 import type { Database, QueueRow, RepoRow } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
-import { claimDelivery, pruneDeliveries, releaseDelivery } from '../store/github-deliveries.js';
+import { claimDelivery, releaseDelivery } from '../store/github-deliveries.js';
 import { listQueuesOfRepos } from '../store/queues.js';
 import { findRepo } from '../store/repos.js';
 import { findRunRowByTestSha } from '../store/test-runs.js';
@@ -55,9 +55,6 @@ export interface GitHubWebhooksDeps {
   logger?: Logger;
 }
 
-/** Deliveries are remembered this long (GitHub redelivers on request for a few days). */
-const KEEP_DELIVERIES_MS = 14 * 24 * 3600_000;
-
 /* The parts of GitHub's payloads read here. */
 interface RepoPayload { repository?: { name?: string; html_url?: string; owner?: { login?: string } } }
 interface PullPayload { number: number; merged?: boolean; base: { ref: string }; head: { sha: string } }
@@ -88,9 +85,7 @@ export class GitHubWebhooks {
     const { db, clock } = this.deps;
     if (!(await claimDelivery(db, delivery.id, delivery.event, clock.now()))) return 'duplicate';
     try {
-      const result = await this.handle(delivery.event, (delivery.payload ?? {}) as Payload);
-      await pruneDeliveries(db, clock.now() - KEEP_DELIVERIES_MS);
-      return result;
+      return await this.handle(delivery.event, (delivery.payload ?? {}) as Payload);
     } catch (err) {
       await releaseDelivery(db, delivery.id).catch(() => undefined);
       throw err;

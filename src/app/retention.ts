@@ -1,7 +1,8 @@
 /**
  * Finished work records are kept for RETENTION_MS (30 days), then deleted by a sweep every hour (and
  * once at start): effects done or failed, webhook messages delivered or given up with their attempts
- * (listWebhookDeliveries shows 30 days), and queue events. The queues' state, entries, test runs and
+ * (listWebhookDeliveries shows 30 days), and queue events. GitHub delivery ids, by which each
+ * delivery is processed once (github-webhooks.ts), are kept 14 days. The queues' state, entries, test runs and
  * transitions (PR history and metrics) are never deleted by it. Every instance sweeps; the deletes are
  * idempotent.
  */
@@ -12,6 +13,8 @@ import { pruneFinished, type Pruned } from '../store/retention.js';
 import type { Clock } from './clock.js';
 
 export const RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+/** GitHub redelivers on request for a few days. */
+export const GITHUB_DELIVERY_RETENTION_MS = 14 * 24 * 60 * 60 * 1000;
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
 export class RetentionSweeper {
@@ -41,8 +44,9 @@ export class RetentionSweeper {
 
   /** Deletes what finished more than RETENTION_MS ago. */
   async sweepOnce(): Promise<Pruned> {
-    const pruned = await pruneFinished(this.deps.db, this.deps.clock.now() - RETENTION_MS);
-    if (pruned.effects + pruned.webhookMessages + pruned.queueEvents > 0) this.deps.logger?.info(pruned, 'finished work records deleted');
+    const now = this.deps.clock.now();
+    const pruned = await pruneFinished(this.deps.db, { finished: now - RETENTION_MS, githubDeliveries: now - GITHUB_DELIVERY_RETENTION_MS });
+    if (Object.values(pruned).some((n) => n > 0)) this.deps.logger?.info(pruned, 'finished work records deleted');
     return pruned;
   }
 }

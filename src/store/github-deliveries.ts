@@ -14,8 +14,3 @@ export async function claimDelivery(db: Kysely<Database>, id: string, event: str
 export async function releaseDelivery(db: Kysely<Database>, id: string): Promise<void> {
   await db.deleteFrom('github_deliveries').where('id', '=', id).execute();
 }
-
-/** Deletes records older than `before` (GitHub redelivers for a few days at most). */
-export async function pruneDeliveries(db: Kysely<Database>, before: number): Promise<void> {
-  await db.deleteFrom('github_deliveries').where('received_at', '<', before).execute();
-}

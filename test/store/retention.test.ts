@@ -1,11 +1,13 @@
 /**
  * The retention sweep deletes finished work records older than 30 days — effects done or failed,
- * webhook messages delivered or given up (with their attempts), queue events — and nothing else:
+ * webhook messages delivered or given up (with their attempts), queue events — and GitHub delivery
+ * ids older than 14 days, and nothing else:
  * pending work, recent records, entries, runs and transitions stay. On both databases.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RETENTION_MS } from '../../src/app/retention.js';
+import { GITHUB_DELIVERY_RETENTION_MS, RETENTION_MS } from '../../src/app/retention.js';
 import type { AuthContext, QueueKey } from '../../src/app/types.js';
+import { claimDelivery } from '../../src/store/github-deliveries.js';
 import { testDatabases } from '../helpers/databases.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';
 
@@ -58,9 +60,13 @@ describe.each(databases)('retention sweep on $name', (database) => {
     await t.db.updateTable('effects').set({ status: 'pending', updated_at: 0, run_at: t.clock.now() + DAY }).where('id', '=', recent!.id).execute();
     const before = { effects: await count('effects'), messages: await count('webhook_messages'), events: await count('queue_events') };
     const kept = { entries: await count('entries'), transitions: await count('transitions'), runs: await count('test_runs') };
+    // GitHub delivery ids: one received just over 14 days ago goes, one just under stays.
+    await claimDelivery(t.db, 'old-delivery', 'push', t.clock.now() - GITHUB_DELIVERY_RETENTION_MS - 1);
+    await claimDelivery(t.db, 'recent-delivery', 'push', t.clock.now() - GITHUB_DELIVERY_RETENTION_MS + DAY);
 
     const pruned = await t.app.retention.sweepOnce();
-    expect(pruned).toEqual({ effects: old.effects - old.pendingEffects, webhookMessages: 2, queueEvents: old.events });
+    expect(pruned).toEqual({ effects: old.effects - old.pendingEffects, webhookMessages: 2, queueEvents: old.events, githubDeliveries: 1 });
+    expect(await t.db.selectFrom('github_deliveries').select('id').execute()).toEqual([{ id: 'recent-delivery' }]);
     expect(await count('effects')).toBe(before.effects - pruned.effects);
     expect(await count('webhook_messages')).toBe(before.messages - 2);
     expect(await count('webhook_attempts')).toBe(0);
@@ -68,6 +74,6 @@ describe.each(databases)('retention sweep on $name', (database) => {
     expect(await t.db.selectFrom('effects').select('status').where('id', '=', recent!.id).executeTakeFirst()).toEqual({ status: 'pending' });
     // The queue's history and state stay.
     expect({ entries: await count('entries'), transitions: await count('transitions'), runs: await count('test_runs') }).toEqual(kept);
-    expect(await t.app.retention.sweepOnce()).toEqual({ effects: 0, webhookMessages: 0, queueEvents: 0 });
+    expect(await t.app.retention.sweepOnce()).toEqual({ effects: 0, webhookMessages: 0, queueEvents: 0, githubDeliveries: 0 });
   });
 });
