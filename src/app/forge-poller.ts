@@ -17,6 +17,7 @@ import { listQueuesWithActiveEntries } from '../store/queues.js';
 import { findRepoById } from '../store/repos.js';
 import { forgeFor, type Adapters } from './adapters.js';
 import type { Clock } from './clock.js';
+import { Periodic } from './periodic.js';
 import type { QueueExecutor } from './queue-executor.js';
 import type { QueueLeases } from './queue-leases.js';
 import { bindingOf } from './repo-binding.js';
@@ -36,25 +37,20 @@ const differs = (e: Entry, pr: PrInfo): boolean =>
   e.headSha !== pr.headSha || e.baseBranch !== pr.baseBranch || e.title !== pr.title || e.mergeability !== pr.mergeability;
 
 export class ForgePoller {
-  private timer: NodeJS.Timeout | null = null;
-  private current: Promise<void> | null = null;
+  private readonly periodic: Periodic;
 
-  constructor(private readonly deps: ForgePollerDeps) {}
-
-  start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.current) return;
-      this.current = this.pollOnce()
-        .catch((err: unknown) => this.deps.logger?.error({ err }, 'forge poll failed'))
-        .finally(() => { this.current = null; });
-    }, this.deps.intervalMs);
+  constructor(private readonly deps: ForgePollerDeps) {
+    this.periodic = new Periodic(
+      () => this.pollOnce().catch((err: unknown) => this.deps.logger?.error({ err }, 'forge poll failed')), deps.intervalMs,
+    );
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.current;
+  start(): void {
+    this.periodic.start();
+  }
+
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 
   /** One pass over every watched queue this instance holds (the lease round renewed first). */

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../store/database.js';
 import { pruneFinished, type Pruned } from '../store/retention.js';
 import type { Clock } from './clock.js';
+import { Periodic } from './periodic.js';
 
 export const RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 /** GitHub redelivers on request for a few days. */
@@ -18,28 +19,20 @@ export const GITHUB_DELIVERY_RETENTION_MS = 14 * 24 * 60 * 60 * 1000;
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
 export class RetentionSweeper {
-  private timer: NodeJS.Timeout | null = null;
-  private current: Promise<unknown> | null = null;
+  private readonly periodic: Periodic;
 
-  constructor(private readonly deps: { db: Kysely<Database>; clock: Clock; logger?: Logger }) {}
-
-  start(): void {
-    if (this.timer) return;
-    const sweep = () => {
-      if (this.current) return;
-      this.current = this.sweepOnce()
-        .catch((err: unknown) => this.deps.logger?.warn({ err }, 'deleting finished work records failed; retried in an hour'))
-        .finally(() => { this.current = null; });
-    };
-    this.timer = setInterval(sweep, SWEEP_INTERVAL_MS);
-    this.timer.unref();
-    sweep();
+  constructor(private readonly deps: { db: Kysely<Database>; clock: Clock; logger?: Logger }) {
+    this.periodic = new Periodic(async () => {
+      await this.sweepOnce().catch((err: unknown) => this.deps.logger?.warn({ err }, 'deleting finished work records failed; retried in an hour'));
+    }, SWEEP_INTERVAL_MS);
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.current;
+  start(): void {
+    this.periodic.start({ immediately: true });
+  }
+
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 
   /** Deletes what finished more than RETENTION_MS ago. */
