@@ -13,7 +13,7 @@ import { HttpError } from '../errors.js';
 import type { CiStatus } from '../ports.js';
 import type { Database, RepoRow } from '../store/database.js';
 import {
-  findEntry, findEntryByBranch, findEntryById, findPrOfQueue, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage,
+  findEntryByBranch, findEntryById, findPrOfQueue, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage,
 } from '../store/entries.js';
 import { findImpactedTargets, upsertImpactedTargets } from '../store/impacted-targets.js';
 import { deleteQueueRow, findQueue, findQueueById, insertQueue, markConfigWrite } from '../store/queues.js';
@@ -162,9 +162,10 @@ export class GreenlineService implements MergeQueueService {
     const { entries } = await executor.read(queue.id, queue.version);
     // The poller watches only queues that hold PRs: an idle queue's head may be stale.
     if (queue.target_sha === null || entries.length === 0) await refreshTarget(this.deps, queue, repo);
-    const entryId = (entries.find((e) => e.prNumber === req.prNumber) ?? (await findEntry(db, queue.id, req.prNumber)))?.id ?? newId();
+    // A PR submitted before keeps its entry id: the engine takes it from the PR's entry (the executor
+    // adds its previous trip), so the new id is used only for a PR's first submission.
     await executor.applyOrThrow(queue.id, {
-      kind: 'submit', at: clock.now(), entryId, pr, reason: req.reason ?? 'API_REQUESTED',
+      kind: 'submit', at: clock.now(), entryId: newId(), pr, reason: req.reason ?? 'API_REQUESTED',
       ...(req.priority !== undefined ? { priority: priority.usedDefault ? null : priority.value } : {}),
       ...(req.noBatch !== undefined ? { noBatch: req.noBatch } : {}),
     });
