@@ -2,7 +2,7 @@
  * The engine's own bookkeeping, kept in `snapshot.internal` (plain JSON). Everything the engine needs
  * between events that has no place on entries or runs lives here.
  */
-import type { FailureReason, QueueMode, QueueSnapshot, RunPr } from './types.js';
+import type { QueueMode, QueueSnapshot, RunPr } from './types.js';
 
 /** One step of the target branch's history as far as this engine moved it. */
 export interface TargetStep {
@@ -29,15 +29,7 @@ export interface MergeInFlight {
 /** One subset of a failed batch still to be tested (contract §6.3). */
 export interface BisectionPart {
   prNumbers: number[];
-  /**
-   * PRs of the same batch the part is tested on top of (bisection.ts: with
-   * bisection_skip_redundant_tests the last part of a split is tested on top of the others). A failed
-   * part holds a culprit once these are cleared.
-   */
-  base: number[];
   runId: string | null;
-  /** Set once the part is known to fail: its run failed, or it would repeat a run that failed. */
-  failure: { reason: FailureReason; detail: string | null } | null;
 }
 
 export interface Bisection {
@@ -47,8 +39,6 @@ export interface Bisection {
   /** Content keys (see `contentKey`) of every run of this batch that failed: the batch's and the parts'. */
   failedKeys: string[];
   parts: BisectionPart[];
-  /** PRs of the batch a passing run of this bisection cleared: the base a failed part is blamed on. */
-  cleared: number[];
   /**
    * PRs that merged past the batch while it was under bisection (merging.ts): groups behind it that
    * were tested without it. A part's run built before they landed no longer tests what is ahead of it.
@@ -100,10 +90,7 @@ export function readInternal(snapshot: QueueSnapshot): EngineInternal {
     deferredTargetSha: raw.deferredTargetSha ?? null,
     deferredMergedOutside: [...(raw.deferredMergedOutside ?? [])],
     bisections: (raw.bisections ?? []).map((b) => ({
-      id: b.id, members: [...b.members], failedKeys: [...b.failedKeys], parts: b.parts.map((p) => ({
-        prNumbers: p.prNumbers, base: p.base ?? [], runId: p.runId, failure: p.failure ? { ...p.failure } : null,
-      })),
-      cleared: [...(b.cleared ?? [])],
+      id: b.id, members: [...b.members], failedKeys: [...b.failedKeys], parts: b.parts.map((p) => ({ prNumbers: p.prNumbers, runId: p.runId })),
       overtakenBy: [...(b.overtakenBy ?? [])],
     })),
     pendingMode: raw.pendingMode ?? null,

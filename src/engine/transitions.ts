@@ -133,13 +133,7 @@ function forget(d: Draft, prNumber: number): void {
   }
   for (const b of d.internal.bisections) {
     for (const part of b.parts) {
-      if (!part.prNumbers.includes(prNumber)) continue;
-      part.prNumbers = part.prNumbers.filter((n) => n !== prNumber);
-      // A failure (seen or inferred) was of the part with this PR: the rest is tested again.
-      if (part.failure !== null) {
-        part.failure = null;
-        part.runId = null;
-      }
+      if (part.prNumbers.includes(prNumber)) part.prNumbers = part.prNumbers.filter((n) => n !== prNumber);
     }
     // A part left empty is dropped; its run, if any, is abandoned by the run clean-up.
     b.parts = b.parts.filter((p) => p.prNumbers.length > 0);

@@ -17,7 +17,7 @@
  *
  * The restart reason names the cause (reasons.ts); the event's own reason is the fallback.
  */
-import { bisectingSet, bisectionOfRun } from './bisection-state.js';
+import { bisectingSet } from './bisection-state.js';
 import type { Draft } from './draft.js';
 import { isAdmitted } from './ordering.js';
 import { reasonForLeaver, reasonForNewcomer } from './reasons.js';
@@ -106,8 +106,7 @@ export function isEvidence(run: TestRun, members: readonly Entry[]): boolean {
  * Whether a run that only answers "did this content fail?" still does: the failed run of a group in
  * PENDING_FAILURE (the evidence blame is settled on, failure.ts) and a bisection run in flight (a blame
  * test, bisection.ts). It does while every PR it was built on is still queued with the same head or was
- * merged by the queue, none of them is known to fail (other than parts of the same batch under
- * bisection), and the target was not pushed from outside since.
+ * merged by the queue, none of them is known to fail, and the target was not pushed from outside since.
  * Merges of groups it did not include and newcomers ahead change what would land, not what it tested:
  * they matter only when such a run is to verify a merge (`checkRun`).
  */
@@ -126,8 +125,6 @@ export function checkEvidence(
       return { ok: false, reason: fallback };
     }
   }
-  // A bisection part may be tested on top of other parts of its batch, under bisection too (bisection.ts).
-  const ownBatch = new Set(run.queueType === 'bisection' ? bisectionOfRun(d, run.id)?.parts.flatMap((p) => p.prNumbers) : []);
   let members = 0;
   for (const p of run.prs) {
     if (landed.has(p.number)) {
@@ -137,7 +134,7 @@ export function checkEvidence(
     const e = d.entry(p.number);
     if (!e || !isAdmitted(e) || e.headSha !== p.headSha) return { ok: false, reason: reasonForLeaver(e, fallback) };
     if (own.has(p.number)) members++;
-    else if (knownToFail(d, e, bisecting) && !ownBatch.has(p.number)) return { ok: false, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' };
+    else if (knownToFail(d, e, bisecting)) return { ok: false, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' };
   }
   return members > 0 ? { ok: true, rebuild: false } : { ok: false, reason: fallback };
 }
