@@ -9,10 +9,7 @@
  *
  * Scenarios (with the goals greenline sets itself):
  * 1. p = 5%, N = 10, no batching: ≥ 14 merges/h, ≤ 1.35 runs/merge, p50 ≤ 35 min.
- * 2. p = 5%, N = 10, batches of 4 with bisection: ≥ 28 merges/h, ≤ 0.7 runs/merge, p95 ≤ 2 h. Measured
- *    with the queue setting optimizationMode = bisection_skip_redundant_tests (Trunk's name: the last
- *    part of a failed batch's split is the batch that failed, known to fail without a run), and printed
- *    again with the setting off, against the same goals.
+ * 2. p = 5%, N = 10, batches of 4 with bisection: ≥ 28 merges/h, ≤ 0.7 runs/merge, p95 ≤ 2 h.
  * 3. parallel mode, 4 disjoint lanes vs 1, p = 5%, 10 runs per lane: ≥ 3.5× the merges.
  * 4. 3% flaky runs, p = 5%, N = 10: with anti-flake (optimistic merging + PFD 1) ≥ 90% of the
  *    flake-free throughput.
@@ -74,17 +71,14 @@ function row(scenario: string, measure: string, goal: string, measured: string, 
   row('', 'p95 time in queue', '', mins(s.timeInQueueMinutes?.p95), null, `at ${rate} PRs/h`);
 }
 
-// 2. Batches of 4 with bisection (bisectionConcurrency follows concurrency), with and without the
-// optimization that skips the bisection runs whose failure is already known.
-for (const skip of [true, false]) {
-  const q: Partial<QueueConfig> = {
-    concurrency: 10, batch: true, batchingMinSize: 4, optimizationMode: skip ? 'bisection_skip_redundant_tests' : 'off',
-  };
+// 2. Batches of 4 with bisection (bisectionConcurrency follows concurrency).
+{
+  const q: Partial<QueueConfig> = { concurrency: 10, batch: true, batchingMinSize: 4 };
   const sat = run(q);
   const { rate, s } = underLoad(q, sat.mergesPerHour);
   const qq = 0.95 ** 4;
   const theory = (4 * qq * (1 - qq ** 10)) / (1 - qq);
-  const name = skip ? 'p=5% N=10, B=4, bisection, skip redundant tests' : 'p=5% N=10, B=4, bisection, optimization off';
+  const name = 'p=5% N=10, B=4, bisection';
   row(name, 'merges per hour', '≥ 28', f2(sat.mergesPerHour), sat.mergesPerHour >= 28, `theory ${f2((theory * 60) / T)} (§3.4)`);
   row('', 'CI runs per merge', '≤ 0.7', f2(sat.ciRunsPerMerge), sat.ciRunsPerMerge <= 0.7, `${sat.bisectionRuns} bisection runs`);
   row('', 'p50 time in queue', '', mins(s.timeInQueueMinutes?.p50), null, `at ${rate} PRs/h`);
@@ -131,7 +125,7 @@ const sweep: { n: number; b: number; s: SimulationSummary }[] = [];
   row('', 'adaptive at the end', '', `N=${end.concurrency} B=${end.batchSize}`, null, `measured failure rate ${(100 * end.failureRate).toFixed(1)}%`);
 }
 
-const widths = [48, 28, 11, 10, 7];
+const widths = [32, 28, 11, 10, 7];
 const line = (cells: string[]): string => cells.map((c, i) => (i < widths.length ? c.padEnd(widths[i]) : c)).join(' ').trimEnd();
 console.log(`queue: the engine in the simulator, T = ${T} min fixed, seed ${SEED}, ${PRS} PRs per capacity run`);
 console.log('(capacity with the queue kept full; time in queue under Poisson arrivals at 80% of that capacity)');
