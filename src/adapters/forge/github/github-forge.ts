@@ -44,6 +44,7 @@ export interface GitHubPull {
   user: { login: string } | null;
   head: { sha: string; ref: string };
   base: { sha: string; ref: string };
+  labels?: { name: string }[];
 }
 
 const API_METHOD = { merge_commit: 'merge', squash: 'squash', rebase: 'rebase' } as const;

@@ -7,6 +7,9 @@
  * - createPrsForTestingBranches: a draft PR from each test branch to the target branch, opened when
  *   its run starts testing (so CI triggered by pull requests runs on it) and closed when the branch
  *   is deleted (GitHubForge.deleteBranch).
+ * - stateLabelsEnabled: one label `greenline:<state>` on the PR for its state in the queue, swapped
+ *   as it moves; the last one stays when it leaves. A PR that carries one keeps being updated after
+ *   the setting is turned off (contract §4), so no PR is left with a stale state label.
  * Best effort: a failure is logged and the queue goes on.
  */
 import type { Logger } from 'pino';
@@ -16,6 +19,18 @@ import { hasStatus, type GitHubClients } from './client.js';
 import type { GitHubPull } from './github-forge.js';
 
 type Stage = 'submitted' | 'queued' | 'testing' | 'pending_failure' | 'merged' | 'failed' | 'canceled';
+
+/** The label each stage puts on the PR (stateLabelsEnabled). */
+const LABEL_PREFIX = 'greenline:';
+const STATE_LABELS: Record<Stage, string> = {
+  submitted: `${LABEL_PREFIX}not-ready`,
+  queued: `${LABEL_PREFIX}queued`,
+  testing: `${LABEL_PREFIX}testing`,
+  pending_failure: `${LABEL_PREFIX}pending-failure`,
+  merged: `${LABEL_PREFIX}merged`,
+  failed: `${LABEL_PREFIX}failed`,
+  canceled: `${LABEL_PREFIX}cancelled`,
+};
 
 interface Shown {
   status: 'queued' | 'in_progress' | 'completed';
@@ -65,7 +80,7 @@ export class Presence {
       if (event.type.endsWith('.testing') && config.createPrsForTestingBranches && event.runId && event.testBranch) {
         await this.openDraftPr(repo, queue.targetBranch, event);
       }
-      if (!event.type.startsWith('pull_request.') || (!config.statusCheckEnabled && !config.commentsEnabled)) return;
+      if (!event.type.startsWith('pull_request.')) return;
       for (const n of event.prNumbers) {
         const pr = await pull(n);
         if (!pr) continue;
@@ -73,6 +88,7 @@ export class Presence {
         const link = this.link(repo, queue.targetBranch, n);
         if (config.statusCheckEnabled) await this.showCheck(repo, queue.targetBranch, pr.head.sha, stage, text, link);
         if (config.commentsEnabled) await this.showComment(repo, queue.targetBranch, n, stage, text, link);
+        await this.showLabel(repo, pr, stage, config.stateLabelsEnabled);
       }
     } catch (err) {
       this.deps.logger.warn({ err, event: event.type, prs: event.prNumbers }, 'could not show a queue event on GitHub');
@@ -145,6 +161,23 @@ export class Presence {
       await api.request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', { ...loc, comment_id: id, body });
     }
     this.comments.set(key, id!);
+  }
+
+  private async showLabel(repo: RepoBinding, pr: GitHubPull, stage: Stage, enabled: boolean): Promise<void> {
+    const current = (pr.labels ?? []).map((l) => l.name).filter((name) => name.startsWith(LABEL_PREFIX));
+    if (!enabled && current.length === 0) return;
+    const api = await this.deps.clients.forRepo(repo);
+    const loc = { owner: repo.repo.owner, repo: repo.repo.name, issue_number: pr.number };
+    const label = STATE_LABELS[stage];
+    if (!current.includes(label)) await api.request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', { ...loc, labels: [label] });
+    for (const name of current) {
+      if (name === label) continue;
+      try {
+        await api.request('DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}', { ...loc, name });
+      } catch (err) {
+        if (!hasStatus(err, 404)) throw err; // removed meanwhile
+      }
+    }
   }
 
   private async openDraftPr(repo: RepoBinding, targetBranch: string, event: QueueEventPayload): Promise<void> {

@@ -1,6 +1,6 @@
 /**
  * A FAKE of GitHub's REST API for tests: an in-memory repository (branches, commits, pull requests,
- * check runs, statuses, comments, App installations) answering the requests the github forge makes,
+ * check runs, statuses, comments, labels, App installations) answering the requests the github forge makes,
  * through a `fetch` function that records every call. `failNext` scripts answers (rate limits, 5xx,
  * refusals) for the next matching calls. Shapes follow GitHub's documented responses, trimmed to the
  * fields greenline reads.
@@ -20,6 +20,7 @@ export interface FakePull {
   user: { login: string };
   head: { sha: string; ref: string };
   base: { sha: string; ref: string };
+  labels: { name: string }[];
 }
 
 export interface RecordedCall {
@@ -82,7 +83,7 @@ export class FakeGitHubApi {
     const base = baseOpt ?? 'main';
     const pr: FakePull = {
       number, state: 'open', merged: false, draft: false, mergeable: true, mergeable_state: 'clean', merge_commit_sha: null,
-      title: `PR ${number}`, body: null, user: { login: 'ada' }, ...rest,
+      title: `PR ${number}`, body: null, user: { login: 'ada' }, labels: [], ...rest,
       head: { sha: headSha, ref: `feature-${number}` }, base: { sha: this.branches.get(base) ?? '', ref: base },
     };
     this.pulls.set(number, pr);
@@ -278,6 +279,19 @@ export class FakeGitHubApi {
       if (!c) return json(404, { message: 'Not Found' });
       c.body = String(body!.body);
       return json(200, c);
+    }
+    if ((r = m(/^POST ~\/issues\/(\d+)\/labels$/))) {
+      const pr = this.pulls.get(Number(r[1]));
+      if (!pr) return json(404, { message: 'Not Found' });
+      for (const name of body!.labels as string[]) if (!pr.labels.some((l) => l.name === name)) pr.labels.push({ name });
+      return json(200, pr.labels);
+    }
+    if ((r = m(/^DELETE ~\/issues\/(\d+)\/labels\/(.+)$/))) {
+      const pr = this.pulls.get(Number(r[1]));
+      const name = r[2]!;
+      if (!pr || !pr.labels.some((l) => l.name === name)) return json(404, { message: 'Label does not exist' });
+      pr.labels = pr.labels.filter((l) => l.name !== name);
+      return json(200, pr.labels);
     }
     return json(404, { message: `Not Found (the fake GitHub API does not know ${route})` });
   }

@@ -321,3 +321,37 @@ describe('github forge: status checks as an App', () => {
     })).resolves.toBeUndefined();
   });
 });
+
+describe('github forge: state labels', () => {
+  it('stateLabelsEnabled: one greenline:<state> label, swapped as the PR moves; once labelled it keeps being updated', async () => {
+    const { api } = repoWithPrs();
+    const forge = makeForge(api);
+    const { DEFAULT_QUEUE_CONFIG } = await import('../../../../src/engine/config.js');
+    const config = { ...DEFAULT_QUEUE_CONFIG, statusCheckEnabled: false, commentsEnabled: false };
+    const event = (type: 'pull_request.queued' | 'pull_request.testing' | 'pull_request.merged' | 'pull_request.failed', pr: number) => ({
+      type, at: 0, prNumbers: [pr], prNumbersInBatch: [pr], runId: null, testBranch: null, testBranchSha: null,
+      reason: null, batched: false, isBisection: false,
+    });
+    const labels = (n: number) => api.pulls.get(n)!.labels.map((l) => l.name);
+    const b = bindingFor(api);
+    const on = { targetBranch: 'main', config: { ...config, stateLabelsEnabled: true } };
+    const off = { targetBranch: 'main', config: { ...config, stateLabelsEnabled: false } };
+    api.pulls.get(1)!.labels.push({ name: 'bug' });
+    await forge.onQueueEvent(b, on, event('pull_request.queued', 1));
+    expect(labels(1)).toEqual(['bug', 'greenline:queued']);
+    await forge.onQueueEvent(b, on, event('pull_request.testing', 1));
+    expect(labels(1)).toEqual(['bug', 'greenline:testing']);
+    // Turned off meanwhile: the labelled PR is still updated, the other one is left alone.
+    await forge.onQueueEvent(b, off, event('pull_request.merged', 1));
+    expect(labels(1)).toEqual(['bug', 'greenline:merged']);
+    await forge.onQueueEvent(b, off, event('pull_request.failed', 2));
+    expect(labels(2)).toEqual([]);
+    expect(api.log.filter((l) => l.includes('/labels'))).toEqual([
+      'POST /repos/acme/web/issues/1/labels',
+      'POST /repos/acme/web/issues/1/labels',
+      'DELETE /repos/acme/web/issues/1/labels/greenline:queued',
+      'POST /repos/acme/web/issues/1/labels',
+      'DELETE /repos/acme/web/issues/1/labels/greenline:testing',
+    ]);
+  });
+});
