@@ -13,6 +13,7 @@
  * | pollIntervalSeconds | GREENLINE_POLL_INTERVAL_SECONDS | 15             |
  * | ciMaxParallel       | GREENLINE_CI_MAX_PARALLEL       | 2              |
  * | leaseTtlSeconds     | GREENLINE_LEASE_TTL_SECONDS     | 15             |
+ * | retentionDays       | GREENLINE_RETENTION_DAYS        | 30             |
  * | operatorMetricsPort | GREENLINE_OPERATOR_METRICS_PORT | off            |
  * | operatorMetricsHost | GREENLINE_OPERATOR_METRICS_HOST | 127.0.0.1      |
  * | githubAppId         | GREENLINE_GITHUB_APP_ID         | none           |
@@ -45,6 +46,8 @@ export interface GreenlineConfig {
    * instance dies another takes its queues within this time (README "Running several instances").
    */
   leaseTtlSeconds: number;
+  /** Days finished work records (effects, webhook deliveries, queue events) are kept (src/app/retention.ts). */
+  retentionDays: number;
   /** Port of the operator metrics endpoint (docs/metrics.md; 0 = any free port); null = off. */
   operatorMetricsPort: number | null;
   operatorMetricsHost: string;
@@ -77,6 +80,7 @@ export const DEFAULT_CONFIG: Readonly<GreenlineConfig> = Object.freeze({
   pollIntervalSeconds: 15,
   ciMaxParallel: 2,
   leaseTtlSeconds: 15,
+  retentionDays: 30,
   operatorMetricsPort: null,
   operatorMetricsHost: '127.0.0.1',
   githubAppId: null,
@@ -189,6 +193,7 @@ export function validateConfig(input: Record<string, unknown>): Readonly<Greenli
     pollIntervalSeconds: integer('pollIntervalSeconds', merged.pollIntervalSeconds, 1, 86_400),
     ciMaxParallel: integer('ciMaxParallel', merged.ciMaxParallel, 1, 256),
     leaseTtlSeconds: integer('leaseTtlSeconds', merged.leaseTtlSeconds, 1, 3_600),
+    retentionDays: integer('retentionDays', merged.retentionDays, 1, 3_650),
     operatorMetricsPort: merged.operatorMetricsPort == null ? null : integer('operatorMetricsPort', merged.operatorMetricsPort, 0, 65535),
     operatorMetricsHost: text('operatorMetricsHost', merged.operatorMetricsHost),
     ...githubSettings(merged),

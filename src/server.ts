@@ -20,6 +20,8 @@ import { connect, type Db } from './store/connect.js';
 import { migrateToLatest } from './store/migrations/index.js';
 import { UrlPolicy } from './webhooks/url-policy.js';
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 export interface Server {
   /** Opens everything and listens; returns the bootstrap token on the very first start, else null. */
   start(): Promise<{ bootstrapToken: string | null }>;
@@ -70,7 +72,8 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
         const github = gitHubForgeFromConfig(config, logger.child({ part: 'github' }));
         if (github && !config.githubWebhookSecret) logger.warn('the github forge is configured without githubWebhookSecret: CI results of GitHub checks, comments and labels are not received');
         app = createApp({
-          db, clock: systemClock, forges: { git, ...(github ? { github } : {}) }, pollIntervalMs: config.pollIntervalSeconds * 1000, logger,
+          db, clock: systemClock, forges: { git, ...(github ? { github } : {}) }, pollIntervalMs: config.pollIntervalSeconds * 1000,
+          retentionMs: config.retentionDays * DAY_MS, logger,
           webhookPolicy: new UrlPolicy(config.webhookAllowedHosts),
           leaseTtlMs: config.leaseTtlSeconds * 1000,
           createCi: (onStatus) => {

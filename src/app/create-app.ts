@@ -29,6 +29,8 @@ export interface AppDeps {
   /** Builds the CI adapter around the sink where it must report statuses. */
   createCi: (onStatus: CiStatusSink) => CiPort;
   pollIntervalMs: number;
+  /** How long finished work records are kept (default RETENTION_MS, 30 days). */
+  retentionMs?: number;
   /** Length of a queue lease (default 15 s): another instance takes a dead one's queues within it. */
   leaseTtlMs?: number;
   /** This instance's id in queue leases (default: a random UUID). */
@@ -78,7 +80,9 @@ export function createApp(deps: AppDeps): App {
   };
   executor.onEffects = () => runner.wake();
   const poller = new ForgePoller({ db, adapters, executor, clock, leases, intervalMs: deps.pollIntervalMs, ...(logger ? { logger } : {}) });
-  const retention = new RetentionSweeper({ db, clock, ...(logger ? { logger } : {}) });
+  const retention = new RetentionSweeper({
+    db, clock, ...(deps.retentionMs !== undefined ? { retentionMs: deps.retentionMs } : {}), ...(logger ? { logger } : {}),
+  });
   let notifications: EffectNotifications | null = null;
   const service = new GreenlineService({
     db, executor, adapters, ciOutcome, clock, newId, onWebhookWork: () => webhooks.wake(),

@@ -11,6 +11,7 @@ interface ServeFlags {
   enumCase?: string;
   logLevel?: string;
   pollInterval?: string;
+  retentionDays?: string;
   ciMaxParallel?: string;
   leaseTtl?: string;
 }
@@ -38,6 +39,7 @@ export function serveCommand(): Command {
     .option('--poll-interval <seconds>', 'how often to read target branches and queued PRs from the forge (default 15)')
     .option('--ci-max-parallel <n>', 'how many built-in CI commands run at once (default 2)')
     .option('--lease-ttl <seconds>', 'length of a queue lease: when an instance dies, another takes its queues over within it (default 15)')
+    .option('--retention-days <days>', 'days finished work records (effects, webhook deliveries, queue events) are kept (default 30)')
     .addHelpText('after', `
 Examples:
   $ greenline serve
@@ -49,7 +51,7 @@ Examples:
       const config = configFrom({
         port: flags.port, host: flags.host, dataDir: flags.dataDir, databaseUrl: flags.databaseUrl,
         enumCase: flags.enumCase, logLevel: flags.logLevel, pollIntervalSeconds: flags.pollInterval,
-        ciMaxParallel: flags.ciMaxParallel, leaseTtlSeconds: flags.leaseTtl, ...(flags.config ? { config: flags.config } : {}),
+        ciMaxParallel: flags.ciMaxParallel, leaseTtlSeconds: flags.leaseTtl, retentionDays: flags.retentionDays, ...(flags.config ? { config: flags.config } : {}),
       });
       // Loaded here, not at the top: the admin commands start without loading the server.
       const { createLogger, createServer } = await import('../server.js');

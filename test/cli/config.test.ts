@@ -54,6 +54,12 @@ describe('loadConfig', () => {
     expect(DEFAULT_CONFIG.leaseTtlSeconds).toBe(15);
   });
 
+  it('reads how many days finished work records are kept from the environment and from the flag', () => {
+    expect(DEFAULT_CONFIG.retentionDays).toBe(30);
+    expect(loadConfig({ cwd: dir, env: { GREENLINE_RETENTION_DAYS: '7' } }).retentionDays).toBe(7);
+    expect(loadConfig({ cwd: dir, env: { GREENLINE_RETENTION_DAYS: '7' }, flags: { retentionDays: '90' } }).retentionDays).toBe(90);
+  });
+
   it('names an unknown key of the file', () => {
     writeFileSync(join(dir, 'greenline.yaml'), 'prot: 1\n');
     expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(/Unknown configuration key "prot"/);
@@ -66,6 +72,7 @@ describe('loadConfig', () => {
     [{ ciMaxParallel: '0' }, /ciMaxParallel must be an integer from 1/],
     [{ pollIntervalSeconds: 'soon' }, /pollIntervalSeconds must be an integer/],
     [{ leaseTtlSeconds: '0' }, /leaseTtlSeconds must be an integer from 1 to 3600/],
+    [{ retentionDays: '0' }, /retentionDays must be an integer from 1 to 3650/],
   ])('rejects %o with a message naming the key', (flags, message) => {
     expect(() => loadConfig({ cwd: dir, env: {}, flags })).toThrow(ConfigError);
     expect(() => loadConfig({ cwd: dir, env: {}, flags })).toThrow(message);

@@ -5,7 +5,7 @@
  * pending work, recent records, entries, runs and transitions stay. On both databases.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GITHUB_DELIVERY_RETENTION_MS, RETENTION_MS } from '../../src/app/retention.js';
+import { GITHUB_DELIVERY_RETENTION_MS, RETENTION_MS, RetentionSweeper } from '../../src/app/retention.js';
 import type { AuthContext, QueueKey } from '../../src/app/types.js';
 import { claimDelivery } from '../../src/store/github-deliveries.js';
 import { testDatabases } from '../helpers/databases.js';
@@ -75,5 +75,15 @@ describe.each(databases)('retention sweep on $name', (database) => {
     // The queue's history and state stay.
     expect({ entries: await count('entries'), transitions: await count('transitions'), runs: await count('test_runs') }).toEqual(kept);
     expect(await t.app.retention.sweepOnce()).toEqual({ effects: 0, webhookMessages: 0, queueEvents: 0, githubDeliveries: 0 });
+  });
+
+  it('keeps records for the retention it is given (the server\'s retentionDays)', async () => {
+    await activity(1);
+    const events = await count('queue_events');
+    t.clock.advance(2 * DAY);
+    expect((await t.app.retention.sweepOnce()).queueEvents).toBe(0);
+    const oneDay = new RetentionSweeper({ db: t.db, clock: t.clock, retentionMs: DAY });
+    expect((await oneDay.sweepOnce()).queueEvents).toBe(events);
+    expect(await count('queue_events')).toBe(0);
   });
 });
