@@ -115,9 +115,9 @@ describe('greenline repo', () => {
   });
 
   it.concurrent.each([
-    ['repo', 'connect'], ['repo', 'list'], ['repo', 'disconnect'], ['token', 'create'], ['token', 'list'], ['token', 'revoke'], ['serve'],
-  ])('%s %s --help shows usage with an example', async (...cmd) => {
-    const r = await runCli([...cmd.filter(Boolean), '--help']);
+    'repo connect', 'repo list', 'repo disconnect', 'token create', 'token list', 'token revoke', 'serve',
+  ])('%s --help shows usage with an example', async (command) => {
+    const r = await runCli([...command.split(' '), '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Usage: greenline/);
     expect(r.stdout).toMatch(/Examples?:\n\s+\$ greenline/);
