@@ -50,6 +50,13 @@ export interface ForgePort {
    * greenline, when it is still queued) rather than closed. Forges that cannot tell leave it out.
    */
   wasMerged?(repo: RepoBinding, number: number): Promise<boolean>;
+  /**
+   * What direct merge needs to know of a PR (contract §6.9, `directMergeMode = always`): `baseSha`,
+   * the tip of its base branch when its head is built on that tip (absent otherwise), and whether
+   * the checks its base branch requires passed on its head. Asked only when the setting is on.
+   * Forges that cannot tell leave it out: their PRs are always tested.
+   */
+  directMergeFacts?(repo: RepoBinding, pr: { headSha: string; baseBranch: string }): Promise<{ baseSha?: string; checksPassed: boolean }>;
   /** Current sha of a branch, or null when it does not exist. */
   getBranchSha(repo: RepoBinding, branch: string): Promise<string | null>;
   /**

@@ -6,11 +6,12 @@
  *   PR merged by someone else                     → prMergedOutside (forges that can tell: github)
  *   PR gone (closed)                              → prClosed
  *   head, base, title or mergeability changed     → prObserved
+ *   the only PR, not started, may merge directly  → prObserved with the forge's direct-merge facts
  * A failing queue is logged and retried at the next interval; the others go on.
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { TERMINAL_STATES, type Entry, type PrInfo } from '../engine/types.js';
+import { TERMINAL_STATES, type Entry, type PrInfo, type QueueConfig } from '../engine/types.js';
 import type { Database, QueueRow } from '../store/database.js';
 import { listActiveEntries } from '../store/entries.js';
 import { listQueuesWithActiveEntries } from '../store/queues.js';
@@ -35,6 +36,9 @@ export interface ForgePollerDeps {
 
 const differs = (e: Entry, pr: PrInfo): boolean =>
   e.headSha !== pr.headSha || e.baseBranch !== pr.baseBranch || e.title !== pr.title || e.mergeability !== pr.mergeability;
+
+/** Not started yet: what direct merge may still take past testing (engine direct-merge.ts). */
+const waitsToStart = (e: Entry): boolean => e.state === 'NOT_READY' || (e.state === 'PENDING' && e.runId === null);
 
 export class ForgePoller {
   private readonly periodic: Periodic;
@@ -70,15 +74,23 @@ export class ForgePoller {
     await refreshTarget(this.deps, queue, repo);
     const binding = bindingOf(repo);
     const forge = forgeFor(adapters, binding);
-    for (const entry of await listActiveEntries(db, queue.id, TERMINAL_STATES)) {
-      const pr = await forge.getPullRequest(binding, entry.prNumber, queue.target_branch);
-      if (pr && !differs(entry, pr)) continue;
+    const entries = await listActiveEntries(db, queue.id, TERMINAL_STATES);
+    // Direct merge (contract §6.9) is asked about for a queue's only PR while it waits to start (its
+    // facts cost GitHub requests); a queue with more PRs tests them.
+    const direct = (JSON.parse(queue.config) as QueueConfig).directMergeMode === 'always' && entries.length === 1
+      ? forge.directMergeFacts?.bind(forge) : undefined;
+    for (const entry of entries) {
+      let pr = await forge.getPullRequest(binding, entry.prNumber, queue.target_branch);
+      const facts = pr && direct && waitsToStart(entry) ? await direct(binding, pr) : null;
+      const directly = facts !== null && facts.checksPassed && facts.baseSha !== undefined;
+      if (pr && directly) pr = { ...pr, ...facts };
+      if (pr && !directly && !differs(entry, pr)) continue;
       const merged = !pr && (await forge.wasMerged?.(binding, entry.prNumber));
       await executor.apply(queue.id, (s) => {
         const now = s.entries.find((e) => e.prNumber === entry.prNumber);
         if (!now) return null;
         if (!pr) return { kind: merged ? 'prMergedOutside' : 'prClosed', at: clock.now(), prNumber: entry.prNumber };
-        return differs(now, pr) ? { kind: 'prObserved', at: clock.now(), pr } : null;
+        return differs(now, pr) || directly ? { kind: 'prObserved', at: clock.now(), pr } : null;
       });
     }
   }

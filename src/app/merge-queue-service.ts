@@ -157,11 +157,14 @@ export class GreenlineService implements MergeQueueService {
     if (!priority.ok) throw new HttpError('VALIDATION_FAILED', priority.message);
     const { repo, queue } = await queueOfOrg(db, ctx, key);
     const binding = bindingOf(repo);
-    const pr = await forgeFor(adapters, binding).getPullRequest(binding, req.prNumber, queue.target_branch);
+    const forge = forgeFor(adapters, binding);
+    let pr = await forge.getPullRequest(binding, req.prNumber, queue.target_branch);
     if (!pr) throw new HttpError('PR_NOT_FOUND', `Pull request #${req.prNumber} does not exist in ${repo.owner}/${repo.name}`);
-    const { entries } = await executor.read(queue.id, queue.version);
+    const { entries, config } = await executor.read(queue.id, queue.version);
     // The poller watches only queues that hold PRs: an idle queue's head may be stale.
     if (queue.target_sha === null || entries.length === 0) await refreshTarget(this.deps, queue, repo);
+    // Direct merge (contract §6.9): the engine merges the PR at once when these facts allow it.
+    if (config.directMergeMode === 'always' && forge.directMergeFacts) pr = { ...pr, ...(await forge.directMergeFacts(binding, pr)) };
     // A PR submitted before keeps its entry id: the engine takes it from the PR's entry (the executor
     // adds its previous trip), so the new id is used only for a PR's first submission.
     await executor.applyOrThrow(queue.id, {

@@ -10,8 +10,10 @@
  * - Merging: `merge_commit` fast-forwards the target to the tested commit (update ref, force=false)
  *   when the repository allows it; otherwise, and for `squash` and `rebase`, each PR is merged through
  *   the merge endpoint with the queue's method and its tested head as the `sha` guard.
- * - Presence (onQueueEvent, see presence.ts): check runs or commit statuses, one comment per PR, and
- *   draft PRs for test branches.
+ * - Presence (onQueueEvent, see presence.ts): check runs or commit statuses, one comment per PR, state
+ *   labels, and draft PRs for test branches.
+ * - Direct merge facts (directMergeFacts, asked only under `directMergeMode = always`): whether a PR's
+ *   head is built on its base's tip (compare: `ahead`) and the base's required checks passed on it.
  */
 import type { Logger } from 'pino';
 import type { Mergeability, PrInfo, QueueConfig, QueueEventPayload, RunPr } from '../../../engine/types.js';
@@ -110,6 +112,23 @@ export class GitHubForge implements ForgePort {
   async wasMerged(repo: RepoBinding, number: number): Promise<boolean> {
     const pr = await this.pull(repo, number);
     return Boolean(pr?.merged || pr?.merged_at);
+  }
+
+  async directMergeFacts(repo: RepoBinding, pr: { headSha: string; baseBranch: string }): Promise<{ baseSha?: string; checksPassed: boolean }> {
+    const api = await this.api(repo);
+    const tip = await this.getBranchSha(repo, pr.baseBranch);
+    if (tip === null) return { checksPassed: false };
+    const { data: comparison } = await api.request('GET /repos/{owner}/{repo}/compare/{basehead}', { ...this.loc(repo), basehead: `${tip}...${pr.headSha}` });
+    const required = await this.requiredStatuses(repo, pr.baseBranch);
+    let checksPassed = true;
+    if (required.length > 0) {
+      const { data: combined } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/status', { ...this.loc(repo), ref: pr.headSha, per_page: 100 });
+      const states = new Map<string, string>(combined.statuses.map((s) => [s.context, s.state]));
+      for (const c of await this.checkRunStatuses(repo, pr.headSha)) states.set(c.context, c.state);
+      checksPassed = required.every((name) => states.get(name) === 'success');
+    }
+    // `ahead`: the head contains the tip and adds to it, so merging it is a fast-forward.
+    return { ...(comparison.status === 'ahead' ? { baseSha: tip } : {}), checksPassed };
   }
 
   async getBranchSha(repo: RepoBinding, branch: string): Promise<string | null> {

@@ -262,6 +262,16 @@ export class FakeGitHubApi {
       Object.assign(run, { status: body!.status, conclusion: body!.conclusion ?? null, output: body!.output });
       return json(200, run);
     }
+    if ((r = m(/^GET ~\/compare\/([0-9a-f]+)\.\.\.([0-9a-f]+)$/))) {
+      const [base, head] = [r[1]!, r[2]!];
+      const status = base === head ? 'identical' : this.isAncestor(base, head) ? 'ahead' : this.isAncestor(head, base) ? 'behind' : 'diverged';
+      return json(200, { status, base_commit: { sha: base } });
+    }
+    if ((r = m(/^GET ~\/commits\/([0-9a-f]+)\/status$/))) {
+      const statuses = this.statuses.filter((s) => s.sha === r![1]).reverse()
+        .filter((s, i, all) => all.findIndex((x) => x.context === s.context) === i); // the latest per context
+      return json(200, { sha: r[1], statuses: statuses.map((s) => ({ context: s.context, state: s.state })) });
+    }
     if ((r = m(/^POST ~\/statuses\/([0-9a-f]+)$/))) {
       this.statuses.push({ sha: r[1]!, context: String(body!.context), state: String(body!.state) });
       return json(201, { id: this.nextId++, state: body!.state, context: body!.context });

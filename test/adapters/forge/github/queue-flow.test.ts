@@ -152,3 +152,47 @@ describe('github forge in the service', () => {
   });
 });
 
+
+describe('github forge in the service: direct merge (directMergeMode = always)', () => {
+  beforeEach(async () => {
+    await h.app.service.updateQueue(h.ctx, h.key, { directMergeMode: 'always' });
+  });
+  const passBuild = (sha: string) => h.api.statuses.push({ sha, context: 'build', state: 'success' });
+  const submit = async () => {
+    await h.app.service.submitPullRequest(h.ctx, h.key, { prNumber: 1 });
+    await h.runEffects();
+    return entry(1);
+  };
+
+  it('a PR built on the tip of main whose required checks passed merges at once, without a test branch', async () => {
+    passBuild(head1);
+    h.api.clearLog();
+    const e = await submit();
+    expect([e.state, e.lastReason]).toEqual(['MERGED', 'MERGE_GRAPH_DIRECT_MERGE']);
+    expect(h.api.pulls.get(1)!.merged).toBe(true);
+    expect(h.api.log).toContain(`GET /repos/acme/web/compare/${base}...${head1}`);
+    expect(h.api.log.filter((l) => l.includes('/git/refs') || l.includes('/merges'))).toEqual([]);
+  });
+
+  it('is tested when a required check has not passed on its head', async () => {
+    h.api.statuses.push({ sha: head1, context: 'build', state: 'pending' });
+    expect((await submit()).state).toBe('TESTING');
+  });
+
+  it('is tested when main moved past the commit it is built on', async () => {
+    passBuild(head1);
+    h.api.branches.set('main', h.api.commit(base, 'someone else'));
+    expect((await submit()).state).toBe('TESTING');
+  });
+
+  it('the poller merges the queue\'s only PR directly once GitHub reports it mergeable with its checks passed', async () => {
+    h.api.pulls.get(1)!.mergeable = null; // GitHub still computing
+    expect((await submit()).state).toBe('NOT_READY');
+    h.api.pulls.get(1)!.mergeable = true;
+    passBuild(head1);
+    await h.app.poller.pollOnce();
+    await h.runEffects();
+    const e = await entry(1);
+    expect([e.state, e.lastReason]).toEqual(['MERGED', 'MERGE_GRAPH_DIRECT_MERGE']);
+  });
+});
