@@ -31,8 +31,7 @@
  *
  * 2^⌊log₂((1 − p)/p)⌋ is the group size of binary splitting (Hwang's generalised binary splitting),
  * the size that minimises test runs per PR when failed batches are halved again and again, as
- * bisection does down to four PRs, which it then tests one by one at the same cost (§3.1 "nested
- * splitting"): p̂ = 5% → 16, 10% → 8, 20% → 4, 30% → 2, ≥ 40% → 1. The
+ * bisection does (§3.1 "nested splitting"): p̂ = 5% → 16, 10% → 8, 20% → 4, 30% → 2, ≥ 40% → 1. The
  * simulator agrees: at p = 5–20% batches of 8 merge more, at fewer CI runs per PR, than batches of 4
  * (docs/simulator.md). The setting stays the upper bound. Batches of B form while the queue is backed
  * up (at least B PRs wait to start); with fewer it is nearly empty and each PR starts alone. No batch

@@ -2,22 +2,15 @@
  * Bisection of failed batches (contract §6.3; open question 18 leaves how cleared PRs re-enter the
  * queue to us). The policy, chosen so that one failed batch costs its bisection and nothing more:
  *
- * 1. A batch whose failure is its own (failure.ts) splits into parts, tested on the bisection budget
- *    (`bisectionConcurrency`, queue type `bisection`): one part per PR when it has at most four and
- *    the budget can test them all at once, else two halves (`split`). A part is a blame test: it is
- *    built on the target plus only what ahead of it has passed (TESTS_PASSED), so that its failure is
- *    its own.
+ * 1. A batch whose failure is its own (failure.ts) splits into halves, tested on the bisection budget
+ *    (`bisectionConcurrency`, queue type `bisection`). A part is a blame test: it is built on the
+ *    target plus only what ahead of it has passed (TESTS_PASSED), so that its failure is its own.
  * 2. From that moment the batch is known to fail: every run built on it restarts at once without it
  *    (validity.ts `knownToFail`), as runs built on a failed single PR do, and it steps out of the merge
  *    order: groups behind it that were tested without it merge when they pass (merging.ts) instead of
  *    waiting for the bisection. Its parts' runs keep answering their question meanwhile: only the PRs
  *    they contain matter to them (validity.ts `checkEvidence`).
  * 3. A failing part of one PR found a culprit (FAILED with the run's reason); a larger one splits again.
- *    Every PR ends up in a passing part or alone in a failing one, so one culprit among k ≤ 4 PRs costs
- *    k runs either way (halving: 2, then 2 for the failing half of four, or 1–2 of three), but PR by
- *    PR finds it in one round instead of two, and two culprits cost no more. From five PRs on, halving
- *    costs fewer runs; so does it when the parts would wait for each other's slots, since a part
- *    tested after a cleared one can build on it (and, with the optimisation below, be inferred).
  * 4. A passing part's run was a real test of its PRs on top of what it included. It counts as their
  *    test (TESTS_PASSED, `verifiedByTestRun` = that run) when it still holds at their position — what it
  *    included ahead has merged or is still ahead, nothing else that is not known to fail stands ahead,
@@ -48,11 +41,7 @@ import type { Entry, FailureReason, TestRun } from './types.js';
 /** Only a failed test says something about the tree; a timeout or a start error does not. */
 const reusable = (reason: FailureReason | null): boolean => reason === 'TEST_RUN_REQUIRED_STATUS_FAILED';
 
-/** The largest part tested PR by PR (policy 3). */
-const PR_BY_PR_UP_TO = 4;
-
-function split(d: Draft, prNumbers: number[]): BisectionPart[] {
-  if (prNumbers.length <= Math.min(PR_BY_PR_UP_TO, d.config.bisectionConcurrency)) return prNumbers.map((n) => ({ prNumbers: [n], runId: null }));
+function halves(prNumbers: number[]): BisectionPart[] {
   const cut = Math.ceil(prNumbers.length / 2);
   return [{ prNumbers: prNumbers.slice(0, cut), runId: null }, { prNumbers: prNumbers.slice(cut), runId: null }];
 }
@@ -63,7 +52,7 @@ export function startBisection(d: Draft, run: TestRun, members: Entry[]): void {
     id: `bisect-${run.id}`,
     members: numbers,
     failedKeys: reusable(run.failureReason) ? [contentKey(d, run.baseSha, run.prs)] : [],
-    parts: split(d, numbers),
+    parts: halves(numbers),
     overtakenBy: [],
   });
   for (const m of members) move(d, m, 'PENDING', 'BISECTION_REQUIRED');
@@ -87,7 +76,7 @@ export function scheduleBisections(d: Draft, topo: Topology): boolean {
           b.parts.splice(i, 1);
           move(d, group[0], 'FAILED', 'TEST_RUN_FAILED_BY_OPTIMIZATION', { detail: 'the same change already failed on the same base in this bisection' });
         } else {
-          b.parts.splice(i, 1, ...split(d, part.prNumbers));
+          b.parts.splice(i, 1, ...halves(part.prNumbers));
           d.touch();
         }
         return true;
@@ -179,7 +168,7 @@ export function bisectionFailed(d: Draft, run: TestRun, reason: FailureReason, d
     for (const m of members) move(d, m, 'FAILED', reason, detail !== null ? { detail } : {});
     return;
   }
-  b.parts.splice(b.parts.indexOf(part), 1, ...split(d, part.prNumbers));
+  b.parts.splice(b.parts.indexOf(part), 1, ...halves(part.prNumbers));
   const moved = members.filter((m) => m.state !== 'PENDING').map((m) => move(d, m, 'PENDING', 'BISECTION_REQUIRED').prNumber);
   emitBatchEvent(d, 'pull_request_batch.queued', moved, run, 'BISECTION_REQUIRED');
 }

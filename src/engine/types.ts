@@ -11,7 +11,7 @@
  * - Test run: one CI verification of one group on a predicted base: the target branch sha plus every
  *   group ahead of it that is not known to have failed (single mode) or its graph ancestors (parallel).
  *   Its id is a UUID that is also the tail of the test branch name.
- * - Bisection: splitting a failed batch into parts (one per PR up to four, else halves) that are tested separately (queue type
+ * - Bisection: splitting a failed batch into halves that are tested separately (queue type
  *   `bisection`, on the `bisectionConcurrency` budget) until the culprit is found.
  * - Lane: in parallel mode, a chain of PRs whose impacted targets overlap; lanes test and merge
  *   independently of each other.

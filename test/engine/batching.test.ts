@@ -116,31 +116,6 @@ describe('bisection', () => {
     expect(q.effect('createTestBranch')).toMatchObject({ prs: [{ number: 2 }] }); // the freed bisection slot
   });
 
-  it('a failed batch of up to four is tested PR by PR in one round when the bisection budget allows it', () => {
-    const q = failedBatch({ bisectionConcurrency: 3 });
-    const creates = q.effectsOf('createTestBranch');
-    expect(creates.map((c) => [q.run(c.runId).queueType, c.prs.map((p) => p.number)])).toEqual([['bisection', [1]], ['bisection', [2]], ['bisection', [3]]]);
-    ['r2', 'r3', 'r4'].forEach((r) => q.built(r));
-    q.pass('r2');
-    q.fail('r3');
-    q.pass('r4');
-    // One round found the culprit; nothing else is bisected.
-    expect(q.entry(2)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
-    expect(q.state(1)).toBe('TESTS_PASSED');
-    expect(q.effectsOf('createTestBranch').filter((c) => q.run(c.runId).queueType === 'bisection')).toEqual([]);
-  });
-
-  it('a failed batch of five is split in halves, the failing half of three then PR by PR', () => {
-    const q = batched({ batchingMinSize: 5, bisectionConcurrency: 4 });
-    [1, 2, 3, 4, 5].forEach((n) => q.submit(n));
-    q.built('r1');
-    q.fail('r1');
-    expect(q.effectsOf('createTestBranch').map((c) => c.prs.map((p) => p.number))).toEqual([[1, 2, 3], [4, 5]]);
-    q.built('r2');
-    q.fail('r2');
-    expect(q.effectsOf('createTestBranch').map((c) => c.prs.map((p) => p.number))).toEqual([[1], [2], [3]]);
-  });
-
   it('bisection_skip_redundant_tests: a part that would repeat a failed run is not run again', () => {
     const q = failedBatch({ bisectionConcurrency: 1, optimizationMode: 'bisection_skip_redundant_tests' });
     expect(q.effectsOf('createTestBranch').map((c) => c.prs.map((p) => p.number))).toEqual([[1, 2]]);
