@@ -109,12 +109,12 @@ const ALLOWED_REJECTIONS = new Set([
 const NOT_CODE = new Set(['TEST_RUN_TIMEOUT', 'PR_UPDATED_AT_MERGE_TIME', 'START_TEST_RUN_MERGE_CONFLICT', 'GITHUB_API_MERGE_PR_FAILED']);
 
 /**
- * Batches that fail and bisect: batching on from the start, batches of 2–4, bisection runs 1–3 at
+ * Batches that fail and bisect: batching on from the start, batches of 2–4, bisection runs 1–4 at
  * once, at least one bad PR, every PR submitted ready before the random events.
  */
 const batchingPatch: fc.Arbitrary<Partial<QueueConfig>> = fc.tuple(configPatch, fc.record({
   batchingMinSize: fc.integer({ min: 2, max: 4 }),
-  bisectionConcurrency: fc.integer({ min: 1, max: 3 }),
+  bisectionConcurrency: fc.integer({ min: 1, max: 4 }),
 })).map(([p, b]) => ({ ...p, ...b, batch: true }));
 
 function scenario(opts: { mode: 'single' | 'parallel'; flakes: boolean; modeSwitch?: boolean; chaos?: boolean; batching?: boolean }) {
