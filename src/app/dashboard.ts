@@ -20,6 +20,7 @@ import { listQueuesOfRepos } from '../store/queues.js';
 import { listRepos } from '../store/repos.js';
 import type { QueueExecutor } from './queue-executor.js';
 import { queueOfOrg } from './queue-lookup.js';
+import { queueConfigOf } from './snapshot-io.js';
 import type { AuthContext, QueueKey, QueueManagement } from './types.js';
 
 export const HOUR_MS = 3_600_000;
@@ -62,7 +63,7 @@ export async function listQueueSummaries(db: Kysely<Database>, ctx: AuthContext,
   ]);
   const out = queues.map((q): QueueSummary => {
     const repo = repoById.get(q.repo_id)!;
-    const config = JSON.parse(q.config) as QueueConfig;
+    const config = queueConfigOf(q);
     const mine = entries.filter((e) => e.queueId === q.id).map((e) => e.entry.state);
     const count = (state: string) => counts.find((c) => c.queueId === q.id && c.state === state)?.count ?? 0;
     return {

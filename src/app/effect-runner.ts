@@ -36,6 +36,7 @@ import { OutboxLoop } from './outbox-loop.js';
 import type { QueueLeases } from './queue-leases.js';
 import { bindingOf, protectionStatuses, resolveRequiredStatuses } from './repo-binding.js';
 import { nextAttemptAt } from './retry-policy.js';
+import { queueConfigOf } from './snapshot-io.js';
 
 export interface EffectRunnerDeps {
   db: Kysely<Database>;
@@ -206,7 +207,7 @@ export class EffectRunner {
       }
       case 'emitEvent':
         if ((await recordQueueEvent(db, queueId, effect.key, effect.event, clock.now())) > 0) this.deps.onWebhookMessages?.();
-        await forgeFor(adapters, binding).onQueueEvent?.(binding, { targetBranch: queue.target_branch, config: JSON.parse(queue.config) }, effect.event);
+        await forgeFor(adapters, binding).onQueueEvent?.(binding, { targetBranch: queue.target_branch, config: queueConfigOf(queue) }, effect.event);
         return null;
       case 'scheduleWakeup':
         return { kind: 'tick', at: clock.now() };

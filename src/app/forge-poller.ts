@@ -11,7 +11,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { TERMINAL_STATES, type Entry, type PrInfo, type QueueConfig } from '../engine/types.js';
+import { TERMINAL_STATES, type Entry } from '../engine/types.js';
 import type { Database, QueueRow } from '../store/database.js';
 import { listActiveEntries } from '../store/entries.js';
 import { listQueuesWithActiveEntries } from '../store/queues.js';
@@ -19,9 +19,11 @@ import { findRepoById } from '../store/repos.js';
 import { forgeFor, type Adapters } from './adapters.js';
 import type { Clock } from './clock.js';
 import { Periodic } from './periodic.js';
+import { observedPrEvent, prChanged } from './pr-observation.js';
 import type { QueueExecutor } from './queue-executor.js';
 import type { QueueLeases } from './queue-leases.js';
 import { bindingOf } from './repo-binding.js';
+import { queueConfigOf } from './snapshot-io.js';
 import { refreshTarget } from './target-refresh.js';
 
 export interface ForgePollerDeps {
@@ -33,9 +35,6 @@ export interface ForgePollerDeps {
   intervalMs: number;
   logger?: Logger;
 }
-
-const differs = (e: Entry, pr: PrInfo): boolean =>
-  e.headSha !== pr.headSha || e.baseBranch !== pr.baseBranch || e.title !== pr.title || e.mergeability !== pr.mergeability;
 
 /** Not started yet: what direct merge may still take past testing (engine direct-merge.ts). */
 const waitsToStart = (e: Entry): boolean => e.state === 'NOT_READY' || (e.state === 'PENDING' && e.runId === null);
@@ -77,20 +76,19 @@ export class ForgePoller {
     const entries = await listActiveEntries(db, queue.id, TERMINAL_STATES);
     // Direct merge (contract §6.9) is asked about for a queue's only PR while it waits to start (its
     // facts cost GitHub requests); a queue with more PRs tests them.
-    const direct = (JSON.parse(queue.config) as QueueConfig).directMergeMode === 'always' && entries.length === 1
+    const direct = queueConfigOf(queue).directMergeMode === 'always' && entries.length === 1
       ? forge.directMergeFacts?.bind(forge) : undefined;
     for (const entry of entries) {
       let pr = await forge.getPullRequest(binding, entry.prNumber, queue.target_branch);
       const facts = pr && direct && waitsToStart(entry) ? await direct(binding, pr) : null;
       const directly = facts !== null && facts.checksPassed && facts.baseSha !== undefined;
       if (pr && directly) pr = { ...pr, ...facts };
-      if (pr && !directly && !differs(entry, pr)) continue;
-      const merged = !pr && (await forge.wasMerged?.(binding, entry.prNumber));
+      if (pr && !directly && !prChanged(entry, pr)) continue;
+      const merged = !pr && (await forge.wasMerged?.(binding, entry.prNumber)) === true;
       await executor.apply(queue.id, (s) => {
         const now = s.entries.find((e) => e.prNumber === entry.prNumber);
         if (!now) return null;
-        if (!pr) return { kind: merged ? 'prMergedOutside' : 'prClosed', at: clock.now(), prNumber: entry.prNumber };
-        return differs(now, pr) || directly ? { kind: 'prObserved', at: clock.now(), pr } : null;
+        return directly ? { kind: 'prObserved', at: clock.now(), pr: pr! } : observedPrEvent(now, pr, merged, clock.now());
       });
     }
   }

@@ -17,7 +17,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { parseQueueCommand } from '../adapters/forge/github/commands.js';
 import { checkRunState, type GitHubForge } from '../adapters/forge/github/github-forge.js';
-import { isTerminal, type EngineEvent, type PrInfo, type PriorityName, type QueueConfig } from '../engine/types.js';
+import { isTerminal, type EngineEvent, type PrInfo, type PriorityName } from '../engine/types.js';
 import { HttpError } from '../errors.js';
 import type { CiStatus } from '../ports.js';
 import type { Database, QueueRow, RepoRow } from '../store/database.js';
@@ -30,7 +30,9 @@ import type { Adapters } from './adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
 import type { Clock } from './clock.js';
 import type { QueueExecutor } from './queue-executor.js';
+import { observedPrEvent } from './pr-observation.js';
 import { bindingOf } from './repo-binding.js';
+import { queueConfigOf } from './snapshot-io.js';
 import { refreshTarget } from './target-refresh.js';
 import type { AuthContext, MergeQueueService } from './types.js';
 
@@ -182,10 +184,7 @@ export class GitHubWebhooks {
     const at = this.deps.clock.now();
     await this.deps.executor.apply(queue.id, (s) => {
       const e = s.entries.find((x) => x.prNumber === n && !isTerminal(x.state));
-      if (!e) return null;
-      if (!pr) return merged ? { kind: 'prMergedOutside', at, prNumber: n } : { kind: 'prClosed', at, prNumber: n };
-      const same = e.headSha === pr.headSha && e.baseBranch === pr.baseBranch && e.title === pr.title && e.mergeability === pr.mergeability;
-      return same ? null : { kind: 'prObserved', at, pr };
+      return e ? observedPrEvent(e, pr, merged, at) : null;
     });
   }
 
@@ -194,7 +193,7 @@ export class GitHubWebhooks {
   ): Promise<DeliveryResult> {
     const queue = queues.find((q) => q.target_branch === pr.base.ref);
     if (!queue || !label) return 'ignored';
-    const config = JSON.parse(queue.config) as QueueConfig;
+    const config = queueConfigOf(queue);
     if (!config.labelCommandsEnabled || label !== config.enqueueingLabel) return 'ignored';
     const key = { repo: { host: repo.host, owner: repo.owner, name: repo.name }, targetBranch: queue.target_branch };
     if (action === 'labeled') {
@@ -253,7 +252,7 @@ export class GitHubWebhooks {
     const pr = await this.deps.forge.getPullRequest(binding, n);
     const base = pr?.baseBranch;
     const queue = queues.find((q) => q.target_branch === base);
-    if (!queue || !(JSON.parse(queue.config) as QueueConfig).commandsEnabled) return 'ignored';
+    if (!queue || !queueConfigOf(queue).commandsEnabled) return 'ignored';
     const key = { repo: { host: repo.host, owner: repo.owner, name: repo.name }, targetBranch: queue.target_branch };
     let refused: string | null;
     if (command.kind === 'invalid') refused = command.message;

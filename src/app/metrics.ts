@@ -5,7 +5,7 @@
  * recent and in-flight runs, their recent transitions. Families: src/metrics/queue-metrics.ts.
  */
 import type { Kysely } from 'kysely';
-import { TERMINAL_STATES, PrState, type Entry, type QueueConfig, type QueueState, type TestRun } from '../engine/types.js';
+import { TERMINAL_STATES, PrState, type Entry, type QueueState, type TestRun } from '../engine/types.js';
 import { reportQueue } from '../metrics/report-queue.js';
 import { newQueueMetrics } from '../metrics/queue-metrics.js';
 import type { Database } from '../store/database.js';
@@ -14,6 +14,7 @@ import { listRunsOfWindow } from '../store/metrics-runs.js';
 import { listTransitionsOfRecentPrs, type MetricsTransition } from '../store/metrics-transitions.js';
 import { listQueuesOfRepos } from '../store/queues.js';
 import { listRepos } from '../store/repos.js';
+import { queueConfigOf } from './snapshot-io.js';
 
 const HOUR_MS = 3_600_000;
 const QUEUED_STATES = Object.values(PrState).filter((s) => !TERMINAL_STATES.includes(s));
@@ -57,7 +58,7 @@ export async function renderMetrics(
         targetBranch: q.target_branch,
         testBranchPrefix: repo.test_branch_prefix,
         state: q.state as QueueState,
-        config: JSON.parse(q.config) as QueueConfig,
+        config: queueConfigOf(q),
         targetSha: q.target_sha,
         entries: (entriesOf.get(q.id) ?? []).map((e): Entry => e.entry),
         runs: [],

@@ -17,6 +17,9 @@ import { repoRefOf } from './repo-binding.js';
 
 const ACTIVE_RUN_STATUSES: readonly TestRun['status'][] = ['creating', 'in_progress'];
 
+/** The queue's settings, as its row stores them (JSON). */
+export const queueConfigOf = (queue: QueueRow): QueueConfig => JSON.parse(queue.config) as QueueConfig;
+
 export async function loadSnapshot(trx: Transaction<Database>, queue: QueueRow, repo: RepoRow): Promise<QueueSnapshot> {
   const entries = await listActiveEntries(trx, queue.id, TERMINAL_STATES);
   const runIds = entries.flatMap((e) => (e.runId ? [e.runId] : []));
@@ -26,7 +29,7 @@ export async function loadSnapshot(trx: Transaction<Database>, queue: QueueRow, 
     targetBranch: queue.target_branch,
     testBranchPrefix: repo.test_branch_prefix,
     state: queue.state as QueueState,
-    config: JSON.parse(queue.config) as QueueConfig,
+    config: queueConfigOf(queue),
     targetSha: queue.target_sha,
     entries,
     runs,

@@ -1,6 +1,6 @@
 /** Test runs as the API shows them (contract §2.7) and CI statuses reported from outside (extension). */
 import type { Kysely } from 'kysely';
-import type { ImpactedTargets, QueueConfig, RepoRef } from '../engine/types.js';
+import type { ImpactedTargets, RepoRef } from '../engine/types.js';
 import { HttpError } from '../errors.js';
 import type { CiStatus } from '../ports.js';
 import type { Database, QueueRow, RepoRow, TestRunRow } from '../store/database.js';
@@ -12,6 +12,7 @@ import { findRunRow, findRunRowByTestSha, runOf } from '../store/test-runs.js';
 import type { CiOutcome } from './ci-outcome.js';
 import { queueOfOrg, repoOfOrg } from './queue-lookup.js';
 import { resolveRequiredStatuses } from './repo-binding.js';
+import { queueConfigOf } from './snapshot-io.js';
 import type { AuthContext, QueueKey, TestRunView } from './types.js';
 
 const CI_STATES: readonly CiStatus['state'][] = ['pending', 'success', 'failure', 'error'];
@@ -40,7 +41,7 @@ export async function testingDetails(db: Kysely<Database>, ctx: AuthContext, key
   // Fixed when CI started; before that, what would be required now.
   const resolved = row.required_statuses !== null
     ? { statuses: JSON.parse(row.required_statuses) as string[], source: row.required_statuses_source as TestRunView['requiredStatusesSource'] }
-    : resolveRequiredStatuses((JSON.parse(queue.config) as QueueConfig).requiredStatuses, repo);
+    : resolveRequiredStatuses(queueConfigOf(queue).requiredStatuses, repo);
   const statuses = (await listCiStatuses(db, run.id)).map((s): CiStatus => ({
     context: s.context, state: s.state as CiStatus['state'],
     ...(s.url !== null ? { url: s.url } : {}), ...(s.description !== null ? { description: s.description } : {}),
