@@ -20,7 +20,6 @@ const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
 export class RetentionSweeper {
   private readonly periodic: Periodic;
-
   private readonly retentionMs: number;
 
   constructor(private readonly deps: { db: Kysely<Database>; clock: Clock; retentionMs?: number; logger?: Logger }) {

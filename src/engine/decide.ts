@@ -55,8 +55,8 @@ export interface GroupDecision {
 /**
  * Several events of one group (same `groupKey`) in one decision: each is applied in order at its own
  * time (never before the one ahead of it), then the queue settles once, as `decide` does after a
- * single event. Requests that arrive
- * together are thus decided together: one pass over the queue instead of one per request.
+ * single event. Requests that arrive together are thus decided together: one pass over the queue
+ * instead of one per request.
  */
 export function decideAll(snapshot: QueueSnapshot, events: readonly GroupableEvent[], ctx: DecideContext): GroupDecision {
   const keys = new Set(events.map(groupKey));
