@@ -23,15 +23,23 @@
  * With a full queue the groups behind outweigh a part, so cleared PRs are retested behind them; with
  * few groups behind (a quiet queue, a batch at the back) the part's run is their test.
  *
- * `optimizationMode = bisection_skip_redundant_tests`: a part whose run would test exactly the content
- * of a run of this bisection that already failed (same anchor and PR heads, e.g. the second half on
- * top of a cleared first half = the whole batch) is not run again (only test failures are reused,
- * not timeouts or start errors): one PR → FAILED with
- * TEST_RUN_FAILED_BY_OPTIMIZATION, several → split at once. Passes are never reused.
+ * `optimizationMode = bisection_skip_redundant_tests` reuses the failures of this bisection (only test
+ * failures, not timeouts or start errors; passes are never reused):
+ * - A part whose run would test exactly the content of a run of this bisection that already failed
+ *   (same anchor and PR heads, e.g. the second half on top of a cleared first half = the whole batch)
+ *   is not run: one PR → FAILED with TEST_RUN_FAILED_BY_OPTIMIZATION, several → split at once.
+ * - So that this can apply, a second half of one PR waits for the first half of its split instead of
+ *   being tested beside it. If the first half passes, the PR is judged on top of that half's run:
+ *   that content is the failed set they were split from, so the PR fails without a run (else it is
+ *   tested). If the first half fails, that explains the failure: the PR leaves the bisection untested
+ *   and goes back to the main queue (placed as in policy 4) to be tested there, as a cleared PR in a
+ *   busy queue is. One culprit in a failing pair so costs one run instead of two. The price: in a
+ *   quiet queue, where a cleared PR's own run would have counted as its test, the PR waits for a
+ *   main-queue run instead, and a second culprit in the pair is only found by the main queue.
  */
 import { bisectingSet, bisectionOfRun } from './bisection-state.js';
 import type { Draft } from './draft.js';
-import type { BisectionPart } from './internal.js';
+import type { Bisection, BisectionPart } from './internal.js';
 import { contentKey, headOf, isInFlight, membersOf, mergedSince, startRun } from './runs.js';
 import { Topology } from './topology.js';
 import { emitBatchEvent, move } from './transitions.js';
@@ -41,10 +49,32 @@ import type { Entry, FailureReason, TestRun } from './types.js';
 /** Only a failed test says something about the tree; a timeout or a start error does not. */
 const reusable = (reason: FailureReason | null): boolean => reason === 'TEST_RUN_REQUIRED_STATUS_FAILED';
 
-function halves(prNumbers: number[]): BisectionPart[] {
+/**
+ * The halves of a set of PRs known to fail. With bisection_skip_redundant_tests, a second half of one
+ * PR waits for the first half.
+ */
+function halves(d: Draft, prNumbers: number[]): BisectionPart[] {
   const cut = Math.ceil(prNumbers.length / 2);
-  return [{ prNumbers: prNumbers.slice(0, cut), runId: null }, { prNumbers: prNumbers.slice(cut), runId: null }];
+  const first = prNumbers.slice(0, cut);
+  const second = prNumbers.slice(cut);
+  const waits = skipsRedundantTests(d) && second.length === 1;
+  return [{ prNumbers: first, runId: null }, { prNumbers: second, runId: null, ...(waits ? { after: first } : {}) }];
 }
+
+const skipsRedundantTests = (d: Draft): boolean => d.config.optimizationMode === 'bisection_skip_redundant_tests';
+
+/** Whether a part still waits for the part it follows: one holding any of those PRs is unsettled. */
+function isWaiting(b: Bisection, part: BisectionPart): boolean {
+  const after = part.after;
+  return after !== undefined && b.parts.some((p) => p !== part && p.prNumbers.some((n) => after.includes(n)));
+}
+
+/** The parts that wait for the part of `prNumbers` (bisection_skip_redundant_tests). */
+function followersOf(b: Bisection, prNumbers: readonly number[]): BisectionPart[] {
+  return b.parts.filter((p) => p.after?.some((n) => prNumbers.includes(n)));
+}
+
+const SAME_FAILURE = 'the same change already failed on the same base in this bisection';
 
 export function startBisection(d: Draft, run: TestRun, members: Entry[]): void {
   const numbers = members.map((m) => m.prNumber);
@@ -52,7 +82,7 @@ export function startBisection(d: Draft, run: TestRun, members: Entry[]): void {
     id: `bisect-${run.id}`,
     members: numbers,
     failedKeys: reusable(run.failureReason) ? [contentKey(d, run.baseSha, run.prs)] : [],
-    parts: halves(numbers),
+    parts: halves(d, numbers),
     overtakenBy: [],
   });
   for (const m of members) move(d, m, 'PENDING', 'BISECTION_REQUIRED');
@@ -67,16 +97,16 @@ export function scheduleBisections(d: Draft, topo: Topology): boolean {
   for (const b of d.internal.bisections) {
     for (let i = 0; i < b.parts.length; i++) {
       const part = b.parts[i];
-      if (part.runId !== null) continue;
+      if (part.runId !== null || isWaiting(b, part)) continue;
       const group = part.prNumbers.map((n) => d.entry(n)!);
       const deps = dependenciesOf(topo, group).filter((e) => e.state === 'TESTS_PASSED');
       const key = contentKey(d, target, [...deps.map(headOf), ...group.map(headOf)]);
-      if (d.config.optimizationMode === 'bisection_skip_redundant_tests' && b.failedKeys.includes(key)) {
+      if (skipsRedundantTests(d) && b.failedKeys.includes(key)) {
         if (group.length === 1) {
           b.parts.splice(i, 1);
-          move(d, group[0], 'FAILED', 'TEST_RUN_FAILED_BY_OPTIMIZATION', { detail: 'the same change already failed on the same base in this bisection' });
+          move(d, group[0], 'FAILED', 'TEST_RUN_FAILED_BY_OPTIMIZATION', { detail: SAME_FAILURE });
         } else {
-          b.parts.splice(i, 1, ...halves(part.prNumbers));
+          b.parts.splice(i, 1, ...halves(d, part.prNumbers));
           d.touch();
         }
         return true;
@@ -92,8 +122,10 @@ export function scheduleBisections(d: Draft, topo: Topology): boolean {
 
 /** A bisection part passed: its PRs are cleared, tested by this run or again in the main queue (policy 4). */
 export function bisectionPassed(d: Draft, run: TestRun): void {
-  const overtakers = new Set(bisectionOfRun(d, run.id)?.overtakenBy ?? []);
+  const b = bisectionOfRun(d, run.id);
+  const overtakers = new Set(b?.overtakenBy ?? []);
   const members = takePart(d, run);
+  if (b) releaseFollowers(d, b, run, members);
   if (members.length === 0) return;
   const topo = Topology.of(d);
   const behind = leftOut(d, topo, members);
@@ -104,9 +136,48 @@ export function bisectionPassed(d: Draft, run: TestRun): void {
     for (const g of behind) restartGroup(d, g.run, g.members, 'BISECTION_TEST_RUN_PASSED');
     return;
   }
-  if (behind.length > 0) placeBehind(d, numbers, behind.flatMap((g) => g.members));
+  backToMainQueue(d, topo, members);
   for (const m of members) move(d, m, 'PENDING', 'BISECTION_TEST_RUN_PASSED');
   emitBatchEvent(d, 'pull_request_batch.queued', numbers, run, 'BISECTION_TEST_RUN_PASSED');
+}
+
+/**
+ * The first half of a split passed: the PR waiting for it is tested now, or, with
+ * bisection_skip_redundant_tests, fails without a run when it on top of that half's run is content
+ * that already failed in this bisection.
+ */
+function releaseFollowers(d: Draft, b: Bisection, run: TestRun, passed: Entry[]): void {
+  for (const part of followersOf(b, passed.map((m) => m.prNumber))) {
+    delete part.after;
+    if (!skipsRedundantTests(d) || part.prNumbers.length !== 1) continue;
+    const e = d.entry(part.prNumbers[0])!;
+    if (b.failedKeys.includes(contentKey(d, run.baseSha, [...run.prs, headOf(e)]))) {
+      move(d, e, 'FAILED', 'TEST_RUN_FAILED_BY_OPTIMIZATION', { detail: SAME_FAILURE });
+    }
+  }
+  dropSettled(d);
+}
+
+/**
+ * The part that `followers` waited for failed, which explains the failure they were split from: they
+ * leave the bisection untested and are tested in the main queue (bisection_skip_redundant_tests).
+ */
+function returnFollowers(d: Draft, b: Bisection, followers: BisectionPart[]): void {
+  if (followers.length === 0) return;
+  b.parts = b.parts.filter((p) => !followers.includes(p));
+  dropSettled(d);
+  const members = followers.flatMap((p) => p.prNumbers).map((n) => d.entry(n)!);
+  backToMainQueue(d, Topology.of(d), members);
+}
+
+/**
+ * Cleared PRs re-enter the main queue just behind the groups whose runs wait on them without
+ * containing them, so that those runs stay valid (policy 4).
+ */
+function backToMainQueue(d: Draft, topo: Topology, members: Entry[]): void {
+  const behind = leftOut(d, topo, members);
+  if (behind.length > 0) placeBehind(d, members.map((m) => m.prNumber), behind.flatMap((g) => g.members));
+  d.touch();
 }
 
 /** Whether a passed part's run would verify its PRs where they stand, as any run must to merge them. */
@@ -163,14 +234,16 @@ export function bisectionFailed(d: Draft, run: TestRun, reason: FailureReason, d
   if (reusable(reason)) b.failedKeys.push(contentKey(d, run.baseSha, run.prs));
   const part = b.parts.find((p) => p.runId === run.id)!;
   const members = membersOf(d, run);
+  const followers = followersOf(b, part.prNumbers); // before the split below adds parts that follow
   if (part.prNumbers.length === 1) {
     takePart(d, run);
     for (const m of members) move(d, m, 'FAILED', reason, detail !== null ? { detail } : {});
-    return;
+  } else {
+    b.parts.splice(b.parts.indexOf(part), 1, ...halves(d, part.prNumbers));
+    const moved = members.filter((m) => m.state !== 'PENDING').map((m) => move(d, m, 'PENDING', 'BISECTION_REQUIRED').prNumber);
+    emitBatchEvent(d, 'pull_request_batch.queued', moved, run, 'BISECTION_REQUIRED');
   }
-  b.parts.splice(b.parts.indexOf(part), 1, ...halves(part.prNumbers));
-  const moved = members.filter((m) => m.state !== 'PENDING').map((m) => move(d, m, 'PENDING', 'BISECTION_REQUIRED').prNumber);
-  emitBatchEvent(d, 'pull_request_batch.queued', moved, run, 'BISECTION_REQUIRED');
+  returnFollowers(d, b, followers);
 }
 
 function takePart(d: Draft, run: TestRun): Entry[] {
@@ -178,7 +251,12 @@ function takePart(d: Draft, run: TestRun): Entry[] {
     const i = b.parts.findIndex((p) => p.runId === run.id);
     if (i >= 0) b.parts.splice(i, 1);
   }
+  dropSettled(d);
+  return membersOf(d, run);
+}
+
+/** Forgets bisections with nothing left to test. */
+function dropSettled(d: Draft): void {
   d.internal.bisections = d.internal.bisections.filter((b) => b.parts.length > 0);
   d.touch();
-  return membersOf(d, run);
 }

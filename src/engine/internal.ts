@@ -30,6 +30,11 @@ export interface MergeInFlight {
 export interface BisectionPart {
   prNumbers: number[];
   runId: string | null;
+  /**
+   * The PRs of the part this one waits for (the first half of the same split; bisection.ts, policy 3):
+   * it is tested only once that part passed. Absent when the part can be tested at once.
+   */
+  after?: number[];
 }
 
 export interface Bisection {
@@ -90,7 +95,8 @@ export function readInternal(snapshot: QueueSnapshot): EngineInternal {
     deferredTargetSha: raw.deferredTargetSha ?? null,
     deferredMergedOutside: [...(raw.deferredMergedOutside ?? [])],
     bisections: (raw.bisections ?? []).map((b) => ({
-      id: b.id, members: [...b.members], failedKeys: [...b.failedKeys], parts: b.parts.map((p) => ({ prNumbers: p.prNumbers, runId: p.runId })),
+      id: b.id, members: [...b.members], failedKeys: [...b.failedKeys],
+      parts: b.parts.map((p) => ({ prNumbers: p.prNumbers, runId: p.runId, ...(p.after ? { after: [...p.after] } : {}) })),
       overtakenBy: [...(b.overtakenBy ?? [])],
     })),
     pendingMode: raw.pendingMode ?? null,

@@ -136,6 +136,68 @@ describe('a batch that fails', () => {
   });
 });
 
+describe('bisection_skip_redundant_tests: a failing pair', () => {
+  const skip = { optimizationMode: 'bisection_skip_redundant_tests' } as const;
+  const bisecting = (q: QueueDriver) => (q.snapshot.internal as { bisections: { parts: { prNumbers: number[] }[] }[] }).bisections
+    .flatMap((b) => b.parts.flatMap((p) => p.prNumbers));
+
+  it('tests its first PR alone; the second waits, though the bisection budget would allow both', () => {
+    const q = failedFront(skip, [1, 2, 3, 4, 5, 6]);
+    expect(creates(q)).toEqual(['r3 bisection 1', 'r4 main 3,4', 'r5 main 3,4,5,6']);
+    expect(bisecting(q)).toEqual([1, 2]);
+  });
+
+  it('the first passes: the second on top of its run is the pair that failed, so it fails without a run', () => {
+    const q = failedFront(skip, [1, 2, 3, 4, 5, 6]);
+    ['r3', 'r4', 'r5'].forEach((r) => q.built(r));
+    q.pass('r3');
+    expect(q.entry(1)).toMatchObject({ state: 'PENDING', lastReason: 'BISECTION_TEST_RUN_PASSED' }); // tested again behind r4, r5
+    expect(q.entry(2)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_FAILED_BY_OPTIMIZATION' });
+    expect(creates(q)).toEqual([]);
+    expect(bisecting(q)).toEqual([]);
+  });
+
+  it('the first fails: that explains the pair, and the second goes back to the main queue untested', () => {
+    const q = failedFront(skip, [1, 2, 3, 4, 5, 6]);
+    ['r3', 'r4', 'r5'].forEach((r) => q.built(r));
+    q.fail('r3');
+    expect(q.entry(1)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
+    expect(q.entry(2)).toMatchObject({ state: 'PENDING' });
+    expect(bisecting(q)).toEqual([]);
+    expect(order(q)).toEqual([3, 4, 5, 6, 2]); // behind the runs that left it out, which stay valid
+    expect(q.effectsOf('cancelCi')).toEqual([]);
+    q.pass('r4');
+    expect(creates(q)).toEqual(['r6 main 3,4,5,6,2']); // PR 2 on top of 3,4 (merging) and 5,6
+    q.merged();
+    q.pass('r5');
+    q.merged();
+    q.built('r6');
+    q.pass('r6');
+    q.merged();
+    expect([1, 2, 3, 4, 5, 6].map((n) => q.state(n))).toEqual(['FAILED', 'MERGED', 'MERGED', 'MERGED', 'MERGED', 'MERGED']);
+    expect(q.entry(2).verifiedByTestRun).toBe('r6');
+  });
+
+  it('the first cancelled: the second waits no more and is tested', () => {
+    const q = failedFront(skip, [1, 2, 3, 4, 5, 6]);
+    q.send({ kind: 'cancel', prNumber: 1, reason: 'USER_REQUESTED' });
+    expect(q.effectsOf('cancelCi').map((c) => c.runId)).toEqual(['r3']);
+    expect(creates(q)).toEqual(['r6 bisection 2']);
+  });
+
+  it('the first of a batch of three is a pair: the PR after it waits, and goes back untested when the pair fails', () => {
+    const q = new QueueDriver({ concurrency: 1, batch: true, batchingMinSize: 3, bisectionConcurrency: 3, ...skip });
+    [1, 2, 3].forEach((n) => q.submit(n));
+    q.built('r1');
+    q.fail('r1');
+    expect(creates(q)).toEqual(['r2 bisection 1,2']);
+    q.built('r2');
+    q.fail('r2');
+    expect(creates(q)).toEqual(['r3 bisection 1', 'r4 main 3']);
+    expect(bisecting(q)).toEqual([1, 2]);
+  });
+});
+
 describe('a run built on a group whose run failed', () => {
   /** PRs 1–3 alone, each on top of the ones ahead; PR 2's run fails while PR 1's still runs. */
   function failedMiddle(config: Partial<QueueConfig> = {}) {
