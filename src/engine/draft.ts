@@ -158,6 +158,12 @@ export class Draft {
     this.effects.push(effect);
   }
 
+  /** Takes back the effects about a run that this decision created and then dropped. */
+  withdraw(runId: string): void {
+    const kept = this.effects.filter((e) => !((e.kind === 'createTestBranch' || e.kind === 'cancelCi') && e.runId === runId));
+    this.effects.splice(0, this.effects.length, ...kept);
+  }
+
   touch(): void {
     this.version++;
   }

@@ -97,16 +97,24 @@ function referencedBy(entryRefs: ReadonlyMap<string, number>, internal: EngineIn
 
 /**
  * A run nobody refers to any more is stopped if still in flight, and its test branch deleted, once:
- * when it stops being needed (or right away if it was created and dropped in this decision).
+ * when it stops being needed. A run this decision created and then dropped (restarted, or no longer
+ * referred to: something settled later in the same decision changed what it should include) is
+ * withdrawn instead: its effects are taken back, so no branch is built for it.
  */
 function cleanUpRuns(d: Draft): void {
   const before = referencedBy(entryRunRefs(d.base.entries), readInternal(d.base));
   const now = referencedBy(draftRunRefs(d), d.internal);
-  let baseIds: Set<string> | null = null;
-  for (const run of [...d.allRuns()]) {
+  const runs = [...d.allRuns()];
+  for (let i = 0; i < runs.length; i++) {
+    const run = runs[i];
+    const created = i >= d.base.runs.length; // the draft appends the runs it creates
+    if (created && (run.status === 'cancelled' || !now(run.id))) {
+      abandonRun(d, run);
+      d.withdraw(run.id);
+      continue;
+    }
     if (now(run.id)) continue;
-    baseIds ??= new Set(d.base.runs.map((r) => r.id));
-    const wasNeeded = before(run.id) || !baseIds.has(run.id) || isInFlight(run);
+    const wasNeeded = before(run.id) || isInFlight(run);
     if (isInFlight(run)) abandonRun(d, run);
     if (wasNeeded) d.emit({ kind: 'deleteTestBranch', key: `${run.id}:deleteTestBranch`, runId: run.id, branch: run.testBranch });
   }

@@ -13,7 +13,8 @@
  * - (1) every merge advances the target from exactly its expected sha to a commit that extends the
  *   target's content by exactly the merged PRs and (single mode) whose CI passed;
  * - (2) every submitted PR keeps an entry; (3) no PR is merged twice;
- * - (5) parallel mode: a run includes only PRs whose targets overlap its group's, transitively.
+ * - (5) parallel mode: a run includes only PRs whose targets overlap its group's, transitively;
+ * - (6) no test branch is asked for a run that the same decision dropped.
  */
 import {
   decide, newQueueSnapshot, type Effect, type EngineEvent, type Entry, type ImpactedTargets, type QueueConfig,
@@ -112,6 +113,8 @@ export class Harness {
           this.violations.push(`test branch ${e.runId} built on unknown sha ${e.baseSha}`);
           return;
         }
+        const dropped = this.snapshot.runs.find((r) => r.id === e.runId && r.status === 'cancelled');
+        if (dropped) this.violations.push(`test branch asked for run ${e.runId}, which the same decision dropped`);
         const content: Content = { root: base.root, prs: [...base.prs, ...e.prs] };
         const sha = shaOf(content);
         this.commits.set(sha, content);

@@ -180,5 +180,13 @@ describe('engine properties: counterexamples found before', () => {
       { t: 'deliver', i: 0, flake: false }, { ...ready(4, ['d']), priority: 'urgent', ready: false }, { t: 'observe', pr: 1 }],
     { concurrency: 4, pendingFailureDepth: 1, adaptiveMode: 'on', batchingMinSize: 2, bisectionConcurrency: 1, batch: true }, [3, 6, 8], [0]]),
   ));
-});
 
+  it('a run dropped in the decision that created it (a failure settled after it was formed) is withdrawn, not built', () => fc.assert(
+    scenario({ mode: 'parallel', flakes: false, batching: true }),
+    once([[...eight, { t: 'config', patch: { batch: false } }, { t: 'cancel', pr: 2 }, { ...ready(6, []), targets: 'ALL', ready: false },
+      { t: 'deliver', i: 1610996238, flake: false }, { t: 'deliver', i: 430897708, flake: false }, { t: 'deliver', i: 221999679, flake: false },
+      { t: 'restart', pr: 1 }, { t: 'deliver', i: 217891074, flake: false }, { ...ready(1, ['c']), ready: false }, { t: 'restart', pr: 1 },
+      { t: 'config', patch: { concurrency: 1 } }],
+    { concurrency: 4, batchingMinSize: 4, bisectionConcurrency: 1, batch: true }, [4, 6], [0]]),
+  ));
+});
