@@ -142,15 +142,15 @@ export function bisectionPassed(d: Draft, run: TestRun): void {
 }
 
 /**
- * The first half of a split passed: the PR waiting for it is tested now, or, with
- * bisection_skip_redundant_tests, fails without a run when it on top of that half's run is content
- * that already failed in this bisection.
+ * The first half of a split passed: the PR waiting for it fails without a run when it on top of that
+ * half's run is content that already failed in this bisection (the set they were split from), and
+ * is tested otherwise (e.g. the setting was turned off meanwhile).
  */
 function releaseFollowers(d: Draft, b: Bisection, run: TestRun, passed: Entry[]): void {
   for (const part of followersOf(b, passed.map((m) => m.prNumber))) {
     delete part.after;
-    if (!skipsRedundantTests(d) || part.prNumbers.length !== 1) continue;
-    const e = d.entry(part.prNumbers[0])!;
+    if (!skipsRedundantTests(d)) continue;
+    const e = d.entry(part.prNumbers[0])!; // a waiting part holds one PR (halves)
     if (b.failedKeys.includes(contentKey(d, run.baseSha, [...run.prs, headOf(e)]))) {
       move(d, e, 'FAILED', 'TEST_RUN_FAILED_BY_OPTIMIZATION', { detail: SAME_FAILURE });
     }
