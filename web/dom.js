@@ -67,11 +67,13 @@ export function announce(text) {
 
 /**
  * Asks for confirmation in the modal dialog; resolves true when confirmed. The dialog traps focus
- * (showModal), starts on Cancel, closes on Escape, and gives focus back to what opened it.
+ * (showModal), starts on Cancel, closes on Escape, and gives focus back to what opened it — or, when
+ * a live refresh replaced that element meanwhile, to its replacement (the same data-focus-key).
  */
 export function confirmDialog({ title, text, action }) {
   const dialog = document.getElementById('confirm');
   const opener = document.activeElement;
+  const openerKey = opener instanceof HTMLElement ? opener.dataset.focusKey : undefined;
   document.getElementById('confirm-title').textContent = title;
   document.getElementById('confirm-text').textContent = text;
   document.getElementById('confirm-ok').textContent = action;
@@ -80,7 +82,9 @@ export function confirmDialog({ title, text, action }) {
   dialog.querySelector('button[value="cancel"]').focus();
   return new Promise((resolve) => {
     dialog.addEventListener('close', () => {
-      if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
+      const back = opener instanceof HTMLElement && opener.isConnected ? opener
+        : openerKey ? document.querySelector(`[data-focus-key="${CSS.escape(openerKey)}"]`) : null;
+      if (back instanceof HTMLElement) back.focus();
       resolve(dialog.returnValue === 'ok');
     }, { once: true });
   });

@@ -169,8 +169,22 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Pause');
+    // Focus goes back to the Pause button, or to the one a live refresh put in its place meanwhile,
+    // when the dialog's close event has run.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Pause');
+    // A live refresh that replaces the button while the dialog is open does not lose the focus.
+    await pause.click();
+    await dialog.waitFor();
+    await page.evaluate(() => {
+      const button = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Pause' && !b.closest('dialog'))!;
+      button.replaceWith(button.cloneNode(true));
+    });
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Pause');
     expect(await apiQueueState()).toBe('RUNNING');
+    await page.reload(); // the clone has no click handler: start again from the page's own buttons
+    await page.locator('#management').getByText('Managed by Terraform.').waitFor();
 
     await pause.click();
     expect(await dialog.textContent()).toContain('this counts as a change outside Terraform');
