@@ -11,7 +11,8 @@
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { TERMINAL_STATES, type Entry } from '../engine/types.js';
+import { waitsToStart } from '../engine/index.js';
+import { TERMINAL_STATES } from '../engine/types.js';
 import type { Database, QueueRow } from '../store/database.js';
 import { listActiveEntries } from '../store/entries.js';
 import { listQueuesWithActiveEntries } from '../store/queues.js';
@@ -35,9 +36,6 @@ export interface ForgePollerDeps {
   intervalMs: number;
   logger?: Logger;
 }
-
-/** Not started yet: what direct merge may still take past testing (engine direct-merge.ts). */
-const waitsToStart = (e: Entry): boolean => e.state === 'NOT_READY' || (e.state === 'PENDING' && e.runId === null);
 
 export class ForgePoller {
   private readonly periodic: Periodic;

@@ -136,7 +136,7 @@ export function bisectionPassed(d: Draft, run: TestRun): void {
     for (const g of behind) restartGroup(d, g.run, g.members, 'BISECTION_TEST_RUN_PASSED');
     return;
   }
-  backToMainQueue(d, topo, members);
+  backToMainQueue(d, members, behind);
   for (const m of members) move(d, m, 'PENDING', 'BISECTION_TEST_RUN_PASSED');
   emitBatchEvent(d, 'pull_request_batch.queued', numbers, run, 'BISECTION_TEST_RUN_PASSED');
 }
@@ -167,15 +167,14 @@ function returnFollowers(d: Draft, b: Bisection, followers: BisectionPart[]): vo
   b.parts = b.parts.filter((p) => !followers.includes(p));
   dropSettled(d);
   const members = followers.flatMap((p) => p.prNumbers).map((n) => d.entry(n)!);
-  backToMainQueue(d, Topology.of(d), members);
+  backToMainQueue(d, members, leftOut(d, Topology.of(d), members));
 }
 
 /**
  * Cleared PRs re-enter the main queue just behind the groups whose runs wait on them without
  * containing them, so that those runs stay valid (policy 4).
  */
-function backToMainQueue(d: Draft, topo: Topology, members: Entry[]): void {
-  const behind = leftOut(d, topo, members);
+function backToMainQueue(d: Draft, members: Entry[], behind: Group[]): void {
   if (behind.length > 0) placeBehind(d, members.map((m) => m.prNumber), behind.flatMap((g) => g.members));
   d.touch();
 }
@@ -229,7 +228,7 @@ function placeBehind(d: Draft, numbers: number[], after: Entry[]): void {
 
 /** A bisection part failed: one PR is the culprit; more split again. */
 export function bisectionFailed(d: Draft, run: TestRun, reason: FailureReason, detail: string | null): void {
-  const b = d.internal.bisections.find((x) => x.parts.some((p) => p.runId === run.id));
+  const b = bisectionOfRun(d, run.id);
   if (!b) return;
   if (reusable(reason)) b.failedKeys.push(contentKey(d, run.baseSha, run.prs));
   const part = b.parts.find((p) => p.runId === run.id)!;

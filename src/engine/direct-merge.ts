@@ -20,12 +20,14 @@ function overlaps(a: ImpactedTargets | null, b: ImpactedTargets | null): boolean
   return x === 'ALL' || y === 'ALL' || x.some((t) => y.includes(t));
 }
 
+/** Not started testing yet: what direct merge may still take past testing. */
+export const waitsToStart = (e: Entry): boolean => e.state === 'NOT_READY' || (e.state === 'PENDING' && e.runId === null);
+
 export function tryDirectMerge(d: Draft, entry: Entry, pr: PrInfo): void {
   const target = d.targetSha;
   if (d.config.directMergeMode !== 'always' || d.state !== 'RUNNING' || d.internal.merge || target === null) return;
   if (pr.checksPassed !== true || pr.baseSha !== target || pr.headSha !== entry.headSha) return;
-  if (entry.state !== 'NOT_READY' && entry.state !== 'PENDING') return;
-  if (entry.state === 'PENDING' && entry.runId !== null) return;
+  if (!waitsToStart(entry)) return;
   if (!isReady({ targetBranch: d.base.targetBranch, config: d.config }, entry)) return;
   const parallel = d.config.mode === 'parallel';
   const busy = d.allEntries().some((e) => e.prNumber !== entry.prNumber && isAdmitted(e)

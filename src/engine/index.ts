@@ -5,5 +5,6 @@ export { readiness, isReady } from './readiness.js';
 export { parsePriority, priorityNameOf, type ParsedPriority } from './priority.js';
 export { validateConfigPatch } from './config-validation.js';
 export { newQueueSnapshot, DEFAULT_QUEUE_CONFIG } from './config.js';
+export { waitsToStart } from './direct-merge.js';
 export { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY, type AdaptiveStatus } from './adaptive.js';
 export * from './types.js';
