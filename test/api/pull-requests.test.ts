@@ -101,11 +101,15 @@ describe('submitPullRequest and getSubmittedPullRequest', () => {
     expect(await getPr(3)).toMatchObject({ prNumber: 3, isCurrentlySubmittedToQueue: true });
   });
 
-  it('ignores extra fields that clients send, such as priority on getSubmittedPullRequest', async () => {
+  it("takes and ignores getSubmittedPullRequest's legacy priority; refuses a field it does not know", async () => {
     await submit(1);
-    const res = await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 1 }, priority: 'low', clientVersion: 3 }));
+    const res = await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 1 }, priority: 'low' }));
     expect(res.statusCode).toBe(200);
     expect(json(res).priorityName).toBe('medium');
+    expect(errorOf(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 1 }, clientVersion: 3 })))).toEqual({
+      status: 400, code: 'VALIDATION_FAILED',
+      message: 'Invalid request: body/clientVersion is not a field of body; its fields are repo, targetBranch, pr, includeTimeline, priority',
+    });
   });
 
   it('answers 404 for a PR never submitted to the queue, and for a PR the forge does not have', async () => {
