@@ -116,10 +116,10 @@ export class GreenlineService implements MergeQueueService {
   async updateQueue(ctx: AuthContext, key: QueueKey, update: QueueUpdate, source: ConfigSource = 'other'): Promise<QueueView> {
     const { queue } = await queueOfOrg(this.deps.db, ctx, key);
     const { state, deleteRequiredStatuses, requiredStatuses, ...rest } = update;
-    // contract §3 #5: an empty requiredStatuses list changes nothing; deleteRequiredStatuses clears.
+    // A list, empty or not, is the override (empty: no check required); deleteRequiredStatuses clears it.
     const patch = configPatch({
       ...rest,
-      ...(requiredStatuses && requiredStatuses.length > 0 ? { requiredStatuses } : {}),
+      ...(requiredStatuses ? { requiredStatuses } : {}),
       ...(deleteRequiredStatuses ? { requiredStatuses: null } : {}),
     });
     if (state !== undefined && !['RUNNING', 'PAUSED', 'DRAINING'].includes(state)) {

@@ -55,7 +55,7 @@ export interface ListPullRequestsQuery {
 
 export interface QueueUpdate extends Partial<QueueConfig> {
   state?: SettableQueueState;
-  /** true removes the requiredStatuses override. */
+  /** true removes the requiredStatuses override (requiredStatuses [] is an empty override: no check required). */
   deleteRequiredStatuses?: boolean;
 }
 

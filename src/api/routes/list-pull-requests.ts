@@ -23,6 +23,6 @@ export const listPullRequests: Route = (app, { service, enumCase }) => {
       cursor,
       take,
     });
-    return { pullRequests: page.items.map((entry) => prItem(entry, enumCase)), nextCursor: page.nextCursor };
+    return { pullRequests: page.items.map((entry) => prItem(entry, enumCase(request.headers))), nextCursor: page.nextCursor };
   });
 };

@@ -42,8 +42,8 @@ export const QueueSettingsInput = {
   optimizationMode: AnyCaseEnum(OPTIMIZATION_MODES, { description: 'Reuse known failures within one bisection' }),
   mergeMethod: AnyCaseEnum(MERGE_METHODS),
   requiredStatuses: Nullable(Type.Array(Name(), {
-    description: 'Override of the checks that must pass on a test branch; [] or null leave it unchanged ' +
-      '(as Trunk v1 did): clear it with deleteRequiredStatuses',
+    description: 'Override of the checks that must pass on a test branch; [] requires none (a test run passes ' +
+      'once its test commit exists); null leaves it unchanged; remove the override with deleteRequiredStatuses',
   })),
   deleteRequiredStatuses: Flag('true removes the requiredStatuses override'),
   extensionEnabled: Flag('Browser extension shows the queue for this branch'),
