@@ -54,7 +54,7 @@ describe('enum case', () => {
 });
 
 describe('enum case for Terraform and OpenTofu', () => {
-  const TERRAFORM_CLIENTS = [
+  const TERRAFORM_CLIENTS: Record<string, string>[] = [
     { 'x-source': 'terraform' },
     { 'X-Source': 'OpenTofu' },
     { 'user-agent': 'Terraform/1.9.8 (+https://www.terraform.io) terraform-provider-trunk/0.4.0' },
