@@ -111,6 +111,12 @@ describe('unknown fields', () => {
     expect(JSON.parse((await h.post('/v1/getQueue', { ...queue, targetBranch: 'typo' })).body).concurrency).toBe(1);
   });
 
+  it('names a misspelt required field beside the missing one', async () => {
+    const res = await h.post('/v1/getQueue', { repo: { host: 'github.com', owner: 'acme', nmae: 'web' }, targetBranch: 'main' });
+    expect(errorOf(res).message).toBe('Invalid request: body/repo/name is required, and body/repo/nmae is not a field of body/repo; ' +
+      'its fields are host, owner, name');
+  });
+
   it('keeps a setting of updateQueue sent to createQueue a pointed error', async () => {
     expect(errorOf(await h.post('/v1/createQueue', { ...queue, targetBranch: 'c', batch: true })).message)
       .toBe('Invalid request: body/batch cannot be set by createQueue; create the queue, then set it with updateQueue');
