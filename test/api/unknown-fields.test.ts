@@ -117,6 +117,17 @@ describe('unknown fields', () => {
       'its fields are host, owner, name');
   });
 
+  it('refuses an unknown query parameter of the GET endpoints the same way', async () => {
+    expect(errorOf(await h.get('/v1/getMergeQueueMetrics?rep=acme/web&repoHost=github.com'))).toEqual({
+      status: 400, code: 'VALIDATION_FAILED',
+      message: 'Invalid request: querystring/rep is not a field of querystring; its fields are repo, repoHost',
+    });
+    expect(errorOf(await h.get('/v1/streamQueueEvents?repo=acme/web&repoHost=github.com&targetBranch=main&branch=main'))).toEqual({
+      status: 400, code: 'VALIDATION_FAILED',
+      message: 'Invalid request: querystring/branch is not a field of querystring; its fields are repo, repoHost, targetBranch',
+    });
+  });
+
   it('keeps a setting of updateQueue sent to createQueue a pointed error', async () => {
     expect(errorOf(await h.post('/v1/createQueue', { ...queue, targetBranch: 'c', batch: true })).message)
       .toBe('Invalid request: body/batch cannot be set by createQueue; create the queue, then set it with updateQueue');

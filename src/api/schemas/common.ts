@@ -6,7 +6,7 @@ import { Type, type ObjectOptions, type SchemaOptions, type Static, type TProper
 import { PrState, QueueState } from '../../engine/types.js';
 
 /**
- * An object of a request body, at any depth: a field it does not list is refused with 400
+ * An object of a request body, at any depth, or a query string: a field it does not list is refused with 400
  * VALIDATION_FAILED naming the field and the ones it has (validation-message.ts), so that a typo such
  * as `concurency` is an error instead of a change that silently does nothing.
  */

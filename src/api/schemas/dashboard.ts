@@ -105,7 +105,7 @@ export const QueueHistoryResponse = Type.Object({
   total: Type.Object(HistoryFields, { description: 'The whole period' }),
 });
 
-export const StreamQuery = Type.Object({
+export const StreamQuery = RequestObject({
   repo: Type.String({
     pattern: '^[^/\\s\\u0000-\\u001f\\u007f]+/[^/\\s\\u0000-\\u001f\\u007f]+$',
     'x-expected': 'owner/name, e.g. acme/widgets',
