@@ -73,7 +73,8 @@ export const PR_STATES = Object.values(PrState);
 export const QUEUE_STATES = Object.values(QueueState);
 export const SETTABLE_QUEUE_STATES = [QueueState.RUNNING, QueueState.PAUSED, QueueState.DRAINING] as const;
 
-const CASE_NOTE = 'UPPERCASE by default; lowercase when the server runs with GREENLINE_ENUM_CASE=lower';
+const CASE_NOTE = 'UPPERCASE by default; lowercase when the server runs with GREENLINE_ENUM_CASE=lower, and always ' +
+  'to Terraform and OpenTofu (User-Agent or X-Source containing terraform or opentofu)';
 export const PrStateOut = Type.String({ description: `PR state, one of ${PR_STATES.join(', ')}; ${CASE_NOTE}` });
 export const QueueStateOut = Type.String({ description: `Queue state, one of ${QUEUE_STATES.join(', ')}; ${CASE_NOTE}` });
 
