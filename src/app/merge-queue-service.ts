@@ -230,7 +230,8 @@ export class GreenlineService implements MergeQueueService {
     const rows = await listEntriesPage(db, {
       queueId: queue.id, limit: query.take + 1, after,
       ...(query.state !== undefined ? { state: query.state } : {}),
-      ...(query.since !== undefined ? { concludedSince: { since: query.since, terminal: TERMINAL_STATES } } : {}),
+      ...(query.since !== undefined || query.until !== undefined
+        ? { concluded: { since: query.since, until: query.until, terminal: TERMINAL_STATES } } : {}),
     });
     const items = rows.slice(0, query.take);
     return rows.length > query.take ? { items, nextCursor: items[items.length - 1]!.id } : { items };

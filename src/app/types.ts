@@ -49,6 +49,8 @@ export interface TestRunView {
 export interface ListPullRequestsQuery {
   state?: Entry['state'];
   since?: number;
+  /** Only PRs that concluded at or before this time (ms). */
+  until?: number;
   cursor?: string;
   take: number;
 }

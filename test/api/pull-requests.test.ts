@@ -195,6 +195,24 @@ describe('listPullRequests', () => {
     expect(testing.pullRequests.map((p: { prNumber: number; state: string }) => [p.prNumber, p.state])).toEqual([[1, 'TESTING']]);
   });
 
+  it('keeps the PRs that concluded within since and until, both ends included', async () => {
+    for (const n of [1, 2, 3]) await submit(n);
+    const at: string[] = [];
+    for (const n of [1, 2]) {
+      h.t.clock.advance(60_000);
+      at.push(new Date(h.t.clock.now()).toISOString());
+      await h.post('/v1/cancelPullRequest', h.body({ pr: { number: n } }));
+    }
+    const numbers = async (window: Record<string, string>) =>
+      json(await h.post('/v1/listPullRequests', h.body(window))).pullRequests.map((p: { prNumber: number }) => p.prNumber);
+    expect(await numbers({ since: at[0]! })).toEqual([2, 1]);
+    expect(await numbers({ until: at[0]! })).toEqual([1]);
+    expect(await numbers({ since: at[1]!, until: at[1]! })).toEqual([2]);
+    expect(await numbers({ since: at[0]!, until: at[1]! })).toEqual([2, 1]);
+    expect(errorOf(await h.post('/v1/listPullRequests', h.body({ until: 'tomorrow' }))).message)
+      .toBe('Invalid request: body/until must be an ISO-8601 date-time such as 2026-01-31T12:00:00Z');
+  });
+
   it('validates take and since', async () => {
     expect(errorOf(await h.post('/v1/listPullRequests', h.body({ take: 101 }))))
       .toEqual({ status: 400, code: 'VALIDATION_FAILED', message: 'Invalid request: body/take must be <= 100' });

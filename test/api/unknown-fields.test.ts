@@ -148,7 +148,7 @@ describe("Trunk's fields stay accepted", () => {
     expect(theirs.filter((field) => !ours.includes(field))).toEqual([]);
   });
 
-  it("takes the fields Trunk's clients send beyond its OpenAPI document (contract §2.4, §2.10, §3 #2)", () => {
+  it("takes the fields Trunk's clients send beyond its OpenAPI document (contract §2.4, §2.5, §2.10, §3 #2)", () => {
     const ours = (path: string) => fieldPaths(greenline as unknown as Record<string, unknown>, bodySchema(greenline, path)!);
     // Terraform provider's extra settings, and the legacy names older clients send.
     expect(ours('/v1/updateQueue')).toEqual(expect.arrayContaining([
@@ -157,5 +157,7 @@ describe("Trunk's fields stay accepted", () => {
     ]));
     // The legacy Merge API listed priority on getSubmittedPullRequest; the newer document pr.branch.
     expect(ours('/v1/getSubmittedPullRequest')).toEqual(expect.arrayContaining(['priority', 'pr/branch', 'includeTimeline']));
+    // Trunk's migration guide names an until bound of listPullRequests beside since (contract §2.5).
+    expect(ours('/v1/listPullRequests')).toEqual(expect.arrayContaining(['since', 'until']));
   });
 });

@@ -53,6 +53,11 @@ export const ListRequest = RequestObject({
     'x-expected': 'an ISO-8601 date-time such as 2026-01-31T12:00:00Z',
     description: 'Only PRs that concluded (merged, failed, cancelled) at or after this time',
   })),
+  until: Type.Optional(Type.String({
+    format: 'date-time',
+    'x-expected': 'an ISO-8601 date-time such as 2026-01-31T12:00:00Z',
+    description: 'Only PRs that concluded (merged, failed, cancelled) at or before this time',
+  })),
   cursor: Type.Optional(Name({ description: 'nextCursor of the previous page' })),
   take: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Page size' })),
 });
