@@ -3,12 +3,14 @@
  * OpenAPI document and its rendered reference, and /healthz. Built from injected dependencies and
  * not started: the caller listens (or injects requests in tests) and closes it.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { MergeQueueService } from '../app/types.js';
 import type { RequestTiming } from '../metrics/operator-metrics.js';
 import { addApiKeywords } from './ajv-keywords.js';
 import { requireToken } from './auth.js';
+import { enumCaseFor } from './config-source.js';
 import { registerDashboard } from './dashboard-assets.js';
 import { errorHandler } from './error-handler.js';
 import { registerGitHubWebhook, type GitHubWebhookReceiver } from './github-webhook.js';
@@ -35,7 +37,8 @@ export interface HttpAppDeps {
 }
 
 export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> {
-  const { service, enumCase } = deps;
+  const { service } = deps;
+  const enumCase = (headers: IncomingHttpHeaders) => enumCaseFor(headers, deps.enumCase);
   const fastify = Fastify({
     loggerInstance: deps.logger || undefined,
     bodyLimit: BODY_LIMIT,

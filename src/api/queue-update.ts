@@ -4,8 +4,9 @@
  *   so the same body twice gives the same queue);
  * - legacy names (testingTimeoutMins, isBatching, batchingMaxWaitTimeMins, batchingMode) set the
  *   current settings; a legacy and a current name that disagree are refused;
- * - `requiredStatuses: []` (or null) changes nothing, as in Trunk v1; `deleteRequiredStatuses: true`
- *   removes the override.
+ * - `requiredStatuses: [...]` sets the override; `[]` sets an empty one: no check is required (what
+ *   Trunk's Terraform provider sends for `required_statuses = []`, and Trunk's v2 meaning); null
+ *   changes nothing; `deleteRequiredStatuses: true` removes the override.
  */
 import type { Static } from '@sinclair/typebox';
 import type { QueueUpdate } from '../app/types.js';
@@ -31,7 +32,7 @@ function alias<K extends keyof QueueUpdate>(update: QueueUpdate, name: K, value:
 }
 
 export function toQueueUpdate(body: Body): QueueUpdate {
-  const requiredStatuses = body.requiredStatuses?.length ? body.requiredStatuses : undefined;
+  const requiredStatuses = body.requiredStatuses ?? undefined;
   if (requiredStatuses && body.deleteRequiredStatuses) {
     throw new HttpError('VALIDATION_FAILED', 'body/requiredStatuses cannot be set together with deleteRequiredStatuses: true');
   }

@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { MergeQueueService } from '../app/types.js';
 import type { TypeBoxTypeProvider } from './type-provider.js';
@@ -8,7 +8,8 @@ export type ApiApp = FastifyInstance<Server, IncomingMessage, ServerResponse, Fa
 
 export interface RouteDeps {
   service: MergeQueueService;
-  enumCase: EnumCase;
+  /** How to spell states in the answer to a request with these headers (config-source.ts enumCaseFor). */
+  enumCase: (headers: IncomingHttpHeaders) => EnumCase;
 }
 
 /** Each file under routes/ exports one of these: it registers one endpoint. */

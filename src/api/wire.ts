@@ -1,6 +1,7 @@
 /**
  * Domain → wire JSON. Field names are Trunk's v1 names (contract §2). PR states and queue states are
- * UPPERCASE (the spec's spelling) or, with `enumCase: 'lower'`, Trunk's current lowercase; settings
+ * UPPERCASE (the spec's spelling) or, with `enumCase: 'lower'` (the server's setting, or a request from
+ * Terraform: config-source.ts), Trunk's current lowercase; settings
  * enums (mode, mergeMethod, …) are lowercase in both, as in Trunk's OpenAPI document (contract §3 #1).
  * Times are ISO-8601 strings.
  */

@@ -180,8 +180,11 @@ export class EffectRunner {
           return { kind: 'ciResult', at: clock.now(), runId: effect.runId, outcome: 'failure', reason: 'START_TEST_RUN_NO_REQUIRED_STATUSES',
             detail: 'no required statuses: set requiredStatuses on the queue or connect the repository with a CI command' };
         }
-        await setRunRequiredStatuses(db, effect.runId, required.statuses, required.source, repo.ci_command ? this.deps.leases.instanceId : null);
-        if (repo.ci_command) {
+        // With no check required (an empty override) the built-in CI is not started: its result could
+        // change nothing, and evaluate() below passes the run at once.
+        const runsCi = repo.ci_command !== null && required.statuses.length > 0;
+        await setRunRequiredStatuses(db, effect.runId, required.statuses, required.source, runsCi ? this.deps.leases.instanceId : null);
+        if (runsCi) {
           await adapters.ci.start({ repo: binding, runId: effect.runId, branch: effect.branch, sha: effect.sha,
             targetBranch: queue.target_branch, prNumbers: effect.prNumbers, timeoutMinutes: effect.timeoutMinutes });
         }

@@ -116,10 +116,10 @@ export class GreenlineService implements MergeQueueService {
   async updateQueue(ctx: AuthContext, key: QueueKey, update: QueueUpdate, source: ConfigSource = 'other'): Promise<QueueView> {
     const { queue } = await queueOfOrg(this.deps.db, ctx, key);
     const { state, deleteRequiredStatuses, requiredStatuses, ...rest } = update;
-    // contract §3 #5: an empty requiredStatuses list changes nothing; deleteRequiredStatuses clears.
+    // A list, empty or not, is the override (empty: no check required); deleteRequiredStatuses clears it.
     const patch = configPatch({
       ...rest,
-      ...(requiredStatuses && requiredStatuses.length > 0 ? { requiredStatuses } : {}),
+      ...(requiredStatuses ? { requiredStatuses } : {}),
       ...(deleteRequiredStatuses ? { requiredStatuses: null } : {}),
     });
     if (state !== undefined && !['RUNNING', 'PAUSED', 'DRAINING'].includes(state)) {
@@ -230,7 +230,8 @@ export class GreenlineService implements MergeQueueService {
     const rows = await listEntriesPage(db, {
       queueId: queue.id, limit: query.take + 1, after,
       ...(query.state !== undefined ? { state: query.state } : {}),
-      ...(query.since !== undefined ? { concludedSince: { since: query.since, terminal: TERMINAL_STATES } } : {}),
+      ...(query.since !== undefined || query.until !== undefined
+        ? { concluded: { since: query.since, until: query.until, terminal: TERMINAL_STATES } } : {}),
     });
     const items = rows.slice(0, query.take);
     return rows.length > query.take ? { items, nextCursor: items[items.length - 1]!.id } : { items };

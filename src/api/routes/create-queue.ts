@@ -13,18 +13,22 @@ const UPDATE_ONLY = new Set(
 
 /**
  * POST /v1/createQueue (contract §2.8): only repo, targetBranch, mode and concurrency (Terraform
- * creates, then updates). A setting of updateQueue sent here is refused rather than silently dropped.
+ * creates, then updates). A setting of updateQueue sent here is refused with a message that says
+ * where it goes, before the schema would refuse it as an unknown field.
  * 409 when the branch already has a queue. Created by Terraform, the queue is marked managed by it.
  */
 export const createQueue: Route = (app, { service }) => {
   app.post('/createQueue', {
     schema: { summary: 'Create a queue for a branch', tags: ['Queues'], body: CreateQueueRequest, response: replies(Empty) },
+    preValidation: async (request) => {
+      const body: unknown = request.body;
+      const setting = typeof body === 'object' && body !== null ? Object.keys(body).find((key) => UPDATE_ONLY.has(key)) : undefined;
+      if (setting) {
+        throw new HttpError('VALIDATION_FAILED', `body/${setting} cannot be set by createQueue; create the queue, then set it with updateQueue`);
+      }
+    },
   }, async (request) => {
     const { body } = request;
-    const setting = Object.keys(body).find((key) => UPDATE_ONLY.has(key));
-    if (setting) {
-      throw new HttpError('VALIDATION_FAILED', `body/${setting} cannot be set by createQueue; create the queue, then set it with updateQueue`);
-    }
     await service.createQueue(authOf(request), queueKey(body), {
       ...(body.mode === undefined ? {} : { mode: canonical(MODES, body.mode, 'body/mode') }),
       ...(body.concurrency === undefined ? {} : { concurrency: body.concurrency }),

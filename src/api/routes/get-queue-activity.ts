@@ -19,5 +19,5 @@ export const getQueueActivity: Route = (app, { service, enumCase }) => {
       body: QueueRequest,
       response: replies(QueueActivityResponse),
     },
-  }, async (request) => queueActivityOut(await service.getQueueActivity(authOf(request), queueKey(request.body)), enumCase));
+  }, async (request) => queueActivityOut(await service.getQueueActivity(authOf(request), queueKey(request.body)), enumCase(request.headers)));
 };

@@ -9,5 +9,5 @@ import { queue } from '../wire.js';
 export const getQueue: Route = (app, { service, enumCase }) => {
   app.post('/getQueue', {
     schema: { summary: 'Get a queue', tags: ['Queues'], body: QueueRequest, response: replies(QueueResponse) },
-  }, async (request) => queue(await service.getQueue(authOf(request), queueKey(request.body)), enumCase));
+  }, async (request) => queue(await service.getQueue(authOf(request), queueKey(request.body)), enumCase(request.headers)));
 };

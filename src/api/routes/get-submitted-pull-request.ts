@@ -26,8 +26,8 @@ export const getSubmittedPullRequest: Route = (app, { service, enumCase }) => {
       : null;
     if (!lookup) throw new HttpError('VALIDATION_FAILED', 'body/pr must have number or branch');
     const view = await service.getSubmittedPullRequest(authOf(request), queueKey(request.body), lookup);
-    const reply = submittedPr(view, enumCase);
-    if (request.body.includeTimeline === true) reply.timeline = timelineOut(view.entry, enumCase);
+    const reply = submittedPr(view, enumCase(request.headers));
+    if (request.body.includeTimeline === true) reply.timeline = timelineOut(view.entry, enumCase(request.headers));
     return reply;
   });
 };

@@ -16,13 +16,14 @@ export const listPullRequests: Route = (app, { service, enumCase }) => {
       response: replies(ListResponse),
     },
   }, async (request) => {
-    const { state, since, cursor, take = 50 } = request.body;
+    const { state, since, until, cursor, take = 50 } = request.body;
     const page = await service.listPullRequests(authOf(request), queueKey(request.body), {
       state: state === undefined ? undefined : canonical<PrState>(PR_STATES, state, 'body/state'),
       since: since === undefined ? undefined : Date.parse(since),
+      until: until === undefined ? undefined : Date.parse(until),
       cursor,
       take,
     });
-    return { pullRequests: page.items.map((entry) => prItem(entry, enumCase)), nextCursor: page.nextCursor };
+    return { pullRequests: page.items.map((entry) => prItem(entry, enumCase(request.headers))), nextCursor: page.nextCursor };
   });
 };

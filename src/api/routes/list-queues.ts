@@ -14,5 +14,5 @@ export const listQueues: Route = (app, { service, enumCase }) => {
       body: ListQueuesRequest,
       response: replies(ListQueuesResponse),
     },
-  }, async (request) => queueSummaries(await service.listQueues(authOf(request)), enumCase));
+  }, async (request) => queueSummaries(await service.listQueues(authOf(request)), enumCase(request.headers)));
 };

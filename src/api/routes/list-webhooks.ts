@@ -1,8 +1,7 @@
-import { Type } from '@sinclair/typebox';
 import { authOf } from '../auth.js';
 import type { Route } from '../route-deps.js';
 import { replies } from '../schemas/common.js';
-import { ListWebhooksResponse } from '../schemas/webhooks.js';
+import { ListWebhooksRequest, ListWebhooksResponse } from '../schemas/webhooks.js';
 import { webhookOut } from '../webhook-views.js';
 
 /** Extension: POST /v1/listWebhooks — the organization's webhook subscriptions (never their secrets). */
@@ -12,7 +11,7 @@ export const listWebhooks: Route = (app, { service }) => {
       summary: 'List webhook subscriptions (extension)',
       description: 'Secrets are never listed. Not part of Trunk\'s API.',
       tags: ['Webhooks'],
-      body: Type.Object({}),
+      body: ListWebhooksRequest,
       response: replies(ListWebhooksResponse),
     },
   }, async (request) => {

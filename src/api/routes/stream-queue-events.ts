@@ -46,6 +46,7 @@ export const streamQueueEvents: Route = (app, { service, enumCase }) => {
     // The first event is read before the stream opens: an unknown queue is an ordinary 404.
     const first = await service.getQueueActivity(ctx, key);
     const token = String(request.headers['x-api-token'] ?? '').trim();
+    const answerCase = enumCase(request.headers);
 
     let closed = false;
     let pending: NodeJS.Timeout | null = null;
@@ -66,7 +67,7 @@ export const streamQueueEvents: Route = (app, { service, enumCase }) => {
       try {
         // A token revoked while the stream is open ends it.
         if (!(await service.authenticate(token))) return stop();
-        const activity = queueActivityOut(await service.getQueueActivity(ctx, key), enumCase);
+        const activity = queueActivityOut(await service.getQueueActivity(ctx, key), answerCase);
         if (!closed) res.write(`event: activity\ndata: ${JSON.stringify(activity)}\n\n`);
       } catch (err) {
         request.log.warn({ err }, 'queue stream ended');
@@ -86,7 +87,7 @@ export const streamQueueEvents: Route = (app, { service, enumCase }) => {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    res.write(`retry: 3000\nevent: activity\ndata: ${JSON.stringify(queueActivityOut(first, enumCase))}\n\n`);
+    res.write(`retry: 3000\nevent: activity\ndata: ${JSON.stringify(queueActivityOut(first, answerCase))}\n\n`);
     request.raw.on('close', stop);
     res.on('close', stop);
   });

@@ -23,6 +23,6 @@ export const updateQueue: Route = (app, { service, enumCase }) => {
     },
   }, async (request) => {
     const view = await service.updateQueue(authOf(request), queueKey(request.body), toQueueUpdate(request.body), configSource(request.headers));
-    return queueSettings(view.snapshot, enumCase);
+    return queueSettings(view.snapshot, enumCase(request.headers));
   });
 };

@@ -2,8 +2,16 @@
  * Schemas shared by every endpoint: the queue address, PR numbers, enums matched in any letter case,
  * nullable values and the error body. Field names are the wire contract (contract §1, §2).
  */
-import { Type, type SchemaOptions, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type ObjectOptions, type SchemaOptions, type Static, type TProperties, type TSchema } from '@sinclair/typebox';
 import { PrState, QueueState } from '../../engine/types.js';
+
+/**
+ * An object of a request body, at any depth, or a query string: a field it does not list is refused with 400
+ * VALIDATION_FAILED naming the field and the ones it has (validation-message.ts), so that a typo such
+ * as `concurency` is an error instead of a change that silently does nothing.
+ */
+export const RequestObject = <T extends TProperties>(properties: T, options: ObjectOptions = {}) =>
+  Type.Object(properties, { additionalProperties: false, ...options });
 
 /** A string equal to one of `values` in any letter case (see ajv-keywords.ts). */
 export const AnyCaseEnum = <T extends string>(values: readonly T[], options: SchemaOptions = {}) =>
@@ -33,7 +41,7 @@ export const Text = (options: SchemaOptions = {}) => Type.String({
 /** An impacted target: like a name, but empty strings are accepted (and dropped, contract §2.6). */
 export const Target = Type.String({ pattern: `^[^${CONTROL}]*$`, 'x-expected': 'a target name without control characters' });
 
-export const Repo = Type.Object({
+export const Repo = RequestObject({
   host: Name({ description: 'Host of the repository', examples: ['github.com'] }),
   owner: Name({ description: 'Owner (user or organization) of the repository' }),
   name: Name({ description: 'Name of the repository' }),
@@ -65,7 +73,8 @@ export const PR_STATES = Object.values(PrState);
 export const QUEUE_STATES = Object.values(QueueState);
 export const SETTABLE_QUEUE_STATES = [QueueState.RUNNING, QueueState.PAUSED, QueueState.DRAINING] as const;
 
-const CASE_NOTE = 'UPPERCASE by default; lowercase when the server runs with GREENLINE_ENUM_CASE=lower';
+const CASE_NOTE = 'UPPERCASE by default; lowercase when the server runs with GREENLINE_ENUM_CASE=lower, and always ' +
+  'to Terraform and OpenTofu (User-Agent or X-Source containing terraform or opentofu)';
 export const PrStateOut = Type.String({ description: `PR state, one of ${PR_STATES.join(', ')}; ${CASE_NOTE}` });
 export const QueueStateOut = Type.String({ description: `Queue state, one of ${QUEUE_STATES.join(', ')}; ${CASE_NOTE}` });
 

@@ -1,7 +1,7 @@
 /** Schemas of the dashboard's extension endpoints (docs/api.md "Dashboard", docs/dashboard.md). */
 import { Type } from '@sinclair/typebox';
 import { MAX_HISTORY_HOURS } from '../../app/dashboard.js';
-import { DateTime, Name, Nullable, PrStateOut, QueueAddress, QueueStateOut, Repo } from './common.js';
+import { DateTime, Name, Nullable, PrStateOut, QueueAddress, QueueStateOut, Repo, RequestObject } from './common.js';
 import { MODES } from './queue.js';
 
 /** contract §2.10 "Management source": not in getQueue/updateQueue, whose fields Terraform parses. */
@@ -12,7 +12,7 @@ const Management = {
   driftSince: Nullable(DateTime('When a config write from outside Terraform first followed the last Terraform write; null when none has')),
 };
 
-export const ListQueuesRequest = Type.Object({}, { description: 'An empty object: every queue of the organization' });
+export const ListQueuesRequest = RequestObject({}, { description: 'An empty object: every queue of the organization' });
 
 export const QueueSummary = Type.Object({
   repo: Repo,
@@ -85,7 +85,7 @@ export const QueueActivityResponse = Type.Object({
   recentPullRequests: Type.Array(RecentPr, { description: 'The latest 20 concluded PRs, most recent first' }),
 });
 
-export const QueueHistoryRequest = Type.Object({
+export const QueueHistoryRequest = RequestObject({
   ...QueueAddress,
   hours: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_HISTORY_HOURS, description: 'Clock hours to answer, the current one included; default 24' })),
 });
@@ -105,7 +105,7 @@ export const QueueHistoryResponse = Type.Object({
   total: Type.Object(HistoryFields, { description: 'The whole period' }),
 });
 
-export const StreamQuery = Type.Object({
+export const StreamQuery = RequestObject({
   repo: Type.String({
     pattern: '^[^/\\s\\u0000-\\u001f\\u007f]+/[^/\\s\\u0000-\\u001f\\u007f]+$',
     'x-expected': 'owner/name, e.g. acme/widgets',

@@ -1,8 +1,8 @@
 /** Schemas of greenline's extensions beyond Trunk's v1 endpoints. */
 import { Type } from '@sinclair/typebox';
-import { AnyCaseEnum, CommitSha, Name, QueueAddress, Repo, Text } from './common.js';
+import { AnyCaseEnum, CommitSha, Name, QueueAddress, Repo, RequestObject, Text } from './common.js';
 
-export const ReportStatusRequest = Type.Object({
+export const ReportStatusRequest = RequestObject({
   repo: Repo,
   testRunId: Type.Optional(Name({ description: 'The test run (give this or sha)' })),
   sha: Type.Optional(CommitSha('The test commit (give this or testRunId)')),
@@ -12,7 +12,7 @@ export const ReportStatusRequest = Type.Object({
   description: Type.Optional(Text()),
 });
 
-export const TestRunLogRequest = Type.Object({
+export const TestRunLogRequest = RequestObject({
   ...QueueAddress,
   testRunId: Name(),
 });

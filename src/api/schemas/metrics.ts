@@ -1,8 +1,9 @@
 /** getMergeQueueMetrics query (contract §2.12). */
 import { Type } from '@sinclair/typebox';
-import { Name } from './common.js';
+import { Name, RequestObject } from './common.js';
 
-export const MetricsQuery = Type.Object({
+/** A misspelt parameter is refused: `?rep=acme/web` must not answer every repository's metrics. */
+export const MetricsQuery = RequestObject({
   repo: Type.Optional(Type.String({
     pattern: '^[^/\\s\\u0000-\\u001f\\u007f]+/[^/\\s\\u0000-\\u001f\\u007f]+$',
     'x-expected': 'owner/name, e.g. acme/widgets',

@@ -1,7 +1,7 @@
 /** Request and response schemas of the PR endpoints (contract §2.1–§2.6). */
 import { Type } from '@sinclair/typebox';
 import { PRIORITY_VALUES } from '../../engine/types.js';
-import { AnyCaseEnum, CommitSha, DateTime, Name, Nullable, PR_STATES, PrNumber, PrStateOut, QueueAddress, Target } from './common.js';
+import { AnyCaseEnum, CommitSha, DateTime, Name, Nullable, PR_STATES, PrNumber, PrStateOut, QueueAddress, RequestObject, Target } from './common.js';
 
 export const PRIORITY_NAMES = Object.keys(PRIORITY_VALUES) as (keyof typeof PRIORITY_VALUES)[];
 
@@ -17,21 +17,21 @@ export const Priority = Type.Union([
   'x-expected': `an integer 0-255, a decimal string, one of ${PRIORITY_NAMES.join(', ')}, or null`,
 });
 
-export const PrRequest = Type.Object({
+export const PrRequest = RequestObject({
   ...QueueAddress,
-  pr: Type.Object({ number: PrNumber }),
+  pr: RequestObject({ number: PrNumber }),
 });
 
-export const SubmitRequest = Type.Object({
+export const SubmitRequest = RequestObject({
   ...QueueAddress,
-  pr: Type.Object({ number: PrNumber }),
+  pr: RequestObject({ number: PrNumber }),
   priority: Type.Optional(Priority),
   noBatch: Type.Optional(Type.Boolean({ description: 'true: always test this PR alone, never in a batch' })),
 });
 
-export const GetSubmittedRequest = Type.Object({
+export const GetSubmittedRequest = RequestObject({
   ...QueueAddress,
-  pr: Type.Object({
+  pr: RequestObject({
     number: Type.Optional(PrNumber),
     branch: Type.Optional(Name({
       description: 'Head branch of the PR: the open PR from it that was submitted, else the most recently closed one',
@@ -40,9 +40,12 @@ export const GetSubmittedRequest = Type.Object({
   includeTimeline: Type.Optional(Type.Boolean({
     description: "Also return the entry's timeline: every state change with its reason, newest first",
   })),
+  priority: Type.Optional(Type.Unsafe<unknown>({
+    description: "Ignored: Trunk's legacy Merge API listed it in this request (contract §2.4), so older clients may send it",
+  })),
 });
 
-export const ListRequest = Type.Object({
+export const ListRequest = RequestObject({
   ...QueueAddress,
   state: Type.Optional(AnyCaseEnum(PR_STATES, { description: 'Only PRs in this state' })),
   since: Type.Optional(Type.String({
@@ -50,13 +53,18 @@ export const ListRequest = Type.Object({
     'x-expected': 'an ISO-8601 date-time such as 2026-01-31T12:00:00Z',
     description: 'Only PRs that concluded (merged, failed, cancelled) at or after this time',
   })),
+  until: Type.Optional(Type.String({
+    format: 'date-time',
+    'x-expected': 'an ISO-8601 date-time such as 2026-01-31T12:00:00Z',
+    description: 'Only PRs that concluded (merged, failed, cancelled) at or before this time',
+  })),
   cursor: Type.Optional(Name({ description: 'nextCursor of the previous page' })),
   take: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Page size' })),
 });
 
-export const SetImpactedTargetsRequest = Type.Object({
+export const SetImpactedTargetsRequest = RequestObject({
   ...QueueAddress,
-  pr: Type.Object({
+  pr: RequestObject({
     number: PrNumber,
     sha: CommitSha('Head sha of the PR the targets were computed for'),
   }),

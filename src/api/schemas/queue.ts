@@ -1,6 +1,6 @@
 /** Request and response schemas of the queue endpoints (contract §2.8–§2.11, settings §4). */
 import { Type, type TOptional, type TSchema } from '@sinclair/typebox';
-import { AnyCaseEnum, Name, Nullable, QueueAddress, QueueStateOut, SETTABLE_QUEUE_STATES } from './common.js';
+import { AnyCaseEnum, Name, Nullable, QueueAddress, QueueStateOut, RequestObject, SETTABLE_QUEUE_STATES } from './common.js';
 import { PrItem } from './pull-request.js';
 
 export const MODES = ['single', 'parallel'] as const;
@@ -13,10 +13,10 @@ export const ADAPTIVE_MODES = ['off', 'on'] as const;
 const Count = (description: string) => Type.Integer({ minimum: 1, maximum: 4294967295, description });
 const Flag = (description: string) => Type.Boolean({ description });
 
-export const QueueRequest = Type.Object({ ...QueueAddress });
+export const QueueRequest = RequestObject({ ...QueueAddress });
 
 /** Only these four fields (contract §2.8); everything else is set with updateQueue. */
-export const CreateQueueRequest = Type.Object({
+export const CreateQueueRequest = RequestObject({
   ...QueueAddress,
   mode: Type.Optional(AnyCaseEnum(MODES, { description: 'Default single' })),
   concurrency: Type.Optional(Count('Test runs at once; default 1')),
@@ -42,8 +42,8 @@ export const QueueSettingsInput = {
   optimizationMode: AnyCaseEnum(OPTIMIZATION_MODES, { description: 'Reuse known failures within one bisection' }),
   mergeMethod: AnyCaseEnum(MERGE_METHODS),
   requiredStatuses: Nullable(Type.Array(Name(), {
-    description: 'Override of the checks that must pass on a test branch; [] or null leave it unchanged ' +
-      '(as Trunk v1 did): clear it with deleteRequiredStatuses',
+    description: 'Override of the checks that must pass on a test branch; [] requires none (a test run passes ' +
+      'once its test commit exists); null leaves it unchanged; remove the override with deleteRequiredStatuses',
   })),
   deleteRequiredStatuses: Flag('true removes the requiredStatuses override'),
   extensionEnabled: Flag('Browser extension shows the queue for this branch'),
@@ -70,7 +70,7 @@ export const LegacySettingsInput = {
 const optional = <T extends Record<string, TSchema>>(fields: T) =>
   Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, Type.Optional(v)])) as { [K in keyof T]: TOptional<T[K]> };
 
-export const UpdateQueueRequest = Type.Object({
+export const UpdateQueueRequest = RequestObject({
   ...QueueAddress,
   ...optional(QueueSettingsInput),
   ...optional(LegacySettingsInput),

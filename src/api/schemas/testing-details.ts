@@ -1,8 +1,8 @@
 /** getMergeQueueTestingDetails (contract §2.7). */
 import { Type } from '@sinclair/typebox';
-import { DateTime, Name, Nullable, QueueAddress } from './common.js';
+import { DateTime, Name, Nullable, QueueAddress, RequestObject } from './common.js';
 
-export const TestRunRequest = Type.Object({
+export const TestRunRequest = RequestObject({
   ...QueueAddress,
   testRunId: Name({ description: 'Id of the test run: the last segment of its test branch name' }),
 });

@@ -1,7 +1,7 @@
 /** Schemas of the webhook extension endpoints (docs/webhooks.md). */
 import { Type } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../../webhooks/events.js';
-import { DateTime, Name, Nullable } from './common.js';
+import { DateTime, Name, Nullable, RequestObject } from './common.js';
 
 const EventType = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)), {
   'x-expected': `one of ${EVENT_TYPES.join(', ')}`,
@@ -9,14 +9,14 @@ const EventType = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)), {
 
 const WebhookId = Name({ description: 'The subscription id (see listWebhooks)' });
 
-export const CreateWebhookRequest = Type.Object({
+export const CreateWebhookRequest = RequestObject({
   url: Type.String({ minLength: 1, maxLength: 2048, description: 'Where to POST events: an absolute http:// or https:// URL' }),
   events: Type.Optional(Type.Array(EventType, {
     minItems: 1, uniqueItems: true, description: 'Event types to send; absent = every event type',
   })),
 });
 
-export const WebhookRequest = Type.Object({ id: WebhookId });
+export const WebhookRequest = RequestObject({ id: WebhookId });
 
 export const Webhook = Type.Object({
   id: Type.String(),
@@ -32,6 +32,9 @@ export const CreateWebhookResponse = Type.Object({
   secret: Type.String({ description: 'The signing secret (whsec_…): shown only in this answer and by rotateWebhookSecret' }),
 });
 
+/** listWebhooks takes an empty object. */
+export const ListWebhooksRequest = RequestObject({});
+
 export const ListWebhooksResponse = Type.Object({ webhooks: Type.Array(Webhook) });
 
 export const SecretResponse = Type.Object({
@@ -39,7 +42,7 @@ export const SecretResponse = Type.Object({
   secret: Type.String({ description: 'The new signing secret, shown only this once; the old one stops at once' }),
 });
 
-export const ListDeliveriesRequest = Type.Object({
+export const ListDeliveriesRequest = RequestObject({
   id: WebhookId,
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'At most this many, newest first (default 50)' })),
 });
@@ -69,6 +72,6 @@ export const Delivery = Type.Object({
 
 export const ListDeliveriesResponse = Type.Object({ deliveries: Type.Array(Delivery) });
 
-export const RedeliverRequest = Type.Object({
+export const RedeliverRequest = RequestObject({
   deliveryId: Name({ description: 'The delivery (message) id, as sent in webhook-id' }),
 });
