@@ -205,17 +205,21 @@ describe('the README quick start, run literally on a fresh clone', () => {
     expect(commits.map((c) => c.prNumber).sort()).toEqual([1, 2]);
     for (const c of commits) expect(await remote.git('diff', '--quiet', `${c.sha}^`, c.sha).then(() => 'empty', () => 'changes')).toBe('changes');
 
-    // Why PR 4 failed, in the PR's timeline: its change is already in what it would be merged onto.
-    const four = await readmeJson(qs.get(4).replace('"pr":{"number":4}', '"pr":{"number":4},"includeTimeline":true'));
-    expect(four.timeline[0]).toMatchObject({ toState: 'FAILED', reason: 'START_TEST_RUN_ALREADY_IN_TARGET' });
-    expect(four.timeline[0].detail).toMatch(/PR #4 changes nothing/);
+    // Why they failed, in each PR's timeline: PR 3's CI failed; PR 4's change is already in what it
+    // would be merged onto.
+    const timeline = async (pr: number) =>
+      (await readmeJson(substitute(qs.get(pr), `"number":${pr}}`, `"number":${pr}},"includeTimeline":true`))).timeline;
+    expect((await timeline(3))[0]).toMatchObject({ toState: 'FAILED', reason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
+    const four = (await timeline(4))[0];
+    expect(four).toMatchObject({ toState: 'FAILED', reason: 'START_TEST_RUN_ALREADY_IN_TARGET' });
+    expect(four.detail).toMatch(/PR #4 changes nothing/);
   }, 300_000);
 
   it('shows the failed PR as FAILED with `npx greenline pr status`', async () => {
     const r = await run('npx', ['greenline', 'pr', 'status', '3', '--repo', SLUG, '--branch', 'main'], clone,
       userEnv({ GREENLINE_URL: url, GREENLINE_TOKEN: token }));
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^State\s+FAILED\b/m);
+    expect(r.stdout).toMatch(/^State:\s+FAILED\b/m);
     // What `pr status` says about why it failed is asserted here, next to its state.
   }, 120_000);
 
