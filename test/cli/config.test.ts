@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
 import { ConfigError, DEFAULT_CONFIG, loadConfig, readEnv } from '../../src/config.js';
+import { createServer } from '../../src/server.js';
 
 describe('readEnv', () => {
   it('maps GREENLINE_* variables to keys and ignores other variables', () => {
@@ -100,5 +102,11 @@ describe('loadConfig', () => {
   it('rejects a file that is not a mapping', () => {
     writeFileSync(join(dir, 'greenline.yaml'), '- a\n- b\n');
     expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(/must be a mapping/);
+  });
+});
+
+describe('createServer', () => {
+  it('refuses a configuration whose data dir is relative: git and CI commands run in other directories', () => {
+    expect(() => createServer(DEFAULT_CONFIG, pino({ level: 'silent' }))).toThrow(/dataDir must be an absolute path, got "\.\/\.greenline": build the configuration with loadConfig/);
   });
 });
