@@ -24,10 +24,11 @@
  * | githubDetailsUrl    | GREENLINE_GITHUB_DETAILS_URL    | none           |
  *
  * In greenline.yaml the github keys may also be written as a `github:` mapping (`github.appId`, …).
+ * | webhookAllowedHosts | GREENLINE_WEBHOOK_ALLOWED_HOSTS | any (comma-separated list) |
+ *
  * Relative paths (dataDir, a `sqlite:` databaseUrl, githubPrivateKeyPath, --config) are resolved once,
  * here, against the directory the command runs in: everything downstream (git, the CI runner's child
  * processes, which run in other directories) gets absolute paths.
- * | webhookAllowedHosts | GREENLINE_WEBHOOK_ALLOWED_HOSTS | any (comma-separated list) |
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';

@@ -19,7 +19,9 @@
  * Install: `npm ci` would download and compile every dependency (minutes on a loaded machine, and
  * needs the registry). The clone instead gets a symlink to this repository's node_modules — the
  * dependencies `npm ci` installs from the same package-lock.json — and runs `npm run build`, which is
- * what `npm ci` runs last (the `prepare` script). Everything after that is the README's literally.
+ * what `npm ci` runs last (the `prepare` script). Everything after that is the README's literally;
+ * note that the first `npx greenline` in a clone installs the clone into npm's npx cache, which runs
+ * `prepare` (a build) once more: that is npm's doing, and part of what a user waits for too.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
