@@ -25,9 +25,13 @@
  *
  * In greenline.yaml the github keys may also be written as a `github:` mapping (`github.appId`, …).
  * | webhookAllowedHosts | GREENLINE_WEBHOOK_ALLOWED_HOSTS | any (comma-separated list) |
+ *
+ * Relative paths (dataDir, a `sqlite:` databaseUrl, githubPrivateKeyPath, --config) are resolved once,
+ * here, against the directory the command runs in: everything downstream (git, the CI runner's child
+ * processes, which run in other directories) gets absolute paths.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 
 export interface GreenlineConfig {
@@ -246,11 +250,25 @@ export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
   /** An explicit config file (must exist); otherwise `greenline.yaml` in `cwd` when present. */
   configPath?: string;
+  /** The directory relative paths are resolved against (default: the process's current directory). */
   cwd?: string;
 }
 
 export function loadConfig(opts: LoadConfigOptions = {}): Readonly<GreenlineConfig> {
-  const file = readConfigFile(opts.configPath ?? join(opts.cwd ?? process.cwd(), 'greenline.yaml'), opts.configPath !== undefined);
+  const cwd = resolve(opts.cwd ?? process.cwd());
+  const file = readConfigFile(resolve(cwd, opts.configPath ?? 'greenline.yaml'), opts.configPath !== undefined);
   const flags = Object.fromEntries(Object.entries(opts.flags ?? {}).filter(([, v]) => v !== undefined));
-  return validateConfig({ ...DEFAULT_CONFIG, ...file, ...readEnv(opts.env), ...flags });
+  return withAbsolutePaths(validateConfig({ ...DEFAULT_CONFIG, ...file, ...readEnv(opts.env), ...flags }), cwd);
+}
+
+/** The configuration with every file path absolute, resolved against `cwd` (an in-memory SQLite stays). */
+function withAbsolutePaths(config: Readonly<GreenlineConfig>, cwd: string): Readonly<GreenlineConfig> {
+  const url = config.databaseUrl;
+  const sqliteFile = url?.startsWith('sqlite:') ? url.slice('sqlite:'.length) : null;
+  return Object.freeze({
+    ...config,
+    dataDir: resolve(cwd, config.dataDir),
+    databaseUrl: sqliteFile !== null && sqliteFile !== ':memory:' && !isAbsolute(sqliteFile) ? `sqlite:${resolve(cwd, sqliteFile)}` : url,
+    githubPrivateKeyPath: config.githubPrivateKeyPath === null ? null : resolve(cwd, config.githubPrivateKeyPath),
+  });
 }

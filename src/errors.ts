@@ -28,6 +28,7 @@ export const ERRORS = {
   QUEUE_NOT_EMPTY: { status: 400, message: 'The queue still holds {detail}; cancel them or let them merge (set state DRAINING and wait) before deleting it' },
   PR_NOT_IN_QUEUE: { status: 400, message: '{detail}' },
   RESTART_NOT_ALLOWED: { status: 400, message: '{detail}' },
+  PR_ALREADY_MERGED: { status: 400, message: '{detail}' },
   INVALID_OPERATION: { status: 400, message: '{detail}' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is larger than the 20 MiB limit; for large impacted-target lists send "ALL"' },
   RATE_LIMITED: { status: 429, message: 'Too many requests; retry after {detail} seconds' },

@@ -4,6 +4,7 @@
  * `stop()` releases them in reverse.
  */
 import type { FastifyInstance } from 'fastify';
+import { isAbsolute } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { createCommandCi } from './adapters/ci/command/index.js';
 import { createGitForge } from './adapters/forge/git/index.js';
@@ -38,7 +39,14 @@ export function createLogger(level: GreenlineConfig['logLevel']): Logger {
     : pino({ level }, pino.destination(2));
 }
 
+/**
+ * `config` comes from `loadConfig`, which makes its paths absolute: git and the CI runner's commands
+ * run in other directories, where a relative data dir would name another place.
+ */
 export function createServer(config: Readonly<GreenlineConfig>, logger: Logger = createLogger(config.logLevel)): Server {
+  if (!isAbsolute(config.dataDir)) {
+    throw new Error(`dataDir must be an absolute path, got "${config.dataDir}": build the configuration with loadConfig, which resolves relative paths`);
+  }
   let db: Db | null = null;
   let app: App | null = null;
   let ci: { stop(): Promise<void> } | null = null;

@@ -233,8 +233,11 @@ export class QueueExecutor {
   }
 }
 
-/** contract §5.3: cancel/restart of a PR not in the queue and restart in the wrong state are 400s. */
+/**
+ * contract §5.3: cancel/restart of a PR not in the queue and restart in the wrong state are 400s; so
+ * is the submission of a PR that is already merged.
+ */
 export function rejectionToHttpError(r: Rejection): HttpError {
-  if (r.code === 'PR_NOT_IN_QUEUE' || r.code === 'RESTART_NOT_ALLOWED') return new HttpError(r.code, r.message);
+  if (r.code === 'PR_NOT_IN_QUEUE' || r.code === 'RESTART_NOT_ALLOWED' || r.code === 'PR_ALREADY_MERGED') return new HttpError(r.code, r.message);
   return new HttpError('INVALID_OPERATION', r.message);
 }

@@ -1,6 +1,8 @@
 /** Connecting repositories to an organization: shared by the CLI and tests. */
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import type { Kysely } from 'kysely';
+import { isLocalPath } from '../adapters/forge/git/remote-path.js';
 import { TERMINAL_STATES } from '../engine/types.js';
 import type { Database, RepoRow } from '../store/database.js';
 import { listActivePrNumbers } from '../store/entries.js';
@@ -41,6 +43,10 @@ export async function connectRepo(db: Kysely<Database>, req: ConnectRepoRequest,
   const { host, owner, name } = parseRepoSlug(req.slug);
   if (req.prRefPattern !== undefined && !req.prRefPattern.includes('{n}')) {
     throw new Error(`Invalid PR ref pattern "${req.prRefPattern}": it must contain {n}, e.g. refs/pull/{n}/head`);
+  }
+  // git runs in a mirror under the data dir: a relative path would name a place there.
+  if (req.remote && isLocalPath(req.remote) && !path.isAbsolute(req.remote)) {
+    throw new Error(`Remote "${req.remote}" is a relative path: give it absolute (greenline repo connect resolves it against the current directory)`);
   }
   const prefix = req.testBranchPrefix ?? DEFAULT_TEST_BRANCH_PREFIX;
   if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(prefix)) {

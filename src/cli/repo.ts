@@ -1,6 +1,8 @@
 /** `greenline repo connect | list | disconnect`: repositories and their forge/CI binding. */
+import { statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { runGit } from '../adapters/forge/git/git.js';
+import { absoluteRemote, isLocalPath } from '../adapters/forge/git/remote-path.js';
 import { connectRepo, disconnectRepo, DEFAULT_PR_REF_PATTERN, DEFAULT_TEST_BRANCH_PREFIX } from '../app/repo-admin.js';
 import { listRepos } from '../store/repos.js';
 import { orgsForListing, withStore, withStoreOptions, type StoreFlags } from './store-options.js';
@@ -18,13 +20,31 @@ interface ConnectFlags extends StoreFlags {
   installationId?: string;
 }
 
-/** A remote git cannot list is refused at connect time, where the mistake is made and easy to fix. */
-async function checkRemote(remote: string): Promise<void> {
+/**
+ * A remote git cannot list is refused at connect time, where the mistake is made and easy to fix.
+ * `given` is the --remote value as typed, named when a local path was resolved from it.
+ */
+async function checkRemote(remote: string, given: string): Promise<void> {
+  const resolvedFrom = remote === given ? '' : ` (--remote ${given} resolved against ${process.cwd()})`;
+  if (isLocalPath(remote) && !isDirectory(remote)) {
+    throw new UsageError(`Cannot reach the remote ${remote}${resolvedFrom}: no such directory.\n`
+      + 'Give the path of a git repository (e.g. a bare one made with `git init --bare`); a relative path is resolved against the current directory. '
+      + 'Or pass --no-remote-check to connect it anyway.');
+  }
   try {
     await runGit(['ls-remote', '--heads', '--', remote], { timeoutMs: 60_000 });
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    throw new UsageError(`Cannot reach the remote ${remote}: ${why}\nCheck the URL and git's credentials for it, or pass --no-remote-check to connect it anyway.`);
+    const fix = isLocalPath(remote) ? 'Give the path of a git repository (e.g. a bare one made with `git init --bare`)' : "Check the URL and git's credentials for it";
+    throw new UsageError(`Cannot reach the remote ${remote}${resolvedFrom}: ${why}\n${fix}, or pass --no-remote-check to connect it anyway.`);
+  }
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
   }
 }
 
@@ -41,7 +61,7 @@ Examples:
     .argument('<repo>', 'repository as HOST/OWNER/NAME, e.g. github.com/acme/web')
     .requiredOption('--org <org>', 'organization the repository belongs to')
     .addOption(new Option('--forge <forge>', 'where the repository lives').choices(['git', 'github']).makeOptionMandatory())
-    .option('--remote <url>', 'git remote: a path or any URL git understands (required for --forge git)')
+    .option('--remote <url>', 'git remote: a path (a relative one is resolved against the current directory and stored absolute) or any URL git understands (required for --forge git)')
     .option('--ci-command <cmd>', 'built-in CI: command run on a checkout of each test commit (status "greenline/ci")')
     .option('--pr-ref-pattern <pattern>', 'ref of PR heads, {n} = PR number', DEFAULT_PR_REF_PATTERN)
     .option('--test-branch-prefix <prefix>', 'prefix of test branch names', DEFAULT_TEST_BRANCH_PREFIX)
@@ -57,6 +77,7 @@ The github forge needs the server configured for GitHub (githubAppId + githubPri
 githubToken; see docs/github.md). Its required statuses default to the branch's protection rules.`)
     .action(async (slug: string, opts: ConnectFlags) => {
       let installationId: number | undefined;
+      const remote = opts.remote === undefined ? null : absoluteRemote(opts.remote, process.cwd());
       if (opts.forge === 'github') {
         if (opts.remote) throw new UsageError('--remote is for --forge git; the github forge reaches the repository through the GitHub API the server is configured for');
         if (opts.ciCommand) throw new UsageError('--ci-command is for --forge git; with --forge github the checks of your GitHub CI decide (see --required-status)');
@@ -69,11 +90,11 @@ githubToken; see docs/github.md). Its required statuses default to the branch's 
       } else {
         if (opts.installationId !== undefined) throw new UsageError('--installation-id is for --forge github');
         if (!opts.remote) throw new UsageError('--forge git needs --remote <url>: a path or URL git can fetch from and push to');
-        if (opts.remoteCheck) await checkRemote(opts.remote);
+        if (opts.remoteCheck) await checkRemote(remote!, opts.remote);
       }
       await withStore(opts, async (db) => {
         const row = await connectRepo(db, {
-          org: opts.org, slug, forge: opts.forge, remote: opts.remote ?? null, ciCommand: opts.ciCommand ?? null,
+          org: opts.org, slug, forge: opts.forge, remote, ciCommand: opts.ciCommand ?? null,
           ...(opts.prRefPattern ? { prRefPattern: opts.prRefPattern } : {}),
           ...(opts.testBranchPrefix ? { testBranchPrefix: opts.testBranchPrefix } : {}),
           ...(opts.requiredStatus ? { requiredStatuses: opts.requiredStatus } : {}),
@@ -81,7 +102,7 @@ githubToken; see docs/github.md). Its required statuses default to the branch's 
         }, Date.now());
         const where = row.forge === 'github'
           ? `installation ${installationId ?? 'looked up by the GitHub App'}`
-          : `remote ${row.remote}`;
+          : `remote ${row.remote}${row.remote === opts.remote ? '' : `, resolved from ${opts.remote}`}`;
         process.stdout.write(`Connected ${row.host}/${row.owner}/${row.name} to organization ${opts.org} (forge ${row.forge}, ${where}).\n`);
       });
     });

@@ -16,7 +16,7 @@ export interface StoreFlags {
 
 export function withStoreOptions(cmd: Command): Command {
   return cmd
-    .option('--data-dir <dir>', 'data directory of the server (SQLite database, git mirrors, logs)')
+    .option('--data-dir <dir>', 'data directory of the server (SQLite database, git mirrors, logs; default ./.greenline, relative to the current directory)')
     .option('--database-url <url>', 'postgres://… to use PostgreSQL instead of SQLite in the data dir')
     .option('--config <file>', 'configuration file (default: greenline.yaml in the current directory, if present)');
 }

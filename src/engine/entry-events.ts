@@ -31,7 +31,8 @@ const isMerging = (d: Draft, prNumber: number): boolean =>
 
 /**
  * Submit: a new entry, or a new trip of a terminal one (same id, trip + 1, timeline kept), in
- * NOT_READY. Submitting a PR already in the queue updates its priority and noBatch in place.
+ * NOT_READY. Submitting a PR already in the queue updates its priority and noBatch in place. A PR
+ * the forge reports already in its base branch is refused (PR_ALREADY_MERGED).
  */
 export function onSubmit(d: Draft, ev: Ev<'submit'>): Rejection | null {
   const pr = ev.pr;
@@ -53,6 +54,14 @@ export function onSubmit(d: Draft, ev: Ev<'submit'>): Rejection | null {
     };
     if (Object.keys(next).some((k) => next[k as keyof Entry] !== existing[k as keyof Entry])) d.putEntry(next);
     return null;
+  }
+  // Queued again, it could only add an empty commit: refused, so that the caller learns it at once.
+  if (pr.alreadyInBase) {
+    return {
+      code: 'PR_ALREADY_MERGED',
+      message: `PR #${pr.number} is already merged: merging its head ${pr.headSha.slice(0, 7)} into ${pr.baseBranch} changes nothing, `
+        + 'its changes are there already. Nothing was queued; push new commits to the PR to queue it again',
+    };
   }
   const fresh: Entry = {
     id: existing?.id ?? ev.entryId,

@@ -97,7 +97,9 @@ export type FailureReason =
   | 'PR_UPDATED_AT_MERGE_TIME'
   | 'START_TEST_RUN_RETRY_EXHAUSTED'
   | 'START_TEST_RUN_DRAFT_PRS_NOT_ALLOWED'
-  | 'TEST_RUN_FAILED_BY_OPTIMIZATION';
+  | 'TEST_RUN_FAILED_BY_OPTIMIZATION'
+  /** Merging a PR into the commit it is tested on changes nothing: its changes are already there. */
+  | 'START_TEST_RUN_ALREADY_IN_TARGET';
 
 /** Why an entry was cancelled (webhook `cancellation_reason`). */
 export type CancellationReason =
@@ -190,6 +192,11 @@ export interface PrInfo {
   checksPassed?: boolean;
   /** The PR's head branch, when the forge has one (getSubmittedPullRequest by `pr.branch`). */
   headBranch?: string;
+  /**
+   * True when merging the head into the base branch changes nothing: the head is already contained
+   * in it, or its changes are there already (e.g. merged as a squash commit). Absent = unknown.
+   */
+  alreadyInBase?: boolean;
 }
 
 /** `ALL` marks a PR as impacting every target (a serialisation point in parallel mode). */
@@ -380,6 +387,7 @@ export interface Rejection {
     | 'RUN_NOT_FOUND'          // an event names a run the engine does not know
     | 'STALE_RUN_EVENT'        // an event for a run that already finished or was superseded
     | 'RESTART_NOT_ALLOWED'    // restart in a state where it is not meaningful
+    | 'PR_ALREADY_MERGED'      // submit of a PR whose changes are already in its base branch
     | 'INVALID_EVENT';         // anything else that cannot apply (with a message)
   message: string;
 }

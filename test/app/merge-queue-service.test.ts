@@ -152,6 +152,12 @@ describe('submitPullRequest', () => {
     await expectError(t.service.submitPullRequest(ctx, key, { prNumber: 0 }), 'VALIDATION_FAILED', 400, /pr.number/);
   });
 
+  it('400 PR_ALREADY_MERGED for a PR the forge reports already in the target; nothing is queued', async () => {
+    t.forge.openPr(REPO, { number: 3, alreadyInBase: true });
+    await expectError(t.service.submitPullRequest(ctx, key, { prNumber: 3 }), 'PR_ALREADY_MERGED', 400, /PR #3 is already merged: .* into main changes nothing/);
+    await expectError(t.service.getSubmittedPullRequest(ctx, key, { number: 3 }), 'PR_NOT_SUBMITTED', 404);
+  });
+
   it('reads the target head again when the queue was idle, so the first run starts on the current head', async () => {
     const head = t.forge.pushToBranch(REPO, 'main');
     await submit(1);

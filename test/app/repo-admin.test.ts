@@ -23,6 +23,7 @@ describe('connectRepo', () => {
     [{ prRefPattern: 'refs/heads/pr' }, /must contain \{n\}/],
     [{ testBranchPrefix: 'bad prefix' }, /Invalid test branch prefix/],
     [{ slug: 'github.com/acme/web' }, /already connected/],
+    [{ remote: '../shop.git' }, /relative path: give it absolute/],
   ])('refuses %o', async (over, message) => {
     await expect(connectRepo(f.t.db, { org: 'acme', slug: 'github.com/acme/other', forge: 'git', remote: '/x', ...over }, 1))
       .rejects.toThrow(message);

@@ -1,6 +1,6 @@
 /** `greenline token …` and `greenline repo …` as real processes on a real SQLite data dir. */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,6 +90,36 @@ describe('greenline repo', () => {
     const forced = await runCli(['repo', 'connect', 'example.com/acme/gone', '--org', 'acme', '--forge', 'git', '--remote', missing,
       '--no-remote-check', '--data-dir', dir]);
     expect(forced.code).toBe(0);
+  });
+
+  it('stores a relative --remote resolved against the directory it ran in, and prints what it stored', async () => {
+    const work = join(dir, 'relative', 'work');
+    mkdirSync(work, { recursive: true });
+    execFileSync('git', ['init', '-q', '--bare', join(dir, 'relative', 'shop.git')]);
+    const stored = join(dir, 'relative', 'shop.git');
+    const c = await runCli(['repo', 'connect', 'example.com/acme/shop', '--org', 'acme', '--forge', 'git', '--remote', '../shop.git',
+      '--data-dir', dir], {}, work);
+    expect(c.code).toBe(0);
+    expect(c.stdout).toContain(`Connected example.com/acme/shop to organization acme (forge git, remote ${stored}, resolved from ../shop.git)`);
+    expect((await runCli(['repo', 'list', '--data-dir', dir])).stdout).toMatch(new RegExp(`example\\.com/acme/shop\\s+org acme\\s+forge git\\s+remote ${stored.replace(/[.]/g, '\\.')}\\s`));
+  });
+
+  it('refuses a relative --remote that is no directory or no git repository, saying where it looked (exit 2)', async () => {
+    const work = join(dir, 'refused');
+    mkdirSync(join(work, 'plain'), { recursive: true });
+    const missing = await runCli(['repo', 'connect', 'example.com/acme/missing', '--org', 'acme', '--forge', 'git', '--remote', '../nowhere.git',
+      '--data-dir', dir], {}, work);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`Cannot reach the remote ${join(dir, 'nowhere.git')} (--remote ../nowhere.git resolved against ${work}): no such directory`);
+    expect(missing.stderr).toMatch(/path of a git repository/);
+    const plain = await runCli(['repo', 'connect', 'example.com/acme/plain', '--org', 'acme', '--forge', 'git', '--remote', 'plain',
+      '--data-dir', dir], {}, work);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain(`Cannot reach the remote ${join(work, 'plain')} (--remote plain resolved against ${work})`);
+    expect(plain.stderr).toMatch(/not a git repository|does not appear to be a git repository/);
+    const listed = (await runCli(['repo', 'list', '--data-dir', dir])).stdout;
+    expect(listed).not.toContain('example.com/acme/missing');
+    expect(listed).not.toContain('example.com/acme/plain');
   });
 
   it('connects a repository with --forge github and an installation id; refuses a bad id and --remote (exit 2)', async () => {

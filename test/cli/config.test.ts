@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
 import { ConfigError, DEFAULT_CONFIG, loadConfig, readEnv } from '../../src/config.js';
+import { createServer } from '../../src/server.js';
 
 describe('readEnv', () => {
   it('maps GREENLINE_* variables to keys and ignores other variables', () => {
@@ -29,10 +31,29 @@ describe('loadConfig', () => {
   beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'greenline-config-')); });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('uses the defaults when nothing is given, frozen', () => {
+  it('uses the defaults when nothing is given, frozen, with the data dir resolved against the directory', () => {
     const c = loadConfig({ env: {}, cwd: dir });
-    expect(c).toEqual(DEFAULT_CONFIG);
+    expect(c).toEqual({ ...DEFAULT_CONFIG, dataDir: join(dir, '.greenline') });
     expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('makes every relative path absolute against the directory it runs in, from any source', () => {
+    writeFileSync(join(dir, 'greenline.yaml'), 'github:\n  appId: 7\n  privateKeyPath: keys/app.pem\n');
+    const c = loadConfig({ cwd: dir, env: { GREENLINE_DATABASE_URL: 'sqlite:db/queue.db' }, flags: { dataDir: '../data' } });
+    expect(c.dataDir).toBe(join(dir, '..', 'data'));
+    expect(c.databaseUrl).toBe(`sqlite:${join(dir, 'db', 'queue.db')}`);
+    expect(c.githubPrivateKeyPath).toBe(join(dir, 'keys', 'app.pem'));
+  });
+
+  it('keeps absolute paths, an in-memory SQLite and a PostgreSQL URL as they are', () => {
+    expect(loadConfig({ cwd: dir, env: {}, flags: { dataDir: '/srv/greenline', databaseUrl: 'sqlite::memory:' } }))
+      .toMatchObject({ dataDir: '/srv/greenline', databaseUrl: 'sqlite::memory:' });
+    expect(loadConfig({ cwd: dir, env: {}, flags: { databaseUrl: 'postgres://u@h/db' } }).databaseUrl).toBe('postgres://u@h/db');
+  });
+
+  it('reads a relative --config file from the directory it runs in', () => {
+    writeFileSync(join(dir, 'other.yaml'), 'port: 7300\n');
+    expect(loadConfig({ cwd: dir, configPath: 'other.yaml', env: {} }).port).toBe(7300);
   });
 
   it('layers file < env < flags', () => {
@@ -81,5 +102,11 @@ describe('loadConfig', () => {
   it('rejects a file that is not a mapping', () => {
     writeFileSync(join(dir, 'greenline.yaml'), '- a\n- b\n');
     expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(/must be a mapping/);
+  });
+});
+
+describe('createServer', () => {
+  it('refuses a configuration whose data dir is relative: git and CI commands run in other directories', () => {
+    expect(() => createServer(DEFAULT_CONFIG, pino({ level: 'silent' }))).toThrow(/dataDir must be an absolute path, got "\.\/\.greenline": build the configuration with loadConfig/);
   });
 });

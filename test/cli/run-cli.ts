@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -22,7 +22,10 @@ function builtIsFresh(): boolean {
   }
 }
 
-export const CLI_ARGS = builtIsFresh() ? ['dist/cli.js'] : ['--import', 'tsx', 'src/cli.ts'];
+/** Absolute, so that the command runs from any directory. */
+export const CLI_ARGS = builtIsFresh()
+  ? [join(ROOT, 'dist/cli.js')]
+  : ['--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, join(ROOT, 'src/cli.ts')];
 
 export interface CliResult {
   code: number;
@@ -36,9 +39,10 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/** Runs `greenline <args>` in `cwd` (default: the repository's root). */
+export function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [...CLI_ARGS, ...args], { cwd: ROOT, env: cleanEnv(env), timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [...CLI_ARGS, ...args], { cwd, env: cleanEnv(env), timeout: 60_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });

@@ -3,7 +3,7 @@
  * and one PR merged end to end through real git and the built-in CI command.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -17,9 +17,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 interface Running { child: ChildProcess; url: string; stdout: () => string; exited: Promise<number | null> }
 
-async function serve(dataDir: string, extra: string[] = []): Promise<Running> {
-  const child = spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn', ...extra],
-    { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+/** `serve` on a free port; `dataDir` null = the default (./.greenline in `cwd`). */
+async function serve(dataDir: string | null, extra: string[] = [], cwd = ROOT): Promise<Running> {
+  const child = spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0', ...(dataDir === null ? [] : ['--data-dir', dataDir]), '--log-level', 'warn', ...extra],
+    { cwd, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   let err = '';
@@ -69,13 +70,21 @@ describe('greenline serve', () => {
     expect(r.stderr).toMatch(/EADDRINUSE/);
   });
 
-  it('merges a PR end to end: real git remote, built-in CI command, v1 API', async () => {
+  /**
+   * `absolute`: --data-dir and --remote absolute, commands run from the repository. `relative`: the
+   * default data dir (./.greenline) and `--remote ../remote.git`, commands run from a project
+   * directory, as in the README's quick start: the CI command must still find its checkout.
+   */
+  it.each(['absolute', 'relative'] as const)('merges a PR end to end: real git remote, built-in CI command, v1 API (%s paths)', async (paths) => {
     const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8',
       env: { ...process.env, GIT_AUTHOR_NAME: 'Ada', GIT_AUTHOR_EMAIL: 'ada@example.com', GIT_COMMITTER_NAME: 'Ada', GIT_COMMITTER_EMAIL: 'ada@example.com' } }).trim();
-    const remote = join(dir, 'remote.git');
-    const work = join(dir, 'work');
-    git(dir, 'init', '-q', '--bare', '-b', 'main', remote);
-    git(dir, 'clone', '-q', remote, work);
+    const root = join(dir, paths);
+    const remote = join(root, 'remote.git');
+    const work = join(root, 'work');
+    const project = join(root, 'project');
+    mkdirSync(project, { recursive: true });
+    git(root, 'init', '-q', '--bare', '-b', 'main', remote);
+    git(root, 'clone', '-q', remote, work);
     writeFileSync(join(work, 'README'), 'hello\n');
     git(work, 'add', '.');
     git(work, 'commit', '-q', '-m', 'initial');
@@ -87,12 +96,13 @@ describe('greenline serve', () => {
     git(work, 'commit', '-q', '-m', 'Add feature');
     git(work, 'push', '-q', 'origin', 'HEAD:refs/pull/1/head');
 
-    const dataDir = join(dir, 'e2e');
+    const [dataDir, remoteArg, cwd] = paths === 'absolute' ? [join(root, 'data'), remote, ROOT] : [null, '../remote.git', project];
+    const store = dataDir === null ? [] : ['--data-dir', dataDir];
     const connected = await runCli(['repo', 'connect', 'github.com/acme/web', '--org', 'default', '--forge', 'git',
-      '--remote', remote, '--ci-command', 'test -f feature.txt', '--data-dir', dataDir]);
-    expect(connected.code).toBe(0);
-    const token = (await runCli(['token', 'create', '--org', 'default', '--data-dir', dataDir])).stdout.trimEnd().split('\n').at(-1)!;
-    const s = await serve(dataDir, ['--poll-interval', '1']);
+      '--remote', remoteArg, '--ci-command', 'test -f feature.txt', ...store], {}, cwd);
+    expect(connected.code, connected.stderr).toBe(0);
+    const token = (await runCli(['token', 'create', '--org', 'default', ...store], {}, cwd)).stdout.trimEnd().split('\n').at(-1)!;
+    const s = await serve(dataDir, ['--poll-interval', '1'], cwd);
 
     const key = { repo: { host: 'github.com', owner: 'acme', name: 'web' }, targetBranch: 'main' };
     expect((await api(s.url, token, 'createQueue', key)).status).toBe(200);
@@ -109,6 +119,7 @@ describe('greenline serve', () => {
     expect(git(work, 'show', 'origin/main:feature.txt')).toBe('new');
     expect(git(work, 'log', '--format=%s', 'origin/main')).toMatch(/Add feature/);
     expect(git(work, 'rev-parse', 'origin/main^')).toBe(initial);
+    if (paths === 'relative') expect(existsSync(join(project, '.greenline', 'greenline.db'))).toBe(true);
     s.child.kill('SIGTERM');
     expect(await s.exited).toBe(0);
   });

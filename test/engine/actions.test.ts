@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { queueOrder, readiness } from '../../src/engine/index.js';
-import { QueueDriver } from './queue-driver.js';
+import { QueueDriver, prInfo } from './queue-driver.js';
 
 /** Brings PR 1 into the given state (PR 2 helps for PENDING_FAILURE). */
 function inState(state: string): QueueDriver {
@@ -37,6 +37,23 @@ describe('submit again', () => {
     const q = inState(state);
     q.submit(1, { pr: { headSha: 'h1-2', mergeability: 'unspecified' } });
     expect(q.entry(1)).toMatchObject({ state: 'NOT_READY', trip: 2, id: 'entry-1', runId: null, verifiedByTestRun: null });
+  });
+
+  it.each(TERMINAL)('in %s is refused when the forge reports the PR already in its base: PR_ALREADY_MERGED', (state) => {
+    const q = inState(state);
+    const r = q.reject({ kind: 'submit', entryId: 'entry-x', pr: prInfo(1, { alreadyInBase: true }), reason: 'API_REQUESTED' });
+    expect(r.code).toBe('PR_ALREADY_MERGED');
+    expect(r.message).toMatch(/PR #1 is already merged: merging its head h1 into main changes nothing/);
+  });
+});
+
+describe('first submission of a PR already in its base', () => {
+  it('is refused (PR_ALREADY_MERGED) and leaves no entry', () => {
+    const q = new QueueDriver();
+    expect(q.reject({ kind: 'submit', entryId: 'entry-1', pr: prInfo(1, { alreadyInBase: true }), reason: 'API_REQUESTED' }).code).toBe('PR_ALREADY_MERGED');
+    expect(() => q.entry(1)).toThrow();
+    q.submit(2, { pr: { alreadyInBase: false } });
+    expect(q.state(2)).toBe('PENDING');
   });
 });
 

@@ -174,6 +174,17 @@ describe('TESTING → PENDING_FAILURE', () => {
     expect(q.last(1).detail).toBe('a.txt');
   });
 
+  it('a PR whose merge changes nothing fails (START_TEST_RUN_ALREADY_IN_TARGET), and the PR behind it is tested without it', () => {
+    const q = new QueueDriver({ concurrency: 2 });
+    q.submit(1);
+    q.submit(2);
+    q.send({ kind: 'testBranchFailed', runId: 'r1', reason: 'START_TEST_RUN_ALREADY_IN_TARGET', detail: 'PR #1 changes nothing' });
+    expect(q.entry(1)).toMatchObject({ state: 'FAILED', lastReason: 'START_TEST_RUN_ALREADY_IN_TARGET' });
+    expect(q.last(1).detail).toBe('PR #1 changes nothing');
+    expect(q.state(2)).not.toBe('FAILED');
+    expect(q.effects.some((e) => e.kind === 'createTestBranch' && e.prs.map((p) => p.number).join() === '2')).toBe(true);
+  });
+
   it('a run past the testing timeout fails with TEST_RUN_TIMEOUT and its CI is cancelled', () => {
     const q = new QueueDriver({ testingTimeoutMinutes: 10 });
     q.submit(1);

@@ -50,7 +50,7 @@ export function badInputScenario(): void {
         '--remote', ghostRemote, '--data-dir', path.join(dir, 'data')]);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`Cannot reach the remote ${ghostRemote}`);
-      expect(r.stderr).toMatch(/does not appear to be a git repository/);
+      expect(r.stderr).toMatch(/no such directory/);
       expect(r.stderr).toMatch(/--no-remote-check/);
     });
 

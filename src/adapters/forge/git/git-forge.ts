@@ -11,7 +11,7 @@
  * - Closed, draft, reviews: unknown; a PR exists while its ref exists.
  */
 import type { Logger } from 'pino';
-import type { Mergeability, PrInfo, RunPr } from '../../../engine/types.js';
+import type { PrInfo, RunPr } from '../../../engine/types.js';
 import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../../ports.js';
 import { planAdvance } from './advance-plan.js';
 import { mergeTree, readCommits, subject, type Identity } from './commits.js';
@@ -63,7 +63,7 @@ export class GitForge implements ForgePort {
     const ref = m.prRef(number);
     return {
       number, headSha, baseBranch, title: subject(head.message), author: head.authorName,
-      mergeability: targetSha ? await mergeability(m, targetSha, headSha) : 'unspecified',
+      ...(targetSha ? await mergeOnto(m, targetSha, headSha) : { mergeability: 'unspecified' }),
       // PR heads read from branches (a --pr-ref-pattern under refs/heads/) have a head branch.
       ...(ref.startsWith('refs/heads/') ? { headBranch: ref.slice('refs/heads/'.length) } : {}),
     };
@@ -80,7 +80,7 @@ export class GitForge implements ForgePort {
     const m = this.mirrors.get(repo);
     await this.requireCommits(m, [req.baseSha, ...req.prs.map((p) => p.headSha)]);
     const built = await buildMergeChain(m.dir, this.committer, req.baseSha, req.prs);
-    if (!built.ok) return { ok: false, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail: built.detail };
+    if (!built.ok) return { ok: false, reason: built.reason, detail: built.detail };
     // Test branches belong to their run (the name ends with its id): a retry may replace it.
     const [pushed] = await m.push([`+${built.sha}:refs/heads/${req.branch}`]);
     if (pushed?.flag === '!') throw new Error(`the remote refused test branch ${req.branch}: ${pushed.summary}`);
@@ -165,13 +165,17 @@ export class GitForge implements ForgePort {
   }
 }
 
-async function mergeability(m: Mirror, targetSha: string, headSha: string): Promise<Mergeability> {
+/** Whether the head merges cleanly onto the target, and whether that merge would change anything. */
+async function mergeOnto(m: Mirror, targetSha: string, headSha: string): Promise<Pick<PrInfo, 'mergeability' | 'alreadyInBase'>> {
+  let merged;
   try {
-    return (await mergeTree(m.dir, targetSha, headSha)).clean ? 'mergeable' : 'not_mergeable';
+    merged = await mergeTree(m.dir, targetSha, headSha);
   } catch (err) {
-    if (err instanceof GitError && /unrelated histories/.test(err.stderr)) return 'not_mergeable';
+    if (err instanceof GitError && /unrelated histories/.test(err.stderr)) return { mergeability: 'not_mergeable' };
     throw err;
   }
+  if (!merged.clean) return { mergeability: 'not_mergeable' };
+  return { mergeability: 'mergeable', alreadyInBase: merged.tree === (await readCommits(m.dir, [targetSha])).get(targetSha)!.tree };
 }
 
 async function assertBranchName(branch: string): Promise<void> {

@@ -22,7 +22,21 @@ describe('git forge: pull requests', () => {
     const forge = createGitForge({ dataDir: fx.dataDir, logger });
     expect(await forge.getPullRequest(fx.binding(), 7, 'main')).toEqual({
       number: 7, headSha: head, baseBranch: 'main', title: 'Fix line two', author: 'Ada Lovelace', mergeability: 'mergeable',
+      alreadyInBase: false,
     });
+  });
+
+  it('reports a PR already in the target: its head contained in it, or its changes squash-merged', async () => {
+    const contained = await fx.openPr(4, { 'four.txt': '4\n' });
+    const squashed = await fx.openPr(5, { 'five.txt': '5\n' });
+    // main: #4's head itself (fast-forwarded), then a squash commit of #5's change (a new commit, same content).
+    const merged = await fx.commit(contained, { 'five.txt': '5\n' }, 'Five (#5)');
+    await fx.setRef('refs/heads/main', merged);
+    await fx.openPr(6, { 'six.txt': '6\n' });
+    const forge = createGitForge({ dataDir: fx.dataDir, logger, fetchTtlMs: 0 });
+    expect(await forge.getPullRequest(fx.binding(), 4, 'main')).toMatchObject({ headSha: contained, mergeability: 'mergeable', alreadyInBase: true });
+    expect(await forge.getPullRequest(fx.binding(), 5, 'main')).toMatchObject({ headSha: squashed, mergeability: 'mergeable', alreadyInBase: true });
+    expect(await forge.getPullRequest(fx.binding(), 6, 'main')).toMatchObject({ mergeability: 'mergeable', alreadyInBase: false });
   });
 
   it('reports not_mergeable when the head conflicts with the target, and uses the remote default branch without one', async () => {

@@ -35,6 +35,23 @@ describe('git forge: test commits', () => {
     expect(log[2]).toBe(`${fx.baseSha}  | Initial commit | Dev One`);
   });
 
+  it('fails a PR whose merge changes nothing (its changes already in the base or in a PR ahead), pushing no branch', async () => {
+    const h1 = await fx.openPr(1, { 'a.txt': 'a\n' });
+    const same = await fx.openPr(2, { 'a.txt': 'a\n' }, { title: 'Same change again' });
+    const forge = createGitForge({ dataDir: fx.dataDir, logger });
+    const dup = await forge.createTestBranch(fx.binding(), {
+      branch: 'gm/pr-1-2/dup', baseSha: fx.baseSha, prs: [{ number: 1, headSha: h1 }, { number: 2, headSha: same }],
+    });
+    expect(dup).toEqual({
+      ok: false, reason: 'START_TEST_RUN_ALREADY_IN_TARGET',
+      detail: `PR #2 changes nothing: its changes are already in base ${fx.baseSha.slice(0, 7)} + PR #1 (merged before, or the same as a PR ahead of it)`,
+    });
+    const onMerged = await forge.createTestBranch(fx.binding(), { branch: 'gm/pr-1/merged', baseSha: h1, prs: [{ number: 1, headSha: h1 }] });
+    expect(onMerged).toMatchObject({ ok: false, reason: 'START_TEST_RUN_ALREADY_IN_TARGET' });
+    expect(await fx.refSha('refs/heads/gm/pr-1-2/dup')).toBeNull();
+    expect(await fx.refSha('refs/heads/gm/pr-1/merged')).toBeNull();
+  });
+
   it('builds the same sha for the same inputs in any run, and shares the commit of a common prefix', async () => {
     const h1 = await fx.openPr(1, { 'a.txt': 'a\n' });
     const h2 = await fx.openPr(2, { 'b.txt': 'b\n' });
