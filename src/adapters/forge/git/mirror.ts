@@ -8,7 +8,7 @@
  * pushes update the mirror's refs at once, so reads after a write never wait for the window.
  */
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ForgeUnreachableError, type RepoBinding } from '../../../ports.js';
 import { git, GitError, redact, runGit } from './git.js';
@@ -126,6 +126,15 @@ export class Mirror {
     return m ? m[1] : null;
   }
 
+  /** The names of every branch the remote holds right now (without `refs/heads/`). */
+  async lsRemoteHeads(): Promise<string[]> {
+    const out = await this.network(['ls-remote', '--heads', '--', this.url]);
+    return out.stdout.split('\n').flatMap((line) => {
+      const ref = line.split('\t')[1];
+      return ref?.startsWith('refs/heads/') ? [ref.slice('refs/heads/'.length)] : [];
+    });
+  }
+
   /** What the remote holds right now for the given refs (missing refs are absent from the map). */
   async lsRemote(refs: readonly string[]): Promise<Map<string, string>> {
     const out = await this.network(['ls-remote', '--', this.url, ...refs]);
@@ -213,6 +222,23 @@ export class Mirror {
 }
 
 const repoName = (b: RepoBinding): string => `${b.repo.host}/${b.repo.owner}/${b.repo.name}`;
+
+/** The directories of every mirror of the data dir (`repos/<host>/<owner>/<name>.git`). */
+export async function listMirrorDirs(dataDir: string): Promise<string[]> {
+  const below = async (dir: string): Promise<string[]> => {
+    try {
+      return (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => path.join(dir, e.name));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+  };
+  const dirs: string[] = [];
+  for (const host of await below(path.join(dataDir, 'repos'))) {
+    for (const owner of await below(host)) dirs.push(...(await below(owner)).filter((d) => d.endsWith('.git')));
+  }
+  return dirs;
+}
 
 /** One Mirror per repository directory, shared by every caller in the process. */
 export class Mirrors {
