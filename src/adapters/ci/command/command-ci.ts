@@ -16,14 +16,21 @@
  * Timeout and cancel stop the whole group: SIGTERM, then SIGKILL after a grace period. Processes
  * the command left running when it exited are stopped the same way. The output of the command is
  * kept in `${dataDir}/logs/<runId>.log`.
+ *
+ * A process killed without stopping its runs (kill -9, a crash) leaves their process groups running
+ * (each is a session of its own, out of reach of a signal to the server's group) and their work trees
+ * on disk. Every group is recorded in the data dir while it runs (process-records.ts); `cleanUp`, at
+ * start-up and when queues are taken over, stops the recorded groups still alive that are verified to
+ * be ours and removes the work trees of runs not running in this process (worktree.ts).
  */
 import { mkdir, open, readFile, appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { CiPort, CiStartRequest, CiStatus, CiStatusSink, RepoBinding } from '../../../ports.js';
-import { Mirrors } from '../../forge/git/mirror.js';
+import { listMirrorDirs, Mirrors } from '../../forge/git/mirror.js';
 import { spawnGroup, terminateGroup, type Exit } from './process-group.js';
-import { addWorktree, removeWorktree } from './worktree.js';
+import { ProcessRecords } from './process-records.js';
+import { addWorktree, removeLeftoverWorktrees, removeWorktree } from './worktree.js';
 
 export interface CommandCiOptions {
   dataDir: string;
@@ -65,6 +72,7 @@ export class CommandCi implements CiPort {
   private readonly minuteMs: number;
   private readonly graceMs: number;
   private readonly env: Record<string, string>;
+  private readonly groups: ProcessRecords;
   private stopped = false;
 
   constructor(private readonly opts: CommandCiOptions) {
@@ -76,6 +84,7 @@ export class CommandCi implements CiPort {
     this.minuteMs = opts.minuteMs ?? 60_000;
     this.graceMs = opts.killGraceMs ?? 10_000;
     this.env = opts.env ?? Object.fromEntries(PASSED_ENV.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
+    this.groups = new ProcessRecords(path.join(opts.dataDir, 'ci-processes'));
   }
 
   async start(req: CiStartRequest): Promise<void> {
@@ -109,6 +118,19 @@ export class CommandCi implements CiPort {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
+    }
+  }
+
+  /**
+   * Stops the CI process groups an earlier process on this data dir left running and removes its
+   * work trees (with their registrations in the mirrors): everything of runs not started here.
+   */
+  async cleanUp(): Promise<void> {
+    const ours = (runId: string): boolean => this.started.has(runId);
+    const stopped = await this.groups.stopLeftoverGroups(ours, this.graceMs);
+    const worktrees = await removeLeftoverWorktrees(path.join(this.opts.dataDir, 'worktrees'), await listMirrorDirs(this.opts.dataDir), ours);
+    if (stopped.length > 0 || worktrees.length > 0) {
+      this.opts.logger.info({ processGroups: stopped, worktrees }, 'stopped CI processes and removed work trees an earlier process left behind');
     }
   }
 
@@ -163,6 +185,7 @@ export class CommandCi implements CiPort {
       const log = await open(logPath, 'a');
       await log.write(`$ ${command}\n`);
       const proc = spawnGroup(command, { cwd: workDir, env: this.commandEnv(req), logFd: log.fd });
+      if (proc.pgid > 0) this.groups.record(req.runId, proc.pgid);
       run.pgid = proc.pgid;
       await log.close();
       // setTimeout fires at once beyond 2^31-1 ms, so longer timeouts (25 days) are capped there.
@@ -173,6 +196,7 @@ export class CommandCi implements CiPort {
       exit = await proc.exited;
       clearTimeout(timer);
       await terminateGroup(proc.pgid, this.graceMs); // whatever the command left behind
+      await this.groups.forget(req.runId);
     }
     await removeWorktree(mirror.dir, workDir);
 
