@@ -73,18 +73,21 @@ export class CommandCi implements CiPort {
   private readonly graceMs: number;
   private readonly env: Record<string, string>;
   private readonly groups: ProcessRecords;
+  /** Absolute: git resolves a relative work tree path against the mirror, the command's cwd against ours. */
+  private readonly dataDir: string;
   private stopped = false;
 
   constructor(private readonly opts: CommandCiOptions) {
     if (!Number.isInteger(opts.maxParallel) || opts.maxParallel < 1) {
       throw new Error(`maxParallel must be a positive integer, got ${opts.maxParallel}`);
     }
-    this.mirrors = new Mirrors({ dataDir: opts.dataDir, fetchTtlMs: 2_000, networkTimeoutMs: 600_000 });
+    this.dataDir = path.resolve(opts.dataDir);
+    this.mirrors = new Mirrors({ dataDir: this.dataDir, fetchTtlMs: 2_000, networkTimeoutMs: 600_000 });
     this.context = opts.statusContext ?? 'greenline/ci';
     this.minuteMs = opts.minuteMs ?? 60_000;
     this.graceMs = opts.killGraceMs ?? 10_000;
     this.env = opts.env ?? Object.fromEntries(PASSED_ENV.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
-    this.groups = new ProcessRecords(path.join(opts.dataDir, 'ci-processes'));
+    this.groups = new ProcessRecords(path.join(this.dataDir, 'ci-processes'));
   }
 
   async start(req: CiStartRequest): Promise<void> {
@@ -128,7 +131,7 @@ export class CommandCi implements CiPort {
   async cleanUp(): Promise<void> {
     const ours = (runId: string): boolean => this.started.has(runId);
     const stopped = await this.groups.stopLeftoverGroups(ours, this.graceMs);
-    const worktrees = await removeLeftoverWorktrees(path.join(this.opts.dataDir, 'worktrees'), await listMirrorDirs(this.opts.dataDir), ours);
+    const worktrees = await removeLeftoverWorktrees(path.join(this.dataDir, 'worktrees'), await listMirrorDirs(this.dataDir), ours);
     if (stopped.length > 0 || worktrees.length > 0) {
       this.opts.logger.info({ processGroups: stopped, worktrees }, 'stopped CI processes and removed work trees an earlier process left behind');
     }
@@ -165,7 +168,7 @@ export class CommandCi implements CiPort {
     if (!command) return this.report(run, 'error', 'no CI command is configured for this repository');
 
     const mirror = this.mirrors.get(gitBinding(req.repo));
-    const workDir = path.join(this.opts.dataDir, 'worktrees', req.runId);
+    const workDir = path.join(this.dataDir, 'worktrees', req.runId);
     const logPath = this.logPath(req.runId);
     await mkdir(path.dirname(logPath), { recursive: true });
     await appendFile(logPath, `# greenline test run ${req.runId}: ${req.branch} at ${req.sha}, PRs ${req.prNumbers.map((n) => `#${n}`).join(', ')}\n`);
@@ -223,7 +226,7 @@ export class CommandCi implements CiPort {
   }
 
   private logPath(runId: string): string {
-    return path.join(this.opts.dataDir, 'logs', `${runId}.log`);
+    return path.join(this.dataDir, 'logs', `${runId}.log`);
   }
 
   private async report(run: Run, state: CiStatus['state'], description: string): Promise<void> {

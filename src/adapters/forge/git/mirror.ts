@@ -38,13 +38,14 @@ export const isSha = (s: string): boolean => SHA.test(s);
 const changing = new Map<string, Promise<void>>();
 
 /**
- * Runs `change` once the earlier local changes of the mirror at `dir` are done. git does not make
+ * Runs `change` once the earlier local changes of the mirror at `mirrorDir` are done. git does not make
  * changes to one repository's refs and worktrees safe against each other: a fetch fails with "cannot
  * lock ref … is at X but expected Y" when an update-ref lands during it, and with "bad object
  * worktrees/<id>/HEAD" while a worktree is being added; concurrent worktree changes fail too
  * (ci/command/worktree.ts). So fetches, local ref updates and worktree changes take turns.
  */
-export function changeOneAtATime<T>(dir: string, change: () => Promise<T>): Promise<T> {
+export function changeOneAtATime<T>(mirrorDir: string, change: () => Promise<T>): Promise<T> {
+  const dir = path.resolve(mirrorDir); // one queue per mirror, however its path was written
   const done = (changing.get(dir) ?? Promise.resolve()).then(change);
   const tail = done.then(() => undefined, () => undefined);
   changing.set(dir, tail);
