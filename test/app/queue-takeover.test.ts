@@ -103,7 +103,7 @@ describe.each(databases)('queue takeover on $name', (database) => {
     expect(t.clock.now() - now).toBeLessThan(600_000);
   });
 
-  it('the new holder deletes test branches no run needs (finished, cancelled, unknown) and keeps those in use', async () => {
+  it('the new holder deletes test branches no run needs (a finished run\'s, an unknown run\'s) and keeps those in use', async () => {
     t.forge.openPr(REPO, { number: 1 });
     t.forge.openPr(REPO, { number: 2 });
     await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
