@@ -180,7 +180,7 @@ describe('kill -9 of the whole process group; nothing left behind', () => {
       } finally {
         await db.destroy();
       }
-      console.info(`postgres: 3 kills; CI processes alive right after each kill: ${atKill.join(', ')}`);
+      console.info(`postgres: 3 kills; CI processes (of any instance) running right after each kill: ${atKill.join(', ')}`);
       await expectNothingLeft(s, [0, 1, 2].map((i) => path.join(s.dir, `data-${i}`)), all, queue(), 'postgres');
       console.info(`postgres: ${Date.now() - started} ms`);
     }, 150_000);
