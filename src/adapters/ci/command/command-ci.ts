@@ -188,7 +188,11 @@ export class CommandCi implements CiPort {
       const log = await open(logPath, 'a');
       await log.write(`$ ${command}\n`);
       const proc = spawnGroup(command, { cwd: workDir, env: this.commandEnv(req), logFd: log.fd });
-      if (proc.pgid > 0) this.groups.record(req.runId, proc.pgid);
+      try {
+        if (proc.pgid > 0) this.groups.record(req.runId, proc.pgid);
+      } catch (err) {
+        this.opts.logger.warn({ err, runId: req.runId }, 'CI process group not recorded: a crash now would leave it running');
+      }
       run.pgid = proc.pgid;
       await log.close();
       // setTimeout fires at once beyond 2^31-1 ms, so longer timeouts (25 days) are capped there.
