@@ -67,6 +67,13 @@ export interface ForgePort {
   /** Delete a branch; deleting a branch that does not exist is success. */
   deleteBranch(repo: RepoBinding, branch: string): Promise<void>;
   /**
+   * Names of the branches the forge holds now whose names start with `prefix` (the repository's test
+   * branches), read from the forge itself, not from a cache. What lets an instance that takes queues
+   * over delete the test branches a dead one left behind (app/test-branch-reconcile.ts). Forges that
+   * cannot list branches leave it out: their leftover test branches are not reconciled.
+   */
+  listBranches?(repo: RepoBinding, prefix: string): Promise<string[]>;
+  /**
    * Advance `targetBranch` from exactly `expectedSha` to the tested state `testSha` (merging `prs` with
    * `method`), with compare-and-swap: never a blind force-push.
    */
@@ -124,4 +131,10 @@ export interface CiPort {
   cancel(runId: string): Promise<void>;
   /** The run's log, when this adapter keeps one. */
   getLog?(runId: string): Promise<string | null>;
+  /**
+   * Removes what an earlier process of this instance (killed, crashed) left behind and no run of this
+   * process uses: work trees, processes still running. Called at start-up and when queues are taken
+   * over. Adapters that leave nothing behind leave it out.
+   */
+  cleanUp?(): Promise<void>;
 }

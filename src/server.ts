@@ -1,12 +1,13 @@
 /**
  * The greenline server: store, application (executor, effect runner, poller, service), adapters
- * (git forge, command CI — never the fakes) and the HTTP API. `start()` brings them up in that order;
+ * (git forge, command CI — never the fakes) and the HTTP API. `start()` brings them up in that order
+ * (removing first what a killed predecessor on the data dir left: CI processes, work trees);
  * `stop()` releases them in reverse.
  */
 import type { FastifyInstance } from 'fastify';
 import { isAbsolute } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { createCommandCi } from './adapters/ci/command/index.js';
+import { createCommandCi, type CommandCi } from './adapters/ci/command/index.js';
 import { createGitForge } from './adapters/forge/git/index.js';
 import { gitHubForgeFromConfig } from './adapters/forge/github/index.js';
 import { buildHttpApp } from './api/build-app.js';
@@ -49,7 +50,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
   }
   let db: Db | null = null;
   let app: App | null = null;
-  let ci: { stop(): Promise<void> } | null = null;
+  let ci: CommandCi | null = null;
   let http: FastifyInstance | null = null;
   let operator: OperatorMetricsServer | null = null;
   let url = '';
@@ -90,6 +91,8 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
             return command;
           },
         });
+        // What a killed predecessor on this data dir left (CI processes, work trees) goes before new runs start.
+        await ci?.cleanUp().catch((err: unknown) => logger.warn({ err }, 'leftovers of an earlier CI process not removed; the next takeover tries again'));
         const metrics = config.operatorMetricsPort === null ? null : new OperatorMetrics();
         http = await buildHttpApp({
           service: app.service, logger, enumCase: config.enumCase,

@@ -75,7 +75,7 @@ export function createApp(deps: AppDeps): App {
     db, executor, adapters, ciOutcome, clock, leases, onWebhookMessages: () => webhooks.wake(), ...(logger ? { logger } : {}),
   });
   leases.onAcquired = async (queueIds) => {
-    await takeOverQueues({ db, clock, ciOutcome, instanceId: leases.instanceId, ...(logger ? { logger } : {}) }, queueIds);
+    await takeOverQueues({ db, clock, ciOutcome, adapters, instanceId: leases.instanceId, ...(logger ? { logger } : {}) }, queueIds);
     setImmediate(() => runner.wake());
   };
   executor.onEffects = () => runner.wake();

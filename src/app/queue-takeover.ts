@@ -7,20 +7,28 @@
  * 2. Runs in progress whose built-in CI ran in another instance lost their command with it: a run the
  *    statuses already settle gets its outcome; any other gets its `startCi` effect issued again, so
  *    this instance's CI runs it (and records itself as the run's CI instance).
- * The forge side is reconciled by the poller as usual (target head, PR heads).
+ * 3. Test branches no queue of the repository needs any more (of finished or cancelled runs, or of
+ *    runs the store does not know) are deleted from the forge (test-branch-reconcile.ts).
+ * 4. The CI adapter removes what an earlier process on this data dir left behind (`CiPort.cleanUp`:
+ *    work trees of runs not running here, CI processes still alive).
+ * Steps 3 and 4 are best effort: what fails is logged, and the next takeover or start tries again.
+ * The rest of the forge side is reconciled by the poller as usual (target head, PR heads).
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../store/database.js';
 import { releaseForeignClaims, reissueEffect } from '../store/effects.js';
 import { findRunRow, listRunsWithForeignCi } from '../store/test-runs.js';
+import type { Adapters } from './adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
 import type { Clock } from './clock.js';
+import { removeLeftoverTestBranches } from './test-branch-reconcile.js';
 
 export interface TakeoverDeps {
   db: Kysely<Database>;
   clock: Clock;
   ciOutcome: CiOutcome;
+  adapters: Adapters;
   instanceId: string;
   logger?: Logger;
 }
@@ -39,4 +47,6 @@ export async function takeOverQueues(deps: TakeoverDeps, queueIds: readonly stri
       logger?.info({ queue: queueId, effects: released, ciRestarted: restarted }, 'resuming work of a queue taken over');
     }
   }
+  await removeLeftoverTestBranches(deps, queueIds);
+  await deps.adapters.ci.cleanUp?.().catch((err: unknown) => logger?.warn({ err }, 'leftovers of an earlier CI process not removed; the next takeover tries again'));
 }

@@ -15,7 +15,7 @@ import { requestWakeup } from './timers.js';
 import { rememberIndex, Topology } from './topology.js';
 import { move } from './transitions.js';
 import { readInternal, type EngineInternal } from './internal.js';
-import { isTerminal, type Entry, type QueuedReason } from './types.js';
+import { isTerminal, type Entry, type QueuedReason, type QueueSnapshot } from './types.js';
 import { sweepRuns } from './validity.js';
 
 const MAX_ROUNDS = 1000;
@@ -87,12 +87,32 @@ function draftRunRefs(d: Draft): ReadonlyMap<string, number> {
   return refs;
 }
 
-/** Whether an entry or the engine's own bookkeeping (the merge, bisections) still refers to a run. */
-function referencedBy(entryRefs: ReadonlyMap<string, number>, internal: EngineInternal): (runId: string) => boolean {
+/** The runs the engine's own bookkeeping refers to: the merge in flight, the parts of bisections. */
+function ownRunRefs(internal: EngineInternal): Set<string> {
   const own = new Set<string>();
   if (internal.merge) own.add(internal.merge.runId);
   for (const b of internal.bisections) for (const p of b.parts) if (p.runId) own.add(p.runId);
+  return own;
+}
+
+/** Whether an entry or the engine's own bookkeeping (the merge, bisections) still refers to a run. */
+function referencedBy(entryRefs: ReadonlyMap<string, number>, internal: EngineInternal): (runId: string) => boolean {
+  const own = ownRunRefs(internal);
   return (runId) => (entryRefs.get(runId) ?? 0) > 0 || own.has(runId);
+}
+
+/**
+ * Ids of the runs whose test branches the queue still needs: runs in flight, runs an entry or the
+ * engine's bookkeeping refers to, and the rebuild of the merge in flight (parallel mode). The branch
+ * of any other run of the queue is one the engine deleted or will not use again.
+ */
+export function runsInUse(s: QueueSnapshot): Set<string> {
+  const internal = readInternal(s);
+  const ids = ownRunRefs(internal);
+  for (const [id, n] of entryRunRefs(s.entries)) if (n > 0) ids.add(id);
+  for (const run of s.runs) if (isInFlight(run)) ids.add(run.id);
+  if (internal.merge?.rebuild) ids.add(internal.merge.rebuild.id);
+  return ids;
 }
 
 /**

@@ -103,6 +103,37 @@ describe.each(databases)('queue takeover on $name', (database) => {
     expect(t.clock.now() - now).toBeLessThan(600_000);
   });
 
+  it('the new holder deletes test branches no run needs (a finished run\'s, an unknown run\'s) and keeps those in use', async () => {
+    t.forge.openPr(REPO, { number: 1 });
+    t.forge.openPr(REPO, { number: 2 });
+    await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
+    await t.runEffects();
+    const passed = (await entry(1)).runId!;
+    await t.ci.pass(passed);
+    await t.runEffects();
+    expect((await entry(1)).state).toBe('MERGED');
+    await t.service.submitPullRequest(ctx, key, { prNumber: 2 });
+    await t.runEffects();
+    const testing = (await entry(2)).runId!;
+    expect((await entry(2)).state).toBe('TESTING');
+    const branches = t.forge.state(REPO).branches;
+    const branchOf = async (runId: string) => JSON.parse((await findRunRow(t.db, runId))!.data).testBranch as string;
+    const inUse = await branchOf(testing);
+    expect(branches.has(inUse)).toBe(true);
+    // What a dead instance leaves: the finished run's branch pushed again after it was deleted, the
+    // branch of a run the store does not know; a branch of another format is none of greenline's.
+    const leftOver = await branchOf(passed);
+    expect(branches.has(leftOver)).toBe(false);
+    branches.set(leftOver, branches.get('main')!);
+    branches.set('greenline-merge/pr-7/no-such-run', branches.get('main')!);
+    branches.set('greenline-merge/notes', branches.get('main')!);
+
+    t.clock.advance(TTL);
+    await b.runner.drain();
+    expect((await listQueueLeases(t.db)).map((l) => l.holder)).toEqual(['instance-b']);
+    expect([...branches.keys()].filter((n) => n.startsWith('greenline-merge/')).sort()).toEqual(['greenline-merge/notes', inUse].sort());
+  });
+
   it('a stopping instance gives its queues up: the other takes them at once', async () => {
     t.forge.openPr(REPO, { number: 1 });
     await t.service.submitPullRequest(ctx, key, { prNumber: 1 });

@@ -21,10 +21,15 @@ export interface CiScript {
   records(): CiRecord[];
 }
 
-export function writeCiScript(dir: string): CiScript {
+/**
+ * `prelude`: shell lines run before the check, e.g. a service started in the background and a pause,
+ * as real CI scripts have.
+ */
+export function writeCiScript(dir: string, prelude: string[] = []): CiScript {
   const script = path.join(dir, 'ci.sh');
   const record = path.join(dir, 'ci-runs.txt');
   writeFileSync(script, [
+    ...prelude,
     'sh check.sh',
     'code=$?',
     `echo "$GREENLINE_TEST_RUN_ID $GREENLINE_TEST_SHA $GREENLINE_PR_NUMBERS $code" >> '${record}'`,

@@ -79,6 +79,11 @@ export interface GreenlineOptions {
   token?: string;
   /** More `serve` flags (e.g. `--lease-ttl`). */
   serveArgs?: string[];
+  /**
+   * Run `serve` as the leader of a process group of its own (as a service manager or a shell job
+   * runs it), so that `killGroup` can kill it with every process in its group.
+   */
+  ownProcessGroup?: boolean;
 }
 
 export class GreenlineProcess {
@@ -117,7 +122,7 @@ export class GreenlineProcess {
     // The forge poll interval at its minimum (1 s): the git forge has no webhooks.
     const server = new GreenlineProcess(spawn(process.execPath, [CLI, 'serve', '--port', '0', ...store,
       '--poll-interval', '1', '--ci-max-parallel', String(opts.ciMaxParallel ?? 2), '--log-level', 'info', ...(opts.serveArgs ?? [])],
-    { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] }), token);
+    { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: opts.ownProcessGroup ?? false }), token);
     const deadline = Date.now() + 20_000;
     let listening: RegExpExecArray | null;
     while (!(listening = /listening on (\S+)/.exec(server.stdout))) {
@@ -186,6 +191,22 @@ export class GreenlineProcess {
   /** SIGKILL (a crash: nothing is cleaned up) and wait until the process is gone. */
   async kill(): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    await this.exited;
+  }
+
+  /**
+   * SIGKILL to the server's whole process group (started with `ownProcessGroup`): the server and the
+   * git commands it runs die at once; what left the group (CI commands run in sessions of their own)
+   * does not. Waits until the server is gone.
+   */
+  async killGroup(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      try {
+        process.kill(-this.child.pid!, 'SIGKILL');
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+      }
+    }
     await this.exited;
   }
 

@@ -144,6 +144,10 @@ export class FakeForge implements ForgePort {
     this.state(repoKey(binding)).branches.delete(branch);
   }
 
+  async listBranches(binding: RepoBinding, prefix: string): Promise<string[]> {
+    return [...this.state(repoKey(binding)).branches.keys()].filter((b) => b.startsWith(prefix));
+  }
+
   async advanceTarget(binding: RepoBinding, req: {
     targetBranch: string; expectedSha: string; testSha: string; prs: RunPr[]; method: string;
   }): Promise<AdvanceResult> {

@@ -16,14 +16,21 @@
  * Timeout and cancel stop the whole group: SIGTERM, then SIGKILL after a grace period. Processes
  * the command left running when it exited are stopped the same way. The output of the command is
  * kept in `${dataDir}/logs/<runId>.log`.
+ *
+ * A process killed without stopping its runs (kill -9, a crash) leaves their process groups running
+ * (each is a session of its own, out of reach of a signal to the server's group) and their work trees
+ * on disk. Every group is recorded in the data dir while it runs (process-records.ts); `cleanUp`, at
+ * start-up and when queues are taken over, stops the recorded groups still alive that are verified to
+ * be ours and removes the work trees of runs not running in this process (worktree.ts).
  */
 import { mkdir, open, readFile, appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { CiPort, CiStartRequest, CiStatus, CiStatusSink, RepoBinding } from '../../../ports.js';
-import { Mirrors } from '../../forge/git/mirror.js';
+import { listMirrorDirs, Mirrors } from '../../forge/git/mirror.js';
 import { spawnGroup, terminateGroup, type Exit } from './process-group.js';
-import { addWorktree, removeWorktree } from './worktree.js';
+import { ProcessRecords } from './process-records.js';
+import { addWorktree, removeLeftoverWorktrees, removeWorktree } from './worktree.js';
 
 export interface CommandCiOptions {
   dataDir: string;
@@ -65,17 +72,22 @@ export class CommandCi implements CiPort {
   private readonly minuteMs: number;
   private readonly graceMs: number;
   private readonly env: Record<string, string>;
+  private readonly groups: ProcessRecords;
+  /** Absolute: git resolves a relative work tree path against the mirror, the command's cwd against ours. */
+  private readonly dataDir: string;
   private stopped = false;
 
   constructor(private readonly opts: CommandCiOptions) {
     if (!Number.isInteger(opts.maxParallel) || opts.maxParallel < 1) {
       throw new Error(`maxParallel must be a positive integer, got ${opts.maxParallel}`);
     }
-    this.mirrors = new Mirrors({ dataDir: opts.dataDir, fetchTtlMs: 2_000, networkTimeoutMs: 600_000 });
+    this.dataDir = path.resolve(opts.dataDir);
+    this.mirrors = new Mirrors({ dataDir: this.dataDir, fetchTtlMs: 2_000, networkTimeoutMs: 600_000 });
     this.context = opts.statusContext ?? 'greenline/ci';
     this.minuteMs = opts.minuteMs ?? 60_000;
     this.graceMs = opts.killGraceMs ?? 10_000;
     this.env = opts.env ?? Object.fromEntries(PASSED_ENV.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
+    this.groups = new ProcessRecords(path.join(this.dataDir, 'ci-processes'));
   }
 
   async start(req: CiStartRequest): Promise<void> {
@@ -112,6 +124,19 @@ export class CommandCi implements CiPort {
     }
   }
 
+  /**
+   * Stops the CI process groups an earlier process on this data dir left running and removes its
+   * work trees (with their registrations in the mirrors): everything of runs not started here.
+   */
+  async cleanUp(): Promise<void> {
+    const ours = (runId: string): boolean => this.started.has(runId);
+    const stopped = await this.groups.stopLeftoverGroups(ours, this.graceMs);
+    const worktrees = await removeLeftoverWorktrees(path.join(this.dataDir, 'worktrees'), await listMirrorDirs(this.dataDir), ours);
+    if (stopped.length > 0 || worktrees.length > 0) {
+      this.opts.logger.info({ processGroups: stopped, worktrees }, 'stopped CI processes and removed work trees an earlier process left behind');
+    }
+  }
+
   /** Stops every run (queued ones never start) and waits until their processes are gone. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -143,7 +168,7 @@ export class CommandCi implements CiPort {
     if (!command) return this.report(run, 'error', 'no CI command is configured for this repository');
 
     const mirror = this.mirrors.get(gitBinding(req.repo));
-    const workDir = path.join(this.opts.dataDir, 'worktrees', req.runId);
+    const workDir = path.join(this.dataDir, 'worktrees', req.runId);
     const logPath = this.logPath(req.runId);
     await mkdir(path.dirname(logPath), { recursive: true });
     await appendFile(logPath, `# greenline test run ${req.runId}: ${req.branch} at ${req.sha}, PRs ${req.prNumbers.map((n) => `#${n}`).join(', ')}\n`);
@@ -163,6 +188,11 @@ export class CommandCi implements CiPort {
       const log = await open(logPath, 'a');
       await log.write(`$ ${command}\n`);
       const proc = spawnGroup(command, { cwd: workDir, env: this.commandEnv(req), logFd: log.fd });
+      try {
+        if (proc.pgid > 0) this.groups.record(req.runId, proc.pgid);
+      } catch (err) {
+        this.opts.logger.warn({ err, runId: req.runId }, 'CI process group not recorded: a crash now would leave it running');
+      }
       run.pgid = proc.pgid;
       await log.close();
       // setTimeout fires at once beyond 2^31-1 ms, so longer timeouts (25 days) are capped there.
@@ -173,6 +203,7 @@ export class CommandCi implements CiPort {
       exit = await proc.exited;
       clearTimeout(timer);
       await terminateGroup(proc.pgid, this.graceMs); // whatever the command left behind
+      await this.groups.forget(req.runId);
     }
     await removeWorktree(mirror.dir, workDir);
 
@@ -199,7 +230,7 @@ export class CommandCi implements CiPort {
   }
 
   private logPath(runId: string): string {
-    return path.join(this.opts.dataDir, 'logs', `${runId}.log`);
+    return path.join(this.dataDir, 'logs', `${runId}.log`);
   }
 
   private async report(run: Run, state: CiStatus['state'], description: string): Promise<void> {

@@ -103,6 +103,11 @@ export class GitForge implements ForgePort {
     await m.setLocalRef(`refs/heads/${branch}`, null);
   }
 
+  async listBranches(repo: RepoBinding, prefix: string): Promise<string[]> {
+    const heads = await this.mirrors.get(repo).lsRemoteHeads();
+    return heads.filter((b) => b.startsWith(prefix));
+  }
+
   async advanceTarget(repo: RepoBinding, req: {
     targetBranch: string; expectedSha: string; testSha: string; prs: RunPr[]; method: MergeMethodName;
   }): Promise<AdvanceResult> {

@@ -8,7 +8,7 @@
  * pushes update the mirror's refs at once, so reads after a write never wait for the window.
  */
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ForgeUnreachableError, type RepoBinding } from '../../../ports.js';
 import { git, GitError, redact, runGit } from './git.js';
@@ -38,13 +38,14 @@ export const isSha = (s: string): boolean => SHA.test(s);
 const changing = new Map<string, Promise<void>>();
 
 /**
- * Runs `change` once the earlier local changes of the mirror at `dir` are done. git does not make
+ * Runs `change` once the earlier local changes of the mirror at `mirrorDir` are done. git does not make
  * changes to one repository's refs and worktrees safe against each other: a fetch fails with "cannot
  * lock ref … is at X but expected Y" when an update-ref lands during it, and with "bad object
  * worktrees/<id>/HEAD" while a worktree is being added; concurrent worktree changes fail too
  * (ci/command/worktree.ts). So fetches, local ref updates and worktree changes take turns.
  */
-export function changeOneAtATime<T>(dir: string, change: () => Promise<T>): Promise<T> {
+export function changeOneAtATime<T>(mirrorDir: string, change: () => Promise<T>): Promise<T> {
+  const dir = path.resolve(mirrorDir); // one queue per mirror, however its path was written
   const done = (changing.get(dir) ?? Promise.resolve()).then(change);
   const tail = done.then(() => undefined, () => undefined);
   changing.set(dir, tail);
@@ -124,6 +125,15 @@ export class Mirror {
     const out = await this.network(['ls-remote', '--symref', '--', this.url, 'HEAD']);
     const m = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(out.stdout);
     return m ? m[1] : null;
+  }
+
+  /** The names of every branch the remote holds right now (without `refs/heads/`). */
+  async lsRemoteHeads(): Promise<string[]> {
+    const out = await this.network(['ls-remote', '--heads', '--', this.url]);
+    return out.stdout.split('\n').flatMap((line) => {
+      const ref = line.split('\t')[1];
+      return ref?.startsWith('refs/heads/') ? [ref.slice('refs/heads/'.length)] : [];
+    });
   }
 
   /** What the remote holds right now for the given refs (missing refs are absent from the map). */
@@ -213,6 +223,23 @@ export class Mirror {
 }
 
 const repoName = (b: RepoBinding): string => `${b.repo.host}/${b.repo.owner}/${b.repo.name}`;
+
+/** The directories of every mirror of the data dir (`repos/<host>/<owner>/<name>.git`). */
+export async function listMirrorDirs(dataDir: string): Promise<string[]> {
+  const below = async (dir: string): Promise<string[]> => {
+    try {
+      return (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => path.join(dir, e.name));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+  };
+  const dirs: string[] = [];
+  for (const host of await below(path.join(dataDir, 'repos'))) {
+    for (const owner of await below(host)) dirs.push(...(await below(owner)).filter((d) => d.endsWith('.git')));
+  }
+  return dirs;
+}
 
 /** One Mirror per repository directory, shared by every caller in the process. */
 export class Mirrors {

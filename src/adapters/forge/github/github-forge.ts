@@ -182,6 +182,12 @@ export class GitHubForge implements ForgePort {
     await this.removeBranch(api, repo, branch);
   }
 
+  async listBranches(repo: RepoBinding, prefix: string): Promise<string[]> {
+    const api = await this.api(repo);
+    const { data } = await api.request('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { ...this.loc(repo), ref: `heads/${prefix}` });
+    return data.map((r) => r.ref.replace(/^refs\/heads\//, ''));
+  }
+
   async advanceTarget(repo: RepoBinding, req: {
     targetBranch: string; expectedSha: string; testSha: string; prs: RunPr[]; method: MergeMethodName;
   }): Promise<AdvanceResult> {

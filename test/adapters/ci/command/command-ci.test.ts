@@ -86,6 +86,13 @@ describe('command CI', () => {
     expect((await git(['worktree', 'list'], { cwd: mirrorDir() })).split('\n')).toHaveLength(1);
   });
 
+  it('runs the command in its checkout when the data dir is given relative to the working directory', async () => {
+    const c = (ci = createCommandCi({ dataDir: path.relative(process.cwd(), fx.dataDir), maxParallel: 1, logger, onStatus: (r) => void reports.push(r) }));
+    await c.start(request('run-relative', 'test "$(cat README.md)" = hello && pwd'));
+    expect((await finished('run-relative')).status).toMatchObject({ state: 'success' });
+    expect(await c.getLog('run-relative')).toContain(`${path.join(fx.dataDir, 'worktrees', 'run-relative')}\n`);
+  });
+
   it('reports failure with the exit code, keeping the output', async () => {
     const c = makeCi();
     await c.start(request('run-fail', 'echo boom >&2; exit 3'));

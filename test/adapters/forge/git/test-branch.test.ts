@@ -128,4 +128,14 @@ describe('git forge: test commits', () => {
     await expect(forge.deleteBranch(fx.binding(), branch)).resolves.toBeUndefined();
     await expect(forge.deleteBranch(fx.binding(), 'never-existed')).resolves.toBeUndefined();
   });
+
+  it('lists the branches the remote holds under a prefix, also those pushed by others since the last fetch', async () => {
+    const forge = createGitForge({ dataDir: fx.dataDir, logger });
+    await fx.setRef('refs/heads/gm/pr-1/a', fx.baseSha);
+    expect(await forge.listBranches(fx.binding(), 'gm/')).toEqual(['gm/pr-1/a']);
+    await fx.setRef('refs/heads/gm/pr-2/b', fx.baseSha);
+    await fx.setRef('refs/heads/gm-temp/pr-3/c', fx.baseSha);
+    await fx.setRef('refs/pull/4/head', fx.baseSha);
+    expect((await forge.listBranches(fx.binding(), 'gm/')).sort()).toEqual(['gm/pr-1/a', 'gm/pr-2/b']);
+  });
 });

@@ -207,6 +207,11 @@ export class FakeGitHubApi {
       const sha = this.branches.get(r[1]!);
       return sha ? json(200, { ref: `refs/heads/${r[1]}`, object: { sha, type: 'commit' } }) : json(404, { message: 'Not Found' });
     }
+    if ((r = m(/^GET ~\/git\/matching-refs\/heads\/(.*)$/))) {
+      const prefix = r[1]!;
+      return json(200, [...this.branches].filter(([name]) => name.startsWith(prefix))
+        .map(([name, sha]) => ({ ref: `refs/heads/${name}`, object: { sha, type: 'commit' } })));
+    }
     if ((r = m(/^POST ~\/git\/refs$/))) {
       const name = String(body!.ref).replace(/^refs\/heads\//, '');
       if (this.branches.has(name)) return json(422, { message: 'Reference already exists' });

@@ -66,6 +66,15 @@ describe('github forge: workflow runs of fork PRs (impacted-target uploads witho
 });
 
 describe('github forge: test branches', () => {
+
+  it('lists the branches under a prefix (matching refs)', async () => {
+    const { api, base } = repoWithPrs();
+    const forge = makeForge(api);
+    api.branches.set('greenline-merge/pr-1/a', base);
+    api.branches.set('greenline-merge-temp/pr-1/a', base);
+    expect(await forge.listBranches(bindingFor(api), 'greenline-merge/')).toEqual(['greenline-merge/pr-1/a']);
+    expect(api.log.at(-1)).toBe('GET /repos/acme/web/git/matching-refs/heads/greenline-merge/');
+  });
   it('builds merge commits on a temporary branch, publishes the test branch and removes the temporary one', async () => {
     const { api, base, h1, h2 } = repoWithPrs();
     const forge = makeForge(api);

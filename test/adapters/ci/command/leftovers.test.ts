@@ -1,0 +1,170 @@
+/**
+ * What a killed server leaves of its built-in CI, and how the next one on the data dir removes it:
+ * process groups still running (recorded in `<dataDir>/ci-processes`, verified before they are
+ * signalled), work trees and their registrations in the mirror. A killed predecessor is played by a
+ * CommandCi that is simply abandoned while its commands run: nothing of it stops them.
+ */
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createCommandCi, type CommandCi } from '../../../../src/adapters/ci/command/index.js';
+import { spawnGroup, terminateGroup } from '../../../../src/adapters/ci/command/process-group.js';
+import { ProcessRecords } from '../../../../src/adapters/ci/command/process-records.js';
+import { addWorktree, removeLeftoverWorktrees } from '../../../../src/adapters/ci/command/worktree.js';
+import { git } from '../../../../src/adapters/forge/git/git.js';
+import type { CiStartRequest } from '../../../../src/ports.js';
+import { makeGitFixture, type GitFixture } from '../../git-fixture.js';
+
+const logger = pino({ level: 'silent' });
+let fx: GitFixture;
+let cis: CommandCi[];
+/** Process groups a test started itself, stopped afterwards whatever happened. */
+let groups: number[];
+let devNull: number;
+
+beforeEach(async () => {
+  fx = await makeGitFixture();
+  cis = [];
+  groups = [];
+  devNull = openSync('/dev/null', 'w');
+});
+afterEach(async () => {
+  await Promise.all(cis.map((c) => c.stop()));
+  await Promise.all(groups.map((g) => terminateGroup(g, 100)));
+  closeSync(devNull);
+  await fx.cleanup();
+});
+
+const makeCi = (): CommandCi => {
+  const c = createCommandCi({ dataDir: fx.dataDir, maxParallel: 4, logger, onStatus: () => undefined, killGraceMs: 300 });
+  cis.push(c);
+  return c;
+};
+
+const request = (runId: string, ciCommand: string): CiStartRequest => ({
+  repo: fx.binding({ ciCommand }), runId, branch: `greenline-merge/pr-4/${runId}`, sha: fx.baseSha,
+  targetBranch: 'main', prNumbers: [4], timeoutMinutes: 10,
+});
+
+/** A process is alive while /proc knows it and it is not a zombie waiting for its parent. */
+function alive(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+async function waitForPid(file: string): Promise<number> {
+  const until = Date.now() + 10_000;
+  while (!existsSync(file) || readFileSync(file, 'utf8').trim() === '') {
+    if (Date.now() > until) throw new Error(`${file} never appeared`);
+    await sleep(20);
+  }
+  return Number(readFileSync(file, 'utf8').trim());
+}
+
+const namesIn = async (dir: string): Promise<string[]> => (existsSync(dir) ? (await readdir(dir)).sort() : []);
+const mirrorDir = (): string => path.join(fx.dataDir, 'repos', 'local', 'acme', 'widgets.git');
+const worktreeList = async (): Promise<string[]> =>
+  (await git(['worktree', 'list', '--porcelain'], { cwd: mirrorDir() })).split('\n').filter((l) => l.startsWith('worktree '));
+
+describe('what a killed server left of its CI', () => {
+  it('the next one on the data dir stops the leftover process groups and removes their work trees; its own runs go on', async () => {
+    const dead = makeCi();
+    const pids = path.join(fx.root, 'pids');
+    // One command still in its shell, one whose shell exited leaving a background process behind
+    // (as `./start-db.sh &` does): both survive their server.
+    await dead.start(request('run-busy', `sleep 60 & echo $! > ${pids}-busy; wait`));
+    await dead.start(request('run-bg', `sleep 60 & echo $! > ${pids}-bg; exec sleep 60`));
+    const busy = await waitForPid(`${pids}-busy`);
+    const bg = await waitForPid(`${pids}-bg`);
+    expect(await namesIn(path.join(fx.dataDir, 'ci-processes'))).toEqual(['run-bg.json', 'run-busy.json']);
+    expect(await namesIn(path.join(fx.dataDir, 'worktrees'))).toEqual(['run-bg', 'run-busy']);
+
+    const next = makeCi();
+    await next.start(request('run-own', `sleep 60 & echo $! > ${pids}-own; wait`));
+    const own = await waitForPid(`${pids}-own`);
+    await next.cleanUp();
+
+    expect(alive(busy)).toBe(false);
+    expect(alive(bg)).toBe(false);
+    expect(alive(own)).toBe(true);
+    expect(await namesIn(path.join(fx.dataDir, 'ci-processes'))).toEqual(['run-own.json']);
+    expect(await namesIn(path.join(fx.dataDir, 'worktrees'))).toEqual(['run-own']);
+    expect((await worktreeList()).map((l) => path.basename(l))).toEqual(['widgets.git', 'run-own']);
+
+    // Taken over again later: its own run still is not touched.
+    await next.cleanUp();
+    expect(alive(own)).toBe(true);
+    await next.stop();
+    expect(alive(own)).toBe(false);
+    expect(await namesIn(path.join(fx.dataDir, 'ci-processes'))).toEqual([]);
+  });
+
+  it('a recorded group is signalled only when it is still the one recorded (pid reuse)', async () => {
+    const records = new ProcessRecords(path.join(fx.dataDir, 'ci-processes'));
+    const marker = { ...process.env, GREENLINE_TEST_RUN_ID: 'run-ours' } as Record<string, string>;
+
+    // Ours: a leader whose start time is the recorded one.
+    const ours = spawnGroup('exec sleep 60', { cwd: fx.root, env: marker, logFd: devNull });
+    groups.push(ours.pgid);
+    records.record('run-ours', ours.pgid);
+
+    // Ours too: the leader exited, a process of its group with the run's marker is left.
+    const orphanPid = path.join(fx.root, 'orphan');
+    const orphaned = spawnGroup(`sleep 60 & echo $! > ${orphanPid}`, { cwd: fx.root, env: { ...marker, GREENLINE_TEST_RUN_ID: 'run-orphan' }, logFd: devNull });
+    groups.push(orphaned.pgid);
+    records.record('run-orphan', orphaned.pgid);
+    const orphan = await waitForPid(orphanPid);
+    await orphaned.exited;
+
+    // Not ours: the recorded group id now belongs to a process that started later (the number reused).
+    const stranger = spawnGroup('exec sleep 60', { cwd: fx.root, env: marker, logFd: devNull });
+    groups.push(stranger.pgid);
+    records.record('run-old', stranger.pgid);
+    const file = path.join(fx.dataDir, 'ci-processes', 'run-old.json');
+    const rec = JSON.parse(readFileSync(file, 'utf8'));
+    await writeFile(file, JSON.stringify({ ...rec, startTicks: rec.startTicks - 1 }));
+
+    // Not ours: leader gone, the process left in the group lacks the run's marker.
+    const unmarkedPid = path.join(fx.root, 'unmarked');
+    const unmarked = spawnGroup(`env -u GREENLINE_TEST_RUN_ID sleep 60 & echo $! > ${unmarkedPid}`, { cwd: fx.root, env: { ...marker, GREENLINE_TEST_RUN_ID: 'run-unmarked' }, logFd: devNull });
+    groups.push(unmarked.pgid);
+    records.record('run-unmarked', unmarked.pgid);
+    const unmarkedChild = await waitForPid(unmarkedPid);
+    await unmarked.exited;
+    // Until `env` ran, the forked shell still carries the marker.
+    while (readFileSync(`/proc/${unmarkedChild}/environ`, 'utf8').includes('GREENLINE_TEST_RUN_ID=')) await sleep(10);
+
+    const stopped = await records.stopLeftoverGroups(() => false, 300);
+    expect(stopped.map((r) => r.runId).sort()).toEqual(['run-orphan', 'run-ours']);
+    expect(alive(ours.pgid)).toBe(false);
+    expect(alive(orphan)).toBe(false);
+    expect(alive(stranger.pgid)).toBe(true);
+    expect(alive(unmarkedChild)).toBe(true);
+    expect(await namesIn(path.join(fx.dataDir, 'ci-processes'))).toEqual([]);
+  });
+
+  it('a registration left locked by an interrupted `git worktree add` is removed, which `git worktree prune` alone does not do', async () => {
+    const root = path.join(fx.dataDir, 'worktrees');
+    await addWorktree(fx.remote, path.join(root, 'run-done'), fx.baseSha);
+    await addWorktree(fx.remote, path.join(root, 'run-kept'), fx.baseSha);
+    const registrations = path.join(fx.remote, 'worktrees');
+    // Killed during `add`: the entry exists and is locked, its gitdir not yet written.
+    await mkdir(path.join(registrations, 'run-cut'), { recursive: true });
+    await writeFile(path.join(registrations, 'run-cut', 'locked'), 'initializing\n');
+    await mkdir(path.join(root, 'run-cut'));
+    await git(['worktree', 'prune'], { cwd: fx.remote });
+    expect(await namesIn(registrations)).toEqual(['run-cut', 'run-done', 'run-kept']);
+
+    const removed = await removeLeftoverWorktrees(root, [fx.remote], (name) => name === 'run-kept');
+    expect(removed.sort()).toEqual(['run-cut', 'run-done']);
+    expect(await namesIn(registrations)).toEqual(['run-kept']);
+    expect(await namesIn(root)).toEqual(['run-kept']);
+    expect(await readdir(path.join(root, 'run-kept'))).toContain('README.md');
+  });
+});

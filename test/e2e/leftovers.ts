@@ -1,0 +1,74 @@
+/**
+ * What killed greenline processes may leave behind, looked up where it would be: test branches on the
+ * remote, CI work trees and their registrations in the data dirs' mirrors, CI process records, and
+ * CI processes still running (found in /proc by a marker variable the CI script exports).
+ */
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { GitRemote } from './git-remote.js';
+
+export interface Leftovers {
+  /** `greenline-merge/*` branches on the remote. */
+  branches: string[];
+  /** `<data dir>/worktrees/<run>` directories and `<mirror>/worktrees/<id>` registrations. */
+  worktrees: string[];
+  /** `<data dir>/ci-processes/<run>.json` records. */
+  records: string[];
+  /** Pids of processes carrying the CI marker. */
+  processes: number[];
+}
+
+const namesIn = async (dir: string): Promise<string[]> => (existsSync(dir) ? readdir(dir) : []);
+
+/** Pids of the processes whose environment holds `name=value`. */
+export async function processesWith(name: string, value: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if ((await readFile(`/proc/${entry}/environ`, 'utf8')).split('\0').includes(`${name}=${value}`)) pids.push(Number(entry));
+    } catch { /* gone meanwhile, or not ours */ }
+  }
+  return pids;
+}
+
+export async function findLeftovers(remote: GitRemote, dataDirs: string[], marker: { name: string; value: string }): Promise<Leftovers> {
+  const worktrees: string[] = [];
+  const records: string[] = [];
+  for (const dataDir of dataDirs) {
+    for (const run of await namesIn(path.join(dataDir, 'worktrees'))) worktrees.push(`${path.basename(dataDir)}/worktrees/${run}`);
+    for (const host of await namesIn(path.join(dataDir, 'repos'))) {
+      for (const owner of await namesIn(path.join(dataDir, 'repos', host))) {
+        for (const mirror of await namesIn(path.join(dataDir, 'repos', host, owner))) {
+          for (const id of await namesIn(path.join(dataDir, 'repos', host, owner, mirror, 'worktrees'))) {
+            worktrees.push(`${path.basename(dataDir)}/repos/${host}/${owner}/${mirror}/worktrees/${id}`);
+          }
+        }
+      }
+    }
+    for (const rec of await namesIn(path.join(dataDir, 'ci-processes'))) records.push(`${path.basename(dataDir)}/ci-processes/${rec}`);
+  }
+  return {
+    branches: (await remote.branches()).filter((b) => b.startsWith('greenline-merge/')),
+    worktrees, records, processes: await processesWith(marker.name, marker.value),
+  };
+}
+
+export const countOf = (l: Leftovers): string =>
+  `${l.branches.length} test branches, ${l.worktrees.length} work trees or registrations, ${l.records.length} process records, ${l.processes.length} CI processes`;
+
+/**
+ * Leftovers once the work in flight had its time to finish (a run's branch is deleted and its work
+ * tree removed by effects and CI runs that may still be under way when the last PR settles): polls
+ * until nothing is left or `ms` passed, and returns what it saw last.
+ */
+export async function settledLeftovers(find: () => Promise<Leftovers>, ms: number): Promise<Leftovers> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const seen = await find();
+    const none = seen.branches.length + seen.worktrees.length + seen.records.length + seen.processes.length === 0;
+    if (none || Date.now() > deadline) return seen;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
