@@ -6,5 +6,6 @@ export { parsePriority, priorityNameOf, type ParsedPriority } from './priority.j
 export { validateConfigPatch } from './config-validation.js';
 export { newQueueSnapshot, DEFAULT_QUEUE_CONFIG } from './config.js';
 export { waitsToStart } from './direct-merge.js';
+export { isInFlight } from './runs.js';
 export { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY, type AdaptiveStatus } from './adaptive.js';
 export * from './types.js';

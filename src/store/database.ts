@@ -130,6 +130,8 @@ export interface EffectsTable {
   updated_at: number;
   /** Instance id of the runner that claimed the row while it is being executed; null otherwise. */
   claimed_by: Generated<string | null>;
+  /** The chain the effect keeps its place in (store/effects.ts: `run:<id>`, `events`); null for none. */
+  order_key: string | null;
 }
 
 export interface QueueEventsTable {
