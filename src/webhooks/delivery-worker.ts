@@ -116,7 +116,9 @@ export class WebhookDeliveryWorker {
     const { db, clock, logger } = this.deps;
     const subscription = await findSubscription(db, message.subscription_id);
     if (!subscription || subscription.enabled !== 1) {
-      await updateMessage(db, message.message_id, { status: 'failed', last_error: 'the endpoint is disabled', claimed_by: null, updated_at: clock.now() });
+      await updateMessage(db, message.message_id, {
+        status: 'failed', last_error: 'the endpoint is disabled', claimed_by: null, updated_at: clock.now(),
+      });
       return;
     }
     const at = clock.now();

@@ -213,7 +213,8 @@ describe.each(databases)('effects under random kills on $name', (database) => {
     // SQLite: a fresh in-memory store per case; PostgreSQL: one database, emptied after each case
     // (commits not waiting for the disk: the cases test order, not durability).
     const url = await database.url();
-    if (database.name === 'postgres') await withStore(url, (db) => sql`alter database ${sql.id(url.slice(url.lastIndexOf('/') + 1))} set synchronous_commit = off`.execute(db));
+    const name = url.slice(url.lastIndexOf('/') + 1);
+    if (database.name === 'postgres') await withStore(url, (db) => sql`alter database ${sql.id(name)} set synchronous_commit = off`.execute(db));
     await fc.assert(fc.asyncProperty(scenarios, async (sc) => runScenario(url, sc)), { numRuns });
   }, 240_000);
 });
