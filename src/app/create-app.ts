@@ -66,17 +66,22 @@ export function createApp(deps: AppDeps): App {
   const ciOutcome = new CiOutcome({ db, executor, clock, ...(logger ? { logger } : {}) });
   const adapters: Adapters = { forges: deps.forges, ci: deps.createCi(ciOutcome.sink) };
   const policy = deps.webhookPolicy;
-  const webhooks = new WebhookDeliveryWorker({ db, clock, ...(policy ? { policy } : {}), ...(logger ? { logger: logger.child({ part: 'webhooks' }) } : {}) });
   const leases = new QueueLeases({
     db, clock, ...(deps.leaseTtlMs !== undefined ? { ttlMs: deps.leaseTtlMs } : {}),
     ...(deps.instanceId !== undefined ? { instanceId: deps.instanceId } : {}), ...(logger ? { logger } : {}),
   });
+  const webhooks = new WebhookDeliveryWorker({
+    db, clock, instanceId: leases.instanceId, ...(policy ? { policy } : {}), ...(logger ? { logger: logger.child({ part: 'webhooks' }) } : {}),
+  });
   const runner = new EffectRunner({
     db, executor, adapters, ciOutcome, clock, leases, onWebhookMessages: () => webhooks.wake(), ...(logger ? { logger } : {}),
   });
-  leases.onAcquired = async (queueIds) => {
-    await takeOverQueues({ db, clock, ciOutcome, adapters, instanceId: leases.instanceId, ...(logger ? { logger } : {}) }, queueIds);
-    setImmediate(() => runner.wake());
+  leases.onAcquired = async (queueIds, formerHolders) => {
+    await takeOverQueues({ db, clock, ciOutcome, adapters, instanceId: leases.instanceId, ...(logger ? { logger } : {}) }, queueIds, formerHolders);
+    setImmediate(() => {
+      runner.wake();
+      webhooks.wake();
+    });
   };
   executor.onEffects = () => runner.wake();
   const poller = new ForgePoller({ db, adapters, executor, clock, leases, intervalMs: deps.pollIntervalMs, ...(logger ? { logger } : {}) });

@@ -13,20 +13,24 @@
  *   emitEvent        → stored in queue_events and fanned out to webhook subscriptions (webhooks/fan-out.ts)
  *   cancelCi, deleteTestBranch → nothing
  *
- * Effects of one queue run in order, one at a time, by that queue's worker; different queues run side
- * by side, so a slow forge for one repository holds up nobody else. Timers only wake the runner; the
- * work and its schedule are rows.
+ * Effects of one queue run one at a time, by that queue's worker; different queues run side by side,
+ * so a slow forge for one repository holds up nobody else. Within a queue, the effects of one run and
+ * the queue's events each run in the order the engine emitted them, whoever executes them: an effect
+ * waits while an earlier one of its chain is pending (store/effects.ts, "Order"), be it retrying or
+ * claimed by an instance that died. Building a test branch or starting CI for a run that is already
+ * finished or cancelled is skipped (and logged): it would only leave a branch or a CI run behind.
+ * Timers only wake the runner; the work and its schedule are rows.
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Effect, EngineEvent } from '../engine/types.js';
+import { isInFlight, type Effect, type EngineEvent, type TestRun } from '../engine/index.js';
 import type { Database, EffectRow } from '../store/database.js';
 import {
   completeEffect, failEffect, leaseEffects, nextEffectRunAt, rescheduleEffect, selectDueEffectIds, selectQueuesWithDueEffects,
 } from '../store/effects.js';
 import { findQueueById } from '../store/queues.js';
 import { findRepoById } from '../store/repos.js';
-import { setRunRequiredStatuses } from '../store/test-runs.js';
+import { findRunRow, setRunRequiredStatuses } from '../store/test-runs.js';
 import { recordQueueEvent } from '../webhooks/fan-out.js';
 import { forgeFor, type Adapters } from './adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
@@ -158,6 +162,19 @@ export class EffectRunner {
     }
   }
 
+  /**
+   * True, and logged, when the effect's run is finished or cancelled, so that building its branch or
+   * starting its CI would only leave something behind. A merge's rebuild of a test commit has no run
+   * of its own: it is never skipped (its branch is deleted after it, in its chain).
+   */
+  private async runIsOver(queueId: string, effect: RunEffect): Promise<boolean> {
+    const row = await findRunRow(this.deps.db, effect.runId);
+    if (!row || isInFlight(JSON.parse(row.data) as TestRun)) return false;
+    this.deps.logger?.info({ queue: queueId, effect: effect.key, run: effect.runId, status: row.status },
+      `${effect.kind} skipped: the run is already ${row.status}`);
+    return true;
+  }
+
   /** Does the effect's work; returns the event that reports its result, if any. */
   private async perform(queueId: string, effect: Effect): Promise<EngineEvent | null> {
     const { db, adapters, clock } = this.deps;
@@ -167,6 +184,7 @@ export class EffectRunner {
     const binding = bindingOf(repo);
     switch (effect.kind) {
       case 'createTestBranch': {
+        if (await this.runIsOver(queueId, effect)) return null;
         const r = await forgeFor(adapters, binding).createTestBranch(binding, { branch: effect.branch, baseSha: effect.baseSha, prs: effect.prs });
         const at = clock.now();
         return r.ok
@@ -174,6 +192,7 @@ export class EffectRunner {
           : { kind: 'testBranchFailed', at, runId: effect.runId, reason: r.reason, detail: r.detail };
       }
       case 'startCi': {
+        if (await this.runIsOver(queueId, effect)) return null;
         const required = resolveRequiredStatuses(effect.requiredStatuses, repo)
           ?? (await protectionStatuses(forgeFor(adapters, binding), binding, queue.target_branch));
         if (!required) {
@@ -217,6 +236,9 @@ export class EffectRunner {
     }
   }
 }
+
+/** The effects that build or start something for a run. */
+type RunEffect = Extract<Effect, { kind: 'createTestBranch' | 'startCi' }>;
 
 /** What the engine hears when an effect's retry budget is spent; null for clean-up work. */
 function exhausted(effect: Effect, message: string, at: number): EngineEvent | null {

@@ -9,13 +9,14 @@
  * queues are taken within the lease length itself, not a third later.
  *
  * A queue this instance takes (at start-up or from an instance that stopped renewing) is handed to
- * `onAcquired` before its work resumes: that is where the dead holder's unfinished work is recovered
- * (queue-takeover.ts). A stopping instance gives its leases up, so that another takes them at once.
+ * `onAcquired`, with the instances that held the taken leases before, before its work resumes: that
+ * is where the dead holders' unfinished work is recovered (queue-takeover.ts). A stopping instance
+ * gives its leases up, so that another takes them at once.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database } from '../store/database.js';
+import type { Database, QueueLeaseRow } from '../store/database.js';
 import { acquireQueueLeases, listQueueIds, listQueueLeases, releaseQueueLeases } from '../store/queue-leases.js';
 import type { Clock } from './clock.js';
 
@@ -44,8 +45,11 @@ export class QueueLeases {
   /** The extra round when the earliest lease held elsewhere expires. */
   private expiryTimer: NodeJS.Timeout | null = null;
   private stopped = false;
-  /** Queues newly taken by this instance; they count as held only once this resolves. */
-  onAcquired: (queueIds: string[]) => Promise<void> = async () => {};
+  /**
+   * Queues newly taken by this instance, and the other instances whose (expired) leases of them were
+   * taken; the queues count as held only once this resolves.
+   */
+  onAcquired: (queueIds: string[], formerHolders: string[]) => Promise<void> = async () => {};
 
   constructor(private readonly deps: QueueLeasesDeps) {
     this.instanceId = deps.instanceId ?? randomUUID();
@@ -127,7 +131,9 @@ export class QueueLeases {
     const until = now + this.ttlMs;
     const ids = only ?? (await listQueueIds(db));
     let holding: string[];
+    let before: QueueLeaseRow[];
     try {
+      before = await listQueueLeases(db);
       holding = await acquireQueueLeases(db, ids, this.instanceId, now, until);
     } catch (err) {
       logger?.warn({ err }, 'queue leases could not be renewed');
@@ -142,9 +148,10 @@ export class QueueLeases {
     for (const id of holding) if (!fresh.includes(id)) this.held.set(id, until);
     if (only === null && this.timer) await this.watchForeignLeases(now);
     if (fresh.length === 0) return;
-    logger?.info({ queues: fresh, instance: this.instanceId }, 'queue leases taken');
+    const formerHolders = [...new Set(before.filter((l) => fresh.includes(l.queue_id) && l.holder !== this.instanceId).map((l) => l.holder))];
+    logger?.info({ queues: fresh, instance: this.instanceId, from: formerHolders }, 'queue leases taken');
     try {
-      await this.onAcquired(fresh);
+      await this.onAcquired(fresh, formerHolders);
       for (const id of fresh) this.held.set(id, until);
     } catch (err) {
       // Held in the store but not here: the next round finds them fresh again and retries the recovery.

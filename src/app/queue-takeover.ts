@@ -4,14 +4,19 @@
  * 1. Effects the old holder claimed and never finished are due again at once (store: releaseForeignClaims).
  *    Every effect is safe to repeat: a test branch is rebuilt to the same commit, a merge already on
  *    the target is recognised as done, CI of a run is started at most once per instance.
+ *    They keep their place in the order of their run (store/effects.ts), so a taken-back effect
+ *    never runs after its run's later effects, e.g. its clean-up.
  * 2. Runs in progress whose built-in CI ran in another instance lost their command with it: a run the
  *    statuses already settle gets its outcome; any other gets its `startCi` effect issued again, so
  *    this instance's CI runs it (and records itself as the run's CI instance).
- * 3. Test branches no queue of the repository needs any more (of finished or cancelled runs, or of
+ * 3. Webhook deliveries the former holders had in flight are due again at once (store:
+ *    releaseDeliveryClaims) rather than after their 75 s reservation; messages of a PR still go out
+ *    one after the other, the released one first.
+ * 4. Test branches no queue of the repository needs any more (of finished or cancelled runs, or of
  *    runs the store does not know) are deleted from the forge (test-branch-reconcile.ts).
- * 4. The CI adapter removes what an earlier process on this data dir left behind (`CiPort.cleanUp`:
+ * 5. The CI adapter removes what an earlier process on this data dir left behind (`CiPort.cleanUp`:
  *    work trees of runs not running here, CI processes still alive).
- * Steps 3 and 4 are best effort: what fails is logged, and the next takeover or start tries again.
+ * Steps 4 and 5 are best effort: what fails is logged, and the next takeover or start tries again.
  * The rest of the forge side is reconciled by the poller as usual (target head, PR heads).
  */
 import type { Kysely } from 'kysely';
@@ -19,6 +24,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../store/database.js';
 import { releaseForeignClaims, reissueEffect } from '../store/effects.js';
 import { findRunRow, listRunsWithForeignCi } from '../store/test-runs.js';
+import { releaseDeliveryClaims } from '../store/webhooks.js';
 import type { Adapters } from './adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
 import type { Clock } from './clock.js';
@@ -33,8 +39,10 @@ export interface TakeoverDeps {
   logger?: Logger;
 }
 
-export async function takeOverQueues(deps: TakeoverDeps, queueIds: readonly string[]): Promise<void> {
+export async function takeOverQueues(deps: TakeoverDeps, queueIds: readonly string[], formerHolders: readonly string[]): Promise<void> {
   const { db, clock, ciOutcome, instanceId, logger } = deps;
+  const deliveries = await releaseDeliveryClaims(db, formerHolders.filter((id) => id !== instanceId), clock.now());
+  if (deliveries > 0) logger?.info({ from: formerHolders, deliveries }, 'resending webhook deliveries of an instance taken over');
   for (const queueId of queueIds) {
     const released = await releaseForeignClaims(db, queueId, instanceId, clock.now());
     const restarted: string[] = [];

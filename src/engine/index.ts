@@ -7,5 +7,6 @@ export { validateConfigPatch } from './config-validation.js';
 export { newQueueSnapshot, DEFAULT_QUEUE_CONFIG } from './config.js';
 export { waitsToStart } from './direct-merge.js';
 export { runsInUse } from './settle.js';
+export { isInFlight } from './runs.js';
 export { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY, type AdaptiveStatus } from './adaptive.js';
 export * from './types.js';

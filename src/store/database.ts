@@ -130,6 +130,8 @@ export interface EffectsTable {
   updated_at: number;
   /** Instance id of the runner that claimed the row while it is being executed; null otherwise. */
   claimed_by: Generated<string | null>;
+  /** The chain the effect keeps its place in (store/effects.ts: `run:<id>`, `events`); null for none. */
+  order_key: string | null;
 }
 
 export interface QueueEventsTable {
@@ -193,6 +195,8 @@ export interface WebhookMessagesTable {
   manual: number;
   /** When the next attempt is due (pending), pushed forward by a lease while an attempt is in flight. */
   next_attempt_at: number;
+  /** Instance id of the worker whose attempt is in flight; null otherwise. */
+  claimed_by: Generated<string | null>;
   last_status_code: number | null;
   last_error: string | null;
   delivered_at: number | null;

@@ -79,12 +79,30 @@ export async function selectDueMessageIds(db: Kysely<Database>, now: number, lim
   return rows.map((r) => Number(r.id));
 }
 
-/** Claims messages until `until` (their next attempt moves there) and returns them. */
-export async function leaseMessages(db: Kysely<Database>, ids: number[], now: number, until: number): Promise<WebhookMessageRow[]> {
+/**
+ * Claims messages for `claimedBy` (an instance id) until `until` (their next attempt moves there) and
+ * returns them.
+ */
+export async function leaseMessages(
+  db: Kysely<Database>, ids: number[], now: number, until: number, claimedBy: string | null = null,
+): Promise<WebhookMessageRow[]> {
   if (ids.length === 0) return [];
-  await db.updateTable('webhook_messages').set({ next_attempt_at: until, updated_at: now })
+  await db.updateTable('webhook_messages').set({ next_attempt_at: until, updated_at: now, claimed_by: claimedBy })
     .where('id', 'in', ids).where('status', '=', 'pending').execute();
   return db.selectFrom('webhook_messages').selectAll().where('id', 'in', ids).where('status', '=', 'pending').orderBy('id').execute();
+}
+
+/**
+ * Makes the pending messages claimed by any of `instances` due at `now`: their attempts died with
+ * those instances (at least once: one may have reached its receiver; the webhook-id stays the same).
+ * Returns how many came back.
+ */
+export async function releaseDeliveryClaims(db: Kysely<Database>, instances: readonly string[], now: number): Promise<number> {
+  if (instances.length === 0) return 0;
+  const r = await db.updateTable('webhook_messages').set({ next_attempt_at: now, claimed_by: null, updated_at: now })
+    .where('status', '=', 'pending').where('claimed_by', 'in', [...instances])
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
 }
 
 export async function updateMessage(

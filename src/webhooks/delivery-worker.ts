@@ -7,8 +7,10 @@
  * - retries after a failure: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the previous attempt (8
  *   attempts in all, the first immediately), then the message is given up (`failed`);
  * - an endpoint whose attempts have all failed for 5 days is disabled, its pending messages given up;
- * - at least once: a message is claimed with a lease (its next attempt moves past the timeout), so a
- *   crash mid-attempt means it is attempted again; the `webhook-id` is the same on every attempt;
+ * - at least once: a message is claimed with a lease (its next attempt moves past the timeout) and
+ *   this instance's id, so a crash mid-attempt means it is attempted again: once the lease runs out,
+ *   or sooner, when another instance takes the dead one's queues over and hands its claims back
+ *   (queue-takeover.ts); the `webhook-id` is the same on every attempt;
  * - in order per PR: a message waits while an earlier one of its order key (fan-out.ts) is pending.
  *
  * Every attempt is recorded in webhook_attempts. Time comes from the injected Clock; timers only
@@ -50,6 +52,8 @@ export interface DeliveryWorkerDeps {
   idlePollMs?: number;
   /** Messages attempted side by side at most. */
   concurrency?: number;
+  /** This instance's id, recorded on the messages it claims. */
+  instanceId?: string;
 }
 
 interface Outcome {
@@ -101,7 +105,7 @@ export class WebhookDeliveryWorker {
     const now = clock.now();
     const lease = now + this.timeoutMs + MINUTE;
     const claimed = await db.transaction().execute(async (trx) =>
-      leaseMessages(trx, await selectDueMessageIds(trx, now, this.deps.concurrency ?? 16), now, lease));
+      leaseMessages(trx, await selectDueMessageIds(trx, now, this.deps.concurrency ?? 16), now, lease, this.deps.instanceId ?? null));
     await Promise.all(claimed.map((m) => this.attempt(m).catch((err: unknown) => {
       this.deps.logger?.error({ err, message: m.message_id }, 'webhook attempt could not be recorded');
     })));
@@ -112,7 +116,9 @@ export class WebhookDeliveryWorker {
     const { db, clock, logger } = this.deps;
     const subscription = await findSubscription(db, message.subscription_id);
     if (!subscription || subscription.enabled !== 1) {
-      await updateMessage(db, message.message_id, { status: 'failed', last_error: 'the endpoint is disabled', updated_at: clock.now() });
+      await updateMessage(db, message.message_id, {
+        status: 'failed', last_error: 'the endpoint is disabled', claimed_by: null, updated_at: clock.now(),
+      });
       return;
     }
     const at = clock.now();
@@ -125,7 +131,8 @@ export class WebhookDeliveryWorker {
     const attempts = message.attempts + 1;
     if (outcome.success) {
       await updateMessage(db, message.message_id, {
-        status: 'delivered', attempts, manual: 0, delivered_at: now, last_status_code: outcome.statusCode, last_error: null, updated_at: now,
+        status: 'delivered', attempts, manual: 0, delivered_at: now, last_status_code: outcome.statusCode, last_error: null, claimed_by: null,
+        updated_at: now,
       });
       if (subscription.failing_since !== null) await updateSubscription(db, subscription.id, { failing_since: null, updated_at: now });
       logger?.debug({ message: message.message_id, url: subscription.url, status: outcome.statusCode }, 'webhook delivered');
@@ -135,7 +142,7 @@ export class WebhookDeliveryWorker {
     await updateMessage(db, message.message_id, {
       status: giveUp ? 'failed' : 'pending', attempts, manual: 0,
       next_attempt_at: giveUp ? now : now + RETRY_DELAYS_MS[attempts - 1]!,
-      last_status_code: outcome.statusCode, last_error: outcome.error, updated_at: now,
+      last_status_code: outcome.statusCode, last_error: outcome.error, claimed_by: null, updated_at: now,
     });
     logger?.warn({ message: message.message_id, url: subscription.url, status: outcome.statusCode, err: outcome.error, attempts },
       giveUp ? 'webhook delivery failed; giving up' : 'webhook delivery failed; will retry');

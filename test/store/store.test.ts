@@ -6,7 +6,7 @@ import { listCiStatuses, upsertCiStatus } from '../../src/store/ci-statuses.js';
 import type { Db } from '../../src/store/connect.js';
 import {
   completeEffect, failEffect, hasEffectActivitySince, insertEffects, leaseEffects, listEffects, nextEffectRunAt,
-  rescheduleEffect, selectDueEffectIds, selectQueuesWithDueEffects,
+  releaseForeignClaims, rescheduleEffect, selectDueEffectIds, selectQueuesWithDueEffects,
 } from '../../src/store/effects.js';
 import {
   findEntry, findEntryById, listActiveEntries, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage, upsertEntries,
@@ -233,6 +233,41 @@ describe.each(databases)('store on $name', (database) => {
     await failEffect(db, w1!.id, 'gave up', 600);
     expect((await listEffects(db, 'q1'))[0]).toMatchObject({ status: 'failed', last_error: 'gave up' });
     expect(await nextEffectRunAt(db)).toBeNull();
+  });
+
+  it('effects: one chain at a time in emission order, however the earlier one is held up; chains and wake-ups independent', async () => {
+    const create = (run: string): Effect => ({ kind: 'createTestBranch', key: `${run}:create`, runId: run, branch: `b/${run}`, baseSha: 's', prs: [] });
+    const remove = (run: string): Effect => ({ kind: 'deleteTestBranch', key: `${run}:delete`, runId: run, branch: `b/${run}` });
+    await db.transaction().execute((trx) => insertEffects(trx, 'q1', [
+      { effect: create('a'), runAt: 100 }, { effect: create('b'), runAt: 100 }, { effect: wakeup('w', 100), runAt: 100 },
+      { effect: remove('a'), runAt: 100 },
+    ], 100));
+    const keys = async (ids: number[]) => (await listEffects(db, 'q1')).filter((e) => ids.includes(e.id)).map((e) => e.key);
+    const due = (now: number) => db.transaction().execute((trx) => selectDueEffectIds(trx, now, 10, 'q1'));
+    // a:delete waits behind a:create; the other chains do not.
+    expect(await keys(await due(100))).toEqual(['a:create', 'b:create', 'w']);
+    const [aCreate] = await listEffects(db, 'q1');
+
+    // Claimed by an instance (here one that dies): a:delete still waits, even once due by its own time.
+    await db.transaction().execute((trx) => leaseEffects(trx, [aCreate!.id], 100 + 600_000, 'dead'));
+    expect(await keys(await due(200))).toEqual(['b:create', 'w']);
+    expect(await nextEffectRunAt(db)).toBe(100);
+    // Taken back by the queue's new holder: due at once, still before a:delete.
+    expect(await releaseForeignClaims(db, 'q1', 'alive', 300)).toBe(1);
+    expect(await keys(await due(300))).toEqual(['a:create', 'b:create', 'w']);
+
+    // Waiting for a retry: a:delete waits too, and the next due time is the retry's.
+    await rescheduleEffect(db, aCreate!.id, 5_000, 'boom', 300);
+    await completeEffect(db, (await listEffects(db, 'q1'))[1]!.id, 300);
+    await completeEffect(db, (await listEffects(db, 'q1'))[2]!.id, 300);
+    expect(await due(4_999)).toEqual([]);
+    expect(await selectQueuesWithDueEffects(db, 4_999, [])).toEqual([]);
+    expect(await nextEffectRunAt(db)).toBe(5_000);
+    expect(await keys(await due(5_000))).toEqual(['a:create']);
+
+    // Done (or given up): the next of the chain may go.
+    await completeEffect(db, aCreate!.id, 5_000);
+    expect(await keys(await due(5_000))).toEqual(['a:delete']);
   });
 
   it('queue events: stored once per key, in order', async () => {

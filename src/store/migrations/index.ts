@@ -11,6 +11,8 @@ import { queueLeases } from './004-queue-leases.js';
 import { githubDeliveries } from './005-github-deliveries.js';
 import { entryHeadBranch } from './006-entry-head-branch.js';
 import { queueManagement } from './007-queue-management.js';
+import { effectOrder } from './008-effect-order.js';
+import { deliveryClaims } from './009-delivery-claims.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
@@ -20,6 +22,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '005-github-deliveries': githubDeliveries,
   '006-entry-head-branch': entryHeadBranch,
   '007-queue-management': queueManagement,
+  '008-effect-order': effectOrder,
+  '009-delivery-claims': deliveryClaims,
 };
 
 /**
