@@ -5,7 +5,8 @@
 import { Command } from 'commander';
 import { loadConfig, type GreenlineConfig } from '../config.js';
 import { connect, type Db } from '../store/connect.js';
-import { findOrgById, findOrgByName } from '../store/orgs.js';
+import type { OrgRow } from '../store/database.js';
+import { findOrgById, findOrgByName, listOrgNames } from '../store/orgs.js';
 import { migrateToLatest } from '../store/migrations/index.js';
 
 export interface StoreFlags {
@@ -45,8 +46,7 @@ export async function withStore<T>(flags: StoreFlags, work: (db: Db) => Promise<
 export async function orgsForListing(db: Db, name: string | undefined): Promise<{
   filter: string | undefined; nameOf: (orgId: string) => Promise<string>;
 }> {
-  const org = name === undefined ? undefined : await findOrgByName(db, name);
-  if (name !== undefined && !org) throw new Error(`Organization ${name} does not exist`);
+  const org = name === undefined ? undefined : await existingOrg(db, name);
   const names = new Map<string, string>();
   return {
     filter: org?.id,
@@ -55,4 +55,16 @@ export async function orgsForListing(db: Db, name: string | undefined): Promise<
       return names.get(orgId)!;
     },
   };
+}
+
+/**
+ * The organization named `name`; when there is none, an error naming the existing organizations
+ * (a typo shows at once) followed by `instead`, what else the user may do.
+ */
+export async function existingOrg(db: Db, name: string, instead = ''): Promise<OrgRow> {
+  const org = await findOrgByName(db, name);
+  if (org) return org;
+  const names = await listOrgNames(db);
+  const existing = names.length === 0 ? 'there is no organization yet' : `existing organizations: ${names.join(', ')}`;
+  throw new Error(`Organization ${name} does not exist (${existing})${instead ? `; ${instead}` : ''}`);
 }

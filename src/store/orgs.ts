@@ -18,3 +18,8 @@ export async function countOrgs(db: Kysely<Database>): Promise<number> {
   const row = await db.selectFrom('orgs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** Names of every organization, sorted. */
+export async function listOrgNames(db: Kysely<Database>): Promise<string[]> {
+  return (await db.selectFrom('orgs').select('name').orderBy('name').execute()).map((r) => r.name);
+}

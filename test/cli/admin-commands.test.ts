@@ -25,7 +25,7 @@ async function authenticates(token: string): Promise<string | null> {
 
 describe('greenline token', () => {
   it('create prints the new token alone on the last line; it authenticates for its org', async () => {
-    const r = await runCli(['token', 'create', '--org', 'acme', '--name', 'ci', '--data-dir', dir]);
+    const r = await runCli(['token', 'create', '--org', 'acme', '--create-org', '--name', 'ci', '--data-dir', dir]);
     expect(r.code).toBe(0);
     const token = lastLine(r.stdout);
     expect(token).toMatch(/^gl_[A-Za-z0-9_-]{43}$/);
@@ -33,7 +33,7 @@ describe('greenline token', () => {
   });
 
   it('list shows tokens without secrets; revoke stops a token from authenticating', async () => {
-    const created = await runCli(['token', 'create', '--org', 'beta', '--data-dir', dir]);
+    const created = await runCli(['token', 'create', '--org', 'beta', '--create-org', '--data-dir', dir]);
     const token = lastLine(created.stdout);
     const id = /Created token (\S+)/.exec(created.stdout)![1]!;
     const list = await runCli(['token', 'list', '--org', 'beta', '--data-dir', dir]);
@@ -47,6 +47,24 @@ describe('greenline token', () => {
     const again = await runCli(['token', 'revoke', id, '--data-dir', dir]);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/No active token has id/);
+  });
+
+  it('create for an unknown organization fails, lists the existing ones and names --create-org; it creates nothing', async () => {
+    const empty = join(dir, 'empty');
+    const none = await runCli(['token', 'create', '--org', 'acme', '--data-dir', empty]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe('error: Organization acme does not exist (there is no organization yet); '
+      + 'pass --create-org to create it (greenline token create --org acme --create-org)\n');
+
+    await runCli(['token', 'create', '--org', 'acme', '--create-org', '--data-dir', empty]);
+    await runCli(['token', 'create', '--org', 'zeta', '--create-org', '--data-dir', empty]);
+    const typo = await runCli(['token', 'create', '--org', 'acmee', '--data-dir', empty]);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toBe('error: Organization acmee does not exist (existing organizations: acme, zeta); '
+      + 'pass --create-org to create it (greenline token create --org acmee --create-org)\n');
+    const list = await runCli(['token', 'list', '--data-dir', empty]);
+    expect(list.stdout).not.toContain('acmee');
+    expect(list.stdout.trimEnd().split('\n')).toHaveLength(2);
   });
 
   it('create without --org fails with a message', async () => {
