@@ -117,7 +117,7 @@ Examples:
       let token: string;
       try {
         await migrateToLatest(db);
-        token = (await bootstrap(db, Date.now()))!.token;
+        token = (await bootstrap(db, Date.now())).token!; // a new data dir holds no token yet
         await connectRepo(db, { org: 'default', slug: DEMO_REPO_SLUG, forge: 'git', remote: repo.remote, ciCommand: 'sh ./test.sh' }, Date.now());
       } finally {
         await db.destroy();

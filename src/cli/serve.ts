@@ -31,7 +31,7 @@ function bootstrapBanner(token: string): string {
 
 export function serveCommand(): Command {
   return withStoreOptions(new Command('serve'))
-    .description('run the merge queue server (on first start: creates org "default" and prints a bootstrap token once)')
+    .description('run the merge queue server (on a start where the database holds no active API token: creates one for org "default", created when missing, and prints it once)')
     .option('--port <port>', 'TCP port to listen on (default 8080; 0 = any free port)')
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .addOption(new Option('--enum-case <case>', 'spelling of states on the wire').choices(['upper', 'lower']))
