@@ -17,8 +17,7 @@ import type { GreenlineConfig } from './config.js';
 import { OperatorMetrics } from './metrics/operator-metrics.js';
 import { createOperatorMetricsServer, type OperatorMetricsServer } from './metrics/operator-server.js';
 import { redact } from './redact.js';
-import { connect, type Db } from './store/connect.js';
-import { migrateToLatest } from './store/migrations/index.js';
+import { openStore, type Db } from './store/connect.js';
 import { UrlPolicy } from './webhooks/url-policy.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -77,8 +76,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
     },
     async start() {
       try {
-        db = connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-        await migrateToLatest(db);
+        db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
         const boot = await bootstrap(db, systemClock.now());
         if (boot.token === null) logger.info(tokenHint(boot.orgs, config));
         const git = createGitForge({ dataDir: config.dataDir, logger: logger.child({ part: 'git' }) });

@@ -4,10 +4,9 @@
  */
 import { Command } from 'commander';
 import { loadConfig, type GreenlineConfig } from '../config.js';
-import { connect, type Db } from '../store/connect.js';
+import { openStore, type Db } from '../store/connect.js';
 import type { OrgRow } from '../store/database.js';
 import { findOrgById, findOrgByName, listOrgNames } from '../store/orgs.js';
-import { migrateToLatest } from '../store/migrations/index.js';
 
 export interface StoreFlags {
   dataDir?: string;
@@ -27,12 +26,11 @@ export function configFrom(flags: StoreFlags & Partial<Record<keyof GreenlineCon
   return loadConfig({ flags: values, ...(config !== undefined ? { configPath: config } : {}) });
 }
 
-/** Opens and migrates the store named by the flags, runs `work`, and closes the store. */
+/** Opens the store named by the flags (openStore), runs `work`, and closes the store. */
 export async function withStore<T>(flags: StoreFlags, work: (db: Db) => Promise<T>): Promise<T> {
   const cfg = configFrom({ dataDir: flags.dataDir, databaseUrl: flags.databaseUrl, ...(flags.config ? { config: flags.config } : {}) });
-  const db = connect({ databaseUrl: cfg.databaseUrl, dataDir: cfg.dataDir });
+  const db = await openStore({ databaseUrl: cfg.databaseUrl, dataDir: cfg.dataDir });
   try {
-    await migrateToLatest(db);
     return await work(db);
   } finally {
     await db.destroy();

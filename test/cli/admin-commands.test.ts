@@ -1,6 +1,10 @@
-/** `greenline token …` and `greenline repo …` as real processes on a real SQLite data dir. */
+/**
+ * `greenline token …` and `greenline repo …` as real processes on a real SQLite data dir, and the
+ * admin commands and `serve` on a PostgreSQL server that cannot be reached.
+ */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -145,5 +149,24 @@ describe('greenline repo', () => {
     const r = await runCli(['repo', 'list', '--data-dir', dir], { GREENLINE_DATADIR: '/x' });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/GREENLINE_DATADIR/);
+  });
+});
+
+describe('a PostgreSQL server that cannot be reached', () => {
+  it('serve and the admin commands say they could not connect, to which URL (no password), why, and what to check', async () => {
+    const server = createNetServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const url = `postgres://greenline:s3cret@127.0.0.1:${port}/greenline`;
+    const expected = `error: Could not connect to the database at postgres://greenline:***@127.0.0.1:${port}/greenline: `
+      + `connect ECONNREFUSED 127.0.0.1:${port}. Check that PostgreSQL is running and listens on that host and port, `
+      + 'and that the URL is right (the URL comes from --database-url, GREENLINE_DATABASE_URL or databaseUrl in greenline.yaml).\n';
+    const [serve, tokens, fromEnv] = await Promise.all([
+      runCli(['serve', '--port', '0', '--data-dir', join(dir, 'pg-down'), '--database-url', url]),
+      runCli(['token', 'list', '--database-url', url]),
+      runCli(['repo', 'list'], { GREENLINE_DATABASE_URL: url }),
+    ]);
+    for (const r of [serve, tokens, fromEnv]) expect(r).toMatchObject({ code: 1, stderr: expected });
   });
 });
