@@ -35,9 +35,20 @@ export interface Server {
   readonly operatorMetricsUrl: string | null;
 }
 
-export function createLogger(level: GreenlineConfig['logLevel']): Logger {
-  return process.stdout.isTTY
-    ? pino({ level, transport: { target: 'pino-pretty', options: { destination: 2 } } })
+/**
+ * How the logs are written: `logFormat`, where `auto` means pretty lines when they go to a terminal
+ * (stderr, where the logs are written, is a TTY), JSON lines otherwise (a file, a pipe, a log collector).
+ */
+export function logFormatFor(stderrIsTTY: boolean, format: GreenlineConfig['logFormat']): 'pretty' | 'json' {
+  if (format !== 'auto') return format;
+  return stderrIsTTY ? 'pretty' : 'json';
+}
+
+/** The server's logger, on stderr (stdout carries the bootstrap token and the address). */
+export function createLogger(config: Pick<GreenlineConfig, 'logLevel' | 'logFormat'>, stderrIsTTY = process.stderr.isTTY === true): Logger {
+  const level = config.logLevel;
+  return logFormatFor(stderrIsTTY, config.logFormat) === 'pretty'
+    ? pino({ level, transport: { target: 'pino-pretty', options: { destination: 2, colorize: stderrIsTTY } } })
     : pino({ level }, pino.destination(2));
 }
 
@@ -49,7 +60,7 @@ export function tokenHint(orgs: readonly string[], config: Pick<GreenlineConfig,
     + (orgs.length === 1 ? '' : ` (organizations: ${orgs.join(', ')})`);
 }
 
-export function createServer(config: Readonly<GreenlineConfig>, logger: Logger = createLogger(config.logLevel)): Server {
+export function createServer(config: Readonly<GreenlineConfig>, logger: Logger = createLogger(config)): Server {
   let db: Db | null = null;
   let app: App | null = null;
   let ci: { stop(): Promise<void> } | null = null;

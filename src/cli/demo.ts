@@ -122,7 +122,7 @@ Examples:
       }
       say(`[3/5] Connected ${DEMO_REPO_SLUG} (forge git, CI command "sh ./test.sh")`);
 
-      const logger = createLogger(config.logLevel);
+      const logger = createLogger(config);
       const server = createServer(config, logger);
       try {
         await server.start();

@@ -86,6 +86,18 @@ describe('greenline serve', () => {
     expect(await second.exited).toBe(0);
   });
 
+  it('logs JSON lines to a pipe, and pretty lines with --log-format pretty', async () => {
+    const json = await serve(join(dir, 'logs'), ['--log-level', 'info']);
+    const pretty = await serve(join(dir, 'logs-pretty'), ['--log-level', 'info', '--log-format', 'pretty']);
+    for (const s of [json, pretty]) {
+      s.child.kill('SIGTERM');
+      expect(await s.exited).toBe(0);
+    }
+    const listening = (s: Running) => s.stderr().split('\n').find((line) => line.includes('Server listening at'))!;
+    expect(JSON.parse(listening(json))).toMatchObject({ level: 30, msg: `Server listening at ${json.url}` });
+    expect(listening(pretty)).toMatch(new RegExp(`^\\[[0-9:.]+\\] INFO \\(\\d+\\): Server listening at ${pretty.url}$`));
+  });
+
   it('fails with a clear message when the port is taken', async () => {
     const a = await serve(join(dir, 'port-a'));
     const port = new URL(a.url).port;
