@@ -30,11 +30,6 @@ export async function findOrgById(db: Kysely<Database>, id: string): Promise<Org
   return db.selectFrom('orgs').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function countOrgs(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom('orgs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 /** Names of every organization, sorted. */
 export async function listOrgNames(db: Kysely<Database>): Promise<string[]> {
   return (await db.selectFrom('orgs').select('name').orderBy('name').execute()).map((r) => r.name);
