@@ -10,6 +10,7 @@
  * | databaseUrl         | GREENLINE_DATABASE_URL          | SQLite at dataDir/greenline.db |
  * | enumCase            | GREENLINE_ENUM_CASE             | upper          |
  * | logLevel            | GREENLINE_LOG_LEVEL             | info           |
+ * | logFormat           | GREENLINE_LOG_FORMAT            | auto           |
  * | pollIntervalSeconds | GREENLINE_POLL_INTERVAL_SECONDS | 15             |
  * | ciMaxParallel       | GREENLINE_CI_MAX_PARALLEL       | 2              |
  * | leaseTtlSeconds     | GREENLINE_LEASE_TTL_SECONDS     | 15             |
@@ -43,6 +44,8 @@ export interface GreenlineConfig {
   /** Spelling of states on the wire: the spec's UPPERCASE, or Trunk's current lowercase. */
   enumCase: 'upper' | 'lower';
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Server logs (on stderr): `pretty` lines for people, `json` lines for machines, `auto` = pretty on a terminal. */
+  logFormat: 'auto' | 'pretty' | 'json';
   pollIntervalSeconds: number;
   ciMaxParallel: number;
   /**
@@ -81,6 +84,7 @@ export const DEFAULT_CONFIG: Readonly<GreenlineConfig> = Object.freeze({
   databaseUrl: null,
   enumCase: 'upper',
   logLevel: 'info',
+  logFormat: 'auto',
   pollIntervalSeconds: 15,
   ciMaxParallel: 2,
   leaseTtlSeconds: 15,
@@ -194,6 +198,7 @@ export function validateConfig(input: Record<string, unknown>): Readonly<Greenli
     databaseUrl: url as string | null,
     enumCase: oneOf('enumCase', merged.enumCase, ['upper', 'lower'] as const),
     logLevel: oneOf('logLevel', merged.logLevel, LOG_LEVELS) as GreenlineConfig['logLevel'],
+    logFormat: oneOf('logFormat', merged.logFormat, ['auto', 'pretty', 'json'] as const),
     pollIntervalSeconds: integer('pollIntervalSeconds', merged.pollIntervalSeconds, 1, 86_400),
     ciMaxParallel: integer('ciMaxParallel', merged.ciMaxParallel, 1, 256),
     leaseTtlSeconds: integer('leaseTtlSeconds', merged.leaseTtlSeconds, 1, 3_600),

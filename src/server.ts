@@ -18,14 +18,17 @@ import { bootstrap } from './app/org-admin.js';
 import type { GreenlineConfig } from './config.js';
 import { OperatorMetrics } from './metrics/operator-metrics.js';
 import { createOperatorMetricsServer, type OperatorMetricsServer } from './metrics/operator-server.js';
-import { connect, type Db } from './store/connect.js';
-import { migrateToLatest } from './store/migrations/index.js';
+import { redact } from './redact.js';
+import { openStore, type Db } from './store/connect.js';
 import { UrlPolicy } from './webhooks/url-policy.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface Server {
-  /** Opens everything and listens; returns the bootstrap token on the very first start, else null. */
+  /**
+   * Opens everything and listens; returns the bootstrap token when the database held no active API
+   * token (see bootstrap), else null (and logs how to create one).
+   */
   start(): Promise<{ bootstrapToken: string | null }>;
   stop(): Promise<void>;
   /** The address the server listens on (valid after start). */
@@ -34,17 +37,36 @@ export interface Server {
   readonly operatorMetricsUrl: string | null;
 }
 
-export function createLogger(level: GreenlineConfig['logLevel']): Logger {
-  return process.stdout.isTTY
-    ? pino({ level, transport: { target: 'pino-pretty', options: { destination: 2 } } })
+/**
+ * How the logs are written: `logFormat`, where `auto` means pretty lines when they go to a terminal
+ * (stderr, where the logs are written, is a TTY), JSON lines otherwise (a file, a pipe, a log collector).
+ */
+export function logFormatFor(stderrIsTTY: boolean, format: GreenlineConfig['logFormat']): 'pretty' | 'json' {
+  if (format !== 'auto') return format;
+  return stderrIsTTY ? 'pretty' : 'json';
+}
+
+/** The server's logger, on stderr (stdout carries the bootstrap token and the address). */
+export function createLogger(config: Pick<GreenlineConfig, 'logLevel' | 'logFormat'>, stderrIsTTY = process.stderr.isTTY === true): Logger {
+  const level = config.logLevel;
+  return logFormatFor(stderrIsTTY, config.logFormat) === 'pretty'
+    ? pino({ level, transport: { target: 'pino-pretty', options: { destination: 2, colorize: stderrIsTTY } } })
     : pino({ level }, pino.destination(2));
+}
+
+/** The log line of a start that created no token: how to create one, on this server's store. */
+export function tokenHint(orgs: readonly string[], config: Pick<GreenlineConfig, 'dataDir' | 'databaseUrl'>): string {
+  const org = orgs.length === 1 ? orgs[0]! : '<org>';
+  const store = config.databaseUrl === null ? `--data-dir ${config.dataDir}` : `--database-url ${redact(config.databaseUrl)}`;
+  return `API tokens exist, so no bootstrap token is printed; create another with: greenline token create --org ${org} --name <label> ${store}`
+    + (orgs.length === 1 ? '' : ` (organizations: ${orgs.join(', ')})`);
 }
 
 /**
  * `config` comes from `loadConfig`, which makes its paths absolute: git and the CI runner's commands
  * run in other directories, where a relative data dir would name another place.
  */
-export function createServer(config: Readonly<GreenlineConfig>, logger: Logger = createLogger(config.logLevel)): Server {
+export function createServer(config: Readonly<GreenlineConfig>, logger: Logger = createLogger(config)): Server {
   if (!isAbsolute(config.dataDir)) {
     throw new Error(`dataDir must be an absolute path, got "${config.dataDir}": build the configuration with loadConfig, which resolves relative paths`);
   }
@@ -74,9 +96,9 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
     },
     async start() {
       try {
-        db = connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-        await migrateToLatest(db);
-        const first = await bootstrap(db, systemClock.now());
+        db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+        const boot = await bootstrap(db, systemClock.now());
+        if (boot.token === null) logger.info(tokenHint(boot.orgs, config));
         const git = createGitForge({ dataDir: config.dataDir, logger: logger.child({ part: 'git' }) });
         const github = gitHubForgeFromConfig(config, logger.child({ part: 'github' }));
         if (github && !config.githubWebhookSecret) logger.warn('the github forge is configured without githubWebhookSecret: CI results of GitHub checks, comments and labels are not received');
@@ -114,7 +136,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
           operator = createOperatorMetricsServer(metrics, { host: config.operatorMetricsHost, port: config.operatorMetricsPort! });
           operatorMetricsUrl = await operator.start();
         }
-        return { bootstrapToken: first?.token ?? null };
+        return { bootstrapToken: boot.token };
       } catch (err) {
         await stop().catch(() => undefined);
         throw err;

@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database, OrgRow } from '../store/database.js';
-import { countOrgs, findOrgByName, insertOrg } from '../store/orgs.js';
+import { anyActiveToken } from '../store/api-tokens.js';
+import { findOrgByName, insertOrg, insertOrgIfMissing, listOrgNames, lockOrgByName } from '../store/orgs.js';
 import { createApiToken } from './tokens.js';
 
 const ORG_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -23,20 +24,30 @@ export async function ensureOrg(db: Kysely<Database>, name: string, at: number):
   return org;
 }
 
+/** The organization a start creates when the database holds no active token. */
+export const BOOTSTRAP_ORG = 'default';
+
+/** A token created by `bootstrap`, to show once; or, when tokens exist, the organizations there are. */
+export type BootstrapResult = { org: string; token: string } | { token: null; orgs: string[] };
+
 /**
- * On the very first start (no organization at all) creates the org `default` and a token for it.
- * Returns the token to show once, or null when the database was already set up.
+ * Run on every start. When the database holds no active API token (a first start, a start after
+ * `repo connect` or `token create` ran before any, or every token revoked), creates one for the org
+ * `default`, creating the org when missing, so that the API can be used at all.
+ *
+ * Several instances starting together on one PostgreSQL database create one token between them:
+ * each locks the org's row (lockOrgByName) and looks for an active token again while it holds the
+ * lock, so the later ones find the token the first one committed.
  */
-export async function bootstrap(db: Kysely<Database>, at: number): Promise<{ org: string; token: string } | null> {
-  if ((await countOrgs(db)) > 0) return null;
-  // Several instances starting together on one new database: one creates the org, the others find it.
-  const org: OrgRow = { id: randomUUID(), name: 'default', created_at: at };
-  try {
-    await insertOrg(db, org);
-  } catch (err) {
-    if (await findOrgByName(db, org.name)) return null;
-    throw err;
-  }
-  const { token } = await createApiToken(db, org.id, 'bootstrap', at);
-  return { org: org.name, token };
+export async function bootstrap(db: Kysely<Database>, at: number): Promise<BootstrapResult> {
+  const existing = async (): Promise<BootstrapResult> => ({ token: null, orgs: await listOrgNames(db) });
+  if (await anyActiveToken(db)) return existing();
+  const created = await db.transaction().execute(async (trx) => {
+    await insertOrgIfMissing(trx, { id: randomUUID(), name: BOOTSTRAP_ORG, created_at: at });
+    const org = (await lockOrgByName(trx, BOOTSTRAP_ORG))!;
+    if (await anyActiveToken(trx)) return null;
+    const { token } = await createApiToken(trx, org.id, 'bootstrap', at);
+    return { org: org.name, token };
+  });
+  return created ?? existing();
 }

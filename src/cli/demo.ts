@@ -109,22 +109,20 @@ Examples:
       say(`[2/5] Built the git repository ${repo.remote} with ${repo.prs.length} pull requests (refs/pull/<n>/head)`);
 
       // Loaded here, not at the top: the other commands start without loading the server.
-      const [{ connect }, { migrateToLatest }, { bootstrap }, { connectRepo }, { createLogger, createServer }] = await Promise.all([
-        import('../store/connect.js'), import('../store/migrations/index.js'), import('../app/org-admin.js'),
-        import('../app/repo-admin.js'), import('../server.js'),
+      const [{ openStore }, { bootstrap }, { connectRepo }, { createLogger, createServer }] = await Promise.all([
+        import('../store/connect.js'), import('../app/org-admin.js'), import('../app/repo-admin.js'), import('../server.js'),
       ]);
-      const db = connect({ databaseUrl: null, dataDir });
+      const db = await openStore({ databaseUrl: null, dataDir });
       let token: string;
       try {
-        await migrateToLatest(db);
-        token = (await bootstrap(db, Date.now()))!.token;
+        token = (await bootstrap(db, Date.now())).token!; // a new data dir holds no token yet
         await connectRepo(db, { org: 'default', slug: DEMO_REPO_SLUG, forge: 'git', remote: repo.remote, ciCommand: 'sh ./test.sh' }, Date.now());
       } finally {
         await db.destroy();
       }
       say(`[3/5] Connected ${DEMO_REPO_SLUG} (forge git, CI command "sh ./test.sh")`);
 
-      const logger = createLogger(config.logLevel);
+      const logger = createLogger(config);
       const server = createServer(config, logger);
       try {
         await server.start();

@@ -17,11 +17,21 @@ export interface QueueMetrics {
   meanWaitSeconds1h: number | null;
 }
 
-/** One row per (repo, branch, queue_type), from the series named in docs/api.md "Metrics". */
+/** The series a row is made of; all of them carry `queue_type`. */
+const QUEUE_SERIES = new Set([
+  'mq_depth_current', 'mq_awaiting_mergeability', 'mq_testing_slots_active', 'mq_pr_restarts_1h_total', 'mq_pr_conclusions_1h_total',
+  'mq_pr_test_duration_1h_seconds_sum', 'mq_pr_test_duration_1h_seconds_count', 'mq_pr_wait_duration_1h_seconds_sum', 'mq_pr_wait_duration_1h_seconds_count',
+]);
+
+/**
+ * One row per (repo, branch, queue_type), from the series named in docs/api.md "Metrics". Other
+ * series (per-repository ones without `queue_type`, such as greenline_bisection_runs_1h_total) make no row.
+ */
 export function summarize(samples: Sample[]): QueueMetrics[] {
   const rows = new Map<string, QueueMetrics>();
   const sums = new Map<string, number>();
   for (const { name, labels, value } of samples) {
+    if (!QUEUE_SERIES.has(name)) continue;
     const { repo = '', branch = '', queue_type: queueType = '' } = labels;
     const key = `${repo}\n${branch}\n${queueType}`;
     let row = rows.get(key);

@@ -10,6 +10,7 @@ interface ServeFlags {
   config?: string;
   enumCase?: string;
   logLevel?: string;
+  logFormat?: string;
   pollInterval?: string;
   retentionDays?: string;
   ciMaxParallel?: string;
@@ -31,11 +32,12 @@ function bootstrapBanner(token: string): string {
 
 export function serveCommand(): Command {
   return withStoreOptions(new Command('serve'))
-    .description('run the merge queue server (on first start: creates org "default" and prints a bootstrap token once)')
+    .description('run the merge queue server (on a start where the database holds no active API token: creates one for org "default", created when missing, and prints it once)')
     .option('--port <port>', 'TCP port to listen on (default 8080; 0 = any free port)')
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .addOption(new Option('--enum-case <case>', 'spelling of states on the wire').choices(['upper', 'lower']))
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
+    .addOption(new Option('--log-format <format>', 'logs on stderr: pretty lines, JSON lines, or auto (pretty on a terminal, JSON otherwise; the default)').choices(['auto', 'pretty', 'json']))
     .option('--poll-interval <seconds>', 'how often to read target branches and queued PRs from the forge (default 15)')
     .option('--ci-max-parallel <n>', 'how many built-in CI commands run at once (default 2)')
     .option('--lease-ttl <seconds>', 'length of a queue lease: when an instance dies, another takes its queues over within it (default 15)')
@@ -50,12 +52,12 @@ Examples:
     .action(async (flags: ServeFlags) => {
       const config = configFrom({
         port: flags.port, host: flags.host, dataDir: flags.dataDir, databaseUrl: flags.databaseUrl,
-        enumCase: flags.enumCase, logLevel: flags.logLevel, pollIntervalSeconds: flags.pollInterval,
+        enumCase: flags.enumCase, logLevel: flags.logLevel, logFormat: flags.logFormat, pollIntervalSeconds: flags.pollInterval,
         ciMaxParallel: flags.ciMaxParallel, leaseTtlSeconds: flags.leaseTtl, retentionDays: flags.retentionDays, ...(flags.config ? { config: flags.config } : {}),
       });
       // Loaded here, not at the top: the admin commands start without loading the server.
       const { createLogger, createServer } = await import('../server.js');
-      const logger = createLogger(config.logLevel);
+      const logger = createLogger(config);
       const server = createServer(config, logger);
       const { bootstrapToken } = await server.start();
       if (bootstrapToken) process.stdout.write(bootstrapBanner(bootstrapToken));

@@ -4,9 +4,9 @@
  */
 import { Command } from 'commander';
 import { loadConfig, type GreenlineConfig } from '../config.js';
-import { connect, type Db } from '../store/connect.js';
-import { findOrgById, findOrgByName } from '../store/orgs.js';
-import { migrateToLatest } from '../store/migrations/index.js';
+import { openStore, type Db } from '../store/connect.js';
+import type { OrgRow } from '../store/database.js';
+import { findOrgById, findOrgByName, listOrgNames } from '../store/orgs.js';
 
 export interface StoreFlags {
   dataDir?: string;
@@ -26,12 +26,11 @@ export function configFrom(flags: StoreFlags & Partial<Record<keyof GreenlineCon
   return loadConfig({ flags: values, ...(config !== undefined ? { configPath: config } : {}) });
 }
 
-/** Opens and migrates the store named by the flags, runs `work`, and closes the store. */
+/** Opens the store named by the flags (openStore), runs `work`, and closes the store. */
 export async function withStore<T>(flags: StoreFlags, work: (db: Db) => Promise<T>): Promise<T> {
   const cfg = configFrom({ dataDir: flags.dataDir, databaseUrl: flags.databaseUrl, ...(flags.config ? { config: flags.config } : {}) });
-  const db = connect({ databaseUrl: cfg.databaseUrl, dataDir: cfg.dataDir });
+  const db = await openStore({ databaseUrl: cfg.databaseUrl, dataDir: cfg.dataDir });
   try {
-    await migrateToLatest(db);
     return await work(db);
   } finally {
     await db.destroy();
@@ -45,8 +44,7 @@ export async function withStore<T>(flags: StoreFlags, work: (db: Db) => Promise<
 export async function orgsForListing(db: Db, name: string | undefined): Promise<{
   filter: string | undefined; nameOf: (orgId: string) => Promise<string>;
 }> {
-  const org = name === undefined ? undefined : await findOrgByName(db, name);
-  if (name !== undefined && !org) throw new Error(`Organization ${name} does not exist`);
+  const org = name === undefined ? undefined : await existingOrg(db, name);
   const names = new Map<string, string>();
   return {
     filter: org?.id,
@@ -55,4 +53,16 @@ export async function orgsForListing(db: Db, name: string | undefined): Promise<
       return names.get(orgId)!;
     },
   };
+}
+
+/**
+ * The organization named `name`; when there is none, an error naming the existing organizations
+ * (a typo shows at once) followed by `instead`, what else the user may do.
+ */
+export async function existingOrg(db: Db, name: string, instead = ''): Promise<OrgRow> {
+  const org = await findOrgByName(db, name);
+  if (org) return org;
+  const names = await listOrgNames(db);
+  const existing = names.length === 0 ? 'there is no organization yet' : `existing organizations: ${names.join(', ')}`;
+  throw new Error(`Organization ${name} does not exist (${existing})${instead ? `; ${instead}` : ''}`);
 }

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { ensureOrg } from '../app/org-admin.js';
 import { createApiToken } from '../app/tokens.js';
 import { listApiTokens, revokeApiToken } from '../store/api-tokens.js';
-import { orgsForListing, withStore, withStoreOptions, type StoreFlags } from './store-options.js';
+import { existingOrg, orgsForListing, withStore, withStoreOptions, type StoreFlags } from './store-options.js';
 
 export function tokenCommand(): Command {
   const token = new Command('token').description('create, list and revoke API tokens')
@@ -14,16 +14,22 @@ Examples:
   $ greenline token revoke 6f1c2a7e-…`);
 
   withStoreOptions(token.command('create'))
-    .description('create an API token for an organization (created if missing); the token is printed once, alone on the last line')
-    .requiredOption('--org <org>', 'organization the token belongs to')
+    .description('create an API token for an organization; the token is printed once, alone on the last line')
+    .requiredOption('--org <org>', 'organization the token belongs to (it must exist, unless --create-org)')
+    .option('--create-org', 'create the organization when it does not exist yet')
     .option('--name <label>', 'a label to recognise the token by', 'cli')
     .addHelpText('after', `
+An unknown organization is an error that lists the existing ones, so a typo never creates one.
+
 Examples:
   $ greenline token create --org acme --name ci
+  $ greenline token create --org newteam --create-org --name ci
   $ TOKEN=$(greenline token create --org acme --name deploy | tail -n 1)`)
-    .action(async (opts: StoreFlags & { org: string; name: string }) => {
+    .action(async (opts: StoreFlags & { org: string; name: string; createOrg?: boolean }) => {
       await withStore(opts, async (db) => {
-        const org = await ensureOrg(db, opts.org, Date.now());
+        const org = opts.createOrg
+          ? await ensureOrg(db, opts.org, Date.now())
+          : await existingOrg(db, opts.org, `pass --create-org to create it (greenline token create --org ${opts.org} --create-org)`);
         const { id, token: secret } = await createApiToken(db, org.id, opts.name, Date.now());
         process.stdout.write(`Created token ${id} "${opts.name}" for organization ${org.name}. It is shown only this once:\n${secret}\n`);
       });

@@ -49,9 +49,15 @@ export function networkErrorOf(url: string, err: unknown, timeoutMs: number): Gr
   if (err instanceof Error && err.name === 'TimeoutError') {
     return new GreenlineNetworkError(url, 'TIMEOUT', `No answer from ${url} within ${timeoutMs} ms`, { cause: err });
   }
-  // Node's fetch rejects with TypeError('fetch failed') whose cause carries the system error.
-  const cause = err instanceof Error ? (err.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
-  const code = typeof cause?.code === 'string' ? cause.code : 'NETWORK';
-  const detail = typeof cause?.message === 'string' ? cause.message : err instanceof Error ? err.message : String(err);
+  // Node's fetch rejects with TypeError('fetch failed') whose cause carries the system error. A host
+  // with several addresses (localhost: ::1 and 127.0.0.1) fails with an AggregateError of one error per
+  // address, with an empty message and, in some Node 20 releases, no code: the first attempt tells.
+  const cause = err instanceof Error ? (err.cause as SystemError | undefined) : undefined;
+  const system = cause?.errors?.[0] ?? cause;
+  const code = typeof system?.code === 'string' ? system.code : 'NETWORK';
+  const detail = typeof system?.message === 'string' && system.message !== '' ? system.message : err instanceof Error ? err.message : String(err);
   return new GreenlineNetworkError(url, code, `Cannot reach ${url}: ${detail}`, { cause: err });
 }
+
+/** A system error (`code`: ECONNREFUSED, …), or an AggregateError of them (`errors`). */
+interface SystemError { code?: unknown; message?: unknown; errors?: SystemError[] }

@@ -19,6 +19,11 @@ export async function findActiveTokenWithOrg(
   return (await activeTokenWithOrg(db, { hash }))[0];
 }
 
+/** Whether any organization has an active (unrevoked) token. */
+export async function anyActiveToken(db: Kysely<Database>): Promise<boolean> {
+  return (await db.selectFrom('api_tokens').select('id').where('revoked_at', 'is', null).limit(1).executeTakeFirst()) !== undefined;
+}
+
 /** Tokens of one org (or of every org), oldest first. */
 export async function listApiTokens(db: Kysely<Database>, orgId?: string): Promise<ApiTokenRow[]> {
   return db.selectFrom('api_tokens').selectAll()

@@ -5,9 +5,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase as KyselySqlite, type SqliteStatement } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase as KyselySqlite, type SqliteStatement } from 'kysely';
 import pg from 'pg';
+import { redact } from '../redact.js';
 import type { Database } from './database.js';
+import { migrateToLatest } from './migrations/index.js';
 
 export type Db = Kysely<Database>;
 
@@ -106,4 +108,44 @@ export function connect(opts: ConnectOptions): Db {
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
   if (reader) readers.set(db, statementCache(reader));
   return db;
+}
+
+/**
+ * Opens the store and brings its schema up to date: what the server and the admin commands do first.
+ * A PostgreSQL server that cannot be reached is an error naming it (the URL without its password),
+ * the cause, and what to check.
+ */
+export async function openStore(opts: ConnectOptions): Promise<Db> {
+  const db = connect(opts);
+  try {
+    if (pools.has(db)) await reach(db, opts.databaseUrl!);
+    await migrateToLatest(db);
+    return db;
+  } catch (err) {
+    await db.destroy().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function reach(db: Db, url: string): Promise<void> {
+  try {
+    await sql`select 1`.execute(db);
+  } catch (err) {
+    const { code, message } = err as { code?: unknown; message?: unknown };
+    // A host with several addresses fails with an AggregateError, whose message is empty.
+    const cause = typeof message === 'string' && message !== '' ? message : String(code ?? err);
+    throw new Error(`Could not connect to the database at ${redact(url)}: ${cause}. ${whatToCheck(code)}`, { cause: err });
+  }
+}
+
+/** What to check for a connection failure, by the system error or PostgreSQL SQLSTATE code. */
+function whatToCheck(code: unknown): string {
+  const where = 'the URL comes from --database-url, GREENLINE_DATABASE_URL or databaseUrl in greenline.yaml';
+  switch (code) {
+    case 'ECONNREFUSED': return `Check that PostgreSQL is running and listens on that host and port, and that the URL is right (${where}).`;
+    case 'ENOTFOUND': case 'EAI_AGAIN': return `Check the host name in the URL (${where}).`;
+    case '3D000': return `Create the database (createdb), or fix its name in the URL (${where}).`;
+    case '28000': case '28P01': return `Check the user and password in the URL and the server's pg_hba.conf (${where}).`;
+    default: return `Check that PostgreSQL is running and reachable from here, and that the URL is right (${where}).`;
+  }
 }

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/app/clock.js';
-import { bootstrap, ensureOrg } from '../../src/app/org-admin.js';
+import { ensureOrg } from '../../src/app/org-admin.js';
 import {
   TOKEN_RECHECK_MS, TokenCache, authenticateToken, createApiToken, generateToken, hashToken,
 } from '../../src/app/tokens.js';
@@ -98,20 +98,6 @@ describe('TokenCache', () => {
     await insertApiToken(cli, { id: 't1', org_id: org.id, name: 'ci', token_hash: hashToken(token), created_at: 1, revoked_at: null });
     expect(await tokens.authenticate(token)).toMatchObject({ tokenId: 't1', orgName: 'acme' });
     expect(await tokens.authenticate('not-a-token')).toBeNull();
-  });
-});
-
-describe('bootstrap', () => {
-  it('creates org default and a token on the first start only', async () => {
-    const first = await bootstrap(db, 1);
-    expect(first?.org).toBe('default');
-    expect(await authenticateToken(db, first!.token)).toMatchObject({ orgName: 'default' });
-    expect(await bootstrap(db, 2)).toBeNull();
-  });
-
-  it('does nothing when an org already exists', async () => {
-    await ensureOrg(db, 'acme', 1);
-    expect(await bootstrap(db, 2)).toBeNull();
   });
 });
 

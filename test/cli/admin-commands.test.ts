@@ -1,6 +1,10 @@
-/** `greenline token …` and `greenline repo …` as real processes on a real SQLite data dir. */
+/**
+ * `greenline token …` and `greenline repo …` as real processes on a real SQLite data dir, and the
+ * admin commands and `serve` on a PostgreSQL server that cannot be reached.
+ */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +29,7 @@ async function authenticates(token: string): Promise<string | null> {
 
 describe('greenline token', () => {
   it('create prints the new token alone on the last line; it authenticates for its org', async () => {
-    const r = await runCli(['token', 'create', '--org', 'acme', '--name', 'ci', '--data-dir', dir]);
+    const r = await runCli(['token', 'create', '--org', 'acme', '--create-org', '--name', 'ci', '--data-dir', dir]);
     expect(r.code).toBe(0);
     const token = lastLine(r.stdout);
     expect(token).toMatch(/^gl_[A-Za-z0-9_-]{43}$/);
@@ -33,7 +37,7 @@ describe('greenline token', () => {
   });
 
   it('list shows tokens without secrets; revoke stops a token from authenticating', async () => {
-    const created = await runCli(['token', 'create', '--org', 'beta', '--data-dir', dir]);
+    const created = await runCli(['token', 'create', '--org', 'beta', '--create-org', '--data-dir', dir]);
     const token = lastLine(created.stdout);
     const id = /Created token (\S+)/.exec(created.stdout)![1]!;
     const list = await runCli(['token', 'list', '--org', 'beta', '--data-dir', dir]);
@@ -47,6 +51,24 @@ describe('greenline token', () => {
     const again = await runCli(['token', 'revoke', id, '--data-dir', dir]);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/No active token has id/);
+  });
+
+  it('create for an unknown organization fails, lists the existing ones and names --create-org; it creates nothing', async () => {
+    const empty = join(dir, 'empty');
+    const none = await runCli(['token', 'create', '--org', 'acme', '--data-dir', empty]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe('error: Organization acme does not exist (there is no organization yet); '
+      + 'pass --create-org to create it (greenline token create --org acme --create-org)\n');
+
+    await runCli(['token', 'create', '--org', 'acme', '--create-org', '--data-dir', empty]);
+    await runCli(['token', 'create', '--org', 'zeta', '--create-org', '--data-dir', empty]);
+    const typo = await runCli(['token', 'create', '--org', 'acmee', '--data-dir', empty]);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toBe('error: Organization acmee does not exist (existing organizations: acme, zeta); '
+      + 'pass --create-org to create it (greenline token create --org acmee --create-org)\n');
+    const list = await runCli(['token', 'list', '--data-dir', empty]);
+    expect(list.stdout).not.toContain('acmee');
+    expect(list.stdout.trimEnd().split('\n')).toHaveLength(2);
   });
 
   it('create without --org fails with a message', async () => {
@@ -157,5 +179,24 @@ describe('greenline repo', () => {
     const r = await runCli(['repo', 'list', '--data-dir', dir], { GREENLINE_DATADIR: '/x' });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/GREENLINE_DATADIR/);
+  });
+});
+
+describe('a PostgreSQL server that cannot be reached', () => {
+  it('serve and the admin commands say they could not connect, to which URL (no password), why, and what to check', async () => {
+    const server = createNetServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const url = `postgres://greenline:s3cret@127.0.0.1:${port}/greenline`;
+    const expected = `error: Could not connect to the database at postgres://greenline:***@127.0.0.1:${port}/greenline: `
+      + `connect ECONNREFUSED 127.0.0.1:${port}. Check that PostgreSQL is running and listens on that host and port, `
+      + 'and that the URL is right (the URL comes from --database-url, GREENLINE_DATABASE_URL or databaseUrl in greenline.yaml).\n';
+    const [serve, tokens, fromEnv] = await Promise.all([
+      runCli(['serve', '--port', '0', '--data-dir', join(dir, 'pg-down'), '--database-url', url]),
+      runCli(['token', 'list', '--database-url', url]),
+      runCli(['repo', 'list'], { GREENLINE_DATABASE_URL: url }),
+    ]);
+    for (const r of [serve, tokens, fromEnv]) expect(r).toMatchObject({ code: 1, stderr: expected });
   });
 });

@@ -15,7 +15,7 @@ beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'greenline-serve-')); });
 afterEach(() => { for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL'); });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Running { child: ChildProcess; url: string; stdout: () => string; exited: Promise<number | null> }
+interface Running { child: ChildProcess; url: string; stdout: () => string; stderr: () => string; exited: Promise<number | null> }
 
 /** `serve` on a free port; `dataDir` null = the default (./.greenline in `cwd`). */
 async function serve(dataDir: string | null, extra: string[] = [], cwd = ROOT): Promise<Running> {
@@ -32,7 +32,7 @@ async function serve(dataDir: string | null, extra: string[] = [], cwd = ROOT): 
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start: ${out}\n${err}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { child, url: /listening on (\S+)/.exec(out)![1]!, stdout: () => out, exited };
+  return { child, url: /listening on (\S+)/.exec(out)![1]!, stdout: () => out, stderr: () => err, exited };
 }
 
 async function api(url: string, token: string, path: string, body: unknown): Promise<{ status: number; json: any }> {
@@ -60,6 +60,43 @@ describe('greenline serve', () => {
     expect(second.stdout()).not.toContain('Token:');
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);
+  });
+
+  it('prints a bootstrap token when `repo connect` and `token create` ran before the first start and every token is revoked; otherwise logs how to create one', async () => {
+    const dataDir = join(dir, 'connected-first');
+    const connected = await runCli(['repo', 'connect', 'github.com/acme/web', '--org', 'default', '--forge', 'git',
+      '--remote', join(dir, 'none.git'), '--no-remote-check', '--data-dir', dataDir]);
+    expect(connected.code).toBe(0);
+    const created = await runCli(['token', 'create', '--org', 'default', '--data-dir', dataDir]);
+    const id = /Created token (\S+)/.exec(created.stdout)![1]!;
+    expect((await runCli(['token', 'revoke', id, '--data-dir', dataDir])).code).toBe(0);
+
+    const first = await serve(dataDir);
+    const token = /^Token: (gl_\S+)$/m.exec(first.stdout())?.[1];
+    expect(first.stdout()).toContain('Organization: default');
+    const queue = { repo: { host: 'github.com', owner: 'acme', name: 'web' }, targetBranch: 'main' };
+    expect((await api(first.url, token!, 'createQueue', queue)).status).toBe(200);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    const second = await serve(dataDir, ['--log-level', 'info']);
+    expect(second.stdout()).not.toContain('Token:');
+    const hint = second.stderr().split('\n').filter((line) => line.includes('no bootstrap token')).map((line) => JSON.parse(line).msg);
+    expect(hint).toEqual([`API tokens exist, so no bootstrap token is printed; create another with: greenline token create --org default --name <label> --data-dir ${dataDir}`]);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('logs JSON lines to a pipe, and pretty lines with --log-format pretty', async () => {
+    const json = await serve(join(dir, 'logs'), ['--log-level', 'info']);
+    const pretty = await serve(join(dir, 'logs-pretty'), ['--log-level', 'info', '--log-format', 'pretty']);
+    for (const s of [json, pretty]) {
+      s.child.kill('SIGTERM');
+      expect(await s.exited).toBe(0);
+    }
+    const listening = (s: Running) => s.stderr().split('\n').find((line) => line.includes('Server listening at'))!;
+    expect(JSON.parse(listening(json))).toMatchObject({ level: 30, msg: `Server listening at ${json.url}` });
+    expect(listening(pretty)).toMatch(new RegExp(`^\\[[0-9:.]+\\] INFO \\(\\d+\\): Server listening at ${pretty.url}$`));
   });
 
   it('fails with a clear message when the port is taken', async () => {

@@ -45,6 +45,12 @@ describe('client commands --help', () => {
 
 describe('docs/cli.md', () => {
   const doc = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
+
+  it('names every top-level command in its overview of the kinds of commands', () => {
+    const overview = doc.slice(0, doc.indexOf('\n## '));
+    const named = new Set([...overview.matchAll(/`(?:greenline )?([a-z-]+)`/g)].map((m) => m[1]!));
+    for (const cmd of buildProgram().commands) expect(named, `docs/cli.md names \`${cmd.name()}\``).toContain(cmd.name());
+  });
   const leaves = CLIENT_COMMANDS.flatMap((name) => walk(buildProgram().commands.find((c) => c.name() === name)!, name))
     .filter(([, cmd]) => cmd.commands.length === 0);
 

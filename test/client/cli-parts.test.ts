@@ -90,18 +90,20 @@ describe('metrics', () => {
     'mq_pr_test_duration_1h_seconds_sum{repo="acme/web",branch="main",queue_type="main"} 600',
     'mq_pr_test_duration_1h_seconds_count{repo="acme/web",branch="main",queue_type="main"} 4',
     'mq_depth_current{repo="acme/web",branch="rel \\"1\\"",queue_type="main"} 0',
+    'greenline_bisection_runs_1h_total{repo="acme/web",branch="main",status="failed"} 0',
+    'greenline_ci_runs_per_merged_pr_1h{repo="acme/web",branch="main"} 1.5',
     '',
   ].join('\n');
 
   it('reads samples with their labels (escapes included) and values (+Inf included)', () => {
     const samples = parsePrometheusText(text);
-    expect(samples).toHaveLength(8);
+    expect(samples).toHaveLength(10);
     expect(samples[0]).toEqual({ name: 'mq_depth_current', labels: { repo: 'acme/web', branch: 'main', queue_type: 'main' }, value: 3 });
-    expect(samples.at(-1)!.labels.branch).toBe('rel "1"');
+    expect(samples.at(-3)!.labels.branch).toBe('rel "1"');
     expect(parsePrometheusText('x_bucket{le="+Inf"} +Inf')[0]!.value).toBe(Infinity);
   });
 
-  it('summarizes one row per queue: gauges, conclusions by kind, mean durations (null when none)', () => {
+  it('summarizes one row per queue: gauges, conclusions by kind, mean durations (null when none); series without a queue type make no row', () => {
     expect(summarize(parsePrometheusText(text))).toEqual([
       { repo: 'acme/web', branch: 'main', queueType: 'main', depth: 3, awaitingMergeability: 0, testing: 2, merged1h: 5, failed1h: 1,
         cancelled1h: 0, restarts1h: 0, meanTestSeconds1h: 150, meanWaitSeconds1h: null },

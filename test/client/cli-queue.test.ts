@@ -201,6 +201,9 @@ describe('greenline metrics', () => {
 
     const rows = JSON.parse(json.stdout) as { branch: string; queueType: string; depth: number }[];
     expect(rows).toContainEqual(expect.objectContaining({ repo: 'acme/web', branch: 'metrics', queueType: 'main', depth: 0, merged1h: 0, meanTestSeconds1h: null }));
+    // Per-repository series (greenline_bisection_runs_1h_total, …) carry no queue type and make no row.
+    expect(rows.map((r) => r.queueType).filter((t) => t !== 'main' && t !== 'bisection')).toEqual([]);
+    expect(table.stdout).not.toMatch(/^acme\/web\s+metrics\s+0\s/m);
 
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/404 REPO_NOT_FOUND/);

@@ -4,7 +4,7 @@
  * GreenlineApiError with status and code; no answer is GreenlineNetworkError.
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer as createNetServer, type Socket } from 'node:net';
+import { connect as connectSocket, createServer as createNetServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   GreenlineApiError, GreenlineClient, GreenlineError, GreenlineNetworkError, waitForPullRequest, WaitTimeoutError,
@@ -120,6 +120,31 @@ describe('GreenlineClient: errors', () => {
     expect(err).toBeInstanceOf(GreenlineNetworkError);
     expect(err).not.toBeInstanceOf(GreenlineApiError);
     expect(err).toMatchObject({ reason: 'ECONNREFUSED', url: `${closed}/v1/getQueue` });
+  });
+
+  it('a host whose every address refuses (localhost: ::1 and 127.0.0.1) is ECONNREFUSED too, with the first address\'s message', async () => {
+    const server = createNetServer();
+    const closed = await listen(server);
+    await new Promise((resolve) => server.close(resolve));
+    const port = Number(new URL(closed).port);
+    // What Node's fetch rejects with when it tried several addresses: an AggregateError of one error
+    // per address, with an empty message, and in some Node 20 releases no code of its own.
+    const aggregate = await new Promise<Error & { code?: string }>((resolve) => {
+      connectSocket({
+        host: 'greenline.test', port, autoSelectFamily: true,
+        lookup: (_host, _options, callback) => (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(
+          null, [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]),
+      }).on('error', resolve);
+    });
+    expect(aggregate).toBeInstanceOf(AggregateError);
+    const withoutCode = Object.assign(new AggregateError((aggregate as AggregateError).errors, ''), { code: undefined });
+    for (const cause of [aggregate, withoutCode]) {
+      const fetchFailing = (() => Promise.reject(new TypeError('fetch failed', { cause }))) as unknown as typeof fetch;
+      const err = await rejectionOf(new GreenlineClient({ url: closed, token: 't', fetch: fetchFailing }).getQueue(MAIN)) as GreenlineNetworkError;
+      expect(err).toBeInstanceOf(GreenlineNetworkError);
+      expect(err.reason).toBe('ECONNREFUSED');
+      expect(err.message).toBe(`Cannot reach ${closed}/v1/getQueue: connect ECONNREFUSED 127.0.0.1:${port}`);
+    }
   });
 
   it('a server that never answers is a TIMEOUT after timeoutMs', async () => {

@@ -43,7 +43,7 @@ export async function migrateToLatest(db: Kysely<any>): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
       continue;
     }
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`Database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    throw new Error(`Database migration${failed ? ` ${failed}` : ''} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -6,6 +6,9 @@
  * GIT_TERMINAL_PROMPT=0 (a remote that wants a password fails instead of hanging the service).
  */
 import { execFile } from 'node:child_process';
+import { redact } from '../../../redact.js';
+
+export { redact };
 
 export interface GitOptions {
   /** Repository directory (`git -C`); omitted for commands that take none (init, ls-remote). */
@@ -25,9 +28,6 @@ export interface GitOutput {
   stdout: string;
   stderr: string;
 }
-
-/** Hides the password of `scheme://user:password@host/…` URLs in anything we log or report. */
-export const redact = (text: string): string => text.replace(/(\/\/[^/:@\s]+):[^/@\s]+@/g, '$1:***@');
 
 export class GitError extends Error {
   constructor(readonly args: readonly string[], readonly code: number | null, readonly stderr: string) {
