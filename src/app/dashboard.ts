@@ -138,7 +138,7 @@ export interface HourBucket {
   /** Time in queue (admission to conclusion) of the PRs that concluded in the hour, seconds. */
   timeInQueueP50: number | null;
   timeInQueueP95: number | null;
-  /** Test runs started in the hour (main and bisection). */
+  /** Test runs started in the hour (main and bisection) that have finished. */
   ciRuns: number;
   ciRunsPerMerge: number | null;
 }
@@ -218,7 +218,8 @@ export async function queueHistory(
       admittedAt = null;
     }
   }
-  for (const { run } of runs) {
+  // Only finished runs count: a run in flight may still be cancelled and restarted, or never finish.
+  for (const { run } of runs.filter((r) => !IN_FLIGHT.includes(r.run.status))) {
     const tally = tallyAt(run.createdAt);
     if (tally) {
       tally.ciRuns++;

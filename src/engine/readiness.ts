@@ -10,14 +10,33 @@ export function readiness(snapshot: Pick<QueueSnapshot, 'targetBranch' | 'config
   };
 }
 
+/** Why an entry may not leave NOT_READY yet: the first condition of isReady it does not meet. */
+export type NotReadyReason =
+  | 'BASE_BRANCH_MISMATCH'
+  | 'CONFLICTS_WITH_TARGET'
+  | 'DRAFT'
+  | 'BLOCKED_BY_FORGE'
+  | 'NOT_MERGEABLE'
+  | 'MERGEABILITY_PENDING'
+  | 'IMPACTED_TARGETS_MISSING';
+
 /**
  * An entry may leave NOT_READY when its base is the queue's branch, the forge calls it mergeable
  * (or an admin force-enqueued it, which skips only the mergeability wait) and, in parallel mode,
- * impacted targets are known for its current head (contract §2.4, §5.2).
+ * impacted targets are known for its current head (contract §2.4, §5.2). Null when it may.
  */
-export function isReady(snapshot: Pick<QueueSnapshot, 'targetBranch' | 'config'>, entry: Entry): boolean {
+export function whyNotReady(snapshot: Pick<QueueSnapshot, 'targetBranch' | 'config'>, entry: Entry): NotReadyReason | null {
   const r = readiness(snapshot, entry);
-  return r.doesBaseBranchMatch
-    && (entry.forceEnqueued || r.gitHubMergeability === 'mergeable')
-    && (!r.requiresImpactedTargets || r.hasImpactedTargets);
+  if (!r.doesBaseBranchMatch) return 'BASE_BRANCH_MISMATCH';
+  if (!entry.forceEnqueued && r.gitHubMergeability !== 'mergeable') {
+    if (r.gitHubMergeability !== 'not_mergeable') return 'MERGEABILITY_PENDING';
+    const cause = entry.unmergeable?.cause;
+    return cause === 'conflict' ? 'CONFLICTS_WITH_TARGET' : cause === 'draft' ? 'DRAFT' : cause === 'blocked' ? 'BLOCKED_BY_FORGE' : 'NOT_MERGEABLE';
+  }
+  if (r.requiresImpactedTargets && !r.hasImpactedTargets) return 'IMPACTED_TARGETS_MISSING';
+  return null;
+}
+
+export function isReady(snapshot: Pick<QueueSnapshot, 'targetBranch' | 'config'>, entry: Entry): boolean {
+  return whyNotReady(snapshot, entry) === null;
 }

@@ -7,11 +7,12 @@
  * - A PR's base branch: git has no PR metadata, so the base is the queue's target branch passed by
  *   the caller (the remote's default branch when none is passed).
  * - A PR's title and author: the subject and author name of its head commit.
- * - Mergeability: whether the head merges cleanly onto the target branch (`merge-tree`).
+ * - Mergeability: whether the head merges cleanly onto the target branch (`merge-tree`), and the
+ *   conflicting files when it does not.
  * - Closed, draft, reviews: unknown; a PR exists while its ref exists.
  */
 import type { Logger } from 'pino';
-import type { Mergeability, PrInfo, RunPr } from '../../../engine/types.js';
+import type { PrInfo, RunPr } from '../../../engine/types.js';
 import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../../ports.js';
 import { planAdvance } from './advance-plan.js';
 import { mergeTree, readCommits, subject, type Identity } from './commits.js';
@@ -63,7 +64,7 @@ export class GitForge implements ForgePort {
     const ref = m.prRef(number);
     return {
       number, headSha, baseBranch, title: subject(head.message), author: head.authorName,
-      mergeability: targetSha ? await mergeability(m, targetSha, headSha) : 'unspecified',
+      ...(targetSha ? await mergeability(m, targetSha, headSha) : { mergeability: 'unspecified' as const }),
       // PR heads read from branches (a --pr-ref-pattern under refs/heads/) have a head branch.
       ...(ref.startsWith('refs/heads/') ? { headBranch: ref.slice('refs/heads/'.length) } : {}),
     };
@@ -165,11 +166,12 @@ export class GitForge implements ForgePort {
   }
 }
 
-async function mergeability(m: Mirror, targetSha: string, headSha: string): Promise<Mergeability> {
+async function mergeability(m: Mirror, targetSha: string, headSha: string): Promise<Pick<PrInfo, 'mergeability' | 'unmergeable'>> {
   try {
-    return (await mergeTree(m.dir, targetSha, headSha)).clean ? 'mergeable' : 'not_mergeable';
+    const merged = await mergeTree(m.dir, targetSha, headSha);
+    return merged.clean ? { mergeability: 'mergeable' } : { mergeability: 'not_mergeable', unmergeable: { cause: 'conflict', files: merged.files } };
   } catch (err) {
-    if (err instanceof GitError && /unrelated histories/.test(err.stderr)) return 'not_mergeable';
+    if (err instanceof GitError && /unrelated histories/.test(err.stderr)) return { mergeability: 'not_mergeable', unmergeable: { cause: 'conflict' } };
     throw err;
   }
 }
