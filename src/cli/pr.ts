@@ -115,7 +115,7 @@ Example:
     }, { hints: (settings) => ({ PR_NOT_IN_QUEUE: `to test it again, submit it: \`greenline pr submit ${number}${queueFlags(settings)}\`` }) }));
 
   withWaitOptions(withQueueOptions(pr.command('status')), 'wait until the PR is merged, failed or cancelled')
-    .description('show a submitted pull request: state, priority, readiness')
+    .description('show a submitted pull request: state and why (the failed check, the conflicting files, what it waits for), priority, readiness')
     .argument('<number>', 'pull request number')
     .addHelpText('after', `
 Examples:
