@@ -150,4 +150,15 @@ describe('CI runs per merge in the history', () => {
     const { total } = json(await h.post('/v1/getQueueHistory', h.body({ hours: 1 })));
     expect(total).toMatchObject({ merged: 1, ciRuns: 1, ciRunsPerMerge: 1 });
   });
+
+  it('does not count a run that died on a merge conflict, which ran no CI', async () => {
+    h.t.forge.state(SLUG).conflicting.add(2);
+    for (const n of [1, 2]) await submit(n);
+    await h.t.runEffects();
+    await h.t.ci.pass(h.t.ci.startedRunIds()[0]!);
+    await h.t.runEffects();
+    expect((await getPr(2)).reason.code).toBe('START_TEST_RUN_MERGE_CONFLICT');
+    const { total } = json(await h.post('/v1/getQueueHistory', h.body({ hours: 1 })));
+    expect(total).toMatchObject({ merged: 1, failed: 1, ciRuns: 1, ciRunsPerMerge: 1 });
+  });
 });

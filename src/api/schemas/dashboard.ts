@@ -99,7 +99,9 @@ const HistoryFields = {
   cancelled: Type.Integer(),
   timeInQueueP50Seconds: Nullable(Type.Number({ description: 'Median time from admission to conclusion; null without conclusions' })),
   timeInQueueP95Seconds: Nullable(Type.Number({ description: '95th percentile of the same' })),
-  ciRuns: Type.Integer({ description: 'Test runs started (main and bisection) that have finished; runs in flight are not counted' }),
+  ciRuns: Type.Integer({
+    description: 'Test runs started (main and bisection) that reached CI and have finished: not the runs in flight, nor those whose test commit was never built',
+  }),
   ciRunsPerMerge: Nullable(Type.Number({ description: 'ciRuns / merged; null without merges' })),
 };
 
