@@ -77,7 +77,7 @@ const WHY: Record<ReasonCode, string> = {
   TEST_RUN_STARTED: 'its test run started',
   // not ready
   BASE_BRANCH_MISMATCH: "its base branch is not the queue's branch; it waits until it is retargeted",
-  CONFLICTS_WITH_TARGET: 'it conflicts with the target branch; merge or rebase the target branch into it and push',
+  CONFLICTS_WITH_TARGET: 'it conflicts with the target branch; merge or rebase the target branch into it, push, and submit it again',
   DRAFT: 'it is a draft; mark it ready for review',
   BLOCKED_BY_FORGE: 'the forge blocks merging it (branch protection: reviews or checks missing)',
   NOT_MERGEABLE: 'the forge says it cannot be merged',

@@ -93,7 +93,7 @@ describe('the reason of a PR', () => {
     expect([one.state, two.state, three.state]).toEqual(['NOT_READY', 'NOT_READY', 'NOT_READY']);
     expect(one.reason).toEqual({
       code: 'CONFLICTS_WITH_TARGET',
-      message: 'Not ready: it conflicts with the target branch; merge or rebase the target branch into it and push.',
+      message: 'Not ready: it conflicts with the target branch; merge or rebase the target branch into it, push, and submit it again.',
       detail: 'conflicting files: README.md, src/app.ts',
       at: one.stateChangedAt,
     });

@@ -148,7 +148,7 @@ describe('greenline pr and queue get say why a PR is where it is', () => {
     const pr = await until(6, (p) => p.reason.code === 'CONFLICTS_WITH_TARGET');
     expect(pr.state).toBe('NOT_READY');
     const [status, queue] = await Promise.all([s.run(['pr', 'status', '6', ...WEB]), s.run(['queue', 'get', ...WEB])]);
-    expect(status.stdout).toMatch(/^Why:\s+Not ready: it conflicts with the target branch; merge or rebase the target branch into it and push\.$/m);
+    expect(status.stdout).toMatch(/^Why:\s+Not ready: it conflicts with the target branch; merge or rebase the target branch into it, push, and submit it again\.$/m);
     expect(status.stdout).toMatch(/^Detail:\s+conflicting files: shared\.txt$/m);
     expect(status.stdout).toMatch(/^Mergeability:\s+not_mergeable$/m);
     expect(queue.stdout).toMatch(/^#\s+PR\s+STATE\s+PRIORITY\s+SINCE\s+TITLE\s+WHY$/m);
