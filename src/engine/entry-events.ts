@@ -5,6 +5,7 @@
 import type { Draft } from './draft.js';
 import { tryDirectMerge } from './direct-merge.js';
 import { parsePriority } from './priority.js';
+import { sameUnmergeable } from './readiness.js';
 import { membersOf } from './runs.js';
 import { applyTargetMove } from './target.js';
 import { move } from './transitions.js';
@@ -31,9 +32,6 @@ function withMergeability(e: Entry, pr: PrInfo): Entry {
   const { unmergeable: _old, ...rest } = e;
   return { ...rest, mergeability: pr.mergeability, ...(pr.unmergeable ? { unmergeable: pr.unmergeable } : {}) };
 }
-
-const sameUnmergeable = (a: Pick<PrInfo, 'unmergeable'>, b: Pick<PrInfo, 'unmergeable'>): boolean =>
-  JSON.stringify(a.unmergeable) === JSON.stringify(b.unmergeable);
 
 const isMerging = (d: Draft, prNumber: number): boolean =>
   d.internal.merge?.prs.some((p) => p.number === prNumber) ?? false;

@@ -1,4 +1,4 @@
-import type { Entry, QueueSnapshot, Readiness } from './types.js';
+import type { Entry, PrInfo, QueueSnapshot, Readiness, Unmergeable } from './types.js';
 
 /** What getSubmittedPullRequest reports as `readiness` (contract §2.4). */
 export function readiness(snapshot: Pick<QueueSnapshot, 'targetBranch' | 'config'>, entry: Entry): Readiness {
@@ -20,6 +20,14 @@ export type NotReadyReason =
   | 'MERGEABILITY_PENDING'
   | 'IMPACTED_TARGETS_MISSING';
 
+const CAUSE_CODE: Record<Unmergeable['cause'], NotReadyReason> = {
+  conflict: 'CONFLICTS_WITH_TARGET', draft: 'DRAFT', blocked: 'BLOCKED_BY_FORGE',
+};
+
+/** Whether two views of a PR (the forge's, the entry's) give the same cause of unmergeability. */
+export const sameUnmergeable = (a: Pick<PrInfo, 'unmergeable'>, b: Pick<PrInfo, 'unmergeable'>): boolean =>
+  JSON.stringify(a.unmergeable) === JSON.stringify(b.unmergeable);
+
 /**
  * An entry may leave NOT_READY when its base is the queue's branch, the forge calls it mergeable
  * (or an admin force-enqueued it, which skips only the mergeability wait) and, in parallel mode,
@@ -30,13 +38,13 @@ export function whyNotReady(snapshot: Pick<QueueSnapshot, 'targetBranch' | 'conf
   if (!r.doesBaseBranchMatch) return 'BASE_BRANCH_MISMATCH';
   if (!entry.forceEnqueued && r.gitHubMergeability !== 'mergeable') {
     if (r.gitHubMergeability !== 'not_mergeable') return 'MERGEABILITY_PENDING';
-    const cause = entry.unmergeable?.cause;
-    return cause === 'conflict' ? 'CONFLICTS_WITH_TARGET' : cause === 'draft' ? 'DRAFT' : cause === 'blocked' ? 'BLOCKED_BY_FORGE' : 'NOT_MERGEABLE';
+    return entry.unmergeable ? CAUSE_CODE[entry.unmergeable.cause] : 'NOT_MERGEABLE';
   }
   if (r.requiresImpactedTargets && !r.hasImpactedTargets) return 'IMPACTED_TARGETS_MISSING';
   return null;
 }
 
+/** Whether an entry may leave NOT_READY (whyNotReady has nothing against it). */
 export function isReady(snapshot: Pick<QueueSnapshot, 'targetBranch' | 'config'>, entry: Entry): boolean {
   return whyNotReady(snapshot, entry) === null;
 }
