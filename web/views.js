@@ -6,6 +6,8 @@ import { announce, badge, confirmDialog, fill, h, since, time } from './dom.js';
 import { prHref, queueHref } from './links.js';
 
 const TERMINAL = ['MERGED', 'FAILED', 'CANCELLED'];
+/** The states whose tests can be restarted (the API refuses the others). */
+const RESTARTABLE = ['TESTING', 'PENDING_FAILURE'];
 const short = (sha) => (sha ? sha.slice(0, 8) : '–');
 const upper = (state) => String(state).toUpperCase();
 const repoLabel = (key) => `${key.repo.owner}/${key.repo.name}`;
@@ -15,6 +17,20 @@ function refill(el, ...children) {
   const focused = el.contains(document.activeElement) ? document.activeElement?.dataset.focusKey : undefined;
   fill(el, ...children);
   if (focused) el.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus();
+}
+
+/**
+ * Why a PR is in its state, as the API words it: the sentence, with its reason code in a tooltip and
+ * its specifics (failed status, conflicting files, who cancelled) after it.
+ */
+function why(reason, cls = 'why') {
+  return h('span', { class: cls, title: reason.code, 'data-code': reason.code },
+    reason.message, reason.detail ? h('span', { class: 'detail-inline' }, ` ${reason.detail}`) : null);
+}
+
+/** A link to a page CI reported (http or https only: a reported URL is not trusted); null otherwise. */
+function externalLink(url, text) {
+  return /^https?:\/\//i.test(url ?? '') ? [' ', h('a', { href: url, rel: 'noopener noreferrer', target: '_blank' }, text)] : null;
 }
 
 function errorText(err) {
@@ -153,7 +169,7 @@ function prTable(key, activity) {
       h('th', { scope: 'row', 'data-label': 'Pull request' },
         h('a', { href: prHref(key, pr.prNumber), 'data-focus-key': `pr-${pr.prNumber}` }, `#${pr.prNumber} ${pr.prTitle}`),
         h('span', { class: 'muted block' }, `by ${pr.prAuthor}`)),
-      h('td', { 'data-label': 'State' }, badge(pr.state)),
+      h('td', { 'data-label': 'State' }, badge(pr.state), why(pr.explanation, 'why muted block small')),
       h('td', { 'data-label': 'Priority' }, `${pr.priorityName} (${pr.priorityValue})`),
       h('td', { 'data-label': 'Time in queue' }, since(pr.admittedAt ?? pr.submittedAt)),
       parallel ? h('td', { 'data-label': 'Lane' }, pr.lane === null ? '–' : `#${pr.lane}`) : null,
@@ -164,7 +180,7 @@ function recentView(key, activity) {
   if (activity.recentPullRequests.length === 0) return h('p', { class: 'muted' }, 'Nothing has concluded yet.');
   return h('ul', { class: 'recent', id: 'recent-prs' }, activity.recentPullRequests.map((pr) => h('li', { 'data-pr': pr.prNumber, 'data-state': upper(pr.state) },
     badge(pr.state), ' ', h('a', { href: prHref(key, pr.prNumber), 'data-focus-key': `recent-${pr.prNumber}` }, `#${pr.prNumber} ${pr.prTitle}`),
-    h('span', { class: 'muted' }, ` ${pr.reason.toLowerCase().replaceAll('_', ' ')}, `, since(pr.stateChangedAt), ' ago'))));
+    h('span', { class: 'muted' }, ' ', why(pr.explanation), ' · ', since(pr.stateChangedAt), ' ago'))));
 }
 
 /**
@@ -256,11 +272,24 @@ function timelineView(key, timeline) {
   return h('ol', { class: 'timeline', id: 'timeline' }, timeline.map((t) => h('li', {},
     h('time', { datetime: t.at }, time(t.at)),
     h('div', {}, t.fromState ? badge(t.fromState) : h('span', { class: 'muted' }, 'new'), ' → ', badge(t.toState)),
-    h('div', {}, h('code', {}, t.reason), t.testRunId ? h('span', { class: 'muted' }, ` run ${t.testRunId.slice(0, 8)}`) : null),
+    h('div', {}, h('span', { class: 'why', title: t.reason, 'data-code': t.reason }, t.message),
+      t.testRunId ? h('span', { class: 'muted' }, ` run ${t.testRunId.slice(0, 8)}`) : null),
     t.detail ? h('p', { class: 'detail' }, t.detail) : null)));
 }
 
-async function runView(key, testRunId) {
+/**
+ * What a run that never reached CI says instead of a log: its test commit was not built, and why
+ * (the timeline item of the run that ended it, e.g. a merge conflict with the files).
+ */
+function noCiRan(items) {
+  const ended = items.find((t) => t.detail || t.reason.startsWith('START_TEST_RUN_')) ?? items[0];
+  return h('div', { class: 'no-ci' },
+    h('p', {}, h('strong', {}, 'No CI ran: '), 'the test commit of this run was never built, so there is no log.'),
+    ended ? h('p', { class: 'detail' }, h('span', { title: ended.reason, 'data-code': ended.reason }, ended.message),
+      ended.detail ? ` ${ended.detail}` : null) : null);
+}
+
+async function runView(key, testRunId, items) {
   let details;
   try {
     details = await call('getMergeQueueTestingDetails', { ...key, testRunId });
@@ -295,11 +324,13 @@ async function runView(key, testRunId) {
       h('dt', {}, 'Test commit'), h('dd', { class: 'mono' }, short(details.testBranchSha)),
       h('dt', {}, 'Started'), h('dd', {}, time(details.createdAt)),
       h('dt', {}, 'Required'), h('dd', {}, details.requiredStatuses.join(', ') || 'none')),
-    h('h4', {}, 'CI statuses'),
-    details.statusChecks.length === 0 ? h('p', { class: 'muted' }, 'No status reported yet.')
-      : h('ul', { class: 'checks' }, details.statusChecks.map((c) => h('li', {}, badge(c.state), ' ', h('code', {}, c.context),
-        c.description ? h('span', { class: 'muted' }, ` ${c.description}`) : null))),
-    logButton, logBox);
+    details.testBranchSha === null && details.status !== 'in_progress' ? noCiRan(items) : [
+      h('h4', {}, 'CI statuses'),
+      details.statusChecks.length === 0 ? h('p', { class: 'muted' }, 'No status reported yet.')
+        : h('ul', { class: 'checks' }, details.statusChecks.map((c) => h('li', {}, badge(c.state), ' ', h('code', {}, c.context),
+          c.description ? h('span', { class: 'muted' }, ` ${c.description}`) : null,
+          externalLink(c.url, 'details')))),
+      logButton, logBox]);
 }
 
 export async function prPage(key, number) {
@@ -310,15 +341,16 @@ export async function prPage(key, number) {
   const load = async () => {
     const pr = await call('getSubmittedPullRequest', { ...key, pr: { number }, includeTimeline: true });
     const runIds = [...new Set((pr.timeline ?? []).map((t) => t.testRunId).filter(Boolean))];
-    const runs = await Promise.all(runIds.map((id) => runView(key, id)));
+    const runs = await Promise.all(runIds.map((id) => runView(key, id, pr.timeline.filter((t) => t.testRunId === id))));
     const active = !TERMINAL.includes(upper(pr.state));
+    const restartable = RESTARTABLE.includes(upper(pr.state));
     const actions = active ? h('div', { class: 'controls', role: 'group', 'aria-label': 'Pull request actions' },
       h('button', { type: 'button', class: 'danger', 'data-focus-key': 'cancel', onclick: () => { status.hidden = false; confirmed(
         { title: `Cancel #${number}?`, text: `#${number} leaves the queue; its test runs stop. It can be submitted again later.`, action: 'Cancel PR' },
         status, () => call('cancelPullRequest', { ...key, pr: { number } }), reload); } }, 'Cancel PR'),
-      h('button', { type: 'button', 'data-focus-key': 'restart', onclick: () => { status.hidden = false; confirmed(
+      restartable ? h('button', { type: 'button', 'data-focus-key': 'restart', onclick: () => { status.hidden = false; confirmed(
         { title: `Restart the tests of #${number}?`, text: `#${number} goes back to PENDING and is tested again.`, action: 'Restart tests' },
-        status, () => call('restartTestsOnPullRequest', { ...key, pr: { number } }), reload); } }, 'Restart tests')) : null;
+        status, () => call('restartTestsOnPullRequest', { ...key, pr: { number } }), reload); } }, 'Restart tests') : null) : null;
     refill(body,
       h('div', { class: 'page-head' }, h('h1', { id: 'pr-title' }, `#${pr.prNumber} ${pr.prTitle}`), badge(pr.state)),
       h('dl', { class: 'facts card' },
@@ -326,7 +358,9 @@ export async function prPage(key, number) {
         h('dt', {}, 'Author'), h('dd', {}, pr.prAuthor),
         h('dt', {}, 'Head'), h('dd', { class: 'mono' }, short(pr.prSha)),
         h('dt', {}, 'Priority'), h('dd', {}, `${pr.priorityName} (${pr.priorityValue})`),
-        h('dt', {}, 'In state since'), h('dd', {}, time(pr.stateChangedAt), ' (', since(pr.stateChangedAt), ' ago)')),
+        h('dt', {}, 'In state since'), h('dd', {}, time(pr.stateChangedAt), ' (', since(pr.stateChangedAt), ' ago)'),
+        h('dt', {}, 'Why'), h('dd', { id: 'pr-reason' }, why(pr.reason),
+          externalLink(pr.reason.url, 'failed check'))),
       actions,
       h('section', { 'aria-labelledby': 'timeline-title', class: 'card' }, h('h2', { id: 'timeline-title' }, 'Timeline'),
         h('p', { class: 'muted' }, 'Newest first: every state change with its reason.'), timelineView(key, pr.timeline)),

@@ -1,10 +1,11 @@
 /** Domain → wire JSON of the dashboard's extension endpoints (states spelled as in wire.ts). */
 import type { Static } from '@sinclair/typebox';
 import type { QueueActivity, QueueHistory, QueueSummary } from '../app/dashboard.js';
+import { prReason } from '../app/pr-reason.js';
 import type { QueueManagement } from '../app/types.js';
 import type { PrState, QueueState } from '../engine/types.js';
 import type { ListQueuesResponse, QueueActivityResponse, QueueHistoryResponse } from './schemas/dashboard.js';
-import { iso, stateOut, type EnumCase } from './wire.js';
+import { iso, reasonOut, stateOut, type EnumCase } from './wire.js';
 
 /** Who manages the queue's config (contract §2.10): the same two fields in every dashboard answer. */
 const managementOut = (m: QueueManagement) => ({
@@ -41,6 +42,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
       stateChangedAt: iso(e.stateChangedAt),
       testRunId: e.runId,
       reason: e.lastReason,
+      explanation: reasonOut(prReason(snapshot, e)),
       lane,
     })),
     testRuns: a.testRuns.map(({ run, lane }) => ({
@@ -61,6 +63,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
       state: stateOut(e.state as PrState, enumCase),
       stateChangedAt: iso(e.stateChangedAt),
       reason: e.lastReason,
+      explanation: reasonOut(prReason(snapshot, e)),
     })),
   };
 }

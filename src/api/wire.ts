@@ -6,6 +6,7 @@
  * Times are ISO-8601 strings.
  */
 import type { Static } from '@sinclair/typebox';
+import { reasonMessage, type PrReason } from '../app/pr-reason.js';
 import type { PrView, QueueView, TestRunView } from '../app/types.js';
 import { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY } from '../engine/index.js';
 import type { Entry, PrState, QueueSnapshot, QueueState, RepoRef } from '../engine/types.js';
@@ -45,7 +46,18 @@ export function submittedPr(view: PrView, enumCase: EnumCase): Static<typeof Sub
     forceEnqueued: view.entry.forceEnqueued,
     isCurrentlySubmittedToQueue: view.isCurrentlySubmittedToQueue,
     verifiedByTestRun: view.entry.verifiedByTestRun,
+    reason: reasonOut(view.reason),
   });
+}
+
+export function reasonOut(r: PrReason): Static<typeof SubmittedPr>['reason'] {
+  return {
+    code: r.code, message: r.message,
+    ...(r.detail !== undefined ? { detail: r.detail } : {}),
+    ...(r.url !== undefined ? { url: r.url } : {}),
+    ...(r.testRunId !== undefined ? { testRunId: r.testRunId } : {}),
+    at: iso(r.at),
+  };
 }
 
 /** An entry's timeline for `includeTimeline`: newest change first, states spelled like `state`. */
@@ -55,6 +67,7 @@ export function timelineOut(entry: Entry, enumCase: EnumCase): NonNullable<Stati
     fromState: t.from === null ? null : stateOut(t.from, enumCase),
     toState: stateOut(t.to, enumCase),
     reason: t.reason,
+    message: reasonMessage(t.to, t.reason),
     testRunId: t.runId ?? null,
     detail: t.detail ?? null,
   })).reverse();

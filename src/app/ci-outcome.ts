@@ -17,12 +17,26 @@ import { findRunRow } from '../store/test-runs.js';
 import type { Clock } from './clock.js';
 import type { QueueExecutor } from './queue-executor.js';
 
-export function outcomeOf(required: string[], statuses: Pick<CiStatusRow, 'context' | 'state'>[]):
+const failing = (state: string | undefined): boolean => state === 'failure' || state === 'error';
+
+/** The detail of a failure names the failed required status and, when it gave one, its description. */
+export function outcomeOf(required: string[], statuses: (Pick<CiStatusRow, 'context' | 'state'> & { description?: string | null })[]):
   { outcome: 'success' } | { outcome: 'failure'; detail: string } | null {
-  const byContext = new Map(statuses.map((s) => [s.context, s.state]));
-  const failed = required.find((c) => byContext.get(c) === 'failure' || byContext.get(c) === 'error');
-  if (failed) return { outcome: 'failure', detail: `required status "${failed}" reported ${byContext.get(failed)}` };
-  return required.every((c) => byContext.get(c) === 'success') ? { outcome: 'success' } : null;
+  const byContext = new Map(statuses.map((s) => [s.context, s]));
+  const failed = required.find((c) => failing(byContext.get(c)?.state));
+  if (failed) {
+    const { state, description } = byContext.get(failed)!;
+    return { outcome: 'failure', detail: `required status "${failed}" reported ${state}${description ? `: ${description}` : ''}` };
+  }
+  return required.every((c) => byContext.get(c)?.state === 'success') ? { outcome: 'success' } : null;
+}
+
+/** The link of the first failed required status of a run that reported one (null: none has a link). */
+export async function failedCheckUrl(db: Kysely<Database>, runId: string): Promise<string | null> {
+  const run = await findRunRow(db, runId);
+  const required: string[] = run?.required_statuses ? JSON.parse(run.required_statuses) as string[] : [];
+  const statuses = await listCiStatuses(db, runId);
+  return statuses.find((s) => failing(s.state) && s.url && (required.length === 0 || required.includes(s.context)))?.url ?? null;
 }
 
 export class CiOutcome {

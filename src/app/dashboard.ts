@@ -138,7 +138,7 @@ export interface HourBucket {
   /** Time in queue (admission to conclusion) of the PRs that concluded in the hour, seconds. */
   timeInQueueP50: number | null;
   timeInQueueP95: number | null;
-  /** Test runs started in the hour (main and bisection). */
+  /** Test runs started in the hour (main and bisection) that reached CI and have finished. */
   ciRuns: number;
   ciRunsPerMerge: number | null;
 }
@@ -218,7 +218,9 @@ export async function queueHistory(
       admittedAt = null;
     }
   }
-  for (const { run } of runs) {
+  // Only runs that finished after reaching CI count: a run in flight may still be cancelled and
+  // restarted, and a run whose test commit was never built (a merge conflict) ran no CI.
+  for (const { run } of runs.filter((r) => !IN_FLIGHT.includes(r.run.status) && r.run.testSha !== null)) {
     const tally = tallyAt(run.createdAt);
     if (tally) {
       tally.ciRuns++;

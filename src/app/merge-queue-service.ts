@@ -19,10 +19,11 @@ import { findImpactedTargets, upsertImpactedTargets } from '../store/impacted-ta
 import { deleteQueueRow, findQueue, findQueueById, insertQueue, markConfigWrite } from '../store/queues.js';
 import { findRepo } from '../store/repos.js';
 import { forgeFor, type Adapters } from './adapters.js';
-import type { CiOutcome } from './ci-outcome.js';
+import { failedCheckUrl, type CiOutcome } from './ci-outcome.js';
 import type { Clock } from './clock.js';
 import { listQueueSummaries, queueActivity, queueHistory, type QueueActivity, type QueueHistory, type QueueSummary } from './dashboard.js';
 import { renderMetrics } from './metrics.js';
+import { prReason } from './pr-reason.js';
 import type { QueueExecutor } from './queue-executor.js';
 import { WebhookAdmin } from '../webhooks/admin.js';
 import type { UrlPolicy } from '../webhooks/url-policy.js';
@@ -180,7 +181,8 @@ export class GreenlineService implements MergeQueueService {
   async cancelPullRequest(ctx: AuthContext, key: QueueKey, prNumber: number, reason: 'API_REQUESTED' | 'USER_REQUESTED' = 'API_REQUESTED'): Promise<void> {
     assertPrNumber(prNumber);
     const { queue } = await queueOfOrg(this.deps.db, ctx, key);
-    await this.deps.executor.applyOrThrow(queue.id, { kind: 'cancel', at: this.deps.clock.now(), prNumber, reason });
+    const who = ctx.tokenName !== undefined ? { detail: `by API token "${ctx.tokenName}"` } : {};
+    await this.deps.executor.applyOrThrow(queue.id, { kind: 'cancel', at: this.deps.clock.now(), prNumber, reason, ...who });
   }
 
   async restartTestsOnPullRequest(ctx: AuthContext, key: QueueKey, prNumber: number): Promise<void> {
@@ -208,7 +210,11 @@ export class GreenlineService implements MergeQueueService {
       if (!entry) throw new HttpError('PR_NOT_SUBMITTED', `from branch ${JSON.stringify(pr.branch)}`);
     }
     const queue = { targetBranch: key.targetBranch, config: this.configOf(found.queue.config) };
-    return { entry, readiness: readiness(queue, entry), isCurrentlySubmittedToQueue: !isTerminal(entry.state) };
+    const runId = entry.timeline.at(-1)?.runId;
+    const url = entry.lastReason === 'TEST_RUN_REQUIRED_STATUS_FAILED' && runId ? await failedCheckUrl(this.deps.db, runId) : null;
+    return {
+      entry, readiness: readiness(queue, entry), isCurrentlySubmittedToQueue: !isTerminal(entry.state), reason: prReason(queue, entry, url),
+    };
   }
 
   async listPullRequests(ctx: AuthContext, key: QueueKey, query: ListPullRequestsQuery): Promise<{ items: Entry[]; nextCursor?: string }> {

@@ -36,7 +36,7 @@ const wellFormed = (token: string): boolean => token.startsWith(PREFIX) && token
 async function contextOfHash(db: Kysely<Database>, presented: string): Promise<AuthContext | null> {
   const row = await findActiveTokenWithOrg(db, presented);
   if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), Buffer.from(presented, 'hex'))) return null;
-  return { orgId: row.org_id, orgName: row.org_name, tokenId: row.id };
+  return { orgId: row.org_id, orgName: row.org_name, tokenId: row.id, tokenName: row.name };
 }
 
 /** Resolves a presented token to its org, or null when it is unknown, revoked or malformed. */

@@ -10,12 +10,15 @@ import type {
 import type { CiStatus } from '../ports.js';
 import type { WebhookAdmin } from '../webhooks/admin.js';
 import type { QueueActivity, QueueHistory, QueueSummary } from './dashboard.js';
+import type { PrReason } from './pr-reason.js';
 
 /** Who is calling: resolved from the x-api-token header. */
 export interface AuthContext {
   orgId: string;
   orgName: string;
   tokenId: string;
+  /** The token's name, which says who cancelled a PR; absent for calls not made with a token. */
+  tokenName?: string;
 }
 
 export interface QueueKey {
@@ -34,6 +37,8 @@ export interface PrView {
   readiness: Readiness;
   /** True while the entry is non-terminal. */
   isCurrentlySubmittedToQueue: boolean;
+  /** Why it is in its state, in words (pr-reason.ts). */
+  reason: PrReason;
 }
 
 export interface TestRunView {

@@ -12,7 +12,8 @@ const HINTS: Record<string, string> = {
   QUEUE_EXISTS: 'see it with `greenline queue get`, change it with `greenline queue update`',
 };
 
-export function describeClientError(err: unknown, url: string): Error {
+/** `hints`: a command's own hints by code, over the general ones. */
+export function describeClientError(err: unknown, url: string, hints: Record<string, string> = {}): Error {
   if (err instanceof GreenlineNetworkError) {
     if (err.reason === 'TIMEOUT') return new Error(`greenline at ${url} did not answer in time: is it overloaded or stuck?`);
     return new Error(`cannot reach greenline at ${url}: is \`greenline serve\` running? (${err.reason})`);
@@ -21,7 +22,7 @@ export function describeClientError(err: unknown, url: string): Error {
     if (err.status === 401 && err.code === 'UNAUTHORIZED') {
       return new Error('the token was refused: check --token / GREENLINE_TOKEN (401 UNAUTHORIZED)');
     }
-    const hint = HINTS[err.code];
+    const hint = hints[err.code] ?? HINTS[err.code];
     return new Error(`${err.message} (${err.status} ${err.code})${hint ? `; ${hint}` : ''}`);
   }
   if (err instanceof WaitTimeoutError) return new Error(`${err.message}: gave up waiting (--timeout)`);

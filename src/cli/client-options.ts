@@ -80,7 +80,11 @@ export interface ClientContext {
  * Runs a command's work with a client built from its flags, the environment and the config file.
  * Errors of the API or the network become one line saying what to do (client-errors.ts).
  */
-export async function withClient(flags: QueueFlags, work: (ctx: ClientContext) => Promise<void>, opts: { needsToken?: boolean } = {}): Promise<void> {
+/** `hints`: what to try next for error codes of this command, added to the server's message. */
+export async function withClient(
+  flags: QueueFlags, work: (ctx: ClientContext) => Promise<void>,
+  opts: { needsToken?: boolean; hints?: (settings: ClientSettings) => Record<string, string> } = {},
+): Promise<void> {
   const explicit = flags.clientConfig !== undefined;
   const file = readClientConfigFile(explicit ? flags.clientConfig! : defaultClientConfigPath(process.env), explicit);
   const settings = resolveClientSettings(flags, process.env, file);
@@ -97,6 +101,6 @@ export async function withClient(flags: QueueFlags, work: (ctx: ClientContext) =
   try {
     await work({ client, settings });
   } catch (err) {
-    throw describeClientError(err, client.url);
+    throw describeClientError(err, client.url, opts.hints?.(settings));
   }
 }

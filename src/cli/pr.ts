@@ -3,8 +3,8 @@ import { Command } from 'commander';
 import { waitForPullRequest, type GreenlineClient, type PullRequestItem, type QueueRequest, type SubmittedPullRequest } from '../client/index.js';
 import { withClient, withQueueOptions, type QueueFlags } from './client-options.js';
 import { printJson, printLine } from './output.js';
-import { formatPrList, formatPrStatus } from './pr-format.js';
-import { describeQueue, parsePrNumber, queueAddress } from './queue-address.js';
+import { formatPrList, formatPrStatus, formatReasonLine } from './pr-format.js';
+import { describeQueue, parsePrNumber, queueAddress, queueFlags } from './queue-address.js';
 import { UsageError } from './usage-error.js';
 
 interface WaitFlags extends QueueFlags {
@@ -40,7 +40,7 @@ async function waitAndReport(client: GreenlineClient, queue: QueueRequest, prNum
   });
   printStatus(pr, queue, flags);
   if (pr.state.toUpperCase() !== 'MERGED') {
-    process.stderr.write(`PR #${prNumber} ended ${pr.state}: not merged\n`);
+    process.stderr.write(`PR #${prNumber} ended ${pr.state}: not merged. ${formatReasonLine(pr)}\n`);
     process.exitCode = 1;
   }
 }
@@ -112,10 +112,10 @@ Example:
       await client.restartTestsOnPullRequest(request);
       if (flags.json) printJson({});
       else printLine(`Restarted the tests of PR #${request.pr.number} in ${describeQueue(request)}.`);
-    }));
+    }, { hints: (settings) => ({ PR_NOT_IN_QUEUE: `to test it again, submit it: \`greenline pr submit ${number}${queueFlags(settings)}\`` }) }));
 
   withWaitOptions(withQueueOptions(pr.command('status')), 'wait until the PR is merged, failed or cancelled')
-    .description('show a submitted pull request: state, priority, readiness')
+    .description('show a submitted pull request: state and why (the failed check, the conflicting files, what it waits for), priority, readiness')
     .argument('<number>', 'pull request number')
     .addHelpText('after', `
 Examples:

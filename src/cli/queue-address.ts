@@ -27,3 +27,7 @@ export function parsePrNumber(text: string): number {
 
 /** `github.com/acme/web main`, for messages. */
 export const describeQueue = (q: QueueRequest): string => `${q.repo.host}/${q.repo.owner}/${q.repo.name} ${q.targetBranch}`;
+
+/** ` --repo HOST/OWNER/NAME --branch BRANCH` as far as they are known, to repeat in a suggested command. */
+export const queueFlags = (s: Pick<ClientSettings, 'repo' | 'branch'>): string =>
+  `${s.repo ? ` --repo ${s.repo}` : ''}${s.branch ? ` --branch ${s.branch}` : ''}`;

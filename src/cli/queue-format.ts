@@ -19,12 +19,21 @@ export function formatManagement(m: Pick<QueueActivity, 'managedBy' | 'driftSinc
     : `Managed by Terraform, but changed outside Terraform since ${m.driftSince}: run terraform plan to see what differs.\n`;
 }
 
-export function formatQueue(q: Queue, address: QueueRequest, management: Pick<QueueActivity, 'managedBy' | 'driftSince'>): string {
-  const { enqueuedPullRequests: prs, ...settings } = q;
+/**
+ * The queue's settings, then its pull requests in queue order from the dashboard's activity (which,
+ * unlike getQueue, also lists the NOT_READY ones, last, with no position), each with why it is there.
+ */
+export function formatQueue(
+  q: Queue, address: QueueRequest, activity: Pick<QueueActivity, 'managedBy' | 'driftSince' | 'pullRequests'>,
+): string {
+  const { enqueuedPullRequests: _listed, ...settings } = q;
+  const prs = activity.pullRequests;
+  const why = (r: QueueActivity['pullRequests'][number]['explanation']) => `${r.message}${r.detail !== undefined ? ` (${r.detail})` : ''}`;
   const list = prs.length === 0
-    ? 'No pull requests in the queue (NOT_READY ones are not listed).'
-    : formatTable(['#', 'PR', 'STATE', 'PRIORITY', 'SINCE', 'TITLE'], prs.map((pr, i) => [
-      String(i + 1), `#${pr.prNumber}`, pr.state, pr.priorityName, pr.stateChangedAt, pr.prTitle,
+    ? 'No pull requests in the queue.'
+    : formatTable(['#', 'PR', 'STATE', 'PRIORITY', 'SINCE', 'TITLE', 'WHY'], prs.map((pr, i) => [
+      pr.state.toUpperCase() === 'NOT_READY' ? '-' : String(i + 1), `#${pr.prNumber}`, pr.state, pr.priorityName, pr.stateChangedAt, pr.prTitle,
+      why(pr.explanation),
     ]));
-  return `Queue ${describeQueue(address)}\n${formatManagement(management)}${formatSettings(settings)}\n\n${list}`;
+  return `Queue ${describeQueue(address)}\n${formatManagement(activity)}${formatSettings(settings)}\n\n${list}`;
 }

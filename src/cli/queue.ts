@@ -43,7 +43,7 @@ Examples:
     }));
 
   withQueueOptions(queue.command('get'))
-    .description('show a queue: whether Terraform manages it, state, every setting, and its pull requests in queue order')
+    .description('show a queue: whether Terraform manages it, state, every setting, and its pull requests in queue order with why each is there (NOT_READY ones last)')
     .addHelpText('after', `
 Examples:
   $ greenline queue get --repo github.com/acme/web --branch main

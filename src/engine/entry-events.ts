@@ -5,10 +5,11 @@
 import type { Draft } from './draft.js';
 import { tryDirectMerge } from './direct-merge.js';
 import { parsePriority } from './priority.js';
+import { sameUnmergeable } from './readiness.js';
 import { membersOf } from './runs.js';
 import { applyTargetMove } from './target.js';
 import { move } from './transitions.js';
-import { isTerminal, type EngineEvent, type Entry, type Rejection } from './types.js';
+import { isTerminal, type EngineEvent, type Entry, type PrInfo, type Rejection } from './types.js';
 import { restartGroup } from './validity.js';
 
 type Ev<K extends EngineEvent['kind']> = Extract<EngineEvent, { kind: K }>;
@@ -25,6 +26,12 @@ function queued(d: Draft, prNumber: number): Entry | Rejection {
 }
 
 const isRejection = (x: Entry | Rejection): x is Rejection => 'code' in x;
+
+/** The entry with the forge's mergeability of `pr` and why it is not mergeable (absent when it is). */
+function withMergeability(e: Entry, pr: PrInfo): Entry {
+  const { unmergeable: _old, ...rest } = e;
+  return { ...rest, mergeability: pr.mergeability, ...(pr.unmergeable ? { unmergeable: pr.unmergeable } : {}) };
+}
 
 const isMerging = (d: Draft, prNumber: number): boolean =>
   d.internal.merge?.prs.some((p) => p.number === prNumber) ?? false;
@@ -44,15 +51,15 @@ export function onSubmit(d: Draft, ev: Ev<'submit'>): Rejection | null {
   if (existing && !isTerminal(existing.state)) {
     const given = ev.priority !== undefined && ev.priority !== null;
     const next: Entry = {
-      ...existing,
+      ...(existing.state === 'NOT_READY' ? withMergeability(existing, pr) : existing),
       ...(given ? { priorityValue: priority.value, priorityName: priority.name, skipTheLine: priority.value === 0 } : {}),
       ...(ev.noBatch !== undefined ? { noBatch: ev.noBatch } : {}),
       ...(ev.forceEnqueued ? { forceEnqueued: true } : {}),
       title: pr.title,
       author: pr.author,
-      mergeability: existing.state === 'NOT_READY' ? pr.mergeability : existing.mergeability,
     };
-    if (Object.keys(next).some((k) => next[k as keyof Entry] !== existing[k as keyof Entry])) d.putEntry(next);
+    const changed = !sameUnmergeable(existing, next) || Object.keys(next).some((k) => next[k as keyof Entry] !== existing[k as keyof Entry]);
+    if (changed) d.putEntry(next);
     return null;
   }
   // Queued again, it could only add an empty commit: refused, so that the caller learns it at once.
@@ -77,6 +84,7 @@ export function onSubmit(d: Draft, ev: Ev<'submit'>): Rejection | null {
     title: pr.title,
     author: pr.author,
     mergeability: pr.mergeability,
+    ...(pr.unmergeable ? { unmergeable: pr.unmergeable } : {}),
     priorityValue: priority.value,
     priorityName: priority.name,
     usedDefaultPriorityName: priority.usedDefault ? priority.name : null,
@@ -98,7 +106,7 @@ export function onCancel(d: Draft, ev: Ev<'cancel'>): Rejection | null {
   const e = queued(d, ev.prNumber);
   if (isRejection(e)) return e;
   if (isMerging(d, ev.prNumber)) return invalid(`PR #${ev.prNumber} is being merged right now and can no longer be cancelled`);
-  move(d, e, 'CANCELLED', ev.reason);
+  move(d, e, 'CANCELLED', ev.reason, ev.detail !== undefined ? { detail: ev.detail } : {});
   return null;
 }
 
@@ -135,10 +143,10 @@ export function onPrObserved(d: Draft, ev: Ev<'prObserved'>): Rejection | null {
     let next = e;
     const headBranch = pr.headBranch ?? e.headBranch;
     if (pr.baseBranch !== e.baseBranch || pr.title !== e.title || pr.author !== e.author || pr.mergeability !== e.mergeability
-      || headBranch !== e.headBranch) {
+      || !sameUnmergeable(e, pr) || headBranch !== e.headBranch) {
       // A stacked PR waits in NOT_READY until its base becomes the queue's branch.
       next = {
-        ...e, baseBranch: pr.baseBranch, title: pr.title, author: pr.author, mergeability: pr.mergeability,
+        ...withMergeability(e, pr), baseBranch: pr.baseBranch, title: pr.title, author: pr.author,
         ...(headBranch !== undefined ? { headBranch } : {}),
       };
       d.putEntry(next);

@@ -40,7 +40,7 @@ export interface MoveOptions {
 
 export function move(d: Draft, entry: Entry, to: PrState, reason: TransitionReason, opts: MoveOptions = {}): Entry {
   const batch = to === 'CANCELLED' ? batchOf(d, entry) : undefined;
-  const patched: Entry = { ...entry, ...opts.patch };
+  const patched: Entry = { ...entry, ...opts.patch, ...conflictPatch(to, reason) };
   const item = {
     at: d.at,
     from: opts.from === undefined ? entry.state : opts.from,
@@ -70,6 +70,15 @@ export function move(d: Draft, entry: Entry, to: PrState, reason: TransitionReas
   }
   if (batch) emitBatchEvent(d, 'pull_request_batch.canceled', [next.prNumber], batch, reason);
   return next;
+}
+
+/**
+ * A PR that failed because its changes could not be merged onto what comes before it no longer
+ * claims the mergeability it had when admitted: it is not mergeable, because of a conflict.
+ */
+function conflictPatch(to: PrState, reason: TransitionReason): Partial<Entry> {
+  return to === 'FAILED' && reason === 'START_TEST_RUN_MERGE_CONFLICT'
+    ? { mergeability: 'not_mergeable', unmergeable: { cause: 'conflict' } } : {};
 }
 
 /** The batch run an entry currently belongs to: being built, tested, pending failure or passed. */

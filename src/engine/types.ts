@@ -57,6 +57,15 @@ export type AdaptiveMode = 'off' | 'on';
 export type OptimizationMode = 'off' | 'bisection_skip_redundant_tests';
 export type TestBranchConstructionMode = 'rename_temp_branch' | 'push_new_branch_from_temp';
 export type Mergeability = 'unspecified' | 'in_progress' | 'mergeable' | 'not_mergeable';
+/**
+ * Why the forge calls a PR `not_mergeable`, when it tells: it conflicts with the target branch (with
+ * the conflicting files when the forge names them), it is a draft, or the forge blocks it (GitHub
+ * branch protection).
+ */
+export interface Unmergeable {
+  cause: 'conflict' | 'draft' | 'blocked';
+  files?: string[];
+}
 export type QueueType = 'main' | 'bisection';
 
 /** Priority names and their values (contract §6.8). 0 is the highest priority. */
@@ -183,6 +192,8 @@ export interface PrInfo {
   title: string;
   author: string;
   mergeability: Mergeability;
+  /** Why it is `not_mergeable`, when the forge tells; absent otherwise. */
+  unmergeable?: Unmergeable;
   /**
    * The target sha the PR's head is based on, when the forge knows it. With `checksPassed` it lets
    * a PR skip testing under `directMergeMode = always` (contract §6.9); absent = never direct.
@@ -228,6 +239,8 @@ export interface Entry {
   title: string;
   author: string;
   mergeability: Mergeability;
+  /** Why the forge calls it `not_mergeable`, when it told (PrInfo.unmergeable). */
+  unmergeable?: Unmergeable;
   priorityValue: number;
   priorityName: string;
   /** The default priority name applied when the submission named none; null when one was given. */
@@ -304,7 +317,8 @@ export interface QueueSnapshot {
 export type EngineEvent =
   | { kind: 'submit'; at: number; entryId: string; pr: PrInfo; priority?: number | PriorityName | null;
       noBatch?: boolean; reason: SubmittedReason; forceEnqueued?: boolean }
-  | { kind: 'cancel'; at: number; prNumber: number; reason: CancellationReason }
+  /** `detail`: who cancelled, e.g. the API token's name. */
+  | { kind: 'cancel'; at: number; prNumber: number; reason: CancellationReason; detail?: string }
   | { kind: 'restart'; at: number; prNumber: number; reason: 'TESTS_RESTARTED_BY_API_REQUEST' | 'TESTS_RESTARTED_BY_USER' }
   /** The forge reports a PR's current head, base, title or mergeability. A new head sha → PR_PUSHED_TO. */
   | { kind: 'prObserved'; at: number; pr: PrInfo }

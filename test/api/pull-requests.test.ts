@@ -32,7 +32,7 @@ describe('submitPullRequest and getSubmittedPullRequest', () => {
 
     const pr = await getPr(1);
     expect(Object.keys(pr).sort()).toEqual([
-      ...ITEM_KEYS, 'forceEnqueued', 'isCurrentlySubmittedToQueue', 'readiness', 'verifiedByTestRun',
+      ...ITEM_KEYS, 'forceEnqueued', 'isCurrentlySubmittedToQueue', 'readiness', 'reason', 'verifiedByTestRun',
     ].sort());
     const head = h.t.forge.state(SLUG).prs.get(1)!.headSha;
     expect(pr).toMatchObject({

@@ -38,7 +38,7 @@ describe('tokens', () => {
   it('authenticate to their org until revoked; unknown or malformed tokens do not', async () => {
     const org = await ensureOrg(db, 'acme', 1);
     const { id, token } = await createApiToken(db, org.id, 'ci', 1);
-    expect(await authenticateToken(db, token)).toEqual({ orgId: org.id, orgName: 'acme', tokenId: id });
+    expect(await authenticateToken(db, token)).toEqual({ orgId: org.id, orgName: 'acme', tokenId: id, tokenName: 'ci' });
     expect(await authenticateToken(db, generateToken())).toBeNull();
     expect(await authenticateToken(db, 'not-a-token')).toBeNull();
     expect(await authenticateToken(db, '')).toBeNull();
@@ -69,7 +69,7 @@ describe('TokenCache', () => {
     const tokens = new TokenCache(server, clock);
     const org = await ensureOrg(cli, 'acme', 1);
     const { id, token } = await createApiToken(cli, org.id, 'ci', 1);
-    expect(await tokens.authenticate(token)).toEqual({ orgId: org.id, orgName: 'acme', tokenId: id });
+    expect(await tokens.authenticate(token)).toEqual({ orgId: org.id, orgName: 'acme', tokenId: id, tokenName: 'ci' });
     await revokeApiToken(cli, id, clock.now());
     // Within the bound the remembered answer stands (that is the documented delay) …
     clock.advance(TOKEN_RECHECK_MS - 1);

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git } from '../../src/adapters/forge/git/git.js';
-import { GreenlineClient } from '../../src/client/index.js';
+import { GreenlineClient, type SubmittedPullRequest } from '../../src/client/index.js';
 import { startCliServer, type CliServer } from './cli-server.js';
 
 const WEB = ['--repo', 'github.com/acme/web', '--branch', 'main'];
@@ -29,6 +29,12 @@ beforeAll(async () => {
       heads[4] = await git.openPr(4, { 'four.txt': '4\n' }, { title: 'Add four' });
       heads[5] = await git.openPr(5, { 'five.txt': '5\n' });
       heads[20] = await git.openPr(20, { 'twenty.txt': '20\n' }, { title: 'External CI' });
+      // 6 and 7 add the same file differently, so do 8 and 9; 10 tests slowly.
+      heads[6] = await git.openPr(6, { 'shared.txt': 'six\n' }, { title: 'Six shares' });
+      heads[7] = await git.openPr(7, { 'shared.txt': 'seven\n' }, { title: 'Seven shares' });
+      heads[8] = await git.openPr(8, { 'clash.txt': 'eight\n' }, { title: 'Eight clashes' });
+      heads[9] = await git.openPr(9, { 'clash.txt': 'nine\n' }, { title: 'Nine clashes' });
+      heads[10] = await git.openPr(10, { 'slow.txt': 'slow\n', 'ten.txt': '10\n' }, { title: 'Ten, slowly' });
     },
   });
   expect((await s.run(['queue', 'create', ...WEB])).code).toBe(0);
@@ -56,8 +62,14 @@ describe('greenline pr', () => {
     const r = await s.run(['pr', 'status', '2', ...WEB, '--wait', ...FAST]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/PR #2 FAILED$/m);
-    expect(r.stderr).toMatch(/^PR #2 ended FAILED: not merged$/m);
+    expect(r.stderr).toMatch(/^PR #2 ended FAILED: not merged\. Failed: a required CI status failed\. \(required status "greenline\/ci" reported failure: exited with code 1 after \d+s\)$/m);
     expect(r.stdout).toMatch(/^Batching:\s+never \(tested alone\)$/m);
+    expect(r.stdout).toMatch(/^Why:\s+Failed: a required CI status failed\.$/m);
+    expect(r.stdout).toMatch(/^Detail:\s+required status "greenline\/ci" reported failure: exited with code 1/m);
+    const runId = /^Test run:\s+(\S+) \(log: greenline test-run log (\S+) --repo github\.com\/acme\/web --branch main\)$/m.exec(r.stdout);
+    expect(runId?.[1]).toBe(runId?.[2]);
+    const log = await s.run(['test-run', 'log', runId![1]!, ...WEB]);
+    expect(log.stdout).toMatch(/exited with code 1/);
     expect(await s.git.readFile('refs/heads/main', 'fail.txt')).toBeNull();
   });
 
@@ -111,10 +123,60 @@ describe('greenline pr', () => {
     expect(cancelAgain.code).toBe(1);
     expect(cancelAgain.stderr).toMatch(/\(400 PR_NOT_IN_QUEUE\)/);
     expect(restartAgain.code).toBe(1);
-    expect(restartAgain.stderr).toMatch(/\(400 (PR_NOT_IN_QUEUE|RESTART_NOT_ALLOWED)\)/);
+    expect(restartAgain.stderr).toMatch(/\(400 PR_NOT_IN_QUEUE\); to test it again, submit it: `greenline pr submit 3 --repo github.com\/acme\/web --branch main`$/m);
     expect(never.code).toBe(1);
     expect(never.stderr).toMatch(/Pull request #99 has never been submitted to this queue \(404 PR_NOT_SUBMITTED\); submit it with `greenline pr submit`/);
     expect(badNumber).toMatchObject({ code: 2, stderr: 'error: A pull request number is a positive integer, got "x1"\n' });
+  });
+});
+
+/** Reads PR `n` until `done` holds for it (or gives up after 30 s). */
+async function until(n: number, done: (pr: SubmittedPullRequest) => boolean): Promise<SubmittedPullRequest> {
+  const client = new GreenlineClient({ url: s.url, token: s.token });
+  const request = { repo: { host: 'github.com', owner: 'acme', name: 'web' }, targetBranch: 'main', pr: { number: n } };
+  for (let i = 0; ; i++) {
+    const pr = await client.getSubmittedPullRequest(request);
+    if (done(pr) || i === 300) return pr;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('greenline pr and queue get say why a PR is where it is', () => {
+  it('a PR that conflicts with main waits NOT_READY, naming the files; queue get lists it, marked and explained', async () => {
+    expect((await s.run(['pr', 'submit', '7', ...WEB, '--wait', ...FAST])).code).toBe(0);
+    expect((await s.run(['pr', 'submit', '6', ...WEB])).code).toBe(0);
+    const pr = await until(6, (p) => p.reason.code === 'CONFLICTS_WITH_TARGET');
+    expect(pr.state).toBe('NOT_READY');
+    const [status, queue] = await Promise.all([s.run(['pr', 'status', '6', ...WEB]), s.run(['queue', 'get', ...WEB])]);
+    expect(status.stdout).toMatch(/^Why:\s+Not ready: it conflicts with the target branch; merge or rebase the target branch into it, push, and submit it again\.$/m);
+    expect(status.stdout).toMatch(/^Detail:\s+conflicting files: shared\.txt$/m);
+    expect(status.stdout).toMatch(/^Mergeability:\s+not_mergeable$/m);
+    expect(queue.stdout).toMatch(/^#\s+PR\s+STATE\s+PRIORITY\s+SINCE\s+TITLE\s+WHY$/m);
+    expect(queue.stdout).toMatch(/^-\s+#6\s+NOT_READY\s+medium\s+\S+\s+Six shares\s+Not ready: it conflicts with the target branch; .* \(conflicting files: shared\.txt\)$/m);
+    expect(queue.stdout).not.toMatch(/NOT_READY ones are not listed/);
+    expect((await s.run(['pr', 'cancel', '6', ...WEB])).code).toBe(0);
+  });
+
+  it('a PR that fails on a conflict with a PR ahead of it says so, and is not mergeable', async () => {
+    // Submitted together (the CLI would start a process each), so that 9 is queued before 8 merges.
+    const client = new GreenlineClient({ url: s.url, token: s.token });
+    const queue = { repo: { host: 'github.com', owner: 'acme', name: 'web' }, targetBranch: 'main' };
+    await client.submitPullRequest({ ...queue, pr: { number: 8 } });
+    await client.submitPullRequest({ ...queue, pr: { number: 9 } });
+    const r = await s.run(['pr', 'status', '9', ...WEB, '--wait', ...FAST]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/^PR #9 ended FAILED: not merged\. Failed: its changes conflict with the target branch or with a PR ahead of it, so no CI ran\. \(PR #9 conflicts with .*clash\.txt\)$/m);
+    expect(r.stdout).toMatch(/^Mergeability:\s+not_mergeable$/m);
+    expect(await s.git.readFile('refs/heads/main', 'clash.txt')).toBe('eight\n');
+  }, 60_000);
+
+  it('a PR pushed to while testing ends CANCELLED with the reason and its new head on the --wait line', async () => {
+    expect((await s.run(['pr', 'submit', '10', ...WEB])).code).toBe(0);
+    expect((await until(10, (p) => p.state === 'TESTING')).state).toBe('TESTING');
+    const head = await s.git.openPr(10, { 'ten.txt': 'ten again\n' }, { parent: heads[10], title: 'Ten, pushed again' });
+    const r = await s.run(['pr', 'status', '10', ...WEB, '--wait', ...FAST]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^PR #10 ended CANCELLED: not merged\\. Cancelled: new commits were pushed to the PR; submit it again to test its new head\\. \\(new head ${head}\\)$`, 'm'));
   });
 });
 

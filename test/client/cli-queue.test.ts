@@ -37,7 +37,7 @@ describe('greenline queue', () => {
     expect(shown.stdout).toMatch(/^state:\s+RUNNING$/m);
     expect(shown.stdout).toMatch(/^concurrency:\s+2$/m);
     expect(shown.stdout).toMatch(/^requiredStatuses:\s+null \(none set\)$/m);
-    expect(shown.stdout).toContain('No pull requests in the queue');
+    expect(shown.stdout).toMatch(/^No pull requests in the queue\.$/m);
     expect(JSON.parse(json.stdout)).toMatchObject({ state: 'RUNNING', branch: 'main', concurrency: 2, mode: 'single', enqueuedPullRequests: [] });
   });
 

@@ -56,6 +56,16 @@ async function signedIn(width = 1280, height = 900): Promise<Page> {
 
 const QUEUE_KEY = { repo: { host: 'demo.greenline.local', owner: 'acme', name: 'shop' }, targetBranch: 'main' };
 
+/** POST /v1/<endpoint> with the token; the answer's JSON (fails the test on an error answer). */
+async function api(endpoint: string, body: unknown): Promise<unknown> {
+  const res = await fetch(`${url}/v1/${endpoint}`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': token }, body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  expect(res.status, text).toBe(200);
+  return JSON.parse(text);
+}
+
 async function apiQueueState(): Promise<string> {
   const res = await fetch(`${url}/v1/getQueue`, {
     method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': token }, body: JSON.stringify(QUEUE_KEY),
@@ -145,9 +155,12 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     await page.getByRole('heading', { name: '#4 Add gift cards' }).waitFor();
     // PR 4 breaks the test: wait until the page shows it FAILED (it updates itself).
     await page.locator('#timeline').getByText('FAILED', { exact: true }).first().waitFor({ timeout: 90_000 });
+    // Reasons read as sentences; the code is in the tooltip.
     const timeline = await page.locator('#timeline').textContent();
-    expect(timeline).toContain('TEST_RUN_REQUIRED_STATUS_FAILED');
-    expect(timeline).toContain('API_REQUESTED');
+    expect(timeline).toContain('Failed: a required CI status failed.');
+    expect(timeline).toContain('Submitted: requested through the API');
+    expect(await page.locator('#timeline [title="TEST_RUN_REQUIRED_STATUS_FAILED"]').count()).toBeGreaterThan(0);
+    expect(await page.locator('#pr-reason').textContent()).toMatch(/^Failed: a required CI status failed\. required status "greenline\/ci" reported failure/);
     expect(await page.locator('.checks').first().textContent()).toContain('greenline/ci');
     await page.getByRole('button', { name: 'Show log' }).last().click();
     await page.locator('pre.log').waitFor();
@@ -155,6 +168,51 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     await page.screenshot({ path: path.join(SHOTS, 'pull-request.png'), fullPage: true });
     await page.close();
   }, 120_000);
+
+  it('shows why a PR failed on a conflict (no CI ran, no log), why it waits NOT_READY once resubmitted, without a restart button', async () => {
+    // Demo PRs #6 and #11 change the same line: whichever is tested second fails on the conflict.
+    let failed: number | undefined;
+    const deadline = Date.now() + 100_000;
+    while (failed === undefined && Date.now() < deadline) {
+      for (const n of [6, 11]) {
+        const pr = await api('getSubmittedPullRequest', { ...QUEUE_KEY, pr: { number: n } }) as { state: string; reason: { code: string } };
+        if (pr.state === 'FAILED' && pr.reason.code === 'START_TEST_RUN_MERGE_CONFLICT') failed = n;
+      }
+      if (failed === undefined) await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(failed).toBeDefined();
+    const page = await signedIn();
+    await page.goto(url + '/' + PR(failed!));
+    await page.locator('#pr-reason').waitFor();
+    expect(await page.locator('#pr-reason').textContent()).toContain('Failed: its changes conflict with the target branch or with a PR ahead of it, so no CI ran.');
+    expect(await page.locator('#pr-reason').textContent()).toContain('settings.conf');
+    const run = page.locator('.run-card').first();
+    expect(await run.textContent()).toContain('No CI ran: the test commit of this run was never built, so there is no log.');
+    expect(await run.getByRole('button', { name: 'Show log' }).count()).toBe(0);
+    await page.screenshot({ path: path.join(SHOTS, 'pull-request-conflict.png'), fullPage: true });
+
+    // Submitted again, it conflicts with main now: it waits NOT_READY, and says why.
+    await api('submitPullRequest', { ...QUEUE_KEY, pr: { number: failed } });
+    await page.reload();
+    await page.locator('.page-head').getByText('NOT_READY').waitFor({ timeout: 20_000 });
+    await page.locator('#pr-reason').getByText(/^Not ready: it conflicts with the target branch/).waitFor({ timeout: 20_000 });
+    expect(await page.locator('#pr-reason').textContent()).toContain('conflicting files: settings.conf');
+    expect(await page.getByRole('button', { name: 'Cancel PR' }).isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Restart tests' }).count()).toBe(0);
+    await page.screenshot({ path: path.join(SHOTS, 'pull-request-not-ready.png'), fullPage: true });
+
+    // The queue lists it with the same words; concluded PRs read as sentences, not lowercased codes.
+    await page.goto(url + '/' + QUEUE);
+    const row = page.locator(`#queue-prs tr[data-pr="${failed}"]`);
+    await row.waitFor();
+    expect(await row.textContent()).toContain('Not ready: it conflicts with the target branch');
+    const recent = await page.locator('#recent-prs').textContent();
+    expect(recent).toContain('Merged: its tests passed and the queue merged it.');
+    expect(recent).not.toMatch(/merge graph merge/i);
+    expect(await page.locator('#recent-prs [title="MERGE_GRAPH_MERGE"]').count()).toBeGreaterThan(0);
+    await page.screenshot({ path: path.join(SHOTS, 'queue-not-ready.png'), fullPage: true });
+    await page.close();
+  }, 150_000);
 
   it('pauses and resumes the queue, each after a confirmation dialog that Escape dismisses; on a Terraform-managed queue that shows as drift', async () => {
     await terraformWrite();

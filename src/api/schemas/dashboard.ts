@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { MAX_HISTORY_HOURS } from '../../app/dashboard.js';
 import { DateTime, Name, Nullable, PrStateOut, QueueAddress, QueueStateOut, Repo, RequestObject } from './common.js';
+import { PrReason } from './pull-request.js';
 import { MODES } from './queue.js';
 
 /** contract §2.10 "Management source": not in getQueue/updateQueue, whose fields Terraform parses. */
@@ -49,6 +50,7 @@ export const ActivityPr = Type.Object({
   stateChangedAt: DateTime('When it entered its state'),
   testRunId: Nullable(Type.String({ description: 'The run it is (or was last) tested in' })),
   reason: Type.String({ description: 'Reason code of its latest transition' }),
+  explanation: PrReason,
   lane: Lane,
 });
 
@@ -71,6 +73,7 @@ export const RecentPr = Type.Object({
   state: PrStateOut,
   stateChangedAt: DateTime('When it concluded'),
   reason: Type.String({ description: 'Reason code of the conclusion' }),
+  explanation: PrReason,
 });
 
 export const QueueActivityResponse = Type.Object({
@@ -96,7 +99,9 @@ const HistoryFields = {
   cancelled: Type.Integer(),
   timeInQueueP50Seconds: Nullable(Type.Number({ description: 'Median time from admission to conclusion; null without conclusions' })),
   timeInQueueP95Seconds: Nullable(Type.Number({ description: '95th percentile of the same' })),
-  ciRuns: Type.Integer({ description: 'Test runs started (main and bisection)' }),
+  ciRuns: Type.Integer({
+    description: 'Test runs started (main and bisection) that reached CI and have finished: not the runs in flight, nor those whose test commit was never built',
+  }),
   ciRunsPerMerge: Nullable(Type.Number({ description: 'ciRuns / merged; null without merges' })),
 };
 

@@ -99,7 +99,23 @@ export const ListResponse = Type.Object({
 
 const MERGEABILITY = ['unspecified', 'in_progress', 'mergeable', 'not_mergeable'];
 
-/** Contract §2.4, plus noBatch and verifiedByTestRun (§3 #19). */
+/** greenline's extension of getSubmittedPullRequest: why the PR is in its state, in words. */
+export const PrReason = Type.Object({
+  code: Type.String({
+    description: 'The reason code: of the latest transition (e.g. TEST_RUN_REQUIRED_STATUS_FAILED, PR_PUSHED_TO, MERGE_GRAPH_MERGE) '
+      + 'or, while NOT_READY, of what it waits for (BASE_BRANCH_MISMATCH, CONFLICTS_WITH_TARGET, DRAFT, BLOCKED_BY_FORGE, '
+      + 'NOT_MERGEABLE, MERGEABILITY_PENDING, IMPACTED_TARGETS_MISSING)',
+  }),
+  message: Type.String({ description: 'The state and the reason as a sentence, e.g. "Failed: a required CI status failed."' }),
+  detail: Type.Optional(Type.String({
+    description: 'Specifics: the failed status and its description, the conflicting files, the new head, who cancelled',
+  })),
+  url: Type.Optional(Type.String({ description: 'Link to the failed check, when CI reported one' })),
+  testRunId: Type.Optional(Type.String({ description: 'The test run the reason belongs to; its log: getTestRunLog' })),
+  at: DateTime('When the PR entered the state the reason explains'),
+}, { description: 'greenline extension: why the PR is in its state (the latest reason), in words' });
+
+/** Contract §2.4, plus noBatch and verifiedByTestRun (§3 #19) and greenline's reason. */
 export const SubmittedPr = Type.Object({
   ...PrItemProperties,
   readiness: Type.Object({
@@ -111,11 +127,13 @@ export const SubmittedPr = Type.Object({
   forceEnqueued: Type.Boolean(),
   isCurrentlySubmittedToQueue: Type.Boolean({ description: 'The entry is not in a terminal state' }),
   verifiedByTestRun: Nullable(Type.String({ description: 'Test run whose pass merged this PR' })),
+  reason: PrReason,
   timeline: Type.Optional(Type.Array(Type.Object({
     at: Type.String({ format: 'date-time' }),
     fromState: Nullable(Type.String({ description: 'State before the change; null for a submission' })),
     toState: Type.String({ description: 'State after the change' }),
     reason: Type.String({ description: 'Reason code, e.g. API_REQUESTED, TEST_RUN_REQUIRED_STATUS_FAILED, MERGE_GRAPH_MERGE' }),
+    message: Type.String({ description: 'The change and its reason as a sentence, e.g. "Failed: a required CI status failed."' }),
     testRunId: Nullable(Type.String({ description: 'The test run the change belongs to' })),
     detail: Nullable(Type.String({ description: 'More about the reason, e.g. the files of a merge conflict' })),
   }), { description: 'Only with includeTimeline: every trip of the PR through this queue, newest change first' })),

@@ -7,7 +7,8 @@
  * - A PR's base branch: git has no PR metadata, so the base is the queue's target branch passed by
  *   the caller (the remote's default branch when none is passed).
  * - A PR's title and author: the subject and author name of its head commit.
- * - Mergeability: whether the head merges cleanly onto the target branch (`merge-tree`).
+ * - Mergeability: whether the head merges cleanly onto the target branch (`merge-tree`), and the
+ *   conflicting files when it does not.
  * - Closed, draft, reviews: unknown; a PR exists while its ref exists.
  */
 import type { Logger } from 'pino';
@@ -63,7 +64,7 @@ export class GitForge implements ForgePort {
     const ref = m.prRef(number);
     return {
       number, headSha, baseBranch, title: subject(head.message), author: head.authorName,
-      ...(targetSha ? await mergeOnto(m, targetSha, headSha) : { mergeability: 'unspecified' }),
+      ...(targetSha ? await mergeOnto(m, targetSha, headSha) : { mergeability: 'unspecified' as const }),
       // PR heads read from branches (a --pr-ref-pattern under refs/heads/) have a head branch.
       ...(ref.startsWith('refs/heads/') ? { headBranch: ref.slice('refs/heads/'.length) } : {}),
     };
@@ -170,16 +171,19 @@ export class GitForge implements ForgePort {
   }
 }
 
-/** Whether the head merges cleanly onto the target, and whether that merge would change anything. */
-async function mergeOnto(m: Mirror, targetSha: string, headSha: string): Promise<Pick<PrInfo, 'mergeability' | 'alreadyInBase'>> {
+/**
+ * Whether the head merges cleanly onto the target (the conflicting files when not), and whether that
+ * merge would change anything.
+ */
+async function mergeOnto(m: Mirror, targetSha: string, headSha: string): Promise<Pick<PrInfo, 'mergeability' | 'unmergeable' | 'alreadyInBase'>> {
   let merged;
   try {
     merged = await mergeTree(m.dir, targetSha, headSha);
   } catch (err) {
-    if (err instanceof GitError && /unrelated histories/.test(err.stderr)) return { mergeability: 'not_mergeable' };
+    if (err instanceof GitError && /unrelated histories/.test(err.stderr)) return { mergeability: 'not_mergeable', unmergeable: { cause: 'conflict' } };
     throw err;
   }
-  if (!merged.clean) return { mergeability: 'not_mergeable' };
+  if (!merged.clean) return { mergeability: 'not_mergeable', unmergeable: { cause: 'conflict', files: merged.files } };
   return { mergeability: 'mergeable', alreadyInBase: merged.tree === (await readCommits(m.dir, [targetSha])).get(targetSha)!.tree };
 }
 

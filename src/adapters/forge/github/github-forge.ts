@@ -16,7 +16,7 @@
  *   head is built on its base's tip (compare: `ahead`) and the base's required checks passed on it.
  */
 import type { Logger } from 'pino';
-import type { Mergeability, PrInfo, QueueConfig, QueueEventPayload, RunPr } from '../../../engine/types.js';
+import type { Mergeability, PrInfo, QueueConfig, QueueEventPayload, RunPr, Unmergeable } from '../../../engine/types.js';
 import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../../ports.js';
 import { failureOf, GitHubClients, hasStatus, type GitHubApi, type GitHubClientOptions } from './client.js';
 import { Presence } from './presence.js';
@@ -57,6 +57,14 @@ export function mergeabilityOf(pr: GitHubPull): Mergeability {
   if (pr.mergeable === false || pr.mergeable_state === 'dirty' || pr.mergeable_state === 'blocked') return 'not_mergeable';
   if (pr.mergeable === null || pr.mergeable === undefined || pr.mergeable_state === 'unknown') return 'in_progress';
   return 'mergeable';
+}
+
+/** Why mergeabilityOf calls the PR not_mergeable. */
+function unmergeableOf(pr: GitHubPull): Unmergeable | undefined {
+  if (pr.draft) return { cause: 'draft' };
+  if (pr.mergeable === false || pr.mergeable_state === 'dirty') return { cause: 'conflict' };
+  if (pr.mergeable_state === 'blocked') return { cause: 'blocked' };
+  return undefined;
 }
 
 /** The PR body line `merge-commit-title: <title>` (contract §4 mergeMethod), if any. */
@@ -362,9 +370,11 @@ export class GitHubForge implements ForgePort {
 }
 
 export function prInfoOf(pr: GitHubPull): PrInfo {
+  const unmergeable = unmergeableOf(pr);
   return {
     number: pr.number, headSha: pr.head.sha, baseBranch: pr.base.ref, headBranch: pr.head.ref, title: pr.title,
     author: pr.user?.login ?? '', mergeability: mergeabilityOf(pr),
+    ...(unmergeable ? { unmergeable } : {}),
   };
 }
 

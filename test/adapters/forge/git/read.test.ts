@@ -39,12 +39,14 @@ describe('git forge: pull requests', () => {
     expect(await forge.getPullRequest(fx.binding(), 6, 'main')).toMatchObject({ mergeability: 'mergeable', alreadyInBase: false });
   });
 
-  it('reports not_mergeable when the head conflicts with the target, and uses the remote default branch without one', async () => {
+  it('reports not_mergeable with the conflicting files when the head conflicts with the target, and uses the remote default branch without one', async () => {
     await fx.openPr(3, { 'src/app.txt': appWithLine(5, 'five from the PR') });
     await fx.setRef('refs/heads/main', await fx.commit(fx.baseSha, { 'src/app.txt': appWithLine(5, 'five on main') }, 'main moves'));
     const forge = createGitForge({ dataDir: fx.dataDir, logger, fetchTtlMs: 0 });
     const pr = await forge.getPullRequest(fx.binding(), 3);
-    expect(pr).toMatchObject({ number: 3, baseBranch: 'main', mergeability: 'not_mergeable' });
+    expect(pr).toMatchObject({
+      number: 3, baseBranch: 'main', mergeability: 'not_mergeable', unmergeable: { cause: 'conflict', files: ['src/app.txt'] },
+    });
   });
 
   it('returns null for a PR whose ref does not exist', async () => {

@@ -24,12 +24,15 @@ describe('github forge: pull requests', () => {
     const forge = makeForge(api);
     const b = bindingFor(api);
     expect(await forge.getPullRequest(b, 1)).toMatchObject({ number: 1, baseBranch: 'main', author: 'ada', mergeability: 'mergeable' });
+    expect(await forge.getPullRequest(b, 1)).not.toHaveProperty('unmergeable');
     Object.assign(api.pulls.get(1)!, { draft: true });
-    expect((await forge.getPullRequest(b, 1))!.mergeability).toBe('not_mergeable');
+    expect(await forge.getPullRequest(b, 1)).toMatchObject({ mergeability: 'not_mergeable', unmergeable: { cause: 'draft' } });
     Object.assign(api.pulls.get(1)!, { draft: false, mergeable: null, mergeable_state: 'unknown' });
     expect((await forge.getPullRequest(b, 1))!.mergeability).toBe('in_progress');
     Object.assign(api.pulls.get(1)!, { mergeable: true, mergeable_state: 'blocked' });
-    expect((await forge.getPullRequest(b, 1))!.mergeability).toBe('not_mergeable');
+    expect(await forge.getPullRequest(b, 1)).toMatchObject({ mergeability: 'not_mergeable', unmergeable: { cause: 'blocked' } });
+    Object.assign(api.pulls.get(1)!, { mergeable: false, mergeable_state: 'dirty' });
+    expect(await forge.getPullRequest(b, 1)).toMatchObject({ mergeability: 'not_mergeable', unmergeable: { cause: 'conflict' } });
     Object.assign(api.pulls.get(1)!, { state: 'closed' });
     expect(await forge.getPullRequest(b, 1)).toBeNull();
     expect(await forge.getPullRequest(b, 99)).toBeNull();
