@@ -217,12 +217,15 @@ describe('the README quick start, run literally on a fresh clone', () => {
     expect(four.detail).toMatch(/PR #4 changes nothing/);
   }, 300_000);
 
-  it('shows the failed PR as FAILED with `npx greenline pr status`', async () => {
+  it('shows the failed PR as FAILED, and why, with `npx greenline pr status`', async () => {
     const r = await run('npx', ['greenline', 'pr', 'status', '3', '--repo', SLUG, '--branch', 'main'], clone,
       userEnv({ GREENLINE_URL: url, GREENLINE_TOKEN: token }));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^State:\s+FAILED\b/m);
-    // What `pr status` says about why it failed is asserted here, next to its state.
+    // Why it failed, in words: the failed required status, its description, and how to read its log.
+    expect(r.stdout).toMatch(/^Why:\s+Failed: a required CI status failed\./m);
+    expect(r.stdout).toMatch(/^Detail:\s+required status "greenline\/ci" reported failure/m);
+    expect(r.stdout).toMatch(/greenline test-run log /);
   }, 120_000);
 
   it('adds nothing to main for a merged PR submitted again: 400 PR_ALREADY_MERGED from curl and from `greenline pr submit`', async () => {
