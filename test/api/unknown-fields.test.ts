@@ -10,7 +10,7 @@ import { createApiHarness, errorOf, REPO, type ApiHarness } from './api-harness.
 type Schema = { type?: string | string[]; properties?: Record<string, Schema>; oneOf?: Schema[]; anyOf?: Schema[]; $ref?: string };
 type Doc = { paths: Record<string, Record<string, { requestBody?: { content: { 'application/json': { schema: Schema } } } }>> };
 
-const trunk = JSON.parse(readFileSync(new URL('../../../../shared/spec/trunk-openapi-v1.json', import.meta.url), 'utf8')) as Doc & Record<string, unknown>;
+const trunk = JSON.parse(readFileSync(new URL('../fixtures/trunk/trunk-openapi-v1.json', import.meta.url), 'utf8')) as Doc & Record<string, unknown>;
 
 let h: ApiHarness;
 let greenline: Doc;
