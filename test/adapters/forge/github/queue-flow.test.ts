@@ -40,6 +40,22 @@ async function submitAndTest(): Promise<{ run: string; branch: string; testSha: 
   return { run: e.runId!, branch, testSha: h.api.branches.get(branch)! };
 }
 
+/**
+ * The calls made are exactly `expected`, and those of each chain in its order. Effects of different
+ * chains — the queue's events, each run's effects — may interleave (src/store/effects.ts).
+ */
+function expectCalls(log: readonly string[], expected: readonly string[], chains: readonly (readonly string[])[]): void {
+  expect([...log].sort()).toEqual([...expected].sort());
+  for (const chain of chains) {
+    let from = 0;
+    for (const call of chain) {
+      const at = log.indexOf(call, from);
+      expect(at, `${call} after ${chain[chain.indexOf(call) - 1] ?? 'the start'} in ${JSON.stringify(log, null, 1)}`).toBeGreaterThanOrEqual(0);
+      from = at + 1;
+    }
+  }
+}
+
 /** Status check and comment of one queue event for PR 1 (token auth: a commit status). */
 const show = (comment: 'GET+POST' | 'PATCH'): string[] => [
   'GET /repos/acme/web/pulls/1',
@@ -52,20 +68,23 @@ describe('github forge in the service', () => {
     h.api.clearLog();
     const { run, branch, testSha } = await submitAndTest();
     expect(h.api.commits.get(testSha)).toEqual([base, head1]);
-    expect(h.api.log).toEqual([
-      'GET /repos/acme/web/pulls/1', // submit reads the PR
-      'GET /repos/acme/web/git/ref/heads/main', // and the target of the idle queue
-      ...show('GET+POST'), // submitted
-      ...show('PATCH'), // queued
+    const build = [
       `POST /repos/acme/web/git/refs`, // temp branch at the target head
       'POST /repos/acme/web/merges', // PR 1 merged into it
       'POST /repos/acme/web/git/refs', // the test branch
       `DELETE /repos/acme/web/git/refs/heads/greenline-merge-temp/pr-1/${run}`,
       'POST /repos/acme/web/pulls', // draft PR of the test branch
-      ...show('PATCH'), // testing
+    ];
+    const events = [...show('GET+POST'), ...show('PATCH'), ...show('PATCH')]; // submitted, queued, testing
+    expectCalls(h.api.log, [
+      'GET /repos/acme/web/pulls/1', // submit reads the PR
+      'GET /repos/acme/web/git/ref/heads/main', // and the target of the idle queue
+      'GET /repos/acme/web/git/matching-refs/heads/greenline-merge/', // taking the queue: test branches no run needs
+      ...events,
+      ...build,
       'GET /repos/acme/web/branches/main', // required statuses: branch protection
       'GET /repos/acme/web/rules/branches/main?per_page=100', // and rulesets
-    ]);
+    ], [['GET /repos/acme/web/pulls/1', 'GET /repos/acme/web/git/ref/heads/main'], events, build]);
     expect(h.api.calls.find((c) => c.path === '/repos/acme/web/pulls')!.body).toMatchObject({ head: branch, base: 'main', draft: true });
     expect(h.api.statuses.map((s) => s.state)).toEqual(['pending', 'pending', 'pending']);
     h.api.clearLog();
@@ -103,13 +122,13 @@ describe('github forge in the service', () => {
     const e = await entry(1);
     expect(e.state).toBe('FAILED');
     expect(e.lastReason).toBe('TEST_RUN_REQUIRED_STATUS_FAILED');
-    expect(h.api.log).toEqual([
-      ...show('PATCH'), // pending failure (blame settles at once: nothing ahead of it)
-      ...show('PATCH'), // failed
+    const events = [...show('PATCH'), ...show('PATCH')]; // pending failure (blame settles at once: nothing ahead of it), failed
+    const cleanUp = [
       `GET /repos/acme/web/pulls?head=acme:${branch}&state=open&per_page=100`,
       'PATCH /repos/acme/web/pulls/2',
       `DELETE /repos/acme/web/git/refs/heads/${branch}`,
-    ]);
+    ];
+    expectCalls(h.api.log, [...events, ...cleanUp], [events, cleanUp]);
     expect(h.api.statuses.at(-1)).toMatchObject({ state: 'failure' });
     expect(h.api.comments[0]!.body).toMatch(/❌ Failed[\s\S]*TEST_RUN_REQUIRED_STATUS_FAILED/);
     expect(h.api.branches.get('main')).toBe(base);
