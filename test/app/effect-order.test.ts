@@ -79,7 +79,9 @@ describe.each(databases)('effect order after a takeover on $name', (database) =>
 
   it('A dies starting CI: the cancelled run\'s CI is never started, its branch ends deleted', async () => {
     const { a, runId } = await dieCancelTakeOver('ciStart', 'before');
-    expect(log.filter((c) => c.runId === runId).map((c) => `${c.instance} ${c.op}`))
+    // The takeover may delete the branch of the cancelled run first (leftover test branches); the
+    // effects of the run still come in their order.
+    expect(log.filter((c) => c.runId === runId && !c.atTakeover).map((c) => `${c.instance} ${c.op}`))
       .toEqual(['instance-a createTestBranch', 'instance-b ciCancel', 'instance-b deleteBranch']);
     expect(a.ci.started).toEqual([]);
     expect(b.ci.startedRunIds()).not.toContain(runId);
