@@ -1,7 +1,8 @@
 /**
  * After an event changed the snapshot, the queue settles: admission, validity of every run, blame
  * for failures, merging, and starting runs repeat until nothing changes. Then runs nobody needs any
- * more are stopped and their branches deleted, and the next wakeup is requested.
+ * more are stopped and their branches deleted; when that stopped a run, its test slot is free and the
+ * queue settles again, so the slot is used in the same decision. Then the next wakeup is requested.
  */
 import { scheduleBisections } from './bisection.js';
 import type { Draft } from './draft.js';
@@ -21,6 +22,23 @@ import { sweepRuns } from './validity.js';
 const MAX_ROUNDS = 1000;
 
 export function settle(d: Draft, fallback: QueuedReason): void {
+  let batchDeadline: number | null = null;
+  for (let pass = 0; pass < MAX_ROUNDS; pass++) {
+    batchDeadline = settleRounds(d, fallback);
+    const before = d.version;
+    cleanUpRuns(d);
+    if (d.version === before) break; // no run was stopped: no slot was freed
+  }
+  trimHistory(d);
+  requestWakeup(d, batchDeadline);
+  d.onFinish = (entries) => {
+    rememberIndex(d, entries);
+    ENTRY_RUN_REFS.set(entries, draftRunRefs(d));
+  };
+}
+
+/** The rounds until nothing changes; returns when a batch waiting to fill must start anyway. */
+function settleRounds(d: Draft, fallback: QueuedReason): number | null {
   const current = (): Topology => Topology.of(d);
   let batchDeadline: number | null = null;
   for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -34,13 +52,7 @@ export function settle(d: Draft, fallback: QueuedReason): void {
     completeModeSwitch(d);
     if (d.version === before) break;
   }
-  cleanUpRuns(d);
-  trimHistory(d);
-  requestWakeup(d, batchDeadline);
-  d.onFinish = (entries) => {
-    rememberIndex(d, entries);
-    ENTRY_RUN_REFS.set(entries, draftRunRefs(d));
-  };
+  return batchDeadline;
 }
 
 /** NOT_READY → PENDING for every ready entry, while the queue is RUNNING (contract §5.2). */
@@ -117,7 +129,8 @@ export function runsInUse(s: QueueSnapshot): Set<string> {
 
 /**
  * A run nobody refers to any more is stopped if still in flight, and its test branch deleted, once:
- * when it stops being needed. A run this decision created and then dropped (restarted, or no longer
+ * when it stops being needed (settle calls this again after using the slots it freed: a run already
+ * stopped changes nothing then, and its deletion is emitted once per key). A run this decision created and then dropped (restarted, or no longer
  * referred to: something settled later in the same decision changed what it should include) is
  * withdrawn instead: its effects are taken back, so no branch is built for it.
  */

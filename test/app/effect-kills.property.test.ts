@@ -128,14 +128,11 @@ export async function runScenario(databaseUrl: string, sc: Scenario): Promise<vo
       await drain();
     }
     // Drive to the end: leases lapse, CI passes, until every PR and every effect but wake-ups is done.
-    // Each round also fires the queue's timer: a cancellation of a PR under test frees its slot only
-    // after that decision has scheduled, so the next PR starts at the queue's next decision.
     const queueId = (await t.db.selectFrom('queues').select('id').executeTakeFirstOrThrow()).id;
     const settled = async () => (await entries()).every((e) => TERMINAL.includes(e.state))
       && (await listEffects(t.db, queueId)).every((e) => e.status !== 'pending' || e.kind === 'scheduleWakeup');
     for (let round = 0; round < 40 && !(await settled()); round++) {
       t.clock.advance(TTL);
-      await current().app.executor.apply(queueId, { kind: 'tick', at: t.clock.now() });
       await drain();
       for (const runId of unreported()) await report(runId, true);
       await drain();
@@ -146,8 +143,14 @@ export async function runScenario(databaseUrl: string, sc: Scenario): Promise<vo
     expect(final.map((e) => e.state).filter((s) => !TERMINAL.includes(s))).toEqual([]);
     expect(effects.filter((e) => e.status !== 'done' && e.kind !== 'scheduleWakeup').map((e) => `${e.key} ${e.status}`)).toEqual([]);
 
+    // A takeover deletes only test branches no run needs any more (a run that is over, whose own
+    // deletion may still be due: that one is then harmless); the checks below are of effect calls.
+    for (const call of log.filter((c) => c.atTakeover)) {
+      expect(call.op).toBe('deleteBranch');
+      expect(['cancelled', 'failed', 'succeeded'], `branch of ${call.runId} deleted at takeover`).toContain((await findRunRow(t.db, call.runId!))?.status);
+    }
     // In emission order within each chain, as the forge and the CIs saw it.
-    const seen = log.map((call) => ({ call, effect: effectOf(call, effects) }));
+    const seen = log.filter((c) => !c.atTakeover).map((call) => ({ call, effect: effectOf(call, effects) }));
     const lastOfRun = new Map<string, number>();
     for (const { call, effect } of seen) {
       const runId = (JSON.parse(effect.payload) as { runId: string }).runId;

@@ -79,13 +79,10 @@ describe.each(databases)('effect order after a takeover on $name', (database) =>
 
   it('A dies starting CI: the cancelled run\'s CI is never started, its branch ends deleted', async () => {
     const { a, runId } = await dieCancelTakeOver('ciStart', 'before');
-    const ops = log.filter((c) => c.runId === runId).map((c) => `${c.instance} ${c.op}`);
-    // The takeover's reconcile (test-branch-reconcile.ts) may delete the cancelled run's branch first;
-    // the run's own effects then follow in the order the engine emitted them.
-    expect(ops[0]).toBe('instance-a createTestBranch');
-    const cancelAt = ops.indexOf('instance-b ciCancel');
-    expect(ops.slice(1, cancelAt).every((op) => op === 'instance-b deleteBranch')).toBe(true);
-    expect(ops.slice(cancelAt)).toEqual(['instance-b ciCancel', 'instance-b deleteBranch']);
+    // The takeover may delete the branch of the cancelled run first (leftover test branches); the
+    // effects of the run still come in their order.
+    expect(log.filter((c) => c.runId === runId && !c.atTakeover).map((c) => `${c.instance} ${c.op}`))
+      .toEqual(['instance-a createTestBranch', 'instance-b ciCancel', 'instance-b deleteBranch']);
     expect(a.ci.started).toEqual([]);
     expect(b.ci.startedRunIds()).not.toContain(runId);
     expect(branchesOf(runId)).toEqual([]);

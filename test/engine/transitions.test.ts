@@ -474,3 +474,58 @@ describe('any non-terminal → CANCELLED / MERGED', () => {
     expect(q.eventTypes()).toEqual(['pull_request.merged:2']);
   });
 });
+
+describe('a test slot freed by a PR leaving the queue is used in the same decision', () => {
+  const observe = (q: QueueDriver, n: number, over: object) =>
+    q.send({ kind: 'prObserved', pr: { number: n, headSha: `h${n}`, baseBranch: 'main', title: `PR ${n}`, author: 'dev', mergeability: 'mergeable', ...over } });
+  const leaves: [string, (q: QueueDriver, n: number) => void][] = [
+    ['cancelled', (q, n) => q.send({ kind: 'cancel', prNumber: n, reason: 'USER_REQUESTED' })],
+    ['closed', (q, n) => q.send({ kind: 'prClosed', prNumber: n })],
+    ['pushed to', (q, n) => observe(q, n, { headSha: `h${n}-new` })],
+    ['converted to draft', (q, n) => q.send({ kind: 'prConvertedToDraft', prNumber: n })],
+    ['failing', (q, n) => q.fail(q.entry(n).runId!)],
+  ];
+
+  it.each(leaves)('concurrency 1: the PR under test %s, the next PENDING PR starts', (_how, leave) => {
+    const q = new QueueDriver({ concurrency: 1 });
+    q.startTesting(1);
+    q.submit(2);
+    expect(q.state(2)).toBe('PENDING');
+    leave(q, 1);
+    expect(['CANCELLED', 'FAILED']).toContain(q.state(1));
+    expect(q.effect('createTestBranch').prs.map((p) => p.number)).toEqual([2]);
+    expect(q.runOf(2).status).toBe('creating');
+    expect(q.snapshot.runs.filter((r) => r.status === 'creating' || r.status === 'in_progress').map((r) => r.id)).toEqual([q.runOf(2).id]);
+  });
+
+  it.each(leaves)('concurrency 2: the PR under test in the first slot %s, the next PENDING PR starts', (_how, leave) => {
+    const q = new QueueDriver({ concurrency: 2 });
+    q.submit(1);
+    q.submit(2);
+    q.built('r1');
+    q.built('r2');
+    q.submit(3);
+    expect(q.state(3)).toBe('PENDING');
+    leave(q, 2);
+    // PR 2's run is stopped; PR 3 now tests on PR 1 in the freed slot.
+    const create = q.effect('createTestBranch');
+    expect(create.prs.map((p) => p.number)).toEqual([1, 3]);
+    const inFlight = q.snapshot.runs.filter((r) => r.status === 'creating' || r.status === 'in_progress');
+    expect(inFlight.map((r) => r.prNumbers)).toEqual([[1], [3]]);
+  });
+
+  it('batches: a cancelled batch member frees its slot for the next batch in the same decision', () => {
+    const q = new QueueDriver({ concurrency: 1, batch: true, batchingMinSize: 2 });
+    q.submit(1);
+    q.submit(2);
+    q.built('r1');
+    q.submit(3);
+    q.submit(4);
+    expect(q.state(3)).toBe('PENDING');
+    q.send({ kind: 'cancel', prNumber: 1, reason: 'USER_REQUESTED' });
+    // PR 2 goes back to PENDING and forms the next batch with PR 3; PR 4 waits for a slot.
+    expect(q.effect('cancelCi').runId).toBe('r1');
+    expect(q.effect('createTestBranch').prs.map((p) => p.number)).toEqual([2, 3]);
+    expect(q.state(4)).toBe('PENDING');
+  });
+});

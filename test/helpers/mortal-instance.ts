@@ -3,7 +3,8 @@
  * at a chosen call to its forge or CI the call never returns (the work done or not, as chosen), the
  * instance runs nothing more and `dead` resolves. The forge is shared (one remote for every instance);
  * each instance has its own fake CI, which dies with it. Every effect call the forge or a CI performs
- * is appended to one shared log, in the order it happened.
+ * is appended to one shared log, in the order it happened; a call made while the instance takes queues
+ * over (its clean-up of leftover test branches, test-branch-reconcile.ts) is marked `atTakeover`.
  *
  *   const a = mortalInstance({ db, clock, forge, log, instanceId: 'a', dieAt: (call) => call.op === 'ciStart' ? 'before' : null });
  *   await a.drain();          // returns when idle, or as soon as the instance died
@@ -24,6 +25,8 @@ export interface EffectCall {
   runId: string | null;
   /** For a merge: the commit it puts on the target. */
   testSha?: string;
+  /** Made by the takeover (deleting a branch no queue needs), not by an effect. */
+  atTakeover?: true;
 }
 
 export interface MortalInstanceOptions {
@@ -58,6 +61,7 @@ export function mortalInstance(opts: MortalInstanceOptions): MortalInstance {
   let die!: () => void;
   const dead = new Promise<void>((resolve) => { die = resolve; });
   let index = 0;
+  let takingOver = false;
   const never = new Promise<never>(() => undefined);
 
   async function perform<T>(call: EffectCall, work: () => Promise<T>): Promise<T> {
@@ -70,7 +74,7 @@ export function mortalInstance(opts: MortalInstanceOptions): MortalInstance {
     }
     await opts.beforeCall?.(call);
     const result = await work();
-    opts.log.push(call);
+    opts.log.push(takingOver ? { ...call, atTakeover: true } : call);
     if (when === 'after') {
       died = true;
       die();
@@ -110,6 +114,16 @@ export function mortalInstance(opts: MortalInstanceOptions): MortalInstance {
       return mortalCi;
     },
   });
+
+  const takeOver = app.leases.onAcquired;
+  app.leases.onAcquired = async (queueIds, formerHolders) => {
+    takingOver = true;
+    try {
+      await takeOver(queueIds, formerHolders);
+    } finally {
+      takingOver = false;
+    }
+  };
 
   return {
     app, ci, dead,
