@@ -86,6 +86,17 @@ export interface ForgePort {
    */
   requiredStatuses?(repo: RepoBinding, branch: string): Promise<string[]>;
   /**
+   * Every check the forge holds for a commit, as statuses: what a forge that reports checks by
+   * webhook is asked when a commit's checks completed, in case a delivery was missed. Forges that
+   * report no checks leave it out.
+   */
+  checkRunStatuses?(repo: RepoBinding, sha: string): Promise<CiStatus[]>;
+  /**
+   * Posts a comment on a PR (the answer to a queue command given in a comment that could not be
+   * carried out). Forges without PR comments leave it out.
+   */
+  reply?(repo: RepoBinding, number: number, body: string): Promise<void>;
+  /**
    * Tells the forge about a queue event (status checks, comments, draft PRs of test branches).
    * Best effort: it never throws; what fails is logged.
    */

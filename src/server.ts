@@ -9,11 +9,11 @@ import { isAbsolute } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { createCommandCi, type CommandCi } from './adapters/ci/command/index.js';
 import { createGitForge } from './adapters/forge/git/index.js';
-import { gitHubForgeFromConfig } from './adapters/forge/github/index.js';
+import { gitHubForgeFromConfig, readGitHubDelivery } from './adapters/forge/github/index.js';
 import { buildHttpApp } from './api/build-app.js';
 import { systemClock } from './app/clock.js';
 import { createApp, type App } from './app/create-app.js';
-import { GitHubWebhooks } from './app/github-webhooks.js';
+import { ForgeWebhooks } from './app/forge-webhooks.js';
 import { bootstrap } from './app/org-admin.js';
 import type { GreenlineConfig } from './config.js';
 import { OperatorMetrics } from './metrics/operator-metrics.js';
@@ -122,9 +122,8 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
           ...(github && config.githubWebhookSecret ? {
             githubWebhooks: {
               secret: config.githubWebhookSecret,
-              receive: new GitHubWebhooks({
-                db, executor: app.executor, service: app.service, ciOutcome: app.ciOutcome, adapters: app.adapters,
-                forge: github, clock: systemClock, logger: logger.child({ part: 'github-webhooks' }),
+              receive: new ForgeWebhooks({
+                db, clock: systemClock, observations: app.forgeObservations, forge: 'github', translate: readGitHubDelivery,
               }).receive,
             },
           } : {}),

@@ -6,13 +6,13 @@
  */
 import { verify } from '@octokit/webhooks-methods';
 import type { FastifyInstance } from 'fastify';
-import type { DeliveryResult, GitHubDelivery } from '../app/github-webhooks.js';
+import type { DeliveryResult, WebhookDelivery } from '../app/forge-webhooks.js';
 import { HttpError } from '../errors.js';
 
 export interface GitHubWebhookReceiver {
   /** The webhook secret set on the GitHub App (or repository webhook). */
   secret: string;
-  receive(delivery: GitHubDelivery): Promise<DeliveryResult>;
+  receive(delivery: WebhookDelivery): Promise<DeliveryResult>;
 }
 
 const header = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);

@@ -1,6 +1,6 @@
 /**
  * The application's composition root: the per-queue executor, CI outcome, effect runner, forge
- * poller and the MergeQueueService, wired over one store and one set of adapters. `serve` and the
+ * poller, forge observations and the MergeQueueService, wired over one store and one set of adapters. `serve` and the
  * tests build the application through this one function, with different adapters.
  */
 import { randomUUID } from 'node:crypto';
@@ -13,6 +13,7 @@ import { CiOutcome } from './ci-outcome.js';
 import type { Clock } from './clock.js';
 import { listenForEffects, type EffectNotifications } from './effect-notifications.js';
 import { EffectRunner } from './effect-runner.js';
+import { ForgeObservations } from './forge-observations.js';
 import { ForgePoller } from './forge-poller.js';
 import { GreenlineService } from './merge-queue-service.js';
 import { QueueExecutor } from './queue-executor.js';
@@ -49,6 +50,8 @@ export interface App {
   leases: QueueLeases;
   ciOutcome: CiOutcome;
   adapters: Adapters;
+  /** Applies what forges report by webhook (forge-webhooks.ts) to the queues. */
+  forgeObservations: ForgeObservations;
   /** Delivers webhook messages. */
   webhooks: WebhookDeliveryWorker;
   /** Deletes finished work records past their retention. */
@@ -93,8 +96,11 @@ export function createApp(deps: AppDeps): App {
     db, executor, adapters, ciOutcome, clock, newId, onWebhookWork: () => webhooks.wake(),
     ...(policy ? { webhookPolicy: policy } : {}), ...(logger ? { logger } : {}),
   });
+  const forgeObservations = new ForgeObservations({
+    db, executor, service, ciOutcome, adapters, clock, ...(logger ? { logger: logger.child({ part: 'forge-observations' }) } : {}),
+  });
   return {
-    service, executor, runner, poller, leases, ciOutcome, adapters, webhooks, retention,
+    service, executor, runner, poller, leases, ciOutcome, adapters, forgeObservations, webhooks, retention,
     start() {
       leases.start();
       runner.start();

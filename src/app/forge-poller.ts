@@ -1,7 +1,7 @@
 /**
  * The git forge has no webhooks, so greenline looks: every interval, for each queue that holds
  * non-terminal entries and whose lease this instance holds (queue-leases.ts), it reads the target branch head and each queued PR from the forge and turns
- * differences into engine events:
+ * differences into engine events (forge-observations.ts, the path webhook deliveries take too):
  *   target head differs from the queue's          → targetMoved (see target-refresh for own merges)
  *   PR merged by someone else                     → prMergedOutside (forges that can tell: github)
  *   PR gone (closed)                              → prClosed
@@ -19,8 +19,9 @@ import { listQueuesWithActiveEntries } from '../store/queues.js';
 import { findRepoById } from '../store/repos.js';
 import { forgeFor, type Adapters } from './adapters.js';
 import type { Clock } from './clock.js';
+import { observePr } from './forge-observations.js';
 import { Periodic } from './periodic.js';
-import { observedPrEvent, prChanged } from './pr-observation.js';
+import { mayMergeDirectly, prChanged } from './pr-observation.js';
 import type { QueueExecutor } from './queue-executor.js';
 import type { QueueLeases } from './queue-leases.js';
 import { bindingOf } from './repo-binding.js';
@@ -65,7 +66,7 @@ export class ForgePoller {
   }
 
   private async pollQueue(queue: QueueRow): Promise<void> {
-    const { db, adapters, executor, clock } = this.deps;
+    const { db, adapters } = this.deps;
     const repo = await findRepoById(db, queue.repo_id);
     if (!repo) return;
     await refreshTarget(this.deps, queue, repo);
@@ -79,15 +80,10 @@ export class ForgePoller {
     for (const entry of entries) {
       let pr = await forge.getPullRequest(binding, entry.prNumber, queue.target_branch);
       const facts = pr && direct && waitsToStart(entry) ? await direct(binding, pr) : null;
-      const directly = facts !== null && facts.checksPassed && facts.baseSha !== undefined;
-      if (pr && directly) pr = { ...pr, ...facts };
-      if (pr && !directly && !prChanged(entry, pr)) continue;
+      if (pr && facts && mayMergeDirectly({ ...pr, ...facts })) pr = { ...pr, ...facts };
+      if (pr && !mayMergeDirectly(pr) && !prChanged(entry, pr)) continue;
       const merged = !pr && (await forge.wasMerged?.(binding, entry.prNumber)) === true;
-      await executor.apply(queue.id, (s) => {
-        const now = s.entries.find((e) => e.prNumber === entry.prNumber);
-        if (!now) return null;
-        return directly ? { kind: 'prObserved', at: clock.now(), pr: pr! } : observedPrEvent(now, pr, merged, clock.now());
-      });
+      await observePr(this.deps, queue.id, { kind: 'prSeen', prNumber: entry.prNumber, pr, merged });
     }
   }
 }

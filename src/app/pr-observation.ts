@@ -1,7 +1,7 @@
 /**
  * What the forge's current view of a queued PR means to the queue (forge poller, GitHub webhooks):
  * gone → prMergedOutside when it was merged, else prClosed; a new head, base, title, mergeability or
- * cause of unmergeability → prObserved; nothing else changes the entry.
+ * cause of unmergeability, or the facts of a direct merge → prObserved; nothing else changes the entry.
  */
 import { sameUnmergeable } from '../engine/index.js';
 import type { EngineEvent, Entry, PrInfo } from '../engine/types.js';
@@ -12,8 +12,14 @@ export function prChanged(e: Entry, pr: PrInfo): boolean {
     || !sameUnmergeable(e, pr);
 }
 
-/** The event for the entry, given the forge's PR (null: no longer open, `merged` telling how it left). */
+/** Whether the forge's PR carries the facts that let it merge directly (ForgePort.directMergeFacts). */
+export const mayMergeDirectly = (pr: PrInfo): boolean => pr.checksPassed === true && pr.baseSha !== undefined;
+
+/**
+ * The event for the entry, given the forge's PR (null: no longer open, `merged` telling how it left).
+ * A PR that may merge directly is news even when nothing else of it changed.
+ */
 export function observedPrEvent(e: Entry, pr: PrInfo | null, merged: boolean, at: number): EngineEvent | null {
   if (!pr) return { kind: merged ? 'prMergedOutside' : 'prClosed', at, prNumber: e.prNumber };
-  return prChanged(e, pr) ? { kind: 'prObserved', at, pr } : null;
+  return prChanged(e, pr) || mayMergeDirectly(pr) ? { kind: 'prObserved', at, pr } : null;
 }

@@ -3,7 +3,7 @@
  * RETENTION_MS, 30 days), then deleted by a sweep every hour (and once at start): effects done or
  * failed, webhook messages delivered or given up with their attempts (listWebhookDeliveries shows
  * what is kept), and queue events. GitHub delivery ids, by which each delivery is processed once
- * (github-webhooks.ts), are kept 14 days. The queues' state, entries, test runs and transitions (PR
+ * (forge-webhooks.ts), are kept 14 days. The queues' state, entries, test runs and transitions (PR
  * history and metrics) are never deleted by it. Every instance sweeps; the deletes are idempotent.
  */
 import type { Kysely } from 'kysely';

@@ -3,10 +3,9 @@
  * [--no-batch]` and `/greenline cancel`; `/trunk …` is accepted too, for teams moving from Trunk. The
  * first line of the comment that starts with one of the prefixes is the command.
  */
-export type QueueCommand =
-  | { kind: 'merge'; priority?: string; noBatch: boolean }
-  | { kind: 'cancel' }
-  | { kind: 'invalid'; message: string };
+import type { QueueCommand } from '../../../forge-observations.js';
+
+export type { QueueCommand };
 
 const PREFIX = /^\/(greenline|trunk)\s+(\S+)(.*)$/;
 

@@ -7,6 +7,7 @@ import { GitHubForge, type GitHubForgeOptions } from './github-forge.js';
 
 export { GitHubForge, type GitHubForgeOptions } from './github-forge.js';
 export { parseQueueCommand, type QueueCommand } from './commands.js';
+export { gitHubObservations, readGitHubDelivery, type GitHubWebhookEvent } from './observations.js';
 
 export function createGitHubForge(opts: GitHubForgeOptions): GitHubForge {
   return new GitHubForge(opts);

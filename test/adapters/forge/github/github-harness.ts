@@ -10,10 +10,11 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { FakeCi } from '../../../../src/adapters/ci/fake-ci.js';
 import { GitHubForge, type GitHubForgeOptions } from '../../../../src/adapters/forge/github/github-forge.js';
+import { readGitHubDelivery } from '../../../../src/adapters/forge/github/observations.js';
 import { buildHttpApp } from '../../../../src/api/build-app.js';
 import { ManualClock } from '../../../../src/app/clock.js';
 import { createApp, type App } from '../../../../src/app/create-app.js';
-import { GitHubWebhooks } from '../../../../src/app/github-webhooks.js';
+import { ForgeWebhooks } from '../../../../src/app/forge-webhooks.js';
 import { ensureOrg } from '../../../../src/app/org-admin.js';
 import { connectRepo, type ConnectRepoRequest } from '../../../../src/app/repo-admin.js';
 import type { AuthContext, QueueKey } from '../../../../src/app/types.js';
@@ -82,9 +83,7 @@ export async function createGitHubHarness(opts: {
   const ctx: AuthContext = { orgId: org.id, orgName: org.name, tokenId: 'test' };
   const slug = `github.com/${api.owner}/${api.repo}`;
   await connectRepo(db, { org: 'acme', slug, forge: 'github', ...opts.connect }, clock.now());
-  const webhooks = new GitHubWebhooks({
-    db, executor: app.executor, service: app.service, ciOutcome: app.ciOutcome, adapters: app.adapters, forge, clock, logger,
-  });
+  const webhooks = new ForgeWebhooks({ db, clock, observations: app.forgeObservations, forge: 'github', translate: readGitHubDelivery });
   const http = await buildHttpApp({ service: app.service, logger: false, enumCase: 'upper', githubWebhooks: { secret: SECRET, receive: webhooks.receive } });
   let deliveries = 0;
   return {

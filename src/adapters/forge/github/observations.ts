@@ -1,0 +1,109 @@
+/**
+ * GitHub webhook payloads (typed by @octokit/webhooks-types) into forge observations. Pure: nothing
+ * is read or written here; app/forge-observations.ts decides what each observation does to the queues.
+ *
+ *   pull_request synchronize, edited, ready_for_review, reopened → prTouched (its view is read again:
+ *                                                   the payload may be older than GitHub's current one)
+ *   pull_request closed                  → prClosed (merged or not)
+ *   pull_request converted_to_draft      → prConvertedToDraft
+ *   pull_request labeled / unlabeled     → prLabel
+ *   push to a branch                     → branchPushed (a deleted branch is no push)
+ *   check_run (any action), status       → ciStatus of the commit
+ *   check_suite completed                → checksCompleted
+ *   issue_comment created on a PR        → prComment with its `/greenline …` (or `/trunk …`) command,
+ *                                          unless a bot wrote it
+ * Every other event and action is observed as nothing; a payload without a repository is no delivery.
+ */
+import type { WebhookEventMap } from '@octokit/webhooks-types';
+import type { ForgeDelivery, ForgeObservation } from '../../../forge-observations.js';
+import type { CiStatus } from '../../../ports.js';
+import { parseQueueCommand } from './commands.js';
+import { checkRunState } from './github-forge.js';
+
+/** A delivery's event name (X-GitHub-Event) with its payload. */
+export type GitHubWebhookEvent = { [K in keyof WebhookEventMap]: { name: K; payload: WebhookEventMap[K] } }[keyof WebhookEventMap];
+
+/**
+ * A verified delivery as received: its payload is GitHub's for the event name (the signature vouches
+ * for that), read defensively all the same, a field missing being observed as nothing.
+ */
+export function readGitHubDelivery(event: string, payload: unknown): ForgeDelivery | null {
+  return gitHubObservations({ name: event, payload } as GitHubWebhookEvent);
+}
+
+/** The repository a delivery is about and what it tells of it; null when it names no repository. */
+export function gitHubObservations(event: GitHubWebhookEvent): ForgeDelivery | null {
+  const repo = repoOf(event.payload);
+  return repo ? { repo, observations: observationsOf(event) } : null;
+}
+
+function repoOf(payload: GitHubWebhookEvent['payload']): ForgeDelivery['repo'] | null {
+  const r = 'repository' in payload ? payload.repository : undefined;
+  if (!r?.name || !r.owner?.login || !r.html_url) return null;
+  try {
+    return { host: new URL(r.html_url).host, owner: r.owner.login, name: r.name };
+  } catch {
+    return null;
+  }
+}
+
+function observationsOf(event: GitHubWebhookEvent): ForgeObservation[] {
+  switch (event.name) {
+    case 'pull_request': return pullRequest(event.payload);
+    case 'push': {
+      const p = event.payload;
+      return p.ref?.startsWith('refs/heads/') && !p.deleted ? [{ kind: 'branchPushed', branch: p.ref.slice('refs/heads/'.length) }] : [];
+    }
+    case 'check_run': {
+      const c = event.payload.check_run;
+      if (!c) return [];
+      const url = c.details_url ?? c.html_url;
+      return [{ kind: 'ciStatus', sha: c.head_sha, status: { context: c.name, state: checkRunState(c.status, c.conclusion), ...(url ? { url } : {}) } }];
+    }
+    case 'check_suite': {
+      const p = event.payload;
+      return p.action === 'completed' && p.check_suite ? [{ kind: 'checksCompleted', sha: p.check_suite.head_sha }] : [];
+    }
+    case 'status': {
+      const p = event.payload;
+      if (!p.sha || !p.context || !isCiState(p.state)) return [];
+      return [{
+        kind: 'ciStatus', sha: p.sha,
+        status: { context: p.context, state: p.state, ...(p.target_url ? { url: p.target_url } : {}), ...(p.description ? { description: p.description } : {}) },
+      }];
+    }
+    case 'issue_comment': return comment(event.payload);
+    default: return [];
+  }
+}
+
+function pullRequest(p: WebhookEventMap['pull_request']): ForgeObservation[] {
+  const pr = p.pull_request;
+  if (!pr) return [];
+  const prNumber = pr.number;
+  switch (p.action) {
+    case 'labeled':
+    case 'unlabeled': {
+      const label = p.label?.name;
+      return label ? [{ kind: 'prLabel', prNumber, baseBranch: pr.base.ref, label, added: p.action === 'labeled' }] : [];
+    }
+    case 'closed': return [{ kind: 'prClosed', prNumber, merged: pr.merged === true }];
+    case 'converted_to_draft': return [{ kind: 'prConvertedToDraft', prNumber }];
+    case 'synchronize':
+    case 'edited':
+    case 'ready_for_review':
+    case 'reopened': return [{ kind: 'prTouched', prNumber }];
+    default: return [];
+  }
+}
+
+function comment(p: WebhookEventMap['issue_comment']): ForgeObservation[] {
+  if (p.action !== 'created' || !p.issue?.pull_request || !p.comment?.body) return [];
+  if (p.comment.user?.type === 'Bot' || p.sender?.type === 'Bot') return [];
+  const command = parseQueueCommand(p.comment.body);
+  if (!command) return [];
+  const author = p.comment.user?.login;
+  return [{ kind: 'prComment', prNumber: p.issue.number, command, ...(author ? { author } : {}) }];
+}
+
+const isCiState = (s: unknown): s is CiStatus['state'] => s === 'pending' || s === 'success' || s === 'failure' || s === 'error';
