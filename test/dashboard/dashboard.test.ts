@@ -6,13 +6,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuilt } from '../e2e/greenline-process.js';
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHROMIUM = '/usr/bin/chromium';
@@ -76,7 +75,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
   beforeAll(async () => {
     requireBuilt();
     mkdirSync(SHOTS, { recursive: true });
-    dir = await mkdtemp(path.join(tmpdir(), 'greenline-dashboard-'));
+    dir = await makeTempDir('greenline-dashboard-');
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GREENLINE_')));
     demo = spawn(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'demo', '--port', '0', '--data-dir', path.join(dir, 'demo')],
       { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -102,7 +101,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
       await new Promise((r) => demo.once('exit', r));
       clearTimeout(timer);
     }
-    if (dir) await rm(dir, { recursive: true, force: true });
+    if (dir) await removeTempDir(dir);
   }, 30_000);
 
   it('says clearly when the token is wrong, and keeps the sign-in form', async () => {
