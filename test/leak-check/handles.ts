@@ -9,6 +9,8 @@
  * async_hooks tracking (see trace.ts): that costs too much to run always.
  */
 
+import { originOf } from './trace.js';
+
 export type Counts = Map<string, number>;
 
 export function countResources(): Counts {
@@ -41,7 +43,10 @@ interface HandleLike {
 /** Servers, sockets and child processes alive now, in words. Only what the baseline did not hold. */
 export function describeHandles(baseline: Set<unknown>): string[] {
   const handles = (process as unknown as { _getActiveHandles(): HandleLike[] })._getActiveHandles();
-  return handles.filter((h) => !baseline.has(h)).map(describeHandle);
+  return handles.filter((h) => !baseline.has(h)).map((h) => {
+    const origin = originOf(h as object);
+    return describeHandle(h) + (origin ? `, started at\n  ${origin.replace(/\n/g, '\n  ')}` : '');
+  });
 }
 
 export function activeHandles(): Set<unknown> {

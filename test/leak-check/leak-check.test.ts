@@ -26,13 +26,13 @@ const started: number[] = [];
 /** Temporary directories the leaky fixture did not remove (named in its report). */
 const leftDirs = new Set<string>();
 
-async function runFixture(name: string): Promise<Outcome> {
+async function runFixture(name: string, more: NodeJS.ProcessEnv = {}): Promise<Outcome> {
   dir ??= await makeTempDir('greenline-leak-check-');
   const pidFile = path.join(dir, `${name}.pids`);
   const { LEAK_CHECK_OWNER: _, ...env } = process.env;
   return new Promise((resolve) => {
     execFile(process.execPath, [VITEST, 'run', '--config', CONFIG, `test/leak-check/fixtures/${name}.fixture.ts`],
-      { cwd: ROOT, env: { ...env, LEAK_FIXTURE_PIDS: pidFile, NO_COLOR: '1' }, timeout: 60_000 },
+      { cwd: ROOT, env: { ...env, ...more, LEAK_FIXTURE_PIDS: pidFile, NO_COLOR: '1' }, timeout: 60_000 },
       (err, stdout, stderr) => {
         let pids: number[] = [];
         try {
@@ -76,6 +76,14 @@ describe('the leak check', () => {
     expect(output).toMatch(/test branch greenline-merge\/pr-1\/run-1 on remote .*greenline-leak-fixture-.*\/remote\.git/);
     expect(output).toMatch(/CI worktree .*greenline-leak-fixture-.*\/data\/worktrees\/run-1/);
     expect(output).toMatch(/temporary directory .*greenline-leak-fixture-\S+ was not removed/);
+  });
+
+  test('with LEAK_TRACE=1, names the lines that created the server, the timer and the child process', async () => {
+    const { code, output } = await runFixture('leaky', { LEAK_TRACE: '1' });
+    expect(code).not.toBe(0);
+    expect(output).toMatch(/server listening on 127\.0\.0\.1:\d+, started at\n\s+at .*fixtures\/world\.ts:\d+/);
+    expect(output).toMatch(/Timeout created at\n\s+at startWorld .*fixtures\/world\.ts:\d+/);
+    expect(output).toMatch(/PROCESSWRAP created at\n(\s+at .*\n)*?\s+at startWorld .*fixtures\/world\.ts:\d+/);
   });
 
   test('passes a file that stops and removes what it started', async () => {
