@@ -4,7 +4,7 @@
  * repository, built-in CI, SQLite). Screenshots of the main pages go to test-artifacts/screenshots/.
  * Without Chromium the tests are skipped with a notice, except under CI=true, where that fails.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,6 +71,26 @@ async function terraformWrite(): Promise<void> {
   expect(res.status).toBe(200);
 }
 
+async function api(call: string, body: object): Promise<any> {
+  const res = await fetch(`${url}/v1/${call}`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': token }, body: JSON.stringify(body),
+  });
+  return res.json();
+}
+
+/**
+ * Takes the demo's PRs still queued out of the queue and waits until it deleted their test branches:
+ * a stopped server keeps its runs' branches for when it starts again, and this one does not.
+ */
+async function emptyQueue(): Promise<void> {
+  const queue = await api('getQueue', QUEUE_KEY) as { enqueuedPullRequests: { prNumber: number }[] };
+  for (const { prNumber } of queue.enqueuedPullRequests) await api('cancelPullRequest', { ...QUEUE_KEY, pr: { number: prNumber } });
+  const remote = path.join(dir, 'demo', 'shop.git');
+  const testBranches = (): string => execFileSync('git', ['for-each-ref', 'refs/heads/greenline-merge/'], { cwd: remote, encoding: 'utf8' });
+  const deadline = Date.now() + 20_000;
+  while (testBranches() !== '' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+}
+
 describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo', () => {
   beforeAll(async () => {
     requireBuilt();
@@ -96,6 +116,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
   afterAll(async () => {
     await browser?.close();
     if (demo && demo.exitCode === null) {
+      await emptyQueue();
       demo.kill('SIGTERM');
       const timer = setTimeout(() => demo.kill('SIGKILL'), 20_000);
       await new Promise((r) => demo.once('exit', r));
