@@ -19,7 +19,7 @@ import { describeProcess, OWNER_VAR, ownedProcesses, procKey, type Proc } from '
 import { registry, resetRegistry } from './registry.js';
 import { startTracing, traceEnabled, traceMark, tracedSince } from './trace.js';
 
-const GRACE_MS = 3_000;
+const GRACE_MS = 1_500;
 const POLL_MS = 25;
 
 export interface FileCheck {
