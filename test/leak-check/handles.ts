@@ -1,14 +1,14 @@
 /**
  * What keeps the event loop alive: `process.getActiveResourcesInfo()` names one entry per ref'ed
  * resource (TCPServerWrap, TCPSocketWrap, Timeout, ProcessWrap, FSEventWrap, …). A test file must end
- * with no more of each kind than it started with. The test worker's own IPC pipes and the timer of the
- * running hook are there at the start already, so they cancel out: no allowlist is needed.
+ * with no more of each kind than it started with. The test worker's own IPC pipes are there at the
+ * start already, so they cancel out, and vitest's own short timer (it batches its reports) is gone
+ * within ~0.1 s: no allowlist is needed.
  *
  * The kinds say what leaked; `describeHandles` adds which one (a server's address, a socket's peer,
  * a child's command line). Where a timer was created is only known when LEAK_TRACE=1 turned on
  * async_hooks tracking (see trace.ts): that costs too much to run always.
  */
-
 import { originOf } from './trace.js';
 
 export type Counts = Map<string, number>;
