@@ -3,11 +3,11 @@
  * helpers that write commits straight into it (plumbing with a throwaway index, fixed dates) and move
  * its refs the way a developer pushing to it would.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { git, runGit } from '../../src/adapters/forge/git/git.js';
 import type { RepoBinding } from '../../src/ports.js';
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
 
 export interface GitFixture {
   root: string;
@@ -35,7 +35,7 @@ export interface GitFixture {
 export const APP_LINES = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
 
 export async function makeGitFixture(): Promise<GitFixture> {
-  const root = await mkdtemp(path.join(os.tmpdir(), 'greenline-git-'));
+  const root = await makeTempDir('greenline-git-');
   const remote = path.join(root, 'remote.git');
   await git(['init', '--bare', '--quiet', '--initial-branch=main', remote]);
   let clock = 1_700_000_000;
@@ -98,7 +98,7 @@ export async function makeGitFixture(): Promise<GitFixture> {
     },
     tree: (sha) => git(['rev-parse', `${sha}^{tree}`], { cwd: remote }),
     log: async (rev, extra = []) => (await git(['log', '--format=%H %P | %s | %an', ...extra, rev, '--'], { cwd: remote })).split('\n'),
-    cleanup: () => rm(root, { recursive: true, force: true }),
+    cleanup: () => removeTempDir(root),
   };
 }
 

@@ -1,5 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/app/clock.js';
@@ -10,6 +8,7 @@ import {
 import { insertApiToken, listApiTokens, revokeApiToken } from '../../src/store/api-tokens.js';
 import { connect, type Db } from '../../src/store/connect.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
 
 let db: Db;
 beforeEach(async () => {
@@ -53,7 +52,7 @@ describe('TokenCache', () => {
   let cli: Db;
   const clock = new ManualClock();
   beforeEach(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'greenline-tokens-'));
+    dir = await makeTempDir('greenline-tokens-');
     // The server's store and, on the same file, the CLI's: another connection, as from another process.
     server = connect({ databaseUrl: `sqlite:${path.join(dir, 'greenline.db')}`, dataDir: '' });
     await migrateToLatest(server);
@@ -62,7 +61,7 @@ describe('TokenCache', () => {
   afterEach(async () => {
     await cli.destroy();
     await server.destroy();
-    await rm(dir, { recursive: true, force: true });
+    await removeTempDir(dir);
   });
 
   it(`refuses a token revoked from another process at most ${TOKEN_RECHECK_MS} ms after the revocation`, async () => {

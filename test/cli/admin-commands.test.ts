@@ -3,18 +3,18 @@
  * admin commands and `serve` on a PostgreSQL server that cannot be reached.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticateToken } from '../../src/app/tokens.js';
 import { connect } from '../../src/store/connect.js';
 import { runCli } from './run-cli.js';
+import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'greenline-cli-')); });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+beforeAll(() => { dir = makeTempDirSync('greenline-cli-'); });
+afterAll(() => removeTempDir(dir));
 
 const lastLine = (s: string): string => s.trimEnd().split('\n').at(-1)!;
 

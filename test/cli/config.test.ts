@@ -1,11 +1,11 @@
 /** Configuration layering: defaults ← file ← env ← flags; validated once; unknown keys named. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { ConfigError, DEFAULT_CONFIG, loadConfig, readEnv } from '../../src/config.js';
 import { createServer } from '../../src/server.js';
+import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 describe('readEnv', () => {
   it('maps GREENLINE_* variables to keys and ignores other variables', () => {
@@ -28,8 +28,8 @@ describe('readEnv', () => {
 
 describe('loadConfig', () => {
   let dir: string;
-  beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'greenline-config-')); });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  beforeEach(() => { dir = makeTempDirSync('greenline-config-'); });
+  afterEach(() => removeTempDir(dir));
 
   it('uses the defaults when nothing is given, frozen, with the data dir resolved against the directory', () => {
     const c = loadConfig({ env: {}, cwd: dir });

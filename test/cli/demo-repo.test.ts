@@ -4,13 +4,13 @@
  * breaking one, and the two settings PRs conflict. Checked with git itself, on a real bare repo.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { buildDemoRepo, demoPrs, type DemoRepo } from '../../src/demo/demo-repo.js';
 import { requireBuilt, runCli } from '../e2e/greenline-process.js';
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
 
 function run(cmd: string, args: string[], cwd: string): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
@@ -21,10 +21,10 @@ function run(cmd: string, args: string[], cwd: string): Promise<{ code: number; 
 let dir: string;
 let repo: DemoRepo;
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'greenline-demo-repo-'));
+  dir = await makeTempDir('greenline-demo-repo-');
   repo = await buildDemoRepo(dir);
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
+afterAll(() => removeTempDir(dir));
 
 /** Checks out `rev` into a fresh directory and runs the project's test there. */
 async function testAt(rev: string): Promise<{ code: number; out: string }> {

@@ -4,18 +4,17 @@
  * with `repo connect --forge github`. GitHub itself is not reached (its base URL points nowhere).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sign } from '@octokit/webhooks-methods';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_ARGS, ROOT, cleanEnv, runCli } from './run-cli.js';
+import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 let dir: string;
 const children: ChildProcess[] = [];
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'greenline-serve-github-')); });
+beforeAll(() => { dir = makeTempDirSync('greenline-serve-github-'); });
 afterEach(() => { for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL'); });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => removeTempDir(dir));
 
 const GITHUB_ENV = { GREENLINE_GITHUB_TOKEN: 'ghp_unused', GREENLINE_GITHUB_WEBHOOK_SECRET: 'hook-secret', GREENLINE_GITHUB_BASE_URL: 'http://127.0.0.1:9/api/v3' };
 

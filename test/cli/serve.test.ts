@@ -3,17 +3,17 @@
  * and one PR merged end to end through real git and the built-in CI command.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_ARGS, ROOT, cleanEnv, runCli } from './run-cli.js';
+import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 let dir: string;
 const children: ChildProcess[] = [];
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'greenline-serve-')); });
+beforeAll(() => { dir = makeTempDirSync('greenline-serve-'); });
 afterEach(() => { for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL'); });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => removeTempDir(dir));
 
 interface Running { child: ChildProcess; url: string; stdout: () => string; stderr: () => string; exited: Promise<number | null> }
 

@@ -2,8 +2,7 @@
  * The pure parts of the client commands: where settings come from, the client config file, addresses,
  * target files, the Prometheus text reader and its per-queue summary, and options from the schemas.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,9 +15,10 @@ import { parsePrNumber, parseRepoSlug } from '../../src/cli/queue-address.js';
 import { addSettingOptions, settingsFrom } from '../../src/cli/queue-settings-options.js';
 import { readTargetsFile } from '../../src/cli/targets.js';
 import { UsageError } from '../../src/cli/usage-error.js';
+import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'greenline-client-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = makeTempDirSync('greenline-client-');
+afterAll(() => removeTempDir(dir));
 const file = (name: string, text: string): string => {
   const p = path.join(dir, name);
   writeFileSync(p, text);

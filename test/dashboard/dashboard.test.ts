@@ -4,15 +4,14 @@
  * repository, built-in CI, SQLite). Screenshots of the main pages go to test-artifacts/screenshots/.
  * Without Chromium the tests are skipped with a notice, except under CI=true, where that fails.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuilt } from '../e2e/greenline-process.js';
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHROMIUM = '/usr/bin/chromium';
@@ -82,11 +81,24 @@ async function terraformWrite(): Promise<void> {
   expect(res.status).toBe(200);
 }
 
+/**
+ * Takes the demo's PRs still queued out of the queue and waits until it deleted their test branches:
+ * a stopped server keeps its runs' branches for when it starts again, and this one does not.
+ */
+async function emptyQueue(): Promise<void> {
+  const queue = await api('getQueue', QUEUE_KEY) as { enqueuedPullRequests: { prNumber: number }[] };
+  for (const { prNumber } of queue.enqueuedPullRequests) await api('cancelPullRequest', { ...QUEUE_KEY, pr: { number: prNumber } });
+  const remote = path.join(dir, 'demo', 'shop.git');
+  const testBranches = (): string => execFileSync('git', ['for-each-ref', 'refs/heads/greenline-merge/'], { cwd: remote, encoding: 'utf8' });
+  const deadline = Date.now() + 20_000;
+  while (testBranches() !== '' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+}
+
 describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo', () => {
   beforeAll(async () => {
     requireBuilt();
     mkdirSync(SHOTS, { recursive: true });
-    dir = await mkdtemp(path.join(tmpdir(), 'greenline-dashboard-'));
+    dir = await makeTempDir('greenline-dashboard-');
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GREENLINE_')));
     demo = spawn(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'demo', '--port', '0', '--data-dir', path.join(dir, 'demo')],
       { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -107,12 +119,13 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
   afterAll(async () => {
     await browser?.close();
     if (demo && demo.exitCode === null) {
+      await emptyQueue();
       demo.kill('SIGTERM');
       const timer = setTimeout(() => demo.kill('SIGKILL'), 20_000);
       await new Promise((r) => demo.once('exit', r));
       clearTimeout(timer);
     }
-    if (dir) await rm(dir, { recursive: true, force: true });
+    if (dir) await removeTempDir(dir);
   }, 30_000);
 
   it('says clearly when the token is wrong, and keeps the sign-in form', async () => {

@@ -6,9 +6,6 @@
  * lease length (3 s here) and finish the job: every PR terminal, none merged twice, the target holding
  * exactly the passing PRs, each tested green on the base it landed on.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/store/connect.js';
 import { listQueueLeases } from '../../src/store/queue-leases.js';
@@ -18,6 +15,7 @@ import { CRASH_SERVE_ARGS, LEASE_TTL_S as TTL_S, expectCrashSafe, openPrs, settl
 import { GitRemote } from './git-remote.js';
 import { GreenlineProcess, killAll, requireBuilt } from './greenline-process.js';
 import { QueueClient, waitUntil } from './queue-client.js';
+import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 requireBuilt();
 afterAll(killAll);
@@ -27,13 +25,13 @@ const PRS = 60;
 const pg = (await testDatabases()).filter((d) => d.name === 'postgres');
 
 describe.each(pg)('three instances on one $name database', (database) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'greenline-e2e-instances-'));
+  const dir = makeTempDirSync('greenline-e2e-instances-');
   let servers: GreenlineProcess[] = [];
 
   afterAll(async () => {
     await Promise.all(servers.map((s) => s.stop()));
     await database.cleanup();
-    rmSync(dir, { recursive: true, force: true });
+    await removeTempDir(dir);
   });
 
   it(`${PRS} PRs round-robin over three instances; the queue's holder SIGKILLed mid-run; another takes over within the lease`, async ({ onTestFailed }) => {

@@ -7,9 +7,6 @@
  * holding exactly the passing PRs, each tested green on the base it landed on; and after each crash
  * the queue moved on within one lease length of the kill (plus the time a process takes to start).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Prng } from '../../src/sim/prng.js';
 import { CHECK_SH, writeCiScript } from './ci-script.js';
@@ -17,6 +14,7 @@ import { CRASH_SERVE_ARGS, LEASE_TTL_S, expectCrashSafe, openPrs, settleAll } fr
 import { GitRemote } from './git-remote.js';
 import { GreenlineProcess, killAll, requireBuilt } from './greenline-process.js';
 import { QueueClient, waitUntil } from './queue-client.js';
+import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 requireBuilt();
 afterAll(killAll);
@@ -29,12 +27,12 @@ const SEED = 20_261_122;
 const START_SLACK_MS = 6_000;
 
 describe('one SQLite instance killed five times', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'greenline-e2e-restarts-'));
+  const dir = makeTempDirSync('greenline-e2e-restarts-');
   const processes: GreenlineProcess[] = [];
 
   afterAll(async () => {
     await processes.at(-1)?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await removeTempDir(dir);
   });
 
   it(`${PRS} PRs; SIGKILLed at ${KILLS} seeded random moments and restarted on the same data dir`, async ({ onTestFailed }) => {

@@ -3,13 +3,11 @@
  * files and pull requests, the recording CI script, a `greenline serve` connected to the remote, and
  * a client for its queue. Started in a scenario's beforeAll, stopped in its afterAll.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { writeCiScript, type CiScript } from './ci-script.js';
 import { GitRemote } from './git-remote.js';
 import { GreenlineProcess } from './greenline-process.js';
 import { QueueClient } from './queue-client.js';
+import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 export interface Scenario {
   dir: string;
@@ -32,7 +30,7 @@ export interface ScenarioOptions {
 }
 
 export async function startScenario(opts: ScenarioOptions): Promise<Scenario> {
-  const dir = mkdtempSync(path.join(tmpdir(), `greenline-e2e-${opts.name}-`));
+  const dir = makeTempDirSync(`greenline-e2e-${opts.name}-`);
   try {
     const remote = await GitRemote.create(dir, opts.files);
     await opts.openPrs(remote, dir);
@@ -43,7 +41,7 @@ export async function startScenario(opts: ScenarioOptions): Promise<Scenario> {
     });
     return { dir, remote, ci, server, queue: new QueueClient(server, opts.slug) };
   } catch (err) {
-    rmSync(dir, { recursive: true, force: true });
+    await removeTempDir(dir);
     throw err;
   }
 }
@@ -52,5 +50,5 @@ export async function startScenario(opts: ScenarioOptions): Promise<Scenario> {
 export async function stopScenario(s: Scenario | undefined): Promise<void> {
   if (!s) return;
   await s.server.stop();
-  rmSync(s.dir, { recursive: true, force: true });
+  await removeTempDir(s.dir);
 }

@@ -2,8 +2,6 @@
  * Metrics come from the database, the shared truth: two instances over one database answer the
  * same text at the same moment, whichever of them did the work (SQLite file, and PostgreSQL).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,10 +10,11 @@ import { SLUG } from '../api/api-harness.js';
 import { testDatabases, type TestDatabase } from '../helpers/databases.js';
 import { createTestService, type TestService } from '../helpers/service.js';
 import { createMetricsHarness } from './scrape.js';
+import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 const sqliteFile: TestDatabase = (() => {
-  const dir = mkdtempSync(join(tmpdir(), 'greenline-metrics-'));
-  return { name: 'sqlite', url: async () => `sqlite:${join(dir, 'greenline.db')}`, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+  const dir = makeTempDirSync('greenline-metrics-');
+  return { name: 'sqlite', url: async () => `sqlite:${join(dir, 'greenline.db')}`, cleanup: async () => removeTempDir(dir) };
 })();
 const databases = [sqliteFile, ...(await testDatabases()).filter((d) => d.name === 'postgres')];
 

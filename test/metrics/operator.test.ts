@@ -3,21 +3,20 @@
  * configured, GET /metrics on 127.0.0.1 without a token answers process, event-loop and HTTP latency
  * metrics (by route pattern and status) and nothing about queues.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createServer, type Server } from '../../src/server.js';
 import { lint, readExposition } from './exposition.js';
+import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'greenline-operator-'));
+const dir = makeTempDirSync('greenline-operator-');
 const servers: Server[] = [];
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.stop();
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => removeTempDir(dir));
 
 async function start(env: Record<string, string>, name: string): Promise<Server> {
   const config = loadConfig({ env: { GREENLINE_PORT: '0', GREENLINE_DATA_DIR: join(dir, name), ...env }, cwd: dir });

@@ -2,12 +2,12 @@
  * `greenline simulate`: as a real process (JSON figures, the chart, exit code and message of a usage
  * error), and in-process for the report and every flag check (a process start costs seconds).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { simulateCommand } from '../../src/cli/simulate.js';
 import { runCli } from '../cli/run-cli.js';
+import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 /** Runs the command in this process; returns what it printed. */
 async function simulateHere(args: string[]): Promise<string> {
@@ -22,8 +22,8 @@ async function simulateHere(args: string[]): Promise<string> {
 }
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'greenline-sim-')); });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+beforeAll(() => { dir = makeTempDirSync('greenline-sim-'); });
+afterAll(() => removeTempDir(dir));
 
 describe('greenline simulate', () => {
   it('prints figures as JSON and writes the chart', async () => {

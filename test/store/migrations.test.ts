@@ -5,23 +5,22 @@
  * "already exists" tolerated; on SQLite the migration transaction serialises writers of the file.
  * This proves it on a fresh database with N connections (pools) migrating at once.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/store/connect.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
 import { testDatabases } from '../helpers/databases.js';
+import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 const databases = await testDatabases();
 const N = 6;
 
 describe.each(databases)('migrations on $name', (database) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'greenline-migrate-'));
+  const dir = makeTempDirSync('greenline-migrate-');
   afterAll(async () => {
     await database.cleanup();
-    rmSync(dir, { recursive: true, force: true });
+    await removeTempDir(dir);
   });
 
   it(`${N} instances migrating a fresh database at once: every migration runs exactly once, all succeed`, async () => {

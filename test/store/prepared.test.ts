@@ -1,6 +1,4 @@
 /** Prepared queries: compiled once, run with each call's values, on SQLite (memory and file) and PostgreSQL. */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,9 +7,10 @@ import { migrateToLatest } from '../../src/store/migrations/index.js';
 import { insertOrg } from '../../src/store/orgs.js';
 import { prepare, prepareRows } from '../../src/store/prepared.js';
 import { openMigrated, testDatabases, type TestDatabase } from '../helpers/databases.js';
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
 
-const dir = await mkdtemp(path.join(os.tmpdir(), 'greenline-prepared-'));
-afterAll(() => rm(dir, { recursive: true, force: true }));
+const dir = await makeTempDir('greenline-prepared-');
+afterAll(() => removeTempDir(dir));
 let files = 0;
 const sqliteFile: TestDatabase = {
   name: 'sqlite',

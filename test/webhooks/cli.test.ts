@@ -1,13 +1,11 @@
 /** `greenline webhook …` as real processes on a real SQLite data dir. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/run-cli.js';
+import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'greenline-webhook-cli-')); });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+beforeAll(() => { dir = makeTempDirSync('greenline-webhook-cli-'); });
+afterAll(() => removeTempDir(dir));
 
 const lastLine = (s: string): string => s.trimEnd().split('\n').at(-1)!;
 

@@ -4,8 +4,6 @@
  * per PR; a restart in the middle (SQLite file) loses nothing; an endpoint failing for 5 days is
  * disabled; a rotated secret signs the next attempt.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthContext } from '../../src/app/types.js';
@@ -14,6 +12,7 @@ import { RETRY_DELAYS_MS } from '../../src/webhooks/delivery-worker.js';
 import { testDatabases, type TestDatabase } from '../helpers/databases.js';
 import { createTestService, type TestService } from '../helpers/service.js';
 import { Receiver } from './receiver.js';
+import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 const REPO = 'github.com/acme/web';
 const SECOND = 1_000;
@@ -183,8 +182,8 @@ describe.each(databases.map((d) => [d.name, d] as const))('webhooks on %s', (_na
 
 describe('a restart in the middle', () => {
   let dir: string;
-  beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'greenline-webhooks-')); });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  beforeAll(() => { dir = makeTempDirSync('greenline-webhooks-'); });
+  afterAll(() => removeTempDir(dir));
 
   it('loses nothing: failed, pending and claimed-but-unanswered messages are delivered after reopening', async () => {
     const url = `sqlite:${join(dir, 'greenline.db')}`;

@@ -33,6 +33,8 @@ export class Receiver {
   /** The sender's clock: the signature's timestamp is checked against it (standardwebhooks allows 5 min). */
   now: () => number = () => Date.now();
   private server: Server | null = null;
+  /** Slow answers not given yet: close() drops them. */
+  private readonly slowAnswers = new Set<NodeJS.Timeout>();
   url = '';
 
   async start(path = '/hooks'): Promise<this> {
@@ -53,7 +55,13 @@ export class Receiver {
         if (b.kind === 'ok') answer(204);
         else if (b.kind === 'status') answer(b.status);
         else if (b.kind === 'redirect') answer(302, { location: b.location });
-        else setTimeout(() => { if (!res.destroyed) answer(204); }, b.ms);
+        else {
+          const timer = setTimeout(() => {
+            this.slowAnswers.delete(timer);
+            if (!res.destroyed) answer(204);
+          }, b.ms);
+          this.slowAnswers.add(timer);
+        }
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -91,6 +99,8 @@ export class Receiver {
     const s = this.server;
     this.server = null;
     if (!s) return;
+    for (const timer of this.slowAnswers) clearTimeout(timer);
+    this.slowAnswers.clear();
     s.closeAllConnections();
     await new Promise<void>((resolve) => s.close(() => resolve()));
   }

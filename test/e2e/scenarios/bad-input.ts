@@ -3,14 +3,13 @@
  * forge has no ref for, a malformed number, an unknown queue. Each answer names the problem, none is
  * a crash, and the good PRs submitted around them still merge.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECK_SH, writeCiScript } from '../ci-script.js';
 import { GitRemote } from '../git-remote.js';
 import { GreenlineProcess, runCli } from '../greenline-process.js';
 import { QueueClient, SCENARIO_MS, SETTLE_MS } from '../queue-client.js';
+import { makeTempDirSync, removeTempDir } from '../../helpers/temp-dir.js';
 
 const SLUG = 'example.com/acme/app';
 const GHOST = 'example.com/acme/ghost';
@@ -25,7 +24,7 @@ export function badInputScenario(): void {
     let ghost: QueueClient;
 
     beforeAll(async () => {
-      dir = mkdtempSync(path.join(tmpdir(), 'greenline-e2e-bad-'));
+      dir = makeTempDirSync('greenline-e2e-bad-');
       ghostRemote = path.join(dir, 'no-such-remote.git');
       remote = await GitRemote.create(dir, { 'check.sh': CHECK_SH });
       for (const n of [1, 2]) await remote.openPr(n, { [`features/pr-${n}.txt`]: 'works\n' }, `Feature ${n}`);
@@ -42,7 +41,7 @@ export function badInputScenario(): void {
 
     afterAll(async () => {
       await server?.stop();
-      rmSync(dir, { recursive: true, force: true });
+      await removeTempDir(dir);
     });
 
     it.sequential('repo connect refuses a remote that does not exist, saying what to do', async () => {

@@ -33,6 +33,7 @@ describe('git forge: test commits', () => {
     expect(log[0]).toMatch(new RegExp(`^${res.sha} \\w+ ${h2} \\| Merge pull request #2: Second \\| greenline$`));
     expect(log[1]).toMatch(new RegExp(` ${fx.baseSha} ${h1} \\| Merge pull request #1: First \\| greenline$`));
     expect(log[2]).toBe(`${fx.baseSha}  | Initial commit | Dev One`);
+    await forge.deleteBranch(fx.binding(), branch); // as the run's end does
   });
 
   it('fails a PR whose merge changes nothing (its changes already in the base or in a PR ahead), pushing no branch', async () => {

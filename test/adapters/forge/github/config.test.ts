@@ -1,16 +1,16 @@
 /** The github settings of the server configuration, the forge built from them, and the comment command parser. */
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gitHubForgeFromConfig, parseQueueCommand } from '../../../../src/adapters/forge/github/index.js';
 import { ConfigError, loadConfig } from '../../../../src/config.js';
+import { makeTempDir, removeTempDir } from '../../../helpers/temp-dir.js';
 
 let dir: string;
-beforeEach(async () => { dir = await mkdtemp(join(tmpdir(), 'gl-gh-config-')); });
-afterEach(() => rm(dir, { recursive: true, force: true }));
+beforeEach(async () => { dir = await makeTempDir('gl-gh-config-'); });
+afterEach(() => removeTempDir(dir));
 const logger = pino({ level: 'silent' });
 
 describe('github configuration', () => {
