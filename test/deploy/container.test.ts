@@ -5,7 +5,8 @@
  * - SQLite: one container with a data volume and a bare git remote mounted in; a token created with
  *   `podman exec … greenline token create`, the repository connected with `podman exec … greenline repo
  *   connect`; PRs submitted over HTTP are tested by the built-in CI inside the container and merged on
- *   the remote; a new container on the same volume keeps the state; `podman stop` (SIGTERM) with a CI
+ *   the remote; docs/deploy.md's online SQLite backup, run as written, gives a sound copy; a new
+ *   container on the same volume keeps the state; `podman stop` (SIGTERM) with a CI
  *   command running ends the container within 10 s, exit code 0.
  * - PostgreSQL: two containers (`--network host`, distinct ports, the machine's PostgreSQL) share one
  *   queue; the one driving it is killed, and the other takes the queue over and merges the next PR.
@@ -15,7 +16,8 @@
  * images stay in podman's store as a build cache.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,7 +26,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitRemote } from '../e2e/git-remote.js';
 import { testDatabases, type TestDatabase } from '../helpers/databases.js';
-import { CA_BUNDLE, ensurePodman, Podman } from './podman.js';
+import { CA_BUNDLE, ensurePodman, Podman, ROOT } from './podman.js';
 
 const UID = 10001; // the image's greenline user
 const IMAGE = 'localhost/greenline:deploy-test';
@@ -41,9 +43,9 @@ const unavailable = ensurePodman();
 if (unavailable && process.env.CI === 'true') throw new Error(`the container test needs podman when CI=true: ${unavailable}`);
 if (unavailable) console.warn(`NOTICE: container test skipped: ${unavailable}`);
 
-const podman = new Podman();
 const suffix = randomBytes(4).toString('hex');
-const tmp = mkdtempSync(path.join(tmpdir(), 'greenline-container-'));
+let podman: Podman;
+let tmp: string;
 const containers: string[] = [];
 const volumes: string[] = [];
 let postgres: TestDatabase | undefined;
@@ -101,7 +103,8 @@ async function runContainer(label: string, env: Record<string, string>, volume: 
   const name = `greenline-test-${label}-${suffix}`;
   containers.push(name);
   const envArgs = Object.entries({ ...env, GREENLINE_PORT: String(port) }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-  await podman.ok(['run', '-d', '--name', name, '--network', 'host', '--health-interval', 'disable',
+  // --read-only: as the Kubernetes manifests run it (readOnlyRootFilesystem; podman mounts a tmpfs on /tmp).
+  await podman.ok(['run', '-d', '--name', name, '--network', 'host', '--read-only', '--health-interval', 'disable',
     ...envArgs, '-v', `${volume}:/var/lib/greenline`, '-v', `${remote.dir}:${REMOTE_IN_CONTAINER}`, IMAGE]);
   // The image's own HEALTHCHECK decides when it is up.
   await waitUntil(`${name} to be healthy`, 60_000, async () =>
@@ -159,6 +162,8 @@ async function stopTimed(container: string): Promise<{ ms: number; exitCode: num
 
 describe.skipIf(unavailable !== null)('container image', () => {
   beforeAll(async () => {
+    podman = new Podman();
+    tmp = mkdtempSync(path.join(tmpdir(), 'greenline-container-'));
     const started = performance.now();
     const base = await podman.localBase();
     const baseDone = performance.now();
@@ -207,6 +212,21 @@ describe.skipIf(unavailable !== null)('container image', () => {
     expect(await remote.readFile('main', 'one.txt')).toBe('one');
     expect(await remote.readFile('main', 'two.txt')).toBe('two');
     const merged = await remote.sha('main');
+
+    // docs/deploy.md's online backup, run as written there (with this container's name).
+    const backupBlock = /^## Backup\n[\s\S]*?```sh\n([\s\S]*?)```/m.exec(readFileSync(path.join(ROOT, 'docs/deploy.md'), 'utf8'))![1]!;
+    const backupDir = path.join(tmp, 'backup');
+    mkdirSync(backupDir);
+    const script = backupBlock.replace(/\\\n\s*/g, '').replaceAll('exec greenline ', `exec ${first.name} `).replaceAll('cp greenline:', `cp ${first.name}:`);
+    expect(execFileSync('sh', ['-ec', script.replace(/^  /gm, '')], { cwd: backupDir, env: podman.env, encoding: 'utf8' })).toContain('backup done');
+    const [copy] = readdirSync(backupDir);
+    const backup = new Database(path.join(backupDir, copy!), { readonly: true });
+    try {
+      expect(backup.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(backup.prepare('SELECT count(*) AS n FROM entries').get()).toEqual({ n: 2 });
+    } finally {
+      backup.close();
+    }
 
     // A new container on the same volume: same organization, token, queue and PR history.
     const idle = await stopTimed(first.name);
