@@ -196,7 +196,8 @@ describe.skipIf(unavailable !== null)('container image', () => {
     const id = await podman.ok(['run', '--rm', '--entrypoint', 'id', IMAGE, '-u']);
     expect(id).toBe(String(UID));
     expect(await podman.ok(['run', '--rm', '--entrypoint', 'git', IMAGE, '--version'])).toMatch(/^git version /);
-    expect(imageSize).toBeLessThan(700e6);
+    // Flattened: the base's npm and Node headers are not carried (375 MB seen on the local base).
+    expect(imageSize).toBeLessThan(450e6);
   });
 
   it('merges PRs on a mounted remote with the built-in CI, keeps its state in the volume, and stops on SIGTERM within 10 s', async () => {
