@@ -6,8 +6,8 @@
  *
  * Each setting (flag, environment variable, default, help) is described once in ClientConfigSchema
  * (src/config-schema.ts). The client config file is YAML with the keys `url`, `token`, `repo` and
- * `branch` (defaults for --repo and --branch); it is `--client-config FILE`, else `$XDG_CONFIG_HOME/greenline/client.yaml`,
- * else `~/.config/greenline/client.yaml`, and may be absent. These settings are not the server's
+ * `branch` (defaults for --repo and --branch); it is `--client-config FILE`, else
+ * `$XDG_CONFIG_HOME/greenline/client.yaml`, else `~/.config/greenline/client.yaml`, and may be absent. These settings are not the server's
  * (src/config.ts): a client does not read greenline.yaml.
  */
 import { homedir } from 'node:os';
@@ -16,7 +16,7 @@ import type { Command } from 'commander';
 import { GreenlineClient } from '../client/index.js';
 import { describeClientError } from './client-errors.js';
 import { readClientConfigFile, type ClientConfigFile } from './client-config-file.js';
-import { clientSettingOf, DEFAULT_URL, type ClientKey } from '../config-schema.js';
+import { clientSettingOf, type ClientKey } from '../config-schema.js';
 import { UsageError } from './usage-error.js';
 
 export { DEFAULT_URL } from '../config-schema.js';
