@@ -1,16 +1,11 @@
-/** The client config file (see client-options.ts): YAML with url, token, repo and branch, all optional. */
+/** The client config file (see client-options.ts): YAML with the keys of ClientConfigSchema, all optional. */
 import { existsSync, readFileSync } from 'node:fs';
+import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
+import { CLIENT_KEYS, ClientConfigSchema, type ClientConfigFile, type ClientKey } from '../config-schema.js';
 import { UsageError } from './usage-error.js';
 
-export interface ClientConfigFile {
-  url?: string;
-  token?: string;
-  repo?: string;
-  branch?: string;
-}
-
-const KEYS = ['url', 'token', 'repo', 'branch'] as const;
+export type { ClientConfigFile } from '../config-schema.js';
 
 /** The file's settings; a missing file is empty unless `required` (it was named with --client-config). */
 export function readClientConfigFile(path: string, required: boolean): ClientConfigFile {
@@ -26,13 +21,13 @@ export function readClientConfigFile(path: string, required: boolean): ClientCon
   }
   if (doc === null || doc === undefined) return {};
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new UsageError(`Client config file ${path} must be a mapping, e.g. "url: http://127.0.0.1:8080"`);
-  const out: ClientConfigFile = {};
   for (const [key, value] of Object.entries(doc)) {
-    if (!(KEYS as readonly string[]).includes(key)) {
-      throw new UsageError(`Unknown key "${key}" in client config file ${path}; known: ${KEYS.join(', ')}`);
+    if (!CLIENT_KEYS.includes(key as ClientKey)) {
+      throw new UsageError(`Unknown key "${key}" in client config file ${path}; known: ${CLIENT_KEYS.join(', ')}`);
     }
-    if (typeof value !== 'string' || value === '') throw new UsageError(`"${key}" in client config file ${path} must be a non-empty string`);
-    out[key as (typeof KEYS)[number]] = value;
+    if (!Value.Check(ClientConfigSchema.properties[key as ClientKey], value)) {
+      throw new UsageError(`"${key}" in client config file ${path} must be a non-empty string`);
+    }
   }
-  return out;
+  return doc as ClientConfigFile;
 }

@@ -4,9 +4,10 @@
  *
  *   default (url http://127.0.0.1:8080) ← client config file ← GREENLINE_URL / GREENLINE_TOKEN ← flags
  *
- * The client config file is YAML with the keys `url`, `token`, `repo` and `branch` (defaults for
- * --repo and --branch); it is `--client-config FILE`, else `$XDG_CONFIG_HOME/greenline/client.yaml`,
- * else `~/.config/greenline/client.yaml`, and may be absent. These settings are not the server's
+ * Each setting (flag, environment variable, default, help) is described once in ClientConfigSchema
+ * (src/config-schema.ts). The client config file is YAML with the keys `url`, `token`, `repo` and
+ * `branch` (defaults for --repo and --branch); it is `--client-config FILE`, else
+ * `$XDG_CONFIG_HOME/greenline/client.yaml`, else `~/.config/greenline/client.yaml`, and may be absent. These settings are not the server's
  * (src/config.ts): a client does not read greenline.yaml.
  */
 import { homedir } from 'node:os';
@@ -15,9 +16,12 @@ import type { Command } from 'commander';
 import { GreenlineClient } from '../client/index.js';
 import { describeClientError } from './client-errors.js';
 import { readClientConfigFile, type ClientConfigFile } from './client-config-file.js';
+import { clientSettingOf, type ClientKey } from '../config-schema.js';
 import { UsageError } from './usage-error.js';
 
-export const DEFAULT_URL = 'http://127.0.0.1:8080';
+export { DEFAULT_URL } from '../config-schema.js';
+
+const option = (key: ClientKey): [string, string] => [clientSettingOf(key).flag, clientSettingOf(key).description];
 
 export interface ClientFlags {
   url?: string;
@@ -41,16 +45,16 @@ export interface ClientSettings {
 
 export function withClientOptions(cmd: Command): Command {
   return cmd
-    .option('--url <url>', `greenline server (default: GREENLINE_URL, then the client config file, then ${DEFAULT_URL})`)
-    .option('--token <token>', 'API token of the organization (default: GREENLINE_TOKEN, then the client config file)')
+    .option(...option('url'))
+    .option(...option('token'))
     .option('--client-config <file>', 'client config file (default: ~/.config/greenline/client.yaml)')
     .option('--json', 'print the answer as JSON, for scripts');
 }
 
 export function withQueueOptions(cmd: Command): Command {
   return withClientOptions(cmd)
-    .option('--repo <repo>', 'repository as HOST/OWNER/NAME, e.g. github.com/acme/web (default: repo: in the client config file)')
-    .option('--branch <branch>', 'target branch of the queue (default: branch: in the client config file)');
+    .option(...option('repo'))
+    .option(...option('branch'));
 }
 
 /** Where the client config file is looked for when --client-config is not given. */
@@ -63,12 +67,11 @@ export function defaultClientConfigPath(env: NodeJS.ProcessEnv): string {
 export function resolveClientSettings(flags: QueueFlags, env: NodeJS.ProcessEnv, file: ClientConfigFile): ClientSettings {
   const pick = (flag: string | undefined, envValue: string | undefined, fileValue: string | undefined) =>
     flag ?? (envValue || undefined) ?? fileValue;
-  return {
-    url: pick(flags.url, env.GREENLINE_URL, file.url) ?? DEFAULT_URL,
-    token: pick(flags.token, env.GREENLINE_TOKEN, file.token),
-    repo: flags.repo ?? file.repo,
-    branch: flags.branch ?? file.branch,
+  const setting = (key: ClientKey): string | undefined => {
+    const { env: name, default: byDefault } = clientSettingOf(key);
+    return pick(flags[key], name === undefined ? undefined : env[name], file[key]) ?? byDefault;
   };
+  return { url: setting('url')!, token: setting('token'), repo: setting('repo'), branch: setting('branch') };
 }
 
 export interface ClientContext {

@@ -1,21 +1,10 @@
 /** `greenline serve`: runs the server until SIGINT or SIGTERM. */
-import { Command, Option } from 'commander';
-import { configFrom, withStoreOptions } from './store-options.js';
+import { Command } from 'commander';
+import { CONFIG_KEYS, settingOf } from '../config-schema.js';
+import { configFrom, settingFlags, withSettingOptions, withStoreOptions } from './store-options.js';
 
-interface ServeFlags {
-  port?: string;
-  host?: string;
-  dataDir?: string;
-  databaseUrl?: string;
-  config?: string;
-  enumCase?: string;
-  logLevel?: string;
-  logFormat?: string;
-  pollInterval?: string;
-  retentionDays?: string;
-  ciMaxParallel?: string;
-  leaseTtl?: string;
-}
+/** Every server setting that has a flag (config-schema.ts); --data-dir and --database-url are the store options. */
+const SERVE_SETTINGS = CONFIG_KEYS.filter((k) => settingOf(k).flag !== undefined && k !== 'dataDir' && k !== 'databaseUrl');
 
 function bootstrapBanner(token: string): string {
   return [
@@ -31,17 +20,8 @@ function bootstrapBanner(token: string): string {
 }
 
 export function serveCommand(): Command {
-  return withStoreOptions(new Command('serve'))
+  return withSettingOptions(withStoreOptions(new Command('serve')), SERVE_SETTINGS)
     .description('run the merge queue server (on a start where the database holds no active API token: creates one for org "default", created when missing, and prints it once)')
-    .option('--port <port>', 'TCP port to listen on (default 8080; 0 = any free port)')
-    .option('--host <host>', 'address to listen on (default 127.0.0.1)')
-    .addOption(new Option('--enum-case <case>', 'spelling of states on the wire').choices(['upper', 'lower']))
-    .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
-    .addOption(new Option('--log-format <format>', 'logs on stderr: pretty lines, JSON lines, or auto (pretty on a terminal, JSON otherwise; the default)').choices(['auto', 'pretty', 'json']))
-    .option('--poll-interval <seconds>', 'how often to read target branches and queued PRs from the forge (default 15)')
-    .option('--ci-max-parallel <n>', 'how many built-in CI commands run at once (default 2)')
-    .option('--lease-ttl <seconds>', 'length of a queue lease: when an instance dies, another takes its queues over within it (default 15)')
-    .option('--retention-days <days>', 'days finished work records (effects, webhook deliveries, queue events) are kept (default 30)')
     .addHelpText('after', `
 Examples:
   $ greenline serve
@@ -49,11 +29,9 @@ Examples:
   $ greenline serve --database-url postgres://greenline@db.internal/greenline
   $ greenline serve --database-url postgres://greenline@db.internal/greenline --lease-ttl 10   (one of several instances)
   $ GREENLINE_ENUM_CASE=lower greenline serve`)
-    .action(async (flags: ServeFlags) => {
+    .action(async (flags: Record<string, unknown> & { config?: string }) => {
       const config = configFrom({
-        port: flags.port, host: flags.host, dataDir: flags.dataDir, databaseUrl: flags.databaseUrl,
-        enumCase: flags.enumCase, logLevel: flags.logLevel, logFormat: flags.logFormat, pollIntervalSeconds: flags.pollInterval,
-        ciMaxParallel: flags.ciMaxParallel, leaseTtlSeconds: flags.leaseTtl, retentionDays: flags.retentionDays, ...(flags.config ? { config: flags.config } : {}),
+        ...settingFlags(flags, ['dataDir', 'databaseUrl', ...SERVE_SETTINGS]), ...(flags.config ? { config: flags.config } : {}),
       });
       // Loaded here, not at the top: the admin commands start without loading the server.
       const { createLogger, createServer } = await import('../server.js');

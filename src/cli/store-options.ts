@@ -2,8 +2,10 @@
  * Admin commands act on the server's store directly, so they take the same --data-dir,
  * --database-url and --config as `serve` (and read the same GREENLINE_* environment).
  */
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { KindGuard, type TSchema } from '@sinclair/typebox';
 import { loadConfig, type GreenlineConfig } from '../config.js';
+import { settingOf, type ConfigKey } from '../config-schema.js';
 import { openStore, type Db } from '../store/connect.js';
 import type { OrgRow } from '../store/database.js';
 import { findOrgById, findOrgByName, listOrgNames } from '../store/orgs.js';
@@ -15,13 +17,32 @@ export interface StoreFlags {
 }
 
 export function withStoreOptions(cmd: Command): Command {
-  return cmd
-    .option('--data-dir <dir>', 'data directory of the server (SQLite database, git mirrors, logs; default ./.greenline, relative to the current directory)')
-    .option('--database-url <url>', 'postgres://… to use PostgreSQL instead of SQLite in the data dir')
+  return withSettingOptions(cmd, ['dataDir', 'databaseUrl'])
     .option('--config <file>', 'configuration file (default: greenline.yaml in the current directory, if present)');
 }
 
-export function configFrom(flags: StoreFlags & Partial<Record<keyof GreenlineConfig, unknown>>): Readonly<GreenlineConfig> {
+/** The flag of a server setting as config-schema.ts describes it (a setting of a few names offers them as choices). */
+function settingOption(key: ConfigKey): Option {
+  const { flag, description } = settingOf(key);
+  if (flag === undefined) throw new Error(`the setting ${key} has no flag`);
+  const option = new Option(flag, description);
+  const schema: TSchema = settingOf(key);
+  const names = KindGuard.IsUnion(schema) && schema.anyOf.every((m) => KindGuard.IsLiteral(m)) ? schema.anyOf.map((m) => String(m.const)) : null;
+  return names ? option.choices(names) : option;
+}
+
+/** Adds the flags of these server settings to a command. */
+export function withSettingOptions(cmd: Command, keys: readonly ConfigKey[]): Command {
+  for (const key of keys) cmd.addOption(settingOption(key));
+  return cmd;
+}
+
+/** The values the flags of these settings were given (commander's names for them → the settings' keys). */
+export function settingFlags(flags: Record<string, unknown>, keys: readonly ConfigKey[]): Partial<Record<ConfigKey, unknown>> {
+  return Object.fromEntries(keys.map((k) => [k, flags[settingOption(k).attributeName()]]));
+}
+
+export function configFrom(flags: { config?: string } & Partial<Record<ConfigKey, unknown>>): Readonly<GreenlineConfig> {
   const { config, ...values } = flags;
   return loadConfig({ flags: values, ...(config !== undefined ? { configPath: config } : {}) });
 }

@@ -179,7 +179,9 @@ describe.each(databases)('effect runner on $name', (database) => {
     await t.app.stop();
     const count = t.forge.calls.length;
     await t.ci.pass(await runOf(1));
-    await new Promise((r) => setTimeout(r, 50));
+    // pass resolves once the result is recorded: its merge waits in the outbox, left alone by the stopped runner.
+    const pending = (await listEffects(t.db, await queueId())).filter((e) => e.status === 'pending').map((e) => e.kind);
+    expect(pending).toContain('merge');
     expect(t.forge.calls.length).toBe(count);
   });
 

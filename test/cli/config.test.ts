@@ -81,6 +81,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ cwd: dir, env: { GREENLINE_RETENTION_DAYS: '7' }, flags: { retentionDays: '90' } }).retentionDays).toBe(90);
   });
 
+  it("an environment variable or flag set to the default value wins over the file's github: mapping", () => {
+    writeFileSync(join(dir, 'greenline.yaml'), 'github:\n  baseUrl: https://ghe.example.com/api/v3\n');
+    expect(loadConfig({ cwd: dir, env: {} }).githubBaseUrl).toBe('https://ghe.example.com/api/v3');
+    expect(loadConfig({ cwd: dir, env: { GREENLINE_GITHUB_BASE_URL: 'https://api.github.com' } }).githubBaseUrl).toBe('https://api.github.com');
+    expect(loadConfig({ cwd: dir, env: {}, flags: { githubBaseUrl: 'https://api.github.com' } }).githubBaseUrl).toBe('https://api.github.com');
+  });
+
   it('names an unknown key of the file', () => {
     writeFileSync(join(dir, 'greenline.yaml'), 'prot: 1\n');
     expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(/Unknown configuration key "prot"/);

@@ -97,12 +97,15 @@ describe('reads on a SQLite file', () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => { release = resolve; });
     let inside: unknown;
+    let opened!: () => void;
+    const open = new Promise<void>((resolve) => { opened = resolve; });
     const writing = db.transaction().execute(async (trx) => {
       await insertOrg(trx, { id: 'o2', name: 'beta', created_at: 2 });
       inside = await names(trx, { from: 0 });
+      opened();
       await held;
     });
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await open;
     // The transaction is open and holds the main connection: this read would wait on it there.
     expect(await names(db, { from: 0 })).toEqual([{ name: 'acme' }]);
     expect(inside).toEqual([{ name: 'acme' }, { name: 'beta' }]);

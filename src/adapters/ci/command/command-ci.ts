@@ -26,6 +26,7 @@
 import { mkdir, open, readFile, appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { systemClock, type TimerClock } from '../../../app/clock.js';
 import type { CiPort, CiStartRequest, CiStatus, CiStatusSink, RepoBinding } from '../../../ports.js';
 import { listMirrorDirs, Mirrors } from '../../forge/git/mirror.js';
 import { spawnGroup, terminateGroup, type Exit } from './process-group.js';
@@ -38,8 +39,8 @@ export interface CommandCiOptions {
   onStatus: CiStatusSink;
   logger: Logger;
   statusContext?: string;
-  /** Length of one minute of `timeoutMinutes` (default 60 000 ms). */
-  minuteMs?: number;
+  /** Time of the durations, the `timeoutMinutes` deadline and the kill grace period (default: the system clock). */
+  clock?: TimerClock;
   /** Time between SIGTERM and SIGKILL when stopping a command (default 10 s). */
   killGraceMs?: number;
   /**
@@ -69,7 +70,7 @@ export class CommandCi implements CiPort {
   private readonly started = new Set<string>();
   private readonly mirrors: Mirrors;
   private readonly context: string;
-  private readonly minuteMs: number;
+  private readonly clock: TimerClock;
   private readonly graceMs: number;
   private readonly env: Record<string, string>;
   private readonly groups: ProcessRecords;
@@ -84,10 +85,10 @@ export class CommandCi implements CiPort {
     this.dataDir = path.resolve(opts.dataDir);
     this.mirrors = new Mirrors({ dataDir: this.dataDir, fetchTtlMs: 2_000, networkTimeoutMs: 600_000 });
     this.context = opts.statusContext ?? 'greenline/ci';
-    this.minuteMs = opts.minuteMs ?? 60_000;
+    this.clock = opts.clock ?? systemClock;
     this.graceMs = opts.killGraceMs ?? 10_000;
     this.env = opts.env ?? Object.fromEntries(PASSED_ENV.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
-    this.groups = new ProcessRecords(path.join(this.dataDir, 'ci-processes'));
+    this.groups = new ProcessRecords(path.join(this.dataDir, 'ci-processes'), this.clock);
   }
 
   async start(req: CiStartRequest): Promise<void> {
@@ -110,7 +111,7 @@ export class CommandCi implements CiPort {
     const run = this.active.get(runId);
     if (!run) return;
     run.cancelled = true;
-    if (run.pgid !== null) await terminateGroup(run.pgid, this.graceMs);
+    if (run.pgid !== null) await terminateGroup(run.pgid, this.graceMs, this.clock);
     await run.done;
   }
 
@@ -183,11 +184,15 @@ export class CommandCi implements CiPort {
     }
 
     let exit: Exit | null = null;
-    const startedAt = Date.now();
+    const startedAt = this.clock.now();
     if (!run.cancelled) {
       const log = await open(logPath, 'a');
       await log.write(`$ ${command}\n`);
       const proc = spawnGroup(command, { cwd: workDir, env: this.commandEnv(req), logFd: log.fd });
+      const cancelTimeout = req.timeoutMinutes > 0 ? this.clock.after(req.timeoutMinutes * 60_000, () => {
+        run.timedOut = true;
+        void terminateGroup(proc.pgid, this.graceMs, this.clock);
+      }) : undefined;
       try {
         if (proc.pgid > 0) this.groups.record(req.runId, proc.pgid);
       } catch (err) {
@@ -195,19 +200,14 @@ export class CommandCi implements CiPort {
       }
       run.pgid = proc.pgid;
       await log.close();
-      // setTimeout fires at once beyond 2^31-1 ms, so longer timeouts (25 days) are capped there.
-      const timer = req.timeoutMinutes > 0 ? setTimeout(() => {
-        run.timedOut = true;
-        void terminateGroup(proc.pgid, this.graceMs);
-      }, Math.min(req.timeoutMinutes * this.minuteMs, 2 ** 31 - 1)) : undefined;
       exit = await proc.exited;
-      clearTimeout(timer);
-      await terminateGroup(proc.pgid, this.graceMs); // whatever the command left behind
+      cancelTimeout?.();
+      await terminateGroup(proc.pgid, this.graceMs, this.clock); // whatever the command left behind
       await this.groups.forget(req.runId);
     }
     await removeWorktree(mirror.dir, workDir);
 
-    const seconds = Math.round((Date.now() - startedAt) / 1000);
+    const seconds = Math.round((this.clock.now() - startedAt) / 1000);
     const [state, description]: [CiStatus['state'], string] =
       run.cancelled || !exit ? ['error', 'cancelled']
         : run.timedOut ? ['error', `timed out after ${req.timeoutMinutes} minutes`]

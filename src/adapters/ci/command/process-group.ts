@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { systemClock, type TimerClock } from '../../../app/clock.js';
 
 export interface Exit {
   code: number | null;
@@ -41,23 +42,29 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
-/** Waits until no process of the group is left, polling; false when `ms` passed first. */
-async function groupGone(pgid: number, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (signalGroup(pgid, 0)) {
-    if (Date.now() >= until) return false;
-    await sleep(25);
+/** Waits until no process of the group is left, polling; false when `ms` of `clock` passed first. */
+async function groupGone(pgid: number, ms: number, clock: TimerClock): Promise<boolean> {
+  let expired = false;
+  const cancel = clock.after(ms, () => { expired = true; });
+  try {
+    while (signalGroup(pgid, 0)) {
+      if (expired) return false;
+      await sleep(25);
+    }
+    return true;
+  } finally {
+    cancel();
   }
-  return true;
 }
 
 /**
- * Stops the whole group: SIGTERM, then SIGKILL for whatever is still there after `graceMs`.
- * Resolves once the group is gone (or, for processes stuck in the kernel, shortly after SIGKILL).
+ * Stops the whole group: SIGTERM, then SIGKILL for whatever is still there after `graceMs` of
+ * `clock` (the grace period starts before this returns to the event loop). Resolves once the group
+ * is gone (or, for processes stuck in the kernel, a second after SIGKILL).
  */
-export async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
+export async function terminateGroup(pgid: number, graceMs: number, clock: TimerClock = systemClock): Promise<void> {
   if (!signalGroup(pgid, 'SIGTERM')) return;
-  if (await groupGone(pgid, graceMs)) return;
+  if (await groupGone(pgid, graceMs, clock)) return;
   signalGroup(pgid, 'SIGKILL');
-  await groupGone(pgid, 1_000);
+  await groupGone(pgid, 1_000, systemClock);
 }

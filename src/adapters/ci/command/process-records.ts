@@ -16,6 +16,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { systemClock, type TimerClock } from '../../../app/clock.js';
 import { terminateGroup } from './process-group.js';
 
 export interface GroupRecord {
@@ -29,7 +30,7 @@ export interface GroupRecord {
 }
 
 export class ProcessRecords {
-  constructor(private readonly dir: string) {}
+  constructor(private readonly dir: string, private readonly clock: TimerClock = systemClock) {}
 
   /**
    * Records the group just spawned. Synchronous on purpose: nothing else runs between the spawn and
@@ -37,7 +38,7 @@ export class ProcessRecords {
    */
   record(runId: string, pgid: number): void {
     const stat = readStatSync(pgid);
-    const rec: GroupRecord = { runId, pgid, startTicks: stat?.startTicks ?? null, bootId: readBootIdSync(), startedAt: Date.now() };
+    const rec: GroupRecord = { runId, pgid, startTicks: stat?.startTicks ?? null, bootId: readBootIdSync(), startedAt: this.clock.now() };
     mkdirSync(this.dir, { recursive: true });
     writeFileSync(this.file(runId), `${JSON.stringify(rec)}\n`);
   }
@@ -57,7 +58,7 @@ export class ProcessRecords {
     const processes = records.some((r) => !keep(r.runId)) ? await listProcesses() : [];
     await Promise.all(records.filter((r) => !keep(r.runId)).map(async (rec) => {
       if (await isOurs(rec, processes)) {
-        await terminateGroup(rec.pgid, graceMs);
+        await terminateGroup(rec.pgid, graceMs, this.clock);
         stopped.push(rec);
       }
       // Another run with this id may have started meanwhile (a queue taken over): its record stays.

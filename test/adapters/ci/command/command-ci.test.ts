@@ -1,10 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCommandCi, type CommandCi } from '../../../../src/adapters/ci/command/index.js';
+import { ManualClock } from '../../../../src/app/clock.js';
 import { git } from '../../../../src/adapters/forge/git/git.js';
 import type { CiStartRequest, CiStatusReport } from '../../../../src/ports.js';
 import { makeGitFixture, type GitFixture } from '../../git-fixture.js';
@@ -24,7 +25,7 @@ afterEach(async () => {
   await fx.cleanup();
 });
 
-const makeCi = (opts: { maxParallel?: number; minuteMs?: number; killGraceMs?: number } = {}): CommandCi =>
+const makeCi = (opts: { maxParallel?: number; clock?: ManualClock; killGraceMs?: number } = {}): CommandCi =>
   (ci = createCommandCi({ dataDir: fx.dataDir, maxParallel: opts.maxParallel ?? 2, logger, onStatus: (r) => void reports.push(r), ...opts }));
 
 const request = (runId: string, ciCommand: string | null, extra: Partial<CiStartRequest> = {}): CiStartRequest => ({
@@ -93,6 +94,17 @@ describe('command CI', () => {
     expect(await c.getLog('run-relative')).toContain(`${path.join(fx.dataDir, 'worktrees', 'run-relative')}\n`);
   });
 
+  it('measures the run on its clock', async () => {
+    const clock = new ManualClock();
+    const c = makeCi({ clock });
+    const [running, go] = [path.join(fx.root, 'running'), path.join(fx.root, 'go')];
+    await c.start(request('run-timed', `echo yes > ${running}; while [ ! -e ${go} ]; do sleep 0.02; done`));
+    await waitForFile(running);
+    clock.advance(42_000);
+    writeFileSync(go, '');
+    expect((await finished('run-timed')).status).toMatchObject({ state: 'success', description: 'exited with code 0 after 42s' });
+  });
+
   it('reports failure with the exit code, keeping the output', async () => {
     const c = makeCi();
     await c.start(request('run-fail', 'echo boom >&2; exit 3'));
@@ -112,13 +124,17 @@ describe('command CI', () => {
     }
   });
 
-  it('times out: reports an error and kills the whole process group, also processes ignoring SIGTERM', async () => {
-    const c = makeCi({ minuteMs: 300, killGraceMs: 300 });
+  it('times out on its clock: reports an error and kills the whole process group, also processes ignoring SIGTERM', async () => {
+    const clock = new ManualClock();
+    const c = makeCi({ clock, killGraceMs: 10_000 });
     const pids = path.join(fx.root, 'pids');
     await c.start(request('run-slow', `trap '' TERM; sleep 30 & echo $! > ${pids}.child; echo $$ > ${pids}.shell; wait`, { timeoutMinutes: 1 }));
     const child = Number(await waitForFile(`${pids}.child`));
     const shell = Number(await waitForFile(`${pids}.shell`));
     expect(alive(child) && alive(shell)).toBe(true);
+    clock.advance(60_000); // the timeout: SIGTERM, which both ignore
+    expect(alive(child) && alive(shell)).toBe(true);
+    clock.advance(10_000); // the grace period: SIGKILL
     expect((await finished('run-slow')).status).toMatchObject({ state: 'error', description: 'timed out after 1 minutes' });
     expect(alive(child)).toBe(false);
     expect(alive(shell)).toBe(false);
@@ -130,11 +146,11 @@ describe('command CI', () => {
     const pid = path.join(fx.root, 'pid');
     await c.start(request('run-cancel', `sleep 30 & echo $! > ${pid}; wait`));
     const child = Number(await waitForFile(pid));
+    // cancel resolves once the run has ended: nothing of it can report after that.
     await c.cancel('run-cancel');
     expect(alive(child)).toBe(false);
     await c.cancel('run-cancel');
     await c.cancel('never-started');
-    await sleep(100);
     expect(statesOf('run-cancel')).toEqual(['pending: running: sleep 30 & echo $! > ' + pid + '; wait']);
     expect(existsSync(path.join(fx.dataDir, 'worktrees', 'run-cancel'))).toBe(false);
   });
@@ -143,10 +159,12 @@ describe('command CI', () => {
     const c = makeCi({ maxParallel: 1 });
     await c.start(request('run-first', 'sleep 0.3'));
     await c.start(request('run-queued', 'echo should not run'));
+    await c.start(request('run-next', 'true'));
     expect(statesOf('run-queued')).toEqual(['pending: waiting for a free runner (1 busy)']);
     await c.cancel('run-queued');
     await finished('run-first');
-    await sleep(200);
+    // Queued runs start in order: once the run queued after it has finished, the cancelled one had its turn.
+    await finished('run-next');
     expect(statesOf('run-queued')).toEqual(['pending: waiting for a free runner (1 busy)']);
     expect(await c.getLog('run-queued')).toBeNull();
   });
@@ -165,11 +183,13 @@ describe('command CI', () => {
   });
 
   it('is idempotent per run id', async () => {
-    const c = makeCi();
+    const c = makeCi({ maxParallel: 1 });
     await c.start(request('run-once', 'echo once'));
     await c.start(request('run-once', 'echo once'));
+    await c.start(request('run-after', 'true'));
     await finished('run-once');
-    await sleep(100);
+    // One runner, runs in order: a second run-once would have run before run-after.
+    await finished('run-after');
     expect(statesOf('run-once')).toHaveLength(2);
     expect((await c.getLog('run-once'))!.match(/^\$ echo once$/gm)).toHaveLength(1);
   });
