@@ -31,9 +31,8 @@
  * here, against the directory the command runs in: everything downstream (git, the CI runner's child
  * processes, which run in other directories) gets absolute paths.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { readConfigFile } from './config-file.js';
 
 export interface GreenlineConfig {
   port: number;
@@ -129,23 +128,6 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Partial<Record<Ke
     out[key] = value;
   }
   return out;
-}
-
-/** The configuration in a YAML file; a missing optional file is empty. */
-export function readConfigFile(path: string, required: boolean): Record<string, unknown> {
-  if (!existsSync(path)) {
-    if (required) throw new ConfigError(`Config file ${path} does not exist`);
-    return {};
-  }
-  let doc: unknown;
-  try {
-    doc = parseYaml(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new ConfigError(`Config file ${path} is not valid YAML: ${(err as Error).message}`);
-  }
-  if (doc === null || doc === undefined) return {};
-  if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`Config file ${path} must be a mapping of keys to values`);
-  return doc as Record<string, unknown>;
 }
 
 function integer(key: Key, v: unknown, min: number, max: number): number {
@@ -261,7 +243,10 @@ export interface LoadConfigOptions {
 
 export function loadConfig(opts: LoadConfigOptions = {}): Readonly<GreenlineConfig> {
   const cwd = resolve(opts.cwd ?? process.cwd());
-  const file = readConfigFile(resolve(cwd, opts.configPath ?? 'greenline.yaml'), opts.configPath !== undefined);
+  const file = readConfigFile(resolve(cwd, opts.configPath ?? 'greenline.yaml'), {
+    title: 'Config file', required: opts.configPath !== undefined, keys: [...KEYS, 'github'], keyLabel: 'configuration key',
+    mappingHint: 'e.g. "port: 8080"', error: ConfigError,
+  });
   const flags = Object.fromEntries(Object.entries(opts.flags ?? {}).filter(([, v]) => v !== undefined));
   return withAbsolutePaths(validateConfig({ ...DEFAULT_CONFIG, ...file, ...readEnv(opts.env), ...flags }), cwd);
 }
