@@ -241,4 +241,19 @@ describe('the dashboard files', () => {
     expect(errorOf(await h.get('/dashboard/..%2Fpackage.json'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
     expect(errorOf(await h.get('/dashboard/missing.js'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
   });
+
+  it('serves the browser modules of eventsource-parser, which api.js imports, and nothing else of node_modules', async () => {
+    const api = await h.get('/dashboard/api.js', { 'x-api-token': undefined });
+    expect(api.body).toContain("from './vendor/eventsource-parser/index.js'");
+    for (const file of ['index.js', 'parse.js', 'errors.js']) {
+      const res = await h.get(`/dashboard/vendor/eventsource-parser/${file}`, { 'x-api-token': undefined });
+      expect(res.statusCode, file).toBe(200);
+      expect(res.headers['content-type']).toContain('text/javascript');
+      expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+    }
+    expect((await h.get('/dashboard/vendor/eventsource-parser/index.js')).body).toContain('createParser');
+    expect(errorOf(await h.get('/dashboard/vendor/eventsource-parser/index.d.ts'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(errorOf(await h.get('/dashboard/vendor/eventsource-parser/..%2Fpackage.json'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(errorOf(await h.get('/dashboard/vendor/yaml/index.js'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+  });
 });
