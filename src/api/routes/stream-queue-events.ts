@@ -70,11 +70,14 @@ export const streamQueueEvents: Route = (app, { service, enumCase }) => {
     const unwatch = await service.watchQueue(ctx, key, () => {
       if (sse.isConnected && !pending) pending = setTimeout(() => { sending = sending.then(send); }, COALESCE_MS);
     });
-    sse.onClose(() => {
+    const ended = () => {
       unwatch();
       if (pending) clearTimeout(pending);
       open.delete(sse);
-    });
+    };
+    // The client may have gone while the first activity was read: then no close event will come.
+    if (!sse.isConnected) return ended();
+    sse.onClose(ended);
 
     sse.keepAlive();
     open.add(sse);
