@@ -6,6 +6,8 @@
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GreenlineClient } from '../../src/client/index.js';
+import { createApiToken } from '../../src/app/tokens.js';
+import { listApiTokens, revokeApiToken } from '../../src/store/api-tokens.js';
 import { createApiHarness, errorOf, json, REPO, SLUG, type ApiHarness } from './api-harness.js';
 
 let h: ApiHarness;
@@ -210,6 +212,20 @@ describe('GET /v1/streamQueueEvents', () => {
     expect(seen[0]).toBe(0);
     expect(seen.at(-1)).toBe(1);
     expect((await client.listQueues()).queues).toHaveLength(1);
+  });
+
+  it('ends the stream at the next change once its token is revoked', async () => {
+    await h.queueWithPrs(1);
+    const base = await listen();
+    const orgId = (await listApiTokens(h.t.db))[0]!.org_id;
+    const viewer = await createApiToken(h.t.db, orgId, 'viewer', Date.now());
+    const res = await fetch(`${base}/v1/streamQueueEvents${query}`, { headers: { 'x-api-token': viewer.token } });
+    const next = events(res.body!);
+    expect((await next()).event).toBe('activity');
+    expect(await revokeApiToken(h.t.db, viewer.id, Date.now())).toBe(true);
+    h.t.clock.advance(60_000); // past the server's memory of valid tokens
+    expect((await submit(1)).statusCode).toBe(200);
+    await expect(next()).rejects.toThrow('the stream ended');
   });
 
   it('ends open streams when the server closes', async () => {
