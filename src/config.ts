@@ -9,15 +9,14 @@
  * here, against the directory the command runs in: everything downstream (git, the CI runner's child
  * processes, which run in other directories) gets absolute paths.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { KindGuard, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { parse as parseYaml } from 'yaml';
 import {
   CLIENT_ENV_NAMES, CONFIG_KEYS, DEFAULT_CONFIG, GITHUB_BLOCK_KEYS, settingOf,
   type ConfigKey, type GreenlineConfig, type Setting,
 } from './config-schema.js';
+import { readConfigFile } from './config-file.js';
 
 export { DEFAULT_CONFIG, type GreenlineConfig } from './config-schema.js';
 
@@ -50,32 +49,12 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Partial<Record<Ke
   return out;
 }
 
-/** The configuration in a YAML file; a missing optional file is empty. */
-export function readConfigFile(path: string, required: boolean): Record<string, unknown> {
-  if (!existsSync(path)) {
-    if (required) throw new ConfigError(`Config file ${path} does not exist`);
-    return {};
-  }
-  let doc: unknown;
-  try {
-    doc = parseYaml(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new ConfigError(`Config file ${path} is not valid YAML: ${(err as Error).message}`);
-  }
-  if (doc === null || doc === undefined) return {};
-  if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`Config file ${path} must be a mapping of keys to values`);
-  return doc as Record<string, unknown>;
-}
-
 /**
  * The settings of greenline.yaml by their flat keys: `github: { appId: 1 }` → `githubAppId: 1`. A flat
  * key written in the same file besides the mapping wins over it. Unknown keys are errors.
  */
-export function fileLayer(doc: Record<string, unknown>): Layer {
-  const { github, ...flat } = doc;
-  for (const key of Object.keys(flat)) {
-    if (!CONFIG_KEYS.includes(key as Key)) throw new ConfigError(`Unknown configuration key "${key}"; known: ${CONFIG_KEYS.join(', ')}`);
-  }
+function fileLayer(doc: Record<string, unknown>): Layer {
+  const { github, ...flat } = doc; // readConfigFile refused unknown top-level keys
   if (github === undefined || github === null) return flat;
   const known = [...GITHUB_BLOCK_KEYS.keys()].join(', ');
   if (typeof github !== 'object' || Array.isArray(github)) throw new ConfigError(`github must be a mapping of GitHub settings (${known})`);
@@ -154,7 +133,10 @@ export interface LoadConfigOptions {
 
 export function loadConfig(opts: LoadConfigOptions = {}): Readonly<GreenlineConfig> {
   const cwd = resolve(opts.cwd ?? process.cwd());
-  const file = fileLayer(readConfigFile(resolve(cwd, opts.configPath ?? 'greenline.yaml'), opts.configPath !== undefined));
+  const file = fileLayer(readConfigFile(resolve(cwd, opts.configPath ?? 'greenline.yaml'), {
+    title: 'Config file', required: opts.configPath !== undefined, keys: [...CONFIG_KEYS, 'github'], keyLabel: 'configuration key',
+    mappingHint: 'e.g. "port: 8080"', error: ConfigError,
+  }));
   const flags = Object.fromEntries(Object.entries(opts.flags ?? {}).filter(([, v]) => v !== undefined));
   return withAbsolutePaths(validateConfig({ ...DEFAULT_CONFIG, ...file, ...readEnv(opts.env), ...flags }), cwd);
 }

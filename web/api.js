@@ -1,6 +1,8 @@
 // The v1 API as the dashboard calls it: the token lives in sessionStorage (gone when the tab closes)
 // and travels in the x-api-token header, never in a URL.
 
+import { createParser } from './vendor/eventsource-parser/index.js';
+
 const TOKEN_KEY = 'greenline.token';
 
 export const token = {
@@ -55,23 +57,15 @@ export async function stream(query, onEvent, signal) {
     headers: { 'x-api-token': token.get() ?? '', accept: 'text/event-stream' }, signal,
   });
   if (!res.ok) throw await errorOf(res);
+  const parser = createParser({
+    onEvent: (event) => {
+      if (event.data) onEvent(event.event ?? 'message', JSON.parse(event.data));
+    },
+  });
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
   for (;;) {
     const { value, done } = await reader.read();
     if (done) return;
-    buffer += value;
-    let end;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      let name = 'message';
-      const data = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith('event:')) name = line.slice(6).trim();
-        else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
-      }
-      if (data.length > 0) onEvent(name, JSON.parse(data.join('\n')));
-    }
+    parser.feed(value);
   }
 }

@@ -4,7 +4,8 @@
  * not started: the caller listens (or injects requests in tests) and closes it.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import fastifySseModule, { type SSEPluginOptions } from '@fastify/sse';
+import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import type { MergeQueueService } from '../app/types.js';
 import type { RequestTiming } from '../metrics/operator-metrics.js';
@@ -25,6 +26,16 @@ import type { EnumCase } from './wire.js';
 
 /** Contract §1: request bodies up to 20 MiB (large impacted-target lists). */
 export const BODY_LIMIT = 20 * 1024 * 1024;
+
+/**
+ * @fastify/sse is CommonJS: its module object is the plugin, wrapped so that it applies to every
+ * route (its `default` property is the unwrapped one, which would not), but its types describe the
+ * module as an ES module.
+ */
+const fastifySse = fastifySseModule as unknown as FastifyPluginAsync<SSEPluginOptions>;
+
+/** Interval of the keep-alive comment of server-sent event streams. */
+const SSE_KEEP_ALIVE_MS = 15_000;
 
 export interface HttpAppDeps {
   service: MergeQueueService;
@@ -65,6 +76,9 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   });
 
   await registerOpenApi(app);
+  // Server-sent events (GET /v1/streamQueueEvents); a comment line this often keeps proxies from
+  // closing an idle stream.
+  await app.register(fastifySse, { heartbeatInterval: SSE_KEEP_ALIVE_MS });
   healthz(app, { service, enumCase });
   if (deps.githubWebhooks) await registerGitHubWebhook(fastify as unknown as FastifyInstance, deps.githubWebhooks);
   registerDashboard(app);

@@ -2,9 +2,11 @@
  * The web dashboard: static files of the `web/` folder that ships with the package (package.json
  * `files`), read once at start. `GET /` answers index.html; `GET /dashboard/<file>` the other files.
  * Everything is local (no CDN), so the dashboard works offline. The pages call the v1 API with the
- * token the user signs in with; these files themselves need no token.
+ * token the user signs in with; these files themselves need no token. Browser modules of the
+ * dashboard's dependencies are served the same way from node_modules, under `/dashboard/vendor/<package>/`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HttpError } from '../errors.js';
@@ -12,6 +14,9 @@ import type { ApiApp } from './route-deps.js';
 
 /** web/ beside src/ and dist/: both this file and its build sit two levels below the package root. */
 export const WEB_DIR = fileURLToPath(new URL('../../web/', import.meta.url));
+
+/** The ES module files (dist/*.js) of the packages the dashboard imports, by package name. */
+const VENDOR_PACKAGES = ['eventsource-parser'];
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -24,12 +29,23 @@ const TYPES: Record<string, string> = {
 const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; " +
   "frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-export function registerDashboard(app: ApiApp, dir = WEB_DIR): void {
-  const files = new Map<string, { type: string; body: Buffer }>();
+type Files = Map<string, { type: string; body: Buffer }>;
+
+/** The files of `dir` the dashboard may serve, by name. */
+function readFiles(dir: string): Files {
+  const files: Files = new Map();
   for (const name of readdirSync(dir)) {
     const type = TYPES[path.extname(name)];
     if (type) files.set(name, { type, body: readFileSync(path.join(dir, name)) });
   }
+  return files;
+}
+
+export function registerDashboard(app: ApiApp, dir = WEB_DIR): void {
+  const files = readFiles(dir);
+  const require = createRequire(import.meta.url);
+  // A package's main module sits beside the modules it imports.
+  const vendor = new Map(VENDOR_PACKAGES.map((name) => [name, readFiles(path.dirname(require.resolve(name)))]));
   const index = files.get('index.html');
   if (!index) throw new Error(`The dashboard's index.html is missing from ${dir}`);
 
@@ -42,5 +58,11 @@ export function registerDashboard(app: ApiApp, dir = WEB_DIR): void {
     const file = files.get(request.params.file);
     if (!file) throw new HttpError('NOT_FOUND', `No dashboard file ${request.params.file}`);
     return reply.headers(headers(file.type)).send(file.body);
+  });
+  app.get<{ Params: { name: string; file: string } }>('/dashboard/vendor/:name/:file', { schema: { hide: true } }, async (request, reply) => {
+    const { name, file } = request.params;
+    const found = vendor.get(name)?.get(file);
+    if (!found || found.type !== TYPES['.js']) throw new HttpError('NOT_FOUND', `No dashboard file vendor/${name}/${file}`);
+    return reply.headers(headers(found.type)).send(found.body);
   });
 }

@@ -5,12 +5,11 @@
  * the store and the executor's snapshot; nothing here changes a queue.
  */
 import type { Kysely } from 'kysely';
-import { queueOrder } from '../engine/index.js';
+import { laneHeads, queueOrder } from '../engine/index.js';
 import {
   PrState, TERMINAL_STATES, type Entry, type QueueConfig, type QueueSnapshot, type TestRun,
 } from '../engine/types.js';
 import { HttpError } from '../errors.js';
-import { laneHeads } from '../metrics/lanes.js';
 import { countTransitionsInto, listLatestEntriesInStates } from '../store/dashboard.js';
 import type { Database, QueueRow } from '../store/database.js';
 import { listEntriesInStates } from '../store/metrics-entries.js';

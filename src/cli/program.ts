@@ -1,5 +1,6 @@
 /** The `greenline` command line: every command, with --help and examples on each. */
 import { Command } from 'commander';
+import { createRequire } from 'node:module';
 import { demoCommand } from './demo.js';
 import { healthCommand } from './health.js';
 import { metricsCommand } from './metrics.js';
@@ -13,10 +14,13 @@ import { testRunCommand } from './test-run.js';
 import { tokenCommand } from './token.js';
 import { webhookCommand } from './webhook.js';
 
+/** package.json sits two levels up from both src/cli/ and dist/cli/. */
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
 export function buildProgram(): Command {
   return new Command('greenline')
     .description('greenline: a self-hosted merge queue that speaks Trunk Merge Queue\'s v1 API')
-    .version('0.1.0')
+    .version(version)
     .showHelpAfterError('(add --help for usage)')
     .addCommand(serveCommand())
     .addCommand(tokenCommand())

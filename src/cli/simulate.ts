@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import type { QueueConfig } from '../engine/index.js';
-import type { CiDuration } from '../sim/fake-ci.js';
+import type { CiDuration } from '../sim/simulated-ci.js';
 import { defaultOptions, DEFAULT_PR_COUNT, validateOptions, type Arrivals, type SimulationOptions } from '../sim/options.js';
 import { parseReplayCsv, ReplayCsvError } from '../sim/replay-csv.js';
 import { describeQueue, describeWorkload, formatReport } from '../sim/report.js';

@@ -4,6 +4,7 @@
  * the answer's body or rejects with GreenlineApiError (the server refused: status and code) or
  * GreenlineNetworkError (no answer); aborting through `signal` rejects with the signal's reason.
  */
+import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { ENDPOINTS, type EndpointName } from './endpoints.js';
 import { apiErrorOf, GreenlineApiError, networkErrorOf } from './errors.js';
 import type {
@@ -200,20 +201,12 @@ export class GreenlineClient {
       throw networkErrorOf(url.href, err, this.timeoutMs);
     }
     if (!res.ok) throw apiErrorOf(res.status, res.statusText, await res.text());
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = '';
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
     try {
       for (;;) {
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const lines = buffer.slice(0, end).split('\n');
-          buffer = buffer.slice(end + 2);
-          const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
-          if (data && lines.includes('event: activity')) yield JSON.parse(data) as QueueActivity;
-        }
         const { value, done } = await reader.read();
         if (done) return;
-        buffer += value;
+        if (value.event === 'activity' && value.data) yield JSON.parse(value.data) as QueueActivity;
       }
     } finally {
       reader.releaseLock();

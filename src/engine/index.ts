@@ -9,4 +9,5 @@ export { waitsToStart } from './direct-merge.js';
 export { runsInUse } from './settle.js';
 export { isInFlight } from './runs.js';
 export { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY, type AdaptiveStatus } from './adaptive.js';
+export { laneHeads } from './parallel-graph.js';
 export * from './types.js';

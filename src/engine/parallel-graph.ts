@@ -124,6 +124,36 @@ export class TargetGraph {
   }
 }
 
+/**
+ * For each entry of `admitted` (queue order), the PR number of its lane's first entry. Lanes are the
+ * connected components of the graph above: entries whose targets overlap, transitively.
+ */
+export function laneHeads(admitted: readonly Entry[]): number[] {
+  const index = new TargetIndex(admitted);
+  const parent = admitted.map((_e, i) => i);
+  const find = (i: number): number => {
+    while (parent[i] !== i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  // Union by the smaller index, so that every root is its lane's first entry in queue order.
+  const union = (a: number, b: number): void => {
+    const [ra, rb] = [find(a), find(b)];
+    if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
+  };
+  const pos = new Map(admitted.map((e, i) => [e.prNumber, i]));
+  for (const numbers of index.byTarget.values()) {
+    for (const n of numbers.slice(1)) union(pos.get(numbers[0])!, pos.get(n)!);
+  }
+  const overlapping = admitted.flatMap((e, i) => {
+    const t = index.targets.get(e.prNumber)!;
+    return t === 'ALL' || t.length > 0 ? [i] : [];
+  });
+  if (admitted.some((e) => index.targets.get(e.prNumber) === 'ALL')) {
+    for (const i of overlapping) union(overlapping[0], i);
+  }
+  return admitted.map((_e, i) => admitted[find(i)].prNumber);
+}
+
 function closure(start: number, edges: (i: number) => number[], levels: number): number[] {
   const seen = new Set<number>();
   let frontier = [start];

@@ -4,7 +4,7 @@
  * command line shares (`--rate`, `--failure-rate`, …).
  */
 import { validateConfigPatch, type QueueConfig } from '../engine/index.js';
-import type { CiDuration } from './fake-ci.js';
+import type { CiDuration } from './simulated-ci.js';
 import type { ReplayPr } from './replay-csv.js';
 
 export type Arrivals =

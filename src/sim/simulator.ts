@@ -1,13 +1,13 @@
 /**
- * The simulator: the real queue engine (`decide`) driven by a virtual clock, a fake forge and a fake
+ * The simulator: the real queue engine (`decide`) driven by a virtual clock, a simulated forge and a simulated
  * CI. Nothing waits on wall time; a 10,000-PR run takes seconds.
  *
  * Each step takes the earliest item of the agenda (a PR arriving, a CI run finishing, a wakeup the
  * engine asked for), turns it into an engine event, and carries out the effects of the decision:
- * - createTestBranch → the fake forge builds it at once → `testBranchCreated`;
- * - startCi → the fake CI decides the outcome and duration now → `ciResult` after the duration;
+ * - createTestBranch → the simulated forge builds it at once → `testBranchCreated`;
+ * - startCi → the simulated CI decides the outcome and duration now → `ciResult` after the duration;
  * - cancelCi → the run's result is dropped (its CI time up to now still counts);
- * - merge → compare-and-swap on the fake forge at once → `merged`;
+ * - merge → compare-and-swap on the simulated forge at once → `merged`;
  * - scheduleWakeup → a `tick` at that time; deleteTestBranch → forge; emitEvent → nothing.
  * Answers the forge gives at once are decided before the next agenda item. Terminal entries and
  * the runs nobody needs are pruned after every decision, as the service does (snapshot-io.ts).
@@ -17,8 +17,8 @@ import {
   type TestRun,
 } from '../engine/index.js';
 import { EventHeap } from './event-heap.js';
-import { FakeCi, type SimulatedPr } from './fake-ci.js';
-import { SimFakeForge } from './fake-forge.js';
+import { SimulatedCi, type SimulatedPr } from './simulated-ci.js';
+import { SimulatedForge } from './simulated-forge.js';
 import { MetricsCollector, type Series, type SimulationSummary } from './metrics.js';
 import { validateOptions, type SimulationOptions } from './options.js';
 import { Prng } from './prng.js';
@@ -51,8 +51,8 @@ class Simulation {
   private now = SIM_EPOCH;
   private readonly agenda = new EventHeap<AgendaItem>();
   private readonly immediate: EngineEvent[] = [];
-  private readonly forge = new SimFakeForge();
-  private readonly ci: FakeCi;
+  private readonly forge = new SimulatedForge();
+  private readonly ci: SimulatedCi;
   private readonly workload: Workload;
   /** Runs on the bisection budget, by id. */
   private readonly bisectionRuns = new Set<string>();
@@ -69,7 +69,7 @@ class Simulation {
 
   constructor(private readonly o: SimulationOptions) {
     this.snapshot = newQueueSnapshot({ host: 'sim.local', owner: 'sim', name: 'repo' }, this.forge.targetBranch, o.queue);
-    this.ci = new FakeCi(o.ci, o.flakeRate, Prng.derive(o.seed, 'ci'));
+    this.ci = new SimulatedCi(o.ci, o.flakeRate, Prng.derive(o.seed, 'ci'));
     this.workload = new Workload(o, Prng.derive(o.seed, 'workload'), SIM_EPOCH);
   }
 

@@ -3,7 +3,7 @@
  * a stream of their own, in arrival order, so the same seed gives the same PRs whatever the queue
  * settings: comparisons between settings run on common random numbers.
  */
-import type { SimulatedPr } from './fake-ci.js';
+import type { SimulatedPr } from './simulated-ci.js';
 import type { SimulationOptions } from './options.js';
 import type { Prng } from './prng.js';
 

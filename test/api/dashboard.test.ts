@@ -6,6 +6,8 @@
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GreenlineClient } from '../../src/client/index.js';
+import { createApiToken } from '../../src/app/tokens.js';
+import { listApiTokens, revokeApiToken } from '../../src/store/api-tokens.js';
 import { createApiHarness, errorOf, json, REPO, SLUG, type ApiHarness } from './api-harness.js';
 
 let h: ApiHarness;
@@ -212,6 +214,20 @@ describe('GET /v1/streamQueueEvents', () => {
     expect((await client.listQueues()).queues).toHaveLength(1);
   });
 
+  it('ends the stream at the next change once its token is revoked', async () => {
+    await h.queueWithPrs(1);
+    const base = await listen();
+    const orgId = (await listApiTokens(h.t.db))[0]!.org_id;
+    const viewer = await createApiToken(h.t.db, orgId, 'viewer', Date.now());
+    const res = await fetch(`${base}/v1/streamQueueEvents${query}`, { headers: { 'x-api-token': viewer.token } });
+    const next = events(res.body!);
+    expect((await next()).event).toBe('activity');
+    expect(await revokeApiToken(h.t.db, viewer.id, Date.now())).toBe(true);
+    h.t.clock.advance(60_000); // past the server's memory of valid tokens
+    expect((await submit(1)).statusCode).toBe(200);
+    await expect(next()).rejects.toThrow('the stream ended');
+  });
+
   it('ends open streams when the server closes', async () => {
     await h.queueWithPrs(0);
     const base = await listen();
@@ -240,5 +256,20 @@ describe('the dashboard files', () => {
   it('answers 404 for a file it does not have', async () => {
     expect(errorOf(await h.get('/dashboard/..%2Fpackage.json'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
     expect(errorOf(await h.get('/dashboard/missing.js'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+  });
+
+  it('serves the browser modules of eventsource-parser, which api.js imports, and nothing else of node_modules', async () => {
+    const api = await h.get('/dashboard/api.js', { 'x-api-token': undefined });
+    expect(api.body).toContain("from './vendor/eventsource-parser/index.js'");
+    for (const file of ['index.js', 'stream.js']) {
+      const res = await h.get(`/dashboard/vendor/eventsource-parser/${file}`, { 'x-api-token': undefined });
+      expect(res.statusCode, file).toBe(200);
+      expect(res.headers['content-type']).toContain('text/javascript');
+      expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+    }
+    expect((await h.get('/dashboard/vendor/eventsource-parser/index.js')).body).toContain('createParser');
+    expect(errorOf(await h.get('/dashboard/vendor/eventsource-parser/index.d.ts'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(errorOf(await h.get('/dashboard/vendor/eventsource-parser/..%2Fpackage.json'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(errorOf(await h.get('/dashboard/vendor/yaml/index.js'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
   });
 });

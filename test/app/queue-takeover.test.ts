@@ -5,7 +5,7 @@
  * claimed effects at once (not after the effects' own 10-minute lease) and its lost CI runs.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeCi } from '../../src/adapters/ci/fake-ci.js';
+import { ScriptedCi } from '../../src/adapters/ci/scripted-ci.js';
 import { createApp, type App } from '../../src/app/create-app.js';
 import type { AuthContext, QueueKey } from '../../src/app/types.js';
 import { leaseEffects, listEffects, selectDueEffectIds } from '../../src/store/effects.js';
@@ -23,12 +23,12 @@ describe.each(databases)('queue takeover on $name', (database) => {
   let ctx: AuthContext;
   let key: QueueKey;
   let b: App;
-  let ciB: FakeCi;
+  let ciB: ScriptedCi;
 
   afterAll(() => database.cleanup());
   beforeEach(async () => {
     ({ t, ctx, key } = await createQueueFixture({ databaseUrl: await database.url() }));
-    ciB = new FakeCi();
+    ciB = new ScriptedCi();
     b = createApp({
       db: t.db, clock: t.clock, forges: { git: t.forge, github: t.forge }, pollIntervalMs: 60_000, leaseTtlMs: TTL, instanceId: 'instance-b',
       createCi: (onStatus) => {

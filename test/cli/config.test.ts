@@ -93,6 +93,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(/Unknown configuration key "prot"/);
   });
 
+  it('names the file in which an unknown key is, and accepts the github mapping there', () => {
+    const file = join(dir, 'greenline.yaml');
+    writeFileSync(file, 'prot: 1\n');
+    expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(`Unknown configuration key "prot" in config file ${file}; known: port, host,`);
+    writeFileSync(file, 'github:\n  baseUrl: http://127.0.0.1:1\n');
+    expect(loadConfig({ cwd: dir, env: {} }).githubBaseUrl).toBe('http://127.0.0.1:1');
+  });
+
   it.each([
     [{ port: '70000' }, /port must be an integer from 0 to 65535/],
     [{ enumCase: 'title' }, /enumCase must be one of upper, lower/],

@@ -9,8 +9,8 @@
  *   const a = mortalInstance({ db, clock, forge, log, instanceId: 'a', dieAt: (call) => call.op === 'ciStart' ? 'before' : null });
  *   await a.drain();          // returns when idle, or as soon as the instance died
  */
-import { FakeCi } from '../../src/adapters/ci/fake-ci.js';
-import type { FakeForge } from '../../src/adapters/forge/fake-forge.js';
+import { ScriptedCi } from '../../src/adapters/ci/scripted-ci.js';
+import type { InMemoryForge } from '../../src/adapters/forge/in-memory-forge.js';
 import type { Clock } from '../../src/app/clock.js';
 import { createApp, type App } from '../../src/app/create-app.js';
 import type { CiPort, ForgePort } from '../../src/ports.js';
@@ -32,7 +32,7 @@ export interface EffectCall {
 export interface MortalInstanceOptions {
   db: Db;
   clock: Clock;
-  forge: FakeForge;
+  forge: InMemoryForge;
   instanceId: string;
   leaseTtlMs: number;
   /** The shared log of performed effect calls. */
@@ -45,7 +45,7 @@ export interface MortalInstanceOptions {
 
 export interface MortalInstance {
   app: App;
-  ci: FakeCi;
+  ci: ScriptedCi;
   readonly dead: Promise<void>;
   isDead(): boolean;
   /** Runs due effects until none is due, or until the instance dies. */
@@ -99,7 +99,7 @@ export function mortalInstance(opts: MortalInstanceOptions): MortalInstance {
     },
   }) as ForgePort;
 
-  const ci = new FakeCi();
+  const ci = new ScriptedCi();
   const mortalCi: CiPort = {
     start: (req) => perform({ instance, op: 'ciStart', runId: req.runId }, () => ci.start(req)),
     cancel: (runId) => perform({ instance, op: 'ciCancel', runId }, () => ci.cancel(runId)),

@@ -11,8 +11,8 @@
  *   await t.close();
  */
 import { randomUUID } from 'node:crypto';
-import { FakeCi } from '../../src/adapters/ci/fake-ci.js';
-import { FakeForge } from '../../src/adapters/forge/fake-forge.js';
+import { ScriptedCi } from '../../src/adapters/ci/scripted-ci.js';
+import { InMemoryForge } from '../../src/adapters/forge/in-memory-forge.js';
 import { ManualClock } from '../../src/app/clock.js';
 import { createApp, type App } from '../../src/app/create-app.js';
 import { ensureOrg } from '../../src/app/org-admin.js';
@@ -33,8 +33,8 @@ export interface TestServiceOptions {
 export interface TestService {
   service: MergeQueueService;
   db: Db;
-  forge: FakeForge;
-  ci: FakeCi;
+  forge: InMemoryForge;
+  ci: ScriptedCi;
   clock: ManualClock;
   app: App;
   /** Executes due effects (and what they cause) until none is due at the current clock time. */
@@ -51,8 +51,8 @@ export async function createTestService(opts: TestServiceOptions = {}): Promise<
   const db = connect({ databaseUrl: opts.databaseUrl ?? 'sqlite::memory:', dataDir: '' });
   await migrateToLatest(db);
   const clock = new ManualClock(opts.now);
-  const forge = new FakeForge();
-  const ci = new FakeCi();
+  const forge = new InMemoryForge();
+  const ci = new ScriptedCi();
   const app = createApp({
     db, clock, forges: { git: forge, github: forge }, pollIntervalMs: 60_000, newId: randomUUID,
     createCi: (onStatus) => {

@@ -7,7 +7,7 @@
  * the receiver in order.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeCi } from '../../src/adapters/ci/fake-ci.js';
+import { ScriptedCi } from '../../src/adapters/ci/scripted-ci.js';
 import { createApp, type App } from '../../src/app/create-app.js';
 import type { AuthContext } from '../../src/app/types.js';
 import { findMessage, leaseMessages, selectDueMessageIds } from '../../src/store/webhooks.js';
@@ -41,7 +41,7 @@ describe.each(databases)('webhook deliveries after a takeover on $name', (databa
     receiver.now = () => t.clock.now();
     const instance = (instanceId: string) => createApp({
       db: t.db, clock: t.clock, forges: { git: t.forge, github: t.forge }, pollIntervalMs: 60_000, leaseTtlMs: TTL, instanceId,
-      createCi: (onStatus) => Object.assign(new FakeCi(), { onStatus }),
+      createCi: (onStatus) => Object.assign(new ScriptedCi(), { onStatus }),
     });
     b = instance('instance-b');
     c = instance('instance-c');

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { ServerResponse } from 'node:http';
+import type { SSEReplyInterface } from '@fastify/sse';
 import type { AuthContext, QueueKey } from '../../app/types.js';
 import { authOf } from '../auth.js';
 import { queueActivityOut } from '../dashboard-wire.js';
@@ -7,8 +7,8 @@ import type { Route } from '../route-deps.js';
 import { ErrorBody } from '../schemas/common.js';
 import { StreamQuery } from '../schemas/dashboard.js';
 
-/** A comment line at this interval keeps proxies from closing an idle stream. */
-const KEEP_ALIVE_MS = 15_000;
+/** How long a client waits before it reconnects (the `retry` field of the first event). */
+const RETRY_MS = 3_000;
 /** Changes closer together than this are sent as one event. */
 const COALESCE_MS = 150;
 
@@ -19,14 +19,17 @@ const COALESCE_MS = 150;
  * EventSource, so the token never appears in a URL.
  */
 export const streamQueueEvents: Route = (app, { service, enumCase }) => {
-  const open = new Set<ServerResponse>();
+  const open = new Set<SSEReplyInterface>();
   // Open streams would hold the server's close forever: end them first.
   app.addHook('preClose', (done) => {
-    for (const res of open) res.end();
+    for (const sse of open) sse.close();
     done();
   });
 
+  // `sse: 'manual'` (@fastify/sse): no Accept negotiation, and an error before the first event is an
+  // ordinary JSON error answer. The plugin writes the keep-alive comments (registered in build-app.ts).
   app.get('/streamQueueEvents', {
+    sse: 'manual',
     schema: {
       summary: "Stream a queue's activity as server-sent events (extension)",
       description: 'text/event-stream of `activity` events, each a getQueueActivity answer: one at once, then one per change. ' +
@@ -47,48 +50,38 @@ export const streamQueueEvents: Route = (app, { service, enumCase }) => {
     const first = await service.getQueueActivity(ctx, key);
     const token = String(request.headers['x-api-token'] ?? '').trim();
     const answerCase = enumCase(request.headers);
+    const sse = reply.sse;
 
-    let closed = false;
     let pending: NodeJS.Timeout | null = null;
     let sending: Promise<void> = Promise.resolve();
-    const res = reply.raw;
-    const stop = () => {
-      if (closed) return;
-      closed = true;
-      unwatch();
-      clearInterval(keepAlive);
-      if (pending) clearTimeout(pending);
-      open.delete(res);
-      res.end();
-    };
     const send = async () => {
       pending = null;
-      if (closed) return;
+      if (!sse.isConnected) return;
       try {
         // A token revoked while the stream is open ends it.
-        if (!(await service.authenticate(token))) return stop();
+        if (!(await service.authenticate(token))) return sse.close();
         const activity = queueActivityOut(await service.getQueueActivity(ctx, key), answerCase);
-        if (!closed) res.write(`event: activity\ndata: ${JSON.stringify(activity)}\n\n`);
+        if (sse.isConnected) await sse.send({ event: 'activity', data: activity });
       } catch (err) {
         request.log.warn({ err }, 'queue stream ended');
-        stop();
+        sse.close();
       }
     };
     const unwatch = await service.watchQueue(ctx, key, () => {
-      if (!closed && !pending) pending = setTimeout(() => { sending = sending.then(send); }, COALESCE_MS);
+      if (sse.isConnected && !pending) pending = setTimeout(() => { sending = sending.then(send); }, COALESCE_MS);
     });
-    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+    const ended = () => {
+      unwatch();
+      if (pending) clearTimeout(pending);
+      open.delete(sse);
+    };
+    // The client may have gone while the first activity was read: then no close event will come.
+    if (!sse.isConnected) return ended();
+    sse.onClose(ended);
 
-    reply.hijack();
-    open.add(res);
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
-    res.write(`retry: 3000\nevent: activity\ndata: ${JSON.stringify(queueActivityOut(first, answerCase))}\n\n`);
-    request.raw.on('close', stop);
-    res.on('close', stop);
+    sse.keepAlive();
+    open.add(sse);
+    reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-store');
+    await sse.send({ event: 'activity', data: queueActivityOut(first, answerCase), retry: RETRY_MS });
   });
 };

@@ -8,7 +8,7 @@ import { sign } from '@octokit/webhooks-methods';
 import Bottleneck from 'bottleneck';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { FakeCi } from '../../../../src/adapters/ci/fake-ci.js';
+import { ScriptedCi } from '../../../../src/adapters/ci/scripted-ci.js';
 import { GitHubForge, type GitHubForgeOptions } from '../../../../src/adapters/forge/github/github-forge.js';
 import { readGitHubDelivery } from '../../../../src/adapters/forge/github/observations.js';
 import { buildHttpApp } from '../../../../src/api/build-app.js';
@@ -74,7 +74,7 @@ export async function createGitHubHarness(opts: {
   const db = connect({ databaseUrl: 'sqlite::memory:', dataDir: '' });
   await migrateToLatest(db);
   const clock = new ManualClock(Date.UTC(2026, 0, 5, 9));
-  const ci = new FakeCi();
+  const ci = new ScriptedCi();
   const app = createApp({
     db, clock, forges: { github: forge }, pollIntervalMs: 60_000, newId: randomUUID,
     createCi: (onStatus) => { ci.onStatus = onStatus; return ci; },

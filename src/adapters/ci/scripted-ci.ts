@@ -1,15 +1,15 @@
 /**
- * An in-memory CI for tests and the simulator: NEVER used by `greenline serve`. It records what it
+ * A scripted CI for tests: NEVER used by `greenline serve` (the simulator has its own, SimulatedCi). It records what it
  * was asked to start and cancel; the test decides each run's outcome by reporting statuses.
  */
 import type { CiPort, CiStartRequest, CiStatus, CiStatusSink } from '../../ports.js';
 
-export class FakeCi implements CiPort {
+export class ScriptedCi implements CiPort {
   readonly started: CiStartRequest[] = [];
   readonly cancelled: string[] = [];
   readonly logs = new Map<string, string>();
   /** Where statuses go; set by whoever wires the service (it exists only once the service does). */
-  onStatus: CiStatusSink = () => { throw new Error('fake CI: no status sink attached'); };
+  onStatus: CiStatusSink = () => { throw new Error('scripted CI: no status sink attached'); };
 
   constructor(readonly context = 'greenline/ci') {}
 

@@ -1,12 +1,12 @@
 /** The simulator's forge: compare-and-swap merges, and the check that a merge is what was tested. */
 import { describe, expect, it } from 'vitest';
-import { SimFakeForge } from '../../src/sim/fake-forge.js';
+import { SimulatedForge } from '../../src/sim/simulated-forge.js';
 
 const pr = (n: number) => ({ number: n, headSha: `head-${n}` });
 
-describe('SimFakeForge', () => {
+describe('SimulatedForge', () => {
   it('merges a tested commit onto the base it was built on, and onto our own merges of the PRs at its front', () => {
-    const forge = new SimFakeForge();
+    const forge = new SimulatedForge();
     const root = forge.targetSha();
     const first = forge.createTestBranch('t/1', root, [pr(1)]);
     const second = forge.createTestBranch('t/2', root, [pr(1), pr(2)]);
@@ -19,7 +19,7 @@ describe('SimFakeForge', () => {
   });
 
   it('refuses a merge when the target moved (compare-and-swap)', () => {
-    const forge = new SimFakeForge();
+    const forge = new SimulatedForge();
     const root = forge.targetSha();
     const t = forge.createTestBranch('t/1', root, [pr(1)]);
     forge.merge(root, t, [pr(1)]);
@@ -27,7 +27,7 @@ describe('SimFakeForge', () => {
   });
 
   it('counts a breach when the merged result is not what the run tested', () => {
-    const forge = new SimFakeForge();
+    const forge = new SimulatedForge();
     const root = forge.targetSha();
     const tested = forge.createTestBranch('t/1', root, [pr(1), pr(2)]);
     forge.merge(root, tested, [pr(2), pr(1)]); // another order: another tree

@@ -7,14 +7,14 @@
  * the merge has exactly the content the merged run tested (DESIGN §3 "Invariant"). A breach is counted,
  * not thrown, so a simulation reports it next to its figures.
  *
- * The shared fake (`adapters/forge/fake-forge.ts`) keeps every commit's full PR list and answers
+ * The tests' forge (`InMemoryForge`, adapters/forge/in-memory-forge.ts) keeps every commit's full PR list and answers
  * asynchronously; at 10,000 PRs that is quadratic memory, hence this lighter one.
  */
 import type { RunPr } from '../engine/index.js';
 
 export type MergeOutcome = { ok: true; newSha: string } | { ok: false; reason: 'TARGET_MOVED'; detail: string };
 
-export class SimFakeForge {
+export class SimulatedForge {
   /** Content fingerprint of every commit by sha. */
   private readonly content = new Map<string, string>();
   private readonly branches = new Map<string, string>();

@@ -27,7 +27,7 @@ export interface SimulatedPr {
   ciMinutes: number | null;
 }
 
-export class FakeCi {
+export class SimulatedCi {
   constructor(
     private readonly duration: CiDuration,
     private readonly flakeRate: number,

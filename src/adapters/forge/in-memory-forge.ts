@@ -1,5 +1,5 @@
 /**
- * An in-memory, stateful forge for tests and the simulator: NEVER used by `greenline serve`.
+ * An in-memory, stateful forge for tests: NEVER used by `greenline serve` (the simulator has a lighter one, SimulatedForge).
  *
  * A commit is modelled as (parent, the ordered list of PR heads merged since the root), so a test can
  * read what any branch contains. Every repository's state is open for inspection (`state()`), so tests
@@ -9,43 +9,43 @@ import { createHash } from 'node:crypto';
 import type { PrInfo, RunPr } from '../../engine/types.js';
 import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../ports.js';
 
-export interface FakeCommit {
+export interface InMemoryCommit {
   sha: string;
   parent: string | null;
   /** Every PR head this commit contains, oldest first. */
   prs: RunPr[];
 }
 
-export interface FakePr extends PrInfo {
+export interface InMemoryPr extends PrInfo {
   state: 'open' | 'closed' | 'merged';
 }
 
-export interface FakeRepoState {
+export interface InMemoryRepoState {
   branches: Map<string, string>;
-  commits: Map<string, FakeCommit>;
-  prs: Map<number, FakePr>;
+  commits: Map<string, InMemoryCommit>;
+  prs: Map<number, InMemoryPr>;
   /** PR numbers whose heads conflict with whatever comes before them in a test commit. */
   conflicting: Set<number>;
   /** CI workflow runs by id: the head they run on, whether from a fork, whether still running. */
   workflowRuns: Map<string, { headSha: string; fromFork: boolean; running: boolean }>;
 }
 
-export type FakeForgeOperation = 'getPullRequest' | 'getBranchSha' | 'createTestBranch' | 'deleteBranch' | 'advanceTarget';
+export type InMemoryForgeOperation = 'getPullRequest' | 'getBranchSha' | 'createTestBranch' | 'deleteBranch' | 'advanceTarget';
 
 const sha1 = (s: string): string => createHash('sha1').update(s).digest('hex');
 const repoKey = (b: RepoBinding): string => `${b.repo.host}/${b.repo.owner}/${b.repo.name}`;
 
-export class FakeForge implements ForgePort {
-  private readonly repos = new Map<string, FakeRepoState>();
-  private readonly injected = new Map<FakeForgeOperation, Error[]>();
+export class InMemoryForge implements ForgePort {
+  private readonly repos = new Map<string, InMemoryRepoState>();
+  private readonly injected = new Map<InMemoryForgeOperation, Error[]>();
   /** Every call, in order, as `operation repo args`: for asserting what the service asked. */
   readonly calls: string[] = [];
 
   /** The state of a repository, created empty (with a root commit on `main`) on first use. */
-  state(repo: string): FakeRepoState {
+  state(repo: string): InMemoryRepoState {
     let s = this.repos.get(repo);
     if (!s) {
-      const root: FakeCommit = { sha: sha1(`root:${repo}`), parent: null, prs: [] };
+      const root: InMemoryCommit = { sha: sha1(`root:${repo}`), parent: null, prs: [] };
       s = {
         branches: new Map([['main', root.sha]]), commits: new Map([[root.sha, root]]), prs: new Map(), conflicting: new Set(),
         workflowRuns: new Map(),
@@ -56,9 +56,9 @@ export class FakeForge implements ForgePort {
   }
 
   /** Opens (or updates) a PR; its head is a commit of its own unless `headSha` is given. */
-  openPr(repo: string, pr: Partial<PrInfo> & { number: number }): FakePr {
+  openPr(repo: string, pr: Partial<PrInfo> & { number: number }): InMemoryPr {
     const s = this.state(repo);
-    const full: FakePr = {
+    const full: InMemoryPr = {
       headSha: sha1(`head:${repo}:${pr.number}:${s.prs.get(pr.number)?.headSha ?? ''}`),
       baseBranch: 'main', title: `PR ${pr.number}`, author: 'octocat', mergeability: 'mergeable',
       ...pr, state: 'open',
@@ -83,7 +83,7 @@ export class FakeForge implements ForgePort {
     const s = this.state(repo);
     const parent = s.branches.get(branch) ?? null;
     const prs = parent ? s.commits.get(parent)!.prs : [];
-    const commit: FakeCommit = { sha: sha1(`${label}:${parent}:${s.commits.size}`), parent, prs };
+    const commit: InMemoryCommit = { sha: sha1(`${label}:${parent}:${s.commits.size}`), parent, prs };
     s.commits.set(commit.sha, commit);
     s.branches.set(branch, commit.sha);
     return commit.sha;
@@ -97,7 +97,7 @@ export class FakeForge implements ForgePort {
   }
 
   /** The next call of `op` throws `error` (a transient failure); several calls queue up. */
-  failNext(op: FakeForgeOperation, error = new Error(`injected ${op} failure`)): void {
+  failNext(op: InMemoryForgeOperation, error = new Error(`injected ${op} failure`)): void {
     this.injected.set(op, [...(this.injected.get(op) ?? []), error]);
   }
 
@@ -171,7 +171,7 @@ export class FakeForge implements ForgePort {
         return { ok: false, reason: 'PR_UPDATED_AT_MERGE_TIME', detail: `PR #${pr.number} head moved since it was tested` };
       }
     }
-    const content = (c: FakeCommit, n = c.prs.length) => c.prs.slice(0, n).map((p) => `${p.number}@${p.headSha}`).join();
+    const content = (c: InMemoryCommit, n = c.prs.length) => c.prs.slice(0, n).map((p) => `${p.number}@${p.headSha}`).join();
     if (content(head) !== content(tested) || content(tested, expected.prs.length) !== content(expected)) {
       return { ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED', detail: 'the merged result differs from the tested commit' };
     }
@@ -180,20 +180,20 @@ export class FakeForge implements ForgePort {
     return { ok: true, newSha: head.sha };
   }
 
-  private commit(s: FakeRepoState, parent: FakeCommit, pr: RunPr): FakeCommit {
+  private commit(s: InMemoryRepoState, parent: InMemoryCommit, pr: RunPr): InMemoryCommit {
     const sha = sha1(`${parent.sha}+${pr.number}@${pr.headSha}`);
     const c = s.commits.get(sha) ?? { sha, parent: parent.sha, prs: [...parent.prs, { ...pr }] };
     s.commits.set(sha, c);
     return c;
   }
 
-  private mustPr(repo: string, number: number): FakePr {
+  private mustPr(repo: string, number: number): InMemoryPr {
     const pr = this.state(repo).prs.get(number);
-    if (!pr) throw new Error(`fake forge: no PR #${number} in ${repo}`);
+    if (!pr) throw new Error(`in-memory forge: no PR #${number} in ${repo}`);
     return pr;
   }
 
-  private enter(op: FakeForgeOperation, binding: RepoBinding, args: string): void {
+  private enter(op: InMemoryForgeOperation, binding: RepoBinding, args: string): void {
     this.calls.push(`${op} ${repoKey(binding)} ${args}`);
     const queued = this.injected.get(op);
     const error = queued?.shift();
