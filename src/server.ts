@@ -11,18 +11,17 @@ import { createCommandCi, type CommandCi } from './adapters/ci/command/index.js'
 import { createGitForge } from './adapters/forge/git/index.js';
 import { gitHubForgeFromConfig } from './adapters/forge/github/index.js';
 import { buildHttpApp } from './api/build-app.js';
-import { systemClock } from './app/clock.js';
 import { createApp, type App } from './app/create-app.js';
 import { GitHubWebhooks } from './app/github-webhooks.js';
 import { bootstrap } from './app/org-admin.js';
 import type { GreenlineConfig } from './config.js';
+import { systemClock } from './lib/clock.js';
+import { DAY_MS } from './lib/time.js';
 import { OperatorMetrics } from './metrics/operator-metrics.js';
 import { createOperatorMetricsServer, type OperatorMetricsServer } from './metrics/operator-server.js';
 import { redact } from './redact.js';
 import { openStore, type Db } from './store/connect.js';
 import { UrlPolicy } from './webhooks/url-policy.js';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface Server {
   /**

@@ -28,7 +28,7 @@ import { findRepo } from '../store/repos.js';
 import { findRunRowByTestSha } from '../store/test-runs.js';
 import type { Adapters } from './adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../lib/clock.js';
 import type { QueueExecutor } from './queue-executor.js';
 import { observedPrEvent } from './pr-observation.js';
 import { bindingOf } from './repo-binding.js';

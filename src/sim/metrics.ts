@@ -4,6 +4,7 @@
  * measurement window: after the warm-up, until arrivals stop (a draining queue is not a busy one).
  */
 import type { AdaptiveStatus, Entry } from '../engine/index.js';
+import { percentile } from '../lib/percentile.js';
 
 const TESTED_STATES = new Set(['TESTING', 'TESTS_PASSED', 'PENDING_FAILURE']);
 
@@ -158,7 +159,7 @@ export class MetricsCollector {
       prs: { arrived: this.arrived, merged: this.merged, failedBad: this.failedBad, failedGood: this.failedGood, mergedBad: this.mergedBad, left: args.left },
       mergesPerHour: windowHours > 0 ? merges / windowHours : NaN,
       timeInQueueMinutes: waits.length === 0 ? null : {
-        p50: quantile(waits, 0.5), p95: quantile(waits, 0.95), mean: waits.reduce((a, b) => a + b, 0) / waits.length, max: waits[waits.length - 1],
+        p50: percentile(waits, 50)!, p95: percentile(waits, 95)!, mean: waits.reduce((a, b) => a + b, 0) / waits.length, max: waits[waits.length - 1],
       },
       ciRunsPerMerge: perMerge(runs),
       ciHoursPerMerge: perMerge(ciMinutes / 60),
@@ -174,12 +175,6 @@ export class MetricsCollector {
     };
     return { summary, series: { depth: this.depth, merges: this.merges, windowStart: from, windowEnd: to } };
   }
-}
-
-/** The q-quantile of sorted values (nearest rank). */
-export function quantile(sorted: readonly number[], q: number): number {
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[i];
 }
 
 /** Time-weighted mean of a step function over [from, to]. */

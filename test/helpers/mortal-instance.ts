@@ -10,7 +10,7 @@
  */
 import { FakeCi } from '../../src/adapters/ci/fake-ci.js';
 import type { FakeForge } from '../../src/adapters/forge/fake-forge.js';
-import type { Clock } from '../../src/app/clock.js';
+import type { Clock } from '../../src/lib/clock.js';
 import { createApp, type App } from '../../src/app/create-app.js';
 import type { CiPort, ForgePort } from '../../src/ports.js';
 import type { Db } from '../../src/store/connect.js';

@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { FakeCi } from '../../../../src/adapters/ci/fake-ci.js';
 import { GitHubForge, type GitHubForgeOptions } from '../../../../src/adapters/forge/github/github-forge.js';
 import { buildHttpApp } from '../../../../src/api/build-app.js';
-import { ManualClock } from '../../../../src/app/clock.js';
+import { ManualClock } from '../../../../src/lib/clock.js';
 import { createApp, type App } from '../../../../src/app/create-app.js';
 import { GitHubWebhooks } from '../../../../src/app/github-webhooks.js';
 import { ensureOrg } from '../../../../src/app/org-admin.js';
