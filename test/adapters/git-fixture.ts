@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { git, runGit } from '../../src/adapters/forge/git/git.js';
+import { git, runGit } from '../../src/git/git.js';
 import type { RepoBinding } from '../../src/ports.js';
 
 export interface GitFixture {

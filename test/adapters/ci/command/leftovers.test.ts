@@ -13,8 +13,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCommandCi, type CommandCi } from '../../../../src/adapters/ci/command/index.js';
 import { spawnGroup, terminateGroup } from '../../../../src/adapters/ci/command/process-group.js';
 import { ProcessRecords } from '../../../../src/adapters/ci/command/process-records.js';
-import { addWorktree, removeLeftoverWorktrees } from '../../../../src/adapters/ci/command/worktree.js';
-import { git } from '../../../../src/adapters/forge/git/git.js';
+import { addWorktree, removeLeftoverWorktrees } from '../../../../src/git/worktree.js';
+import { git } from '../../../../src/git/git.js';
 import type { CiStartRequest } from '../../../../src/ports.js';
 import { makeGitFixture, type GitFixture } from '../../git-fixture.js';
 
