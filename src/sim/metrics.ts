@@ -5,6 +5,7 @@
  */
 import type { AdaptiveStatus, Entry } from '../engine/index.js';
 import { percentile } from '../lib/percentile.js';
+import { MINUTE_MS } from '../lib/time.js';
 
 const TESTED_STATES = new Set(['TESTING', 'TESTS_PASSED', 'PENDING_FAILURE']);
 
@@ -93,7 +94,7 @@ export class MetricsCollector {
   constructor(private readonly start: number, private readonly isBisectionRun: (runId: string) => boolean) {}
 
   minutes(at: number): number {
-    return (at - this.start) / 60_000;
+    return (at - this.start) / MINUTE_MS;
   }
 
   /**
@@ -127,7 +128,7 @@ export class MetricsCollector {
       this.merged++;
       if (bad) this.mergedBad++;
       this.merges.push(this.minutes(e.stateChangedAt));
-      this.queueTimes.push({ submittedAt: this.minutes(e.submittedAt), minutes: (e.stateChangedAt - e.submittedAt) / 60_000 });
+      this.queueTimes.push({ submittedAt: this.minutes(e.submittedAt), minutes: (e.stateChangedAt - e.submittedAt) / MINUTE_MS });
     } else if (e.state === 'FAILED') {
       if (bad) this.failedBad++;
       else this.failedGood++;
