@@ -9,20 +9,19 @@ import { isAbsolute } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { createCommandCi, type CommandCi } from './adapters/ci/command/index.js';
 import { createGitForge } from './adapters/forge/git/index.js';
-import { gitHubForgeFromConfig, readGitHubDelivery } from './adapters/forge/github/index.js';
+import { gitHubForgeFromSettings, GitHubSettingsError, readGitHubDelivery, type GitHubForge } from './adapters/forge/github/index.js';
 import { buildHttpApp } from './api/build-app.js';
-import { systemClock } from './app/clock.js';
 import { createApp, type App } from './app/create-app.js';
 import { ForgeWebhooks } from './app/forge-webhooks.js';
 import { bootstrap } from './app/org-admin.js';
-import type { GreenlineConfig } from './config.js';
+import { ConfigError, type GreenlineConfig } from './config.js';
+import { systemClock } from './lib/clock.js';
+import { DAY_MS } from './lib/time.js';
 import { OperatorMetrics } from './metrics/operator-metrics.js';
 import { createOperatorMetricsServer, type OperatorMetricsServer } from './metrics/operator-server.js';
 import { redact } from './redact.js';
 import { openStore, type Db } from './store/connect.js';
 import { UrlPolicy } from './webhooks/url-policy.js';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface Server {
   /**
@@ -63,6 +62,24 @@ export function tokenHint(orgs: readonly string[], config: Pick<GreenlineConfig,
 }
 
 /**
+ * The github forge of the configuration's github settings, null when none is set; settings that
+ * cannot work are a ConfigError.
+ */
+export function gitHubForgeOf(
+  config: Pick<GreenlineConfig, 'githubAppId' | 'githubPrivateKeyPath' | 'githubToken' | 'githubBaseUrl' | 'githubDetailsUrl'>,
+  logger: Logger,
+): GitHubForge | null {
+  try {
+    return gitHubForgeFromSettings({
+      appId: config.githubAppId, privateKeyPath: config.githubPrivateKeyPath, token: config.githubToken,
+      baseUrl: config.githubBaseUrl, detailsUrl: config.githubDetailsUrl,
+    }, logger);
+  } catch (err) {
+    throw err instanceof GitHubSettingsError ? new ConfigError(err.message) : err;
+  }
+}
+
+/**
  * `config` comes from `loadConfig`, which makes its paths absolute: git and the CI runner's commands
  * run in other directories, where a relative data dir would name another place.
  */
@@ -100,7 +117,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
         const boot = await bootstrap(db, systemClock.now());
         if (boot.token === null) logger.info(tokenHint(boot.orgs, config));
         const git = createGitForge({ dataDir: config.dataDir, logger: logger.child({ part: 'git' }) });
-        const github = gitHubForgeFromConfig(config, logger.child({ part: 'github' }));
+        const github = gitHubForgeOf(config, logger.child({ part: 'github' }));
         if (github && !config.githubWebhookSecret) logger.warn('the github forge is configured without githubWebhookSecret: CI results of GitHub checks, comments and labels are not received');
         app = createApp({
           db, clock: systemClock, forges: { git, ...(github ? { github } : {}) }, pollIntervalMs: config.pollIntervalSeconds * 1000,

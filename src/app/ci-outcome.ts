@@ -14,7 +14,7 @@ import type { CiStatusReport, CiStatusSink } from '../ports.js';
 import type { CiStatusRow, Database } from '../store/database.js';
 import { listCiStatuses, upsertCiStatus } from '../store/ci-statuses.js';
 import { findRunRow } from '../store/test-runs.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../lib/clock.js';
 import type { QueueExecutor } from './queue-executor.js';
 
 const failing = (state: string | undefined): boolean => state === 'failure' || state === 'error';

@@ -10,7 +10,7 @@ import type { CiPort, CiStatusSink, ForgePort, RepoBinding } from '../ports.js';
 import type { Database } from '../store/database.js';
 import type { Adapters } from './adapters.js';
 import { CiOutcome } from './ci-outcome.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../lib/clock.js';
 import { listenForEffects, type EffectNotifications } from './effect-notifications.js';
 import { EffectRunner } from './effect-runner.js';
 import { ForgeObservations } from './forge-observations.js';

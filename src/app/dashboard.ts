@@ -10,6 +10,8 @@ import {
   PrState, TERMINAL_STATES, type Entry, type QueueConfig, type QueueSnapshot, type TestRun,
 } from '../engine/types.js';
 import { HttpError } from '../errors.js';
+import { percentile } from '../lib/percentile.js';
+import { HOUR_MS } from '../lib/time.js';
 import { countTransitionsInto, listLatestEntriesInStates } from '../store/dashboard.js';
 import type { Database, QueueRow } from '../store/database.js';
 import { listEntriesInStates } from '../store/metrics-entries.js';
@@ -22,7 +24,6 @@ import { queueOfOrg } from './queue-lookup.js';
 import { queueConfigOf } from './snapshot-io.js';
 import type { AuthContext, QueueKey, QueueManagement } from './types.js';
 
-export const HOUR_MS = 3_600_000;
 /** The longest history getQueueHistory answers: a week of hours. */
 export const MAX_HISTORY_HOURS = 168;
 /** How many concluded PRs getQueueActivity lists. */
@@ -145,13 +146,6 @@ export interface HourBucket {
 export interface QueueHistory {
   hours: HourBucket[];
   total: Omit<HourBucket, 'start'>;
-}
-
-/** Nearest-rank percentile of `sorted` (ascending); null when empty. */
-export function percentile(sorted: readonly number[], p: number): number | null {
-  if (sorted.length === 0) return null;
-  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return sorted[Math.min(sorted.length, rank) - 1]!;
 }
 
 interface Tally {

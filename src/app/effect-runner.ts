@@ -24,6 +24,8 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { isInFlight, type Effect, type EngineEvent, type TestRun } from '../engine/index.js';
+import type { Clock } from '../lib/clock.js';
+import { OutboxWorker } from '../lib/outbox-worker.js';
 import type { Database, EffectRow } from '../store/database.js';
 import {
   completeEffect, failEffect, leaseEffects, nextEffectRunAt, rescheduleEffect, selectDueEffectIds, selectQueuesWithDueEffects,
@@ -34,9 +36,7 @@ import { findRunRow, setRunRequiredStatuses } from '../store/test-runs.js';
 import { recordQueueEvent } from '../webhooks/fan-out.js';
 import { forgeFor, type Adapters } from './adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
-import type { Clock } from './clock.js';
 import type { QueueExecutor } from './queue-executor.js';
-import { OutboxLoop } from './outbox-loop.js';
 import type { QueueLeases } from './queue-leases.js';
 import { bindingOf, protectionStatuses, resolveRequiredStatuses } from './repo-binding.js';
 import { nextAttemptAt } from './retry-policy.js';
@@ -63,14 +63,12 @@ export interface EffectRunnerDeps {
   onWebhookMessages?: () => void;
 }
 
-export class EffectRunner {
+export class EffectRunner extends OutboxWorker {
   /** One worker per queue with due effects: a slow effect holds up its own queue only. */
   private readonly workers = new Map<string, Promise<void>>();
-  private readonly loop: OutboxLoop;
 
   constructor(private readonly deps: EffectRunnerDeps) {
-    this.loop = new OutboxLoop({
-      round: async () => { await this.dispatch(); },
+    super({
       nextDueAt: () => nextEffectRunAt(deps.db, deps.leases.heldQueues()),
       clock: deps.clock,
       ...(deps.idlePollMs !== undefined ? { idlePollMs: deps.idlePollMs } : {}),
@@ -78,19 +76,14 @@ export class EffectRunner {
     });
   }
 
-  start(): void {
-    this.loop.start();
-  }
-
   /** Stops looking at the outbox and waits for the effects in progress. */
-  async stop(): Promise<void> {
-    await this.loop.stop();
+  override async stop(): Promise<void> {
+    await super.stop();
     await Promise.all(this.workers.values());
   }
 
-  /** Asks the runner to look at the outbox now (e.g. after a commit that added effects). */
-  wake(): void {
-    this.loop.wake();
+  protected async lookAtOutbox(): Promise<void> {
+    await this.dispatch();
   }
 
   /** Executes due effects, and what they cause, until none is due (what tests call after each step). */

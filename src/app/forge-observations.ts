@@ -26,7 +26,7 @@ import { findEntry } from '../store/entries.js';
 import { findRunRowByTestSha } from '../store/test-runs.js';
 import { forgeFor, type Adapters } from './adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../lib/clock.js';
 import { observedPrEvent } from './pr-observation.js';
 import type { QueueExecutor } from './queue-executor.js';
 import { bindingOf } from './repo-binding.js';

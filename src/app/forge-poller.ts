@@ -18,7 +18,7 @@ import { listActiveEntries } from '../store/entries.js';
 import { listQueuesWithActiveEntries } from '../store/queues.js';
 import { findRepoById } from '../store/repos.js';
 import { forgeFor, type Adapters } from './adapters.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../lib/clock.js';
 import { observePr } from './forge-observations.js';
 import { Periodic } from './periodic.js';
 import { mayMergeDirectly, prChanged } from './pr-observation.js';

@@ -12,7 +12,7 @@ import type { Database } from '../store/database.js';
 import { claimDelivery, releaseDelivery } from '../store/github-deliveries.js';
 import { listQueuesOfRepos } from '../store/queues.js';
 import { findRepo } from '../store/repos.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../lib/clock.js';
 import type { ForgeObservations } from './forge-observations.js';
 
 export interface WebhookDelivery {

@@ -20,7 +20,7 @@ import { deleteQueueRow, findQueue, findQueueById, insertQueue, markConfigWrite 
 import { findRepo } from '../store/repos.js';
 import { forgeFor, type Adapters } from './adapters.js';
 import { failedCheckUrl, type CiOutcome } from './ci-outcome.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../lib/clock.js';
 import { listQueueSummaries, queueActivity, queueHistory, type QueueActivity, type QueueHistory, type QueueSummary } from './dashboard.js';
 import { renderMetrics } from './metrics.js';
 import { prReason } from './pr-reason.js';

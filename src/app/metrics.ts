@@ -6,6 +6,7 @@
  */
 import type { Kysely } from 'kysely';
 import { TERMINAL_STATES, PrState, type Entry, type QueueState, type TestRun } from '../engine/types.js';
+import { HOUR_MS } from '../lib/time.js';
 import { reportQueue } from '../metrics/report-queue.js';
 import { newQueueMetrics } from '../metrics/queue-metrics.js';
 import type { Database } from '../store/database.js';
@@ -16,7 +17,6 @@ import { listQueuesOfRepos } from '../store/queues.js';
 import { listRepos } from '../store/repos.js';
 import { queueConfigOf } from './snapshot-io.js';
 
-const HOUR_MS = 3_600_000;
 const QUEUED_STATES = Object.values(PrState).filter((s) => !TERMINAL_STATES.includes(s));
 const IN_FLIGHT: readonly TestRun['status'][] = ['creating', 'in_progress'];
 

@@ -17,6 +17,7 @@ import { setImmediate } from 'node:timers/promises';
 import { decide, decideAll, groupKey, type GroupableEvent } from '../engine/index.js';
 import type { Effect, EngineEvent, QueueSnapshot, Rejection } from '../engine/types.js';
 import { HttpError } from '../errors.js';
+import { KeyedSerial } from '../lib/keyed-serial.js';
 import type { Database, NewTransition, QueueRow } from '../store/database.js';
 import { notifyEffects } from '../store/effects.js';
 import { findQueueVersion, lockQueue } from '../store/queues.js';
@@ -56,7 +57,7 @@ export interface QueueExecutorDeps {
 }
 
 export class QueueExecutor {
-  private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly chains = new KeyedSerial();
   private readonly cache = new Map<string, { version: number; snapshot: QueueSnapshot }>();
   /** Per queue, the group of events still taking members (see `enqueue`). */
   private readonly open = new Map<string, OpenGroup>();
@@ -69,12 +70,7 @@ export class QueueExecutor {
 
   /** Runs `work` after every earlier piece of work of the same queue has finished. */
   serial<T>(queueId: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.chains.get(queueId) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    const tail = next.catch(() => undefined);
-    this.chains.set(queueId, tail);
-    void tail.then(() => { if (this.chains.get(queueId) === tail) this.chains.delete(queueId); });
-    return next;
+    return this.chains.run(queueId, work);
   }
 
   /** Applies one event to a queue. Rejections are returned, never thrown; store errors are thrown. */

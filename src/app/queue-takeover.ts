@@ -27,7 +27,7 @@ import { findRunRow, listRunsWithForeignCi } from '../store/test-runs.js';
 import { releaseDeliveryClaims } from '../store/webhooks.js';
 import type { Adapters } from './adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../lib/clock.js';
 import { removeLeftoverTestBranches } from './test-branch-reconcile.js';
 
 export interface TakeoverDeps {

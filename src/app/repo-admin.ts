@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import { isLocalPath } from '../adapters/forge/git/remote-path.js';
+import { isLocalPath } from '../git/remote-path.js';
 import { TERMINAL_STATES } from '../engine/types.js';
 import type { Database, RepoRow } from '../store/database.js';
 import { listActivePrNumbers } from '../store/entries.js';

@@ -10,13 +10,14 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../store/database.js';
 import { pruneFinished, type Pruned } from '../store/retention.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../lib/clock.js';
+import { DAY_MS, HOUR_MS } from '../lib/time.js';
 import { Periodic } from './periodic.js';
 
-export const RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+export const RETENTION_MS = 30 * DAY_MS;
 /** GitHub redelivers on request for a few days. */
-export const GITHUB_DELIVERY_RETENTION_MS = 14 * 24 * 60 * 60 * 1000;
-const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+export const GITHUB_DELIVERY_RETENTION_MS = 14 * DAY_MS;
+const SWEEP_INTERVAL_MS = HOUR_MS;
 
 export class RetentionSweeper {
   private readonly periodic: Periodic;

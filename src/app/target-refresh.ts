@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database, QueueRow, RepoRow } from '../store/database.js';
 import { hasEffectActivitySince } from '../store/effects.js';
 import { forgeFor, type Adapters } from './adapters.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../lib/clock.js';
 import type { QueueExecutor } from './queue-executor.js';
 import { bindingOf } from './repo-binding.js';
 

@@ -1,8 +1,8 @@
 /** `greenline repo connect | list | disconnect`: repositories and their forge/CI binding. */
 import { statSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { runGit } from '../adapters/forge/git/git.js';
-import { absoluteRemote, isLocalPath } from '../adapters/forge/git/remote-path.js';
+import { runGit } from '../git/git.js';
+import { absoluteRemote, isLocalPath } from '../git/remote-path.js';
 import { connectRepo, disconnectRepo, DEFAULT_PR_REF_PATTERN, DEFAULT_TEST_BRANCH_PREFIX } from '../app/repo-admin.js';
 import { listRepos } from '../store/repos.js';
 import { orgsForListing, withStore, withStoreOptions, type StoreFlags } from './store-options.js';

@@ -8,7 +8,7 @@ import { ensureOrg } from '../app/org-admin.js';
 import { WebhookAdmin, viewOf, type DeliveryView } from '../webhooks/admin.js';
 import { EVENT_TYPES } from '../webhooks/events.js';
 import { UrlPolicy } from '../webhooks/url-policy.js';
-import { systemClock } from '../app/clock.js';
+import { systemClock } from '../lib/clock.js';
 import type { Db } from '../store/connect.js';
 import { configFrom, orgsForListing, withStore, withStoreOptions, type StoreFlags } from './store-options.js';
 import { findSubscription, listSubscriptions } from '../store/webhooks.js';

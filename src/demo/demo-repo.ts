@@ -5,9 +5,9 @@
  * test, two change the same line of settings.conf (whichever merges second conflicts), the rest pass.
  * Commits are written with git plumbing straight into the bare repository.
  */
-import { execFile } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { git } from '../git/git.js';
 
 /** What the demo expects of a PR: its test passes, fails, or it conflicts with an earlier PR. */
 export type DemoOutcome = 'pass' | 'fail' | 'conflict';
@@ -82,17 +82,6 @@ const PR_SPECS: PrSpec[] = [
 
 const slug = (title: string): string => title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 
-function git(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = execFile('git', args, { cwd, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`git ${args.join(' ')} failed: ${stderr || err.message}`));
-      else resolve(stdout.trim());
-    });
-    child.stdin!.on('error', () => undefined);
-    child.stdin!.end(input);
-  });
-}
-
 /** The demo's pull requests without a repository: what each changes and what should become of it. */
 export function demoPrs(): DemoPr[] {
   return PR_SPECS.map((spec, i) => ({
@@ -110,7 +99,7 @@ export async function buildDemoRepo(dir: string): Promise<DemoRepo> {
   const remote = path.join(dir, 'shop.git');
   await rm(remote, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
-  await git(dir, ['init', '--quiet', '--bare', '--initial-branch=main', remote]);
+  await git(['init', '--quiet', '--bare', '--initial-branch=main', remote], { cwd: dir });
 
   let commits = 0;
   const commit = async (parent: string | null, files: Record<string, string>, message: string, author: string): Promise<string> => {
@@ -119,23 +108,23 @@ export async function buildDemoRepo(dir: string): Promise<DemoRepo> {
     const env = {
       GIT_INDEX_FILE: index, GIT_AUTHOR_NAME: author, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: author, GIT_COMMITTER_EMAIL: email,
     };
-    await git(remote, parent ? ['read-tree', parent] : ['read-tree', '--empty'], env);
+    await git(parent ? ['read-tree', parent] : ['read-tree', '--empty'], { cwd: remote, env });
     for (const [file, content] of Object.entries(files)) {
-      const blob = await git(remote, ['hash-object', '-w', '--stdin'], env, content);
+      const blob = await git(['hash-object', '-w', '--stdin'], { cwd: remote, env, input: content });
       const mode = file.endsWith('.sh') ? '100755' : '100644';
-      await git(remote, ['update-index', '--add', '--cacheinfo', `${mode},${blob},${file}`], env);
+      await git(['update-index', '--add', '--cacheinfo', `${mode},${blob},${file}`], { cwd: remote, env });
     }
-    const tree = await git(remote, ['write-tree'], env);
+    const tree = await git(['write-tree'], { cwd: remote, env });
     await rm(index, { force: true });
-    return git(remote, ['commit-tree', tree, ...(parent ? ['-p', parent] : [])], env, `${message}\n`);
+    return git(['commit-tree', tree, ...(parent ? ['-p', parent] : [])], { cwd: remote, env, input: `${message}\n` });
   };
 
   const baseSha = await commit(null, BASE_FILES, 'Initial commit', 'Ada Lovelace');
-  await git(remote, ['update-ref', 'refs/heads/main', baseSha]);
+  await git(['update-ref', 'refs/heads/main', baseSha], { cwd: remote });
   const prs: DemoRepo['prs'] = [];
   for (const pr of demoPrs()) {
     const headSha = await commit(baseSha, pr.files, pr.title, pr.author);
-    await git(remote, ['update-ref', `refs/pull/${pr.number}/head`, headSha]);
+    await git(['update-ref', `refs/pull/${pr.number}/head`, headSha], { cwd: remote });
     prs.push({ ...pr, headSha });
   }
   return { remote, baseSha, prs };

@@ -19,6 +19,7 @@
  * group takes its place in the order; groups behind that included the restarted one follow it
  * through the validity sweep. No other priority interrupts anything.
  */
+import { MINUTE_MS } from '../lib/time.js';
 import { batchSize, isAdaptive, mainConcurrency } from './adaptive.js';
 import { bisectingSet } from './bisection-state.js';
 import type { Draft } from './draft.js';
@@ -102,7 +103,7 @@ function formGroup(
     return { group, deadline: null };
   }
   const oldest = Math.min(...group.map((e) => e.admittedAt ?? e.submittedAt));
-  const deadline = oldest + d.config.batchingMaxWaitTimeMinutes * 60_000;
+  const deadline = oldest + d.config.batchingMaxWaitTimeMinutes * MINUTE_MS;
   return { group, deadline: deadline <= d.at ? null : deadline };
 }
 

@@ -3,17 +3,16 @@
  * Time only arrives with events; `tick` handles whatever is due and every decision asks for a
  * wakeup at the next deadline (`scheduleWakeup`), once per deadline.
  */
+import { HOUR_MS, MINUTE_MS } from '../lib/time.js';
 import type { Draft } from './draft.js';
 import { runFailed } from './run-results.js';
 import { isInFlight } from './runs.js';
 import { move } from './transitions.js';
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
 
 /** Runs past the testing timeout fail (TEST_RUN_TIMEOUT, a test failure, contract §3 #16). */
 export function expireRuns(d: Draft): void {
-  const limit = d.config.testingTimeoutMinutes * MINUTE;
+  const limit = d.config.testingTimeoutMinutes * MINUTE_MS;
   for (const run of [...d.allRuns()]) {
     if (!isInFlight(run) || run.createdAt + limit > d.at) continue;
     d.emit({ kind: 'cancelCi', key: `${run.id}:cancelCi`, runId: run.id });
@@ -26,7 +25,7 @@ export function expireNotReady(d: Draft): void {
   const hours = d.config.notReadyTimeoutHours;
   if (hours <= 0) return;
   for (const e of [...d.allEntries()]) {
-    if (e.state === 'NOT_READY' && e.stateChangedAt + hours * HOUR <= d.at) {
+    if (e.state === 'NOT_READY' && e.stateChangedAt + hours * HOUR_MS <= d.at) {
       move(d, e, 'CANCELLED', 'NOT_READY_TIMEOUT_EXPIRED');
     }
   }
@@ -35,11 +34,11 @@ export function expireNotReady(d: Draft): void {
 /** Asks for a tick at the next deadline, unless an earlier or equal wakeup is already pending. */
 export function requestWakeup(d: Draft, batchDeadline: number | null): void {
   let next = batchDeadline ?? Infinity;
-  const limit = d.config.testingTimeoutMinutes * MINUTE;
+  const limit = d.config.testingTimeoutMinutes * MINUTE_MS;
   for (const run of d.allRuns()) if (isInFlight(run)) next = Math.min(next, run.createdAt + limit);
   const hours = d.config.notReadyTimeoutHours;
   if (hours > 0) {
-    for (const e of d.allEntries()) if (e.state === 'NOT_READY') next = Math.min(next, e.stateChangedAt + hours * HOUR);
+    for (const e of d.allEntries()) if (e.state === 'NOT_READY') next = Math.min(next, e.stateChangedAt + hours * HOUR_MS);
   }
   if (next === Infinity) return;
   const pending = d.internal.wakeupAt;

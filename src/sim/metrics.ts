@@ -4,6 +4,8 @@
  * measurement window: after the warm-up, until arrivals stop (a draining queue is not a busy one).
  */
 import type { AdaptiveStatus, Entry } from '../engine/index.js';
+import { percentile } from '../lib/percentile.js';
+import { MINUTE_MS } from '../lib/time.js';
 
 const TESTED_STATES = new Set(['TESTING', 'TESTS_PASSED', 'PENDING_FAILURE']);
 
@@ -92,7 +94,7 @@ export class MetricsCollector {
   constructor(private readonly start: number, private readonly isBisectionRun: (runId: string) => boolean) {}
 
   minutes(at: number): number {
-    return (at - this.start) / 60_000;
+    return (at - this.start) / MINUTE_MS;
   }
 
   /**
@@ -126,7 +128,7 @@ export class MetricsCollector {
       this.merged++;
       if (bad) this.mergedBad++;
       this.merges.push(this.minutes(e.stateChangedAt));
-      this.queueTimes.push({ submittedAt: this.minutes(e.submittedAt), minutes: (e.stateChangedAt - e.submittedAt) / 60_000 });
+      this.queueTimes.push({ submittedAt: this.minutes(e.submittedAt), minutes: (e.stateChangedAt - e.submittedAt) / MINUTE_MS });
     } else if (e.state === 'FAILED') {
       if (bad) this.failedBad++;
       else this.failedGood++;
@@ -158,7 +160,7 @@ export class MetricsCollector {
       prs: { arrived: this.arrived, merged: this.merged, failedBad: this.failedBad, failedGood: this.failedGood, mergedBad: this.mergedBad, left: args.left },
       mergesPerHour: windowHours > 0 ? merges / windowHours : NaN,
       timeInQueueMinutes: waits.length === 0 ? null : {
-        p50: quantile(waits, 0.5), p95: quantile(waits, 0.95), mean: waits.reduce((a, b) => a + b, 0) / waits.length, max: waits[waits.length - 1],
+        p50: percentile(waits, 50)!, p95: percentile(waits, 95)!, mean: waits.reduce((a, b) => a + b, 0) / waits.length, max: waits[waits.length - 1],
       },
       ciRunsPerMerge: perMerge(runs),
       ciHoursPerMerge: perMerge(ciMinutes / 60),
@@ -174,12 +176,6 @@ export class MetricsCollector {
     };
     return { summary, series: { depth: this.depth, merges: this.merges, windowStart: from, windowEnd: to } };
   }
-}
-
-/** The q-quantile of sorted values (nearest rank). */
-export function quantile(sorted: readonly number[], q: number): number {
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[i];
 }
 
 /** Time-weighted mean of a step function over [from, to]. */

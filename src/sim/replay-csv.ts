@@ -13,6 +13,8 @@
  * The header names the columns, in any order; other columns are ignored. Blank lines and lines
  * starting with `#` are skipped. Fields may be double-quoted. A malformed line is an error naming it.
  */
+import { MINUTE_MS } from '../lib/time.js';
+
 export interface ReplayPr {
   /** Minutes after the earliest arrival. */
   arrivalMinutes: number;
@@ -53,7 +55,7 @@ export function parseReplayCsv(text: string, source = 'replay file'): ReplayPr[]
     const arrival = field('arrival');
     const asNumber = NUMBER.test(arrival) ? Number(arrival) : NaN;
     const rowKind = Number.isFinite(asNumber) ? 'minutes' : 'timestamp';
-    const at = rowKind === 'minutes' ? asNumber * 60_000 : Date.parse(arrival);
+    const at = rowKind === 'minutes' ? asNumber * MINUTE_MS : Date.parse(arrival);
     if (!Number.isFinite(at)) fail(line, `arrival must be an ISO 8601 timestamp or a number of minutes, got "${arrival}"`);
     if (kind !== null && rowKind !== kind) fail(line, `arrival is ${rowKind === 'minutes' ? 'a number of minutes' : 'a timestamp'}, but earlier rows use ${kind === 'minutes' ? 'minutes' : 'timestamps'}`);
     kind = rowKind;
@@ -68,7 +70,7 @@ export function parseReplayCsv(text: string, source = 'replay file'): ReplayPr[]
   if (rows.length === 0) throw new ReplayCsvError(lines.length, 'no PRs after the header', source);
   const start = rows.reduce((min, r) => Math.min(min, r.at), Infinity);
   return rows
-    .map((r) => ({ arrivalMinutes: (r.at - start) / 60_000, ciMinutes: r.ciMinutes, bad: r.bad }))
+    .map((r) => ({ arrivalMinutes: (r.at - start) / MINUTE_MS, ciMinutes: r.ciMinutes, bad: r.bad }))
     .sort((a, b) => a.arrivalMinutes - b.arrivalMinutes);
 }
 

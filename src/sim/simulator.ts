@@ -16,6 +16,7 @@ import {
   adaptiveStatus, decide, newQueueSnapshot, isTerminal, type Effect, type EngineEvent, type QueueSnapshot,
   type TestRun,
 } from '../engine/index.js';
+import { MINUTE_MS } from '../lib/time.js';
 import { EventHeap } from './event-heap.js';
 import { SimulatedCi, type SimulatedPr } from './simulated-ci.js';
 import { SimulatedForge } from './simulated-forge.js';
@@ -36,7 +37,6 @@ type AgendaItem =
 
 /** Simulated time starts here (engine times are epoch milliseconds). */
 const SIM_EPOCH = Date.UTC(2025, 0, 6, 9);
-const MINUTE = 60_000;
 /** A guard against a queue that never settles: far above what any real run needs per PR. */
 const MAX_DECISIONS_PER_PR = 2_000;
 
@@ -182,12 +182,12 @@ class Simulation {
         const verdict = this.ci.verdict(effect.prNumbers.map((n) => this.prs.get(n)!), included);
         const bisection = this.bisectionRuns.has(effect.runId);
         this.ciRunning.set(effect.runId, { startedAt: this.now, minutes: verdict.minutes, bisection });
-        this.agenda.push(this.now + verdict.minutes * MINUTE, { kind: 'ci', runId: effect.runId, outcome: verdict.outcome });
+        this.agenda.push(this.now + verdict.minutes * MINUTE_MS, { kind: 'ci', runId: effect.runId, outcome: verdict.outcome });
         return;
       }
       case 'cancelCi': {
         const spend = this.ciRunning.get(effect.runId);
-        if (spend) this.metrics.ciSpent(spend.startedAt, (this.now - spend.startedAt) / MINUTE, spend.bisection);
+        if (spend) this.metrics.ciSpent(spend.startedAt, (this.now - spend.startedAt) / MINUTE_MS, spend.bisection);
         this.ciRunning.delete(effect.runId);
         return;
       }

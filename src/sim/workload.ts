@@ -3,6 +3,7 @@
  * a stream of their own, in arrival order, so the same seed gives the same PRs whatever the queue
  * settings: comparisons between settings run on common random numbers.
  */
+import { MINUTE_MS } from '../lib/time.js';
 import type { SimulatedPr } from './simulated-ci.js';
 import type { SimulationOptions } from './options.js';
 import type { Prng } from './prng.js';
@@ -11,7 +12,6 @@ export interface ArrivingPr extends SimulatedPr {
   lane: number;
 }
 
-const MINUTE = 60_000;
 
 export class Workload {
   readonly saturated: boolean;
@@ -28,8 +28,8 @@ export class Workload {
   nextArrival(now: number): number | null {
     const a = this.o.arrivals;
     let at: number;
-    if (a.kind === 'poisson') at = now + this.random.exponential(60 / a.perHour) * MINUTE;
-    else if (a.kind === 'replay') at = this.start + (a.prs[this.count]?.arrivalMinutes ?? Infinity) * MINUTE;
+    if (a.kind === 'poisson') at = now + this.random.exponential(60 / a.perHour) * MINUTE_MS;
+    else if (a.kind === 'replay') at = this.start + (a.prs[this.count]?.arrivalMinutes ?? Infinity) * MINUTE_MS;
     else throw new Error('saturated arrivals have no schedule: they follow the queue');
     return this.open(at) ? at : null;
   }
@@ -49,7 +49,7 @@ export class Workload {
     const a = this.o.arrivals;
     if (this.o.maxPrs !== null && this.count >= this.o.maxPrs) return false;
     if (a.kind === 'replay' && this.count >= a.prs.length) return false;
-    if (this.o.hours !== null && at > this.start + this.o.hours * 60 * MINUTE) return false;
+    if (this.o.hours !== null && at > this.start + this.o.hours * 60 * MINUTE_MS) return false;
     return Number.isFinite(at);
   }
 }

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Clock } from '../app/clock.js';
+import type { Clock } from '../lib/clock.js';
 import { HttpError } from '../errors.js';
 import type { Database, WebhookAttemptRow, WebhookMessageRow, WebhookSubscriptionRow } from '../store/database.js';
 import {

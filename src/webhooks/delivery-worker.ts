@@ -19,8 +19,9 @@
 import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Clock } from '../app/clock.js';
-import { OutboxLoop } from '../app/outbox-loop.js';
+import type { Clock } from '../lib/clock.js';
+import { OutboxWorker } from '../lib/outbox-worker.js';
+import { HOUR_MS, MINUTE_MS, SECOND_MS } from '../lib/time.js';
 import type { Database, WebhookMessageRow } from '../store/database.js';
 import {
   failPendingMessages, findSubscription, insertAttempt, leaseMessages, markFailing, nextMessageDueAt, selectDueMessageIds,
@@ -30,16 +31,13 @@ import { postOnce } from './http-post.js';
 import { signedHeaders } from './signing.js';
 import { UrlPolicy } from './url-policy.js';
 
-const SECOND = 1_000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
 
 /** Delay before attempt n + 2 after attempt n + 1 failed (the first attempt is immediate). */
-export const RETRY_DELAYS_MS: readonly number[] = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR];
+export const RETRY_DELAYS_MS: readonly number[] = [5 * SECOND_MS, 5 * MINUTE_MS, 30 * MINUTE_MS, 2 * HOUR_MS, 5 * HOUR_MS, 10 * HOUR_MS, 10 * HOUR_MS];
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
-export const DEFAULT_TIMEOUT_MS = 15 * SECOND;
+export const DEFAULT_TIMEOUT_MS = 15 * SECOND_MS;
 /** An endpoint failing continuously this long is disabled. */
-export const DISABLE_AFTER_MS = 5 * 24 * HOUR;
+export const DISABLE_AFTER_MS = 5 * 24 * HOUR_MS;
 
 export interface DeliveryWorkerDeps {
   db: Kysely<Database>;
@@ -63,35 +61,23 @@ interface Outcome {
   durationMs: number;
 }
 
-export class WebhookDeliveryWorker {
+export class WebhookDeliveryWorker extends OutboxWorker {
   private readonly policy: UrlPolicy;
   private readonly timeoutMs: number;
-  private readonly loop: OutboxLoop;
 
   constructor(private readonly deps: DeliveryWorkerDeps) {
-    this.policy = deps.policy ?? new UrlPolicy();
-    this.timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.loop = new OutboxLoop({
-      round: async () => { while (this.loop.running && (await this.round()) > 0); },
+    super({
       nextDueAt: () => nextMessageDueAt(deps.db),
       clock: deps.clock,
       ...(deps.idlePollMs !== undefined ? { idlePollMs: deps.idlePollMs } : {}),
       onError: (err) => deps.logger?.error({ err }, 'webhook worker could not read the outbox'),
     });
+    this.policy = deps.policy ?? new UrlPolicy();
+    this.timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
-  start(): void {
-    this.loop.start();
-  }
-
-  /** Stops looking at the outbox and waits for the attempts in flight. */
-  async stop(): Promise<void> {
-    await this.loop.stop();
-  }
-
-  /** Asks the worker to look at the outbox now (new messages were queued). */
-  wake(): void {
-    this.loop.wake();
+  protected async lookAtOutbox(): Promise<void> {
+    while (this.loop.running && (await this.round()) > 0);
   }
 
   /** Attempts every message due at the clock's current time, and those they unblock, until none is due. */
@@ -103,7 +89,7 @@ export class WebhookDeliveryWorker {
   private async round(): Promise<number> {
     const { db, clock } = this.deps;
     const now = clock.now();
-    const lease = now + this.timeoutMs + MINUTE;
+    const lease = now + this.timeoutMs + MINUTE_MS;
     const claimed = await db.transaction().execute(async (trx) =>
       leaseMessages(trx, await selectDueMessageIds(trx, now, this.deps.concurrency ?? 16), now, lease, this.deps.instanceId ?? null));
     await Promise.all(claimed.map((m) => this.attempt(m).catch((err: unknown) => {

@@ -5,7 +5,7 @@
  */
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { git, runGit } from '../../src/adapters/forge/git/git.js';
+import { git, runGit } from '../../src/git/git.js';
 import type { RepoBinding } from '../../src/ports.js';
 import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/app/clock.js';
+import { ManualClock } from '../../src/lib/clock.js';
 import { ensureOrg } from '../../src/app/org-admin.js';
 import {
   TOKEN_RECHECK_MS, TokenCache, authenticateToken, createApiToken, generateToken, hashToken,

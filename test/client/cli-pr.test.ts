@@ -4,7 +4,7 @@
  * github.com/acme/web, and external CI reporting through `test-run report` for github.com/acme/ext.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { git } from '../../src/adapters/forge/git/git.js';
+import { git } from '../../src/git/git.js';
 import { GreenlineClient, type SubmittedPullRequest } from '../../src/client/index.js';
 import { startCliServer, type CliServer } from './cli-server.js';
 

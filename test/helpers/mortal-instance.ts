@@ -11,7 +11,7 @@
  */
 import { ScriptedCi } from '../../src/adapters/ci/scripted-ci.js';
 import type { InMemoryForge } from '../../src/adapters/forge/in-memory-forge.js';
-import type { Clock } from '../../src/app/clock.js';
+import type { Clock } from '../../src/lib/clock.js';
 import { createApp, type App } from '../../src/app/create-app.js';
 import type { CiPort, ForgePort } from '../../src/ports.js';
 import type { Db } from '../../src/store/connect.js';

@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { ScriptedCi } from '../../src/adapters/ci/scripted-ci.js';
 import { InMemoryForge } from '../../src/adapters/forge/in-memory-forge.js';
-import { ManualClock } from '../../src/app/clock.js';
+import { ManualClock } from '../../src/lib/clock.js';
 import { createApp, type App } from '../../src/app/create-app.js';
 import { ensureOrg } from '../../src/app/org-admin.js';
 import { connectRepo as connectRepoRow, type ConnectRepoRequest } from '../../src/app/repo-admin.js';

@@ -26,12 +26,12 @@
 import { mkdir, open, readFile, appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { systemClock, type TimerClock } from '../../../app/clock.js';
+import { systemClock, type TimerClock } from '../../../lib/clock.js';
 import type { CiPort, CiStartRequest, CiStatus, CiStatusSink, RepoBinding } from '../../../ports.js';
-import { listMirrorDirs, Mirrors } from '../../forge/git/mirror.js';
+import { listMirrorDirs, Mirrors } from '../../../git/mirror.js';
 import { spawnGroup, terminateGroup, type Exit } from './process-group.js';
 import { ProcessRecords } from './process-records.js';
-import { addWorktree, removeLeftoverWorktrees, removeWorktree } from './worktree.js';
+import { addWorktree, removeLeftoverWorktrees, removeWorktree } from '../../../git/worktree.js';
 
 export interface CommandCiOptions {
   dataDir: string;

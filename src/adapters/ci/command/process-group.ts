@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { systemClock, type TimerClock } from '../../../app/clock.js';
+import { systemClock, type TimerClock } from '../../../lib/clock.js';
 
 export interface Exit {
   code: number | null;

@@ -16,7 +16,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { systemClock, type TimerClock } from '../../../app/clock.js';
+import { systemClock, type TimerClock } from '../../../lib/clock.js';
 import { terminateGroup } from './process-group.js';
 
 export interface GroupRecord {

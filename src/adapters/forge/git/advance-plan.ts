@@ -19,7 +19,7 @@
  */
 import type { MergeMethod, RunPr } from '../../../engine/types.js';
 import { mergeTree, readCommits, subject, writeCommit, type CommitInfo, type Identity } from './commits.js';
-import { git } from './git.js';
+import { git } from '../../../git/git.js';
 import { shortSha } from './merge-chain.js';
 
 export interface AdvanceInput {

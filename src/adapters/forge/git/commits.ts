@@ -6,7 +6,7 @@
  * inputs therefore give the same sha in every run and on every instance: predictive runs that share
  * a prefix of PRs share its commits, and a retried merge recomputes exactly the commit it pushed.
  */
-import { git, runGit } from './git.js';
+import { git, runGit } from '../../../git/git.js';
 
 export interface Identity {
   name: string;

@@ -16,9 +16,9 @@ import type { PrInfo, RunPr } from '../../../engine/types.js';
 import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../../ports.js';
 import { planAdvance } from './advance-plan.js';
 import { mergeTree, readCommits, subject, type Identity } from './commits.js';
-import { GitError, runGit } from './git.js';
+import { GitError, runGit } from '../../../git/git.js';
 import { buildMergeChain, shortSha } from './merge-chain.js';
-import { Mirrors, type Mirror } from './mirror.js';
+import { Mirrors, type Mirror } from '../../../git/mirror.js';
 
 export interface GitForgeOptions {
   dataDir: string;

@@ -7,7 +7,7 @@
  */
 import type { RunPr } from '../../../engine/types.js';
 import { mergeTree, readCommits, subject, writeCommit, type Identity } from './commits.js';
-import { GitError } from './git.js';
+import { GitError } from '../../../git/git.js';
 
 export type ChainResult =
   | { ok: true; sha: string }

@@ -1,7 +1,6 @@
 /** The github forge adapter (`--forge github`): see github-forge.ts. */
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { ConfigError, type GreenlineConfig } from '../../../config.js';
 import type { GitHubAuth } from './client.js';
 import { GitHubForge, type GitHubForgeOptions } from './github-forge.js';
 
@@ -13,32 +12,48 @@ export function createGitHubForge(opts: GitHubForgeOptions): GitHubForge {
   return new GitHubForge(opts);
 }
 
+/** How the github forge is reached: the server configuration's github settings. */
+export interface GitHubSettings {
+  /** GitHub App id (with privateKeyPath): the forge authenticates as the App. */
+  appId: number | null;
+  /** Path of the App's PEM private key. */
+  privateKeyPath: string | null;
+  /** A token, used when no App is set. */
+  token: string | null;
+  /** The REST API's base URL. */
+  baseUrl: string;
+  /** Link of status checks and comments (see GitHubForgeOptions.detailsUrl); null = no link. */
+  detailsUrl: string | null;
+}
+
+/** Settings that cannot work (an unreadable key file, a file that is no key); the message says which. */
+export class GitHubSettingsError extends Error {
+  override name = 'GitHubSettingsError';
+}
+
 /**
- * The github forge the server's configuration asks for: as a GitHub App (githubAppId and
- * githubPrivateKeyPath) or with githubToken; null when neither is configured.
+ * The github forge the settings ask for: as a GitHub App (appId and privateKeyPath) or with a
+ * token; null when neither is set.
  */
-export function gitHubForgeFromConfig(
-  config: Pick<GreenlineConfig, 'githubAppId' | 'githubPrivateKeyPath' | 'githubToken' | 'githubBaseUrl' | 'githubDetailsUrl'>,
-  logger: Logger,
-): GitHubForge | null {
+export function gitHubForgeFromSettings(settings: GitHubSettings, logger: Logger): GitHubForge | null {
   let auth: GitHubAuth;
-  if (config.githubAppId !== null && config.githubPrivateKeyPath !== null) {
+  if (settings.appId !== null && settings.privateKeyPath !== null) {
     let privateKey: string;
     try {
-      privateKey = readFileSync(config.githubPrivateKeyPath, 'utf8');
+      privateKey = readFileSync(settings.privateKeyPath, 'utf8');
     } catch (err) {
-      throw new ConfigError(`githubPrivateKeyPath ${config.githubPrivateKeyPath} cannot be read: ${(err as Error).message}`);
+      throw new GitHubSettingsError(`githubPrivateKeyPath ${settings.privateKeyPath} cannot be read: ${(err as Error).message}`);
     }
     if (!/-----BEGIN (RSA )?PRIVATE KEY-----/.test(privateKey)) {
-      throw new ConfigError(`githubPrivateKeyPath ${config.githubPrivateKeyPath} is not a PEM private key: download the key from the GitHub App's settings page`);
+      throw new GitHubSettingsError(`githubPrivateKeyPath ${settings.privateKeyPath} is not a PEM private key: download the key from the GitHub App's settings page`);
     }
-    auth = { kind: 'app', appId: config.githubAppId, privateKey };
-  } else if (config.githubToken !== null) {
-    auth = { kind: 'token', token: config.githubToken };
+    auth = { kind: 'app', appId: settings.appId, privateKey };
+  } else if (settings.token !== null) {
+    auth = { kind: 'token', token: settings.token };
   } else {
     return null;
   }
   return new GitHubForge({
-    auth, baseUrl: config.githubBaseUrl, logger, ...(config.githubDetailsUrl ? { detailsUrl: config.githubDetailsUrl } : {}),
+    auth, baseUrl: settings.baseUrl, logger, ...(settings.detailsUrl ? { detailsUrl: settings.detailsUrl } : {}),
   });
 }

@@ -5,8 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCommandCi, type CommandCi } from '../../../../src/adapters/ci/command/index.js';
-import { ManualClock } from '../../../../src/app/clock.js';
-import { git } from '../../../../src/adapters/forge/git/git.js';
+import { ManualClock } from '../../../../src/lib/clock.js';
+import { git } from '../../../../src/git/git.js';
 import type { CiStartRequest, CiStatusReport } from '../../../../src/ports.js';
 import { makeGitFixture, type GitFixture } from '../../git-fixture.js';
 

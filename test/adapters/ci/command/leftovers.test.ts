@@ -13,8 +13,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCommandCi, type CommandCi } from '../../../../src/adapters/ci/command/index.js';
 import { spawnGroup, terminateGroup } from '../../../../src/adapters/ci/command/process-group.js';
 import { ProcessRecords } from '../../../../src/adapters/ci/command/process-records.js';
-import { addWorktree, removeLeftoverWorktrees } from '../../../../src/adapters/ci/command/worktree.js';
-import { git } from '../../../../src/adapters/forge/git/git.js';
+import { addWorktree, removeLeftoverWorktrees, removeWorktree } from '../../../../src/git/worktree.js';
+import { git } from '../../../../src/git/git.js';
 import type { CiStartRequest } from '../../../../src/ports.js';
 import { makeGitFixture, type GitFixture } from '../../git-fixture.js';
 
@@ -166,5 +166,6 @@ describe('what a killed server left of its CI', () => {
     expect(await namesIn(registrations)).toEqual(['run-kept']);
     expect(await namesIn(root)).toEqual(['run-kept']);
     expect(await readdir(path.join(root, 'run-kept'))).toContain('README.md');
+    await removeWorktree(fx.remote, path.join(root, 'run-kept')); // as the run's end does
   });
 });

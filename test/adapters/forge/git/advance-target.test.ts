@@ -2,7 +2,7 @@ import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { git } from '../../../../src/adapters/forge/git/git.js';
+import { git } from '../../../../src/git/git.js';
 import type { GitForge } from '../../../../src/adapters/forge/git/index.js';
 import { createGitForge } from '../../../../src/adapters/forge/git/index.js';
 import type { RunPr } from '../../../../src/engine/types.js';

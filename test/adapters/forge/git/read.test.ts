@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { git } from '../../../../src/adapters/forge/git/git.js';
+import { git } from '../../../../src/git/git.js';
 import { createGitForge } from '../../../../src/adapters/forge/git/index.js';
 import { appWithLine, makeGitFixture, type GitFixture } from '../../git-fixture.js';
 

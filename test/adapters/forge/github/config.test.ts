@@ -4,8 +4,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gitHubForgeFromConfig, parseQueueCommand } from '../../../../src/adapters/forge/github/index.js';
+import { parseQueueCommand } from '../../../../src/adapters/forge/github/index.js';
 import { ConfigError, loadConfig } from '../../../../src/config.js';
+import { gitHubForgeOf } from '../../../../src/server.js';
 import { makeTempDir, removeTempDir } from '../../../helpers/temp-dir.js';
 
 let dir: string;
@@ -40,14 +41,15 @@ describe('github configuration', () => {
 
   it('builds the forge for an App key file or a token, none without either, and refuses an unreadable key', async () => {
     const defaults = loadConfig({ cwd: dir, env: {} });
-    expect(gitHubForgeFromConfig(defaults, logger)).toBeNull();
-    expect(gitHubForgeFromConfig({ ...defaults, githubToken: 't' }, logger)!.clients.canCreateCheckRuns).toBe(false);
+    expect(gitHubForgeOf(defaults, logger)).toBeNull();
+    expect(gitHubForgeOf({ ...defaults, githubToken: 't' }, logger)!.clients.canCreateCheckRuns).toBe(false);
     const key = join(dir, 'app.pem');
     await writeFile(key, generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey);
-    expect(gitHubForgeFromConfig({ ...defaults, githubAppId: 1, githubPrivateKeyPath: key }, logger)!.clients.canCreateCheckRuns).toBe(true);
-    expect(() => gitHubForgeFromConfig({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'missing.pem') }, logger)).toThrow(/cannot be read/);
+    expect(gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: key }, logger)!.clients.canCreateCheckRuns).toBe(true);
+    expect(() => gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'missing.pem') }, logger)).toThrow(/cannot be read/);
+    expect(() => gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'missing.pem') }, logger)).toThrow(ConfigError);
     await writeFile(join(dir, 'not-a-key.pem'), 'hello');
-    expect(() => gitHubForgeFromConfig({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'not-a-key.pem') }, logger)).toThrow(/not a PEM private key/);
+    expect(() => gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'not-a-key.pem') }, logger)).toThrow(/not a PEM private key/);
   });
 });
 

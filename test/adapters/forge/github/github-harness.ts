@@ -12,7 +12,7 @@ import { ScriptedCi } from '../../../../src/adapters/ci/scripted-ci.js';
 import { GitHubForge, type GitHubForgeOptions } from '../../../../src/adapters/forge/github/github-forge.js';
 import { readGitHubDelivery } from '../../../../src/adapters/forge/github/observations.js';
 import { buildHttpApp } from '../../../../src/api/build-app.js';
-import { ManualClock } from '../../../../src/app/clock.js';
+import { ManualClock } from '../../../../src/lib/clock.js';
 import { createApp, type App } from '../../../../src/app/create-app.js';
 import { ForgeWebhooks } from '../../../../src/app/forge-webhooks.js';
 import { ensureOrg } from '../../../../src/app/org-admin.js';

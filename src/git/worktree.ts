@@ -14,8 +14,8 @@
  */
 import { readdir, readFile, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { git, runGit } from '../../forge/git/git.js';
-import { changeOneAtATime } from '../../forge/git/mirror.js';
+import { git, runGit } from './git.js';
+import { changeOneAtATime } from './mirror.js';
 
 /** Checks `sha` out at `dir`; a directory left over by a crashed run is replaced. */
 export function addWorktree(mirrorDir: string, dir: string, sha: string): Promise<void> {

@@ -1,6 +1,6 @@
 /** Which --remote values git reads as local paths, and how they are stored. */
 import { describe, expect, it } from 'vitest';
-import { absoluteRemote, isLocalPath } from '../../../../src/adapters/forge/git/remote-path.js';
+import { absoluteRemote, isLocalPath } from '../../src/git/remote-path.js';
 
 describe('remote paths', () => {
   it.each(['../shop.git', 'shop.git', './a/b.git', '/srv/git/web.git', 'dir/with:colon.git'])('%s is a local path', (remote) => {

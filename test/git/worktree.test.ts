@@ -5,8 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addWorktree, removeWorktree } from '../../../../src/adapters/ci/command/worktree.js';
-import { makeGitFixture, type GitFixture } from '../../git-fixture.js';
+import { addWorktree, removeWorktree } from '../../src/git/worktree.js';
+import { makeGitFixture, type GitFixture } from '../adapters/git-fixture.js';
 
 let fx: GitFixture;
 beforeEach(async () => { fx = await makeGitFixture(); });

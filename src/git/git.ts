@@ -6,7 +6,7 @@
  * GIT_TERMINAL_PROMPT=0 (a remote that wants a password fails instead of hanging the service).
  */
 import { execFile } from 'node:child_process';
-import { redact } from '../../../redact.js';
+import { redact } from '../redact.js';
 
 export { redact };
 

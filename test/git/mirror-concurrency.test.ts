@@ -5,9 +5,9 @@
  */
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addWorktree, removeWorktree } from '../../../../src/adapters/ci/command/worktree.js';
-import { Mirrors } from '../../../../src/adapters/forge/git/mirror.js';
-import { makeGitFixture, type GitFixture } from '../../git-fixture.js';
+import { addWorktree, removeWorktree } from '../../src/git/worktree.js';
+import { Mirrors } from '../../src/git/mirror.js';
+import { makeGitFixture, type GitFixture } from '../adapters/git-fixture.js';
 
 let fx: GitFixture;
 beforeEach(async () => { fx = await makeGitFixture(); });

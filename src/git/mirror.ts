@@ -10,7 +10,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { ForgeUnreachableError, type RepoBinding } from '../../../ports.js';
+import { KeyedSerial } from '../lib/keyed-serial.js';
+import { ForgeUnreachableError, type RepoBinding } from '../ports.js';
 import { git, GitError, redact, runGit } from './git.js';
 
 export interface MirrorOptions {
@@ -34,25 +35,22 @@ const PATH_PART = /^[A-Za-z0-9_][A-Za-z0-9._:-]*$/;
 
 export const isSha = (s: string): boolean => SHA.test(s);
 
-/** The tail of each mirror's queue of local changes. */
-const changing = new Map<string, Promise<void>>();
+/**
+ * Each mirror's queue of local changes, keyed by the mirror's resolved path. One for the process, not
+ * one per Mirrors: the git forge and the command CI each hold Mirrors of the same directories, and
+ * what must take turns is git's work on a directory, whoever starts it.
+ */
+const changing = new KeyedSerial();
 
 /**
  * Runs `change` once the earlier local changes of the mirror at `mirrorDir` are done. git does not make
  * changes to one repository's refs and worktrees safe against each other: a fetch fails with "cannot
  * lock ref … is at X but expected Y" when an update-ref lands during it, and with "bad object
  * worktrees/<id>/HEAD" while a worktree is being added; concurrent worktree changes fail too
- * (ci/command/worktree.ts). So fetches, local ref updates and worktree changes take turns.
+ * (worktree.ts). So fetches, local ref updates and worktree changes take turns.
  */
 export function changeOneAtATime<T>(mirrorDir: string, change: () => Promise<T>): Promise<T> {
-  const dir = path.resolve(mirrorDir); // one queue per mirror, however its path was written
-  const done = (changing.get(dir) ?? Promise.resolve()).then(change);
-  const tail = done.then(() => undefined, () => undefined);
-  changing.set(dir, tail);
-  void tail.then(() => {
-    if (changing.get(dir) === tail) changing.delete(dir);
-  });
-  return done;
+  return changing.run(path.resolve(mirrorDir), change); // one queue per mirror, however its path was written
 }
 
 export class Mirror {

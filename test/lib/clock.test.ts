@@ -1,6 +1,6 @@
 /** The manual clock calls back what is due as it moves, in time order; a cancelled call never comes. */
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/app/clock.js';
+import { ManualClock } from '../../src/lib/clock.js';
 
 describe('ManualClock', () => {
   it('calls back each due callback once, in time order, as it moves', () => {

@@ -1,0 +1,69 @@
+/**
+ * The folders of src/ import each other in one direction only, and no adapter reaches into another
+ * adapter (what two adapters share lives outside both, e.g. src/git/). See folder-graph.ts for what
+ * a folder is.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { cycleEdges, folderCycles, folderGraph, siblingAdapterImports } from './folder-graph.js';
+
+const src = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
+
+describe('folders of src/', () => {
+  const graph = folderGraph(src);
+
+  it('import each other without a cycle', () => {
+    expect(folderCycles(graph).map((cycle) => cycleEdges(graph, cycle))).toEqual([]);
+  });
+
+  it('have no adapter importing another adapter', () => {
+    expect(siblingAdapterImports(graph)).toEqual([]);
+  });
+
+  it('have adapters built from options: an adapter imports only the port, the engine types and shared plumbing', () => {
+    // forge-observations holds what a forge reports, beside the port (ports.ts) it belongs to.
+    const allowed = new Set(['ports', 'forge-observations', 'engine', 'lib', 'git', 'redact']);
+    const outside = [...graph.edges].flatMap(([from, out]) => (from.startsWith('adapters/')
+      ? [...out].filter(([to]) => !allowed.has(to) && !to.startsWith('adapters/')).map(([to, file]) => `${from} → ${to} (${file})`)
+      : []));
+    expect(outside).toEqual([]);
+  });
+
+  it('have lib/ import nothing else of src/', () => {
+    expect([...(graph.edges.get('lib')?.keys() ?? [])]).toEqual([]);
+  });
+});
+
+describe('the folder graph', () => {
+  async function tree(files: Record<string, string>): Promise<string> {
+    const root = await mkdtemp(join(tmpdir(), 'gl-folders-'));
+    for (const [path, text] of Object.entries(files)) {
+      await mkdir(dirname(join(root, path)), { recursive: true });
+      await writeFile(join(root, path), text);
+    }
+    return root;
+  }
+
+  it('finds a cycle through several folders and an adapter importing another', async () => {
+    const root = await tree({
+      'app/a.ts': "import { b } from '../webhooks/b.js';\nimport type { P } from '../ports.js';",
+      'webhooks/b.ts': "export { c } from '../lib/c.js';",
+      'lib/c.ts': "import { a } from '../app/a.js';",
+      'ports.ts': 'export type P = 1;',
+      'adapters/ci/command/run.ts': "import { m } from '../../forge/git/mirror.js';",
+      'adapters/forge/git/mirror.ts': "const x = await import('../../../engine/e.js');",
+      'engine/e.ts': '',
+    });
+    try {
+      const graph = folderGraph(root);
+      expect(folderCycles(graph)).toEqual([['app', 'lib', 'webhooks']]);
+      expect(siblingAdapterImports(graph)).toEqual([`adapters/ci/command → adapters/forge/git (${join('adapters', 'ci', 'command', 'run.ts')})`]);
+      expect(graph.edges.get('adapters/forge/git')?.has('engine')).toBe(true);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
