@@ -1,7 +1,7 @@
 /**
  * The HTTP app over the real service (createTestService: SQLite in memory, fake forge and CI), with
  * one organization `acme`, its token, and the repository github.com/acme/web connected to it.
- * Requests go through `app.inject`, in process.
+ * Requests go through `app.inject`, in process; `listenApiHarness` also serves it on a real socket.
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildHttpApp } from '../../src/api/build-app.js';
@@ -68,3 +68,9 @@ export const json = (res: LightMyRequestResponse): any => JSON.parse(res.body);
 
 /** The `{ error: { code, message } }` of a response, with its status. */
 export const errorOf = (res: LightMyRequestResponse) => ({ status: res.statusCode, ...json(res).error as { code: string; message: string } });
+
+/** The harness served on a real socket at `base` (127.0.0.1, a free port), for real HTTP clients. */
+export async function listenApiHarness(opts: HarnessOptions = {}): Promise<ApiHarness & { base: string }> {
+  const h = await createApiHarness(opts);
+  return { ...h, base: await h.app.listen({ port: 0, host: '127.0.0.1' }) };
+}

@@ -1,27 +1,20 @@
 /** Over a real socket: a body over 20 MiB gets 413 and the server keeps serving. */
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BODY_LIMIT, buildHttpApp } from '../../src/api/build-app.js';
-import { createTestService, type TestService } from '../helpers/service.js';
-import { REPO, SLUG } from './api-harness.js';
+import { BODY_LIMIT } from '../../src/api/build-app.js';
+import type { TestService } from '../helpers/service.js';
+import { listenApiHarness, REPO, SLUG } from './api-harness.js';
 
+let h: Awaited<ReturnType<typeof listenApiHarness>>;
 let t: TestService;
-let app: FastifyInstance;
 let base: string;
 let token: string;
 
 beforeAll(async () => {
-  t = await createTestService();
-  ({ token } = await t.createOrg('acme'));
-  await t.connectRepo('acme', SLUG);
+  h = await listenApiHarness(); // enumCase 'upper', the server's default
+  ({ t, base, token } = h);
   t.forge.openPr(SLUG, { number: 1 });
-  app = await buildHttpApp({ service: t.service, logger: false, enumCase: 'upper' });
-  base = await app.listen({ port: 0, host: '127.0.0.1' });
 });
-afterAll(async () => {
-  await app.close();
-  await t.close();
-});
+afterAll(() => h.close());
 
 const upload = (targets: string[]) => fetch(`${base}/v1/setImpactedTargets`, {
   method: 'POST',

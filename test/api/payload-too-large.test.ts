@@ -7,31 +7,22 @@ import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BODY_LIMIT, buildHttpApp } from '../../src/api/build-app.js';
+import { BODY_LIMIT } from '../../src/api/build-app.js';
 import { drainBody, type DrainLimits } from '../../src/api/drain-body.js';
-import { createTestService, type TestService } from '../helpers/service.js';
-import { REPO, SLUG } from './api-harness.js';
+import { listenApiHarness, REPO } from './api-harness.js';
 
 const run = promisify(execFile);
 
-let t: TestService;
-let app: FastifyInstance;
+let h: Awaited<ReturnType<typeof listenApiHarness>>;
 let base: string;
 let token: string;
 
 beforeAll(async () => {
-  t = await createTestService();
-  ({ token } = await t.createOrg('acme'));
-  await t.connectRepo('acme', SLUG);
-  app = await buildHttpApp({ service: t.service, logger: false, enumCase: 'upper' });
-  base = await app.listen({ port: 0, host: '127.0.0.1' });
+  h = await listenApiHarness(); // enumCase 'upper', the server's default
+  ({ base, token } = h);
 });
-afterAll(async () => {
-  await app.close();
-  await t.close();
-});
+afterAll(() => h.close());
 
 const TOO_LARGE = {
   error: {

@@ -14,29 +14,21 @@
  * than it was written ("Provider produced inconsistent result after apply"), so every answer must
  * give back every attribute exactly as sent, and a read right after must give the same.
  */
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildHttpApp } from '../../src/api/build-app.js';
-import { createTestService, type TestService } from '../helpers/service.js';
-import { REPO, SLUG } from './api-harness.js';
+import type { TestService } from '../helpers/service.js';
+import { listenApiHarness, REPO, SLUG } from './api-harness.js';
 
+let h: Awaited<ReturnType<typeof listenApiHarness>>;
 let t: TestService;
-let app: FastifyInstance;
 let base: string;
 let token: string;
 
 beforeAll(async () => {
-  t = await createTestService();
-  ({ token } = await t.createOrg('acme'));
-  await t.connectRepo('acme', SLUG);
   // Server defaults: UPPERCASE states for every client that is not Terraform.
-  app = await buildHttpApp({ service: t.service, logger: false, enumCase: 'upper' });
-  base = await app.listen({ port: 0, host: '127.0.0.1' });
+  h = await listenApiHarness(); // enumCase 'upper', the server's default
+  ({ t, base, token } = h);
 });
-afterAll(async () => {
-  await app.close();
-  await t.close();
-});
+afterAll(() => h.close());
 
 /** The headers of the provider's Go client (Go adds its User-Agent and Accept-Encoding). */
 const providerHeaders = () => ({
