@@ -18,7 +18,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -27,6 +26,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitRemote } from '../e2e/git-remote.js';
 import { testDatabases, type TestDatabase } from '../helpers/databases.js';
 import { CA_BUNDLE, ensurePodman, Podman, ROOT } from './podman.js';
+import { freePort } from '../helpers/free-port.js';
 
 const UID = 10001; // the image's greenline user
 const IMAGE = 'localhost/greenline:deploy-test';
@@ -50,17 +50,6 @@ const containers: string[] = [];
 const volumes: string[] = [];
 let postgres: TestDatabase | undefined;
 let imageSize = 0;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitUntil<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + timeoutMs;

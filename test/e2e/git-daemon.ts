@@ -5,19 +5,7 @@
  * with any real remote, instead of dying with greenline as a local-path remote's git would.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-
-/** A port nobody listens on right now (the OS picks it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../helpers/free-port.js';
 
 const lsRemote = (url: string): Promise<boolean> =>
   new Promise((resolve) => execFile('git', ['ls-remote', url], { timeout: 5_000 }, (err) => resolve(!err)));
