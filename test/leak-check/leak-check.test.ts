@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
+import { alive } from '../helpers/alive.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const VITEST = path.join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
@@ -44,15 +45,6 @@ async function runFixture(name: string, more: NodeJS.ProcessEnv = {}): Promise<O
       });
   });
 }
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 afterAll(async () => {
   for (const pid of started) if (alive(pid)) process.kill(pid, 'SIGKILL');

@@ -12,6 +12,7 @@ import type { GreenlineProcess } from '../greenline-process.js';
 import { type QueueClient, SCENARIO_MS, SETTLE_MS, waitUntil } from '../queue-client.js';
 import { startScenario, stopScenario, type Scenario } from '../scenario.js';
 import { targetHistoryProblems } from '../target-history.js';
+import { alive } from '../../helpers/alive.js';
 
 const SLUG = 'example.com/acme/slow';
 const HANGS = 2;
@@ -43,15 +44,6 @@ export function testingTimeoutScenario(): void {
     }, 60_000);
 
     afterAll(() => stopScenario(world));
-
-    const alive = (pid: number): boolean => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
 
     it('fails its PR with TEST_RUN_TIMEOUT after testingTimeoutMinutes, kills the command, and merges the others', async ({ onTestFailed }) => {
       onTestFailed(() => console.error(server.story(ci.records())));
