@@ -35,19 +35,27 @@ export interface GitHubClientOptions {
   retry?: { retries?: number; retryAfterBaseValue?: number };
 }
 
-/** GitHub's answer to a request that failed: status and message, or unreachable (status 0). */
+/** GitHub's answer to a request that failed: its status and message. */
 export interface GitHubFailure {
   status: number;
   message: string;
 }
 
-/** The status and GitHub's own message of an Octokit error; network failures become ForgeUnreachableError. */
+/**
+ * The error a request failed with, as the rest of the service should see it: an Octokit error without an
+ * answer (refused, reset, DNS, TLS, timeout: octokit reports these as status 500 without a response)
+ * becomes ForgeUnreachableError; GitHub's answers and everything else stay as they are.
+ */
+export function unreachableOrSelf(err: unknown): unknown {
+  const e = err as { status?: unknown; message?: unknown; response?: unknown };
+  if (typeof e?.status !== 'number' || e.response !== undefined) return err;
+  return new ForgeUnreachableError(`GitHub cannot be reached: ${String(e.message)}`, { cause: err });
+}
+
+/** The status and GitHub's own message of an Octokit error answered by GitHub; anything else is rethrown. */
 export function failureOf(err: unknown): GitHubFailure {
   const e = err as { status?: unknown; message?: unknown; response?: { data?: unknown } };
-  if (typeof e?.status !== 'number') throw err;
-  if (e.response === undefined) {
-    throw new ForgeUnreachableError(`GitHub cannot be reached: ${String(e.message)}`);
-  }
+  if (typeof e?.status !== 'number' || e.response === undefined) throw unreachableOrSelf(err);
   const data = e.response.data as { message?: unknown; errors?: { message?: string }[] } | undefined;
   const extra = (data?.errors ?? []).map((x) => x.message).filter(Boolean).join('; ');
   const message = typeof data?.message === 'string' ? data.message : String(e.message);
@@ -128,6 +136,15 @@ export class GitHubClients {
       // 409 (head changed), 429 (the throttling plugin's) and the other 4xx answers are final.
       retry: { doNotRetry: [400, 401, 403, 404, 409, 410, 422, 429, 451], ...this.opts.retry },
       ...extra,
+    });
+    // Outermost (registered after the plugins and the App authentication): a request that still has no
+    // answer after the retries, token requests included, reaches the caller as ForgeUnreachableError.
+    octokit.hook.wrap('request', async (request, options) => {
+      try {
+        return await request(options);
+      } catch (err) {
+        throw unreachableOrSelf(err);
+      }
     });
     this.byInstallation.set(key, octokit);
     return octokit;

@@ -4,6 +4,8 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { ForgeUnreachableError } from '../../../../src/ports.js';
+import { freePort } from '../../../helpers/free-port.js';
 import { bindingFor, makeForge } from './github-harness.js';
 import { FakeGitHubApi } from './fake-github-api.js';
 
@@ -277,6 +279,24 @@ describe('github forge: GitHub App authentication', () => {
     api.appPublicKey = publicKey;
     const forge = makeForge(api, { auth: { kind: 'app', appId: 4321, privateKey } });
     await expect(forge.getPullRequest(bindingFor(api), 1)).rejects.toThrow(/GitHub App \(id 4321\) is not installed on acme\/web/);
+  });
+
+  it('GitHub that cannot be reached is ForgeUnreachableError, for the token exchange as for any other request', async () => {
+    const { api } = repoWithPrs();
+    const closed = `http://127.0.0.1:${await freePort()}`; // nothing listens there
+    const down = { baseUrl: closed, fetch: globalThis.fetch, retry: { retries: 0 } };
+    const asApp = makeForge(api, { ...down, auth: { kind: 'app', appId: 4321, privateKey } });
+    const asToken = makeForge(api, down);
+    for (const call of [
+      () => asApp.getPullRequest(bindingFor(api, { installationId: 55 }), 1), // POST /app/installations/55/access_tokens first
+      () => asApp.getPullRequest(bindingFor(api), 1), // GET /repos/acme/web/installation first
+      () => asToken.getPullRequest(bindingFor(api), 1),
+      () => asToken.getBranchSha(bindingFor(api), 'main'),
+    ]) {
+      const err = await call().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ForgeUnreachableError);
+      expect((err as Error).message).toMatch(/^GitHub cannot be reached: connect ECONNREFUSED/);
+    }
   });
 
   it('a JWT signed with another key is refused by GitHub (the fake checks the signature)', async () => {

@@ -7,6 +7,7 @@ import examples from '@octokit/webhooks-examples';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { QueueKey } from '../../../../src/app/types.js';
 import type { Entry } from '../../../../src/engine/types.js';
+import { freePort } from '../../../helpers/free-port.js';
 import { FakeGitHubApi } from './fake-github-api.js';
 import { createGitHubHarness, SECRET, type GitHubHarness } from './github-harness.js';
 
@@ -107,6 +108,22 @@ describe('POST /webhooks/github', () => {
     expect(e.timeline[0]).toMatchObject({ from: null, reason: 'USER_REQUESTED' });
     await h.deliver('pull_request', example('pull_request', 'converted_to_draft'));
     expect(await entry(2)).toMatchObject({ state: 'CANCELLED', lastReason: 'PR_CONVERTED_TO_DRAFT' });
+  });
+
+  it('the enqueueing label while GitHub cannot be reached is 502 FORGE_UNREACHABLE, and the PR is not submitted', async () => {
+    const closed = await freePort(); // nothing listens there
+    const down = await createGitHubHarness({ api: h.api, forge: { baseUrl: `http://127.0.0.1:${closed}`, fetch: globalThis.fetch, retry: { retries: 0 } } });
+    try {
+      await down.app.service.createQueue(down.ctx, key, {});
+      await down.app.service.updateQueue(down.ctx, key, { enqueueingLabel: 'bug' });
+      const res = await down.deliver('pull_request', example('pull_request', 'labeled'));
+      expect(res.status).toBe(502);
+      expect(res.body.error.code).toBe('FORGE_UNREACHABLE');
+      expect(res.body.error.message).toMatch(/GitHub cannot be reached: .*ECONNREFUSED/);
+      await expect(down.app.service.getSubmittedPullRequest(down.ctx, key, { number: 2 })).rejects.toThrow();
+    } finally {
+      await down.close();
+    }
   });
 
   it('unlabeled takes the PR out; closed without merge cancels with PR_CLOSED', async () => {
