@@ -23,7 +23,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { isInFlight, type Effect, type EngineEvent, type TestRun } from '../engine/index.js';
+import { isInFlight, type Effect, type EngineEvent } from '../engine/index.js';
 import type { Clock } from '../lib/clock.js';
 import { OutboxWorker } from '../lib/outbox-worker.js';
 import type { Database, EffectRow } from '../store/database.js';
@@ -32,7 +32,7 @@ import {
 } from '../store/effects.js';
 import { findQueueById } from '../store/queues.js';
 import { findRepoById } from '../store/repos.js';
-import { findRunRow, setRunRequiredStatuses } from '../store/test-runs.js';
+import { findRunRow, runOf, setRunRequiredStatuses } from '../store/test-runs.js';
 import { recordQueueEvent } from '../webhooks/fan-out.js';
 import { forgeFor, type Adapters } from './adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
@@ -162,7 +162,7 @@ export class EffectRunner extends OutboxWorker {
    */
   private async runIsOver(queueId: string, effect: RunEffect): Promise<boolean> {
     const row = await findRunRow(this.deps.db, effect.runId);
-    if (!row || isInFlight(JSON.parse(row.data) as TestRun)) return false;
+    if (!row || isInFlight(runOf(row))) return false;
     this.deps.logger?.info({ queue: queueId, effect: effect.key, run: effect.runId, status: row.status },
       `${effect.kind} skipped: the run is already ${row.status}`);
     return true;
