@@ -15,7 +15,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { runsInUse } from '../engine/index.js';
+import { runsInUse, testBranchPattern } from '../engine/index.js';
 import type { Database, RepoRow } from '../store/database.js';
 import { findQueueById, listQueuesOfRepos } from '../store/queues.js';
 import { findRepoById } from '../store/repos.js';
@@ -53,7 +53,7 @@ async function reconcileRepo(deps: TestBranchReconcileDeps, repo: RepoRow): Prom
   const binding = bindingOf(repo);
   const forge = adapters.forges[binding.forge];
   if (!forge?.listBranches) return [];
-  const format = testBranchFormat(binding.testBranchPrefix);
+  const format = testBranchPattern(binding.testBranchPrefix);
   const branches = (await forge.listBranches(binding, `${binding.testBranchPrefix}/`)).filter((b) => format.test(b));
   if (branches.length === 0) return [];
   const inUse = new Set<string>();
@@ -65,10 +65,4 @@ async function reconcileRepo(deps: TestBranchReconcileDeps, repo: RepoRow): Prom
   for (const branch of leftovers) await forge.deleteBranch(binding, branch);
   if (leftovers.length > 0) logger?.info({ repo: repoSlug(repoRefOf(repo)), branches: leftovers }, 'leftover test branches deleted');
   return leftovers;
-}
-
-/** `<prefix>/pr-<N>[-<M>…]/<run id>`, as the engine names test branches (engine/runs.ts). */
-function testBranchFormat(prefix: string): RegExp {
-  const escaped = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`^${escaped}/pr-\\d+(-\\d+)*/[A-Za-z0-9][A-Za-z0-9._-]*$`);
 }

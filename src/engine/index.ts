@@ -7,6 +7,7 @@ export { validateConfigPatch } from './config-validation.js';
 export { newQueueSnapshot, DEFAULT_QUEUE_CONFIG } from './config.js';
 export { waitsToStart } from './direct-merge.js';
 export { runsInUse } from './settle.js';
+export { testBranchName, testBranchPattern } from './test-branch.js';
 export { isInFlight } from './runs.js';
 export { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY, type AdaptiveStatus } from './adaptive.js';
 export { laneHeads } from './parallel-graph.js';

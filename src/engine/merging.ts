@@ -25,6 +25,7 @@ import { recordMerges } from './adaptive.js';
 import type { Draft } from './draft.js';
 import { bisectingSet } from './bisection-state.js';
 import { applyTargetMove } from './target.js';
+import { testBranchName } from './test-branch.js';
 import { headOf, mergedSince, samePr } from './runs.js';
 import type { Topology } from './topology.js';
 import { emitBatchEvent, move } from './transitions.js';
@@ -59,7 +60,7 @@ export function tryMerge(d: Draft, topo: Topology): boolean {
   const expectedTargetSha = d.targetSha;
   if (best.rebuild) {
     const id = d.ctx.newId();
-    const branch = `${d.base.testBranchPrefix}/pr-${best.run.prNumbers.join('-')}/${id}`;
+    const branch = testBranchName(d.base.testBranchPrefix, best.run.prNumbers, id);
     d.internal.merge = { runId: best.run.id, prs: best.prs, expectedTargetSha, rebuild: { id, branch, sha: null } };
     d.emit({ kind: 'createTestBranch', key: `${id}:createTestBranch`, runId: id, branch, baseSha: expectedTargetSha, prs: best.prs });
   } else {

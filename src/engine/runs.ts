@@ -3,6 +3,7 @@
  * them. A run's `prs` are the heads it tested in order: its dependencies, then its own group.
  */
 import type { Draft } from './draft.js';
+import { testBranchName } from './test-branch.js';
 import { emitBatchSubmitted } from './transitions.js';
 import type { Entry, QueueType, RunPr, TestRun } from './types.js';
 
@@ -68,7 +69,7 @@ export function startRun(d: Draft, queueType: QueueType, deps: Entry[], group: E
     dependentPrs: deps.map((e) => e.prNumber),
     baseSha: d.targetSha as string,
     prs: [...deps.map(headOf), ...group.map(headOf)],
-    testBranch: `${d.base.testBranchPrefix}/pr-${prNumbers.join('-')}/${id}`,
+    testBranch: testBranchName(d.base.testBranchPrefix, prNumbers, id),
     testSha: null,
     status: 'creating',
     createdAt: d.at,
