@@ -55,20 +55,28 @@ interface Endpoint {
 function slice(e: Endpoint): Promise<void> {
   const cpu = process.cpuUsage();
   return new Promise((resolve, reject) => {
-    const instance = autocannon({
-      url: e.url, connections: 10, duration: 1, method: 'POST',
-      headers: { 'content-type': 'application/json', ...e.headers },
-      requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(e.body(e.sent++)) }) }],
-    }, (err, result) => {
-      if (err) return reject(err);
-      const used = process.cpuUsage(cpu);
-      e.cpuSeconds += (used.user + used.system) / 1e6;
-      e.completed += result.requests.total;
-      e.seconds += result.duration;
-      e.errors += result.errors + result.non2xx;
-      resolve();
+    const instance = autocannon(
+      {
+        url: e.url,
+        connections: 10,
+        duration: 1,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...e.headers },
+        requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(e.body(e.sent++)) }) }],
+      },
+      (err, result) => {
+        if (err) return reject(err);
+        const used = process.cpuUsage(cpu);
+        e.cpuSeconds += (used.user + used.system) / 1e6;
+        e.completed += result.requests.total;
+        e.seconds += result.duration;
+        e.errors += result.errors + result.non2xx;
+        resolve();
+      },
+    );
+    instance.on('response', (_client, _status, _bytes, responseTime) => {
+      e.latencies.push(responseTime);
     });
-    instance.on('response', (_client, _status, _bytes, responseTime) => { e.latencies.push(responseTime); });
   });
 }
 
@@ -86,7 +94,10 @@ function memoised(service: MergeQueueService): MergeQueueService {
   };
   return Object.assign(Object.create(service) as MergeQueueService, {
     authenticate: (token: string) => once(`auth ${token}`, () => service.authenticate(token)),
-    getSubmittedPullRequest: ((ctx, key, pr) => once(`pr ${JSON.stringify(pr)}`, () => service.getSubmittedPullRequest(ctx, key, pr))) as MergeQueueService['getSubmittedPullRequest'],
+    getSubmittedPullRequest: ((ctx, key, pr) =>
+      once(`pr ${JSON.stringify(pr)}`, () =>
+        service.getSubmittedPullRequest(ctx, key, pr),
+      )) as MergeQueueService['getSubmittedPullRequest'],
   });
 }
 
@@ -115,16 +126,47 @@ async function main(): Promise<void> {
     const layerUrl = await layerOnly.listen({ port: 0, host: '127.0.0.1' });
     const auth = { 'x-api-token': token };
     const pr = (i: number) => ({ number: (i % PRS) + 1 });
-    const endpoint = (name: string, url: string, body: (i: number) => unknown, headers: Record<string, string> = {}): Endpoint =>
-      ({ name, url, body, headers, sent: 0, completed: 0, seconds: 0, cpuSeconds: 0, errors: 0, latencies: [] });
+    const endpoint = (
+      name: string,
+      url: string,
+      body: (i: number) => unknown,
+      headers: Record<string, string> = {},
+    ): Endpoint => ({
+      name,
+      url,
+      body,
+      headers,
+      sent: 0,
+      completed: 0,
+      seconds: 0,
+      cpuSeconds: 0,
+      errors: 0,
+      latencies: [],
+    });
 
-    const baseline = endpoint('bare Fastify JSON route', bareUrl, (i) => ({ repo: REPO, targetBranch: 'main', pr: pr(i) }));
-    const read = endpoint('getSubmittedPullRequest', `${apiUrl}/v1/getSubmittedPullRequest`,
-      (i) => ({ repo: REPO, targetBranch: 'main', pr: pr(i) }), auth);
-    const layer = endpoint('  HTTP layer only', `${layerUrl}/v1/getSubmittedPullRequest`,
-      (i) => ({ repo: REPO, targetBranch: 'main', pr: pr(i) }), auth);
-    const write = endpoint('submitPullRequest', `${apiUrl}/v1/submitPullRequest`,
-      (i) => ({ repo: REPO, targetBranch: 'main', pr: pr(i), priority: PRIORITIES[i % PRIORITIES.length] }), auth);
+    const baseline = endpoint('bare Fastify JSON route', bareUrl, (i) => ({
+      repo: REPO,
+      targetBranch: 'main',
+      pr: pr(i),
+    }));
+    const read = endpoint(
+      'getSubmittedPullRequest',
+      `${apiUrl}/v1/getSubmittedPullRequest`,
+      (i) => ({ repo: REPO, targetBranch: 'main', pr: pr(i) }),
+      auth,
+    );
+    const layer = endpoint(
+      '  HTTP layer only',
+      `${layerUrl}/v1/getSubmittedPullRequest`,
+      (i) => ({ repo: REPO, targetBranch: 'main', pr: pr(i) }),
+      auth,
+    );
+    const write = endpoint(
+      'submitPullRequest',
+      `${apiUrl}/v1/submitPullRequest`,
+      (i) => ({ repo: REPO, targetBranch: 'main', pr: pr(i), priority: PRIORITIES[i % PRIORITIES.length] }),
+      auth,
+    );
     const all = [baseline, read, layer, write];
     const version = async () => (await t.db.selectFrom('queues').select('version').executeTakeFirstOrThrow()).version;
     const versionBefore = await version();
@@ -133,7 +175,9 @@ async function main(): Promise<void> {
     }
 
     console.log(`\n${ROUNDS} rounds of 1 s per endpoint, 10 connections, ${PRS} PRs in the queue (SQLite file)\n`);
-    console.log('endpoint                    req/s   p99 ms   % of bare (goal)   p99 goal   errors   req/CPU-s   % of bare');
+    console.log(
+      'endpoint                    req/s   p99 ms   % of bare (goal)   p99 goal   errors   req/CPU-s   % of bare',
+    );
     const goals: Record<string, string> = { [read.name]: '≥ 60%', [layer.name]: '≥ 60%', [write.name]: '≥ 35%' };
     const rps = (e: Endpoint) => e.completed / e.seconds;
     const perCpu = (e: Endpoint) => e.completed / e.cpuSeconds;
@@ -142,11 +186,15 @@ async function main(): Promise<void> {
       const ratio = m === baseline ? '' : `${percent(m, rps)} (${goals[m.name]})`;
       const p99Goal = m === baseline ? '' : `< 20 ms`;
       const cpuRatio = m === baseline ? '' : percent(m, perCpu);
-      console.log(`${m.name.padEnd(26)} ${rps(m).toFixed(0).padStart(7)} ${p99(m.latencies).toFixed(0).padStart(8)}   ${ratio.padEnd(16)}   ${p99Goal.padEnd(8)}   ${String(m.errors).padStart(6)}   ${perCpu(m).toFixed(0).padStart(9)}   ${cpuRatio.padStart(9)}`);
+      console.log(
+        `${m.name.padEnd(26)} ${rps(m).toFixed(0).padStart(7)} ${p99(m.latencies).toFixed(0).padStart(8)}   ${ratio.padEnd(16)}   ${p99Goal.padEnd(8)}   ${String(m.errors).padStart(6)}   ${perCpu(m).toFixed(0).padStart(9)}   ${cpuRatio.padStart(9)}`,
+      );
     }
     // Each commit of a decision bumps the queue's version once; only the writes change this queue.
     const commits = (await version()) - versionBefore;
-    console.log(`\nsubmitPullRequest: ${write.completed} requests in ${commits} commits (${(write.completed / commits).toFixed(1)} requests per decision and transaction)`);
+    console.log(
+      `\nsubmitPullRequest: ${write.completed} requests in ${commits} commits (${(write.completed / commits).toFixed(1)} requests per decision and transaction)`,
+    );
   } finally {
     await app.close();
     await layerOnly.close();

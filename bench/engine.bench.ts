@@ -10,7 +10,12 @@
  *   (single mode) or its lane (parallel) and reschedules.
  */
 import {
-  decide, newQueueSnapshot, type Entry, type QueueConfig, type QueueSnapshot, type TestRun,
+  decide,
+  newQueueSnapshot,
+  type Entry,
+  type QueueConfig,
+  type QueueSnapshot,
+  type TestRun,
 } from '../src/engine/index.js';
 import { Prng } from '../src/sim/prng.js';
 
@@ -19,16 +24,41 @@ const CONCURRENCY = 25;
 function queue(size: number, mode: QueueConfig['mode']): QueueSnapshot {
   const prng = new Prng(size);
   const random = (): number => prng.next();
-  const base = newQueueSnapshot({ host: 'github.com', owner: 'acme', name: 'monorepo' }, 'main', { mode, concurrency: CONCURRENCY });
+  const base = newQueueSnapshot({ host: 'github.com', owner: 'acme', name: 'monorepo' }, 'main', {
+    mode,
+    concurrency: CONCURRENCY,
+  });
   const entries: Entry[] = [];
   for (let n = 1; n <= size; n++) {
-    const targets = mode === 'parallel' ? Array.from({ length: 5 }, () => `//target:${Math.floor(random() * 50_000)}`) : null;
+    const targets =
+      mode === 'parallel' ? Array.from({ length: 5 }, () => `//target:${Math.floor(random() * 50_000)}`) : null;
     entries.push({
-      id: `entry-${n}`, prNumber: n, trip: 1, state: 'PENDING', stateChangedAt: n, submittedAt: n, admittedAt: n,
-      headSha: `head${n}`, baseBranch: 'main', title: `PR ${n}`, author: 'dev', mergeability: 'mergeable',
-      priorityValue: 100, priorityName: 'medium', usedDefaultPriorityName: 'medium', skipTheLine: false, noBatch: false,
-      forceEnqueued: false, impactedTargets: targets, runId: null, verifiedByTestRun: null, lastReason: 'MERGE_ITEM_NOW_READY',
-      timeline: [{ at: n, from: null, to: 'NOT_READY', reason: 'API_REQUESTED' }, { at: n, from: 'NOT_READY', to: 'PENDING', reason: 'MERGE_ITEM_NOW_READY' }],
+      id: `entry-${n}`,
+      prNumber: n,
+      trip: 1,
+      state: 'PENDING',
+      stateChangedAt: n,
+      submittedAt: n,
+      admittedAt: n,
+      headSha: `head${n}`,
+      baseBranch: 'main',
+      title: `PR ${n}`,
+      author: 'dev',
+      mergeability: 'mergeable',
+      priorityValue: 100,
+      priorityName: 'medium',
+      usedDefaultPriorityName: 'medium',
+      skipTheLine: false,
+      noBatch: false,
+      forceEnqueued: false,
+      impactedTargets: targets,
+      runId: null,
+      verifiedByTestRun: null,
+      lastReason: 'MERGE_ITEM_NOW_READY',
+      timeline: [
+        { at: n, from: null, to: 'NOT_READY', reason: 'API_REQUESTED' },
+        { at: n, from: 'NOT_READY', to: 'PENDING', reason: 'MERGE_ITEM_NOW_READY' },
+      ],
     });
   }
   return { ...base, targetSha: 'S0', entries, internal: { targetHistory: [{ sha: 'S0', prs: [] }] } };
@@ -49,7 +79,8 @@ function mustDecide(s: QueueSnapshot, ev: Parameters<typeof decide>[1]): QueueSn
 function busy(s: QueueSnapshot): { snapshot: QueueSnapshot; runs: TestRun[] } {
   let snapshot = mustDecide(s, { kind: 'tick', at: 1_000_000 });
   const runs = snapshot.runs.filter((r) => r.status === 'creating');
-  for (const r of runs) snapshot = mustDecide(snapshot, { kind: 'testBranchCreated', at: 1_000_001, runId: r.id, sha: `t-${r.id}` });
+  for (const r of runs)
+    snapshot = mustDecide(snapshot, { kind: 'testBranchCreated', at: 1_000_001, runId: r.id, sha: `t-${r.id}` });
   return { snapshot, runs };
 }
 
@@ -65,14 +96,21 @@ function measure(fn: () => void, times = 15): number {
   return samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)];
 }
 
-interface Row { label: string; size: number; tick: number; ci: number }
+interface Row {
+  label: string;
+  size: number;
+  tick: number;
+  ci: number;
+}
 
 function bench(size: number, mode: QueueConfig['mode']): Row {
   const idle = queue(size, mode);
   const tick = measure(() => decide(idle, { kind: 'tick', at: 1_000_000 }, ids()));
   const { snapshot, runs } = busy(idle);
   const victim = runs[Math.floor(runs.length / 2)].id;
-  const ci = measure(() => decide(snapshot, { kind: 'ciResult', at: 1_000_002, runId: victim, outcome: 'failure' }, ids()));
+  const ci = measure(() =>
+    decide(snapshot, { kind: 'ciResult', at: 1_000_002, runId: victim, outcome: 'failure' }, ids()),
+  );
   return { label: `${mode} mode`, size, tick, ci };
 }
 
@@ -83,5 +121,7 @@ console.log(`${'queue'.padEnd(16)}${'PRs'.padStart(7)}${'tick pass'.padStart(13)
 for (const r of rows) console.log(`${r.label.padEnd(16)}${String(r.size).padStart(7)}  ${fmt(r.tick)}  ${fmt(r.ci)}`);
 for (const mode of ['parallel', 'single']) {
   const [small, large] = rows.filter((r) => r.label.startsWith(mode));
-  console.log(`${mode} 10k/1k growth: tick ${(large.tick / small.tick).toFixed(1)}x, ciResult ${(large.ci / small.ci).toFixed(1)}x (goal ≤ 12x; 10k pass goal < 50 ms)`);
+  console.log(
+    `${mode} 10k/1k growth: tick ${(large.tick / small.tick).toFixed(1)}x, ciResult ${(large.ci / small.ci).toFixed(1)}x (goal ≤ 12x; 10k pass goal < 50 ms)`,
+  );
 }

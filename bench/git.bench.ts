@@ -26,7 +26,9 @@ function importStream(): string {
   const parts: string[] = [];
   const data = (s: string): string => `data ${Buffer.byteLength(s)}\n${s}\n`;
   const commit = (ref: string, msg: string, from: string | null, files: Record<string, string>, t: number): void => {
-    parts.push(`commit ${ref}\ncommitter Bench <bench@example.com> ${t} +0000\n${data(msg)}${from ? `from ${from}\n` : ''}`);
+    parts.push(
+      `commit ${ref}\ncommitter Bench <bench@example.com> ${t} +0000\n${data(msg)}${from ? `from ${from}\n` : ''}`,
+    );
     for (const [f, c] of Object.entries(files)) parts.push(`M 100644 inline ${f}\n${data(c)}`);
   };
   const base: Record<string, string> = { 'shared.txt': SHARED.join('\n\n\n') + '\n' };
@@ -34,11 +36,17 @@ function importStream(): string {
   commit('refs/heads/main', 'base', null, base, 1_700_000_000);
   for (let n = 1; n <= PRS; n++) {
     const shared = SHARED.map((l, i) => (i === 2 * n - 1 ? `changed by PR ${n}` : l));
-    commit(`refs/pull/${n}/head`, `PR ${n}`, 'refs/heads/main', {
-      'shared.txt': shared.join('\n\n\n') + '\n',
-      [`src/m${n}/f${n * 100 + 1}.txt`]: `edited by PR ${n}\n`,
-      [`src/new/pr${n}.txt`]: `added by PR ${n}\n`,
-    }, 1_700_000_000 + n * 60);
+    commit(
+      `refs/pull/${n}/head`,
+      `PR ${n}`,
+      'refs/heads/main',
+      {
+        'shared.txt': shared.join('\n\n\n') + '\n',
+        [`src/m${n}/f${n * 100 + 1}.txt`]: `edited by PR ${n}\n`,
+        [`src/new/pr${n}.txt`]: `added by PR ${n}\n`,
+      },
+      1_700_000_000 + n * 60,
+    );
   }
   return parts.join('');
 }
@@ -60,7 +68,8 @@ async function main(): Promise<void> {
     await git(['fetch', '--quiet', 'origin', '+refs/pull/*/head:refs/pull/*/head'], { cwd: work });
     const base = await git(['rev-parse', 'refs/heads/main'], { cwd: bare });
     const prs: RunPr[] = [];
-    for (let n = 1; n <= PRS; n++) prs.push({ number: n, headSha: await git(['rev-parse', `refs/pull/${n}/head`], { cwd: bare }) });
+    for (let n = 1; n <= PRS; n++)
+      prs.push({ number: n, headSha: await git(['rev-parse', `refs/pull/${n}/head`], { cwd: bare }) });
     const env = { GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x' };
     await git(['checkout', '--quiet', '--detach', base], { cwd: work });
 
@@ -72,7 +81,10 @@ async function main(): Promise<void> {
     const workTreeBuild = async (round: number): Promise<void> => {
       await git(['reset', '--quiet', '--hard', base], { cwd: work });
       for (const pr of prs) {
-        await git(['merge', '--quiet', '--no-ff', '--no-edit', '-m', `Merge #${pr.number} (${round})`, pr.headSha], { cwd: work, env });
+        await git(['merge', '--quiet', '--no-ff', '--no-edit', '-m', `Merge #${pr.number} (${round})`, pr.headSha], {
+          cwd: work,
+          env,
+        });
       }
     };
 
@@ -84,7 +96,8 @@ async function main(): Promise<void> {
       mergeTreeMs += await time(() => mergeTreeBuild(r));
       workTreeMs += await time(() => workTreeBuild(r));
     }
-    const rate = (ms: number): string => `${((ROUNDS * 1000) / ms).toFixed(2)} test commits/s (${(ms / ROUNDS).toFixed(0)} ms per chain of ${PRS} PRs)`;
+    const rate = (ms: number): string =>
+      `${((ROUNDS * 1000) / ms).toFixed(2)} test commits/s (${(ms / ROUNDS).toFixed(0)} ms per chain of ${PRS} PRs)`;
     const ratio = workTreeMs / mergeTreeMs;
     console.log(`repository: ${FILES} files, ${PRS} PRs per test commit, ${ROUNDS} rounds`);
     console.log(`merge-tree + commit-tree (bare):  ${rate(mergeTreeMs)}`);

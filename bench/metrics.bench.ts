@@ -42,16 +42,31 @@ const prng = new Prng(42);
 const random = (): number => prng.next();
 const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)];
 
-interface Trip { entry: Entry; run: TestRun | null }
+interface Trip {
+  entry: Entry;
+  run: TestRun | null;
+}
 
 /** One PR's trip: its timeline from `steps` ([state, reason, minutes after the previous step]). */
-function trip(n: number, start: number, steps: [PrState, TransitionReason, number][], run: TestRun | null, parallel: boolean): Trip {
+function trip(
+  n: number,
+  start: number,
+  steps: [PrState, TransitionReason, number][],
+  run: TestRun | null,
+  parallel: boolean,
+): Trip {
   const timeline: TimelineItem[] = [];
   let at = start;
   let from: PrState | null = null;
   for (const [to, reason, minutes] of steps) {
     at += minutes * MIN;
-    timeline.push({ at, from, to, reason, ...(run && to !== 'NOT_READY' && to !== 'PENDING' ? { runId: run.id } : {}) });
+    timeline.push({
+      at,
+      from,
+      to,
+      reason,
+      ...(run && to !== 'NOT_READY' && to !== 'PENDING' ? { runId: run.id } : {}),
+    });
     from = to;
   }
   const last = timeline[timeline.length - 1];
@@ -59,11 +74,29 @@ function trip(n: number, start: number, steps: [PrState, TransitionReason, numbe
   return {
     run,
     entry: {
-      id: `entry-${n}`, prNumber: n, trip: 1, state: last.to, stateChangedAt: last.at, submittedAt: start, admittedAt: admitted?.at ?? null,
-      headSha: `head-${n}`, baseBranch: 'main', title: `Change ${n}`, author: 'dev', mergeability: 'mergeable',
-      priorityValue: 100, priorityName: 'medium', usedDefaultPriorityName: 'medium', skipTheLine: false, noBatch: false,
-      forceEnqueued: false, impactedTargets: parallel ? [`//t:${Math.floor(random() * 300)}`, `//t:${Math.floor(random() * 300)}`] : null,
-      runId: run?.id ?? null, verifiedByTestRun: null, lastReason: last.reason, timeline,
+      id: `entry-${n}`,
+      prNumber: n,
+      trip: 1,
+      state: last.to,
+      stateChangedAt: last.at,
+      submittedAt: start,
+      admittedAt: admitted?.at ?? null,
+      headSha: `head-${n}`,
+      baseBranch: 'main',
+      title: `Change ${n}`,
+      author: 'dev',
+      mergeability: 'mergeable',
+      priorityValue: 100,
+      priorityName: 'medium',
+      usedDefaultPriorityName: 'medium',
+      skipTheLine: false,
+      noBatch: false,
+      forceEnqueued: false,
+      impactedTargets: parallel ? [`//t:${Math.floor(random() * 300)}`, `//t:${Math.floor(random() * 300)}`] : null,
+      runId: run?.id ?? null,
+      verifiedByTestRun: null,
+      lastReason: last.reason,
+      timeline,
     },
   };
 }
@@ -71,9 +104,19 @@ function trip(n: number, start: number, steps: [PrState, TransitionReason, numbe
 function runFor(n: number, queueType: QueueType, createdAt: number, status: TestRun['status'], size: number): TestRun {
   const prNumbers = Array.from({ length: size }, (_v, i) => n + i);
   return {
-    id: `run-${n}-${queueType}`, queueType, prNumbers, dependentPrs: [], baseSha: 'base', prs: prNumbers.map((p) => ({ number: p, headSha: `head-${p}` })),
-    testBranch: `trunk-merge/pr-${n}/run-${n}`, testSha: `test-${n}`, status, createdAt, finishedAt: status === 'in_progress' ? null : createdAt + 20 * MIN,
-    failureReason: status === 'failed' ? 'TEST_RUN_REQUIRED_STATUS_FAILED' : null, failureDetail: null,
+    id: `run-${n}-${queueType}`,
+    queueType,
+    prNumbers,
+    dependentPrs: [],
+    baseSha: 'base',
+    prs: prNumbers.map((p) => ({ number: p, headSha: `head-${p}` })),
+    testBranch: `trunk-merge/pr-${n}/run-${n}`,
+    testSha: `test-${n}`,
+    status,
+    createdAt,
+    finishedAt: status === 'in_progress' ? null : createdAt + 20 * MIN,
+    failureReason: status === 'failed' ? 'TEST_RUN_REQUIRED_STATUS_FAILED' : null,
+    failureDetail: null,
   };
 }
 
@@ -81,12 +124,30 @@ function finished(n: number, parallel: boolean): Trip {
   const start = NOW - Math.floor(random() * DAYS * 24 * 60) * MIN;
   const size = pick([1, 1, 1, 2, 4]);
   const outcome = random();
-  const run = runFor(n, 'main', start + 5 * MIN, outcome < 0.85 ? 'succeeded' : outcome < 0.95 ? 'failed' : 'cancelled', size);
-  const begin: [PrState, TransitionReason, number][] = [['NOT_READY', 'API_REQUESTED', 0], ['PENDING', 'MERGE_ITEM_NOW_READY', 2], ['TESTING', 'TEST_RUN_STARTED', 5]];
-  const end: [PrState, TransitionReason, number][] = outcome < 0.85
-    ? [['TESTS_PASSED', 'TEST_RUN_PASSED', 20], ['MERGED', 'MERGE_GRAPH_MERGE', 1]]
-    : outcome < 0.95 ? [['PENDING_FAILURE', 'TEST_RUN_REQUIRED_STATUS_FAILED', 20], ['FAILED', 'TEST_RUN_REQUIRED_STATUS_FAILED', 3]]
-      : [['CANCELLED', 'USER_REQUESTED', 10]];
+  const run = runFor(
+    n,
+    'main',
+    start + 5 * MIN,
+    outcome < 0.85 ? 'succeeded' : outcome < 0.95 ? 'failed' : 'cancelled',
+    size,
+  );
+  const begin: [PrState, TransitionReason, number][] = [
+    ['NOT_READY', 'API_REQUESTED', 0],
+    ['PENDING', 'MERGE_ITEM_NOW_READY', 2],
+    ['TESTING', 'TEST_RUN_STARTED', 5],
+  ];
+  const end: [PrState, TransitionReason, number][] =
+    outcome < 0.85
+      ? [
+          ['TESTS_PASSED', 'TEST_RUN_PASSED', 20],
+          ['MERGED', 'MERGE_GRAPH_MERGE', 1],
+        ]
+      : outcome < 0.95
+        ? [
+            ['PENDING_FAILURE', 'TEST_RUN_REQUIRED_STATUS_FAILED', 20],
+            ['FAILED', 'TEST_RUN_REQUIRED_STATUS_FAILED', 3],
+          ]
+        : [['CANCELLED', 'USER_REQUESTED', 10]];
   return trip(n, start, [...begin, ...end], run, parallel);
 }
 
@@ -100,8 +161,21 @@ function queued(n: number, i: number, parallel: boolean): Trip {
   const queueType: QueueType = kind === 6 ? 'bisection' : 'main';
   const testing: [PrState, TransitionReason, number][] = [...pending, ['TESTING', 'TEST_RUN_STARTED', 3]];
   if (kind <= 7) return trip(n, start, testing, runFor(n, queueType, start + 4 * MIN, 'in_progress', 1), parallel);
-  if (kind === 8) return trip(n, start, [...testing, ['TESTS_PASSED', 'TEST_RUN_PASSED', 4]], runFor(n, 'main', start + 4 * MIN, 'succeeded', 1), parallel);
-  return trip(n, start, [...testing, ['PENDING_FAILURE', 'TEST_RUN_REQUIRED_STATUS_FAILED', 4]], runFor(n, 'main', start + 4 * MIN, 'failed', 1), parallel);
+  if (kind === 8)
+    return trip(
+      n,
+      start,
+      [...testing, ['TESTS_PASSED', 'TEST_RUN_PASSED', 4]],
+      runFor(n, 'main', start + 4 * MIN, 'succeeded', 1),
+      parallel,
+    );
+  return trip(
+    n,
+    start,
+    [...testing, ['PENDING_FAILURE', 'TEST_RUN_REQUIRED_STATUS_FAILED', 4]],
+    runFor(n, 'main', start + 4 * MIN, 'failed', 1),
+    parallel,
+  );
 }
 
 const chunks = <T>(list: T[], size: number): T[][] =>
@@ -114,19 +188,42 @@ async function seed(db: ReturnType<typeof connect>): Promise<string> {
     const queueId = `queue-${q}`;
     const parallel = q % 2 === 1;
     await insertQueue(db, {
-      id: queueId, repo_id: repo.id, target_branch: 'main', state: 'RUNNING',
+      id: queueId,
+      repo_id: repo.id,
+      target_branch: 'main',
+      state: 'RUNNING',
       config: JSON.stringify({ ...DEFAULT_QUEUE_CONFIG, mode: parallel ? 'parallel' : 'single', concurrency: 25 }),
-      target_sha: 'base', internal: '{}', version: 1, created_at: NOW, updated_at: NOW,
+      target_sha: 'base',
+      internal: '{}',
+      version: 1,
+      created_at: NOW,
+      updated_at: NOW,
     });
     const trips: Trip[] = [];
     for (let i = 0; i < HISTORY / QUEUES; i++) trips.push(finished(i + 1, parallel));
     for (let i = 0; i < QUEUED / QUEUES; i++) trips.push(queued(HISTORY + i + 1, i, parallel));
     for (const part of chunks(trips, 500)) {
-      await upsertEntries(db, queueId, part.map((t) => t.entry));
-      await upsertRuns(db, queueId, part.flatMap((t) => (t.run ? [t.run] : [])));
-      const rows: NewTransition[] = part.flatMap((t) => t.entry.timeline.map((i) => ({
-        queue_id: queueId, pr_number: t.entry.prNumber, from_state: i.from, to_state: i.to, reason: i.reason, run_id: i.runId ?? null, at: i.at,
-      })));
+      await upsertEntries(
+        db,
+        queueId,
+        part.map((t) => t.entry),
+      );
+      await upsertRuns(
+        db,
+        queueId,
+        part.flatMap((t) => (t.run ? [t.run] : [])),
+      );
+      const rows: NewTransition[] = part.flatMap((t) =>
+        t.entry.timeline.map((i) => ({
+          queue_id: queueId,
+          pr_number: t.entry.prNumber,
+          from_state: i.from,
+          to_state: i.to,
+          reason: i.reason,
+          run_id: i.runId ?? null,
+          at: i.at,
+        })),
+      );
       await db.transaction().execute(async (trx) => {
         for (const rowsPart of chunks(rows, 1000)) await insertTransitions(trx, rowsPart);
       });
@@ -180,7 +277,9 @@ try {
   await migrateToLatest(db);
   const seedStart = performance.now();
   const orgId = await seed(db);
-  console.log(`seeded ${HISTORY.toLocaleString('en')} finished + ${QUEUED.toLocaleString('en')} queued entries in ${QUEUES} queues in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
+  console.log(
+    `seeded ${HISTORY.toLocaleString('en')} finished + ${QUEUED.toLocaleString('en')} queued entries in ${QUEUES} queues in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`,
+  );
   const times: number[] = [];
   let text = '';
   for (let i = 0; i < 33; i++) {
@@ -192,8 +291,12 @@ try {
   const series = text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
   const base = await baseline();
   const ms = median(measured);
-  console.log(`scrape: median ${ms.toFixed(1)} ms, p95 ${p95(measured).toFixed(1)} ms (goal < ${GOAL_MS} ms: ${ms < GOAL_MS ? 'met' : 'NOT met'}); ${series} samples, ${(text.length / 1024).toFixed(0)} KiB`);
-  console.log(`baseline (prom-client rendering the same families from memory): median ${base.ms.toFixed(2)} ms, ${(base.bytes / 1024).toFixed(0)} KiB`);
+  console.log(
+    `scrape: median ${ms.toFixed(1)} ms, p95 ${p95(measured).toFixed(1)} ms (goal < ${GOAL_MS} ms: ${ms < GOAL_MS ? 'met' : 'NOT met'}); ${series} samples, ${(text.length / 1024).toFixed(0)} KiB`,
+  );
+  console.log(
+    `baseline (prom-client rendering the same families from memory): median ${base.ms.toFixed(2)} ms, ${(base.bytes / 1024).toFixed(0)} KiB`,
+  );
   console.log(`ratio scrape / baseline: ${(ms / base.ms).toFixed(1)}x`);
 } finally {
   await db.destroy();

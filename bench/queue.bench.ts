@@ -32,16 +32,29 @@ const LOAD = 0.8;
 const SWEEP_PRS = 2000;
 const MAX_RUNS_PER_MERGE = 1.5;
 
-interface Row { scenario: string; measure: string; goal: string; measured: string; met: boolean | null; note: string }
+interface Row {
+  scenario: string;
+  measure: string;
+  goal: string;
+  measured: string;
+  met: boolean | null;
+  note: string;
+}
 const rows: Row[] = [];
 let simulatedPrs = 0;
 let wallMs = 0;
 
 function run(queue: Partial<QueueConfig>, over: Partial<SimulationOptions> = {}): SimulationSummary {
-  const batch = queue.batch ? queue.batchingMinSize ?? 4 : 1;
+  const batch = queue.batch ? (queue.batchingMinSize ?? 4) : 1;
   const { summary } = simulate({
-    ...defaultOptions(), seed: SEED, failureRate: 0.05, ci: { kind: 'fixed', minutes: T }, maxPrs: PRS,
-    arrivals: { kind: 'saturated', backlog: 2 * (queue.concurrency ?? 1) * batch + 20 }, ...over, queue,
+    ...defaultOptions(),
+    seed: SEED,
+    failureRate: 0.05,
+    ci: { kind: 'fixed', minutes: T },
+    maxPrs: PRS,
+    arrivals: { kind: 'saturated', backlog: 2 * (queue.concurrency ?? 1) * batch + 20 },
+    ...over,
+    queue,
   });
   simulatedPrs += summary.prs.arrived;
   wallMs += summary.wallMs;
@@ -66,9 +79,30 @@ function row(scenario: string, measure: string, goal: string, measured: string, 
   const sat = run(q);
   const { rate, s } = underLoad(q, sat.mergesPerHour);
   const name = 'p=5% N=10, no batching';
-  row(name, 'merges per hour', '≥ 14', f2(sat.mergesPerHour), sat.mergesPerHour >= 14, `theory ${f2((chainMergesPerCi(0.05, 10) * 60) / T)}`);
-  row('', 'CI runs per merge', '≤ 1.35', f2(sat.ciRunsPerMerge), sat.ciRunsPerMerge <= 1.35, `theory ${f2(chainRunsPerMerge(0.05, 10))}`);
-  row('', 'p50 time in queue', '≤ 35 min', mins(s.timeInQueueMinutes?.p50), (s.timeInQueueMinutes?.p50 ?? Infinity) <= 35, `at ${rate} PRs/h`);
+  row(
+    name,
+    'merges per hour',
+    '≥ 14',
+    f2(sat.mergesPerHour),
+    sat.mergesPerHour >= 14,
+    `theory ${f2((chainMergesPerCi(0.05, 10) * 60) / T)}`,
+  );
+  row(
+    '',
+    'CI runs per merge',
+    '≤ 1.35',
+    f2(sat.ciRunsPerMerge),
+    sat.ciRunsPerMerge <= 1.35,
+    `theory ${f2(chainRunsPerMerge(0.05, 10))}`,
+  );
+  row(
+    '',
+    'p50 time in queue',
+    '≤ 35 min',
+    mins(s.timeInQueueMinutes?.p50),
+    (s.timeInQueueMinutes?.p50 ?? Infinity) <= 35,
+    `at ${rate} PRs/h`,
+  );
   row('', 'p95 time in queue', '', mins(s.timeInQueueMinutes?.p95), null, `at ${rate} PRs/h`);
 }
 
@@ -83,21 +117,51 @@ for (const [name, extra] of [
   const { rate, s } = underLoad(q, sat.mergesPerHour);
   const qq = 0.95 ** 4;
   const theory = (4 * qq * (1 - qq ** 10)) / (1 - qq);
-  row(name, 'merges per hour', '≥ 28', f2(sat.mergesPerHour), sat.mergesPerHour >= 28, `theory ${f2((theory * 60) / T)} (§3.4)`);
-  row('', 'CI runs per merge', '≤ 0.7', f2(sat.ciRunsPerMerge), sat.ciRunsPerMerge <= 0.7, `${sat.bisectionRuns} bisection runs`);
+  row(
+    name,
+    'merges per hour',
+    '≥ 28',
+    f2(sat.mergesPerHour),
+    sat.mergesPerHour >= 28,
+    `theory ${f2((theory * 60) / T)} (§3.4)`,
+  );
+  row(
+    '',
+    'CI runs per merge',
+    '≤ 0.7',
+    f2(sat.ciRunsPerMerge),
+    sat.ciRunsPerMerge <= 0.7,
+    `${sat.bisectionRuns} bisection runs`,
+  );
   row('', 'p50 time in queue', '', mins(s.timeInQueueMinutes?.p50), null, `at ${rate} PRs/h`);
-  row('', 'p95 time in queue', '≤ 120 min', mins(s.timeInQueueMinutes?.p95), (s.timeInQueueMinutes?.p95 ?? Infinity) <= 120, `at ${rate} PRs/h`);
+  row(
+    '',
+    'p95 time in queue',
+    '≤ 120 min',
+    mins(s.timeInQueueMinutes?.p95),
+    (s.timeInQueueMinutes?.p95 ?? Infinity) <= 120,
+    `at ${rate} PRs/h`,
+  );
 }
 
 // 3. Lanes: 4 disjoint lanes vs 1, 10 runs per lane.
 {
   const one = run({ mode: 'parallel', concurrency: 10 }, { maxPrs: PRS / 2 });
-  const four = run({ mode: 'parallel', concurrency: 40 }, { lanes: 4, arrivals: { kind: 'saturated', backlog: 4 * 25 } });
+  const four = run(
+    { mode: 'parallel', concurrency: 40 },
+    { lanes: 4, arrivals: { kind: 'saturated', backlog: 4 * 25 } },
+  );
   // The same CI budget spent on one chain instead (single mode: one lane, and much faster to simulate).
   const oneWide = run({ concurrency: 40 }, { arrivals: { kind: 'saturated', backlog: 100 } });
   const ratio = four.mergesPerHour / one.mergesPerHour;
-  row('4 lanes vs 1, p=5%, N=10/lane', 'merges, 4 lanes / 1', '≥ 3.5×', `${f2(ratio)}×`, ratio >= 3.5,
-    `${f2(four.mergesPerHour)}/h vs ${f2(one.mergesPerHour)}/h; one chain at N=40: ${f2(oneWide.mergesPerHour)}/h`);
+  row(
+    '4 lanes vs 1, p=5%, N=10/lane',
+    'merges, 4 lanes / 1',
+    '≥ 3.5×',
+    `${f2(ratio)}×`,
+    ratio >= 3.5,
+    `${f2(four.mergesPerHour)}/h vs ${f2(one.mergesPerHour)}/h; one chain at N=40: ${f2(oneWide.mergesPerHour)}/h`,
+  );
 }
 
 // 4. Flaky runs, anti-flake off and on.
@@ -106,41 +170,79 @@ for (const [name, extra] of [
   const off = run({ concurrency: 10 }, { flakeRate: 0.03 });
   const on = run({ concurrency: 10, canOptimisticallyMerge: true, pendingFailureDepth: 1 }, { flakeRate: 0.03 });
   const share = (s: SimulationSummary) => s.mergesPerHour / clean.mergesPerHour;
-  row('3% flaky runs, p=5% N=10', 'anti-flake on / flake-free', '≥ 90%', `${(100 * share(on)).toFixed(1)}%`, share(on) >= 0.9,
-    `${f2(on.mergesPerHour)}/h vs ${f2(clean.mergesPerHour)}/h; ${on.prs.failedGood} good PRs rejected`);
-  row('', 'anti-flake off / flake-free', '', `${(100 * share(off)).toFixed(1)}%`, null,
-    `${f2(off.mergesPerHour)}/h; ${off.prs.failedGood} good PRs rejected`);
+  row(
+    '3% flaky runs, p=5% N=10',
+    'anti-flake on / flake-free',
+    '≥ 90%',
+    `${(100 * share(on)).toFixed(1)}%`,
+    share(on) >= 0.9,
+    `${f2(on.mergesPerHour)}/h vs ${f2(clean.mergesPerHour)}/h; ${on.prs.failedGood} good PRs rejected`,
+  );
+  row(
+    '',
+    'anti-flake off / flake-free',
+    '',
+    `${(100 * share(off)).toFixed(1)}%`,
+    null,
+    `${f2(off.mergesPerHour)}/h; ${off.prs.failedGood} good PRs rejected`,
+  );
 }
 
 // 5. Adaptive mode against the best fixed N and B.
 const sweep: { n: number; b: number; s: SimulationSummary }[] = [];
 {
-  const queueOf = (n: number, b: number): Partial<QueueConfig> => (b > 1 ? { concurrency: n, batch: true, batchingMinSize: b } : { concurrency: n });
+  const queueOf = (n: number, b: number): Partial<QueueConfig> =>
+    b > 1 ? { concurrency: n, batch: true, batchingMinSize: b } : { concurrency: n };
   for (const n of [1, 2, 3, 5, 8, 10, 15, 20]) {
     for (const b of [1, 2, 4, 8]) sweep.push({ n, b, s: run(queueOf(n, b), { maxPrs: SWEEP_PRS }) });
   }
-  const best = sweep.filter((x) => x.s.ciRunsPerMerge <= MAX_RUNS_PER_MERGE)
+  const best = sweep
+    .filter((x) => x.s.ciRunsPerMerge <= MAX_RUNS_PER_MERGE)
     .reduce((a, x) => (x.s.mergesPerHour > a.s.mergesPerHour ? x : a));
   const adaptive = run({ ...queueOf(20, 8), adaptiveMode: 'on' }, { maxPrs: SWEEP_PRS });
   const share = adaptive.mergesPerHour / best.s.mergesPerHour;
   const end = adaptive.adaptive!;
-  row('adaptive, p=5%, N ≤ 20, B ≤ 8', 'adaptive / best fixed', '≥ 90%', `${(100 * share).toFixed(1)}%`, share >= 0.9,
-    `${f2(adaptive.mergesPerHour)}/h at ${f2(adaptive.ciRunsPerMerge)} runs/merge vs N=${best.n} B=${best.b}: ${f2(best.s.mergesPerHour)}/h at ${f2(best.s.ciRunsPerMerge)}`);
-  row('', 'adaptive at the end', '', `N=${end.concurrency} B=${end.batchSize}`, null, `measured failure rate ${(100 * end.failureRate).toFixed(1)}%`);
+  row(
+    'adaptive, p=5%, N ≤ 20, B ≤ 8',
+    'adaptive / best fixed',
+    '≥ 90%',
+    `${(100 * share).toFixed(1)}%`,
+    share >= 0.9,
+    `${f2(adaptive.mergesPerHour)}/h at ${f2(adaptive.ciRunsPerMerge)} runs/merge vs N=${best.n} B=${best.b}: ${f2(best.s.mergesPerHour)}/h at ${f2(best.s.ciRunsPerMerge)}`,
+  );
+  row(
+    '',
+    'adaptive at the end',
+    '',
+    `N=${end.concurrency} B=${end.batchSize}`,
+    null,
+    `measured failure rate ${(100 * end.failureRate).toFixed(1)}%`,
+  );
 }
 
 const widths = [32, 28, 11, 10, 7];
-const line = (cells: string[]): string => cells.map((c, i) => (i < widths.length ? c.padEnd(widths[i]) : c)).join(' ').trimEnd();
+const line = (cells: string[]): string =>
+  cells
+    .map((c, i) => (i < widths.length ? c.padEnd(widths[i]) : c))
+    .join(' ')
+    .trimEnd();
 console.log(`queue: the engine in the simulator, T = ${T} min fixed, seed ${SEED}, ${PRS} PRs per capacity run`);
 console.log('(capacity with the queue kept full; time in queue under Poisson arrivals at 80% of that capacity)');
 console.log(line(['scenario', 'measure', 'goal', 'measured', 'met', 'note']));
-for (const r of rows) console.log(line([r.scenario, r.measure, r.goal, r.measured, r.met === null ? '' : r.met ? 'yes' : 'NO', r.note]));
-console.log(`\nsweep of scenario 5 (p=5%, saturated, ${SWEEP_PRS} PRs each): merges per hour (CI runs per merge); best = most merges at ≤ ${MAX_RUNS_PER_MERGE} runs/merge`);
+for (const r of rows)
+  console.log(line([r.scenario, r.measure, r.goal, r.measured, r.met === null ? '' : r.met ? 'yes' : 'NO', r.note]));
+console.log(
+  `\nsweep of scenario 5 (p=5%, saturated, ${SWEEP_PRS} PRs each): merges per hour (CI runs per merge); best = most merges at ≤ ${MAX_RUNS_PER_MERGE} runs/merge`,
+);
 const sizes = [...new Set(sweep.map((x) => x.b))];
 const cell = (c: string, i: number): string => c.padEnd(i === 0 ? 8 : 16);
 console.log(['N \\ B', ...sizes.map((b) => `B=${b}`)].map(cell).join('').trimEnd());
 for (const n of [...new Set(sweep.map((x) => x.n))]) {
-  const cells = sizes.map((b) => sweep.find((x) => x.n === n && x.b === b)!.s).map((x) => `${f2(x.mergesPerHour)} (${f2(x.ciRunsPerMerge)})`);
+  const cells = sizes
+    .map((b) => sweep.find((x) => x.n === n && x.b === b)!.s)
+    .map((x) => `${f2(x.mergesPerHour)} (${f2(x.ciRunsPerMerge)})`);
   console.log([`N=${n}`, ...cells].map(cell).join('').trimEnd());
 }
-console.log(`simulated ${simulatedPrs} PRs in ${(wallMs / 1000).toFixed(1)} s (${((wallMs * 1000) / simulatedPrs).toFixed(0)} µs per PR)`);
+console.log(
+  `simulated ${simulatedPrs} PRs in ${(wallMs / 1000).toFixed(1)} s (${((wallMs * 1000) / simulatedPrs).toFixed(0)} µs per PR)`,
+);

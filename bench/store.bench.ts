@@ -57,9 +57,11 @@ async function timed(s: Store, op: string, count: number, work: () => Promise<vo
 /** Runs `count` calls of `call(i)`, `parallel` at a time. */
 async function inFlight(count: number, parallel: number, call: (i: number) => Promise<unknown>): Promise<void> {
   let i = 0;
-  await Promise.all(Array.from({ length: parallel }, async () => {
-    while (i < count) await call(i++);
-  }));
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (i < count) await call(i++);
+    }),
+  );
 }
 
 async function round(s: Store): Promise<void> {
@@ -68,7 +70,8 @@ async function round(s: Store): Promise<void> {
     s.t.forge.openPr(SLUG, { number: n });
     await s.t.service.submitPullRequest(s.ctx, s.key, { prNumber: n });
   };
-  const read = (i: number) => s.t.service.getSubmittedPullRequest(s.ctx, s.key, { number: (i * 7919) % (s.next - 1) + 1 });
+  const read = (i: number) =>
+    s.t.service.getSubmittedPullRequest(s.ctx, s.key, { number: ((i * 7919) % (s.next - 1)) + 1 });
   await timed(s, 'submit', SUBMITS / 2, () => inFlight(SUBMITS / 2, 1, submit));
   await timed(s, 'submit ×10', SUBMITS / 2, () => inFlight(SUBMITS / 2, 10, submit));
   await timed(s, 'read', READS / 2, () => inFlight(READS / 2, 1, read));
@@ -78,22 +81,33 @@ async function round(s: Store): Promise<void> {
 async function main(): Promise<void> {
   const databases = await testDatabases();
   const pg: TestDatabase | undefined = databases.find((d) => d.name === 'postgres');
-  if (!pg) throw new Error('bench:store compares with PostgreSQL: start one on 127.0.0.1:5432 (user postgres, trust auth)');
+  if (!pg)
+    throw new Error('bench:store compares with PostgreSQL: start one on 127.0.0.1:5432 (user postgres, trust auth)');
   const dir = await mkdtemp(path.join(os.tmpdir(), 'greenline-bench-store-'));
-  const stores = [await open('SQLite', `sqlite:${path.join(dir, 'greenline.db')}`), await open('PostgreSQL', await pg.url())];
+  const stores = [
+    await open('SQLite', `sqlite:${path.join(dir, 'greenline.db')}`),
+    await open('PostgreSQL', await pg.url()),
+  ];
   try {
     for (const s of stores) await round(s); // warm-up (prepared statements, caches), not counted
     for (const s of stores) s.totals.clear();
     for (let r = 0; r < ROUNDS; r++) for (const s of stores) await round(s);
 
     const [sqlite, postgres] = stores as [Store, Store];
-    const rate = (s: Store, op: string) => { const [n, ms] = s.totals.get(op)!; return n / (ms / 1000); };
-    console.log(`\n${ROUNDS} rounds per store, each ${SUBMITS} submits and ${READS} reads; ${sqlite.next - 1} PRs per queue at the end\n`);
+    const rate = (s: Store, op: string) => {
+      const [n, ms] = s.totals.get(op)!;
+      return n / (ms / 1000);
+    };
+    console.log(
+      `\n${ROUNDS} rounds per store, each ${SUBMITS} submits and ${READS} reads; ${sqlite.next - 1} PRs per queue at the end\n`,
+    );
     console.log('operation        SQLite ops/s   PostgreSQL ops/s   PostgreSQL / SQLite');
     for (const op of ['submit', 'submit ×10', 'read', 'read ×10']) {
       const a = rate(sqlite, op);
       const b = rate(postgres, op);
-      console.log(`${op.padEnd(16)} ${a.toFixed(0).padStart(12)}   ${b.toFixed(0).padStart(16)}   ${(b / a).toFixed(2).padStart(19)}`);
+      console.log(
+        `${op.padEnd(16)} ${a.toFixed(0).padStart(12)}   ${b.toFixed(0).padStart(16)}   ${(b / a).toFixed(2).padStart(19)}`,
+      );
     }
   } finally {
     for (const s of stores) await s.t.close();

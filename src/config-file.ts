@@ -17,7 +17,9 @@ export interface ConfigFileOptions {
   /** What a mapping looks like, for the message when the file holds something else. */
   mappingHint: string;
   /** The error class the caller reports (its message is shown as is). */
-  error: new (message: string) => Error;
+  error: new (
+    message: string,
+  ) => Error;
 }
 
 /** The file's top-level mapping; a missing optional or empty file is `{}`. */
@@ -34,10 +36,13 @@ export function readConfigFile(path: string, opts: ConfigFileOptions): Record<st
     throw fail(`${opts.title} ${path} is not valid YAML: ${(err as Error).message}`);
   }
   if (doc === null || doc === undefined) return {};
-  if (typeof doc !== 'object' || Array.isArray(doc)) throw fail(`${opts.title} ${path} must be a mapping, ${opts.mappingHint}`);
+  if (typeof doc !== 'object' || Array.isArray(doc))
+    throw fail(`${opts.title} ${path} must be a mapping, ${opts.mappingHint}`);
   for (const key of Object.keys(doc)) {
     if (!opts.keys.includes(key)) {
-      throw fail(`Unknown ${opts.keyLabel ?? 'key'} "${key}" in ${opts.title.toLowerCase()} ${path}; known: ${opts.keys.join(', ')}`);
+      throw fail(
+        `Unknown ${opts.keyLabel ?? 'key'} "${key}" in ${opts.title.toLowerCase()} ${path}; known: ${opts.keys.join(', ')}`,
+      );
     }
   }
   return doc as Record<string, unknown>;

@@ -5,7 +5,16 @@
  * the admin commands, and the validation (config.ts) are built from it; test/cli/config-readme.test.ts
  * holds README.md's table to it in both directions.
  */
-import { Type, type Static, type TLiteral, type TObject, type TOptional, type TSchema, type TString, type TUnion } from '@sinclair/typebox';
+import {
+  Type,
+  type Static,
+  type TLiteral,
+  type TObject,
+  type TOptional,
+  type TSchema,
+  type TString,
+  type TUnion,
+} from '@sinclair/typebox';
 
 /** Where a setting comes from besides greenline.yaml, and how it is explained. */
 export interface SettingAnnotations {
@@ -24,92 +33,145 @@ export interface SettingAnnotations {
 
 export type Setting = TSchema & SettingAnnotations;
 
-const setting = <T extends TSchema>(schema: T, annotations: SettingAnnotations): T & SettingAnnotations => Object.assign(schema, annotations);
+const setting = <T extends TSchema>(schema: T, annotations: SettingAnnotations): T & SettingAnnotations =>
+  Object.assign(schema, annotations);
 const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-const oneOf = <const T extends readonly string[]>(values: T): TUnion<TLiteral<T[number]>[]> => Type.Union(values.map((v) => Type.Literal(v)));
+const oneOf = <const T extends readonly string[]>(values: T): TUnion<TLiteral<T[number]>[]> =>
+  Type.Union(values.map((v) => Type.Literal(v)));
 
 export const ServerConfigSchema = Type.Object({
   port: setting(Type.Integer({ minimum: 0, maximum: 65535 }), {
-    default: 8080, env: 'GREENLINE_PORT', flag: '--port <port>', description: 'TCP port to listen on (default 8080; 0 = any free port)',
+    default: 8080,
+    env: 'GREENLINE_PORT',
+    flag: '--port <port>',
+    description: 'TCP port to listen on (default 8080; 0 = any free port)',
   }),
   host: setting(Type.String({ minLength: 1 }), {
-    default: '127.0.0.1', env: 'GREENLINE_HOST', flag: '--host <host>', description: 'address to listen on (default 127.0.0.1)',
+    default: '127.0.0.1',
+    env: 'GREENLINE_HOST',
+    flag: '--host <host>',
+    description: 'address to listen on (default 127.0.0.1)',
   }),
   dataDir: setting(Type.String({ minLength: 1 }), {
-    default: './.greenline', env: 'GREENLINE_DATA_DIR', flag: '--data-dir <dir>',
-    description: 'data directory of the server (SQLite database, git mirrors, logs; default ./.greenline, relative to the current directory)',
+    default: './.greenline',
+    env: 'GREENLINE_DATA_DIR',
+    flag: '--data-dir <dir>',
+    description:
+      'data directory of the server (SQLite database, git mirrors, logs; default ./.greenline, relative to the current directory)',
   }),
   /** `postgres://…`, `sqlite:<path>`, or null for SQLite at `<dataDir>/greenline.db`. */
   databaseUrl: setting(nullable(Type.String({ pattern: '^(postgres(ql)?://|sqlite:)' })), {
-    default: null, env: 'GREENLINE_DATABASE_URL', flag: '--database-url <url>', defaultText: 'SQLite at `<dataDir>/greenline.db`',
-    description: 'postgres://… to use PostgreSQL instead of SQLite in the data dir', mustBe: 'start with postgres://, postgresql:// or sqlite:',
+    default: null,
+    env: 'GREENLINE_DATABASE_URL',
+    flag: '--database-url <url>',
+    defaultText: 'SQLite at `<dataDir>/greenline.db`',
+    description: 'postgres://… to use PostgreSQL instead of SQLite in the data dir',
+    mustBe: 'start with postgres://, postgresql:// or sqlite:',
   }),
   /** Spelling of states on the wire: the spec's UPPERCASE, or Trunk's current lowercase. */
   enumCase: setting(oneOf(['upper', 'lower']), {
-    default: 'upper', env: 'GREENLINE_ENUM_CASE', flag: '--enum-case <case>', description: 'spelling of states on the wire',
+    default: 'upper',
+    env: 'GREENLINE_ENUM_CASE',
+    flag: '--enum-case <case>',
+    description: 'spelling of states on the wire',
   }),
   logLevel: setting(oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), {
-    default: 'info', env: 'GREENLINE_LOG_LEVEL', flag: '--log-level <level>', description: 'log level',
+    default: 'info',
+    env: 'GREENLINE_LOG_LEVEL',
+    flag: '--log-level <level>',
+    description: 'log level',
   }),
   /** Server logs (on stderr): `pretty` lines for people, `json` lines for machines, `auto` = pretty on a terminal. */
   logFormat: setting(oneOf(['auto', 'pretty', 'json']), {
-    default: 'auto', env: 'GREENLINE_LOG_FORMAT', flag: '--log-format <format>',
-    description: 'logs on stderr: pretty lines, JSON lines, or auto (pretty on a terminal, JSON otherwise; the default)',
+    default: 'auto',
+    env: 'GREENLINE_LOG_FORMAT',
+    flag: '--log-format <format>',
+    description:
+      'logs on stderr: pretty lines, JSON lines, or auto (pretty on a terminal, JSON otherwise; the default)',
   }),
   pollIntervalSeconds: setting(Type.Integer({ minimum: 1, maximum: 86_400 }), {
-    default: 15, env: 'GREENLINE_POLL_INTERVAL_SECONDS', flag: '--poll-interval <seconds>',
+    default: 15,
+    env: 'GREENLINE_POLL_INTERVAL_SECONDS',
+    flag: '--poll-interval <seconds>',
     description: 'how often to read target branches and queued PRs from the forge (default 15)',
   }),
   ciMaxParallel: setting(Type.Integer({ minimum: 1, maximum: 256 }), {
-    default: 2, env: 'GREENLINE_CI_MAX_PARALLEL', flag: '--ci-max-parallel <n>', description: 'how many built-in CI commands run at once (default 2)',
+    default: 2,
+    env: 'GREENLINE_CI_MAX_PARALLEL',
+    flag: '--ci-max-parallel <n>',
+    description: 'how many built-in CI commands run at once (default 2)',
   }),
   /**
    * Length of a queue lease: the instance driving a queue renews it every third of this; when that
    * instance dies another takes its queues within this time (README "Running several instances").
    */
   leaseTtlSeconds: setting(Type.Integer({ minimum: 1, maximum: 3_600 }), {
-    default: 15, env: 'GREENLINE_LEASE_TTL_SECONDS', flag: '--lease-ttl <seconds>',
+    default: 15,
+    env: 'GREENLINE_LEASE_TTL_SECONDS',
+    flag: '--lease-ttl <seconds>',
     description: 'length of a queue lease: when an instance dies, another takes its queues over within it (default 15)',
   }),
   /** Days finished work records (effects, webhook deliveries, queue events) are kept (src/app/retention.ts). */
   retentionDays: setting(Type.Integer({ minimum: 1, maximum: 3_650 }), {
-    default: 30, env: 'GREENLINE_RETENTION_DAYS', flag: '--retention-days <days>',
+    default: 30,
+    env: 'GREENLINE_RETENTION_DAYS',
+    flag: '--retention-days <days>',
     description: 'days finished work records (effects, webhook deliveries, queue events) are kept (default 30)',
   }),
   /** Port of the operator metrics endpoint (docs/metrics.md; 0 = any free port); null = off. */
   operatorMetricsPort: setting(nullable(Type.Integer({ minimum: 0, maximum: 65535 })), {
-    default: null, env: 'GREENLINE_OPERATOR_METRICS_PORT', defaultText: 'off (`0` = any free port)',
+    default: null,
+    env: 'GREENLINE_OPERATOR_METRICS_PORT',
+    defaultText: 'off (`0` = any free port)',
   }),
-  operatorMetricsHost: setting(Type.String({ minLength: 1 }), { default: '127.0.0.1', env: 'GREENLINE_OPERATOR_METRICS_HOST' }),
+  operatorMetricsHost: setting(Type.String({ minLength: 1 }), {
+    default: '127.0.0.1',
+    env: 'GREENLINE_OPERATOR_METRICS_HOST',
+  }),
   /** GitHub App id (with githubPrivateKeyPath): the github forge authenticates as the App. */
   githubAppId: setting(nullable(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })), {
-    default: null, env: 'GREENLINE_GITHUB_APP_ID', defaultText: 'none: authenticate as a GitHub App',
+    default: null,
+    env: 'GREENLINE_GITHUB_APP_ID',
+    defaultText: 'none: authenticate as a GitHub App',
   }),
   /** PEM file of the GitHub App's private key. */
   githubPrivateKeyPath: setting(nullable(Type.String({ minLength: 1 })), {
-    default: null, env: 'GREENLINE_GITHUB_PRIVATE_KEY_PATH', defaultText: 'none: authenticate as a GitHub App',
+    default: null,
+    env: 'GREENLINE_GITHUB_PRIVATE_KEY_PATH',
+    defaultText: 'none: authenticate as a GitHub App',
   }),
   /** A token (PAT or other) for the github forge instead of an App. */
   githubToken: setting(nullable(Type.String({ minLength: 1 })), {
-    default: null, env: 'GREENLINE_GITHUB_TOKEN', defaultText: 'none: a token instead of an App',
+    default: null,
+    env: 'GREENLINE_GITHUB_TOKEN',
+    defaultText: 'none: a token instead of an App',
   }),
   /** Secret of the GitHub webhook; POST /webhooks/github is served only when it is set. */
   githubWebhookSecret: setting(nullable(Type.String({ minLength: 1 })), {
-    default: null, env: 'GREENLINE_GITHUB_WEBHOOK_SECRET', defaultText: 'none (no `/webhooks/github`)',
+    default: null,
+    env: 'GREENLINE_GITHUB_WEBHOOK_SECRET',
+    defaultText: 'none (no `/webhooks/github`)',
   }),
   /** GitHub REST API base; https://HOST/api/v3 for GitHub Enterprise Server. */
   githubBaseUrl: setting(Type.String({ pattern: '^https?://[^/]' }), {
-    default: 'https://api.github.com', env: 'GREENLINE_GITHUB_BASE_URL',
+    default: 'https://api.github.com',
+    env: 'GREENLINE_GITHUB_BASE_URL',
     mustBe: 'be an http(s) URL such as https://api.github.com or https://github.example.com/api/v3',
   }),
   /** Details link of the status check and comments; {owner} {repo} {branch} {pr} are replaced. */
-  githubDetailsUrl: setting(nullable(Type.String({ minLength: 1 })), { default: null, env: 'GREENLINE_GITHUB_DETAILS_URL', defaultText: 'none' }),
+  githubDetailsUrl: setting(nullable(Type.String({ minLength: 1 })), {
+    default: null,
+    env: 'GREENLINE_GITHUB_DETAILS_URL',
+    defaultText: 'none',
+  }),
   /**
    * Hosts webhooks may be sent to (names, addresses, `*.example.com`); null = any host except
    * link-local and cloud metadata addresses, which are always refused (docs/webhooks.md).
    */
   webhookAllowedHosts: setting(nullable(Type.Array(Type.String({ pattern: '^(\\*\\.)?[A-Za-z0-9._:[\\]-]+$' }))), {
-    default: null, env: 'GREENLINE_WEBHOOK_ALLOWED_HOSTS', defaultText: 'any host (comma-separated list or YAML list)',
+    default: null,
+    env: 'GREENLINE_WEBHOOK_ALLOWED_HOSTS',
+    defaultText: 'any host (comma-separated list or YAML list)',
     mustBe: 'be a host name or address',
   }),
 });
@@ -128,9 +190,12 @@ export const DEFAULT_CONFIG: Readonly<GreenlineConfig> = Object.freeze(
 );
 
 /** The keys of the `github:` mapping of greenline.yaml, by their name in it (`appId` → `githubAppId`). */
-export const GITHUB_BLOCK_KEYS: ReadonlyMap<string, ConfigKey> = new Map(CONFIG_KEYS
-  .filter((k) => k.startsWith('github'))
-  .map((k) => [k.charAt('github'.length).toLowerCase() + k.slice('github'.length + 1), k]));
+export const GITHUB_BLOCK_KEYS: ReadonlyMap<string, ConfigKey> = new Map(
+  CONFIG_KEYS.filter((k) => k.startsWith('github')).map((k) => [
+    k.charAt('github'.length).toLowerCase() + k.slice('github'.length + 1),
+    k,
+  ]),
+);
 
 /**
  * The settings of the client commands (src/cli/client-options.ts), from their flags, GREENLINE_URL /
@@ -158,19 +223,26 @@ type ClientSetting = TOptional<TString> & ClientSettingAnnotations;
 
 export const ClientConfigSchema: TObject<Record<'url' | 'token' | 'repo' | 'branch', ClientSetting>> = Type.Object({
   url: clientSetting({
-    default: DEFAULT_URL, env: 'GREENLINE_URL', flag: '--url <url>',
+    default: DEFAULT_URL,
+    env: 'GREENLINE_URL',
+    flag: '--url <url>',
     description: `greenline server (default: GREENLINE_URL, then the client config file, then ${DEFAULT_URL})`,
   }),
   token: clientSetting({
-    env: 'GREENLINE_TOKEN', flag: '--token <token>', defaultText: 'none',
+    env: 'GREENLINE_TOKEN',
+    flag: '--token <token>',
+    defaultText: 'none',
     description: 'API token of the organization (default: GREENLINE_TOKEN, then the client config file)',
   }),
   repo: clientSetting({
-    flag: '--repo <repo>', defaultText: 'none',
+    flag: '--repo <repo>',
+    defaultText: 'none',
     description: 'repository as HOST/OWNER/NAME, e.g. github.com/acme/web (default: repo: in the client config file)',
   }),
   branch: clientSetting({
-    flag: '--branch <branch>', defaultText: 'none', description: 'target branch of the queue (default: branch: in the client config file)',
+    flag: '--branch <branch>',
+    defaultText: 'none',
+    description: 'target branch of the queue (default: branch: in the client config file)',
   }),
 });
 

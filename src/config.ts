@@ -13,8 +13,14 @@ import { isAbsolute, resolve } from 'node:path';
 import { KindGuard, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import {
-  CLIENT_ENV_NAMES, CONFIG_KEYS, DEFAULT_CONFIG, GITHUB_BLOCK_KEYS, settingOf,
-  type ConfigKey, type GreenlineConfig, type Setting,
+  CLIENT_ENV_NAMES,
+  CONFIG_KEYS,
+  DEFAULT_CONFIG,
+  GITHUB_BLOCK_KEYS,
+  settingOf,
+  type ConfigKey,
+  type GreenlineConfig,
+  type Setting,
 } from './config-schema.js';
 import { readConfigFile } from './config-file.js';
 
@@ -32,7 +38,11 @@ type Layer = Partial<Record<Key, unknown>>;
  * commands it runs, and the client commands' server address and token (docs/cli.md).
  */
 const NOT_SERVER_ENV = new Set([
-  'GREENLINE_TEST_RUN_ID', 'GREENLINE_TARGET_BRANCH', 'GREENLINE_PR_NUMBERS', 'GREENLINE_TEST_SHA', 'GREENLINE_TEST_BRANCH',
+  'GREENLINE_TEST_RUN_ID',
+  'GREENLINE_TARGET_BRANCH',
+  'GREENLINE_PR_NUMBERS',
+  'GREENLINE_TEST_SHA',
+  'GREENLINE_TEST_BRANCH',
   ...CLIENT_ENV_NAMES,
 ]);
 
@@ -57,7 +67,8 @@ function fileLayer(doc: Record<string, unknown>): Layer {
   const { github, ...flat } = doc; // readConfigFile refused unknown top-level keys
   if (github === undefined || github === null) return flat;
   const known = [...GITHUB_BLOCK_KEYS.keys()].join(', ');
-  if (typeof github !== 'object' || Array.isArray(github)) throw new ConfigError(`github must be a mapping of GitHub settings (${known})`);
+  if (typeof github !== 'object' || Array.isArray(github))
+    throw new ConfigError(`github must be a mapping of GitHub settings (${known})`);
   const nested: Layer = {};
   for (const [k, v] of Object.entries(github as Record<string, unknown>)) {
     const key = GITHUB_BLOCK_KEYS.get(k);
@@ -81,7 +92,9 @@ function coerce(schema: TSchema, v: unknown): unknown {
   if (KindGuard.IsUnion(schema)) return typeof v === 'string' ? v.toLowerCase() : v;
   if (KindGuard.IsArray(schema)) {
     const items = typeof v === 'string' ? v.split(',') : v;
-    return Array.isArray(items) && items.every((h) => typeof h === 'string') ? items.map((h) => h.trim()).filter((h) => h !== '') : v;
+    return Array.isArray(items) && items.every((h) => typeof h === 'string')
+      ? items.map((h) => h.trim()).filter((h) => h !== '')
+      : v;
   }
   return v;
 }
@@ -89,11 +102,14 @@ function coerce(schema: TSchema, v: unknown): unknown {
 /** What is wrong with `raw` as the value of `key`, in words. */
 function problem(key: Key, s: Setting, schema: TSchema, raw: unknown, v: unknown): string {
   const got = `got ${JSON.stringify(raw)}`;
-  if (KindGuard.IsInteger(schema)) return `${key} must be an integer from ${schema.minimum} to ${schema.maximum}, ${got}`;
+  if (KindGuard.IsInteger(schema))
+    return `${key} must be an integer from ${schema.minimum} to ${schema.maximum}, ${got}`;
   if (KindGuard.IsUnion(schema)) return `${key} must be one of ${schema.anyOf.map((m) => m.const).join(', ')}, ${got}`;
   if (KindGuard.IsArray(schema)) {
     const bad = Array.isArray(v) ? v.find((item) => !Value.Check(schema.items, item)) : undefined;
-    return bad === undefined ? `${key} must be a list (or a comma-separated string), ${got}` : `${key}: ${JSON.stringify(bad)} must ${s.mustBe}`;
+    return bad === undefined
+      ? `${key} must be a list (or a comma-separated string), ${got}`
+      : `${key}: ${JSON.stringify(bad)} must ${s.mustBe}`;
   }
   return `${key} must ${s.mustBe ?? 'be a non-empty string'}, ${got}`;
 }
@@ -112,11 +128,14 @@ function settingValue(key: Key, raw: unknown): unknown {
 /** Checks every key and value of a merged configuration; returns it typed and frozen. */
 export function validateConfig(input: Layer): Readonly<GreenlineConfig> {
   for (const key of Object.keys(input)) {
-    if (!CONFIG_KEYS.includes(key as Key)) throw new ConfigError(`Unknown configuration key "${key}"; known: ${CONFIG_KEYS.join(', ')}`);
+    if (!CONFIG_KEYS.includes(key as Key))
+      throw new ConfigError(`Unknown configuration key "${key}"; known: ${CONFIG_KEYS.join(', ')}`);
   }
   const config = Object.fromEntries(CONFIG_KEYS.map((k) => [k, settingValue(k, input[k])])) as GreenlineConfig;
   if ((config.githubAppId === null) !== (config.githubPrivateKeyPath === null)) {
-    throw new ConfigError('githubAppId and githubPrivateKeyPath go together: set both to authenticate as a GitHub App (or set githubToken instead)');
+    throw new ConfigError(
+      'githubAppId and githubPrivateKeyPath go together: set both to authenticate as a GitHub App (or set githubToken instead)',
+    );
   }
   return Object.freeze({ ...config, githubBaseUrl: config.githubBaseUrl.replace(/\/+$/, '') });
 }
@@ -133,10 +152,16 @@ export interface LoadConfigOptions {
 
 export function loadConfig(opts: LoadConfigOptions = {}): Readonly<GreenlineConfig> {
   const cwd = resolve(opts.cwd ?? process.cwd());
-  const file = fileLayer(readConfigFile(resolve(cwd, opts.configPath ?? 'greenline.yaml'), {
-    title: 'Config file', required: opts.configPath !== undefined, keys: [...CONFIG_KEYS, 'github'], keyLabel: 'configuration key',
-    mappingHint: 'e.g. "port: 8080"', error: ConfigError,
-  }));
+  const file = fileLayer(
+    readConfigFile(resolve(cwd, opts.configPath ?? 'greenline.yaml'), {
+      title: 'Config file',
+      required: opts.configPath !== undefined,
+      keys: [...CONFIG_KEYS, 'github'],
+      keyLabel: 'configuration key',
+      mappingHint: 'e.g. "port: 8080"',
+      error: ConfigError,
+    }),
+  );
   const flags = Object.fromEntries(Object.entries(opts.flags ?? {}).filter(([, v]) => v !== undefined));
   return withAbsolutePaths(validateConfig({ ...DEFAULT_CONFIG, ...file, ...readEnv(opts.env), ...flags }), cwd);
 }
@@ -148,7 +173,10 @@ function withAbsolutePaths(config: Readonly<GreenlineConfig>, cwd: string): Read
   return Object.freeze({
     ...config,
     dataDir: resolve(cwd, config.dataDir),
-    databaseUrl: sqliteFile !== null && sqliteFile !== ':memory:' && !isAbsolute(sqliteFile) ? `sqlite:${resolve(cwd, sqliteFile)}` : url,
+    databaseUrl:
+      sqliteFile !== null && sqliteFile !== ':memory:' && !isAbsolute(sqliteFile)
+        ? `sqlite:${resolve(cwd, sqliteFile)}`
+        : url,
     githubPrivateKeyPath: config.githubPrivateKeyPath === null ? null : resolve(cwd, config.githubPrivateKeyPath),
   });
 }

@@ -2,7 +2,15 @@
  * Ports: the narrow interfaces between the service and the outside world (forge and CI).
  * Adapters live under src/adapters/; an in-memory fake of each exists for tests and the simulator.
  */
-import type { FailureReason, MergeMethod, PrInfo, QueueConfig, QueueEventPayload, RepoRef, RunPr } from './engine/types.js';
+import type {
+  FailureReason,
+  MergeMethod,
+  PrInfo,
+  QueueConfig,
+  QueueEventPayload,
+  RepoRef,
+  RunPr,
+} from './engine/types.js';
 
 /** How a repository is bound to its forge and CI (from `greenline repo connect`). */
 export interface RepoBinding {
@@ -30,14 +38,17 @@ export class ForgeUnreachableError extends Error {
   override name = 'ForgeUnreachableError';
 }
 
-export type BuildResult =
-  | { ok: true; sha: string }
-  | { ok: false; reason: FailureReason; detail: string };
+export type BuildResult = { ok: true; sha: string } | { ok: false; reason: FailureReason; detail: string };
 
 export type AdvanceResult =
   | { ok: true; newSha: string }
-  | { ok: false; reason: 'TARGET_MOVED' | 'PR_UPDATED_AT_MERGE_TIME' | 'GITHUB_API_MERGE_PR_FAILED'; detail: string;
-      mergedPrNumbers?: number[]; newSha?: string };
+  | {
+      ok: false;
+      reason: 'TARGET_MOVED' | 'PR_UPDATED_AT_MERGE_TIME' | 'GITHUB_API_MERGE_PR_FAILED';
+      detail: string;
+      mergedPrNumbers?: number[];
+      newSha?: string;
+    };
 
 export interface ForgePort {
   /**
@@ -56,7 +67,10 @@ export interface ForgePort {
    * the checks its base branch requires passed on its head. Asked only when the setting is on.
    * Forges that cannot tell leave it out: their PRs are always tested.
    */
-  directMergeFacts?(repo: RepoBinding, pr: { headSha: string; baseBranch: string }): Promise<{ baseSha?: string; checksPassed: boolean }>;
+  directMergeFacts?(
+    repo: RepoBinding,
+    pr: { headSha: string; baseBranch: string },
+  ): Promise<{ baseSha?: string; checksPassed: boolean }>;
   /** Current sha of a branch, or null when it does not exist. */
   getBranchSha(repo: RepoBinding, branch: string): Promise<string | null>;
   /**
@@ -77,9 +91,16 @@ export interface ForgePort {
    * Advance `targetBranch` from exactly `expectedSha` to the tested state `testSha` (merging `prs` with
    * `method`), with compare-and-swap: never a blind force-push.
    */
-  advanceTarget(repo: RepoBinding, req: {
-    targetBranch: string; expectedSha: string; testSha: string; prs: RunPr[]; method: 'merge_commit' | 'squash' | 'rebase' | MergeMethod;
-  }): Promise<AdvanceResult>;
+  advanceTarget(
+    repo: RepoBinding,
+    req: {
+      targetBranch: string;
+      expectedSha: string;
+      testSha: string;
+      prs: RunPr[];
+      method: 'merge_commit' | 'squash' | 'rebase' | MergeMethod;
+    },
+  ): Promise<AdvanceResult>;
   /**
    * The checks the forge itself requires on `branch` (branch protection, rulesets), used when neither
    * the queue nor the repository names any. Forges without such settings leave it out.
@@ -100,13 +121,21 @@ export interface ForgePort {
    * Tells the forge about a queue event (status checks, comments, draft PRs of test branches).
    * Best effort: it never throws; what fails is logged.
    */
-  onQueueEvent?(repo: RepoBinding, queue: { targetBranch: string; config: QueueConfig }, event: QueueEventPayload): Promise<void>;
+  onQueueEvent?(
+    repo: RepoBinding,
+    queue: { targetBranch: string; config: QueueConfig },
+    event: QueueEventPayload,
+  ): Promise<void>;
   /**
    * Whether a CI workflow run vouches for an impacted-target upload from a fork PR (contract §2.6, §9):
    * the run exists, is still running, was started for a pull request from a fork, on `headSha`.
    * Forges without workflow runs leave it out (such uploads need a token).
    */
-  verifyForkRun?(repo: RepoBinding, runId: string, headSha: string): Promise<{ ok: true } | { ok: false; reason: string }>;
+  verifyForkRun?(
+    repo: RepoBinding,
+    runId: string,
+    headSha: string,
+  ): Promise<{ ok: true } | { ok: false; reason: string }>;
 }
 
 export interface CiStatus {

@@ -9,7 +9,12 @@ import { isAbsolute } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { createCommandCi, type CommandCi } from './adapters/ci/command/index.js';
 import { createGitForge } from './adapters/forge/git/index.js';
-import { gitHubForgeFromSettings, GitHubSettingsError, readGitHubDelivery, type GitHubForge } from './adapters/forge/github/index.js';
+import {
+  gitHubForgeFromSettings,
+  GitHubSettingsError,
+  readGitHubDelivery,
+  type GitHubForge,
+} from './adapters/forge/github/index.js';
 import { buildHttpApp } from './api/build-app.js';
 import { createApp, type App } from './app/create-app.js';
 import { ForgeWebhooks } from './app/forge-webhooks.js';
@@ -46,7 +51,10 @@ export function logFormatFor(stderrIsTTY: boolean, format: GreenlineConfig['logF
 }
 
 /** The server's logger, on stderr (stdout carries the bootstrap token and the address). */
-export function createLogger(config: Pick<GreenlineConfig, 'logLevel' | 'logFormat'>, stderrIsTTY = process.stderr.isTTY === true): Logger {
+export function createLogger(
+  config: Pick<GreenlineConfig, 'logLevel' | 'logFormat'>,
+  stderrIsTTY = process.stderr.isTTY === true,
+): Logger {
   const level = config.logLevel;
   return logFormatFor(stderrIsTTY, config.logFormat) === 'pretty'
     ? pino({ level, transport: { target: 'pino-pretty', options: { destination: 2, colorize: stderrIsTTY } } })
@@ -56,9 +64,12 @@ export function createLogger(config: Pick<GreenlineConfig, 'logLevel' | 'logForm
 /** The log line of a start that created no token: how to create one, on this server's store. */
 export function tokenHint(orgs: readonly string[], config: Pick<GreenlineConfig, 'dataDir' | 'databaseUrl'>): string {
   const org = orgs.length === 1 ? orgs[0]! : '<org>';
-  const store = config.databaseUrl === null ? `--data-dir ${config.dataDir}` : `--database-url ${redact(config.databaseUrl)}`;
-  return `API tokens exist, so no bootstrap token is printed; create another with: greenline token create --org ${org} --name <label> ${store}`
-    + (orgs.length === 1 ? '' : ` (organizations: ${orgs.join(', ')})`);
+  const store =
+    config.databaseUrl === null ? `--data-dir ${config.dataDir}` : `--database-url ${redact(config.databaseUrl)}`;
+  return (
+    `API tokens exist, so no bootstrap token is printed; create another with: greenline token create --org ${org} --name <label> ${store}` +
+    (orgs.length === 1 ? '' : ` (organizations: ${orgs.join(', ')})`)
+  );
 }
 
 /**
@@ -66,14 +77,23 @@ export function tokenHint(orgs: readonly string[], config: Pick<GreenlineConfig,
  * cannot work are a ConfigError.
  */
 export function gitHubForgeOf(
-  config: Pick<GreenlineConfig, 'githubAppId' | 'githubPrivateKeyPath' | 'githubToken' | 'githubBaseUrl' | 'githubDetailsUrl'>,
+  config: Pick<
+    GreenlineConfig,
+    'githubAppId' | 'githubPrivateKeyPath' | 'githubToken' | 'githubBaseUrl' | 'githubDetailsUrl'
+  >,
   logger: Logger,
 ): GitHubForge | null {
   try {
-    return gitHubForgeFromSettings({
-      appId: config.githubAppId, privateKeyPath: config.githubPrivateKeyPath, token: config.githubToken,
-      baseUrl: config.githubBaseUrl, detailsUrl: config.githubDetailsUrl,
-    }, logger);
+    return gitHubForgeFromSettings(
+      {
+        appId: config.githubAppId,
+        privateKeyPath: config.githubPrivateKeyPath,
+        token: config.githubToken,
+        baseUrl: config.githubBaseUrl,
+        detailsUrl: config.githubDetailsUrl,
+      },
+      logger,
+    );
   } catch (err) {
     throw err instanceof GitHubSettingsError ? new ConfigError(err.message) : err;
   }
@@ -85,7 +105,9 @@ export function gitHubForgeOf(
  */
 export function createServer(config: Readonly<GreenlineConfig>, logger: Logger = createLogger(config)): Server {
   if (!isAbsolute(config.dataDir)) {
-    throw new Error(`dataDir must be an absolute path, got "${config.dataDir}": build the configuration with loadConfig, which resolves relative paths`);
+    throw new Error(
+      `dataDir must be an absolute path, got "${config.dataDir}": build the configuration with loadConfig, which resolves relative paths`,
+    );
   }
   let db: Db | null = null;
   let app: App | null = null;
@@ -101,7 +123,11 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
     await app?.stop();
     await ci?.stop();
     await db?.destroy();
-    operator = null; http = null; app = null; ci = null; db = null;
+    operator = null;
+    http = null;
+    app = null;
+    ci = null;
+    db = null;
   }
 
   return {
@@ -118,38 +144,65 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
         if (boot.token === null) logger.info(tokenHint(boot.orgs, config));
         const git = createGitForge({ dataDir: config.dataDir, logger: logger.child({ part: 'git' }) });
         const github = gitHubForgeOf(config, logger.child({ part: 'github' }));
-        if (github && !config.githubWebhookSecret) logger.warn('the github forge is configured without githubWebhookSecret: CI results of GitHub checks, comments and labels are not received');
+        if (github && !config.githubWebhookSecret)
+          logger.warn(
+            'the github forge is configured without githubWebhookSecret: CI results of GitHub checks, comments and labels are not received',
+          );
         app = createApp({
-          db, clock: systemClock, forges: { git, ...(github ? { github } : {}) }, pollIntervalMs: config.pollIntervalSeconds * 1000,
-          retentionMs: config.retentionDays * DAY_MS, logger,
+          db,
+          clock: systemClock,
+          forges: { git, ...(github ? { github } : {}) },
+          pollIntervalMs: config.pollIntervalSeconds * 1000,
+          retentionMs: config.retentionDays * DAY_MS,
+          logger,
           webhookPolicy: new UrlPolicy(config.webhookAllowedHosts),
           leaseTtlMs: config.leaseTtlSeconds * 1000,
           createCi: (onStatus) => {
-            const command = createCommandCi({ dataDir: config.dataDir, maxParallel: config.ciMaxParallel, onStatus, logger: logger.child({ part: 'ci' }) });
+            const command = createCommandCi({
+              dataDir: config.dataDir,
+              maxParallel: config.ciMaxParallel,
+              onStatus,
+              logger: logger.child({ part: 'ci' }),
+            });
             ci = command;
             return command;
           },
         });
         // What a killed predecessor on this data dir left (CI processes, work trees) goes before new runs start.
-        await ci?.cleanUp().catch((err: unknown) => logger.warn({ err }, 'leftovers of an earlier CI process not removed; the next takeover tries again'));
+        await ci
+          ?.cleanUp()
+          .catch((err: unknown) =>
+            logger.warn({ err }, 'leftovers of an earlier CI process not removed; the next takeover tries again'),
+          );
         const metrics = config.operatorMetricsPort === null ? null : new OperatorMetrics();
         http = await buildHttpApp({
-          service: app.service, logger, enumCase: config.enumCase,
+          service: app.service,
+          logger,
+          enumCase: config.enumCase,
           ...(metrics ? { onRequestDone: (timing) => metrics.observeRequest(timing) } : {}),
-          ...(github && config.githubWebhookSecret ? {
-            githubWebhooks: {
-              secret: config.githubWebhookSecret,
-              receive: new ForgeWebhooks({
-                db, clock: systemClock, observations: app.forgeObservations, forge: 'github', translate: readGitHubDelivery,
-              }).receive,
-            },
-          } : {}),
+          ...(github && config.githubWebhookSecret
+            ? {
+                githubWebhooks: {
+                  secret: config.githubWebhookSecret,
+                  receive: new ForgeWebhooks({
+                    db,
+                    clock: systemClock,
+                    observations: app.forgeObservations,
+                    forge: 'github',
+                    translate: readGitHubDelivery,
+                  }).receive,
+                },
+              }
+            : {}),
         });
         app.start();
         const address = await http.listen({ port: config.port, host: config.host });
         url = address;
         if (metrics) {
-          operator = createOperatorMetricsServer(metrics, { host: config.operatorMetricsHost, port: config.operatorMetricsPort! });
+          operator = createOperatorMetricsServer(metrics, {
+            host: config.operatorMetricsHost,
+            port: config.operatorMetricsPort!,
+          });
           operatorMetricsUrl = await operator.start();
         }
         return { bootstrapToken: boot.token };

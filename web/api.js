@@ -54,7 +54,8 @@ export async function call(endpoint, body = {}) {
  */
 export async function stream(query, onEvent, signal) {
   const res = await fetch('/v1/streamQueueEvents?' + new URLSearchParams(query), {
-    headers: { 'x-api-token': token.get() ?? '', accept: 'text/event-stream' }, signal,
+    headers: { 'x-api-token': token.get() ?? '', accept: 'text/event-stream' },
+    signal,
   });
   if (!res.ok) throw await errorOf(res);
   const parser = createParser({

@@ -13,21 +13,38 @@ const signOut = document.getElementById('sign-out');
 let leave = () => {};
 
 function signInPage(message) {
-  const input = h('input', { id: 'token', name: 'token', type: 'password', autocomplete: 'current-password', required: true, 'aria-describedby': 'token-help' + (message ? ' sign-in-error' : '') });
-  const form = h('form', { class: 'card sign-in', onsubmit: (event) => {
-    event.preventDefault();
-    const value = input.value.trim();
-    if (!value) return;
-    token.set(value);
-    route();
-  } },
-  h('h1', {}, 'Sign in'),
-  message ? h('p', { id: 'sign-in-error', class: 'error', role: 'alert' }, message) : null,
-  h('label', { for: 'token' }, 'API token'),
-  input,
-  h('p', { id: 'token-help', class: 'muted' }, 'An API token of your organization (greenline token create --org <org>). ',
-    'It is kept in this tab only (sessionStorage) and sent in the x-api-token header.'),
-  h('button', { type: 'submit' }, 'Sign in'));
+  const input = h('input', {
+    id: 'token',
+    name: 'token',
+    type: 'password',
+    autocomplete: 'current-password',
+    required: true,
+    'aria-describedby': 'token-help' + (message ? ' sign-in-error' : ''),
+  });
+  const form = h(
+    'form',
+    {
+      class: 'card sign-in',
+      onsubmit: (event) => {
+        event.preventDefault();
+        const value = input.value.trim();
+        if (!value) return;
+        token.set(value);
+        route();
+      },
+    },
+    h('h1', {}, 'Sign in'),
+    message ? h('p', { id: 'sign-in-error', class: 'error', role: 'alert' }, message) : null,
+    h('label', { for: 'token' }, 'API token'),
+    input,
+    h(
+      'p',
+      { id: 'token-help', class: 'muted' },
+      'An API token of your organization (greenline token create --org <org>). ',
+      'It is kept in this tab only (sessionStorage) and sent in the x-api-token header.',
+    ),
+    h('button', { type: 'submit' }, 'Sign in'),
+  );
   fill(crumbs);
   signOut.hidden = true;
   fill(main, form);
@@ -50,10 +67,21 @@ function breadcrumbs(where) {
   const items = [h('a', { href: '#/' }, 'Queues')];
   if (where.key) {
     const label = `${where.key.repo.owner}/${where.key.repo.name} → ${where.key.targetBranch}`;
-    items.push(where.page === 'queue' ? h('span', { 'aria-current': 'page' }, label) : h('a', { href: queueHref(where.key) }, label));
+    items.push(
+      where.page === 'queue'
+        ? h('span', { 'aria-current': 'page' }, label)
+        : h('a', { href: queueHref(where.key) }, label),
+    );
   }
   if (where.pr) items.push(h('span', { 'aria-current': 'page' }, `#${where.pr}`));
-  fill(crumbs, h('ol', {}, items.map((item) => h('li', {}, item))));
+  fill(
+    crumbs,
+    h(
+      'ol',
+      {},
+      items.map((item) => h('li', {}, item)),
+    ),
+  );
 }
 
 /** Any call that finds the token refused sends the user back to sign in, saying why. */
@@ -62,7 +90,9 @@ export function failed(err) {
     token.clear();
     leave();
     leave = () => {};
-    signInPage(`The API token was refused (${err.code}): ${err.message}. Check that you copied the whole token and that it was not revoked.`);
+    signInPage(
+      `The API token was refused (${err.code}): ${err.message}. Check that you copied the whole token and that it was not revoked.`,
+    );
     return true;
   }
   return false;
@@ -77,7 +107,8 @@ async function route() {
   breadcrumbs(where);
   fill(main, h('p', { class: 'notice', role: 'status' }, 'Loading…'));
   try {
-    const page = where.page === 'queue' ? queuePage(where.key) : where.page === 'pr' ? prPage(where.key, where.pr) : queuesPage();
+    const page =
+      where.page === 'queue' ? queuePage(where.key) : where.page === 'pr' ? prPage(where.key, where.pr) : queuesPage();
     const shown = await page;
     leave = shown.leave ?? (() => {});
     fill(main, shown.el);
@@ -86,10 +117,20 @@ async function route() {
     main.focus({ preventScroll: true });
   } catch (err) {
     if (failed(err)) return;
-    fill(main, h('div', { class: 'card' },
-      h('h1', {}, 'Something went wrong'),
-      h('p', { class: 'error', role: 'alert' }, err instanceof ApiError ? `${err.code}: ${err.message}` : String(err)),
-      h('p', {}, h('a', { href: '#/' }, 'Back to the queues'))));
+    fill(
+      main,
+      h(
+        'div',
+        { class: 'card' },
+        h('h1', {}, 'Something went wrong'),
+        h(
+          'p',
+          { class: 'error', role: 'alert' },
+          err instanceof ApiError ? `${err.code}: ${err.message}` : String(err),
+        ),
+        h('p', {}, h('a', { href: '#/' }, 'Back to the queues')),
+      ),
+    );
   }
 }
 

@@ -25,7 +25,8 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
 /** An SVG element with attributes and children. */
 export function s(tag, attrs = {}, ...children) {
   const el = document.createElementNS(SVG_NS, tag);
-  for (const [key, value] of Object.entries(attrs)) if (value !== undefined && value !== null) el.setAttribute(key, String(value));
+  for (const [key, value] of Object.entries(attrs))
+    if (value !== undefined && value !== null) el.setAttribute(key, String(value));
   append(el, children);
   return el;
 }
@@ -49,20 +50,25 @@ export function duration(ms) {
 export const time = (iso) => new Date(iso).toLocaleString();
 
 /** A <time> that shows how long ago `iso` was, kept current by tickDurations(). */
-export const since = (iso) => h('time', { datetime: iso, 'data-since': iso, title: time(iso) }, duration(Date.now() - Date.parse(iso)));
+export const since = (iso) =>
+  h('time', { datetime: iso, 'data-since': iso, title: time(iso) }, duration(Date.now() - Date.parse(iso)));
 
 export function tickDurations(root = document) {
-  for (const el of root.querySelectorAll('[data-since]')) el.textContent = duration(Date.now() - Date.parse(el.dataset.since));
+  for (const el of root.querySelectorAll('[data-since]'))
+    el.textContent = duration(Date.now() - Date.parse(el.dataset.since));
 }
 
 /** A state badge, coloured by state (text, not colour alone, carries the meaning). */
-export const badge = (state) => h('span', { class: `badge state-${String(state).toLowerCase()}` }, String(state).toUpperCase());
+export const badge = (state) =>
+  h('span', { class: `badge state-${String(state).toLowerCase()}` }, String(state).toUpperCase());
 
 /** Speaks `text` to screen readers through the polite live region. */
 export function announce(text) {
   const region = document.getElementById('announcer');
   region.textContent = '';
-  setTimeout(() => { region.textContent = text; }, 50);
+  setTimeout(() => {
+    region.textContent = text;
+  }, 50);
 }
 
 /**
@@ -81,11 +87,19 @@ export function confirmDialog({ title, text, action }) {
   dialog.showModal();
   dialog.querySelector('button[value="cancel"]').focus();
   return new Promise((resolve) => {
-    dialog.addEventListener('close', () => {
-      const back = opener instanceof HTMLElement && opener.isConnected ? opener
-        : openerKey ? document.querySelector(`[data-focus-key="${CSS.escape(openerKey)}"]`) : null;
-      if (back instanceof HTMLElement) back.focus();
-      resolve(dialog.returnValue === 'ok');
-    }, { once: true });
+    dialog.addEventListener(
+      'close',
+      () => {
+        const back =
+          opener instanceof HTMLElement && opener.isConnected
+            ? opener
+            : openerKey
+              ? document.querySelector(`[data-focus-key="${CSS.escape(openerKey)}"]`)
+              : null;
+        if (back instanceof HTMLElement) back.focus();
+        resolve(dialog.returnValue === 'ok');
+      },
+      { once: true },
+    );
   });
 }

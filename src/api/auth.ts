@@ -11,7 +11,7 @@ const contexts = new WeakMap<FastifyRequest, AuthContext>();
 
 const header = (request: FastifyRequest, name: string): string => {
   const value = request.headers[name];
-  return (Array.isArray(value) ? value[0] : value ?? '').trim();
+  return (Array.isArray(value) ? value[0] : (value ?? '')).trim();
 };
 
 const forkRuns = new WeakMap<FastifyRequest, string>();

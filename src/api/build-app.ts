@@ -68,9 +68,15 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   app.setNotFoundHandler(notFoundHandler(app));
   // A callback hook, not an async one: it runs for every request and needs no promise.
   app.addHook('onResponse', (request, reply, done) => {
-    request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    request.log.info(
+      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
     deps.onRequestDone?.({
-      method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, seconds: reply.elapsedTime / 1000,
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status: reply.statusCode,
+      seconds: reply.elapsedTime / 1000,
     });
     done();
   });
@@ -82,12 +88,15 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   healthz(app, { service, enumCase });
   if (deps.githubWebhooks) await registerGitHubWebhook(fastify as unknown as FastifyInstance, deps.githubWebhooks);
   registerDashboard(app);
-  await app.register(async (v1: ApiApp) => {
-    // JSON only: any other media type gets 415 UNSUPPORTED_MEDIA_TYPE.
-    v1.removeAllContentTypeParsers();
-    v1.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
-    v1.addHook('onRequest', requireToken(service));
-    for (const route of V1_ROUTES) route(v1, { service, enumCase });
-  }, { prefix: '/v1' });
+  await app.register(
+    async (v1: ApiApp) => {
+      // JSON only: any other media type gets 415 UNSUPPORTED_MEDIA_TYPE.
+      v1.removeAllContentTypeParsers();
+      v1.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
+      v1.addHook('onRequest', requireToken(service));
+      for (const route of V1_ROUTES) route(v1, { service, enumCase });
+    },
+    { prefix: '/v1' },
+  );
   return fastify as unknown as FastifyInstance;
 }

@@ -14,7 +14,9 @@ import type { EnumCase } from './wire.js';
 const TERRAFORM = /terraform|opentofu/i;
 
 function fromTerraform(headers: IncomingHttpHeaders): boolean {
-  return [headers['user-agent'], headers['x-source']].flat().some((value) => value !== undefined && TERRAFORM.test(value));
+  return [headers['user-agent'], headers['x-source']]
+    .flat()
+    .some((value) => value !== undefined && TERRAFORM.test(value));
 }
 
 export function configSource(headers: IncomingHttpHeaders): ConfigSource {

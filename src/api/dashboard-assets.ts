@@ -26,7 +26,8 @@ const TYPES: Record<string, string> = {
 };
 
 /** Same-origin only: scripts, styles and API calls come from this server and nowhere else. */
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; " +
+const CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; " +
   "frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 type Files = Map<string, { type: string; body: Buffer }>;
@@ -50,19 +51,29 @@ export function registerDashboard(app: ApiApp, dir = WEB_DIR): void {
   if (!index) throw new Error(`The dashboard's index.html is missing from ${dir}`);
 
   const headers = (type: string) => ({
-    'content-type': type, 'cache-control': 'no-cache', 'content-security-policy': CSP,
-    'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer',
+    'content-type': type,
+    'cache-control': 'no-cache',
+    'content-security-policy': CSP,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
   });
-  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.headers(headers(index.type)).send(index.body));
+  app.get('/', { schema: { hide: true } }, async (_request, reply) =>
+    reply.headers(headers(index.type)).send(index.body),
+  );
   app.get<{ Params: { file: string } }>('/dashboard/:file', { schema: { hide: true } }, async (request, reply) => {
     const file = files.get(request.params.file);
     if (!file) throw new HttpError('NOT_FOUND', `No dashboard file ${request.params.file}`);
     return reply.headers(headers(file.type)).send(file.body);
   });
-  app.get<{ Params: { name: string; file: string } }>('/dashboard/vendor/:name/:file', { schema: { hide: true } }, async (request, reply) => {
-    const { name, file } = request.params;
-    const found = vendor.get(name)?.get(file);
-    if (!found || found.type !== TYPES['.js']) throw new HttpError('NOT_FOUND', `No dashboard file vendor/${name}/${file}`);
-    return reply.headers(headers(found.type)).send(found.body);
-  });
+  app.get<{ Params: { name: string; file: string } }>(
+    '/dashboard/vendor/:name/:file',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const { name, file } = request.params;
+      const found = vendor.get(name)?.get(file);
+      if (!found || found.type !== TYPES['.js'])
+        throw new HttpError('NOT_FOUND', `No dashboard file vendor/${name}/${file}`);
+      return reply.headers(headers(found.type)).send(found.body);
+    },
+  );
 }

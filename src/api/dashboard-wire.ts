@@ -15,7 +15,11 @@ const managementOut = (m: QueueManagement) => ({
 
 export function queueSummaries(queues: QueueSummary[], enumCase: EnumCase): Static<typeof ListQueuesResponse> {
   return {
-    queues: queues.map(({ management, ...q }) => ({ ...q, state: stateOut(q.state as QueueState, enumCase), ...managementOut(management) })),
+    queues: queues.map(({ management, ...q }) => ({
+      ...q,
+      state: stateOut(q.state as QueueState, enumCase),
+      ...managementOut(management),
+    })),
   };
 }
 
@@ -70,9 +74,13 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
 
 export function queueHistoryOut(h: QueueHistory): Static<typeof QueueHistoryResponse> {
   const fields = (b: QueueHistory['total']) => ({
-    merged: b.merged, failed: b.failed, cancelled: b.cancelled,
-    timeInQueueP50Seconds: b.timeInQueueP50, timeInQueueP95Seconds: b.timeInQueueP95,
-    ciRuns: b.ciRuns, ciRunsPerMerge: b.ciRunsPerMerge,
+    merged: b.merged,
+    failed: b.failed,
+    cancelled: b.cancelled,
+    timeInQueueP50Seconds: b.timeInQueueP50,
+    timeInQueueP95Seconds: b.timeInQueueP95,
+    ciRuns: b.ciRuns,
+    ciRunsPerMerge: b.ciRunsPerMerge,
   });
   return { hours: h.hours.map((b) => ({ start: iso(b.start), ...fields(b) })), total: fields(h.total) };
 }

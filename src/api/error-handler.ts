@@ -15,11 +15,16 @@ function toHttpError(error: FastifyError): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof ForgeUnreachableError) return new HttpError('FORGE_UNREACHABLE', error.message);
   if (error.validation) {
-    return new HttpError('VALIDATION_FAILED', validationMessage(error.validation as SchemaError[], error.validationContext ?? 'request'));
+    return new HttpError(
+      'VALIDATION_FAILED',
+      validationMessage(error.validation as SchemaError[], error.validationContext ?? 'request'),
+    );
   }
   switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE': return new HttpError('PAYLOAD_TOO_LARGE');
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return new HttpError('UNSUPPORTED_MEDIA_TYPE');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new HttpError('PAYLOAD_TOO_LARGE');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new HttpError('UNSUPPORTED_MEDIA_TYPE');
   }
   // Other requests Fastify cannot read: bad Content-Length, malformed URL, …
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {

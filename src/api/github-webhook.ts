@@ -24,7 +24,8 @@ export async function registerGitHubWebhook(app: FastifyInstance, receiver: GitH
     scope.post('/webhooks/github', async (request, reply) => {
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const signature = header(request.headers['x-hub-signature-256']);
-      if (!signature) throw new HttpError('WEBHOOK_SIGNATURE_INVALID', 'is missing: the X-Hub-Signature-256 header is required');
+      if (!signature)
+        throw new HttpError('WEBHOOK_SIGNATURE_INVALID', 'is missing: the X-Hub-Signature-256 header is required');
       const text = raw.toString('utf8');
       let valid = false;
       try {
@@ -32,14 +33,24 @@ export async function registerGitHubWebhook(app: FastifyInstance, receiver: GitH
       } catch {
         valid = false;
       }
-      if (!valid) throw new HttpError('WEBHOOK_SIGNATURE_INVALID', 'does not match the body: check that the webhook secret is the one greenline is configured with');
+      if (!valid)
+        throw new HttpError(
+          'WEBHOOK_SIGNATURE_INVALID',
+          'does not match the body: check that the webhook secret is the one greenline is configured with',
+        );
       const event = header(request.headers['x-github-event']);
       const id = header(request.headers['x-github-delivery']);
-      if (!event || !id) throw new HttpError('VALIDATION_FAILED', 'a GitHub delivery needs the X-GitHub-Event and X-GitHub-Delivery headers');
+      if (!event || !id)
+        throw new HttpError(
+          'VALIDATION_FAILED',
+          'a GitHub delivery needs the X-GitHub-Event and X-GitHub-Delivery headers',
+        );
       const type = header(request.headers['content-type']) ?? '';
       let payload: unknown;
       try {
-        const json = type.startsWith('application/x-www-form-urlencoded') ? new URLSearchParams(text).get('payload') ?? '' : text;
+        const json = type.startsWith('application/x-www-form-urlencoded')
+          ? (new URLSearchParams(text).get('payload') ?? '')
+          : text;
         payload = JSON.parse(json);
       } catch (err) {
         throw new HttpError('INVALID_JSON', (err as Error).message);

@@ -20,7 +20,12 @@ function poisonedKey(value: unknown): string | null {
     if (Object.hasOwn(node, '__proto__')) return '__proto__';
     const record = node as Record<string, unknown>;
     const ctor = record.constructor;
-    if (Object.hasOwn(record, 'constructor') && typeof ctor === 'object' && ctor !== null && Object.hasOwn(ctor, 'prototype')) {
+    if (
+      Object.hasOwn(record, 'constructor') &&
+      typeof ctor === 'object' &&
+      ctor !== null &&
+      Object.hasOwn(ctor, 'prototype')
+    ) {
       return 'constructor.prototype';
     }
     for (const key in record) pending.push(record[key]);

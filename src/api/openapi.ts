@@ -15,7 +15,8 @@ export async function registerOpenApi(app: ApiApp): Promise<void> {
       info: {
         title: 'greenline merge queue API',
         version: '1.0.0',
-        description: 'Wire-compatible with Trunk Merge Queue\'s v1 API, plus the endpoints tagged Extensions and Webhooks. ' +
+        description:
+          "Wire-compatible with Trunk Merge Queue's v1 API, plus the endpoints tagged Extensions and Webhooks. " +
           'Errors are `{ "error": { "code", "message" } }`; the codes are listed in docs/errors.md.',
       },
       components: {
@@ -26,7 +27,7 @@ export async function registerOpenApi(app: ApiApp): Promise<void> {
         { name: 'Pull requests', description: 'Submit, cancel, restart and inspect PRs in a queue' },
         { name: 'Queues', description: 'Create, read, change and delete queues' },
         { name: 'Metrics', description: 'Prometheus metrics' },
-        { name: 'Extensions', description: 'greenline endpoints beyond Trunk\'s v1 API' },
+        { name: 'Extensions', description: "greenline endpoints beyond Trunk's v1 API" },
         { name: 'Webhooks', description: 'greenline endpoints to manage webhook subscriptions (docs/webhooks.md)' },
       ],
     },

@@ -14,7 +14,12 @@ import { HttpError } from '../errors.js';
 import { canonical } from './parse-input.js';
 import { SETTABLE_QUEUE_STATES } from './schemas/common.js';
 import {
-  ADAPTIVE_MODES, DIRECT_MERGE_MODES, MERGE_METHODS, MODES, OPTIMIZATION_MODES, TEST_BRANCH_CONSTRUCTION_MODES,
+  ADAPTIVE_MODES,
+  DIRECT_MERGE_MODES,
+  MERGE_METHODS,
+  MODES,
+  OPTIMIZATION_MODES,
+  TEST_BRANCH_CONSTRUCTION_MODES,
   type UpdateQueueRequest,
 } from './schemas/queue.js';
 
@@ -23,7 +28,12 @@ type Body = Static<typeof UpdateQueueRequest>;
 const anyCase = <T extends string>(values: readonly T[], value: string | undefined, field: string): T | undefined =>
   value === undefined ? undefined : canonical(values, value, `body/${field}`);
 
-function alias<K extends keyof QueueUpdate>(update: QueueUpdate, name: K, value: QueueUpdate[K] | undefined, legacy: string): void {
+function alias<K extends keyof QueueUpdate>(
+  update: QueueUpdate,
+  name: K,
+  value: QueueUpdate[K] | undefined,
+  legacy: string,
+): void {
   if (value === undefined) return;
   if (update[name] !== undefined && update[name] !== value) {
     throw new HttpError('VALIDATION_FAILED', `body/${legacy} disagrees with body/${name}; send only ${name}`);
@@ -34,7 +44,10 @@ function alias<K extends keyof QueueUpdate>(update: QueueUpdate, name: K, value:
 export function toQueueUpdate(body: Body): QueueUpdate {
   const requiredStatuses = body.requiredStatuses ?? undefined;
   if (requiredStatuses && body.deleteRequiredStatuses) {
-    throw new HttpError('VALIDATION_FAILED', 'body/requiredStatuses cannot be set together with deleteRequiredStatuses: true');
+    throw new HttpError(
+      'VALIDATION_FAILED',
+      'body/requiredStatuses cannot be set together with deleteRequiredStatuses: true',
+    );
   }
   const update: QueueUpdate = {
     state: anyCase(SETTABLE_QUEUE_STATES, body.state, 'state'),
@@ -61,7 +74,11 @@ export function toQueueUpdate(body: Body): QueueUpdate {
     labelCommandsEnabled: body.labelCommandsEnabled,
     stateLabelsEnabled: body.stateLabelsEnabled,
     notReadyTimeoutHours: body.notReadyTimeoutHours,
-    testBranchConstructionMode: anyCase(TEST_BRANCH_CONSTRUCTION_MODES, body.testBranchConstructionMode, 'testBranchConstructionMode'),
+    testBranchConstructionMode: anyCase(
+      TEST_BRANCH_CONSTRUCTION_MODES,
+      body.testBranchConstructionMode,
+      'testBranchConstructionMode',
+    ),
     adaptiveMode: anyCase(ADAPTIVE_MODES, body.adaptiveMode, 'adaptiveMode'),
     adaptiveMinConcurrency: body.adaptiveMinConcurrency,
   };

@@ -29,7 +29,13 @@ function fieldsOf(schema: Record<string, unknown> | undefined): string {
 /** A key of the object that failed `required` that its schema does not have: often the misspelt one. */
 function strayKey(error: SchemaError): string | undefined {
   const properties = error.parentSchema?.properties as Record<string, unknown> | undefined;
-  if (!properties || error.parentSchema?.additionalProperties !== false || typeof error.data !== 'object' || error.data === null) return undefined;
+  if (
+    !properties ||
+    error.parentSchema?.additionalProperties !== false ||
+    typeof error.data !== 'object' ||
+    error.data === null
+  )
+    return undefined;
   return Object.keys(error.data).find((key) => !Object.hasOwn(properties, key));
 }
 
@@ -46,7 +52,9 @@ export function validationMessage(errors: readonly SchemaError[], part: string):
     case 'required': {
       const stray = strayKey(error);
       const missing = `${at}/${String(error.params.missingProperty)} is required`;
-      return stray === undefined ? missing : `${missing}, and ${at}/${stray} is not a field of ${at}; ${fieldsOf(error.parentSchema)}`;
+      return stray === undefined
+        ? missing
+        : `${missing}, and ${at}/${stray} is not a field of ${at}; ${fieldsOf(error.parentSchema)}`;
     }
     case 'x-enum-any-case':
       return `${at} must be one of ${(error.schema as string[]).join(', ')} (any letter case)`;

@@ -52,7 +52,8 @@ export function submittedPr(view: PrView, enumCase: EnumCase): Static<typeof Sub
 
 export function reasonOut(r: PrReason): Static<typeof SubmittedPr>['reason'] {
   return {
-    code: r.code, message: r.message,
+    code: r.code,
+    message: r.message,
     ...(r.detail !== undefined ? { detail: r.detail } : {}),
     ...(r.url !== undefined ? { url: r.url } : {}),
     ...(r.testRunId !== undefined ? { testRunId: r.testRunId } : {}),
@@ -62,15 +63,17 @@ export function reasonOut(r: PrReason): Static<typeof SubmittedPr>['reason'] {
 
 /** An entry's timeline for `includeTimeline`: newest change first, states spelled like `state`. */
 export function timelineOut(entry: Entry, enumCase: EnumCase): NonNullable<Static<typeof SubmittedPr>['timeline']> {
-  return entry.timeline.map((t) => ({
-    at: new Date(t.at).toISOString(),
-    fromState: t.from === null ? null : stateOut(t.from, enumCase),
-    toState: stateOut(t.to, enumCase),
-    reason: t.reason,
-    message: reasonMessage(t.to, t.reason),
-    testRunId: t.runId ?? null,
-    detail: t.detail ?? null,
-  })).reverse();
+  return entry.timeline
+    .map((t) => ({
+      at: new Date(t.at).toISOString(),
+      fromState: t.from === null ? null : stateOut(t.from, enumCase),
+      toState: stateOut(t.to, enumCase),
+      reason: t.reason,
+      message: reasonMessage(t.to, t.reason),
+      testRunId: t.runId ?? null,
+      detail: t.detail ?? null,
+    }))
+    .reverse();
 }
 
 export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase): Static<typeof QueueSettings> {

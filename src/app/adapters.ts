@@ -10,7 +10,7 @@ export interface Adapters {
 
 export function forgeFor(adapters: Adapters, binding: RepoBinding): ForgePort {
   const forge = adapters.forges[binding.forge];
-  if (!forge) throw new Error(`No "${binding.forge}" forge adapter is available for ${binding.repo.owner}/${binding.repo.name}`);
+  if (!forge)
+    throw new Error(`No "${binding.forge}" forge adapter is available for ${binding.repo.owner}/${binding.repo.name}`);
   return forge;
 }
-

@@ -20,13 +20,18 @@ import type { QueueExecutor } from './queue-executor.js';
 const failing = (state: string | undefined): boolean => state === 'failure' || state === 'error';
 
 /** The detail of a failure names the failed required status and, when it gave one, its description. */
-export function outcomeOf(required: string[], statuses: (Pick<CiStatusRow, 'context' | 'state'> & { description?: string | null })[]):
-  { outcome: 'success' } | { outcome: 'failure'; detail: string } | null {
+export function outcomeOf(
+  required: string[],
+  statuses: (Pick<CiStatusRow, 'context' | 'state'> & { description?: string | null })[],
+): { outcome: 'success' } | { outcome: 'failure'; detail: string } | null {
   const byContext = new Map(statuses.map((s) => [s.context, s]));
   const failed = required.find((c) => failing(byContext.get(c)?.state));
   if (failed) {
     const { state, description } = byContext.get(failed)!;
-    return { outcome: 'failure', detail: `required status "${failed}" reported ${state}${description ? `: ${description}` : ''}` };
+    return {
+      outcome: 'failure',
+      detail: `required status "${failed}" reported ${state}${description ? `: ${description}` : ''}`,
+    };
   }
   return required.every((c) => byContext.get(c)?.state === 'success') ? { outcome: 'success' } : null;
 }
@@ -34,13 +39,18 @@ export function outcomeOf(required: string[], statuses: (Pick<CiStatusRow, 'cont
 /** The link of the first failed required status of a run that reported one (null: none has a link). */
 export async function failedCheckUrl(db: Kysely<Database>, runId: string): Promise<string | null> {
   const run = await findRunRow(db, runId);
-  const required: string[] = run?.required_statuses ? JSON.parse(run.required_statuses) as string[] : [];
+  const required: string[] = run?.required_statuses ? (JSON.parse(run.required_statuses) as string[]) : [];
   const statuses = await listCiStatuses(db, runId);
-  return statuses.find((s) => failing(s.state) && s.url && (required.length === 0 || required.includes(s.context)))?.url ?? null;
+  return (
+    statuses.find((s) => failing(s.state) && s.url && (required.length === 0 || required.includes(s.context)))?.url ??
+    null
+  );
 }
 
 export class CiOutcome {
-  constructor(private readonly deps: { db: Kysely<Database>; executor: QueueExecutor; clock: Clock; logger?: Logger }) {}
+  constructor(
+    private readonly deps: { db: Kysely<Database>; executor: QueueExecutor; clock: Clock; logger?: Logger },
+  ) {}
 
   /** For CI adapters: never throws back into the adapter; problems are logged. */
   readonly sink: CiStatusSink = async (report) => {
@@ -57,7 +67,12 @@ export class CiOutcome {
     if (!run) throw new HttpError('TEST_RUN_NOT_FOUND', report.runId);
     const { context, state, url, description } = report.status;
     await upsertCiStatus(this.deps.db, {
-      run_id: run.id, context, state, url: url ?? null, description: description ?? null, updated_at: this.deps.clock.now(),
+      run_id: run.id,
+      context,
+      state,
+      url: url ?? null,
+      description: description ?? null,
+      updated_at: this.deps.clock.now(),
     });
     await this.evaluate(run.id);
   }
@@ -69,9 +84,17 @@ export class CiOutcome {
     const result = outcomeOf(JSON.parse(run.required_statuses) as string[], await listCiStatuses(this.deps.db, runId));
     if (!result) return;
     const at = this.deps.clock.now();
-    const event: EngineEvent = result.outcome === 'success'
-      ? { kind: 'ciResult', at, runId, outcome: 'success' }
-      : { kind: 'ciResult', at, runId, outcome: 'failure', reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', detail: result.detail };
+    const event: EngineEvent =
+      result.outcome === 'success'
+        ? { kind: 'ciResult', at, runId, outcome: 'success' }
+        : {
+            kind: 'ciResult',
+            at,
+            runId,
+            outcome: 'failure',
+            reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+            detail: result.detail,
+          };
     await this.deps.executor.apply(run.queue_id, event);
   }
 }

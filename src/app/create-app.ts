@@ -70,42 +70,99 @@ export function createApp(deps: AppDeps): App {
   const adapters: Adapters = { forges: deps.forges, ci: deps.createCi(ciOutcome.sink) };
   const policy = deps.webhookPolicy;
   const leases = new QueueLeases({
-    db, clock, ...(deps.leaseTtlMs !== undefined ? { ttlMs: deps.leaseTtlMs } : {}),
-    ...(deps.instanceId !== undefined ? { instanceId: deps.instanceId } : {}), ...(logger ? { logger } : {}),
+    db,
+    clock,
+    ...(deps.leaseTtlMs !== undefined ? { ttlMs: deps.leaseTtlMs } : {}),
+    ...(deps.instanceId !== undefined ? { instanceId: deps.instanceId } : {}),
+    ...(logger ? { logger } : {}),
   });
   const webhooks = new WebhookDeliveryWorker({
-    db, clock, instanceId: leases.instanceId, ...(policy ? { policy } : {}), ...(logger ? { logger: logger.child({ part: 'webhooks' }) } : {}),
+    db,
+    clock,
+    instanceId: leases.instanceId,
+    ...(policy ? { policy } : {}),
+    ...(logger ? { logger: logger.child({ part: 'webhooks' }) } : {}),
   });
   const runner = new EffectRunner({
-    db, executor, adapters, ciOutcome, clock, leases, onWebhookMessages: () => webhooks.wake(), ...(logger ? { logger } : {}),
+    db,
+    executor,
+    adapters,
+    ciOutcome,
+    clock,
+    leases,
+    onWebhookMessages: () => webhooks.wake(),
+    ...(logger ? { logger } : {}),
   });
   leases.onAcquired = async (queueIds, formerHolders) => {
-    await takeOverQueues({ db, clock, ciOutcome, adapters, instanceId: leases.instanceId, ...(logger ? { logger } : {}) }, queueIds, formerHolders);
+    await takeOverQueues(
+      { db, clock, ciOutcome, adapters, instanceId: leases.instanceId, ...(logger ? { logger } : {}) },
+      queueIds,
+      formerHolders,
+    );
     setImmediate(() => {
       runner.wake();
       webhooks.wake();
     });
   };
   executor.onEffects = () => runner.wake();
-  const poller = new ForgePoller({ db, adapters, executor, clock, leases, intervalMs: deps.pollIntervalMs, ...(logger ? { logger } : {}) });
+  const poller = new ForgePoller({
+    db,
+    adapters,
+    executor,
+    clock,
+    leases,
+    intervalMs: deps.pollIntervalMs,
+    ...(logger ? { logger } : {}),
+  });
   const retention = new RetentionSweeper({
-    db, clock, ...(deps.retentionMs !== undefined ? { retentionMs: deps.retentionMs } : {}), ...(logger ? { logger } : {}),
+    db,
+    clock,
+    ...(deps.retentionMs !== undefined ? { retentionMs: deps.retentionMs } : {}),
+    ...(logger ? { logger } : {}),
   });
   let notifications: EffectNotifications | null = null;
   const service = new GreenlineService({
-    db, executor, adapters, ciOutcome, clock, newId, onWebhookWork: () => webhooks.wake(),
-    ...(policy ? { webhookPolicy: policy } : {}), ...(logger ? { logger } : {}),
+    db,
+    executor,
+    adapters,
+    ciOutcome,
+    clock,
+    newId,
+    onWebhookWork: () => webhooks.wake(),
+    ...(policy ? { webhookPolicy: policy } : {}),
+    ...(logger ? { logger } : {}),
   });
   const forgeObservations = new ForgeObservations({
-    db, executor, service, ciOutcome, adapters, clock, ...(logger ? { logger: logger.child({ part: 'forge-observations' }) } : {}),
+    db,
+    executor,
+    service,
+    ciOutcome,
+    adapters,
+    clock,
+    ...(logger ? { logger: logger.child({ part: 'forge-observations' }) } : {}),
   });
   return {
-    service, executor, runner, poller, leases, ciOutcome, adapters, forgeObservations, webhooks, retention,
+    service,
+    executor,
+    runner,
+    poller,
+    leases,
+    ciOutcome,
+    adapters,
+    forgeObservations,
+    webhooks,
+    retention,
     start() {
       leases.start();
       runner.start();
       poller.start();
-      notifications = listenForEffects(db, (queueId) => { if (leases.holds(queueId)) runner.wake(); }, logger);
+      notifications = listenForEffects(
+        db,
+        (queueId) => {
+          if (leases.holds(queueId)) runner.wake();
+        },
+        logger,
+      );
       webhooks.start();
       retention.start();
     },

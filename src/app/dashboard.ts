@@ -7,7 +7,12 @@
 import type { Kysely } from 'kysely';
 import { laneHeads, queueOrder } from '../engine/index.js';
 import {
-  PrState, TERMINAL_STATES, type Entry, type QueueConfig, type QueueSnapshot, type TestRun,
+  PrState,
+  TERMINAL_STATES,
+  type Entry,
+  type QueueConfig,
+  type QueueSnapshot,
+  type TestRun,
 } from '../engine/types.js';
 import { HttpError } from '../errors.js';
 import { percentile } from '../lib/percentile.js';
@@ -55,7 +60,10 @@ const managementOf = (q: QueueRow): QueueManagement => ({ managedBy: q.managed_b
 export async function listQueueSummaries(db: Kysely<Database>, ctx: AuthContext, now: number): Promise<QueueSummary[]> {
   const repos = await listRepos(db, ctx.orgId);
   const repoById = new Map(repos.map((r) => [r.id, r]));
-  const queues = await listQueuesOfRepos(db, repos.map((r) => r.id));
+  const queues = await listQueuesOfRepos(
+    db,
+    repos.map((r) => r.id),
+  );
   const ids = queues.map((q) => q.id);
   const [entries, counts] = await Promise.all([
     listEntriesInStates(db, ids, ACTIVE_STATES),
@@ -104,7 +112,10 @@ export interface QueueActivity {
 
 /** One queue as the live view draws it. */
 export async function queueActivity(
-  db: Kysely<Database>, executor: QueueExecutor, ctx: AuthContext, key: QueueKey,
+  db: Kysely<Database>,
+  executor: QueueExecutor,
+  ctx: AuthContext,
+  key: QueueKey,
 ): Promise<QueueActivity> {
   const { queue } = await queueOfOrg(db, ctx, key);
   const [snapshot, recent] = await Promise.all([
@@ -119,12 +130,14 @@ export async function queueActivity(
   // Runs in the order of their first tested PR in the queue: the order they would merge in.
   const position = new Map(ordered.map((e, i) => [e.prNumber, i]));
   const at = (r: TestRun) => position.get(r.prNumbers[0] ?? -1) ?? Number.MAX_SAFE_INTEGER;
-  const runs = snapshot.runs.filter((r) => IN_FLIGHT.includes(r.status)).sort((a, b) => at(a) - at(b) || a.createdAt - b.createdAt);
+  const runs = snapshot.runs
+    .filter((r) => IN_FLIGHT.includes(r.status))
+    .sort((a, b) => at(a) - at(b) || a.createdAt - b.createdAt);
   return {
     snapshot,
     management: managementOf(queue),
     pullRequests: ordered.map((entry) => ({ entry, lane: laneOf.get(entry.prNumber) ?? null })),
-    testRuns: runs.map((run) => ({ run, lane: parallel ? laneOf.get(run.prNumbers[0] ?? -1) ?? null : null })),
+    testRuns: runs.map((run) => ({ run, lane: parallel ? (laneOf.get(run.prNumbers[0] ?? -1) ?? null) : null })),
     recent,
   };
 }
@@ -162,9 +175,13 @@ function bucketOf(t: Tally): Omit<HourBucket, 'start'> {
   const times = [...t.times].sort((a, b) => a - b);
   const round = (n: number | null) => (n === null ? null : Math.round(n * 10) / 10);
   return {
-    merged: t.merged, failed: t.failed, cancelled: t.cancelled,
-    timeInQueueP50: round(percentile(times, 50)), timeInQueueP95: round(percentile(times, 95)),
-    ciRuns: t.ciRuns, ciRunsPerMerge: t.merged === 0 ? null : Math.round((t.ciRuns / t.merged) * 100) / 100,
+    merged: t.merged,
+    failed: t.failed,
+    cancelled: t.cancelled,
+    timeInQueueP50: round(percentile(times, 50)),
+    timeInQueueP95: round(percentile(times, 95)),
+    ciRuns: t.ciRuns,
+    ciRunsPerMerge: t.merged === 0 ? null : Math.round((t.ciRuns / t.merged) * 100) / 100,
   };
 }
 
@@ -173,7 +190,11 @@ function bucketOf(t: Tally): Omit<HourBucket, 'start'> {
  * runs from its admission (its trip's first PENDING) to its conclusion, as the metrics measure it.
  */
 export async function queueHistory(
-  db: Kysely<Database>, ctx: AuthContext, key: QueueKey, hours: number, now: number,
+  db: Kysely<Database>,
+  ctx: AuthContext,
+  key: QueueKey,
+  hours: number,
+  now: number,
 ): Promise<QueueHistory> {
   if (!Number.isInteger(hours) || hours < 1 || hours > MAX_HISTORY_HOURS) {
     throw new HttpError('VALIDATION_FAILED', `hours must be an integer from 1 to ${MAX_HISTORY_HOURS}`);
@@ -186,7 +207,8 @@ export async function queueHistory(
   ]);
   const tallies = Array.from({ length: hours }, emptyTally);
   const total = emptyTally();
-  const tallyAt = (at: number): Tally | undefined => (at >= start ? tallies[Math.floor((at - start) / HOUR_MS)] : undefined);
+  const tallyAt = (at: number): Tally | undefined =>
+    at >= start ? tallies[Math.floor((at - start) / HOUR_MS)] : undefined;
 
   // Rows come ordered by PR and time: walk each PR's trips.
   let pr: number | null = null;

@@ -16,7 +16,11 @@ export interface EffectNotifications {
   stop(): Promise<void>;
 }
 
-export function listenForEffects(db: Kysely<Database>, onQueue: (queueId: string) => void, logger?: Logger): EffectNotifications {
+export function listenForEffects(
+  db: Kysely<Database>,
+  onQueue: (queueId: string) => void,
+  logger?: Logger,
+): EffectNotifications {
   const pool = pgPoolOf(db);
   if (!pool) return { stop: async () => undefined };
   let client: pg.PoolClient | null = null;
@@ -31,7 +35,9 @@ export function listenForEffects(db: Kysely<Database>, onQueue: (queueId: string
         c.release();
         return;
       }
-      c.on('notification', (n) => { if (n.channel === EFFECTS_CHANNEL && n.payload) onQueue(n.payload); });
+      c.on('notification', (n) => {
+        if (n.channel === EFFECTS_CHANNEL && n.payload) onQueue(n.payload);
+      });
       c.on('error', (err) => {
         logger?.warn({ err }, 'effect notifications connection lost; reconnecting');
         c.release(err);

@@ -28,7 +28,13 @@ import type { Clock } from '../lib/clock.js';
 import { OutboxWorker } from '../lib/outbox-worker.js';
 import type { Database, EffectRow } from '../store/database.js';
 import {
-  completeEffect, failEffect, leaseEffects, nextEffectRunAt, rescheduleEffect, selectDueEffectIds, selectQueuesWithDueEffects,
+  completeEffect,
+  failEffect,
+  leaseEffects,
+  nextEffectRunAt,
+  rescheduleEffect,
+  selectDueEffectIds,
+  selectQueuesWithDueEffects,
 } from '../store/effects.js';
 import { findQueueById } from '../store/queues.js';
 import { findRepoById } from '../store/repos.js';
@@ -104,7 +110,11 @@ export class EffectRunner extends OutboxWorker {
     const others = due.filter((id) => !leases.holds(id));
     // Work for a queue nobody holds yet (a new queue) need not wait for the next lease round.
     if (others.length > 0) {
-      void leases.offer(others).then(() => { if (others.some((id) => leases.holds(id))) this.wake(); })
+      void leases
+        .offer(others)
+        .then(() => {
+          if (others.some((id) => leases.holds(id))) this.wake();
+        })
         .catch((err: unknown) => this.deps.logger?.warn({ err }, 'taking queue leases failed'));
     }
     for (const queueId of queues) {
@@ -125,9 +135,16 @@ export class EffectRunner extends OutboxWorker {
     for (;;) {
       if (!leases.holds(queueId)) return;
       const now = clock.now();
-      const claimed = await db.transaction().execute(async (trx) => leaseEffects(trx,
-        await selectDueEffectIds(trx, now, this.deps.batchSize ?? 20, queueId, leases.instanceId),
-        now + (this.deps.leaseMs ?? 600_000), leases.instanceId));
+      const claimed = await db
+        .transaction()
+        .execute(async (trx) =>
+          leaseEffects(
+            trx,
+            await selectDueEffectIds(trx, now, this.deps.batchSize ?? 20, queueId, leases.instanceId),
+            now + (this.deps.leaseMs ?? 600_000),
+            leases.instanceId,
+          ),
+        );
       if (claimed.length === 0) return;
       for (const row of claimed) await this.execute(row);
     }
@@ -139,7 +156,9 @@ export class EffectRunner extends OutboxWorker {
     try {
       const event = await this.perform(row.queue_id, effect);
       if (event) {
-        const r = await executor.apply(row.queue_id, event, { alsoInTransaction: (trx) => completeEffect(trx, row.id, clock.now()) });
+        const r = await executor.apply(row.queue_id, event, {
+          alsoInTransaction: (trx) => completeEffect(trx, row.id, clock.now()),
+        });
         if (r.ok) return;
         logger?.debug({ effect: effect.key, rejection: r.rejection }, 'effect result not applied');
       }
@@ -147,7 +166,10 @@ export class EffectRunner extends OutboxWorker {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const retryAt = nextAttemptAt(effect.kind, row.attempts, clock.now());
-      logger?.warn({ effect: effect.key, attempts: row.attempts, err: message }, retryAt ? 'effect failed; will retry' : 'effect failed; giving up');
+      logger?.warn(
+        { effect: effect.key, attempts: row.attempts, err: message },
+        retryAt ? 'effect failed; will retry' : 'effect failed; giving up',
+      );
       if (retryAt !== null) return rescheduleEffect(db, row.id, retryAt, message, clock.now());
       await failEffect(db, row.id, message, clock.now());
       const giveUp = exhausted(effect, message, clock.now());
@@ -163,8 +185,10 @@ export class EffectRunner extends OutboxWorker {
   private async runIsOver(queueId: string, effect: RunEffect): Promise<boolean> {
     const row = await findRunRow(this.deps.db, effect.runId);
     if (!row || isInFlight(runOf(row))) return false;
-    this.deps.logger?.info({ queue: queueId, effect: effect.key, run: effect.runId, status: row.status },
-      `${effect.kind} skipped: the run is already ${row.status}`);
+    this.deps.logger?.info(
+      { queue: queueId, effect: effect.key, run: effect.runId, status: row.status },
+      `${effect.kind} skipped: the run is already ${row.status}`,
+    );
     return true;
   }
 
@@ -178,7 +202,11 @@ export class EffectRunner extends OutboxWorker {
     switch (effect.kind) {
       case 'createTestBranch': {
         if (await this.runIsOver(queueId, effect)) return null;
-        const r = await forgeFor(adapters, binding).createTestBranch(binding, { branch: effect.branch, baseSha: effect.baseSha, prs: effect.prs });
+        const r = await forgeFor(adapters, binding).createTestBranch(binding, {
+          branch: effect.branch,
+          baseSha: effect.baseSha,
+          prs: effect.prs,
+        });
         const at = clock.now();
         return r.ok
           ? { kind: 'testBranchCreated', at, runId: effect.runId, sha: r.sha }
@@ -186,19 +214,40 @@ export class EffectRunner extends OutboxWorker {
       }
       case 'startCi': {
         if (await this.runIsOver(queueId, effect)) return null;
-        const required = resolveRequiredStatuses(effect.requiredStatuses, repo)
-          ?? (await protectionStatuses(forgeFor(adapters, binding), binding, queue.target_branch));
+        const required =
+          resolveRequiredStatuses(effect.requiredStatuses, repo) ??
+          (await protectionStatuses(forgeFor(adapters, binding), binding, queue.target_branch));
         if (!required) {
-          return { kind: 'ciResult', at: clock.now(), runId: effect.runId, outcome: 'failure', reason: 'START_TEST_RUN_NO_REQUIRED_STATUSES',
-            detail: 'no required statuses: set requiredStatuses on the queue or connect the repository with a CI command' };
+          return {
+            kind: 'ciResult',
+            at: clock.now(),
+            runId: effect.runId,
+            outcome: 'failure',
+            reason: 'START_TEST_RUN_NO_REQUIRED_STATUSES',
+            detail:
+              'no required statuses: set requiredStatuses on the queue or connect the repository with a CI command',
+          };
         }
         // With no check required (an empty override) the built-in CI is not started: its result could
         // change nothing, and evaluate() below passes the run at once.
         const runsCi = repo.ci_command !== null && required.statuses.length > 0;
-        await setRunRequiredStatuses(db, effect.runId, required.statuses, required.source, runsCi ? this.deps.leases.instanceId : null);
+        await setRunRequiredStatuses(
+          db,
+          effect.runId,
+          required.statuses,
+          required.source,
+          runsCi ? this.deps.leases.instanceId : null,
+        );
         if (runsCi) {
-          await adapters.ci.start({ repo: binding, runId: effect.runId, branch: effect.branch, sha: effect.sha,
-            targetBranch: queue.target_branch, prNumbers: effect.prNumbers, timeoutMinutes: effect.timeoutMinutes });
+          await adapters.ci.start({
+            repo: binding,
+            runId: effect.runId,
+            branch: effect.branch,
+            sha: effect.sha,
+            targetBranch: queue.target_branch,
+            prNumbers: effect.prNumbers,
+            timeoutMinutes: effect.timeoutMinutes,
+          });
         }
         await this.deps.ciOutcome.evaluate(effect.runId);
         return null;
@@ -211,18 +260,35 @@ export class EffectRunner extends OutboxWorker {
         return null;
       case 'merge': {
         const r = await forgeFor(adapters, binding).advanceTarget(binding, {
-          targetBranch: queue.target_branch, expectedSha: effect.expectedTargetSha, testSha: effect.testSha, prs: effect.prs, method: effect.method,
+          targetBranch: queue.target_branch,
+          expectedSha: effect.expectedTargetSha,
+          testSha: effect.testSha,
+          prs: effect.prs,
+          method: effect.method,
         });
         const at = clock.now();
         const prNumbers = effect.prs.map((p) => p.number);
         return r.ok
           ? { kind: 'merged', at, runId: effect.runId, prNumbers, newTargetSha: r.newSha }
-          : { kind: 'mergeFailed', at, runId: effect.runId, prNumbers, reason: r.reason, detail: r.detail,
-              ...(r.mergedPrNumbers ? { mergedPrNumbers: r.mergedPrNumbers } : {}), ...(r.newSha ? { newTargetSha: r.newSha } : {}) };
+          : {
+              kind: 'mergeFailed',
+              at,
+              runId: effect.runId,
+              prNumbers,
+              reason: r.reason,
+              detail: r.detail,
+              ...(r.mergedPrNumbers ? { mergedPrNumbers: r.mergedPrNumbers } : {}),
+              ...(r.newSha ? { newTargetSha: r.newSha } : {}),
+            };
       }
       case 'emitEvent':
-        if ((await recordQueueEvent(db, queueId, effect.key, effect.event, clock.now())) > 0) this.deps.onWebhookMessages?.();
-        await forgeFor(adapters, binding).onQueueEvent?.(binding, { targetBranch: queue.target_branch, config: queueConfigOf(queue) }, effect.event);
+        if ((await recordQueueEvent(db, queueId, effect.key, effect.event, clock.now())) > 0)
+          this.deps.onWebhookMessages?.();
+        await forgeFor(adapters, binding).onQueueEvent?.(
+          binding,
+          { targetBranch: queue.target_branch, config: queueConfigOf(queue) },
+          effect.event,
+        );
         return null;
       case 'scheduleWakeup':
         return { kind: 'tick', at: clock.now() };
@@ -240,9 +306,23 @@ function exhausted(effect: Effect, message: string, at: number): EngineEvent | n
     case 'createTestBranch':
       return { kind: 'testBranchFailed', at, runId: effect.runId, reason: 'START_TEST_RUN_RETRY_EXHAUSTED', detail };
     case 'startCi':
-      return { kind: 'ciResult', at, runId: effect.runId, outcome: 'failure', reason: 'START_TEST_RUN_RETRY_EXHAUSTED', detail };
+      return {
+        kind: 'ciResult',
+        at,
+        runId: effect.runId,
+        outcome: 'failure',
+        reason: 'START_TEST_RUN_RETRY_EXHAUSTED',
+        detail,
+      };
     case 'merge':
-      return { kind: 'mergeFailed', at, runId: effect.runId, prNumbers: effect.prs.map((p) => p.number), reason: 'GITHUB_API_MERGE_PR_FAILED', detail };
+      return {
+        kind: 'mergeFailed',
+        at,
+        runId: effect.runId,
+        prNumbers: effect.prs.map((p) => p.number),
+        reason: 'GITHUB_API_MERGE_PR_FAILED',
+        detail,
+      };
     default:
       return null;
   }

@@ -39,7 +39,9 @@ export type PrObservation = Extract<ForgeObservation, { kind: 'prSeen' | 'prClos
 
 /** Tells the queue's engine what the forge saw of a PR that the queue holds (nothing when it holds none). */
 export async function observePr(
-  deps: { executor: QueueExecutor; clock: Clock; logger?: Logger | undefined }, queueId: string, o: PrObservation,
+  deps: { executor: QueueExecutor; clock: Clock; logger?: Logger | undefined },
+  queueId: string,
+  o: PrObservation,
 ): Promise<void> {
   const r = await deps.executor.apply(queueId, (s) => {
     const e = s.entries.find((x) => x.prNumber === o.prNumber && !isTerminal(x.state));
@@ -50,9 +52,12 @@ export async function observePr(
 
 function eventOf(e: Entry, o: PrObservation, at: number): EngineEvent | null {
   switch (o.kind) {
-    case 'prSeen': return observedPrEvent(e, o.pr, o.merged, at);
-    case 'prClosed': return observedPrEvent(e, null, o.merged, at);
-    case 'prConvertedToDraft': return { kind: 'prConvertedToDraft', at, prNumber: o.prNumber };
+    case 'prSeen':
+      return observedPrEvent(e, o.pr, o.merged, at);
+    case 'prClosed':
+      return observedPrEvent(e, null, o.merged, at);
+    case 'prConvertedToDraft':
+      return { kind: 'prConvertedToDraft', at, prNumber: o.prNumber };
   }
 }
 
@@ -97,14 +102,16 @@ export class ForgeObservations {
         await this.run(repo, queue, o.prNumber, o.added ? { kind: 'merge', noBatch: false } : { kind: 'cancel' });
         return true;
       }
-      case 'prComment': return this.onComment(repo, queues, o);
+      case 'prComment':
+        return this.onComment(repo, queues, o);
       case 'branchPushed': {
         const queue = queues.find((q) => q.target_branch === o.branch);
         if (!queue) return false;
         await refreshTarget(this.deps, queue, repo);
         return true;
       }
-      case 'ciStatus': return this.recordStatuses(repo, o.sha, async () => [o.status]);
+      case 'ciStatus':
+        return this.recordStatuses(repo, o.sha, async () => [o.status]);
       case 'checksCompleted': {
         const binding = bindingOf(repo);
         const forge = forgeFor(this.deps.adapters, binding);
@@ -130,14 +137,23 @@ export class ForgeObservations {
     return true;
   }
 
-  private async onComment(repo: RepoRow, queues: QueueRow[], o: Extract<ForgeObservation, { kind: 'prComment' }>): Promise<boolean> {
+  private async onComment(
+    repo: RepoRow,
+    queues: QueueRow[],
+    o: Extract<ForgeObservation, { kind: 'prComment' }>,
+  ): Promise<boolean> {
     const binding = bindingOf(repo);
     const forge = forgeFor(this.deps.adapters, binding);
     const base = (await forge.getPullRequest(binding, o.prNumber))?.baseBranch;
     const queue = queues.find((q) => q.target_branch === base);
     if (!queue || !queueConfigOf(queue).commandsEnabled) return false;
     const refused = await this.run(repo, queue, o.prNumber, o.command);
-    if (refused) await forge.reply?.(binding, o.prNumber, `${o.author ? `@${o.author} ` : ''}greenline could not do that: ${refused}`);
+    if (refused)
+      await forge.reply?.(
+        binding,
+        o.prNumber,
+        `${o.author ? `@${o.author} ` : ''}greenline could not do that: ${refused}`,
+      );
     return true;
   }
 
@@ -146,11 +162,18 @@ export class ForgeObservations {
     if (command.kind === 'invalid') return command.message;
     const key = { repo: { host: repo.host, owner: repo.owner, name: repo.name }, targetBranch: queue.target_branch };
     const { service } = this.deps;
-    if (command.kind === 'cancel') return this.quietly(() => service.cancelPullRequest(ctxOf(repo), key, prNumber, 'USER_REQUESTED'), prNumber);
-    return this.quietly(() => service.submitPullRequest(ctxOf(repo), key, {
-      prNumber, reason: 'USER_REQUESTED', ...(command.priority !== undefined ? { priority: priorityOf(command.priority) } : {}),
-      ...(command.noBatch ? { noBatch: true } : {}),
-    }), prNumber);
+    if (command.kind === 'cancel')
+      return this.quietly(() => service.cancelPullRequest(ctxOf(repo), key, prNumber, 'USER_REQUESTED'), prNumber);
+    return this.quietly(
+      () =>
+        service.submitPullRequest(ctxOf(repo), key, {
+          prNumber,
+          reason: 'USER_REQUESTED',
+          ...(command.priority !== undefined ? { priority: priorityOf(command.priority) } : {}),
+          ...(command.noBatch ? { noBatch: true } : {}),
+        }),
+      prNumber,
+    );
   }
 
   /** A refusal of the service (e.g. cancel of a PR that is not queued) is the user's, not a failed delivery. */

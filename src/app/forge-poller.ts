@@ -43,7 +43,8 @@ export class ForgePoller {
 
   constructor(private readonly deps: ForgePollerDeps) {
     this.periodic = new Periodic(
-      () => this.pollOnce().catch((err: unknown) => this.deps.logger?.error({ err }, 'forge poll failed')), deps.intervalMs,
+      () => this.pollOnce().catch((err: unknown) => this.deps.logger?.error({ err }, 'forge poll failed')),
+      deps.intervalMs,
     );
   }
 
@@ -61,7 +62,8 @@ export class ForgePoller {
     for (const queue of await listQueuesWithActiveEntries(this.deps.db, TERMINAL_STATES)) {
       if (!this.deps.leases.holds(queue.id)) continue;
       await this.pollQueue(queue).catch((err: unknown) =>
-        this.deps.logger?.warn({ err, queue: queue.id, branch: queue.target_branch }, 'polling the forge failed'));
+        this.deps.logger?.warn({ err, queue: queue.id, branch: queue.target_branch }, 'polling the forge failed'),
+      );
     }
   }
 
@@ -75,8 +77,10 @@ export class ForgePoller {
     const entries = await listActiveEntries(db, queue.id, TERMINAL_STATES);
     // Direct merge (contract §6.9) is asked about for a queue's only PR while it waits to start (its
     // facts cost GitHub requests); a queue with more PRs tests them.
-    const direct = queueConfigOf(queue).directMergeMode === 'always' && entries.length === 1
-      ? forge.directMergeFacts?.bind(forge) : undefined;
+    const direct =
+      queueConfigOf(queue).directMergeMode === 'always' && entries.length === 1
+        ? forge.directMergeFacts?.bind(forge)
+        : undefined;
     for (const entry of entries) {
       let pr = await forge.getPullRequest(binding, entry.prNumber, queue.target_branch);
       const facts = pr && direct && waitsToStart(entry) ? await direct(binding, pr) : null;

@@ -7,13 +7,25 @@ import type { Logger } from 'pino';
 import { newQueueSnapshot } from '../engine/config.js';
 import { parsePriority, queueOrder, readiness } from '../engine/index.js';
 import {
-  PrState, TERMINAL_STATES, isTerminal, type Entry, type ImpactedTargets, type QueueConfig, type RepoRef, type SubmittedReason,
+  PrState,
+  TERMINAL_STATES,
+  isTerminal,
+  type Entry,
+  type ImpactedTargets,
+  type QueueConfig,
+  type RepoRef,
+  type SubmittedReason,
 } from '../engine/types.js';
 import { HttpError } from '../errors.js';
 import type { CiStatus } from '../ports.js';
 import type { Database, RepoRow } from '../store/database.js';
 import {
-  findEntryByBranch, findEntryById, findPrOfQueue, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage,
+  findEntryByBranch,
+  findEntryById,
+  findPrOfQueue,
+  listActiveEntriesAtSha,
+  listActivePrNumbers,
+  listEntriesPage,
 } from '../store/entries.js';
 import { findImpactedTargets, upsertImpactedTargets } from '../store/impacted-targets.js';
 import { deleteQueueRow, findQueue, findQueueById, insertQueue, markConfigWrite } from '../store/queues.js';
@@ -21,7 +33,14 @@ import { findRepo } from '../store/repos.js';
 import { forgeFor, type Adapters } from './adapters.js';
 import { failedCheckUrl, type CiOutcome } from './ci-outcome.js';
 import type { Clock } from '../lib/clock.js';
-import { listQueueSummaries, queueActivity, queueHistory, type QueueActivity, type QueueHistory, type QueueSummary } from './dashboard.js';
+import {
+  listQueueSummaries,
+  queueActivity,
+  queueHistory,
+  type QueueActivity,
+  type QueueHistory,
+  type QueueSummary,
+} from './dashboard.js';
 import { renderMetrics } from './metrics.js';
 import { prReason } from './pr-reason.js';
 import type { QueueExecutor } from './queue-executor.js';
@@ -34,7 +53,15 @@ import { refreshTarget } from './target-refresh.js';
 import { reportStatus, runOfQueue, testingDetails } from './test-run-details.js';
 import { TokenCache } from './tokens.js';
 import type {
-  AuthContext, ConfigSource, ListPullRequestsQuery, MergeQueueService, PrView, QueueKey, QueueUpdate, QueueView, TestRunView,
+  AuthContext,
+  ConfigSource,
+  ListPullRequestsQuery,
+  MergeQueueService,
+  PrView,
+  QueueKey,
+  QueueUpdate,
+  QueueView,
+  TestRunView,
 } from './types.js';
 
 export interface ServiceDeps {
@@ -70,8 +97,10 @@ export class GreenlineService implements MergeQueueService {
   constructor(private readonly deps: ServiceDeps) {
     this.tokens = new TokenCache(deps.db, deps.clock);
     this.webhooks = new WebhookAdmin({
-      db: deps.db, clock: deps.clock,
-      ...(deps.webhookPolicy ? { policy: deps.webhookPolicy } : {}), ...(deps.onWebhookWork ? { onWork: deps.onWebhookWork } : {}),
+      db: deps.db,
+      clock: deps.clock,
+      ...(deps.webhookPolicy ? { policy: deps.webhookPolicy } : {}),
+      ...(deps.onWebhookWork ? { onWork: deps.onWebhookWork } : {}),
     });
   }
 
@@ -82,13 +111,19 @@ export class GreenlineService implements MergeQueueService {
   // ------------------------------------------------------------------ queues (contract §2.8–§2.11)
 
   async createQueue(
-    ctx: AuthContext, key: QueueKey, config: Pick<Partial<QueueConfig>, 'mode' | 'concurrency'>, source: ConfigSource = 'other',
+    ctx: AuthContext,
+    key: QueueKey,
+    config: Pick<Partial<QueueConfig>, 'mode' | 'concurrency'>,
+    source: ConfigSource = 'other',
   ): Promise<void> {
     const { db, clock, newId } = this.deps;
     const repo = await repoOfOrg(db, ctx, key.repo);
     const patch = configPatch({ mode: config.mode, concurrency: config.concurrency });
     if (!isBranchName(key.targetBranch)) {
-      throw new HttpError('VALIDATION_FAILED', `targetBranch ${JSON.stringify(key.targetBranch)} is not a valid branch name`);
+      throw new HttpError(
+        'VALIDATION_FAILED',
+        `targetBranch ${JSON.stringify(key.targetBranch)} is not a valid branch name`,
+      );
     }
     if (await findQueue(db, repo.id, key.targetBranch)) throw new HttpError('QUEUE_EXISTS', key.targetBranch);
     const s = newQueueSnapshot(repoRefOf(repo), key.targetBranch, patch, repo.test_branch_prefix);
@@ -96,8 +131,16 @@ export class GreenlineService implements MergeQueueService {
     const id = newId();
     try {
       await insertQueue(db, {
-        id, repo_id: repo.id, target_branch: key.targetBranch, state: s.state, config: JSON.stringify(s.config),
-        target_sha: null, internal: JSON.stringify(s.internal), version: 0, created_at: now, updated_at: now,
+        id,
+        repo_id: repo.id,
+        target_branch: key.targetBranch,
+        state: s.state,
+        config: JSON.stringify(s.config),
+        target_sha: null,
+        internal: JSON.stringify(s.internal),
+        version: 0,
+        created_at: now,
+        updated_at: now,
         managed_by: source === 'terraform' ? 'terraform' : null,
       });
     } catch (err) {
@@ -106,7 +149,11 @@ export class GreenlineService implements MergeQueueService {
       throw err;
     }
     await refreshTarget(this.deps, (await findQueueById(db, id))!, repo).catch((err: unknown) =>
-      this.deps.logger?.warn({ err, branch: key.targetBranch }, 'target branch not readable yet; the poller will retry'));
+      this.deps.logger?.warn(
+        { err, branch: key.targetBranch },
+        'target branch not readable yet; the poller will retry',
+      ),
+    );
   }
 
   async getQueue(ctx: AuthContext, key: QueueKey): Promise<QueueView> {
@@ -114,7 +161,12 @@ export class GreenlineService implements MergeQueueService {
     return this.view(queue.id, queue.version);
   }
 
-  async updateQueue(ctx: AuthContext, key: QueueKey, update: QueueUpdate, source: ConfigSource = 'other'): Promise<QueueView> {
+  async updateQueue(
+    ctx: AuthContext,
+    key: QueueKey,
+    update: QueueUpdate,
+    source: ConfigSource = 'other',
+  ): Promise<QueueView> {
     const { queue } = await queueOfOrg(this.deps.db, ctx, key);
     const { state, deleteRequiredStatuses, requiredStatuses, ...rest } = update;
     // A list, empty or not, is the override (empty: no check required); deleteRequiredStatuses clears it.
@@ -128,8 +180,11 @@ export class GreenlineService implements MergeQueueService {
     }
     const at = this.deps.clock.now();
     // Who wrote is recorded with the write itself, in its transaction (contract §2.10).
-    const marked = { alsoInTransaction: (trx: Transaction<Database>) => markConfigWrite(trx, queue.id, source === 'terraform', at) };
-    if (Object.keys(patch).length > 0) await this.deps.executor.applyOrThrow(queue.id, { kind: 'updateConfig', at, patch }, marked);
+    const marked = {
+      alsoInTransaction: (trx: Transaction<Database>) => markConfigWrite(trx, queue.id, source === 'terraform', at),
+    };
+    if (Object.keys(patch).length > 0)
+      await this.deps.executor.applyOrThrow(queue.id, { kind: 'updateConfig', at, patch }, marked);
     if (state !== undefined) await this.deps.executor.applyOrThrow(queue.id, { kind: 'setState', at, state }, marked);
     return this.view(queue.id);
   }
@@ -140,7 +195,10 @@ export class GreenlineService implements MergeQueueService {
     await executor.serial(queue.id, async () => {
       const prs = await listActivePrNumbers(db, queue.id, TERMINAL_STATES);
       if (prs.length > 0) {
-        throw new HttpError('QUEUE_NOT_EMPTY', `${plural(prs.length, 'pull request')} (${prs.map((n) => `#${n}`).join(', ')})`);
+        throw new HttpError(
+          'QUEUE_NOT_EMPTY',
+          `${plural(prs.length, 'pull request')} (${prs.map((n) => `#${n}`).join(', ')})`,
+        );
       }
       await deleteQueueRow(db, queue.id);
       executor.forget(queue.id);
@@ -149,9 +207,16 @@ export class GreenlineService implements MergeQueueService {
 
   // ------------------------------------------------------------------ pull requests (§2.1–§2.6)
 
-  async submitPullRequest(ctx: AuthContext, key: QueueKey, req: {
-    prNumber: number; priority?: number | string | null; noBatch?: boolean; reason?: SubmittedReason;
-  }): Promise<void> {
+  async submitPullRequest(
+    ctx: AuthContext,
+    key: QueueKey,
+    req: {
+      prNumber: number;
+      priority?: number | string | null;
+      noBatch?: boolean;
+      reason?: SubmittedReason;
+    },
+  ): Promise<void> {
     const { db, adapters, executor, clock, newId } = this.deps;
     assertPrNumber(req.prNumber);
     const priority = parsePriority(req.priority);
@@ -160,40 +225,71 @@ export class GreenlineService implements MergeQueueService {
     const binding = bindingOf(repo);
     const forge = forgeFor(adapters, binding);
     let pr = await forge.getPullRequest(binding, req.prNumber, queue.target_branch);
-    if (!pr) throw new HttpError('PR_NOT_FOUND', `Pull request #${req.prNumber} does not exist in ${repo.owner}/${repo.name}`);
+    if (!pr)
+      throw new HttpError('PR_NOT_FOUND', `Pull request #${req.prNumber} does not exist in ${repo.owner}/${repo.name}`);
     const { entries, config } = await executor.read(queue.id, queue.version);
     // The poller watches only queues that hold PRs: an idle queue's head may be stale.
     if (queue.target_sha === null || entries.length === 0) await refreshTarget(this.deps, queue, repo);
     // Direct merge (contract §6.9): the engine merges the PR at once when these facts allow it.
-    if (config.directMergeMode === 'always' && forge.directMergeFacts) pr = { ...pr, ...(await forge.directMergeFacts(binding, pr)) };
+    if (config.directMergeMode === 'always' && forge.directMergeFacts)
+      pr = { ...pr, ...(await forge.directMergeFacts(binding, pr)) };
     // A PR submitted before keeps its entry id: the engine takes it from the PR's entry (the executor
     // adds its previous trip), so the new id is used only for a PR's first submission.
     await executor.applyOrThrow(queue.id, {
-      kind: 'submit', at: clock.now(), entryId: newId(), pr, reason: req.reason ?? 'API_REQUESTED',
+      kind: 'submit',
+      at: clock.now(),
+      entryId: newId(),
+      pr,
+      reason: req.reason ?? 'API_REQUESTED',
       ...(req.priority !== undefined ? { priority: priority.usedDefault ? null : priority.value } : {}),
       ...(req.noBatch !== undefined ? { noBatch: req.noBatch } : {}),
     });
     // Targets are often uploaded before the submission (contract §2.6): apply those for this head.
     const targets = await findImpactedTargets(db, repo.id, pr.number, pr.headSha);
-    if (targets) await executor.apply(queue.id, { kind: 'impactedTargets', at: clock.now(), prNumber: pr.number, headSha: pr.headSha, targets });
+    if (targets)
+      await executor.apply(queue.id, {
+        kind: 'impactedTargets',
+        at: clock.now(),
+        prNumber: pr.number,
+        headSha: pr.headSha,
+        targets,
+      });
   }
 
-  async cancelPullRequest(ctx: AuthContext, key: QueueKey, prNumber: number, reason: 'API_REQUESTED' | 'USER_REQUESTED' = 'API_REQUESTED'): Promise<void> {
+  async cancelPullRequest(
+    ctx: AuthContext,
+    key: QueueKey,
+    prNumber: number,
+    reason: 'API_REQUESTED' | 'USER_REQUESTED' = 'API_REQUESTED',
+  ): Promise<void> {
     assertPrNumber(prNumber);
     const { queue } = await queueOfOrg(this.deps.db, ctx, key);
     const who = ctx.tokenName !== undefined ? { detail: `by API token "${ctx.tokenName}"` } : {};
-    await this.deps.executor.applyOrThrow(queue.id, { kind: 'cancel', at: this.deps.clock.now(), prNumber, reason, ...who });
+    await this.deps.executor.applyOrThrow(queue.id, {
+      kind: 'cancel',
+      at: this.deps.clock.now(),
+      prNumber,
+      reason,
+      ...who,
+    });
   }
 
   async restartTestsOnPullRequest(ctx: AuthContext, key: QueueKey, prNumber: number): Promise<void> {
     assertPrNumber(prNumber);
     const { queue } = await queueOfOrg(this.deps.db, ctx, key);
     await this.deps.executor.applyOrThrow(queue.id, {
-      kind: 'restart', at: this.deps.clock.now(), prNumber, reason: 'TESTS_RESTARTED_BY_API_REQUEST',
+      kind: 'restart',
+      at: this.deps.clock.now(),
+      prNumber,
+      reason: 'TESTS_RESTARTED_BY_API_REQUEST',
     });
   }
 
-  async getSubmittedPullRequest(ctx: AuthContext, key: QueueKey, pr: { number: number } | { branch: string }): Promise<PrView> {
+  async getSubmittedPullRequest(
+    ctx: AuthContext,
+    key: QueueKey,
+    pr: { number: number } | { branch: string },
+  ): Promise<PrView> {
     // One query: the committed entry is what the queue's snapshot holds (or, terminal, no longer holds).
     const wanted = 'number' in pr && Number.isSafeInteger(pr.number) ? pr.number : -1;
     const found = await findPrOfQueue(this.deps.db, key.repo, key.targetBranch, wanted);
@@ -211,13 +307,23 @@ export class GreenlineService implements MergeQueueService {
     }
     const queue = { targetBranch: key.targetBranch, config: this.configOf(found.queue.config) };
     const runId = entry.timeline.at(-1)?.runId;
-    const url = entry.lastReason === 'TEST_RUN_REQUIRED_STATUS_FAILED' && runId ? await failedCheckUrl(this.deps.db, runId) : null;
+    const url =
+      entry.lastReason === 'TEST_RUN_REQUIRED_STATUS_FAILED' && runId
+        ? await failedCheckUrl(this.deps.db, runId)
+        : null;
     return {
-      entry, readiness: readiness(queue, entry), isCurrentlySubmittedToQueue: !isTerminal(entry.state), reason: prReason(queue, entry, url),
+      entry,
+      readiness: readiness(queue, entry),
+      isCurrentlySubmittedToQueue: !isTerminal(entry.state),
+      reason: prReason(queue, entry, url),
     };
   }
 
-  async listPullRequests(ctx: AuthContext, key: QueueKey, query: ListPullRequestsQuery): Promise<{ items: Entry[]; nextCursor?: string }> {
+  async listPullRequests(
+    ctx: AuthContext,
+    key: QueueKey,
+    query: ListPullRequestsQuery,
+  ): Promise<{ items: Entry[]; nextCursor?: string }> {
     const { db } = this.deps;
     const { queue } = await queueOfOrg(db, ctx, key);
     if (!Number.isInteger(query.take) || query.take < 1 || query.take > 100) {
@@ -230,25 +336,40 @@ export class GreenlineService implements MergeQueueService {
     let after: { submittedAt: number; prNumber: number } | undefined;
     if (query.cursor !== undefined) {
       const last = await findEntryById(db, queue.id, query.cursor);
-      if (!last) throw new HttpError('VALIDATION_FAILED', 'cursor is not a nextCursor returned by listPullRequests for this queue');
+      if (!last)
+        throw new HttpError(
+          'VALIDATION_FAILED',
+          'cursor is not a nextCursor returned by listPullRequests for this queue',
+        );
       after = { submittedAt: last.submittedAt, prNumber: last.prNumber };
     }
     const rows = await listEntriesPage(db, {
-      queueId: queue.id, limit: query.take + 1, after,
+      queueId: queue.id,
+      limit: query.take + 1,
+      after,
       ...(query.state !== undefined ? { state: query.state } : {}),
       ...(query.since !== undefined || query.until !== undefined
-        ? { concluded: { since: query.since, until: query.until, terminal: TERMINAL_STATES } } : {}),
+        ? { concluded: { since: query.since, until: query.until, terminal: TERMINAL_STATES } }
+        : {}),
     });
     const items = rows.slice(0, query.take);
     return rows.length > query.take ? { items, nextCursor: items[items.length - 1]!.id } : { items };
   }
 
-  async setImpactedTargets(ctx: AuthContext, key: QueueKey, req: { prNumber: number; sha: string; targets: ImpactedTargets }): Promise<void> {
+  async setImpactedTargets(
+    ctx: AuthContext,
+    key: QueueKey,
+    req: { prNumber: number; sha: string; targets: ImpactedTargets },
+  ): Promise<void> {
     checkTargetsUpload(req);
     await this.storeTargets(await repoOfOrg(this.deps.db, ctx, key.repo), req);
   }
 
-  async setImpactedTargetsFromFork(runId: string, key: QueueKey, req: { prNumber: number; sha: string; targets: ImpactedTargets }): Promise<void> {
+  async setImpactedTargetsFromFork(
+    runId: string,
+    key: QueueKey,
+    req: { prNumber: number; sha: string; targets: ImpactedTargets },
+  ): Promise<void> {
     checkTargetsUpload(req);
     const repo = await findRepo(this.deps.db, key.repo.host, key.repo.owner, key.repo.name);
     if (!repo) throw new HttpError('FORK_RUN_NOT_VERIFIED', `no repository ${repoSlug(key.repo)} is connected`);
@@ -260,12 +381,21 @@ export class GreenlineService implements MergeQueueService {
     await this.storeTargets(repo, req);
   }
 
-  private async storeTargets(repo: RepoRow, req: { prNumber: number; sha: string; targets: ImpactedTargets }): Promise<void> {
+  private async storeTargets(
+    repo: RepoRow,
+    req: { prNumber: number; sha: string; targets: ImpactedTargets },
+  ): Promise<void> {
     const { db, executor, clock } = this.deps;
     const at = clock.now();
     await upsertImpactedTargets(db, repo.id, req.prNumber, req.sha, req.targets, at);
     for (const { queueId } of await listActiveEntriesAtSha(db, repo.id, req.prNumber, req.sha, TERMINAL_STATES)) {
-      await executor.apply(queueId, { kind: 'impactedTargets', at, prNumber: req.prNumber, headSha: req.sha, targets: req.targets });
+      await executor.apply(queueId, {
+        kind: 'impactedTargets',
+        at,
+        prNumber: req.prNumber,
+        headSha: req.sha,
+        targets: req.targets,
+      });
     }
   }
 
@@ -275,7 +405,10 @@ export class GreenlineService implements MergeQueueService {
     return testingDetails(this.deps.db, ctx, key, testRunId);
   }
 
-  reportStatus(ctx: AuthContext, req: { repo: RepoRef; testRunId?: string; sha?: string; status: CiStatus }): Promise<void> {
+  reportStatus(
+    ctx: AuthContext,
+    req: { repo: RepoRef; testRunId?: string; sha?: string; status: CiStatus },
+  ): Promise<void> {
     return reportStatus(this.deps, ctx, req);
   }
 
@@ -318,7 +451,8 @@ export class GreenlineService implements MergeQueueService {
 
 function checkTargetsUpload(req: { prNumber: number; sha: string; targets: ImpactedTargets }): void {
   assertPrNumber(req.prNumber);
-  if (!req.sha) throw new HttpError('VALIDATION_FAILED', 'pr.sha must be the head commit sha the targets were computed for');
+  if (!req.sha)
+    throw new HttpError('VALIDATION_FAILED', 'pr.sha must be the head commit sha the targets were computed for');
   if (req.targets !== 'ALL' && !(Array.isArray(req.targets) && req.targets.every((t) => typeof t === 'string'))) {
     throw new HttpError('VALIDATION_FAILED', 'impactedTargets must be a list of strings or "ALL"');
   }

@@ -32,12 +32,16 @@ function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]
 
 /** The exposition text of the org's queues (all, or those of `repoIds`) at time `now`. */
 export async function renderMetrics(
-  db: Kysely<Database>, opts: { orgId: string; repoIds?: string[]; now: number },
+  db: Kysely<Database>,
+  opts: { orgId: string; repoIds?: string[]; now: number },
 ): Promise<string> {
   const m = newQueueMetrics();
   const repos = (await listRepos(db, opts.orgId)).filter((r) => !opts.repoIds || opts.repoIds.includes(r.id));
   const repoById = new Map(repos.map((r) => [r.id, r]));
-  const queues = await listQueuesOfRepos(db, repos.map((r) => r.id));
+  const queues = await listQueuesOfRepos(
+    db,
+    repos.map((r) => r.id),
+  );
   const queueIds = queues.map((q) => q.id);
   // The window is the last hour, (now − 1 h, now].
   const after = opts.now - HOUR_MS;
@@ -51,22 +55,26 @@ export async function renderMetrics(
   const transitionsOf = groupBy(transitions, (t) => t.queueId);
   for (const q of queues) {
     const repo = repoById.get(q.repo_id)!;
-    reportQueue(m, {
-      repo: `${repo.owner}/${repo.name}`,
-      snapshot: {
-        repo: { host: repo.host, owner: repo.owner, name: repo.name },
-        targetBranch: q.target_branch,
-        testBranchPrefix: repo.test_branch_prefix,
-        state: q.state as QueueState,
-        config: queueConfigOf(q),
-        targetSha: q.target_sha,
-        entries: (entriesOf.get(q.id) ?? []).map((e): Entry => e.entry),
-        runs: [],
-        internal: JSON.parse(q.internal) as Record<string, unknown>,
+    reportQueue(
+      m,
+      {
+        repo: `${repo.owner}/${repo.name}`,
+        snapshot: {
+          repo: { host: repo.host, owner: repo.owner, name: repo.name },
+          targetBranch: q.target_branch,
+          testBranchPrefix: repo.test_branch_prefix,
+          state: q.state as QueueState,
+          config: queueConfigOf(q),
+          targetSha: q.target_sha,
+          entries: (entriesOf.get(q.id) ?? []).map((e): Entry => e.entry),
+          runs: [],
+          internal: JSON.parse(q.internal) as Record<string, unknown>,
+        },
+        runs: (runsOf.get(q.id) ?? []).map((r) => r.run),
+        transitions: transitionsOf.get(q.id) ?? ([] as MetricsTransition[]),
       },
-      runs: (runsOf.get(q.id) ?? []).map((r) => r.run),
-      transitions: transitionsOf.get(q.id) ?? ([] as MetricsTransition[]),
-    }, after);
+      after,
+    );
   }
   return m.registry.metrics();
 }

@@ -10,7 +10,9 @@ const ORG_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 export function validateOrgName(name: string): void {
   if (!ORG_NAME.test(name)) {
-    throw new Error(`Invalid organization name "${name}": use letters, digits, ".", "_" or "-" (at most 100 characters)`);
+    throw new Error(
+      `Invalid organization name "${name}": use letters, digits, ".", "_" or "-" (at most 100 characters)`,
+    );
   }
 }
 

@@ -6,7 +6,10 @@ export class Periodic {
   private timer: NodeJS.Timeout | null = null;
   private current: Promise<void> | null = null;
 
-  constructor(private readonly work: () => Promise<void>, private readonly intervalMs: number) {}
+  constructor(
+    private readonly work: () => Promise<void>,
+    private readonly intervalMs: number,
+  ) {}
 
   /** `immediately`: also run once now. */
   start(opts: { immediately?: boolean } = {}): void {
@@ -23,6 +26,8 @@ export class Periodic {
 
   private tick(): void {
     if (this.current) return;
-    this.current = this.work().finally(() => { this.current = null; });
+    this.current = this.work().finally(() => {
+      this.current = null;
+    });
   }
 }

@@ -8,8 +8,13 @@ import type { EngineEvent, Entry, PrInfo } from '../engine/types.js';
 
 /** Whether the forge's PR differs from the entry in anything the engine keeps. */
 export function prChanged(e: Entry, pr: PrInfo): boolean {
-  return e.headSha !== pr.headSha || e.baseBranch !== pr.baseBranch || e.title !== pr.title || e.mergeability !== pr.mergeability
-    || !sameUnmergeable(e, pr);
+  return (
+    e.headSha !== pr.headSha ||
+    e.baseBranch !== pr.baseBranch ||
+    e.title !== pr.title ||
+    e.mergeability !== pr.mergeability ||
+    !sameUnmergeable(e, pr)
+  );
 }
 
 /** Whether the forge's PR carries the facts that let it merge directly (ForgePort.directMergeFacts). */

@@ -36,7 +36,8 @@ const WHY: Record<ReasonCode, string> = {
   MANUAL_PUSH_TO_TARGET_BRANCH: 'the target branch moved outside the queue, so its tests start again',
   PREREQUISITE_MERGE_ITEM_CANCELLED: 'a PR it was tested on top of was cancelled, so its tests start again without it',
   PREREQUISITE_MERGE_ITEM_FAILED: 'a PR it was tested on top of failed, so its tests start again without it',
-  PREREQUISITE_MERGE_ITEM_MANUALLY_MERGED: 'a PR it was tested on top of was merged outside the queue, so its tests start again',
+  PREREQUISITE_MERGE_ITEM_MANUALLY_MERGED:
+    'a PR it was tested on top of was merged outside the queue, so its tests start again',
   TESTS_RESTARTED_BY_USER: 'its tests were restarted by a user',
   TESTS_RESTARTED_BY_API_REQUEST: 'its tests were restarted through the API',
   SKIP_THE_LINE_INTERRUPTED: 'an urgent PR went ahead of it, so its tests start again',
@@ -45,13 +46,15 @@ const WHY: Record<ReasonCode, string> = {
   // failed
   START_TEST_RUN_INVALID_EVENT: 'its test run could not start',
   START_TEST_RUN_MERGE_CONFLICT: 'its changes conflict with the target branch or with a PR ahead of it, so no CI ran',
-  START_TEST_RUN_ALREADY_IN_TARGET: 'its changes are already in the target branch (or in a PR ahead of it), so there is nothing to merge',
+  START_TEST_RUN_ALREADY_IN_TARGET:
+    'its changes are already in the target branch (or in a PR ahead of it), so there is nothing to merge',
   START_TEST_RUN_CONFIG_NOT_FOUND: 'no CI configuration was found for its test run, so no CI ran',
   START_TEST_RUN_CONFIG_PARSING_FAILURE: 'the CI configuration could not be read, so no CI ran',
   START_TEST_RUN_CONFIG_MISSING_REQUIRED_STATUSES: 'the configuration names no required statuses, so no CI ran',
   START_TEST_RUN_CONFIG_BAD_REQUIRED_STATUSES: 'the required statuses of the configuration are invalid, so no CI ran',
   START_TEST_RUN_CONFIG_BAD_VERSION: 'the version of the configuration is not supported, so no CI ran',
-  START_TEST_RUN_NO_REQUIRED_STATUSES: 'neither the queue, the repository nor the branch names a required status, so no CI ran',
+  START_TEST_RUN_NO_REQUIRED_STATUSES:
+    'neither the queue, the repository nor the branch names a required status, so no CI ran',
   TEST_RUN_REQUIRED_STATUS_FAILED: 'a required CI status failed',
   TEST_RUN_TIMEOUT: 'CI did not finish within the testing timeout',
   GITHUB_API_MERGE_PR_FAILED: 'the forge refused to merge it',
@@ -70,7 +73,8 @@ const WHY: Record<ReasonCode, string> = {
   // merged
   MERGE_GRAPH_MERGE: 'its tests passed and the queue merged it',
   MANUAL_MERGE: 'it was merged outside the queue',
-  MERGE_GRAPH_DIRECT_MERGE: 'its checks had passed on the current target branch, so the queue merged it without a test run',
+  MERGE_GRAPH_DIRECT_MERGE:
+    'its checks had passed on the current target branch, so the queue merged it without a test run',
   // passed, testing
   TEST_RUN_PASSED: 'its tests passed; it merges once the PRs ahead of it have merged',
   SUCCESSOR_TEST_RUN_PASSED: 'a test run that included it passed (optimistic merging)',
@@ -78,21 +82,34 @@ const WHY: Record<ReasonCode, string> = {
   TEST_RUN_STARTED: 'its test run started',
   // not ready
   BASE_BRANCH_MISMATCH: "its base branch is not the queue's branch; it waits until it is retargeted",
-  CONFLICTS_WITH_TARGET: 'it conflicts with the target branch; merge or rebase the target branch into it, push, and submit it again',
+  CONFLICTS_WITH_TARGET:
+    'it conflicts with the target branch; merge or rebase the target branch into it, push, and submit it again',
   DRAFT: 'it is a draft; mark it ready for review',
   BLOCKED_BY_FORGE: 'the forge blocks merging it (branch protection: reviews or checks missing)',
   NOT_MERGEABLE: 'the forge says it cannot be merged',
   MERGEABILITY_PENDING: 'waiting for the forge to tell whether it can be merged',
-  IMPACTED_TARGETS_MISSING: 'waiting for the impacted targets of its head (parallel mode: setImpactedTargets, greenline targets set)',
+  IMPACTED_TARGETS_MISSING:
+    'waiting for the impacted targets of its head (parallel mode: setImpactedTargets, greenline targets set)',
 };
 
 const STATE_WORD: Record<PrState, string> = {
-  NOT_READY: 'Submitted', PENDING: 'Queued', TESTING: 'Testing', TESTS_PASSED: 'Tests passed',
-  PENDING_FAILURE: 'Failing', FAILED: 'Failed', CANCELLED: 'Cancelled', MERGED: 'Merged',
+  NOT_READY: 'Submitted',
+  PENDING: 'Queued',
+  TESTING: 'Testing',
+  TESTS_PASSED: 'Tests passed',
+  PENDING_FAILURE: 'Failing',
+  FAILED: 'Failed',
+  CANCELLED: 'Cancelled',
+  MERGED: 'Merged',
 };
 
 const NOT_READY_CODES: ReadonlySet<string> = new Set<NotReadyReason>([
-  'BASE_BRANCH_MISMATCH', 'CONFLICTS_WITH_TARGET', 'DRAFT', 'BLOCKED_BY_FORGE', 'NOT_MERGEABLE', 'MERGEABILITY_PENDING',
+  'BASE_BRANCH_MISMATCH',
+  'CONFLICTS_WITH_TARGET',
+  'DRAFT',
+  'BLOCKED_BY_FORGE',
+  'NOT_MERGEABLE',
+  'MERGEABILITY_PENDING',
   'IMPACTED_TARGETS_MISSING',
 ]);
 
@@ -104,15 +121,22 @@ export function reasonMessage(to: PrState, code: string): string {
 }
 
 /** What keeps a NOT_READY entry waiting, with its specifics. */
-function notReadyDetail(code: NotReadyReason, queue: Pick<QueueSnapshot, 'targetBranch'>, entry: Entry): string | undefined {
+function notReadyDetail(
+  code: NotReadyReason,
+  queue: Pick<QueueSnapshot, 'targetBranch'>,
+  entry: Entry,
+): string | undefined {
   switch (code) {
-    case 'BASE_BRANCH_MISMATCH': return `base branch ${entry.baseBranch}, queue branch ${queue.targetBranch}`;
+    case 'BASE_BRANCH_MISMATCH':
+      return `base branch ${entry.baseBranch}, queue branch ${queue.targetBranch}`;
     case 'CONFLICTS_WITH_TARGET': {
       const files = entry.unmergeable?.files ?? [];
       return files.length > 0 ? `conflicting files: ${files.join(', ')}` : `conflicts with ${queue.targetBranch}`;
     }
-    case 'IMPACTED_TARGETS_MISSING': return `none uploaded for head ${entry.headSha}`;
-    default: return undefined;
+    case 'IMPACTED_TARGETS_MISSING':
+      return `none uploaded for head ${entry.headSha}`;
+    default:
+      return undefined;
   }
 }
 
@@ -121,13 +145,20 @@ function notReadyDetail(code: NotReadyReason, queue: Pick<QueueSnapshot, 'target
  * entry's latest run, when CI reported one.
  */
 export function prReason(
-  queue: Pick<QueueSnapshot, 'targetBranch' | 'config'>, entry: Entry, failedCheckUrl?: string | null,
+  queue: Pick<QueueSnapshot, 'targetBranch' | 'config'>,
+  entry: Entry,
+  failedCheckUrl?: string | null,
 ): PrReason {
   if (entry.state === 'NOT_READY') {
     const code = whyNotReady(queue, entry);
     if (code !== null) {
       const detail = notReadyDetail(code, queue, entry);
-      return { code, message: reasonMessage('NOT_READY', code), ...(detail !== undefined ? { detail } : {}), at: entry.stateChangedAt };
+      return {
+        code,
+        message: reasonMessage('NOT_READY', code),
+        ...(detail !== undefined ? { detail } : {}),
+        at: entry.stateChangedAt,
+      };
     }
   }
   const last = entry.timeline.at(-1);

@@ -45,10 +45,18 @@ interface GroupItem {
   reject: (err: unknown) => void;
 }
 
-interface OpenGroup { key: string; items: GroupItem[] }
+interface OpenGroup {
+  key: string;
+  items: GroupItem[];
+}
 
 /** A committed decision, published once the transaction has committed. */
-interface Committed { version: number; snapshot: QueueSnapshot; wroteEffects: boolean; transitions: NewTransition[] }
+interface Committed {
+  version: number;
+  snapshot: QueueSnapshot;
+  wroteEffects: boolean;
+  transitions: NewTransition[];
+}
 
 export interface QueueExecutorDeps {
   db: Kysely<Database>;
@@ -96,14 +104,17 @@ export class QueueExecutor {
     // The cached snapshot is the last committed state while the row still has its version: a read
     // needs no turn and no transaction then.
     const cached = this.cache.get(queueId);
-    if (cached && (version ?? (await findQueueVersion(this.deps.db, queueId))) === cached.version) return cached.snapshot;
-    return this.serial(queueId, () => this.deps.db.transaction().execute(async (trx) => (await this.current(trx, queueId)).snapshot));
+    if (cached && (version ?? (await findQueueVersion(this.deps.db, queueId))) === cached.version)
+      return cached.snapshot;
+    return this.serial(queueId, () =>
+      this.deps.db.transaction().execute(async (trx) => (await this.current(trx, queueId)).snapshot),
+    );
   }
 
   /** Calls `listener` after every committed change of the queue; returns the function that stops it. */
   watch(queueId: string, listener: () => void): () => void {
     let set = this.watchers.get(queueId);
-    if (!set) this.watchers.set(queueId, set = new Set());
+    if (!set) this.watchers.set(queueId, (set = new Set()));
     set.add(listener);
     return () => {
       set.delete(listener);
@@ -116,7 +127,10 @@ export class QueueExecutor {
     this.cache.delete(queueId);
   }
 
-  private async current(trx: Transaction<Database>, queueId: string): Promise<{ row: QueueRow; snapshot: QueueSnapshot }> {
+  private async current(
+    trx: Transaction<Database>,
+    queueId: string,
+  ): Promise<{ row: QueueRow; snapshot: QueueSnapshot }> {
     const row = await lockQueue(trx, queueId);
     if (!row) throw new HttpError('NOT_FOUND', `The queue ${queueId} no longer exists`);
     const cached = this.cache.get(queueId);
@@ -159,13 +173,19 @@ export class QueueExecutor {
         for (const { event } of items) {
           if (event.kind === 'submit') before = await withPreviousTrip(trx, queueId, before, event.pr.number);
         }
-        const group = decideAll(before, items.map((i) => i.event), { newId: this.deps.newId });
+        const group = decideAll(
+          before,
+          items.map((i) => i.event),
+          { newId: this.deps.newId },
+        );
         group.rejections.forEach((rejection, i) => {
           if (rejection) this.deps.logger?.debug({ queueId, event: items[i].event.kind, rejection }, 'event rejected');
         });
         const at = Math.max(...items.map((i) => i.event.at).filter(Number.isFinite));
-        const snapshot = group.snapshot === before ? current
-          : await this.write(trx, row, before, group.snapshot, group.effects, at, done);
+        const snapshot =
+          group.snapshot === before
+            ? current
+            : await this.write(trx, row, before, group.snapshot, group.effects, at, done);
         return group.rejections.map((rejection) => (rejection ? { ok: false, rejection } : { ok: true, snapshot }));
       });
       this.published(queueId, done);
@@ -178,33 +198,42 @@ export class QueueExecutor {
 
   private async applyNow(queueId: string, source: EventSource, opts: ApplyOptions): Promise<ApplyResult> {
     const done: Committed[] = [];
-    const result = await this.deps.db.transaction().execute(async (trx): Promise<ApplyResult> => {
-      const { row, snapshot: current } = await this.current(trx, queueId);
-      const event = typeof source === 'function' ? await source(current, trx) : source;
-      if (!event) {
+    const result = await this.deps.db
+      .transaction()
+      .execute(async (trx): Promise<ApplyResult> => {
+        const { row, snapshot: current } = await this.current(trx, queueId);
+        const event = typeof source === 'function' ? await source(current, trx) : source;
+        if (!event) {
+          await opts.alsoInTransaction?.(trx);
+          return { ok: true, snapshot: current };
+        }
+        const before =
+          event.kind === 'submit' ? await withPreviousTrip(trx, queueId, current, event.pr.number) : current;
+        const decision = decide(before, event, { newId: this.deps.newId });
+        if (!decision.ok) {
+          this.deps.logger?.debug({ queueId, event: event.kind, rejection: decision.rejection }, 'event rejected');
+          return decision;
+        }
+        const snapshot = await this.write(trx, row, before, decision.snapshot, decision.effects, event.at, done);
         await opts.alsoInTransaction?.(trx);
-        return { ok: true, snapshot: current };
-      }
-      const before = event.kind === 'submit' ? await withPreviousTrip(trx, queueId, current, event.pr.number) : current;
-      const decision = decide(before, event, { newId: this.deps.newId });
-      if (!decision.ok) {
-        this.deps.logger?.debug({ queueId, event: event.kind, rejection: decision.rejection }, 'event rejected');
-        return decision;
-      }
-      const snapshot = await this.write(trx, row, before, decision.snapshot, decision.effects, event.at, done);
-      await opts.alsoInTransaction?.(trx);
-      return { ok: true, snapshot };
-    }).catch((err: unknown) => {
-      this.cache.delete(queueId);
-      throw err;
-    });
+        return { ok: true, snapshot };
+      })
+      .catch((err: unknown) => {
+        this.cache.delete(queueId);
+        throw err;
+      });
     this.published(queueId, done);
     return result;
   }
 
   /** Writes a decision in the queue's transaction; `done` collects what to publish after the commit. */
   private async write(
-    trx: Transaction<Database>, row: QueueRow, before: QueueSnapshot, after: QueueSnapshot, effects: Effect[], at: number,
+    trx: Transaction<Database>,
+    row: QueueRow,
+    before: QueueSnapshot,
+    after: QueueSnapshot,
+    effects: Effect[],
+    at: number,
     done: Committed[],
   ): Promise<QueueSnapshot> {
     const { version, transitions } = await writeDecision(trx, row, before, after, effects, at);
@@ -220,8 +249,17 @@ export class QueueExecutor {
     for (const { version, snapshot, wroteEffects, transitions } of done) {
       this.cache.set(queueId, { version, snapshot });
       for (const t of transitions) {
-        this.deps.logger?.info({ queue: `${snapshot.repo.owner}/${snapshot.repo.name}:${snapshot.targetBranch}`, pr: t.pr_number,
-          from: t.from_state, to: t.to_state, reason: t.reason, runId: t.run_id ?? undefined }, 'transition');
+        this.deps.logger?.info(
+          {
+            queue: `${snapshot.repo.owner}/${snapshot.repo.name}:${snapshot.targetBranch}`,
+            pr: t.pr_number,
+            from: t.from_state,
+            to: t.to_state,
+            reason: t.reason,
+            runId: t.run_id ?? undefined,
+          },
+          'transition',
+        );
       }
       if (wroteEffects) this.onEffects();
     }
@@ -234,6 +272,7 @@ export class QueueExecutor {
  * is the submission of a PR that is already merged.
  */
 export function rejectionToHttpError(r: Rejection): HttpError {
-  if (r.code === 'PR_NOT_IN_QUEUE' || r.code === 'RESTART_NOT_ALLOWED' || r.code === 'PR_ALREADY_MERGED') return new HttpError(r.code, r.message);
+  if (r.code === 'PR_NOT_IN_QUEUE' || r.code === 'RESTART_NOT_ALLOWED' || r.code === 'PR_ALREADY_MERGED')
+    return new HttpError(r.code, r.message);
   return new HttpError('INVALID_OPERATION', r.message);
 }

@@ -54,7 +54,8 @@ export class QueueLeases {
   constructor(private readonly deps: QueueLeasesDeps) {
     this.instanceId = deps.instanceId ?? randomUUID();
     this.ttlMs = deps.ttlMs ?? DEFAULT_LEASE_TTL_MS;
-    if (!Number.isInteger(this.ttlMs) || this.ttlMs < 1) throw new Error(`lease length must be a positive number of milliseconds, got ${this.ttlMs}`);
+    if (!Number.isInteger(this.ttlMs) || this.ttlMs < 1)
+      throw new Error(`lease length must be a positive number of milliseconds, got ${this.ttlMs}`);
   }
 
   /** True while this instance holds the queue's lease (by the lease it last wrote). */
@@ -87,13 +88,17 @@ export class QueueLeases {
     await this.round?.catch(() => undefined);
     this.held.clear();
     // Unreachable store: the leases simply expire, and another instance takes the queues then.
-    await releaseQueueLeases(this.deps.db, this.instanceId)
-      .catch((err: unknown) => this.deps.logger?.warn({ err }, 'queue leases not given up; they expire on their own'));
+    await releaseQueueLeases(this.deps.db, this.instanceId).catch((err: unknown) =>
+      this.deps.logger?.warn({ err }, 'queue leases not given up; they expire on their own'),
+    );
   }
 
   /** One round over every queue: renew, take what is free. Rounds do not overlap (a caller joins the one running). */
   refresh(): Promise<void> {
-    if (!this.round) this.round = this.take(null).finally(() => { this.round = null; });
+    if (!this.round)
+      this.round = this.take(null).finally(() => {
+        this.round = null;
+      });
     return this.round;
   }
 
@@ -142,13 +147,16 @@ export class QueueLeases {
     const fresh = holding.filter((id) => !this.holds(id));
     if (only === null) {
       const lost = [...this.held.keys()].filter((id) => !holding.includes(id) && this.holds(id));
-      if (lost.length > 0) logger?.warn({ queues: lost, instance: this.instanceId }, 'queue leases lost to another instance');
+      if (lost.length > 0)
+        logger?.warn({ queues: lost, instance: this.instanceId }, 'queue leases lost to another instance');
       for (const id of this.held.keys()) if (!holding.includes(id)) this.held.delete(id);
     }
     for (const id of holding) if (!fresh.includes(id)) this.held.set(id, until);
     if (only === null && this.timer) await this.watchForeignLeases(now);
     if (fresh.length === 0) return;
-    const formerHolders = [...new Set(before.filter((l) => fresh.includes(l.queue_id) && l.holder !== this.instanceId).map((l) => l.holder))];
+    const formerHolders = [
+      ...new Set(before.filter((l) => fresh.includes(l.queue_id) && l.holder !== this.instanceId).map((l) => l.holder)),
+    ];
     logger?.info({ queues: fresh, instance: this.instanceId, from: formerHolders }, 'queue leases taken');
     try {
       await this.onAcquired(fresh, formerHolders);

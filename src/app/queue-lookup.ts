@@ -15,7 +15,11 @@ export async function repoOfOrg(db: Kysely<Database>, ctx: AuthContext, ref: Rep
   return repo;
 }
 
-export async function queueOfOrg(db: Kysely<Database>, ctx: AuthContext, key: QueueKey): Promise<{ repo: RepoRow; queue: QueueRow }> {
+export async function queueOfOrg(
+  db: Kysely<Database>,
+  ctx: AuthContext,
+  key: QueueKey,
+): Promise<{ repo: RepoRow; queue: QueueRow }> {
   const found = await findRepoAndQueue(db, key.repo, key.targetBranch);
   if (!found || found.repo.org_id !== ctx.orgId) throw new HttpError('REPO_NOT_FOUND', repoSlug(key.repo));
   if (!found.queue) throw new HttpError('QUEUE_NOT_FOUND', key.targetBranch);

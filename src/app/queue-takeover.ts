@@ -39,10 +39,19 @@ export interface TakeoverDeps {
   logger?: Logger;
 }
 
-export async function takeOverQueues(deps: TakeoverDeps, queueIds: readonly string[], formerHolders: readonly string[]): Promise<void> {
+export async function takeOverQueues(
+  deps: TakeoverDeps,
+  queueIds: readonly string[],
+  formerHolders: readonly string[],
+): Promise<void> {
   const { db, clock, ciOutcome, instanceId, logger } = deps;
-  const deliveries = await releaseDeliveryClaims(db, formerHolders.filter((id) => id !== instanceId), clock.now());
-  if (deliveries > 0) logger?.info({ from: formerHolders, deliveries }, 'resending webhook deliveries of an instance taken over');
+  const deliveries = await releaseDeliveryClaims(
+    db,
+    formerHolders.filter((id) => id !== instanceId),
+    clock.now(),
+  );
+  if (deliveries > 0)
+    logger?.info({ from: formerHolders, deliveries }, 'resending webhook deliveries of an instance taken over');
   for (const queueId of queueIds) {
     const released = await releaseForeignClaims(db, queueId, instanceId, clock.now());
     const restarted: string[] = [];
@@ -52,9 +61,16 @@ export async function takeOverQueues(deps: TakeoverDeps, queueIds: readonly stri
       if (await reissueEffect(db, queueId, `${run.id}:startCi`, clock.now())) restarted.push(run.id);
     }
     if (released > 0 || restarted.length > 0) {
-      logger?.info({ queue: queueId, effects: released, ciRestarted: restarted }, 'resuming work of a queue taken over');
+      logger?.info(
+        { queue: queueId, effects: released, ciRestarted: restarted },
+        'resuming work of a queue taken over',
+      );
     }
   }
   await removeLeftoverTestBranches(deps, queueIds);
-  await deps.adapters.ci.cleanUp?.().catch((err: unknown) => logger?.warn({ err }, 'leftovers of an earlier CI process not removed; the next takeover tries again'));
+  await deps.adapters.ci
+    .cleanUp?.()
+    .catch((err: unknown) =>
+      logger?.warn({ err }, 'leftovers of an earlier CI process not removed; the next takeover tries again'),
+    );
 }

@@ -46,7 +46,9 @@ export async function connectRepo(db: Kysely<Database>, req: ConnectRepoRequest,
   }
   // git runs in a mirror under the data dir: a relative path would name a place there.
   if (req.remote && isLocalPath(req.remote) && !path.isAbsolute(req.remote)) {
-    throw new Error(`Remote "${req.remote}" is a relative path: give it absolute (greenline repo connect resolves it against the current directory)`);
+    throw new Error(
+      `Remote "${req.remote}" is a relative path: give it absolute (greenline repo connect resolves it against the current directory)`,
+    );
   }
   const prefix = req.testBranchPrefix ?? DEFAULT_TEST_BRANCH_PREFIX;
   if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(prefix)) {
@@ -57,10 +59,18 @@ export async function connectRepo(db: Kysely<Database>, req: ConnectRepoRequest,
   }
   const org = await ensureOrg(db, req.org, at);
   const row: RepoRow = {
-    id: randomUUID(), org_id: org.id, host, owner, name, forge: req.forge, remote: req.remote ?? null,
-    pr_ref_pattern: req.prRefPattern ?? DEFAULT_PR_REF_PATTERN, ci_command: req.ciCommand ?? null,
+    id: randomUUID(),
+    org_id: org.id,
+    host,
+    owner,
+    name,
+    forge: req.forge,
+    remote: req.remote ?? null,
+    pr_ref_pattern: req.prRefPattern ?? DEFAULT_PR_REF_PATTERN,
+    ci_command: req.ciCommand ?? null,
     test_branch_prefix: prefix,
-    required_statuses: req.requiredStatuses && req.requiredStatuses.length > 0 ? JSON.stringify(req.requiredStatuses) : null,
+    required_statuses:
+      req.requiredStatuses && req.requiredStatuses.length > 0 ? JSON.stringify(req.requiredStatuses) : null,
     created_at: at,
     ...(req.installationId !== undefined ? { github_installation_id: req.installationId } : {}),
   };
@@ -79,7 +89,9 @@ export async function disconnectRepo(db: Kysely<Database>, slug: string): Promis
   for (const q of await listQueuesOfRepos(db, [repo.id])) {
     const prs = await listActivePrNumbers(db, q.id, TERMINAL_STATES);
     if (prs.length > 0) {
-      throw new Error(`The queue for branch "${q.target_branch}" of ${slug} still holds ${prs.map((n) => `#${n}`).join(', ')}; cancel them first`);
+      throw new Error(
+        `The queue for branch "${q.target_branch}" of ${slug} still holds ${prs.map((n) => `#${n}`).join(', ')}; cancel them first`,
+      );
     }
   }
   await deleteRepo(db, repo.id);

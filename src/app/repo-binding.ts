@@ -30,7 +30,8 @@ export const repoSlug = (r: RepoRef): string => `${r.host}/${r.owner}/${r.name}`
  * not a gap: it requires no check, and the run passes once its test commit exists.
  */
 export function resolveRequiredStatuses(
-  override: string[] | null, repo: RepoRow,
+  override: string[] | null,
+  repo: RepoRow,
 ): { statuses: string[]; source: 'merge_instance' | 'trunk_config' } | null {
   if (override !== null) return { statuses: override, source: 'merge_instance' };
   const configured = repo.required_statuses ? (JSON.parse(repo.required_statuses) as string[]) : [];
@@ -41,7 +42,9 @@ export function resolveRequiredStatuses(
 
 /** The target branch's required checks by the forge's own rules (GitHub branch protection, rulesets); null = none. */
 export async function protectionStatuses(
-  forge: ForgePort, binding: RepoBinding, branch: string,
+  forge: ForgePort,
+  binding: RepoBinding,
+  branch: string,
 ): Promise<{ statuses: string[]; source: 'repo_provider_branch_protection' } | null> {
   const statuses = (await forge.requiredStatuses?.(binding, branch)) ?? [];
   return statuses.length > 0 ? { statuses, source: 'repo_provider_branch_protection' } : null;

@@ -26,7 +26,9 @@ export class RetentionSweeper {
   constructor(private readonly deps: { db: Kysely<Database>; clock: Clock; retentionMs?: number; logger?: Logger }) {
     this.retentionMs = deps.retentionMs ?? RETENTION_MS;
     this.periodic = new Periodic(async () => {
-      await this.sweepOnce().catch((err: unknown) => this.deps.logger?.warn({ err }, 'deleting finished work records failed; retried in an hour'));
+      await this.sweepOnce().catch((err: unknown) =>
+        this.deps.logger?.warn({ err }, 'deleting finished work records failed; retried in an hour'),
+      );
     }, SWEEP_INTERVAL_MS);
   }
 
@@ -41,7 +43,10 @@ export class RetentionSweeper {
   /** Deletes what finished more than `retentionMs` ago. */
   async sweepOnce(): Promise<Pruned> {
     const now = this.deps.clock.now();
-    const pruned = await pruneFinished(this.deps.db, { finished: now - this.retentionMs, githubDeliveries: now - GITHUB_DELIVERY_RETENTION_MS });
+    const pruned = await pruneFinished(this.deps.db, {
+      finished: now - this.retentionMs,
+      githubDeliveries: now - GITHUB_DELIVERY_RETENTION_MS,
+    });
     if (Object.values(pruned).some((n) => n > 0)) this.deps.logger?.info(pruned, 'finished work records deleted');
     return pruned;
   }

@@ -4,7 +4,13 @@
  */
 import type { Transaction } from 'kysely';
 import {
-  TERMINAL_STATES, isTerminal, type Effect, type Entry, type QueueConfig, type QueueSnapshot, type QueueState,
+  TERMINAL_STATES,
+  isTerminal,
+  type Effect,
+  type Entry,
+  type QueueConfig,
+  type QueueSnapshot,
+  type QueueState,
   type TestRun,
 } from '../engine/types.js';
 import type { Database, NewTransition, QueueRow, RepoRow } from '../store/database.js';
@@ -38,7 +44,12 @@ export async function loadSnapshot(trx: Transaction<Database>, queue: QueueRow, 
 }
 
 /** Adds the PR's terminal entry (its previous trip) so that a resubmission continues it. */
-export async function withPreviousTrip(trx: Transaction<Database>, queueId: string, s: QueueSnapshot, prNumber: number): Promise<QueueSnapshot> {
+export async function withPreviousTrip(
+  trx: Transaction<Database>,
+  queueId: string,
+  s: QueueSnapshot,
+  prNumber: number,
+): Promise<QueueSnapshot> {
   if (s.entries.some((e) => e.prNumber === prNumber)) return s;
   const previous = await findEntry(trx, queueId, prNumber);
   return previous ? { ...s, entries: [...s.entries, previous] } : s;
@@ -46,7 +57,9 @@ export async function withPreviousTrip(trx: Transaction<Database>, queueId: stri
 
 /** What a later load would return: non-terminal entries and the runs they or the engine still need. */
 export function pruneSnapshot(s: QueueSnapshot): QueueSnapshot {
-  const entries = s.entries.some((e) => isTerminal(e.state)) ? s.entries.filter((e) => !isTerminal(e.state)) : s.entries;
+  const entries = s.entries.some((e) => isTerminal(e.state))
+    ? s.entries.filter((e) => !isTerminal(e.state))
+    : s.entries;
   const active = (r: TestRun) => ACTIVE_RUN_STATUSES.includes(r.status);
   if (entries === s.entries && s.runs.every(active)) return s;
   const referenced = new Set(entries.flatMap((e) => (e.runId ? [e.runId] : [])));
@@ -59,7 +72,11 @@ export function pruneSnapshot(s: QueueSnapshot): QueueSnapshot {
  * key) if any. The engine keeps unchanged items where they were and puts a changed one in the place
  * of the one it replaces, so most are matched by position; only a shifted list needs a search.
  */
-function changed<T>(before: readonly T[], after: readonly T[], keyOf: (t: T) => string | number): { item: T; was: T | undefined }[] {
+function changed<T>(
+  before: readonly T[],
+  after: readonly T[],
+  keyOf: (t: T) => string | number,
+): { item: T; was: T | undefined }[] {
   let old: Set<T> | null = null;
   let byKey: Map<string | number, T> | null = null;
   const out: { item: T; was: T | undefined }[] = [];
@@ -81,8 +98,13 @@ function changed<T>(before: readonly T[], after: readonly T[], keyOf: (t: T) => 
 function newTransitions(queueId: string, before: Entry | undefined, after: Entry): NewTransition[] {
   const known = before ? before.timeline.length : 0;
   return after.timeline.slice(known).map((t) => ({
-    queue_id: queueId, pr_number: after.prNumber, from_state: t.from, to_state: t.to, reason: t.reason,
-    run_id: t.runId ?? null, at: t.at,
+    queue_id: queueId,
+    pr_number: after.prNumber,
+    from_state: t.from,
+    to_state: t.to,
+    reason: t.reason,
+    run_id: t.runId ?? null,
+    at: t.at,
   }));
 }
 
@@ -92,26 +114,57 @@ function newTransitions(queueId: string, before: Entry | undefined, after: Entry
  * a decision that changed nothing writes nothing and keeps the version.
  */
 export async function writeDecision(
-  trx: Transaction<Database>, queue: QueueRow, before: QueueSnapshot, after: QueueSnapshot, effects: Effect[], now: number,
+  trx: Transaction<Database>,
+  queue: QueueRow,
+  before: QueueSnapshot,
+  after: QueueSnapshot,
+  effects: Effect[],
+  now: number,
 ): Promise<{ version: number; transitions: NewTransition[] }> {
   const entries = changed(before.entries, after.entries, (e) => e.prNumber);
   const runs = changed(before.runs, after.runs, (r) => r.id);
   const config = after.config === before.config ? queue.config : JSON.stringify(after.config);
   const internal = JSON.stringify(after.internal);
-  if (entries.length === 0 && runs.length === 0 && effects.length === 0 && after.state === queue.state
-    && after.targetSha === queue.target_sha && config === queue.config && internal === queue.internal) {
+  if (
+    entries.length === 0 &&
+    runs.length === 0 &&
+    effects.length === 0 &&
+    after.state === queue.state &&
+    after.targetSha === queue.target_sha &&
+    config === queue.config &&
+    internal === queue.internal
+  ) {
     return { version: queue.version, transitions: [] };
   }
-  await upsertEntries(trx, queue.id, entries.map((c) => c.item));
-  await upsertRuns(trx, queue.id, runs.map((c) => c.item));
+  await upsertEntries(
+    trx,
+    queue.id,
+    entries.map((c) => c.item),
+  );
+  await upsertRuns(
+    trx,
+    queue.id,
+    runs.map((c) => c.item),
+  );
   const transitions = entries.flatMap((c) => newTransitions(queue.id, c.was, c.item));
   await insertTransitions(trx, transitions);
-  await insertEffects(trx, queue.id, effects.map((effect) => ({
-    effect, runAt: effect.kind === 'scheduleWakeup' ? effect.at : now,
-  })), now);
+  await insertEffects(
+    trx,
+    queue.id,
+    effects.map((effect) => ({
+      effect,
+      runAt: effect.kind === 'scheduleWakeup' ? effect.at : now,
+    })),
+    now,
+  );
   const version = queue.version + 1;
   await updateQueueRow(trx, queue.id, {
-    state: after.state, config, target_sha: after.targetSha, internal, version, updated_at: now,
+    state: after.state,
+    config,
+    target_sha: after.targetSha,
+    internal,
+    version,
+    updated_at: now,
   });
   return { version, transitions };
 }

@@ -30,7 +30,10 @@ export interface TestBranchReconcileDeps {
 }
 
 /** Deletes the leftover test branches of the repositories of `queueIds`; returns the branches deleted. */
-export async function removeLeftoverTestBranches(deps: TestBranchReconcileDeps, queueIds: readonly string[]): Promise<string[]> {
+export async function removeLeftoverTestBranches(
+  deps: TestBranchReconcileDeps,
+  queueIds: readonly string[],
+): Promise<string[]> {
   const repos = new Map<string, RepoRow>();
   for (const queueId of queueIds) {
     const queue = await findQueueById(deps.db, queueId);
@@ -42,7 +45,10 @@ export async function removeLeftoverTestBranches(deps: TestBranchReconcileDeps, 
     try {
       deleted.push(...(await reconcileRepo(deps, repo)));
     } catch (err) {
-      deps.logger?.warn({ err, repo: repoSlug(repoRefOf(repo)) }, 'leftover test branches not reconciled; the next takeover tries again');
+      deps.logger?.warn(
+        { err, repo: repoSlug(repoRefOf(repo)) },
+        'leftover test branches not reconciled; the next takeover tries again',
+      );
     }
   }
   return deleted;
@@ -63,6 +69,7 @@ async function reconcileRepo(deps: TestBranchReconcileDeps, repo: RepoRow): Prom
   }
   const leftovers = branches.filter((b) => !inUse.has(b.slice(b.lastIndexOf('/') + 1)));
   for (const branch of leftovers) await forge.deleteBranch(binding, branch);
-  if (leftovers.length > 0) logger?.info({ repo: repoSlug(repoRefOf(repo)), branches: leftovers }, 'leftover test branches deleted');
+  if (leftovers.length > 0)
+    logger?.info({ repo: repoSlug(repoRefOf(repo)), branches: leftovers }, 'leftover test branches deleted');
   return leftovers;
 }

@@ -19,7 +19,10 @@ const CI_STATES: readonly CiStatus['state'][] = ['pending', 'success', 'failure'
 
 /** The run, when it belongs to the caller's queue; 404 otherwise. */
 export async function runOfQueue(
-  db: Kysely<Database>, ctx: AuthContext, key: QueueKey, runId: string,
+  db: Kysely<Database>,
+  ctx: AuthContext,
+  key: QueueKey,
+  runId: string,
 ): Promise<{ repo: RepoRow; queue: QueueRow; row: TestRunRow }> {
   const { repo, queue } = await queueOfOrg(db, ctx, key);
   const row = await findRunRow(db, runId);
@@ -35,17 +38,30 @@ function unionTargets(all: (ImpactedTargets | null)[]): string[] | null {
   return [...new Set(known.flatMap((t) => t as readonly string[]))];
 }
 
-export async function testingDetails(db: Kysely<Database>, ctx: AuthContext, key: QueueKey, runId: string): Promise<TestRunView> {
+export async function testingDetails(
+  db: Kysely<Database>,
+  ctx: AuthContext,
+  key: QueueKey,
+  runId: string,
+): Promise<TestRunView> {
   const { repo, queue, row } = await runOfQueue(db, ctx, key, runId);
   const run = runOf(row);
   // Fixed when CI started; before that, what would be required now.
-  const resolved = row.required_statuses !== null
-    ? { statuses: JSON.parse(row.required_statuses) as string[], source: row.required_statuses_source as TestRunView['requiredStatusesSource'] }
-    : resolveRequiredStatuses(queueConfigOf(queue).requiredStatuses, repo);
-  const statuses = (await listCiStatuses(db, run.id)).map((s): CiStatus => ({
-    context: s.context, state: s.state as CiStatus['state'],
-    ...(s.url !== null ? { url: s.url } : {}), ...(s.description !== null ? { description: s.description } : {}),
-  }));
+  const resolved =
+    row.required_statuses !== null
+      ? {
+          statuses: JSON.parse(row.required_statuses) as string[],
+          source: row.required_statuses_source as TestRunView['requiredStatusesSource'],
+        }
+      : resolveRequiredStatuses(queueConfigOf(queue).requiredStatuses, repo);
+  const statuses = (await listCiStatuses(db, run.id)).map(
+    (s): CiStatus => ({
+      context: s.context,
+      state: s.state as CiStatus['state'],
+      ...(s.url !== null ? { url: s.url } : {}),
+      ...(s.description !== null ? { description: s.description } : {}),
+    }),
+  );
   const tested = new Set(run.prNumbers);
   const targetsOf = async (prs: typeof run.prs) =>
     unionTargets(await Promise.all(prs.map((p) => findImpactedTargets(db, repo.id, p.number, p.headSha))));
@@ -55,9 +71,12 @@ export async function testingDetails(db: Kysely<Database>, ctx: AuthContext, key
     // contract §2.7: v1 reports trunk_config when the source is unknown.
     requiredStatusesSource: resolved?.source ?? 'trunk_config',
     statuses,
-    testedPullRequests: await Promise.all(run.prNumbers.map(async (n) => ({
-      prNumber: n, title: (await findEntry(db, queue.id, n))?.title ?? '',
-    }))),
+    testedPullRequests: await Promise.all(
+      run.prNumbers.map(async (n) => ({
+        prNumber: n,
+        title: (await findEntry(db, queue.id, n))?.title ?? '',
+      })),
+    ),
     impactedTargets: await targetsOf(run.prs),
     impactedTargetsForTestedPrs: await targetsOf(run.prs.filter((p) => tested.has(p.number))),
   };
@@ -66,16 +85,21 @@ export async function testingDetails(db: Kysely<Database>, ctx: AuthContext, key
 /** External CI reports a status for a test run of a repo of the caller's org, by run id or test sha. */
 export async function reportStatus(
   deps: { db: Kysely<Database>; ciOutcome: CiOutcome },
-  ctx: AuthContext, req: { repo: RepoRef; testRunId?: string; sha?: string; status: CiStatus },
+  ctx: AuthContext,
+  req: { repo: RepoRef; testRunId?: string; sha?: string; status: CiStatus },
 ): Promise<void> {
   const { db, ciOutcome } = deps;
   const { context, state } = req.status;
-  if (typeof context !== 'string' || context === '') throw new HttpError('VALIDATION_FAILED', 'context must be a non-empty status name');
-  if (!CI_STATES.includes(state)) throw new HttpError('VALIDATION_FAILED', `state must be one of ${CI_STATES.join(', ')}`);
-  if (!req.testRunId && !req.sha) throw new HttpError('VALIDATION_FAILED', 'send testRunId or sha to name the test run');
+  if (typeof context !== 'string' || context === '')
+    throw new HttpError('VALIDATION_FAILED', 'context must be a non-empty status name');
+  if (!CI_STATES.includes(state))
+    throw new HttpError('VALIDATION_FAILED', `state must be one of ${CI_STATES.join(', ')}`);
+  if (!req.testRunId && !req.sha)
+    throw new HttpError('VALIDATION_FAILED', 'send testRunId or sha to name the test run');
   const repo = await repoOfOrg(db, ctx, req.repo);
   const row = req.testRunId ? await findRunRow(db, req.testRunId) : await findRunRowByTestSha(db, repo.id, req.sha!);
   const queue = row && (await findQueueById(db, row.queue_id));
-  if (!row || queue?.repo_id !== repo.id) throw new HttpError('TEST_RUN_NOT_FOUND', req.testRunId ?? `with test commit ${req.sha}`);
+  if (!row || queue?.repo_id !== repo.id)
+    throw new HttpError('TEST_RUN_NOT_FOUND', req.testRunId ?? `with test commit ${req.sha}`);
   await ciOutcome.record({ runId: row.id, status: req.status });
 }

@@ -23,7 +23,10 @@ export function generateToken(): string {
 
 /** Creates a token for an org; the returned `token` is the only time the secret exists in clear. */
 export async function createApiToken(
-  db: Kysely<Database>, orgId: string, name: string, at: number,
+  db: Kysely<Database>,
+  orgId: string,
+  name: string,
+  at: number,
 ): Promise<{ id: string; token: string }> {
   const token = generateToken();
   const id = randomUUID();
@@ -56,7 +59,10 @@ const MAX_REMEMBERED = 1_000;
 export class TokenCache {
   private readonly valid = new Map<string, { context: AuthContext; checkedAt: number }>();
 
-  constructor(private readonly db: Kysely<Database>, private readonly clock: Clock) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+  ) {}
 
   async authenticate(token: string): Promise<AuthContext | null> {
     if (!wellFormed(token)) return null;

@@ -4,8 +4,16 @@
  * the store (src/store). Every method throws `HttpError` (src/errors.ts) for anything a caller did wrong.
  */
 import type {
-  Entry, ImpactedTargets, PriorityName, QueueConfig, QueueSnapshot, Readiness, RepoRef,
-  SettableQueueState, SubmittedReason, TestRun,
+  Entry,
+  ImpactedTargets,
+  PriorityName,
+  QueueConfig,
+  QueueSnapshot,
+  Readiness,
+  RepoRef,
+  SettableQueueState,
+  SubmittedReason,
+  TestRun,
 } from '../engine/types.js';
 import type { CiStatus } from '../ports.js';
 import type { WebhookAdmin } from '../webhooks/admin.js';
@@ -85,7 +93,10 @@ export interface MergeQueueService {
 
   /** `source` 'terraform' marks the queue managed by Terraform (default 'other'). */
   createQueue(
-    ctx: AuthContext, key: QueueKey, config: Pick<Partial<QueueConfig>, 'mode' | 'concurrency'>, source?: ConfigSource,
+    ctx: AuthContext,
+    key: QueueKey,
+    config: Pick<Partial<QueueConfig>, 'mode' | 'concurrency'>,
+    source?: ConfigSource,
   ): Promise<void>;
   getQueue(ctx: AuthContext, key: QueueKey): Promise<QueueView>;
   /**
@@ -95,30 +106,60 @@ export interface MergeQueueService {
   updateQueue(ctx: AuthContext, key: QueueKey, update: QueueUpdate, source?: ConfigSource): Promise<QueueView>;
   deleteQueue(ctx: AuthContext, key: QueueKey): Promise<void>;
 
-  submitPullRequest(ctx: AuthContext, key: QueueKey, req: {
-    prNumber: number; priority?: number | PriorityName | null; noBatch?: boolean;
-    /** Who asked: API_REQUESTED unless given (a PR comment or label is USER_REQUESTED). */
-    reason?: SubmittedReason;
-  }): Promise<void>;
-  cancelPullRequest(ctx: AuthContext, key: QueueKey, prNumber: number, reason?: 'API_REQUESTED' | 'USER_REQUESTED'): Promise<void>;
+  submitPullRequest(
+    ctx: AuthContext,
+    key: QueueKey,
+    req: {
+      prNumber: number;
+      priority?: number | PriorityName | null;
+      noBatch?: boolean;
+      /** Who asked: API_REQUESTED unless given (a PR comment or label is USER_REQUESTED). */
+      reason?: SubmittedReason;
+    },
+  ): Promise<void>;
+  cancelPullRequest(
+    ctx: AuthContext,
+    key: QueueKey,
+    prNumber: number,
+    reason?: 'API_REQUESTED' | 'USER_REQUESTED',
+  ): Promise<void>;
   restartTestsOnPullRequest(ctx: AuthContext, key: QueueKey, prNumber: number): Promise<void>;
   /** By number, or by head branch name (open PR first, else the most recently closed). */
-  getSubmittedPullRequest(ctx: AuthContext, key: QueueKey, pr: { number: number } | { branch: string }): Promise<PrView>;
-  listPullRequests(ctx: AuthContext, key: QueueKey, query: ListPullRequestsQuery): Promise<{ items: Entry[]; nextCursor?: string }>;
+  getSubmittedPullRequest(
+    ctx: AuthContext,
+    key: QueueKey,
+    pr: { number: number } | { branch: string },
+  ): Promise<PrView>;
+  listPullRequests(
+    ctx: AuthContext,
+    key: QueueKey,
+    query: ListPullRequestsQuery,
+  ): Promise<{ items: Entry[]; nextCursor?: string }>;
   /** Accepted for any PR of a connected repo, submitted or not; stored per (PR, head sha), last wins. */
   /**
    * setImpactedTargets for a fork PR's CI, which has no token: the repository's forge must confirm
    * that workflow run `runId` is running for a fork PR at `sha` (contract §2.6, §9).
    */
-  setImpactedTargetsFromFork(runId: string, key: QueueKey, req: { prNumber: number; sha: string; targets: ImpactedTargets }): Promise<void>;
-  setImpactedTargets(ctx: AuthContext, key: QueueKey, req: { prNumber: number; sha: string; targets: ImpactedTargets }): Promise<void>;
+  setImpactedTargetsFromFork(
+    runId: string,
+    key: QueueKey,
+    req: { prNumber: number; sha: string; targets: ImpactedTargets },
+  ): Promise<void>;
+  setImpactedTargets(
+    ctx: AuthContext,
+    key: QueueKey,
+    req: { prNumber: number; sha: string; targets: ImpactedTargets },
+  ): Promise<void>;
   getTestingDetails(ctx: AuthContext, key: QueueKey, testRunId: string): Promise<TestRunView>;
 
   /**
    * Extension: external CI reports a status for a test run (by run id, or by test commit sha) of a
    * repo of the caller's org, like a forge's commit-status API.
    */
-  reportStatus(ctx: AuthContext, req: { repo: RepoRef; testRunId?: string; sha?: string; status: CiStatus }): Promise<void>;
+  reportStatus(
+    ctx: AuthContext,
+    req: { repo: RepoRef; testRunId?: string; sha?: string; status: CiStatus },
+  ): Promise<void>;
   /** Extension: the built-in CI runner's log of a test run; null when the run has no log. */
   getTestRunLog(ctx: AuthContext, key: QueueKey, testRunId: string): Promise<string | null>;
 

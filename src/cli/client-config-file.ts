@@ -9,7 +9,11 @@ export type { ClientConfigFile } from '../config-schema.js';
 /** The file's settings; a missing file is empty unless `required` (it was named with --client-config). */
 export function readClientConfigFile(path: string, required: boolean): ClientConfigFile {
   const doc = readConfigFile(path, {
-    title: 'Client config file', required, keys: CLIENT_KEYS, mappingHint: 'e.g. "url: http://127.0.0.1:8080"', error: UsageError,
+    title: 'Client config file',
+    required,
+    keys: CLIENT_KEYS,
+    mappingHint: 'e.g. "url: http://127.0.0.1:8080"',
+    error: UsageError,
   });
   for (const [key, value] of Object.entries(doc)) {
     if (!Value.Check(ClientConfigSchema.properties[key as ClientKey], value)) {

@@ -15,7 +15,8 @@ const HINTS: Record<string, string> = {
 /** `hints`: a command's own hints by code, over the general ones. */
 export function describeClientError(err: unknown, url: string, hints: Record<string, string> = {}): Error {
   if (err instanceof GreenlineNetworkError) {
-    if (err.reason === 'TIMEOUT') return new Error(`greenline at ${url} did not answer in time: is it overloaded or stuck?`);
+    if (err.reason === 'TIMEOUT')
+      return new Error(`greenline at ${url} did not answer in time: is it overloaded or stuck?`);
     return new Error(`cannot reach greenline at ${url}: is \`greenline serve\` running? (${err.reason})`);
   }
   if (err instanceof GreenlineApiError) {

@@ -64,7 +64,11 @@ export function defaultClientConfigPath(env: NodeJS.ProcessEnv): string {
 }
 
 /** The settings of a client command (pure: reads only its arguments). */
-export function resolveClientSettings(flags: QueueFlags, env: NodeJS.ProcessEnv, file: ClientConfigFile): ClientSettings {
+export function resolveClientSettings(
+  flags: QueueFlags,
+  env: NodeJS.ProcessEnv,
+  file: ClientConfigFile,
+): ClientSettings {
   const pick = (flag: string | undefined, envValue: string | undefined, fileValue: string | undefined) =>
     flag ?? (envValue || undefined) ?? fileValue;
   const setting = (key: ClientKey): string | undefined => {
@@ -85,15 +89,18 @@ export interface ClientContext {
  */
 /** `hints`: what to try next for error codes of this command, added to the server's message. */
 export async function withClient(
-  flags: QueueFlags, work: (ctx: ClientContext) => Promise<void>,
+  flags: QueueFlags,
+  work: (ctx: ClientContext) => Promise<void>,
   opts: { needsToken?: boolean; hints?: (settings: ClientSettings) => Record<string, string> } = {},
 ): Promise<void> {
   const explicit = flags.clientConfig !== undefined;
   const file = readClientConfigFile(explicit ? flags.clientConfig! : defaultClientConfigPath(process.env), explicit);
   const settings = resolveClientSettings(flags, process.env, file);
   if ((opts.needsToken ?? true) && !settings.token) {
-    throw new UsageError('No API token: pass --token, set GREENLINE_TOKEN, or add "token:" to the client config file '
-      + '(create one with `greenline token create --org ORG`)');
+    throw new UsageError(
+      'No API token: pass --token, set GREENLINE_TOKEN, or add "token:" to the client config file ' +
+        '(create one with `greenline token create --org ORG`)',
+    );
   }
   let client: GreenlineClient;
   try {

@@ -31,7 +31,9 @@ const say = (line: string): void => {
 async function prepareDataDir(dir: string): Promise<void> {
   if (existsSync(dir) && readdirSync(dir).length > 0) {
     if (!existsSync(path.join(dir, MARKER))) {
-      throw new UsageError(`${dir} exists and was not made by greenline demo; pass an empty or new directory with --data-dir`);
+      throw new UsageError(
+        `${dir} exists and was not made by greenline demo; pass an empty or new directory with --data-dir`,
+      );
     }
     await rm(dir, { recursive: true, force: true });
   }
@@ -41,7 +43,9 @@ async function prepareDataDir(dir: string): Promise<void> {
 
 async function api(url: string, token: string, endpoint: string, body: unknown): Promise<unknown> {
   const res = await fetch(`${url}/v1/${endpoint}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': token }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-token': token },
+    body: JSON.stringify(body),
   });
   const text = await res.text();
   if (!res.ok) throw new Error(`${endpoint} answered ${res.status}: ${text}`);
@@ -54,7 +58,9 @@ function reportConclusions(url: string, token: string, key: object, repo: DemoRe
   let stopped = false;
   const tick = async () => {
     try {
-      const a = await api(url, token, 'getQueueActivity', key) as { recentPullRequests: { prNumber: number; prTitle: string; state: string; reason: string }[] };
+      const a = (await api(url, token, 'getQueueActivity', key)) as {
+        recentPullRequests: { prNumber: number; prTitle: string; state: string; reason: string }[];
+      };
       for (const pr of [...a.recentPullRequests].reverse()) {
         if (seen.has(pr.prNumber)) continue;
         seen.add(pr.prNumber);
@@ -62,8 +68,10 @@ function reportConclusions(url: string, token: string, key: object, repo: DemoRe
       }
       if (seen.size === repo.prs.length) {
         const merged = a.recentPullRequests.filter((p) => p.state.toUpperCase() === 'MERGED').length;
-        say(`All ${repo.prs.length} pull requests concluded: ${merged} merged, ${repo.prs.length - merged} not. ` +
-          'The dashboard keeps serving; press Ctrl-C to stop.');
+        say(
+          `All ${repo.prs.length} pull requests concluded: ${merged} merged, ${repo.prs.length - merged} not. ` +
+            'The dashboard keeps serving; press Ctrl-C to stop.',
+        );
         return;
       }
     } catch {
@@ -72,20 +80,39 @@ function reportConclusions(url: string, token: string, key: object, repo: DemoRe
     if (!stopped) setTimeout(() => void tick(), 1000).unref();
   };
   void tick();
-  return () => { stopped = true; };
+  return () => {
+    stopped = true;
+  };
 }
 
 export function demoCommand(): Command {
   return new Command('demo')
-    .description('run a local demo: a git repository with 15 pull requests, a queue, the built-in CI and the web dashboard')
+    .description(
+      'run a local demo: a git repository with 15 pull requests, a queue, the built-in CI and the web dashboard',
+    )
     .option('--port <port>', 'TCP port of the server and dashboard (0 = any free port)', '8080')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--data-dir <dir>', 'where the demo keeps its repository and database (rebuilt on every run)', './.greenline-demo')
-    .addOption(new Option('--mode <mode>', 'queue mode: single (one line of predictive runs) or parallel (lanes by impacted targets)')
-      .choices(['single', 'parallel']).default('single'))
-    .addOption(new Option('--log-level <level>', 'server log level (stderr)')
-      .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'))
-    .addHelpText('after', `
+    .option(
+      '--data-dir <dir>',
+      'where the demo keeps its repository and database (rebuilt on every run)',
+      './.greenline-demo',
+    )
+    .addOption(
+      new Option(
+        '--mode <mode>',
+        'queue mode: single (one line of predictive runs) or parallel (lanes by impacted targets)',
+      )
+        .choices(['single', 'parallel'])
+        .default('single'),
+    )
+    .addOption(
+      new Option('--log-level <level>', 'server log level (stderr)')
+        .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+        .default('warn'),
+    )
+    .addHelpText(
+      'after',
+      `
 The demo repository ${DEMO_REPO_SLUG} has 15 pull requests: most pass, #4, #9 and #13 break the
 test, and #6 and #11 change the same line (whichever merges second conflicts). The queue tests up
 to 3 PRs at once, without batching. Everything runs locally; the data dir is deleted and rebuilt
@@ -94,11 +121,19 @@ on every run.
 Examples:
   $ greenline demo
   $ greenline demo --port 9000 --data-dir /tmp/greenline-demo
-  $ greenline demo --mode parallel`)
+  $ greenline demo --mode parallel`,
+    )
     .action(async (flags: DemoFlags) => {
       const dataDir = path.resolve(flags.dataDir);
       const config = loadConfig({
-        flags: { port: flags.port, host: flags.host, dataDir, logLevel: flags.logLevel, pollIntervalSeconds: '1', ciMaxParallel: '2' },
+        flags: {
+          port: flags.port,
+          host: flags.host,
+          dataDir,
+          logLevel: flags.logLevel,
+          pollIntervalSeconds: '1',
+          ciMaxParallel: '2',
+        },
         // The demo's own settings only: no greenline.yaml, no GREENLINE_* environment.
         env: {},
         cwd: dataDir,
@@ -110,13 +145,20 @@ Examples:
 
       // Loaded here, not at the top: the other commands start without loading the server.
       const [{ openStore }, { bootstrap }, { connectRepo }, { createLogger, createServer }] = await Promise.all([
-        import('../store/connect.js'), import('../app/org-admin.js'), import('../app/repo-admin.js'), import('../server.js'),
+        import('../store/connect.js'),
+        import('../app/org-admin.js'),
+        import('../app/repo-admin.js'),
+        import('../server.js'),
       ]);
       const db = await openStore({ databaseUrl: null, dataDir });
       let token: string;
       try {
         token = (await bootstrap(db, Date.now())).token!; // a new data dir holds no token yet
-        await connectRepo(db, { org: 'default', slug: DEMO_REPO_SLUG, forge: 'git', remote: repo.remote, ciCommand: 'sh ./test.sh' }, Date.now());
+        await connectRepo(
+          db,
+          { org: 'default', slug: DEMO_REPO_SLUG, forge: 'git', remote: repo.remote, ciCommand: 'sh ./test.sh' },
+          Date.now(),
+        );
       } finally {
         await db.destroy();
       }
@@ -128,7 +170,9 @@ Examples:
         await server.start();
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-          throw new UsageError(`Port ${config.port} of ${config.host} is in use; pass another with --port (0 = any free port)`);
+          throw new UsageError(
+            `Port ${config.port} of ${config.host} is in use; pass another with --port (0 = any free port)`,
+          );
         }
         throw err;
       }
@@ -141,7 +185,11 @@ Examples:
         say(`[4/5] Server listening on ${url}; created the ${flags.mode} queue for main (3 test runs at once)`);
         for (const pr of repo.prs) {
           if (flags.mode === 'parallel') {
-            await api(url, token, 'setImpactedTargets', { ...key, pr: { number: pr.number, sha: pr.headSha }, impactedTargets: [pr.area] });
+            await api(url, token, 'setImpactedTargets', {
+              ...key,
+              pr: { number: pr.number, sha: pr.headSha },
+              impactedTargets: [pr.area],
+            });
           }
           await api(url, token, 'submitPullRequest', { ...key, pr: { number: pr.number } });
         }
@@ -149,7 +197,9 @@ Examples:
         say('');
         say(`Dashboard: ${url}/`);
         say(`API token: ${token}`);
-        say('Open the dashboard, sign in with the token, and watch the PRs move to MERGED and FAILED (about a minute).');
+        say(
+          'Open the dashboard, sign in with the token, and watch the PRs move to MERGED and FAILED (about a minute).',
+        );
         say('Press Ctrl-C to stop.');
         say('');
         stopReports = reportConclusions(url, token, key, repo);
@@ -160,7 +210,10 @@ Examples:
       await new Promise<void>((resolve) => {
         const shutdown = () => {
           stopReports();
-          server.stop().catch((err: unknown) => logger.error({ err }, 'stop failed')).finally(resolve);
+          server
+            .stop()
+            .catch((err: unknown) => logger.error({ err }, 'stop failed'))
+            .finally(resolve);
         };
         process.once('SIGINT', shutdown);
         process.once('SIGTERM', shutdown);

@@ -6,13 +6,22 @@ import { printJson, printLine } from './output.js';
 export function healthCommand(): Command {
   return withClientOptions(new Command('health'))
     .description('check that a greenline server answers (for scripts and readiness checks)')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ greenline health --url http://127.0.0.1:8080
-  $ until greenline health >/dev/null 2>&1; do sleep 1; done`)
-    .action((flags: ClientFlags) => withClient(flags, async ({ client }) => {
-      const health = await client.healthz();
-      if (flags.json) printJson(health);
-      else printLine(`greenline at ${client.url} is ${health.status}.`);
-    }, { needsToken: false }));
+  $ until greenline health >/dev/null 2>&1; do sleep 1; done`,
+    )
+    .action((flags: ClientFlags) =>
+      withClient(
+        flags,
+        async ({ client }) => {
+          const health = await client.healthz();
+          if (flags.json) printJson(health);
+          else printLine(`greenline at ${client.url} is ${health.status}.`);
+        },
+        { needsToken: false },
+      ),
+    );
 }

@@ -19,8 +19,15 @@ export interface QueueMetrics {
 
 /** The series a row is made of; all of them carry `queue_type`. */
 const QUEUE_SERIES = new Set([
-  'mq_depth_current', 'mq_awaiting_mergeability', 'mq_testing_slots_active', 'mq_pr_restarts_1h_total', 'mq_pr_conclusions_1h_total',
-  'mq_pr_test_duration_1h_seconds_sum', 'mq_pr_test_duration_1h_seconds_count', 'mq_pr_wait_duration_1h_seconds_sum', 'mq_pr_wait_duration_1h_seconds_count',
+  'mq_depth_current',
+  'mq_awaiting_mergeability',
+  'mq_testing_slots_active',
+  'mq_pr_restarts_1h_total',
+  'mq_pr_conclusions_1h_total',
+  'mq_pr_test_duration_1h_seconds_sum',
+  'mq_pr_test_duration_1h_seconds_count',
+  'mq_pr_wait_duration_1h_seconds_sum',
+  'mq_pr_wait_duration_1h_seconds_count',
 ]);
 
 /**
@@ -36,22 +43,45 @@ export function summarize(samples: Sample[]): QueueMetrics[] {
     const key = `${repo}\n${branch}\n${queueType}`;
     let row = rows.get(key);
     if (!row) {
-      row = { repo, branch, queueType, depth: 0, awaitingMergeability: 0, testing: 0, merged1h: 0, failed1h: 0, cancelled1h: 0, restarts1h: 0, meanTestSeconds1h: null, meanWaitSeconds1h: null };
+      row = {
+        repo,
+        branch,
+        queueType,
+        depth: 0,
+        awaitingMergeability: 0,
+        testing: 0,
+        merged1h: 0,
+        failed1h: 0,
+        cancelled1h: 0,
+        restarts1h: 0,
+        meanTestSeconds1h: null,
+        meanWaitSeconds1h: null,
+      };
       rows.set(key, row);
     }
     const add = (k: string) => sums.set(`${key}\n${k}`, (sums.get(`${key}\n${k}`) ?? 0) + value);
     switch (name) {
-      case 'mq_depth_current': row.depth = value; break;
-      case 'mq_awaiting_mergeability': row.awaitingMergeability = value; break;
-      case 'mq_testing_slots_active': row.testing = value; break;
-      case 'mq_pr_restarts_1h_total': row.restarts1h = value; break;
+      case 'mq_depth_current':
+        row.depth = value;
+        break;
+      case 'mq_awaiting_mergeability':
+        row.awaitingMergeability = value;
+        break;
+      case 'mq_testing_slots_active':
+        row.testing = value;
+        break;
+      case 'mq_pr_restarts_1h_total':
+        row.restarts1h = value;
+        break;
       case 'mq_pr_conclusions_1h_total':
         if (labels.conclusion === 'merged') row.merged1h = value;
         else if (labels.conclusion === 'failed') row.failed1h = value;
         else if (labels.conclusion === 'cancelled') row.cancelled1h = value;
         break;
-      case 'mq_pr_test_duration_1h_seconds_sum': case 'mq_pr_test_duration_1h_seconds_count':
-      case 'mq_pr_wait_duration_1h_seconds_sum': case 'mq_pr_wait_duration_1h_seconds_count':
+      case 'mq_pr_test_duration_1h_seconds_sum':
+      case 'mq_pr_test_duration_1h_seconds_count':
+      case 'mq_pr_wait_duration_1h_seconds_sum':
+      case 'mq_pr_wait_duration_1h_seconds_count':
         add(name);
         break;
     }

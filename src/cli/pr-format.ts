@@ -7,7 +7,8 @@ const priorityOf = (pr: PullRequestItem): string =>
   `${pr.priorityName} (${pr.priorityValue})${pr.usedDefaultPriorityName ? ', the default' : ''}${pr.skipTheLine ? ', skips the line' : ''}`;
 
 function targetsOf(r: SubmittedPullRequest['readiness']): string {
-  if (!r.requiresImpactedTargets) return r.hasImpactedTargets ? 'uploaded (not required: single mode)' : 'not required (single mode)';
+  if (!r.requiresImpactedTargets)
+    return r.hasImpactedTargets ? 'uploaded (not required: single mode)' : 'not required (single mode)';
   return r.hasImpactedTargets ? 'uploaded' : 'missing: upload them for the head sha (greenline targets set)';
 }
 
@@ -20,7 +21,14 @@ function reasonFields(pr: SubmittedPullRequest, queue: QueueRequest): [string, s
     ['Why', r.message],
     ...(r.detail !== undefined ? [['Detail', r.detail] as [string, string]] : []),
     ...(r.url !== undefined ? [['Check', r.url] as [string, string]] : []),
-    ...(r.testRunId !== undefined ? [['Test run', `${r.testRunId} (log: greenline test-run log ${r.testRunId}${queueFlags(slugOf(queue))})`] as [string, string]] : []),
+    ...(r.testRunId !== undefined
+      ? [
+          ['Test run', `${r.testRunId} (log: greenline test-run log ${r.testRunId}${queueFlags(slugOf(queue))})`] as [
+            string,
+            string,
+          ],
+        ]
+      : []),
   ];
 }
 
@@ -39,7 +47,10 @@ export function formatPrStatus(pr: SubmittedPullRequest, queue: QueueRequest): s
     ['Priority', priorityOf(pr)],
     ['Batching', pr.noBatch ? 'never (tested alone)' : 'allowed'],
     ['Head sha', pr.prSha],
-    ['Base branch', `${pr.prBaseBranch}${pr.readiness.doesBaseBranchMatch ? '' : ` (not ${queue.targetBranch}: waits until retargeted)`}`],
+    [
+      'Base branch',
+      `${pr.prBaseBranch}${pr.readiness.doesBaseBranchMatch ? '' : ` (not ${queue.targetBranch}: waits until retargeted)`}`,
+    ],
     ['Mergeability', pr.readiness.gitHubMergeability],
     ['Impacted targets', targetsOf(pr.readiness)],
     ['Merged by test run', pr.verifiedByTestRun ?? '-'],
@@ -49,8 +60,16 @@ export function formatPrStatus(pr: SubmittedPullRequest, queue: QueueRequest): s
 
 export function formatPrList(prs: PullRequestItem[], more: boolean): string {
   if (prs.length === 0) return 'No pull requests.';
-  const table = formatTable(['PR', 'STATE', 'PRIORITY', 'SINCE', 'AUTHOR', 'TITLE'], prs.map((pr) => [
-    `#${pr.prNumber}`, pr.state, `${pr.priorityName}${pr.noBatch ? ' no-batch' : ''}`, pr.stateChangedAt, pr.prAuthor, pr.prTitle,
-  ]));
+  const table = formatTable(
+    ['PR', 'STATE', 'PRIORITY', 'SINCE', 'AUTHOR', 'TITLE'],
+    prs.map((pr) => [
+      `#${pr.prNumber}`,
+      pr.state,
+      `${pr.priorityName}${pr.noBatch ? ' no-batch' : ''}`,
+      pr.stateChangedAt,
+      pr.prAuthor,
+      pr.prTitle,
+    ]),
+  );
   return more ? `${table}\n(more: raise --limit)` : table;
 }

@@ -19,7 +19,7 @@ const { version } = createRequire(import.meta.url)('../../package.json') as { ve
 
 export function buildProgram(): Command {
   return new Command('greenline')
-    .description('greenline: a self-hosted merge queue that speaks Trunk Merge Queue\'s v1 API')
+    .description("greenline: a self-hosted merge queue that speaks Trunk Merge Queue's v1 API")
     .version(version)
     .showHelpAfterError('(add --help for usage)')
     .addCommand(serveCommand())
@@ -34,11 +34,14 @@ export function buildProgram(): Command {
     .addCommand(metricsCommand())
     .addCommand(healthCommand())
     .addCommand(demoCommand())
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ greenline serve --data-dir ./.greenline
   $ greenline token create --org acme --name ci
   $ greenline repo connect github.com/acme/web --org acme --forge git --remote /srv/git/web.git --ci-command "npm test"
 
-Configuration: defaults <- greenline.yaml <- GREENLINE_* environment <- flags.`);
+Configuration: defaults <- greenline.yaml <- GREENLINE_* environment <- flags.`,
+    );
 }

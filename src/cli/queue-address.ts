@@ -13,8 +13,12 @@ export function parseRepoSlug(slug: string): RepoRef {
 }
 
 export function queueAddress(settings: ClientSettings): QueueRequest {
-  if (!settings.repo) throw new UsageError('Which repository? Pass --repo HOST/OWNER/NAME (or set "repo:" in the client config file)');
-  if (!settings.branch) throw new UsageError('Which queue? Pass --branch BRANCH, the target branch (or set "branch:" in the client config file)');
+  if (!settings.repo)
+    throw new UsageError('Which repository? Pass --repo HOST/OWNER/NAME (or set "repo:" in the client config file)');
+  if (!settings.branch)
+    throw new UsageError(
+      'Which queue? Pass --branch BRANCH, the target branch (or set "branch:" in the client config file)',
+    );
   return { repo: parseRepoSlug(settings.repo), targetBranch: settings.branch };
 }
 
@@ -26,7 +30,8 @@ export function parsePrNumber(text: string): number {
 }
 
 /** `github.com/acme/web main`, for messages. */
-export const describeQueue = (q: QueueRequest): string => `${q.repo.host}/${q.repo.owner}/${q.repo.name} ${q.targetBranch}`;
+export const describeQueue = (q: QueueRequest): string =>
+  `${q.repo.host}/${q.repo.owner}/${q.repo.name} ${q.targetBranch}`;
 
 /** ` --repo HOST/OWNER/NAME --branch BRANCH` as far as they are known, to repeat in a suggested command. */
 export const queueFlags = (s: Pick<ClientSettings, 'repo' | 'branch'>): string =>

@@ -24,16 +24,28 @@ export function formatManagement(m: Pick<QueueActivity, 'managedBy' | 'driftSinc
  * unlike getQueue, also lists the NOT_READY ones, last, with no position), each with why it is there.
  */
 export function formatQueue(
-  q: Queue, address: QueueRequest, activity: Pick<QueueActivity, 'managedBy' | 'driftSince' | 'pullRequests'>,
+  q: Queue,
+  address: QueueRequest,
+  activity: Pick<QueueActivity, 'managedBy' | 'driftSince' | 'pullRequests'>,
 ): string {
   const { enqueuedPullRequests: _listed, ...settings } = q;
   const prs = activity.pullRequests;
-  const why = (r: QueueActivity['pullRequests'][number]['explanation']) => `${r.message}${r.detail !== undefined ? ` (${r.detail})` : ''}`;
-  const list = prs.length === 0
-    ? 'No pull requests in the queue.'
-    : formatTable(['#', 'PR', 'STATE', 'PRIORITY', 'SINCE', 'TITLE', 'WHY'], prs.map((pr, i) => [
-      pr.state.toUpperCase() === 'NOT_READY' ? '-' : String(i + 1), `#${pr.prNumber}`, pr.state, pr.priorityName, pr.stateChangedAt, pr.prTitle,
-      why(pr.explanation),
-    ]));
+  const why = (r: QueueActivity['pullRequests'][number]['explanation']) =>
+    `${r.message}${r.detail !== undefined ? ` (${r.detail})` : ''}`;
+  const list =
+    prs.length === 0
+      ? 'No pull requests in the queue.'
+      : formatTable(
+          ['#', 'PR', 'STATE', 'PRIORITY', 'SINCE', 'TITLE', 'WHY'],
+          prs.map((pr, i) => [
+            pr.state.toUpperCase() === 'NOT_READY' ? '-' : String(i + 1),
+            `#${pr.prNumber}`,
+            pr.state,
+            pr.priorityName,
+            pr.stateChangedAt,
+            pr.prTitle,
+            why(pr.explanation),
+          ]),
+        );
   return `Queue ${describeQueue(address)}\n${formatManagement(activity)}${formatSettings(settings)}\n\n${list}`;
 }

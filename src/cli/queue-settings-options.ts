@@ -15,14 +15,15 @@ const ACTIONS = new Set(['deleteRequiredStatuses']);
 /** Help texts written for the command line where the schema's speaks of the request body. */
 const HELP: Record<string, string> = {
   state: 'RUNNING, PAUSED or DRAINING (the same as queue resume | pause | drain)',
-  requiredStatuses: "checks a test commit must pass, replacing the repository's (remove the override with --delete-required-statuses)",
+  requiredStatuses:
+    "checks a test commit must pass, replacing the repository's (remove the override with --delete-required-statuses)",
   deleteRequiredStatuses: 'remove the --required-statuses override: the checks come from the repository again',
   mergeMethod: 'how a tested PR lands on the target branch',
 };
 
 const kebab = (name: string): string => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
-const typesOf = (schema: TSchema): string[] => [schema.type as string | string[] | undefined ?? []].flat();
+const typesOf = (schema: TSchema): string[] => [(schema.type as string | string[] | undefined) ?? []].flat();
 
 function describe(name: string, schema: TSchema): string {
   const values = schema['x-enum-any-case'] as string[] | undefined;
@@ -49,7 +50,10 @@ export function addSettingOptions(cmd: Command, properties: Record<string, TSche
 }
 
 /** The request fields set by the options of addSettingOptions (absent when the option was not given). */
-export function settingsFrom(opts: Record<string, unknown>, properties: Record<string, TSchema>): Record<string, unknown> {
+export function settingsFrom(
+  opts: Record<string, unknown>,
+  properties: Record<string, TSchema>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(properties)) {
     const value = opts[name];
@@ -57,7 +61,8 @@ export function settingsFrom(opts: Record<string, unknown>, properties: Record<s
     const types = typesOf(schema);
     if ((types.includes('integer') || types.includes('number')) && typeof value === 'string') {
       const n = Number(value);
-      if (value.trim() === '' || !Number.isFinite(n)) throw new UsageError(`--${kebab(name)} takes a number, got "${value}"`);
+      if (value.trim() === '' || !Number.isFinite(n))
+        throw new UsageError(`--${kebab(name)} takes a number, got "${value}"`);
       out[name] = n;
     } else {
       out[name] = value;

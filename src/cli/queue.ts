@@ -9,98 +9,143 @@ import { describeQueue, queueAddress } from './queue-address.js';
 import { addSettingOptions, settingsFrom } from './queue-settings-options.js';
 import { UsageError } from './usage-error.js';
 
-const CREATE_SETTINGS = { mode: CreateQueueRequest.properties.mode, concurrency: CreateQueueRequest.properties.concurrency };
+const CREATE_SETTINGS = {
+  mode: CreateQueueRequest.properties.mode,
+  concurrency: CreateQueueRequest.properties.concurrency,
+};
 
 /** pause, resume and drain: updateQueue with a state. */
 const STATE_COMMANDS = [
-  { name: 'pause', state: 'PAUSED', description: 'pause the queue: nothing starts testing or merges until it is resumed (results of running tests are kept)' },
+  {
+    name: 'pause',
+    state: 'PAUSED',
+    description:
+      'pause the queue: nothing starts testing or merges until it is resumed (results of running tests are kept)',
+  },
   { name: 'resume', state: 'RUNNING', description: 'resume a paused or draining queue' },
-  { name: 'drain', state: 'DRAINING', description: 'drain the queue: admit nothing new, finish testing and merging what is admitted (before deleting it, or for a code freeze)' },
+  {
+    name: 'drain',
+    state: 'DRAINING',
+    description:
+      'drain the queue: admit nothing new, finish testing and merging what is admitted (before deleting it, or for a code freeze)',
+  },
 ] as const;
 
 export function queueCommand(): Command {
-  const queue = new Command('queue').description('create, inspect, change, pause and delete merge queues (talks to a running server)')
-    .addHelpText('after', `
+  const queue = new Command('queue')
+    .description('create, inspect, change, pause and delete merge queues (talks to a running server)')
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ greenline queue create --repo github.com/acme/web --branch main --concurrency 3
   $ greenline queue get --repo github.com/acme/web --branch main
   $ greenline queue update --repo github.com/acme/web --branch main --batch --batching-min-size 4
   $ greenline queue pause --repo github.com/acme/web --branch main
 
-The server and token come from --url/--token, GREENLINE_URL/GREENLINE_TOKEN, or ~/.config/greenline/client.yaml.`);
+The server and token come from --url/--token, GREENLINE_URL/GREENLINE_TOKEN, or ~/.config/greenline/client.yaml.`,
+    );
 
   addSettingOptions(withQueueOptions(queue.command('create')), CREATE_SETTINGS)
     .description('create a queue for a target branch (RUNNING); set everything else with `queue update` afterwards')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ greenline queue create --repo github.com/acme/web --branch main
-  $ greenline queue create --repo github.com/acme/web --branch release --mode parallel --concurrency 5`)
-    .action((flags: QueueFlags & Record<string, unknown>) => withClient(flags, async ({ client, settings }) => {
-      const address = queueAddress(settings);
-      await client.createQueue({ ...address, ...settingsFrom(flags, CREATE_SETTINGS) } as CreateBody);
-      if (flags.json) printJson({});
-      else printLine(`Created queue ${describeQueue(address)}.`);
-    }));
+  $ greenline queue create --repo github.com/acme/web --branch release --mode parallel --concurrency 5`,
+    )
+    .action((flags: QueueFlags & Record<string, unknown>) =>
+      withClient(flags, async ({ client, settings }) => {
+        const address = queueAddress(settings);
+        await client.createQueue({ ...address, ...settingsFrom(flags, CREATE_SETTINGS) } as CreateBody);
+        if (flags.json) printJson({});
+        else printLine(`Created queue ${describeQueue(address)}.`);
+      }),
+    );
 
   withQueueOptions(queue.command('get'))
-    .description('show a queue: whether Terraform manages it, state, every setting, and its pull requests in queue order with why each is there (NOT_READY ones last)')
-    .addHelpText('after', `
+    .description(
+      'show a queue: whether Terraform manages it, state, every setting, and its pull requests in queue order with why each is there (NOT_READY ones last)',
+    )
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ greenline queue get --repo github.com/acme/web --branch main
-  $ greenline queue get --repo github.com/acme/web --branch main --json | jq .state`)
-    .action((flags: QueueFlags) => withClient(flags, async ({ client, settings }) => {
-      const address = queueAddress(settings);
-      if (flags.json) {
-        printJson(await client.getQueue(address));
-        return;
-      }
-      // getQueue answers as Trunk's does; who manages the queue is in the dashboard's activity.
-      const [q, activity] = await Promise.all([client.getQueue(address), client.getQueueActivity(address)]);
-      printLine(formatQueue(q, address, activity));
-    }));
+  $ greenline queue get --repo github.com/acme/web --branch main --json | jq .state`,
+    )
+    .action((flags: QueueFlags) =>
+      withClient(flags, async ({ client, settings }) => {
+        const address = queueAddress(settings);
+        if (flags.json) {
+          printJson(await client.getQueue(address));
+          return;
+        }
+        // getQueue answers as Trunk's does; who manages the queue is in the dashboard's activity.
+        const [q, activity] = await Promise.all([client.getQueue(address), client.getQueueActivity(address)]);
+        printLine(formatQueue(q, address, activity));
+      }),
+    );
 
   addSettingOptions(withQueueOptions(queue.command('update')), QueueSettingsInput)
     .description('change settings of a queue; settings not given stay as they are')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ greenline queue update --repo github.com/acme/web --branch main --concurrency 5 --merge-method merge_commit
   $ greenline queue update --repo github.com/acme/web --branch main --batch --batching-min-size 8 --batching-max-wait-time-minutes 10
   $ greenline queue update --repo github.com/acme/web --branch main --required-statuses build lint
-  $ greenline queue update --repo github.com/acme/web --branch main --delete-required-statuses`)
-    .action((flags: QueueFlags & Record<string, unknown>) => withClient(flags, async ({ client, settings }) => {
-      const address = queueAddress(settings);
-      const changes = settingsFrom(flags, QueueSettingsInput);
-      if (Object.keys(changes).length === 0) throw new UsageError('Nothing to change: give at least one setting (see greenline queue update --help)');
-      const q = await client.updateQueue({ ...address, ...changes } as UpdateQueueRequest);
-      if (flags.json) printJson(q);
-      else printLine(`Updated queue ${describeQueue(address)}:\n${formatSettings(q)}`);
-    }));
+  $ greenline queue update --repo github.com/acme/web --branch main --delete-required-statuses`,
+    )
+    .action((flags: QueueFlags & Record<string, unknown>) =>
+      withClient(flags, async ({ client, settings }) => {
+        const address = queueAddress(settings);
+        const changes = settingsFrom(flags, QueueSettingsInput);
+        if (Object.keys(changes).length === 0)
+          throw new UsageError('Nothing to change: give at least one setting (see greenline queue update --help)');
+        const q = await client.updateQueue({ ...address, ...changes } as UpdateQueueRequest);
+        if (flags.json) printJson(q);
+        else printLine(`Updated queue ${describeQueue(address)}:\n${formatSettings(q)}`);
+      }),
+    );
 
   for (const { name, state, description } of STATE_COMMANDS) {
     withQueueOptions(queue.command(name))
       .description(description)
-      .addHelpText('after', `
+      .addHelpText(
+        'after',
+        `
 Example:
-  $ greenline queue ${name} --repo github.com/acme/web --branch main`)
-      .action((flags: QueueFlags) => withClient(flags, async ({ client, settings }) => {
-        const address = queueAddress(settings);
-        const q = await client.updateQueue({ ...address, state });
-        if (flags.json) printJson(q);
-        else printLine(`Queue ${describeQueue(address)} is ${q.state}.`);
-      }));
+  $ greenline queue ${name} --repo github.com/acme/web --branch main`,
+      )
+      .action((flags: QueueFlags) =>
+        withClient(flags, async ({ client, settings }) => {
+          const address = queueAddress(settings);
+          const q = await client.updateQueue({ ...address, state });
+          if (flags.json) printJson(q);
+          else printLine(`Queue ${describeQueue(address)} is ${q.state}.`);
+        }),
+      );
   }
 
   withQueueOptions(queue.command('delete'))
     .description('delete an empty queue (refused while it holds pull requests: cancel them, or drain it first)')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Example:
   $ greenline queue drain --repo github.com/acme/web --branch main   # then, once empty:
-  $ greenline queue delete --repo github.com/acme/web --branch main`)
-    .action((flags: QueueFlags) => withClient(flags, async ({ client, settings }) => {
-      const address = queueAddress(settings);
-      await client.deleteQueue(address);
-      if (flags.json) printJson({});
-      else printLine(`Deleted queue ${describeQueue(address)}.`);
-    }));
+  $ greenline queue delete --repo github.com/acme/web --branch main`,
+    )
+    .action((flags: QueueFlags) =>
+      withClient(flags, async ({ client, settings }) => {
+        const address = queueAddress(settings);
+        await client.deleteQueue(address);
+        if (flags.json) printJson({});
+        else printLine(`Deleted queue ${describeQueue(address)}.`);
+      }),
+    );
   return queue;
 }

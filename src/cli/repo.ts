@@ -27,16 +27,22 @@ interface ConnectFlags extends StoreFlags {
 async function checkRemote(remote: string, given: string): Promise<void> {
   const resolvedFrom = remote === given ? '' : ` (--remote ${given} resolved against ${process.cwd()})`;
   if (isLocalPath(remote) && !isDirectory(remote)) {
-    throw new UsageError(`Cannot reach the remote ${remote}${resolvedFrom}: no such directory.\n`
-      + 'Give the path of a git repository (e.g. a bare one made with `git init --bare`); a relative path is resolved against the current directory. '
-      + 'Or pass --no-remote-check to connect it anyway.');
+    throw new UsageError(
+      `Cannot reach the remote ${remote}${resolvedFrom}: no such directory.\n` +
+        'Give the path of a git repository (e.g. a bare one made with `git init --bare`); a relative path is resolved against the current directory. ' +
+        'Or pass --no-remote-check to connect it anyway.',
+    );
   }
   try {
     await runGit(['ls-remote', '--heads', '--', remote], { timeoutMs: 60_000 });
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    const fix = isLocalPath(remote) ? 'Give the path of a git repository (e.g. a bare one made with `git init --bare`)' : "Check the URL and git's credentials for it";
-    throw new UsageError(`Cannot reach the remote ${remote}${resolvedFrom}: ${why}\n${fix}, or pass --no-remote-check to connect it anyway.`);
+    const fix = isLocalPath(remote)
+      ? 'Give the path of a git repository (e.g. a bare one made with `git init --bare`)'
+      : "Check the URL and git's credentials for it";
+    throw new UsageError(
+      `Cannot reach the remote ${remote}${resolvedFrom}: ${why}\n${fix}, or pass --no-remote-check to connect it anyway.`,
+    );
   }
 }
 
@@ -49,71 +55,110 @@ function isDirectory(p: string): boolean {
 }
 
 export function repoCommand(): Command {
-  const repo = new Command('repo').description('connect repositories to an organization')
-    .addHelpText('after', `
+  const repo = new Command('repo').description('connect repositories to an organization').addHelpText(
+    'after',
+    `
 Examples:
   $ greenline repo connect github.com/acme/web --org acme --forge git --remote /srv/git/web.git --ci-command "npm test"
   $ greenline repo list
-  $ greenline repo disconnect github.com/acme/web`);
+  $ greenline repo disconnect github.com/acme/web`,
+  );
 
   withStoreOptions(repo.command('connect'))
     .description('connect HOST/OWNER/NAME to an organization (created if missing)')
     .argument('<repo>', 'repository as HOST/OWNER/NAME, e.g. github.com/acme/web')
     .requiredOption('--org <org>', 'organization the repository belongs to')
-    .addOption(new Option('--forge <forge>', 'where the repository lives').choices(['git', 'github']).makeOptionMandatory())
-    .option('--remote <url>', 'git remote: a path (a relative one is resolved against the current directory and stored absolute) or any URL git understands (required for --forge git)')
+    .addOption(
+      new Option('--forge <forge>', 'where the repository lives').choices(['git', 'github']).makeOptionMandatory(),
+    )
+    .option(
+      '--remote <url>',
+      'git remote: a path (a relative one is resolved against the current directory and stored absolute) or any URL git understands (required for --forge git)',
+    )
     .option('--ci-command <cmd>', 'built-in CI: command run on a checkout of each test commit (status "greenline/ci")')
     .option('--pr-ref-pattern <pattern>', 'ref of PR heads, {n} = PR number', DEFAULT_PR_REF_PATTERN)
     .option('--test-branch-prefix <prefix>', 'prefix of test branch names', DEFAULT_TEST_BRANCH_PREFIX)
-    .option('--required-status <name...>', 'statuses a test commit needs when the queue sets none (default: greenline/ci with --ci-command)')
+    .option(
+      '--required-status <name...>',
+      'statuses a test commit needs when the queue sets none (default: greenline/ci with --ci-command)',
+    )
     .option('--no-remote-check', 'connect without first checking that git can reach the remote')
-    .option('--installation-id <n>', 'GitHub App installation of the repository (--forge github; default: looked up by the app)')
-    .addHelpText('after', `
+    .option(
+      '--installation-id <n>',
+      'GitHub App installation of the repository (--forge github; default: looked up by the app)',
+    )
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ greenline repo connect github.com/acme/web --org acme --forge git --remote https://git.example.com/acme/web.git --ci-command "make test"
   $ greenline repo connect example.com/team/api --org team --forge git --remote /srv/git/api.git --pr-ref-pattern "refs/heads/pr/{n}" --required-status build lint
   $ greenline repo connect github.com/acme/web --org acme --forge github --installation-id 12345678
 The github forge needs the server configured for GitHub (githubAppId + githubPrivateKeyPath, or
-githubToken; see docs/github.md). Its required statuses default to the branch's protection rules.`)
+githubToken; see docs/github.md). Its required statuses default to the branch's protection rules.`,
+    )
     .action(async (slug: string, opts: ConnectFlags) => {
       let installationId: number | undefined;
       const remote = opts.remote === undefined ? null : absoluteRemote(opts.remote, process.cwd());
       if (opts.forge === 'github') {
-        if (opts.remote) throw new UsageError('--remote is for --forge git; the github forge reaches the repository through the GitHub API the server is configured for');
-        if (opts.ciCommand) throw new UsageError('--ci-command is for --forge git; with --forge github the checks of your GitHub CI decide (see --required-status)');
+        if (opts.remote)
+          throw new UsageError(
+            '--remote is for --forge git; the github forge reaches the repository through the GitHub API the server is configured for',
+          );
+        if (opts.ciCommand)
+          throw new UsageError(
+            '--ci-command is for --forge git; with --forge github the checks of your GitHub CI decide (see --required-status)',
+          );
         if (opts.installationId !== undefined) {
           installationId = Number(opts.installationId);
           if (!/^\d+$/.test(opts.installationId) || !Number.isSafeInteger(installationId) || installationId < 1) {
-            throw new UsageError(`--installation-id must be a positive integer (the number at the end of the installation's settings URL), got "${opts.installationId}"`);
+            throw new UsageError(
+              `--installation-id must be a positive integer (the number at the end of the installation's settings URL), got "${opts.installationId}"`,
+            );
           }
         }
       } else {
         if (opts.installationId !== undefined) throw new UsageError('--installation-id is for --forge github');
-        if (!opts.remote) throw new UsageError('--forge git needs --remote <url>: a path or URL git can fetch from and push to');
+        if (!opts.remote)
+          throw new UsageError('--forge git needs --remote <url>: a path or URL git can fetch from and push to');
         if (opts.remoteCheck) await checkRemote(remote!, opts.remote);
       }
       await withStore(opts, async (db) => {
-        const row = await connectRepo(db, {
-          org: opts.org, slug, forge: opts.forge, remote, ciCommand: opts.ciCommand ?? null,
-          ...(opts.prRefPattern ? { prRefPattern: opts.prRefPattern } : {}),
-          ...(opts.testBranchPrefix ? { testBranchPrefix: opts.testBranchPrefix } : {}),
-          ...(opts.requiredStatus ? { requiredStatuses: opts.requiredStatus } : {}),
-          ...(installationId !== undefined ? { installationId } : {}),
-        }, Date.now());
-        const where = row.forge === 'github'
-          ? `installation ${installationId ?? 'looked up by the GitHub App'}`
-          : `remote ${row.remote}${row.remote === opts.remote ? '' : `, resolved from ${opts.remote}`}`;
-        process.stdout.write(`Connected ${row.host}/${row.owner}/${row.name} to organization ${opts.org} (forge ${row.forge}, ${where}).\n`);
+        const row = await connectRepo(
+          db,
+          {
+            org: opts.org,
+            slug,
+            forge: opts.forge,
+            remote,
+            ciCommand: opts.ciCommand ?? null,
+            ...(opts.prRefPattern ? { prRefPattern: opts.prRefPattern } : {}),
+            ...(opts.testBranchPrefix ? { testBranchPrefix: opts.testBranchPrefix } : {}),
+            ...(opts.requiredStatus ? { requiredStatuses: opts.requiredStatus } : {}),
+            ...(installationId !== undefined ? { installationId } : {}),
+          },
+          Date.now(),
+        );
+        const where =
+          row.forge === 'github'
+            ? `installation ${installationId ?? 'looked up by the GitHub App'}`
+            : `remote ${row.remote}${row.remote === opts.remote ? '' : `, resolved from ${opts.remote}`}`;
+        process.stdout.write(
+          `Connected ${row.host}/${row.owner}/${row.name} to organization ${opts.org} (forge ${row.forge}, ${where}).\n`,
+        );
       });
     });
 
   withStoreOptions(repo.command('list'))
     .description('list connected repositories')
     .option('--org <org>', 'only the repositories of this organization')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ greenline repo list
-  $ greenline repo list --org acme --database-url postgres://greenline@db.internal/greenline`)
+  $ greenline repo list --org acme --database-url postgres://greenline@db.internal/greenline`,
+    )
     .action(async (opts: StoreFlags & { org?: string }) => {
       await withStore(opts, async (db) => {
         const orgs = await orgsForListing(db, opts.org);
@@ -122,7 +167,9 @@ Examples:
         for (const r of rows) {
           const orgName = await orgs.nameOf(r.org_id);
           const ci = r.ci_command ? `ci: ${r.ci_command}` : 'ci: external';
-          process.stdout.write(`${r.host}/${r.owner}/${r.name}  org ${orgName}  forge ${r.forge}  remote ${r.remote ?? '-'}  ${ci}\n`);
+          process.stdout.write(
+            `${r.host}/${r.owner}/${r.name}  org ${orgName}  forge ${r.forge}  remote ${r.remote ?? '-'}  ${ci}\n`,
+          );
         }
       });
     });
@@ -130,9 +177,12 @@ Examples:
   withStoreOptions(repo.command('disconnect'))
     .description('disconnect a repository and delete its queues (refused while a queue holds pull requests)')
     .argument('<repo>', 'repository as HOST/OWNER/NAME')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Example:
-  $ greenline repo disconnect github.com/acme/web`)
+  $ greenline repo disconnect github.com/acme/web`,
+    )
     .action(async (slug: string, opts: StoreFlags) => {
       await withStore(opts, async (db) => {
         await disconnectRepo(db, slug);

@@ -4,7 +4,9 @@ import { CONFIG_KEYS, settingOf } from '../config-schema.js';
 import { configFrom, settingFlags, withSettingOptions, withStoreOptions } from './store-options.js';
 
 /** Every server setting that has a flag (config-schema.ts); --data-dir and --database-url are the store options. */
-const SERVE_SETTINGS = CONFIG_KEYS.filter((k) => settingOf(k).flag !== undefined && k !== 'dataDir' && k !== 'databaseUrl');
+const SERVE_SETTINGS = CONFIG_KEYS.filter(
+  (k) => settingOf(k).flag !== undefined && k !== 'dataDir' && k !== 'databaseUrl',
+);
 
 function bootstrapBanner(token: string): string {
   return [
@@ -21,17 +23,23 @@ function bootstrapBanner(token: string): string {
 
 export function serveCommand(): Command {
   return withSettingOptions(withStoreOptions(new Command('serve')), SERVE_SETTINGS)
-    .description('run the merge queue server (on a start where the database holds no active API token: creates one for org "default", created when missing, and prints it once)')
-    .addHelpText('after', `
+    .description(
+      'run the merge queue server (on a start where the database holds no active API token: creates one for org "default", created when missing, and prints it once)',
+    )
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ greenline serve
   $ greenline serve --port 9000 --data-dir /var/lib/greenline
   $ greenline serve --database-url postgres://greenline@db.internal/greenline
   $ greenline serve --database-url postgres://greenline@db.internal/greenline --lease-ttl 10   (one of several instances)
-  $ GREENLINE_ENUM_CASE=lower greenline serve`)
+  $ GREENLINE_ENUM_CASE=lower greenline serve`,
+    )
     .action(async (flags: Record<string, unknown> & { config?: string }) => {
       const config = configFrom({
-        ...settingFlags(flags, ['dataDir', 'databaseUrl', ...SERVE_SETTINGS]), ...(flags.config ? { config: flags.config } : {}),
+        ...settingFlags(flags, ['dataDir', 'databaseUrl', ...SERVE_SETTINGS]),
+        ...(flags.config ? { config: flags.config } : {}),
       });
       // Loaded here, not at the top: the admin commands start without loading the server.
       const { createLogger, createServer } = await import('../server.js');
@@ -43,7 +51,10 @@ Examples:
       await new Promise<void>((resolve) => {
         const shutdown = (signal: string) => {
           logger.info({ signal }, 'stopping');
-          server.stop().catch((err: unknown) => logger.error({ err }, 'stop failed')).finally(resolve);
+          server
+            .stop()
+            .catch((err: unknown) => logger.error({ err }, 'stop failed'))
+            .finally(resolve);
         };
         process.once('SIGINT', () => shutdown('SIGINT'));
         process.once('SIGTERM', () => shutdown('SIGTERM'));

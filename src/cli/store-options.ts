@@ -17,8 +17,10 @@ export interface StoreFlags {
 }
 
 export function withStoreOptions(cmd: Command): Command {
-  return withSettingOptions(cmd, ['dataDir', 'databaseUrl'])
-    .option('--config <file>', 'configuration file (default: greenline.yaml in the current directory, if present)');
+  return withSettingOptions(cmd, ['dataDir', 'databaseUrl']).option(
+    '--config <file>',
+    'configuration file (default: greenline.yaml in the current directory, if present)',
+  );
 }
 
 /** The flag of a server setting as config-schema.ts describes it (a setting of a few names offers them as choices). */
@@ -27,7 +29,10 @@ function settingOption(key: ConfigKey): Option {
   if (flag === undefined) throw new Error(`the setting ${key} has no flag`);
   const option = new Option(flag, description);
   const schema: TSchema = settingOf(key);
-  const names = KindGuard.IsUnion(schema) && schema.anyOf.every((m) => KindGuard.IsLiteral(m)) ? schema.anyOf.map((m) => String(m.const)) : null;
+  const names =
+    KindGuard.IsUnion(schema) && schema.anyOf.every((m) => KindGuard.IsLiteral(m))
+      ? schema.anyOf.map((m) => String(m.const))
+      : null;
   return names ? option.choices(names) : option;
 }
 
@@ -38,18 +43,27 @@ export function withSettingOptions(cmd: Command, keys: readonly ConfigKey[]): Co
 }
 
 /** The values the flags of these settings were given (commander's names for them → the settings' keys). */
-export function settingFlags(flags: Record<string, unknown>, keys: readonly ConfigKey[]): Partial<Record<ConfigKey, unknown>> {
+export function settingFlags(
+  flags: Record<string, unknown>,
+  keys: readonly ConfigKey[],
+): Partial<Record<ConfigKey, unknown>> {
   return Object.fromEntries(keys.map((k) => [k, flags[settingOption(k).attributeName()]]));
 }
 
-export function configFrom(flags: { config?: string } & Partial<Record<ConfigKey, unknown>>): Readonly<GreenlineConfig> {
+export function configFrom(
+  flags: { config?: string } & Partial<Record<ConfigKey, unknown>>,
+): Readonly<GreenlineConfig> {
   const { config, ...values } = flags;
   return loadConfig({ flags: values, ...(config !== undefined ? { configPath: config } : {}) });
 }
 
 /** Opens the store named by the flags (openStore), runs `work`, and closes the store. */
 export async function withStore<T>(flags: StoreFlags, work: (db: Db) => Promise<T>): Promise<T> {
-  const cfg = configFrom({ dataDir: flags.dataDir, databaseUrl: flags.databaseUrl, ...(flags.config ? { config: flags.config } : {}) });
+  const cfg = configFrom({
+    dataDir: flags.dataDir,
+    databaseUrl: flags.databaseUrl,
+    ...(flags.config ? { config: flags.config } : {}),
+  });
   const db = await openStore({ databaseUrl: cfg.databaseUrl, dataDir: cfg.dataDir });
   try {
     return await work(db);
@@ -62,8 +76,12 @@ export async function withStore<T>(flags: StoreFlags, work: (db: Db) => Promise<
  * What the `list` admin commands need of organizations: the id to filter by for `--org NAME`
  * (undefined = every organization; an unknown name is an error), and each row's organization name.
  */
-export async function orgsForListing(db: Db, name: string | undefined): Promise<{
-  filter: string | undefined; nameOf: (orgId: string) => Promise<string>;
+export async function orgsForListing(
+  db: Db,
+  name: string | undefined,
+): Promise<{
+  filter: string | undefined;
+  nameOf: (orgId: string) => Promise<string>;
 }> {
   const org = name === undefined ? undefined : await existingOrg(db, name);
   const names = new Map<string, string>();

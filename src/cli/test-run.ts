@@ -24,73 +24,110 @@ function formatTestRun(id: string, run: TestingDetails): string {
     ['Tested PRs', run.testedPullRequests.map((p) => `#${p.prNumber} ${p.title}`).join('; ')],
     ['Predicted base PRs', run.dependentPrs.length ? run.dependentPrs.map((n) => `#${n}`).join(' ') : '-'],
     ['Required statuses', `${run.requiredStatuses.join(', ') || '-'} (from ${run.requiredStatusesSource})`],
-    ...(run.impactedTargetsForTestedPrs ? [['Impacted targets', run.impactedTargetsForTestedPrs.join(', ') || '-'] as [string, string]] : []),
+    ...(run.impactedTargetsForTestedPrs
+      ? [['Impacted targets', run.impactedTargetsForTestedPrs.join(', ') || '-'] as [string, string]]
+      : []),
   ]);
-  const statuses = run.statusChecks.length === 0 ? 'No statuses reported yet.'
-    : formatTable(['CONTEXT', 'STATE', 'DESCRIPTION', 'URL'], run.statusChecks.map((s) => [s.context, s.state, s.description ?? '', s.url ?? '']));
+  const statuses =
+    run.statusChecks.length === 0
+      ? 'No statuses reported yet.'
+      : formatTable(
+          ['CONTEXT', 'STATE', 'DESCRIPTION', 'URL'],
+          run.statusChecks.map((s) => [s.context, s.state, s.description ?? '', s.url ?? '']),
+        );
   return `${fields}\n\n${statuses}`;
 }
 
 export function testRunCommand(): Command {
-  const testRun = new Command('test-run').description('inspect test runs and report CI statuses for them (talks to a running server)')
-    .addHelpText('after', `
+  const testRun = new Command('test-run')
+    .description('inspect test runs and report CI statuses for them (talks to a running server)')
+    .addHelpText(
+      'after',
+      `
 A test run's id is the last segment of its test branch, greenline-merge/pr-<N>/<id>; the built-in CI
 runner passes it to the command as GREENLINE_TEST_RUN_ID.
 
 Examples:
   $ greenline test-run get 0b7c6c1e-… --repo github.com/acme/web --branch main
   $ greenline test-run log 0b7c6c1e-… --repo github.com/acme/web --branch main
-  $ greenline test-run report 0b7c6c1e-… --repo github.com/acme/web --context build --state success`);
+  $ greenline test-run report 0b7c6c1e-… --repo github.com/acme/web --context build --state success`,
+    );
 
   withQueueOptions(testRun.command('get'))
     .description('show a test run: status, test branch and commit, tested PRs, required and reported statuses')
     .argument('<id>', 'test run id')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Example:
-  $ greenline test-run get 0b7c6c1e-… --repo github.com/acme/web --branch main`)
-    .action((id: string, flags: QueueFlags) => withClient(flags, async ({ client, settings }) => {
-      const run = await client.getMergeQueueTestingDetails({ ...queueAddress(settings), testRunId: id });
-      if (flags.json) printJson(run);
-      else printLine(formatTestRun(id, run));
-    }));
+  $ greenline test-run get 0b7c6c1e-… --repo github.com/acme/web --branch main`,
+    )
+    .action((id: string, flags: QueueFlags) =>
+      withClient(flags, async ({ client, settings }) => {
+        const run = await client.getMergeQueueTestingDetails({ ...queueAddress(settings), testRunId: id });
+        if (flags.json) printJson(run);
+        else printLine(formatTestRun(id, run));
+      }),
+    );
 
   withQueueOptions(testRun.command('log'))
     .description("print the built-in CI runner's output of a test run")
     .argument('<id>', 'test run id')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Example:
-  $ greenline test-run log 0b7c6c1e-… --repo github.com/acme/web --branch main | tail -50`)
-    .action((id: string, flags: QueueFlags) => withClient(flags, async ({ client, settings }) => {
-      const log = await client.getTestRunLog({ ...queueAddress(settings), testRunId: id });
-      if (flags.json) printJson({ log });
-      else process.stdout.write(log);
-    }));
+  $ greenline test-run log 0b7c6c1e-… --repo github.com/acme/web --branch main | tail -50`,
+    )
+    .action((id: string, flags: QueueFlags) =>
+      withClient(flags, async ({ client, settings }) => {
+        const log = await client.getTestRunLog({ ...queueAddress(settings), testRunId: id });
+        if (flags.json) printJson({ log });
+        else process.stdout.write(log);
+      }),
+    );
 
   withClientOptions(testRun.command('report'))
-    .description('report the state of a check on a test run, from external CI (the run passes once every required status succeeded)')
+    .description(
+      'report the state of a check on a test run, from external CI (the run passes once every required status succeeded)',
+    )
     .argument('[id]', 'test run id (or give --sha)')
     .option('--repo <repo>', 'repository as HOST/OWNER/NAME (default: repo: in the client config file)')
     .option('--sha <sha>', 'the test commit instead of the run id')
     .requiredOption('--context <name>', 'name of the check, as in the required statuses')
-    .addOption(new Option('--state <state>', 'state of the check').choices(['pending', 'success', 'failure', 'error']).makeOptionMandatory())
+    .addOption(
+      new Option('--state <state>', 'state of the check')
+        .choices(['pending', 'success', 'failure', 'error'])
+        .makeOptionMandatory(),
+    )
     .option('--target-url <url>', 'link to the CI job')
     .option('--description <text>', 'a short description')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ greenline test-run report "$GREENLINE_TEST_RUN_ID" --repo github.com/acme/web --context build --state success
-  $ greenline test-run report --sha "$(git rev-parse HEAD)" --repo github.com/acme/web --context e2e --state failure --target-url "$CI_JOB_URL"`)
-    .action((id: string | undefined, flags: ReportFlags) => withClient(flags, async ({ client, settings }) => {
-      if ((id === undefined) === (flags.sha === undefined)) throw new UsageError('Give the test run id or --sha SHA (one of the two)');
-      if (!settings.repo) throw new UsageError('Which repository? Pass --repo HOST/OWNER/NAME (or set "repo:" in the client config file)');
-      await client.reportStatus({
-        repo: parseRepoSlug(settings.repo),
-        ...(id !== undefined ? { testRunId: id } : { sha: flags.sha! }),
-        context: flags.context, state: flags.state,
-        ...(flags.targetUrl !== undefined ? { url: flags.targetUrl } : {}),
-        ...(flags.description !== undefined ? { description: flags.description } : {}),
-      });
-      if (flags.json) printJson({});
-      else printLine(`Reported ${flags.context} ${flags.state} for ${id ?? flags.sha}.`);
-    }));
+  $ greenline test-run report --sha "$(git rev-parse HEAD)" --repo github.com/acme/web --context e2e --state failure --target-url "$CI_JOB_URL"`,
+    )
+    .action((id: string | undefined, flags: ReportFlags) =>
+      withClient(flags, async ({ client, settings }) => {
+        if ((id === undefined) === (flags.sha === undefined))
+          throw new UsageError('Give the test run id or --sha SHA (one of the two)');
+        if (!settings.repo)
+          throw new UsageError(
+            'Which repository? Pass --repo HOST/OWNER/NAME (or set "repo:" in the client config file)',
+          );
+        await client.reportStatus({
+          repo: parseRepoSlug(settings.repo),
+          ...(id !== undefined ? { testRunId: id } : { sha: flags.sha! }),
+          context: flags.context,
+          state: flags.state,
+          ...(flags.targetUrl !== undefined ? { url: flags.targetUrl } : {}),
+          ...(flags.description !== undefined ? { description: flags.description } : {}),
+        });
+        if (flags.json) printJson({});
+        else printLine(`Reported ${flags.context} ${flags.state} for ${id ?? flags.sha}.`);
+      }),
+    );
   return testRun;
 }

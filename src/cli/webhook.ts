@@ -17,57 +17,79 @@ const iso = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toI
 
 /** The admin over the store, with the allow-list of the server's configuration. */
 function adminOf(db: Db, flags: StoreFlags): WebhookAdmin {
-  const cfg = configFrom({ dataDir: flags.dataDir, databaseUrl: flags.databaseUrl, ...(flags.config ? { config: flags.config } : {}) });
+  const cfg = configFrom({
+    dataDir: flags.dataDir,
+    databaseUrl: flags.databaseUrl,
+    ...(flags.config ? { config: flags.config } : {}),
+  });
   return new WebhookAdmin({ db, clock: systemClock, policy: new UrlPolicy(cfg.webhookAllowedHosts) });
 }
 
 function deliveryLines(d: DeliveryView): string {
-  const head = `${d.id}  ${d.eventType}  ${d.status}  attempts ${d.attempts}  created ${iso(d.createdAt)}`
-    + (d.status === 'pending' ? `  next ${iso(d.nextAttemptAt)}` : '')
-    + (d.deliveredAt !== null ? `  delivered ${iso(d.deliveredAt)}` : '');
-  const attempts = d.attemptLog.map((a) => `    ${iso(a.at)}  ${a.success ? 'ok' : 'failed'}  ${a.statusCode ?? '-'}  ${a.durationMs} ms`
-    + `${a.manual ? '  (redelivery)' : ''}${a.error ? `  ${a.error}` : ''}`);
+  const head =
+    `${d.id}  ${d.eventType}  ${d.status}  attempts ${d.attempts}  created ${iso(d.createdAt)}` +
+    (d.status === 'pending' ? `  next ${iso(d.nextAttemptAt)}` : '') +
+    (d.deliveredAt !== null ? `  delivered ${iso(d.deliveredAt)}` : '');
+  const attempts = d.attemptLog.map(
+    (a) =>
+      `    ${iso(a.at)}  ${a.success ? 'ok' : 'failed'}  ${a.statusCode ?? '-'}  ${a.durationMs} ms` +
+      `${a.manual ? '  (redelivery)' : ''}${a.error ? `  ${a.error}` : ''}`,
+  );
   return [head, ...attempts].join('\n');
 }
 
 export function webhookCommand(): Command {
-  const webhook = new Command('webhook').description('subscribe URLs to queue events, and inspect and resend deliveries')
-    .addHelpText('after', `
+  const webhook = new Command('webhook')
+    .description('subscribe URLs to queue events, and inspect and resend deliveries')
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ greenline webhook add https://hooks.example.com/greenline --org acme
   $ greenline webhook list --org acme
   $ greenline webhook deliveries 6f1c2a7e-…
 
 Events: ${EVENT_TYPES.join(', ')}.
-See docs/webhooks.md for payloads, signatures and the retry schedule.`);
+See docs/webhooks.md for payloads, signatures and the retry schedule.`,
+    );
 
   withStoreOptions(webhook.command('add'))
-    .description('subscribe a URL to the events of an organization\'s queues; the signing secret is printed once, alone on the last line')
+    .description(
+      "subscribe a URL to the events of an organization's queues; the signing secret is printed once, alone on the last line",
+    )
     .argument('<url>', 'an absolute http:// or https:// URL')
     .requiredOption('--org <org>', 'organization whose queue events to send (created if missing)')
     .option('--events <types>', 'comma-separated event types to send (default: all)')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ greenline webhook add https://hooks.example.com/greenline --org acme
   $ greenline webhook add http://127.0.0.1:9000/hook --org acme --events pull_request.merged,pull_request.failed
-  $ SECRET=$(greenline webhook add https://hooks.example.com/x --org acme | tail -n 1)`)
+  $ SECRET=$(greenline webhook add https://hooks.example.com/x --org acme | tail -n 1)`,
+    )
     .action(async (url: string, opts: StoreFlags & { org: string; events?: string }) => {
       await withStore(opts, async (db) => {
         const org = await ensureOrg(db, opts.org, Date.now());
         const events = opts.events === undefined ? null : opts.events.split(',');
         const { webhook: w, secret } = await adminOf(db, opts).create(org, url, events);
-        process.stdout.write(`Created webhook ${w.id} for organization ${org.name}: ${w.url} (${w.events?.join(', ') ?? 'all events'}).\n`
-          + `Its signing secret is shown only this once:\n${secret}\n`);
+        process.stdout.write(
+          `Created webhook ${w.id} for organization ${org.name}: ${w.url} (${w.events?.join(', ') ?? 'all events'}).\n` +
+            `Its signing secret is shown only this once:\n${secret}\n`,
+        );
       });
     });
 
   withStoreOptions(webhook.command('list'))
     .description('list webhook subscriptions (never their secrets)')
     .option('--org <org>', 'only the subscriptions of this organization')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ greenline webhook list
-  $ greenline webhook list --org acme`)
+  $ greenline webhook list --org acme`,
+    )
     .action(async (opts: StoreFlags & { org?: string }) => {
       await withStore(opts, async (db) => {
         const orgs = await orgsForListing(db, opts.org);
@@ -76,7 +98,9 @@ Examples:
         for (const r of rows) {
           const w = viewOf(r, await orgs.nameOf(r.org_id));
           const state = w.enabled ? 'enabled' : `disabled: ${w.disabledReason ?? ''}`;
-          process.stdout.write(`${w.id}  ${w.org}  ${w.url}  ${w.events?.join(',') ?? 'all events'}  created ${iso(w.createdAt)}  ${state}\n`);
+          process.stdout.write(
+            `${w.id}  ${w.org}  ${w.url}  ${w.events?.join(',') ?? 'all events'}  created ${iso(w.createdAt)}  ${state}\n`,
+          );
         }
       });
     });
@@ -84,9 +108,12 @@ Examples:
   withStoreOptions(webhook.command('remove'))
     .description('remove a subscription and its deliveries (pending ones are not sent)')
     .argument('<id>', 'subscription id (see `webhook list`)')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Example:
-  $ greenline webhook remove 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c`)
+  $ greenline webhook remove 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c`,
+    )
     .action(async (id: string, opts: StoreFlags) => {
       await withStore(opts, async (db) => {
         await adminOf(db, opts).remove(null, id);
@@ -95,11 +122,16 @@ Example:
     });
 
   withStoreOptions(webhook.command('rotate-secret'))
-    .description('replace a subscription\'s signing secret; the new one is printed once, alone on the last line, and the old one stops at once')
+    .description(
+      "replace a subscription's signing secret; the new one is printed once, alone on the last line, and the old one stops at once",
+    )
     .argument('<id>', 'subscription id (see `webhook list`)')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Example:
-  $ greenline webhook rotate-secret 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c`)
+  $ greenline webhook rotate-secret 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c`,
+    )
     .action(async (id: string, opts: StoreFlags) => {
       await withStore(opts, async (db) => {
         const secret = await adminOf(db, opts).rotateSecret(null, id);
@@ -110,9 +142,12 @@ Example:
   withStoreOptions(webhook.command('enable'))
     .description('enable a subscription that was disabled after 5 days of failed deliveries')
     .argument('<id>', 'subscription id (see `webhook list`)')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Example:
-  $ greenline webhook enable 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c`)
+  $ greenline webhook enable 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c`,
+    )
     .action(async (id: string, opts: StoreFlags) => {
       await withStore(opts, async (db) => {
         await adminOf(db, opts).enable(null, id);
@@ -121,17 +156,24 @@ Example:
     });
 
   withStoreOptions(webhook.command('deliveries'))
-    .description('list a subscription\'s latest deliveries, newest first, with every attempt (time, result, HTTP status, duration, error)')
+    .description(
+      "list a subscription's latest deliveries, newest first, with every attempt (time, result, HTTP status, duration, error)",
+    )
     .argument('<id>', 'subscription id (see `webhook list`)')
     .option('--limit <n>', 'at most this many deliveries', '20')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Example:
-  $ greenline webhook deliveries 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c --limit 5`)
+  $ greenline webhook deliveries 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c --limit 5`,
+    )
     .action(async (id: string, opts: StoreFlags & { limit: string }) => {
       const limit = Number(opts.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new Error(`--limit must be an integer from 1 to 1000, got ${opts.limit}`);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+        throw new Error(`--limit must be an integer from 1 to 1000, got ${opts.limit}`);
       await withStore(opts, async (db) => {
-        if (!(await findSubscription(db, id))) throw new Error(`No webhook has id ${id}; see \`greenline webhook list\``);
+        if (!(await findSubscription(db, id)))
+          throw new Error(`No webhook has id ${id}; see \`greenline webhook list\``);
         const deliveries = await adminOf(db, opts).deliveries(null, id, limit);
         if (deliveries.length === 0) process.stdout.write('No deliveries.\n');
         for (const d of deliveries) process.stdout.write(`${deliveryLines(d)}\n`);
@@ -141,9 +183,12 @@ Example:
   withStoreOptions(webhook.command('redeliver'))
     .description('send a delivery again with the same webhook-id and body (a running server sends it within seconds)')
     .argument('<delivery-id>', 'the delivery id, msg_… (see `webhook deliveries`)')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Example:
-  $ greenline webhook redeliver msg_2f0c9d1e8b7a4c3d9e1f0a2b3c4d5e6f`)
+  $ greenline webhook redeliver msg_2f0c9d1e8b7a4c3d9e1f0a2b3c4d5e6f`,
+    )
     .action(async (deliveryId: string, opts: StoreFlags) => {
       await withStore(opts, async (db) => {
         await adminOf(db, opts).redeliver(null, deliveryId);

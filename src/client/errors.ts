@@ -18,7 +18,11 @@ export class GreenlineError extends Error {
 
 export class GreenlineApiError extends GreenlineError {
   override name = 'GreenlineApiError';
-  constructor(readonly status: number, readonly code: GreenlineErrorCode, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: GreenlineErrorCode,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -26,7 +30,12 @@ export class GreenlineApiError extends GreenlineError {
 export class GreenlineNetworkError extends GreenlineError {
   override name = 'GreenlineNetworkError';
   /** `url`: the request's address. `reason`: the system's error code (ECONNREFUSED, ENOTFOUND, …), or TIMEOUT. */
-  constructor(readonly url: string, readonly reason: string, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly url: string,
+    readonly reason: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }
@@ -41,7 +50,11 @@ export function apiErrorOf(status: number, statusText: string, bodyText: string)
     // Not JSON: reported below with the start of the text.
   }
   const excerpt = bodyText.trim().slice(0, 200);
-  return new GreenlineApiError(status, 'UNEXPECTED_RESPONSE', `HTTP ${status} ${statusText}${excerpt ? `: ${excerpt}` : ''}`);
+  return new GreenlineApiError(
+    status,
+    'UNEXPECTED_RESPONSE',
+    `HTTP ${status} ${statusText}${excerpt ? `: ${excerpt}` : ''}`,
+  );
 }
 
 /** What fetch rejected with (other than the caller's own abort), as a network error naming the address. */
@@ -55,9 +68,18 @@ export function networkErrorOf(url: string, err: unknown, timeoutMs: number): Gr
   const cause = err instanceof Error ? (err.cause as SystemError | undefined) : undefined;
   const system = cause?.errors?.[0] ?? cause;
   const code = typeof system?.code === 'string' ? system.code : 'NETWORK';
-  const detail = typeof system?.message === 'string' && system.message !== '' ? system.message : err instanceof Error ? err.message : String(err);
+  const detail =
+    typeof system?.message === 'string' && system.message !== ''
+      ? system.message
+      : err instanceof Error
+        ? err.message
+        : String(err);
   return new GreenlineNetworkError(url, code, `Cannot reach ${url}: ${detail}`, { cause: err });
 }
 
 /** A system error (`code`: ECONNREFUSED, …), or an AggregateError of them (`errors`). */
-interface SystemError { code?: unknown; message?: unknown; errors?: SystemError[] }
+interface SystemError {
+  code?: unknown;
+  message?: unknown;
+  errors?: SystemError[];
+}

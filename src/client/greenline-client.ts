@@ -8,12 +8,38 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { ENDPOINTS, type EndpointName } from './endpoints.js';
 import { apiErrorOf, GreenlineApiError, networkErrorOf } from './errors.js';
 import type {
-  CreateQueueRequest, EmptyResponse, GetSubmittedPullRequestRequest, HealthResponse, ListPullRequestsRequest,
-  ListPullRequestsResponse, MetricsQuery, PullRequestRequest, Queue, QueueRequest, QueueSettings, ReportStatusRequest,
-  SetImpactedTargetsRequest, SubmitPullRequestRequest, SubmittedPullRequest, TestingDetails, TestingDetailsRequest,
-  TestRunLogRequest, UpdateQueueRequest, CreateWebhookRequest, CreateWebhookResponse, ListWebhooksResponse, WebhookRequest,
-  RotateWebhookSecretResponse, ListWebhookDeliveriesRequest, ListWebhookDeliveriesResponse, RedeliverWebhookRequest,
-  ListQueuesResponse, QueueActivity, QueueHistory, QueueHistoryRequest, StreamQueueEventsQuery,
+  CreateQueueRequest,
+  EmptyResponse,
+  GetSubmittedPullRequestRequest,
+  HealthResponse,
+  ListPullRequestsRequest,
+  ListPullRequestsResponse,
+  MetricsQuery,
+  PullRequestRequest,
+  Queue,
+  QueueRequest,
+  QueueSettings,
+  ReportStatusRequest,
+  SetImpactedTargetsRequest,
+  SubmitPullRequestRequest,
+  SubmittedPullRequest,
+  TestingDetails,
+  TestingDetailsRequest,
+  TestRunLogRequest,
+  UpdateQueueRequest,
+  CreateWebhookRequest,
+  CreateWebhookResponse,
+  ListWebhooksResponse,
+  WebhookRequest,
+  RotateWebhookSecretResponse,
+  ListWebhookDeliveriesRequest,
+  ListWebhookDeliveriesResponse,
+  RedeliverWebhookRequest,
+  ListQueuesResponse,
+  QueueActivity,
+  QueueHistory,
+  QueueHistoryRequest,
+  StreamQueueEventsQuery,
 } from './types.js';
 
 export interface GreenlineClientOptions {
@@ -51,7 +77,9 @@ export class GreenlineClient {
       throw new TypeError(`Invalid greenline URL ${JSON.stringify(options.url)}: expected e.g. http://127.0.0.1:8080`);
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      throw new TypeError(`Invalid greenline URL ${JSON.stringify(options.url)}: only http:// and https:// are supported`);
+      throw new TypeError(
+        `Invalid greenline URL ${JSON.stringify(options.url)}: only http:// and https:// are supported`,
+      );
     }
     this.url = parsed.href.replace(/\/+$/, '').replace(/\/v1$/, '');
     this.token = options.token;
@@ -158,7 +186,10 @@ export class GreenlineClient {
   }
 
   /** A subscription's latest deliveries, newest first, with every attempt. */
-  listWebhookDeliveries(body: ListWebhookDeliveriesRequest, options?: CallOptions): Promise<ListWebhookDeliveriesResponse> {
+  listWebhookDeliveries(
+    body: ListWebhookDeliveriesRequest,
+    options?: CallOptions,
+  ): Promise<ListWebhookDeliveriesResponse> {
     return this.json('listWebhookDeliveries', body, options);
   }
 
@@ -201,7 +232,10 @@ export class GreenlineClient {
       throw networkErrorOf(url.href, err, this.timeoutMs);
     }
     if (!res.ok) throw apiErrorOf(res.status, res.statusText, await res.text());
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+    const reader = res
+      .body!.pipeThrough(new TextDecoderStream())
+      .pipeThrough(new EventSourceParserStream())
+      .getReader();
     try {
       for (;;) {
         const { value, done } = await reader.read();
@@ -224,16 +258,28 @@ export class GreenlineClient {
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new GreenlineApiError(status, 'UNEXPECTED_RESPONSE', `The answer of ${name} is not JSON: ${text.slice(0, 200)}`);
+      throw new GreenlineApiError(
+        status,
+        'UNEXPECTED_RESPONSE',
+        `The answer of ${name} is not JSON: ${text.slice(0, 200)}`,
+      );
     }
   }
 
-  private async text(name: EndpointName, body: unknown, query: Record<string, string | undefined>, options: CallOptions | undefined): Promise<string> {
+  private async text(
+    name: EndpointName,
+    body: unknown,
+    query: Record<string, string | undefined>,
+    options: CallOptions | undefined,
+  ): Promise<string> {
     return (await this.send(name, body, query, options)).text;
   }
 
   private async send(
-    name: EndpointName, body: unknown, query: Record<string, string | undefined>, options: CallOptions | undefined,
+    name: EndpointName,
+    body: unknown,
+    query: Record<string, string | undefined>,
+    options: CallOptions | undefined,
   ): Promise<{ status: number; text: string }> {
     const { method, path } = ENDPOINTS[name];
     const url = new URL(this.url + path);
@@ -244,7 +290,12 @@ export class GreenlineClient {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const signal = options?.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     try {
-      const res = await this.fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+      const res = await this.fetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      });
       const text = await res.text();
       if (!res.ok) throw apiErrorOf(res.status, res.statusText, text);
       return { status: res.status, text };

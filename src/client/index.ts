@@ -2,10 +2,19 @@
  * greenline's TypeScript client (`import { GreenlineClient } from 'greenline/client'`): every endpoint
  * of the HTTP API, typed from the server's own schemas, over the global fetch.
  */
-export { GreenlineClient, DEFAULT_TIMEOUT_MS, type GreenlineClientOptions, type CallOptions } from './greenline-client.js';
+export {
+  GreenlineClient,
+  DEFAULT_TIMEOUT_MS,
+  type GreenlineClientOptions,
+  type CallOptions,
+} from './greenline-client.js';
 export { GreenlineError, GreenlineApiError, GreenlineNetworkError, type GreenlineErrorCode } from './errors.js';
 export { ENDPOINTS, type EndpointName } from './endpoints.js';
 export {
-  waitForPullRequest, isTerminalState, TERMINAL_PR_STATES, WaitTimeoutError, type WaitForPullRequestOptions,
+  waitForPullRequest,
+  isTerminalState,
+  TERMINAL_PR_STATES,
+  WaitTimeoutError,
+  type WaitForPullRequestOptions,
 } from './wait-for-pull-request.js';
 export type * from './types.js';

@@ -6,21 +6,47 @@
 import type { Static } from '@sinclair/typebox';
 import type { Empty, ErrorBody } from '../api/schemas/common.js';
 import type {
-  ListQueuesResponse as ListQueuesSchema, QueueActivityResponse, QueueHistoryRequest as QueueHistorySchema,
-  QueueHistoryResponse, StreamQuery,
+  ListQueuesResponse as ListQueuesSchema,
+  QueueActivityResponse,
+  QueueHistoryRequest as QueueHistorySchema,
+  QueueHistoryResponse,
+  StreamQuery,
 } from '../api/schemas/dashboard.js';
-import type { Health, ReportStatusRequest as ReportStatusSchema, TestRunLogRequest as TestRunLogSchema } from '../api/schemas/extensions.js';
+import type {
+  Health,
+  ReportStatusRequest as ReportStatusSchema,
+  TestRunLogRequest as TestRunLogSchema,
+} from '../api/schemas/extensions.js';
 import type { MetricsQuery as MetricsQuerySchema } from '../api/schemas/metrics.js';
 import type {
-  GetSubmittedRequest, ListRequest, ListResponse, PrItem, PrRequest, SetImpactedTargetsRequest as SetTargetsSchema,
-  SubmitRequest, SubmittedPr,
+  GetSubmittedRequest,
+  ListRequest,
+  ListResponse,
+  PrItem,
+  PrRequest,
+  SetImpactedTargetsRequest as SetTargetsSchema,
+  SubmitRequest,
+  SubmittedPr,
 } from '../api/schemas/pull-request.js';
-import type { CreateQueueRequest as CreateQueueSchema, QueueRequest as QueueSchema, QueueResponse, QueueSettings as QueueSettingsSchema, UpdateQueueRequest as UpdateQueueSchema } from '../api/schemas/queue.js';
+import type {
+  CreateQueueRequest as CreateQueueSchema,
+  QueueRequest as QueueSchema,
+  QueueResponse,
+  QueueSettings as QueueSettingsSchema,
+  UpdateQueueRequest as UpdateQueueSchema,
+} from '../api/schemas/queue.js';
 import type { TestingDetails as TestingDetailsSchema, TestRunRequest } from '../api/schemas/testing-details.js';
 import type {
-  CreateWebhookRequest as CreateWebhookSchema, CreateWebhookResponse as CreateWebhookResponseSchema, Delivery,
-  ListDeliveriesRequest, ListDeliveriesResponse, ListWebhooksResponse as ListWebhooksSchema, RedeliverRequest,
-  SecretResponse, Webhook as WebhookSchema, WebhookRequest as WebhookRequestSchema,
+  CreateWebhookRequest as CreateWebhookSchema,
+  CreateWebhookResponse as CreateWebhookResponseSchema,
+  Delivery,
+  ListDeliveriesRequest,
+  ListDeliveriesResponse,
+  ListWebhooksResponse as ListWebhooksSchema,
+  RedeliverRequest,
+  SecretResponse,
+  Webhook as WebhookSchema,
+  WebhookRequest as WebhookRequestSchema,
 } from '../api/schemas/webhooks.js';
 
 /** `{}`: what every mutation but updateQueue answers. */

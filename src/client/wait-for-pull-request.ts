@@ -23,14 +23,19 @@ export interface WaitForPullRequestOptions extends CallOptions {
 
 export class WaitTimeoutError extends GreenlineError {
   override name = 'WaitTimeoutError';
-  constructor(readonly last: SubmittedPullRequest, timeoutMs: number) {
+  constructor(
+    readonly last: SubmittedPullRequest,
+    timeoutMs: number,
+  ) {
     super(`PR #${last.prNumber} is still ${last.state} after ${timeoutMs / 1000} s`);
   }
 }
 
 /** Resolves with the PR once terminal; API and network errors of any read reject at once. */
 export async function waitForPullRequest(
-  client: GreenlineClient, request: GetSubmittedPullRequestRequest, options: WaitForPullRequestOptions = {},
+  client: GreenlineClient,
+  request: GetSubmittedPullRequestRequest,
+  options: WaitForPullRequestOptions = {},
 ): Promise<SubmittedPullRequest> {
   const { intervalMs = 2_000, timeoutMs, onChange, signal } = options;
   const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;

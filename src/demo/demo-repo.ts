@@ -46,7 +46,7 @@ export const DEMO_TEST_SH = [
 ].join('\n');
 
 const BASE_FILES: Record<string, string> = {
-  'README.md': '# shop\n\nA tiny project that greenline\'s demo merges pull requests into.\n',
+  'README.md': "# shop\n\nA tiny project that greenline's demo merges pull requests into.\n",
   'settings.conf': 'name = shop\nport = 8000\nlog = info\n',
   'features/checkout.txt': 'works\n',
   'test.sh': DEMO_TEST_SH,
@@ -68,19 +68,33 @@ const PR_SPECS: PrSpec[] = [
   { title: 'Expose the orders API', area: 'api', outcome: 'pass' },
   { title: 'Add gift cards', area: 'api', outcome: 'fail' },
   { title: 'Document the install steps', area: 'docs', outcome: 'pass' },
-  { title: 'Serve on port 9000', area: 'config', outcome: 'pass', files: { 'settings.conf': 'name = shop\nport = 9000\nlog = info\n' } },
+  {
+    title: 'Serve on port 9000',
+    area: 'config',
+    outcome: 'pass',
+    files: { 'settings.conf': 'name = shop\nport = 9000\nlog = info\n' },
+  },
   { title: 'Add product reviews', area: 'web', outcome: 'pass' },
   { title: 'Rate-limit the API', area: 'api', outcome: 'pass' },
   { title: 'Add a currency switcher', area: 'web', outcome: 'fail' },
   { title: 'Document the API', area: 'docs', outcome: 'pass' },
-  { title: 'Serve on port 7000', area: 'config', outcome: 'conflict', files: { 'settings.conf': 'name = shop\nport = 7000\nlog = info\n' } },
+  {
+    title: 'Serve on port 7000',
+    area: 'config',
+    outcome: 'conflict',
+    files: { 'settings.conf': 'name = shop\nport = 7000\nlog = info\n' },
+  },
   { title: 'Add order tracking', area: 'api', outcome: 'pass' },
   { title: 'Add a dark theme', area: 'web', outcome: 'fail' },
   { title: 'Add a changelog', area: 'docs', outcome: 'pass' },
   { title: 'Add newsletter sign-up', area: 'web', outcome: 'pass' },
 ];
 
-const slug = (title: string): string => title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (title: string): string =>
+  title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 /** The demo's pull requests without a repository: what each changes and what should become of it. */
 export function demoPrs(): DemoPr[] {
@@ -102,11 +116,20 @@ export async function buildDemoRepo(dir: string): Promise<DemoRepo> {
   await git(['init', '--quiet', '--bare', '--initial-branch=main', remote], { cwd: dir });
 
   let commits = 0;
-  const commit = async (parent: string | null, files: Record<string, string>, message: string, author: string): Promise<string> => {
+  const commit = async (
+    parent: string | null,
+    files: Record<string, string>,
+    message: string,
+    author: string,
+  ): Promise<string> => {
     const index = path.join(remote, `demo-index-${++commits}`);
     const email = `${author.toLowerCase().replace(/[^a-z]+/g, '.')}@example.com`;
     const env = {
-      GIT_INDEX_FILE: index, GIT_AUTHOR_NAME: author, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: author, GIT_COMMITTER_EMAIL: email,
+      GIT_INDEX_FILE: index,
+      GIT_AUTHOR_NAME: author,
+      GIT_AUTHOR_EMAIL: email,
+      GIT_COMMITTER_NAME: author,
+      GIT_COMMITTER_EMAIL: email,
     };
     await git(parent ? ['read-tree', parent] : ['read-tree', '--empty'], { cwd: remote, env });
     for (const [file, content] of Object.entries(files)) {

@@ -112,7 +112,10 @@ export function recordFailure(d: Draft): void {
 export function recordGroupFailure(d: Draft): void {
   if (!isAdaptive(d.config)) return;
   const s = stateOf(d.config, d.internal.adaptive);
-  d.internal.adaptive = { window: Math.max(floorOf(d.config), Math.floor(s.window * 3 / 4)), failureRate: s.failureRate };
+  d.internal.adaptive = {
+    window: Math.max(floorOf(d.config), Math.floor((s.window * 3) / 4)),
+    failureRate: s.failureRate,
+  };
 }
 
 /** After a settings change: the measurements are kept within the new bounds, or forgotten when off. */
@@ -127,5 +130,9 @@ export function adaptiveStatus(snapshot: QueueSnapshot): AdaptiveStatus | null {
   const c = snapshot.config;
   if (!isAdaptive(c)) return null;
   const s = stateOf(c, (snapshot.internal as Partial<EngineInternal>).adaptive ?? null);
-  return { concurrency: s.window, batchSize: c.batch ? targetBatchSize(c, s.failureRate) : 1, failureRate: s.failureRate };
+  return {
+    concurrency: s.window,
+    batchSize: c.batch ? targetBatchSize(c, s.failureRate) : 1,
+    failureRate: s.failureRate,
+  };
 }

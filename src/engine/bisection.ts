@@ -58,7 +58,10 @@ function halves(d: Draft, prNumbers: number[]): BisectionPart[] {
   const first = prNumbers.slice(0, cut);
   const second = prNumbers.slice(cut);
   const waits = skipsRedundantTests(d) && second.length === 1;
-  return [{ prNumbers: first, runId: null }, { prNumbers: second, runId: null, ...(waits ? { after: first } : {}) }];
+  return [
+    { prNumbers: first, runId: null },
+    { prNumbers: second, runId: null, ...(waits ? { after: first } : {}) },
+  ];
 }
 
 const skipsRedundantTests = (d: Draft): boolean => d.config.optimizationMode === 'bisection_skip_redundant_tests';
@@ -93,7 +96,8 @@ export function startBisection(d: Draft, run: TestRun, members: Entry[]): void {
 export function scheduleBisections(d: Draft, topo: Topology): boolean {
   const target = d.targetSha;
   if (d.state === 'PAUSED' || target === null) return false;
-  let free = d.config.bisectionConcurrency - d.allRuns().filter((r) => r.queueType === 'bisection' && isInFlight(r)).length;
+  let free =
+    d.config.bisectionConcurrency - d.allRuns().filter((r) => r.queueType === 'bisection' && isInFlight(r)).length;
   for (const b of d.internal.bisections) {
     for (let i = 0; i < b.parts.length; i++) {
       const part = b.parts[i];
@@ -147,7 +151,10 @@ export function bisectionPassed(d: Draft, run: TestRun): void {
  * is tested otherwise (e.g. the setting was turned off meanwhile).
  */
 function releaseFollowers(d: Draft, b: Bisection, run: TestRun, passed: Entry[]): void {
-  for (const part of followersOf(b, passed.map((m) => m.prNumber))) {
+  for (const part of followersOf(
+    b,
+    passed.map((m) => m.prNumber),
+  )) {
     delete part.after;
     if (!skipsRedundantTests(d)) continue;
     const e = d.entry(part.prNumbers[0])!; // a waiting part holds one PR (halves)
@@ -175,7 +182,12 @@ function returnFollowers(d: Draft, b: Bisection, followers: BisectionPart[]): vo
  * containing them, so that those runs stay valid (policy 4).
  */
 function backToMainQueue(d: Draft, members: Entry[], behind: Group[]): void {
-  if (behind.length > 0) placeBehind(d, members.map((m) => m.prNumber), behind.flatMap((g) => g.members));
+  if (behind.length > 0)
+    placeBehind(
+      d,
+      members.map((m) => m.prNumber),
+      behind.flatMap((g) => g.members),
+    );
   d.touch();
 }
 
@@ -207,7 +219,8 @@ function leftOut(d: Draft, topo: Topology, cleared: Entry[]): Group[] {
     const run = d.run(runId);
     if (!run || isEvidence(run, members) || members.some((m) => numbers.has(m.prNumber))) continue;
     const inRun = new Set(run.prs.map((p) => p.number));
-    if (dependenciesOf(topo, members).some((e) => numbers.has(e.prNumber) && !inRun.has(e.prNumber))) out.push({ run, members });
+    if (dependenciesOf(topo, members).some((e) => numbers.has(e.prNumber) && !inRun.has(e.prNumber)))
+      out.push({ run, members });
   }
   return out;
 }
@@ -239,7 +252,9 @@ export function bisectionFailed(d: Draft, run: TestRun, reason: FailureReason, d
     for (const m of members) move(d, m, 'FAILED', reason, detail !== null ? { detail } : {});
   } else {
     b.parts.splice(b.parts.indexOf(part), 1, ...halves(d, part.prNumbers));
-    const moved = members.filter((m) => m.state !== 'PENDING').map((m) => move(d, m, 'PENDING', 'BISECTION_REQUIRED').prNumber);
+    const moved = members
+      .filter((m) => m.state !== 'PENDING')
+      .map((m) => move(d, m, 'PENDING', 'BISECTION_REQUIRED').prNumber);
     emitBatchEvent(d, 'pull_request_batch.queued', moved, run, 'BISECTION_REQUIRED');
   }
   returnFollowers(d, b, followers);

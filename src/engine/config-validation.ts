@@ -6,11 +6,15 @@ import type { QueueConfig } from './types.js';
 
 type Check = (v: unknown) => string | null;
 
-const int = (min: number): Check => (v) =>
-  typeof v === 'number' && Number.isInteger(v) && v >= min ? null : `must be an integer >= ${min}`;
+const int =
+  (min: number): Check =>
+  (v) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= min ? null : `must be an integer >= ${min}`;
 const bool: Check = (v) => (typeof v === 'boolean' ? null : 'must be true or false');
-const oneOf = (...values: string[]): Check => (v) =>
-  typeof v === 'string' && values.includes(v) ? null : `must be one of ${values.join(', ')}`;
+const oneOf =
+  (...values: string[]): Check =>
+  (v) =>
+    typeof v === 'string' && values.includes(v) ? null : `must be one of ${values.join(', ')}`;
 
 const CHECKS: Record<keyof QueueConfig, Check> = {
   mode: oneOf('single', 'parallel'),
@@ -31,12 +35,14 @@ const CHECKS: Record<keyof QueueConfig, Check> = {
   statusCheckEnabled: bool,
   requiredStatuses: (v) =>
     v === null || (Array.isArray(v) && v.every((s) => typeof s === 'string' && s.length > 0))
-      ? null : 'must be null or a list of non-empty status names',
+      ? null
+      : 'must be null or a list of non-empty status names',
   extensionEnabled: bool,
   enqueueingLabel: (v) => (typeof v === 'string' && v.trim().length > 0 ? null : 'must be a non-empty string'),
   labelCommandsEnabled: bool,
   stateLabelsEnabled: bool,
-  notReadyTimeoutHours: (v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? null : 'must be a number of hours >= 0 (0 = never)'),
+  notReadyTimeoutHours: (v) =>
+    typeof v === 'number' && Number.isFinite(v) && v >= 0 ? null : 'must be a number of hours >= 0 (0 = never)',
   testBranchConstructionMode: oneOf('rename_temp_branch', 'push_new_branch_from_temp'),
   adaptiveMode: oneOf('off', 'on'),
   adaptiveMinConcurrency: int(1),

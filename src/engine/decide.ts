@@ -12,7 +12,14 @@
  */
 import { Draft } from './draft.js';
 import {
-  onCancel, onImpactedTargets, onPrGone, onPrMergedOutside, onPrObserved, onRestart, onSubmit, onTargetMoved,
+  onCancel,
+  onImpactedTargets,
+  onPrGone,
+  onPrMergedOutside,
+  onPrObserved,
+  onRestart,
+  onSubmit,
+  onTargetMoved,
 } from './entry-events.js';
 import { checkMergeEvent, onMergeFailed, onMerged } from './merging.js';
 import { onSetState, onUpdateConfig } from './queue-control.js';
@@ -58,7 +65,11 @@ export interface GroupDecision {
  * single event. Requests that arrive together are thus decided together: one pass over the queue
  * instead of one per request.
  */
-export function decideAll(snapshot: QueueSnapshot, events: readonly GroupableEvent[], ctx: DecideContext): GroupDecision {
+export function decideAll(
+  snapshot: QueueSnapshot,
+  events: readonly GroupableEvent[],
+  ctx: DecideContext,
+): GroupDecision {
   const keys = new Set(events.map(groupKey));
   if (keys.size > 1 || keys.has(null)) throw new Error('decideAll takes events of one group (the same groupKey)');
   const d = new Draft(snapshot, events.find(hasTime)?.at ?? 0, ctx);
@@ -84,17 +95,27 @@ function reject(rejection: Rejection): Decision {
 
 function apply(d: Draft, ev: EngineEvent): Rejection | null {
   switch (ev.kind) {
-    case 'submit': return onSubmit(d, ev);
-    case 'cancel': return onCancel(d, ev);
-    case 'restart': return onRestart(d, ev);
-    case 'prObserved': return onPrObserved(d, ev);
+    case 'submit':
+      return onSubmit(d, ev);
+    case 'cancel':
+      return onCancel(d, ev);
+    case 'restart':
+      return onRestart(d, ev);
+    case 'prObserved':
+      return onPrObserved(d, ev);
     case 'prClosed':
-    case 'prConvertedToDraft': return onPrGone(d, ev);
-    case 'prMergedOutside': return onPrMergedOutside(d, ev);
-    case 'impactedTargets': return onImpactedTargets(d, ev);
-    case 'testBranchCreated': return onTestBranchCreated(d, ev);
-    case 'testBranchFailed': return onTestBranchFailed(d, ev);
-    case 'ciResult': return onCiResult(d, ev);
+    case 'prConvertedToDraft':
+      return onPrGone(d, ev);
+    case 'prMergedOutside':
+      return onPrMergedOutside(d, ev);
+    case 'impactedTargets':
+      return onImpactedTargets(d, ev);
+    case 'testBranchCreated':
+      return onTestBranchCreated(d, ev);
+    case 'testBranchFailed':
+      return onTestBranchFailed(d, ev);
+    case 'ciResult':
+      return onCiResult(d, ev);
     case 'merged': {
       const bad = checkMergeEvent(d, ev);
       if (!bad) onMerged(d, ev);
@@ -105,16 +126,22 @@ function apply(d: Draft, ev: EngineEvent): Rejection | null {
       if (!bad) onMergeFailed(d, ev);
       return bad;
     }
-    case 'targetMoved': return onTargetMoved(d, ev);
+    case 'targetMoved':
+      return onTargetMoved(d, ev);
     case 'tick':
       expireRuns(d);
       expireNotReady(d);
       return null;
-    case 'updateConfig': return onUpdateConfig(d, ev);
-    case 'setState': return onSetState(d, ev);
+    case 'updateConfig':
+      return onUpdateConfig(d, ev);
+    case 'setState':
+      return onSetState(d, ev);
     default: {
       const unknown: never = ev;
-      return { code: 'INVALID_EVENT', message: `unknown event kind ${JSON.stringify((unknown as { kind?: unknown }).kind)}` };
+      return {
+        code: 'INVALID_EVENT',
+        message: `unknown event kind ${JSON.stringify((unknown as { kind?: unknown }).kind)}`,
+      };
     }
   }
 }
@@ -123,14 +150,20 @@ function apply(d: Draft, ev: EngineEvent): Rejection | null {
 function fallbackReason(ev: EngineEvent): QueuedReason {
   switch (ev.kind) {
     case 'targetMoved':
-    case 'mergeFailed': return 'MANUAL_PUSH_TO_TARGET_BRANCH';
-    case 'prMergedOutside': return 'PREREQUISITE_MERGE_ITEM_MANUALLY_MERGED';
+    case 'mergeFailed':
+      return 'MANUAL_PUSH_TO_TARGET_BRANCH';
+    case 'prMergedOutside':
+      return 'PREREQUISITE_MERGE_ITEM_MANUALLY_MERGED';
     case 'cancel':
     case 'prClosed':
     case 'prConvertedToDraft':
-    case 'prObserved': return 'PREREQUISITE_MERGE_ITEM_CANCELLED';
-    case 'restart': return ev.reason;
-    case 'impactedTargets': return 'TESTS_RESTARTED_BY_API_REQUEST';
-    default: return 'PREREQUISITE_MERGE_ITEM_FAILED';
+    case 'prObserved':
+      return 'PREREQUISITE_MERGE_ITEM_CANCELLED';
+    case 'restart':
+      return ev.reason;
+    case 'impactedTargets':
+      return 'TESTS_RESTARTED_BY_API_REQUEST';
+    default:
+      return 'PREREQUISITE_MERGE_ITEM_FAILED';
   }
 }

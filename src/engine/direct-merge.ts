@@ -21,7 +21,8 @@ function overlaps(a: ImpactedTargets | null, b: ImpactedTargets | null): boolean
 }
 
 /** Not started testing yet: what direct merge may still take past testing. */
-export const waitsToStart = (e: Entry): boolean => e.state === 'NOT_READY' || (e.state === 'PENDING' && e.runId === null);
+export const waitsToStart = (e: Entry): boolean =>
+  e.state === 'NOT_READY' || (e.state === 'PENDING' && e.runId === null);
 
 export function tryDirectMerge(d: Draft, entry: Entry, pr: PrInfo): void {
   const target = d.targetSha;
@@ -30,12 +31,26 @@ export function tryDirectMerge(d: Draft, entry: Entry, pr: PrInfo): void {
   if (!waitsToStart(entry)) return;
   if (!isReady({ targetBranch: d.base.targetBranch, config: d.config }, entry)) return;
   const parallel = d.config.mode === 'parallel';
-  const busy = d.allEntries().some((e) => e.prNumber !== entry.prNumber && isAdmitted(e)
-    && (!parallel || overlaps(e.impactedTargets, entry.impactedTargets)));
+  const busy = d
+    .allEntries()
+    .some(
+      (e) =>
+        e.prNumber !== entry.prNumber &&
+        isAdmitted(e) &&
+        (!parallel || overlaps(e.impactedTargets, entry.impactedTargets)),
+    );
   if (busy) return;
   const runId = `direct:${entry.id}:${entry.trip}`;
   const prs = [headOf(entry)];
   d.internal.merge = { runId, prs, expectedTargetSha: target, rebuild: null, direct: true };
-  d.emit({ kind: 'merge', key: `${runId}:merge:${target}`, runId, expectedTargetSha: target, testSha: entry.headSha, prs, method: d.config.mergeMethod });
+  d.emit({
+    kind: 'merge',
+    key: `${runId}:merge:${target}`,
+    runId,
+    expectedTargetSha: target,
+    testSha: entry.headSha,
+    prs,
+    method: d.config.mergeMethod,
+  });
   d.touch();
 }

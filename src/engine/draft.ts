@@ -5,7 +5,14 @@
  */
 import { readInternal, type EngineInternal } from './internal.js';
 import {
-  isTerminal, type DecideContext, type Effect, type Entry, type QueueConfig, type QueueSnapshot, type QueueState, type TestRun,
+  isTerminal,
+  type DecideContext,
+  type Effect,
+  type Entry,
+  type QueueConfig,
+  type QueueSnapshot,
+  type QueueState,
+  type TestRun,
 } from './types.js';
 
 /**
@@ -20,7 +27,7 @@ function entryIndexOf(entries: readonly Entry[]): ReadonlyMap<number, number> {
   if (!index) {
     const built = new Map<number, number>();
     entries.forEach((e, i) => built.set(e.prNumber, i));
-    ENTRY_INDEXES.set(entries, index = built);
+    ENTRY_INDEXES.set(entries, (index = built));
   }
   return index;
 }
@@ -28,8 +35,13 @@ function entryIndexOf(entries: readonly Entry[]): ReadonlyMap<number, number> {
 const admitted = (e: Entry): boolean => e.state !== 'NOT_READY' && !isTerminal(e.state);
 
 function shapeChanged(a: Entry, b: Entry): boolean {
-  return admitted(a) !== admitted(b) || a.impactedTargets !== b.impactedTargets || a.priorityValue !== b.priorityValue
-    || a.admittedAt !== b.admittedAt || a.submittedAt !== b.submittedAt;
+  return (
+    admitted(a) !== admitted(b) ||
+    a.impactedTargets !== b.impactedTargets ||
+    a.priorityValue !== b.priorityValue ||
+    a.admittedAt !== b.admittedAt ||
+    a.submittedAt !== b.submittedAt
+  );
 }
 
 export class Draft {
@@ -53,7 +65,12 @@ export class Draft {
   targets = 0;
   /** Caches of topology.ts, keyed by the counters above. */
   readonly topologyCache: {
-    structure: number; topology: unknown; membership: number; sorted: Entry[] | null; targets: number; index: unknown;
+    structure: number;
+    topology: unknown;
+    membership: number;
+    sorted: Entry[] | null;
+    targets: number;
+    index: unknown;
   } = { structure: -1, topology: null, membership: -1, sorted: null, targets: -1, index: null };
   /** Entries added or whose sort keys changed since topology.ts last sorted (it clears this). */
   readonly resortPending = new Set<number>();
@@ -70,7 +87,11 @@ export class Draft {
   private readonly effectKeys = new Set<string>();
 
   /** `at`: the time of the event being applied (decideAll moves it forward event by event). */
-  constructor(readonly base: QueueSnapshot, public at: number, readonly ctx: DecideContext) {
+  constructor(
+    readonly base: QueueSnapshot,
+    public at: number,
+    readonly ctx: DecideContext,
+  ) {
     this.state = base.state;
     this.config = base.config;
     this.targetSha = base.targetSha;
@@ -160,7 +181,9 @@ export class Draft {
 
   /** Takes back the effects about a run that this decision created and then dropped. */
   withdraw(runId: string): void {
-    const kept = this.effects.filter((e) => !((e.kind === 'createTestBranch' || e.kind === 'cancelCi') && e.runId === runId));
+    const kept = this.effects.filter(
+      (e) => !((e.kind === 'createTestBranch' || e.kind === 'cancelCi') && e.runId === runId),
+    );
     this.effects.splice(0, this.effects.length, ...kept);
   }
 

@@ -43,7 +43,8 @@ const isMerging = (d: Draft, prNumber: number): boolean =>
  */
 export function onSubmit(d: Draft, ev: Ev<'submit'>): Rejection | null {
   const pr = ev.pr;
-  if (!Number.isInteger(pr.number) || pr.number < 0) return invalid(`PR number must be a non-negative integer, got ${pr.number}`);
+  if (!Number.isInteger(pr.number) || pr.number < 0)
+    return invalid(`PR number must be a non-negative integer, got ${pr.number}`);
   if (!pr.headSha || !pr.baseBranch) return invalid(`PR #${pr.number} needs a head sha and a base branch`);
   const priority = parsePriority(ev.priority);
   if (!priority.ok) return invalid(priority.message);
@@ -52,13 +53,17 @@ export function onSubmit(d: Draft, ev: Ev<'submit'>): Rejection | null {
     const given = ev.priority !== undefined && ev.priority !== null;
     const next: Entry = {
       ...(existing.state === 'NOT_READY' ? withMergeability(existing, pr) : existing),
-      ...(given ? { priorityValue: priority.value, priorityName: priority.name, skipTheLine: priority.value === 0 } : {}),
+      ...(given
+        ? { priorityValue: priority.value, priorityName: priority.name, skipTheLine: priority.value === 0 }
+        : {}),
       ...(ev.noBatch !== undefined ? { noBatch: ev.noBatch } : {}),
       ...(ev.forceEnqueued ? { forceEnqueued: true } : {}),
       title: pr.title,
       author: pr.author,
     };
-    const changed = !sameUnmergeable(existing, next) || Object.keys(next).some((k) => next[k as keyof Entry] !== existing[k as keyof Entry]);
+    const changed =
+      !sameUnmergeable(existing, next) ||
+      Object.keys(next).some((k) => next[k as keyof Entry] !== existing[k as keyof Entry]);
     if (changed) d.putEntry(next);
     return null;
   }
@@ -66,8 +71,9 @@ export function onSubmit(d: Draft, ev: Ev<'submit'>): Rejection | null {
   if (pr.alreadyInBase) {
     return {
       code: 'PR_ALREADY_MERGED',
-      message: `PR #${pr.number} is already merged: merging its head ${pr.headSha.slice(0, 7)} into ${pr.baseBranch} changes nothing, `
-        + 'its changes are there already. Nothing was queued; push new commits to the PR to queue it again',
+      message:
+        `PR #${pr.number} is already merged: merging its head ${pr.headSha.slice(0, 7)} into ${pr.baseBranch} changes nothing, ` +
+        'its changes are there already. Nothing was queued; push new commits to the PR to queue it again',
     };
   }
   const fresh: Entry = {
@@ -105,7 +111,8 @@ export function onSubmit(d: Draft, ev: Ev<'submit'>): Rejection | null {
 export function onCancel(d: Draft, ev: Ev<'cancel'>): Rejection | null {
   const e = queued(d, ev.prNumber);
   if (isRejection(e)) return e;
-  if (isMerging(d, ev.prNumber)) return invalid(`PR #${ev.prNumber} is being merged right now and can no longer be cancelled`);
+  if (isMerging(d, ev.prNumber))
+    return invalid(`PR #${ev.prNumber} is being merged right now and can no longer be cancelled`);
   move(d, e, 'CANCELLED', ev.reason, ev.detail !== undefined ? { detail: ev.detail } : {});
   return null;
 }
@@ -142,11 +149,20 @@ export function onPrObserved(d: Draft, ev: Ev<'prObserved'>): Rejection | null {
   } else {
     let next = e;
     const headBranch = pr.headBranch ?? e.headBranch;
-    if (pr.baseBranch !== e.baseBranch || pr.title !== e.title || pr.author !== e.author || pr.mergeability !== e.mergeability
-      || !sameUnmergeable(e, pr) || headBranch !== e.headBranch) {
+    if (
+      pr.baseBranch !== e.baseBranch ||
+      pr.title !== e.title ||
+      pr.author !== e.author ||
+      pr.mergeability !== e.mergeability ||
+      !sameUnmergeable(e, pr) ||
+      headBranch !== e.headBranch
+    ) {
       // A stacked PR waits in NOT_READY until its base becomes the queue's branch.
       next = {
-        ...withMergeability(e, pr), baseBranch: pr.baseBranch, title: pr.title, author: pr.author,
+        ...withMergeability(e, pr),
+        baseBranch: pr.baseBranch,
+        title: pr.title,
+        author: pr.author,
         ...(headBranch !== undefined ? { headBranch } : {}),
       };
       d.putEntry(next);
@@ -159,7 +175,8 @@ export function onPrObserved(d: Draft, ev: Ev<'prObserved'>): Rejection | null {
 export function onPrGone(d: Draft, ev: Ev<'prClosed'> | Ev<'prConvertedToDraft'>): Rejection | null {
   const e = queued(d, ev.prNumber);
   if (isRejection(e)) return e;
-  if (isMerging(d, e.prNumber)) return invalid(`PR #${ev.prNumber} is being merged right now; its merge result decides`);
+  if (isMerging(d, e.prNumber))
+    return invalid(`PR #${ev.prNumber} is being merged right now; its merge result decides`);
   move(d, e, 'CANCELLED', ev.kind === 'prClosed' ? 'PR_CLOSED' : 'PR_CONVERTED_TO_DRAFT');
   return null;
 }
@@ -188,7 +205,8 @@ export function onImpactedTargets(d: Draft, ev: Ev<'impactedTargets'>): Rejectio
   if (t !== 'ALL' && !(Array.isArray(t) && t.every((x) => typeof x === 'string'))) {
     return invalid('impacted targets must be "ALL" or a list of target names');
   }
-  if (JSON.stringify(t) !== JSON.stringify(e.impactedTargets)) d.putEntry({ ...e, impactedTargets: t === 'ALL' ? 'ALL' : [...t] });
+  if (JSON.stringify(t) !== JSON.stringify(e.impactedTargets))
+    d.putEntry({ ...e, impactedTargets: t === 'ALL' ? 'ALL' : [...t] });
   return null;
 }
 

@@ -95,8 +95,14 @@ export function readInternal(snapshot: QueueSnapshot): EngineInternal {
     deferredTargetSha: raw.deferredTargetSha ?? null,
     deferredMergedOutside: [...(raw.deferredMergedOutside ?? [])],
     bisections: (raw.bisections ?? []).map((b) => ({
-      id: b.id, members: [...b.members], failedKeys: [...b.failedKeys],
-      parts: b.parts.map((p) => ({ prNumbers: p.prNumbers, runId: p.runId, ...(p.after ? { after: [...p.after] } : {}) })),
+      id: b.id,
+      members: [...b.members],
+      failedKeys: [...b.failedKeys],
+      parts: b.parts.map((p) => ({
+        prNumbers: p.prNumbers,
+        runId: p.runId,
+        ...(p.after ? { after: [...p.after] } : {}),
+      })),
       overtakenBy: [...(b.overtakenBy ?? [])],
     })),
     pendingMode: raw.pendingMode ?? null,

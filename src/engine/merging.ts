@@ -51,7 +51,8 @@ export function tryMerge(d: Draft, topo: Topology): boolean {
     // A batch under bisection that the run left out does not hold it back (bisection.ts, policy 2).
     const left = dependenciesOf(topo, group).filter((e) => !inRun.has(e.prNumber));
     if (!left.every((e) => bisecting.has(e.prNumber))) continue;
-    if (!best || prs.length > best.prs.length) best = { run, prs, rebuild: verdict.rebuild, past: left.map((e) => e.prNumber) };
+    if (!best || prs.length > best.prs.length)
+      best = { run, prs, rebuild: verdict.rebuild, past: left.map((e) => e.prNumber) };
   }
   if (!best) return false;
   for (const b of d.internal.bisections) {
@@ -62,7 +63,14 @@ export function tryMerge(d: Draft, topo: Topology): boolean {
     const id = d.ctx.newId();
     const branch = testBranchName(d.base.testBranchPrefix, best.run.prNumbers, id);
     d.internal.merge = { runId: best.run.id, prs: best.prs, expectedTargetSha, rebuild: { id, branch, sha: null } };
-    d.emit({ kind: 'createTestBranch', key: `${id}:createTestBranch`, runId: id, branch, baseSha: expectedTargetSha, prs: best.prs });
+    d.emit({
+      kind: 'createTestBranch',
+      key: `${id}:createTestBranch`,
+      runId: id,
+      branch,
+      baseSha: expectedTargetSha,
+      prs: best.prs,
+    });
   } else {
     d.internal.merge = { runId: best.run.id, prs: best.prs, expectedTargetSha, rebuild: null };
     emitMerge(d, best.run.testSha!);
@@ -74,8 +82,13 @@ export function tryMerge(d: Draft, topo: Topology): boolean {
 function emitMerge(d: Draft, testSha: string): void {
   const m = d.internal.merge!;
   d.emit({
-    kind: 'merge', key: `${m.runId}:merge:${m.expectedTargetSha}`, runId: m.runId,
-    expectedTargetSha: m.expectedTargetSha, testSha, prs: m.prs, method: d.config.mergeMethod,
+    kind: 'merge',
+    key: `${m.runId}:merge:${m.expectedTargetSha}`,
+    runId: m.runId,
+    expectedTargetSha: m.expectedTargetSha,
+    testSha,
+    prs: m.prs,
+    method: d.config.mergeMethod,
   });
 }
 
@@ -90,7 +103,12 @@ export function rebuildCreated(d: Draft, sha: string): void {
 export function rebuildFailed(d: Draft, topo: Topology): void {
   const m = d.internal.merge!;
   d.internal.merge = null;
-  d.emit({ kind: 'deleteTestBranch', key: `${m.rebuild!.id}:deleteTestBranch`, runId: m.rebuild!.id, branch: m.rebuild!.branch });
+  d.emit({
+    kind: 'deleteTestBranch',
+    key: `${m.rebuild!.id}:deleteTestBranch`,
+    runId: m.rebuild!.id,
+    branch: m.rebuild!.branch,
+  });
   const members = activeGroups(d, topo).get(m.runId) ?? [];
   restartGroup(d, d.run(m.runId), members, 'MANUAL_PUSH_TO_TARGET_BRANCH');
   settleDeferredTarget(d);
@@ -107,10 +125,16 @@ export function checkMergeEvent(d: Draft, ev: MergedEvent | MergeFailedEvent): R
       ? { code: 'STALE_RUN_EVENT', message: `no merge of run ${ev.runId} is in flight` }
       : { code: 'RUN_NOT_FOUND', message: `unknown test run ${ev.runId}` };
   }
-  const expected = m.prs.map((p) => p.number).sort((a, b) => a - b).join(',');
+  const expected = m.prs
+    .map((p) => p.number)
+    .sort((a, b) => a - b)
+    .join(',');
   const got = [...ev.prNumbers].sort((a, b) => a - b).join(',');
   if (expected !== got) {
-    return { code: 'INVALID_EVENT', message: `merge of run ${ev.runId} was for PRs ${expected}, the result names ${got}` };
+    return {
+      code: 'INVALID_EVENT',
+      message: `merge of run ${ev.runId} was for PRs ${expected}, the result names ${got}`,
+    };
   }
   return null;
 }
@@ -125,14 +149,26 @@ export function onMerged(d: Draft, ev: MergedEvent): void {
   } else {
     markMerged(d, m.prs, m.runId);
   }
-  if (m.rebuild) d.emit({ kind: 'deleteTestBranch', key: `${m.rebuild.id}:deleteTestBranch`, runId: m.rebuild.id, branch: m.rebuild.branch });
+  if (m.rebuild)
+    d.emit({
+      kind: 'deleteTestBranch',
+      key: `${m.rebuild.id}:deleteTestBranch`,
+      runId: m.rebuild.id,
+      branch: m.rebuild.branch,
+    });
   settleDeferredTarget(d);
 }
 
 export function onMergeFailed(d: Draft, ev: MergeFailedEvent): void {
   const m = d.internal.merge!;
   d.internal.merge = null;
-  if (m.rebuild) d.emit({ kind: 'deleteTestBranch', key: `${m.rebuild.id}:deleteTestBranch`, runId: m.rebuild.id, branch: m.rebuild.branch });
+  if (m.rebuild)
+    d.emit({
+      kind: 'deleteTestBranch',
+      key: `${m.rebuild.id}:deleteTestBranch`,
+      runId: m.rebuild.id,
+      branch: m.rebuild.branch,
+    });
   if (ev.reason === 'TARGET_MOVED') {
     // Nothing was merged: the target moved under us, like a push from outside (contract §6.10).
     const sha = ev.newTargetSha ?? d.internal.deferredTargetSha;

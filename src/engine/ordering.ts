@@ -9,10 +9,12 @@ import { readInternal } from './internal.js';
 import { isTerminal, type Entry, type QueueSnapshot } from './types.js';
 
 export function comparePending(a: Entry, b: Entry): number {
-  return a.priorityValue - b.priorityValue
-    || (a.admittedAt ?? Infinity) - (b.admittedAt ?? Infinity)
-    || a.submittedAt - b.submittedAt
-    || a.prNumber - b.prNumber;
+  return (
+    a.priorityValue - b.priorityValue ||
+    (a.admittedAt ?? Infinity) - (b.admittedAt ?? Infinity) ||
+    a.submittedAt - b.submittedAt ||
+    a.prNumber - b.prNumber
+  );
 }
 
 function compareNotReady(a: Entry, b: Entry): number {
@@ -29,7 +31,9 @@ export function sortedAdmitted(entries: readonly Entry[]): Entry[] {
  * of `sorted` (the output of `sortedAdmitted`, which may be reused while only the pins change).
  */
 export function admittedOrder(
-  sorted: readonly Entry[], fixed: readonly number[], lookup: (prNumber: number) => Entry | undefined,
+  sorted: readonly Entry[],
+  fixed: readonly number[],
+  lookup: (prNumber: number) => Entry | undefined,
 ): Entry[] {
   const started: Entry[] = [];
   const placed = new Set<number>();
@@ -53,7 +57,9 @@ export function isAdmitted(e: Entry): boolean {
  */
 export function queueOrder(snapshot: QueueSnapshot, opts: { includeNotReady?: boolean } = {}): Entry[] {
   const byNumber = new Map(snapshot.entries.map((e) => [e.prNumber, e]));
-  const admitted = admittedOrder(sortedAdmitted(snapshot.entries), readInternal(snapshot).order, (n) => byNumber.get(n));
+  const admitted = admittedOrder(sortedAdmitted(snapshot.entries), readInternal(snapshot).order, (n) =>
+    byNumber.get(n),
+  );
   if (opts.includeNotReady === false) return admitted;
   const waiting = snapshot.entries.filter((e) => e.state === 'NOT_READY').sort(compareNotReady);
   return admitted.concat(waiting);

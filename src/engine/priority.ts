@@ -13,7 +13,8 @@ const NAMES = Object.keys(PRIORITY_VALUES) as PriorityName[];
  */
 export function priorityNameOf(value: number): PriorityName {
   let best: PriorityName = 'urgent';
-  for (const name of NAMES) if (PRIORITY_VALUES[name] <= value && PRIORITY_VALUES[name] >= PRIORITY_VALUES[best]) best = name;
+  for (const name of NAMES)
+    if (PRIORITY_VALUES[name] <= value && PRIORITY_VALUES[name] >= PRIORITY_VALUES[best]) best = name;
   return best;
 }
 
@@ -34,14 +35,23 @@ export function parsePriority(p: number | string | null | undefined): ParsedPrio
       return { ok: true, value: PRIORITY_VALUES[name], name, usedDefault: false };
     }
     if (/^\d+$/.test(text)) return fromNumber(Number(text), JSON.stringify(p));
-    return { ok: false, message: `priority ${JSON.stringify(p)} is not one of urgent, high, medium, low or an integer 0-255` };
+    return {
+      ok: false,
+      message: `priority ${JSON.stringify(p)} is not one of urgent, high, medium, low or an integer 0-255`,
+    };
   }
-  return { ok: false, message: `priority must be an integer 0-255 or a name (urgent, high, medium, low), got ${typeof p}` };
+  return {
+    ok: false,
+    message: `priority must be an integer 0-255 or a name (urgent, high, medium, low), got ${typeof p}`,
+  };
 }
 
 function fromNumber(value: number, shown: string): ParsedPriority {
   if (!Number.isInteger(value) || value < 0 || value > 255) {
-    return { ok: false, message: `priority ${shown} is out of range: use an integer 0-255 (0 is the highest) or a name` };
+    return {
+      ok: false,
+      message: `priority ${shown} is out of range: use an integer 0-255 (0 is the highest) or a name`,
+    };
   }
   return { ok: true, value, name: priorityNameOf(value), usedDefault: false };
 }

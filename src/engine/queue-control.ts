@@ -20,10 +20,16 @@ type Ev<K extends EngineEvent['kind']> = Extract<EngineEvent, { kind: K }>;
 
 export function onSetState(d: Draft, ev: Ev<'setState'>): Rejection | null {
   if (ev.state !== 'RUNNING' && ev.state !== 'PAUSED' && ev.state !== 'DRAINING') {
-    return { code: 'INVALID_EVENT', message: `state must be RUNNING, PAUSED or DRAINING, got ${JSON.stringify(ev.state)}` };
+    return {
+      code: 'INVALID_EVENT',
+      message: `state must be RUNNING, PAUSED or DRAINING, got ${JSON.stringify(ev.state)}`,
+    };
   }
   if (d.state === 'SWITCHING_MODES') {
-    return { code: 'INVALID_EVENT', message: `the queue is switching to ${d.internal.pendingMode} mode; its state can be set once the switch completed` };
+    return {
+      code: 'INVALID_EVENT',
+      message: `the queue is switching to ${d.internal.pendingMode} mode; its state can be set once the switch completed`,
+    };
   }
   if (d.state !== ev.state) {
     d.state = ev.state;

@@ -21,7 +21,9 @@ export type NotReadyReason =
   | 'IMPACTED_TARGETS_MISSING';
 
 const CAUSE_CODE: Record<Unmergeable['cause'], NotReadyReason> = {
-  conflict: 'CONFLICTS_WITH_TARGET', draft: 'DRAFT', blocked: 'BLOCKED_BY_FORGE',
+  conflict: 'CONFLICTS_WITH_TARGET',
+  draft: 'DRAFT',
+  blocked: 'BLOCKED_BY_FORGE',
 };
 
 /** Whether two views of a PR (the forge's, the entry's) give the same cause of unmergeability. */
@@ -33,7 +35,10 @@ export const sameUnmergeable = (a: Pick<PrInfo, 'unmergeable'>, b: Pick<PrInfo, 
  * (or an admin force-enqueued it, which skips only the mergeability wait) and, in parallel mode,
  * impacted targets are known for its current head (contract §2.4, §5.2). Null when it may.
  */
-export function whyNotReady(snapshot: Pick<QueueSnapshot, 'targetBranch' | 'config'>, entry: Entry): NotReadyReason | null {
+export function whyNotReady(
+  snapshot: Pick<QueueSnapshot, 'targetBranch' | 'config'>,
+  entry: Entry,
+): NotReadyReason | null {
   const r = readiness(snapshot, entry);
   if (!r.doesBaseBranchMatch) return 'BASE_BRANCH_MISMATCH';
   if (!entry.forceEnqueued && r.gitHubMergeability !== 'mergeable') {

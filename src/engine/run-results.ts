@@ -18,7 +18,8 @@ type Ev<K extends EngineEvent['kind']> = Extract<EngineEvent, { kind: K }>;
 function findRun(d: Draft, runId: string, status: TestRun['status']): TestRun | Rejection {
   const run = d.run(runId);
   if (!run) return { code: 'RUN_NOT_FOUND', message: `unknown test run ${runId}` };
-  if (run.status !== status) return { code: 'STALE_RUN_EVENT', message: `test run ${runId} is ${run.status}, not ${status}` };
+  if (run.status !== status)
+    return { code: 'STALE_RUN_EVENT', message: `test run ${runId} is ${run.status}, not ${status}` };
   return run;
 }
 
@@ -27,7 +28,8 @@ const isRejection = (x: TestRun | Rejection): x is Rejection => 'code' in x;
 export function onTestBranchCreated(d: Draft, ev: Ev<'testBranchCreated'>): Rejection | null {
   const rebuild = d.internal.merge?.rebuild;
   if (rebuild && rebuild.id === ev.runId) {
-    if (rebuild.sha !== null) return { code: 'STALE_RUN_EVENT', message: `the merge commit ${ev.runId} was already built` };
+    if (rebuild.sha !== null)
+      return { code: 'STALE_RUN_EVENT', message: `the merge commit ${ev.runId} was already built` };
     rebuildCreated(d, ev.sha);
     return null;
   }
@@ -38,8 +40,14 @@ export function onTestBranchCreated(d: Draft, ev: Ev<'testBranchCreated'>): Reje
   const started = membersOf(d, run).map((m) => move(d, m, 'TESTING', 'TEST_RUN_STARTED').prNumber);
   emitBatchEvent(d, 'pull_request_batch.testing', started, run, 'TEST_RUN_STARTED');
   d.emit({
-    kind: 'startCi', key: `${run.id}:startCi`, runId: run.id, branch: run.testBranch, sha: ev.sha,
-    prNumbers: run.prNumbers, requiredStatuses: d.config.requiredStatuses, timeoutMinutes: d.config.testingTimeoutMinutes,
+    kind: 'startCi',
+    key: `${run.id}:startCi`,
+    runId: run.id,
+    branch: run.testBranch,
+    sha: ev.sha,
+    prNumbers: run.prNumbers,
+    requiredStatuses: d.config.requiredStatuses,
+    timeoutMinutes: d.config.testingTimeoutMinutes,
   });
   return null;
 }
@@ -47,7 +55,8 @@ export function onTestBranchCreated(d: Draft, ev: Ev<'testBranchCreated'>): Reje
 export function onTestBranchFailed(d: Draft, ev: Ev<'testBranchFailed'>): Rejection | null {
   const rebuild = d.internal.merge?.rebuild;
   if (rebuild && rebuild.id === ev.runId) {
-    if (rebuild.sha !== null) return { code: 'STALE_RUN_EVENT', message: `the merge commit ${ev.runId} was already built` };
+    if (rebuild.sha !== null)
+      return { code: 'STALE_RUN_EVENT', message: `the merge commit ${ev.runId} was already built` };
     rebuildFailed(d, Topology.of(d));
     return null;
   }

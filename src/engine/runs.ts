@@ -78,7 +78,14 @@ export function startRun(d: Draft, queueType: QueueType, deps: Entry[], group: E
     failureDetail: null,
   };
   d.putRun(run);
-  d.emit({ kind: 'createTestBranch', key: `${id}:createTestBranch`, runId: id, branch: run.testBranch, baseSha: run.baseSha, prs: run.prs });
+  d.emit({
+    kind: 'createTestBranch',
+    key: `${id}:createTestBranch`,
+    runId: id,
+    branch: run.testBranch,
+    baseSha: run.baseSha,
+    prs: run.prs,
+  });
   const previousRunIds = group.map((e) => d.entry(e.prNumber)!.runId);
   for (const e of group) d.putEntry({ ...d.entry(e.prNumber)!, runId: id });
   emitBatchSubmitted(d, run, previousRunIds);

@@ -72,7 +72,11 @@ export function schedule(d: Draft, topo: Topology): ScheduleOutcome {
 }
 
 function formGroup(
-  d: Draft, topo: Topology, i: number, size: number, eligible: (e: Entry) => boolean,
+  d: Draft,
+  topo: Topology,
+  i: number,
+  size: number,
+  eligible: (e: Entry) => boolean,
   taken: ReadonlySet<number>,
 ): { group: Entry[]; deadline: number | null } {
   const seed = topo.at(i);
@@ -111,8 +115,9 @@ function start(d: Draft, topo: Topology, group: Entry[], bisecting: ReadonlySet<
   // Anti-flake (contract §6.6): a failing group ahead stays in the base, so that this run passing
   // can vouch for it; otherwise it is left out, the likely outcome being that it fails.
   const antiFlake = d.config.canOptimisticallyMerge && d.config.pendingFailureDepth > 0;
-  const deps = dependenciesOf(topo, group)
-    .filter((e) => !bisecting.has(e.prNumber) && (antiFlake || !isSkippable(e, bisecting)));
+  const deps = dependenciesOf(topo, group).filter(
+    (e) => !bisecting.has(e.prNumber) && (antiFlake || !isSkippable(e, bisecting)),
+  );
   // Everything the run includes keeps its position from now on (ordering.ts).
   const pinned = new Set(d.internal.order);
   const fresh = [...deps, ...group].filter((e) => !pinned.has(e.prNumber));
@@ -125,10 +130,12 @@ function start(d: Draft, topo: Topology, group: Entry[], bisecting: ReadonlySet<
 
 function preempt(d: Draft, group: Entry[]): boolean {
   const order = d.internal.order;
-  const urgentAt = Math.min(...group.map((e) => {
-    const p = order.indexOf(e.prNumber);
-    return p < 0 ? Infinity : p;
-  }));
+  const urgentAt = Math.min(
+    ...group.map((e) => {
+      const p = order.indexOf(e.prNumber);
+      return p < 0 ? Infinity : p;
+    }),
+  );
   let victim: { run: TestRun; members: Entry[]; priority: number; at: number } | null = null;
   for (const run of d.allRuns()) {
     if (run.queueType !== 'main' || !isInFlight(run)) continue;

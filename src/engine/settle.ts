@@ -82,7 +82,7 @@ function entryRunRefs(entries: readonly Entry[]): ReadonlyMap<string, number> {
   if (!refs) {
     const counted = new Map<string, number>();
     for (const e of entries) countRefs(e, counted, 1);
-    ENTRY_RUN_REFS.set(entries, refs = counted);
+    ENTRY_RUN_REFS.set(entries, (refs = counted));
   }
   return refs;
 }
@@ -149,7 +149,8 @@ function cleanUpRuns(d: Draft): void {
     if (now(run.id)) continue;
     const wasNeeded = before(run.id) || isInFlight(run);
     if (isInFlight(run)) abandonRun(d, run);
-    if (wasNeeded) d.emit({ kind: 'deleteTestBranch', key: `${run.id}:deleteTestBranch`, runId: run.id, branch: run.testBranch });
+    if (wasNeeded)
+      d.emit({ kind: 'deleteTestBranch', key: `${run.id}:deleteTestBranch`, runId: run.id, branch: run.testBranch });
   }
 }
 

@@ -9,7 +9,6 @@ import { runFailed } from './run-results.js';
 import { isInFlight } from './runs.js';
 import { move } from './transitions.js';
 
-
 /** Runs past the testing timeout fail (TEST_RUN_TIMEOUT, a test failure, contract §3 #16). */
 export function expireRuns(d: Draft): void {
   const limit = d.config.testingTimeoutMinutes * MINUTE_MS;
@@ -38,7 +37,8 @@ export function requestWakeup(d: Draft, batchDeadline: number | null): void {
   for (const run of d.allRuns()) if (isInFlight(run)) next = Math.min(next, run.createdAt + limit);
   const hours = d.config.notReadyTimeoutHours;
   if (hours > 0) {
-    for (const e of d.allEntries()) if (e.state === 'NOT_READY') next = Math.min(next, e.stateChangedAt + hours * HOUR_MS);
+    for (const e of d.allEntries())
+      if (e.state === 'NOT_READY') next = Math.min(next, e.stateChangedAt + hours * HOUR_MS);
   }
   if (next === Infinity) return;
   const pending = d.internal.wakeupAt;

@@ -92,7 +92,13 @@ export class Topology {
     const pinned = new Set(d.internal.order);
     let started = 0;
     while (started < order.length && pinned.has(order[started].prNumber)) started++;
-    const topo = new Topology(parallel, order.map((e) => e.prNumber), started, parallel ? cache.index as TargetIndex : null, (n) => d.entry(n)!);
+    const topo = new Topology(
+      parallel,
+      order.map((e) => e.prNumber),
+      started,
+      parallel ? (cache.index as TargetIndex) : null,
+      (n) => d.entry(n)!,
+    );
     cache.structure = d.structure;
     cache.topology = topo;
     return topo;
@@ -159,14 +165,19 @@ export class Topology {
     const i = this.position(prNumber);
     if (i < 0) return [];
     if (!this.parallel) return this.numbers.slice(0, i).map(this.lookup);
-    return this.targetGraph().ancestors(i).map((j) => this.lookup(this.numbers[j]));
+    return this.targetGraph()
+      .ancestors(i)
+      .map((j) => this.lookup(this.numbers[j]));
   }
 
   /** Admitted entries waiting on `prNumber` within `levels` levels of groups, in queue order. */
   successors(prNumber: number, levels: number, groupOf: (e: Entry) => string): Entry[] {
     const i = this.position(prNumber);
     if (i < 0 || levels <= 0) return [];
-    if (this.parallel) return this.targetGraph().descendants(i, levels).map((j) => this.lookup(this.numbers[j]));
+    if (this.parallel)
+      return this.targetGraph()
+        .descendants(i, levels)
+        .map((j) => this.lookup(this.numbers[j]));
     const own = groupOf(this.lookup(this.numbers[i]));
     const seen = new Set<string>();
     const out: Entry[] = [];

@@ -17,7 +17,12 @@
 import { recordFailure } from './adaptive.js';
 import type { Draft } from './draft.js';
 import {
-  isTerminal, type Entry, type PrState, type QueueEventPayload, type TestRun, type TransitionReason,
+  isTerminal,
+  type Entry,
+  type PrState,
+  type QueueEventPayload,
+  type TestRun,
+  type TransitionReason,
 } from './types.js';
 
 const EVENT_OF: Partial<Record<PrState, QueueEventPayload['type']>> = {
@@ -78,15 +83,19 @@ export function move(d: Draft, entry: Entry, to: PrState, reason: TransitionReas
  */
 function conflictPatch(to: PrState, reason: TransitionReason): Partial<Entry> {
   return to === 'FAILED' && reason === 'START_TEST_RUN_MERGE_CONFLICT'
-    ? { mergeability: 'not_mergeable', unmergeable: { cause: 'conflict' } } : {};
+    ? { mergeability: 'not_mergeable', unmergeable: { cause: 'conflict' } }
+    : {};
 }
 
 /** The batch run an entry currently belongs to: being built, tested, pending failure or passed. */
 function batchOf(d: Draft, e: Entry): TestRun | undefined {
   const run = d.run(e.runId);
   if (!run || run.prNumbers.length < 2 || !run.prNumbers.includes(e.prNumber)) return undefined;
-  const current = e.state === 'TESTING' || e.state === 'PENDING_FAILURE' || e.state === 'TESTS_PASSED'
-    || (e.state === 'PENDING' && run.status === 'creating');
+  const current =
+    e.state === 'TESTING' ||
+    e.state === 'PENDING_FAILURE' ||
+    e.state === 'TESTS_PASSED' ||
+    (e.state === 'PENDING' && run.status === 'creating');
   return current ? run : undefined;
 }
 
@@ -100,13 +109,18 @@ export function emitBatchSubmitted(d: Draft, run: TestRun, previousRunIds: (stri
   const [first] = previousRunIds;
   if (first !== null && first !== undefined && previousRunIds.every((id) => id === first)) return;
   const seed = d.entry(run.prNumbers[0]);
-  const submitted = [...(seed?.timeline ?? [])].reverse().find((t) => t.to === 'NOT_READY')?.reason ?? seed?.lastReason ?? null;
+  const submitted =
+    [...(seed?.timeline ?? [])].reverse().find((t) => t.to === 'NOT_READY')?.reason ?? seed?.lastReason ?? null;
   emitBatchEvent(d, 'pull_request_batch.submitted', run.prNumbers, run, submitted);
 }
 
 /** Emits one `pull_request_batch.*` event for PRs of a batch run that moved together. */
 export function emitBatchEvent(
-  d: Draft, type: QueueEventPayload['type'], prNumbers: number[], run: TestRun, reason: TransitionReason | null,
+  d: Draft,
+  type: QueueEventPayload['type'],
+  prNumbers: number[],
+  run: TestRun,
+  reason: TransitionReason | null,
 ): void {
   if (run.prNumbers.length < 2 || prNumbers.length === 0) return;
   d.emit({
@@ -117,7 +131,11 @@ export function emitBatchEvent(
 }
 
 function payload(
-  d: Draft, type: QueueEventPayload['type'], prNumbers: number[], run: TestRun | undefined, reason: TransitionReason | null,
+  d: Draft,
+  type: QueueEventPayload['type'],
+  prNumbers: number[],
+  run: TestRun | undefined,
+  reason: TransitionReason | null,
 ): QueueEventPayload {
   return {
     type,

@@ -315,11 +315,24 @@ export interface QueueSnapshot {
 // ---------------------------------------------------------------- events (inputs)
 
 export type EngineEvent =
-  | { kind: 'submit'; at: number; entryId: string; pr: PrInfo; priority?: number | PriorityName | null;
-      noBatch?: boolean; reason: SubmittedReason; forceEnqueued?: boolean }
+  | {
+      kind: 'submit';
+      at: number;
+      entryId: string;
+      pr: PrInfo;
+      priority?: number | PriorityName | null;
+      noBatch?: boolean;
+      reason: SubmittedReason;
+      forceEnqueued?: boolean;
+    }
   /** `detail`: who cancelled, e.g. the API token's name. */
   | { kind: 'cancel'; at: number; prNumber: number; reason: CancellationReason; detail?: string }
-  | { kind: 'restart'; at: number; prNumber: number; reason: 'TESTS_RESTARTED_BY_API_REQUEST' | 'TESTS_RESTARTED_BY_USER' }
+  | {
+      kind: 'restart';
+      at: number;
+      prNumber: number;
+      reason: 'TESTS_RESTARTED_BY_API_REQUEST' | 'TESTS_RESTARTED_BY_USER';
+    }
   /** The forge reports a PR's current head, base, title or mergeability. A new head sha → PR_PUSHED_TO. */
   | { kind: 'prObserved'; at: number; pr: PrInfo }
   | { kind: 'prClosed'; at: number; prNumber: number }
@@ -328,14 +341,28 @@ export type EngineEvent =
   | { kind: 'impactedTargets'; at: number; prNumber: number; headSha: string; targets: ImpactedTargets }
   | { kind: 'testBranchCreated'; at: number; runId: string; sha: string }
   | { kind: 'testBranchFailed'; at: number; runId: string; reason: FailureReason; detail?: string }
-  | { kind: 'ciResult'; at: number; runId: string; outcome: 'success' | 'failure'; reason?: FailureReason; detail?: string }
+  | {
+      kind: 'ciResult';
+      at: number;
+      runId: string;
+      outcome: 'success' | 'failure';
+      reason?: FailureReason;
+      detail?: string;
+    }
   /** A merge effect succeeded; the target branch now points at newTargetSha. */
   | { kind: 'merged'; at: number; runId: string; prNumbers: number[]; newTargetSha: string }
   /** A merge effect failed. `TARGET_MOVED` means the compare-and-swap lost: nothing was merged. */
-  | { kind: 'mergeFailed'; at: number; runId: string; prNumbers: number[];
-      reason: 'GITHUB_API_MERGE_PR_FAILED' | 'PR_UPDATED_AT_MERGE_TIME' | 'TARGET_MOVED'; detail?: string;
+  | {
+      kind: 'mergeFailed';
+      at: number;
+      runId: string;
+      prNumbers: number[];
+      reason: 'GITHUB_API_MERGE_PR_FAILED' | 'PR_UPDATED_AT_MERGE_TIME' | 'TARGET_MOVED';
+      detail?: string;
       /** PRs of the group that were merged before the failure (squash/rebase merge one PR at a time). */
-      mergedPrNumbers?: number[]; newTargetSha?: string }
+      mergedPrNumbers?: number[];
+      newTargetSha?: string;
+    }
   /** The target branch head was observed at `sha` (first sighting, or moved outside the queue). */
   | { kind: 'targetMoved'; at: number; sha: string }
   /** Time passed: timeouts, batching wait, PFD windows. */
@@ -348,10 +375,19 @@ export type EngineEvent =
 /** What a webhook subscriber is told; the webhook layer adds repo, author, URLs and formatting. */
 export interface QueueEventPayload {
   type:
-    | 'pull_request.submitted' | 'pull_request.queued' | 'pull_request.testing'
-    | 'pull_request.pending_failure' | 'pull_request.failed' | 'pull_request.canceled' | 'pull_request.merged'
-    | 'pull_request_batch.submitted' | 'pull_request_batch.queued' | 'pull_request_batch.testing'
-    | 'pull_request_batch.pending_failure' | 'pull_request_batch.failed' | 'pull_request_batch.canceled'
+    | 'pull_request.submitted'
+    | 'pull_request.queued'
+    | 'pull_request.testing'
+    | 'pull_request.pending_failure'
+    | 'pull_request.failed'
+    | 'pull_request.canceled'
+    | 'pull_request.merged'
+    | 'pull_request_batch.submitted'
+    | 'pull_request_batch.queued'
+    | 'pull_request_batch.testing'
+    | 'pull_request_batch.pending_failure'
+    | 'pull_request_batch.failed'
+    | 'pull_request_batch.canceled'
     | 'pull_request_batch.merged';
   at: number;
   /** The PRs the event is about (one for pull_request.*). */
@@ -372,8 +408,16 @@ export interface QueueEventPayload {
  */
 export type Effect =
   | { kind: 'createTestBranch'; key: string; runId: string; branch: string; baseSha: string; prs: RunPr[] }
-  | { kind: 'startCi'; key: string; runId: string; branch: string; sha: string; prNumbers: number[];
-      requiredStatuses: string[] | null; timeoutMinutes: number }
+  | {
+      kind: 'startCi';
+      key: string;
+      runId: string;
+      branch: string;
+      sha: string;
+      prNumbers: number[];
+      requiredStatuses: string[] | null;
+      timeoutMinutes: number;
+    }
   | { kind: 'cancelCi'; key: string; runId: string }
   | { kind: 'deleteTestBranch'; key: string; runId: string; branch: string }
   /**
@@ -381,8 +425,15 @@ export type Effect =
    * (`testSha`), merging `prs` (the PRs that become MERGED) with `method`. Compare-and-swap:
    * if the target is not at expectedTargetSha, nothing is merged and `mergeFailed` TARGET_MOVED follows.
    */
-  | { kind: 'merge'; key: string; runId: string; expectedTargetSha: string; testSha: string; prs: RunPr[];
-      method: MergeMethod }
+  | {
+      kind: 'merge';
+      key: string;
+      runId: string;
+      expectedTargetSha: string;
+      testSha: string;
+      prs: RunPr[];
+      method: MergeMethod;
+    }
   | { kind: 'emitEvent'; key: string; event: QueueEventPayload }
   /** Deliver a `tick` at (or soon after) `at`. */
   | { kind: 'scheduleWakeup'; key: string; at: number };
@@ -397,18 +448,16 @@ export interface DecideContext {
 /** An event the engine refuses; the snapshot is unchanged. Never thrown. */
 export interface Rejection {
   code:
-    | 'PR_NOT_IN_QUEUE'        // cancel/restart/… for a PR with no non-terminal entry
-    | 'RUN_NOT_FOUND'          // an event names a run the engine does not know
-    | 'STALE_RUN_EVENT'        // an event for a run that already finished or was superseded
-    | 'RESTART_NOT_ALLOWED'    // restart in a state where it is not meaningful
-    | 'PR_ALREADY_MERGED'      // submit of a PR whose changes are already in its base branch
-    | 'INVALID_EVENT';         // anything else that cannot apply (with a message)
+    | 'PR_NOT_IN_QUEUE' // cancel/restart/… for a PR with no non-terminal entry
+    | 'RUN_NOT_FOUND' // an event names a run the engine does not know
+    | 'STALE_RUN_EVENT' // an event for a run that already finished or was superseded
+    | 'RESTART_NOT_ALLOWED' // restart in a state where it is not meaningful
+    | 'PR_ALREADY_MERGED' // submit of a PR whose changes are already in its base branch
+    | 'INVALID_EVENT'; // anything else that cannot apply (with a message)
   message: string;
 }
 
-export type Decision =
-  | { ok: true; snapshot: QueueSnapshot; effects: Effect[] }
-  | { ok: false; rejection: Rejection };
+export type Decision = { ok: true; snapshot: QueueSnapshot; effects: Effect[] } | { ok: false; rejection: Rejection };
 
 /** What `getSubmittedPullRequest` reports as `readiness` (contract §2.4). */
 export interface Readiness {

@@ -54,7 +54,11 @@ export function knownToFail(d: Draft, e: Entry, bisecting: ReadonlySet<number>):
 }
 
 export function checkRun(
-  d: Draft, topo: Topology, run: TestRun, bisecting: ReadonlySet<number>, fallback: QueuedReason,
+  d: Draft,
+  topo: Topology,
+  run: TestRun,
+  bisecting: ReadonlySet<number>,
+  fallback: QueuedReason,
 ): Verdict {
   // While the target's sha is unknown (a merge result without it) runs are judged on their content
   // only; the next sighting restarts those built on another sha.
@@ -75,7 +79,8 @@ export function checkRun(
   for (const p of rest) {
     const e = d.entry(p.number);
     if (!e || !isAdmitted(e) || e.headSha !== p.headSha) return { ok: false, reason: reasonForLeaver(e, fallback) };
-    if (!own.has(p.number) && knownToFail(d, e, bisecting)) return { ok: false, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' };
+    if (!own.has(p.number) && knownToFail(d, e, bisecting))
+      return { ok: false, reason: 'PREREQUISITE_MERGE_ITEM_FAILED' };
   }
   const groupNow = rest.filter((p) => own.has(p.number)).map((p) => d.entry(p.number)!);
   if (groupNow.length === 0) return { ok: false, reason: fallback };
@@ -111,7 +116,12 @@ export function isEvidence(run: TestRun, members: readonly Entry[]): boolean {
  * they matter only when such a run is to verify a merge (`checkRun`).
  */
 export function checkEvidence(
-  d: Draft, topo: Topology, run: TestRun, group: readonly Entry[], bisecting: ReadonlySet<number>, fallback: QueuedReason,
+  d: Draft,
+  topo: Topology,
+  run: TestRun,
+  group: readonly Entry[],
+  bisecting: ReadonlySet<number>,
+  fallback: QueuedReason,
 ): Verdict {
   const merged = d.internal.targetHistory.length === 0 ? [] : mergedSince(d, run.baseSha);
   if (merged === null) return { ok: false, reason: 'MANUAL_PUSH_TO_TARGET_BRANCH' };
@@ -161,8 +171,11 @@ export function sweepRuns(d: Draft, topo: Topology, fallback: QueuedReason): boo
   for (const [runId, members] of activeGroups(d, topo)) {
     if (merging && (runId === merging.runId || members.some((m) => mergingPrs.has(m.prNumber)))) continue;
     const run = d.run(runId);
-    const verdict = !run ? { ok: false as const, reason: fallback }
-      : isEvidence(run, members) ? checkEvidence(d, topo, run, members, bisecting, fallback) : checkRun(d, topo, run, bisecting, fallback);
+    const verdict = !run
+      ? { ok: false as const, reason: fallback }
+      : isEvidence(run, members)
+        ? checkEvidence(d, topo, run, members, bisecting, fallback)
+        : checkRun(d, topo, run, bisecting, fallback);
     if (!verdict.ok) {
       restartGroup(d, run, members, verdict.reason);
       changed = true;
@@ -175,7 +188,12 @@ export function sweepRuns(d: Draft, topo: Topology, fallback: QueuedReason): boo
  * Sends a group back to PENDING (it keeps its queue position) and stops its run if it is still
  * building or testing. A bisection part goes back to waiting for a bisection slot.
  */
-export function restartGroup(d: Draft, run: TestRun | undefined, members: readonly Entry[], reason: QueuedReason): void {
+export function restartGroup(
+  d: Draft,
+  run: TestRun | undefined,
+  members: readonly Entry[],
+  reason: QueuedReason,
+): void {
   if (run && isInFlight(run)) abandonRun(d, run);
   if (run?.queueType === 'bisection') {
     for (const b of d.internal.bisections) for (const p of b.parts) if (p.runId === run.id) p.runId = null;

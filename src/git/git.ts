@@ -30,8 +30,16 @@ export interface GitOutput {
 }
 
 export class GitError extends Error {
-  constructor(readonly args: readonly string[], readonly code: number | null, readonly stderr: string) {
-    super(redact(`git ${args.join(' ')} failed (${code === null ? 'did not finish' : `exit ${code}`}): ${stderr.trim() || '(no output)'}`));
+  constructor(
+    readonly args: readonly string[],
+    readonly code: number | null,
+    readonly stderr: string,
+  ) {
+    super(
+      redact(
+        `git ${args.join(' ')} failed (${code === null ? 'did not finish' : `exit ${code}`}): ${stderr.trim() || '(no output)'}`,
+      ),
+    );
     this.name = 'GitError';
   }
 }
@@ -44,16 +52,21 @@ const MAX_BUFFER = 256 * 1024 * 1024;
 export function runGit(args: readonly string[], opts: GitOptions = {}): Promise<GitOutput> {
   const fullArgs = opts.cwd ? ['-C', opts.cwd, ...args] : [...args];
   return new Promise((resolve, reject) => {
-    const child = execFile('git', fullArgs, {
-      env: { ...process.env, ...BASE_ENV, ...opts.env },
-      maxBuffer: MAX_BUFFER,
-      timeout: opts.timeoutMs ?? 0,
-      encoding: 'utf8',
-    }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
-      if (code !== null && (code === 0 || opts.okCodes?.includes(code))) resolve({ code, stdout, stderr });
-      else reject(new GitError(args, code, stderr || (err?.message ?? '')));
-    });
+    const child = execFile(
+      'git',
+      fullArgs,
+      {
+        env: { ...process.env, ...BASE_ENV, ...opts.env },
+        maxBuffer: MAX_BUFFER,
+        timeout: opts.timeoutMs ?? 0,
+        encoding: 'utf8',
+      },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
+        if (code !== null && (code === 0 || opts.okCodes?.includes(code))) resolve({ code, stdout, stderr });
+        else reject(new GitError(args, code, stderr || (err?.message ?? '')));
+      },
+    );
     // A git that exits before reading its stdin must not crash the service with EPIPE.
     child.stdin?.on('error', () => undefined);
     child.stdin?.end(opts.input ?? '');

@@ -59,7 +59,11 @@ export class Mirror {
   private lastFetchStart = -Infinity;
   private inflight: { startedAt: number; done: Promise<void> } | null = null;
 
-  constructor(readonly dir: string, private binding: RepoBinding, private readonly opts: MirrorOptions) {}
+  constructor(
+    readonly dir: string,
+    private binding: RepoBinding,
+    private readonly opts: MirrorOptions,
+  ) {}
 
   /** The binding may be reconnected with another remote or ref pattern; the newest one wins. */
   rebind(binding: RepoBinding): void {
@@ -88,11 +92,13 @@ export class Mirror {
       await this.inflight.done.catch(() => undefined);
     }
     const startedAt = Date.now();
-    const done = this.fetch().then(() => {
-      this.lastFetchStart = Math.max(this.lastFetchStart, startedAt);
-    }).finally(() => {
-      this.inflight = null;
-    });
+    const done = this.fetch()
+      .then(() => {
+        this.lastFetchStart = Math.max(this.lastFetchStart, startedAt);
+      })
+      .finally(() => {
+        this.inflight = null;
+      });
     this.inflight = { startedAt, done };
     return done;
   }
@@ -172,7 +178,9 @@ export class Mirror {
    */
   async setLocalRef(ref: string, sha: string | null): Promise<void> {
     try {
-      await changeOneAtATime(this.dir, () => git(sha ? ['update-ref', ref, sha] : ['update-ref', '-d', ref], { cwd: this.dir }));
+      await changeOneAtATime(this.dir, () =>
+        git(sha ? ['update-ref', ref, sha] : ['update-ref', '-d', ref], { cwd: this.dir }),
+      );
     } catch {
       this.lastFetchStart = -Infinity;
     }
@@ -197,15 +205,21 @@ export class Mirror {
       const glob = pattern.replace('{n}', '*');
       specs.push(`+${glob}:${glob}`);
     }
-    await changeOneAtATime(this.dir, () => this.network(['fetch', '--prune', '--no-tags', '--quiet', '--', this.url, ...specs]));
+    await changeOneAtATime(this.dir, () =>
+      this.network(['fetch', '--prune', '--no-tags', '--quiet', '--', this.url, ...specs]),
+    );
   }
 
   private async missingCommits(shas: readonly string[]): Promise<string[]> {
     if (shas.length === 0) return [];
     const out = await runGit(['cat-file', '--batch-check'], {
-      cwd: this.dir, input: shas.map((s) => `${s}^{commit}\n`).join(''),
+      cwd: this.dir,
+      input: shas.map((s) => `${s}^{commit}\n`).join(''),
     });
-    return out.stdout.split('\n').filter((l) => l.endsWith(' missing')).map((l) => l.split('^')[0]);
+    return out.stdout
+      .split('\n')
+      .filter((l) => l.endsWith(' missing'))
+      .map((l) => l.split('^')[0]);
   }
 
   /** Commands that talk to the remote: an unreachable remote is reported as such. */
@@ -214,7 +228,8 @@ export class Mirror {
     try {
       return await runGit(args, { cwd: this.dir, okCodes, timeoutMs: this.opts.networkTimeoutMs });
     } catch (err) {
-      if (err instanceof GitError) throw new ForgeUnreachableError(`cannot reach remote ${redact(this.url)}: ${redact(err.stderr.trim())}`);
+      if (err instanceof GitError)
+        throw new ForgeUnreachableError(`cannot reach remote ${redact(this.url)}: ${redact(err.stderr.trim())}`);
       throw err;
     }
   }
@@ -226,7 +241,9 @@ const repoName = (b: RepoBinding): string => `${b.repo.host}/${b.repo.owner}/${b
 export async function listMirrorDirs(dataDir: string): Promise<string[]> {
   const below = async (dir: string): Promise<string[]> => {
     try {
-      return (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => path.join(dir, e.name));
+      return (await readdir(dir, { withFileTypes: true }))
+        .filter((e) => e.isDirectory())
+        .map((e) => path.join(dir, e.name));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;

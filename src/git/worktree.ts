@@ -44,7 +44,11 @@ async function remove(mirrorDir: string, dir: string): Promise<void> {
  * gone. Each mirror's registrations are changed in its turn (changeOneAtATime), so a run adding its
  * work tree meanwhile is not disturbed. Returns the names of the work trees removed.
  */
-export async function removeLeftoverWorktrees(root: string, mirrorDirs: readonly string[], keep: (name: string) => boolean): Promise<string[]> {
+export async function removeLeftoverWorktrees(
+  root: string,
+  mirrorDirs: readonly string[],
+  keep: (name: string) => boolean,
+): Promise<string[]> {
   const removed = new Set<string>();
   const rootDir = await realpath(root).catch(() => path.resolve(root));
   for (const mirrorDir of mirrorDirs) {
@@ -53,7 +57,10 @@ export async function removeLeftoverWorktrees(root: string, mirrorDirs: readonly
       for (const id of await namesIn(registrations)) {
         // gitdir: `<work tree>/.git`; missing when `add` was killed before writing it (the entry is
         // locked then, which `prune` respects): nothing is being added now, so such an entry is left over.
-        const gitdir = await readFile(path.join(registrations, id, 'gitdir'), 'utf8').then((t) => t.trim(), () => null);
+        const gitdir = await readFile(path.join(registrations, id, 'gitdir'), 'utf8').then(
+          (t) => t.trim(),
+          () => null,
+        );
         const dir = gitdir === null ? null : path.dirname(gitdir);
         if (dir !== null && (path.dirname(dir) !== rootDir || keep(path.basename(dir)))) continue;
         if (dir !== null) {

@@ -40,6 +40,8 @@ export class ManualClock implements TimerClock {
   after(ms: number, fn: () => void): () => void {
     const timer = { at: this.t + ms, fn };
     this.timers.push(timer);
-    return () => { this.timers = this.timers.filter((other) => other !== timer); };
+    return () => {
+      this.timers = this.timers.filter((other) => other !== timer);
+    };
   }
 }

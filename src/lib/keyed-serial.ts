@@ -8,7 +8,10 @@ export class KeyedSerial {
 
   run<T>(key: string, work: () => Promise<T>): Promise<T> {
     const done = (this.tails.get(key) ?? Promise.resolve()).then(work);
-    const tail = done.then(() => undefined, () => undefined);
+    const tail = done.then(
+      () => undefined,
+      () => undefined,
+    );
     this.tails.set(key, tail);
     void tail.then(() => {
       if (this.tails.get(key) === tail) this.tails.delete(key);

@@ -52,7 +52,9 @@ export class OutboxLoop {
     }
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    this.looking = this.look().finally(() => { this.looking = null; });
+    this.looking = this.look().finally(() => {
+      this.looking = null;
+    });
   }
 
   private async look(): Promise<void> {
@@ -68,6 +70,9 @@ export class OutboxLoop {
     const next = await this.opts.nextDueAt().catch(() => null);
     const idle = this.opts.idlePollMs ?? 5_000;
     const delay = next === null ? idle : Math.max(0, Math.min(idle, next - this.opts.clock.now()));
-    this.timer = setTimeout(() => { this.timer = null; this.wake(); }, delay);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.wake();
+    }, delay);
   }
 }

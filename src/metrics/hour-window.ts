@@ -25,7 +25,9 @@ export interface HourSink {
 }
 
 const CONCLUSION_OF: Partial<Record<State, Conclusion>> = {
-  [PrState.MERGED]: 'merged', [PrState.FAILED]: 'failed', [PrState.CANCELLED]: 'cancelled',
+  [PrState.MERGED]: 'merged',
+  [PrState.FAILED]: 'failed',
+  [PrState.CANCELLED]: 'cancelled',
 };
 
 const runType = (t: MetricsTransition): QueueType => (t.bisection ? 'bisection' : 'main');

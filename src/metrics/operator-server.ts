@@ -15,38 +15,51 @@ export interface OperatorMetricsServer {
   stop(): Promise<void>;
 }
 
-export function createOperatorMetricsServer(metrics: OperatorMetrics, at: { host: string; port: number }): OperatorMetricsServer {
+export function createOperatorMetricsServer(
+  metrics: OperatorMetrics,
+  at: { host: string; port: number },
+): OperatorMetricsServer {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== OPERATOR_METRICS_PATH) {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end(`Not found: metrics are at ${OPERATOR_METRICS_PATH}\n`);
+      res
+        .writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
+        .end(`Not found: metrics are at ${OPERATOR_METRICS_PATH}\n`);
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { 'content-type': 'text/plain; charset=utf-8', allow: 'GET, HEAD' }).end(`${req.method} not allowed: use GET\n`);
+      res
+        .writeHead(405, { 'content-type': 'text/plain; charset=utf-8', allow: 'GET, HEAD' })
+        .end(`${req.method} not allowed: use GET\n`);
       return;
     }
     metrics.render().then(
-      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(req.method === 'HEAD' ? undefined : text),
-      (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`Metrics failed: ${String(err)}\n`),
+      (text) =>
+        res
+          .writeHead(200, { 'content-type': metrics.registry.contentType })
+          .end(req.method === 'HEAD' ? undefined : text),
+      (err: unknown) =>
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`Metrics failed: ${String(err)}\n`),
     );
   });
   return {
-    start: () => new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(at.port, at.host, () => {
-        server.off('error', reject);
-        const { address, port } = server.address() as AddressInfo;
-        resolve(`http://${address.includes(':') ? `[${address}]` : address}:${port}${OPERATOR_METRICS_PATH}`);
-      });
-    }),
-    stop: () => new Promise((resolve, reject) => {
-      if (!server.listening) {
-        resolve();
-        return;
-      }
-      server.close((err) => (err ? reject(err) : resolve()));
-      server.closeAllConnections();
-    }),
+    start: () =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(at.port, at.host, () => {
+          server.off('error', reject);
+          const { address, port } = server.address() as AddressInfo;
+          resolve(`http://${address.includes(':') ? `[${address}]` : address}:${port}${OPERATOR_METRICS_PATH}`);
+        });
+      }),
+    stop: () =>
+      new Promise((resolve, reject) => {
+        if (!server.listening) {
+          resolve();
+          return;
+        }
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
   };
 }

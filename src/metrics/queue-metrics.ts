@@ -36,25 +36,51 @@ export function newQueueMetrics() {
     testing: gauge('mq_testing_slots_active', 'PRs currently in TESTING state', QUEUE_LABELS),
     conclusions: gauge('mq_pr_conclusions_1h_total', 'PRs exiting the queue in last hour', withConclusion),
     restarts: gauge('mq_pr_restarts_1h_total', 'PR restarts in last hour', QUEUE_LABELS),
-    wait: histogram('mq_pr_wait_duration_1h_seconds',
-      'Time PRs waited from entering PENDING until testing started, testing starts in last hour', QUEUE_LABELS, DURATION_BUCKETS),
-    test: histogram('mq_pr_test_duration_1h_seconds',
-      'Time PRs spent in TESTING, test spells ended in last hour', QUEUE_LABELS, DURATION_BUCKETS),
-    inQueue: histogram('mq_pr_time_in_queue_1h_seconds',
-      'Time PRs spent in the queue from admission until they left it, PRs exiting in last hour', withConclusion, DURATION_BUCKETS),
+    wait: histogram(
+      'mq_pr_wait_duration_1h_seconds',
+      'Time PRs waited from entering PENDING until testing started, testing starts in last hour',
+      QUEUE_LABELS,
+      DURATION_BUCKETS,
+    ),
+    test: histogram(
+      'mq_pr_test_duration_1h_seconds',
+      'Time PRs spent in TESTING, test spells ended in last hour',
+      QUEUE_LABELS,
+      DURATION_BUCKETS,
+    ),
+    inQueue: histogram(
+      'mq_pr_time_in_queue_1h_seconds',
+      'Time PRs spent in the queue from admission until they left it, PRs exiting in last hour',
+      withConclusion,
+      DURATION_BUCKETS,
+    ),
     // ---- greenline's own series
-    ciRuns: gauge('greenline_ci_runs_started_1h_total',
-      'Test runs whose CI was started (test commit built), runs created in last hour', QUEUE_LABELS),
-    ciRunsPerMerge: gauge('greenline_ci_runs_per_merged_pr_1h',
-      'Test runs whose CI was started per PR merged, last hour; absent when no PR merged', ['repo', 'branch'] as const),
-    groupSize: histogram('greenline_batch_size_1h',
+    ciRuns: gauge(
+      'greenline_ci_runs_started_1h_total',
+      'Test runs whose CI was started (test commit built), runs created in last hour',
+      QUEUE_LABELS,
+    ),
+    ciRunsPerMerge: gauge(
+      'greenline_ci_runs_per_merged_pr_1h',
+      'Test runs whose CI was started per PR merged, last hour; absent when no PR merged',
+      ['repo', 'branch'] as const,
+    ),
+    groupSize: histogram(
+      'greenline_batch_size_1h',
       'PRs under test per test run (1 = alone, more = a batch or bisection part), runs created in last hour',
-      QUEUE_LABELS, GROUP_SIZE_BUCKETS),
-    bisectionRuns: gauge('greenline_bisection_runs_1h_total',
-      'Bisection test runs created in last hour, by their status now', ['repo', 'branch', 'status'] as const),
-    laneDepth: gauge('greenline_lane_depth',
+      QUEUE_LABELS,
+      GROUP_SIZE_BUCKETS,
+    ),
+    bisectionRuns: gauge(
+      'greenline_bisection_runs_1h_total',
+      'Bisection test runs created in last hour, by their status now',
+      ['repo', 'branch', 'status'] as const,
+    ),
+    laneDepth: gauge(
+      'greenline_lane_depth',
       'PRs in the queue per lane of a parallel queue (overlapping impacted targets); lane = PR number at its front',
-      ['repo', 'branch', 'lane'] as const),
+      ['repo', 'branch', 'lane'] as const,
+    ),
   };
 }
 

@@ -83,7 +83,10 @@ function reportNow(m: QueueMetrics, labels: Record<QueueType, QueueLabels>, q: Q
 
 /** The `_1h` series of PRs; returns how many PRs merged in the window. */
 function reportHour(
-  m: QueueMetrics, labels: Record<QueueType, QueueLabels>, transitions: readonly MetricsTransition[], after: number,
+  m: QueueMetrics,
+  labels: Record<QueueType, QueueLabels>,
+  transitions: readonly MetricsTransition[],
+  after: number,
 ): number {
   let merged = 0;
   const sink = {
@@ -106,7 +109,12 @@ function reportHour(
 }
 
 /** The `_1h` series of test runs; returns how many runs created in the window had CI started. */
-function reportRuns(m: QueueMetrics, labels: Record<QueueType, QueueLabels>, runs: readonly TestRun[], after: number): number {
+function reportRuns(
+  m: QueueMetrics,
+  labels: Record<QueueType, QueueLabels>,
+  runs: readonly TestRun[],
+  after: number,
+): number {
   let started = 0;
   for (const run of runs) {
     if (run.createdAt <= after) continue;

@@ -91,7 +91,10 @@ export class MetricsCollector {
   decisions = 0;
 
   /** `isBisectionRun` tells the runs of the bisection budget (restarts are counted without their steps). */
-  constructor(private readonly start: number, private readonly isBisectionRun: (runId: string) => boolean) {}
+  constructor(
+    private readonly start: number,
+    private readonly isBisectionRun: (runId: string) => boolean,
+  ) {}
 
   minutes(at: number): number {
     return (at - this.start) / MINUTE_MS;
@@ -128,7 +131,10 @@ export class MetricsCollector {
       this.merged++;
       if (bad) this.mergedBad++;
       this.merges.push(this.minutes(e.stateChangedAt));
-      this.queueTimes.push({ submittedAt: this.minutes(e.submittedAt), minutes: (e.stateChangedAt - e.submittedAt) / MINUTE_MS });
+      this.queueTimes.push({
+        submittedAt: this.minutes(e.submittedAt),
+        minutes: (e.stateChangedAt - e.submittedAt) / MINUTE_MS,
+      });
     } else if (e.state === 'FAILED') {
       if (bad) this.failedBad++;
       else this.failedGood++;
@@ -136,8 +142,14 @@ export class MetricsCollector {
   }
 
   summarize(args: {
-    seed: number; warmupMinutes: number; windowEnd: number; endedAt: number; left: number; invariantBreaches: number;
-    adaptive: AdaptiveStatus | null; wallMs: number;
+    seed: number;
+    warmupMinutes: number;
+    windowEnd: number;
+    endedAt: number;
+    left: number;
+    invariantBreaches: number;
+    adaptive: AdaptiveStatus | null;
+    wallMs: number;
   }): { summary: SimulationSummary; series: Series } {
     const from = args.warmupMinutes;
     const to = args.windowEnd;
@@ -150,18 +162,34 @@ export class MetricsCollector {
     const perMerge = (x: number): number => (merges > 0 ? x / merges : NaN);
     const runs = count(this.ciStarts) + count(this.bisectionStarts);
     const ciMinutes = this.ciSpend.filter((s) => inWindow(s.startedAt)).reduce((sum, s) => sum + s.minutes, 0);
-    const waits = this.queueTimes.filter((q) => arrivedInWindow(q.submittedAt)).map((q) => q.minutes).sort((a, b) => a - b);
+    const waits = this.queueTimes
+      .filter((q) => arrivedInWindow(q.submittedAt))
+      .map((q) => q.minutes)
+      .sort((a, b) => a - b);
     const restarts = count(this.restarts);
     const summary: SimulationSummary = {
       seed: args.seed,
       simulatedHours: this.minutes(args.endedAt) / 60,
       warmupMinutes: from,
       windowHours,
-      prs: { arrived: this.arrived, merged: this.merged, failedBad: this.failedBad, failedGood: this.failedGood, mergedBad: this.mergedBad, left: args.left },
-      mergesPerHour: windowHours > 0 ? merges / windowHours : NaN,
-      timeInQueueMinutes: waits.length === 0 ? null : {
-        p50: percentile(waits, 50)!, p95: percentile(waits, 95)!, mean: waits.reduce((a, b) => a + b, 0) / waits.length, max: waits[waits.length - 1],
+      prs: {
+        arrived: this.arrived,
+        merged: this.merged,
+        failedBad: this.failedBad,
+        failedGood: this.failedGood,
+        mergedBad: this.mergedBad,
+        left: args.left,
       },
+      mergesPerHour: windowHours > 0 ? merges / windowHours : NaN,
+      timeInQueueMinutes:
+        waits.length === 0
+          ? null
+          : {
+              p50: percentile(waits, 50)!,
+              p95: percentile(waits, 95)!,
+              mean: waits.reduce((a, b) => a + b, 0) / waits.length,
+              max: waits[waits.length - 1],
+            },
       ciRunsPerMerge: perMerge(runs),
       ciHoursPerMerge: perMerge(ciMinutes / 60),
       restarts,

@@ -58,12 +58,16 @@ const positive = (v: number): boolean => Number.isFinite(v) && v > 0;
 export function validateOptions(o: SimulationOptions): string | null {
   if (!Number.isInteger(o.seed)) return `--seed must be an integer, got ${o.seed}`;
   const a = o.arrivals;
-  if (a.kind === 'poisson' && !positive(a.perHour)) return `--rate must be a number of PRs per hour > 0, got ${a.perHour}`;
-  if (a.kind === 'saturated' && !(Number.isInteger(a.backlog) && a.backlog >= 1)) return `--backlog must be an integer >= 1, got ${a.backlog}`;
+  if (a.kind === 'poisson' && !positive(a.perHour))
+    return `--rate must be a number of PRs per hour > 0, got ${a.perHour}`;
+  if (a.kind === 'saturated' && !(Number.isInteger(a.backlog) && a.backlog >= 1))
+    return `--backlog must be an integer >= 1, got ${a.backlog}`;
   if (a.kind === 'replay' && a.prs.length === 0) return 'the replay file has no PRs';
-  if (o.maxPrs !== null && !(Number.isInteger(o.maxPrs) && o.maxPrs >= 1)) return `--prs must be an integer >= 1, got ${o.maxPrs}`;
+  if (o.maxPrs !== null && !(Number.isInteger(o.maxPrs) && o.maxPrs >= 1))
+    return `--prs must be an integer >= 1, got ${o.maxPrs}`;
   if (o.hours !== null && !positive(o.hours)) return `--hours must be > 0, got ${o.hours}`;
-  if (a.kind !== 'replay' && o.maxPrs === null && o.hours === null) return 'give --prs or --hours: the simulation needs an end';
+  if (a.kind !== 'replay' && o.maxPrs === null && o.hours === null)
+    return 'give --prs or --hours: the simulation needs an end';
   if (!probability(o.failureRate)) return `--failure-rate must be a probability between 0 and 1, got ${o.failureRate}`;
   if (!probability(o.flakeRate)) return `--flake-rate must be a probability between 0 and 1, got ${o.flakeRate}`;
   if (!positive(o.ci.minutes)) return `--ci-minutes must be > 0, got ${o.ci.minutes}`;
@@ -72,7 +76,8 @@ export function validateOptions(o: SimulationOptions): string | null {
   }
   if (o.ci.kind === 'lognormal' && !positive(o.ci.sigma)) return `--ci-sigma must be > 0, got ${o.ci.sigma}`;
   if (!(Number.isInteger(o.lanes) && o.lanes >= 1)) return `--lanes must be an integer >= 1, got ${o.lanes}`;
-  if (o.lanes > 1 && o.queue.mode !== 'parallel') return '--lanes above 1 needs --mode parallel: lanes are impacted targets';
+  if (o.lanes > 1 && o.queue.mode !== 'parallel')
+    return '--lanes above 1 needs --mode parallel: lanes are impacted targets';
   if (o.warmupMinutes !== null && !(Number.isFinite(o.warmupMinutes) && o.warmupMinutes >= 0)) {
     return `--warmup must be a number of minutes >= 0, got ${o.warmupMinutes}`;
   }
@@ -85,8 +90,16 @@ export function validateOptions(o: SimulationOptions): string | null {
 
 /** The command-line flag of each queue setting it sets. */
 const FLAG_OF: Record<string, string> = {
-  mode: '--mode', concurrency: '--concurrency', batch: '--batch', batchingMinSize: '--batch-size',
-  batchingMaxWaitTimeMinutes: '--batch-wait', bisectionConcurrency: '--bisection-concurrency',
-  optimizationMode: '--skip-redundant-tests', canOptimisticallyMerge: '--optimistic', pendingFailureDepth: '--pfd',
-  testingTimeoutMinutes: '--timeout', adaptiveMode: '--adaptive', adaptiveMinConcurrency: '--adaptive-min-concurrency',
+  mode: '--mode',
+  concurrency: '--concurrency',
+  batch: '--batch',
+  batchingMinSize: '--batch-size',
+  batchingMaxWaitTimeMinutes: '--batch-wait',
+  bisectionConcurrency: '--bisection-concurrency',
+  optimizationMode: '--skip-redundant-tests',
+  canOptimisticallyMerge: '--optimistic',
+  pendingFailureDepth: '--pfd',
+  testingTimeoutMinutes: '--timeout',
+  adaptiveMode: '--adaptive',
+  adaptiveMinConcurrency: '--adaptive-min-concurrency',
 };

@@ -24,18 +24,31 @@ export interface ReplayPr {
 
 export class ReplayCsvError extends Error {
   override name = 'ReplayCsvError';
-  constructor(readonly line: number, message: string, source = 'replay file') {
+  constructor(
+    readonly line: number,
+    message: string,
+    source = 'replay file',
+  ) {
     super(`${source} line ${line}: ${message}`);
   }
 }
 
 const COLUMNS = ['arrival', 'ci_minutes', 'outcome'] as const;
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)$/;
-const OUTCOMES: Record<string, boolean> = { pass: false, passed: false, success: false, fail: true, failed: true, failure: true };
+const OUTCOMES: Record<string, boolean> = {
+  pass: false,
+  passed: false,
+  success: false,
+  fail: true,
+  failed: true,
+  failure: true,
+};
 
 /** Parses replay CSV text; `source` names the file in error messages. */
 export function parseReplayCsv(text: string, source = 'replay file'): ReplayPr[] {
-  const fail = (line: number, message: string): never => { throw new ReplayCsvError(line, message, source); };
+  const fail = (line: number, message: string): never => {
+    throw new ReplayCsvError(line, message, source);
+  };
   const lines = text.split(/\r?\n/);
   let header: Map<string, number> | null = null;
   let kind: 'timestamp' | 'minutes' | null = null;
@@ -47,7 +60,8 @@ export function parseReplayCsv(text: string, source = 'replay file'): ReplayPr[]
     if (!header) {
       header = new Map(fields.map((name, col) => [name.toLowerCase(), col]));
       const missing = COLUMNS.filter((c) => !header!.has(c));
-      if (missing.length > 0) fail(line, `the header must name the columns ${COLUMNS.join(', ')}; missing ${missing.join(', ')}`);
+      if (missing.length > 0)
+        fail(line, `the header must name the columns ${COLUMNS.join(', ')}; missing ${missing.join(', ')}`);
       return;
     }
     if (fields.length < header.size) fail(line, `expected ${header.size} fields like the header, got ${fields.length}`);
@@ -56,8 +70,13 @@ export function parseReplayCsv(text: string, source = 'replay file'): ReplayPr[]
     const asNumber = NUMBER.test(arrival) ? Number(arrival) : NaN;
     const rowKind = Number.isFinite(asNumber) ? 'minutes' : 'timestamp';
     const at = rowKind === 'minutes' ? asNumber * MINUTE_MS : Date.parse(arrival);
-    if (!Number.isFinite(at)) fail(line, `arrival must be an ISO 8601 timestamp or a number of minutes, got "${arrival}"`);
-    if (kind !== null && rowKind !== kind) fail(line, `arrival is ${rowKind === 'minutes' ? 'a number of minutes' : 'a timestamp'}, but earlier rows use ${kind === 'minutes' ? 'minutes' : 'timestamps'}`);
+    if (!Number.isFinite(at))
+      fail(line, `arrival must be an ISO 8601 timestamp or a number of minutes, got "${arrival}"`);
+    if (kind !== null && rowKind !== kind)
+      fail(
+        line,
+        `arrival is ${rowKind === 'minutes' ? 'a number of minutes' : 'a timestamp'}, but earlier rows use ${kind === 'minutes' ? 'minutes' : 'timestamps'}`,
+      );
     kind = rowKind;
     const ci = field('ci_minutes');
     const ciMinutes = NUMBER.test(ci) ? Number(ci) : NaN;
@@ -84,8 +103,15 @@ function splitCsvLine(raw: string, line: number, fail: (line: number, message: s
       i++;
       for (;;) {
         if (i >= raw.length) fail(line, 'a quoted field is not closed');
-        if (raw[i] === '"' && raw[i + 1] === '"') { field += '"'; i += 2; continue; }
-        if (raw[i] === '"') { i++; break; }
+        if (raw[i] === '"' && raw[i + 1] === '"') {
+          field += '"';
+          i += 2;
+          continue;
+        }
+        if (raw[i] === '"') {
+          i++;
+          break;
+        }
         field += raw[i++];
       }
       if (i < raw.length && raw[i] !== ',') fail(line, `unexpected text after a quoted field at column ${i + 1}`);

@@ -8,24 +8,36 @@ const num = (x: number, digits = 2): string => (Number.isFinite(x) ? x.toFixed(d
 
 export function describeWorkload(o: SimulationOptions): string {
   const a = o.arrivals;
-  const arrivals = a.kind === 'poisson' ? `Poisson ${a.perHour} PRs/h`
-    : a.kind === 'saturated' ? `saturated (queue kept at ${a.backlog} PRs)`
-    : `replay of ${a.prs.length} PRs`;
+  const arrivals =
+    a.kind === 'poisson'
+      ? `Poisson ${a.perHour} PRs/h`
+      : a.kind === 'saturated'
+        ? `saturated (queue kept at ${a.backlog} PRs)`
+        : `replay of ${a.prs.length} PRs`;
   const c = o.ci;
-  const ci = c.kind === 'fixed' ? `CI ${c.minutes} min` : c.kind === 'uniform' ? `CI ${c.minutes} ± ${c.jitter} min` : `CI lognormal mean ${c.minutes} min σ ${c.sigma}`;
+  const ci =
+    c.kind === 'fixed'
+      ? `CI ${c.minutes} min`
+      : c.kind === 'uniform'
+        ? `CI ${c.minutes} ± ${c.jitter} min`
+        : `CI lognormal mean ${c.minutes} min σ ${c.sigma}`;
   const failures = a.kind === 'replay' ? 'failures from the replay' : `${pct(o.failureRate)} bad PRs`;
   return `${arrivals} · ${ci}${a.kind === 'replay' ? ' (replay: recorded)' : ''} · ${failures} · ${pct(o.flakeRate)} flaky runs · ${o.lanes} lane${o.lanes > 1 ? 's' : ''}`;
 }
 
 export function describeQueue(queue: Partial<QueueConfig>): string {
   const c = { ...DEFAULT_QUEUE_CONFIG, ...queue };
-  const size = c.adaptiveMode === 'on' ? `batches of up to ${c.batchingMinSize} (sized from the failure rate` : `batches of ${c.batchingMinSize} (wait ${c.batchingMaxWaitTimeMinutes} min`;
+  const size =
+    c.adaptiveMode === 'on'
+      ? `batches of up to ${c.batchingMinSize} (sized from the failure rate`
+      : `batches of ${c.batchingMinSize} (wait ${c.batchingMaxWaitTimeMinutes} min`;
   const batching = c.batch
     ? `${size}, bisection concurrency ${queue.bisectionConcurrency ?? c.concurrency}${c.optimizationMode === 'off' ? '' : ', skip redundant tests'})`
     : 'no batching';
-  const concurrency = c.adaptiveMode === 'on'
-    ? `adaptive concurrency ${Math.min(c.adaptiveMinConcurrency ?? DEFAULT_ADAPTIVE_MIN_CONCURRENCY, c.concurrency)}–${c.concurrency}`
-    : `concurrency ${c.concurrency}`;
+  const concurrency =
+    c.adaptiveMode === 'on'
+      ? `adaptive concurrency ${Math.min(c.adaptiveMinConcurrency ?? DEFAULT_ADAPTIVE_MIN_CONCURRENCY, c.concurrency)}–${c.concurrency}`
+      : `concurrency ${c.concurrency}`;
   return `${c.mode} · ${concurrency} · ${batching} · PFD ${c.pendingFailureDepth} · optimistic merge ${c.canOptimisticallyMerge ? 'on' : 'off'}`;
 }
 
@@ -34,18 +46,39 @@ export function formatReport(o: SimulationOptions, s: SimulationSummary): string
   const rows: [string, string][] = [
     ['workload', describeWorkload(o)],
     ['queue', describeQueue(o.queue)],
-    ['window', `${num(s.warmupMinutes / 60)} h to ${num(s.warmupMinutes / 60 + s.windowHours)} h (after the warm-up, until arrivals stop)`],
+    [
+      'window',
+      `${num(s.warmupMinutes / 60)} h to ${num(s.warmupMinutes / 60 + s.windowHours)} h (after the warm-up, until arrivals stop)`,
+    ],
     ['', ''],
     ['merges per hour', num(s.mergesPerHour)],
-    ['time in queue', t ? `p50 ${num(t.p50, 1)} min · p95 ${num(t.p95, 1)} min · mean ${num(t.mean, 1)} min · max ${num(t.max, 1)} min` : 'n/a (nothing merged)'],
+    [
+      'time in queue',
+      t
+        ? `p50 ${num(t.p50, 1)} min · p95 ${num(t.p95, 1)} min · mean ${num(t.mean, 1)} min · max ${num(t.max, 1)} min`
+        : 'n/a (nothing merged)',
+    ],
     ['CI runs per merge', `${num(s.ciRunsPerMerge, 3)} (${num(s.ciHoursPerMerge, 3)} CI hours per merge)`],
     ['restarts', `${s.restarts} (${num(s.restartsPerMerge)} per merge)`],
     ['bisection runs', String(s.bisectionRuns)],
-    ...(s.adaptive ? [['adaptive mode', `window ${s.adaptive.concurrency} · batch size ${s.adaptive.batchSize} · measured failure rate ${pct(s.adaptive.failureRate)} (at the end)`] as [string, string]] : []),
+    ...(s.adaptive
+      ? [
+          [
+            'adaptive mode',
+            `window ${s.adaptive.concurrency} · batch size ${s.adaptive.batchSize} · measured failure rate ${pct(s.adaptive.failureRate)} (at the end)`,
+          ] as [string, string],
+        ]
+      : []),
     ['queue depth', `mean ${num(s.meanQueueDepth, 1)} · max ${s.maxQueueDepth}`],
-    ['PRs', `${s.prs.arrived} arrived · ${s.prs.merged} merged · ${s.prs.failedBad} bad ones failed · ${s.prs.failedGood} good ones failed · ${s.prs.mergedBad} bad ones merged · ${s.prs.left} left`],
+    [
+      'PRs',
+      `${s.prs.arrived} arrived · ${s.prs.merged} merged · ${s.prs.failedBad} bad ones failed · ${s.prs.failedGood} good ones failed · ${s.prs.mergedBad} bad ones merged · ${s.prs.left} left`,
+    ],
     ['invariant breaches', String(s.invariantBreaches)],
-    ['simulated', `${num(s.simulatedHours, 1)} h in ${num(s.wallMs / 1000)} s (${s.decisions} engine decisions, seed ${s.seed})`],
+    [
+      'simulated',
+      `${num(s.simulatedHours, 1)} h in ${num(s.wallMs / 1000)} s (${s.decisions} engine decisions, seed ${s.seed})`,
+    ],
   ];
   return rows.map(([k, v]) => (k === '' ? '' : `${k.padEnd(20)}${v}`)).join('\n') + '\n';
 }

@@ -47,9 +47,12 @@ export class SimulatedCi {
   private draw(): number {
     const d = this.duration;
     switch (d.kind) {
-      case 'fixed': return d.minutes;
-      case 'uniform': return d.minutes - d.jitter + 2 * d.jitter * this.random.next();
-      case 'lognormal': return this.random.lognormal(d.minutes, d.sigma);
+      case 'fixed':
+        return d.minutes;
+      case 'uniform':
+        return d.minutes - d.jitter + 2 * d.jitter * this.random.next();
+      case 'lognormal':
+        return this.random.lognormal(d.minutes, d.sigma);
     }
   }
 }

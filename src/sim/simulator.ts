@@ -13,7 +13,13 @@
  * the runs nobody needs are pruned after every decision, as the service does (snapshot-io.ts).
  */
 import {
-  adaptiveStatus, decide, newQueueSnapshot, isTerminal, type Effect, type EngineEvent, type QueueSnapshot,
+  adaptiveStatus,
+  decide,
+  newQueueSnapshot,
+  isTerminal,
+  type Effect,
+  type EngineEvent,
+  type QueueSnapshot,
   type TestRun,
 } from '../engine/index.js';
 import { MINUTE_MS } from '../lib/time.js';
@@ -68,7 +74,11 @@ class Simulation {
   private arrivalsEnd: number | null = null;
 
   constructor(private readonly o: SimulationOptions) {
-    this.snapshot = newQueueSnapshot({ host: 'sim.local', owner: 'sim', name: 'repo' }, this.forge.targetBranch, o.queue);
+    this.snapshot = newQueueSnapshot(
+      { host: 'sim.local', owner: 'sim', name: 'repo' },
+      this.forge.targetBranch,
+      o.queue,
+    );
     this.ci = new SimulatedCi(o.ci, o.flakeRate, Prng.derive(o.seed, 'ci'));
     this.workload = new Workload(o, Prng.derive(o.seed, 'workload'), SIM_EPOCH);
   }
@@ -87,15 +97,23 @@ class Simulation {
       // Arrivals are over and the queue drained: what is left on the agenda are idle wakeups.
       if (this.arrivalsEnd !== null && this.snapshot.entries.length === 0) break;
       if (this.metrics.decisions > MAX_DECISIONS_PER_PR * (this.metrics.arrived + 10)) {
-        throw new Error(`the queue did not settle after ${this.metrics.decisions} decisions (${this.snapshot.entries.length} PRs left)`);
+        throw new Error(
+          `the queue did not settle after ${this.metrics.decisions} decisions (${this.snapshot.entries.length} PRs left)`,
+        );
       }
     }
     for (const e of this.snapshot.entries) this.metrics.entryRestarts(e);
     const endMinutes = this.metrics.minutes(this.arrivalsEnd ?? this.now);
     const warmup = Math.min(this.o.warmupMinutes ?? 2 * this.o.ci.minutes, endMinutes / 2);
     return this.metrics.summarize({
-      seed: this.o.seed, warmupMinutes: warmup, windowEnd: endMinutes, endedAt: this.now, left: this.snapshot.entries.length,
-      invariantBreaches: this.forge.invariantBreaches, adaptive: adaptiveStatus(this.snapshot), wallMs: performance.now() - started,
+      seed: this.o.seed,
+      warmupMinutes: warmup,
+      windowEnd: endMinutes,
+      endedAt: this.now,
+      left: this.snapshot.entries.length,
+      invariantBreaches: this.forge.invariantBreaches,
+      adaptive: adaptiveStatus(this.snapshot),
+      wallMs: performance.now() - started,
     });
   }
 
@@ -125,7 +143,12 @@ class Simulation {
     for (;;) {
       for (let i = 0; i < this.immediate.length; i++) this.decide(this.immediate[i]);
       this.immediate.length = 0;
-      if (!this.workload.saturated || this.arrivalsEnd !== null || this.snapshot.entries.length >= this.workload.backlog) return;
+      if (
+        !this.workload.saturated ||
+        this.arrivalsEnd !== null ||
+        this.snapshot.entries.length >= this.workload.backlog
+      )
+        return;
       this.arrive();
     }
   }
@@ -147,11 +170,27 @@ class Simulation {
     this.metrics.arrived++;
     const headSha = `head-${pr.number}`;
     this.decide({
-      kind: 'submit', at: this.now, entryId: `pr-${pr.number}`, reason: 'API_REQUESTED',
-      pr: { number: pr.number, headSha, baseBranch: this.forge.targetBranch, title: `PR ${pr.number}`, author: 'sim', mergeability: 'mergeable' },
+      kind: 'submit',
+      at: this.now,
+      entryId: `pr-${pr.number}`,
+      reason: 'API_REQUESTED',
+      pr: {
+        number: pr.number,
+        headSha,
+        baseBranch: this.forge.targetBranch,
+        title: `PR ${pr.number}`,
+        author: 'sim',
+        mergeability: 'mergeable',
+      },
     });
     if (this.snapshot.config.mode === 'parallel') {
-      this.decide({ kind: 'impactedTargets', at: this.now, prNumber: pr.number, headSha, targets: [`lane-${pr.lane}`] });
+      this.decide({
+        kind: 'impactedTargets',
+        at: this.now,
+        prNumber: pr.number,
+        headSha,
+        targets: [`lane-${pr.lane}`],
+      });
     }
   }
 
@@ -162,7 +201,9 @@ class Simulation {
       // A branch built for a run the same moment already dropped (and pruned): the service sees the same answer.
       const dropped = decision.rejection.code === 'STALE_RUN_EVENT' || decision.rejection.code === 'RUN_NOT_FOUND';
       if (dropped && event.kind === 'testBranchCreated') return;
-      throw new Error(`the engine refused ${event.kind} at ${this.metrics.minutes(event.at).toFixed(1)} min: ${decision.rejection.code} ${decision.rejection.message}`);
+      throw new Error(
+        `the engine refused ${event.kind} at ${this.metrics.minutes(event.at).toFixed(1)} min: ${decision.rejection.code} ${decision.rejection.message}`,
+      );
     }
     this.snapshot = this.prune(decision.snapshot);
     for (const effect of decision.effects) this.execute(effect);
@@ -172,17 +213,27 @@ class Simulation {
     switch (effect.kind) {
       case 'createTestBranch': {
         const sha = this.forge.createTestBranch(effect.branch, effect.baseSha, effect.prs);
-        this.runContents.set(effect.runId, effect.prs.map((p) => p.number));
+        this.runContents.set(
+          effect.runId,
+          effect.prs.map((p) => p.number),
+        );
         if (this.runOf(effect.runId)?.queueType === 'bisection') this.bisectionRuns.add(effect.runId);
         this.immediate.push({ kind: 'testBranchCreated', at: this.now, runId: effect.runId, sha });
         return;
       }
       case 'startCi': {
         const included = (this.runContents.get(effect.runId) ?? effect.prNumbers).map((n) => this.prs.get(n)!);
-        const verdict = this.ci.verdict(effect.prNumbers.map((n) => this.prs.get(n)!), included);
+        const verdict = this.ci.verdict(
+          effect.prNumbers.map((n) => this.prs.get(n)!),
+          included,
+        );
         const bisection = this.bisectionRuns.has(effect.runId);
         this.ciRunning.set(effect.runId, { startedAt: this.now, minutes: verdict.minutes, bisection });
-        this.agenda.push(this.now + verdict.minutes * MINUTE_MS, { kind: 'ci', runId: effect.runId, outcome: verdict.outcome });
+        this.agenda.push(this.now + verdict.minutes * MINUTE_MS, {
+          kind: 'ci',
+          runId: effect.runId,
+          outcome: verdict.outcome,
+        });
         return;
       }
       case 'cancelCi': {
@@ -198,9 +249,19 @@ class Simulation {
       case 'merge': {
         const result = this.forge.merge(effect.expectedTargetSha, effect.testSha, effect.prs);
         const prNumbers = effect.prs.map((p) => p.number);
-        this.immediate.push(result.ok
-          ? { kind: 'merged', at: this.now, runId: effect.runId, prNumbers, newTargetSha: result.newSha }
-          : { kind: 'mergeFailed', at: this.now, runId: effect.runId, prNumbers, reason: 'TARGET_MOVED', detail: result.detail, newTargetSha: this.forge.targetSha() });
+        this.immediate.push(
+          result.ok
+            ? { kind: 'merged', at: this.now, runId: effect.runId, prNumbers, newTargetSha: result.newSha }
+            : {
+                kind: 'mergeFailed',
+                at: this.now,
+                runId: effect.runId,
+                prNumbers,
+                reason: 'TARGET_MOVED',
+                detail: result.detail,
+                newTargetSha: this.forge.targetSha(),
+              },
+        );
         return;
       }
       case 'scheduleWakeup': {
@@ -234,7 +295,8 @@ class Simulation {
       if (e.runId) referenced.add(e.runId);
       if (e.verifiedByTestRun) referenced.add(e.verifiedByTestRun);
     }
-    const needed = (r: TestRun): boolean => r.status === 'creating' || r.status === 'in_progress' || referenced.has(r.id);
+    const needed = (r: TestRun): boolean =>
+      r.status === 'creating' || r.status === 'in_progress' || referenced.has(r.id);
     const runs = s.runs.every(needed) ? s.runs : s.runs.filter(needed);
     return entries === s.entries && runs === s.runs ? s : { ...s, entries, runs };
   }

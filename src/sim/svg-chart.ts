@@ -31,7 +31,9 @@ export function renderChart(series: Series, title: string, subtitle: readonly st
   const yRate = (v: number): number => rateTop + PANEL - (v / maxRate) * PANEL;
 
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="12">`,
+  );
   out.push(`<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`);
   out.push(`<text x="${LEFT}" y="22" font-size="15" font-weight="bold">${escape(title)}</text>`);
   subtitle.forEach((line, i) => out.push(`<text x="${LEFT}" y="${42 + 16 * i}" fill="#555555">${escape(line)}</text>`));
@@ -42,11 +44,18 @@ export function renderChart(series: Series, title: string, subtitle: readonly st
   out.push(...axes(depthTop, maxDepth, end, 'PRs in queue (peak)'));
   out.push(...axes(rateTop, maxRate, end, `merges per hour (${bucket} min buckets)`));
   const step = end / COLUMNS;
-  const line = depth.map((v, i) => `${i === 0 ? 'M' : 'L'}${x(i * step).toFixed(1)},${yDepth(v).toFixed(1)}H${x((i + 1) * step).toFixed(1)}`).join('');
+  const line = depth
+    .map(
+      (v, i) =>
+        `${i === 0 ? 'M' : 'L'}${x(i * step).toFixed(1)},${yDepth(v).toFixed(1)}H${x((i + 1) * step).toFixed(1)}`,
+    )
+    .join('');
   out.push(`<path d="${line}" fill="none" stroke="#2563eb" stroke-width="1.5"/>`);
   for (const r of rates) {
     const y = yRate(r.perHour);
-    out.push(`<rect x="${x(r.from).toFixed(1)}" y="${y.toFixed(1)}" width="${Math.max(0.5, x(r.to) - x(r.from) - 0.5).toFixed(1)}" height="${(rateTop + PANEL - y).toFixed(1)}" fill="#16a34a"/>`);
+    out.push(
+      `<rect x="${x(r.from).toFixed(1)}" y="${y.toFixed(1)}" width="${Math.max(0.5, x(r.to) - x(r.from) - 0.5).toFixed(1)}" height="${(rateTop + PANEL - y).toFixed(1)}" fill="#16a34a"/>`,
+    );
   }
   out.push(`<text x="${LEFT + PLOT_W / 2}" y="${height - 8}" text-anchor="middle">simulated time (hours)</text>`);
   out.push('</svg>');
@@ -74,8 +83,10 @@ function axes(top: number, max: number, end: number, label: string): string[] {
 }
 
 function shade(x0: number, x1: number, top: number, label: string): string {
-  return `<rect x="${x0.toFixed(1)}" y="${top}" width="${Math.max(0, x1 - x0).toFixed(1)}" height="${PANEL}" fill="#f3f4f6"/>`
-    + `<text x="${((x0 + x1) / 2).toFixed(1)}" y="${top + 14}" text-anchor="middle" fill="#9ca3af" font-size="10">${label}</text>`;
+  return (
+    `<rect x="${x0.toFixed(1)}" y="${top}" width="${Math.max(0, x1 - x0).toFixed(1)}" height="${PANEL}" fill="#f3f4f6"/>` +
+    `<text x="${((x0 + x1) / 2).toFixed(1)}" y="${top + 14}" text-anchor="middle" fill="#9ca3af" font-size="10">${label}</text>`
+  );
 }
 
 /** Peak of a step function within each of COLUMNS equal columns of [0, end]. */
@@ -90,7 +101,11 @@ function peaks(steps: readonly [number, number][], end: number): number[] {
   return out;
 }
 
-function throughput(merges: readonly number[], end: number, bucket: number): { from: number; to: number; perHour: number }[] {
+function throughput(
+  merges: readonly number[],
+  end: number,
+  bucket: number,
+): { from: number; to: number; perHour: number }[] {
   const n = Math.max(1, Math.ceil(end / bucket));
   const counts = new Array<number>(n).fill(0);
   for (const m of merges) counts[Math.min(n - 1, Math.floor(m / bucket))]++;

@@ -12,14 +12,17 @@ export interface ArrivingPr extends SimulatedPr {
   lane: number;
 }
 
-
 export class Workload {
   readonly saturated: boolean;
   readonly backlog: number;
   private count = 0;
 
   /** `start`: the simulated time arrivals count from. */
-  constructor(private readonly o: SimulationOptions, private readonly random: Prng, private readonly start: number) {
+  constructor(
+    private readonly o: SimulationOptions,
+    private readonly random: Prng,
+    private readonly start: number,
+  ) {
     this.saturated = o.arrivals.kind === 'saturated';
     this.backlog = o.arrivals.kind === 'saturated' ? o.arrivals.backlog : 0;
   }

@@ -3,11 +3,17 @@ import type { Kysely } from 'kysely';
 import type { CiStatusRow, Database } from './database.js';
 
 export async function upsertCiStatus(db: Kysely<Database>, row: CiStatusRow): Promise<void> {
-  await db.insertInto('ci_statuses').values(row)
-    .onConflict((oc) => oc.columns(['run_id', 'context']).doUpdateSet((eb) => ({
-      state: eb.ref('excluded.state'), url: eb.ref('excluded.url'),
-      description: eb.ref('excluded.description'), updated_at: eb.ref('excluded.updated_at'),
-    })))
+  await db
+    .insertInto('ci_statuses')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['run_id', 'context']).doUpdateSet((eb) => ({
+        state: eb.ref('excluded.state'),
+        url: eb.ref('excluded.url'),
+        description: eb.ref('excluded.description'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    )
     .execute();
 }
 

@@ -5,7 +5,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase as KyselySqlite, type SqliteStatement } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+  type SqliteDatabase as KyselySqlite,
+  type SqliteStatement,
+} from 'kysely';
 import pg from 'pg';
 import { redact } from '../redact.js';
 import type { Database } from './database.js';
@@ -17,7 +24,9 @@ export type Db = Kysely<Database>;
 const PG_INT8 = 20;
 const pgTypes = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === PG_INT8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    oid === PG_INT8
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 /**
@@ -134,7 +143,9 @@ async function reach(db: Db, url: string): Promise<void> {
     const { code, message } = err as { code?: unknown; message?: unknown };
     // A host with several addresses fails with an AggregateError, whose message is empty.
     const cause = typeof message === 'string' && message !== '' ? message : String(code ?? err);
-    throw new Error(`Could not connect to the database at ${redact(url)}: ${cause}. ${whatToCheck(code)}`, { cause: err });
+    throw new Error(`Could not connect to the database at ${redact(url)}: ${cause}. ${whatToCheck(code)}`, {
+      cause: err,
+    });
   }
 }
 
@@ -142,10 +153,17 @@ async function reach(db: Db, url: string): Promise<void> {
 function whatToCheck(code: unknown): string {
   const where = 'the URL comes from --database-url, GREENLINE_DATABASE_URL or databaseUrl in greenline.yaml';
   switch (code) {
-    case 'ECONNREFUSED': return `Check that PostgreSQL is running and listens on that host and port, and that the URL is right (${where}).`;
-    case 'ENOTFOUND': case 'EAI_AGAIN': return `Check the host name in the URL (${where}).`;
-    case '3D000': return `Create the database (createdb), or fix its name in the URL (${where}).`;
-    case '28000': case '28P01': return `Check the user and password in the URL and the server's pg_hba.conf (${where}).`;
-    default: return `Check that PostgreSQL is running and reachable from here, and that the URL is right (${where}).`;
+    case 'ECONNREFUSED':
+      return `Check that PostgreSQL is running and listens on that host and port, and that the URL is right (${where}).`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `Check the host name in the URL (${where}).`;
+    case '3D000':
+      return `Create the database (createdb), or fix its name in the URL (${where}).`;
+    case '28000':
+    case '28P01':
+      return `Check the user and password in the URL and the server's pg_hba.conf (${where}).`;
+    default:
+      return `Check that PostgreSQL is running and reachable from here, and that the URL is right (${where}).`;
   }
 }

@@ -253,7 +253,9 @@ export interface GitHubDeliveriesTable {
 export type OrgRow = Selectable<OrgsTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
 /** A repository row; `github_installation_id` may be left out when writing one (it is null then). */
-export type RepoRow = Omit<Selectable<ReposTable>, 'github_installation_id'> & { github_installation_id?: number | null };
+export type RepoRow = Omit<Selectable<ReposTable>, 'github_installation_id'> & {
+  github_installation_id?: number | null;
+};
 export type QueueRow = Selectable<QueuesTable>;
 export type NewQueue = Insertable<QueuesTable>;
 export type EntryRow = Selectable<EntriesTable>;

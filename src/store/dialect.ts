@@ -11,7 +11,10 @@ export function dialectOf(db: Kysely<any>): DialectName {
 }
 
 /** Adds an auto-increment integer primary key named `id`. */
-export function withAutoId<T extends string>(db: Kysely<any>, table: CreateTableBuilder<T, never>): CreateTableBuilder<T, 'id'> {
+export function withAutoId<T extends string>(
+  db: Kysely<any>,
+  table: CreateTableBuilder<T, never>,
+): CreateTableBuilder<T, 'id'> {
   return dialectOf(db) === 'postgres'
     ? table.addColumn('id', 'bigserial', (c: ColumnDefinitionBuilder) => c.primaryKey())
     : table.addColumn('id', 'integer', (c: ColumnDefinitionBuilder) => c.primaryKey().autoIncrement());

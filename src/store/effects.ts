@@ -26,19 +26,36 @@ import { prepareRows } from './prepared.js';
 
 type EffectWrite = Pick<EffectRow, 'queue_id' | 'key' | 'kind' | 'payload' | 'run_at' | 'created_at' | 'order_key'>;
 
-const effectsInsert = prepareRows((db, rows: EffectWrite[]) => db.insertInto('effects')
-  .values(rows.map((r) => ({
-    queue_id: r.queue_id, key: r.key, kind: r.kind, payload: r.payload, order_key: r.order_key,
-    status: 'pending' as const, attempts: 0, run_at: r.run_at, last_error: null, created_at: r.created_at, updated_at: r.created_at,
-  })))
-  .onConflict((oc) => oc.columns(['queue_id', 'key']).doNothing()));
+const effectsInsert = prepareRows((db, rows: EffectWrite[]) =>
+  db
+    .insertInto('effects')
+    .values(
+      rows.map((r) => ({
+        queue_id: r.queue_id,
+        key: r.key,
+        kind: r.kind,
+        payload: r.payload,
+        order_key: r.order_key,
+        status: 'pending' as const,
+        attempts: 0,
+        run_at: r.run_at,
+        last_error: null,
+        created_at: r.created_at,
+        updated_at: r.created_at,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['queue_id', 'key']).doNothing()),
+);
 
 /** The chain an effect keeps its place in (see the header). */
 export function orderKeyOf(effect: Effect): string | null {
   switch (effect.kind) {
-    case 'emitEvent': return 'events';
-    case 'scheduleWakeup': return null;
-    default: return `run:${effect.runId}`;
+    case 'emitEvent':
+      return 'events';
+    case 'scheduleWakeup':
+      return null;
+    default:
+      return `run:${effect.runId}`;
   }
 }
 
@@ -47,13 +64,24 @@ export function orderKeyOf(effect: Effect): string | null {
  * is ignored (idempotent by key).
  */
 export async function insertEffects(
-  trx: Transaction<Database>, queueId: string, effects: { effect: Effect; runAt: number }[], at: number,
+  trx: Transaction<Database>,
+  queueId: string,
+  effects: { effect: Effect; runAt: number }[],
+  at: number,
 ): Promise<void> {
   if (effects.length === 0) return;
-  await effectsInsert(trx, effects.map(({ effect, runAt }) => ({
-    queue_id: queueId, key: effect.key, kind: effect.kind, payload: JSON.stringify(effect), order_key: orderKeyOf(effect),
-    run_at: runAt, created_at: at,
-  })));
+  await effectsInsert(
+    trx,
+    effects.map(({ effect, runAt }) => ({
+      queue_id: queueId,
+      key: effect.key,
+      kind: effect.kind,
+      payload: JSON.stringify(effect),
+      order_key: orderKeyOf(effect),
+      run_at: runAt,
+      created_at: at,
+    })),
+  );
 }
 
 /** The PostgreSQL channel on which a commit that wrote effects names their queue (effect-notifications.ts). */
@@ -70,17 +98,34 @@ export async function notifyEffects(trx: Transaction<Database>, queueId: string)
 
 /** Pending effects with no earlier pending effect of their queue and chain: the ones that may be claimed once due. */
 function chainHeads(db: Kysely<Database>) {
-  return db.selectFrom('effects as e')
+  return db
+    .selectFrom('effects as e')
     .where('e.status', '=', 'pending')
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('effects as p').select(sql.lit(1).as('one'))
-      .whereRef('p.queue_id', '=', 'e.queue_id').whereRef('p.order_key', '=', 'e.order_key')
-      .where('p.status', '=', 'pending').whereRef('p.id', '<', 'e.id'))));
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('effects as p')
+            .select(sql.lit(1).as('one'))
+            .whereRef('p.queue_id', '=', 'e.queue_id')
+            .whereRef('p.order_key', '=', 'e.order_key')
+            .where('p.status', '=', 'pending')
+            .whereRef('p.id', '<', 'e.id'),
+        ),
+      ),
+    );
 }
 
 /** Queues with effects that may be claimed at `now`, except those in `exclude`; with `only`, among those queues. */
-export async function selectQueuesWithDueEffects(db: Kysely<Database>, now: number, exclude: string[], only?: readonly string[]): Promise<string[]> {
+export async function selectQueuesWithDueEffects(
+  db: Kysely<Database>,
+  now: number,
+  exclude: string[],
+  only?: readonly string[],
+): Promise<string[]> {
   if (only && only.length === 0) return [];
-  const rows = await chainHeads(db).select('e.queue_id').distinct()
+  const rows = await chainHeads(db)
+    .select('e.queue_id')
+    .distinct()
     .where('e.run_at', '<=', now)
     .$if(exclude.length > 0, (q) => q.where('e.queue_id', 'not in', exclude))
     .$if(only !== undefined, (q) => q.where('e.queue_id', 'in', [...only!]))
@@ -95,14 +140,29 @@ export async function selectQueuesWithDueEffects(db: Kysely<Database>, now: numb
  * has lapsed claims nothing more.
  */
 export async function selectDueEffectIds(
-  trx: Transaction<Database>, now: number, limit: number, queueId: string, holder?: string,
+  trx: Transaction<Database>,
+  now: number,
+  limit: number,
+  queueId: string,
+  holder?: string,
 ): Promise<number[]> {
-  const rows = await chainHeads(trx).select('e.id')
-    .where('e.queue_id', '=', queueId).where('e.run_at', '<=', now)
-    .$if(holder !== undefined, (q) => q.where(({ exists, selectFrom }) => exists(selectFrom('queue_leases').select('queue_leases.queue_id')
-      .whereRef('queue_leases.queue_id', '=', 'e.queue_id')
-      .where('queue_leases.holder', '=', holder!).where('queue_leases.expires_at', '>', now))))
-    .orderBy('e.id').limit(limit)
+  const rows = await chainHeads(trx)
+    .select('e.id')
+    .where('e.queue_id', '=', queueId)
+    .where('e.run_at', '<=', now)
+    .$if(holder !== undefined, (q) =>
+      q.where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('queue_leases')
+            .select('queue_leases.queue_id')
+            .whereRef('queue_leases.queue_id', '=', 'e.queue_id')
+            .where('queue_leases.holder', '=', holder!)
+            .where('queue_leases.expires_at', '>', now),
+        ),
+      ),
+    )
+    .orderBy('e.id')
+    .limit(limit)
     .$if(dialectOf(trx) === 'postgres', (q) => q.forUpdate().skipLocked())
     .execute();
   return rows.map((r) => Number(r.id));
@@ -112,9 +172,15 @@ export async function selectDueEffectIds(
  * Claims effects until `until` for `claimedBy` (an instance id) and counts the attempt; returns the
  * claimed rows, oldest first.
  */
-export async function leaseEffects(trx: Transaction<Database>, ids: number[], until: number, claimedBy: string | null = null): Promise<EffectRow[]> {
+export async function leaseEffects(
+  trx: Transaction<Database>,
+  ids: number[],
+  until: number,
+  claimedBy: string | null = null,
+): Promise<EffectRow[]> {
   if (ids.length === 0) return [];
-  const rows = await trx.updateTable('effects')
+  const rows = await trx
+    .updateTable('effects')
     .set((eb) => ({ run_at: until, attempts: eb('attempts', '+', 1), updated_at: until, claimed_by: claimedBy }))
     .where('id', 'in', ids)
     .returningAll()
@@ -123,15 +189,33 @@ export async function leaseEffects(trx: Transaction<Database>, ids: number[], un
 }
 
 export async function completeEffect(db: Kysely<Database>, id: number, at: number): Promise<void> {
-  await db.updateTable('effects').set({ status: 'done', updated_at: at, claimed_by: null }).where('id', '=', id).execute();
+  await db
+    .updateTable('effects')
+    .set({ status: 'done', updated_at: at, claimed_by: null })
+    .where('id', '=', id)
+    .execute();
 }
 
-export async function rescheduleEffect(db: Kysely<Database>, id: number, runAt: number, error: string, at: number): Promise<void> {
-  await db.updateTable('effects').set({ run_at: runAt, last_error: error, updated_at: at, claimed_by: null }).where('id', '=', id).execute();
+export async function rescheduleEffect(
+  db: Kysely<Database>,
+  id: number,
+  runAt: number,
+  error: string,
+  at: number,
+): Promise<void> {
+  await db
+    .updateTable('effects')
+    .set({ run_at: runAt, last_error: error, updated_at: at, claimed_by: null })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function failEffect(db: Kysely<Database>, id: number, error: string, at: number): Promise<void> {
-  await db.updateTable('effects').set({ status: 'failed', last_error: error, updated_at: at, claimed_by: null }).where('id', '=', id).execute();
+  await db
+    .updateTable('effects')
+    .set({ status: 'failed', last_error: error, updated_at: at, claimed_by: null })
+    .where('id', '=', id)
+    .execute();
 }
 
 /**
@@ -140,10 +224,19 @@ export async function failEffect(db: Kysely<Database>, id: number, error: string
  * for their own (long) lease. They keep their ids, so their place in their chains. Returns how many
  * came back.
  */
-export async function releaseForeignClaims(db: Kysely<Database>, queueId: string, holder: string, now: number): Promise<number> {
-  const rows = await db.updateTable('effects').set({ run_at: now, claimed_by: null, updated_at: now })
-    .where('queue_id', '=', queueId).where('status', '=', 'pending')
-    .where('claimed_by', 'is not', null).where('claimed_by', '<>', holder)
+export async function releaseForeignClaims(
+  db: Kysely<Database>,
+  queueId: string,
+  holder: string,
+  now: number,
+): Promise<number> {
+  const rows = await db
+    .updateTable('effects')
+    .set({ run_at: now, claimed_by: null, updated_at: now })
+    .where('queue_id', '=', queueId)
+    .where('status', '=', 'pending')
+    .where('claimed_by', 'is not', null)
+    .where('claimed_by', '<>', holder)
     .returning('id')
     .execute();
   return rows.length;
@@ -154,9 +247,12 @@ export async function releaseForeignClaims(db: Kysely<Database>, queueId: string
  * is still pending): for work whose result was lost with the instance that did it.
  */
 export async function reissueEffect(db: Kysely<Database>, queueId: string, key: string, now: number): Promise<boolean> {
-  const rows = await db.updateTable('effects')
+  const rows = await db
+    .updateTable('effects')
     .set({ status: 'pending', run_at: now, attempts: 0, claimed_by: null, last_error: null, updated_at: now })
-    .where('queue_id', '=', queueId).where('key', '=', key).where('status', '<>', 'pending')
+    .where('queue_id', '=', queueId)
+    .where('key', '=', key)
+    .where('status', '<>', 'pending')
     .returning('id')
     .execute();
   return rows.length > 0;
@@ -168,7 +264,8 @@ export async function reissueEffect(db: Kysely<Database>, queueId: string, key: 
  */
 export async function nextEffectRunAt(db: Kysely<Database>, only?: readonly string[]): Promise<number | null> {
   if (only && only.length === 0) return null;
-  const row = await chainHeads(db).select((eb) => eb.fn.min<number>('e.run_at').as('at'))
+  const row = await chainHeads(db)
+    .select((eb) => eb.fn.min<number>('e.run_at').as('at'))
     .$if(only !== undefined, (q) => q.where('e.queue_id', 'in', [...only!]))
     .executeTakeFirst();
   return row?.at == null ? null : Number(row.at);
@@ -184,10 +281,16 @@ export async function listEffects(db: Kysely<Database>, queueId: string): Promis
  * work that may have changed the forge after a read made at `since`.
  */
 export async function hasEffectActivitySince(
-  db: Kysely<Database>, queueId: string, kind: Effect['kind'], since: number,
+  db: Kysely<Database>,
+  queueId: string,
+  kind: Effect['kind'],
+  since: number,
 ): Promise<boolean> {
-  const row = await db.selectFrom('effects').select('id')
-    .where('queue_id', '=', queueId).where('kind', '=', kind)
+  const row = await db
+    .selectFrom('effects')
+    .select('id')
+    .where('queue_id', '=', queueId)
+    .where('kind', '=', kind)
     .where((eb) => eb.or([eb('status', '=', 'pending'), eb('updated_at', '>=', since)]))
     .executeTakeFirst();
   return row !== undefined;

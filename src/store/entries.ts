@@ -10,50 +10,94 @@ import { prepare, prepareRows } from './prepared.js';
 
 export function toEntryRow(queueId: string, e: Entry): EntryRow {
   return {
-    queue_id: queueId, pr_number: e.prNumber, id: e.id, trip: e.trip, state: e.state, head_sha: e.headSha,
-    submitted_at: e.submittedAt, state_changed_at: e.stateChangedAt, head_branch: e.headBranch ?? null, data: JSON.stringify(e),
+    queue_id: queueId,
+    pr_number: e.prNumber,
+    id: e.id,
+    trip: e.trip,
+    state: e.state,
+    head_sha: e.headSha,
+    submitted_at: e.submittedAt,
+    state_changed_at: e.stateChangedAt,
+    head_branch: e.headBranch ?? null,
+    data: JSON.stringify(e),
   };
 }
 
 export const entryOf = (row: Pick<EntryRow, 'data'>): Entry => JSON.parse(row.data) as Entry;
 
-const entriesUpsert = prepareRows((db, rows: EntryRow[]) => db.insertInto('entries')
-  .values(rows.map((r) => ({
-    queue_id: r.queue_id, pr_number: r.pr_number, id: r.id, trip: r.trip, state: r.state, head_sha: r.head_sha,
-    submitted_at: r.submitted_at, state_changed_at: r.state_changed_at, head_branch: r.head_branch, data: r.data,
-  })))
-  .onConflict((oc) => oc.columns(['queue_id', 'pr_number']).doUpdateSet((eb) => ({
-    id: eb.ref('excluded.id'), trip: eb.ref('excluded.trip'), state: eb.ref('excluded.state'),
-    head_sha: eb.ref('excluded.head_sha'), submitted_at: eb.ref('excluded.submitted_at'),
-    state_changed_at: eb.ref('excluded.state_changed_at'), head_branch: eb.ref('excluded.head_branch'), data: eb.ref('excluded.data'),
-  }))));
+const entriesUpsert = prepareRows((db, rows: EntryRow[]) =>
+  db
+    .insertInto('entries')
+    .values(
+      rows.map((r) => ({
+        queue_id: r.queue_id,
+        pr_number: r.pr_number,
+        id: r.id,
+        trip: r.trip,
+        state: r.state,
+        head_sha: r.head_sha,
+        submitted_at: r.submitted_at,
+        state_changed_at: r.state_changed_at,
+        head_branch: r.head_branch,
+        data: r.data,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['queue_id', 'pr_number']).doUpdateSet((eb) => ({
+        id: eb.ref('excluded.id'),
+        trip: eb.ref('excluded.trip'),
+        state: eb.ref('excluded.state'),
+        head_sha: eb.ref('excluded.head_sha'),
+        submitted_at: eb.ref('excluded.submitted_at'),
+        state_changed_at: eb.ref('excluded.state_changed_at'),
+        head_branch: eb.ref('excluded.head_branch'),
+        data: eb.ref('excluded.data'),
+      })),
+    ),
+);
 
 export async function upsertEntries(db: Kysely<Database>, queueId: string, entries: Entry[]): Promise<void> {
   if (entries.length === 0) return;
-  await entriesUpsert(db, entries.map((e) => toEntryRow(queueId, e)));
+  await entriesUpsert(
+    db,
+    entries.map((e) => toEntryRow(queueId, e)),
+  );
 }
 
-const entryData = prepare((db, p: { queueId: string; prNumber: number }) => db.selectFrom('entries').select('data')
-  .where('queue_id', '=', p.queueId).where('pr_number', '=', p.prNumber));
+const entryData = prepare((db, p: { queueId: string; prNumber: number }) =>
+  db.selectFrom('entries').select('data').where('queue_id', '=', p.queueId).where('pr_number', '=', p.prNumber),
+);
 
 export async function findEntry(db: Kysely<Database>, queueId: string, prNumber: number): Promise<Entry | undefined> {
   const [row] = await entryData(db, { queueId, prNumber });
   return row && entryOf(row);
 }
 
-const prOfQueue = prepare((db, p: { host: string; owner: string; name: string; targetBranch: string; prNumber: number }) => db
-  .selectFrom('repos')
-  .leftJoin('queues', (join) => join.onRef('queues.repo_id', '=', 'repos.id').on('queues.target_branch', '=', p.targetBranch))
-  .leftJoin('entries', (join) => join.onRef('entries.queue_id', '=', 'queues.id').on('entries.pr_number', '=', p.prNumber))
-  .select(['repos.org_id', 'queues.id as queue_id', 'queues.config', 'entries.data'])
-  .where('repos.host', '=', p.host).where('repos.owner', '=', p.owner).where('repos.name', '=', p.name));
+const prOfQueue = prepare(
+  (db, p: { host: string; owner: string; name: string; targetBranch: string; prNumber: number }) =>
+    db
+      .selectFrom('repos')
+      .leftJoin('queues', (join) =>
+        join.onRef('queues.repo_id', '=', 'repos.id').on('queues.target_branch', '=', p.targetBranch),
+      )
+      .leftJoin('entries', (join) =>
+        join.onRef('entries.queue_id', '=', 'queues.id').on('entries.pr_number', '=', p.prNumber),
+      )
+      .select(['repos.org_id', 'queues.id as queue_id', 'queues.config', 'entries.data'])
+      .where('repos.host', '=', p.host)
+      .where('repos.owner', '=', p.owner)
+      .where('repos.name', '=', p.name),
+);
 
 /**
  * A PR's entry in the queue of a branch of a repository, with what is needed to show it, in one
  * lookup: the repository's org, the queue's id and settings (JSON), the entry when there is one.
  */
 export async function findPrOfQueue(
-  db: Kysely<Database>, repo: { host: string; owner: string; name: string }, targetBranch: string, prNumber: number,
+  db: Kysely<Database>,
+  repo: { host: string; owner: string; name: string },
+  targetBranch: string,
+  prNumber: number,
 ): Promise<{ orgId: string; queue?: { id: string; config: string }; entry?: Entry } | undefined> {
   const [row] = await prOfQueue(db, { host: repo.host, owner: repo.owner, name: repo.name, targetBranch, prNumber });
   if (!row) return undefined;
@@ -69,40 +113,69 @@ export async function findPrOfQueue(
  * one that left it last (contract §2.4); undefined when no PR from that branch was submitted.
  */
 export async function findEntryByBranch(
-  db: Kysely<Database>, queueId: string, headBranch: string, terminal: readonly string[],
+  db: Kysely<Database>,
+  queueId: string,
+  headBranch: string,
+  terminal: readonly string[],
 ): Promise<Entry | undefined> {
-  const rows = await db.selectFrom('entries').select(['state', 'data'])
-    .where('queue_id', '=', queueId).where('head_branch', '=', headBranch)
-    .orderBy('state_changed_at', 'desc').execute();
+  const rows = await db
+    .selectFrom('entries')
+    .select(['state', 'data'])
+    .where('queue_id', '=', queueId)
+    .where('head_branch', '=', headBranch)
+    .orderBy('state_changed_at', 'desc')
+    .execute();
   const best = rows.find((r) => !terminal.includes(r.state)) ?? rows[0];
   return best && entryOf(best);
 }
 
 /** Entries whose state is not one of `terminal`. */
-export async function listActiveEntries(db: Kysely<Database>, queueId: string, terminal: readonly string[]): Promise<Entry[]> {
-  const rows = await db.selectFrom('entries').select('data')
-    .where('queue_id', '=', queueId).where('state', 'not in', [...terminal])
+export async function listActiveEntries(
+  db: Kysely<Database>,
+  queueId: string,
+  terminal: readonly string[],
+): Promise<Entry[]> {
+  const rows = await db
+    .selectFrom('entries')
+    .select('data')
+    .where('queue_id', '=', queueId)
+    .where('state', 'not in', [...terminal])
     .execute();
   return rows.map(entryOf);
 }
 
 /** PR numbers of a queue's non-terminal entries, lowest first. */
-export async function listActivePrNumbers(db: Kysely<Database>, queueId: string, terminal: readonly string[]): Promise<number[]> {
-  const rows = await db.selectFrom('entries').select('pr_number')
-    .where('queue_id', '=', queueId).where('state', 'not in', [...terminal])
-    .orderBy('pr_number').execute();
+export async function listActivePrNumbers(
+  db: Kysely<Database>,
+  queueId: string,
+  terminal: readonly string[],
+): Promise<number[]> {
+  const rows = await db
+    .selectFrom('entries')
+    .select('pr_number')
+    .where('queue_id', '=', queueId)
+    .where('state', 'not in', [...terminal])
+    .orderBy('pr_number')
+    .execute();
   return rows.map((r) => Number(r.pr_number));
 }
 
 /** Non-terminal entries of a PR at a head sha, in any queue of a repository. */
 export async function listActiveEntriesAtSha(
-  db: Kysely<Database>, repoId: string, prNumber: number, headSha: string, terminal: readonly string[],
+  db: Kysely<Database>,
+  repoId: string,
+  prNumber: number,
+  headSha: string,
+  terminal: readonly string[],
 ): Promise<{ queueId: string; entry: Entry }[]> {
-  const rows = await db.selectFrom('entries')
+  const rows = await db
+    .selectFrom('entries')
     .innerJoin('queues', 'queues.id', 'entries.queue_id')
     .select(['entries.queue_id', 'entries.data'])
-    .where('queues.repo_id', '=', repoId).where('entries.pr_number', '=', prNumber)
-    .where('entries.head_sha', '=', headSha).where('entries.state', 'not in', [...terminal])
+    .where('queues.repo_id', '=', repoId)
+    .where('entries.pr_number', '=', prNumber)
+    .where('entries.head_sha', '=', headSha)
+    .where('entries.state', 'not in', [...terminal])
     .execute();
   return rows.map((r) => ({ queueId: r.queue_id, entry: entryOf(r) }));
 }
@@ -120,17 +193,24 @@ export interface EntryPageQuery {
 
 /** A page of entries, most recently submitted first (ties: highest PR number first). */
 export async function listEntriesPage(db: Kysely<Database>, q: EntryPageQuery): Promise<Entry[]> {
-  const rows = await db.selectFrom('entries').select('data')
+  const rows = await db
+    .selectFrom('entries')
+    .select('data')
     .where('queue_id', '=', q.queueId)
     .$if(q.state !== undefined, (b) => b.where('state', '=', q.state!))
     .$if(q.concluded !== undefined, (b) => b.where('state', 'in', [...q.concluded!.terminal]))
     .$if(q.concluded?.since !== undefined, (b) => b.where('state_changed_at', '>=', q.concluded!.since!))
     .$if(q.concluded?.until !== undefined, (b) => b.where('state_changed_at', '<=', q.concluded!.until!))
-    .$if(q.after !== undefined, (b) => b.where((eb) => eb.or([
-      eb('submitted_at', '<', q.after!.submittedAt),
-      eb.and([eb('submitted_at', '=', q.after!.submittedAt), eb('pr_number', '<', q.after!.prNumber)]),
-    ])))
-    .orderBy('submitted_at', 'desc').orderBy('pr_number', 'desc')
+    .$if(q.after !== undefined, (b) =>
+      b.where((eb) =>
+        eb.or([
+          eb('submitted_at', '<', q.after!.submittedAt),
+          eb.and([eb('submitted_at', '=', q.after!.submittedAt), eb('pr_number', '<', q.after!.prNumber)]),
+        ]),
+      ),
+    )
+    .orderBy('submitted_at', 'desc')
+    .orderBy('pr_number', 'desc')
     .limit(q.limit)
     .execute();
   return rows.map(entryOf);
@@ -138,8 +218,11 @@ export async function listEntriesPage(db: Kysely<Database>, q: EntryPageQuery): 
 
 /** Finds an entry of a queue by its id (the id is stable across a PR's trips). */
 export async function findEntryById(db: Kysely<Database>, queueId: string, id: string): Promise<Entry | undefined> {
-  const row = await db.selectFrom('entries').select('data')
-    .where('queue_id', '=', queueId).where('id', '=', id)
+  const row = await db
+    .selectFrom('entries')
+    .select('data')
+    .where('queue_id', '=', queueId)
+    .where('id', '=', id)
     .executeTakeFirst();
   return row && entryOf(row);
 }

@@ -4,7 +4,9 @@ import type { Database } from './database.js';
 
 /** Records the delivery; false when it was recorded before (a redelivery or a duplicate). */
 export async function claimDelivery(db: Kysely<Database>, id: string, event: string, at: number): Promise<boolean> {
-  const res = await db.insertInto('github_deliveries').values({ id, event, received_at: at })
+  const res = await db
+    .insertInto('github_deliveries')
+    .values({ id, event, received_at: at })
     .onConflict((oc) => oc.column('id').doNothing())
     .executeTakeFirst();
   return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;

@@ -9,11 +9,16 @@ import { entryOf } from './entries.js';
  * terminal": the (queue, state) index then skips the history, which outgrows the queue by far.
  */
 export async function listEntriesInStates(
-  db: Kysely<Database>, queueIds: readonly string[], states: readonly string[],
+  db: Kysely<Database>,
+  queueIds: readonly string[],
+  states: readonly string[],
 ): Promise<{ queueId: string; entry: Entry }[]> {
   if (queueIds.length === 0) return [];
-  const rows = await db.selectFrom('entries').select(['queue_id', 'data'])
-    .where('queue_id', 'in', [...queueIds]).where('state', 'in', [...states])
+  const rows = await db
+    .selectFrom('entries')
+    .select(['queue_id', 'data'])
+    .where('queue_id', 'in', [...queueIds])
+    .where('state', 'in', [...states])
     .execute();
   return rows.map((r) => ({ queueId: r.queue_id, entry: entryOf(r) }));
 }

@@ -24,22 +24,39 @@ export interface MetricsTransition {
  * PostgreSQL alike without parsing every run.
  */
 export async function listTransitionsOfRecentPrs(
-  db: Kysely<Database>, queueIds: readonly string[], after: number,
+  db: Kysely<Database>,
+  queueIds: readonly string[],
+  after: number,
 ): Promise<MetricsTransition[]> {
   if (queueIds.length === 0) return [];
-  const rows = await db.selectFrom('transitions as t')
+  const rows = await db
+    .selectFrom('transitions as t')
     .innerJoin(
-      (eb) => eb.selectFrom('transitions').select(['queue_id', 'pr_number']).distinct()
-        .where('queue_id', 'in', [...queueIds]).where('at', '>', after).as('recent'),
+      (eb) =>
+        eb
+          .selectFrom('transitions')
+          .select(['queue_id', 'pr_number'])
+          .distinct()
+          .where('queue_id', 'in', [...queueIds])
+          .where('at', '>', after)
+          .as('recent'),
       (join) => join.onRef('recent.queue_id', '=', 't.queue_id').onRef('recent.pr_number', '=', 't.pr_number'),
     )
     .leftJoin('test_runs as r', 'r.id', 't.run_id')
     .select(['t.queue_id', 't.pr_number', 't.from_state', 't.to_state', 't.reason', 't.at'])
     .select(sql<number>`case when r.data like '%"queueType":"bisection"%' then 1 else 0 end`.as('bisection'))
-    .orderBy('t.queue_id').orderBy('t.pr_number').orderBy('t.at').orderBy('t.id')
+    .orderBy('t.queue_id')
+    .orderBy('t.pr_number')
+    .orderBy('t.at')
+    .orderBy('t.id')
     .execute();
   return rows.map((r) => ({
-    queueId: r.queue_id, prNumber: Number(r.pr_number), from: r.from_state, to: r.to_state, reason: r.reason, at: Number(r.at),
+    queueId: r.queue_id,
+    prNumber: Number(r.pr_number),
+    from: r.from_state,
+    to: r.to_state,
+    reason: r.reason,
+    at: Number(r.at),
     bisection: Number(r.bisection) === 1,
   }));
 }

@@ -9,7 +9,11 @@ export async function insertOrg(db: Kysely<Database>, org: OrgRow): Promise<void
 
 /** Inserts the org unless one has its name already (then leaves that one as it is). */
 export async function insertOrgIfMissing(db: Kysely<Database>, org: OrgRow): Promise<void> {
-  await db.insertInto('orgs').values(org).onConflict((oc) => oc.column('name').doNothing()).execute();
+  await db
+    .insertInto('orgs')
+    .values(org)
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
 }
 
 /**
@@ -17,7 +21,10 @@ export async function insertOrgIfMissing(db: Kysely<Database>, org: OrgRow): Pro
  * the same work for it take turns (SQLite serialises writers by itself).
  */
 export async function lockOrgByName(trx: Transaction<Database>, name: string): Promise<OrgRow | undefined> {
-  return trx.selectFrom('orgs').selectAll().where('name', '=', name)
+  return trx
+    .selectFrom('orgs')
+    .selectAll()
+    .where('name', '=', name)
     .$if(dialectOf(trx) === 'postgres', (q) => q.forUpdate())
     .executeTakeFirst();
 }

@@ -22,8 +22,7 @@ export type Params = Record<string, Value>;
 const MARK = '\u0000gl:';
 
 /** Markers for the values of row `row`: an object whose every property is the marker of that name. */
-const markers = <P>(row: number): P =>
-  new Proxy({}, { get: (_, name) => `${MARK}${row}.${String(name)}` }) as P;
+const markers = <P>(row: number): P => new Proxy({}, { get: (_, name) => `${MARK}${row}.${String(name)}` }) as P;
 
 /** Where a parameter's value comes from: a property of one of the call's rows, or a constant of the query. */
 type Slot = { row: number; name: string; value?: undefined } | { row?: undefined; value: unknown };
@@ -72,12 +71,13 @@ export function prepare<P extends Params, R = unknown>(
   build: (db: Kysely<Database>, values: P) => Compilable<R>,
 ): (db: Kysely<Database>, values: P) => Promise<R[]> {
   const byDialect = new Map<DialectName, Compiled>();
-  return (db, values) => settled(() => {
-    const dialect = dialectOf(db);
-    let c = byDialect.get(dialect);
-    if (!c) byDialect.set(dialect, (c = compile(build(db, markers<P>(0)))));
-    return run<R>(db, c, [values]);
-  });
+  return (db, values) =>
+    settled(() => {
+      const dialect = dialectOf(db);
+      let c = byDialect.get(dialect);
+      if (!c) byDialect.set(dialect, (c = compile(build(db, markers<P>(0)))));
+      return run<R>(db, c, [values]);
+    });
 }
 
 /** Row counts whose statements are kept; a longer list is compiled for its call alone. */
@@ -91,13 +91,19 @@ export function prepareRows<Row extends Params, R = unknown>(
   build: (db: Kysely<Database>, rows: Row[]) => Compilable<R>,
 ): (db: Kysely<Database>, rows: Row[]) => Promise<R[]> {
   const kept = new Map<string, Compiled>();
-  return (db, rows) => settled(() => {
-    const key = `${dialectOf(db)} ${rows.length}`;
-    let c = kept.get(key);
-    if (!c) {
-      c = compile(build(db, rows.map((_, i) => markers<Row>(i))));
-      if (rows.length <= MAX_KEPT_ROWS) kept.set(key, c);
-    }
-    return run<R>(db, c, rows);
-  });
+  return (db, rows) =>
+    settled(() => {
+      const key = `${dialectOf(db)} ${rows.length}`;
+      let c = kept.get(key);
+      if (!c) {
+        c = compile(
+          build(
+            db,
+            rows.map((_, i) => markers<Row>(i)),
+          ),
+        );
+        if (rows.length <= MAX_KEPT_ROWS) kept.set(key, c);
+      }
+      return run<R>(db, c, rows);
+    });
 }

@@ -7,10 +7,16 @@ export async function insertRepo(db: Kysely<Database>, repo: RepoRow): Promise<v
   await db.insertInto('repos').values(repo).execute();
 }
 
-const repoAt = prepare((db, p: { host: string; owner: string; name: string }) => db.selectFrom('repos').selectAll()
-  .where('host', '=', p.host).where('owner', '=', p.owner).where('name', '=', p.name));
+const repoAt = prepare((db, p: { host: string; owner: string; name: string }) =>
+  db.selectFrom('repos').selectAll().where('host', '=', p.host).where('owner', '=', p.owner).where('name', '=', p.name),
+);
 
-export async function findRepo(db: Kysely<Database>, host: string, owner: string, name: string): Promise<RepoRow | undefined> {
+export async function findRepo(
+  db: Kysely<Database>,
+  host: string,
+  owner: string,
+  name: string,
+): Promise<RepoRow | undefined> {
   return (await repoAt(db, { host, owner, name }))[0];
 }
 
@@ -21,9 +27,13 @@ export async function findRepoById(db: Kysely<Database>, id: string): Promise<Re
 }
 
 export async function listRepos(db: Kysely<Database>, orgId?: string): Promise<RepoRow[]> {
-  return db.selectFrom('repos').selectAll()
+  return db
+    .selectFrom('repos')
+    .selectAll()
     .$if(orgId !== undefined, (q) => q.where('org_id', '=', orgId!))
-    .orderBy('host').orderBy('owner').orderBy('name')
+    .orderBy('host')
+    .orderBy('owner')
+    .orderBy('name')
     .execute();
 }
 

@@ -8,21 +8,44 @@ export const runOf = (row: Pick<TestRunRow, 'data'>): TestRun => JSON.parse(row.
 
 type RunWrite = Pick<TestRunRow, 'id' | 'queue_id' | 'status' | 'test_sha' | 'created_at' | 'data'>;
 
-const runsUpsert = prepareRows((db, rows: RunWrite[]) => db.insertInto('test_runs')
-  .values(rows.map((r) => ({
-    id: r.id, queue_id: r.queue_id, status: r.status, test_sha: r.test_sha, created_at: r.created_at,
-    data: r.data, required_statuses: null, required_statuses_source: null,
-  })))
-  .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({
-    status: eb.ref('excluded.status'), test_sha: eb.ref('excluded.test_sha'), data: eb.ref('excluded.data'),
-  }))));
+const runsUpsert = prepareRows((db, rows: RunWrite[]) =>
+  db
+    .insertInto('test_runs')
+    .values(
+      rows.map((r) => ({
+        id: r.id,
+        queue_id: r.queue_id,
+        status: r.status,
+        test_sha: r.test_sha,
+        created_at: r.created_at,
+        data: r.data,
+        required_statuses: null,
+        required_statuses_source: null,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet((eb) => ({
+        status: eb.ref('excluded.status'),
+        test_sha: eb.ref('excluded.test_sha'),
+        data: eb.ref('excluded.data'),
+      })),
+    ),
+);
 
 /** Inserts or updates runs; the resolved required statuses of an existing run are kept. */
 export async function upsertRuns(db: Kysely<Database>, queueId: string, runs: TestRun[]): Promise<void> {
   if (runs.length === 0) return;
-  await runsUpsert(db, runs.map((r) => ({
-    id: r.id, queue_id: queueId, status: r.status, test_sha: r.testSha, created_at: r.createdAt, data: JSON.stringify(r),
-  })));
+  await runsUpsert(
+    db,
+    runs.map((r) => ({
+      id: r.id,
+      queue_id: queueId,
+      status: r.status,
+      test_sha: r.testSha,
+      created_at: r.createdAt,
+      data: JSON.stringify(r),
+    })),
+  );
 }
 
 const runRow = prepare((db, p: { id: string }) => db.selectFrom('test_runs').selectAll().where('id', '=', p.id));
@@ -33,26 +56,40 @@ export async function findRunRow(db: Kysely<Database>, runId: string): Promise<T
 
 /** Runs of a queue that are in one of `statuses` or whose id is in `ids`. */
 export async function listRunsForSnapshot(
-  db: Kysely<Database>, queueId: string, statuses: readonly string[], ids: readonly string[],
+  db: Kysely<Database>,
+  queueId: string,
+  statuses: readonly string[],
+  ids: readonly string[],
 ): Promise<TestRun[]> {
   if (statuses.length === 0 && ids.length === 0) return [];
-  const rows = await db.selectFrom('test_runs').select('data')
+  const rows = await db
+    .selectFrom('test_runs')
+    .select('data')
     .where('queue_id', '=', queueId)
-    .where((eb) => eb.or([
-      ...(statuses.length > 0 ? [eb('status', 'in', [...statuses])] : []),
-      ...(ids.length > 0 ? [eb('id', 'in', [...ids])] : []),
-    ]))
-    .orderBy('created_at').orderBy('id')
+    .where((eb) =>
+      eb.or([
+        ...(statuses.length > 0 ? [eb('status', 'in', [...statuses])] : []),
+        ...(ids.length > 0 ? [eb('id', 'in', [...ids])] : []),
+      ]),
+    )
+    .orderBy('created_at')
+    .orderBy('id')
     .execute();
   return rows.map(runOf);
 }
 
 /** The most recent run of a repository whose test commit is `sha`. */
-export async function findRunRowByTestSha(db: Kysely<Database>, repoId: string, sha: string): Promise<TestRunRow | undefined> {
-  return db.selectFrom('test_runs')
+export async function findRunRowByTestSha(
+  db: Kysely<Database>,
+  repoId: string,
+  sha: string,
+): Promise<TestRunRow | undefined> {
+  return db
+    .selectFrom('test_runs')
     .innerJoin('queues', 'queues.id', 'test_runs.queue_id')
     .selectAll('test_runs')
-    .where('queues.repo_id', '=', repoId).where('test_runs.test_sha', '=', sha)
+    .where('queues.repo_id', '=', repoId)
+    .where('test_runs.test_sha', '=', sha)
     .orderBy('test_runs.created_at', 'desc')
     .executeTakeFirst();
 }
@@ -62,22 +99,37 @@ export async function findRunRowByTestSha(db: Kysely<Database>, repoId: string, 
  * runs its command (null: external CI only).
  */
 export async function setRunRequiredStatuses(
-  db: Kysely<Database>, runId: string, statuses: string[], source: string, ciInstance: string | null = null,
+  db: Kysely<Database>,
+  runId: string,
+  statuses: string[],
+  source: string,
+  ciInstance: string | null = null,
 ): Promise<void> {
-  await db.updateTable('test_runs')
+  await db
+    .updateTable('test_runs')
     .set({ required_statuses: JSON.stringify(statuses), required_statuses_source: source, ci_instance: ciInstance })
-    .where('id', '=', runId).execute();
+    .where('id', '=', runId)
+    .execute();
 }
 
 /**
  * Runs of a queue still in progress whose built-in CI was started by an instance other than `holder`:
  * after a takeover, CI that died with its instance.
  */
-export async function listRunsWithForeignCi(db: Kysely<Database>, queueId: string, holder: string): Promise<TestRunRow[]> {
-  return db.selectFrom('test_runs').selectAll()
-    .where('queue_id', '=', queueId).where('status', '=', 'in_progress')
+export async function listRunsWithForeignCi(
+  db: Kysely<Database>,
+  queueId: string,
+  holder: string,
+): Promise<TestRunRow[]> {
+  return db
+    .selectFrom('test_runs')
+    .selectAll()
+    .where('queue_id', '=', queueId)
+    .where('status', '=', 'in_progress')
     .where('required_statuses', 'is not', null)
-    .where('ci_instance', 'is not', null).where('ci_instance', '<>', holder)
-    .orderBy('created_at').orderBy('id')
+    .where('ci_instance', 'is not', null)
+    .where('ci_instance', '<>', holder)
+    .orderBy('created_at')
+    .orderBy('id')
     .execute();
 }

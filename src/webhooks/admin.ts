@@ -9,8 +9,15 @@ import type { Clock } from '../lib/clock.js';
 import { HttpError } from '../errors.js';
 import type { Database, WebhookAttemptRow, WebhookMessageRow, WebhookSubscriptionRow } from '../store/database.js';
 import {
-  deleteSubscription, findMessage, findSubscription, insertSubscription, listAttempts, listMessages, listSubscriptions,
-  updateMessage, updateSubscription,
+  deleteSubscription,
+  findMessage,
+  findSubscription,
+  insertSubscription,
+  listAttempts,
+  listMessages,
+  listSubscriptions,
+  updateMessage,
+  updateSubscription,
 } from '../store/webhooks.js';
 import { EVENT_TYPES } from './events.js';
 import { generateSecret } from './signing.js';
@@ -62,18 +69,36 @@ export interface WebhookAdminDeps {
 
 export function viewOf(row: WebhookSubscriptionRow, orgName: string): WebhookView {
   return {
-    id: row.id, org: orgName, url: row.url, events: row.events === null ? null : JSON.parse(row.events) as string[],
-    enabled: row.enabled === 1, disabledReason: row.disabled_reason, failingSince: row.failing_since, createdAt: row.created_at,
+    id: row.id,
+    org: orgName,
+    url: row.url,
+    events: row.events === null ? null : (JSON.parse(row.events) as string[]),
+    enabled: row.enabled === 1,
+    disabledReason: row.disabled_reason,
+    failingSince: row.failing_since,
+    createdAt: row.created_at,
   };
 }
 
 function deliveryOf(m: WebhookMessageRow, attempts: WebhookAttemptRow[]): DeliveryView {
   return {
-    id: m.message_id, eventType: m.event_type, status: m.status, attempts: m.attempts,
-    nextAttemptAt: m.status === 'pending' ? m.next_attempt_at : null, lastStatusCode: m.last_status_code, lastError: m.last_error,
-    createdAt: m.created_at, deliveredAt: m.delivered_at, body: m.body,
+    id: m.message_id,
+    eventType: m.event_type,
+    status: m.status,
+    attempts: m.attempts,
+    nextAttemptAt: m.status === 'pending' ? m.next_attempt_at : null,
+    lastStatusCode: m.last_status_code,
+    lastError: m.last_error,
+    createdAt: m.created_at,
+    deliveredAt: m.delivered_at,
+    body: m.body,
     attemptLog: attempts.map((a) => ({
-      at: a.attempted_at, durationMs: a.duration_ms, statusCode: a.status_code, error: a.error, success: a.success === 1, manual: a.manual === 1,
+      at: a.attempted_at,
+      durationMs: a.duration_ms,
+      statusCode: a.status_code,
+      error: a.error,
+      success: a.success === 1,
+      manual: a.manual === 1,
     })),
   };
 }
@@ -85,7 +110,10 @@ export function parseEventTypes(events: readonly string[] | undefined | null): s
   if (list.length === 0) return null;
   for (const e of list) {
     if (!(EVENT_TYPES as readonly string[]).includes(e)) {
-      throw new HttpError('VALIDATION_FAILED', `unknown webhook event type ${JSON.stringify(e)}; known: ${EVENT_TYPES.join(', ')}`);
+      throw new HttpError(
+        'VALIDATION_FAILED',
+        `unknown webhook event type ${JSON.stringify(e)}; known: ${EVENT_TYPES.join(', ')}`,
+      );
     }
   }
   return list;
@@ -99,7 +127,11 @@ export class WebhookAdmin {
   }
 
   /** Subscribes `url`; the returned secret is the only time it is shown. */
-  async create(org: { id: string; name: string }, url: string, events?: readonly string[] | null): Promise<{ webhook: WebhookView; secret: string }> {
+  async create(
+    org: { id: string; name: string },
+    url: string,
+    events?: readonly string[] | null,
+  ): Promise<{ webhook: WebhookView; secret: string }> {
     let parsed: URL;
     try {
       parsed = this.policy.check(url);
@@ -110,8 +142,16 @@ export class WebhookAdmin {
     const types = parseEventTypes(events);
     const now = this.deps.clock.now();
     const row: WebhookSubscriptionRow = {
-      id: randomUUID(), org_id: org.id, url: parsed.href, secret: generateSecret(), events: types === null ? null : JSON.stringify(types),
-      enabled: 1, disabled_reason: null, failing_since: null, created_at: now, updated_at: now,
+      id: randomUUID(),
+      org_id: org.id,
+      url: parsed.href,
+      secret: generateSecret(),
+      events: types === null ? null : JSON.stringify(types),
+      enabled: 1,
+      disabled_reason: null,
+      failing_since: null,
+      created_at: now,
+      updated_at: now,
     };
     await insertSubscription(this.deps.db, row);
     return { webhook: viewOf(row, org.name), secret: row.secret };
@@ -144,15 +184,28 @@ export class WebhookAdmin {
   /** Enables a disabled subscription again (new events are delivered; redeliver given-up ones). */
   async enable(orgId: string | null, id: string): Promise<void> {
     await this.find(orgId, id);
-    await updateSubscription(this.deps.db, id, { enabled: 1, disabled_reason: null, failing_since: null, updated_at: this.deps.clock.now() });
+    await updateSubscription(this.deps.db, id, {
+      enabled: 1,
+      disabled_reason: null,
+      failing_since: null,
+      updated_at: this.deps.clock.now(),
+    });
   }
 
   /** The subscription's latest deliveries, newest first, with every attempt. */
   async deliveries(orgId: string | null, id: string, limit = 50): Promise<DeliveryView[]> {
     await this.find(orgId, id);
     const messages = await listMessages(this.deps.db, id, limit);
-    const attempts = await listAttempts(this.deps.db, messages.map((m) => m.message_id));
-    return messages.map((m) => deliveryOf(m, attempts.filter((a) => a.message_id === m.message_id)));
+    const attempts = await listAttempts(
+      this.deps.db,
+      messages.map((m) => m.message_id),
+    );
+    return messages.map((m) =>
+      deliveryOf(
+        m,
+        attempts.filter((a) => a.message_id === m.message_id),
+      ),
+    );
   }
 
   /**
@@ -162,12 +215,22 @@ export class WebhookAdmin {
   async redeliver(orgId: string | null, deliveryId: string): Promise<void> {
     const m = await findMessage(this.deps.db, deliveryId);
     const sub = m && (await findSubscription(this.deps.db, m.subscription_id));
-    if (!m || !sub || (orgId !== null && sub.org_id !== orgId)) throw new HttpError('WEBHOOK_DELIVERY_NOT_FOUND', deliveryId);
+    if (!m || !sub || (orgId !== null && sub.org_id !== orgId))
+      throw new HttpError('WEBHOOK_DELIVERY_NOT_FOUND', deliveryId);
     if (sub.enabled !== 1) {
-      throw new HttpError('INVALID_OPERATION', `webhook ${sub.id} is disabled (${sub.disabled_reason ?? 'no reason recorded'}); enable it first`);
+      throw new HttpError(
+        'INVALID_OPERATION',
+        `webhook ${sub.id} is disabled (${sub.disabled_reason ?? 'no reason recorded'}); enable it first`,
+      );
     }
     const now = this.deps.clock.now();
-    await updateMessage(this.deps.db, deliveryId, { status: 'pending', attempts: 0, manual: 1, next_attempt_at: now, updated_at: now });
+    await updateMessage(this.deps.db, deliveryId, {
+      status: 'pending',
+      attempts: 0,
+      manual: 1,
+      next_attempt_at: now,
+      updated_at: now,
+    });
     this.deps.onWork?.();
   }
 }

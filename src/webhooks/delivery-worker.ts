@@ -24,16 +24,30 @@ import { OutboxWorker } from '../lib/outbox-worker.js';
 import { HOUR_MS, MINUTE_MS, SECOND_MS } from '../lib/time.js';
 import type { Database, WebhookMessageRow } from '../store/database.js';
 import {
-  failPendingMessages, findSubscription, insertAttempt, leaseMessages, markFailing, nextMessageDueAt, selectDueMessageIds,
-  updateMessage, updateSubscription,
+  failPendingMessages,
+  findSubscription,
+  insertAttempt,
+  leaseMessages,
+  markFailing,
+  nextMessageDueAt,
+  selectDueMessageIds,
+  updateMessage,
+  updateSubscription,
 } from '../store/webhooks.js';
 import { postOnce } from './http-post.js';
 import { signedHeaders } from './signing.js';
 import { UrlPolicy } from './url-policy.js';
 
-
 /** Delay before attempt n + 2 after attempt n + 1 failed (the first attempt is immediate). */
-export const RETRY_DELAYS_MS: readonly number[] = [5 * SECOND_MS, 5 * MINUTE_MS, 30 * MINUTE_MS, 2 * HOUR_MS, 5 * HOUR_MS, 10 * HOUR_MS, 10 * HOUR_MS];
+export const RETRY_DELAYS_MS: readonly number[] = [
+  5 * SECOND_MS,
+  5 * MINUTE_MS,
+  30 * MINUTE_MS,
+  2 * HOUR_MS,
+  5 * HOUR_MS,
+  10 * HOUR_MS,
+  10 * HOUR_MS,
+];
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 export const DEFAULT_TIMEOUT_MS = 15 * SECOND_MS;
 /** An endpoint failing continuously this long is disabled. */
@@ -90,11 +104,24 @@ export class WebhookDeliveryWorker extends OutboxWorker {
     const { db, clock } = this.deps;
     const now = clock.now();
     const lease = now + this.timeoutMs + MINUTE_MS;
-    const claimed = await db.transaction().execute(async (trx) =>
-      leaseMessages(trx, await selectDueMessageIds(trx, now, this.deps.concurrency ?? 16), now, lease, this.deps.instanceId ?? null));
-    await Promise.all(claimed.map((m) => this.attempt(m).catch((err: unknown) => {
-      this.deps.logger?.error({ err, message: m.message_id }, 'webhook attempt could not be recorded');
-    })));
+    const claimed = await db
+      .transaction()
+      .execute(async (trx) =>
+        leaseMessages(
+          trx,
+          await selectDueMessageIds(trx, now, this.deps.concurrency ?? 16),
+          now,
+          lease,
+          this.deps.instanceId ?? null,
+        ),
+      );
+    await Promise.all(
+      claimed.map((m) =>
+        this.attempt(m).catch((err: unknown) => {
+          this.deps.logger?.error({ err, message: m.message_id }, 'webhook attempt could not be recorded');
+        }),
+      ),
+    );
     return claimed.length;
   }
 
@@ -103,7 +130,10 @@ export class WebhookDeliveryWorker extends OutboxWorker {
     const subscription = await findSubscription(db, message.subscription_id);
     if (!subscription || subscription.enabled !== 1) {
       await updateMessage(db, message.message_id, {
-        status: 'failed', last_error: 'the endpoint is disabled', claimed_by: null, updated_at: clock.now(),
+        status: 'failed',
+        last_error: 'the endpoint is disabled',
+        claimed_by: null,
+        updated_at: clock.now(),
       });
       return;
     }
@@ -111,33 +141,58 @@ export class WebhookDeliveryWorker extends OutboxWorker {
     const outcome = await this.post(subscription.url, subscription.secret, message, at);
     const now = clock.now();
     await insertAttempt(db, {
-      message_id: message.message_id, attempted_at: at, duration_ms: outcome.durationMs, status_code: outcome.statusCode,
-      error: outcome.error, success: outcome.success ? 1 : 0, manual: message.manual,
+      message_id: message.message_id,
+      attempted_at: at,
+      duration_ms: outcome.durationMs,
+      status_code: outcome.statusCode,
+      error: outcome.error,
+      success: outcome.success ? 1 : 0,
+      manual: message.manual,
     });
     const attempts = message.attempts + 1;
     if (outcome.success) {
       await updateMessage(db, message.message_id, {
-        status: 'delivered', attempts, manual: 0, delivered_at: now, last_status_code: outcome.statusCode, last_error: null, claimed_by: null,
+        status: 'delivered',
+        attempts,
+        manual: 0,
+        delivered_at: now,
+        last_status_code: outcome.statusCode,
+        last_error: null,
+        claimed_by: null,
         updated_at: now,
       });
-      if (subscription.failing_since !== null) await updateSubscription(db, subscription.id, { failing_since: null, updated_at: now });
-      logger?.debug({ message: message.message_id, url: subscription.url, status: outcome.statusCode }, 'webhook delivered');
+      if (subscription.failing_since !== null)
+        await updateSubscription(db, subscription.id, { failing_since: null, updated_at: now });
+      logger?.debug(
+        { message: message.message_id, url: subscription.url, status: outcome.statusCode },
+        'webhook delivered',
+      );
       return;
     }
     const giveUp = attempts >= MAX_ATTEMPTS;
     await updateMessage(db, message.message_id, {
-      status: giveUp ? 'failed' : 'pending', attempts, manual: 0,
+      status: giveUp ? 'failed' : 'pending',
+      attempts,
+      manual: 0,
       next_attempt_at: giveUp ? now : now + RETRY_DELAYS_MS[attempts - 1]!,
-      last_status_code: outcome.statusCode, last_error: outcome.error, claimed_by: null, updated_at: now,
+      last_status_code: outcome.statusCode,
+      last_error: outcome.error,
+      claimed_by: null,
+      updated_at: now,
     });
-    logger?.warn({ message: message.message_id, url: subscription.url, status: outcome.statusCode, err: outcome.error, attempts },
-      giveUp ? 'webhook delivery failed; giving up' : 'webhook delivery failed; will retry');
+    logger?.warn(
+      { message: message.message_id, url: subscription.url, status: outcome.statusCode, err: outcome.error, attempts },
+      giveUp ? 'webhook delivery failed; giving up' : 'webhook delivery failed; will retry',
+    );
     const since = await markFailing(db, subscription.id, at);
     if (since !== null && now - since >= DISABLE_AFTER_MS) {
       const reason = `every attempt failed since ${new Date(since).toISOString()} (last: ${outcome.error})`;
       await updateSubscription(db, subscription.id, { enabled: 0, disabled_reason: reason, updated_at: now });
       await failPendingMessages(db, subscription.id, 'the endpoint was disabled', now);
-      logger?.warn({ subscription: subscription.id, url: subscription.url }, 'webhook endpoint disabled after 5 days of failures');
+      logger?.warn(
+        { subscription: subscription.id, url: subscription.url },
+        'webhook endpoint disabled after 5 days of failures',
+      );
     }
   }
 
@@ -145,7 +200,10 @@ export class WebhookDeliveryWorker extends OutboxWorker {
   private async post(url: string, secret: string, message: WebhookMessageRow, at: number): Promise<Outcome> {
     const started = performance.now();
     const done = (statusCode: number | null, error: string | null): Outcome => ({
-      success: error === null, statusCode, error, durationMs: Math.round(performance.now() - started),
+      success: error === null,
+      statusCode,
+      error,
+      durationMs: Math.round(performance.now() - started),
     });
     let target: URL;
     try {

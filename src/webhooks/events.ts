@@ -5,13 +5,22 @@
 import type { QueueEventPayload, RepoRef } from '../engine/types.js';
 
 export const PR_EVENT_TYPES = [
-  'pull_request.submitted', 'pull_request.queued', 'pull_request.testing', 'pull_request.pending_failure',
-  'pull_request.failed', 'pull_request.canceled', 'pull_request.merged',
+  'pull_request.submitted',
+  'pull_request.queued',
+  'pull_request.testing',
+  'pull_request.pending_failure',
+  'pull_request.failed',
+  'pull_request.canceled',
+  'pull_request.merged',
 ] as const;
 
 export const BATCH_EVENT_TYPES = [
-  'pull_request_batch.submitted', 'pull_request_batch.queued', 'pull_request_batch.testing',
-  'pull_request_batch.pending_failure', 'pull_request_batch.failed', 'pull_request_batch.canceled',
+  'pull_request_batch.submitted',
+  'pull_request_batch.queued',
+  'pull_request_batch.testing',
+  'pull_request_batch.pending_failure',
+  'pull_request_batch.failed',
+  'pull_request_batch.canceled',
   'pull_request_batch.merged',
 ] as const;
 

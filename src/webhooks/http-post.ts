@@ -17,31 +17,38 @@ export interface PostAnswer {
 }
 
 export function postOnce(
-  url: URL, opts: { headers: Record<string, string>; body: string; signal: AbortSignal; lookup: LookupFunction },
+  url: URL,
+  opts: { headers: Record<string, string>; body: string; signal: AbortSignal; lookup: LookupFunction },
 ): Promise<PostAnswer> {
   return new Promise((resolve, reject) => {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(url, {
-      method: 'POST',
-      headers: { ...opts.headers, 'content-length': String(Buffer.byteLength(opts.body)) },
-      lookup: opts.lookup,
-      // A connection of its own per attempt: each attempt resolves (and checks) the host anew.
-      agent: false,
-      signal: opts.signal,
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      res.on('data', (chunk: Buffer) => {
-        if (kept < KEPT_BYTES) chunks.push(chunk);
-        kept += chunk.length;
-      });
-      res.on('end', () => resolve({
-        status: res.statusCode ?? 0,
-        location: res.headers.location ?? null,
-        text: Buffer.concat(chunks).subarray(0, KEPT_BYTES).toString('utf8'),
-      }));
-      res.on('error', reject);
-    });
+    const req = send(
+      url,
+      {
+        method: 'POST',
+        headers: { ...opts.headers, 'content-length': String(Buffer.byteLength(opts.body)) },
+        lookup: opts.lookup,
+        // A connection of its own per attempt: each attempt resolves (and checks) the host anew.
+        agent: false,
+        signal: opts.signal,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (kept < KEPT_BYTES) chunks.push(chunk);
+          kept += chunk.length;
+        });
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            location: res.headers.location ?? null,
+            text: Buffer.concat(chunks).subarray(0, KEPT_BYTES).toString('utf8'),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(opts.body);
   });

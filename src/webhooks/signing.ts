@@ -22,7 +22,12 @@ export function sign(secret: string, messageId: string, timestampSeconds: number
 }
 
 /** The headers of one delivery attempt: Standard Webhooks names and the same values under Svix's. */
-export function signedHeaders(secret: string, messageId: string, timestampSeconds: number, body: string): Record<string, string> {
+export function signedHeaders(
+  secret: string,
+  messageId: string,
+  timestampSeconds: number,
+  body: string,
+): Record<string, string> {
   const signature = sign(secret, messageId, timestampSeconds, body);
   const timestamp = String(timestampSeconds);
   return {

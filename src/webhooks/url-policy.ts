@@ -19,7 +19,8 @@ blocked.addAddress('fd00:ec2::254', 'ipv6');
 /** Resolves a host name to its addresses (injected in tests; default: the system resolver). */
 export type Lookup = (host: string) => Promise<string[]>;
 
-export const systemLookup: Lookup = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
+export const systemLookup: Lookup = async (host) =>
+  (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 export class WebhookUrlError extends Error {
   override name = 'WebhookUrlError';
@@ -35,13 +36,20 @@ export function blockedAddressReason(address: string): string | null {
   return null;
 }
 
-const bare = (hostname: string): string => hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+const bare = (hostname: string): string =>
+  hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
 
 export class UrlPolicy {
   private readonly allowed: readonly string[] | null;
 
   /** `allowedHosts`: null or empty = any host that is not blocked. */
-  constructor(allowedHosts: readonly string[] | null = null, private readonly lookup: Lookup = systemLookup) {
+  constructor(
+    allowedHosts: readonly string[] | null = null,
+    private readonly lookup: Lookup = systemLookup,
+  ) {
     this.allowed = allowedHosts && allowedHosts.length > 0 ? allowedHosts.map((h) => bare(h)) : null;
   }
 
@@ -57,11 +65,14 @@ export class UrlPolicy {
       throw new WebhookUrlError(`webhook URLs must use http or https, not ${url.protocol.slice(0, -1)}`);
     }
     const host = bare(url.hostname);
-    if (BLOCKED_NAMES.has(host)) throw new WebhookUrlError(`${host} is a cloud metadata endpoint; webhooks may not be sent there`);
+    if (BLOCKED_NAMES.has(host))
+      throw new WebhookUrlError(`${host} is a cloud metadata endpoint; webhooks may not be sent there`);
     const reason = blockedAddressReason(host);
     if (reason) throw new WebhookUrlError(`${reason}; webhooks may not be sent there`);
     if (this.allowed && !this.allowed.some((a) => a === host || (a.startsWith('*.') && host.endsWith(a.slice(1))))) {
-      throw new WebhookUrlError(`${host} is not on the webhook allow-list (webhookAllowedHosts: ${this.allowed.join(', ')})`);
+      throw new WebhookUrlError(
+        `${host} is not on the webhook allow-list (webhookAllowedHosts: ${this.allowed.join(', ')})`,
+      );
     }
     return url;
   }
@@ -71,16 +82,31 @@ export class UrlPolicy {
    * connection is made to one of the addresses checked here (http-post.ts), never resolved again.
    */
   readonly connectLookup: LookupFunction = (hostname, options, callback) => {
-    this.resolveChecked(bare(hostname)).then((addresses) => {
-      const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => isIP(a) === options.family) : addresses;
-      if (wanted.length === 0) {
-        callback(Object.assign(new WebhookUrlError(`${hostname} has no IPv${options.family} address`), { code: 'ENOTFOUND' }), '', 0);
-      } else if (options.all) {
-        callback(null, wanted.map((address) => ({ address, family: isIP(address) })));
-      } else {
-        callback(null, wanted[0], isIP(wanted[0]));
-      }
-    }, (err: Error) => callback(err, '', 0));
+    this.resolveChecked(bare(hostname)).then(
+      (addresses) => {
+        const wanted =
+          options.family === 4 || options.family === 6
+            ? addresses.filter((a) => isIP(a) === options.family)
+            : addresses;
+        if (wanted.length === 0) {
+          callback(
+            Object.assign(new WebhookUrlError(`${hostname} has no IPv${options.family} address`), {
+              code: 'ENOTFOUND',
+            }),
+            '',
+            0,
+          );
+        } else if (options.all) {
+          callback(
+            null,
+            wanted.map((address) => ({ address, family: isIP(address) })),
+          );
+        } else {
+          callback(null, wanted[0], isIP(wanted[0]));
+        }
+      },
+      (err: Error) => callback(err, '', 0),
+    );
   };
 
   /** Every address of a host name, when none is blocked; throws WebhookUrlError saying why not. */
@@ -92,7 +118,8 @@ export class UrlPolicy {
       throw new WebhookUrlError(`cannot resolve ${host}: ${err instanceof Error ? err.message : String(err)}`);
     }
     for (const address of addresses) {
-      if (blockedAddressReason(address)) throw new WebhookUrlError(`${host} resolves to ${address}, a link-local or cloud metadata address; not sent`);
+      if (blockedAddressReason(address))
+        throw new WebhookUrlError(`${host} resolves to ${address}, a link-local or cloud metadata address; not sent`);
     }
     return addresses;
   }

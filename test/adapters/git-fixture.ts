@@ -18,12 +18,21 @@ export interface GitFixture {
   baseSha: string;
   binding(overrides?: Partial<RepoBinding>): RepoBinding;
   /** Writes a commit on `parent` (null = root) setting or (null) deleting files; returns its sha. */
-  commit(parent: string | null, files: Record<string, string | null>, message: string, author?: string): Promise<string>;
+  commit(
+    parent: string | null,
+    files: Record<string, string | null>,
+    message: string,
+    author?: string,
+  ): Promise<string>;
   /** Points a ref of the remote at a sha (like a push). */
   setRef(ref: string, sha: string): Promise<void>;
   refSha(ref: string): Promise<string | null>;
   /** Opens PR `n`: a commit on `parent` (default: the base) at `refs/pull/n/head`. */
-  openPr(n: number, files: Record<string, string | null>, opts?: { parent?: string; title?: string; author?: string }): Promise<string>;
+  openPr(
+    n: number,
+    files: Record<string, string | null>,
+    opts?: { parent?: string; title?: string; author?: string },
+  ): Promise<string>;
   /** Content of a file at a commit of the remote, or null when absent. */
   readFile(sha: string, file: string): Promise<string | null>;
   tree(sha: string): Promise<string>;
@@ -57,9 +66,16 @@ export async function makeGitFixture(): Promise<GitFixture> {
     const date = `@${clock} +0000`;
     const email = `${author.toLowerCase().replace(/\s+/g, '.')}@example.com`;
     return git(['commit-tree', tree, ...(parent ? ['-p', parent] : [])], {
-      cwd: remote, input: `${message}\n`,
-      env: { GIT_AUTHOR_NAME: author, GIT_AUTHOR_EMAIL: email, GIT_AUTHOR_DATE: date,
-        GIT_COMMITTER_NAME: author, GIT_COMMITTER_EMAIL: email, GIT_COMMITTER_DATE: date },
+      cwd: remote,
+      input: `${message}\n`,
+      env: {
+        GIT_AUTHOR_NAME: author,
+        GIT_AUTHOR_EMAIL: email,
+        GIT_AUTHOR_DATE: date,
+        GIT_COMMITTER_NAME: author,
+        GIT_COMMITTER_EMAIL: email,
+        GIT_COMMITTER_DATE: date,
+      },
     });
   };
   const setRef = async (ref: string, sha: string): Promise<void> => {
@@ -77,13 +93,24 @@ export async function makeGitFixture(): Promise<GitFixture> {
   await setRef('refs/heads/main', baseSha);
 
   return {
-    root, remote, baseSha,
+    root,
+    remote,
+    baseSha,
     dataDir: path.join(root, 'data'),
     binding: (overrides = {}) => ({
-      id: 'repo-1', org: 'acme', repo: { host: 'local', owner: 'acme', name: 'widgets' }, forge: 'git',
-      remote, prRefPattern: 'refs/pull/{n}/head', ciCommand: null, testBranchPrefix: 'greenline-merge', ...overrides,
+      id: 'repo-1',
+      org: 'acme',
+      repo: { host: 'local', owner: 'acme', name: 'widgets' },
+      forge: 'git',
+      remote,
+      prRefPattern: 'refs/pull/{n}/head',
+      ciCommand: null,
+      testBranchPrefix: 'greenline-merge',
+      ...overrides,
     }),
-    commit, setRef, refSha,
+    commit,
+    setRef,
+    refSha,
     openPr: async (n, files, opts = {}) => {
       const sha = await commit(opts.parent ?? baseSha, files, opts.title ?? `PR ${n}`, opts.author);
       await setRef(`refs/pull/${n}/head`, sha);
@@ -97,11 +124,15 @@ export async function makeGitFixture(): Promise<GitFixture> {
       }
     },
     tree: (sha) => git(['rev-parse', `${sha}^{tree}`], { cwd: remote }),
-    log: async (rev, extra = []) => (await git(['log', '--format=%H %P | %s | %an', ...extra, rev, '--'], { cwd: remote })).split('\n'),
+    log: async (rev, extra = []) =>
+      (await git(['log', '--format=%H %P | %s | %an', ...extra, rev, '--'], { cwd: remote })).split('\n'),
     cleanup: () => removeTempDir(root),
   };
 }
 
 /** `src/app.txt` with line `n` (1-based) replaced. */
 export const appWithLine = (n: number, text: string, base = APP_LINES): string =>
-  base.split('\n').map((l, i) => (i === n - 1 ? text : l)).join('\n');
+  base
+    .split('\n')
+    .map((l, i) => (i === n - 1 ? text : l))
+    .join('\n');

@@ -31,7 +31,9 @@ afterAll(() => h.close());
 
 describe('docs/api.md', () => {
   it('has a section for every route and names its request fields there', () => {
-    const routes = Object.entries(paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })));
+    const routes = Object.entries(paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ path, method, op })),
+    );
     expect(routes.length).toBeGreaterThanOrEqual(16);
     for (const { path, method, op } of routes) {
       const heading = `${method.toUpperCase()} ${path}`;

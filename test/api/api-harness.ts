@@ -41,20 +41,27 @@ export async function createApiHarness(opts: HarnessOptions = {}): Promise<ApiHa
   const service = opts.wrap ? opts.wrap(t.service) : t.service;
   const app = await buildHttpApp({ service, logger: false, enumCase: opts.enumCase ?? 'upper' });
   const headersWith = (headers: Record<string, string | undefined>) =>
-    Object.fromEntries(Object.entries({ 'x-api-token': token, ...headers }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+    Object.fromEntries(
+      Object.entries({ 'x-api-token': token, ...headers }).filter(([, v]) => v !== undefined),
+    ) as Record<string, string>;
   const h: ApiHarness = {
-    t, app, token,
-    post: (path, body, headers = {}) => app.inject({
-      method: 'POST', url: path,
-      headers: headersWith({ 'content-type': 'application/json', ...headers }),
-      payload: typeof body === 'string' ? body : JSON.stringify(body),
-    }),
+    t,
+    app,
+    token,
+    post: (path, body, headers = {}) =>
+      app.inject({
+        method: 'POST',
+        url: path,
+        headers: headersWith({ 'content-type': 'application/json', ...headers }),
+        payload: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
     get: (path, headers = {}) => app.inject({ method: 'GET', url: path, headers: headersWith(headers) }),
     body: (extra = {}) => ({ repo: REPO, targetBranch: 'main', ...extra }),
     async queueWithPrs(n) {
       const res = await h.post('/v1/createQueue', h.body());
       if (res.statusCode !== 200) throw new Error(`createQueue: ${res.statusCode} ${res.body}`);
-      for (let number = 1; number <= n; number++) t.forge.openPr(SLUG, { number, title: `Change ${number}`, author: 'dev' });
+      for (let number = 1; number <= n; number++)
+        t.forge.openPr(SLUG, { number, title: `Change ${number}`, author: 'dev' });
     },
     async close() {
       await app.close();
@@ -67,7 +74,10 @@ export async function createApiHarness(opts: HarnessOptions = {}): Promise<ApiHa
 export const json = (res: LightMyRequestResponse): any => JSON.parse(res.body);
 
 /** The `{ error: { code, message } }` of a response, with its status. */
-export const errorOf = (res: LightMyRequestResponse) => ({ status: res.statusCode, ...json(res).error as { code: string; message: string } });
+export const errorOf = (res: LightMyRequestResponse) => ({
+  status: res.statusCode,
+  ...(json(res).error as { code: string; message: string }),
+});
 
 /** The harness served on a real socket at `base` (127.0.0.1, a free port), for real HTTP clients. */
 export async function listenApiHarness(opts: HarnessOptions = {}): Promise<ApiHarness & { base: string }> {

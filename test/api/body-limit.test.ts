@@ -16,11 +16,17 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const upload = (targets: string[]) => fetch(`${base}/v1/setImpactedTargets`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json', 'x-api-token': token },
-  body: JSON.stringify({ repo: REPO, targetBranch: 'main', pr: { number: 1, sha: 'b'.repeat(40) }, impactedTargets: targets }),
-});
+const upload = (targets: string[]) =>
+  fetch(`${base}/v1/setImpactedTargets`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-token': token },
+    body: JSON.stringify({
+      repo: REPO,
+      targetBranch: 'main',
+      pr: { number: 1, sha: 'b'.repeat(40) },
+      impactedTargets: targets,
+    }),
+  });
 
 describe('body limit', () => {
   it('answers 413 PAYLOAD_TOO_LARGE over 20 MiB, then serves the next request', async () => {

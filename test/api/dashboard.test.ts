@@ -21,7 +21,8 @@ const submit = (n: number) => h.post('/v1/submitPullRequest', h.body({ pr: { num
 /** Submits PRs 1..n and runs effects until their test runs started. */
 async function queueOf(n: number, settings: Record<string, unknown> = {}): Promise<void> {
   await h.queueWithPrs(n);
-  if (Object.keys(settings).length > 0) expect((await h.post('/v1/updateQueue', h.body(settings))).statusCode).toBe(200);
+  if (Object.keys(settings).length > 0)
+    expect((await h.post('/v1/updateQueue', h.body(settings))).statusCode).toBe(200);
   for (let i = 1; i <= n; i++) expect((await submit(i)).statusCode).toBe(200);
   await h.t.runEffects();
 }
@@ -35,14 +36,30 @@ describe('POST /v1/listQueues', () => {
     await h.t.runEffects();
     const res = await h.post('/v1/listQueues', {});
     expect(res.statusCode, res.body).toBe(200);
-    expect(json(res).queues).toEqual([{
-      repo: REPO, targetBranch: 'main', state: 'RUNNING', mode: 'single', concurrency: 2, batch: false,
-      depth: 2, notReady: 0, testing: 2, mergedLastHour: 1, failedLastHour: 0, managedBy: null, driftSince: null,
-    }]);
+    expect(json(res).queues).toEqual([
+      {
+        repo: REPO,
+        targetBranch: 'main',
+        state: 'RUNNING',
+        mode: 'single',
+        concurrency: 2,
+        batch: false,
+        depth: 2,
+        notReady: 0,
+        testing: 2,
+        mergedLastHour: 1,
+        failedLastHour: 0,
+        managedBy: null,
+        driftSince: null,
+      },
+    ]);
   });
 
   it('answers 401 without a valid token', async () => {
-    expect(errorOf(await h.post('/v1/listQueues', {}, { 'x-api-token': 'gl_wrong' }))).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+    expect(errorOf(await h.post('/v1/listQueues', {}, { 'x-api-token': 'gl_wrong' }))).toMatchObject({
+      status: 401,
+      code: 'UNAUTHORIZED',
+    });
   });
 
   it("does not list another organization's queues", async () => {
@@ -59,10 +76,21 @@ describe('POST /v1/getQueueActivity', () => {
     expect(res.statusCode, res.body).toBe(200);
     const a = json(res);
     expect(a).toMatchObject({ state: 'RUNNING', mode: 'single', concurrency: 2, batch: false, recentPullRequests: [] });
-    expect(a.pullRequests.map((p: any) => [p.prNumber, p.state, p.lane])).toEqual([[1, 'TESTING', null], [2, 'TESTING', null], [3, 'PENDING', null]]);
-    expect(a.pullRequests[0]).toMatchObject({ prTitle: 'Change 1', priorityName: 'medium', reason: 'TEST_RUN_STARTED' });
+    expect(a.pullRequests.map((p: any) => [p.prNumber, p.state, p.lane])).toEqual([
+      [1, 'TESTING', null],
+      [2, 'TESTING', null],
+      [3, 'PENDING', null],
+    ]);
+    expect(a.pullRequests[0]).toMatchObject({
+      prTitle: 'Change 1',
+      priorityName: 'medium',
+      reason: 'TEST_RUN_STARTED',
+    });
     expect(a.pullRequests[0].admittedAt).toEqual(expect.any(String));
-    expect(a.testRuns.map((r: any) => [r.prNumbers, r.dependentPrs, r.queueType])).toEqual([[[1], [], 'main'], [[2], [1], 'main']]);
+    expect(a.testRuns.map((r: any) => [r.prNumbers, r.dependentPrs, r.queueType])).toEqual([
+      [[1], [], 'main'],
+      [[2], [1], 'main'],
+    ]);
     expect(a.testRuns[1].testRunId).toBe(a.pullRequests[1].testRunId);
   });
 
@@ -71,26 +99,50 @@ describe('POST /v1/getQueueActivity', () => {
     await h.t.ci.fail(h.t.ci.startedRunIds()[0]!);
     await h.t.runEffects();
     const a = json(await h.post('/v1/getQueueActivity', h.body()));
-    expect(a.recentPullRequests).toEqual([expect.objectContaining({ prNumber: 1, state: 'FAILED', reason: 'TEST_RUN_REQUIRED_STATUS_FAILED' })]);
+    expect(a.recentPullRequests).toEqual([
+      expect.objectContaining({ prNumber: 1, state: 'FAILED', reason: 'TEST_RUN_REQUIRED_STATUS_FAILED' }),
+    ]);
   });
 
   it('gives each PR and run its lane in parallel mode', async () => {
     await h.queueWithPrs(3);
     await h.post('/v1/updateQueue', h.body({ mode: 'parallel', concurrency: 3 }));
-    for (const [n, target] of [[1, 'web'], [2, 'api'], [3, 'web']] as const) {
+    for (const [n, target] of [
+      [1, 'web'],
+      [2, 'api'],
+      [3, 'web'],
+    ] as const) {
       const pr = h.t.forge.state(SLUG).prs.get(n);
-      expect((await h.post('/v1/setImpactedTargets', h.body({ pr: { number: n, sha: pr!.headSha }, impactedTargets: [target] }))).statusCode).toBe(200);
+      expect(
+        (
+          await h.post(
+            '/v1/setImpactedTargets',
+            h.body({ pr: { number: n, sha: pr!.headSha }, impactedTargets: [target] }),
+          )
+        ).statusCode,
+      ).toBe(200);
       await submit(n);
     }
     await h.t.runEffects();
     const a = json(await h.post('/v1/getQueueActivity', h.body()));
     expect(a.mode).toBe('parallel');
-    expect(a.pullRequests.map((p: any) => [p.prNumber, p.lane])).toEqual([[1, 1], [2, 2], [3, 1]]);
-    expect(a.testRuns.map((r: any) => [r.prNumbers, r.dependentPrs, r.lane])).toEqual([[[1], [], 1], [[2], [], 2], [[3], [1], 1]]);
+    expect(a.pullRequests.map((p: any) => [p.prNumber, p.lane])).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 1],
+    ]);
+    expect(a.testRuns.map((r: any) => [r.prNumbers, r.dependentPrs, r.lane])).toEqual([
+      [[1], [], 1],
+      [[2], [], 2],
+      [[3], [1], 1],
+    ]);
   });
 
   it('answers 404 for a queue that does not exist', async () => {
-    expect(errorOf(await h.post('/v1/getQueueActivity', h.body({ targetBranch: 'nope' })))).toMatchObject({ status: 404, code: 'QUEUE_NOT_FOUND' });
+    expect(errorOf(await h.post('/v1/getQueueActivity', h.body({ targetBranch: 'nope' })))).toMatchObject({
+      status: 404,
+      code: 'QUEUE_NOT_FOUND',
+    });
   });
 });
 
@@ -108,7 +160,13 @@ describe('POST /v1/getQueueHistory', () => {
     const history = json(res);
     expect(history.hours).toHaveLength(3);
     expect(history.total).toEqual({
-      merged: 2, failed: 0, cancelled: 0, timeInQueueP50Seconds: 60, timeInQueueP95Seconds: 120, ciRuns: 2, ciRunsPerMerge: 1,
+      merged: 2,
+      failed: 0,
+      cancelled: 0,
+      timeInQueueP50Seconds: 60,
+      timeInQueueP95Seconds: 120,
+      ciRuns: 2,
+      ciRunsPerMerge: 1,
     });
     const merged = history.hours.map((b: any) => b.merged);
     expect(merged.reduce((a: number, b: number) => a + b, 0)).toBe(2);
@@ -120,7 +178,13 @@ describe('POST /v1/getQueueHistory', () => {
     const history = json(await h.post('/v1/getQueueHistory', h.body()));
     expect(history.hours).toHaveLength(24);
     expect(history.total).toEqual({
-      merged: 0, failed: 0, cancelled: 0, timeInQueueP50Seconds: null, timeInQueueP95Seconds: null, ciRuns: 0, ciRunsPerMerge: null,
+      merged: 0,
+      failed: 0,
+      cancelled: 0,
+      timeInQueueP50Seconds: null,
+      timeInQueueP95Seconds: null,
+      ciRuns: 0,
+      ciRunsPerMerge: null,
     });
   });
 
@@ -152,9 +216,19 @@ describe('GET /v1/streamQueueEvents', () => {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
           const lines = block.split('\n');
-          const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+          const data = lines
+            .filter((l) => l.startsWith('data:'))
+            .map((l) => l.slice(5).trim())
+            .join('\n');
           if (!data) continue;
-          return { event: lines.find((l) => l.startsWith('event:'))?.slice(6).trim() ?? 'message', data: JSON.parse(data) };
+          return {
+            event:
+              lines
+                .find((l) => l.startsWith('event:'))
+                ?.slice(6)
+                .trim() ?? 'message',
+            data: JSON.parse(data),
+          };
         }
         const { value, done } = await reader.read();
         if (done) throw new Error('the stream ended');
@@ -169,7 +243,10 @@ describe('GET /v1/streamQueueEvents', () => {
     await h.queueWithPrs(2);
     const base = await listen();
     const controller = new AbortController();
-    const res = await fetch(`${base}/v1/streamQueueEvents${query}`, { headers: { 'x-api-token': h.token }, signal: controller.signal });
+    const res = await fetch(`${base}/v1/streamQueueEvents${query}`, {
+      headers: { 'x-api-token': h.token },
+      signal: controller.signal,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const next = events(res.body!);
@@ -191,10 +268,14 @@ describe('GET /v1/streamQueueEvents', () => {
     const anonymous = await fetch(`${base}/v1/streamQueueEvents${query}`);
     expect(anonymous.status).toBe(401);
     expect((await anonymous.json()).error.code).toBe('UNAUTHORIZED');
-    const unknown = await fetch(`${base}/v1/streamQueueEvents?repo=acme/web&repoHost=github.com&targetBranch=nope`, { headers: { 'x-api-token': h.token } });
+    const unknown = await fetch(`${base}/v1/streamQueueEvents?repo=acme/web&repoHost=github.com&targetBranch=nope`, {
+      headers: { 'x-api-token': h.token },
+    });
     expect(unknown.status).toBe(404);
     expect((await unknown.json()).error.code).toBe('QUEUE_NOT_FOUND');
-    const bad = await fetch(`${base}/v1/streamQueueEvents?repo=web&repoHost=github.com&targetBranch=main`, { headers: { 'x-api-token': h.token } });
+    const bad = await fetch(`${base}/v1/streamQueueEvents?repo=web&repoHost=github.com&targetBranch=main`, {
+      headers: { 'x-api-token': h.token },
+    });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error.message).toContain('repo');
   });
@@ -204,7 +285,10 @@ describe('GET /v1/streamQueueEvents', () => {
     const client = new GreenlineClient({ url: await listen(), token: h.token });
     const controller = new AbortController();
     const seen: number[] = [];
-    for await (const activity of client.streamQueueEvents({ repo: 'acme/web', repoHost: 'github.com', targetBranch: 'main' }, { signal: controller.signal })) {
+    for await (const activity of client.streamQueueEvents(
+      { repo: 'acme/web', repoHost: 'github.com', targetBranch: 'main' },
+      { signal: controller.signal },
+    )) {
       seen.push(activity.pullRequests.length);
       if (seen.length === 1) await submit(1);
       if (activity.pullRequests.length > 0) break;
@@ -268,8 +352,14 @@ describe('the dashboard files', () => {
       expect(res.headers['content-security-policy']).toContain("default-src 'self'");
     }
     expect((await h.get('/dashboard/vendor/eventsource-parser/index.js')).body).toContain('createParser');
-    expect(errorOf(await h.get('/dashboard/vendor/eventsource-parser/index.d.ts'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
-    expect(errorOf(await h.get('/dashboard/vendor/eventsource-parser/..%2Fpackage.json'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(errorOf(await h.get('/dashboard/vendor/eventsource-parser/index.d.ts'))).toMatchObject({
+      status: 404,
+      code: 'NOT_FOUND',
+    });
+    expect(errorOf(await h.get('/dashboard/vendor/eventsource-parser/..%2Fpackage.json'))).toMatchObject({
+      status: 404,
+      code: 'NOT_FOUND',
+    });
     expect(errorOf(await h.get('/dashboard/vendor/yaml/index.js'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
   });
 });

@@ -15,7 +15,10 @@ afterEach(async () => {
 async function statesWith(enumCase: EnumCase) {
   h = await createApiHarness({ enumCase });
   await h.queueWithPrs(2);
-  await h.post('/v1/updateQueue', h.body({ state: 'pAuSeD', mergeMethod: 'Rebase', optimizationMode: 'BISECTION_SKIP_REDUNDANT_TESTS' }));
+  await h.post(
+    '/v1/updateQueue',
+    h.body({ state: 'pAuSeD', mergeMethod: 'Rebase', optimizationMode: 'BISECTION_SKIP_REDUNDANT_TESTS' }),
+  );
   await h.post('/v1/submitPullRequest', h.body({ pr: { number: 1 }, priority: 'LOW' }));
   await h.t.runEffects();
   await h.post('/v1/updateQueue', h.body({ state: 'RUNNING' }));
@@ -37,7 +40,11 @@ describe('enum case', () => {
     expect(pr.state).toBe('TESTING');
     expect(listed.pullRequests.map((p: { state: string }) => p.state)).toEqual(['TESTING']);
     expect(listedLower).toEqual(listed);
-    expect(updated).toMatchObject({ mode: 'single', mergeMethod: 'rebase', optimizationMode: 'bisection_skip_redundant_tests' });
+    expect(updated).toMatchObject({
+      mode: 'single',
+      mergeMethod: 'rebase',
+      optimizationMode: 'bisection_skip_redundant_tests',
+    });
     expect(pr.priorityName).toBe('low');
   });
 
@@ -49,7 +56,11 @@ describe('enum case', () => {
     expect(pr.state).toBe('testing');
     expect(listed.pullRequests.map((p: { state: string }) => p.state)).toEqual(['testing']);
     expect(listedLower).toEqual(listed);
-    expect(updated).toMatchObject({ mode: 'single', mergeMethod: 'rebase', optimizationMode: 'bisection_skip_redundant_tests' });
+    expect(updated).toMatchObject({
+      mode: 'single',
+      mergeMethod: 'rebase',
+      optimizationMode: 'bisection_skip_redundant_tests',
+    });
   });
 });
 
@@ -70,17 +81,45 @@ describe('enum case for Terraform and OpenTofu', () => {
       updated: json(await h!.post('/v1/updateQueue', h!.body({ state: 'paused' }), headers)).state,
       queue: json(await h!.post('/v1/getQueue', h!.body(), headers)).state,
       item: json(await h!.post('/v1/getQueue', h!.body(), headers)).enqueuedPullRequests[0].state,
-      pr: json(await h!.post('/v1/getSubmittedPullRequest', h!.body({ pr: { number: 1 }, includeTimeline: true }), headers)),
+      pr: json(
+        await h!.post('/v1/getSubmittedPullRequest', h!.body({ pr: { number: 1 }, includeTimeline: true }), headers),
+      ),
       listed: json(await h!.post('/v1/listPullRequests', h!.body(), headers)).pullRequests[0].state,
       queues: json(await h!.post('/v1/listQueues', {}, headers)).queues[0].state,
       activity: json(await h!.post('/v1/getQueueActivity', h!.body(), headers)).state,
     });
-    const flat = (s: Awaited<ReturnType<typeof states>>) =>
-      [s.updated, s.queue, s.item, s.pr.state, s.pr.timeline[0].toState, s.listed, s.queues, s.activity];
+    const flat = (s: Awaited<ReturnType<typeof states>>) => [
+      s.updated,
+      s.queue,
+      s.item,
+      s.pr.state,
+      s.pr.timeline[0].toState,
+      s.listed,
+      s.queues,
+      s.activity,
+    ];
 
-    expect(flat(await states({}))).toEqual(['PAUSED', 'PAUSED', 'TESTING', 'TESTING', 'TESTING', 'TESTING', 'PAUSED', 'PAUSED']);
+    expect(flat(await states({}))).toEqual([
+      'PAUSED',
+      'PAUSED',
+      'TESTING',
+      'TESTING',
+      'TESTING',
+      'TESTING',
+      'PAUSED',
+      'PAUSED',
+    ]);
     for (const headers of TERRAFORM_CLIENTS) {
-      expect(flat(await states(headers)), JSON.stringify(headers)).toEqual(['paused', 'paused', 'testing', 'testing', 'testing', 'testing', 'paused', 'paused']);
+      expect(flat(await states(headers)), JSON.stringify(headers)).toEqual([
+        'paused',
+        'paused',
+        'testing',
+        'testing',
+        'testing',
+        'testing',
+        'paused',
+        'paused',
+      ]);
     }
   });
 });

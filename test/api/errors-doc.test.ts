@@ -5,7 +5,10 @@ import { ERRORS } from '../../src/errors.js';
 
 const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
 const documented = new Map(
-  [...doc.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \| (.+) \|$/gm)].map((m) => [m[1]!, { status: Number(m[2]), meaning: m[3]! }]),
+  [...doc.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \| (.+) \|$/gm)].map((m) => [
+    m[1]!,
+    { status: Number(m[2]), meaning: m[3]! },
+  ]),
 );
 
 describe('docs/errors.md', () => {

@@ -21,7 +21,12 @@ describe('POST /v1/reportStatus', () => {
   it('records a status by test run id: a success of the required check merges the PR', async () => {
     const runId = await testingPr();
     const res = await h.post('/v1/reportStatus', {
-      repo: REPO, testRunId: runId, context: 'greenline/ci', state: 'SUCCESS', url: 'https://ci.example/run/1', description: 'green',
+      repo: REPO,
+      testRunId: runId,
+      context: 'greenline/ci',
+      state: 'SUCCESS',
+      url: 'https://ci.example/run/1',
+      description: 'green',
     });
     expect(res.statusCode, res.body).toBe(200);
     expect(json(res)).toEqual({});
@@ -32,7 +37,12 @@ describe('POST /v1/reportStatus', () => {
   it('records a status by test commit sha', async () => {
     const runId = await testingPr();
     const details = json(await h.post('/v1/getMergeQueueTestingDetails', h.body({ testRunId: runId })));
-    const res = await h.post('/v1/reportStatus', { repo: REPO, sha: details.testBranchSha, context: 'greenline/ci', state: 'pending' });
+    const res = await h.post('/v1/reportStatus', {
+      repo: REPO,
+      sha: details.testBranchSha,
+      context: 'greenline/ci',
+      state: 'pending',
+    });
     expect(res.statusCode, res.body).toBe(200);
     const after = json(await h.post('/v1/getMergeQueueTestingDetails', h.body({ testRunId: runId })));
     expect(after.statusChecks).toEqual([{ context: 'greenline/ci', state: 'PENDING' }]);
@@ -40,14 +50,27 @@ describe('POST /v1/reportStatus', () => {
 
   it('needs testRunId or sha, a known state, and a known run', async () => {
     const runId = await testingPr();
-    expect(errorOf(await h.post('/v1/reportStatus', { repo: REPO, context: 'ci', state: 'success' })).message)
-      .toBe('Invalid request: body must have testRunId or sha');
-    expect(errorOf(await h.post('/v1/reportStatus', { repo: REPO, testRunId: runId, context: 'ci', state: 'green' })).message)
-      .toBe('Invalid request: body/state must be one of pending, success, failure, error (any letter case)');
-    expect(errorOf(await h.post('/v1/reportStatus', { repo: REPO, testRunId: runId, context: 'ci', state: 'error', description: 'a\u0000' })).message)
-      .toBe('Invalid request: body/description must be text without NUL characters');
-    expect(errorOf(await h.post('/v1/reportStatus', { repo: REPO, testRunId: 'nope', context: 'ci', state: 'success' })))
-      .toMatchObject({ status: 404, code: 'TEST_RUN_NOT_FOUND' });
+    expect(errorOf(await h.post('/v1/reportStatus', { repo: REPO, context: 'ci', state: 'success' })).message).toBe(
+      'Invalid request: body must have testRunId or sha',
+    );
+    expect(
+      errorOf(await h.post('/v1/reportStatus', { repo: REPO, testRunId: runId, context: 'ci', state: 'green' }))
+        .message,
+    ).toBe('Invalid request: body/state must be one of pending, success, failure, error (any letter case)');
+    expect(
+      errorOf(
+        await h.post('/v1/reportStatus', {
+          repo: REPO,
+          testRunId: runId,
+          context: 'ci',
+          state: 'error',
+          description: 'a\u0000',
+        }),
+      ).message,
+    ).toBe('Invalid request: body/description must be text without NUL characters');
+    expect(
+      errorOf(await h.post('/v1/reportStatus', { repo: REPO, testRunId: 'nope', context: 'ci', state: 'success' })),
+    ).toMatchObject({ status: 404, code: 'TEST_RUN_NOT_FOUND' });
   });
 });
 
@@ -55,7 +78,8 @@ describe('POST /v1/getTestRunLog', () => {
   it('answers the log as text, and 404 LOG_NOT_FOUND for a run without one', async () => {
     const runId = await testingPr();
     expect(errorOf(await h.post('/v1/getTestRunLog', h.body({ testRunId: runId })))).toMatchObject({
-      status: 404, code: 'LOG_NOT_FOUND',
+      status: 404,
+      code: 'LOG_NOT_FOUND',
     });
     h.t.ci.logs.set(runId, '$ npm test\nok 1 - builds\n');
     const res = await h.post('/v1/getTestRunLog', h.body({ testRunId: runId }));
@@ -81,19 +105,40 @@ describe('GET /v1/openapi.json and /docs', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.components.securitySchemes.ApiKeyAuth).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-token' });
     expect(Object.keys(doc.paths).sort()).toEqual([
-      '/healthz', '/v1/cancelPullRequest', '/v1/createQueue', '/v1/createWebhook', '/v1/deleteQueue',
-      '/v1/deleteWebhook', '/v1/enableWebhook', '/v1/getMergeQueueMetrics', '/v1/getMergeQueueTestingDetails',
-      '/v1/getQueue', '/v1/getQueueActivity', '/v1/getQueueHistory', '/v1/getSubmittedPullRequest',
-      '/v1/getTestRunLog', '/v1/listPullRequests', '/v1/listQueues', '/v1/listWebhookDeliveries', '/v1/listWebhooks',
-      '/v1/queuePullRequest', '/v1/redeliverWebhook', '/v1/reportStatus', '/v1/restartTestsOnPullRequest',
-      '/v1/rotateWebhookSecret', '/v1/setImpactedTargets', '/v1/streamQueueEvents', '/v1/submitPullRequest',
+      '/healthz',
+      '/v1/cancelPullRequest',
+      '/v1/createQueue',
+      '/v1/createWebhook',
+      '/v1/deleteQueue',
+      '/v1/deleteWebhook',
+      '/v1/enableWebhook',
+      '/v1/getMergeQueueMetrics',
+      '/v1/getMergeQueueTestingDetails',
+      '/v1/getQueue',
+      '/v1/getQueueActivity',
+      '/v1/getQueueHistory',
+      '/v1/getSubmittedPullRequest',
+      '/v1/getTestRunLog',
+      '/v1/listPullRequests',
+      '/v1/listQueues',
+      '/v1/listWebhookDeliveries',
+      '/v1/listWebhooks',
+      '/v1/queuePullRequest',
+      '/v1/redeliverWebhook',
+      '/v1/reportStatus',
+      '/v1/restartTestsOnPullRequest',
+      '/v1/rotateWebhookSecret',
+      '/v1/setImpactedTargets',
+      '/v1/streamQueueEvents',
+      '/v1/submitPullRequest',
       '/v1/updateQueue',
     ]);
     const submit = doc.paths['/v1/submitPullRequest'].post;
     expect(submit.requestBody.content['application/json'].schema.required).toEqual(['repo', 'targetBranch', 'pr']);
     expect(doc.paths['/healthz'].get.security).toEqual([]);
-    expect(doc.paths['/v1/getMergeQueueMetrics'].get.responses['200'].content)
-      .toHaveProperty(['text/plain; version=0.0.4; charset=utf-8']);
+    expect(doc.paths['/v1/getMergeQueueMetrics'].get.responses['200'].content).toHaveProperty([
+      'text/plain; version=0.0.4; charset=utf-8',
+    ]);
     expect(doc.paths['/v1/streamQueueEvents'].get.responses['200'].content).toHaveProperty(['text/event-stream']);
   });
 

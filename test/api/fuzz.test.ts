@@ -57,7 +57,8 @@ const mutated = endpoint.chain((name) => {
   const all = paths(VALID[name]);
   return fc.record({
     name: fc.constant(name),
-    raw: fc.tuple(fc.constantFrom(...all), jsonValue, fc.boolean())
+    raw: fc
+      .tuple(fc.constantFrom(...all), jsonValue, fc.boolean())
       .map(([path, value, remove]) => JSON.stringify(setAt(VALID[name], path, value, remove))),
   });
 });
@@ -68,10 +69,14 @@ const anyText = fc.record({ name: endpoint, raw: fc.oneof(fc.string(), fc.string
 /** Metrics query strings. */
 const query = fc.record({
   name: fc.constant('getMergeQueueMetrics'),
-  raw: fc.tuple(fc.option(fc.string({ unit: 'binary' })), fc.option(fc.string({ unit: 'binary' })))
-    .map(([repo, host]) => new URLSearchParams([
-      ...(repo === null ? [] : [['repo', repo]]), ...(host === null ? [] : [['repoHost', host]]),
-    ]).toString()),
+  raw: fc
+    .tuple(fc.option(fc.string({ unit: 'binary' })), fc.option(fc.string({ unit: 'binary' })))
+    .map(([repo, host]) =>
+      new URLSearchParams([
+        ...(repo === null ? [] : [['repo', repo]]),
+        ...(host === null ? [] : [['repoHost', host]]),
+      ]).toString(),
+    ),
 });
 
 describe.each(await testDatabases())('malformed requests on $name', (database) => {
@@ -87,23 +92,27 @@ describe.each(await testDatabases())('malformed requests on $name', (database) =
 
   it('never get a 5xx', async () => {
     const codes = new Set(Object.keys(ERRORS));
-    await fc.assert(fc.asyncProperty(fc.oneof(mutated, mutated, anyJson, anyText, query), async ({ name, raw }) => {
-      const res = name === 'getMergeQueueMetrics'
-        ? await h.get(`/v1/getMergeQueueMetrics?${raw}`)
-        : await h.post(`/v1/${name}`, raw);
-      expect(res.statusCode, `${name} ${raw} → ${res.body}`).toBeLessThan(500);
-      if (res.statusCode >= 400) {
-        const { error } = JSON.parse(res.body);
-        expect(codes.has(error.code), res.body).toBe(true);
-        expect(typeof error.message).toBe('string');
-      }
-      await h.t.runEffects();
-    }), {
-      numRuns: RUNS[database.name],
-      // The valid submit runs first on every run, so the mutants that follow meet a queue with a PR in it
-      // (how often a random mutant is still valid is left to chance).
-      examples: [[{ name: 'submitPullRequest', raw: JSON.stringify(VALID.submitPullRequest) }]],
-    });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(mutated, mutated, anyJson, anyText, query), async ({ name, raw }) => {
+        const res =
+          name === 'getMergeQueueMetrics'
+            ? await h.get(`/v1/getMergeQueueMetrics?${raw}`)
+            : await h.post(`/v1/${name}`, raw);
+        expect(res.statusCode, `${name} ${raw} → ${res.body}`).toBeLessThan(500);
+        if (res.statusCode >= 400) {
+          const { error } = JSON.parse(res.body);
+          expect(codes.has(error.code), res.body).toBe(true);
+          expect(typeof error.message).toBe('string');
+        }
+        await h.t.runEffects();
+      }),
+      {
+        numRuns: RUNS[database.name],
+        // The valid submit runs first on every run, so the mutants that follow meet a queue with a PR in it
+        // (how often a random mutant is still valid is left to chance).
+        examples: [[{ name: 'submitPullRequest', raw: JSON.stringify(VALID.submitPullRequest) }]],
+      },
+    );
     // The forge was really called: requests reached the service, not only the validator.
     expect(h.t.forge.calls.some((c) => c.startsWith(`getPullRequest ${SLUG}`))).toBe(true);
   });

@@ -27,12 +27,15 @@ describe('GET /v1/getMergeQueueMetrics', () => {
 
   it('refuses repo without repoHost, a malformed repo, and a repeated one', async () => {
     expect(errorOf(await h.get('/v1/getMergeQueueMetrics?repo=acme/web'))).toEqual({
-      status: 400, code: 'VALIDATION_FAILED',
+      status: 400,
+      code: 'VALIDATION_FAILED',
       message: 'Invalid request: querystring/repoHost is required with repo (e.g. repoHost=github.com)',
     });
     for (const repo of ['acme', 'acme/web/extra', '/web', 'acme/']) {
       expect(errorOf(await h.get(`/v1/getMergeQueueMetrics?repo=${repo}&repoHost=github.com`)), repo).toEqual({
-        status: 400, code: 'VALIDATION_FAILED', message: 'Invalid request: querystring/repo must be owner/name, e.g. acme/widgets',
+        status: 400,
+        code: 'VALIDATION_FAILED',
+        message: 'Invalid request: querystring/repo must be owner/name, e.g. acme/widgets',
       });
     }
     expect(errorOf(await h.get('/v1/getMergeQueueMetrics?repo=a/b&repo=c/d&repoHost=github.com')).status).toBe(400);
@@ -40,7 +43,8 @@ describe('GET /v1/getMergeQueueMetrics', () => {
 
   it('answers 404 for a repository that is not connected to the organization', async () => {
     expect(errorOf(await h.get('/v1/getMergeQueueMetrics?repo=acme/other&repoHost=github.com'))).toMatchObject({
-      status: 404, code: 'REPO_NOT_FOUND',
+      status: 404,
+      code: 'REPO_NOT_FOUND',
     });
   });
 });

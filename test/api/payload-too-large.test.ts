@@ -49,8 +49,19 @@ for (let i = 0; i < Number(n); i++) {
 }`;
 
 async function uploads(bytes: number, n: number): Promise<unknown[]> {
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', CLIENT, `${base}/v1/setImpactedTargets`, token, String(bytes), String(n)]);
-  return stdout.trim().split('\n').map((line) => JSON.parse(line));
+  const { stdout } = await run(process.execPath, [
+    '--input-type=module',
+    '-e',
+    CLIENT,
+    `${base}/v1/setImpactedTargets`,
+    token,
+    String(bytes),
+    String(n),
+  ]);
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
 }
 
 describe('413 over a real socket', () => {
@@ -94,11 +105,17 @@ describe('drainBody bounds', () => {
     socket.on('error', () => {});
     socket.write('POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 1000000000\r\n\r\n');
     let answered = false;
-    const answer = new Promise<void>((resolve) => socket.once('data', () => { answered = true; resolve(); }));
+    const answer = new Promise<void>((resolve) =>
+      socket.once('data', () => {
+        answered = true;
+        resolve();
+      }),
+    );
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     const chunk = Buffer.alloc(64 * 1024, 'x');
     for (let sent = 0; !answered && sent < 64 * 1024 * 1024; sent += chunk.length) {
-      if (!socket.write(chunk)) await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), answer, closed]);
+      if (!socket.write(chunk))
+        await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), answer, closed]);
     }
     socket.destroy();
     expect(answered).toBe(true);

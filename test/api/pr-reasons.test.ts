@@ -27,8 +27,12 @@ describe('the reason of a PR', () => {
     await h.t.runEffects();
     const [runId] = h.t.ci.startedRunIds();
     const report = await h.post('/v1/reportStatus', {
-      repo: h.body().repo, testRunId: runId, context: 'greenline/ci', state: 'failure',
-      url: 'https://ci.example.com/jobs/7', description: 'exited with code 1',
+      repo: h.body().repo,
+      testRunId: runId,
+      context: 'greenline/ci',
+      state: 'failure',
+      url: 'https://ci.example.com/jobs/7',
+      description: 'exited with code 1',
     });
     expect(report.statusCode, report.body).toBe(200);
     await h.t.runEffects();
@@ -43,7 +47,12 @@ describe('the reason of a PR', () => {
       at: pr.stateChangedAt,
     });
     // Trunk's fields stay as they are.
-    expect(pr.readiness).toEqual({ hasImpactedTargets: false, requiresImpactedTargets: false, doesBaseBranchMatch: true, gitHubMergeability: 'mergeable' });
+    expect(pr.readiness).toEqual({
+      hasImpactedTargets: false,
+      requiresImpactedTargets: false,
+      doesBaseBranchMatch: true,
+      gitHubMergeability: 'mergeable',
+    });
   });
 
   it('says a PR that failed on a merge conflict is not mergeable, with the conflict in words', async () => {
@@ -59,7 +68,10 @@ describe('the reason of a PR', () => {
       detail: 'PR #2 conflicts with the commits before it',
     });
     expect(pr.timeline[0]).toMatchObject({ reason: 'START_TEST_RUN_MERGE_CONFLICT', message: pr.reason.message });
-    expect(pr.timeline.at(-1)).toMatchObject({ reason: 'API_REQUESTED', message: 'Submitted: requested through the API (greenline CLI, dashboard or another client).' });
+    expect(pr.timeline.at(-1)).toMatchObject({
+      reason: 'API_REQUESTED',
+      message: 'Submitted: requested through the API (greenline CLI, dashboard or another client).',
+    });
   });
 
   it('says who cancelled a PR, and that a push cancelled one', async () => {
@@ -69,21 +81,26 @@ describe('the reason of a PR', () => {
     expect((await h.post('/v1/cancelPullRequest', h.body({ pr: { number: 1 } }))).statusCode).toBe(200);
     const cancelled = await getPr(1);
     expect(cancelled.reason).toMatchObject({
-      code: 'API_REQUESTED', message: 'Cancelled: requested through the API (greenline CLI, dashboard or another client).',
+      code: 'API_REQUESTED',
+      message: 'Cancelled: requested through the API (greenline CLI, dashboard or another client).',
       detail: 'by API token "test"',
     });
 
     const head = h.t.forge.pushToPr(SLUG, 2);
     await h.t.app.poller.pollOnce();
     expect((await getPr(2)).reason).toMatchObject({
-      code: 'PR_PUSHED_TO', message: 'Cancelled: new commits were pushed to the PR; submit it again to test its new head.',
+      code: 'PR_PUSHED_TO',
+      message: 'Cancelled: new commits were pushed to the PR; submit it again to test its new head.',
       detail: `new head ${head}`,
     });
   });
 
   it('says why a PR is not ready: a conflict with the target and its files, a draft, another base branch', async () => {
     const prs = h.t.forge.state(SLUG).prs;
-    Object.assign(prs.get(1)!, { mergeability: 'not_mergeable', unmergeable: { cause: 'conflict', files: ['README.md', 'src/app.ts'] } });
+    Object.assign(prs.get(1)!, {
+      mergeability: 'not_mergeable',
+      unmergeable: { cause: 'conflict', files: ['README.md', 'src/app.ts'] },
+    });
     Object.assign(prs.get(2)!, { mergeability: 'not_mergeable', unmergeable: { cause: 'draft' } });
     Object.assign(prs.get(3)!, { baseBranch: 'develop' });
     for (const n of [1, 2, 3]) await submit(n);
@@ -93,17 +110,23 @@ describe('the reason of a PR', () => {
     expect([one.state, two.state, three.state]).toEqual(['NOT_READY', 'NOT_READY', 'NOT_READY']);
     expect(one.reason).toEqual({
       code: 'CONFLICTS_WITH_TARGET',
-      message: 'Not ready: it conflicts with the target branch; merge or rebase the target branch into it, push, and submit it again.',
+      message:
+        'Not ready: it conflicts with the target branch; merge or rebase the target branch into it, push, and submit it again.',
       detail: 'conflicting files: README.md, src/app.ts',
       at: one.stateChangedAt,
     });
     expect(two.reason).toMatchObject({ code: 'DRAFT', message: 'Not ready: it is a draft; mark it ready for review.' });
-    expect(three.reason).toMatchObject({ code: 'BASE_BRANCH_MISMATCH', detail: 'base branch develop, queue branch main' });
+    expect(three.reason).toMatchObject({
+      code: 'BASE_BRANCH_MISMATCH',
+      detail: 'base branch develop, queue branch main',
+    });
 
     // The dashboard's activity lists them, NOT_READY last, with the same words.
     const a = await activity();
     expect(a.pullRequests.map((p: any) => [p.prNumber, p.state, p.explanation.code])).toEqual([
-      [1, 'NOT_READY', 'CONFLICTS_WITH_TARGET'], [2, 'NOT_READY', 'DRAFT'], [3, 'NOT_READY', 'BASE_BRANCH_MISMATCH'],
+      [1, 'NOT_READY', 'CONFLICTS_WITH_TARGET'],
+      [2, 'NOT_READY', 'DRAFT'],
+      [3, 'NOT_READY', 'BASE_BRANCH_MISMATCH'],
     ]);
     expect(a.pullRequests[0].explanation).toEqual(one.reason);
   });
@@ -122,7 +145,10 @@ describe('the reason of a PR', () => {
     Object.assign(pr, { mergeability: 'mergeable', unmergeable: undefined });
     await h.t.app.poller.pollOnce();
     const waiting = await getPr(1);
-    expect(waiting).toMatchObject({ state: 'NOT_READY', reason: { code: 'IMPACTED_TARGETS_MISSING', detail: `none uploaded for head ${pr.headSha}` } });
+    expect(waiting).toMatchObject({
+      state: 'NOT_READY',
+      reason: { code: 'IMPACTED_TARGETS_MISSING', detail: `none uploaded for head ${pr.headSha}` },
+    });
     expect(waiting.reason.message).toMatch(/^Not ready: waiting for the impacted targets of its head/);
   });
 
@@ -133,7 +159,9 @@ describe('the reason of a PR', () => {
     await h.t.runEffects();
     const [recent] = (await activity()).recentPullRequests;
     expect(recent).toMatchObject({
-      prNumber: 1, state: 'MERGED', reason: 'MERGE_GRAPH_MERGE',
+      prNumber: 1,
+      state: 'MERGED',
+      reason: 'MERGE_GRAPH_MERGE',
       explanation: { code: 'MERGE_GRAPH_MERGE', message: 'Merged: its tests passed and the queue merged it.' },
     });
   });

@@ -4,8 +4,18 @@ import { createApiHarness, errorOf, json, REPO, SLUG, type ApiHarness } from './
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 const ITEM_KEYS = [
-  'id', 'noBatch', 'prAuthor', 'prBaseBranch', 'prNumber', 'prSha', 'prTitle', 'priorityName', 'priorityValue',
-  'skipTheLine', 'state', 'stateChangedAt',
+  'id',
+  'noBatch',
+  'prAuthor',
+  'prBaseBranch',
+  'prNumber',
+  'prSha',
+  'prTitle',
+  'priorityName',
+  'priorityValue',
+  'skipTheLine',
+  'state',
+  'stateChangedAt',
 ];
 
 let h: ApiHarness;
@@ -31,15 +41,30 @@ describe('submitPullRequest and getSubmittedPullRequest', () => {
     await h.t.runEffects();
 
     const pr = await getPr(1);
-    expect(Object.keys(pr).sort()).toEqual([
-      ...ITEM_KEYS, 'forceEnqueued', 'isCurrentlySubmittedToQueue', 'readiness', 'reason', 'verifiedByTestRun',
-    ].sort());
+    expect(Object.keys(pr).sort()).toEqual(
+      [...ITEM_KEYS, 'forceEnqueued', 'isCurrentlySubmittedToQueue', 'readiness', 'reason', 'verifiedByTestRun'].sort(),
+    );
     const head = h.t.forge.state(SLUG).prs.get(1)!.headSha;
     expect(pr).toMatchObject({
-      state: 'TESTING', priorityValue: 10, priorityName: 'high', skipTheLine: false, noBatch: true,
-      prNumber: 1, prTitle: 'Change 1', prSha: head, prBaseBranch: 'main', prAuthor: 'dev',
-      forceEnqueued: false, isCurrentlySubmittedToQueue: true, verifiedByTestRun: null,
-      readiness: { hasImpactedTargets: false, requiresImpactedTargets: false, doesBaseBranchMatch: true, gitHubMergeability: 'mergeable' },
+      state: 'TESTING',
+      priorityValue: 10,
+      priorityName: 'high',
+      skipTheLine: false,
+      noBatch: true,
+      prNumber: 1,
+      prTitle: 'Change 1',
+      prSha: head,
+      prBaseBranch: 'main',
+      prAuthor: 'dev',
+      forceEnqueued: false,
+      isCurrentlySubmittedToQueue: true,
+      verifiedByTestRun: null,
+      readiness: {
+        hasImpactedTargets: false,
+        requiresImpactedTargets: false,
+        doesBaseBranchMatch: true,
+        gitHubMergeability: 'mergeable',
+      },
     });
     expect(typeof pr.id).toBe('string');
     expect(pr.stateChangedAt).toMatch(ISO);
@@ -49,7 +74,12 @@ describe('submitPullRequest and getSubmittedPullRequest', () => {
   it('takes pr.number as a decimal string and reports the default priority it applied', async () => {
     expect((await submit('2')).statusCode).toBe(200);
     const pr = await getPr(2);
-    expect(pr).toMatchObject({ prNumber: 2, priorityName: 'medium', priorityValue: 100, usedDefaultPriorityName: 'medium' });
+    expect(pr).toMatchObject({
+      prNumber: 2,
+      priorityName: 'medium',
+      priorityValue: 100,
+      usedDefaultPriorityName: 'medium',
+    });
   });
 
   it('takes priorities as numbers, decimal strings and names in any case', async () => {
@@ -67,7 +97,11 @@ describe('submitPullRequest and getSubmittedPullRequest', () => {
     const [runId] = h.t.ci.startedRunIds();
     await h.t.ci.pass(runId!);
     await h.t.runEffects();
-    expect(await getPr(1)).toMatchObject({ state: 'MERGED', verifiedByTestRun: runId, isCurrentlySubmittedToQueue: false });
+    expect(await getPr(1)).toMatchObject({
+      state: 'MERGED',
+      verifiedByTestRun: runId,
+      isCurrentlySubmittedToQueue: false,
+    });
   });
 
   it('returns the timeline with reasons, newest first, only with includeTimeline', async () => {
@@ -81,7 +115,13 @@ describe('submitPullRequest and getSubmittedPullRequest', () => {
     expect(res.statusCode, res.body).toBe(200);
     const { state, timeline } = json(res);
     expect(state).toBe('FAILED');
-    expect(timeline.map((t: { fromState: string | null; toState: string; reason: string }) => [t.fromState, t.toState, t.reason])).toEqual([
+    expect(
+      timeline.map((t: { fromState: string | null; toState: string; reason: string }) => [
+        t.fromState,
+        t.toState,
+        t.reason,
+      ]),
+    ).toEqual([
       ['PENDING_FAILURE', 'FAILED', 'TEST_RUN_REQUIRED_STATUS_FAILED'],
       ['TESTING', 'PENDING_FAILURE', 'TEST_RUN_REQUIRED_STATUS_FAILED'],
       ['PENDING', 'TESTING', 'TEST_RUN_STARTED'],
@@ -106,15 +146,21 @@ describe('submitPullRequest and getSubmittedPullRequest', () => {
     const res = await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 1 }, priority: 'low' }));
     expect(res.statusCode).toBe(200);
     expect(json(res).priorityName).toBe('medium');
-    expect(errorOf(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 1 }, clientVersion: 3 })))).toEqual({
-      status: 400, code: 'VALIDATION_FAILED',
-      message: 'Invalid request: body/clientVersion is not a field of body; its fields are repo, targetBranch, pr, includeTimeline, priority',
+    expect(
+      errorOf(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 1 }, clientVersion: 3 }))),
+    ).toEqual({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      message:
+        'Invalid request: body/clientVersion is not a field of body; its fields are repo, targetBranch, pr, includeTimeline, priority',
     });
   });
 
   it('answers 404 for a PR never submitted to the queue, and for a PR the forge does not have', async () => {
-    expect(errorOf(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 2 } }))))
-      .toMatchObject({ status: 404, code: 'PR_NOT_SUBMITTED' });
+    expect(errorOf(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 2 } })))).toMatchObject({
+      status: 404,
+      code: 'PR_NOT_SUBMITTED',
+    });
     expect(errorOf(await submit(99))).toMatchObject({ status: 404, code: 'PR_NOT_FOUND' });
   });
 
@@ -124,13 +170,17 @@ describe('submitPullRequest and getSubmittedPullRequest', () => {
     const res = await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { branch: 'feature/search' } }));
     expect(res.statusCode, res.body).toBe(200);
     expect(json(res)).toMatchObject({ prNumber: 2, isCurrentlySubmittedToQueue: true });
-    expect(errorOf(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { branch: 'feature/other' } }))))
-      .toMatchObject({ status: 404, code: 'PR_NOT_SUBMITTED' });
+    expect(
+      errorOf(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { branch: 'feature/other' } }))),
+    ).toMatchObject({ status: 404, code: 'PR_NOT_SUBMITTED' });
   });
 
   it('needs pr.number or pr.branch to find a PR', async () => {
-    expect(errorOf(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: {} }))))
-      .toEqual({ status: 400, code: 'VALIDATION_FAILED', message: 'Invalid request: body/pr must have number or branch' });
+    expect(errorOf(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: {} })))).toEqual({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      message: 'Invalid request: body/pr must have number or branch',
+    });
   });
 });
 
@@ -145,16 +195,22 @@ describe('cancelPullRequest and restartTestsOnPullRequest', () => {
   });
 
   it('refuses to cancel or restart a PR that is not in the queue', async () => {
-    expect(errorOf(await h.post('/v1/cancelPullRequest', h.body({ pr: { number: 2 } }))))
-      .toMatchObject({ status: 400, code: 'PR_NOT_IN_QUEUE' });
-    expect(errorOf(await h.post('/v1/restartTestsOnPullRequest', h.body({ pr: { number: 2 } }))))
-      .toMatchObject({ status: 400, code: 'PR_NOT_IN_QUEUE' });
+    expect(errorOf(await h.post('/v1/cancelPullRequest', h.body({ pr: { number: 2 } })))).toMatchObject({
+      status: 400,
+      code: 'PR_NOT_IN_QUEUE',
+    });
+    expect(errorOf(await h.post('/v1/restartTestsOnPullRequest', h.body({ pr: { number: 2 } })))).toMatchObject({
+      status: 400,
+      code: 'PR_NOT_IN_QUEUE',
+    });
   });
 
   it('refuses to restart a PR that is not testing yet', async () => {
     await submit(1);
-    expect(errorOf(await h.post('/v1/restartTestsOnPullRequest', h.body({ pr: { number: 1 } }))))
-      .toMatchObject({ status: 400, code: 'RESTART_NOT_ALLOWED' });
+    expect(errorOf(await h.post('/v1/restartTestsOnPullRequest', h.body({ pr: { number: 1 } })))).toMatchObject({
+      status: 400,
+      code: 'RESTART_NOT_ALLOWED',
+    });
   });
 
   it('restarts the tests of a testing PR with a new test run', async () => {
@@ -192,7 +248,9 @@ describe('listPullRequests', () => {
     for (const n of [1, 2]) await submit(n);
     await h.t.runEffects();
     const testing = json(await h.post('/v1/listPullRequests', h.body({ state: 'testing' })));
-    expect(testing.pullRequests.map((p: { prNumber: number; state: string }) => [p.prNumber, p.state])).toEqual([[1, 'TESTING']]);
+    expect(testing.pullRequests.map((p: { prNumber: number; state: string }) => [p.prNumber, p.state])).toEqual([
+      [1, 'TESTING'],
+    ]);
   });
 
   it('keeps the PRs that concluded within since and until, both ends included', async () => {
@@ -204,29 +262,39 @@ describe('listPullRequests', () => {
       await h.post('/v1/cancelPullRequest', h.body({ pr: { number: n } }));
     }
     const numbers = async (window: Record<string, string>) =>
-      json(await h.post('/v1/listPullRequests', h.body(window))).pullRequests.map((p: { prNumber: number }) => p.prNumber);
+      json(await h.post('/v1/listPullRequests', h.body(window))).pullRequests.map(
+        (p: { prNumber: number }) => p.prNumber,
+      );
     expect(await numbers({ since: at[0]! })).toEqual([2, 1]);
     expect(await numbers({ until: at[0]! })).toEqual([1]);
     expect(await numbers({ since: at[1]!, until: at[1]! })).toEqual([2]);
     expect(await numbers({ since: at[0]!, until: at[1]! })).toEqual([2, 1]);
-    expect(errorOf(await h.post('/v1/listPullRequests', h.body({ until: 'tomorrow' }))).message)
-      .toBe('Invalid request: body/until must be an ISO-8601 date-time such as 2026-01-31T12:00:00Z');
+    expect(errorOf(await h.post('/v1/listPullRequests', h.body({ until: 'tomorrow' }))).message).toBe(
+      'Invalid request: body/until must be an ISO-8601 date-time such as 2026-01-31T12:00:00Z',
+    );
   });
 
   it('validates take and since', async () => {
-    expect(errorOf(await h.post('/v1/listPullRequests', h.body({ take: 101 }))))
-      .toEqual({ status: 400, code: 'VALIDATION_FAILED', message: 'Invalid request: body/take must be <= 100' });
-    expect(errorOf(await h.post('/v1/listPullRequests', h.body({ since: 'yesterday' }))).message)
-      .toBe('Invalid request: body/since must be an ISO-8601 date-time such as 2026-01-31T12:00:00Z');
+    expect(errorOf(await h.post('/v1/listPullRequests', h.body({ take: 101 })))).toEqual({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      message: 'Invalid request: body/take must be <= 100',
+    });
+    expect(errorOf(await h.post('/v1/listPullRequests', h.body({ since: 'yesterday' }))).message).toBe(
+      'Invalid request: body/since must be an ISO-8601 date-time such as 2026-01-31T12:00:00Z',
+    );
   });
 });
 
 describe('setImpactedTargets and getMergeQueueTestingDetails', () => {
-  it('accepts merge-action\'s call: string pr.number, a token and a run id, empty names dropped', async () => {
+  it("accepts merge-action's call: string pr.number, a token and a run id, empty names dropped", async () => {
     const sha = h.t.forge.state(SLUG).prs.get(1)!.headSha;
     // merge-action always sends the run id header too; with a token present it is not used.
-    const res = await h.post('/v1/setImpactedTargets', h.body({ pr: { number: '1', sha }, impactedTargets: ['//web', '', '//api'] }),
-      { 'x-forked-workflow-run-id': '9876543210' });
+    const res = await h.post(
+      '/v1/setImpactedTargets',
+      h.body({ pr: { number: '1', sha }, impactedTargets: ['//web', '', '//api'] }),
+      { 'x-forked-workflow-run-id': '9876543210' },
+    );
     expect(res.statusCode, res.body).toBe(200);
     expect(json(res)).toEqual({});
 
@@ -248,14 +316,19 @@ describe('setImpactedTargets and getMergeQueueTestingDetails', () => {
     await submit(2);
     await h.t.runEffects();
     const [runId] = h.t.ci.startedRunIds();
-    expect(json(await h.post('/v1/getMergeQueueTestingDetails', h.body({ testRunId: runId }))).impactedTargets).toEqual(['ALL']);
+    expect(json(await h.post('/v1/getMergeQueueTestingDetails', h.body({ testRunId: runId }))).impactedTargets).toEqual(
+      ['ALL'],
+    );
   });
 
   it('requires pr.sha, a full commit sha', async () => {
-    expect(errorOf(await h.post('/v1/setImpactedTargets', h.body({ pr: { number: 1 }, impactedTargets: [] }))).message)
-      .toBe('Invalid request: body/pr/sha is required');
-    expect(errorOf(await h.post('/v1/setImpactedTargets', h.body({ pr: { number: 1, sha: 'abc123' }, impactedTargets: [] }))).message)
-      .toBe('Invalid request: body/pr/sha must be a full commit sha (40 or 64 hexadecimal digits)');
+    expect(
+      errorOf(await h.post('/v1/setImpactedTargets', h.body({ pr: { number: 1 }, impactedTargets: [] }))).message,
+    ).toBe('Invalid request: body/pr/sha is required');
+    expect(
+      errorOf(await h.post('/v1/setImpactedTargets', h.body({ pr: { number: 1, sha: 'abc123' }, impactedTargets: [] })))
+        .message,
+    ).toBe('Invalid request: body/pr/sha must be a full commit sha (40 or 64 hexadecimal digits)');
   });
 
   it('reports every field of a test run', async () => {
@@ -267,8 +340,16 @@ describe('setImpactedTargets and getMergeQueueTestingDetails', () => {
     expect(res.statusCode, res.body).toBe(200);
     const d = json(res);
     expect(Object.keys(d).sort()).toEqual([
-      'checkSuites', 'createdAt', 'dependentPrs', 'requiredStatuses', 'requiredStatusesSource', 'status', 'statusChecks',
-      'testBranch', 'testBranchSha', 'testedPullRequests',
+      'checkSuites',
+      'createdAt',
+      'dependentPrs',
+      'requiredStatuses',
+      'requiredStatusesSource',
+      'status',
+      'statusChecks',
+      'testBranch',
+      'testBranchSha',
+      'testedPullRequests',
     ]);
     expect(d.requiredStatuses.every((s: unknown) => typeof s === 'string')).toBe(true);
     expect(['trunk_config', 'repo_provider_branch_protection', 'merge_instance']).toContain(d.requiredStatusesSource);
@@ -278,13 +359,16 @@ describe('setImpactedTargets and getMergeQueueTestingDetails', () => {
     expect(d.status).toBe('in_progress');
     expect(d.checkSuites).toEqual([]);
     expect(d.statusChecks).toEqual([{ context: 'greenline/ci', state: 'PENDING' }]);
-    expect(d.testedPullRequests).toEqual([{ prNumber: 1, prUrl: 'https://github.com/acme/web/pull/1', title: 'Change 1' }]);
+    expect(d.testedPullRequests).toEqual([
+      { prNumber: 1, prUrl: 'https://github.com/acme/web/pull/1', title: 'Change 1' },
+    ]);
     expect(d.dependentPrs).toEqual([]);
   });
 
   it('answers 404 for an unknown test run', async () => {
-    expect(errorOf(await h.post('/v1/getMergeQueueTestingDetails', h.body({ testRunId: 'no-such-run' }))))
-      .toMatchObject({ status: 404, code: 'TEST_RUN_NOT_FOUND' });
+    expect(
+      errorOf(await h.post('/v1/getMergeQueueTestingDetails', h.body({ testRunId: 'no-such-run' }))),
+    ).toMatchObject({ status: 404, code: 'TEST_RUN_NOT_FOUND' });
   });
 });
 

@@ -3,11 +3,31 @@ import { DEFAULT_QUEUE_CONFIG } from '../../src/engine/config.js';
 import { createApiHarness, errorOf, json, SLUG, type ApiHarness } from './api-harness.js';
 
 const SETTINGS_KEYS = [
-  'state', 'branch', 'mode', 'concurrency', 'testingTimeoutMinutes', 'canOptimisticallyMerge', 'pendingFailureDepth',
-  'batch', 'batchingMaxWaitTimeMinutes', 'batchingMinSize', 'createPrsForTestingBranches', 'commentsEnabled',
-  'commandsEnabled', 'statusCheckEnabled', 'bisectionConcurrency', 'requiredStatuses', 'directMergeMode',
-  'optimizationMode', 'mergeMethod', 'extensionEnabled', 'enqueueingLabel', 'labelCommandsEnabled',
-  'stateLabelsEnabled', 'notReadyTimeoutHours', 'testBranchConstructionMode',
+  'state',
+  'branch',
+  'mode',
+  'concurrency',
+  'testingTimeoutMinutes',
+  'canOptimisticallyMerge',
+  'pendingFailureDepth',
+  'batch',
+  'batchingMaxWaitTimeMinutes',
+  'batchingMinSize',
+  'createPrsForTestingBranches',
+  'commentsEnabled',
+  'commandsEnabled',
+  'statusCheckEnabled',
+  'bisectionConcurrency',
+  'requiredStatuses',
+  'directMergeMode',
+  'optimizationMode',
+  'mergeMethod',
+  'extensionEnabled',
+  'enqueueingLabel',
+  'labelCommandsEnabled',
+  'stateLabelsEnabled',
+  'notReadyTimeoutHours',
+  'testBranchConstructionMode',
 ];
 
 let h: ApiHarness;
@@ -31,14 +51,31 @@ describe('the Terraform flow: createQueue → getQueue → updateQueue twice →
     expect(Object.keys(queue).sort()).toEqual([...SETTINGS_KEYS, 'enqueuedPullRequests'].sort());
     const { concurrency: _c, bisectionConcurrency: _b, ...defaults } = DEFAULT_QUEUE_CONFIG;
     expect(queue).toEqual({
-      ...defaults, state: 'RUNNING', branch: 'main', concurrency: 2, bisectionConcurrency: 2, enqueuedPullRequests: [],
+      ...defaults,
+      state: 'RUNNING',
+      branch: 'main',
+      concurrency: 2,
+      bisectionConcurrency: 2,
+      enqueuedPullRequests: [],
     });
 
     const change = {
-      concurrency: 3, testingTimeoutMinutes: 60, pendingFailureDepth: 0, canOptimisticallyMerge: true, batch: true,
-      batchingMaxWaitTimeMinutes: 10, batchingMinSize: 2, mergeMethod: 'merge_commit', commentsEnabled: false,
-      commandsEnabled: true, createPrsForTestingBranches: false, statusCheckEnabled: true, directMergeMode: 'off',
-      optimizationMode: 'bisection_skip_redundant_tests', bisectionConcurrency: 4, requiredStatuses: ['build', 'test'],
+      concurrency: 3,
+      testingTimeoutMinutes: 60,
+      pendingFailureDepth: 0,
+      canOptimisticallyMerge: true,
+      batch: true,
+      batchingMaxWaitTimeMinutes: 10,
+      batchingMinSize: 2,
+      mergeMethod: 'merge_commit',
+      commentsEnabled: false,
+      commandsEnabled: true,
+      createPrsForTestingBranches: false,
+      statusCheckEnabled: true,
+      directMergeMode: 'off',
+      optimizationMode: 'bisection_skip_redundant_tests',
+      bisectionConcurrency: 4,
+      requiredStatuses: ['build', 'test'],
     };
     const first = await update(change, { 'x-source': 'terraform' });
     expect(first.statusCode, first.body).toBe(200);
@@ -60,7 +97,9 @@ describe('createQueue', () => {
   it('answers 409 when the branch already has a queue', async () => {
     await h.post('/v1/createQueue', h.body());
     expect(errorOf(await h.post('/v1/createQueue', h.body({ mode: 'parallel' })))).toEqual({
-      status: 409, code: 'QUEUE_EXISTS', message: 'A merge queue already exists for branch "main" in this repository',
+      status: 409,
+      code: 'QUEUE_EXISTS',
+      message: 'A merge queue already exists for branch "main" in this repository',
     });
   });
 
@@ -71,15 +110,18 @@ describe('createQueue', () => {
 
   it('refuses the settings that only updateQueue sets, instead of dropping them', async () => {
     expect(errorOf(await h.post('/v1/createQueue', h.body({ batch: true })))).toEqual({
-      status: 400, code: 'VALIDATION_FAILED',
-      message: 'Invalid request: body/batch cannot be set by createQueue; create the queue, then set it with updateQueue',
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      message:
+        'Invalid request: body/batch cannot be set by createQueue; create the queue, then set it with updateQueue',
     });
     expect(errorOf(await h.post('/v1/getQueue', h.body())).status).toBe(404);
   });
 
   it('validates concurrency', async () => {
-    expect(errorOf(await h.post('/v1/createQueue', h.body({ concurrency: 0 }))).message)
-      .toBe('Invalid request: body/concurrency must be >= 1');
+    expect(errorOf(await h.post('/v1/createQueue', h.body({ concurrency: 0 }))).message).toBe(
+      'Invalid request: body/concurrency must be >= 1',
+    );
   });
 });
 
@@ -97,17 +139,31 @@ describe('getQueue', () => {
     await h.t.runEffects();
 
     const queue = json(await h.post('/v1/getQueue', h.body()));
-    expect(queue.enqueuedPullRequests.map((p: { prNumber: number; state: string }) => [p.prNumber, p.state]))
-      .toEqual([[1, 'TESTING'], [4, 'PENDING'], [3, 'PENDING']]);
+    expect(queue.enqueuedPullRequests.map((p: { prNumber: number; state: string }) => [p.prNumber, p.state])).toEqual([
+      [1, 'TESTING'],
+      [4, 'PENDING'],
+      [3, 'PENDING'],
+    ]);
     expect(Object.keys(queue.enqueuedPullRequests[1]).sort()).toEqual([
-      'id', 'noBatch', 'prAuthor', 'prBaseBranch', 'prNumber', 'prSha', 'prTitle', 'priorityName', 'priorityValue',
-      'skipTheLine', 'state', 'stateChangedAt',
+      'id',
+      'noBatch',
+      'prAuthor',
+      'prBaseBranch',
+      'prNumber',
+      'prSha',
+      'prTitle',
+      'priorityName',
+      'priorityValue',
+      'skipTheLine',
+      'state',
+      'stateChangedAt',
     ]);
   });
 
   it('answers 404 when the branch has no queue', async () => {
     expect(errorOf(await h.post('/v1/getQueue', h.body({ targetBranch: 'release' })))).toMatchObject({
-      status: 404, code: 'QUEUE_NOT_FOUND',
+      status: 404,
+      code: 'QUEUE_NOT_FOUND',
     });
   });
 });
@@ -123,8 +179,15 @@ describe('updateQueue', () => {
   });
 
   it('takes enums in any case and answers settings enums in lowercase', async () => {
-    const res = json(await update({ state: 'Paused', mergeMethod: 'MERGE_COMMIT', directMergeMode: 'ALWAYS', mode: 'Parallel' }));
-    expect(res).toMatchObject({ state: 'PAUSED', mergeMethod: 'merge_commit', directMergeMode: 'always', mode: 'parallel' });
+    const res = json(
+      await update({ state: 'Paused', mergeMethod: 'MERGE_COMMIT', directMergeMode: 'ALWAYS', mode: 'Parallel' }),
+    );
+    expect(res).toMatchObject({
+      state: 'PAUSED',
+      mergeMethod: 'merge_commit',
+      directMergeMode: 'always',
+      mode: 'parallel',
+    });
     expect(json(await update({ state: 'draining' })).state).toBe('DRAINING');
   });
 
@@ -136,8 +199,9 @@ describe('updateQueue', () => {
   });
 
   it('refuses a legacy name that disagrees with the current one', async () => {
-    expect(errorOf(await update({ batch: true, isBatching: false })).message)
-      .toBe('Invalid request: body/isBatching disagrees with body/batch; send only batch');
+    expect(errorOf(await update({ batch: true, isBatching: false })).message).toBe(
+      'Invalid request: body/isBatching disagrees with body/batch; send only batch',
+    );
   });
 
   it('sets an empty requiredStatuses override with [], keeps it on null, and removes it with deleteRequiredStatuses', async () => {
@@ -157,24 +221,34 @@ describe('updateQueue', () => {
     expect(json(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 1 } }))).state).toBe('MERGED');
     expect(h.t.ci.started).toEqual([]);
     const runId = json(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 1 } }))).verifiedByTestRun;
-    expect(json(await h.post('/v1/getMergeQueueTestingDetails', h.body({ testRunId: runId }))))
-      .toMatchObject({ requiredStatuses: [], requiredStatusesSource: 'merge_instance', status: 'succeeded' });
+    expect(json(await h.post('/v1/getMergeQueueTestingDetails', h.body({ testRunId: runId })))).toMatchObject({
+      requiredStatuses: [],
+      requiredStatusesSource: 'merge_instance',
+      status: 'succeeded',
+    });
   });
 
   it('names the field of a bad value', async () => {
     expect(errorOf(await update({ concurrency: 0 })).message).toBe('Invalid request: body/concurrency must be >= 1');
-    expect(errorOf(await update({ pendingFailureDepth: -1 })).message).toBe('Invalid request: body/pendingFailureDepth must be >= 0');
-    expect(errorOf(await update({ mergeMethod: 'fast-forward' })).message)
-      .toBe('Invalid request: body/mergeMethod must be one of merge_commit, squash, rebase (any letter case)');
-    expect(errorOf(await update({ state: 'SWITCHING_MODES' })).message)
-      .toBe('Invalid request: body/state must be one of RUNNING, PAUSED, DRAINING (any letter case)');
+    expect(errorOf(await update({ pendingFailureDepth: -1 })).message).toBe(
+      'Invalid request: body/pendingFailureDepth must be >= 0',
+    );
+    expect(errorOf(await update({ mergeMethod: 'fast-forward' })).message).toBe(
+      'Invalid request: body/mergeMethod must be one of merge_commit, squash, rebase (any letter case)',
+    );
+    expect(errorOf(await update({ state: 'SWITCHING_MODES' })).message).toBe(
+      'Invalid request: body/state must be one of RUNNING, PAUSED, DRAINING (any letter case)',
+    );
     expect(errorOf(await update({ batch: 'yes' })).message).toBe('Invalid request: body/batch must be boolean');
-    expect(errorOf(await update({ enqueueingLabel: '' })).message).toBe('Invalid request: body/enqueueingLabel must not be empty');
+    expect(errorOf(await update({ enqueueingLabel: '' })).message).toBe(
+      'Invalid request: body/enqueueingLabel must not be empty',
+    );
   });
 
   it('answers 404 for a branch without a queue', async () => {
     expect(errorOf(await h.post('/v1/updateQueue', h.body({ targetBranch: 'dev', batch: true })))).toMatchObject({
-      status: 404, code: 'QUEUE_NOT_FOUND',
+      status: 404,
+      code: 'QUEUE_NOT_FOUND',
     });
   });
 });
@@ -200,7 +274,9 @@ describe('the Terraform management marker (contract §2.10)', () => {
   /** The marker as the dashboard's endpoints answer it; listQueues and getQueueActivity must agree. */
   async function marker(targetBranch = 'main'): Promise<{ managedBy: string | null; driftSince: string | null }> {
     const activity = json(await h.post('/v1/getQueueActivity', h.body({ targetBranch })));
-    const summary = json(await h.post('/v1/listQueues', {})).queues.find((q: { targetBranch: string }) => q.targetBranch === targetBranch);
+    const summary = json(await h.post('/v1/listQueues', {})).queues.find(
+      (q: { targetBranch: string }) => q.targetBranch === targetBranch,
+    );
     const found = { managedBy: activity.managedBy, driftSince: activity.driftSince };
     expect({ managedBy: summary.managedBy, driftSince: summary.driftSince }).toEqual(found);
     return found;
@@ -253,7 +329,9 @@ describe('the Terraform management marker (contract §2.10)', () => {
       await h.post('/v1/createQueue', h.body({ targetBranch: branch }));
       expect((await write({ concurrency: 2 }, headers)).statusCode).toBe(200);
       expect(await marker(branch), JSON.stringify(headers)).toEqual({ managedBy: 'terraform', driftSince: null });
-      expect((await write({ concurrency: 3 }, { 'user-agent': 'curl/8.5.0', 'x-source': 'console' })).statusCode).toBe(200);
+      expect((await write({ concurrency: 3 }, { 'user-agent': 'curl/8.5.0', 'x-source': 'console' })).statusCode).toBe(
+        200,
+      );
       expect(await marker(branch)).toEqual({ managedBy: 'terraform', driftSince: now() });
       expect((await write({ concurrency: 2 }, headers)).statusCode).toBe(200);
       expect(await marker(branch), JSON.stringify(headers)).toEqual({ managedBy: 'terraform', driftSince: null });
@@ -280,6 +358,8 @@ describe('the Terraform management marker (contract §2.10)', () => {
     await h.post('/v1/createQueue', h.body(), TF);
     await update({ concurrency: 3 });
     expect(Object.keys(json(await update({ batch: true }))).sort()).toEqual([...SETTINGS_KEYS].sort());
-    expect(Object.keys(json(await h.post('/v1/getQueue', h.body()))).sort()).toEqual([...SETTINGS_KEYS, 'enqueuedPullRequests'].sort());
+    expect(Object.keys(json(await h.post('/v1/getQueue', h.body()))).sort()).toEqual(
+      [...SETTINGS_KEYS, 'enqueuedPullRequests'].sort(),
+    );
   });
 });

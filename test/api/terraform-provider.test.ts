@@ -32,30 +32,68 @@ afterAll(() => h.close());
 
 /** The headers of the provider's Go client (Go adds its User-Agent and Accept-Encoding). */
 const providerHeaders = () => ({
-  'content-type': 'application/json', 'x-api-token': token, 'x-source': 'terraform',
-  'user-agent': 'Go-http-client/1.1', 'accept-encoding': 'gzip',
+  'content-type': 'application/json',
+  'x-api-token': token,
+  'x-source': 'terraform',
+  'user-agent': 'Go-http-client/1.1',
+  'accept-encoding': 'gzip',
 });
 
 async function call(endpoint: string, body: unknown, headers: Record<string, string> = providerHeaders()) {
   const res = await fetch(`${base}/v1/${endpoint}`, { method: 'POST', headers, body: JSON.stringify(body) });
-  return { status: res.status, body: await res.json() as Record<string, any> };
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
 /** The resource's attributes besides its identity, by their JSON names; null = not configured. */
 type Attributes = {
-  mode: string; concurrency: number; state: string; testingTimeoutMinutes: number; pendingFailureDepth: number;
-  canOptimisticallyMerge: boolean; batch: boolean; batchingMaxWaitTimeMinutes: number; batchingMinSize: number;
-  createPrsForTestingBranches: boolean; mergeMethod: string; commentsEnabled: boolean; commandsEnabled: boolean;
-  statusCheckEnabled: boolean; directMergeMode: string; optimizationMode: string; bisectionConcurrency: number;
-  extensionEnabled: boolean; enqueueingLabel: string; labelCommandsEnabled: boolean; stateLabelsEnabled: boolean;
-  notReadyTimeoutHours: number; requiredStatuses: string[] | null;
+  mode: string;
+  concurrency: number;
+  state: string;
+  testingTimeoutMinutes: number;
+  pendingFailureDepth: number;
+  canOptimisticallyMerge: boolean;
+  batch: boolean;
+  batchingMaxWaitTimeMinutes: number;
+  batchingMinSize: number;
+  createPrsForTestingBranches: boolean;
+  mergeMethod: string;
+  commentsEnabled: boolean;
+  commandsEnabled: boolean;
+  statusCheckEnabled: boolean;
+  directMergeMode: string;
+  optimizationMode: string;
+  bisectionConcurrency: number;
+  extensionEnabled: boolean;
+  enqueueingLabel: string;
+  labelCommandsEnabled: boolean;
+  stateLabelsEnabled: boolean;
+  notReadyTimeoutHours: number;
+  requiredStatuses: string[] | null;
 };
 type Config = { [K in keyof Attributes]?: Attributes[K] };
 const ATTRIBUTES: (keyof Attributes)[] = [
-  'mode', 'concurrency', 'state', 'testingTimeoutMinutes', 'pendingFailureDepth', 'canOptimisticallyMerge', 'batch',
-  'batchingMaxWaitTimeMinutes', 'batchingMinSize', 'createPrsForTestingBranches', 'mergeMethod', 'commentsEnabled',
-  'commandsEnabled', 'statusCheckEnabled', 'directMergeMode', 'optimizationMode', 'bisectionConcurrency',
-  'extensionEnabled', 'enqueueingLabel', 'labelCommandsEnabled', 'stateLabelsEnabled', 'notReadyTimeoutHours',
+  'mode',
+  'concurrency',
+  'state',
+  'testingTimeoutMinutes',
+  'pendingFailureDepth',
+  'canOptimisticallyMerge',
+  'batch',
+  'batchingMaxWaitTimeMinutes',
+  'batchingMinSize',
+  'createPrsForTestingBranches',
+  'mergeMethod',
+  'commentsEnabled',
+  'commandsEnabled',
+  'statusCheckEnabled',
+  'directMergeMode',
+  'optimizationMode',
+  'bisectionConcurrency',
+  'extensionEnabled',
+  'enqueueingLabel',
+  'labelCommandsEnabled',
+  'stateLabelsEnabled',
+  'notReadyTimeoutHours',
   'requiredStatuses',
 ];
 
@@ -98,25 +136,62 @@ async function read(branch: string): Promise<{ status: number; state?: Attribute
 
 /** Every attribute configured, as a user writes them in HCL (the provider's validators: lowercase enums). */
 const FULL: Attributes = {
-  mode: 'single', concurrency: 2, state: 'running', testingTimeoutMinutes: 60, pendingFailureDepth: 0,
-  canOptimisticallyMerge: false, batch: false, batchingMaxWaitTimeMinutes: 5, batchingMinSize: 4,
-  createPrsForTestingBranches: true, mergeMethod: 'squash', commentsEnabled: true, commandsEnabled: true,
-  statusCheckEnabled: true, directMergeMode: 'off', optimizationMode: 'off', bisectionConcurrency: 2,
-  extensionEnabled: true, enqueueingLabel: 'merge-me', labelCommandsEnabled: false, stateLabelsEnabled: false,
-  notReadyTimeoutHours: 0, requiredStatuses: ['build', 'test'],
+  mode: 'single',
+  concurrency: 2,
+  state: 'running',
+  testingTimeoutMinutes: 60,
+  pendingFailureDepth: 0,
+  canOptimisticallyMerge: false,
+  batch: false,
+  batchingMaxWaitTimeMinutes: 5,
+  batchingMinSize: 4,
+  createPrsForTestingBranches: true,
+  mergeMethod: 'squash',
+  commentsEnabled: true,
+  commandsEnabled: true,
+  statusCheckEnabled: true,
+  directMergeMode: 'off',
+  optimizationMode: 'off',
+  bisectionConcurrency: 2,
+  extensionEnabled: true,
+  enqueueingLabel: 'merge-me',
+  labelCommandsEnabled: false,
+  stateLabelsEnabled: false,
+  notReadyTimeoutHours: 0,
+  requiredStatuses: ['build', 'test'],
 };
 
 /** One change per step, each attribute at least once, the enums through each of their values. */
 const CHANGES: Config[] = [
-  { mode: 'parallel' }, { mode: 'single' }, { concurrency: 5 },
-  { state: 'paused' }, { state: 'draining' }, { state: 'running' },
-  { testingTimeoutMinutes: 90 }, { pendingFailureDepth: 2 }, { canOptimisticallyMerge: true }, { batch: true },
-  { batchingMaxWaitTimeMinutes: 10 }, { batchingMinSize: 3 }, { createPrsForTestingBranches: false },
-  { mergeMethod: 'rebase' }, { mergeMethod: 'merge_commit' }, { commentsEnabled: false }, { commandsEnabled: false },
-  { statusCheckEnabled: false }, { directMergeMode: 'always' }, { optimizationMode: 'bisection_skip_redundant_tests' },
-  { bisectionConcurrency: 3 }, { extensionEnabled: false }, { enqueueingLabel: 'ship-it' },
-  { labelCommandsEnabled: true }, { stateLabelsEnabled: true }, { notReadyTimeoutHours: 24 },
-  { requiredStatuses: [] }, { requiredStatuses: null }, { requiredStatuses: ['lint'] },
+  { mode: 'parallel' },
+  { mode: 'single' },
+  { concurrency: 5 },
+  { state: 'paused' },
+  { state: 'draining' },
+  { state: 'running' },
+  { testingTimeoutMinutes: 90 },
+  { pendingFailureDepth: 2 },
+  { canOptimisticallyMerge: true },
+  { batch: true },
+  { batchingMaxWaitTimeMinutes: 10 },
+  { batchingMinSize: 3 },
+  { createPrsForTestingBranches: false },
+  { mergeMethod: 'rebase' },
+  { mergeMethod: 'merge_commit' },
+  { commentsEnabled: false },
+  { commandsEnabled: false },
+  { statusCheckEnabled: false },
+  { directMergeMode: 'always' },
+  { optimizationMode: 'bisection_skip_redundant_tests' },
+  { bisectionConcurrency: 3 },
+  { extensionEnabled: false },
+  { enqueueingLabel: 'ship-it' },
+  { labelCommandsEnabled: true },
+  { stateLabelsEnabled: true },
+  { notReadyTimeoutHours: 24 },
+  { requiredStatuses: [] },
+  { requiredStatuses: null },
+  { requiredStatuses: ['lint'] },
 ];
 
 describe("Trunk's Terraform provider, unchanged, against default settings", () => {
@@ -153,7 +228,11 @@ describe("Trunk's Terraform provider, unchanged, against default settings", () =
   it('imports host/owner/name/branch, a branch with a slash included, set up outside Terraform', async () => {
     const plain = { 'content-type': 'application/json', 'x-api-token': token };
     expect((await call('createQueue', identity('release/2026'), plain)).status).toBe(200);
-    const outside = await call('updateQueue', { ...identity('release/2026'), state: 'PAUSED', mergeMethod: 'REBASE' }, plain);
+    const outside = await call(
+      'updateQueue',
+      { ...identity('release/2026'), state: 'PAUSED', mergeMethod: 'REBASE' },
+      plain,
+    );
     expect(outside.body.state).toBe('PAUSED');
 
     const [host, owner, name, branch] = splitImportId('github.com/acme/web/release/2026');

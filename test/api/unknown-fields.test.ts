@@ -7,10 +7,20 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiHarness, errorOf, REPO, type ApiHarness } from './api-harness.js';
 
-type Schema = { type?: string | string[]; properties?: Record<string, Schema>; oneOf?: Schema[]; anyOf?: Schema[]; $ref?: string };
-type Doc = { paths: Record<string, Record<string, { requestBody?: { content: { 'application/json': { schema: Schema } } } }>> };
+type Schema = {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  oneOf?: Schema[];
+  anyOf?: Schema[];
+  $ref?: string;
+};
+type Doc = {
+  paths: Record<string, Record<string, { requestBody?: { content: { 'application/json': { schema: Schema } } } }>>;
+};
 
-const trunk = JSON.parse(readFileSync(new URL('../fixtures/trunk/trunk-openapi-v1.json', import.meta.url), 'utf8')) as Doc & Record<string, unknown>;
+const trunk = JSON.parse(
+  readFileSync(new URL('../fixtures/trunk/trunk-openapi-v1.json', import.meta.url), 'utf8'),
+) as Doc & Record<string, unknown>;
 
 let h: ApiHarness;
 let greenline: Doc;
@@ -51,17 +61,29 @@ const VALID: Record<string, Record<string, unknown>> = {
 };
 
 const resolve = (doc: Record<string, unknown>, schema: Schema): Schema =>
-  schema.$ref ? resolve(doc, schema.$ref.slice(2).split('/').reduce<any>((node, key) => node[key], doc)) : schema;
+  schema.$ref
+    ? resolve(
+        doc,
+        schema.$ref
+          .slice(2)
+          .split('/')
+          .reduce<any>((node, key) => node[key], doc),
+      )
+    : schema;
 
 /** Every field path of a request schema, nested objects and oneOf/anyOf alternatives included. */
 function fieldPaths(doc: Record<string, unknown>, schema: Schema, at = ''): string[] {
   const s = resolve(doc, schema);
-  const own = Object.entries(s.properties ?? {}).flatMap(([key, sub]) => [`${at}${key}`, ...fieldPaths(doc, sub, `${at}${key}/`)]);
+  const own = Object.entries(s.properties ?? {}).flatMap(([key, sub]) => [
+    `${at}${key}`,
+    ...fieldPaths(doc, sub, `${at}${key}/`),
+  ]);
   const alternatives = [...(s.oneOf ?? []), ...(s.anyOf ?? [])].flatMap((alt) => fieldPaths(doc, alt, at));
   return [...new Set([...own, ...alternatives])];
 }
 
-const bodySchema = (doc: Doc, path: string): Schema | undefined => doc.paths[path]?.post?.requestBody?.content['application/json'].schema;
+const bodySchema = (doc: Doc, path: string): Schema | undefined =>
+  doc.paths[path]?.post?.requestBody?.content['application/json'].schema;
 
 /** The nested objects of `body` that have a schema with properties, as paths ('' = the body itself). */
 function objectPaths(schema: Schema, body: Record<string, unknown>, at = ''): { path: string; fields: string[] }[] {
@@ -98,7 +120,10 @@ describe('unknown fields', () => {
         const res = await h.post(path, withField(body, at, 'concurency', 2));
         const known = fields.length > 0 ? `its fields are ${fields.join(', ')}` : 'it takes no fields';
         expect({ path, ...errorOf(res) }).toEqual({
-          path, status: 400, code: 'VALIDATION_FAILED', message: `Invalid request: ${where}/concurency is not a field of ${where}; ${known}`,
+          path,
+          status: 400,
+          code: 'VALIDATION_FAILED',
+          message: `Invalid request: ${where}/concurency is not a field of ${where}; ${known}`,
         });
       }
     }
@@ -107,41 +132,54 @@ describe('unknown fields', () => {
   it('says so on updateQueue {"concurency": 2} and leaves the queue unchanged', async () => {
     await h.post('/v1/createQueue', { ...queue, targetBranch: 'typo' });
     const res = await h.post('/v1/updateQueue', { ...queue, targetBranch: 'typo', concurency: 2 });
-    expect(errorOf(res).message).toMatch(/^Invalid request: body\/concurency is not a field of body; its fields are repo, targetBranch, state, mode, concurrency, /);
+    expect(errorOf(res).message).toMatch(
+      /^Invalid request: body\/concurency is not a field of body; its fields are repo, targetBranch, state, mode, concurrency, /,
+    );
     expect(JSON.parse((await h.post('/v1/getQueue', { ...queue, targetBranch: 'typo' })).body).concurrency).toBe(1);
   });
 
   it('names a misspelt required field beside the missing one', async () => {
-    const res = await h.post('/v1/getQueue', { repo: { host: 'github.com', owner: 'acme', nmae: 'web' }, targetBranch: 'main' });
-    expect(errorOf(res).message).toBe('Invalid request: body/repo/name is required, and body/repo/nmae is not a field of body/repo; ' +
-      'its fields are host, owner, name');
+    const res = await h.post('/v1/getQueue', {
+      repo: { host: 'github.com', owner: 'acme', nmae: 'web' },
+      targetBranch: 'main',
+    });
+    expect(errorOf(res).message).toBe(
+      'Invalid request: body/repo/name is required, and body/repo/nmae is not a field of body/repo; ' +
+        'its fields are host, owner, name',
+    );
   });
 
   it('refuses an unknown query parameter of the GET endpoints the same way', async () => {
     expect(errorOf(await h.get('/v1/getMergeQueueMetrics?rep=acme/web&repoHost=github.com'))).toEqual({
-      status: 400, code: 'VALIDATION_FAILED',
+      status: 400,
+      code: 'VALIDATION_FAILED',
       message: 'Invalid request: querystring/rep is not a field of querystring; its fields are repo, repoHost',
     });
-    expect(errorOf(await h.get('/v1/streamQueueEvents?repo=acme/web&repoHost=github.com&targetBranch=main&branch=main'))).toEqual({
-      status: 400, code: 'VALIDATION_FAILED',
-      message: 'Invalid request: querystring/branch is not a field of querystring; its fields are repo, repoHost, targetBranch',
+    expect(
+      errorOf(await h.get('/v1/streamQueueEvents?repo=acme/web&repoHost=github.com&targetBranch=main&branch=main')),
+    ).toEqual({
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      message:
+        'Invalid request: querystring/branch is not a field of querystring; its fields are repo, repoHost, targetBranch',
     });
   });
 
   it('keeps a setting of updateQueue sent to createQueue a pointed error', async () => {
-    expect(errorOf(await h.post('/v1/createQueue', { ...queue, targetBranch: 'c', batch: true })).message)
-      .toBe('Invalid request: body/batch cannot be set by createQueue; create the queue, then set it with updateQueue');
+    expect(errorOf(await h.post('/v1/createQueue', { ...queue, targetBranch: 'c', batch: true })).message).toBe(
+      'Invalid request: body/batch cannot be set by createQueue; create the queue, then set it with updateQueue',
+    );
   });
 });
 
 describe("Trunk's fields stay accepted", () => {
   const trunkPaths = Object.keys(trunk.paths).filter((path) => bodySchema(trunk, path));
 
-  it('finds the request bodies of Trunk\'s v1 endpoints in its OpenAPI document', () => {
+  it("finds the request bodies of Trunk's v1 endpoints in its OpenAPI document", () => {
     expect(trunkPaths.length).toBeGreaterThanOrEqual(11);
   });
 
-  it.each(trunkPaths)('every field of %s in Trunk\'s OpenAPI document is a field of greenline\'s', (path) => {
+  it.each(trunkPaths)("every field of %s in Trunk's OpenAPI document is a field of greenline's", (path) => {
     const theirs = fieldPaths(trunk, bodySchema(trunk, path)!);
     const ours = fieldPaths(greenline as unknown as Record<string, unknown>, bodySchema(greenline, `/v1${path}`)!);
     expect(theirs.length).toBeGreaterThan(0);
@@ -149,14 +187,27 @@ describe("Trunk's fields stay accepted", () => {
   });
 
   it("takes the fields Trunk's clients send beyond its OpenAPI document (contract §2.4, §2.5, §2.10, §3 #2)", () => {
-    const ours = (path: string) => fieldPaths(greenline as unknown as Record<string, unknown>, bodySchema(greenline, path)!);
+    const ours = (path: string) =>
+      fieldPaths(greenline as unknown as Record<string, unknown>, bodySchema(greenline, path)!);
     // Terraform provider's extra settings, and the legacy names older clients send.
-    expect(ours('/v1/updateQueue')).toEqual(expect.arrayContaining([
-      'extensionEnabled', 'enqueueingLabel', 'labelCommandsEnabled', 'stateLabelsEnabled', 'notReadyTimeoutHours',
-      'testBranchConstructionMode', 'testingTimeoutMins', 'isBatching', 'batchingMaxWaitTimeMins', 'batchingMode',
-    ]));
+    expect(ours('/v1/updateQueue')).toEqual(
+      expect.arrayContaining([
+        'extensionEnabled',
+        'enqueueingLabel',
+        'labelCommandsEnabled',
+        'stateLabelsEnabled',
+        'notReadyTimeoutHours',
+        'testBranchConstructionMode',
+        'testingTimeoutMins',
+        'isBatching',
+        'batchingMaxWaitTimeMins',
+        'batchingMode',
+      ]),
+    );
     // The legacy Merge API listed priority on getSubmittedPullRequest; the newer document pr.branch.
-    expect(ours('/v1/getSubmittedPullRequest')).toEqual(expect.arrayContaining(['priority', 'pr/branch', 'includeTimeline']));
+    expect(ours('/v1/getSubmittedPullRequest')).toEqual(
+      expect.arrayContaining(['priority', 'pr/branch', 'includeTimeline']),
+    );
     // Trunk's migration guide names an until bound of listPullRequests beside since (contract §2.5).
     expect(ours('/v1/listPullRequests')).toEqual(expect.arrayContaining(['since', 'until']));
   });

@@ -19,7 +19,9 @@ const databases = await testDatabases();
 describe.each(databases)('bootstrap on $name', (database) => {
   let db: Db;
   afterAll(() => database.cleanup());
-  beforeEach(async () => { db = await openMigrated(database); });
+  beforeEach(async () => {
+    db = await openMigrated(database);
+  });
   afterEach(() => db.destroy());
 
   it('creates org default and a token on a first start; later starts find the token and create none', async () => {
@@ -71,7 +73,9 @@ describe.each(databases.filter((d) => d.name === 'postgres'))('instances startin
       for (const org of orgs) await ensureOrg(setup, org, 1);
       const results = await Promise.all(instances.map((instance) => bootstrap(instance, 2)));
       expect(results.filter((r) => r.token !== null)).toHaveLength(1);
-      expect(results.filter((r) => r.token === null).map((r) => 'orgs' in r && r.orgs)).toEqual(Array(7).fill([...new Set([...orgs, 'default'])].sort()));
+      expect(results.filter((r) => r.token === null).map((r) => 'orgs' in r && r.orgs)).toEqual(
+        Array(7).fill([...new Set([...orgs, 'default'])].sort()),
+      );
       expect(await listApiTokens(setup)).toHaveLength(1);
     } finally {
       await Promise.all([setup, ...instances].map((db) => db.destroy()));
@@ -80,11 +84,13 @@ describe.each(databases.filter((d) => d.name === 'postgres'))('instances startin
 });
 
 describe('the log line of a start that created no token', () => {
-  it('gives the token create command for the one org, on the server\'s store (a database URL without its password)', () => {
+  it("gives the token create command for the one org, on the server's store (a database URL without its password)", () => {
     expect(tokenHint(['default'], { dataDir: './.greenline', databaseUrl: null })).toBe(
-      'API tokens exist, so no bootstrap token is printed; create another with: greenline token create --org default --name <label> --data-dir ./.greenline');
+      'API tokens exist, so no bootstrap token is printed; create another with: greenline token create --org default --name <label> --data-dir ./.greenline',
+    );
     expect(tokenHint(['acme', 'default'], { dataDir: './d', databaseUrl: 'postgres://gl:secret@db:5432/gl' })).toBe(
-      'API tokens exist, so no bootstrap token is printed; create another with: greenline token create --org <org> --name <label> '
-      + '--database-url postgres://gl:***@db:5432/gl (organizations: acme, default)');
+      'API tokens exist, so no bootstrap token is printed; create another with: greenline token create --org <org> --name <label> ' +
+        '--database-url postgres://gl:***@db:5432/gl (organizations: acme, default)',
+    );
   });
 });

@@ -14,7 +14,10 @@ describe('outcomeOf', () => {
   });
 
   it('fails on the first required failure or error, even while others are pending', () => {
-    expect(outcomeOf(['build', 'lint'], [s('lint', 'error')])).toEqual({ outcome: 'failure', detail: 'required status "lint" reported error' });
+    expect(outcomeOf(['build', 'lint'], [s('lint', 'error')])).toEqual({
+      outcome: 'failure',
+      detail: 'required status "lint" reported error',
+    });
     expect(outcomeOf(['build'], [s('build', 'failure')])).toMatchObject({ outcome: 'failure' });
   });
 
@@ -25,15 +28,29 @@ describe('outcomeOf', () => {
 
 describe('resolveRequiredStatuses', () => {
   const repo = (over: Partial<RepoRow>): RepoRow => ({
-    id: 'r', org_id: 'o', host: 'h', owner: 'o', name: 'n', forge: 'git', remote: null, pr_ref_pattern: 'refs/pull/{n}/head',
-    ci_command: null, test_branch_prefix: 'greenline-merge', required_statuses: null, created_at: 0, ...over,
+    id: 'r',
+    org_id: 'o',
+    host: 'h',
+    owner: 'o',
+    name: 'n',
+    forge: 'git',
+    remote: null,
+    pr_ref_pattern: 'refs/pull/{n}/head',
+    ci_command: null,
+    test_branch_prefix: 'greenline-merge',
+    required_statuses: null,
+    created_at: 0,
+    ...over,
   });
 
   it('prefers the queue override, then the repo list, then the built-in runner', () => {
     const withAll = repo({ required_statuses: '["build"]', ci_command: 'make' });
     expect(resolveRequiredStatuses(['e2e'], withAll)).toEqual({ statuses: ['e2e'], source: 'merge_instance' });
     expect(resolveRequiredStatuses(null, withAll)).toEqual({ statuses: ['build'], source: 'trunk_config' });
-    expect(resolveRequiredStatuses(null, repo({ ci_command: 'make' }))).toEqual({ statuses: ['greenline/ci'], source: 'trunk_config' });
+    expect(resolveRequiredStatuses(null, repo({ ci_command: 'make' }))).toEqual({
+      statuses: ['greenline/ci'],
+      source: 'trunk_config',
+    });
     expect(resolveRequiredStatuses(null, repo({}))).toBeNull();
   });
 

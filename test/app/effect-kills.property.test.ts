@@ -37,10 +37,7 @@ const REPO = 'github.com/acme/web';
 const TTL = 15_000;
 const TERMINAL = ['MERGED', 'FAILED', 'CANCELLED'];
 
-type Action =
-  | { kind: 'cancel'; pr: number }
-  | { kind: 'ci'; pass: boolean }
-  | { kind: 'wait'; ms: number };
+type Action = { kind: 'cancel'; pr: number } | { kind: 'ci'; pass: boolean } | { kind: 'wait'; ms: number };
 
 interface Scenario {
   prs: number;
@@ -53,24 +50,35 @@ interface Scenario {
 const scenarios: fc.Arbitrary<Scenario> = fc.record({
   prs: fc.integer({ min: 2, max: 4 }),
   concurrency: fc.integer({ min: 1, max: 3 }),
-  kills: fc.array(fc.record({ at: fc.integer({ min: 0, max: 8 }), when: fc.constantFrom('before' as const, 'after' as const) }),
-    { minLength: 1, maxLength: 2 }),
-  actions: fc.array(fc.oneof(
-    fc.record({ kind: fc.constant('cancel' as const), pr: fc.integer({ min: 1, max: 4 }) }),
-    fc.record({ kind: fc.constant('ci' as const), pass: fc.boolean() }),
-    fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 1_000, max: 20_000 }) }),
-  ), { maxLength: 10 }),
+  kills: fc.array(
+    fc.record({ at: fc.integer({ min: 0, max: 8 }), when: fc.constantFrom('before' as const, 'after' as const) }),
+    { minLength: 1, maxLength: 2 },
+  ),
+  actions: fc.array(
+    fc.oneof(
+      fc.record({ kind: fc.constant('cancel' as const), pr: fc.integer({ min: 1, max: 4 }) }),
+      fc.record({ kind: fc.constant('ci' as const), pass: fc.boolean() }),
+      fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 1_000, max: 20_000 }) }),
+    ),
+    { maxLength: 10 },
+  ),
 });
 
 /** The effect a performed call was for, by key (a merge by the commit it puts on the target). */
 function effectOf(call: EffectCall, effects: EffectRow[]): EffectRow {
   const key = {
-    createTestBranch: `${call.runId}:createTestBranch`, ciStart: `${call.runId}:startCi`, ciCancel: `${call.runId}:cancelCi`,
-    deleteBranch: `${call.runId}:deleteTestBranch`, advanceTarget: null,
+    createTestBranch: `${call.runId}:createTestBranch`,
+    ciStart: `${call.runId}:startCi`,
+    ciCancel: `${call.runId}:cancelCi`,
+    deleteBranch: `${call.runId}:deleteTestBranch`,
+    advanceTarget: null,
   }[call.op];
-  const row = key !== null
-    ? effects.find((e) => e.key === key)
-    : effects.find((e) => e.kind === 'merge' && (JSON.parse(e.payload) as { testSha: string }).testSha === call.testSha);
+  const row =
+    key !== null
+      ? effects.find((e) => e.key === key)
+      : effects.find(
+          (e) => e.kind === 'merge' && (JSON.parse(e.payload) as { testSha: string }).testSha === call.testSha,
+        );
   if (!row) throw new Error(`no effect for ${call.op} ${call.runId ?? call.testSha}`);
   return row;
 }
@@ -79,15 +87,22 @@ export async function runScenario(databaseUrl: string, sc: Scenario): Promise<vo
   const { t, ctx, key } = await createQueueFixture({ databaseUrl, queue: { concurrency: sc.concurrency } });
   const log: EffectCall[] = [];
   const startedWhileOver: string[] = [];
-  const instances: MortalInstance[] = [...sc.kills, null].map((kill, i) => mortalInstance({
-    db: t.db, clock: t.clock, forge: t.forge, instanceId: `instance-${i}`, leaseTtlMs: TTL, log,
-    ...(kill ? { dieAt: (_call: EffectCall, n: number) => (n === kill.at ? kill.when : null) } : {}),
-    beforeCall: async (call) => {
-      if (call.op !== 'ciStart') return;
-      const status = (await findRunRow(t.db, call.runId!))?.status;
-      if (status !== 'in_progress') startedWhileOver.push(`${call.runId} (${status})`);
-    },
-  }));
+  const instances: MortalInstance[] = [...sc.kills, null].map((kill, i) =>
+    mortalInstance({
+      db: t.db,
+      clock: t.clock,
+      forge: t.forge,
+      instanceId: `instance-${i}`,
+      leaseTtlMs: TTL,
+      log,
+      ...(kill ? { dieAt: (_call: EffectCall, n: number) => (n === kill.at ? kill.when : null) } : {}),
+      beforeCall: async (call) => {
+        if (call.op !== 'ciStart') return;
+        const status = (await findRunRow(t.db, call.runId!))?.status;
+        if (status !== 'in_progress') startedWhileOver.push(`${call.runId} (${status})`);
+      },
+    }),
+  );
   let live = 0;
   const current = () => instances[live]!;
   /** Drains the live instance; when it dies, the next one serves from now on (and drives the queue once the lease lapses). */
@@ -96,13 +111,22 @@ export async function runScenario(databaseUrl: string, sc: Scenario): Promise<vo
     if (current().isDead()) live++;
   };
   const reported = new Set<string>();
-  const unreported = () => current().ci.startedRunIds().filter((id) => !reported.has(id));
+  const unreported = () =>
+    current()
+      .ci.startedRunIds()
+      .filter((id) => !reported.has(id));
   const report = async (runId: string, pass: boolean) => {
     reported.add(runId);
     await (pass ? current().ci.pass(runId) : current().ci.fail(runId));
   };
-  const entries = async () => Promise.all(Array.from({ length: sc.prs }, (_, i) =>
-    current().app.service.getSubmittedPullRequest(ctx, key, { number: i + 1 }).then((r) => r.entry)));
+  const entries = async () =>
+    Promise.all(
+      Array.from({ length: sc.prs }, (_, i) =>
+        current()
+          .app.service.getSubmittedPullRequest(ctx, key, { number: i + 1 })
+          .then((r) => r.entry),
+      ),
+    );
 
   try {
     for (let n = 1; n <= sc.prs; n++) {
@@ -115,9 +139,11 @@ export async function runScenario(databaseUrl: string, sc: Scenario): Promise<vo
         const entry = (await entries())[action.pr - 1]!;
         // A PR being merged can no longer be cancelled: the request is refused, as a user would see.
         if (!TERMINAL.includes(entry.state)) {
-          await current().app.service.cancelPullRequest(ctx, key, action.pr).catch((err: unknown) => {
-            if (!(err instanceof HttpError && err.code === 'INVALID_OPERATION')) throw err;
-          });
+          await current()
+            .app.service.cancelPullRequest(ctx, key, action.pr)
+            .catch((err: unknown) => {
+              if (!(err instanceof HttpError && err.code === 'INVALID_OPERATION')) throw err;
+            });
         }
       } else if (action.kind === 'ci') {
         const runId = unreported()[0];
@@ -129,8 +155,9 @@ export async function runScenario(databaseUrl: string, sc: Scenario): Promise<vo
     }
     // Drive to the end: leases lapse, CI passes, until every PR and every effect but wake-ups is done.
     const queueId = (await t.db.selectFrom('queues').select('id').executeTakeFirstOrThrow()).id;
-    const settled = async () => (await entries()).every((e) => TERMINAL.includes(e.state))
-      && (await listEffects(t.db, queueId)).every((e) => e.status !== 'pending' || e.kind === 'scheduleWakeup');
+    const settled = async () =>
+      (await entries()).every((e) => TERMINAL.includes(e.state)) &&
+      (await listEffects(t.db, queueId)).every((e) => e.status !== 'pending' || e.kind === 'scheduleWakeup');
     for (let round = 0; round < 40 && !(await settled()); round++) {
       t.clock.advance(TTL);
       await drain();
@@ -141,13 +168,17 @@ export async function runScenario(databaseUrl: string, sc: Scenario): Promise<vo
     const effects = await listEffects(t.db, queueId);
     const final = await entries();
     expect(final.map((e) => e.state).filter((s) => !TERMINAL.includes(s))).toEqual([]);
-    expect(effects.filter((e) => e.status !== 'done' && e.kind !== 'scheduleWakeup').map((e) => `${e.key} ${e.status}`)).toEqual([]);
+    expect(
+      effects.filter((e) => e.status !== 'done' && e.kind !== 'scheduleWakeup').map((e) => `${e.key} ${e.status}`),
+    ).toEqual([]);
 
     // A takeover deletes only test branches no run needs any more (a run that is over, whose own
     // deletion may still be due: that one is then harmless); the checks below are of effect calls.
     for (const call of log.filter((c) => c.atTakeover)) {
       expect(call.op).toBe('deleteBranch');
-      expect(['cancelled', 'failed', 'succeeded'], `branch of ${call.runId} deleted at takeover`).toContain((await findRunRow(t.db, call.runId!))?.status);
+      expect(['cancelled', 'failed', 'succeeded'], `branch of ${call.runId} deleted at takeover`).toContain(
+        (await findRunRow(t.db, call.runId!))?.status,
+      );
     }
     // In emission order within each chain, as the forge and the CIs saw it.
     const seen = log.filter((c) => !c.atTakeover).map((call) => ({ call, effect: effectOf(call, effects) }));
@@ -155,17 +186,26 @@ export async function runScenario(databaseUrl: string, sc: Scenario): Promise<vo
     for (const { call, effect } of seen) {
       const runId = (JSON.parse(effect.payload) as { runId: string }).runId;
       const before = lastOfRun.get(runId) ?? 0;
-      expect(effect.id, `${call.instance} ${call.op} ${effect.key} after a later effect of its run`).toBeGreaterThanOrEqual(before);
+      expect(
+        effect.id,
+        `${call.instance} ${call.op} ${effect.key} after a later effect of its run`,
+      ).toBeGreaterThanOrEqual(before);
       lastOfRun.set(runId, effect.id);
     }
     // Once each, but for the call an instance died after and a CI start whose CI died with its instance.
-    const diedAfter = new Set(instances.filter((m, i) => m.isDead() && sc.kills[i]!.when === 'after')
-      .map((m) => log.filter((c) => c.instance === m.app.leases.instanceId).at(-1)).filter((c) => c !== undefined));
+    const diedAfter = new Set(
+      instances
+        .filter((m, i) => m.isDead() && sc.kills[i]!.when === 'after')
+        .map((m) => log.filter((c) => c.instance === m.app.leases.instanceId).at(-1))
+        .filter((c) => c !== undefined),
+    );
     const deadInstances = new Set(instances.filter((m) => m.isDead()).map((m) => m.app.leases.instanceId));
     const byEffect = new Map<string, EffectCall[]>();
     for (const { call, effect } of seen) byEffect.set(effect.key, [...(byEffect.get(effect.key) ?? []), call]);
     for (const [effectKey, calls] of byEffect) {
-      const repeatable = calls.slice(0, -1).every((c) => diedAfter.has(c) || (c.op === 'ciStart' && deadInstances.has(c.instance)));
+      const repeatable = calls
+        .slice(0, -1)
+        .every((c) => diedAfter.has(c) || (c.op === 'ciStart' && deadInstances.has(c.instance)));
       expect(repeatable, `${effectKey} performed by ${calls.map((c) => c.instance).join(', ')}`).toBe(true);
     }
     // Every clean-up and merge done was performed; a test branch never built was for a run that is over.
@@ -174,17 +214,26 @@ export async function runScenario(databaseUrl: string, sc: Scenario): Promise<vo
     }
     for (const e of effects.filter((x) => x.kind === 'createTestBranch' && !byEffect.has(x.key))) {
       const runId = (JSON.parse(e.payload) as { runId: string }).runId;
-      expect(['cancelled', 'failed', 'succeeded'], `${e.key} skipped`).toContain((await findRunRow(t.db, runId))?.status);
+      expect(['cancelled', 'failed', 'succeeded'], `${e.key} skipped`).toContain(
+        (await findRunRow(t.db, runId))?.status,
+      );
     }
     // The queue's events in emission order.
     const emitted = effects.filter((e) => e.kind === 'emitEvent').map((e) => e.key);
-    expect((await t.db.selectFrom('queue_events').select('key').orderBy('id').execute()).map((e) => e.key)).toEqual(emitted);
+    expect((await t.db.selectFrom('queue_events').select('key').orderBy('id').execute()).map((e) => e.key)).toEqual(
+      emitted,
+    );
 
     expect(startedWhileOver).toEqual([]);
     expect([...t.forge.state(REPO).branches.keys()].filter((b) => b.startsWith('greenline-merge/'))).toEqual([]);
     const onMain = t.forge.prsOnBranch(REPO, 'main');
     expect(onMain).toEqual([...new Set(onMain)]);
-    expect([...onMain].sort()).toEqual(final.filter((e) => e.state === 'MERGED').map((e) => e.prNumber).sort());
+    expect([...onMain].sort()).toEqual(
+      final
+        .filter((e) => e.state === 'MERGED')
+        .map((e) => e.prNumber)
+        .sort(),
+    );
   } finally {
     await current().stop();
     if (dialectOf(t.db) === 'postgres') await emptyTables(t.db);
@@ -217,7 +266,11 @@ describe.each(databases)('effects under random kills on $name', (database) => {
     // (commits not waiting for the disk: the cases test order, not durability).
     const url = await database.url();
     const name = url.slice(url.lastIndexOf('/') + 1);
-    if (database.name === 'postgres') await withStore(url, (db) => sql`alter database ${sql.id(name)} set synchronous_commit = off`.execute(db));
-    await fc.assert(fc.asyncProperty(scenarios, async (sc) => runScenario(url, sc)), { numRuns });
+    if (database.name === 'postgres')
+      await withStore(url, (db) => sql`alter database ${sql.id(name)} set synchronous_commit = off`.execute(db));
+    await fc.assert(
+      fc.asyncProperty(scenarios, async (sc) => runScenario(url, sc)),
+      { numRuns },
+    );
   }, 240_000);
 });

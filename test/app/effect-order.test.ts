@@ -36,17 +36,27 @@ describe.each(databases)('effect order after a takeover on $name', (database) =>
     await t.close();
   });
 
-  const instanceA = (op: EffectOp, when: 'before' | 'after') => mortalInstance({
-    db: t.db, clock: t.clock, forge: t.forge, instanceId: 'instance-a', leaseTtlMs: TTL, log,
-    dieAt: (call) => (call.op === op ? when : null),
-  });
-  const branchesOf = (runId: string) => [...t.forge.state(REPO).branches.keys()].filter((name) => name.endsWith(`/${runId}`));
+  const instanceA = (op: EffectOp, when: 'before' | 'after') =>
+    mortalInstance({
+      db: t.db,
+      clock: t.clock,
+      forge: t.forge,
+      instanceId: 'instance-a',
+      leaseTtlMs: TTL,
+      log,
+      dieAt: (call) => (call.op === op ? when : null),
+    });
+  const branchesOf = (runId: string) =>
+    [...t.forge.state(REPO).branches.keys()].filter((name) => name.endsWith(`/${runId}`));
 
   /**
    * Submits PRs 1 and 2 through A, which dies at `op` (of PR 1's run, the first); through B cancels
    * PRs 1 and 2 and submits PRs 3 to 12; B takes over. Returns PR 1's run.
    */
-  async function dieCancelTakeOver(op: EffectOp, when: 'before' | 'after'): Promise<{ a: MortalInstance; runId: string }> {
+  async function dieCancelTakeOver(
+    op: EffectOp,
+    when: 'before' | 'after',
+  ): Promise<{ a: MortalInstance; runId: string }> {
     const a = instanceA(op, when);
     for (const n of [1, 2]) {
       t.forge.openPr(REPO, { number: n });
@@ -69,20 +79,26 @@ describe.each(databases)('effect order after a takeover on $name', (database) =>
     return { a, runId };
   }
 
-  it.each(['before', 'after'] as const)('A dies %s pushing the test branch: the branch of the cancelled run ends deleted', async (when) => {
-    const { runId } = await dieCancelTakeOver('createTestBranch', when);
-    expect(branchesOf(runId)).toEqual([]);
-    const ops = log.filter((c) => c.runId === runId).map((c) => `${c.instance} ${c.op}`);
-    expect(ops.at(-1)).toBe('instance-b deleteBranch');
-    expect(b.ci.startedRunIds()).not.toContain(runId);
-  });
+  it.each(['before', 'after'] as const)(
+    'A dies %s pushing the test branch: the branch of the cancelled run ends deleted',
+    async (when) => {
+      const { runId } = await dieCancelTakeOver('createTestBranch', when);
+      expect(branchesOf(runId)).toEqual([]);
+      const ops = log.filter((c) => c.runId === runId).map((c) => `${c.instance} ${c.op}`);
+      expect(ops.at(-1)).toBe('instance-b deleteBranch');
+      expect(b.ci.startedRunIds()).not.toContain(runId);
+    },
+  );
 
-  it('A dies starting CI: the cancelled run\'s CI is never started, its branch ends deleted', async () => {
+  it("A dies starting CI: the cancelled run's CI is never started, its branch ends deleted", async () => {
     const { a, runId } = await dieCancelTakeOver('ciStart', 'before');
     // The takeover may delete the branch of the cancelled run first (leftover test branches); the
     // effects of the run still come in their order.
-    expect(log.filter((c) => c.runId === runId && !c.atTakeover).map((c) => `${c.instance} ${c.op}`))
-      .toEqual(['instance-a createTestBranch', 'instance-b ciCancel', 'instance-b deleteBranch']);
+    expect(log.filter((c) => c.runId === runId && !c.atTakeover).map((c) => `${c.instance} ${c.op}`)).toEqual([
+      'instance-a createTestBranch',
+      'instance-b ciCancel',
+      'instance-b deleteBranch',
+    ]);
     expect(a.ci.started).toEqual([]);
     expect(b.ci.startedRunIds()).not.toContain(runId);
     expect(branchesOf(runId)).toEqual([]);
@@ -93,8 +109,9 @@ describe.each(databases)('effect order after a takeover on $name', (database) =>
     const queueId = (await t.db.selectFrom('queues').select('id').executeTakeFirstOrThrow()).id;
     const ofPr2 = (await listQueueEvents(t.db, queueId)).filter((e) => e.prNumbers.includes(2)).map((e) => e.type);
     expect(ofPr2).toEqual(['pull_request.submitted', 'pull_request.queued', 'pull_request.canceled']);
-    const emitted = (await t.db.selectFrom('effects').select(['id', 'key']).where('kind', '=', 'emitEvent').orderBy('id').execute())
-      .map((e) => e.key);
+    const emitted = (
+      await t.db.selectFrom('effects').select(['id', 'key']).where('kind', '=', 'emitEvent').orderBy('id').execute()
+    ).map((e) => e.key);
     const recorded = (await t.db.selectFrom('queue_events').select('key').orderBy('id').execute()).map((e) => e.key);
     expect(recorded).toEqual(emitted);
   });

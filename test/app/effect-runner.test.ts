@@ -38,7 +38,11 @@ describe.each(databases)('effect runner on $name', (database) => {
     const runId = await submitAndStartCi(1);
     expect((await stateOf(1)).state).toBe('TESTING');
     const started = t.ci.started.find((s) => s.runId === runId)!;
-    expect(started).toMatchObject({ targetBranch: 'main', prNumbers: [1], branch: expect.stringMatching(new RegExp(`^greenline-merge/pr-1/${runId}$`)) });
+    expect(started).toMatchObject({
+      targetBranch: 'main',
+      prNumbers: [1],
+      branch: expect.stringMatching(new RegExp(`^greenline-merge/pr-1/${runId}$`)),
+    });
     expect(t.forge.prsOnBranch(REPO, started.branch)).toEqual([1]);
 
     await t.ci.pass(runId);
@@ -102,7 +106,9 @@ describe.each(databases)('effect runner on $name', (database) => {
     const e = await stateOf(1);
     expect(e.state).toBe('FAILED');
     expect(e.lastReason).toBe('START_TEST_RUN_RETRY_EXHAUSTED');
-    expect((await listEffects(t.db, await queueId())).find((x) => x.kind === 'createTestBranch')?.status).toBe('failed');
+    expect((await listEffects(t.db, await queueId())).find((x) => x.kind === 'createTestBranch')?.status).toBe(
+      'failed',
+    );
   });
 
   it('scheduled wake-ups deliver ticks: a run past its testing timeout fails and its CI is cancelled', async () => {
@@ -121,18 +127,40 @@ describe.each(databases)('effect runner on $name', (database) => {
     await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
     // A runner claims the createTestBranch effect, does the forge work, and dies before recording it.
     const id = await queueId();
-    const claimed = (await t.db.transaction().execute(async (trx) =>
-      leaseEffects(trx, await selectDueEffectIds(trx, t.clock.now(), 10, id), t.clock.now() + 600_000)))
-      .find((e) => e.kind === 'createTestBranch');
+    const claimed = (
+      await t.db
+        .transaction()
+        .execute(async (trx) =>
+          leaseEffects(trx, await selectDueEffectIds(trx, t.clock.now(), 10, id), t.clock.now() + 600_000),
+        )
+    ).find((e) => e.kind === 'createTestBranch');
     const effect = JSON.parse(claimed!.payload);
     await t.forge.createTestBranch(
-      { id: 'x', org: 'x', repo: key.repo, forge: 'git', remote: null, prRefPattern: '', ciCommand: null, testBranchPrefix: '' },
-      { branch: effect.branch, baseSha: effect.baseSha, prs: effect.prs });
+      {
+        id: 'x',
+        org: 'x',
+        repo: key.repo,
+        forge: 'git',
+        remote: null,
+        prRefPattern: '',
+        ciCommand: null,
+        testBranchPrefix: '',
+      },
+      { branch: effect.branch, baseSha: effect.baseSha, prs: effect.prs },
+    );
     await t.app.stop();
 
     // A new process over the same store: nothing is due until the dead runner's lease expires.
-    const app = createApp({ db: t.db, clock: t.clock, forges: { git: t.forge }, pollIntervalMs: 60_000,
-      createCi: (onStatus) => { t.ci.onStatus = onStatus; return t.ci; } });
+    const app = createApp({
+      db: t.db,
+      clock: t.clock,
+      forges: { git: t.forge },
+      pollIntervalMs: 60_000,
+      createCi: (onStatus) => {
+        t.ci.onStatus = onStatus;
+        return t.ci;
+      },
+    });
     await app.runner.drain();
     expect(t.ci.started).toEqual([]);
     t.clock.advance(600_001);
@@ -147,8 +175,11 @@ describe.each(databases)('effect runner on $name', (database) => {
     expect(t.forge.calls.filter((c) => c.startsWith('advanceTarget'))).toHaveLength(1);
     expect(t.forge.prsOnBranch(REPO, 'main')).toEqual([1]);
     // Only the testing-timeout wake-up, due in the future, is still pending.
-    expect((await listEffects(t.db, await queueId())).filter((e) => e.status !== 'done').map((e) => [e.kind, e.run_at > t.clock.now()]))
-      .toEqual([['scheduleWakeup', true]]);
+    expect(
+      (await listEffects(t.db, await queueId()))
+        .filter((e) => e.status !== 'done')
+        .map((e) => [e.kind, e.run_at > t.clock.now()]),
+    ).toEqual([['scheduleWakeup', true]]);
   });
 
   it('predictive testing: the second PR is tested on top of the first, both merge in order', async () => {
@@ -190,7 +221,9 @@ describe.each(databases)('effect runner on $name', (database) => {
     const api = t.key('github.com/acme/api');
     await t.service.createQueue(ctx, api, {});
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
     const build = t.forge.createTestBranch.bind(t.forge);
     t.forge.createTestBranch = async (binding, req) => {
       if (binding.repo.name === 'web') await gate;

@@ -16,12 +16,20 @@ beforeEach(async () => {
 afterEach(() => t.close());
 
 async function httpError(p: Promise<unknown>): Promise<HttpError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(HttpError);
   return err as HttpError;
 }
 
-async function expectError(p: Promise<unknown>, code: string, status: number, message?: RegExp | string): Promise<void> {
+async function expectError(
+  p: Promise<unknown>,
+  code: string,
+  status: number,
+  message?: RegExp | string,
+): Promise<void> {
   const err = await httpError(p);
   expect({ code: err.code, status: err.status }).toEqual({ code, status });
   if (message) expect(err.message).toMatch(message);
@@ -51,7 +59,12 @@ describe('createQueue / getQueue', () => {
     await t.service.createQueue(ctx, key, {});
     const v = await t.service.getQueue(ctx, key);
     expect(v.snapshot.state).toBe('RUNNING');
-    expect(v.snapshot.config).toMatchObject({ mode: 'single', concurrency: 1, testingTimeoutMinutes: 300, requiredStatuses: null });
+    expect(v.snapshot.config).toMatchObject({
+      mode: 'single',
+      concurrency: 1,
+      testingTimeoutMinutes: 300,
+      requiredStatuses: null,
+    });
     expect(v.snapshot.targetSha).toBe(t.forge.state(REPO).branches.get('main'));
     expect(v.enqueued).toEqual([]);
   });
@@ -61,16 +74,36 @@ describe('createQueue / getQueue', () => {
     expect((await t.service.getQueue(ctx, key)).snapshot.config).toMatchObject({ mode: 'parallel', concurrency: 5 });
   });
 
-  it('409 when the queue exists, 404 for an unknown or another org\'s repo, 400 for bad settings', async () => {
+  it("409 when the queue exists, 404 for an unknown or another org's repo, 400 for bad settings", async () => {
     await t.service.createQueue(ctx, key, {});
-    await expectError(t.service.createQueue(ctx, key, {}), 'QUEUE_EXISTS', 409, 'A merge queue already exists for branch "main" in this repository');
-    await expectError(t.service.createQueue(ctx, t.key('github.com/acme/nope'), {}), 'REPO_NOT_FOUND', 404, /github.com\/acme\/nope/);
+    await expectError(
+      t.service.createQueue(ctx, key, {}),
+      'QUEUE_EXISTS',
+      409,
+      'A merge queue already exists for branch "main" in this repository',
+    );
+    await expectError(
+      t.service.createQueue(ctx, t.key('github.com/acme/nope'), {}),
+      'REPO_NOT_FOUND',
+      404,
+      /github.com\/acme\/nope/,
+    );
     const { ctx: other } = await t.createOrg('other');
     await expectError(t.service.createQueue(other, t.key(REPO, 'dev'), {}), 'REPO_NOT_FOUND', 404);
     await expectError(t.service.getQueue(other, key), 'REPO_NOT_FOUND', 404);
-    await expectError(t.service.createQueue(ctx, t.key(REPO, 'dev'), { concurrency: 0 }), 'VALIDATION_FAILED', 400, /concurrency/);
+    await expectError(
+      t.service.createQueue(ctx, t.key(REPO, 'dev'), { concurrency: 0 }),
+      'VALIDATION_FAILED',
+      400,
+      /concurrency/,
+    );
     for (const bad of ['', 'a..b', 'feature/', '-x', 'has space', 'x.lock', 'a:b']) {
-      await expectError(t.service.createQueue(ctx, t.key(REPO, bad), {}), 'VALIDATION_FAILED', 400, /targetBranch .* is not a valid branch name/);
+      await expectError(
+        t.service.createQueue(ctx, t.key(REPO, bad), {}),
+        'VALIDATION_FAILED',
+        400,
+        /targetBranch .* is not a valid branch name/,
+      );
     }
     await t.service.createQueue(ctx, t.key(REPO, 'release/2026.1'), {});
   });
@@ -86,7 +119,11 @@ describe('createQueue / getQueue', () => {
     await submit(3, { priority: 'high' });
     const v = await t.service.getQueue(ctx, key);
     // #1 took the only test slot; the others wait by priority.
-    expect(v.enqueued.map((e) => [e.prNumber, e.state])).toEqual([[1, 'TESTING'], [3, 'PENDING'], [2, 'PENDING']]);
+    expect(v.enqueued.map((e) => [e.prNumber, e.state])).toEqual([
+      [1, 'TESTING'],
+      [3, 'PENDING'],
+      [2, 'PENDING'],
+    ]);
     expect(v.enqueued.some((e) => e.prNumber === 9)).toBe(false);
     expect(v.snapshot.entries.find((e) => e.prNumber === 9)?.state).toBe('NOT_READY');
   });
@@ -97,15 +134,24 @@ describe('updateQueue', () => {
 
   it('patches settings, keeps the others, and returns the view', async () => {
     const v = await t.service.updateQueue(ctx, key, { concurrency: 3, batch: true });
-    expect(v.snapshot.config).toMatchObject({ concurrency: 3, batch: true, mode: 'single', testingTimeoutMinutes: 300 });
+    expect(v.snapshot.config).toMatchObject({
+      concurrency: 3,
+      batch: true,
+      mode: 'single',
+      testingTimeoutMinutes: 300,
+    });
     const again = await t.service.updateQueue(ctx, key, { concurrency: 3, batch: true });
     expect(again.snapshot.config).toEqual(v.snapshot.config);
   });
 
   it('requiredStatuses: [] sets an empty override, deleteRequiredStatuses clears it', async () => {
     await t.service.updateQueue(ctx, key, { requiredStatuses: ['build'] });
-    expect((await t.service.updateQueue(ctx, key, { requiredStatuses: [] })).snapshot.config.requiredStatuses).toEqual([]);
-    expect((await t.service.updateQueue(ctx, key, { deleteRequiredStatuses: true })).snapshot.config.requiredStatuses).toBeNull();
+    expect((await t.service.updateQueue(ctx, key, { requiredStatuses: [] })).snapshot.config.requiredStatuses).toEqual(
+      [],
+    );
+    expect(
+      (await t.service.updateQueue(ctx, key, { deleteRequiredStatuses: true })).snapshot.config.requiredStatuses,
+    ).toBeNull();
   });
 
   it('sets the queue state', async () => {
@@ -114,8 +160,18 @@ describe('updateQueue', () => {
   });
 
   it('400 for bad values, 404 for a missing queue', async () => {
-    await expectError(t.service.updateQueue(ctx, key, { testingTimeoutMinutes: 0 }), 'VALIDATION_FAILED', 400, /testingTimeoutMinutes/);
-    await expectError(t.service.updateQueue(ctx, key, { state: 'SWITCHING_MODES' as never }), 'VALIDATION_FAILED', 400, /state/);
+    await expectError(
+      t.service.updateQueue(ctx, key, { testingTimeoutMinutes: 0 }),
+      'VALIDATION_FAILED',
+      400,
+      /testingTimeoutMinutes/,
+    );
+    await expectError(
+      t.service.updateQueue(ctx, key, { state: 'SWITCHING_MODES' as never }),
+      'VALIDATION_FAILED',
+      400,
+      /state/,
+    );
     await expectError(t.service.updateQueue(ctx, t.key(REPO, 'dev'), { concurrency: 2 }), 'QUEUE_NOT_FOUND', 404);
   });
 });
@@ -127,7 +183,12 @@ describe('deleteQueue', () => {
     t.forge.openPr(REPO, { number: 4, mergeability: 'not_mergeable' });
     await submit(4);
     await submit(7);
-    await expectError(t.service.deleteQueue(ctx, key), 'QUEUE_NOT_EMPTY', 400, 'The queue still holds 2 pull requests (#4, #7)');
+    await expectError(
+      t.service.deleteQueue(ctx, key),
+      'QUEUE_NOT_EMPTY',
+      400,
+      'The queue still holds 2 pull requests (#4, #7)',
+    );
     await t.service.cancelPullRequest(ctx, key, 4);
     await expectError(t.service.deleteQueue(ctx, key), 'QUEUE_NOT_EMPTY', 400, /holds 1 pull request \(#7\)/);
   });
@@ -146,7 +207,12 @@ describe('submitPullRequest', () => {
   beforeEach(() => withQueue());
 
   it('404 when the PR does not exist on the forge, or the queue does not exist', async () => {
-    await expectError(t.service.submitPullRequest(ctx, key, { prNumber: 42 }), 'PR_NOT_FOUND', 404, 'Pull request #42 does not exist in acme/web');
+    await expectError(
+      t.service.submitPullRequest(ctx, key, { prNumber: 42 }),
+      'PR_NOT_FOUND',
+      404,
+      'Pull request #42 does not exist in acme/web',
+    );
     t.forge.openPr(REPO, { number: 1 });
     await expectError(t.service.submitPullRequest(ctx, t.key(REPO, 'dev'), { prNumber: 1 }), 'QUEUE_NOT_FOUND', 404);
     await expectError(t.service.submitPullRequest(ctx, key, { prNumber: 0 }), 'VALIDATION_FAILED', 400, /pr.number/);
@@ -154,7 +220,12 @@ describe('submitPullRequest', () => {
 
   it('400 PR_ALREADY_MERGED for a PR the forge reports already in the target; nothing is queued', async () => {
     t.forge.openPr(REPO, { number: 3, alreadyInBase: true });
-    await expectError(t.service.submitPullRequest(ctx, key, { prNumber: 3 }), 'PR_ALREADY_MERGED', 400, /PR #3 is already merged: .* into main changes nothing/);
+    await expectError(
+      t.service.submitPullRequest(ctx, key, { prNumber: 3 }),
+      'PR_ALREADY_MERGED',
+      400,
+      /PR #3 is already merged: .* into main changes nothing/,
+    );
     await expectError(t.service.getSubmittedPullRequest(ctx, key, { number: 3 }), 'PR_NOT_SUBMITTED', 404);
   });
 
@@ -170,7 +241,15 @@ describe('submitPullRequest', () => {
     t.forge.openPr(REPO, { number: 5, title: 'Add login', author: 'ada' });
     await submit(5, { priority: 'high', noBatch: true });
     const e = await entry(5);
-    expect(e).toMatchObject({ prNumber: 5, title: 'Add login', author: 'ada', priorityName: 'high', priorityValue: 10, noBatch: true, trip: 1 });
+    expect(e).toMatchObject({
+      prNumber: 5,
+      title: 'Add login',
+      author: 'ada',
+      priorityName: 'high',
+      priorityValue: 10,
+      noBatch: true,
+      trip: 1,
+    });
     expect(e.headSha).toBe(t.forge.state(REPO).prs.get(5)!.headSha);
   });
 
@@ -184,8 +263,18 @@ describe('submitPullRequest', () => {
     await submit(4);
     expect(await entry(4)).toMatchObject({ priorityName: 'medium', usedDefaultPriorityName: 'medium' });
     t.forge.openPr(REPO, { number: 5 });
-    await expectError(t.service.submitPullRequest(ctx, key, { prNumber: 5, priority: 'soon' as never }), 'VALIDATION_FAILED', 400, /priority "soon"/);
-    await expectError(t.service.submitPullRequest(ctx, key, { prNumber: 5, priority: 300 }), 'VALIDATION_FAILED', 400, /priority 300/);
+    await expectError(
+      t.service.submitPullRequest(ctx, key, { prNumber: 5, priority: 'soon' as never }),
+      'VALIDATION_FAILED',
+      400,
+      /priority "soon"/,
+    );
+    await expectError(
+      t.service.submitPullRequest(ctx, key, { prNumber: 5, priority: 300 }),
+      'VALIDATION_FAILED',
+      400,
+      /priority 300/,
+    );
     await expectError(t.service.getSubmittedPullRequest(ctx, key, { number: 5 }), 'PR_NOT_SUBMITTED', 404);
   });
 
@@ -248,14 +337,20 @@ describe('getSubmittedPullRequest', () => {
   it('404 PR_NOT_SUBMITTED for a PR never submitted, by number or by head branch', async () => {
     t.forge.openPr(REPO, { number: 1, headBranch: 'feature' });
     await expectError(t.service.getSubmittedPullRequest(ctx, key, { number: 1 }), 'PR_NOT_SUBMITTED', 404, /#1/);
-    await expectError(t.service.getSubmittedPullRequest(ctx, key, { branch: 'feature' }), 'PR_NOT_SUBMITTED', 404, /from branch "feature"/);
+    await expectError(
+      t.service.getSubmittedPullRequest(ctx, key, { branch: 'feature' }),
+      'PR_NOT_SUBMITTED',
+      404,
+      /from branch "feature"/,
+    );
   });
 
   it('by head branch: the PR from it still in the queue, else the one that left the queue last', async () => {
     t.forge.openPr(REPO, { number: 1, headBranch: 'feature' });
     t.forge.openPr(REPO, { number: 2, headBranch: 'feature' });
     t.forge.openPr(REPO, { number: 3, headBranch: 'other' });
-    const byBranch = async (branch: string) => (await t.service.getSubmittedPullRequest(ctx, key, { branch })).entry.prNumber;
+    const byBranch = async (branch: string) =>
+      (await t.service.getSubmittedPullRequest(ctx, key, { branch })).entry.prNumber;
     await submit(1);
     await submit(3);
     expect(await byBranch('feature')).toBe(1);
@@ -275,30 +370,53 @@ describe('getSubmittedPullRequest', () => {
     await expectError(t.service.getSubmittedPullRequest(ctx, key, { branch: 'nope' }), 'PR_NOT_SUBMITTED', 404);
   });
 
-  it('404 for an unknown repository, another org\'s repository, or a branch without a queue', async () => {
+  it("404 for an unknown repository, another org's repository, or a branch without a queue", async () => {
     await submit(1);
-    await expectError(t.service.getSubmittedPullRequest(ctx, t.key('github.com/acme/nope'), { number: 1 }), 'REPO_NOT_FOUND', 404, /acme\/nope/);
+    await expectError(
+      t.service.getSubmittedPullRequest(ctx, t.key('github.com/acme/nope'), { number: 1 }),
+      'REPO_NOT_FOUND',
+      404,
+      /acme\/nope/,
+    );
     const { ctx: other } = await t.createOrg('beta');
     await expectError(t.service.getSubmittedPullRequest(other, key, { number: 1 }), 'REPO_NOT_FOUND', 404);
-    await expectError(t.service.getSubmittedPullRequest(ctx, t.key(REPO, 'dev'), { number: 1 }), 'QUEUE_NOT_FOUND', 404, /"dev"/);
-    await expectError(t.service.getSubmittedPullRequest(ctx, t.key(REPO, 'dev'), { branch: 'feature' }), 'QUEUE_NOT_FOUND', 404);
+    await expectError(
+      t.service.getSubmittedPullRequest(ctx, t.key(REPO, 'dev'), { number: 1 }),
+      'QUEUE_NOT_FOUND',
+      404,
+      /"dev"/,
+    );
+    await expectError(
+      t.service.getSubmittedPullRequest(ctx, t.key(REPO, 'dev'), { branch: 'feature' }),
+      'QUEUE_NOT_FOUND',
+      404,
+    );
     expect((await entry(1)).prNumber).toBe(1);
   });
 
-  it('reads the queue\'s settings as they are now', async () => {
+  it("reads the queue's settings as they are now", async () => {
     // Not ready (another base branch), so not admitted: the mode changes at once.
     t.forge.openPr(REPO, { number: 1, baseBranch: 'dev' });
     await submit(1);
-    expect((await t.service.getSubmittedPullRequest(ctx, key, { number: 1 })).readiness.requiresImpactedTargets).toBe(false);
+    expect((await t.service.getSubmittedPullRequest(ctx, key, { number: 1 })).readiness.requiresImpactedTargets).toBe(
+      false,
+    );
     await t.service.updateQueue(ctx, key, { mode: 'parallel' });
-    expect((await t.service.getSubmittedPullRequest(ctx, key, { number: 1 })).readiness.requiresImpactedTargets).toBe(true);
+    expect((await t.service.getSubmittedPullRequest(ctx, key, { number: 1 })).readiness.requiresImpactedTargets).toBe(
+      true,
+    );
   });
 
   it('reports readiness and whether the PR is still in the queue', async () => {
     t.forge.openPr(REPO, { number: 2, baseBranch: 'dev', mergeability: 'in_progress' });
     await submit(2);
     let v = await t.service.getSubmittedPullRequest(ctx, key, { number: 2 });
-    expect(v.readiness).toEqual({ hasImpactedTargets: false, requiresImpactedTargets: false, doesBaseBranchMatch: false, gitHubMergeability: 'in_progress' });
+    expect(v.readiness).toEqual({
+      hasImpactedTargets: false,
+      requiresImpactedTargets: false,
+      doesBaseBranchMatch: false,
+      gitHubMergeability: 'in_progress',
+    });
     expect(v.isCurrentlySubmittedToQueue).toBe(true);
     await t.service.cancelPullRequest(ctx, key, 2);
     v = await t.service.getSubmittedPullRequest(ctx, key, { number: 2 });
@@ -330,16 +448,30 @@ describe('listPullRequests', () => {
     t.clock.advance(5000);
     const cancelAt = t.clock.now();
     await t.service.cancelPullRequest(ctx, key, 2);
-    expect((await t.service.listPullRequests(ctx, key, { take: 10, state: 'CANCELLED' })).items.map((e) => e.prNumber)).toEqual([2]);
-    expect((await t.service.listPullRequests(ctx, key, { take: 10, since: cancelAt })).items.map((e) => e.prNumber)).toEqual([2]);
+    expect(
+      (await t.service.listPullRequests(ctx, key, { take: 10, state: 'CANCELLED' })).items.map((e) => e.prNumber),
+    ).toEqual([2]);
+    expect(
+      (await t.service.listPullRequests(ctx, key, { take: 10, since: cancelAt })).items.map((e) => e.prNumber),
+    ).toEqual([2]);
     expect((await t.service.listPullRequests(ctx, key, { take: 10, since: cancelAt + 1 })).items).toEqual([]);
   });
 
   it('400 for a bad take, state or cursor', async () => {
     await expectError(t.service.listPullRequests(ctx, key, { take: 0 }), 'VALIDATION_FAILED', 400, /take/);
     await expectError(t.service.listPullRequests(ctx, key, { take: 101 }), 'VALIDATION_FAILED', 400, /take/);
-    await expectError(t.service.listPullRequests(ctx, key, { take: 5, state: 'DONE' as never }), 'VALIDATION_FAILED', 400, /state/);
-    await expectError(t.service.listPullRequests(ctx, key, { take: 5, cursor: '00000000-0000-4000-8000-000000000000' }), 'VALIDATION_FAILED', 400, /cursor/);
+    await expectError(
+      t.service.listPullRequests(ctx, key, { take: 5, state: 'DONE' as never }),
+      'VALIDATION_FAILED',
+      400,
+      /state/,
+    );
+    await expectError(
+      t.service.listPullRequests(ctx, key, { take: 5, cursor: '00000000-0000-4000-8000-000000000000' }),
+      'VALIDATION_FAILED',
+      400,
+      /cursor/,
+    );
   });
 });
 
@@ -365,9 +497,23 @@ describe('setImpactedTargets', () => {
   });
 
   it('404 for a repo outside the org; 400 for bad input', async () => {
-    await expectError(t.service.setImpactedTargets(ctx, t.key('github.com/x/y'), { prNumber: 1, sha: 'a', targets: [] }), 'REPO_NOT_FOUND', 404);
-    await expectError(t.service.setImpactedTargets(ctx, key, { prNumber: 1, sha: '', targets: [] }), 'VALIDATION_FAILED', 400, /pr.sha/);
-    await expectError(t.service.setImpactedTargets(ctx, key, { prNumber: 1, sha: 'a', targets: [1] as never }), 'VALIDATION_FAILED', 400, /impactedTargets/);
+    await expectError(
+      t.service.setImpactedTargets(ctx, t.key('github.com/x/y'), { prNumber: 1, sha: 'a', targets: [] }),
+      'REPO_NOT_FOUND',
+      404,
+    );
+    await expectError(
+      t.service.setImpactedTargets(ctx, key, { prNumber: 1, sha: '', targets: [] }),
+      'VALIDATION_FAILED',
+      400,
+      /pr.sha/,
+    );
+    await expectError(
+      t.service.setImpactedTargets(ctx, key, { prNumber: 1, sha: 'a', targets: [1] as never }),
+      'VALIDATION_FAILED',
+      400,
+      /impactedTargets/,
+    );
   });
 });
 
@@ -385,10 +531,12 @@ describe('getTestingDetails, reportStatus, getTestRunLog', () => {
     expect(d.run).toMatchObject({ id: runId, prNumbers: [1], status: 'in_progress' });
     expect(d.run.testSha).toBe(t.forge.state(REPO).branches.get(d.run.testBranch));
     expect(d).toMatchObject({
-      requiredStatuses: ['greenline/ci'], requiredStatusesSource: 'trunk_config',
+      requiredStatuses: ['greenline/ci'],
+      requiredStatusesSource: 'trunk_config',
       statuses: [{ context: 'greenline/ci', state: 'pending' }],
       testedPullRequests: [{ prNumber: 1, title: 'Fix bug' }],
-      impactedTargets: ['//a', '//b'], impactedTargetsForTestedPrs: ['//a', '//b'],
+      impactedTargets: ['//a', '//b'],
+      impactedTargetsForTestedPrs: ['//a', '//b'],
     });
     await expectError(t.service.getTestingDetails(ctx, key, 'nope'), 'TEST_RUN_NOT_FOUND', 404);
   });
@@ -402,14 +550,30 @@ describe('getTestingDetails, reportStatus, getTestRunLog', () => {
     await t.service.submitPullRequest(ctx, api, { prNumber: 1 });
     await t.runEffects();
     expect(t.ci.started).toEqual([]);
-    const { run } = await t.service.getTestingDetails(ctx, api, (await t.service.getSubmittedPullRequest(ctx, api, { number: 1 })).entry.runId!);
+    const { run } = await t.service.getTestingDetails(
+      ctx,
+      api,
+      (await t.service.getSubmittedPullRequest(ctx, api, { number: 1 })).entry.runId!,
+    );
     expect((await t.service.getTestingDetails(ctx, api, run.id)).requiredStatusesSource).toBe('merge_instance');
 
-    await t.service.reportStatus(ctx, { repo: api.repo, sha: run.testSha!, status: { context: 'build', state: 'success' } });
-    await t.service.reportStatus(ctx, { repo: api.repo, testRunId: run.id, status: { context: 'coverage', state: 'failure' } });
+    await t.service.reportStatus(ctx, {
+      repo: api.repo,
+      sha: run.testSha!,
+      status: { context: 'build', state: 'success' },
+    });
+    await t.service.reportStatus(ctx, {
+      repo: api.repo,
+      testRunId: run.id,
+      status: { context: 'coverage', state: 'failure' },
+    });
     await t.runEffects();
     expect((await t.service.getSubmittedPullRequest(ctx, api, { number: 1 })).entry.state).toBe('TESTING');
-    await t.service.reportStatus(ctx, { repo: api.repo, testRunId: run.id, status: { context: 'lint', state: 'success', url: 'http://ci/2' } });
+    await t.service.reportStatus(ctx, {
+      repo: api.repo,
+      testRunId: run.id,
+      status: { context: 'lint', state: 'success', url: 'http://ci/2' },
+    });
     await t.runEffects();
     expect((await t.service.getSubmittedPullRequest(ctx, api, { number: 1 })).entry.state).toBe('MERGED');
   });
@@ -426,17 +590,44 @@ describe('getTestingDetails, reportStatus, getTestRunLog', () => {
     expect(e.lastReason).toBe('START_TEST_RUN_NO_REQUIRED_STATUSES');
   });
 
-  it('reportStatus: 400 for bad input, 404 for an unknown run or another repo\'s run', async () => {
+  it("reportStatus: 400 for bad input, 404 for an unknown run or another repo's run", async () => {
     await submit(1);
     await t.runEffects();
     const runId = (await entry(1)).runId!;
     const status = { context: 'build', state: 'success' as const };
-    await expectError(t.service.reportStatus(ctx, { repo: key.repo, status }), 'VALIDATION_FAILED', 400, /testRunId or sha/);
-    await expectError(t.service.reportStatus(ctx, { repo: key.repo, testRunId: runId, status: { context: 'b', state: 'done' as never } }), 'VALIDATION_FAILED', 400, /state/);
-    await expectError(t.service.reportStatus(ctx, { repo: key.repo, testRunId: runId, status: { context: '', state: 'success' } }), 'VALIDATION_FAILED', 400, /context/);
-    await expectError(t.service.reportStatus(ctx, { repo: key.repo, testRunId: 'nope', status }), 'TEST_RUN_NOT_FOUND', 404);
+    await expectError(
+      t.service.reportStatus(ctx, { repo: key.repo, status }),
+      'VALIDATION_FAILED',
+      400,
+      /testRunId or sha/,
+    );
+    await expectError(
+      t.service.reportStatus(ctx, {
+        repo: key.repo,
+        testRunId: runId,
+        status: { context: 'b', state: 'done' as never },
+      }),
+      'VALIDATION_FAILED',
+      400,
+      /state/,
+    );
+    await expectError(
+      t.service.reportStatus(ctx, { repo: key.repo, testRunId: runId, status: { context: '', state: 'success' } }),
+      'VALIDATION_FAILED',
+      400,
+      /context/,
+    );
+    await expectError(
+      t.service.reportStatus(ctx, { repo: key.repo, testRunId: 'nope', status }),
+      'TEST_RUN_NOT_FOUND',
+      404,
+    );
     await t.connectRepo('acme', 'github.com/acme/api');
-    await expectError(t.service.reportStatus(ctx, { repo: t.key('github.com/acme/api').repo, testRunId: runId, status }), 'TEST_RUN_NOT_FOUND', 404);
+    await expectError(
+      t.service.reportStatus(ctx, { repo: t.key('github.com/acme/api').repo, testRunId: runId, status }),
+      'TEST_RUN_NOT_FOUND',
+      404,
+    );
   });
 
   it('getTestRunLog returns the CI log, null when none, 404 for an unknown run', async () => {

@@ -68,10 +68,12 @@ describe('metrics', () => {
     expect(value(later, `mq_pr_test_duration_1h_seconds_count{${L}}`)).toBe(0);
   });
 
-  it('is limited to the caller\'s org; an unknown repo filter is a 404', async () => {
+  it("is limited to the caller's org; an unknown repo filter is a 404", async () => {
     const { ctx: other } = await t.createOrg('other');
     expect(await t.service.metrics(other, {})).not.toContain('acme/web');
-    const err = await t.service.metrics(ctx, { repo: { host: 'github.com', owner: 'acme', name: 'nope' } }).catch((e: unknown) => e);
+    const err = await t.service
+      .metrics(ctx, { repo: { host: 'github.com', owner: 'acme', name: 'nope' } })
+      .catch((e: unknown) => e);
     expect((err as HttpError).code).toBe('REPO_NOT_FOUND');
   });
 });

@@ -30,7 +30,8 @@ describe.each(pg)('application on $name', (database) => {
       await t.service.submitPullRequest(ctx, key, { prNumber: n });
     }
     await t.runEffects();
-    for (const n of [1, 2]) await t.ci.pass((await t.service.getSubmittedPullRequest(ctx, key, { number: n })).entry.runId!);
+    for (const n of [1, 2])
+      await t.ci.pass((await t.service.getSubmittedPullRequest(ctx, key, { number: n })).entry.runId!);
     await t.runEffects();
     expect(t.forge.prsOnBranch(REPO, 'main')).toEqual([1, 2]);
     const page = await t.service.listPullRequests(ctx, key, { take: 10, state: 'MERGED' });
@@ -47,10 +48,13 @@ describe.each(pg)('application on $name', (database) => {
         await t.db.transaction().execute((trx) => notifyEffects(trx, 'probe'));
         return heard.includes('probe');
       });
-      await t.db.transaction().execute(async (trx) => {
-        await notifyEffects(trx, queueId);
-        throw new Error('rolled back');
-      }).catch(() => undefined);
+      await t.db
+        .transaction()
+        .execute(async (trx) => {
+          await notifyEffects(trx, queueId);
+          throw new Error('rolled back');
+        })
+        .catch(() => undefined);
       t.forge.openPr(REPO, { number: 1 });
       await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
       await waitFor(async () => heard.includes(queueId));
@@ -62,14 +66,24 @@ describe.each(pg)('application on $name', (database) => {
   });
 
   it('two instances applying events to one queue at once lose nothing', async () => {
-    const other = createApp({ db: t.db, clock: t.clock, forges: { git: t.forge }, pollIntervalMs: 60_000, createCi: () => t.ci });
+    const other = createApp({
+      db: t.db,
+      clock: t.clock,
+      forges: { git: t.forge },
+      pollIntervalMs: 60_000,
+      createCi: () => t.ci,
+    });
     const prs = Array.from({ length: 16 }, (_, i) => i + 1);
     for (const n of prs) t.forge.openPr(REPO, { number: n });
     await Promise.all(prs.map((n) => (n % 2 ? t.service : other.service).submitPullRequest(ctx, key, { prNumber: n })));
     const { snapshot } = await t.service.getQueue(ctx, key);
     expect(snapshot.entries.map((e) => e.prNumber).sort((a, b) => a - b)).toEqual(prs);
     // Each submission is one write: the versions line up with the events applied.
-    const transitions = await t.db.selectFrom('transitions').select('pr_number').where('to_state', '=', 'NOT_READY').execute();
+    const transitions = await t.db
+      .selectFrom('transitions')
+      .select('pr_number')
+      .where('to_state', '=', 'NOT_READY')
+      .execute();
     expect(transitions.map((r) => Number(r.pr_number)).sort((a, b) => a - b)).toEqual(prs);
     expect(snapshot.runs.length).toBe(2);
   });

@@ -30,7 +30,12 @@ describe.each(databases)('queue takeover on $name', (database) => {
     ({ t, ctx, key } = await createQueueFixture({ databaseUrl: await database.url() }));
     ciB = new ScriptedCi();
     b = createApp({
-      db: t.db, clock: t.clock, forges: { git: t.forge, github: t.forge }, pollIntervalMs: 60_000, leaseTtlMs: TTL, instanceId: 'instance-b',
+      db: t.db,
+      clock: t.clock,
+      forges: { git: t.forge, github: t.forge },
+      pollIntervalMs: 60_000,
+      leaseTtlMs: TTL,
+      instanceId: 'instance-b',
       createCi: (onStatus) => {
         ciB.onStatus = onStatus;
         return ciB;
@@ -92,8 +97,16 @@ describe.each(databases)('queue takeover on $name', (database) => {
     const q = await queueId();
     const now = t.clock.now();
     // A claims the test branch effect (10-minute effect lease) and dies before doing it.
-    const claimed = await t.db.transaction().execute(async (trx) =>
-      leaseEffects(trx, await selectDueEffectIds(trx, now, 10, q, t.app.leases.instanceId), now + 600_000, t.app.leases.instanceId));
+    const claimed = await t.db
+      .transaction()
+      .execute(async (trx) =>
+        leaseEffects(
+          trx,
+          await selectDueEffectIds(trx, now, 10, q, t.app.leases.instanceId),
+          now + 600_000,
+          t.app.leases.instanceId,
+        ),
+      );
     expect(claimed.map((e) => e.kind)).toContain('createTestBranch');
 
     t.clock.advance(TTL);
@@ -103,7 +116,7 @@ describe.each(databases)('queue takeover on $name', (database) => {
     expect(t.clock.now() - now).toBeLessThan(600_000);
   });
 
-  it('the new holder deletes test branches no run needs (a finished run\'s, an unknown run\'s) and keeps those in use', async () => {
+  it("the new holder deletes test branches no run needs (a finished run's, an unknown run's) and keeps those in use", async () => {
     t.forge.openPr(REPO, { number: 1 });
     t.forge.openPr(REPO, { number: 2 });
     await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
@@ -131,7 +144,9 @@ describe.each(databases)('queue takeover on $name', (database) => {
     t.clock.advance(TTL);
     await b.runner.drain();
     expect((await listQueueLeases(t.db)).map((l) => l.holder)).toEqual(['instance-b']);
-    expect([...branches.keys()].filter((n) => n.startsWith('greenline-merge/')).sort()).toEqual(['greenline-merge/notes', inUse].sort());
+    expect([...branches.keys()].filter((n) => n.startsWith('greenline-merge/')).sort()).toEqual(
+      ['greenline-merge/notes', inUse].sort(),
+    );
   });
 
   it('a stopping instance gives its queues up: the other takes them at once', async () => {

@@ -4,15 +4,28 @@ import { findRepo } from '../../src/store/repos.js';
 import { createQueueFixture, type QueueFixture } from '../helpers/service.js';
 
 let f: QueueFixture;
-beforeEach(async () => { f = await createQueueFixture(); });
+beforeEach(async () => {
+  f = await createQueueFixture();
+});
 afterEach(() => f.t.close());
 
 describe('connectRepo', () => {
   it('stores the binding with defaults and creates the org when missing', async () => {
-    const row = await connectRepo(f.t.db, { org: 'newco', slug: 'git.example.com/team/api', forge: 'git', remote: '/srv/api.git' }, 5);
+    const row = await connectRepo(
+      f.t.db,
+      { org: 'newco', slug: 'git.example.com/team/api', forge: 'git', remote: '/srv/api.git' },
+      5,
+    );
     expect(row).toMatchObject({
-      host: 'git.example.com', owner: 'team', name: 'api', forge: 'git', remote: '/srv/api.git',
-      pr_ref_pattern: 'refs/pull/{n}/head', test_branch_prefix: 'greenline-merge', ci_command: null, required_statuses: null,
+      host: 'git.example.com',
+      owner: 'team',
+      name: 'api',
+      forge: 'git',
+      remote: '/srv/api.git',
+      pr_ref_pattern: 'refs/pull/{n}/head',
+      test_branch_prefix: 'greenline-merge',
+      ci_command: null,
+      required_statuses: null,
     });
     expect((await findRepo(f.t.db, 'git.example.com', 'team', 'api'))?.id).toBe(row.id);
   });
@@ -25,8 +38,9 @@ describe('connectRepo', () => {
     [{ slug: 'github.com/acme/web' }, /already connected/],
     [{ remote: '../shop.git' }, /relative path: give it absolute/],
   ])('refuses %o', async (over, message) => {
-    await expect(connectRepo(f.t.db, { org: 'acme', slug: 'github.com/acme/other', forge: 'git', remote: '/x', ...over }, 1))
-      .rejects.toThrow(message);
+    await expect(
+      connectRepo(f.t.db, { org: 'acme', slug: 'github.com/acme/other', forge: 'git', remote: '/x', ...over }, 1),
+    ).rejects.toThrow(message);
   });
 
   it('parses HOST/OWNER/NAME', () => {
@@ -38,7 +52,9 @@ describe('disconnectRepo', () => {
   it('refuses while a queue holds PRs, naming them; then deletes the repo and its queues', async () => {
     f.t.forge.openPr(f.repo, { number: 3 });
     await f.t.service.submitPullRequest(f.ctx, f.key, { prNumber: 3 });
-    await expect(disconnectRepo(f.t.db, f.repo)).rejects.toThrow(/branch "main" of github.com\/acme\/web still holds #3/);
+    await expect(disconnectRepo(f.t.db, f.repo)).rejects.toThrow(
+      /branch "main" of github.com\/acme\/web still holds #3/,
+    );
     await f.t.service.cancelPullRequest(f.ctx, f.key, 3);
     await disconnectRepo(f.t.db, f.repo);
     expect(await f.t.db.selectFrom('queues').selectAll().execute()).toEqual([]);

@@ -3,7 +3,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import { ensureOrg } from '../../src/app/org-admin.js';
 import {
-  TOKEN_RECHECK_MS, TokenCache, authenticateToken, createApiToken, generateToken, hashToken,
+  TOKEN_RECHECK_MS,
+  TokenCache,
+  authenticateToken,
+  createApiToken,
+  generateToken,
+  hashToken,
 } from '../../src/app/tokens.js';
 import { insertApiToken, listApiTokens, revokeApiToken } from '../../src/store/api-tokens.js';
 import { connect, type Db } from '../../src/store/connect.js';
@@ -37,7 +42,12 @@ describe('tokens', () => {
   it('authenticate to their org until revoked; unknown or malformed tokens do not', async () => {
     const org = await ensureOrg(db, 'acme', 1);
     const { id, token } = await createApiToken(db, org.id, 'ci', 1);
-    expect(await authenticateToken(db, token)).toEqual({ orgId: org.id, orgName: 'acme', tokenId: id, tokenName: 'ci' });
+    expect(await authenticateToken(db, token)).toEqual({
+      orgId: org.id,
+      orgName: 'acme',
+      tokenId: id,
+      tokenName: 'ci',
+    });
     expect(await authenticateToken(db, generateToken())).toBeNull();
     expect(await authenticateToken(db, 'not-a-token')).toBeNull();
     expect(await authenticateToken(db, '')).toBeNull();
@@ -94,7 +104,14 @@ describe('TokenCache', () => {
     const org = await ensureOrg(cli, 'acme', 1);
     const token = generateToken();
     expect(await tokens.authenticate(token)).toBeNull();
-    await insertApiToken(cli, { id: 't1', org_id: org.id, name: 'ci', token_hash: hashToken(token), created_at: 1, revoked_at: null });
+    await insertApiToken(cli, {
+      id: 't1',
+      org_id: org.id,
+      name: 'ci',
+      token_hash: hashToken(token),
+      created_at: 1,
+      revoked_at: null,
+    });
     expect(await tokens.authenticate(token)).toMatchObject({ tokenId: 't1', orgName: 'acme' });
     expect(await tokens.authenticate('not-a-token')).toBeNull();
   });

@@ -26,9 +26,13 @@ describe('folders of src/', () => {
   it('have adapters built from options: an adapter imports only the port, the engine types and shared plumbing', () => {
     // forge-observations holds what a forge reports, beside the port (ports.ts) it belongs to.
     const allowed = new Set(['ports', 'forge-observations', 'engine', 'lib', 'git', 'redact']);
-    const outside = [...graph.edges].flatMap(([from, out]) => (from.startsWith('adapters/')
-      ? [...out].filter(([to]) => !allowed.has(to) && !to.startsWith('adapters/')).map(([to, file]) => `${from} → ${to} (${file})`)
-      : []));
+    const outside = [...graph.edges].flatMap(([from, out]) =>
+      from.startsWith('adapters/')
+        ? [...out]
+            .filter(([to]) => !allowed.has(to) && !to.startsWith('adapters/'))
+            .map(([to, file]) => `${from} → ${to} (${file})`)
+        : [],
+    );
     expect(outside).toEqual([]);
   });
 
@@ -60,7 +64,9 @@ describe('the folder graph', () => {
     try {
       const graph = folderGraph(root);
       expect(folderCycles(graph)).toEqual([['app', 'lib', 'webhooks']]);
-      expect(siblingAdapterImports(graph)).toEqual([`adapters/ci/command → adapters/forge/git (${join('adapters', 'ci', 'command', 'run.ts')})`]);
+      expect(siblingAdapterImports(graph)).toEqual([
+        `adapters/ci/command → adapters/forge/git (${join('adapters', 'ci', 'command', 'run.ts')})`,
+      ]);
       expect(graph.edges.get('adapters/forge/git')?.has('engine')).toBe(true);
     } finally {
       await rm(root, { recursive: true, force: true });

@@ -93,7 +93,8 @@ export function cycleEdges(graph: FolderGraph, cycle: string[]): string[] {
   return cycle.flatMap((from) =>
     [...(graph.edges.get(from) ?? new Map<string, string>())]
       .filter(([to]) => members.has(to))
-      .map(([to, file]) => `${from} → ${to} (${file})`));
+      .map(([to, file]) => `${from} → ${to} (${file})`),
+  );
 }
 
 /** Imports from one adapter into another adapter, as "from → to (file)". */
@@ -101,5 +102,6 @@ export function siblingAdapterImports(graph: FolderGraph): string[] {
   return [...graph.edges].flatMap(([from, out]) =>
     from.startsWith('adapters/')
       ? [...out].filter(([to]) => to.startsWith('adapters/')).map(([to, file]) => `${from} → ${to} (${file})`)
-      : []);
+      : [],
+  );
 }

@@ -13,7 +13,9 @@ import { runCli } from './run-cli.js';
 import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 let dir: string;
-beforeAll(() => { dir = makeTempDirSync('greenline-cli-'); });
+beforeAll(() => {
+  dir = makeTempDirSync('greenline-cli-');
+});
 afterAll(() => removeTempDir(dir));
 
 const lastLine = (s: string): string => s.trimEnd().split('\n').at(-1)!;
@@ -57,15 +59,19 @@ describe('greenline token', () => {
     const empty = join(dir, 'empty');
     const none = await runCli(['token', 'create', '--org', 'acme', '--data-dir', empty]);
     expect(none.code).toBe(1);
-    expect(none.stderr).toBe('error: Organization acme does not exist (there is no organization yet); '
-      + 'pass --create-org to create it (greenline token create --org acme --create-org)\n');
+    expect(none.stderr).toBe(
+      'error: Organization acme does not exist (there is no organization yet); ' +
+        'pass --create-org to create it (greenline token create --org acme --create-org)\n',
+    );
 
     await runCli(['token', 'create', '--org', 'acme', '--create-org', '--data-dir', empty]);
     await runCli(['token', 'create', '--org', 'zeta', '--create-org', '--data-dir', empty]);
     const typo = await runCli(['token', 'create', '--org', 'acmee', '--data-dir', empty]);
     expect(typo.code).toBe(1);
-    expect(typo.stderr).toBe('error: Organization acmee does not exist (existing organizations: acme, zeta); '
-      + 'pass --create-org to create it (greenline token create --org acmee --create-org)\n');
+    expect(typo.stderr).toBe(
+      'error: Organization acmee does not exist (existing organizations: acme, zeta); ' +
+        'pass --create-org to create it (greenline token create --org acmee --create-org)\n',
+    );
     const list = await runCli(['token', 'list', '--data-dir', empty]);
     expect(list.stdout).not.toContain('acmee');
     expect(list.stdout.trimEnd().split('\n')).toHaveLength(2);
@@ -82,16 +88,45 @@ describe('greenline repo', () => {
   it('connect, list, disconnect', async () => {
     const remote = join(dir, 'web.git');
     execFileSync('git', ['init', '-q', '--bare', remote]);
-    const c = await runCli(['repo', 'connect', 'github.com/acme/web', '--org', 'acme', '--forge', 'git',
-      '--remote', remote, '--ci-command', 'npm test', '--data-dir', dir]);
+    const c = await runCli([
+      'repo',
+      'connect',
+      'github.com/acme/web',
+      '--org',
+      'acme',
+      '--forge',
+      'git',
+      '--remote',
+      remote,
+      '--ci-command',
+      'npm test',
+      '--data-dir',
+      dir,
+    ]);
     expect(c.code).toBe(0);
     expect(c.stdout).toContain('Connected github.com/acme/web');
 
     const l = await runCli(['repo', 'list', '--data-dir', dir]);
-    expect(l.stdout).toMatch(new RegExp(`github\\.com/acme/web\\s+org acme\\s+forge git\\s+remote ${remote.replace(/[.]/g, '\\.')}\\s+ci: npm test`));
+    expect(l.stdout).toMatch(
+      new RegExp(
+        `github\\.com/acme/web\\s+org acme\\s+forge git\\s+remote ${remote.replace(/[.]/g, '\\.')}\\s+ci: npm test`,
+      ),
+    );
 
-    const dup = await runCli(['repo', 'connect', 'github.com/acme/web', '--org', 'acme', '--forge', 'git', '--remote', '/x',
-      '--no-remote-check', '--data-dir', dir]);
+    const dup = await runCli([
+      'repo',
+      'connect',
+      'github.com/acme/web',
+      '--org',
+      'acme',
+      '--forge',
+      'git',
+      '--remote',
+      '/x',
+      '--no-remote-check',
+      '--data-dir',
+      dir,
+    ]);
     expect(dup.code).toBe(1);
     expect(dup.stderr).toMatch(/already connected/);
 
@@ -104,13 +139,37 @@ describe('greenline repo', () => {
 
   it('refuses a remote git cannot reach, naming it and the way around (exit 2); --no-remote-check connects it anyway', async () => {
     const missing = join(dir, 'no-such-remote.git');
-    const r = await runCli(['repo', 'connect', 'example.com/acme/gone', '--org', 'acme', '--forge', 'git', '--remote', missing, '--data-dir', dir]);
+    const r = await runCli([
+      'repo',
+      'connect',
+      'example.com/acme/gone',
+      '--org',
+      'acme',
+      '--forge',
+      'git',
+      '--remote',
+      missing,
+      '--data-dir',
+      dir,
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`Cannot reach the remote ${missing}`);
     expect(r.stderr).toMatch(/--no-remote-check/);
     expect((await runCli(['repo', 'list', '--data-dir', dir])).stdout).not.toContain('example.com/acme/gone');
-    const forced = await runCli(['repo', 'connect', 'example.com/acme/gone', '--org', 'acme', '--forge', 'git', '--remote', missing,
-      '--no-remote-check', '--data-dir', dir]);
+    const forced = await runCli([
+      'repo',
+      'connect',
+      'example.com/acme/gone',
+      '--org',
+      'acme',
+      '--forge',
+      'git',
+      '--remote',
+      missing,
+      '--no-remote-check',
+      '--data-dir',
+      dir,
+    ]);
     expect(forced.code).toBe(0);
   });
 
@@ -119,25 +178,78 @@ describe('greenline repo', () => {
     mkdirSync(work, { recursive: true });
     execFileSync('git', ['init', '-q', '--bare', join(dir, 'relative', 'shop.git')]);
     const stored = join(dir, 'relative', 'shop.git');
-    const c = await runCli(['repo', 'connect', 'example.com/acme/shop', '--org', 'acme', '--forge', 'git', '--remote', '../shop.git',
-      '--data-dir', dir], {}, work);
+    const c = await runCli(
+      [
+        'repo',
+        'connect',
+        'example.com/acme/shop',
+        '--org',
+        'acme',
+        '--forge',
+        'git',
+        '--remote',
+        '../shop.git',
+        '--data-dir',
+        dir,
+      ],
+      {},
+      work,
+    );
     expect(c.code).toBe(0);
-    expect(c.stdout).toContain(`Connected example.com/acme/shop to organization acme (forge git, remote ${stored}, resolved from ../shop.git)`);
-    expect((await runCli(['repo', 'list', '--data-dir', dir])).stdout).toMatch(new RegExp(`example\\.com/acme/shop\\s+org acme\\s+forge git\\s+remote ${stored.replace(/[.]/g, '\\.')}\\s`));
+    expect(c.stdout).toContain(
+      `Connected example.com/acme/shop to organization acme (forge git, remote ${stored}, resolved from ../shop.git)`,
+    );
+    expect((await runCli(['repo', 'list', '--data-dir', dir])).stdout).toMatch(
+      new RegExp(`example\\.com/acme/shop\\s+org acme\\s+forge git\\s+remote ${stored.replace(/[.]/g, '\\.')}\\s`),
+    );
   });
 
   it('refuses a relative --remote that is no directory or no git repository, saying where it looked (exit 2)', async () => {
     const work = join(dir, 'refused');
     mkdirSync(join(work, 'plain'), { recursive: true });
-    const missing = await runCli(['repo', 'connect', 'example.com/acme/missing', '--org', 'acme', '--forge', 'git', '--remote', '../nowhere.git',
-      '--data-dir', dir], {}, work);
+    const missing = await runCli(
+      [
+        'repo',
+        'connect',
+        'example.com/acme/missing',
+        '--org',
+        'acme',
+        '--forge',
+        'git',
+        '--remote',
+        '../nowhere.git',
+        '--data-dir',
+        dir,
+      ],
+      {},
+      work,
+    );
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain(`Cannot reach the remote ${join(dir, 'nowhere.git')} (--remote ../nowhere.git resolved against ${work}): no such directory`);
+    expect(missing.stderr).toContain(
+      `Cannot reach the remote ${join(dir, 'nowhere.git')} (--remote ../nowhere.git resolved against ${work}): no such directory`,
+    );
     expect(missing.stderr).toMatch(/path of a git repository/);
-    const plain = await runCli(['repo', 'connect', 'example.com/acme/plain', '--org', 'acme', '--forge', 'git', '--remote', 'plain',
-      '--data-dir', dir], {}, work);
+    const plain = await runCli(
+      [
+        'repo',
+        'connect',
+        'example.com/acme/plain',
+        '--org',
+        'acme',
+        '--forge',
+        'git',
+        '--remote',
+        'plain',
+        '--data-dir',
+        dir,
+      ],
+      {},
+      work,
+    );
     expect(plain.code).toBe(2);
-    expect(plain.stderr).toContain(`Cannot reach the remote ${join(work, 'plain')} (--remote plain resolved against ${work})`);
+    expect(plain.stderr).toContain(
+      `Cannot reach the remote ${join(work, 'plain')} (--remote plain resolved against ${work})`,
+    );
     expect(plain.stderr).toMatch(/not a git repository|does not appear to be a git repository/);
     const listed = (await runCli(['repo', 'list', '--data-dir', dir])).stdout;
     expect(listed).not.toContain('example.com/acme/missing');
@@ -145,29 +257,96 @@ describe('greenline repo', () => {
   });
 
   it('connects a repository with --forge github and an installation id; refuses a bad id and --remote (exit 2)', async () => {
-    const bad = await runCli(['repo', 'connect', 'github.com/acme/api', '--org', 'acme', '--forge', 'github', '--installation-id', 'x1', '--data-dir', dir]);
+    const bad = await runCli([
+      'repo',
+      'connect',
+      'github.com/acme/api',
+      '--org',
+      'acme',
+      '--forge',
+      'github',
+      '--installation-id',
+      'x1',
+      '--data-dir',
+      dir,
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--installation-id must be a positive integer/);
-    const remote = await runCli(['repo', 'connect', 'github.com/acme/api', '--org', 'acme', '--forge', 'github', '--remote', '/x', '--data-dir', dir]);
+    const remote = await runCli([
+      'repo',
+      'connect',
+      'github.com/acme/api',
+      '--org',
+      'acme',
+      '--forge',
+      'github',
+      '--remote',
+      '/x',
+      '--data-dir',
+      dir,
+    ]);
     expect(remote.code).toBe(2);
     expect(remote.stderr).toMatch(/--remote is for --forge git/);
-    const r = await runCli(['repo', 'connect', 'github.com/acme/api', '--org', 'acme', '--forge', 'github', '--installation-id', '4242', '--data-dir', dir]);
+    const r = await runCli([
+      'repo',
+      'connect',
+      'github.com/acme/api',
+      '--org',
+      'acme',
+      '--forge',
+      'github',
+      '--installation-id',
+      '4242',
+      '--data-dir',
+      dir,
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Connected github.com/acme/api to organization acme (forge github, installation 4242)');
-    expect((await runCli(['repo', 'list', '--data-dir', dir])).stdout).toMatch(/github\.com\/acme\/api\s+org acme\s+forge github/);
+    expect((await runCli(['repo', 'list', '--data-dir', dir])).stdout).toMatch(
+      /github\.com\/acme\/api\s+org acme\s+forge github/,
+    );
   });
 
   it('requires --remote for --forge git, and a HOST/OWNER/NAME repository', async () => {
-    const noRemote = await runCli(['repo', 'connect', 'github.com/acme/api', '--org', 'acme', '--forge', 'git', '--data-dir', dir]);
+    const noRemote = await runCli([
+      'repo',
+      'connect',
+      'github.com/acme/api',
+      '--org',
+      'acme',
+      '--forge',
+      'git',
+      '--data-dir',
+      dir,
+    ]);
     expect(noRemote.code).toBe(2);
     expect(noRemote.stderr).toMatch(/--remote/);
-    const bad = await runCli(['repo', 'connect', 'acme/api', '--org', 'acme', '--forge', 'git', '--remote', '/x', '--no-remote-check', '--data-dir', dir]);
+    const bad = await runCli([
+      'repo',
+      'connect',
+      'acme/api',
+      '--org',
+      'acme',
+      '--forge',
+      'git',
+      '--remote',
+      '/x',
+      '--no-remote-check',
+      '--data-dir',
+      dir,
+    ]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/HOST\/OWNER\/NAME/);
   });
 
   it.concurrent.each([
-    'repo connect', 'repo list', 'repo disconnect', 'token create', 'token list', 'token revoke', 'serve',
+    'repo connect',
+    'repo list',
+    'repo disconnect',
+    'token create',
+    'token list',
+    'token revoke',
+    'serve',
   ])('%s --help shows usage with an example', async (command) => {
     const r = await runCli([...command.split(' '), '--help']);
     expect(r.code).toBe(0);
@@ -189,9 +368,10 @@ describe('a PostgreSQL server that cannot be reached', () => {
     const { port } = server.address() as AddressInfo;
     await new Promise((resolve) => server.close(resolve));
     const url = `postgres://greenline:s3cret@127.0.0.1:${port}/greenline`;
-    const expected = `error: Could not connect to the database at postgres://greenline:***@127.0.0.1:${port}/greenline: `
-      + `connect ECONNREFUSED 127.0.0.1:${port}. Check that PostgreSQL is running and listens on that host and port, `
-      + 'and that the URL is right (the URL comes from --database-url, GREENLINE_DATABASE_URL or databaseUrl in greenline.yaml).\n';
+    const expected =
+      `error: Could not connect to the database at postgres://greenline:***@127.0.0.1:${port}/greenline: ` +
+      `connect ECONNREFUSED 127.0.0.1:${port}. Check that PostgreSQL is running and listens on that host and port, ` +
+      'and that the URL is right (the URL comes from --database-url, GREENLINE_DATABASE_URL or databaseUrl in greenline.yaml).\n';
     const [serve, tokens, fromEnv] = await Promise.all([
       runCli(['serve', '--port', '0', '--data-dir', join(dir, 'pg-down'), '--database-url', url]),
       runCli(['token', 'list', '--database-url', url]),

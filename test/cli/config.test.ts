@@ -9,8 +9,9 @@ import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 describe('readEnv', () => {
   it('maps GREENLINE_* variables to keys and ignores other variables', () => {
-    expect(readEnv({ GREENLINE_PORT: '9000', GREENLINE_ENUM_CASE: 'lower', GREENLINE_DATA_DIR: '/d', PATH: '/bin' }))
-      .toEqual({ port: '9000', enumCase: 'lower', dataDir: '/d' });
+    expect(
+      readEnv({ GREENLINE_PORT: '9000', GREENLINE_ENUM_CASE: 'lower', GREENLINE_DATA_DIR: '/d', PATH: '/bin' }),
+    ).toEqual({ port: '9000', enumCase: 'lower', dataDir: '/d' });
   });
 
   it('refuses an unknown GREENLINE_ variable, naming it', () => {
@@ -18,17 +19,23 @@ describe('readEnv', () => {
   });
 
   it('leaves the variables the CI runner sets for its commands alone', () => {
-    expect(readEnv({ GREENLINE_TEST_RUN_ID: 'x', GREENLINE_PR_NUMBERS: '1,2', GREENLINE_TEST_BRANCH: 'b' })).toEqual({});
+    expect(readEnv({ GREENLINE_TEST_RUN_ID: 'x', GREENLINE_PR_NUMBERS: '1,2', GREENLINE_TEST_BRANCH: 'b' })).toEqual(
+      {},
+    );
   });
 
   it("leaves the client commands' GREENLINE_URL and GREENLINE_TOKEN alone, so serve starts with them exported", () => {
-    expect(readEnv({ GREENLINE_URL: 'http://127.0.0.1:8080', GREENLINE_TOKEN: 'gl_x', GREENLINE_PORT: '9000' })).toEqual({ port: '9000' });
+    expect(
+      readEnv({ GREENLINE_URL: 'http://127.0.0.1:8080', GREENLINE_TOKEN: 'gl_x', GREENLINE_PORT: '9000' }),
+    ).toEqual({ port: '9000' });
   });
 });
 
 describe('loadConfig', () => {
   let dir: string;
-  beforeEach(() => { dir = makeTempDirSync('greenline-config-'); });
+  beforeEach(() => {
+    dir = makeTempDirSync('greenline-config-');
+  });
   afterEach(() => removeTempDir(dir));
 
   it('uses the defaults when nothing is given, frozen, with the data dir resolved against the directory', () => {
@@ -39,16 +46,23 @@ describe('loadConfig', () => {
 
   it('makes every relative path absolute against the directory it runs in, from any source', () => {
     writeFileSync(join(dir, 'greenline.yaml'), 'github:\n  appId: 7\n  privateKeyPath: keys/app.pem\n');
-    const c = loadConfig({ cwd: dir, env: { GREENLINE_DATABASE_URL: 'sqlite:db/queue.db' }, flags: { dataDir: '../data' } });
+    const c = loadConfig({
+      cwd: dir,
+      env: { GREENLINE_DATABASE_URL: 'sqlite:db/queue.db' },
+      flags: { dataDir: '../data' },
+    });
     expect(c.dataDir).toBe(join(dir, '..', 'data'));
     expect(c.databaseUrl).toBe(`sqlite:${join(dir, 'db', 'queue.db')}`);
     expect(c.githubPrivateKeyPath).toBe(join(dir, 'keys', 'app.pem'));
   });
 
   it('keeps absolute paths, an in-memory SQLite and a PostgreSQL URL as they are', () => {
-    expect(loadConfig({ cwd: dir, env: {}, flags: { dataDir: '/srv/greenline', databaseUrl: 'sqlite::memory:' } }))
-      .toMatchObject({ dataDir: '/srv/greenline', databaseUrl: 'sqlite::memory:' });
-    expect(loadConfig({ cwd: dir, env: {}, flags: { databaseUrl: 'postgres://u@h/db' } }).databaseUrl).toBe('postgres://u@h/db');
+    expect(
+      loadConfig({ cwd: dir, env: {}, flags: { dataDir: '/srv/greenline', databaseUrl: 'sqlite::memory:' } }),
+    ).toMatchObject({ dataDir: '/srv/greenline', databaseUrl: 'sqlite::memory:' });
+    expect(loadConfig({ cwd: dir, env: {}, flags: { databaseUrl: 'postgres://u@h/db' } }).databaseUrl).toBe(
+      'postgres://u@h/db',
+    );
   });
 
   it('reads a relative --config file from the directory it runs in', () => {
@@ -58,7 +72,11 @@ describe('loadConfig', () => {
 
   it('layers file < env < flags', () => {
     writeFileSync(join(dir, 'greenline.yaml'), 'port: 7000\nhost: 0.0.0.0\nlogLevel: debug\n');
-    const c = loadConfig({ cwd: dir, env: { GREENLINE_PORT: '7100', GREENLINE_HOST: '::1' }, flags: { port: '7200', host: undefined } });
+    const c = loadConfig({
+      cwd: dir,
+      env: { GREENLINE_PORT: '7100', GREENLINE_HOST: '::1' },
+      flags: { port: '7200', host: undefined },
+    });
     expect(c).toMatchObject({ port: 7200, host: '::1', logLevel: 'debug' });
   });
 
@@ -71,21 +89,30 @@ describe('loadConfig', () => {
 
   it('reads the lease length from the environment and from the flag', () => {
     expect(loadConfig({ cwd: dir, env: { GREENLINE_LEASE_TTL_SECONDS: '5' } }).leaseTtlSeconds).toBe(5);
-    expect(loadConfig({ cwd: dir, env: { GREENLINE_LEASE_TTL_SECONDS: '5' }, flags: { leaseTtlSeconds: '7' } }).leaseTtlSeconds).toBe(7);
+    expect(
+      loadConfig({ cwd: dir, env: { GREENLINE_LEASE_TTL_SECONDS: '5' }, flags: { leaseTtlSeconds: '7' } })
+        .leaseTtlSeconds,
+    ).toBe(7);
     expect(DEFAULT_CONFIG.leaseTtlSeconds).toBe(15);
   });
 
   it('reads how many days finished work records are kept from the environment and from the flag', () => {
     expect(DEFAULT_CONFIG.retentionDays).toBe(30);
     expect(loadConfig({ cwd: dir, env: { GREENLINE_RETENTION_DAYS: '7' } }).retentionDays).toBe(7);
-    expect(loadConfig({ cwd: dir, env: { GREENLINE_RETENTION_DAYS: '7' }, flags: { retentionDays: '90' } }).retentionDays).toBe(90);
+    expect(
+      loadConfig({ cwd: dir, env: { GREENLINE_RETENTION_DAYS: '7' }, flags: { retentionDays: '90' } }).retentionDays,
+    ).toBe(90);
   });
 
   it("an environment variable or flag set to the default value wins over the file's github: mapping", () => {
     writeFileSync(join(dir, 'greenline.yaml'), 'github:\n  baseUrl: https://ghe.example.com/api/v3\n');
     expect(loadConfig({ cwd: dir, env: {} }).githubBaseUrl).toBe('https://ghe.example.com/api/v3');
-    expect(loadConfig({ cwd: dir, env: { GREENLINE_GITHUB_BASE_URL: 'https://api.github.com' } }).githubBaseUrl).toBe('https://api.github.com');
-    expect(loadConfig({ cwd: dir, env: {}, flags: { githubBaseUrl: 'https://api.github.com' } }).githubBaseUrl).toBe('https://api.github.com');
+    expect(loadConfig({ cwd: dir, env: { GREENLINE_GITHUB_BASE_URL: 'https://api.github.com' } }).githubBaseUrl).toBe(
+      'https://api.github.com',
+    );
+    expect(loadConfig({ cwd: dir, env: {}, flags: { githubBaseUrl: 'https://api.github.com' } }).githubBaseUrl).toBe(
+      'https://api.github.com',
+    );
   });
 
   it('names an unknown key of the file', () => {
@@ -96,7 +123,9 @@ describe('loadConfig', () => {
   it('names the file in which an unknown key is, and accepts the github mapping there', () => {
     const file = join(dir, 'greenline.yaml');
     writeFileSync(file, 'prot: 1\n');
-    expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(`Unknown configuration key "prot" in config file ${file}; known: port, host,`);
+    expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(
+      `Unknown configuration key "prot" in config file ${file}; known: port, host,`,
+    );
     writeFileSync(file, 'github:\n  baseUrl: http://127.0.0.1:1\n');
     expect(loadConfig({ cwd: dir, env: {} }).githubBaseUrl).toBe('http://127.0.0.1:1');
   });
@@ -122,6 +151,8 @@ describe('loadConfig', () => {
 
 describe('createServer', () => {
   it('refuses a configuration whose data dir is relative: git and CI commands run in other directories', () => {
-    expect(() => createServer(DEFAULT_CONFIG, pino({ level: 'silent' }))).toThrow(/dataDir must be an absolute path, got "\.\/\.greenline": build the configuration with loadConfig/);
+    expect(() => createServer(DEFAULT_CONFIG, pino({ level: 'silent' }))).toThrow(
+      /dataDir must be an absolute path, got "\.\/\.greenline": build the configuration with loadConfig/,
+    );
   });
 });

@@ -14,7 +14,9 @@ import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
 
 function run(cmd: string, args: string[], cwd: string): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(cmd, args, { cwd }, (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, out: stdout + stderr }));
+    execFile(cmd, args, { cwd }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number(err.code ?? 1) : 0, out: stdout + stderr }),
+    );
   });
 }
 
@@ -29,19 +31,29 @@ afterAll(() => removeTempDir(dir));
 /** Checks out `rev` into a fresh directory and runs the project's test there. */
 async function testAt(rev: string): Promise<{ code: number; out: string }> {
   const work = await mkdtemp(path.join(dir, 'work-'));
-  const checkout = await run('sh', ['-c', 'git --git-dir "$0" archive "$1" | tar -x -C "$2"', repo.remote, rev, work], dir);
+  const checkout = await run(
+    'sh',
+    ['-c', 'git --git-dir "$0" archive "$1" | tar -x -C "$2"', repo.remote, rev, work],
+    dir,
+  );
   expect(checkout.code, checkout.out).toBe(0);
   return run('sh', ['./test.sh'], work);
 }
 
 describe('the demo repository', () => {
   it('has main and one ref per PR on top of it, with titles and authors', async () => {
-    const refs = (await run('git', ['--git-dir', repo.remote, 'for-each-ref', '--format=%(refname)'], dir)).out.trim().split('\n');
+    const refs = (await run('git', ['--git-dir', repo.remote, 'for-each-ref', '--format=%(refname)'], dir)).out
+      .trim()
+      .split('\n');
     expect(refs).toContain('refs/heads/main');
     expect(refs.filter((r) => /^refs\/pull\/\d+\/head$/.test(r))).toHaveLength(15);
     expect(repo.prs.map((p) => p.number)).toEqual(Array.from({ length: 15 }, (_v, i) => i + 1));
     for (const pr of [repo.prs[0]!, repo.prs[10]!]) {
-      const log = await run('git', ['--git-dir', repo.remote, 'log', '-1', '--format=%P|%s|%an', `refs/pull/${pr.number}/head`], dir);
+      const log = await run(
+        'git',
+        ['--git-dir', repo.remote, 'log', '-1', '--format=%P|%s|%an', `refs/pull/${pr.number}/head`],
+        dir,
+      );
       expect(log.out.trim()).toBe(`${repo.baseSha}|${pr.title}|${pr.author}`);
     }
   });
@@ -55,8 +67,12 @@ describe('the demo repository', () => {
     expect(Object.keys(prs[10]!.files)).toEqual(['settings.conf']);
   });
 
-  it("runs a test that passes on main and a good PR and fails on a breaking PR", async () => {
-    const [main, good, bad] = await Promise.all([testAt('refs/heads/main'), testAt('refs/pull/1/head'), testAt('refs/pull/4/head')]);
+  it('runs a test that passes on main and a good PR and fails on a breaking PR', async () => {
+    const [main, good, bad] = await Promise.all([
+      testAt('refs/heads/main'),
+      testAt('refs/pull/1/head'),
+      testAt('refs/pull/4/head'),
+    ]);
     expect(main.code, main.out).toBe(0);
     expect(good.code, good.out).toBe(0);
     expect(good.out).toContain('ok    features/add-product-search.txt');
@@ -65,17 +81,29 @@ describe('the demo repository', () => {
   });
 
   it('has two PRs that conflict with each other and not with main', async () => {
-    const conflict = await run('git', ['--git-dir', repo.remote, 'merge-tree', '--write-tree', 'refs/pull/6/head', 'refs/pull/11/head'], dir);
+    const conflict = await run(
+      'git',
+      ['--git-dir', repo.remote, 'merge-tree', '--write-tree', 'refs/pull/6/head', 'refs/pull/11/head'],
+      dir,
+    );
     expect(conflict.code).toBe(1);
     expect(conflict.out).toContain('settings.conf');
-    const clean = await run('git', ['--git-dir', repo.remote, 'merge-tree', '--write-tree', 'refs/pull/6/head', 'refs/pull/1/head'], dir);
+    const clean = await run(
+      'git',
+      ['--git-dir', repo.remote, 'merge-tree', '--write-tree', 'refs/pull/6/head', 'refs/pull/1/head'],
+      dir,
+    );
     expect(clean.code, clean.out).toBe(0);
   });
 
   it('replaces a repository left by an earlier run', async () => {
     const again = await buildDemoRepo(dir);
     expect(again.remote).toBe(repo.remote);
-    const refs = (await run('git', ['--git-dir', again.remote, 'for-each-ref', '--format=%(refname)', 'refs/pull'], dir)).out.trim().split('\n');
+    const refs = (
+      await run('git', ['--git-dir', again.remote, 'for-each-ref', '--format=%(refname)', 'refs/pull'], dir)
+    ).out
+      .trim()
+      .split('\n');
     expect(refs).toHaveLength(15);
     repo = again;
   });

@@ -19,8 +19,12 @@ describe('log format', () => {
 
   it('is set by GREENLINE_LOG_FORMAT or --log-format, any case; another value is an error listing the valid ones', () => {
     expect(loadConfig({ env: { GREENLINE_LOG_FORMAT: 'JSON' }, cwd: '/nonexistent' }).logFormat).toBe('json');
-    expect(loadConfig({ env: { GREENLINE_LOG_FORMAT: 'json' }, flags: { logFormat: 'pretty' }, cwd: '/nonexistent' }).logFormat).toBe('pretty');
-    expect(() => loadConfig({ env: { GREENLINE_LOG_FORMAT: 'xml' }, cwd: '/nonexistent' }))
-      .toThrow(new ConfigError('logFormat must be one of auto, pretty, json, got "xml"'));
+    expect(
+      loadConfig({ env: { GREENLINE_LOG_FORMAT: 'json' }, flags: { logFormat: 'pretty' }, cwd: '/nonexistent' })
+        .logFormat,
+    ).toBe('pretty');
+    expect(() => loadConfig({ env: { GREENLINE_LOG_FORMAT: 'xml' }, cwd: '/nonexistent' })).toThrow(
+      new ConfigError('logFormat must be one of auto, pretty, json, got "xml"'),
+    );
   });
 });

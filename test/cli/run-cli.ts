@@ -10,8 +10,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 function newestMtime(dir: string): number {
-  return Math.max(0, ...readdirSync(dir, { withFileTypes: true }).map((d) =>
-    d.isDirectory() ? newestMtime(join(dir, d.name)) : statSync(join(dir, d.name)).mtimeMs));
+  return Math.max(
+    0,
+    ...readdirSync(dir, { withFileTypes: true }).map((d) =>
+      d.isDirectory() ? newestMtime(join(dir, d.name)) : statSync(join(dir, d.name)).mtimeMs,
+    ),
+  );
 }
 
 function builtIsFresh(): boolean {
@@ -42,9 +46,14 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 /** Runs `greenline <args>` in `cwd` (default: the repository's root). */
 export function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [...CLI_ARGS, ...args], { cwd, env: cleanEnv(env), timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [...CLI_ARGS, ...args],
+      { cwd, env: cleanEnv(env), timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }

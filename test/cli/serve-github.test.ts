@@ -12,18 +12,31 @@ import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 let dir: string;
 const children: ChildProcess[] = [];
-beforeAll(() => { dir = makeTempDirSync('greenline-serve-github-'); });
-afterEach(() => { for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL'); });
+beforeAll(() => {
+  dir = makeTempDirSync('greenline-serve-github-');
+});
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+});
 afterAll(() => removeTempDir(dir));
 
-const GITHUB_ENV = { GREENLINE_GITHUB_TOKEN: 'ghp_unused', GREENLINE_GITHUB_WEBHOOK_SECRET: 'hook-secret', GREENLINE_GITHUB_BASE_URL: 'http://127.0.0.1:9/api/v3' };
+const GITHUB_ENV = {
+  GREENLINE_GITHUB_TOKEN: 'ghp_unused',
+  GREENLINE_GITHUB_WEBHOOK_SECRET: 'hook-secret',
+  GREENLINE_GITHUB_BASE_URL: 'http://127.0.0.1:9/api/v3',
+};
 
 async function serve(dataDir: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'silent'],
-    { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [...CLI_ARGS, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'silent'],
+    { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   children.push(child);
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   const deadline = Date.now() + 30_000;
   while (!/listening on (\S+)/.test(out)) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start: ${out}`);
@@ -32,12 +45,20 @@ async function serve(dataDir: string, env: Record<string, string>): Promise<{ ur
   return { url: /listening on (\S+)/.exec(out)![1]!, child };
 }
 
-async function deliver(url: string, event: string, payload: unknown, secret: string | null): Promise<{ status: number; json: any }> {
+async function deliver(
+  url: string,
+  event: string,
+  payload: unknown,
+  secret: string | null,
+): Promise<{ status: number; json: any }> {
   const body = JSON.stringify(payload);
   const res = await fetch(`${url}/webhooks/github`, {
-    method: 'POST', body,
+    method: 'POST',
+    body,
     headers: {
-      'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': `${event}-${Math.random()}`,
+      'content-type': 'application/json',
+      'x-github-event': event,
+      'x-github-delivery': `${event}-${Math.random()}`,
       ...(secret ? { 'x-hub-signature-256': await sign(secret, body) } : {}),
     },
   });
@@ -47,14 +68,36 @@ async function deliver(url: string, event: string, payload: unknown, secret: str
 describe('greenline serve with the github forge', () => {
   it('serves POST /webhooks/github with signature checks; without a secret there is no such endpoint', async () => {
     const dataDir = join(dir, 'a');
-    const connected = await runCli(['repo', 'connect', 'github.com/acme/web', '--org', 'acme', '--forge', 'github', '--data-dir', dataDir]);
+    const connected = await runCli([
+      'repo',
+      'connect',
+      'github.com/acme/web',
+      '--org',
+      'acme',
+      '--forge',
+      'github',
+      '--data-dir',
+      dataDir,
+    ]);
     expect(connected.code).toBe(0);
     const { url, child } = await serve(dataDir, GITHUB_ENV);
-    const ping = { zen: 'Keep it logically awesome.', hook_id: 1, repository: { name: 'web', html_url: 'https://github.com/acme/web', owner: { login: 'acme' } } };
-    expect(await deliver(url, 'ping', ping, 'hook-secret')).toEqual({ status: 200, json: expect.objectContaining({ event: 'ping', result: 'ignored' }) });
+    const ping = {
+      zen: 'Keep it logically awesome.',
+      hook_id: 1,
+      repository: { name: 'web', html_url: 'https://github.com/acme/web', owner: { login: 'acme' } },
+    };
+    expect(await deliver(url, 'ping', ping, 'hook-secret')).toEqual({
+      status: 200,
+      json: expect.objectContaining({ event: 'ping', result: 'ignored' }),
+    });
     expect((await deliver(url, 'ping', ping, 'wrong')).status).toBe(401);
     expect((await deliver(url, 'ping', ping, null)).status).toBe(401);
-    const closed = { action: 'closed', number: 1, pull_request: { number: 1, merged: false, base: { ref: 'main' }, head: { sha: 'a'.repeat(40) } }, repository: ping.repository };
+    const closed = {
+      action: 'closed',
+      number: 1,
+      pull_request: { number: 1, merged: false, base: { ref: 'main' }, head: { sha: 'a'.repeat(40) } },
+      repository: ping.repository,
+    };
     expect((await deliver(url, 'pull_request', closed, 'hook-secret')).json.result).toBe('ignored'); // no queue holds PR 1
     child.kill('SIGTERM');
 

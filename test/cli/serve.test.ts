@@ -11,21 +11,47 @@ import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 let dir: string;
 const children: ChildProcess[] = [];
-beforeAll(() => { dir = makeTempDirSync('greenline-serve-'); });
-afterEach(() => { for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL'); });
+beforeAll(() => {
+  dir = makeTempDirSync('greenline-serve-');
+});
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+});
 afterAll(() => removeTempDir(dir));
 
-interface Running { child: ChildProcess; url: string; stdout: () => string; stderr: () => string; exited: Promise<number | null> }
+interface Running {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
 
 /** `serve` on a free port; `dataDir` null = the default (./.greenline in `cwd`). */
 async function serve(dataDir: string | null, extra: string[] = [], cwd = ROOT): Promise<Running> {
-  const child = spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0', ...(dataDir === null ? [] : ['--data-dir', dataDir]), '--log-level', 'warn', ...extra],
-    { cwd, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      ...CLI_ARGS,
+      'serve',
+      '--port',
+      '0',
+      ...(dataDir === null ? [] : ['--data-dir', dataDir]),
+      '--log-level',
+      'warn',
+      ...extra,
+    ],
+    { cwd, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   children.push(child);
   let out = '';
   let err = '';
-  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const deadline = Date.now() + 30_000;
   while (!/listening on (\S+)/.test(out)) {
@@ -36,7 +62,11 @@ async function serve(dataDir: string | null, extra: string[] = [], cwd = ROOT): 
 }
 
 async function api(url: string, token: string, path: string, body: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${url}/v1/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': token }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/v1/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-token': token },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: await res.json() };
 }
 
@@ -48,9 +78,15 @@ describe('greenline serve', () => {
     expect(token).toBeDefined();
     expect(first.stdout()).toContain('shown ONCE');
     expect(await (await fetch(`${first.url}/healthz`)).json()).toEqual({ status: 'ok' });
-    const unauthorized = await api(first.url, 'gl_wrong', 'getQueue', { repo: { host: 'h', owner: 'o', name: 'n' }, targetBranch: 'main' });
+    const unauthorized = await api(first.url, 'gl_wrong', 'getQueue', {
+      repo: { host: 'h', owner: 'o', name: 'n' },
+      targetBranch: 'main',
+    });
     expect(unauthorized.status).toBe(401);
-    const authorized = await api(first.url, token!, 'getQueue', { repo: { host: 'h', owner: 'o', name: 'n' }, targetBranch: 'main' });
+    const authorized = await api(first.url, token!, 'getQueue', {
+      repo: { host: 'h', owner: 'o', name: 'n' },
+      targetBranch: 'main',
+    });
     expect(authorized.status).toBe(404);
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
@@ -64,8 +100,20 @@ describe('greenline serve', () => {
 
   it('prints a bootstrap token when `repo connect` and `token create` ran before the first start and every token is revoked; otherwise logs how to create one', async () => {
     const dataDir = join(dir, 'connected-first');
-    const connected = await runCli(['repo', 'connect', 'github.com/acme/web', '--org', 'default', '--forge', 'git',
-      '--remote', join(dir, 'none.git'), '--no-remote-check', '--data-dir', dataDir]);
+    const connected = await runCli([
+      'repo',
+      'connect',
+      'github.com/acme/web',
+      '--org',
+      'default',
+      '--forge',
+      'git',
+      '--remote',
+      join(dir, 'none.git'),
+      '--no-remote-check',
+      '--data-dir',
+      dataDir,
+    ]);
     expect(connected.code).toBe(0);
     const created = await runCli(['token', 'create', '--org', 'default', '--data-dir', dataDir]);
     const id = /Created token (\S+)/.exec(created.stdout)![1]!;
@@ -81,8 +129,14 @@ describe('greenline serve', () => {
 
     const second = await serve(dataDir, ['--log-level', 'info']);
     expect(second.stdout()).not.toContain('Token:');
-    const hint = second.stderr().split('\n').filter((line) => line.includes('no bootstrap token')).map((line) => JSON.parse(line).msg);
-    expect(hint).toEqual([`API tokens exist, so no bootstrap token is printed; create another with: greenline token create --org default --name <label> --data-dir ${dataDir}`]);
+    const hint = second
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes('no bootstrap token'))
+      .map((line) => JSON.parse(line).msg);
+    expect(hint).toEqual([
+      `API tokens exist, so no bootstrap token is printed; create another with: greenline token create --org default --name <label> --data-dir ${dataDir}`,
+    ]);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
   });
@@ -94,9 +148,15 @@ describe('greenline serve', () => {
       s.child.kill('SIGTERM');
       expect(await s.exited).toBe(0);
     }
-    const listening = (s: Running) => s.stderr().split('\n').find((line) => line.includes('Server listening at'))!;
+    const listening = (s: Running) =>
+      s
+        .stderr()
+        .split('\n')
+        .find((line) => line.includes('Server listening at'))!;
     expect(JSON.parse(listening(json))).toMatchObject({ level: 30, msg: `Server listening at ${json.url}` });
-    expect(listening(pretty)).toMatch(new RegExp(`^\\[[0-9:.]+\\] INFO \\(\\d+\\): Server listening at ${pretty.url}$`));
+    expect(listening(pretty)).toMatch(
+      new RegExp(`^\\[[0-9:.]+\\] INFO \\(\\d+\\): Server listening at ${pretty.url}$`),
+    );
   });
 
   it('fails with a clear message when the port is taken', async () => {
@@ -112,52 +172,85 @@ describe('greenline serve', () => {
    * default data dir (./.greenline) and `--remote ../remote.git`, commands run from a project
    * directory, as in the README's quick start: the CI command must still find its checkout.
    */
-  it.each(['absolute', 'relative'] as const)('merges a PR end to end: real git remote, built-in CI command, v1 API (%s paths)', async (paths) => {
-    const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8',
-      env: { ...process.env, GIT_AUTHOR_NAME: 'Ada', GIT_AUTHOR_EMAIL: 'ada@example.com', GIT_COMMITTER_NAME: 'Ada', GIT_COMMITTER_EMAIL: 'ada@example.com' } }).trim();
-    const root = join(dir, paths);
-    const remote = join(root, 'remote.git');
-    const work = join(root, 'work');
-    const project = join(root, 'project');
-    mkdirSync(project, { recursive: true });
-    git(root, 'init', '-q', '--bare', '-b', 'main', remote);
-    git(root, 'clone', '-q', remote, work);
-    writeFileSync(join(work, 'README'), 'hello\n');
-    git(work, 'add', '.');
-    git(work, 'commit', '-q', '-m', 'initial');
-    git(work, 'push', '-q', 'origin', 'HEAD:main');
-    const initial = git(work, 'rev-parse', 'HEAD');
-    git(work, 'checkout', '-q', '-b', 'feature');
-    writeFileSync(join(work, 'feature.txt'), 'new\n');
-    git(work, 'add', '.');
-    git(work, 'commit', '-q', '-m', 'Add feature');
-    git(work, 'push', '-q', 'origin', 'HEAD:refs/pull/1/head');
+  it.each(['absolute', 'relative'] as const)(
+    'merges a PR end to end: real git remote, built-in CI command, v1 API (%s paths)',
+    async (paths) => {
+      const git = (cwd: string, ...args: string[]) =>
+        execFileSync('git', args, {
+          cwd,
+          encoding: 'utf8',
+          env: {
+            ...process.env,
+            GIT_AUTHOR_NAME: 'Ada',
+            GIT_AUTHOR_EMAIL: 'ada@example.com',
+            GIT_COMMITTER_NAME: 'Ada',
+            GIT_COMMITTER_EMAIL: 'ada@example.com',
+          },
+        }).trim();
+      const root = join(dir, paths);
+      const remote = join(root, 'remote.git');
+      const work = join(root, 'work');
+      const project = join(root, 'project');
+      mkdirSync(project, { recursive: true });
+      git(root, 'init', '-q', '--bare', '-b', 'main', remote);
+      git(root, 'clone', '-q', remote, work);
+      writeFileSync(join(work, 'README'), 'hello\n');
+      git(work, 'add', '.');
+      git(work, 'commit', '-q', '-m', 'initial');
+      git(work, 'push', '-q', 'origin', 'HEAD:main');
+      const initial = git(work, 'rev-parse', 'HEAD');
+      git(work, 'checkout', '-q', '-b', 'feature');
+      writeFileSync(join(work, 'feature.txt'), 'new\n');
+      git(work, 'add', '.');
+      git(work, 'commit', '-q', '-m', 'Add feature');
+      git(work, 'push', '-q', 'origin', 'HEAD:refs/pull/1/head');
 
-    const [dataDir, remoteArg, cwd] = paths === 'absolute' ? [join(root, 'data'), remote, ROOT] : [null, '../remote.git', project];
-    const store = dataDir === null ? [] : ['--data-dir', dataDir];
-    const connected = await runCli(['repo', 'connect', 'github.com/acme/web', '--org', 'default', '--forge', 'git',
-      '--remote', remoteArg, '--ci-command', 'test -f feature.txt', ...store], {}, cwd);
-    expect(connected.code, connected.stderr).toBe(0);
-    const token = (await runCli(['token', 'create', '--org', 'default', ...store], {}, cwd)).stdout.trimEnd().split('\n').at(-1)!;
-    const s = await serve(dataDir, ['--poll-interval', '1'], cwd);
+      const [dataDir, remoteArg, cwd] =
+        paths === 'absolute' ? [join(root, 'data'), remote, ROOT] : [null, '../remote.git', project];
+      const store = dataDir === null ? [] : ['--data-dir', dataDir];
+      const connected = await runCli(
+        [
+          'repo',
+          'connect',
+          'github.com/acme/web',
+          '--org',
+          'default',
+          '--forge',
+          'git',
+          '--remote',
+          remoteArg,
+          '--ci-command',
+          'test -f feature.txt',
+          ...store,
+        ],
+        {},
+        cwd,
+      );
+      expect(connected.code, connected.stderr).toBe(0);
+      const token = (await runCli(['token', 'create', '--org', 'default', ...store], {}, cwd)).stdout
+        .trimEnd()
+        .split('\n')
+        .at(-1)!;
+      const s = await serve(dataDir, ['--poll-interval', '1'], cwd);
 
-    const key = { repo: { host: 'github.com', owner: 'acme', name: 'web' }, targetBranch: 'main' };
-    expect((await api(s.url, token, 'createQueue', key)).status).toBe(200);
-    expect((await api(s.url, token, 'submitPullRequest', { ...key, pr: { number: 1 } })).status).toBe(200);
-    let state = '';
-    const deadline = Date.now() + 40_000;
-    while (state !== 'MERGED' && state !== 'FAILED' && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 250));
-      state = (await api(s.url, token, 'getSubmittedPullRequest', { ...key, pr: { number: 1 } })).json.state;
-    }
-    expect(state).toBe('MERGED');
-    // Squash (the default method): one new commit on main whose tree has the PR's file.
-    git(work, 'fetch', '-q', 'origin');
-    expect(git(work, 'show', 'origin/main:feature.txt')).toBe('new');
-    expect(git(work, 'log', '--format=%s', 'origin/main')).toMatch(/Add feature/);
-    expect(git(work, 'rev-parse', 'origin/main^')).toBe(initial);
-    if (paths === 'relative') expect(existsSync(join(project, '.greenline', 'greenline.db'))).toBe(true);
-    s.child.kill('SIGTERM');
-    expect(await s.exited).toBe(0);
-  });
+      const key = { repo: { host: 'github.com', owner: 'acme', name: 'web' }, targetBranch: 'main' };
+      expect((await api(s.url, token, 'createQueue', key)).status).toBe(200);
+      expect((await api(s.url, token, 'submitPullRequest', { ...key, pr: { number: 1 } })).status).toBe(200);
+      let state = '';
+      const deadline = Date.now() + 40_000;
+      while (state !== 'MERGED' && state !== 'FAILED' && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 250));
+        state = (await api(s.url, token, 'getSubmittedPullRequest', { ...key, pr: { number: 1 } })).json.state;
+      }
+      expect(state).toBe('MERGED');
+      // Squash (the default method): one new commit on main whose tree has the PR's file.
+      git(work, 'fetch', '-q', 'origin');
+      expect(git(work, 'show', 'origin/main:feature.txt')).toBe('new');
+      expect(git(work, 'log', '--format=%s', 'origin/main')).toMatch(/Add feature/);
+      expect(git(work, 'rev-parse', 'origin/main^')).toBe(initial);
+      if (paths === 'relative') expect(existsSync(join(project, '.greenline', 'greenline.db'))).toBe(true);
+      s.child.kill('SIGTERM');
+      expect(await s.exited).toBe(0);
+    },
+  );
 });

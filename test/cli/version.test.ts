@@ -21,7 +21,10 @@ describe('greenline --version', () => {
       cpSync(join(ROOT, 'dist'), join(dir, 'dist'), { recursive: true });
       symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
       writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'greenline', version: '9.8.7', type: 'module' }));
-      const out = execFileSync(process.execPath, [join(dir, 'dist/cli.js'), '--version'], { env: cleanEnv(), encoding: 'utf8' });
+      const out = execFileSync(process.execPath, [join(dir, 'dist/cli.js'), '--version'], {
+        env: cleanEnv(),
+        encoding: 'utf8',
+      });
       expect(out.trim()).toBe('9.8.7');
     } finally {
       rmSync(dir, { recursive: true, force: true });

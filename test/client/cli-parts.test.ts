@@ -29,12 +29,23 @@ describe('client settings', () => {
   const fromFile = { url: 'http://file:1', token: 'file-token', repo: 'h/o/file', branch: 'file-branch' };
 
   it('flags win over the environment, which wins over the file, which wins over the default URL', () => {
-    expect(resolveClientSettings({}, {}, {})).toEqual({ url: DEFAULT_URL, token: undefined, repo: undefined, branch: undefined });
+    expect(resolveClientSettings({}, {}, {})).toEqual({
+      url: DEFAULT_URL,
+      token: undefined,
+      repo: undefined,
+      branch: undefined,
+    });
     expect(resolveClientSettings({}, {}, fromFile)).toEqual(fromFile);
-    expect(resolveClientSettings({}, { GREENLINE_URL: 'http://env:2', GREENLINE_TOKEN: 'env-token' }, fromFile))
-      .toEqual({ ...fromFile, url: 'http://env:2', token: 'env-token' });
-    expect(resolveClientSettings({ url: 'http://flag:3', token: 'flag-token', repo: 'h/o/flag', branch: 'b' }, { GREENLINE_URL: 'http://env:2', GREENLINE_TOKEN: 'env-token' }, fromFile))
-      .toEqual({ url: 'http://flag:3', token: 'flag-token', repo: 'h/o/flag', branch: 'b' });
+    expect(
+      resolveClientSettings({}, { GREENLINE_URL: 'http://env:2', GREENLINE_TOKEN: 'env-token' }, fromFile),
+    ).toEqual({ ...fromFile, url: 'http://env:2', token: 'env-token' });
+    expect(
+      resolveClientSettings(
+        { url: 'http://flag:3', token: 'flag-token', repo: 'h/o/flag', branch: 'b' },
+        { GREENLINE_URL: 'http://env:2', GREENLINE_TOKEN: 'env-token' },
+        fromFile,
+      ),
+    ).toEqual({ url: 'http://flag:3', token: 'flag-token', repo: 'h/o/flag', branch: 'b' });
   });
 
   it('an empty environment variable counts as unset', () => {
@@ -47,12 +58,19 @@ describe('client settings', () => {
   });
 
   it('reads the file, and refuses unknown keys, non-string values and bad YAML; a missing file is empty unless named', () => {
-    expect(readClientConfigFile(file('ok.yaml', 'url: http://gl:8080\ntoken: gl_abc\n'), true)).toEqual({ url: 'http://gl:8080', token: 'gl_abc' });
+    expect(readClientConfigFile(file('ok.yaml', 'url: http://gl:8080\ntoken: gl_abc\n'), true)).toEqual({
+      url: 'http://gl:8080',
+      token: 'gl_abc',
+    });
     expect(readClientConfigFile(file('empty.yaml', ''), true)).toEqual({});
     expect(readClientConfigFile(path.join(dir, 'absent.yaml'), false)).toEqual({});
     expect(() => readClientConfigFile(path.join(dir, 'absent.yaml'), true)).toThrow(UsageError);
-    expect(() => readClientConfigFile(file('key.yaml', 'server: x\n'), false)).toThrow(/Unknown key "server".*known: url, token, repo, branch/);
-    expect(() => readClientConfigFile(file('num.yaml', 'url: 8080\n'), false)).toThrow(/"url" .* must be a non-empty string/);
+    expect(() => readClientConfigFile(file('key.yaml', 'server: x\n'), false)).toThrow(
+      /Unknown key "server".*known: url, token, repo, branch/,
+    );
+    expect(() => readClientConfigFile(file('num.yaml', 'url: 8080\n'), false)).toThrow(
+      /"url" .* must be a non-empty string/,
+    );
     expect(() => readClientConfigFile(file('list.yaml', '- a\n'), false)).toThrow(/must be a mapping/);
     expect(() => readClientConfigFile(file('bad.yaml', 'url: [\n'), false)).toThrow(/not valid YAML/);
   });
@@ -61,9 +79,11 @@ describe('client settings', () => {
 describe('addresses', () => {
   it('parses HOST/OWNER/NAME and PR numbers, and says what is expected otherwise', () => {
     expect(parseRepoSlug('github.com/acme/web')).toEqual({ host: 'github.com', owner: 'acme', name: 'web' });
-    for (const bad of ['acme/web', 'github.com/acme/web/x', 'github.com//web']) expect(() => parseRepoSlug(bad)).toThrow(/HOST\/OWNER\/NAME/);
+    for (const bad of ['acme/web', 'github.com/acme/web/x', 'github.com//web'])
+      expect(() => parseRepoSlug(bad)).toThrow(/HOST\/OWNER\/NAME/);
     expect(parsePrNumber('42')).toBe(42);
-    for (const bad of ['0', '-1', '1.5', '#42', '4294967296', '']) expect(() => parsePrNumber(bad), bad).toThrow(UsageError);
+    for (const bad of ['0', '-1', '1.5', '#42', '4294967296', ''])
+      expect(() => parsePrNumber(bad), bad).toThrow(UsageError);
   });
 });
 
@@ -98,24 +118,55 @@ describe('metrics', () => {
   it('reads samples with their labels (escapes included) and values (+Inf included)', () => {
     const samples = parsePrometheusText(text);
     expect(samples).toHaveLength(10);
-    expect(samples[0]).toEqual({ name: 'mq_depth_current', labels: { repo: 'acme/web', branch: 'main', queue_type: 'main' }, value: 3 });
+    expect(samples[0]).toEqual({
+      name: 'mq_depth_current',
+      labels: { repo: 'acme/web', branch: 'main', queue_type: 'main' },
+      value: 3,
+    });
     expect(samples.at(-3)!.labels.branch).toBe('rel "1"');
     expect(parsePrometheusText('x_bucket{le="+Inf"} +Inf')[0]!.value).toBe(Infinity);
   });
 
   it('summarizes one row per queue: gauges, conclusions by kind, mean durations (null when none); series without a queue type make no row', () => {
     expect(summarize(parsePrometheusText(text))).toEqual([
-      { repo: 'acme/web', branch: 'main', queueType: 'main', depth: 3, awaitingMergeability: 0, testing: 2, merged1h: 5, failed1h: 1,
-        cancelled1h: 0, restarts1h: 0, meanTestSeconds1h: 150, meanWaitSeconds1h: null },
-      { repo: 'acme/web', branch: 'rel "1"', queueType: 'main', depth: 0, awaitingMergeability: 0, testing: 0, merged1h: 0, failed1h: 0,
-        cancelled1h: 0, restarts1h: 0, meanTestSeconds1h: null, meanWaitSeconds1h: null },
+      {
+        repo: 'acme/web',
+        branch: 'main',
+        queueType: 'main',
+        depth: 3,
+        awaitingMergeability: 0,
+        testing: 2,
+        merged1h: 5,
+        failed1h: 1,
+        cancelled1h: 0,
+        restarts1h: 0,
+        meanTestSeconds1h: 150,
+        meanWaitSeconds1h: null,
+      },
+      {
+        repo: 'acme/web',
+        branch: 'rel "1"',
+        queueType: 'main',
+        depth: 0,
+        awaitingMergeability: 0,
+        testing: 0,
+        merged1h: 0,
+        failed1h: 0,
+        cancelled1h: 0,
+        restarts1h: 0,
+        meanTestSeconds1h: null,
+        meanWaitSeconds1h: null,
+      },
     ]);
   });
 });
 
 describe('queue settings options', () => {
   const parse = (args: string[]) => {
-    const cmd = addSettingOptions(new Command('update').exitOverride().configureOutput({ writeErr: () => {} }), QueueSettingsInput);
+    const cmd = addSettingOptions(
+      new Command('update').exitOverride().configureOutput({ writeErr: () => {} }),
+      QueueSettingsInput,
+    );
     cmd.parse(args, { from: 'user' });
     return settingsFrom(cmd.opts(), QueueSettingsInput);
   };
@@ -128,9 +179,30 @@ describe('queue settings options', () => {
 
   it('sends only the settings given, typed as the schema says', () => {
     expect(parse([])).toEqual({});
-    expect(parse(['--concurrency', '4', '--not-ready-timeout-hours', '0.5', '--no-batch', '--can-optimistically-merge',
-      '--required-statuses', 'build', 'lint', '--merge-method', 'rebase', '--delete-required-statuses']))
-      .toEqual({ concurrency: 4, notReadyTimeoutHours: 0.5, batch: false, canOptimisticallyMerge: true, requiredStatuses: ['build', 'lint'], mergeMethod: 'rebase', deleteRequiredStatuses: true });
+    expect(
+      parse([
+        '--concurrency',
+        '4',
+        '--not-ready-timeout-hours',
+        '0.5',
+        '--no-batch',
+        '--can-optimistically-merge',
+        '--required-statuses',
+        'build',
+        'lint',
+        '--merge-method',
+        'rebase',
+        '--delete-required-statuses',
+      ]),
+    ).toEqual({
+      concurrency: 4,
+      notReadyTimeoutHours: 0.5,
+      batch: false,
+      canOptimisticallyMerge: true,
+      requiredStatuses: ['build', 'lint'],
+      mergeMethod: 'rebase',
+      deleteRequiredStatuses: true,
+    });
     expect(() => parse(['--concurrency', 'x'])).toThrow(/--concurrency takes a number, got "x"/);
     expect(() => parse(['--no-delete-required-statuses'])).toThrow();
   });

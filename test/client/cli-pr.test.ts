@@ -62,18 +62,23 @@ describe('greenline pr', () => {
     const r = await s.run(['pr', 'status', '2', ...WEB, '--wait', ...FAST]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/PR #2 FAILED$/m);
-    expect(r.stderr).toMatch(/^PR #2 ended FAILED: not merged\. Failed: a required CI status failed\. \(required status "greenline\/ci" reported failure: exited with code 1 after \d+s\)$/m);
+    expect(r.stderr).toMatch(
+      /^PR #2 ended FAILED: not merged\. Failed: a required CI status failed\. \(required status "greenline\/ci" reported failure: exited with code 1 after \d+s\)$/m,
+    );
     expect(r.stdout).toMatch(/^Batching:\s+never \(tested alone\)$/m);
     expect(r.stdout).toMatch(/^Why:\s+Failed: a required CI status failed\.$/m);
     expect(r.stdout).toMatch(/^Detail:\s+required status "greenline\/ci" reported failure: exited with code 1/m);
-    const runId = /^Test run:\s+(\S+) \(log: greenline test-run log (\S+) --repo github\.com\/acme\/web --branch main\)$/m.exec(r.stdout);
+    const runId =
+      /^Test run:\s+(\S+) \(log: greenline test-run log (\S+) --repo github\.com\/acme\/web --branch main\)$/m.exec(
+        r.stdout,
+      );
     expect(runId?.[1]).toBe(runId?.[2]);
     const log = await s.run(['test-run', 'log', runId![1]!, ...WEB]);
     expect(log.stdout).toMatch(/exited with code 1/);
     expect(await s.git.readFile('refs/heads/main', 'fail.txt')).toBeNull();
   });
 
-  it('status shows a PR as a block or as the API\'s JSON; list shows the queue\'s PRs', async () => {
+  it("status shows a PR as a block or as the API's JSON; list shows the queue's PRs", async () => {
     const [human, asJson, list, merged] = await Promise.all([
       s.run(['pr', 'status', '1', ...WEB]),
       s.run(['pr', 'status', '1', ...WEB, '--json']),
@@ -82,7 +87,12 @@ describe('greenline pr', () => {
     ]);
     expect(human.stdout).toMatch(/^Pull request:\s+#1 Add one \(by Dev One\)$/m);
     expect(human.stdout).toMatch(/^In queue:\s+no$/m);
-    expect(json(asJson.stdout)).toMatchObject({ prNumber: 1, state: 'MERGED', priorityName: 'high', isCurrentlySubmittedToQueue: false });
+    expect(json(asJson.stdout)).toMatchObject({
+      prNumber: 1,
+      state: 'MERGED',
+      priorityName: 'high',
+      isCurrentlySubmittedToQueue: false,
+    });
     expect(json(asJson.stdout).verifiedByTestRun).toEqual(expect.any(String));
     expect(list.stdout).toMatch(/^PR\s+STATE\s+PRIORITY\s+SINCE\s+AUTHOR\s+TITLE$/m);
     expect(list.stdout).toMatch(/^#2\s+FAILED\s+medium no-batch\s+\S+\s+Dev One\s+Break the build$/m);
@@ -91,7 +101,10 @@ describe('greenline pr', () => {
   });
 
   it('list pages through the server with --limit', async () => {
-    const [r, human] = await Promise.all([s.run(['pr', 'list', ...WEB, '--limit', '1', '--json']), s.run(['pr', 'list', ...WEB, '--limit', '1'])]);
+    const [r, human] = await Promise.all([
+      s.run(['pr', 'list', ...WEB, '--limit', '1', '--json']),
+      s.run(['pr', 'list', ...WEB, '--limit', '1']),
+    ]);
     const page = json(r.stdout);
     expect(page.pullRequests).toHaveLength(1);
     expect(page.nextCursor).toEqual(expect.any(String));
@@ -101,7 +114,11 @@ describe('greenline pr', () => {
   it('restart restarts a PR under test; cancel removes a PR; both refuse PRs not in the queue', async () => {
     expect((await s.run(['pr', 'submit', '3', ...WEB])).code).toBe(0);
     const client = new GreenlineClient({ url: s.url, token: s.token });
-    const request = { repo: { host: 'github.com', owner: 'acme', name: 'web' }, targetBranch: 'main', pr: { number: 3 } };
+    const request = {
+      repo: { host: 'github.com', owner: 'acme', name: 'web' },
+      targetBranch: 'main',
+      pr: { number: 3 },
+    };
     let state = '';
     for (let i = 0; i < 200 && state !== 'TESTING'; i++) {
       state = (await client.getSubmittedPullRequest(request)).state;
@@ -123,10 +140,17 @@ describe('greenline pr', () => {
     expect(cancelAgain.code).toBe(1);
     expect(cancelAgain.stderr).toMatch(/\(400 PR_NOT_IN_QUEUE\)/);
     expect(restartAgain.code).toBe(1);
-    expect(restartAgain.stderr).toMatch(/\(400 PR_NOT_IN_QUEUE\); to test it again, submit it: `greenline pr submit 3 --repo github.com\/acme\/web --branch main`$/m);
+    expect(restartAgain.stderr).toMatch(
+      /\(400 PR_NOT_IN_QUEUE\); to test it again, submit it: `greenline pr submit 3 --repo github.com\/acme\/web --branch main`$/m,
+    );
     expect(never.code).toBe(1);
-    expect(never.stderr).toMatch(/Pull request #99 has never been submitted to this queue \(404 PR_NOT_SUBMITTED\); submit it with `greenline pr submit`/);
-    expect(badNumber).toMatchObject({ code: 2, stderr: 'error: A pull request number is a positive integer, got "x1"\n' });
+    expect(never.stderr).toMatch(
+      /Pull request #99 has never been submitted to this queue \(404 PR_NOT_SUBMITTED\); submit it with `greenline pr submit`/,
+    );
+    expect(badNumber).toMatchObject({
+      code: 2,
+      stderr: 'error: A pull request number is a positive integer, got "x1"\n',
+    });
   });
 });
 
@@ -148,11 +172,15 @@ describe('greenline pr and queue get say why a PR is where it is', () => {
     const pr = await until(6, (p) => p.reason.code === 'CONFLICTS_WITH_TARGET');
     expect(pr.state).toBe('NOT_READY');
     const [status, queue] = await Promise.all([s.run(['pr', 'status', '6', ...WEB]), s.run(['queue', 'get', ...WEB])]);
-    expect(status.stdout).toMatch(/^Why:\s+Not ready: it conflicts with the target branch; merge or rebase the target branch into it, push, and submit it again\.$/m);
+    expect(status.stdout).toMatch(
+      /^Why:\s+Not ready: it conflicts with the target branch; merge or rebase the target branch into it, push, and submit it again\.$/m,
+    );
     expect(status.stdout).toMatch(/^Detail:\s+conflicting files: shared\.txt$/m);
     expect(status.stdout).toMatch(/^Mergeability:\s+not_mergeable$/m);
     expect(queue.stdout).toMatch(/^#\s+PR\s+STATE\s+PRIORITY\s+SINCE\s+TITLE\s+WHY$/m);
-    expect(queue.stdout).toMatch(/^-\s+#6\s+NOT_READY\s+medium\s+\S+\s+Six shares\s+Not ready: it conflicts with the target branch; .* \(conflicting files: shared\.txt\)$/m);
+    expect(queue.stdout).toMatch(
+      /^-\s+#6\s+NOT_READY\s+medium\s+\S+\s+Six shares\s+Not ready: it conflicts with the target branch; .* \(conflicting files: shared\.txt\)$/m,
+    );
     expect(queue.stdout).not.toMatch(/NOT_READY ones are not listed/);
     expect((await s.run(['pr', 'cancel', '6', ...WEB])).code).toBe(0);
   });
@@ -165,7 +193,9 @@ describe('greenline pr and queue get say why a PR is where it is', () => {
     await client.submitPullRequest({ ...queue, pr: { number: 9 } });
     const r = await s.run(['pr', 'status', '9', ...WEB, '--wait', ...FAST]);
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toMatch(/^PR #9 ended FAILED: not merged\. Failed: its changes conflict with the target branch or with a PR ahead of it, so no CI ran\. \(PR #9 conflicts with .*clash\.txt\)$/m);
+    expect(r.stderr).toMatch(
+      /^PR #9 ended FAILED: not merged\. Failed: its changes conflict with the target branch or with a PR ahead of it, so no CI ran\. \(PR #9 conflicts with .*clash\.txt\)$/m,
+    );
     expect(r.stdout).toMatch(/^Mergeability:\s+not_mergeable$/m);
     expect(await s.git.readFile('refs/heads/main', 'clash.txt')).toBe('eight\n');
   }, 60_000);
@@ -173,10 +203,19 @@ describe('greenline pr and queue get say why a PR is where it is', () => {
   it('a PR pushed to while testing ends CANCELLED with the reason and its new head on the --wait line', async () => {
     expect((await s.run(['pr', 'submit', '10', ...WEB])).code).toBe(0);
     expect((await until(10, (p) => p.state === 'TESTING')).state).toBe('TESTING');
-    const head = await s.git.openPr(10, { 'ten.txt': 'ten again\n' }, { parent: heads[10], title: 'Ten, pushed again' });
+    const head = await s.git.openPr(
+      10,
+      { 'ten.txt': 'ten again\n' },
+      { parent: heads[10], title: 'Ten, pushed again' },
+    );
     const r = await s.run(['pr', 'status', '10', ...WEB, '--wait', ...FAST]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`^PR #10 ended CANCELLED: not merged\\. Cancelled: new commits were pushed to the PR; submit it again to test its new head\\. \\(new head ${head}\\)$`, 'm'));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^PR #10 ended CANCELLED: not merged\\. Cancelled: new commits were pushed to the PR; submit it again to test its new head\\. \\(new head ${head}\\)$`,
+        'm',
+      ),
+    );
   });
 });
 
@@ -184,7 +223,10 @@ describe('greenline targets set and test-run', () => {
   it('uploads targets from a file; the run that merged the PR reports them, and its log is readable', async () => {
     const sha = heads[4]!;
     const set = await s.run(['targets', 'set', '4', ...WEB, '--sha', sha, '--file', '-'], {}, 'web/app\n\nlib/core\n');
-    expect(set).toMatchObject({ code: 0, stdout: `Set the impacted targets of PR #4 at ${sha.slice(0, 12)}: 2 targets\n` });
+    expect(set).toMatchObject({
+      code: 0,
+      stdout: `Set the impacted targets of PR #4 at ${sha.slice(0, 12)}: 2 targets\n`,
+    });
     expect((await s.run(['pr', 'submit', '4', ...WEB, '--wait', ...FAST])).code).toBe(0);
     const runId = json((await s.run(['pr', 'status', '4', ...WEB, '--json'])).stdout).verifiedByTestRun as string;
 
@@ -194,8 +236,10 @@ describe('greenline targets set and test-run', () => {
       s.run(['test-run', 'log', runId, ...WEB]),
     ]);
     expect(json(asJson.stdout)).toMatchObject({
-      status: 'succeeded', impactedTargetsForTestedPrs: ['web/app', 'lib/core'],
-      testedPullRequests: [{ prNumber: 4, title: 'Add four' }], statusChecks: [{ context: 'greenline/ci', state: 'SUCCESS' }],
+      status: 'succeeded',
+      impactedTargetsForTestedPrs: ['web/app', 'lib/core'],
+      testedPullRequests: [{ prNumber: 4, title: 'Add four' }],
+      statusChecks: [{ context: 'greenline/ci', state: 'SUCCESS' }],
     });
     expect(human.stdout).toMatch(/^Status:\s+succeeded$/m);
     expect(human.stdout).toMatch(/^greenline\/ci\s+SUCCESS/m);
@@ -232,17 +276,47 @@ describe('greenline targets set and test-run', () => {
     // The test branch greenline-merge/pr-20/<run id> is pushed to the remote for CI to test.
     let ref = '';
     for (let i = 0; i < 200 && !ref; i++) {
-      ref = await git(['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads/greenline-merge/pr-20/'], { cwd: s.git.remote });
+      ref = await git(['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads/greenline-merge/pr-20/'], {
+        cwd: s.git.remote,
+      });
       if (!ref) await new Promise((r) => setTimeout(r, 100));
     }
     const [, runId, testSha] = /^refs\/heads\/greenline-merge\/pr-20\/(\S+) (\S+)$/.exec(ref)!;
-    const pending = await s.run(['test-run', 'report', '--sha', testSha!, '--repo', 'github.com/acme/ext', '--context', 'ext-ci', '--state', 'pending']);
+    const pending = await s.run([
+      'test-run',
+      'report',
+      '--sha',
+      testSha!,
+      '--repo',
+      'github.com/acme/ext',
+      '--context',
+      'ext-ci',
+      '--state',
+      'pending',
+    ]);
     expect(pending).toMatchObject({ code: 0, stdout: `Reported ext-ci pending for ${testSha}.\n` });
     const details = json((await s.run(['test-run', 'get', runId!, ...EXT, '--json'])).stdout);
-    expect(details).toMatchObject({ status: 'in_progress', requiredStatuses: ['ext-ci'], statusChecks: [{ context: 'ext-ci', state: 'PENDING' }] });
+    expect(details).toMatchObject({
+      status: 'in_progress',
+      requiredStatuses: ['ext-ci'],
+      statusChecks: [{ context: 'ext-ci', state: 'PENDING' }],
+    });
 
-    const success = await s.run(['test-run', 'report', runId!, '--repo', 'github.com/acme/ext', '--context', 'ext-ci', '--state', 'success',
-      '--target-url', 'https://ci.example.com/jobs/1', '--description', 'all green']);
+    const success = await s.run([
+      'test-run',
+      'report',
+      runId!,
+      '--repo',
+      'github.com/acme/ext',
+      '--context',
+      'ext-ci',
+      '--state',
+      'success',
+      '--target-url',
+      'https://ci.example.com/jobs/1',
+      '--description',
+      'all green',
+    ]);
     expect(success.code, success.stderr).toBe(0);
     expect((await s.run(['pr', 'status', '20', ...EXT, '--wait', ...FAST])).code).toBe(0);
     expect(await s.git.readFile('refs/heads/ext-main', 'twenty.txt')).toBe('20\n');
@@ -250,7 +324,19 @@ describe('greenline targets set and test-run', () => {
     const [unknownRun, noLog, both] = await Promise.all([
       s.run(['test-run', 'get', 'no-such-run', ...EXT]),
       s.run(['test-run', 'log', runId!, ...EXT]),
-      s.run(['test-run', 'report', runId!, '--sha', testSha!, '--repo', 'github.com/acme/ext', '--context', 'x', '--state', 'success']),
+      s.run([
+        'test-run',
+        'report',
+        runId!,
+        '--sha',
+        testSha!,
+        '--repo',
+        'github.com/acme/ext',
+        '--context',
+        'x',
+        '--state',
+        'success',
+      ]),
     ]);
     expect(unknownRun.code).toBe(1);
     expect(unknownRun.stderr).toMatch(/\(404 TEST_RUN_NOT_FOUND\)/);

@@ -11,7 +11,13 @@ import { startCliServer, type CliServer } from './cli-server.js';
 
 const Q = ['--repo', 'github.com/acme/web'];
 let s: CliServer;
-beforeAll(async () => { s = await startCliServer({ beforeServe: async (git) => { await git.openPr(7, { 'seven.txt': '7\n' }); } }); });
+beforeAll(async () => {
+  s = await startCliServer({
+    beforeServe: async (git) => {
+      await git.openPr(7, { 'seven.txt': '7\n' });
+    },
+  });
+});
 afterAll(() => s?.stop());
 
 /** A local port with nothing listening on it. */
@@ -30,38 +36,88 @@ describe('greenline queue', () => {
 
     const again = await s.run(['queue', 'create', ...Q, '--branch', 'main']);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/^error: A merge queue already exists for branch "main".*\(409 QUEUE_EXISTS\); see it with `greenline queue get`/);
+    expect(again.stderr).toMatch(
+      /^error: A merge queue already exists for branch "main".*\(409 QUEUE_EXISTS\); see it with `greenline queue get`/,
+    );
 
-    const [shown, json] = await Promise.all([s.run(['queue', 'get', ...Q, '--branch', 'main']), s.run(['queue', 'get', ...Q, '--branch', 'main', '--json'])]);
+    const [shown, json] = await Promise.all([
+      s.run(['queue', 'get', ...Q, '--branch', 'main']),
+      s.run(['queue', 'get', ...Q, '--branch', 'main', '--json']),
+    ]);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/^state:\s+RUNNING$/m);
     expect(shown.stdout).toMatch(/^concurrency:\s+2$/m);
     expect(shown.stdout).toMatch(/^requiredStatuses:\s+null \(none set\)$/m);
     expect(shown.stdout).toMatch(/^No pull requests in the queue\.$/m);
-    expect(JSON.parse(json.stdout)).toMatchObject({ state: 'RUNNING', branch: 'main', concurrency: 2, mode: 'single', enqueuedPullRequests: [] });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      state: 'RUNNING',
+      branch: 'main',
+      concurrency: 2,
+      mode: 'single',
+      enqueuedPullRequests: [],
+    });
   });
 
   it('updates settings from flags generated from the API schema, and pauses, drains and resumes', async () => {
     await s.run(['queue', 'create', ...Q, '--branch', 'settings']);
-    const updated = await s.run(['queue', 'update', ...Q, '--branch', 'settings', '--batch', '--batching-min-size', '3',
-      '--merge-method', 'MERGE_COMMIT', '--required-statuses', 'build', 'lint', '--not-ready-timeout-hours', '1.5', '--no-comments-enabled', '--json']);
+    const updated = await s.run([
+      'queue',
+      'update',
+      ...Q,
+      '--branch',
+      'settings',
+      '--batch',
+      '--batching-min-size',
+      '3',
+      '--merge-method',
+      'MERGE_COMMIT',
+      '--required-statuses',
+      'build',
+      'lint',
+      '--not-ready-timeout-hours',
+      '1.5',
+      '--no-comments-enabled',
+      '--json',
+    ]);
     expect(updated.code).toBe(0);
     expect(JSON.parse(updated.stdout)).toMatchObject({
-      batch: true, batchingMinSize: 3, mergeMethod: 'merge_commit', requiredStatuses: ['build', 'lint'], notReadyTimeoutHours: 1.5, commentsEnabled: false,
+      batch: true,
+      batchingMinSize: 3,
+      mergeMethod: 'merge_commit',
+      requiredStatuses: ['build', 'lint'],
+      notReadyTimeoutHours: 1.5,
+      commentsEnabled: false,
     });
 
-    const human = await s.run(['queue', 'update', ...Q, '--branch', 'settings', '--no-batch', '--delete-required-statuses']);
+    const human = await s.run([
+      'queue',
+      'update',
+      ...Q,
+      '--branch',
+      'settings',
+      '--no-batch',
+      '--delete-required-statuses',
+    ]);
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^Updated queue github.com\/acme\/web settings:$/m);
     expect(human.stdout).toMatch(/^batch:\s+false$/m);
     expect(human.stdout).toMatch(/^requiredStatuses:\s+null/m);
 
-    for (const [command, state] of [['pause', 'PAUSED'], ['drain', 'DRAINING'], ['resume', 'RUNNING']] as const) {
+    for (const [command, state] of [
+      ['pause', 'PAUSED'],
+      ['drain', 'DRAINING'],
+      ['resume', 'RUNNING'],
+    ] as const) {
       const r = await s.run(['queue', command, ...Q, '--branch', 'settings']);
       expect(r).toMatchObject({ code: 0, stdout: `Queue github.com/acme/web settings is ${state}.\n` });
     }
     const shown = JSON.parse((await s.run(['queue', 'get', ...Q, '--branch', 'settings', '--json'])).stdout);
-    expect(shown).toMatchObject({ state: 'RUNNING', batch: false, mergeMethod: 'merge_commit', requiredStatuses: null });
+    expect(shown).toMatchObject({
+      state: 'RUNNING',
+      batch: false,
+      mergeMethod: 'merge_commit',
+      requiredStatuses: null,
+    });
   });
 
   it('says in `queue get` whether Terraform manages the queue, and since when it was changed outside Terraform', async () => {
@@ -70,20 +126,35 @@ describe('greenline queue', () => {
     expect(plain.stdout).not.toContain('Terraform');
 
     const res = await fetch(`${s.url}/v1/updateQueue`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': s.token, 'user-agent': 'Terraform/1.9.8 terraform-provider-trunk/0.4.0' },
-      body: JSON.stringify({ repo: { host: 'github.com', owner: 'acme', name: 'web' }, targetBranch: 'infra', concurrency: 2 }),
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-api-token': s.token,
+        'user-agent': 'Terraform/1.9.8 terraform-provider-trunk/0.4.0',
+      },
+      body: JSON.stringify({
+        repo: { host: 'github.com', owner: 'acme', name: 'web' },
+        targetBranch: 'infra',
+        concurrency: 2,
+      }),
     });
     expect(res.status).toBe(200);
     const managed = await s.run(['queue', 'get', ...Q, '--branch', 'infra']);
-    expect(managed.stdout).toMatch(/^Queue github.com\/acme\/web infra\nManaged by Terraform: change its settings in the Terraform configuration.\n/);
+    expect(managed.stdout).toMatch(
+      /^Queue github.com\/acme\/web infra\nManaged by Terraform: change its settings in the Terraform configuration.\n/,
+    );
 
     expect((await s.run(['queue', 'update', ...Q, '--branch', 'infra', '--concurrency', '3'])).code).toBe(0);
     const drifted = await s.run(['queue', 'get', ...Q, '--branch', 'infra']);
-    expect(drifted.stdout).toMatch(/^Managed by Terraform, but changed outside Terraform since \d{4}-\d\d-\d\dT[\d:.]+Z: run terraform plan/m);
-    expect(JSON.parse((await s.run(['queue', 'get', ...Q, '--branch', 'infra', '--json'])).stdout)).not.toHaveProperty('managedBy');
+    expect(drifted.stdout).toMatch(
+      /^Managed by Terraform, but changed outside Terraform since \d{4}-\d\d-\d\dT[\d:.]+Z: run terraform plan/m,
+    );
+    expect(JSON.parse((await s.run(['queue', 'get', ...Q, '--branch', 'infra', '--json'])).stdout)).not.toHaveProperty(
+      'managedBy',
+    );
   });
 
-  it('reports the server\'s 400 naming the field, and refuses bad flags itself with exit code 2', async () => {
+  it("reports the server's 400 naming the field, and refuses bad flags itself with exit code 2", async () => {
     const server = await s.run(['queue', 'update', ...Q, '--branch', 'main', '--concurrency', '0']);
     expect(server.code).toBe(1);
     expect(server.stderr).toMatch(/concurrency.*\(400 VALIDATION_FAILED\)/);
@@ -97,7 +168,10 @@ describe('greenline queue', () => {
     expect(notNumber).toMatchObject({ code: 2, stderr: 'error: --concurrency takes a number, got "many"\n' });
     expect(nothing.code).toBe(2);
     expect(nothing.stderr).toMatch(/Nothing to change/);
-    expect(badRepo).toMatchObject({ code: 2, stderr: 'error: --repo must be HOST/OWNER/NAME, e.g. github.com/acme/web; got "acme/web"\n' });
+    expect(badRepo).toMatchObject({
+      code: 2,
+      stderr: 'error: --repo must be HOST/OWNER/NAME, e.g. github.com/acme/web; got "acme/web"\n',
+    });
     expect(noBranch.code).toBe(2);
     expect(noBranch.stderr).toMatch(/Pass --branch BRANCH/);
   });
@@ -105,7 +179,10 @@ describe('greenline queue', () => {
   it('deletes only an empty queue; a deleted queue is a 404 with a hint', async () => {
     await s.run(['queue', 'create', ...Q, '--branch', 'doomed']);
     await s.run(['queue', 'pause', ...Q, '--branch', 'doomed']);
-    expect(await s.run(['pr', 'submit', '7', ...Q, '--branch', 'doomed'])).toMatchObject({ code: 0, stdout: 'Submitted PR #7 to github.com/acme/web doomed.\n' });
+    expect(await s.run(['pr', 'submit', '7', ...Q, '--branch', 'doomed'])).toMatchObject({
+      code: 0,
+      stdout: 'Submitted PR #7 to github.com/acme/web doomed.\n',
+    });
     const refused = await s.run(['queue', 'delete', ...Q, '--branch', 'doomed']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/still holds .*\(400 QUEUE_NOT_EMPTY\)/);
@@ -118,7 +195,9 @@ describe('greenline queue', () => {
       s.run(['queue', 'get', '--repo', 'github.com/acme/nope', '--branch', 'main']),
     ]);
     expect(gone.code).toBe(1);
-    expect(gone.stderr).toMatch(/No merge queue exists for branch "doomed".*\(404 QUEUE_NOT_FOUND\); create it with `greenline queue create`/);
+    expect(gone.stderr).toMatch(
+      /No merge queue exists for branch "doomed".*\(404 QUEUE_NOT_FOUND\); create it with `greenline queue create`/,
+    );
     expect(unknownRepo.code).toBe(1);
     expect(unknownRepo.stderr).toMatch(/\(404 REPO_NOT_FOUND\); connect it with `greenline repo connect`/);
   });
@@ -130,7 +209,10 @@ describe('server address and token', () => {
       s.cli(['queue', 'get', ...Q, '--branch', 'main', '--url', s.url, '--token', 'gl_wrong']),
       s.cli(['queue', 'get', ...Q, '--branch', 'main', '--url', s.url]),
     ]);
-    expect(refused).toMatchObject({ code: 1, stderr: 'error: the token was refused: check --token / GREENLINE_TOKEN (401 UNAUTHORIZED)\n' });
+    expect(refused).toMatchObject({
+      code: 1,
+      stderr: 'error: the token was refused: check --token / GREENLINE_TOKEN (401 UNAUTHORIZED)\n',
+    });
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/^error: No API token: pass --token, set GREENLINE_TOKEN/);
   });
@@ -141,7 +223,10 @@ describe('server address and token', () => {
       s.cli(['queue', 'get', ...Q, '--branch', 'main', '--url', url, '--token', s.token]),
       s.cli(['health', '--url', url]),
     ]);
-    expect(r).toMatchObject({ code: 1, stderr: `error: cannot reach greenline at ${url}: is \`greenline serve\` running? (ECONNREFUSED)\n` });
+    expect(r).toMatchObject({
+      code: 1,
+      stderr: `error: cannot reach greenline at ${url}: is \`greenline serve\` running? (ECONNREFUSED)\n`,
+    });
     expect(health.code).toBe(1);
     expect(health.stderr).toContain('cannot reach greenline');
   });
@@ -200,7 +285,16 @@ describe('greenline metrics', () => {
     expect(raw.stdout).toContain('mq_depth_current{repo="acme/web",branch="metrics",queue_type="main"} 0');
 
     const rows = JSON.parse(json.stdout) as { branch: string; queueType: string; depth: number }[];
-    expect(rows).toContainEqual(expect.objectContaining({ repo: 'acme/web', branch: 'metrics', queueType: 'main', depth: 0, merged1h: 0, meanTestSeconds1h: null }));
+    expect(rows).toContainEqual(
+      expect.objectContaining({
+        repo: 'acme/web',
+        branch: 'metrics',
+        queueType: 'main',
+        depth: 0,
+        merged1h: 0,
+        meanTestSeconds1h: null,
+      }),
+    );
     // Per-repository series (greenline_bisection_runs_1h_total, …) carry no queue type and make no row.
     expect(rows.map((r) => r.queueType).filter((t) => t !== 'main' && t !== 'bisection')).toEqual([]);
     expect(table.stdout).not.toMatch(/^acme\/web\s+metrics\s+0\s/m);

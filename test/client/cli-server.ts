@@ -33,15 +33,22 @@ export interface CliServer {
 
 /** The environment without GREENLINE_* or XDG_CONFIG_HOME of the outer process, HOME in the temp dir. */
 function cleanEnv(home: string, extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GREENLINE_') && k !== 'XDG_CONFIG_HOME'));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('GREENLINE_') && k !== 'XDG_CONFIG_HOME'),
+  );
   return { ...env, HOME: home, ...extra };
 }
 
 function exec(home: string, args: string[], env: Record<string, string> = {}, stdin?: string): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [CLI, ...args], { cwd: home, env: cleanEnv(home, env), timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [CLI, ...args],
+      { cwd: home, env: cleanEnv(home, env), timeout: 60_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+      },
+    );
     child.stdin!.end(stdin ?? '');
   });
 }
@@ -65,20 +72,39 @@ export async function startCliServer(opts: CliServerOptions = {}): Promise<CliSe
   const dataDir = path.join(git.root, 'data');
   mkdirSync(home, { recursive: true });
   for (const { slug, ciCommand } of opts.repos ?? [{ slug: 'github.com/acme/web', ciCommand: 'test ! -f fail.txt' }]) {
-    const connect = await exec(home, ['repo', 'connect', slug, '--org', 'default', '--forge', 'git',
-      '--remote', git.remote, ...(ciCommand === null ? [] : ['--ci-command', ciCommand]), '--data-dir', dataDir]);
+    const connect = await exec(home, [
+      'repo',
+      'connect',
+      slug,
+      '--org',
+      'default',
+      '--forge',
+      'git',
+      '--remote',
+      git.remote,
+      ...(ciCommand === null ? [] : ['--ci-command', ciCommand]),
+      '--data-dir',
+      dataDir,
+    ]);
     if (connect.code !== 0) throw new Error(`repo connect failed: ${connect.stderr}`);
   }
   await opts.beforeServe?.(git);
   const created = await exec(home, ['token', 'create', '--org', 'default', '--data-dir', dataDir]);
   const token = created.stdout.trimEnd().split('\n').at(-1)!;
 
-  const child: ChildProcess = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn', '--poll-interval', '1'],
-    { cwd: home, env: cleanEnv(home, {}), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [CLI, 'serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'warn', '--poll-interval', '1'],
+    { cwd: home, env: cleanEnv(home, {}), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   const deadline = Date.now() + 30_000;
   while (!/listening on (\S+)/.test(out)) {
     if (child.exitCode !== null || Date.now() > deadline) {
@@ -90,7 +116,11 @@ export async function startCliServer(opts: CliServerOptions = {}): Promise<CliSe
   const url = /listening on (\S+)/.exec(out)![1]!;
   const cli: CliServer['cli'] = (args, env, stdin) => exec(home, args, env, stdin);
   return {
-    url, token, git, home, cli,
+    url,
+    token,
+    git,
+    home,
+    cli,
     run: (args, env, stdin) => cli([...args, '--url', url, '--token', token], env, stdin),
     async stop() {
       if (child.exitCode === null) {

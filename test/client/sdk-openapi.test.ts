@@ -24,7 +24,9 @@ let operations: string[];
 beforeAll(async () => {
   h = await createApiHarness();
   const paths = json(await h.get('/v1/openapi.json')).paths as Record<string, Record<string, unknown>>;
-  operations = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));
+  operations = Object.entries(paths).flatMap(([path, ops]) =>
+    Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
+  );
 });
 afterAll(() => h?.close());
 
@@ -49,8 +51,11 @@ describe('the SDK and the OpenAPI document', () => {
   }, 120_000);
 
   it('is exported as greenline/client from the built package', async () => {
-    const r = await run(['--input-type=module', '-e',
-      "const m = await import('greenline/client'); const c = new m.GreenlineClient({ url: 'http://127.0.0.1:1/v1' }); console.log(c.url, Object.keys(m).sort().join(' '))"]);
+    const r = await run([
+      '--input-type=module',
+      '-e',
+      "const m = await import('greenline/client'); const c = new m.GreenlineClient({ url: 'http://127.0.0.1:1/v1' }); console.log(c.url, Object.keys(m).sort().join(' '))",
+    ]);
     expect(r.code, r.out).toBe(0);
     expect(r.out).toContain('http://127.0.0.1:1 ');
     expect(r.out).toContain('GreenlineApiError GreenlineClient GreenlineError GreenlineNetworkError');

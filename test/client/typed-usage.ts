@@ -4,8 +4,14 @@
  * than the server's schemas fail that test.
  */
 import {
-  GreenlineApiError, GreenlineClient, GreenlineNetworkError, waitForPullRequest,
-  type Queue, type QueueSettings, type SubmittedPullRequest, type TestingDetails,
+  GreenlineApiError,
+  GreenlineClient,
+  GreenlineNetworkError,
+  waitForPullRequest,
+  type Queue,
+  type QueueSettings,
+  type SubmittedPullRequest,
+  type TestingDetails,
 } from '../../src/client/index.js';
 
 export async function typedUsage(client: GreenlineClient): Promise<void> {
@@ -48,7 +54,12 @@ export async function typedUsage(client: GreenlineClient): Promise<void> {
   const queue: Queue = await client.getQueue(main);
   const required: string[] | null = queue.requiredStatuses;
   const first: number | undefined = queue.enqueuedPullRequests[0]?.prNumber;
-  const settings: QueueSettings = await client.updateQueue({ ...main, state: 'PAUSED', batch: true, requiredStatuses: ['build'] });
+  const settings: QueueSettings = await client.updateQueue({
+    ...main,
+    state: 'PAUSED',
+    batch: true,
+    requiredStatuses: ['build'],
+  });
   // @ts-expect-error updateQueue answers the settings without the PR list
   const listed = settings.enqueuedPullRequests;
   // @ts-expect-error concurrency is a number
@@ -56,13 +67,23 @@ export async function typedUsage(client: GreenlineClient): Promise<void> {
   await client.deleteQueue(main);
 
   const metrics: string = await client.getMergeQueueMetrics({ repo: 'acme/web', repoHost: 'github.com' });
-  await client.reportStatus({ repo, sha: 'b'.repeat(40), context: 'build', state: 'success', url: 'https://ci.example.com' });
+  await client.reportStatus({
+    repo,
+    sha: 'b'.repeat(40),
+    context: 'build',
+    state: 'success',
+    url: 'https://ci.example.com',
+  });
   // @ts-expect-error context is required
   await client.reportStatus({ repo, testRunId: 'r', state: 'success' });
   const log: string = await client.getTestRunLog({ ...main, testRunId: 'r' });
   const health: 'ok' = (await client.healthz()).status;
 
-  const merged = await waitForPullRequest(client, { ...main, pr: { number: 1 } }, { intervalMs: 5_000, onChange: (p) => p.state });
+  const merged = await waitForPullRequest(
+    client,
+    { ...main, pr: { number: 1 } },
+    { intervalMs: 5_000, onChange: (p) => p.state },
+  );
   try {
     await client.getQueue(main);
   } catch (err) {
@@ -75,5 +96,21 @@ export async function typedUsage(client: GreenlineClient): Promise<void> {
       void reason;
     }
   }
-  void [state, mergeable, verifiedBy, prNumber, next, titles, testSha, contexts, required, first, listed, metrics, log, health, merged];
+  void [
+    state,
+    mergeable,
+    verifiedBy,
+    prNumber,
+    next,
+    titles,
+    testSha,
+    contexts,
+    required,
+    first,
+    listed,
+    metrics,
+    log,
+    health,
+    merged,
+  ];
 }

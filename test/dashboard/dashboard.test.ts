@@ -21,8 +21,11 @@ const PR = (n: number) => `#/pr/demo.greenline.local/acme/shop/main/${n}`;
 
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) {
-  if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing; .ci/run installs it (apt-get install -y chromium)`);
-  console.warn(`NOTICE: ${CHROMIUM} is missing, so the dashboard's browser tests are SKIPPED. Install it with: apt-get install -y chromium`);
+  if (process.env.CI === 'true')
+    throw new Error(`${CHROMIUM} is missing; .ci/run installs it (apt-get install -y chromium)`);
+  console.warn(
+    `NOTICE: ${CHROMIUM} is missing, so the dashboard's browser tests are SKIPPED. Install it with: apt-get install -y chromium`,
+  );
 }
 
 let demo: ChildProcess;
@@ -37,7 +40,8 @@ async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | unde
   for (;;) {
     const value = probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline || demo.exitCode !== null) throw new Error(`no ${what} after ${timeoutMs} ms; demo output:\n${output}`);
+    if (Date.now() > deadline || demo.exitCode !== null)
+      throw new Error(`no ${what} after ${timeoutMs} ms; demo output:\n${output}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -45,7 +49,9 @@ async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | unde
 /** A page at laptop width, signed in (the token set in sessionStorage through the form). */
 async function signedIn(width = 1280, height = 900): Promise<Page> {
   const page = await browser.newPage({ viewport: { width, height } });
-  page.on('pageerror', (err) => { output += `\n[page error] ${err.message}`; });
+  page.on('pageerror', (err) => {
+    output += `\n[page error] ${err.message}`;
+  });
   await page.goto(url);
   await page.getByLabel('API token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
@@ -58,7 +64,9 @@ const QUEUE_KEY = { repo: { host: 'demo.greenline.local', owner: 'acme', name: '
 /** POST /v1/<endpoint> with the token; the answer's JSON (fails the test on an error answer). */
 async function api(endpoint: string, body: unknown): Promise<unknown> {
   const res = await fetch(`${url}/v1/${endpoint}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': token }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-token': token },
+    body: JSON.stringify(body),
   });
   const text = await res.text();
   expect(res.status, text).toBe(200);
@@ -67,15 +75,18 @@ async function api(endpoint: string, body: unknown): Promise<unknown> {
 
 async function apiQueueState(): Promise<string> {
   const res = await fetch(`${url}/v1/getQueue`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': token }, body: JSON.stringify(QUEUE_KEY),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-token': token },
+    body: JSON.stringify(QUEUE_KEY),
   });
-  return (await res.json() as { state: string }).state;
+  return ((await res.json()) as { state: string }).state;
 }
 
 /** An updateQueue as Trunk's Terraform provider sends it (x-source: terraform), changing nothing. */
 async function terraformWrite(): Promise<void> {
   const res = await fetch(`${url}/v1/updateQueue`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': token, 'x-source': 'terraform' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-token': token, 'x-source': 'terraform' },
     body: JSON.stringify({ ...QUEUE_KEY, concurrency: 3 }),
   });
   expect(res.status).toBe(200);
@@ -86,10 +97,12 @@ async function terraformWrite(): Promise<void> {
  * a stopped server keeps its runs' branches for when it starts again, and this one does not.
  */
 async function emptyQueue(): Promise<void> {
-  const queue = await api('getQueue', QUEUE_KEY) as { enqueuedPullRequests: { prNumber: number }[] };
-  for (const { prNumber } of queue.enqueuedPullRequests) await api('cancelPullRequest', { ...QUEUE_KEY, pr: { number: prNumber } });
+  const queue = (await api('getQueue', QUEUE_KEY)) as { enqueuedPullRequests: { prNumber: number }[] };
+  for (const { prNumber } of queue.enqueuedPullRequests)
+    await api('cancelPullRequest', { ...QUEUE_KEY, pr: { number: prNumber } });
   const remote = path.join(dir, 'demo', 'shop.git');
-  const testBranches = (): string => execFileSync('git', ['for-each-ref', 'refs/heads/greenline-merge/'], { cwd: remote, encoding: 'utf8' });
+  const testBranches = (): string =>
+    execFileSync('git', ['for-each-ref', 'refs/heads/greenline-merge/'], { cwd: remote, encoding: 'utf8' });
   const deadline = Date.now() + 20_000;
   while (testBranches() !== '' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
 }
@@ -100,10 +113,17 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     mkdirSync(SHOTS, { recursive: true });
     dir = await makeTempDir('greenline-dashboard-');
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GREENLINE_')));
-    demo = spawn(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'demo', '--port', '0', '--data-dir', path.join(dir, 'demo')],
-      { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    demo.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
-    demo.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+    demo = spawn(
+      process.execPath,
+      [path.join(ROOT, 'dist', 'cli.js'), 'demo', '--port', '0', '--data-dir', path.join(dir, 'demo')],
+      { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    demo.stdout!.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    demo.stderr!.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
     [url, token] = await waitFor('dashboard URL and token', 60_000, () => {
       const u = /Dashboard: (\S+?)\/?\n/.exec(output);
       const t = /API token: (\S+)\n/.exec(output);
@@ -111,8 +131,16 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   }, 90_000);
 
@@ -152,7 +180,9 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     await page.getByRole('heading', { name: 'acme/shop → main' }).waitFor();
     await page.getByText('Live', { exact: true }).waitFor({ timeout: 20_000 });
     // A mark on the window survives only if the page is never reloaded.
-    await page.evaluate(() => { (window as unknown as { mark: number }).mark = 42; });
+    await page.evaluate(() => {
+      (window as unknown as { mark: number }).mark = 42;
+    });
     await page.locator('.run .chain').first().waitFor({ timeout: 60_000 });
     await page.locator('#recent-prs li[data-state="MERGED"]').first().waitFor({ timeout: 90_000 });
     await page.locator('#recent-prs li[data-state="FAILED"]').first().waitFor({ timeout: 90_000 });
@@ -173,7 +203,9 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     expect(timeline).toContain('Failed: a required CI status failed.');
     expect(timeline).toContain('Submitted: requested through the API');
     expect(await page.locator('#timeline [title="TEST_RUN_REQUIRED_STATUS_FAILED"]').count()).toBeGreaterThan(0);
-    expect(await page.locator('#pr-reason').textContent()).toMatch(/^Failed: a required CI status failed\. required status "greenline\/ci" reported failure/);
+    expect(await page.locator('#pr-reason').textContent()).toMatch(
+      /^Failed: a required CI status failed\. required status "greenline\/ci" reported failure/,
+    );
     expect(await page.locator('.checks').first().textContent()).toContain('greenline/ci');
     await page.getByRole('button', { name: 'Show log' }).last().click();
     await page.locator('pre.log').waitFor();
@@ -188,7 +220,10 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     const deadline = Date.now() + 100_000;
     while (failed === undefined && Date.now() < deadline) {
       for (const n of [6, 11]) {
-        const pr = await api('getSubmittedPullRequest', { ...QUEUE_KEY, pr: { number: n } }) as { state: string; reason: { code: string } };
+        const pr = (await api('getSubmittedPullRequest', { ...QUEUE_KEY, pr: { number: n } })) as {
+          state: string;
+          reason: { code: string };
+        };
         if (pr.state === 'FAILED' && pr.reason.code === 'START_TEST_RUN_MERGE_CONFLICT') failed = n;
       }
       if (failed === undefined) await new Promise((r) => setTimeout(r, 500));
@@ -197,10 +232,14 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     const page = await signedIn();
     await page.goto(url + '/' + PR(failed!));
     await page.locator('#pr-reason').waitFor();
-    expect(await page.locator('#pr-reason').textContent()).toContain('Failed: its changes conflict with the target branch or with a PR ahead of it, so no CI ran.');
+    expect(await page.locator('#pr-reason').textContent()).toContain(
+      'Failed: its changes conflict with the target branch or with a PR ahead of it, so no CI ran.',
+    );
     expect(await page.locator('#pr-reason').textContent()).toContain('settings.conf');
     const run = page.locator('.run-card').first();
-    expect(await run.textContent()).toContain('No CI ran: the test commit of this run was never built, so there is no log.');
+    expect(await run.textContent()).toContain(
+      'No CI ran: the test commit of this run was never built, so there is no log.',
+    );
     expect(await run.getByRole('button', { name: 'Show log' }).count()).toBe(0);
     await page.screenshot({ path: path.join(SHOTS, 'pull-request-conflict.png'), fullPage: true });
 
@@ -208,7 +247,10 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     await api('submitPullRequest', { ...QUEUE_KEY, pr: { number: failed } });
     await page.reload();
     await page.locator('.page-head').getByText('NOT_READY').waitFor({ timeout: 20_000 });
-    await page.locator('#pr-reason').getByText(/^Not ready: it conflicts with the target branch/).waitFor({ timeout: 20_000 });
+    await page
+      .locator('#pr-reason')
+      .getByText(/^Not ready: it conflicts with the target branch/)
+      .waitFor({ timeout: 20_000 });
     expect(await page.locator('#pr-reason').textContent()).toContain('conflicting files: settings.conf');
     expect(await page.getByRole('button', { name: 'Cancel PR' }).isVisible()).toBe(true);
     expect(await page.getByRole('button', { name: 'Restart tests' }).count()).toBe(0);
@@ -247,7 +289,9 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     await pause.click();
     await dialog.waitFor();
     await page.evaluate(() => {
-      const button = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Pause' && !b.closest('dialog'))!;
+      const button = [...document.querySelectorAll('button')].find(
+        (b) => b.textContent === 'Pause' && !b.closest('dialog'),
+      )!;
       button.replaceWith(button.cloneNode(true));
     });
     await page.keyboard.press('Escape');
@@ -305,7 +349,10 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     await page.goto(url + '/' + QUEUE);
     await page.getByRole('heading', { name: 'acme/shop → main' }).waitFor();
     await page.locator('#queue-prs, #prs p').first().waitFor();
-    const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+    const widths = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      client: document.documentElement.clientWidth,
+    }));
     expect(widths.scroll).toBeLessThanOrEqual(widths.client);
     expect(await page.getByRole('button', { name: 'Pause' }).isVisible()).toBe(true);
     await page.screenshot({ path: path.join(SHOTS, 'queue-phone.png'), fullPage: true });

@@ -40,7 +40,8 @@ process.env.GIT_CONFIG_KEY_0 = 'safe.directory';
 process.env.GIT_CONFIG_VALUE_0 = '*';
 
 const unavailable = ensurePodman();
-if (unavailable && process.env.CI === 'true') throw new Error(`the container test needs podman when CI=true: ${unavailable}`);
+if (unavailable && process.env.CI === 'true')
+  throw new Error(`the container test needs podman when CI=true: ${unavailable}`);
 if (unavailable) console.warn(`NOTICE: container test skipped: ${unavailable}`);
 
 const suffix = randomBytes(4).toString('hex');
@@ -61,7 +62,10 @@ async function waitUntil<T>(what: string, timeoutMs: number, probe: () => Promis
     } catch (err) {
       lastError = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, 250));
   }
 }
@@ -71,7 +75,7 @@ async function makeRemote(name: string): Promise<GitRemote> {
   const root = path.join(tmp, name);
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root);
-  const remote = await GitRemote.create(root, { 'check.sh': 'exit 0\n', 'README': 'web\n' });
+  const remote = await GitRemote.create(root, { 'check.sh': 'exit 0\n', README: 'web\n' });
   await remote.openPr(1, { 'one.txt': 'one\n' }, 'Add one');
   await remote.openPr(2, { 'two.txt': 'two\n' }, 'Add two');
   await remote.openPr(3, { 'check.sh': 'sleep 300\n' }, 'Slow check');
@@ -80,24 +84,44 @@ async function makeRemote(name: string): Promise<GitRemote> {
   return remote;
 }
 
-
 interface Started {
   name: string;
   url: string;
 }
 
 /** `podman run -d` of the image on the host network, with a fresh (or given) data volume. */
-async function runContainer(label: string, env: Record<string, string>, volume: string, remote: GitRemote): Promise<Started> {
+async function runContainer(
+  label: string,
+  env: Record<string, string>,
+  volume: string,
+  remote: GitRemote,
+): Promise<Started> {
   const port = await freePort();
   const name = `greenline-test-${label}-${suffix}`;
   containers.push(name);
   const envArgs = Object.entries({ ...env, GREENLINE_PORT: String(port) }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   // --read-only: as the Kubernetes manifests run it (readOnlyRootFilesystem; podman mounts a tmpfs on /tmp).
-  await podman.ok(['run', '-d', '--name', name, '--network', 'host', '--read-only', '--health-interval', 'disable',
-    ...envArgs, '-v', `${volume}:/var/lib/greenline`, '-v', `${remote.dir}:${REMOTE_IN_CONTAINER}`, IMAGE]);
+  await podman.ok([
+    'run',
+    '-d',
+    '--name',
+    name,
+    '--network',
+    'host',
+    '--read-only',
+    '--health-interval',
+    'disable',
+    ...envArgs,
+    '-v',
+    `${volume}:/var/lib/greenline`,
+    '-v',
+    `${remote.dir}:${REMOTE_IN_CONTAINER}`,
+    IMAGE,
+  ]);
   // The image's own HEALTHCHECK decides when it is up.
   await waitUntil(`${name} to be healthy`, 60_000, async () =>
-    (await podman.run(['healthcheck', 'run', name])).code === 0 ? true : undefined);
+    (await podman.run(['healthcheck', 'run', name])).code === 0 ? true : undefined,
+  );
   return { name, url: `http://127.0.0.1:${port}` };
 }
 
@@ -110,7 +134,8 @@ async function newVolume(label: string): Promise<string> {
 
 async function api(server: Started, token: string, endpoint: string, body: Record<string, unknown>): Promise<any> {
   const res = await fetch(`${server.url}/v1/${endpoint}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': token },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-token': token },
     body: JSON.stringify({ repo: REPO, targetBranch: 'main', ...body }),
   });
   const json = await res.json();
@@ -122,7 +147,13 @@ async function prState(server: Started, token: string, n: number): Promise<strin
   return (await api(server, token, 'getSubmittedPullRequest', { pr: { number: n } })).state as string;
 }
 
-function waitForState(server: Started, token: string, n: number, states: string[], timeoutMs = 120_000): Promise<string> {
+function waitForState(
+  server: Started,
+  token: string,
+  n: number,
+  states: string[],
+  timeoutMs = 120_000,
+): Promise<string> {
   return waitUntil(`PR ${n} to be ${states.join(' or ')}`, timeoutMs, async () => {
     const state = await prState(server, token, n);
     return states.includes(state) ? state : undefined;
@@ -136,8 +167,22 @@ async function createToken(container: string): Promise<string> {
 }
 
 async function connectRepo(container: string): Promise<void> {
-  await podman.ok(['exec', container, 'greenline', 'repo', 'connect', 'github.com/acme/web', '--org', 'default',
-    '--forge', 'git', '--remote', REMOTE_IN_CONTAINER, '--ci-command', 'sh check.sh']);
+  await podman.ok([
+    'exec',
+    container,
+    'greenline',
+    'repo',
+    'connect',
+    'github.com/acme/web',
+    '--org',
+    'default',
+    '--forge',
+    'git',
+    '--remote',
+    REMOTE_IN_CONTAINER,
+    '--ci-command',
+    'sh check.sh',
+  ]);
 }
 
 /** `podman stop` (SIGTERM, then SIGKILL after 10 s): how long it took, and the exit code. */
@@ -157,12 +202,32 @@ describe.skipIf(unavailable !== null)('container image', () => {
     const base = await podman.localBase();
     const baseDone = performance.now();
     // docs/deploy.md, "Building on a machine without registry access".
-    await podman.ok(['build', '--format', 'docker', '--jobs', '2', '--network', 'host',
-      '--build-arg', `BASE_IMAGE=${base}`, '--build-arg', `NODE_EXTRA_CA_CERTS=${CA_BUNDLE}`,
-      '-t', IMAGE, '-f', 'Containerfile', '.'], 900_000);
+    await podman.ok(
+      [
+        'build',
+        '--format',
+        'docker',
+        '--jobs',
+        '2',
+        '--network',
+        'host',
+        '--build-arg',
+        `BASE_IMAGE=${base}`,
+        '--build-arg',
+        `NODE_EXTRA_CA_CERTS=${CA_BUNDLE}`,
+        '-t',
+        IMAGE,
+        '-f',
+        'Containerfile',
+        '.',
+      ],
+      900_000,
+    );
     imageSize = Number(await podman.ok(['image', 'inspect', '--format', '{{.Size}}', IMAGE]));
-    console.log(`container image: base ${Math.round(baseDone - started)} ms, build ${Math.round(performance.now() - baseDone)} ms, `
-      + `size ${(imageSize / 1e6).toFixed(0)} MB`);
+    console.log(
+      `container image: base ${Math.round(baseDone - started)} ms, build ${Math.round(performance.now() - baseDone)} ms, ` +
+        `size ${(imageSize / 1e6).toFixed(0)} MB`,
+    );
   }, 1_200_000);
 
   afterAll(async () => {
@@ -180,11 +245,19 @@ describe.skipIf(unavailable !== null)('container image', () => {
     expect(config.User).toBe('greenline');
     expect(config.Entrypoint).toEqual(['/usr/bin/tini', '--', 'greenline', 'serve']);
     expect(Object.keys(config.Volumes)).toEqual(['/var/lib/greenline']);
-    expect(config.Env).toEqual(expect.arrayContaining(['GREENLINE_HOST=0.0.0.0', 'GREENLINE_PORT=8080', 'GREENLINE_DATA_DIR=/var/lib/greenline']));
+    expect(config.Env).toEqual(
+      expect.arrayContaining([
+        'GREENLINE_HOST=0.0.0.0',
+        'GREENLINE_PORT=8080',
+        'GREENLINE_DATA_DIR=/var/lib/greenline',
+      ]),
+    );
     expect(healthcheck.Test.join(' ')).toContain('greenline health');
     const id = await podman.ok(['run', '--rm', '--network', 'none', '--entrypoint', 'id', IMAGE, '-u']);
     expect(id).toBe(String(UID));
-    expect(await podman.ok(['run', '--rm', '--network', 'none', '--entrypoint', 'git', IMAGE, '--version'])).toMatch(/^git version /);
+    expect(await podman.ok(['run', '--rm', '--network', 'none', '--entrypoint', 'git', IMAGE, '--version'])).toMatch(
+      /^git version /,
+    );
     // Flattened: the base's npm and Node headers are not carried (375 MB seen on the local base).
     expect(imageSize).toBeLessThan(450e6);
   });
@@ -204,11 +277,18 @@ describe.skipIf(unavailable !== null)('container image', () => {
     const merged = await remote.sha('main');
 
     // docs/deploy.md's online backup, run as written there (with this container's name).
-    const backupBlock = /^## Backup\n[\s\S]*?```sh\n([\s\S]*?)```/m.exec(readFileSync(path.join(ROOT, 'docs/deploy.md'), 'utf8'))![1]!;
+    const backupBlock = /^## Backup\n[\s\S]*?```sh\n([\s\S]*?)```/m.exec(
+      readFileSync(path.join(ROOT, 'docs/deploy.md'), 'utf8'),
+    )![1]!;
     const backupDir = path.join(tmp, 'backup');
     mkdirSync(backupDir);
-    const script = backupBlock.replace(/\\\n\s*/g, '').replaceAll('exec greenline ', `exec ${first.name} `).replaceAll('cp greenline:', `cp ${first.name}:`);
-    expect(execFileSync('sh', ['-ec', script.replace(/^  /gm, '')], { cwd: backupDir, env: podman.env, encoding: 'utf8' })).toContain('backup done');
+    const script = backupBlock
+      .replace(/\\\n\s*/g, '')
+      .replaceAll('exec greenline ', `exec ${first.name} `)
+      .replaceAll('cp greenline:', `cp ${first.name}:`);
+    expect(
+      execFileSync('sh', ['-ec', script.replace(/^  /gm, '')], { cwd: backupDir, env: podman.env, encoding: 'utf8' }),
+    ).toContain('backup done');
     const [copy] = readdirSync(backupDir);
     const backup = new Database(path.join(backupDir, copy!), { readonly: true });
     try {
@@ -231,7 +311,12 @@ describe.skipIf(unavailable !== null)('container image', () => {
     await api(second, token, 'submitPullRequest', { pr: { number: 3 } });
     await waitForState(second, token, 3, ['TESTING']);
     await waitUntil('the CI command of PR 3 to run', 60_000, async () =>
-      (await podman.run(['exec', second.name, 'sh', '-c', "cat /proc/[0-9]*/cmdline | tr '\\0' ' '"])).stdout.includes('sleep 300') ? true : undefined);
+      (await podman.run(['exec', second.name, 'sh', '-c', "cat /proc/[0-9]*/cmdline | tr '\\0' ' '"])).stdout.includes(
+        'sleep 300',
+      )
+        ? true
+        : undefined,
+    );
     const busy = await stopTimed(second.name);
     console.log(`SIGTERM to exit: idle ${Math.round(idle.ms)} ms, with a CI command running ${Math.round(busy.ms)} ms`);
     expect(busy.exitCode).toBe(0);
@@ -275,7 +360,9 @@ describe.skipIf(unavailable !== null)('container image', () => {
     const takenOver = performance.now() - killedAt;
     expect(after).not.toBe(before);
     expect(await waitForState(b, token, 2, TERMINAL)).toBe('MERGED');
-    console.log(`takeover: lease taken ${Math.round(takenOver)} ms after SIGKILL, PR 2 merged ${Math.round(performance.now() - killedAt)} ms after`);
+    console.log(
+      `takeover: lease taken ${Math.round(takenOver)} ms after SIGKILL, PR 2 merged ${Math.round(performance.now() - killedAt)} ms after`,
+    );
     expect(await remote.readFile('main', 'two.txt')).toBe('two');
     await stopTimed(b.name);
   }, 600_000);

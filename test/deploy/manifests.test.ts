@@ -27,13 +27,15 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
 };
 
 function manifests(dir: string): { file: string; doc: any }[] {
-  return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.yaml')).flatMap((e) => {
-    const file = path.join(dir, e.name);
-    return parseAllDocuments(readFileSync(file, 'utf8')).map((d) => {
-      if (d.errors.length > 0) throw new Error(`${file}: ${d.errors.map((x) => x.message).join('; ')}`);
-      return { file: path.relative(ROOT, file), doc: d.toJS() };
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.yaml'))
+    .flatMap((e) => {
+      const file = path.join(dir, e.name);
+      return parseAllDocuments(readFileSync(file, 'utf8')).map((d) => {
+        if (d.errors.length > 0) throw new Error(`${file}: ${d.errors.map((x) => x.message).join('; ')}`);
+        return { file: path.relative(ROOT, file), doc: d.toJS() };
+      });
     });
-  });
 }
 
 const cluster = manifests(path.join(DEPLOY, 'kubernetes'));
@@ -68,8 +70,13 @@ describe('Kubernetes manifests', () => {
     expect(deployment.spec.replicas).toBeGreaterThan(1);
     const { pod, container } = checkPod(deployment);
     const secret = byKind(cluster, 'Secret');
-    const fromSecret = container.env.filter((e: any) => e.valueFrom?.secretKeyRef).map((e: any) => [e.name, e.valueFrom.secretKeyRef]);
-    expect(Object.fromEntries(fromSecret).GREENLINE_DATABASE_URL).toEqual({ name: secret.metadata.name, key: 'database-url' });
+    const fromSecret = container.env
+      .filter((e: any) => e.valueFrom?.secretKeyRef)
+      .map((e: any) => [e.name, e.valueFrom.secretKeyRef]);
+    expect(Object.fromEntries(fromSecret).GREENLINE_DATABASE_URL).toEqual({
+      name: secret.metadata.name,
+      key: 'database-url',
+    });
     for (const [, ref] of fromSecret) expect(Object.keys(secret.stringData)).toContain(ref.key);
     const keyVolume = pod.volumes.find((v: any) => v.secret);
     expect(keyVolume.secret.secretName).toBe(secret.metadata.name);
@@ -101,9 +108,11 @@ describe('Kubernetes manifests', () => {
 function forAjv(schema: unknown): any {
   if (Array.isArray(schema)) return schema.map(forAjv);
   if (schema === null || typeof schema !== 'object') return schema;
-  return Object.fromEntries(Object.entries(schema)
-    .filter(([k, v]) => !((k === 'id' && typeof v === 'string') || k === '$schema'))
-    .map(([k, v]) => [k, forAjv(v)]));
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([k, v]) => !((k === 'id' && typeof v === 'string') || k === '$schema'))
+      .map(([k, v]) => [k, forAjv(v)]),
+  );
 }
 
 describe('compose file', () => {
@@ -121,7 +130,9 @@ describe('compose file', () => {
     const { postgres, greenline, 'greenline-2': second } = compose.services;
     expect(postgres.healthcheck.test).toBeDefined();
     for (const service of [greenline, second]) {
-      expect(service.environment.GREENLINE_DATABASE_URL).toMatch(/^postgres:\/\/greenline:.*@postgres:5432\/greenline$/);
+      expect(service.environment.GREENLINE_DATABASE_URL).toMatch(
+        /^postgres:\/\/greenline:.*@postgres:5432\/greenline$/,
+      );
       expect(service.restart).toBe('unless-stopped');
       expect(service.healthcheck.test).toEqual(['CMD', 'greenline', 'health', '--url', 'http://127.0.0.1:8080']);
       expect(service.depends_on.postgres.condition).toBe('service_healthy');
@@ -139,7 +150,8 @@ describe('systemd unit', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'greenline-unit-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const hasSystemd = spawnSync('systemd-analyze', ['--version']).status === 0;
-  if (!hasSystemd && process.env.CI === 'true') throw new Error('systemd-analyze is needed when CI=true (apt-get install systemd)');
+  if (!hasSystemd && process.env.CI === 'true')
+    throw new Error('systemd-analyze is needed when CI=true (apt-get install systemd)');
 
   it.skipIf(!hasSystemd)('passes systemd-analyze verify without a message', () => {
     // verify checks that ExecStart's program exists: point it at this checkout's built CLI instead of

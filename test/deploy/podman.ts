@@ -33,7 +33,8 @@ function has(cmd: string): boolean {
 /** Makes podman, runc and debootstrap available; returns why not when it cannot. */
 export function ensurePodman(): string | null {
   if (['podman', 'runc', 'debootstrap'].every(has)) return null;
-  if (process.getuid?.() !== 0 || !has('apt-get')) return 'podman is not installed and cannot be (needs root and apt-get)';
+  if (process.getuid?.() !== 0 || !has('apt-get'))
+    return 'podman is not installed and cannot be (needs root and apt-get)';
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   for (const args of [['update'], ['install', '-y', '--no-install-recommends', ...PACKAGES]]) {
     const r = spawnSync('apt-get', args, { env, encoding: 'utf8', timeout: 300_000 });
@@ -49,28 +50,37 @@ export class Podman {
 
   constructor() {
     const conf = path.join(this.dir, 'containers.conf');
-    writeFileSync(conf, [
-      '[containers]',
-      'default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]',
-      '[engine]',
-      'runtime = "runc"',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      conf,
+      [
+        '[containers]',
+        'default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]',
+        '[engine]',
+        'runtime = "runc"',
+        '',
+      ].join('\n'),
+    );
     this.env = { ...process.env, CONTAINERS_CONF: conf };
   }
 
   run(args: string[], timeoutMs = 120_000, cwd = ROOT): Promise<Run> {
     return new Promise((resolve) => {
-      execFile('podman', args, { cwd, env: this.env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-      });
+      execFile(
+        'podman',
+        args,
+        { cwd, env: this.env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 },
+        (err, stdout, stderr) => {
+          resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+        },
+      );
     });
   }
 
   /** Runs podman; throws with its output unless it exits 0; resolves to its trimmed stdout. */
   async ok(args: string[], timeoutMs?: number): Promise<string> {
     const r = await this.run(args, timeoutMs);
-    if (r.code !== 0) throw new Error(`podman ${args.join(' ')} exited ${r.code}: ${r.stderr.slice(-4000)}${r.stdout.slice(-2000)}`);
+    if (r.code !== 0)
+      throw new Error(`podman ${args.join(' ')} exited ${r.code}: ${r.stderr.slice(-4000)}${r.stdout.slice(-2000)}`);
     return r.stdout.trim();
   }
 
@@ -81,7 +91,9 @@ export class Podman {
     const image = `localhost/greenline-base:${hash.digest('hex').slice(0, 16)}`;
     if ((await this.run(['image', 'exists', image])).code === 0) return image;
     const r = await new Promise<Run>((resolve) => {
-      execFile(BASE_SCRIPT, [image], { env: this.env, timeout: 600_000 }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout, stderr }));
+      execFile(BASE_SCRIPT, [image], { env: this.env, timeout: 600_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? 1 : 0, stdout, stderr }),
+      );
     });
     if (r.code !== 0) throw new Error(`building the local base image failed: ${r.stderr.slice(-4000)}`);
     return image;

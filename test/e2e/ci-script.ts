@@ -28,20 +28,27 @@ export interface CiScript {
 export function writeCiScript(dir: string, prelude: string[] = []): CiScript {
   const script = path.join(dir, 'ci.sh');
   const record = path.join(dir, 'ci-runs.txt');
-  writeFileSync(script, [
-    ...prelude,
-    'sh check.sh',
-    'code=$?',
-    `echo "$GREENLINE_TEST_RUN_ID $GREENLINE_TEST_SHA $GREENLINE_PR_NUMBERS $code" >> '${record}'`,
-    'exit $code',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    script,
+    [
+      ...prelude,
+      'sh check.sh',
+      'code=$?',
+      `echo "$GREENLINE_TEST_RUN_ID $GREENLINE_TEST_SHA $GREENLINE_PR_NUMBERS $code" >> '${record}'`,
+      'exit $code',
+      '',
+    ].join('\n'),
+  );
   return {
     command: `sh '${script}'`,
-    records: () => (existsSync(record) ? readFileSync(record, 'utf8') : '').split('\n').filter(Boolean).map((line) => {
-      const [runId, sha, prs, code] = line.split(' ') as [string, string, string, string];
-      return { runId, sha, prNumbers: prs.split(',').map(Number), exitCode: Number(code) };
-    }),
+    records: () =>
+      (existsSync(record) ? readFileSync(record, 'utf8') : '')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => {
+          const [runId, sha, prs, code] = line.split(' ') as [string, string, string, string];
+          return { runId, sha, prNumbers: prs.split(',').map(Number), exitCode: Number(code) };
+        }),
   };
 }
 

@@ -56,7 +56,10 @@ async function setUp(name: string, prCount: number, databaseUrl?: string): Promi
   const prs = await openPrs(remote, prCount);
   const ci = writeCiScript(dir, CI_PRELUDE);
   const common: GreenlineOptions = {
-    dir, ciMaxParallel: 6, ownProcessGroup: true, serveArgs: CRASH_SERVE_ARGS,
+    dir,
+    ciMaxParallel: 6,
+    ownProcessGroup: true,
+    serveArgs: CRASH_SERVE_ARGS,
     repos: [{ repo: SLUG, remote: daemon.url('remote.git'), ciCommand: ci.command }],
     ...(databaseUrl ? { databaseUrl } : {}),
   };
@@ -77,15 +80,24 @@ function killPoints(prng: Prng, prCount: number, kills: number): number[] {
  */
 async function waitForKillMoment(prng: Prng, queue: () => QueueClient, prCount: number, point: number): Promise<void> {
   await waitUntil(`${point} PRs to leave the queue`, 120_000, async () =>
-    (prCount - (await queue().call('getQueue')).enqueuedPullRequests.length >= point ? true : undefined));
+    prCount - (await queue().call('getQueue')).enqueuedPullRequests.length >= point ? true : undefined,
+  );
   await new Promise((r) => setTimeout(r, Math.floor(prng.next() * 1_000)));
   if (prng.next() < 0.5) {
-    await waitUntil('a CI command to run', 30_000, async () => ((await processesWith(MARKER.name, MARKER.value)).length > 0 ? true : undefined));
+    await waitUntil('a CI command to run', 30_000, async () =>
+      (await processesWith(MARKER.name, MARKER.value)).length > 0 ? true : undefined,
+    );
   }
 }
 
 /** Checks the end state; logs the leftovers whatever they are (the figures of a run on code without the clean-up). */
-async function expectNothingLeft(s: Setup, dataDirs: string[], processes: GreenlineProcess[], queue: QueueClient, label: string): Promise<void> {
+async function expectNothingLeft(
+  s: Setup,
+  dataDirs: string[],
+  processes: GreenlineProcess[],
+  queue: QueueClient,
+  label: string,
+): Promise<void> {
   const entries = await settleAll(queue, s.prs);
   await expectCrashSafe({ prs: s.prs, entries, remote: s.remote, queue, ci: s.ci, processes });
   const left = await settledLeftovers(() => findLeftovers(s.remote, dataDirs, MARKER), SETTLE_LEFTOVERS_MS);
@@ -98,7 +110,9 @@ async function killMarked(): Promise<void> {
   for (const pid of await processesWith(MARKER.name, MARKER.value)) {
     try {
       process.kill(pid, 'SIGKILL');
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
 }
 
@@ -115,7 +129,9 @@ describe('kill -9 of the whole process group; nothing left behind', () => {
     }
   });
 
-  it('one SQLite instance: 12 PRs, its group killed at 3 seeded random moments and restarted on the same data dir', async ({ onTestFailed }) => {
+  it('one SQLite instance: 12 PRs, its group killed at 3 seeded random moments and restarted on the same data dir', async ({
+    onTestFailed,
+  }) => {
     const PRS = 12;
     const started = Date.now();
     const s = await setUp('leftovers-sqlite', PRS);
@@ -146,21 +162,28 @@ describe('kill -9 of the whole process group; nothing left behind', () => {
   describe.each(pg)('three instances on one $name database', (database) => {
     afterAll(() => database.cleanup());
 
-    it('12 PRs; the group of the queue\'s holder killed at 3 seeded random moments, each restarted on its data dir', async ({ onTestFailed }) => {
+    it("12 PRs; the group of the queue's holder killed at 3 seeded random moments, each restarted on its data dir", async ({
+      onTestFailed,
+    }) => {
       const PRS = 12;
       const started = Date.now();
       const url = await database.url();
       const s = await setUp('leftovers-pg', PRS, url);
       setups.push(s);
       const first = await GreenlineProcess.start({ ...s.common, dataDirName: 'data-0' });
-      const servers = [first, ...(await Promise.all([1, 2].map((i) =>
-        GreenlineProcess.start({ ...s.common, dataDirName: `data-${i}`, token: first.token }))))];
+      const servers = [
+        first,
+        ...(await Promise.all(
+          [1, 2].map((i) => GreenlineProcess.start({ ...s.common, dataDirName: `data-${i}`, token: first.token })),
+        )),
+      ];
       live.splice(0, live.length, ...servers);
       const all = [...servers];
       onTestFailed(() => all.forEach((p, i) => console.error(`--- process ${i}\n${p.story(s.ci.records())}`)));
       const queue = () => new QueueClient(servers[0]!, SLUG);
       await queue().create('single', 6);
-      for (const n of s.prs) expect((await new QueueClient(servers[n % 3]!, SLUG).submit(n)).status, `submit #${n}`).toBe(200);
+      for (const n of s.prs)
+        expect((await new QueueClient(servers[n % 3]!, SLUG).submit(n)).status, `submit #${n}`).toBe(200);
 
       const db = connect({ databaseUrl: url, dataDir: s.dir });
       const prng = new Prng(20_261_125);
@@ -169,11 +192,18 @@ describe('kill -9 of the whole process group; nothing left behind', () => {
         for (const point of killPoints(prng, PRS, 3)) {
           await waitForKillMoment(prng, queue, PRS, point);
           // Right after a kill the lease still names the killed instance until a live one takes it over.
-          const i = await waitUntil('a live instance to hold the queue', 30_000, async () => {
-            const [lease] = await listQueueLeases(db);
-            const at = servers.findIndex((p) => p.logLines().some((l) => l.msg === 'queue leases taken' && l.instance === lease?.holder));
-            return at >= 0 ? at : undefined;
-          }, async () => (await listQueueLeases(db))[0]);
+          const i = await waitUntil(
+            'a live instance to hold the queue',
+            30_000,
+            async () => {
+              const [lease] = await listQueueLeases(db);
+              const at = servers.findIndex((p) =>
+                p.logLines().some((l) => l.msg === 'queue leases taken' && l.instance === lease?.holder),
+              );
+              return at >= 0 ? at : undefined;
+            },
+            async () => (await listQueueLeases(db))[0],
+          );
           await servers[i]!.killGroup();
           atKill.push((await processesWith(MARKER.name, MARKER.value)).length);
           servers[i] = await GreenlineProcess.start({ ...s.common, dataDirName: `data-${i}`, token: first.token });
@@ -183,8 +213,16 @@ describe('kill -9 of the whole process group; nothing left behind', () => {
       } finally {
         await db.destroy();
       }
-      console.info(`postgres: 3 kills; CI processes (of any instance) running right after each kill: ${atKill.join(', ')}`);
-      await expectNothingLeft(s, [0, 1, 2].map((i) => path.join(s.dir, `data-${i}`)), all, queue(), 'postgres');
+      console.info(
+        `postgres: 3 kills; CI processes (of any instance) running right after each kill: ${atKill.join(', ')}`,
+      );
+      await expectNothingLeft(
+        s,
+        [0, 1, 2].map((i) => path.join(s.dir, `data-${i}`)),
+        all,
+        queue(),
+        'postgres',
+      );
       console.info(`postgres: ${Date.now() - started} ms`);
     }, 150_000);
   });

@@ -20,7 +20,8 @@ export const CRASH_SERVE_ARGS = ['--lease-ttl', String(LEASE_TTL_S), '--poll-int
 /** Opens PRs 1..count, each adding its own feature file (broken ones: a file the check rejects). */
 export async function openPrs(remote: GitRemote, count: number): Promise<number[]> {
   const prs = Array.from({ length: count }, (_, i) => i + 1);
-  for (const n of prs) await remote.openPr(n, { [`features/pr-${n}.txt`]: isBroken(n) ? 'broken\n' : 'works\n' }, `Feature ${n}`);
+  for (const n of prs)
+    await remote.openPr(n, { [`features/pr-${n}.txt`]: isBroken(n) ? 'broken\n' : 'works\n' }, `Feature ${n}`);
   return prs;
 }
 
@@ -34,24 +35,39 @@ export function allTransitions(processes: GreenlineProcess[]): Transition[] {
  * (it does not list NOT_READY ones), then PR by PR. Returns their entries by number.
  */
 export async function settleAll(queue: QueueClient, prs: number[], timeoutMs = 150_000): Promise<Map<number, any>> {
-  await waitUntil('the queue to empty', timeoutMs, async () => ((await queue.call('getQueue')).enqueuedPullRequests.length === 0 ? true : undefined),
-    async () => (await queue.call('getQueue')).enqueuedPullRequests.map((e: any) => `${e.pr?.number ?? e.id} ${e.state}`));
+  await waitUntil(
+    'the queue to empty',
+    timeoutMs,
+    async () => ((await queue.call('getQueue')).enqueuedPullRequests.length === 0 ? true : undefined),
+    async () =>
+      (await queue.call('getQueue')).enqueuedPullRequests.map((e: any) => `${e.pr?.number ?? e.id} ${e.state}`),
+  );
   return queue.settle(prs, 30_000);
 }
 
 export async function expectCrashSafe(opts: {
-  prs: number[]; entries: Map<number, any>; remote: GitRemote; queue: QueueClient; ci: CiScript; processes: GreenlineProcess[];
+  prs: number[];
+  entries: Map<number, any>;
+  remote: GitRemote;
+  queue: QueueClient;
+  ci: CiScript;
+  processes: GreenlineProcess[];
 }): Promise<void> {
   const { prs, entries, remote, queue, ci, processes } = opts;
   const good = prs.filter((n) => !isBroken(n));
-  expect(Object.fromEntries(prs.map((n) => [n, entries.get(n).state])))
-    .toEqual(Object.fromEntries(prs.map((n) => [n, isBroken(n) ? 'FAILED' : 'MERGED'])));
+  expect(Object.fromEntries(prs.map((n) => [n, entries.get(n).state]))).toEqual(
+    Object.fromEntries(prs.map((n) => [n, isBroken(n) ? 'FAILED' : 'MERGED'])),
+  );
   const onTarget = (await remote.targetCommits()).map((c) => c.prNumber);
   expect(onTarget.length, 'no PR is on the target twice').toBe(new Set(onTarget).size);
   expect([...onTarget].sort((a, b) => a! - b!)).toEqual(good);
-  const merges = allTransitions(processes).filter((t) => t.to === 'MERGED').map((t) => t.pr);
+  const merges = allTransitions(processes)
+    .filter((t) => t.to === 'MERGED')
+    .map((t) => t.pr);
   const mergedTwice = merges.filter((pr, i) => merges.indexOf(pr) !== i);
   expect(mergedTwice, 'PRs that became MERGED more than once').toEqual([]);
-  expect(await remote.files('main')).toEqual(['check.sh', 'features/base.txt', ...good.map((n) => `features/pr-${n}.txt`)].sort());
+  expect(await remote.files('main')).toEqual(
+    ['check.sh', 'features/base.txt', ...good.map((n) => `features/pr-${n}.txt`)].sort(),
+  );
   expect(await targetHistoryProblems(remote, queue, ci.records())).toEqual([]);
 }

@@ -11,14 +11,29 @@ const lsRemote = (url: string): Promise<boolean> =>
   new Promise((resolve) => execFile('git', ['ls-remote', url], { timeout: 5_000 }, (err) => resolve(!err)));
 
 export class GitDaemon {
-  private constructor(private readonly child: ChildProcess, readonly port: number) {}
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly port: number,
+  ) {}
 
   /** Serves every repository under `baseDir`; resolves once `probe` (a repository under it) answers. */
   static async start(baseDir: string, probe: string): Promise<GitDaemon> {
     for (let attempt = 0; ; attempt++) {
       const port = await freePort();
-      const child = spawn('git', ['daemon', '--reuseaddr', '--export-all', '--enable=receive-pack', `--base-path=${baseDir}`,
-        '--listen=127.0.0.1', `--port=${port}`, baseDir], { stdio: 'ignore' });
+      const child = spawn(
+        'git',
+        [
+          'daemon',
+          '--reuseaddr',
+          '--export-all',
+          '--enable=receive-pack',
+          `--base-path=${baseDir}`,
+          '--listen=127.0.0.1',
+          `--port=${port}`,
+          baseDir,
+        ],
+        { stdio: 'ignore' },
+      );
       const daemon = new GitDaemon(child, port);
       const deadline = Date.now() + 10_000;
       while (child.exitCode === null && Date.now() < deadline) {

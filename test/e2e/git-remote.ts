@@ -9,17 +9,24 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 
 const IDENTITY = {
-  GIT_AUTHOR_NAME: 'Dev One', GIT_AUTHOR_EMAIL: 'dev.one@example.com',
-  GIT_COMMITTER_NAME: 'Dev One', GIT_COMMITTER_EMAIL: 'dev.one@example.com',
+  GIT_AUTHOR_NAME: 'Dev One',
+  GIT_AUTHOR_EMAIL: 'dev.one@example.com',
+  GIT_COMMITTER_NAME: 'Dev One',
+  GIT_COMMITTER_EMAIL: 'dev.one@example.com',
 };
 
 /** Runs git in `cwd` with `input` on its stdin; resolves to its trimmed stdout. */
 function git(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = execFile('git', args, { cwd, env: { ...process.env, ...IDENTITY, ...env } }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`git ${args.join(' ')} failed: ${stderr || err.message}`));
-      else resolve(stdout.trim());
-    });
+    const child = execFile(
+      'git',
+      args,
+      { cwd, env: { ...process.env, ...IDENTITY, ...env } },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`git ${args.join(' ')} failed: ${stderr || err.message}`));
+        else resolve(stdout.trim());
+      },
+    );
     // A git that exits without reading its input closes the pipe; its exit code tells what happened.
     child.stdin!.on('error', () => undefined);
     child.stdin!.end(input);
@@ -101,18 +108,30 @@ export class GitRemote {
 
   /** The first-parent history of `branch` after the initial commit, oldest first. */
   async targetCommits(branch = 'main'): Promise<TargetCommit[]> {
-    const out = await this.git('log', '--first-parent', '--reverse', '--format=%H %T %s', `${this.initialSha}..refs/heads/${branch}`);
-    return out.split('\n').filter(Boolean).map((line) => {
-      const [sha, tree, ...rest] = line.split(' ');
-      const subject = rest.join(' ');
-      const pr = /\(#(\d+)\)$/.exec(subject);
-      return { sha: sha!, tree: tree!, subject, prNumber: pr ? Number(pr[1]) : null };
-    });
+    const out = await this.git(
+      'log',
+      '--first-parent',
+      '--reverse',
+      '--format=%H %T %s',
+      `${this.initialSha}..refs/heads/${branch}`,
+    );
+    return out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const [sha, tree, ...rest] = line.split(' ');
+        const subject = rest.join(' ');
+        const pr = /\(#(\d+)\)$/.exec(subject);
+        return { sha: sha!, tree: tree!, subject, prNumber: pr ? Number(pr[1]) : null };
+      });
   }
 
   /** Branch names on the remote (as `git ls-remote` lists them, without `refs/heads/`). */
   async branches(): Promise<string[]> {
     const out = await this.git('ls-remote', '--heads', this.dir);
-    return out.split('\n').filter(Boolean).map((l) => l.split('\t')[1]!.replace(/^refs\/heads\//, ''));
+    return out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t')[1]!.replace(/^refs\/heads\//, ''));
   }
 }

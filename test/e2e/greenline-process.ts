@@ -16,7 +16,9 @@ const CLI = path.join(ROOT, 'dist', 'cli.js');
 /** The built CLI must exist: `npm test` builds before it runs vitest. */
 export function requireBuilt(): void {
   if (!existsSync(CLI)) {
-    throw new Error(`${CLI} is missing: the end-to-end tests run the built server. Build it first with \`npm run build\` (\`npm test\` does).`);
+    throw new Error(
+      `${CLI} is missing: the end-to-end tests run the built server. Build it first with \`npm run build\` (\`npm test\` does).`,
+    );
   }
 }
 
@@ -33,9 +35,14 @@ export interface CliResult {
 
 export function runCli(args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { cwd: ROOT, env: cleanEnv(), timeout: 30_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { cwd: ROOT, env: cleanEnv(), timeout: 30_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -92,14 +99,23 @@ export class GreenlineProcess {
   private address = '';
   private readonly exited: Promise<number | null>;
 
-  private constructor(private readonly child: ChildProcess, readonly token: string) {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly token: string,
+  ) {
     running.add(child);
-    this.exited = new Promise((resolve) => child.once('exit', (code) => {
-      running.delete(child);
-      resolve(code);
-    }));
-    child.stdout!.on('data', (d: Buffer) => { this.stdout += d.toString(); });
-    child.stderr!.on('data', (d: Buffer) => { this.stderr += d.toString(); });
+    this.exited = new Promise((resolve) =>
+      child.once('exit', (code) => {
+        running.delete(child);
+        resolve(code);
+      }),
+    );
+    child.stdout!.on('data', (d: Buffer) => {
+      this.stdout += d.toString();
+    });
+    child.stderr!.on('data', (d: Buffer) => {
+      this.stderr += d.toString();
+    });
   }
 
   /** Connects the repositories, creates a token and starts `serve`; resolves once it listens. */
@@ -110,8 +126,21 @@ export class GreenlineProcess {
     let token = opts.token;
     if (token === undefined) {
       for (const r of opts.repos) {
-        const connect = await runCli(['repo', 'connect', r.repo, '--org', 'default', '--forge', 'git', '--remote', r.remote,
-          '--ci-command', r.ciCommand, ...store, ...(r.remoteCheck === false ? ['--no-remote-check'] : [])]);
+        const connect = await runCli([
+          'repo',
+          'connect',
+          r.repo,
+          '--org',
+          'default',
+          '--forge',
+          'git',
+          '--remote',
+          r.remote,
+          '--ci-command',
+          r.ciCommand,
+          ...store,
+          ...(r.remoteCheck === false ? ['--no-remote-check'] : []),
+        ]);
         if (connect.code !== 0) throw new Error(`repo connect failed: ${connect.stderr}`);
       }
       const created = await runCli(['token', 'create', '--org', 'default', ...store]);
@@ -120,9 +149,27 @@ export class GreenlineProcess {
     }
 
     // The forge poll interval at its minimum (1 s): the git forge has no webhooks.
-    const server = new GreenlineProcess(spawn(process.execPath, [CLI, 'serve', '--port', '0', ...store,
-      '--poll-interval', '1', '--ci-max-parallel', String(opts.ciMaxParallel ?? 2), '--log-level', 'info', ...(opts.serveArgs ?? [])],
-    { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: opts.ownProcessGroup ?? false }), token);
+    const server = new GreenlineProcess(
+      spawn(
+        process.execPath,
+        [
+          CLI,
+          'serve',
+          '--port',
+          '0',
+          ...store,
+          '--poll-interval',
+          '1',
+          '--ci-max-parallel',
+          String(opts.ciMaxParallel ?? 2),
+          '--log-level',
+          'info',
+          ...(opts.serveArgs ?? []),
+        ],
+        { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: opts.ownProcessGroup ?? false },
+      ),
+      token,
+    );
     const deadline = Date.now() + 20_000;
     let listening: RegExpExecArray | null;
     while (!(listening = /listening on (\S+)/.exec(server.stdout))) {
@@ -142,22 +189,31 @@ export class GreenlineProcess {
 
   async api(endpoint: string, body: unknown): Promise<ApiReply> {
     const res = await fetch(`${this.url}/v1/${endpoint}`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-token': this.token }, body: JSON.stringify(body),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-token': this.token },
+      body: JSON.stringify(body),
     });
     const text = await res.text();
     let json: unknown = text;
     try {
       json = JSON.parse(text);
-    } catch { /* a text answer (getTestRunLog) */ }
+    } catch {
+      /* a text answer (getTestRunLog) */
+    }
     return { status: res.status, json };
   }
 
   /** Every state transition the server logged so far, oldest first. */
   transitions(): Transition[] {
-    return this.logLines().filter((l) => l.msg === 'transition').map((l) => ({
-      pr: l.pr as number, from: l.from as string | null, to: l.to as string, reason: l.reason as string,
-      ...(typeof l.runId === 'string' ? { runId: l.runId } : {}),
-    }));
+    return this.logLines()
+      .filter((l) => l.msg === 'transition')
+      .map((l) => ({
+        pr: l.pr as number,
+        from: l.from as string | null,
+        to: l.to as string,
+        reason: l.reason as string,
+        ...(typeof l.runId === 'string' ? { runId: l.runId } : {}),
+      }));
   }
 
   /**
@@ -166,14 +222,20 @@ export class GreenlineProcess {
    * the warnings and errors the server logged.
    */
   story(ci: CiRecord[] = []): string {
-    const transitions = this.transitions().map((t) => `#${t.pr} ${t.from ?? '-'} -> ${t.to} ${t.reason}${t.runId ? ` run ${t.runId.slice(0, 8)}` : ''}`);
-    const runs = ci.map((r) => `CI run ${r.runId.slice(0, 8)} on ${r.sha.slice(0, 8)}: PRs ${r.prNumbers.join(', ')}, exit ${r.exitCode}`);
+    const transitions = this.transitions().map(
+      (t) => `#${t.pr} ${t.from ?? '-'} -> ${t.to} ${t.reason}${t.runId ? ` run ${t.runId.slice(0, 8)}` : ''}`,
+    );
+    const runs = ci.map(
+      (r) => `CI run ${r.runId.slice(0, 8)} on ${r.sha.slice(0, 8)}: PRs ${r.prNumbers.join(', ')}, exit ${r.exitCode}`,
+    );
     return ['Server transitions:', ...transitions, ...runs, ...this.problems()].join('\n');
   }
 
   /** Log lines at warn level or above (what an operator would be alerted to). */
   problems(): string[] {
-    return this.logLines().filter((l) => (l.level as number) >= 40).map((l) => JSON.stringify(l));
+    return this.logLines()
+      .filter((l) => (l.level as number) >= 40)
+      .map((l) => JSON.stringify(l));
   }
 
   /** Every JSON line the server logged so far (pino: `time` in ms, `msg`, and the line's fields). */

@@ -34,15 +34,27 @@ describe.each(pg)('three instances on one $name database', (database) => {
     await removeTempDir(dir);
   });
 
-  it(`${PRS} PRs round-robin over three instances; the queue's holder SIGKILLed mid-run; another takes over within the lease`, async ({ onTestFailed }) => {
+  it(`${PRS} PRs round-robin over three instances; the queue's holder SIGKILLed mid-run; another takes over within the lease`, async ({
+    onTestFailed,
+  }) => {
     const remote = await GitRemote.create(dir, { 'check.sh': CHECK_SH, 'features/base.txt': 'works\n' });
     const prs = await openPrs(remote, PRS);
     const ci = writeCiScript(dir);
     const url = await database.url();
-    const common = { dir, databaseUrl: url, ciMaxParallel: 6, repos: [{ repo: SLUG, remote: remote.dir, ciCommand: ci.command }],
-      serveArgs: CRASH_SERVE_ARGS };
+    const common = {
+      dir,
+      databaseUrl: url,
+      ciMaxParallel: 6,
+      repos: [{ repo: SLUG, remote: remote.dir, ciCommand: ci.command }],
+      serveArgs: CRASH_SERVE_ARGS,
+    };
     const first = await GreenlineProcess.start({ ...common, dataDirName: 'data-0' });
-    servers = [first, ...(await Promise.all([1, 2].map((i) => GreenlineProcess.start({ ...common, dataDirName: `data-${i}`, token: first.token }))))];
+    servers = [
+      first,
+      ...(await Promise.all(
+        [1, 2].map((i) => GreenlineProcess.start({ ...common, dataDirName: `data-${i}`, token: first.token })),
+      )),
+    ];
     onTestFailed(() => servers.forEach((s, i) => console.error(`--- instance ${i}\n${s.story(ci.records())}`)));
     const clients = servers.map((s) => new QueueClient(s, SLUG));
 
@@ -55,10 +67,13 @@ describe.each(pg)('three instances on one $name database', (database) => {
     let victim: GreenlineProcess;
     try {
       await waitUntil(`a third of the PRs to leave the queue`, 120_000, async () =>
-        ((await clients[1]!.call('getQueue')).enqueuedPullRequests.length <= PRS - PRS / 3 ? true : undefined));
+        (await clients[1]!.call('getQueue')).enqueuedPullRequests.length <= PRS - PRS / 3 ? true : undefined,
+      );
       console.info(`a third done after ${Date.now() - started} ms`);
       const [lease] = await listQueueLeases(db);
-      victim = servers.find((s) => s.logLines().some((l) => l.msg === 'queue leases taken' && l.instance === lease!.holder))!;
+      victim = servers.find((s) =>
+        s.logLines().some((l) => l.msg === 'queue leases taken' && l.instance === lease!.holder),
+      )!;
       expect(victim, `the instance holding ${lease!.holder}`).toBeDefined();
       killedAt = Date.now();
       await victim.kill();
@@ -74,11 +89,16 @@ describe.each(pg)('three instances on one $name database', (database) => {
 
     // The queue moved on within one lease length: a survivor took the lease, and the queue's next
     // transition came soon after (the slack covers a CI run restarted on the new holder).
-    const after = (msg: string) => survivors.flatMap((s) => s.logLines())
-      .filter((l) => l.msg === msg && (l.time as number) > killedAt).map((l) => (l.time as number) - killedAt);
+    const after = (msg: string) =>
+      survivors
+        .flatMap((s) => s.logLines())
+        .filter((l) => l.msg === msg && (l.time as number) > killedAt)
+        .map((l) => (l.time as number) - killedAt);
     const takenAfter = Math.min(...after('queue leases taken'));
     const movedAfter = Math.min(...after('transition'));
-    console.info(`queue lease taken over ${takenAfter} ms after the kill, next transition after ${movedAfter} ms (lease ${TTL_S} s)`);
+    console.info(
+      `queue lease taken over ${takenAfter} ms after the kill, next transition after ${movedAfter} ms (lease ${TTL_S} s)`,
+    );
     expect(takenAfter).toBeLessThan(TTL_S * 1000 + 2_000);
     expect(movedAfter).toBeLessThan(TTL_S * 1000 + 8_000);
   }, 240_000);

@@ -27,17 +27,25 @@ export async function processesWith(name: string, value: string): Promise<number
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if ((await readFile(`/proc/${entry}/environ`, 'utf8')).split('\0').includes(`${name}=${value}`)) pids.push(Number(entry));
-    } catch { /* gone meanwhile, or not ours */ }
+      if ((await readFile(`/proc/${entry}/environ`, 'utf8')).split('\0').includes(`${name}=${value}`))
+        pids.push(Number(entry));
+    } catch {
+      /* gone meanwhile, or not ours */
+    }
   }
   return pids;
 }
 
-export async function findLeftovers(remote: GitRemote, dataDirs: string[], marker: { name: string; value: string }): Promise<Leftovers> {
+export async function findLeftovers(
+  remote: GitRemote,
+  dataDirs: string[],
+  marker: { name: string; value: string },
+): Promise<Leftovers> {
   const worktrees: string[] = [];
   const records: string[] = [];
   for (const dataDir of dataDirs) {
-    for (const run of await namesIn(path.join(dataDir, 'worktrees'))) worktrees.push(`${path.basename(dataDir)}/worktrees/${run}`);
+    for (const run of await namesIn(path.join(dataDir, 'worktrees')))
+      worktrees.push(`${path.basename(dataDir)}/worktrees/${run}`);
     for (const host of await namesIn(path.join(dataDir, 'repos'))) {
       for (const owner of await namesIn(path.join(dataDir, 'repos', host))) {
         for (const mirror of await namesIn(path.join(dataDir, 'repos', host, owner))) {
@@ -47,11 +55,14 @@ export async function findLeftovers(remote: GitRemote, dataDirs: string[], marke
         }
       }
     }
-    for (const rec of await namesIn(path.join(dataDir, 'ci-processes'))) records.push(`${path.basename(dataDir)}/ci-processes/${rec}`);
+    for (const rec of await namesIn(path.join(dataDir, 'ci-processes')))
+      records.push(`${path.basename(dataDir)}/ci-processes/${rec}`);
   }
   return {
     branches: (await remote.branches()).filter((b) => b.startsWith('greenline-merge/')),
-    worktrees, records, processes: await processesWith(marker.name, marker.value),
+    worktrees,
+    records,
+    processes: await processesWith(marker.name, marker.value),
   };
 }
 

@@ -13,13 +13,20 @@ export const SETTLE_MS = 150_000;
 export const SCENARIO_MS = 240_000;
 
 /** Polls `probe` until it returns a value that is not undefined; the timeout error tells what it saw last. */
-export async function waitUntil<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>, seen?: () => unknown): Promise<T> {
+export async function waitUntil<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => Promise<T | undefined>,
+  seen?: () => unknown,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${seen ? `; last seen: ${JSON.stringify(await seen())}` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${seen ? `; last seen: ${JSON.stringify(await seen())}` : ''}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -28,7 +35,11 @@ export async function waitUntil<T>(what: string, timeoutMs: number, probe: () =>
 export class QueueClient {
   readonly repo: { host: string; owner: string; name: string };
 
-  constructor(readonly server: GreenlineProcess, slug: string, readonly targetBranch = 'main') {
+  constructor(
+    readonly server: GreenlineProcess,
+    slug: string,
+    readonly targetBranch = 'main',
+  ) {
     const [host, owner, name] = slug.split('/') as [string, string, string];
     this.repo = { host, owner, name };
   }
@@ -45,7 +56,11 @@ export class QueueClient {
   }
 
   /** Creates the queue, then applies `settings` with updateQueue (createQueue takes only mode and concurrency). */
-  async create(mode: 'single' | 'parallel', concurrency: number, settings: Record<string, unknown> = {}): Promise<void> {
+  async create(
+    mode: 'single' | 'parallel',
+    concurrency: number,
+    settings: Record<string, unknown> = {},
+  ): Promise<void> {
     await this.call('createQueue', { mode, concurrency });
     if (Object.keys(settings).length > 0) await this.call('updateQueue', settings);
   }
@@ -65,9 +80,14 @@ export class QueueClient {
   /** Waits until every PR in `prs` is MERGED, FAILED or CANCELLED; returns their entries by number. */
   async settle(prs: number[], timeoutMs: number): Promise<Map<number, any>> {
     let last = new Map<number, any>();
-    return waitUntil(`PRs ${prs.join(', ')} to leave the queue`, timeoutMs, async () => {
-      last = new Map(await Promise.all(prs.map(async (n) => [n, await this.pr(n)] as const)));
-      return [...last.values()].every((e) => TERMINAL.includes(e.state)) ? last : undefined;
-    }, () => Object.fromEntries([...last].map(([n, e]) => [n, e.state])));
+    return waitUntil(
+      `PRs ${prs.join(', ')} to leave the queue`,
+      timeoutMs,
+      async () => {
+        last = new Map(await Promise.all(prs.map(async (n) => [n, await this.pr(n)] as const)));
+        return [...last.values()].every((e) => TERMINAL.includes(e.state)) ? last : undefined;
+      },
+      () => Object.fromEntries([...last].map(([n, e]) => [n, e.state])),
+    );
   }
 }

@@ -62,7 +62,11 @@ function quickStartCommands(readme: string): string[] {
   const blocks = [...section.matchAll(/^```sh\n([\s\S]*?)^```/gm)].map((m) => m[1]!);
   const block = blocks.find((b) => b.includes('repo connect'));
   if (!block) throw new Error('The quick start has no ```sh block with `repo connect`');
-  return block.replace(/\\\n/g, ' ').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  return block
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
 }
 
 /** `text` with `placeholder` replaced; the placeholder must be there. */
@@ -160,13 +164,23 @@ describe('the README quick start, run literally on a fresh clone', () => {
     await remote.openPr(4, { 'features/one.txt': 'works\n' }, 'Add feature one again');
 
     // `npm start` in the clone, every default but the port.
-    server = spawn('npm', ['start'], { cwd: clone, env: userEnv({ GREENLINE_PORT: '0' }), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    server.stdout!.on('data', (d: Buffer) => { serverOut += d.toString(); });
-    server.stderr!.on('data', (d: Buffer) => { serverErr += d.toString(); });
+    server = spawn('npm', ['start'], {
+      cwd: clone,
+      env: userEnv({ GREENLINE_PORT: '0' }),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    server.stdout!.on('data', (d: Buffer) => {
+      serverOut += d.toString();
+    });
+    server.stderr!.on('data', (d: Buffer) => {
+      serverErr += d.toString();
+    });
     const deadline = Date.now() + 60_000;
     let listening: RegExpExecArray | null;
     while (!(listening = /greenline listening on (http:\/\/\S+)/.exec(serverOut))) {
-      if (server.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not start the server\n${story()}`);
+      if (server.exitCode !== null || Date.now() > deadline)
+        throw new Error(`npm start did not start the server\n${story()}`);
       await new Promise((r) => setTimeout(r, 100));
     }
     url = listening[1]!;
@@ -189,14 +203,18 @@ describe('the README quick start, run literally on a fresh clone', () => {
   it('connects the repository with a relative --remote, stored absolute', async () => {
     const r = await sh(qs.tokenLine, qs.connect);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain(`Connected ${SLUG} to organization default (forge git, remote ${remote.dir}, resolved from ../remote.git)`);
+    expect(r.stdout).toContain(
+      `Connected ${SLUG} to organization default (forge git, remote ${remote.dir}, resolved from ../remote.git)`,
+    );
   }, 120_000);
 
   it('creates the queue and merges good PRs on the remote; a failing one ends FAILED; a PR with nothing left to merge fails', async () => {
     expect(await readmeJson(qs.createQueue)).toEqual({});
     for (const pr of [1, 2, 3, 4]) expect(await readmeJson(qs.submit(pr))).toEqual({});
 
-    const states = Object.fromEntries(await Promise.all([1, 2, 3, 4].map(async (pr) => [pr, (await waitTerminal(pr)).state])));
+    const states = Object.fromEntries(
+      await Promise.all([1, 2, 3, 4].map(async (pr) => [pr, (await waitTerminal(pr)).state])),
+    );
     expect(states, story()).toEqual({ 1: 'MERGED', 2: 'MERGED', 3: 'FAILED', 4: 'FAILED' });
 
     expect(await remote.readFile('main', 'features/one.txt')).toBe('works');
@@ -205,7 +223,13 @@ describe('the README quick start, run literally on a fresh clone', () => {
     // Two PRs merged: two commits on main, none of them empty.
     const commits = await remote.targetCommits();
     expect(commits.map((c) => c.prNumber).sort()).toEqual([1, 2]);
-    for (const c of commits) expect(await remote.git('diff', '--quiet', `${c.sha}^`, c.sha).then(() => 'empty', () => 'changes')).toBe('changes');
+    for (const c of commits)
+      expect(
+        await remote.git('diff', '--quiet', `${c.sha}^`, c.sha).then(
+          () => 'empty',
+          () => 'changes',
+        ),
+      ).toBe('changes');
 
     // Why they failed, in each PR's timeline: PR 3's CI failed; PR 4's change is already in what it
     // would be merged onto.
@@ -218,8 +242,12 @@ describe('the README quick start, run literally on a fresh clone', () => {
   }, 300_000);
 
   it('shows the failed PR as FAILED, and why, with `npx greenline pr status`', async () => {
-    const r = await run('npx', ['greenline', 'pr', 'status', '3', '--repo', SLUG, '--branch', 'main'], clone,
-      userEnv({ GREENLINE_URL: url, GREENLINE_TOKEN: token }));
+    const r = await run(
+      'npx',
+      ['greenline', 'pr', 'status', '3', '--repo', SLUG, '--branch', 'main'],
+      clone,
+      userEnv({ GREENLINE_URL: url, GREENLINE_TOKEN: token }),
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^State:\s+FAILED\b/m);
     // Why it failed, in words: the failed required status, its description, and how to read its log.
@@ -234,13 +262,22 @@ describe('the README quick start, run literally on a fresh clone', () => {
     expect(answer.error).toMatchObject({ code: 'PR_ALREADY_MERGED' });
     expect(answer.error.message).toMatch(/PR #1 is already merged/);
     const status = await fetch(`${url}/v1/submitPullRequest`, {
-      method: 'POST', headers: { 'x-api-token': token, 'content-type': 'application/json' },
-      body: JSON.stringify({ repo: { host: 'github.com', owner: 'acme', name: 'web' }, targetBranch: 'main', pr: { number: 2 } }),
+      method: 'POST',
+      headers: { 'x-api-token': token, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        repo: { host: 'github.com', owner: 'acme', name: 'web' },
+        targetBranch: 'main',
+        pr: { number: 2 },
+      }),
     });
     expect(status.status).toBe(400);
 
-    const cli = await run('npx', ['greenline', 'pr', 'submit', '1', '--repo', SLUG, '--branch', 'main'], clone,
-      userEnv({ GREENLINE_URL: url, GREENLINE_TOKEN: token }));
+    const cli = await run(
+      'npx',
+      ['greenline', 'pr', 'submit', '1', '--repo', SLUG, '--branch', 'main'],
+      clone,
+      userEnv({ GREENLINE_URL: url, GREENLINE_TOKEN: token }),
+    );
     expect(cli.code).not.toBe(0);
     expect(cli.stderr).toMatch(/PR #1 is already merged.*PR_ALREADY_MERGED/s);
 
@@ -258,4 +295,3 @@ describe('the README quick start block', () => {
     expect(qs.submit(7)).toContain('"number":7');
   });
 });
-

@@ -35,11 +35,18 @@ describe('one SQLite instance killed five times', () => {
     await removeTempDir(dir);
   });
 
-  it(`${PRS} PRs; SIGKILLed at ${KILLS} seeded random moments and restarted on the same data dir`, async ({ onTestFailed }) => {
+  it(`${PRS} PRs; SIGKILLed at ${KILLS} seeded random moments and restarted on the same data dir`, async ({
+    onTestFailed,
+  }) => {
     const remote = await GitRemote.create(dir, { 'check.sh': CHECK_SH, 'features/base.txt': 'works\n' });
     const prs = await openPrs(remote, PRS);
     const ci = writeCiScript(dir);
-    const opts = { dir, ciMaxParallel: 6, repos: [{ repo: SLUG, remote: remote.dir, ciCommand: ci.command }], serveArgs: CRASH_SERVE_ARGS };
+    const opts = {
+      dir,
+      ciMaxParallel: 6,
+      repos: [{ repo: SLUG, remote: remote.dir, ciCommand: ci.command }],
+      serveArgs: CRASH_SERVE_ARGS,
+    };
     processes.push(await GreenlineProcess.start(opts));
     const token = processes[0]!.token;
     onTestFailed(() => processes.forEach((p, i) => console.error(`--- process ${i}\n${p.story(ci.records())}`)));
@@ -54,7 +61,9 @@ describe('one SQLite instance killed five times', () => {
     const gaps: number[] = [];
     const queued = async (): Promise<number> => (await queue().call('getQueue')).enqueuedPullRequests.length;
     for (const [k, point] of [...points].sort((a, b) => a - b).entries()) {
-      await waitUntil(`${point} PRs to leave the queue`, 150_000, async () => (PRS - (await queued()) >= point ? true : undefined));
+      await waitUntil(`${point} PRs to leave the queue`, 150_000, async () =>
+        PRS - (await queued()) >= point ? true : undefined,
+      );
       await new Promise((r) => setTimeout(r, Math.floor(prng.next() * 500)));
       const left = await queued();
       expect(left, `PRs still queued at kill ${k + 1}`).toBeGreaterThan(0);
@@ -66,8 +75,10 @@ describe('one SQLite instance killed five times', () => {
       const taken = next.logLines().find((l) => l.msg === 'queue leases taken')!.time as number;
       gaps.push(taken - killedAt);
     }
-    console.info(`killed when ${[...points].sort((a, b) => a - b).join(', ')} PRs had left the queue; `
-      + `taken again ${gaps.join(', ')} ms after each kill (lease ${LEASE_TTL_S} s)`);
+    console.info(
+      `killed when ${[...points].sort((a, b) => a - b).join(', ')} PRs had left the queue; ` +
+        `taken again ${gaps.join(', ')} ms after each kill (lease ${LEASE_TTL_S} s)`,
+    );
     for (const gap of gaps) expect(gap).toBeLessThan(LEASE_TTL_S * 1000 + START_SLACK_MS);
 
     const entries = await settleAll(queue(), prs);

@@ -36,7 +36,8 @@ export async function startScenario(opts: ScenarioOptions): Promise<Scenario> {
     await opts.openPrs(remote, dir);
     const ci = writeCiScript(dir);
     const server = await GreenlineProcess.start({
-      dir, repos: [{ repo: opts.slug, remote: remote.dir, ciCommand: ci.command }],
+      dir,
+      repos: [{ repo: opts.slug, remote: remote.dir, ciCommand: ci.command }],
       ...(opts.ciMaxParallel !== undefined ? { ciMaxParallel: opts.ciMaxParallel } : {}),
     });
     return { dir, remote, ci, server, queue: new QueueClient(server, opts.slug) };

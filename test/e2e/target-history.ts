@@ -54,16 +54,24 @@ export async function targetHistoryProblems(remote: GitRemote, queue: QueueClien
     }
     const i = chain.indexOf(n);
     const step = `${S}~${chain.length - 1 - i}`;
-    if (await remote.tree(step) !== c.tree) problems.push(`#${n}: target commit ${c.sha} has a tree CI did not test`);
-    if (await remote.tree(`${step}^1`) !== target[k - 1]!.tree) {
+    if ((await remote.tree(step)) !== c.tree) problems.push(`#${n}: target commit ${c.sha} has a tree CI did not test`);
+    if ((await remote.tree(`${step}^1`)) !== target[k - 1]!.tree) {
       problems.push(`#${n}: the target before it (${target[k - 1]!.sha}) is not the content its test was built on`);
     }
-    if (await remote.sha(`${step}^2`) !== entry.prSha) problems.push(`#${n}: the test merged ${await remote.sha(`${step}^2`)}, not its head ${entry.prSha}`);
+    if ((await remote.sha(`${step}^2`)) !== entry.prSha)
+      problems.push(`#${n}: the test merged ${await remote.sha(`${step}^2`)}, not its head ${entry.prSha}`);
     const base = position.get(await remote.sha(`${S}~${chain.length}`));
     const landedBetween = base === undefined ? null : target.slice(base + 1, k).map((t) => t.prNumber);
     if (base === undefined || base >= k || JSON.stringify(landedBetween) !== JSON.stringify(chain.slice(0, i))) {
-      problems.push(`#${n}: its test assumed ${chain.slice(0, i).map((p) => `#${p}`).join(', ') || 'nothing'} ahead of it on a base of `
-        + `the target, but the target received ${landedBetween === null ? '(base not on the target)' : landedBetween.map((p) => `#${p}`).join(', ') || 'nothing'}`);
+      problems.push(
+        `#${n}: its test assumed ${
+          chain
+            .slice(0, i)
+            .map((p) => `#${p}`)
+            .join(', ') || 'nothing'
+        } ahead of it on a base of ` +
+          `the target, but the target received ${landedBetween === null ? '(base not on the target)' : landedBetween.map((p) => `#${p}`).join(', ') || 'nothing'}`,
+      );
     }
   }
   return problems;

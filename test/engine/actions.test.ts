@@ -9,14 +9,43 @@ import { QueueDriver, prInfo } from './queue-driver.js';
 function inState(state: string): QueueDriver {
   const q = new QueueDriver({ concurrency: 2 });
   switch (state) {
-    case 'NOT_READY': q.submit(1, { pr: { mergeability: 'in_progress' } }); break;
-    case 'PENDING': q.send({ kind: 'setState', state: 'PAUSED' }); q.submit(1, { forceEnqueued: true }); q.send({ kind: 'setState', state: 'RUNNING' }); q.send({ kind: 'setState', state: 'PAUSED' }); break;
-    case 'TESTING': q.startTesting(1); break;
-    case 'TESTS_PASSED': q.startTesting(1); q.send({ kind: 'setState', state: 'PAUSED' }); q.pass('r1'); break;
-    case 'PENDING_FAILURE': q.submit(2); q.submit(1); q.built('r1'); q.built('r2'); q.fail('r2'); break;
-    case 'MERGED': q.startTesting(1); q.pass('r1'); q.merged(); break;
-    case 'FAILED': q.startTesting(1); q.fail('r1'); break;
-    case 'CANCELLED': q.submit(1); q.send({ kind: 'cancel', prNumber: 1, reason: 'USER_REQUESTED' }); break;
+    case 'NOT_READY':
+      q.submit(1, { pr: { mergeability: 'in_progress' } });
+      break;
+    case 'PENDING':
+      q.send({ kind: 'setState', state: 'PAUSED' });
+      q.submit(1, { forceEnqueued: true });
+      q.send({ kind: 'setState', state: 'RUNNING' });
+      q.send({ kind: 'setState', state: 'PAUSED' });
+      break;
+    case 'TESTING':
+      q.startTesting(1);
+      break;
+    case 'TESTS_PASSED':
+      q.startTesting(1);
+      q.send({ kind: 'setState', state: 'PAUSED' });
+      q.pass('r1');
+      break;
+    case 'PENDING_FAILURE':
+      q.submit(2);
+      q.submit(1);
+      q.built('r1');
+      q.built('r2');
+      q.fail('r2');
+      break;
+    case 'MERGED':
+      q.startTesting(1);
+      q.pass('r1');
+      q.merged();
+      break;
+    case 'FAILED':
+      q.startTesting(1);
+      q.fail('r1');
+      break;
+    case 'CANCELLED':
+      q.submit(1);
+      q.send({ kind: 'cancel', prNumber: 1, reason: 'USER_REQUESTED' });
+      break;
   }
   expect(q.state(1)).toBe(state);
   return q;
@@ -30,27 +59,51 @@ describe('submit again', () => {
     const q = inState(state);
     const before = q.entry(1);
     q.submit(1, { priority: 'low', noBatch: true, pr: { mergeability: 'in_progress' } });
-    expect(q.entry(1)).toMatchObject({ state, trip: 1, priorityValue: 200, priorityName: 'low', noBatch: true, timeline: before.timeline });
+    expect(q.entry(1)).toMatchObject({
+      state,
+      trip: 1,
+      priorityValue: 200,
+      priorityName: 'low',
+      noBatch: true,
+      timeline: before.timeline,
+    });
   });
 
   it.each(TERMINAL)('in %s starts a new trip in NOT_READY (or admitted at once)', (state) => {
     const q = inState(state);
     q.submit(1, { pr: { headSha: 'h1-2', mergeability: 'unspecified' } });
-    expect(q.entry(1)).toMatchObject({ state: 'NOT_READY', trip: 2, id: 'entry-1', runId: null, verifiedByTestRun: null });
+    expect(q.entry(1)).toMatchObject({
+      state: 'NOT_READY',
+      trip: 2,
+      id: 'entry-1',
+      runId: null,
+      verifiedByTestRun: null,
+    });
   });
 
-  it.each(TERMINAL)('in %s is refused when the forge reports the PR already in its base: PR_ALREADY_MERGED', (state) => {
-    const q = inState(state);
-    const r = q.reject({ kind: 'submit', entryId: 'entry-x', pr: prInfo(1, { alreadyInBase: true }), reason: 'API_REQUESTED' });
-    expect(r.code).toBe('PR_ALREADY_MERGED');
-    expect(r.message).toMatch(/PR #1 is already merged: merging its head h1 into main changes nothing/);
-  });
+  it.each(TERMINAL)(
+    'in %s is refused when the forge reports the PR already in its base: PR_ALREADY_MERGED',
+    (state) => {
+      const q = inState(state);
+      const r = q.reject({
+        kind: 'submit',
+        entryId: 'entry-x',
+        pr: prInfo(1, { alreadyInBase: true }),
+        reason: 'API_REQUESTED',
+      });
+      expect(r.code).toBe('PR_ALREADY_MERGED');
+      expect(r.message).toMatch(/PR #1 is already merged: merging its head h1 into main changes nothing/);
+    },
+  );
 });
 
 describe('first submission of a PR already in its base', () => {
   it('is refused (PR_ALREADY_MERGED) and leaves no entry', () => {
     const q = new QueueDriver();
-    expect(q.reject({ kind: 'submit', entryId: 'entry-1', pr: prInfo(1, { alreadyInBase: true }), reason: 'API_REQUESTED' }).code).toBe('PR_ALREADY_MERGED');
+    expect(
+      q.reject({ kind: 'submit', entryId: 'entry-1', pr: prInfo(1, { alreadyInBase: true }), reason: 'API_REQUESTED' })
+        .code,
+    ).toBe('PR_ALREADY_MERGED');
     expect(() => q.entry(1)).toThrow();
     q.submit(2, { pr: { alreadyInBase: false } });
     expect(q.state(2)).toBe('PENDING');
@@ -66,7 +119,9 @@ describe('cancel', () => {
 
   it.each(TERMINAL)('in %s is refused: PR_NOT_IN_QUEUE', (state) => {
     const q = inState(state);
-    expect(q.reject({ kind: 'cancel', prNumber: 1, reason: 'API_REQUESTED' })).toMatchObject({ code: 'PR_NOT_IN_QUEUE' });
+    expect(q.reject({ kind: 'cancel', prNumber: 1, reason: 'API_REQUESTED' })).toMatchObject({
+      code: 'PR_NOT_IN_QUEUE',
+    });
   });
 
   it('of an unknown PR is refused', () => {
@@ -96,7 +151,9 @@ describe('restart', () => {
   });
 
   it.each(TERMINAL)('in %s is refused: PR_NOT_IN_QUEUE', (state) => {
-    expect(inState(state).reject({ kind: 'restart', prNumber: 1, reason: 'TESTS_RESTARTED_BY_USER' }).code).toBe('PR_NOT_IN_QUEUE');
+    expect(inState(state).reject({ kind: 'restart', prNumber: 1, reason: 'TESTS_RESTARTED_BY_USER' }).code).toBe(
+      'PR_NOT_IN_QUEUE',
+    );
   });
 });
 
@@ -173,7 +230,15 @@ describe('bad events', () => {
 
   it('refuses a bad priority and a non-finite time', () => {
     const q = new QueueDriver();
-    expect(q.reject({ kind: 'submit', entryId: 'e', pr: { number: 1, headSha: 'h', baseBranch: 'main', title: '', author: '', mergeability: 'mergeable' }, priority: 'hot' as never, reason: 'API_REQUESTED' }).message).toContain('hot');
+    expect(
+      q.reject({
+        kind: 'submit',
+        entryId: 'e',
+        pr: { number: 1, headSha: 'h', baseBranch: 'main', title: '', author: '', mergeability: 'mergeable' },
+        priority: 'hot' as never,
+        reason: 'API_REQUESTED',
+      }).message,
+    ).toContain('hot');
     expect(q.reject({ kind: 'tick', at: Number.NaN }).code).toBe('INVALID_EVENT');
   });
 });
@@ -194,7 +259,10 @@ describe('ordering and readiness', () => {
     const q = new QueueDriver({ mode: 'parallel' });
     q.submit(1, { pr: { baseBranch: 'dev', mergeability: 'not_mergeable' } });
     expect(readiness(q.snapshot, q.entry(1))).toEqual({
-      hasImpactedTargets: false, requiresImpactedTargets: true, doesBaseBranchMatch: false, gitHubMergeability: 'not_mergeable',
+      hasImpactedTargets: false,
+      requiresImpactedTargets: true,
+      doesBaseBranchMatch: false,
+      gitHubMergeability: 'not_mergeable',
     });
   });
 });

@@ -11,7 +11,8 @@ const adaptive = (config: Partial<QueueConfig> = {}, targetSha: string | null = 
   new QueueDriver({ adaptiveMode: 'on', ...config }, targetSha);
 
 const inFlight = (q: QueueDriver): number =>
-  q.snapshot.runs.filter((r) => r.queueType === 'main' && (r.status === 'creating' || r.status === 'in_progress')).length;
+  q.snapshot.runs.filter((r) => r.queueType === 'main' && (r.status === 'creating' || r.status === 'in_progress'))
+    .length;
 
 const windowOf = (q: QueueDriver): number => adaptiveStatus(q.snapshot)!.concurrency;
 
@@ -96,7 +97,10 @@ describe('adaptive window', () => {
   });
 
   it('a failed batch shrinks it once, when it goes to bisection, not again for the culprit found', () => {
-    const q = adaptive({ concurrency: 8, adaptiveMinConcurrency: 1, batch: true, batchingMinSize: 2, bisectionConcurrency: 2 }, null);
+    const q = adaptive(
+      { concurrency: 8, adaptiveMinConcurrency: 1, batch: true, batchingMinSize: 2, bisectionConcurrency: 2 },
+      null,
+    );
     backlog(q, 2);
     expect(startedGroups(q)).toEqual([2]);
     q.built('r1');
@@ -144,10 +148,12 @@ describe('adaptive window', () => {
 
   it('refuses bad settings, naming them', () => {
     const q = adaptive();
-    expect(q.reject({ kind: 'updateConfig', patch: { adaptiveMode: 'auto' as never } }).message)
-      .toBe('adaptiveMode must be one of off, on, got "auto"');
-    expect(q.reject({ kind: 'updateConfig', patch: { adaptiveMinConcurrency: 0 } }).message)
-      .toBe('adaptiveMinConcurrency must be an integer >= 1, got 0');
+    expect(q.reject({ kind: 'updateConfig', patch: { adaptiveMode: 'auto' as never } }).message).toBe(
+      'adaptiveMode must be one of off, on, got "auto"',
+    );
+    expect(q.reject({ kind: 'updateConfig', patch: { adaptiveMinConcurrency: 0 } }).message).toBe(
+      'adaptiveMinConcurrency must be an integer >= 1, got 0',
+    );
   });
 });
 

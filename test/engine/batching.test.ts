@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { QueueDriver } from './queue-driver.js';
 
-const batched = (config = {}) => new QueueDriver({ batch: true, batchingMinSize: 3, batchingMaxWaitTimeMinutes: 5, concurrency: 2, ...config });
+const batched = (config = {}) =>
+  new QueueDriver({ batch: true, batchingMinSize: 3, batchingMaxWaitTimeMinutes: 5, concurrency: 2, ...config });
 
 describe('batching', () => {
   it('starts a batch once the target size is reached, capped at it', () => {
@@ -13,7 +14,10 @@ describe('batching', () => {
     q.submit(2);
     expect(q.effectsOf('createTestBranch')).toEqual([]);
     q.submit(3);
-    expect(q.effect('createTestBranch')).toMatchObject({ branch: 'greenline-merge/pr-1-2-3/r1', prs: [1, 2, 3].map((n) => ({ number: n, headSha: `h${n}` })) });
+    expect(q.effect('createTestBranch')).toMatchObject({
+      branch: 'greenline-merge/pr-1-2-3/r1',
+      prs: [1, 2, 3].map((n) => ({ number: n, headSha: `h${n}` })),
+    });
     q.submit(4);
     expect(q.effectsOf('createTestBranch')).toEqual([]);
   });
@@ -42,7 +46,13 @@ describe('batching', () => {
     const q = batched();
     q.submit(1);
     q.submit(2, { noBatch: true });
-    expect(q.effect('createTestBranch')).toMatchObject({ branch: 'greenline-merge/pr-2/r1', prs: [{ number: 1, headSha: 'h1' }, { number: 2, headSha: 'h2' }] });
+    expect(q.effect('createTestBranch')).toMatchObject({
+      branch: 'greenline-merge/pr-2/r1',
+      prs: [
+        { number: 1, headSha: 'h1' },
+        { number: 2, headSha: 'h2' },
+      ],
+    });
   });
 
   it('a draining queue does not wait for a batch to fill', () => {
@@ -56,12 +66,27 @@ describe('batching', () => {
     const q = batched();
     [1, 2, 3].forEach((n) => q.submit(n));
     q.built('r1');
-    expect(q.eventTypes()).toEqual(['pull_request.testing:1', 'pull_request.testing:2', 'pull_request.testing:3', 'pull_request_batch.testing:1,2,3']);
-    expect(q.events().at(-1)).toMatchObject({ prNumbersInBatch: [1, 2, 3], batched: true, isBisection: false, testBranch: 'greenline-merge/pr-1-2-3/r1' });
+    expect(q.eventTypes()).toEqual([
+      'pull_request.testing:1',
+      'pull_request.testing:2',
+      'pull_request.testing:3',
+      'pull_request_batch.testing:1,2,3',
+    ]);
+    expect(q.events().at(-1)).toMatchObject({
+      prNumbersInBatch: [1, 2, 3],
+      batched: true,
+      isBisection: false,
+      testBranch: 'greenline-merge/pr-1-2-3/r1',
+    });
     q.pass('r1');
     expect(q.effect('merge').prs.map((p) => p.number)).toEqual([1, 2, 3]);
     q.merged();
-    expect(q.eventTypes()).toEqual(['pull_request.merged:1', 'pull_request.merged:2', 'pull_request.merged:3', 'pull_request_batch.merged:1,2,3']);
+    expect(q.eventTypes()).toEqual([
+      'pull_request.merged:1',
+      'pull_request.merged:2',
+      'pull_request.merged:3',
+      'pull_request_batch.merged:1,2,3',
+    ]);
   });
 });
 
@@ -76,7 +101,11 @@ describe('bisection', () => {
 
   it('a failed batch is split in halves tested on the bisection budget', () => {
     const q = failedBatch();
-    expect([1, 2, 3].map((n) => q.entry(n).lastReason)).toEqual(['BISECTION_REQUIRED', 'BISECTION_REQUIRED', 'BISECTION_REQUIRED']);
+    expect([1, 2, 3].map((n) => q.entry(n).lastReason)).toEqual([
+      'BISECTION_REQUIRED',
+      'BISECTION_REQUIRED',
+      'BISECTION_REQUIRED',
+    ]);
     expect(q.eventTypes()).toContain('pull_request_batch.pending_failure:1,2,3');
     expect(q.eventTypes()).toContain('pull_request_batch.queued:1,2,3');
     const creates = q.effectsOf('createTestBranch');
@@ -91,9 +120,16 @@ describe('bisection', () => {
     q.built('r2');
     q.built('r3');
     q.pass('r2');
-    expect([1, 2].map((n) => q.entry(n))).toMatchObject([1, 2].map(() => ({ state: 'TESTS_PASSED', lastReason: 'TEST_RUN_PASSED', verifiedByTestRun: 'r2' })));
+    expect([1, 2].map((n) => q.entry(n))).toMatchObject(
+      [1, 2].map(() => ({ state: 'TESTS_PASSED', lastReason: 'TEST_RUN_PASSED', verifiedByTestRun: 'r2' })),
+    );
     expect(q.effectsOf('createTestBranch')).toEqual([]);
-    expect(q.effect('merge')).toMatchObject({ runId: 'r2', testSha: 't-r2', expectedTargetSha: 'S0', prs: [{ number: 1 }, { number: 2 }] });
+    expect(q.effect('merge')).toMatchObject({
+      runId: 'r2',
+      testSha: 't-r2',
+      expectedTargetSha: 'S0',
+      prs: [{ number: 1 }, { number: 2 }],
+    });
     q.merged();
     q.fail('r3');
     expect(q.entry(3)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
@@ -128,7 +164,11 @@ describe('bisection', () => {
   });
 
   it('bisection_skip_redundant_tests: recognises the failed content after what it was built on merged', () => {
-    const q = batched({ batchingMinSize: 2, bisectionConcurrency: 1, optimizationMode: 'bisection_skip_redundant_tests' });
+    const q = batched({
+      batchingMinSize: 2,
+      bisectionConcurrency: 1,
+      optimizationMode: 'bisection_skip_redundant_tests',
+    });
     [1, 2, 3, 4].forEach((n) => q.submit(n));
     q.built('r1');
     q.built('r2');
@@ -148,11 +188,17 @@ describe('bisection', () => {
     q.built('r2');
     q.pass('r2');
     const creates = q.effectsOf('createTestBranch');
-    expect(creates.map((c) => [q.run(c.runId).queueType, c.prs.map((p) => p.number)])).toEqual([['bisection', [1, 2, 3]]]);
+    expect(creates.map((c) => [q.run(c.runId).queueType, c.prs.map((p) => p.number)])).toEqual([
+      ['bisection', [1, 2, 3]],
+    ]);
   });
 
   it('a timed-out batch is not reused as a known failure', () => {
-    const q = batched({ bisectionConcurrency: 1, optimizationMode: 'bisection_skip_redundant_tests', testingTimeoutMinutes: 10 });
+    const q = batched({
+      bisectionConcurrency: 1,
+      optimizationMode: 'bisection_skip_redundant_tests',
+      testingTimeoutMinutes: 10,
+    });
     [1, 2, 3].forEach((n) => q.submit(n));
     q.built('r1');
     q.send({ kind: 'tick', at: q.now + 10 * 60_000 });
@@ -169,8 +215,13 @@ describe('bisection', () => {
     q.submit(3);
     expect(q.eventTypes()).toContain('pull_request_batch.submitted:1,2,3');
     expect(q.events().find((e) => e.type === 'pull_request_batch.submitted')).toMatchObject({
-      prNumbers: [1, 2, 3], prNumbersInBatch: [1, 2, 3], reason: 'API_REQUESTED', batched: true, isBisection: false,
-      testBranch: 'greenline-merge/pr-1-2-3/r1', testBranchSha: null,
+      prNumbers: [1, 2, 3],
+      prNumbersInBatch: [1, 2, 3],
+      reason: 'API_REQUESTED',
+      batched: true,
+      isBisection: false,
+      testBranch: 'greenline-merge/pr-1-2-3/r1',
+      testBranchSha: null,
     });
     q.built('r1');
     q.send({ kind: 'restart', prNumber: 2, reason: 'TESTS_RESTARTED_BY_USER' });
@@ -187,8 +238,13 @@ describe('bisection', () => {
     const types = q.eventTypes();
     expect(types.slice(0, 2)).toEqual(['pull_request.canceled:2', 'pull_request_batch.canceled:2']);
     expect(q.events()[1]).toMatchObject({
-      prNumbers: [2], prNumbersInBatch: [1, 2, 3], reason: 'USER_REQUESTED', batched: true, isBisection: false,
-      testBranch: 'greenline-merge/pr-1-2-3/r1', testBranchSha: 't-r1',
+      prNumbers: [2],
+      prNumbersInBatch: [1, 2, 3],
+      reason: 'USER_REQUESTED',
+      batched: true,
+      isBisection: false,
+      testBranch: 'greenline-merge/pr-1-2-3/r1',
+      testBranchSha: 't-r1',
     });
     expect(types).toContain('pull_request_batch.queued:1,3');
   });

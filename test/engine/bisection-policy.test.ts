@@ -12,7 +12,9 @@ const batches = (config: Partial<QueueConfig> = {}) =>
   new QueueDriver({ concurrency: 2, batch: true, batchingMinSize: 2, bisectionConcurrency: 2, ...config });
 
 const creates = (q: QueueDriver) =>
-  q.effectsOf('createTestBranch').map((c) => `${c.runId} ${q.run(c.runId).queueType} ${c.prs.map((p) => p.number).join(',')}`);
+  q
+    .effectsOf('createTestBranch')
+    .map((c) => `${c.runId} ${q.run(c.runId).queueType} ${c.prs.map((p) => p.number).join(',')}`);
 const order = (q: QueueDriver) => queueOrder(q.snapshot).map((e) => e.prNumber);
 
 /** PRs 1–4 in batches [1,2] (r1) and [3,4] (r2, on top of [1,2]), both building; [1,2] fails. */
@@ -29,7 +31,9 @@ describe('a batch that fails', () => {
   it('restarts the runs built on it at once, without it, and is tested in parts beside them', () => {
     const q = failedFront({}, [1, 2, 3, 4, 5, 6]);
     expect(q.effectsOf('cancelCi').map((c) => c.runId)).toEqual(['r2']);
-    expect([3, 4].map((n) => q.entry(n))).toMatchObject([3, 4].map(() => ({ state: 'PENDING', lastReason: 'PREREQUISITE_MERGE_ITEM_FAILED' })));
+    expect([3, 4].map((n) => q.entry(n))).toMatchObject(
+      [3, 4].map(() => ({ state: 'PENDING', lastReason: 'PREREQUISITE_MERGE_ITEM_FAILED' })),
+    );
     expect(creates(q)).toEqual(['r3 bisection 1', 'r4 bisection 2', 'r5 main 3,4', 'r6 main 3,4,5,6']);
   });
 
@@ -51,9 +55,22 @@ describe('a batch that fails', () => {
     q.built('r7');
     q.pass('r7');
     q.merged();
-    expect([1, 2, 3, 4, 5, 6].map((n) => q.state(n))).toEqual(['FAILED', 'MERGED', 'MERGED', 'MERGED', 'MERGED', 'MERGED']);
-    expect([3, 4, 5, 6].flatMap((n) => q.entry(n).timeline.filter((t) => t.to === 'PENDING' && t.from === 'TESTING').map((t) => t.reason)))
-      .toEqual(['PREREQUISITE_MERGE_ITEM_FAILED', 'PREREQUISITE_MERGE_ITEM_FAILED']); // 3 and 4, when [1,2] failed; never again
+    expect([1, 2, 3, 4, 5, 6].map((n) => q.state(n))).toEqual([
+      'FAILED',
+      'MERGED',
+      'MERGED',
+      'MERGED',
+      'MERGED',
+      'MERGED',
+    ]);
+    expect(
+      [3, 4, 5, 6].flatMap((n) =>
+        q
+          .entry(n)
+          .timeline.filter((t) => t.to === 'PENDING' && t.from === 'TESTING')
+          .map((t) => t.reason),
+      ),
+    ).toEqual(['PREREQUISITE_MERGE_ITEM_FAILED', 'PREREQUISITE_MERGE_ITEM_FAILED']); // 3 and 4, when [1,2] failed; never again
   });
 
   it('a part whose run used more CI time than the runs behind it counts as their test; they restart on top of it', () => {
@@ -72,10 +89,17 @@ describe('a batch that fails', () => {
     q.pass('r3');
     expect(q.entry(2)).toMatchObject({ state: 'TESTS_PASSED', lastReason: 'TEST_RUN_PASSED', verifiedByTestRun: 'r3' });
     expect(q.effectsOf('cancelCi').map((c) => c.runId)).toEqual(['r4']);
-    expect([3, 4].map((n) => q.entry(n))).toMatchObject([3, 4].map(() => ({ state: 'PENDING', lastReason: 'BISECTION_TEST_RUN_PASSED' })));
+    expect([3, 4].map((n) => q.entry(n))).toMatchObject(
+      [3, 4].map(() => ({ state: 'PENDING', lastReason: 'BISECTION_TEST_RUN_PASSED' })),
+    );
     expect(creates(q)).toEqual(['r5 main 2,3,4']);
     // PR 1 is still under bisection: PR 2 merges past it on the run that cleared it.
-    expect(q.effect('merge')).toMatchObject({ runId: 'r3', testSha: 't-r3', expectedTargetSha: 'S0', prs: [{ number: 2, headSha: 'h2' }] });
+    expect(q.effect('merge')).toMatchObject({
+      runId: 'r3',
+      testSha: 't-r3',
+      expectedTargetSha: 'S0',
+      prs: [{ number: 2, headSha: 'h2' }],
+    });
     q.merged();
     expect(q.entry(2)).toMatchObject({ state: 'MERGED', verifiedByTestRun: 'r3' });
     expect(q.state(1)).toBe('TESTING');
@@ -85,7 +109,11 @@ describe('a batch that fails', () => {
     const q = failedFront();
     ['r3', 'r4', 'r5'].forEach((r) => q.built(r));
     q.pass('r5');
-    expect(q.effect('merge')).toMatchObject({ runId: 'r5', expectedTargetSha: 'S0', prs: [{ number: 3 }, { number: 4 }] });
+    expect(q.effect('merge')).toMatchObject({
+      runId: 'r5',
+      expectedTargetSha: 'S0',
+      prs: [{ number: 3 }, { number: 4 }],
+    });
     q.merged();
     q.pass('r4');
     expect(q.entry(2)).toMatchObject({ state: 'PENDING', lastReason: 'BISECTION_TEST_RUN_PASSED' });
@@ -131,15 +159,19 @@ describe('a batch that fails', () => {
     const q = failedFront();
     q.built('r5');
     q.fail('r5');
-    expect([3, 4].map((n) => q.entry(n))).toMatchObject([3, 4].map(() => ({ state: 'PENDING', lastReason: 'BISECTION_REQUIRED' })));
+    expect([3, 4].map((n) => q.entry(n))).toMatchObject(
+      [3, 4].map(() => ({ state: 'PENDING', lastReason: 'BISECTION_REQUIRED' })),
+    );
     expect(q.snapshot.internal.bisections).toMatchObject([{ members: [1, 2] }, { members: [3, 4] }]);
   });
 });
 
 describe('bisection_skip_redundant_tests: a failing pair', () => {
   const skip = { optimizationMode: 'bisection_skip_redundant_tests' } as const;
-  const bisecting = (q: QueueDriver) => (q.snapshot.internal as { bisections: { parts: { prNumbers: number[] }[] }[] }).bisections
-    .flatMap((b) => b.parts.flatMap((p) => p.prNumbers));
+  const bisecting = (q: QueueDriver) =>
+    (q.snapshot.internal as { bisections: { parts: { prNumbers: number[] }[] }[] }).bisections.flatMap((b) =>
+      b.parts.flatMap((p) => p.prNumbers),
+    );
 
   it('tests its first PR alone; the second waits, though the bisection budget would allow both', () => {
     const q = failedFront(skip, [1, 2, 3, 4, 5, 6]);
@@ -174,7 +206,14 @@ describe('bisection_skip_redundant_tests: a failing pair', () => {
     q.built('r6');
     q.pass('r6');
     q.merged();
-    expect([1, 2, 3, 4, 5, 6].map((n) => q.state(n))).toEqual(['FAILED', 'MERGED', 'MERGED', 'MERGED', 'MERGED', 'MERGED']);
+    expect([1, 2, 3, 4, 5, 6].map((n) => q.state(n))).toEqual([
+      'FAILED',
+      'MERGED',
+      'MERGED',
+      'MERGED',
+      'MERGED',
+      'MERGED',
+    ]);
     expect(q.entry(2).verifiedByTestRun).toBe('r6');
   });
 

@@ -12,7 +12,12 @@ describe('direct merge', () => {
     q.submit(1, { pr: direct });
     expect(q.effectsOf('createTestBranch')).toEqual([]);
     const m = q.effect('merge');
-    expect(m).toMatchObject({ expectedTargetSha: 'S0', testSha: 'h1', prs: [{ number: 1, headSha: 'h1' }], method: 'merge_commit' });
+    expect(m).toMatchObject({
+      expectedTargetSha: 'S0',
+      testSha: 'h1',
+      prs: [{ number: 1, headSha: 'h1' }],
+      method: 'merge_commit',
+    });
     q.merged(m);
     expect(q.entry(1)).toMatchObject({ state: 'MERGED', lastReason: 'MERGE_GRAPH_DIRECT_MERGE' });
     expect(q.snapshot.targetSha).toBe(`m-${m.runId}`);
@@ -41,7 +46,13 @@ describe('direct merge', () => {
     const q = new QueueDriver({ directMergeMode: 'always' });
     q.submit(1, { pr: direct });
     const m = q.effect('merge');
-    q.send({ kind: 'mergeFailed', runId: m.runId, prNumbers: [1], reason: 'GITHUB_API_MERGE_PR_FAILED', detail: 'protected' });
+    q.send({
+      kind: 'mergeFailed',
+      runId: m.runId,
+      prNumbers: [1],
+      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      detail: 'protected',
+    });
     expect(q.entry(1)).toMatchObject({ state: 'FAILED', lastReason: 'GITHUB_API_DIRECT_MERGE_PR_FAILED' });
   });
 

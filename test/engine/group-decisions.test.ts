@@ -7,9 +7,19 @@ import { decide, decideAll, groupKey, type EngineEvent, type GroupableEvent } fr
 import { prInfo, QueueDriver } from './queue-driver.js';
 
 const submit = (n: number, at: number, priority?: 'high'): GroupableEvent => ({
-  kind: 'submit', at, entryId: `entry-${n}`, pr: prInfo(n), reason: 'API_REQUESTED', ...(priority ? { priority } : {}),
+  kind: 'submit',
+  at,
+  entryId: `entry-${n}`,
+  pr: prInfo(n),
+  reason: 'API_REQUESTED',
+  ...(priority ? { priority } : {}),
 });
-const cancel = (n: number, at: number): GroupableEvent => ({ kind: 'cancel', at, prNumber: n, reason: 'API_REQUESTED' });
+const cancel = (n: number, at: number): GroupableEvent => ({
+  kind: 'cancel',
+  at,
+  prNumber: n,
+  reason: 'API_REQUESTED',
+});
 
 describe('decideAll', () => {
   it('applies each submission at its own time and settles once: the runs start as for one decision', () => {
@@ -43,7 +53,11 @@ describe('decideAll', () => {
     const q = new QueueDriver({ concurrency: 1 });
     q.submit(1);
     q.submit(2);
-    const group = decideAll(q.snapshot, [{ ...cancel(1, 2_999), at: Number.NaN }, cancel(99, 3_000), cancel(2, 3_001)], q.ctx);
+    const group = decideAll(
+      q.snapshot,
+      [{ ...cancel(1, 2_999), at: Number.NaN }, cancel(99, 3_000), cancel(2, 3_001)],
+      q.ctx,
+    );
     expect(group.rejections.map((r) => r?.code ?? null)).toEqual(['INVALID_EVENT', 'PR_NOT_IN_QUEUE', null]);
     expect(group.snapshot.entries.find((e) => e.prNumber === 2)!.stateChangedAt).toBe(3_001);
     const state = (n: number) => group.snapshot.entries.find((e) => e.prNumber === n)!.state;
@@ -61,10 +75,15 @@ describe('decideAll', () => {
   it('a group of one is the same decision as decide', () => {
     const q = new QueueDriver({ concurrency: 2 });
     q.submit(1);
-    const ids = () => { let n = 0; return { newId: () => `z${++n}` }; };
+    const ids = () => {
+      let n = 0;
+      return { newId: () => `z${++n}` };
+    };
     const one = decide(q.snapshot, submit(2, 5_000), ids());
     const group = decideAll(q.snapshot, [submit(2, 5_000)], ids());
-    expect(one.ok && JSON.stringify({ s: one.snapshot, e: one.effects })).toBe(JSON.stringify({ s: group.snapshot, e: group.effects }));
+    expect(one.ok && JSON.stringify({ s: one.snapshot, e: one.effects })).toBe(
+      JSON.stringify({ s: group.snapshot, e: group.effects }),
+    );
   });
 
   it('groups only the API requests, by the reason they give runs they invalidate', () => {

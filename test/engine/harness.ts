@@ -17,8 +17,15 @@
  * - (6) no test branch is asked for a run that the same decision dropped.
  */
 import {
-  decide, newQueueSnapshot, type Effect, type EngineEvent, type Entry, type ImpactedTargets, type QueueConfig,
-  type QueueSnapshot, type RunPr,
+  decide,
+  newQueueSnapshot,
+  type Effect,
+  type EngineEvent,
+  type Entry,
+  type ImpactedTargets,
+  type QueueConfig,
+  type QueueSnapshot,
+  type RunPr,
 } from '../../src/engine/index.js';
 
 export interface Content {
@@ -58,7 +65,10 @@ export class Harness {
   private roots = 0;
   private readonly ctx = { newId: () => `r${++this.ids}` };
 
-  constructor(config: Partial<QueueConfig>, readonly bad: ReadonlySet<number> = new Set()) {
+  constructor(
+    config: Partial<QueueConfig>,
+    readonly bad: ReadonlySet<number> = new Set(),
+  ) {
     this.snapshot = newQueueSnapshot({ host: 'github.com', owner: 'acme', name: 'app' }, 'main', config, 'gl');
     this.target = this.newRoot();
     this.send({ kind: 'targetMoved', at: this.now, sha: this.target });
@@ -95,7 +105,8 @@ export class Harness {
     const old = new Map(before.entries.map((e) => [e.prNumber, e]));
     for (const e of after.entries) {
       const o = old.get(e.prNumber);
-      if (o && o !== e && JSON.stringify(o) === JSON.stringify(e)) this.violations.push(`entry ${e.prNumber} replaced without change`);
+      if (o && o !== e && JSON.stringify(o) === JSON.stringify(e))
+        this.violations.push(`entry ${e.prNumber} replaced without change`);
     }
   }
 
@@ -145,9 +156,12 @@ export class Harness {
     if (this.snapshot.config.mode !== 'parallel') return;
     const run = this.snapshot.runs.find((r) => r.id === runId);
     if (!run) return;
-    const targetsOf = (n: number): ImpactedTargets => this.snapshot.entries.find((x) => x.prNumber === n)?.impactedTargets ?? 'ALL';
+    const targetsOf = (n: number): ImpactedTargets =>
+      this.snapshot.entries.find((x) => x.prNumber === n)?.impactedTargets ?? 'ALL';
     const overlap = (a: ImpactedTargets, b: ImpactedTargets): boolean =>
-      a.length > 0 && b.length > 0 && (a === 'ALL' || b === 'ALL' || a.some((t) => (b as readonly string[]).includes(t)));
+      a.length > 0 &&
+      b.length > 0 &&
+      (a === 'ALL' || b === 'ALL' || a.some((t) => (b as readonly string[]).includes(t)));
     // Reachability through every PR still in the queue: a run may include an ancestor of an
     // ancestor that it left out itself (one known to be failing).
     const live = this.snapshot.entries
@@ -183,13 +197,24 @@ export class Harness {
     this.now += 1_000;
     switch (report.type) {
       case 'built':
-        if (flake) this.send({ kind: 'testBranchFailed', at: this.now, runId: report.runId, reason: 'START_TEST_RUN_MERGE_CONFLICT' });
+        if (flake)
+          this.send({
+            kind: 'testBranchFailed',
+            at: this.now,
+            runId: report.runId,
+            reason: 'START_TEST_RUN_MERGE_CONFLICT',
+          });
         else this.send({ kind: 'testBranchCreated', at: this.now, runId: report.runId, sha: report.sha });
         return;
       case 'ci': {
         const content = this.commits.get(report.sha)!;
         const ok = !flake && !content.prs.some((p) => this.bad.has(p.number));
-        const accepted = this.send({ kind: 'ciResult', at: this.now, runId: report.runId, outcome: ok ? 'success' : 'failure' });
+        const accepted = this.send({
+          kind: 'ciResult',
+          at: this.now,
+          runId: report.runId,
+          outcome: ok ? 'success' : 'failure',
+        });
         if (accepted && ok) this.passedShas.add(report.sha);
         return;
       }
@@ -207,19 +232,41 @@ export class Harness {
   private applyMerge(m: Extract<Effect, { kind: 'merge' }>): void {
     const prNumbers = m.prs.map((p) => p.number);
     if (this.target !== m.expectedTargetSha) {
-      this.expectAccepted({ kind: 'mergeFailed', at: this.now, runId: m.runId, prNumbers, reason: 'TARGET_MOVED', newTargetSha: this.target });
+      this.expectAccepted({
+        kind: 'mergeFailed',
+        at: this.now,
+        runId: m.runId,
+        prNumbers,
+        reason: 'TARGET_MOVED',
+        newTargetSha: this.target,
+      });
       return;
     }
     if (m.prs.some((p) => this.heads.get(p.number) !== p.headSha)) {
-      this.expectAccepted({ kind: 'mergeFailed', at: this.now, runId: m.runId, prNumbers, reason: 'PR_UPDATED_AT_MERGE_TIME', mergedPrNumbers: [] });
+      this.expectAccepted({
+        kind: 'mergeFailed',
+        at: this.now,
+        runId: m.runId,
+        prNumbers,
+        reason: 'PR_UPDATED_AT_MERGE_TIME',
+        mergedPrNumbers: [],
+      });
       return;
     }
     const from = this.commits.get(this.target)!;
     const to = this.commits.get(m.testSha);
-    const extends_ = to !== undefined && to.root === from.root && to.prs.length === from.prs.length + m.prs.length
-      && from.prs.every((p, i) => p.number === to.prs[i].number && p.headSha === to.prs[i].headSha)
-      && m.prs.every((p, i) => p.number === to.prs[from.prs.length + i].number && p.headSha === to.prs[from.prs.length + i].headSha);
-    if (!extends_) this.violations.push(`merge of run ${m.runId} (${prNumbers}) from ${this.target} to ${m.testSha} is not the target plus exactly its PRs`);
+    const extends_ =
+      to !== undefined &&
+      to.root === from.root &&
+      to.prs.length === from.prs.length + m.prs.length &&
+      from.prs.every((p, i) => p.number === to.prs[i].number && p.headSha === to.prs[i].headSha) &&
+      m.prs.every(
+        (p, i) => p.number === to.prs[from.prs.length + i].number && p.headSha === to.prs[from.prs.length + i].headSha,
+      );
+    if (!extends_)
+      this.violations.push(
+        `merge of run ${m.runId} (${prNumbers}) from ${this.target} to ${m.testSha} is not the target plus exactly its PRs`,
+      );
     if (this.snapshot.config.mode === 'single' && !this.passedShas.has(m.testSha)) {
       this.violations.push(`merge of run ${m.runId} to ${m.testSha}, a commit no succeeded run tested`);
     }
@@ -235,7 +282,14 @@ export class Harness {
   private failMergeHalfway(m: Extract<Effect, { kind: 'merge' }>): void {
     const prNumbers = m.prs.map((p) => p.number);
     if (this.target !== m.expectedTargetSha) {
-      this.expectAccepted({ kind: 'mergeFailed', at: this.now, runId: m.runId, prNumbers, reason: 'TARGET_MOVED', newTargetSha: this.target });
+      this.expectAccepted({
+        kind: 'mergeFailed',
+        at: this.now,
+        runId: m.runId,
+        prNumbers,
+        reason: 'TARGET_MOVED',
+        newTargetSha: this.target,
+      });
       return;
     }
     const done = m.prs.slice(0, Math.floor(m.prs.length / 2));
@@ -249,8 +303,13 @@ export class Harness {
     }
     this.target = sha;
     this.expectAccepted({
-      kind: 'mergeFailed', at: this.now, runId: m.runId, prNumbers, reason: 'GITHUB_API_MERGE_PR_FAILED',
-      mergedPrNumbers: done.map((p) => p.number), newTargetSha: sha,
+      kind: 'mergeFailed',
+      at: this.now,
+      runId: m.runId,
+      prNumbers,
+      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      mergedPrNumbers: done.map((p) => p.number),
+      newTargetSha: sha,
     });
   }
 
@@ -264,8 +323,18 @@ export class Harness {
     if (this.mergedPrs.has(n)) return;
     this.now += 100;
     const accepted = this.send({
-      kind: 'submit', at: this.now, entryId: `entry-${n}`, reason: 'API_REQUESTED',
-      pr: { number: n, headSha: this.head(n), baseBranch: 'main', title: `PR ${n}`, author: 'dev', mergeability: opts.ready === false ? 'in_progress' : 'mergeable' },
+      kind: 'submit',
+      at: this.now,
+      entryId: `entry-${n}`,
+      reason: 'API_REQUESTED',
+      pr: {
+        number: n,
+        headSha: this.head(n),
+        baseBranch: 'main',
+        title: `PR ${n}`,
+        author: 'dev',
+        mergeability: opts.ready === false ? 'in_progress' : 'mergeable',
+      },
       ...(opts.priority !== undefined ? { priority: opts.priority as never } : {}),
       ...(opts.noBatch !== undefined ? { noBatch: opts.noBatch } : {}),
     });
@@ -274,7 +343,18 @@ export class Harness {
 
   observe(n: number): void {
     this.now += 100;
-    this.send({ kind: 'prObserved', at: this.now, pr: { number: n, headSha: this.head(n), baseBranch: 'main', title: `PR ${n}`, author: 'dev', mergeability: 'mergeable' } });
+    this.send({
+      kind: 'prObserved',
+      at: this.now,
+      pr: {
+        number: n,
+        headSha: this.head(n),
+        baseBranch: 'main',
+        title: `PR ${n}`,
+        author: 'dev',
+        mergeability: 'mergeable',
+      },
+    });
   }
 
   pushPr(n: number): void {

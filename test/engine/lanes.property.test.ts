@@ -9,7 +9,9 @@ import { TargetGraph, TargetIndex } from '../../src/engine/parallel-graph.js';
 import type { Entry, ImpactedTargets } from '../../src/engine/types.js';
 
 const targets: fc.Arbitrary<ImpactedTargets | null> = fc.oneof(
-  fc.constant('ALL' as const), fc.constant(null), fc.uniqueArray(fc.constantFrom('a', 'b', 'c', 'd', 'e'), { maxLength: 3 }),
+  fc.constant('ALL' as const),
+  fc.constant(null),
+  fc.uniqueArray(fc.constantFrom('a', 'b', 'c', 'd', 'e'), { maxLength: 3 }),
 );
 
 /** For each position, the PR number of the first entry connected to it by the graph's edges. */
@@ -18,7 +20,7 @@ function componentsOf(admitted: readonly Entry[]): number[] {
   const graph = new TargetGraph(new TargetIndex(admitted), numbers, new Map(numbers.map((n, i) => [n, i])));
   const first = numbers.map((_n, i) => i);
   // Components of the undirected graph: merge each entry with its ancestors until nothing changes.
-  for (let changed = true; changed;) {
+  for (let changed = true; changed; ) {
     changed = false;
     admitted.forEach((_e, i) => {
       for (const j of graph.ancestors(i)) {
@@ -35,9 +37,12 @@ function componentsOf(admitted: readonly Entry[]): number[] {
 
 describe('laneHeads', () => {
   it('puts two PRs in one lane exactly when the parallel-mode graph connects them', () => {
-    fc.assert(fc.property(fc.array(targets, { maxLength: 12 }), (list) => {
-      const admitted = list.map((impactedTargets, i) => ({ prNumber: 100 - i, impactedTargets }) as Entry);
-      expect(laneHeads(admitted)).toEqual(componentsOf(admitted));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.array(targets, { maxLength: 12 }), (list) => {
+        const admitted = list.map((impactedTargets, i) => ({ prNumber: 100 - i, impactedTargets }) as Entry);
+        expect(laneHeads(admitted)).toEqual(componentsOf(admitted));
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -17,9 +17,18 @@ function mergingBatch(): QueueDriver {
 describe('merge results', () => {
   it('a partial merge: merged PRs are MERGED, the failing one FAILED, the rest retested on the new sha', () => {
     const q = mergingBatch();
-    q.send({ kind: 'mergeFailed', runId: 'r1', prNumbers: [1, 2, 3], reason: 'PR_UPDATED_AT_MERGE_TIME', mergedPrNumbers: [1], newTargetSha: 'S1' });
+    q.send({
+      kind: 'mergeFailed',
+      runId: 'r1',
+      prNumbers: [1, 2, 3],
+      reason: 'PR_UPDATED_AT_MERGE_TIME',
+      mergedPrNumbers: [1],
+      newTargetSha: 'S1',
+    });
     expect([1, 2, 3].map((n) => `${q.state(n)}:${q.entry(n).lastReason}`)).toEqual([
-      'MERGED:MERGE_GRAPH_MERGE', 'FAILED:PR_UPDATED_AT_MERGE_TIME', 'PENDING:PREREQUISITE_MERGE_ITEM_FAILED',
+      'MERGED:MERGE_GRAPH_MERGE',
+      'FAILED:PR_UPDATED_AT_MERGE_TIME',
+      'PENDING:PREREQUISITE_MERGE_ITEM_FAILED',
     ]);
     expect(q.snapshot.targetSha).toBe('S1');
     expect(q.effect('createTestBranch')).toMatchObject({ baseSha: 'S1', prs: [{ number: 3, headSha: 'h3' }] });
@@ -27,7 +36,13 @@ describe('merge results', () => {
 
   it('a partial merge without the new sha waits for the next sighting before testing again', () => {
     const q = mergingBatch();
-    q.send({ kind: 'mergeFailed', runId: 'r1', prNumbers: [1, 2, 3], reason: 'GITHUB_API_MERGE_PR_FAILED', mergedPrNumbers: [1] });
+    q.send({
+      kind: 'mergeFailed',
+      runId: 'r1',
+      prNumbers: [1, 2, 3],
+      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      mergedPrNumbers: [1],
+    });
     expect([1, 2, 3].map((n) => q.state(n))).toEqual(['MERGED', 'FAILED', 'PENDING']);
     expect(q.snapshot.targetSha).toBeNull();
     expect(q.effectsOf('createTestBranch')).toEqual([]);
@@ -78,7 +93,13 @@ describe('merge results', () => {
     expect(q.state(2)).toBe('TESTS_PASSED');
     q.send({ kind: 'mergeFailed', runId: 'r1', prNumbers: [1, 2, 3], reason: 'TARGET_MOVED', newTargetSha: 'S3' });
     expect(q.entry(2)).toMatchObject({ state: 'MERGED', lastReason: 'MANUAL_MERGE' });
-    expect(q.effect('createTestBranch')).toMatchObject({ baseSha: 'S3', prs: [{ number: 1, headSha: 'h1' }, { number: 3, headSha: 'h3' }] });
+    expect(q.effect('createTestBranch')).toMatchObject({
+      baseSha: 'S3',
+      prs: [
+        { number: 1, headSha: 'h1' },
+        { number: 3, headSha: 'h3' },
+      ],
+    });
   });
 
   it('a paused queue merges nothing; a push to a PR being merged is left to the merge result', () => {
@@ -86,7 +107,10 @@ describe('merge results', () => {
     q.startTesting(1);
     q.pass('r1');
     const m = q.effect('merge');
-    q.send({ kind: 'prObserved', pr: { number: 1, headSha: 'new', baseBranch: 'main', title: 'PR 1', author: 'dev', mergeability: 'mergeable' } });
+    q.send({
+      kind: 'prObserved',
+      pr: { number: 1, headSha: 'new', baseBranch: 'main', title: 'PR 1', author: 'dev', mergeability: 'mergeable' },
+    });
     expect(q.state(1)).toBe('TESTS_PASSED');
     q.send({ kind: 'mergeFailed', runId: m.runId, prNumbers: [1], reason: 'PR_UPDATED_AT_MERGE_TIME' });
     expect(q.entry(1)).toMatchObject({ state: 'FAILED', lastReason: 'PR_UPDATED_AT_MERGE_TIME' });

@@ -31,7 +31,10 @@ describe('the impacted-target graph', () => {
 
   it('ALL depends on everything ahead and everything after depends on it', () => {
     const q = parallel({ 1: ['a'], 2: ['b'], 3: 'ALL', 4: ['c'] });
-    expect([deps(q, 3), deps(q, 4)]).toEqual([[1, 2], [1, 2, 3]]);
+    expect([deps(q, 3), deps(q, 4)]).toEqual([
+      [1, 2],
+      [1, 2, 3],
+    ]);
   });
 
   it('an empty list overlaps nothing, not even ALL', () => {
@@ -74,10 +77,20 @@ describe('lanes', () => {
     expect(rebuild).toMatchObject({ baseSha: 'm-r2', prs: [{ number: 1, headSha: 'h1' }] });
     expect(q.effectsOf('merge')).toEqual([]);
     q.send({ kind: 'testBranchCreated', runId: rebuild.runId, sha: 'rebuilt' });
-    expect(q.effect('merge')).toMatchObject({ runId: 'r1', expectedTargetSha: 'm-r2', testSha: 'rebuilt', prs: [{ number: 1, headSha: 'h1' }] });
+    expect(q.effect('merge')).toMatchObject({
+      runId: 'r1',
+      expectedTargetSha: 'm-r2',
+      testSha: 'rebuilt',
+      prs: [{ number: 1, headSha: 'h1' }],
+    });
     q.send({ kind: 'merged', runId: 'r1', prNumbers: [1], newTargetSha: 'm2' });
     expect(q.state(1)).toBe('MERGED');
-    expect(q.effectsOf('deleteTestBranch').map((e) => e.runId).sort()).toEqual(['r1', rebuild.runId].sort());
+    expect(
+      q
+        .effectsOf('deleteTestBranch')
+        .map((e) => e.runId)
+        .sort(),
+    ).toEqual(['r1', rebuild.runId].sort());
   });
 
   it('a conflict while rebuilding retests the group on the new target', () => {
@@ -102,12 +115,21 @@ describe('lanes', () => {
     const first = q.effect('merge');
     q.pass('r2');
     q.merged(first);
-    expect(q.effect('merge')).toMatchObject({ runId: 'r2', expectedTargetSha: 'm-r1', testSha: 't-r2', prs: [{ number: 2, headSha: 'h2' }] });
+    expect(q.effect('merge')).toMatchObject({
+      runId: 'r2',
+      expectedTargetSha: 'm-r1',
+      testSha: 't-r2',
+      prs: [{ number: 2, headSha: 'h2' }],
+    });
   });
 
   it('batches only form within a lane', () => {
     const q = new QueueDriver({ mode: 'parallel', batch: true, batchingMinSize: 2 });
-    for (const [n, t] of [[1, ['a']], [2, ['b']], [3, ['a']]] as const) {
+    for (const [n, t] of [
+      [1, ['a']],
+      [2, ['b']],
+      [3, ['a']],
+    ] as const) {
       q.submit(n);
       q.send({ kind: 'impactedTargets', prNumber: n, headSha: `h${n}`, targets: [...t] });
     }

@@ -28,6 +28,15 @@ describe('parsePriority (contract §2.1, §3 #10, §6.8)', () => {
   });
 
   it('names a numeric value by the named bucket at or below it', () => {
-    expect([0, 5, 10, 99, 100, 199, 200, 255].map(priorityNameOf)).toEqual(['urgent', 'urgent', 'high', 'high', 'medium', 'medium', 'low', 'low']);
+    expect([0, 5, 10, 99, 100, 199, 200, 255].map(priorityNameOf)).toEqual([
+      'urgent',
+      'urgent',
+      'high',
+      'high',
+      'medium',
+      'medium',
+      'low',
+      'low',
+    ]);
   });
 });

@@ -30,7 +30,8 @@ describe('decide', () => {
     const before = q.snapshot;
     q.pass('r2'); // PR 2 passed and PR 4 takes the freed slot; PRs 1 and 3 do not change
     const after = q.snapshot;
-    const same = (n: number) => after.entries.find((e) => e.prNumber === n) === before.entries.find((e) => e.prNumber === n);
+    const same = (n: number) =>
+      after.entries.find((e) => e.prNumber === n) === before.entries.find((e) => e.prNumber === n);
     expect([1, 2, 3, 4].map(same)).toEqual([true, false, true, false]);
     expect(after.runs.find((r) => r.id === 'r1')).toBe(before.runs.find((r) => r.id === 'r1'));
     expect(after.runs.find((r) => r.id === 'r2')).not.toBe(before.runs.find((r) => r.id === 'r2'));
@@ -39,7 +40,10 @@ describe('decide', () => {
   it('is deterministic', () => {
     const q = busyQueue();
     const ev: EngineEvent = { kind: 'ciResult', at: q.now + 1, runId: 'r1', outcome: 'failure' };
-    const ids = () => { let n = 100; return { newId: () => `x${++n}` }; };
+    const ids = () => {
+      let n = 100;
+      return { newId: () => `x${++n}` };
+    };
     expect(JSON.stringify(decide(q.snapshot, ev, ids()))).toBe(JSON.stringify(decide(q.snapshot, ev, ids())));
   });
 
@@ -47,13 +51,21 @@ describe('decide', () => {
     const q = busyQueue();
     const stored: QueueSnapshot = JSON.parse(JSON.stringify(q.snapshot));
     const ev: EngineEvent = { kind: 'ciResult', at: q.now + 1, runId: 'r1', outcome: 'success' };
-    const ids = () => { let n = 0; return { newId: () => `y${++n}` }; };
+    const ids = () => {
+      let n = 0;
+      return { newId: () => `y${++n}` };
+    };
     expect(JSON.stringify(decide(stored, ev, ids()))).toBe(JSON.stringify(decide(q.snapshot, ev, ids())));
   });
 
   it('never throws on nonsense', () => {
     const q = busyQueue();
-    for (const ev of [{ kind: 'nope', at: 1 }, { kind: 'tick' }, null, { kind: 'restart', at: 1, prNumber: 99, reason: 'TESTS_RESTARTED_BY_USER' }]) {
+    for (const ev of [
+      { kind: 'nope', at: 1 },
+      { kind: 'tick' },
+      null,
+      { kind: 'restart', at: 1, prNumber: 99, reason: 'TESTS_RESTARTED_BY_USER' },
+    ]) {
       const d = decide(q.snapshot, ev as never, q.ctx);
       expect(d.ok).toBe(false);
     }

@@ -4,14 +4,35 @@
  */
 import { expect } from 'vitest';
 import {
-  decide, newQueueSnapshot, type Effect, type EngineEvent, type Entry, type PrInfo, type QueueConfig,
-  type QueueEventPayload, type QueueSnapshot, type Rejection, type TestRun,
+  decide,
+  newQueueSnapshot,
+  type Effect,
+  type EngineEvent,
+  type Entry,
+  type PrInfo,
+  type QueueConfig,
+  type QueueEventPayload,
+  type QueueSnapshot,
+  type Rejection,
+  type TestRun,
 } from '../../src/engine/index.js';
 
-type EventInput = EngineEvent extends infer E ? E extends EngineEvent ? Omit<E, 'at'> & { at?: number } : never : never;
+type EventInput = EngineEvent extends infer E
+  ? E extends EngineEvent
+    ? Omit<E, 'at'> & { at?: number }
+    : never
+  : never;
 
 export function prInfo(n: number, over: Partial<PrInfo> = {}): PrInfo {
-  return { number: n, headSha: `h${n}`, baseBranch: 'main', title: `PR ${n}`, author: 'dev', mergeability: 'mergeable', ...over };
+  return {
+    number: n,
+    headSha: `h${n}`,
+    baseBranch: 'main',
+    title: `PR ${n}`,
+    author: 'dev',
+    mergeability: 'mergeable',
+    ...over,
+  };
 }
 
 export class QueueDriver {
@@ -22,7 +43,12 @@ export class QueueDriver {
   readonly ctx = { newId: () => `r${++this.ids}` };
 
   constructor(config: Partial<QueueConfig> = {}, targetSha: string | null = 'S0') {
-    this.snapshot = newQueueSnapshot({ host: 'github.com', owner: 'acme', name: 'app' }, 'main', config, 'greenline-merge');
+    this.snapshot = newQueueSnapshot(
+      { host: 'github.com', owner: 'acme', name: 'app' },
+      'main',
+      config,
+      'greenline-merge',
+    );
     if (targetSha) this.send({ kind: 'targetMoved', sha: targetSha });
   }
 
@@ -56,9 +82,15 @@ export class QueueDriver {
     return this.now;
   }
 
-  submit(n: number, over: { priority?: number | string | null; noBatch?: boolean; pr?: Partial<PrInfo>; forceEnqueued?: boolean } = {}): Effect[] {
+  submit(
+    n: number,
+    over: { priority?: number | string | null; noBatch?: boolean; pr?: Partial<PrInfo>; forceEnqueued?: boolean } = {},
+  ): Effect[] {
     return this.send({
-      kind: 'submit', entryId: `entry-${n}`, pr: prInfo(n, over.pr), reason: 'API_REQUESTED',
+      kind: 'submit',
+      entryId: `entry-${n}`,
+      pr: prInfo(n, over.pr),
+      reason: 'API_REQUESTED',
       ...(over.priority !== undefined ? { priority: over.priority as never } : {}),
       ...(over.noBatch !== undefined ? { noBatch: over.noBatch } : {}),
       ...(over.forceEnqueued !== undefined ? { forceEnqueued: over.forceEnqueued } : {}),
@@ -80,7 +112,12 @@ export class QueueDriver {
 
   /** Answers the merge effect of the last decision (or the given one) with success. */
   merged(merge = this.effect('merge')): Effect[] {
-    return this.send({ kind: 'merged', runId: merge.runId, prNumbers: merge.prs.map((p) => p.number), newTargetSha: `m-${merge.runId}` });
+    return this.send({
+      kind: 'merged',
+      runId: merge.runId,
+      prNumbers: merge.prs.map((p) => p.number),
+      newTargetSha: `m-${merge.runId}`,
+    });
   }
 
   entry(n: number): Entry {
@@ -124,7 +161,9 @@ export class QueueDriver {
   }
 
   describe(): string {
-    return this.effects.map((e) => (e.kind === 'emitEvent' ? `${e.event.type}(${e.event.prNumbers})` : e.kind)).join(', ');
+    return this.effects
+      .map((e) => (e.kind === 'emitEvent' ? `${e.event.type}(${e.event.prNumbers})` : e.kind))
+      .join(', ');
   }
 
   /** Submit a ready PR and build its test branch: it ends TESTING in its own run. Returns the run id. */

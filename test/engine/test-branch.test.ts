@@ -13,7 +13,13 @@ describe('test branch names', () => {
 
   it('leave out other branches: another prefix, no PR number, nested names', () => {
     const pattern = testBranchPattern('greenline-merge');
-    for (const name of ['main', 'greenline-merge-temp/pr-1/abc', 'greenline-merge/pr-/abc', 'greenline-merge/pr-1/abc/def', 'xgreenline-merge/pr-1/abc']) {
+    for (const name of [
+      'main',
+      'greenline-merge-temp/pr-1/abc',
+      'greenline-merge/pr-/abc',
+      'greenline-merge/pr-1/abc/def',
+      'xgreenline-merge/pr-1/abc',
+    ]) {
       expect(name).not.toMatch(pattern);
     }
     expect('ci/mergeXqueue+x/pr-1/abc').not.toMatch(testBranchPattern('ci/merge.queue+x')); // the prefix is literal

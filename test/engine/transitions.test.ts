@@ -9,7 +9,14 @@ describe('(none)/terminal → NOT_READY (submit)', () => {
     const q = new QueueDriver();
     q.submit(1, { pr: { mergeability: 'unspecified' } });
     const e = q.entry(1);
-    expect(e).toMatchObject({ id: 'entry-1', trip: 1, state: 'NOT_READY', lastReason: 'API_REQUESTED', priorityName: 'medium', usedDefaultPriorityName: 'medium' });
+    expect(e).toMatchObject({
+      id: 'entry-1',
+      trip: 1,
+      state: 'NOT_READY',
+      lastReason: 'API_REQUESTED',
+      priorityName: 'medium',
+      usedDefaultPriorityName: 'medium',
+    });
     expect(e.timeline).toEqual([{ at: q.now, from: null, to: 'NOT_READY', reason: 'API_REQUESTED' }]);
     expect(q.eventTypes()).toEqual(['pull_request.submitted:1']);
   });
@@ -18,10 +25,26 @@ describe('(none)/terminal → NOT_READY (submit)', () => {
     const q = new QueueDriver();
     q.submit(1, { pr: { mergeability: 'unspecified' } });
     q.send({ kind: 'cancel', prNumber: 1, reason: 'USER_REQUESTED' });
-    q.send({ kind: 'submit', entryId: 'other-id', pr: { number: 1, headSha: 'h1b', baseBranch: 'main', title: 'PR 1', author: 'dev', mergeability: 'unspecified' }, reason: 'USER_REQUESTED' });
+    q.send({
+      kind: 'submit',
+      entryId: 'other-id',
+      pr: { number: 1, headSha: 'h1b', baseBranch: 'main', title: 'PR 1', author: 'dev', mergeability: 'unspecified' },
+      reason: 'USER_REQUESTED',
+    });
     const e = q.entry(1);
-    expect(e).toMatchObject({ id: 'entry-1', trip: 2, state: 'NOT_READY', headSha: 'h1b', lastReason: 'USER_REQUESTED', runId: null });
-    expect(e.timeline.map((t) => `${t.from}>${t.to}`)).toEqual(['null>NOT_READY', 'NOT_READY>CANCELLED', 'CANCELLED>NOT_READY']);
+    expect(e).toMatchObject({
+      id: 'entry-1',
+      trip: 2,
+      state: 'NOT_READY',
+      headSha: 'h1b',
+      lastReason: 'USER_REQUESTED',
+      runId: null,
+    });
+    expect(e.timeline.map((t) => `${t.from}>${t.to}`)).toEqual([
+      'null>NOT_READY',
+      'NOT_READY>CANCELLED',
+      'CANCELLED>NOT_READY',
+    ]);
   });
 });
 
@@ -47,14 +70,20 @@ describe('NOT_READY → PENDING (admission)', () => {
   it('admits once the forge reports it mergeable', () => {
     const q = new QueueDriver();
     q.submit(1, { pr: { mergeability: 'in_progress' } });
-    q.send({ kind: 'prObserved', pr: { number: 1, headSha: 'h1', baseBranch: 'main', title: 'PR 1', author: 'dev', mergeability: 'mergeable' } });
+    q.send({
+      kind: 'prObserved',
+      pr: { number: 1, headSha: 'h1', baseBranch: 'main', title: 'PR 1', author: 'dev', mergeability: 'mergeable' },
+    });
     expect(q.state(1)).toBe('PENDING');
   });
 
   it('admits a stacked PR once its base is retargeted to the queue branch', () => {
     const q = new QueueDriver();
     q.submit(1, { pr: { baseBranch: 'feature' } });
-    q.send({ kind: 'prObserved', pr: { number: 1, headSha: 'h1', baseBranch: 'main', title: 'PR 1', author: 'dev', mergeability: 'mergeable' } });
+    q.send({
+      kind: 'prObserved',
+      pr: { number: 1, headSha: 'h1', baseBranch: 'main', title: 'PR 1', author: 'dev', mergeability: 'mergeable' },
+    });
     expect(q.entry(1)).toMatchObject({ state: 'PENDING', baseBranch: 'main' });
   });
 
@@ -90,14 +119,31 @@ describe('PENDING → TESTING', () => {
     q.submit(7);
     const create = q.effect('createTestBranch');
     expect(create).toEqual({
-      kind: 'createTestBranch', key: 'r1:createTestBranch', runId: 'r1', branch: 'greenline-merge/pr-7/r1',
-      baseSha: 'S0', prs: [{ number: 7, headSha: 'h7' }],
+      kind: 'createTestBranch',
+      key: 'r1:createTestBranch',
+      runId: 'r1',
+      branch: 'greenline-merge/pr-7/r1',
+      baseSha: 'S0',
+      prs: [{ number: 7, headSha: 'h7' }],
     });
     expect(q.entry(7)).toMatchObject({ state: 'PENDING', runId: 'r1' });
     q.built('r1');
     expect(q.entry(7)).toMatchObject({ state: 'TESTING', lastReason: 'TEST_RUN_STARTED' });
-    expect(q.effect('startCi')).toMatchObject({ runId: 'r1', sha: 't-r1', branch: 'greenline-merge/pr-7/r1', prNumbers: [7], requiredStatuses: ['ci'], timeoutMinutes: 30 });
-    expect(q.events()[0]).toMatchObject({ type: 'pull_request.testing', testBranch: 'greenline-merge/pr-7/r1', testBranchSha: 't-r1', isBisection: false, batched: false });
+    expect(q.effect('startCi')).toMatchObject({
+      runId: 'r1',
+      sha: 't-r1',
+      branch: 'greenline-merge/pr-7/r1',
+      prNumbers: [7],
+      requiredStatuses: ['ci'],
+      timeoutMinutes: 30,
+    });
+    expect(q.events()[0]).toMatchObject({
+      type: 'pull_request.testing',
+      testBranch: 'greenline-merge/pr-7/r1',
+      testBranchSha: 't-r1',
+      isBisection: false,
+      batched: false,
+    });
   });
 
   it('starts no run while the target sha is unknown', () => {
@@ -125,7 +171,12 @@ describe('TESTING → TESTS_PASSED', () => {
     const q = new QueueDriver();
     const run = q.startTesting(1);
     q.pass(run);
-    expect(q.entry(1).timeline.at(-1)).toMatchObject({ from: 'TESTING', to: 'TESTS_PASSED', reason: 'TEST_RUN_PASSED', runId: run });
+    expect(q.entry(1).timeline.at(-1)).toMatchObject({
+      from: 'TESTING',
+      to: 'TESTS_PASSED',
+      reason: 'TEST_RUN_PASSED',
+      runId: run,
+    });
     expect(q.entry(1).verifiedByTestRun).toBe(run);
   });
 
@@ -136,9 +187,21 @@ describe('TESTING → TESTS_PASSED', () => {
     q.built('r1');
     q.built('r2');
     q.pass('r2');
-    expect(q.entry(1)).toMatchObject({ state: 'TESTS_PASSED', lastReason: 'SUCCESSOR_TEST_RUN_PASSED', verifiedByTestRun: 'r2' });
+    expect(q.entry(1)).toMatchObject({
+      state: 'TESTS_PASSED',
+      lastReason: 'SUCCESSOR_TEST_RUN_PASSED',
+      verifiedByTestRun: 'r2',
+    });
     expect(q.effect('cancelCi').runId).toBe('r1');
-    expect(q.effect('merge')).toMatchObject({ runId: 'r2', expectedTargetSha: 'S0', testSha: 't-r2', prs: [{ number: 1, headSha: 'h1' }, { number: 2, headSha: 'h2' }] });
+    expect(q.effect('merge')).toMatchObject({
+      runId: 'r2',
+      expectedTargetSha: 'S0',
+      testSha: 't-r2',
+      prs: [
+        { number: 1, headSha: 'h1' },
+        { number: 2, headSha: 'h2' },
+      ],
+    });
   });
 });
 
@@ -147,9 +210,12 @@ describe('TESTING → PENDING_FAILURE', () => {
     const q = new QueueDriver();
     const run = q.startTesting(1);
     q.fail(run);
-    expect(q.entry(1).timeline.slice(-2).map((t) => `${t.to}:${t.reason}`)).toEqual([
-      'PENDING_FAILURE:TEST_RUN_REQUIRED_STATUS_FAILED', 'FAILED:TEST_RUN_REQUIRED_STATUS_FAILED',
-    ]);
+    expect(
+      q
+        .entry(1)
+        .timeline.slice(-2)
+        .map((t) => `${t.to}:${t.reason}`),
+    ).toEqual(['PENDING_FAILURE:TEST_RUN_REQUIRED_STATUS_FAILED', 'FAILED:TEST_RUN_REQUIRED_STATUS_FAILED']);
     expect(q.eventTypes()).toEqual(['pull_request.pending_failure:1', 'pull_request.failed:1']);
     expect(q.effect('deleteTestBranch')).toMatchObject({ runId: run, branch: 'greenline-merge/pr-1/r1' });
   });
@@ -178,11 +244,18 @@ describe('TESTING → PENDING_FAILURE', () => {
     const q = new QueueDriver({ concurrency: 2 });
     q.submit(1);
     q.submit(2);
-    q.send({ kind: 'testBranchFailed', runId: 'r1', reason: 'START_TEST_RUN_ALREADY_IN_TARGET', detail: 'PR #1 changes nothing' });
+    q.send({
+      kind: 'testBranchFailed',
+      runId: 'r1',
+      reason: 'START_TEST_RUN_ALREADY_IN_TARGET',
+      detail: 'PR #1 changes nothing',
+    });
     expect(q.entry(1)).toMatchObject({ state: 'FAILED', lastReason: 'START_TEST_RUN_ALREADY_IN_TARGET' });
     expect(q.last(1).detail).toBe('PR #1 changes nothing');
     expect(q.state(2)).not.toBe('FAILED');
-    expect(q.effects.some((e) => e.kind === 'createTestBranch' && e.prs.map((p) => p.number).join() === '2')).toBe(true);
+    expect(q.effects.some((e) => e.kind === 'createTestBranch' && e.prs.map((p) => p.number).join() === '2')).toBe(
+      true,
+    );
   });
 
   it('a run past the testing timeout fails with TEST_RUN_TIMEOUT and its CI is cancelled', () => {
@@ -207,7 +280,11 @@ describe('TESTING → PENDING (restarts)', () => {
     q.built('r1');
     q.built('r2');
     q.send({ kind: 'restart', prNumber: 1, reason: 'TESTS_RESTARTED_BY_API_REQUEST' });
-    expect(q.entry(1).timeline.at(-1)).toMatchObject({ from: 'TESTING', to: 'PENDING', reason: 'TESTS_RESTARTED_BY_API_REQUEST' });
+    expect(q.entry(1).timeline.at(-1)).toMatchObject({
+      from: 'TESTING',
+      to: 'PENDING',
+      reason: 'TESTS_RESTARTED_BY_API_REQUEST',
+    });
     expect(q.effect('cancelCi').runId).toBe('r1');
     expect(q.effect('createTestBranch')).toMatchObject({ runId: 'r3', prs: [{ number: 1, headSha: 'h1' }] });
     expect(q.state(2)).toBe('TESTING');
@@ -222,7 +299,11 @@ describe('TESTING → PENDING (restarts)', () => {
     q.built('r2');
     q.fail('r1');
     expect(q.state(1)).toBe('FAILED');
-    expect(q.entry(2).timeline.at(-1)).toMatchObject({ from: 'TESTING', to: 'PENDING', reason: 'PREREQUISITE_MERGE_ITEM_FAILED' });
+    expect(q.entry(2).timeline.at(-1)).toMatchObject({
+      from: 'TESTING',
+      to: 'PENDING',
+      reason: 'PREREQUISITE_MERGE_ITEM_FAILED',
+    });
     expect(q.effect('createTestBranch').prs).toEqual([{ number: 2, headSha: 'h2' }]);
     expect(q.effectsOf('cancelCi').map((e) => e.runId)).toEqual(['r2']);
   });
@@ -236,7 +317,12 @@ describe('TESTING → PENDING (restarts)', () => {
     q.send({ kind: 'cancel', prNumber: 1, reason: 'API_REQUESTED' });
     expect(q.entry(1)).toMatchObject({ state: 'CANCELLED', lastReason: 'API_REQUESTED' });
     expect(q.entry(2)).toMatchObject({ state: 'PENDING', lastReason: 'PREREQUISITE_MERGE_ITEM_CANCELLED' });
-    expect(q.effectsOf('cancelCi').map((e) => e.runId).sort()).toEqual(['r1', 'r2']);
+    expect(
+      q
+        .effectsOf('cancelCi')
+        .map((e) => e.runId)
+        .sort(),
+    ).toEqual(['r1', 'r2']);
   });
 
   it('PREREQUISITE_MERGE_ITEM_MANUALLY_MERGED when a PR ahead is merged outside the queue', () => {
@@ -295,7 +381,11 @@ describe('PENDING_FAILURE → …', () => {
     q.fail('r2');
     expect(q.state(2)).toBe('PENDING_FAILURE');
     q.fail('r1');
-    expect(q.entry(2).timeline.at(-1)).toMatchObject({ from: 'PENDING_FAILURE', to: 'PENDING', reason: 'PREREQUISITE_MERGE_ITEM_FAILED' });
+    expect(q.entry(2).timeline.at(-1)).toMatchObject({
+      from: 'PENDING_FAILURE',
+      to: 'PENDING',
+      reason: 'PREREQUISITE_MERGE_ITEM_FAILED',
+    });
     expect(q.effect('createTestBranch').prs).toEqual([{ number: 2, headSha: 'h2' }]);
   });
 
@@ -323,8 +413,19 @@ describe('PENDING_FAILURE → …', () => {
     expect(q.effect('merge').prs.map((p) => p.number)).toEqual([1]);
     q.merged();
     q.pass('r3');
-    expect(q.entry(2)).toMatchObject({ state: 'TESTS_PASSED', lastReason: 'SUCCESSOR_TEST_RUN_PASSED', verifiedByTestRun: 'r3' });
-    expect(q.effect('merge')).toMatchObject({ runId: 'r3', expectedTargetSha: 'm-r1', prs: [{ number: 2, headSha: 'h2' }, { number: 3, headSha: 'h3' }] });
+    expect(q.entry(2)).toMatchObject({
+      state: 'TESTS_PASSED',
+      lastReason: 'SUCCESSOR_TEST_RUN_PASSED',
+      verifiedByTestRun: 'r3',
+    });
+    expect(q.effect('merge')).toMatchObject({
+      runId: 'r3',
+      expectedTargetSha: 'm-r1',
+      prs: [
+        { number: 2, headSha: 'h2' },
+        { number: 3, headSha: 'h3' },
+      ],
+    });
     q.merged();
     expect([1, 2, 3].map((n) => q.state(n))).toEqual(['MERGED', 'MERGED', 'MERGED']);
   });
@@ -340,7 +441,11 @@ describe('PENDING_FAILURE → …', () => {
     expect(q.effect('createTestBranch').prs.map((p) => p.number)).toEqual([1, 2, 3]);
     q.built('r3');
     q.pass('r3');
-    expect([1, 2, 3].map((n) => q.entry(n).lastReason)).toEqual(['SUCCESSOR_TEST_RUN_PASSED', 'SUCCESSOR_TEST_RUN_PASSED', 'TEST_RUN_PASSED']);
+    expect([1, 2, 3].map((n) => q.entry(n).lastReason)).toEqual([
+      'SUCCESSOR_TEST_RUN_PASSED',
+      'SUCCESSOR_TEST_RUN_PASSED',
+      'TEST_RUN_PASSED',
+    ]);
     expect(q.effect('merge').prs.map((p) => p.number)).toEqual([1, 2, 3]);
   });
 
@@ -375,8 +480,13 @@ describe('TESTS_PASSED → …', () => {
     const run = q.startTesting(1);
     q.pass(run);
     expect(q.effect('merge')).toEqual({
-      kind: 'merge', key: `${run}:merge:S0`, runId: run, expectedTargetSha: 'S0', testSha: `t-${run}`,
-      prs: [{ number: 1, headSha: 'h1' }], method: 'rebase',
+      kind: 'merge',
+      key: `${run}:merge:S0`,
+      runId: run,
+      expectedTargetSha: 'S0',
+      testSha: `t-${run}`,
+      prs: [{ number: 1, headSha: 'h1' }],
+      method: 'rebase',
     });
     q.merged();
     expect(q.entry(1)).toMatchObject({ state: 'MERGED', lastReason: 'MERGE_GRAPH_MERGE', verifiedByTestRun: run });
@@ -409,7 +519,11 @@ describe('TESTS_PASSED → …', () => {
     q.pass('r2');
     expect(q.effectsOf('merge')).toEqual([]);
     q.merged(first);
-    expect(q.effect('merge')).toMatchObject({ runId: 'r2', expectedTargetSha: 'm-r1', prs: [{ number: 2, headSha: 'h2' }] });
+    expect(q.effect('merge')).toMatchObject({
+      runId: 'r2',
+      expectedTargetSha: 'm-r1',
+      prs: [{ number: 2, headSha: 'h2' }],
+    });
   });
 
   it.each(['PR_UPDATED_AT_MERGE_TIME', 'GITHUB_API_MERGE_PR_FAILED'] as const)('→ FAILED on %s', (reason) => {
@@ -428,13 +542,28 @@ describe('TESTS_PASSED → …', () => {
     q.built('r2');
     q.pass('r2');
     q.send({ kind: 'cancel', prNumber: 1, reason: 'USER_REQUESTED' });
-    expect(q.entry(2).timeline.at(-1)).toMatchObject({ from: 'TESTS_PASSED', to: 'PENDING', reason: 'PREREQUISITE_MERGE_ITEM_CANCELLED' });
+    expect(q.entry(2).timeline.at(-1)).toMatchObject({
+      from: 'TESTS_PASSED',
+      to: 'PENDING',
+      reason: 'PREREQUISITE_MERGE_ITEM_CANCELLED',
+    });
   });
 });
 
 describe('any non-terminal → CANCELLED / MERGED', () => {
   const observe = (q: QueueDriver, over: object) =>
-    q.send({ kind: 'prObserved', pr: { number: 1, headSha: 'h1', baseBranch: 'main', title: 'PR 1', author: 'dev', mergeability: 'mergeable', ...over } });
+    q.send({
+      kind: 'prObserved',
+      pr: {
+        number: 1,
+        headSha: 'h1',
+        baseBranch: 'main',
+        title: 'PR 1',
+        author: 'dev',
+        mergeability: 'mergeable',
+        ...over,
+      },
+    });
 
   it.each([
     ['cancel', (q: QueueDriver) => q.send({ kind: 'cancel', prNumber: 1, reason: 'USER_REQUESTED' }), 'USER_REQUESTED'],
@@ -477,7 +606,18 @@ describe('any non-terminal → CANCELLED / MERGED', () => {
 
 describe('a test slot freed by a PR leaving the queue is used in the same decision', () => {
   const observe = (q: QueueDriver, n: number, over: object) =>
-    q.send({ kind: 'prObserved', pr: { number: n, headSha: `h${n}`, baseBranch: 'main', title: `PR ${n}`, author: 'dev', mergeability: 'mergeable', ...over } });
+    q.send({
+      kind: 'prObserved',
+      pr: {
+        number: n,
+        headSha: `h${n}`,
+        baseBranch: 'main',
+        title: `PR ${n}`,
+        author: 'dev',
+        mergeability: 'mergeable',
+        ...over,
+      },
+    });
   const leaves: [string, (q: QueueDriver, n: number) => void][] = [
     ['cancelled', (q, n) => q.send({ kind: 'cancel', prNumber: n, reason: 'USER_REQUESTED' })],
     ['closed', (q, n) => q.send({ kind: 'prClosed', prNumber: n })],
@@ -495,24 +635,29 @@ describe('a test slot freed by a PR leaving the queue is used in the same decisi
     expect(['CANCELLED', 'FAILED']).toContain(q.state(1));
     expect(q.effect('createTestBranch').prs.map((p) => p.number)).toEqual([2]);
     expect(q.runOf(2).status).toBe('creating');
-    expect(q.snapshot.runs.filter((r) => r.status === 'creating' || r.status === 'in_progress').map((r) => r.id)).toEqual([q.runOf(2).id]);
+    expect(
+      q.snapshot.runs.filter((r) => r.status === 'creating' || r.status === 'in_progress').map((r) => r.id),
+    ).toEqual([q.runOf(2).id]);
   });
 
-  it.each(leaves)('concurrency 2: the PR under test in the first slot %s, the next PENDING PR starts', (_how, leave) => {
-    const q = new QueueDriver({ concurrency: 2 });
-    q.submit(1);
-    q.submit(2);
-    q.built('r1');
-    q.built('r2');
-    q.submit(3);
-    expect(q.state(3)).toBe('PENDING');
-    leave(q, 2);
-    // PR 2's run is stopped; PR 3 now tests on PR 1 in the freed slot.
-    const create = q.effect('createTestBranch');
-    expect(create.prs.map((p) => p.number)).toEqual([1, 3]);
-    const inFlight = q.snapshot.runs.filter((r) => r.status === 'creating' || r.status === 'in_progress');
-    expect(inFlight.map((r) => r.prNumbers)).toEqual([[1], [3]]);
-  });
+  it.each(leaves)(
+    'concurrency 2: the PR under test in the first slot %s, the next PENDING PR starts',
+    (_how, leave) => {
+      const q = new QueueDriver({ concurrency: 2 });
+      q.submit(1);
+      q.submit(2);
+      q.built('r1');
+      q.built('r2');
+      q.submit(3);
+      expect(q.state(3)).toBe('PENDING');
+      leave(q, 2);
+      // PR 2's run is stopped; PR 3 now tests on PR 1 in the freed slot.
+      const create = q.effect('createTestBranch');
+      expect(create.prs.map((p) => p.number)).toEqual([1, 3]);
+      const inFlight = q.snapshot.runs.filter((r) => r.status === 'creating' || r.status === 'in_progress');
+      expect(inFlight.map((r) => r.prNumbers)).toEqual([[1], [3]]);
+    },
+  );
 
   it('batches: a cancelled batch member frees its slot for the next batch in the same decision', () => {
     const q = new QueueDriver({ concurrency: 1, batch: true, batchingMinSize: 2 });

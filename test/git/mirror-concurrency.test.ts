@@ -10,8 +10,12 @@ import { Mirrors } from '../../src/git/mirror.js';
 import { makeGitFixture, type GitFixture } from '../adapters/git-fixture.js';
 
 let fx: GitFixture;
-beforeEach(async () => { fx = await makeGitFixture(); });
-afterEach(async () => { await fx.cleanup(); });
+beforeEach(async () => {
+  fx = await makeGitFixture();
+});
+afterEach(async () => {
+  await fx.cleanup();
+});
 
 describe('a mirror used concurrently', () => {
   it('fetches while worktrees are added and removed and local refs are set', async () => {

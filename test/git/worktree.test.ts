@@ -9,8 +9,12 @@ import { addWorktree, removeWorktree } from '../../src/git/worktree.js';
 import { makeGitFixture, type GitFixture } from '../adapters/git-fixture.js';
 
 let fx: GitFixture;
-beforeEach(async () => { fx = await makeGitFixture(); });
-afterEach(async () => { await fx.cleanup(); });
+beforeEach(async () => {
+  fx = await makeGitFixture();
+});
+afterEach(async () => {
+  await fx.cleanup();
+});
 
 describe('worktrees of one mirror', () => {
   it('can be added and removed concurrently', async () => {

@@ -55,7 +55,9 @@ function postgres(): TestDatabase {
         // with a FATAL error that their closing clients no longer listen for. Give them a moment first.
         const deadline = Date.now() + 3_000;
         while (Date.now() < deadline) {
-          const { rows } = await admin<{ rows: { n: number }[] }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = '${name}'`);
+          const { rows } = await admin<{ rows: { n: number }[] }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = '${name}'`,
+          );
           if (rows[0]!.n === 0) break;
           await new Promise((r) => setTimeout(r, 50));
         }

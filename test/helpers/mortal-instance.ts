@@ -59,7 +59,9 @@ const runOfBranch = (branch: string): string => branch.slice(branch.lastIndexOf(
 export function mortalInstance(opts: MortalInstanceOptions): MortalInstance {
   let died = false;
   let die!: () => void;
-  const dead = new Promise<void>((resolve) => { die = resolve; });
+  const dead = new Promise<void>((resolve) => {
+    die = resolve;
+  });
   let index = 0;
   let takingOver = false;
   const never = new Promise<never>(() => undefined);
@@ -86,16 +88,25 @@ export function mortalInstance(opts: MortalInstanceOptions): MortalInstance {
   const { forge, instanceId: instance } = opts;
   const mortalForge: ForgePort = Object.create(forge, {
     createTestBranch: {
-      value: (binding: Parameters<ForgePort['createTestBranch']>[0], req: Parameters<ForgePort['createTestBranch']>[1]) =>
-        perform({ instance, op: 'createTestBranch', runId: runOfBranch(req.branch) }, () => forge.createTestBranch(binding, req)),
+      value: (
+        binding: Parameters<ForgePort['createTestBranch']>[0],
+        req: Parameters<ForgePort['createTestBranch']>[1],
+      ) =>
+        perform({ instance, op: 'createTestBranch', runId: runOfBranch(req.branch) }, () =>
+          forge.createTestBranch(binding, req),
+        ),
     },
     deleteBranch: {
       value: (binding: Parameters<ForgePort['deleteBranch']>[0], branch: string) =>
-        perform({ instance, op: 'deleteBranch', runId: runOfBranch(branch) }, () => forge.deleteBranch(binding, branch)),
+        perform({ instance, op: 'deleteBranch', runId: runOfBranch(branch) }, () =>
+          forge.deleteBranch(binding, branch),
+        ),
     },
     advanceTarget: {
       value: (binding: Parameters<ForgePort['advanceTarget']>[0], req: Parameters<ForgePort['advanceTarget']>[1]) =>
-        perform({ instance, op: 'advanceTarget', runId: null, testSha: req.testSha }, () => forge.advanceTarget(binding, req)),
+        perform({ instance, op: 'advanceTarget', runId: null, testSha: req.testSha }, () =>
+          forge.advanceTarget(binding, req),
+        ),
     },
   }) as ForgePort;
 
@@ -107,8 +118,12 @@ export function mortalInstance(opts: MortalInstanceOptions): MortalInstance {
   };
 
   const app = createApp({
-    db: opts.db, clock: opts.clock, forges: { git: mortalForge, github: mortalForge }, pollIntervalMs: 60_000,
-    leaseTtlMs: opts.leaseTtlMs, instanceId: opts.instanceId,
+    db: opts.db,
+    clock: opts.clock,
+    forges: { git: mortalForge, github: mortalForge },
+    pollIntervalMs: 60_000,
+    leaseTtlMs: opts.leaseTtlMs,
+    instanceId: opts.instanceId,
     createCi: (onStatus) => {
       ci.onStatus = onStatus;
       return mortalCi;
@@ -126,7 +141,9 @@ export function mortalInstance(opts: MortalInstanceOptions): MortalInstance {
   };
 
   return {
-    app, ci, dead,
+    app,
+    ci,
+    dead,
     isDead: () => died,
     drain: () => (died ? Promise.resolve() : Promise.race([app.runner.drain(), dead])),
     stop: () => (died ? Promise.resolve() : app.stop()),

@@ -54,14 +54,23 @@ export async function createTestService(opts: TestServiceOptions = {}): Promise<
   const forge = new InMemoryForge();
   const ci = new ScriptedCi();
   const app = createApp({
-    db, clock, forges: { git: forge, github: forge }, pollIntervalMs: 60_000, newId: randomUUID,
+    db,
+    clock,
+    forges: { git: forge, github: forge },
+    pollIntervalMs: 60_000,
+    newId: randomUUID,
     createCi: (onStatus) => {
       ci.onStatus = onStatus;
       return ci;
     },
   });
   return {
-    service: app.service, db, forge, ci, clock, app,
+    service: app.service,
+    db,
+    forge,
+    ci,
+    clock,
+    app,
     runEffects: () => app.runner.drain(),
     async createOrg(name) {
       const org = await ensureOrg(db, name, clock.now());

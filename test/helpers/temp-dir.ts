@@ -31,6 +31,6 @@ export function makeTempDirSync(prefix: string): string {
 /** Checks the directory for leftovers (reported at the end of the file), then removes it. */
 export async function removeTempDir(dir: string): Promise<void> {
   const r = registry();
-  if (r.live.delete(dir)) r.found.push(...await gitLeftovers(dir));
+  if (r.live.delete(dir)) r.found.push(...(await gitLeftovers(dir)));
   await rm(dir, { recursive: true, force: true });
 }

@@ -50,15 +50,20 @@ export function startFileCheck(): FileCheck {
       }
       const lines: string[] = [];
       if (more.size > 0) {
-        const details = [...describeHandles(handles), ...(traceEnabled() ? tracedSince(traced) : ['(run again with LEAK_TRACE=1 to see where each was created)'])];
-        lines.push(`active resources beyond those at the file's start (after ${GRACE_MS / 1000}s to close): ${[...more].map(([t, n]) => `${n} × ${t}`).join(', ')}${details.map((d) => `\n      ${d.replace(/\n/g, '\n      ')}`).join('')}`);
+        const details = [
+          ...describeHandles(handles),
+          ...(traceEnabled() ? tracedSince(traced) : ['(run again with LEAK_TRACE=1 to see where each was created)']),
+        ];
+        lines.push(
+          `active resources beyond those at the file's start (after ${GRACE_MS / 1000}s to close): ${[...more].map(([t, n]) => `${n} × ${t}`).join(', ')}${details.map((d) => `\n      ${d.replace(/\n/g, '\n      ')}`).join('')}`,
+        );
       }
       lines.push(...running.map((p) => `${describeProcess(p)} is still running`));
       const r = registry();
       lines.push(...r.found);
       for (const dir of r.live) {
         if (!existsSync(dir)) continue;
-        lines.push(...await gitLeftovers(dir), `temporary directory ${dir} was not removed (removeTempDir)`);
+        lines.push(...(await gitLeftovers(dir)), `temporary directory ${dir} was not removed (removeTempDir)`);
       }
       if (lines.length === 0) return '';
       return `${file} left things behind (each test file must stop and remove what it starts):\n${lines.map((l) => `  - ${l}`).join('\n')}`;

@@ -39,13 +39,15 @@ export async function gitLeftovers(root: string): Promise<string[]> {
   const found: string[] = [];
   const walk = async (dir: string, depth: number, inMirrors: boolean): Promise<void> => {
     if (isBareRepo(dir)) {
-      for (const id of await entries(path.join(dir, 'worktrees'))) found.push(`worktree registration ${path.join(dir, 'worktrees', id)}`);
+      for (const id of await entries(path.join(dir, 'worktrees')))
+        found.push(`worktree registration ${path.join(dir, 'worktrees', id)}`);
       if (!inMirrors) for (const b of await testBranches(dir)) found.push(`test branch ${b} on remote ${dir}`);
       return;
     }
     const names = await entries(dir);
     if (names.includes('worktrees') && names.includes('repos')) {
-      for (const id of await entries(path.join(dir, 'worktrees'))) found.push(`CI worktree ${path.join(dir, 'worktrees', id)}`);
+      for (const id of await entries(path.join(dir, 'worktrees')))
+        found.push(`CI worktree ${path.join(dir, 'worktrees', id)}`);
     }
     if (depth >= MAX_DEPTH) return;
     for (const name of names) {

@@ -43,10 +43,12 @@ interface HandleLike {
 /** Servers, sockets and child processes alive now, in words. Only what the baseline did not hold. */
 export function describeHandles(baseline: Set<unknown>): string[] {
   const handles = (process as unknown as { _getActiveHandles(): HandleLike[] })._getActiveHandles();
-  return handles.filter((h) => !baseline.has(h)).map((h) => {
-    const origin = originOf(h as object);
-    return describeHandle(h) + (origin ? `, started at\n  ${origin.replace(/\n/g, '\n  ')}` : '');
-  });
+  return handles
+    .filter((h) => !baseline.has(h))
+    .map((h) => {
+      const origin = originOf(h as object);
+      return describeHandle(h) + (origin ? `, started at\n  ${origin.replace(/\n/g, '\n  ')}` : '');
+    });
 }
 
 export function activeHandles(): Set<unknown> {

@@ -32,17 +32,22 @@ async function runFixture(name: string, more: NodeJS.ProcessEnv = {}): Promise<O
   const pidFile = path.join(dir, `${name}.pids`);
   const { LEAK_CHECK_OWNER: _, ...env } = process.env;
   return new Promise((resolve) => {
-    execFile(process.execPath, [VITEST, 'run', '--config', CONFIG, `test/leak-check/fixtures/${name}.fixture.ts`],
+    execFile(
+      process.execPath,
+      [VITEST, 'run', '--config', CONFIG, `test/leak-check/fixtures/${name}.fixture.ts`],
       { cwd: ROOT, env: { ...env, ...more, LEAK_FIXTURE_PIDS: pidFile, NO_COLOR: '1' }, timeout: 60_000 },
       (err, stdout, stderr) => {
         let pids: number[] = [];
         try {
           pids = readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number);
-        } catch { /* the fixture started nothing */ }
+        } catch {
+          /* the fixture started nothing */
+        }
         started.push(...pids);
         for (const m of (stdout + stderr).matchAll(/temporary directory (\S+) was not removed/g)) leftDirs.add(m[1]!);
         resolve({ code: err ? Number(err.code) || 1 : 0, output: stdout + stderr, pids });
-      });
+      },
+    );
   });
 }
 
@@ -64,8 +69,14 @@ describe('the leak check', () => {
     const [child, daemon] = pids;
     expect(output).toMatch(new RegExp(`child process ${child}: sleep 300`));
     // The daemon's shell exited: it is found by its working directory in the file's temp dir.
-    expect(output).toMatch(new RegExp(`process ${daemon} \\(parent \\d+, group \\d+\\): sleep 301 \\[in .*greenline-leak-fixture-.*\\] is still running`));
-    expect(output).toMatch(/test branch greenline-merge\/pr-1\/run-1 on remote .*greenline-leak-fixture-.*\/remote\.git/);
+    expect(output).toMatch(
+      new RegExp(
+        `process ${daemon} \\(parent \\d+, group \\d+\\): sleep 301 \\[in .*greenline-leak-fixture-.*\\] is still running`,
+      ),
+    );
+    expect(output).toMatch(
+      /test branch greenline-merge\/pr-1\/run-1 on remote .*greenline-leak-fixture-.*\/remote\.git/,
+    );
     expect(output).toMatch(/CI worktree .*greenline-leak-fixture-.*\/data\/worktrees\/run-1/);
     expect(output).toMatch(/temporary directory .*greenline-leak-fixture-\S+ was not removed/);
   });

@@ -62,7 +62,7 @@ export function ownedProcesses(owner: string, roots: string[]): Proc[] {
   }
   const ours = new Set<number>([process.pid]);
   // Parents come before children in no particular order: repeat until no descendant is added.
-  for (let grew = true; grew;) {
+  for (let grew = true; grew; ) {
     grew = false;
     for (const p of all) if (!ours.has(p.pid) && ours.has(p.ppid)) ours.add(p.pid), (grew = true);
   }

@@ -8,7 +8,18 @@ import { createHook } from 'node:async_hooks';
 import net from 'node:net';
 
 /** async_hooks resource types worth tracing: what `getActiveResourcesInfo()` reports as leaks. */
-const TRACED = new Set(['Timeout', 'TCPSERVERWRAP', 'TCPWRAP', 'PIPESERVERWRAP', 'PIPEWRAP', 'PROCESSWRAP', 'FSEVENTWRAP', 'STATWATCHER', 'UDPWRAP', 'TTYWRAP']);
+const TRACED = new Set([
+  'Timeout',
+  'TCPSERVERWRAP',
+  'TCPWRAP',
+  'PIPESERVERWRAP',
+  'PIPEWRAP',
+  'PROCESSWRAP',
+  'FSEVENTWRAP',
+  'STATWATCHER',
+  'UDPWRAP',
+  'TTYWRAP',
+]);
 
 interface Traced {
   type: string;
@@ -38,7 +49,10 @@ export function startTracing(): void {
       live.delete(asyncId);
     },
   }).enable();
-  for (const [proto, method] of [[net.Server.prototype, 'listen'], [net.Socket.prototype, 'connect']] as const) {
+  for (const [proto, method] of [
+    [net.Server.prototype, 'listen'],
+    [net.Socket.prototype, 'connect'],
+  ] as const) {
     const methods = proto as unknown as Record<string, (...args: unknown[]) => unknown>;
     const original = methods[method]!;
     methods[method] = function (this: object, ...args: unknown[]) {
@@ -54,9 +68,20 @@ function callerStack(): string {
   Error.stackTraceLimit = 40; // node's own frames come first
   const captured = new Error().stack ?? '';
   Error.stackTraceLimit = limit;
-  return captured.split('\n').slice(2)
-    .filter((line) => !line.includes('(node:') && !line.includes(' node:') && !line.includes('/node_modules/vitest') && !line.includes('/node_modules/@vitest') && !line.includes('leak-check/trace.ts'))
-    .slice(0, 8).map((line) => line.trim()).join('\n');
+  return captured
+    .split('\n')
+    .slice(2)
+    .filter(
+      (line) =>
+        !line.includes('(node:') &&
+        !line.includes(' node:') &&
+        !line.includes('/node_modules/vitest') &&
+        !line.includes('/node_modules/@vitest') &&
+        !line.includes('leak-check/trace.ts'),
+    )
+    .slice(0, 8)
+    .map((line) => line.trim())
+    .join('\n');
 }
 
 /** Where a server or socket was started, when traced. */

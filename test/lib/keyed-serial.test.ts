@@ -5,7 +5,9 @@ import { KeyedSerial } from '../../src/lib/keyed-serial.js';
 /** A promise and the function that settles it. */
 function gate(): { promise: Promise<void>; open: () => void } {
   let open!: () => void;
-  const promise = new Promise<void>((resolve) => { open = resolve; });
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
   return { promise, open };
 }
 
@@ -14,8 +16,16 @@ describe('KeyedSerial', () => {
     const chains = new KeyedSerial();
     const log: string[] = [];
     const first = gate();
-    const a = chains.run('q', async () => { log.push('a starts'); await first.promise; log.push('a ends'); throw new Error('a failed'); });
-    const b = chains.run('q', async () => { log.push('b runs'); return 'b'; });
+    const a = chains.run('q', async () => {
+      log.push('a starts');
+      await first.promise;
+      log.push('a ends');
+      throw new Error('a failed');
+    });
+    const b = chains.run('q', async () => {
+      log.push('b runs');
+      return 'b';
+    });
     await Promise.resolve();
     expect(log).toEqual(['a starts']);
     first.open();

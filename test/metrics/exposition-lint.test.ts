@@ -25,7 +25,11 @@ describe('lint', () => {
   it.each([
     ['a second HELP', VALID.replace('# TYPE g gauge', '# TYPE g gauge\n# HELP g again'), 'second HELP for g'],
     ['a second TYPE', VALID.replace('# TYPE g gauge', '# TYPE g gauge\n# TYPE g gauge'), 'second TYPE for g'],
-    ['TYPE after samples', VALID.replace('# TYPE g gauge\n', '').replace('# HELP h', '# TYPE g gauge\n# HELP h'), 'TYPE of g after its samples'],
+    [
+      'TYPE after samples',
+      VALID.replace('# TYPE g gauge\n', '').replace('# HELP h', '# TYPE g gauge\n# HELP h'),
+      'TYPE of g after its samples',
+    ],
     ['no HELP', VALID.replace('# HELP g a gauge\n', ''), 'g has samples but no HELP'],
     ['an empty HELP', VALID.replace('# HELP g a gauge', '# HELP g '), 'g has no help text'],
     ['an unknown type', VALID.replace('# TYPE g gauge', '# TYPE g meter'), 'unknown type meter for g'],
@@ -35,9 +39,17 @@ describe('lint', () => {
     ['a bad value', VALID.replace('3.5', 'three'), 'invalid value three'],
     ['a duplicate series', VALID.replace('x="2"', 'x="1"'), 'duplicate series g{repo=a/b,x=1}'],
     ['a split family', `${VALID}g{repo="c/d",x="1"} 1\n`, 'g continues after other families'],
-    ['non-cumulative buckets', VALID.replace('h_bucket{le="5",repo="a/b"} 2', 'h_bucket{le="5",repo="a/b"} 0'), 'buckets not cumulative'],
+    [
+      'non-cumulative buckets',
+      VALID.replace('h_bucket{le="5",repo="a/b"} 2', 'h_bucket{le="5",repo="a/b"} 0'),
+      'buckets not cumulative',
+    ],
     ['descending le', VALID.replace('le="5"', 'le="0.5"'), 'le not ascending'],
-    ['+Inf unlike _count', VALID.replace('h_count{repo="a/b"} 3', 'h_count{repo="a/b"} 4'), '+Inf bucket 3 != _count 4'],
+    [
+      '+Inf unlike _count',
+      VALID.replace('h_count{repo="a/b"} 3', 'h_count{repo="a/b"} 4'),
+      '+Inf bucket 3 != _count 4',
+    ],
     ['no +Inf bucket', VALID.replace('h_bucket{le="+Inf",repo="a/b"} 3\n', ''), 'no +Inf bucket'],
     ['no _sum', VALID.replace('h_sum{repo="a/b"} 12\n', ''), 'no _sum'],
     ['a broken line', `${VALID}g{repo="a/b" 1\n`, 'not a sample'],

@@ -22,7 +22,9 @@ const sameLabels = (a: Record<string, string>, b: Record<string, string>): boole
   Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
 
 export function readExposition(text: string): Exposition {
-  const families = new Map(parsePrometheusTextFormat(text).map((f) => [f.name, { help: f.help, type: f.type.toLowerCase() }]));
+  const families = new Map(
+    parsePrometheusTextFormat(text).map((f) => [f.name, { help: f.help, type: f.type.toLowerCase() }]),
+  );
   // The library folds the buckets of every label set of a histogram into one (it follows prom2json
   // for unlabelled histograms only), so histograms are read as their three sample series instead,
   // which it returns as a run of untyped families (`_bucket`, `_sum`, `_count` per label set).
@@ -126,12 +128,18 @@ export function lint(text: string): string[] {
     enter(family, line);
     sampled.add(family);
     if (!help.has(family)) problems.push(`line ${line}: ${family} has samples but no HELP`);
-    const key = `${name}{${Object.entries(labels).sort().map(([k, v]) => `${k}=${v}`).join(',')}}`;
+    const key = `${name}{${Object.entries(labels)
+      .sort()
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',')}}`;
     if (seen.has(key)) problems.push(`line ${line}: duplicate series ${key}`);
     seen.add(key);
     if (types.get(family) !== 'histogram') return;
     const { le, ...rest } = labels;
-    const setKey = `${family}{${Object.entries(rest).sort().map(([k, v]) => `${k}=${v}`).join(',')}}`;
+    const setKey = `${family}{${Object.entries(rest)
+      .sort()
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',')}}`;
     const h = hist.get(setKey) ?? { buckets: [] };
     hist.set(setKey, h);
     if (name.endsWith('_bucket')) {

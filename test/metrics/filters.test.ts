@@ -26,7 +26,11 @@ afterEach(() => m.close());
 
 /** repo/branch pairs that have a depth series. */
 const queuesIn = (x: Awaited<ReturnType<MetricsHarness['scrape']>>) =>
-  x.series('mq_depth_current').filter((s) => s.labels.queue_type === 'main').map((s) => `${s.labels.repo}@${s.labels.branch}`).sort();
+  x
+    .series('mq_depth_current')
+    .filter((s) => s.labels.queue_type === 'main')
+    .map((s) => `${s.labels.repo}@${s.labels.branch}`)
+    .sort();
 
 describe('getMergeQueueMetrics scope', () => {
   it("covers every queue of the token's organization, and only those, without repo", async () => {
@@ -34,7 +38,10 @@ describe('getMergeQueueMetrics scope', () => {
   });
 
   it('covers one repository with repo and repoHost', async () => {
-    expect(queuesIn(await m.scrape('?repo=acme/web&repoHost=github.com'))).toEqual(['acme/web@main', 'acme/web@release']);
+    expect(queuesIn(await m.scrape('?repo=acme/web&repoHost=github.com'))).toEqual([
+      'acme/web@main',
+      'acme/web@release',
+    ]);
     expect(queuesIn(await m.scrape('?repo=acme/api&repoHost=github.com'))).toEqual(['acme/api@main']);
   });
 
@@ -53,19 +60,29 @@ describe('getMergeQueueMetrics scope', () => {
   });
 
   it('answers 404 for a repository of another organization or on another host', async () => {
-    for (const query of ['?repo=other/x&repoHost=github.com', '?repo=acme/api&repoHost=git.example.com', '?repo=acme/nope&repoHost=github.com']) {
-      expect(errorOf(await m.h.get(`/v1/getMergeQueueMetrics${query}`)), query).toMatchObject({ status: 404, code: 'REPO_NOT_FOUND' });
+    for (const query of [
+      '?repo=other/x&repoHost=github.com',
+      '?repo=acme/api&repoHost=git.example.com',
+      '?repo=acme/nope&repoHost=github.com',
+    ]) {
+      expect(errorOf(await m.h.get(`/v1/getMergeQueueMetrics${query}`)), query).toMatchObject({
+        status: 404,
+        code: 'REPO_NOT_FOUND',
+      });
     }
   });
 
   it('answers 400 naming the problem for repo without repoHost, a malformed repo or an empty repoHost', async () => {
     expect(errorOf(await m.h.get('/v1/getMergeQueueMetrics?repo=acme/web'))).toEqual({
-      status: 400, code: 'VALIDATION_FAILED',
+      status: 400,
+      code: 'VALIDATION_FAILED',
       message: 'Invalid request: querystring/repoHost is required with repo (e.g. repoHost=github.com)',
     });
     for (const repo of ['acme', 'acme/web/x', 'acme%2F', '%20/web']) {
       expect(errorOf(await m.h.get(`/v1/getMergeQueueMetrics?repo=${repo}&repoHost=github.com`)), repo).toEqual({
-        status: 400, code: 'VALIDATION_FAILED', message: 'Invalid request: querystring/repo must be owner/name, e.g. acme/widgets',
+        status: 400,
+        code: 'VALIDATION_FAILED',
+        message: 'Invalid request: querystring/repo must be owner/name, e.g. acme/widgets',
       });
     }
     const empty = errorOf(await m.h.get('/v1/getMergeQueueMetrics?repo=acme/web&repoHost='));

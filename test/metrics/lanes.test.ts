@@ -5,23 +5,33 @@ import { lanesOf } from '../../src/metrics/lanes.js';
 import { SLUG } from '../api/api-harness.js';
 import { createMetricsHarness, type MetricsHarness } from './scrape.js';
 
-const entry = (prNumber: number, impactedTargets: ImpactedTargets | null): Entry => ({ prNumber, impactedTargets }) as Entry;
+const entry = (prNumber: number, impactedTargets: ImpactedTargets | null): Entry =>
+  ({ prNumber, impactedTargets }) as Entry;
 
 describe('lanesOf', () => {
   it('joins PRs whose targets overlap, directly or through others, named by their first PR', () => {
-    expect(lanesOf([entry(7, ['a']), entry(3, ['b']), entry(9, ['c']), entry(1, ['c', 'a']), entry(4, ['d'])])).toEqual([
-      { head: 7, depth: 3 }, { head: 3, depth: 1 }, { head: 4, depth: 1 },
-    ]);
+    expect(lanesOf([entry(7, ['a']), entry(3, ['b']), entry(9, ['c']), entry(1, ['c', 'a']), entry(4, ['d'])])).toEqual(
+      [
+        { head: 7, depth: 3 },
+        { head: 3, depth: 1 },
+        { head: 4, depth: 1 },
+      ],
+    );
   });
 
   it('lets ALL (or no upload) join every PR that has targets, and an empty list join nothing', () => {
     expect(lanesOf([entry(1, ['a']), entry(2, []), entry(3, ['b']), entry(4, 'ALL')])).toEqual([
-      { head: 1, depth: 3 }, { head: 2, depth: 1 },
+      { head: 1, depth: 3 },
+      { head: 2, depth: 1 },
     ]);
     expect(lanesOf([entry(1, []), entry(2, ['a']), entry(3, null), entry(4, ['b'])])).toEqual([
-      { head: 1, depth: 1 }, { head: 2, depth: 3 },
+      { head: 1, depth: 1 },
+      { head: 2, depth: 3 },
     ]);
-    expect(lanesOf([entry(1, []), entry(2, [])])).toEqual([{ head: 1, depth: 1 }, { head: 2, depth: 1 }]);
+    expect(lanesOf([entry(1, []), entry(2, [])])).toEqual([
+      { head: 1, depth: 1 },
+      { head: 2, depth: 1 },
+    ]);
     expect(lanesOf([])).toEqual([]);
   });
 });
@@ -33,7 +43,8 @@ describe('greenline_lane_depth', () => {
   });
   afterEach(() => m.close());
 
-  const lanes = async () => Object.fromEntries((await m.scrape()).series('greenline_lane_depth').map((s) => [s.labels.lane, s.value]));
+  const lanes = async () =>
+    Object.fromEntries((await m.scrape()).series('greenline_lane_depth').map((s) => [s.labels.lane, s.value]));
 
   it('reports the depth of each lane of a parallel queue, and follows merges', async () => {
     const { t } = m.h;

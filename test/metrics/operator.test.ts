@@ -28,11 +28,19 @@ async function start(env: Record<string, string>, name: string): Promise<Server>
 
 describe('operator metrics configuration', () => {
   it('is off by default, on with a port, and refuses a bad port naming the key', () => {
-    expect(loadConfig({ env: {}, cwd: dir })).toMatchObject({ operatorMetricsPort: null, operatorMetricsHost: '127.0.0.1' });
-    expect(loadConfig({ env: { GREENLINE_OPERATOR_METRICS_PORT: '9464', GREENLINE_OPERATOR_METRICS_HOST: '0.0.0.0' }, cwd: dir }))
-      .toMatchObject({ operatorMetricsPort: 9464, operatorMetricsHost: '0.0.0.0' });
-    expect(() => loadConfig({ env: { GREENLINE_OPERATOR_METRICS_PORT: 'metrics' }, cwd: dir }))
-      .toThrow(new ConfigError('operatorMetricsPort must be an integer from 0 to 65535, got "metrics"'));
+    expect(loadConfig({ env: {}, cwd: dir })).toMatchObject({
+      operatorMetricsPort: null,
+      operatorMetricsHost: '127.0.0.1',
+    });
+    expect(
+      loadConfig({
+        env: { GREENLINE_OPERATOR_METRICS_PORT: '9464', GREENLINE_OPERATOR_METRICS_HOST: '0.0.0.0' },
+        cwd: dir,
+      }),
+    ).toMatchObject({ operatorMetricsPort: 9464, operatorMetricsHost: '0.0.0.0' });
+    expect(() => loadConfig({ env: { GREENLINE_OPERATOR_METRICS_PORT: 'metrics' }, cwd: dir })).toThrow(
+      new ConfigError('operatorMetricsPort must be an integer from 0 to 65535, got "metrics"'),
+    );
   });
 });
 
@@ -57,8 +65,13 @@ describe('operator metrics endpoint', () => {
     const text = await res.text();
     expect(lint(text)).toEqual([]);
     const x = readExposition(text);
-    for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes',
-      'nodejs_eventloop_lag_seconds', 'nodejs_eventloop_lag_p99_seconds']) {
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_eventloop_lag_p99_seconds',
+    ]) {
       expect(x.families.has(name), name).toBe(true);
     }
     expect(x.families.get('greenline_http_request_duration_seconds')?.type).toBe('histogram');

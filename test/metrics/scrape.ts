@@ -20,7 +20,8 @@ export async function createMetricsHarness(databaseUrl?: string): Promise<Metric
   const h = await createApiHarness(databaseUrl ? { databaseUrl } : {});
   const ctx = (await h.t.service.authenticate(h.token))!;
   return {
-    h, ctx,
+    h,
+    ctx,
     key: h.t.key(SLUG),
     async scrape(query = '') {
       const res = await h.get(`/v1/getMergeQueueMetrics${query}`);

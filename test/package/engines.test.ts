@@ -16,8 +16,12 @@ it(`every locked package supports the running Node (${process.version})`, async 
   try {
     for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(ROOT, file), join(dir, file));
     const out = await new Promise<{ code: number; output: string }>((resolve) => {
-      execFile('npm', ['ci', '--dry-run', '--engine-strict', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: dir },
-        (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, output: stdout + stderr }));
+      execFile(
+        'npm',
+        ['ci', '--dry-run', '--engine-strict', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'],
+        { cwd: dir },
+        (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, output: stdout + stderr }),
+      );
     });
     expect(out.output).not.toMatch(/EBADENGINE|notsup/);
     expect(out.code).toBe(0);

@@ -15,26 +15,30 @@ function restarts(timeline: Omit<TimelineItem, 'at'>[]): number {
 
 describe('restarts', () => {
   it('count a run stopped because a group ahead failed, was cancelled or a cleared part went ahead of it', () => {
-    expect(restarts([
-      { from: 'PENDING', to: 'TESTING', reason: 'TEST_RUN_STARTED', runId: 'm1' },
-      { from: 'TESTING', to: 'PENDING', reason: 'PREREQUISITE_MERGE_ITEM_FAILED', runId: 'm1' },
-      { from: 'PENDING', to: 'TESTING', reason: 'TEST_RUN_STARTED', runId: 'm2' },
-      { from: 'TESTING', to: 'PENDING', reason: 'BISECTION_TEST_RUN_PASSED', runId: 'm2' },
-      { from: 'PENDING', to: 'TESTING', reason: 'TEST_RUN_STARTED', runId: 'm3' },
-      { from: 'TESTING', to: 'TESTS_PASSED', reason: 'TEST_RUN_PASSED', runId: 'm3' },
-      { from: 'TESTS_PASSED', to: 'PENDING', reason: 'PREREQUISITE_MERGE_ITEM_CANCELLED', runId: 'm3' },
-    ])).toBe(3);
+    expect(
+      restarts([
+        { from: 'PENDING', to: 'TESTING', reason: 'TEST_RUN_STARTED', runId: 'm1' },
+        { from: 'TESTING', to: 'PENDING', reason: 'PREREQUISITE_MERGE_ITEM_FAILED', runId: 'm1' },
+        { from: 'PENDING', to: 'TESTING', reason: 'TEST_RUN_STARTED', runId: 'm2' },
+        { from: 'TESTING', to: 'PENDING', reason: 'BISECTION_TEST_RUN_PASSED', runId: 'm2' },
+        { from: 'PENDING', to: 'TESTING', reason: 'TEST_RUN_STARTED', runId: 'm3' },
+        { from: 'TESTING', to: 'TESTS_PASSED', reason: 'TEST_RUN_PASSED', runId: 'm3' },
+        { from: 'TESTS_PASSED', to: 'PENDING', reason: 'PREREQUISITE_MERGE_ITEM_CANCELLED', runId: 'm3' },
+      ]),
+    ).toBe(3);
   });
 
-  it('leave out the steps of the PR\'s own bisection: the batch going to bisection, a part splitting, a part passing', () => {
-    expect(restarts([
-      { from: 'PENDING', to: 'TESTING', reason: 'TEST_RUN_STARTED', runId: 'm1' },
-      { from: 'TESTING', to: 'PENDING_FAILURE', reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', runId: 'm1' },
-      { from: 'PENDING_FAILURE', to: 'PENDING', reason: 'BISECTION_REQUIRED', runId: 'm1' },
-      { from: 'PENDING', to: 'TESTING', reason: 'TEST_RUN_STARTED', runId: 'b1' },
-      { from: 'TESTING', to: 'PENDING', reason: 'BISECTION_REQUIRED', runId: 'b1' },
-      { from: 'PENDING', to: 'TESTING', reason: 'TEST_RUN_STARTED', runId: 'b2' },
-      { from: 'TESTING', to: 'PENDING', reason: 'BISECTION_TEST_RUN_PASSED', runId: 'b2' },
-    ])).toBe(0);
+  it("leave out the steps of the PR's own bisection: the batch going to bisection, a part splitting, a part passing", () => {
+    expect(
+      restarts([
+        { from: 'PENDING', to: 'TESTING', reason: 'TEST_RUN_STARTED', runId: 'm1' },
+        { from: 'TESTING', to: 'PENDING_FAILURE', reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', runId: 'm1' },
+        { from: 'PENDING_FAILURE', to: 'PENDING', reason: 'BISECTION_REQUIRED', runId: 'm1' },
+        { from: 'PENDING', to: 'TESTING', reason: 'TEST_RUN_STARTED', runId: 'b1' },
+        { from: 'TESTING', to: 'PENDING', reason: 'BISECTION_REQUIRED', runId: 'b1' },
+        { from: 'PENDING', to: 'TESTING', reason: 'TEST_RUN_STARTED', runId: 'b2' },
+        { from: 'TESTING', to: 'PENDING', reason: 'BISECTION_TEST_RUN_PASSED', runId: 'b2' },
+      ]),
+    ).toBe(0);
   });
 });

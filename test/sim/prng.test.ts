@@ -10,7 +10,9 @@ describe('Prng', () => {
     const a = draws(new Prng(42), 5, (r) => r.next());
     expect(draws(new Prng(42), 5, (r) => r.next())).toEqual(a);
     expect(draws(new Prng(43), 5, (r) => r.next())).not.toEqual(a);
-    expect(draws(Prng.derive(42, 'ci'), 5, (r) => r.next())).not.toEqual(draws(Prng.derive(42, 'workload'), 5, (r) => r.next()));
+    expect(draws(Prng.derive(42, 'ci'), 5, (r) => r.next())).not.toEqual(
+      draws(Prng.derive(42, 'workload'), 5, (r) => r.next()),
+    );
     expect(draws(Prng.derive(42, 'ci'), 5, (r) => r.next())).toEqual(draws(Prng.derive(42, 'ci'), 5, (r) => r.next()));
   });
 

@@ -12,7 +12,10 @@ import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 /** Runs the command in this process; returns what it printed. */
 async function simulateHere(args: string[]): Promise<string> {
   const out: string[] = [];
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => { out.push(String(chunk)); return true; });
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    out.push(String(chunk));
+    return true;
+  });
   try {
     await simulateCommand().exitOverride().parseAsync(args, { from: 'user' });
   } finally {
@@ -22,16 +25,35 @@ async function simulateHere(args: string[]): Promise<string> {
 }
 
 let dir: string;
-beforeAll(() => { dir = makeTempDirSync('greenline-sim-'); });
+beforeAll(() => {
+  dir = makeTempDirSync('greenline-sim-');
+});
 afterAll(() => removeTempDir(dir));
 
 describe('greenline simulate', () => {
   it('prints figures as JSON and writes the chart', async () => {
     const svg = join(dir, 'chart.svg');
-    const r = await runCli(['simulate', '--saturate', '--concurrency', '3', '--prs', '120', '--failure-rate', '5%', '--seed', '4', '--json', '--svg', svg]);
+    const r = await runCli([
+      'simulate',
+      '--saturate',
+      '--concurrency',
+      '3',
+      '--prs',
+      '120',
+      '--failure-rate',
+      '5%',
+      '--seed',
+      '4',
+      '--json',
+      '--svg',
+      svg,
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const out = JSON.parse(r.stdout) as { options: { queue: { concurrency: number }; failureRate: number }; summary: Record<string, unknown> };
+    const out = JSON.parse(r.stdout) as {
+      options: { queue: { concurrency: number }; failureRate: number };
+      summary: Record<string, unknown>;
+    };
     expect(out.options.queue.concurrency).toBe(3);
     expect(out.options.failureRate).toBe(0.05);
     expect(out.summary).toMatchObject({ seed: 4, prs: { arrived: 120, mergedBad: 0 }, invariantBreaches: 0 });
@@ -41,7 +63,10 @@ describe('greenline simulate', () => {
 
   it('prints a readable report and replays a CSV history', async () => {
     const csv = join(dir, 'history.csv');
-    writeFileSync(csv, 'arrival,ci_minutes,outcome\n2024-05-06T09:00:00Z,20,pass\n2024-05-06T09:05:00Z,25,fail\n2024-05-06T09:10:00Z,20,pass\n');
+    writeFileSync(
+      csv,
+      'arrival,ci_minutes,outcome\n2024-05-06T09:00:00Z,20,pass\n2024-05-06T09:05:00Z,25,fail\n2024-05-06T09:10:00Z,20,pass\n',
+    );
     const stdout = await simulateHere(['--replay', csv, '--concurrency', '2']);
     expect(stdout).toMatch(/^workload +replay of 3 PRs/m);
     expect(stdout).toMatch(/^queue +single · concurrency 2 · no batching/m);
@@ -51,9 +76,25 @@ describe('greenline simulate', () => {
   });
 
   it('--adaptive runs adaptive mode and reports where its window and batch size ended', async () => {
-    const stdout = await simulateHere(['--saturate', '--adaptive-min-concurrency', '3', '--concurrency', '6', '--batch-size', '8', '--prs', '150', '--seed', '2']);
-    expect(stdout).toMatch(/^queue +single · adaptive concurrency 3–6 · batches of up to 8 \(sized from the failure rate, bisection concurrency 6\)/m);
-    expect(stdout).toMatch(/^adaptive mode +window [3-6] · batch size [1-8] · measured failure rate [\d.]+% \(at the end\)$/m);
+    const stdout = await simulateHere([
+      '--saturate',
+      '--adaptive-min-concurrency',
+      '3',
+      '--concurrency',
+      '6',
+      '--batch-size',
+      '8',
+      '--prs',
+      '150',
+      '--seed',
+      '2',
+    ]);
+    expect(stdout).toMatch(
+      /^queue +single · adaptive concurrency 3–6 · batches of up to 8 \(sized from the failure rate, bisection concurrency 6\)/m,
+    );
+    expect(stdout).toMatch(
+      /^adaptive mode +window [3-6] · batch size [1-8] · measured failure rate [\d.]+% \(at the end\)$/m,
+    );
     expect(await simulateHere(['--saturate', '--concurrency', '6', '--prs', '50'])).not.toMatch(/adaptive/);
   });
 
@@ -76,10 +117,15 @@ describe('greenline simulate', () => {
       [['--replay', 'x.csv', '--failure-rate', '0.1'], /--failure-rate does not apply to --replay/],
       [['--failure-rate', '150%'], /--failure-rate must be a probability between 0 and 1, got 1.5/],
       [['--batch-size', '2.5'], /--batch-size must be a whole number, got "2.5"/],
-      [['--adaptive-min-concurrency', '0'], /--adaptive-min-concurrency: adaptiveMinConcurrency must be an integer >= 1, got 0/],
+      [
+        ['--adaptive-min-concurrency', '0'],
+        /--adaptive-min-concurrency: adaptiveMinConcurrency must be an integer >= 1, got 0/,
+      ],
     ];
     for (const [args, message] of cases) {
-      await expect(simulateHere(args), args.join(' ')).rejects.toThrow(expect.objectContaining({ name: 'UsageError', message: expect.stringMatching(message) }));
+      await expect(simulateHere(args), args.join(' ')).rejects.toThrow(
+        expect.objectContaining({ name: 'UsageError', message: expect.stringMatching(message) }),
+      );
     }
   });
 });

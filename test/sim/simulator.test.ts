@@ -8,7 +8,13 @@ const withoutWallTime = <T extends { wallMs: number }>(s: T) => ({ ...s, wallMs:
 
 describe('simulate', () => {
   it('is reproducible: the same seed gives the same figures, another seed other ones', () => {
-    const o = options({ seed: 5, arrivals: { kind: 'poisson', perHour: 6 }, maxPrs: 150, flakeRate: 0.02, queue: { concurrency: 4 } });
+    const o = options({
+      seed: 5,
+      arrivals: { kind: 'poisson', perHour: 6 },
+      maxPrs: 150,
+      flakeRate: 0.02,
+      queue: { concurrency: 4 },
+    });
     const a = simulate(o);
     const b = simulate(o);
     expect(withoutWallTime(a.summary)).toEqual(withoutWallTime(b.summary));
@@ -17,9 +23,15 @@ describe('simulate', () => {
   });
 
   it('a serial queue with nothing failing merges exactly one PR per CI time, one run each', () => {
-    const { summary } = simulate(options({
-      arrivals: { kind: 'saturated', backlog: 5 }, maxPrs: 100, failureRate: 0, ci: { kind: 'fixed', minutes: 20 }, queue: { concurrency: 1 },
-    }));
+    const { summary } = simulate(
+      options({
+        arrivals: { kind: 'saturated', backlog: 5 },
+        maxPrs: 100,
+        failureRate: 0,
+        ci: { kind: 'fixed', minutes: 20 },
+        queue: { concurrency: 1 },
+      }),
+    );
     expect(summary.mergesPerHour).toBeCloseTo(3, 6);
     expect(summary.ciRunsPerMerge).toBe(1);
     expect(summary.ciHoursPerMerge).toBeCloseTo(20 / 60, 6);
@@ -28,9 +40,15 @@ describe('simulate', () => {
   });
 
   it('on a quiet queue a PR waits exactly its CI time, and throughput follows arrivals', () => {
-    const { summary } = simulate(options({
-      arrivals: { kind: 'poisson', perHour: 0.5 }, maxPrs: 200, failureRate: 0, ci: { kind: 'fixed', minutes: 10 }, queue: { concurrency: 3 },
-    }));
+    const { summary } = simulate(
+      options({
+        arrivals: { kind: 'poisson', perHour: 0.5 },
+        maxPrs: 200,
+        failureRate: 0,
+        ci: { kind: 'fixed', minutes: 10 },
+        queue: { concurrency: 3 },
+      }),
+    );
     expect(summary.timeInQueueMinutes!.p50).toBeCloseTo(10, 6);
     expect(summary.timeInQueueMinutes!.max).toBeCloseTo(10, 6);
     expect(summary.mergesPerHour).toBeGreaterThan(0.4);
@@ -38,9 +56,15 @@ describe('simulate', () => {
   });
 
   it('catches every bad PR and merges every good one; failures restart the runs behind them', () => {
-    const { summary } = simulate(options({
-      seed: 2, arrivals: { kind: 'saturated', backlog: 20 }, maxPrs: 400, failureRate: 0.2, queue: { concurrency: 6 },
-    }));
+    const { summary } = simulate(
+      options({
+        seed: 2,
+        arrivals: { kind: 'saturated', backlog: 20 },
+        maxPrs: 400,
+        failureRate: 0.2,
+        queue: { concurrency: 6 },
+      }),
+    );
     expect(summary.prs.mergedBad).toBe(0);
     expect(summary.prs.failedGood).toBe(0);
     expect(summary.prs.failedBad + summary.prs.merged).toBe(400);
@@ -51,9 +75,18 @@ describe('simulate', () => {
   });
 
   it('flaky runs reject good PRs unless optimistic merging and a pending failure depth vouch for them', () => {
-    const base = options({ seed: 3, arrivals: { kind: 'saturated', backlog: 20 }, maxPrs: 400, failureRate: 0.02, flakeRate: 0.1 });
+    const base = options({
+      seed: 3,
+      arrivals: { kind: 'saturated', backlog: 20 },
+      maxPrs: 400,
+      failureRate: 0.02,
+      flakeRate: 0.1,
+    });
     const off = simulate({ ...base, queue: { concurrency: 5 } }).summary;
-    const on = simulate({ ...base, queue: { concurrency: 5, canOptimisticallyMerge: true, pendingFailureDepth: 1 } }).summary;
+    const on = simulate({
+      ...base,
+      queue: { concurrency: 5, canOptimisticallyMerge: true, pendingFailureDepth: 1 },
+    }).summary;
     expect(off.prs.failedGood).toBeGreaterThan(30);
     expect(on.prs.failedGood).toBeLessThan(off.prs.failedGood / 3);
     expect(on.mergesPerHour).toBeGreaterThan(off.mergesPerHour);
@@ -62,19 +95,29 @@ describe('simulate', () => {
   });
 
   it('batches: one run tests a whole batch', () => {
-    const { summary } = simulate(options({
-      arrivals: { kind: 'saturated', backlog: 40 }, maxPrs: 400, failureRate: 0, queue: { concurrency: 3, batch: true, batchingMinSize: 4 },
-    }));
+    const { summary } = simulate(
+      options({
+        arrivals: { kind: 'saturated', backlog: 40 },
+        maxPrs: 400,
+        failureRate: 0,
+        queue: { concurrency: 3, batch: true, batchingMinSize: 4 },
+      }),
+    );
     expect(summary.ciRunsPerMerge).toBeCloseTo(0.25, 6);
     expect(summary.mergesPerHour).toBeCloseTo((3 * 4 * 60) / 30, 6);
     expect(summary.bisectionRuns).toBe(0);
   });
 
   it('batches with bisection: bisection runs find the bad PRs, the good ones merge', () => {
-    const { summary } = simulate(options({
-      seed: 4, arrivals: { kind: 'saturated', backlog: 40 }, maxPrs: 400, failureRate: 0.05,
-      queue: { concurrency: 3, batch: true, batchingMinSize: 4 },
-    }));
+    const { summary } = simulate(
+      options({
+        seed: 4,
+        arrivals: { kind: 'saturated', backlog: 40 },
+        maxPrs: 400,
+        failureRate: 0.05,
+        queue: { concurrency: 3, batch: true, batchingMinSize: 4 },
+      }),
+    );
     expect(summary.bisectionRuns).toBeGreaterThan(0);
     expect(summary.prs.mergedBad).toBe(0);
     expect(summary.prs.failedGood).toBe(0);
@@ -99,10 +142,17 @@ describe('simulate', () => {
   });
 
   it('parallel mode: disjoint lanes fail and merge independently, so four lanes merge about four times as much', () => {
-    const lane = (lanes: number) => simulate(options({
-      seed: 8, lanes, arrivals: { kind: 'saturated', backlog: 12 * lanes }, maxPrs: 100 * lanes, failureRate: 0.05,
-      queue: { mode: 'parallel', concurrency: 4 * lanes },
-    })).summary;
+    const lane = (lanes: number) =>
+      simulate(
+        options({
+          seed: 8,
+          lanes,
+          arrivals: { kind: 'saturated', backlog: 12 * lanes },
+          maxPrs: 100 * lanes,
+          failureRate: 0.05,
+          queue: { mode: 'parallel', concurrency: 4 * lanes },
+        }),
+      ).summary;
     const one = lane(1);
     const four = lane(4);
     expect(four.mergesPerHour / one.mergesPerHour).toBeGreaterThan(3.3);
@@ -114,9 +164,17 @@ describe('simulate', () => {
   });
 
   it('CI time follows its distribution: uniform jitter and log-normal keep the mean', () => {
-    const run = (ci: SimulationOptions['ci']) => simulate(options({
-      seed: 9, arrivals: { kind: 'saturated', backlog: 3 }, maxPrs: 400, failureRate: 0, ci, queue: { concurrency: 1 },
-    })).summary;
+    const run = (ci: SimulationOptions['ci']) =>
+      simulate(
+        options({
+          seed: 9,
+          arrivals: { kind: 'saturated', backlog: 3 },
+          maxPrs: 400,
+          failureRate: 0,
+          ci,
+          queue: { concurrency: 1 },
+        }),
+      ).summary;
     const uniform = run({ kind: 'uniform', minutes: 30, jitter: 20 });
     const lognormal = run({ kind: 'lognormal', minutes: 30, sigma: 0.5 });
     for (const s of [uniform, lognormal]) {
@@ -128,15 +186,23 @@ describe('simulate', () => {
   });
 
   it('a run longer than the testing timeout fails its PR', () => {
-    const { summary } = simulate(options({
-      arrivals: { kind: 'poisson', perHour: 1 }, maxPrs: 10, failureRate: 0, ci: { kind: 'fixed', minutes: 90 }, queue: { testingTimeoutMinutes: 60 },
-    }));
+    const { summary } = simulate(
+      options({
+        arrivals: { kind: 'poisson', perHour: 1 },
+        maxPrs: 10,
+        failureRate: 0,
+        ci: { kind: 'fixed', minutes: 90 },
+        queue: { testingTimeoutMinutes: 60 },
+      }),
+    );
     expect(summary.prs.merged).toBe(0);
     expect(summary.prs.failedGood).toBe(10);
   });
 
   it('--hours ends arrivals at that simulated time', () => {
-    const { summary } = simulate(options({ arrivals: { kind: 'poisson', perHour: 20 }, maxPrs: null, hours: 10, queue: { concurrency: 5 } }));
+    const { summary } = simulate(
+      options({ arrivals: { kind: 'poisson', perHour: 20 }, maxPrs: null, hours: 10, queue: { concurrency: 5 } }),
+    );
     expect(summary.prs.arrived).toBeGreaterThan(150);
     expect(summary.prs.arrived).toBeLessThan(250);
     expect(summary.warmupMinutes / 60 + summary.windowHours).toBeLessThanOrEqual(10);
@@ -148,7 +214,9 @@ describe('simulate', () => {
       { arrivalMinutes: 60, ciMinutes: 7, bad: true },
       { arrivalMinutes: 120, ciMinutes: 25, bad: false },
     ];
-    const { summary } = simulate(options({ arrivals: { kind: 'replay', prs }, maxPrs: null, failureRate: 0, warmupMinutes: 0 }));
+    const { summary } = simulate(
+      options({ arrivals: { kind: 'replay', prs }, maxPrs: null, failureRate: 0, warmupMinutes: 0 }),
+    );
     expect(summary.prs).toEqual({ arrived: 3, merged: 2, failedBad: 1, failedGood: 0, mergedBad: 0, left: 0 });
     expect(summary.timeInQueueMinutes).toMatchObject({ p50: 12, max: 25 });
     // The last PR arrived at 120 min and its CI took 25.

@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { renderChart } from '../../src/sim/svg-chart.js';
 
 const series = {
-  depth: [[0, 0], [10, 4], [70, 12], [130, 3], [200, 0]] as [number, number][],
+  depth: [
+    [0, 0],
+    [10, 4],
+    [70, 12],
+    [130, 3],
+    [200, 0],
+  ] as [number, number][],
   merges: [30, 45, 60, 61, 62, 90, 150],
   windowStart: 20,
   windowEnd: 180,

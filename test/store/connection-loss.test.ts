@@ -21,7 +21,9 @@ describe.skipIf(!postgres)('store on PostgreSQL', () => {
       await admin.connect();
       try {
         const killed = await admin.query(
-          'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
+          'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+          [name],
+        );
         expect(killed.rowCount).toBeGreaterThan(0);
       } finally {
         await admin.end();

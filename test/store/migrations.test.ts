@@ -31,7 +31,10 @@ describe.each(databases)('migrations on $name', (database) => {
       const results = await Promise.allSettled(instances.map((db) => migrateToLatest(db)));
       expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
       const db = instances[0]!;
-      const ran = await db.selectFrom('kysely_migration' as never).select(sql<string>`name`.as('name')).execute();
+      const ran = await db
+        .selectFrom('kysely_migration' as never)
+        .select(sql<string>`name`.as('name'))
+        .execute();
       const names = (ran as { name: string }[]).map((r) => r.name).sort();
       expect(names).toEqual([...new Set(names)]);
       expect(names).toContain('001-initial');

@@ -17,7 +17,10 @@ const sqliteFile: TestDatabase = {
   url: async () => `sqlite:${path.join(dir, `store-${++files}.db`)}`,
   cleanup: async () => undefined,
 };
-const databases = [...(await testDatabases()).map((d) => ({ label: d.name, database: d })), { label: 'sqlite file', database: sqliteFile }];
+const databases = [
+  ...(await testDatabases()).map((d) => ({ label: d.name, database: d })),
+  { label: 'sqlite file', database: sqliteFile },
+];
 
 describe.each(databases)('prepared queries on $label', ({ database }) => {
   let db: Db;
@@ -29,7 +32,7 @@ describe.each(databases)('prepared queries on $label', ({ database }) => {
     await database.cleanup();
   });
 
-  it('build once per dialect and return the rows of each call\'s values', async () => {
+  it("build once per dialect and return the rows of each call's values", async () => {
     let builds = 0;
     const orgNamed = prepare((d, p: { name: string }) => {
       builds++;
@@ -44,7 +47,9 @@ describe.each(databases)('prepared queries on $label', ({ database }) => {
   });
 
   it('run writes, and the same statement inside a transaction', async () => {
-    const rename = prepare((d, p: { id: string; name: string }) => d.updateTable('orgs').set({ name: p.name }).where('id', '=', p.id));
+    const rename = prepare((d, p: { id: string; name: string }) =>
+      d.updateTable('orgs').set({ name: p.name }).where('id', '=', p.id),
+    );
     const nameOf = prepare((d, p: { id: string }) => d.selectFrom('orgs').select('name').where('id', '=', p.id));
     await insertOrg(db, { id: 'o1', name: 'acme', created_at: 1 });
     await rename(db, { id: 'o1', name: 'acme-2' });
@@ -58,20 +63,31 @@ describe.each(databases)('prepared queries on $label', ({ database }) => {
 
   it('insert lists of rows of any length, the kept and the one-off lengths alike', async () => {
     const insert = prepareRows((d, rows: { id: string; name: string; at: number }[]) =>
-      d.insertInto('orgs').values(rows.map((r) => ({ id: r.id, name: r.name, created_at: r.at }))));
-    const count = async () => (await db.selectFrom('orgs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
-    const rows = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ id: `o${from + i}`, name: `org-${from + i}`, at: from + i }));
+      d.insertInto('orgs').values(rows.map((r) => ({ id: r.id, name: r.name, created_at: r.at }))),
+    );
+    const count = async () =>
+      (
+        await db
+          .selectFrom('orgs')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n;
+    const rows = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => ({ id: `o${from + i}`, name: `org-${from + i}`, at: from + i }));
     await insert(db, rows(0, 1));
     await insert(db, rows(1, 3));
     await insert(db, rows(4, 3));
     await insert(db, rows(7, 40));
     expect(Number(await count())).toBe(47);
-    expect(await db.selectFrom('orgs').select(['name', 'created_at']).where('id', '=', 'o46').execute())
-      .toEqual([{ name: 'org-46', created_at: 46 }]);
+    expect(await db.selectFrom('orgs').select(['name', 'created_at']).where('id', '=', 'o46').execute()).toEqual([
+      { name: 'org-46', created_at: 46 },
+    ]);
   });
 
   it('refuse a query that puts a value into its SQL text', async () => {
-    const unsafe = prepare((d, p: { name: string }) => d.selectFrom('orgs').selectAll().where('name', '=', sql.lit(p.name)));
+    const unsafe = prepare((d, p: { name: string }) =>
+      d.selectFrom('orgs').selectAll().where('name', '=', sql.lit(p.name)),
+    );
     await expect(unsafe(db, { name: 'acme' })).rejects.toThrow(/value in its SQL text/);
   });
 });
@@ -92,13 +108,19 @@ describe('reads on a SQLite file', () => {
   });
 
   it('outside a transaction see the last commit without waiting for the transaction in progress', async () => {
-    const names = prepare((d, p: { from: number }) => d.selectFrom('orgs').select('name').where('created_at', '>=', p.from).orderBy('name'));
+    const names = prepare((d, p: { from: number }) =>
+      d.selectFrom('orgs').select('name').where('created_at', '>=', p.from).orderBy('name'),
+    );
     await insertOrg(db, { id: 'o1', name: 'acme', created_at: 1 });
     let release!: () => void;
-    const held = new Promise<void>((resolve) => { release = resolve; });
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     let inside: unknown;
     let opened!: () => void;
-    const open = new Promise<void>((resolve) => { opened = resolve; });
+    const open = new Promise<void>((resolve) => {
+      opened = resolve;
+    });
     const writing = db.transaction().execute(async (trx) => {
       await insertOrg(trx, { id: 'o2', name: 'beta', created_at: 2 });
       inside = await names(trx, { from: 0 });

@@ -8,13 +8,24 @@ import type { Effect, TestRun } from '../../src/engine/types.js';
 import type { Db } from '../../src/store/connect.js';
 import { connect } from '../../src/store/connect.js';
 import {
-  completeEffect, insertEffects, leaseEffects, listEffects, nextEffectRunAt, reissueEffect, releaseForeignClaims, selectDueEffectIds,
+  completeEffect,
+  insertEffects,
+  leaseEffects,
+  listEffects,
+  nextEffectRunAt,
+  reissueEffect,
+  releaseForeignClaims,
+  selectDueEffectIds,
   selectQueuesWithDueEffects,
 } from '../../src/store/effects.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
 import { insertOrg } from '../../src/store/orgs.js';
 import {
-  acquireQueueLeases, holdsQueueLease, listQueueIds, listQueueLeases, releaseQueueLeases,
+  acquireQueueLeases,
+  holdsQueueLease,
+  listQueueIds,
+  listQueueLeases,
+  releaseQueueLeases,
 } from '../../src/store/queue-leases.js';
 import { insertQueue } from '../../src/store/queues.js';
 import { insertRepo } from '../../src/store/repos.js';
@@ -28,9 +39,20 @@ const wakeup = (key: string): Effect => ({ kind: 'scheduleWakeup', key, at: 0 })
 
 function run(id: string, over: Partial<TestRun> = {}): TestRun {
   return {
-    id, queueType: 'main', prNumbers: [1], dependentPrs: [], baseSha: 'base', prs: [{ number: 1, headSha: 'sha-1' }],
-    testBranch: `greenline-merge/pr-1/${id}`, testSha: 'test-sha', status: 'in_progress', createdAt: 1000, finishedAt: null,
-    failureReason: null, failureDetail: null, ...over,
+    id,
+    queueType: 'main',
+    prNumbers: [1],
+    dependentPrs: [],
+    baseSha: 'base',
+    prs: [{ number: 1, headSha: 'sha-1' }],
+    testBranch: `greenline-merge/pr-1/${id}`,
+    testSha: 'test-sha',
+    status: 'in_progress',
+    createdAt: 1000,
+    finishedAt: null,
+    failureReason: null,
+    failureDetail: null,
+    ...over,
   };
 }
 
@@ -45,14 +67,34 @@ describe.each(databases)('queue leases on $name', (database) => {
     await migrateToLatest(db);
     await insertOrg(db, { id: 'o1', name: 'acme', created_at: 1 });
     await insertRepo(db, {
-      id: 'r1', org_id: 'o1', host: 'github.com', owner: 'acme', name: 'web', forge: 'git', remote: '/srv/web.git',
-      pr_ref_pattern: 'refs/pull/{n}/head', ci_command: 'make test', test_branch_prefix: 'greenline-merge',
-      required_statuses: null, created_at: 1,
+      id: 'r1',
+      org_id: 'o1',
+      host: 'github.com',
+      owner: 'acme',
+      name: 'web',
+      forge: 'git',
+      remote: '/srv/web.git',
+      pr_ref_pattern: 'refs/pull/{n}/head',
+      ci_command: 'make test',
+      test_branch_prefix: 'greenline-merge',
+      required_statuses: null,
+      created_at: 1,
     });
-    for (const [id, branch] of [['q1', 'main'], ['q2', 'release']] as const) {
+    for (const [id, branch] of [
+      ['q1', 'main'],
+      ['q2', 'release'],
+    ] as const) {
       await insertQueue(db, {
-        id, repo_id: 'r1', target_branch: branch, state: 'RUNNING', config: '{}', target_sha: null, internal: '{}',
-        version: 0, created_at: 1, updated_at: 1,
+        id,
+        repo_id: 'r1',
+        target_branch: branch,
+        state: 'RUNNING',
+        config: '{}',
+        target_sha: null,
+        internal: '{}',
+        version: 0,
+        created_at: 1,
+        updated_at: 1,
       });
     }
   });
@@ -94,7 +136,7 @@ describe.each(databases)('queue leases on $name', (database) => {
     expect(await acquireQueueLeases(db, ['q1', 'q2'], 'A', 1200, 1200 + TTL)).toEqual([]);
   });
 
-  it('release: given-up leases are free at once; only the holder\'s own are released', async () => {
+  it("release: given-up leases are free at once; only the holder's own are released", async () => {
     await acquireQueueLeases(db, ['q1'], 'A', 100, 100 + TTL);
     await acquireQueueLeases(db, ['q2'], 'B', 100, 100 + TTL);
     await releaseQueueLeases(db, 'A', []);
@@ -111,20 +153,35 @@ describe.each(databases)('queue leases on $name', (database) => {
   });
 
   it('effects are claimed only by the lease holder, with its id; a takeover hands foreign claims back', async () => {
-    await db.transaction().execute((trx) => insertEffects(trx, 'q1', [
-      { effect: wakeup('w1'), runAt: 100 }, { effect: wakeup('w2'), runAt: 100 }, { effect: wakeup('w3'), runAt: 5000 },
-    ], 1));
-    const due = (holder: string, now: number) => db.transaction().execute((trx) => selectDueEffectIds(trx, now, 10, 'q1', holder));
+    await db.transaction().execute((trx) =>
+      insertEffects(
+        trx,
+        'q1',
+        [
+          { effect: wakeup('w1'), runAt: 100 },
+          { effect: wakeup('w2'), runAt: 100 },
+          { effect: wakeup('w3'), runAt: 5000 },
+        ],
+        1,
+      ),
+    );
+    const due = (holder: string, now: number) =>
+      db.transaction().execute((trx) => selectDueEffectIds(trx, now, 10, 'q1', holder));
     expect(await due('A', 150)).toEqual([]); // nobody holds q1
     await acquireQueueLeases(db, ['q1'], 'A', 100, 100 + TTL);
     expect(await due('B', 150)).toHaveLength(0);
     const ids = await due('A', 150);
     expect(ids).toHaveLength(2);
     const claimed = await db.transaction().execute((trx) => leaseEffects(trx, ids, 150 + 600_000, 'A'));
-    expect(claimed.map((e) => [e.key, e.claimed_by])).toEqual([['w1', 'A'], ['w2', 'A']]);
+    expect(claimed.map((e) => [e.key, e.claimed_by])).toEqual([
+      ['w1', 'A'],
+      ['w2', 'A'],
+    ]);
     await completeEffect(db, claimed[1]!.id, 160);
     expect((await listEffects(db, 'q1')).map((e) => [e.key, e.status, e.claimed_by])).toEqual([
-      ['w1', 'pending', 'A'], ['w2', 'done', null], ['w3', 'pending', null],
+      ['w1', 'pending', 'A'],
+      ['w2', 'done', null],
+      ['w3', 'pending', null],
     ]);
     expect(await selectQueuesWithDueEffects(db, 200, [], ['q2'])).toEqual([]);
     expect(await selectQueuesWithDueEffects(db, 200, [], [])).toEqual([]);
@@ -137,21 +194,34 @@ describe.each(databases)('queue leases on $name', (database) => {
     expect(await releaseForeignClaims(db, 'q1', 'A', 1100)).toBe(0);
     expect(await releaseForeignClaims(db, 'q1', 'B', 1100)).toBe(1);
     expect((await listEffects(db, 'q1')).map((e) => [e.key, e.run_at, e.claimed_by])).toEqual([
-      ['w1', 1100, null], ['w2', 150 + 600_000, null], ['w3', 5000, null],
+      ['w1', 1100, null],
+      ['w2', 150 + 600_000, null],
+      ['w3', 5000, null],
     ]);
     expect(await due('B', 1100)).toEqual([claimed[0]!.id]);
     expect(await due('A', 1100)).toEqual([]);
   });
 
   it('a finished effect is issued again once; a pending one is left alone', async () => {
-    await db.transaction().execute((trx) => insertEffects(trx, 'q1', [{ effect: wakeup('w1'), runAt: 100 }, { effect: wakeup('w2'), runAt: 100 }], 1));
+    await db.transaction().execute((trx) =>
+      insertEffects(
+        trx,
+        'q1',
+        [
+          { effect: wakeup('w1'), runAt: 100 },
+          { effect: wakeup('w2'), runAt: 100 },
+        ],
+        1,
+      ),
+    );
     const [w1] = await listEffects(db, 'q1');
     await completeEffect(db, w1!.id, 200);
     expect(await reissueEffect(db, 'q1', 'w1', 300)).toBe(true);
     expect(await reissueEffect(db, 'q1', 'w2', 300)).toBe(false);
     expect(await reissueEffect(db, 'q1', 'nope', 300)).toBe(false);
     expect((await listEffects(db, 'q1')).map((e) => [e.key, e.status, e.run_at, e.attempts])).toEqual([
-      ['w1', 'pending', 300, 0], ['w2', 'pending', 100, 0],
+      ['w1', 'pending', 300, 0],
+      ['w2', 'pending', 100, 0],
     ]);
   });
 
@@ -168,38 +238,61 @@ describe.each(databases)('queue leases on $name', (database) => {
   });
 });
 
-describe.each(databases.filter((d) => d.name === 'postgres'))('queue leases on $name, several connections', (database) => {
-  afterAll(() => database.cleanup());
+describe.each(databases.filter((d) => d.name === 'postgres'))(
+  'queue leases on $name, several connections',
+  (database) => {
+    afterAll(() => database.cleanup());
 
-  it('several instances racing for the same queues: each queue gets exactly one holder', async () => {
-    const url = await database.url();
-    const db = await openMigrated({ ...database, url: async () => url });
-    await insertOrg(db, { id: 'o1', name: 'acme', created_at: 1 });
-    await insertRepo(db, {
-      id: 'r1', org_id: 'o1', host: 'github.com', owner: 'acme', name: 'web', forge: 'git', remote: '/srv/web.git',
-      pr_ref_pattern: 'refs/pull/{n}/head', ci_command: 'make test', test_branch_prefix: 'greenline-merge',
-      required_statuses: null, created_at: 1,
-    });
-    const queues = Array.from({ length: 8 }, (_, i) => `q${i}`);
-    for (const id of queues) {
-      await insertQueue(db, {
-        id, repo_id: 'r1', target_branch: id, state: 'RUNNING', config: '{}', target_sha: null, internal: '{}', version: 0, created_at: 1, updated_at: 1,
+    it('several instances racing for the same queues: each queue gets exactly one holder', async () => {
+      const url = await database.url();
+      const db = await openMigrated({ ...database, url: async () => url });
+      await insertOrg(db, { id: 'o1', name: 'acme', created_at: 1 });
+      await insertRepo(db, {
+        id: 'r1',
+        org_id: 'o1',
+        host: 'github.com',
+        owner: 'acme',
+        name: 'web',
+        forge: 'git',
+        remote: '/srv/web.git',
+        pr_ref_pattern: 'refs/pull/{n}/head',
+        ci_command: 'make test',
+        test_branch_prefix: 'greenline-merge',
+        required_statuses: null,
+        created_at: 1,
       });
-    }
-    const others = Array.from({ length: 6 }, () => connect({ databaseUrl: url, dataDir: '' }));
-    try {
-      for (let round = 0; round < 5; round++) {
-        const now = 10_000 * (round + 1); // every earlier lease has expired
-        const won = await Promise.all(others.map((o, i) => acquireQueueLeases(o, queues, `R${round}I${i}`, now, now + TTL)));
-        expect(won.flat().sort()).toEqual(queues);
-        for (const lease of await listQueueLeases(db)) {
-          expect(won[Number(lease.holder.split('I')[1])]).toContain(lease.queue_id);
-          expect(lease).toMatchObject({ acquired_at: now, expires_at: now + TTL });
-        }
+      const queues = Array.from({ length: 8 }, (_, i) => `q${i}`);
+      for (const id of queues) {
+        await insertQueue(db, {
+          id,
+          repo_id: 'r1',
+          target_branch: id,
+          state: 'RUNNING',
+          config: '{}',
+          target_sha: null,
+          internal: '{}',
+          version: 0,
+          created_at: 1,
+          updated_at: 1,
+        });
       }
-    } finally {
-      await Promise.all(others.map((o) => o.destroy()));
-      await db.destroy();
-    }
-  });
-});
+      const others = Array.from({ length: 6 }, () => connect({ databaseUrl: url, dataDir: '' }));
+      try {
+        for (let round = 0; round < 5; round++) {
+          const now = 10_000 * (round + 1); // every earlier lease has expired
+          const won = await Promise.all(
+            others.map((o, i) => acquireQueueLeases(o, queues, `R${round}I${i}`, now, now + TTL)),
+          );
+          expect(won.flat().sort()).toEqual(queues);
+          for (const lease of await listQueueLeases(db)) {
+            expect(won[Number(lease.holder.split('I')[1])]).toContain(lease.queue_id);
+            expect(lease).toMatchObject({ acquired_at: now, expires_at: now + TTL });
+          }
+        }
+      } finally {
+        await Promise.all(others.map((o) => o.destroy()));
+        await db.destroy();
+      }
+    });
+  },
+);

@@ -19,8 +19,17 @@ let t: TestService;
 let ctx: AuthContext;
 let key: QueueKey;
 
-const count = async (table: 'effects' | 'webhook_messages' | 'webhook_attempts' | 'queue_events' | 'entries' | 'transitions' | 'test_runs') =>
-  Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+const count = async (
+  table: 'effects' | 'webhook_messages' | 'webhook_attempts' | 'queue_events' | 'entries' | 'transitions' | 'test_runs',
+) =>
+  Number(
+    (
+      await t.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe.each(databases)('retention sweep on $name', (database) => {
   afterAll(() => database.cleanup());
@@ -41,14 +50,41 @@ describe.each(databases)('retention sweep on $name', (database) => {
     await activity(1);
     // An old message delivered (with its attempt) and an old one given up; the others stay pending.
     const [first, second] = await t.db.selectFrom('webhook_messages').select('message_id').orderBy('id').execute();
-    await t.db.updateTable('webhook_messages').set({ status: 'delivered', updated_at: t.clock.now() }).where('message_id', '=', first!.message_id).execute();
-    await t.db.updateTable('webhook_messages').set({ status: 'failed', updated_at: t.clock.now() }).where('message_id', '=', second!.message_id).execute();
-    await t.db.insertInto('webhook_attempts').values({
-      message_id: first!.message_id, attempted_at: t.clock.now(), duration_ms: 5, status_code: 204, error: null, success: 1, manual: 0,
-    }).execute();
+    await t.db
+      .updateTable('webhook_messages')
+      .set({ status: 'delivered', updated_at: t.clock.now() })
+      .where('message_id', '=', first!.message_id)
+      .execute();
+    await t.db
+      .updateTable('webhook_messages')
+      .set({ status: 'failed', updated_at: t.clock.now() })
+      .where('message_id', '=', second!.message_id)
+      .execute();
+    await t.db
+      .insertInto('webhook_attempts')
+      .values({
+        message_id: first!.message_id,
+        attempted_at: t.clock.now(),
+        duration_ms: 5,
+        status_code: 204,
+        error: null,
+        success: 1,
+        manual: 0,
+      })
+      .execute();
     const old = {
-      effects: await count('effects'), messages: await count('webhook_messages'), events: await count('queue_events'),
-      pendingEffects: Number((await t.db.selectFrom('effects').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').executeTakeFirstOrThrow()).n),
+      effects: await count('effects'),
+      messages: await count('webhook_messages'),
+      events: await count('queue_events'),
+      pendingEffects: Number(
+        (
+          await t.db
+            .selectFrom('effects')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('status', '=', 'pending')
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
     };
     expect(old.effects - old.pendingEffects).toBeGreaterThan(0);
     expect(old.events).toBeGreaterThan(0);
@@ -56,28 +92,62 @@ describe.each(databases)('retention sweep on $name', (database) => {
     t.clock.advance(RETENTION_MS + DAY);
     await activity(2);
     // Pending work is kept however old it is: one effect made pending since long ago.
-    const [recent] = await t.db.selectFrom('effects').select('id').where('status', '=', 'done').orderBy('id', 'desc').limit(1).execute();
-    await t.db.updateTable('effects').set({ status: 'pending', updated_at: 0, run_at: t.clock.now() + DAY }).where('id', '=', recent!.id).execute();
-    const before = { effects: await count('effects'), messages: await count('webhook_messages'), events: await count('queue_events') };
-    const kept = { entries: await count('entries'), transitions: await count('transitions'), runs: await count('test_runs') };
+    const [recent] = await t.db
+      .selectFrom('effects')
+      .select('id')
+      .where('status', '=', 'done')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .execute();
+    await t.db
+      .updateTable('effects')
+      .set({ status: 'pending', updated_at: 0, run_at: t.clock.now() + DAY })
+      .where('id', '=', recent!.id)
+      .execute();
+    const before = {
+      effects: await count('effects'),
+      messages: await count('webhook_messages'),
+      events: await count('queue_events'),
+    };
+    const kept = {
+      entries: await count('entries'),
+      transitions: await count('transitions'),
+      runs: await count('test_runs'),
+    };
     // GitHub delivery ids: one received just over 14 days ago goes, one just under stays.
     await claimDelivery(t.db, 'old-delivery', 'push', t.clock.now() - GITHUB_DELIVERY_RETENTION_MS - 1);
     await claimDelivery(t.db, 'recent-delivery', 'push', t.clock.now() - GITHUB_DELIVERY_RETENTION_MS + DAY);
 
     const pruned = await t.app.retention.sweepOnce();
-    expect(pruned).toEqual({ effects: old.effects - old.pendingEffects, webhookMessages: 2, queueEvents: old.events, githubDeliveries: 1 });
+    expect(pruned).toEqual({
+      effects: old.effects - old.pendingEffects,
+      webhookMessages: 2,
+      queueEvents: old.events,
+      githubDeliveries: 1,
+    });
     expect(await t.db.selectFrom('github_deliveries').select('id').execute()).toEqual([{ id: 'recent-delivery' }]);
     expect(await count('effects')).toBe(before.effects - pruned.effects);
     expect(await count('webhook_messages')).toBe(before.messages - 2);
     expect(await count('webhook_attempts')).toBe(0);
     expect(await count('queue_events')).toBe(before.events - old.events);
-    expect(await t.db.selectFrom('effects').select('status').where('id', '=', recent!.id).executeTakeFirst()).toEqual({ status: 'pending' });
+    expect(await t.db.selectFrom('effects').select('status').where('id', '=', recent!.id).executeTakeFirst()).toEqual({
+      status: 'pending',
+    });
     // The queue's history and state stay.
-    expect({ entries: await count('entries'), transitions: await count('transitions'), runs: await count('test_runs') }).toEqual(kept);
-    expect(await t.app.retention.sweepOnce()).toEqual({ effects: 0, webhookMessages: 0, queueEvents: 0, githubDeliveries: 0 });
+    expect({
+      entries: await count('entries'),
+      transitions: await count('transitions'),
+      runs: await count('test_runs'),
+    }).toEqual(kept);
+    expect(await t.app.retention.sweepOnce()).toEqual({
+      effects: 0,
+      webhookMessages: 0,
+      queueEvents: 0,
+      githubDeliveries: 0,
+    });
   });
 
-  it('keeps records for the retention it is given (the server\'s retentionDays)', async () => {
+  it("keeps records for the retention it is given (the server's retentionDays)", async () => {
     await activity(1);
     const events = await count('queue_events');
     t.clock.advance(2 * DAY);

@@ -5,22 +5,52 @@ import { findActiveTokenWithOrg, insertApiToken, listApiTokens, revokeApiToken }
 import { listCiStatuses, upsertCiStatus } from '../../src/store/ci-statuses.js';
 import type { Db } from '../../src/store/connect.js';
 import {
-  completeEffect, failEffect, hasEffectActivitySince, insertEffects, leaseEffects, listEffects, nextEffectRunAt,
-  releaseForeignClaims, rescheduleEffect, selectDueEffectIds, selectQueuesWithDueEffects,
+  completeEffect,
+  failEffect,
+  hasEffectActivitySince,
+  insertEffects,
+  leaseEffects,
+  listEffects,
+  nextEffectRunAt,
+  releaseForeignClaims,
+  rescheduleEffect,
+  selectDueEffectIds,
+  selectQueuesWithDueEffects,
 } from '../../src/store/effects.js';
 import {
-  findEntry, findEntryById, listActiveEntries, listActiveEntriesAtSha, listActivePrNumbers, listEntriesPage, upsertEntries,
+  findEntry,
+  findEntryById,
+  listActiveEntries,
+  listActiveEntriesAtSha,
+  listActivePrNumbers,
+  listEntriesPage,
+  upsertEntries,
 } from '../../src/store/entries.js';
 import { findImpactedTargets, upsertImpactedTargets } from '../../src/store/impacted-targets.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
 import { findOrgById, findOrgByName, insertOrg, listOrgNames } from '../../src/store/orgs.js';
 import { insertQueueEvent, listQueueEvents } from '../../src/store/queue-events.js';
 import {
-  deleteQueueRow, findQueue, findQueueById, findQueueVersion, findRepoAndQueue, insertQueue, listQueuesOfRepos, listQueuesWithActiveEntries, lockQueue,
-  markConfigWrite, updateQueueRow,
+  deleteQueueRow,
+  findQueue,
+  findQueueById,
+  findQueueVersion,
+  findRepoAndQueue,
+  insertQueue,
+  listQueuesOfRepos,
+  listQueuesWithActiveEntries,
+  lockQueue,
+  markConfigWrite,
+  updateQueueRow,
 } from '../../src/store/queues.js';
 import { deleteRepo, findRepo, findRepoById, insertRepo, listRepos } from '../../src/store/repos.js';
-import { findRunRow, findRunRowByTestSha, listRunsForSnapshot, setRunRequiredStatuses, upsertRuns } from '../../src/store/test-runs.js';
+import {
+  findRunRow,
+  findRunRowByTestSha,
+  listRunsForSnapshot,
+  setRunRequiredStatuses,
+  upsertRuns,
+} from '../../src/store/test-runs.js';
 import { listTransitionsOfRecentPrs } from '../../src/store/metrics-transitions.js';
 import { insertTransitions } from '../../src/store/transitions.js';
 import { TERMINAL_STATES } from '../../src/engine/types.js';
@@ -30,19 +60,49 @@ const databases = await testDatabases();
 
 function entry(prNumber: number, over: Partial<Entry> = {}): Entry {
   return {
-    id: `entry-${prNumber}`, prNumber, trip: 1, state: 'PENDING', stateChangedAt: 1000, submittedAt: 1000, admittedAt: 1000,
-    headSha: `sha-${prNumber}`, baseBranch: 'main', title: `PR ${prNumber}`, author: 'me', mergeability: 'mergeable',
-    priorityValue: 100, priorityName: 'medium', usedDefaultPriorityName: 'medium', skipTheLine: false, noBatch: false,
-    forceEnqueued: false, impactedTargets: null, runId: null, verifiedByTestRun: null, lastReason: 'MERGE_ITEM_NOW_READY',
-    timeline: [], ...over,
+    id: `entry-${prNumber}`,
+    prNumber,
+    trip: 1,
+    state: 'PENDING',
+    stateChangedAt: 1000,
+    submittedAt: 1000,
+    admittedAt: 1000,
+    headSha: `sha-${prNumber}`,
+    baseBranch: 'main',
+    title: `PR ${prNumber}`,
+    author: 'me',
+    mergeability: 'mergeable',
+    priorityValue: 100,
+    priorityName: 'medium',
+    usedDefaultPriorityName: 'medium',
+    skipTheLine: false,
+    noBatch: false,
+    forceEnqueued: false,
+    impactedTargets: null,
+    runId: null,
+    verifiedByTestRun: null,
+    lastReason: 'MERGE_ITEM_NOW_READY',
+    timeline: [],
+    ...over,
   };
 }
 
 function run(id: string, over: Partial<TestRun> = {}): TestRun {
   return {
-    id, queueType: 'main', prNumbers: [1], dependentPrs: [], baseSha: 'base', prs: [{ number: 1, headSha: 'sha-1' }],
-    testBranch: `greenline-merge/pr-1/${id}`, testSha: null, status: 'in_progress', createdAt: 1000, finishedAt: null,
-    failureReason: null, failureDetail: null, ...over,
+    id,
+    queueType: 'main',
+    prNumbers: [1],
+    dependentPrs: [],
+    baseSha: 'base',
+    prs: [{ number: 1, headSha: 'sha-1' }],
+    testBranch: `greenline-merge/pr-1/${id}`,
+    testSha: null,
+    status: 'in_progress',
+    createdAt: 1000,
+    finishedAt: null,
+    failureReason: null,
+    failureDetail: null,
+    ...over,
   };
 }
 
@@ -56,13 +116,30 @@ describe.each(databases)('store on $name', (database) => {
     db = await openMigrated(database);
     await insertOrg(db, { id: 'o1', name: 'acme', created_at: 1 });
     await insertRepo(db, {
-      id: 'r1', org_id: 'o1', host: 'github.com', owner: 'acme', name: 'web', forge: 'git', remote: '/srv/web.git',
-      pr_ref_pattern: 'refs/pull/{n}/head', ci_command: 'make test', test_branch_prefix: 'greenline-merge',
-      required_statuses: null, created_at: 1,
+      id: 'r1',
+      org_id: 'o1',
+      host: 'github.com',
+      owner: 'acme',
+      name: 'web',
+      forge: 'git',
+      remote: '/srv/web.git',
+      pr_ref_pattern: 'refs/pull/{n}/head',
+      ci_command: 'make test',
+      test_branch_prefix: 'greenline-merge',
+      required_statuses: null,
+      created_at: 1,
     });
     await insertQueue(db, {
-      id: 'q1', repo_id: 'r1', target_branch: 'main', state: 'RUNNING', config: '{}', target_sha: null, internal: '{}',
-      version: 0, created_at: 1, updated_at: 1,
+      id: 'q1',
+      repo_id: 'r1',
+      target_branch: 'main',
+      state: 'RUNNING',
+      config: '{}',
+      target_sha: null,
+      internal: '{}',
+      version: 0,
+      created_at: 1,
+      updated_at: 1,
     });
   });
   afterEach(async () => {
@@ -84,7 +161,14 @@ describe.each(databases)('store on $name', (database) => {
 
   it('api tokens: found by hash with their org while active, listed per org, revoked once', async () => {
     await insertApiToken(db, { id: 't1', org_id: 'o1', name: 'ci', token_hash: 'h1', created_at: 5, revoked_at: null });
-    await insertApiToken(db, { id: 't2', org_id: 'o1', name: 'bot', token_hash: 'h2', created_at: 6, revoked_at: null });
+    await insertApiToken(db, {
+      id: 't2',
+      org_id: 'o1',
+      name: 'bot',
+      token_hash: 'h2',
+      created_at: 6,
+      revoked_at: null,
+    });
     expect(await findActiveTokenWithOrg(db, 'h1')).toMatchObject({ id: 't1', org_id: 'o1', org_name: 'acme' });
     expect((await listApiTokens(db, 'o1')).map((t) => t.id)).toEqual(['t1', 't2']);
     expect(await listApiTokens(db, 'other')).toEqual([]);
@@ -108,16 +192,32 @@ describe.each(databases)('store on $name', (database) => {
     const both = await findRepoAndQueue(db, { host: 'github.com', owner: 'acme', name: 'web' }, 'main');
     expect(both?.repo).toEqual(await findRepoById(db, 'r1'));
     expect(both?.queue).toEqual(await findQueueById(db, 'q1'));
-    expect((await findRepoAndQueue(db, { host: 'github.com', owner: 'acme', name: 'web' }, 'dev'))?.queue).toBeUndefined();
+    expect(
+      (await findRepoAndQueue(db, { host: 'github.com', owner: 'acme', name: 'web' }, 'dev'))?.queue,
+    ).toBeUndefined();
     expect(await findRepoAndQueue(db, { host: 'github.com', owner: 'acme', name: 'nope' }, 'main')).toBeUndefined();
     expect(await findQueueVersion(db, 'q1')).toBe(0);
     expect(await findQueue(db, 'r1', 'dev')).toBeUndefined();
     await db.transaction().execute(async (trx) => {
       const row = await lockQueue(trx, 'q1');
-      await updateQueueRow(trx, 'q1', { state: 'PAUSED', config: '{"a":1}', target_sha: 'abc', internal: '{"x":2}', version: row!.version + 1, updated_at: 7 });
+      await updateQueueRow(trx, 'q1', {
+        state: 'PAUSED',
+        config: '{"a":1}',
+        target_sha: 'abc',
+        internal: '{"x":2}',
+        version: row!.version + 1,
+        updated_at: 7,
+      });
     });
     const q = await findQueueById(db, 'q1');
-    expect(q).toMatchObject({ state: 'PAUSED', config: '{"a":1}', target_sha: 'abc', internal: '{"x":2}', version: 1, updated_at: 7 });
+    expect(q).toMatchObject({
+      state: 'PAUSED',
+      config: '{"a":1}',
+      target_sha: 'abc',
+      internal: '{"x":2}',
+      version: 1,
+      updated_at: 7,
+    });
     expect((await listQueuesOfRepos(db, ['r1'])).map((x) => x.id)).toEqual(['q1']);
     expect(await listQueuesOfRepos(db, [])).toEqual([]);
     await expect(insertQueue(db, { ...q!, id: 'q2' })).rejects.toThrow();
@@ -162,8 +262,10 @@ describe.each(databases)('store on $name', (database) => {
 
   it('entries: pages newest submission first, after a position, filtered by state or conclusion time', async () => {
     await upsertEntries(db, 'q1', [
-      entry(1, { submittedAt: 10 }), entry(2, { submittedAt: 20, state: 'MERGED', stateChangedAt: 50 }),
-      entry(3, { submittedAt: 20 }), entry(4, { submittedAt: 30, state: 'FAILED', stateChangedAt: 40 }),
+      entry(1, { submittedAt: 10 }),
+      entry(2, { submittedAt: 20, state: 'MERGED', stateChangedAt: 50 }),
+      entry(3, { submittedAt: 20 }),
+      entry(4, { submittedAt: 30, state: 'FAILED', stateChangedAt: 40 }),
     ]);
     const page = async (q: Partial<Parameters<typeof listEntriesPage>[1]>) =>
       (await listEntriesPage(db, { queueId: 'q1', limit: 10, ...q })).map((e) => e.prNumber);
@@ -177,12 +279,23 @@ describe.each(databases)('store on $name', (database) => {
   });
 
   it('test runs: upsert keeps the resolved required statuses; snapshot runs by status or id; by test sha', async () => {
-    await upsertRuns(db, 'q1', [run('a'), run('b', { status: 'succeeded', testSha: 't-b' }), run('c', { status: 'failed' })]);
+    await upsertRuns(db, 'q1', [
+      run('a'),
+      run('b', { status: 'succeeded', testSha: 't-b' }),
+      run('c', { status: 'failed' }),
+    ]);
     await setRunRequiredStatuses(db, 'a', ['build', 'lint'], 'merge_instance');
     await upsertRuns(db, 'q1', [run('a', { testSha: 't-a', status: 'in_progress' })]);
     const row = await findRunRow(db, 'a');
-    expect(row).toMatchObject({ test_sha: 't-a', required_statuses: '["build","lint"]', required_statuses_source: 'merge_instance' });
-    expect((await listRunsForSnapshot(db, 'q1', ['creating', 'in_progress'], ['c'])).map((r) => r.id)).toEqual(['a', 'c']);
+    expect(row).toMatchObject({
+      test_sha: 't-a',
+      required_statuses: '["build","lint"]',
+      required_statuses_source: 'merge_instance',
+    });
+    expect((await listRunsForSnapshot(db, 'q1', ['creating', 'in_progress'], ['c'])).map((r) => r.id)).toEqual([
+      'a',
+      'c',
+    ]);
     expect(await listRunsForSnapshot(db, 'q1', [], [])).toEqual([]);
     expect((await findRunRowByTestSha(db, 'r1', 't-b'))?.id).toBe('b');
     expect(await findRunRowByTestSha(db, 'r1', 'nope')).toBeUndefined();
@@ -190,11 +303,33 @@ describe.each(databases)('store on $name', (database) => {
 
   it('ci statuses: one per context, the latest report wins', async () => {
     await upsertRuns(db, 'q1', [run('a')]);
-    await upsertCiStatus(db, { run_id: 'a', context: 'build', state: 'pending', url: null, description: null, updated_at: 1 });
-    await upsertCiStatus(db, { run_id: 'a', context: 'build', state: 'success', url: 'http://ci/1', description: 'ok', updated_at: 2 });
-    await upsertCiStatus(db, { run_id: 'a', context: 'lint', state: 'failure', url: null, description: null, updated_at: 3 });
+    await upsertCiStatus(db, {
+      run_id: 'a',
+      context: 'build',
+      state: 'pending',
+      url: null,
+      description: null,
+      updated_at: 1,
+    });
+    await upsertCiStatus(db, {
+      run_id: 'a',
+      context: 'build',
+      state: 'success',
+      url: 'http://ci/1',
+      description: 'ok',
+      updated_at: 2,
+    });
+    await upsertCiStatus(db, {
+      run_id: 'a',
+      context: 'lint',
+      state: 'failure',
+      url: null,
+      description: null,
+      updated_at: 3,
+    });
     expect((await listCiStatuses(db, 'a')).map((s) => [s.context, s.state, s.url])).toEqual([
-      ['build', 'success', 'http://ci/1'], ['lint', 'failure', null],
+      ['build', 'success', 'http://ci/1'],
+      ['lint', 'failure', null],
     ]);
   });
 
@@ -208,18 +343,31 @@ describe.each(databases)('store on $name', (database) => {
   });
 
   it('effects: idempotent by key, claimed when due with a lease, completed, rescheduled or failed', async () => {
-    await db.transaction().execute((trx) => insertEffects(trx, 'q1', [
-      { effect: wakeup('w1', 100), runAt: 100 }, { effect: wakeup('w2', 300), runAt: 300 },
-    ], 1));
+    await db.transaction().execute((trx) =>
+      insertEffects(
+        trx,
+        'q1',
+        [
+          { effect: wakeup('w1', 100), runAt: 100 },
+          { effect: wakeup('w2', 300), runAt: 300 },
+        ],
+        1,
+      ),
+    );
     await db.transaction().execute((trx) => insertEffects(trx, 'q1', [{ effect: wakeup('w1', 999), runAt: 999 }], 2));
-    expect((await listEffects(db, 'q1')).map((e) => [e.key, e.run_at])).toEqual([['w1', 100], ['w2', 300]]);
+    expect((await listEffects(db, 'q1')).map((e) => [e.key, e.run_at])).toEqual([
+      ['w1', 100],
+      ['w2', 300],
+    ]);
     expect(await nextEffectRunAt(db)).toBe(100);
 
     expect(await selectQueuesWithDueEffects(db, 150, [])).toEqual(['q1']);
     expect(await selectQueuesWithDueEffects(db, 150, ['q1'])).toEqual([]);
     expect(await selectQueuesWithDueEffects(db, 50, [])).toEqual([]);
     expect(await db.transaction().execute((trx) => selectDueEffectIds(trx, 150, 10, 'other'))).toEqual([]);
-    const claimed = await db.transaction().execute(async (trx) => leaseEffects(trx, await selectDueEffectIds(trx, 150, 10, 'q1'), 150 + 60));
+    const claimed = await db
+      .transaction()
+      .execute(async (trx) => leaseEffects(trx, await selectDueEffectIds(trx, 150, 10, 'q1'), 150 + 60));
     expect(claimed.map((e) => [e.key, e.attempts, e.run_at])).toEqual([['w1', 1, 210]]);
     expect(await db.transaction().execute((trx) => selectDueEffectIds(trx, 150, 10, 'q1'))).toEqual([]);
     expect(await hasEffectActivitySince(db, 'q1', 'scheduleWakeup', 0)).toBe(true);
@@ -236,13 +384,35 @@ describe.each(databases)('store on $name', (database) => {
   });
 
   it('effects: one chain at a time in emission order, however the earlier one is held up; chains and wake-ups independent', async () => {
-    const create = (run: string): Effect => ({ kind: 'createTestBranch', key: `${run}:create`, runId: run, branch: `b/${run}`, baseSha: 's', prs: [] });
-    const remove = (run: string): Effect => ({ kind: 'deleteTestBranch', key: `${run}:delete`, runId: run, branch: `b/${run}` });
-    await db.transaction().execute((trx) => insertEffects(trx, 'q1', [
-      { effect: create('a'), runAt: 100 }, { effect: create('b'), runAt: 100 }, { effect: wakeup('w', 100), runAt: 100 },
-      { effect: remove('a'), runAt: 100 },
-    ], 100));
-    const keys = async (ids: number[]) => (await listEffects(db, 'q1')).filter((e) => ids.includes(e.id)).map((e) => e.key);
+    const create = (run: string): Effect => ({
+      kind: 'createTestBranch',
+      key: `${run}:create`,
+      runId: run,
+      branch: `b/${run}`,
+      baseSha: 's',
+      prs: [],
+    });
+    const remove = (run: string): Effect => ({
+      kind: 'deleteTestBranch',
+      key: `${run}:delete`,
+      runId: run,
+      branch: `b/${run}`,
+    });
+    await db.transaction().execute((trx) =>
+      insertEffects(
+        trx,
+        'q1',
+        [
+          { effect: create('a'), runAt: 100 },
+          { effect: create('b'), runAt: 100 },
+          { effect: wakeup('w', 100), runAt: 100 },
+          { effect: remove('a'), runAt: 100 },
+        ],
+        100,
+      ),
+    );
+    const keys = async (ids: number[]) =>
+      (await listEffects(db, 'q1')).filter((e) => ids.includes(e.id)).map((e) => e.key);
     const due = (now: number) => db.transaction().execute((trx) => selectDueEffectIds(trx, now, 10, 'q1'));
     // a:delete waits behind a:create; the other chains do not.
     expect(await keys(await due(100))).toEqual(['a:create', 'b:create', 'w']);
@@ -272,20 +442,44 @@ describe.each(databases)('store on $name', (database) => {
 
   it('queue events: stored once per key, in order', async () => {
     const ev = {
-      type: 'pull_request.submitted' as const, at: 1, prNumbers: [1], prNumbersInBatch: [1], runId: null, testBranch: null,
-      testBranchSha: null, reason: 'API_REQUESTED' as const, batched: false, isBisection: false,
+      type: 'pull_request.submitted' as const,
+      at: 1,
+      prNumbers: [1],
+      prNumbersInBatch: [1],
+      runId: null,
+      testBranch: null,
+      testBranchSha: null,
+      reason: 'API_REQUESTED' as const,
+      batched: false,
+      isBisection: false,
     };
     await insertQueueEvent(db, 'q1', 'k1', ev, 1);
     await insertQueueEvent(db, 'q1', 'k1', ev, 2);
     await insertQueueEvent(db, 'q1', 'k2', { ...ev, type: 'pull_request.queued' }, 3);
-    expect((await listQueueEvents(db, 'q1')).map((e) => e.type)).toEqual(['pull_request.submitted', 'pull_request.queued']);
+    expect((await listQueueEvents(db, 'q1')).map((e) => e.type)).toEqual([
+      'pull_request.submitted',
+      'pull_request.queued',
+    ]);
   });
 
   it('transitions: the whole history of the PRs active in a window', async () => {
-    const t = (pr: number, to: string, at: number) => ({ queue_id: 'q1', pr_number: pr, from_state: null, to_state: to, reason: 'X', run_id: null, at });
-    await db.transaction().execute((trx) => insertTransitions(trx, [t(1, 'PENDING', 10), t(1, 'TESTING', 500), t(2, 'PENDING', 20)]));
+    const t = (pr: number, to: string, at: number) => ({
+      queue_id: 'q1',
+      pr_number: pr,
+      from_state: null,
+      to_state: to,
+      reason: 'X',
+      run_id: null,
+      at,
+    });
+    await db
+      .transaction()
+      .execute((trx) => insertTransitions(trx, [t(1, 'PENDING', 10), t(1, 'TESTING', 500), t(2, 'PENDING', 20)]));
     const rows = await listTransitionsOfRecentPrs(db, ['q1'], 100);
-    expect(rows.map((r) => [r.prNumber, r.to, r.at])).toEqual([[1, 'PENDING', 10], [1, 'TESTING', 500]]);
+    expect(rows.map((r) => [r.prNumber, r.to, r.at])).toEqual([
+      [1, 'PENDING', 10],
+      [1, 'TESTING', 500],
+    ]);
     expect(await listTransitionsOfRecentPrs(db, [], 0)).toEqual([]);
   });
 });

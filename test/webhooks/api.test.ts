@@ -19,13 +19,21 @@ afterEach(async () => {
 
 describe('POST /v1/createWebhook and listWebhooks', () => {
   it('subscribes a URL and shows the secret only in the answer', async () => {
-    const res = await create({ url: 'http://127.0.0.1:9/hooks', events: ['pull_request.merged', 'pull_request_batch.merged'] });
+    const res = await create({
+      url: 'http://127.0.0.1:9/hooks',
+      events: ['pull_request.merged', 'pull_request_batch.merged'],
+    });
     expect(res.statusCode).toBe(200);
     const created = json(res);
     ids.push(created.id);
     expect(created).toEqual({
-      id: expect.any(String), url: 'http://127.0.0.1:9/hooks', events: ['pull_request.merged', 'pull_request_batch.merged'],
-      enabled: true, disabledReason: null, createdAt: expect.stringMatching(/Z$/), secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
+      id: expect.any(String),
+      url: 'http://127.0.0.1:9/hooks',
+      events: ['pull_request.merged', 'pull_request_batch.merged'],
+      enabled: true,
+      disabledReason: null,
+      createdAt: expect.stringMatching(/Z$/),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
     });
     const list = json(await h.post('/v1/listWebhooks', {}));
     expect(list.webhooks).toEqual([{ ...created, secret: undefined }].map(({ secret: _s, ...w }) => w));
@@ -37,12 +45,20 @@ describe('POST /v1/createWebhook and listWebhooks', () => {
   it.each([
     [{ url: 'not a url' }, 'WEBHOOK_URL_REJECTED', /"not a url" is not a valid URL/],
     [{ url: 'ftp://example.com/x' }, 'WEBHOOK_URL_REJECTED', /must use http or https, not ftp/],
-    [{ url: 'http://169.254.169.254/latest/meta-data' }, 'WEBHOOK_URL_REJECTED', /169\.254\.169\.254 is a link-local or cloud metadata address/],
+    [
+      { url: 'http://169.254.169.254/latest/meta-data' },
+      'WEBHOOK_URL_REJECTED',
+      /169\.254\.169\.254 is a link-local or cloud metadata address/,
+    ],
     [{ url: 'http://169.254.10.1/' }, 'WEBHOOK_URL_REJECTED', /link-local/],
     [{ url: 'http://[fe80::1]/' }, 'WEBHOOK_URL_REJECTED', /fe80::1 is a link-local/],
     [{ url: 'http://[fd00:ec2::254]/' }, 'WEBHOOK_URL_REJECTED', /cloud metadata/],
     [{ url: 'http://[::ffff:169.254.169.254]/' }, 'WEBHOOK_URL_REJECTED', /link-local or cloud metadata/],
-    [{ url: 'http://Metadata.Google.Internal./computeMetadata' }, 'WEBHOOK_URL_REJECTED', /metadata\.google\.internal is a cloud metadata endpoint/],
+    [
+      { url: 'http://Metadata.Google.Internal./computeMetadata' },
+      'WEBHOOK_URL_REJECTED',
+      /metadata\.google\.internal is a cloud metadata endpoint/,
+    ],
     [{ url: 'http://2852039166/' }, 'WEBHOOK_URL_REJECTED', /169\.254\.169\.254/],
     [{ url: 'http://127.0.0.1/', events: ['pull_request.exploded'] }, 'VALIDATION_FAILED', /body\/events\/0/],
     [{ url: 'http://127.0.0.1/', events: [] }, 'VALIDATION_FAILED', /body\/events/],
@@ -58,7 +74,12 @@ describe('subscriptions of another organization', () => {
   it('look like they do not exist (404) to every endpoint', async () => {
     const { id } = json(await create({ url: 'http://127.0.0.1:9/' }));
     ids.push(id);
-    for (const path of ['/v1/deleteWebhook', '/v1/rotateWebhookSecret', '/v1/enableWebhook', '/v1/listWebhookDeliveries']) {
+    for (const path of [
+      '/v1/deleteWebhook',
+      '/v1/rotateWebhookSecret',
+      '/v1/enableWebhook',
+      '/v1/listWebhookDeliveries',
+    ]) {
       const err = errorOf(await h.post(path, { id }, { 'x-api-token': other }));
       expect(err, path).toMatchObject({ status: 404, code: 'WEBHOOK_NOT_FOUND' });
     }
@@ -66,8 +87,14 @@ describe('subscriptions of another organization', () => {
   });
 
   it('an unknown id is 404; without a token 401', async () => {
-    expect(errorOf(await h.post('/v1/deleteWebhook', { id: 'nope' }))).toMatchObject({ status: 404, code: 'WEBHOOK_NOT_FOUND' });
-    expect(errorOf(await h.post('/v1/redeliverWebhook', { deliveryId: 'msg_nope' }))).toMatchObject({ status: 404, code: 'WEBHOOK_DELIVERY_NOT_FOUND' });
+    expect(errorOf(await h.post('/v1/deleteWebhook', { id: 'nope' }))).toMatchObject({
+      status: 404,
+      code: 'WEBHOOK_NOT_FOUND',
+    });
+    expect(errorOf(await h.post('/v1/redeliverWebhook', { deliveryId: 'msg_nope' }))).toMatchObject({
+      status: 404,
+      code: 'WEBHOOK_DELIVERY_NOT_FOUND',
+    });
     expect(errorOf(await h.post('/v1/listWebhooks', {}, { 'x-api-token': undefined }))).toMatchObject({ status: 401 });
   });
 });
@@ -91,14 +118,33 @@ describe('rotate, delete, deliveries, redeliver', () => {
       expect(receiver.delivered().map((r) => r.body.type)).toEqual(['pull_request.submitted']);
 
       const { deliveries } = json(await h.post('/v1/listWebhookDeliveries', { id }));
-      expect(deliveries).toEqual([{
-        id: receiver.delivered()[0]!.id, eventType: 'pull_request.submitted', status: 'delivered', attempts: 1, nextAttemptAt: null,
-        lastStatusCode: 204, lastError: null, createdAt: expect.any(String), deliveredAt: expect.any(String),
-        payload: receiver.delivered()[0]!.body,
-        attemptLog: [{ at: expect.any(String), durationMs: expect.any(Number), statusCode: 204, error: null, success: true, manual: false }],
-      }]);
-      expect(errorOf(await h.post('/v1/redeliverWebhook', { deliveryId: deliveries[0].id }, { 'x-api-token': other })))
-        .toMatchObject({ status: 404, code: 'WEBHOOK_DELIVERY_NOT_FOUND' });
+      expect(deliveries).toEqual([
+        {
+          id: receiver.delivered()[0]!.id,
+          eventType: 'pull_request.submitted',
+          status: 'delivered',
+          attempts: 1,
+          nextAttemptAt: null,
+          lastStatusCode: 204,
+          lastError: null,
+          createdAt: expect.any(String),
+          deliveredAt: expect.any(String),
+          payload: receiver.delivered()[0]!.body,
+          attemptLog: [
+            {
+              at: expect.any(String),
+              durationMs: expect.any(Number),
+              statusCode: 204,
+              error: null,
+              success: true,
+              manual: false,
+            },
+          ],
+        },
+      ]);
+      expect(
+        errorOf(await h.post('/v1/redeliverWebhook', { deliveryId: deliveries[0].id }, { 'x-api-token': other })),
+      ).toMatchObject({ status: 404, code: 'WEBHOOK_DELIVERY_NOT_FOUND' });
       expect((await h.post('/v1/redeliverWebhook', { deliveryId: deliveries[0].id })).statusCode).toBe(200);
       await h.t.app.webhooks.drain();
       expect(receiver.delivered().map((r) => r.id)).toEqual([deliveries[0].id, deliveries[0].id]);
@@ -107,7 +153,10 @@ describe('rotate, delete, deliveries, redeliver', () => {
       expect(after.attemptLog.map((a: { manual: boolean }) => a.manual)).toEqual([false, true]);
 
       expect((await h.post('/v1/deleteWebhook', { id })).statusCode).toBe(200);
-      expect(errorOf(await h.post('/v1/listWebhookDeliveries', { id }))).toMatchObject({ status: 404, code: 'WEBHOOK_NOT_FOUND' });
+      expect(errorOf(await h.post('/v1/listWebhookDeliveries', { id }))).toMatchObject({
+        status: 404,
+        code: 'WEBHOOK_NOT_FOUND',
+      });
     } finally {
       await receiver.close();
     }

@@ -4,14 +4,26 @@ import { runCli } from '../cli/run-cli.js';
 import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 let dir: string;
-beforeAll(() => { dir = makeTempDirSync('greenline-webhook-cli-'); });
+beforeAll(() => {
+  dir = makeTempDirSync('greenline-webhook-cli-');
+});
 afterAll(() => removeTempDir(dir));
 
 const lastLine = (s: string): string => s.trimEnd().split('\n').at(-1)!;
 
 describe('greenline webhook', () => {
   it('add prints the secret once on the last line; list, rotate-secret, deliveries and remove', async () => {
-    const added = await runCli(['webhook', 'add', 'http://127.0.0.1:9/hooks', '--org', 'acme', '--events', 'pull_request.merged', '--data-dir', dir]);
+    const added = await runCli([
+      'webhook',
+      'add',
+      'http://127.0.0.1:9/hooks',
+      '--org',
+      'acme',
+      '--events',
+      'pull_request.merged',
+      '--data-dir',
+      dir,
+    ]);
     expect(added.code, added.stderr).toBe(0);
     const secret = lastLine(added.stdout);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
@@ -40,7 +52,10 @@ describe('greenline webhook', () => {
   it('refuses bad input with a message naming the problem', async () => {
     const cases: [string[], RegExp][] = [
       [['add', 'gopher://x', '--org', 'acme'], /must use http or https, not gopher/],
-      [['add', 'http://127.0.0.1/', '--org', 'acme', '--events', 'pull_request.nope'], /unknown webhook event type "pull_request.nope"/],
+      [
+        ['add', 'http://127.0.0.1/', '--org', 'acme', '--events', 'pull_request.nope'],
+        /unknown webhook event type "pull_request.nope"/,
+      ],
       [['redeliver', 'msg_nope'], /No webhook delivery has id msg_nope/],
     ];
     const results = await Promise.all(cases.map(([args]) => runCli(['webhook', ...args, '--data-dir', dir])));
@@ -54,6 +69,8 @@ describe('greenline webhook', () => {
     const env = { GREENLINE_WEBHOOK_ALLOWED_HOSTS: 'hooks.example.com,*.internal.example' };
     const refused = await runCli(['webhook', 'add', 'http://127.0.0.1/', '--org', 'acme', '--data-dir', dir], env);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/127\.0\.0\.1 is not on the webhook allow-list \(webhookAllowedHosts: hooks\.example\.com, \*\.internal\.example\)/);
+    expect(refused.stderr).toMatch(
+      /127\.0\.0\.1 is not on the webhook allow-list \(webhookAllowedHosts: hooks\.example\.com, \*\.internal\.example\)/,
+    );
   });
 });

@@ -31,7 +31,13 @@ async function setUp(opts: { databaseUrl?: string } = {}): Promise<QueueFixture>
 }
 
 /** Submits the PRs and drives the queue until no run is left; runs of PRs in `failing` fail. */
-async function drive(t: TestService, ctx: AuthContext, prs: number[], failing: number[] = [], cancel: number[] = []): Promise<void> {
+async function drive(
+  t: TestService,
+  ctx: AuthContext,
+  prs: number[],
+  failing: number[] = [],
+  cancel: number[] = [],
+): Promise<void> {
   const key = t.key(REPO);
   for (const n of prs) {
     if (!t.forge.state(REPO).prs.has(n)) t.forge.openPr(REPO, { number: n, title: `Change ${n}`, author: `dev${n}` });
@@ -63,31 +69,96 @@ describe('webhook delivery', () => {
     expect(receiver.rejected).toEqual([]);
     const bodies = receiver.delivered().map((r) => r.body);
     const seq = (n: number) => byPr(bodies, n).map((b) => b.type);
-    expect(seq(1)).toEqual(['pull_request.submitted', 'pull_request.queued', 'pull_request.testing', 'pull_request.merged']);
-    expect(seq(2)).toEqual(['pull_request.submitted', 'pull_request.queued', 'pull_request.testing', 'pull_request.merged']);
-    expect(seq(3)).toEqual(['pull_request.submitted', 'pull_request.queued', 'pull_request.testing', 'pull_request.pending_failure', 'pull_request.failed']);
+    expect(seq(1)).toEqual([
+      'pull_request.submitted',
+      'pull_request.queued',
+      'pull_request.testing',
+      'pull_request.merged',
+    ]);
+    expect(seq(2)).toEqual([
+      'pull_request.submitted',
+      'pull_request.queued',
+      'pull_request.testing',
+      'pull_request.merged',
+    ]);
+    expect(seq(3)).toEqual([
+      'pull_request.submitted',
+      'pull_request.queued',
+      'pull_request.testing',
+      'pull_request.pending_failure',
+      'pull_request.failed',
+    ]);
     expect(seq(4)).toEqual(['pull_request.submitted', 'pull_request.queued', 'pull_request.canceled']);
 
     const repository = { host: 'github.com', owner: 'acme', name: 'web' };
     const common = (n: number) => ({
-      author: `dev${n}`, http_details_url: `https://github.com/acme/web/pull/${n}`, pr_number: n, repository, target_branch: 'main',
+      author: `dev${n}`,
+      http_details_url: `https://github.com/acme/web/pull/${n}`,
+      pr_number: n,
+      repository,
+      target_branch: 'main',
     });
     const [submitted, queued, testing, merged] = byPr(bodies, 1);
-    expect(submitted).toEqual({ type: 'pull_request.submitted', action: 'submitted', status: 'submitted', ...common(1),
-      timestamp: expect.stringMatching(/^2026-01-01T00:00:00\.\d{3}Z$/), submitted_reason: 'API_REQUESTED' });
-    expect(queued).toEqual({ type: 'pull_request.queued', action: 'queued', status: 'queued', ...common(1),
-      timestamp: expect.any(String), queued_reason: 'MERGE_ITEM_NOW_READY' });
-    expect(testing).toEqual({ type: 'pull_request.testing', action: 'testing', status: 'testing', ...common(1), timestamp: expect.any(String),
-      test_branch: expect.stringMatching(/^greenline-merge\/pr-1\//), test_branch_sha: expect.stringMatching(/^[0-9a-f]{40}$/),
-      batched: false, is_bisection: false });
-    expect(merged).toEqual({ type: 'pull_request.merged', action: 'merged', status: 'merged', ...common(1), timestamp: expect.any(String),
-      test_branch: testing.test_branch, test_branch_sha: testing.test_branch_sha, batched: false, merged_reason: 'MERGE_GRAPH_MERGE' });
+    expect(submitted).toEqual({
+      type: 'pull_request.submitted',
+      action: 'submitted',
+      status: 'submitted',
+      ...common(1),
+      timestamp: expect.stringMatching(/^2026-01-01T00:00:00\.\d{3}Z$/),
+      submitted_reason: 'API_REQUESTED',
+    });
+    expect(queued).toEqual({
+      type: 'pull_request.queued',
+      action: 'queued',
+      status: 'queued',
+      ...common(1),
+      timestamp: expect.any(String),
+      queued_reason: 'MERGE_ITEM_NOW_READY',
+    });
+    expect(testing).toEqual({
+      type: 'pull_request.testing',
+      action: 'testing',
+      status: 'testing',
+      ...common(1),
+      timestamp: expect.any(String),
+      test_branch: expect.stringMatching(/^greenline-merge\/pr-1\//),
+      test_branch_sha: expect.stringMatching(/^[0-9a-f]{40}$/),
+      batched: false,
+      is_bisection: false,
+    });
+    expect(merged).toEqual({
+      type: 'pull_request.merged',
+      action: 'merged',
+      status: 'merged',
+      ...common(1),
+      timestamp: expect.any(String),
+      test_branch: testing.test_branch,
+      test_branch_sha: testing.test_branch_sha,
+      batched: false,
+      merged_reason: 'MERGE_GRAPH_MERGE',
+    });
     const [, , , pendingFailure, failed] = byPr(bodies, 3);
-    expect(pendingFailure).toMatchObject({ action: 'pending_failure', status: 'pending_failure', failure_reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', batched: false });
+    expect(pendingFailure).toMatchObject({
+      action: 'pending_failure',
+      status: 'pending_failure',
+      failure_reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+      batched: false,
+    });
     expect(pendingFailure.is_bisection).toBeUndefined();
-    expect(failed).toMatchObject({ action: 'failed', failure_reason: 'TEST_RUN_REQUIRED_STATUS_FAILED', is_bisection: false, batched: false });
+    expect(failed).toMatchObject({
+      action: 'failed',
+      failure_reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+      is_bisection: false,
+      batched: false,
+    });
     const canceled = byPr(bodies, 4)[2];
-    expect(canceled).toMatchObject({ action: 'canceled', status: 'canceled', cancellation_reason: 'USER_REQUESTED', is_bisection: false, batched: false });
+    expect(canceled).toMatchObject({
+      action: 'canceled',
+      status: 'canceled',
+      cancellation_reason: 'USER_REQUESTED',
+      is_bisection: false,
+      batched: false,
+    });
 
     // One message per event, each delivered once; the signature's timestamp is the sender's time.
     const ids = receiver.delivered().map((r) => r.id);
@@ -101,19 +172,41 @@ describe('webhook delivery', () => {
     await t.service.updateQueue(ctx, t.key(REPO), { batch: true, batchingMinSize: 2 });
     receiver = await new Receiver().start();
     receiver.now = () => t.clock.now();
-    const { secret } = await t.service.webhooks.create({ id: ctx.orgId, name: ctx.orgName }, receiver.url, ['pull_request_batch.submitted',
-      'pull_request_batch.testing', 'pull_request_batch.merged']);
+    const { secret } = await t.service.webhooks.create({ id: ctx.orgId, name: ctx.orgName }, receiver.url, [
+      'pull_request_batch.submitted',
+      'pull_request_batch.testing',
+      'pull_request_batch.merged',
+    ]);
     receiver.secret = secret;
     await drive(t, ctx, [1, 2]);
     await t.app.webhooks.drain();
     expect(receiver.rejected).toEqual([]);
     const bodies = receiver.delivered().map((r) => r.body);
-    expect(bodies.map((b) => b.type)).toEqual(['pull_request_batch.submitted', 'pull_request_batch.testing', 'pull_request_batch.merged']);
+    expect(bodies.map((b) => b.type)).toEqual([
+      'pull_request_batch.submitted',
+      'pull_request_batch.testing',
+      'pull_request_batch.merged',
+    ]);
     const repository = { host: 'github.com', owner: 'acme', name: 'web' };
-    expect(bodies[0]).toEqual({ type: 'pull_request_batch.submitted', action: 'submitted', status: 'submitted', pr_numbers: [1, 2],
-      pr_numbers_in_batch: [1, 2], repository, target_branch: 'main', timestamp: expect.any(String),
-      test_branch: expect.stringMatching(/^greenline-merge\/pr-1-2\//), test_branch_sha: null, submitted_reason: 'API_REQUESTED' });
-    expect(bodies[1]).toMatchObject({ action: 'testing', pr_numbers: [1, 2], is_bisection: false, test_branch_sha: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(bodies[0]).toEqual({
+      type: 'pull_request_batch.submitted',
+      action: 'submitted',
+      status: 'submitted',
+      pr_numbers: [1, 2],
+      pr_numbers_in_batch: [1, 2],
+      repository,
+      target_branch: 'main',
+      timestamp: expect.any(String),
+      test_branch: expect.stringMatching(/^greenline-merge\/pr-1-2\//),
+      test_branch_sha: null,
+      submitted_reason: 'API_REQUESTED',
+    });
+    expect(bodies[1]).toMatchObject({
+      action: 'testing',
+      pr_numbers: [1, 2],
+      is_bisection: false,
+      test_branch_sha: expect.stringMatching(/^[0-9a-f]{40}$/),
+    });
     expect(bodies[2]).toMatchObject({ action: 'merged', pr_numbers: [1, 2], merged_reason: 'MERGE_GRAPH_MERGE' });
     expect(bodies[2].author).toBeUndefined();
   });
@@ -130,14 +223,23 @@ describe('webhook delivery', () => {
       expect(receiver.received.map((r) => [r.body.type, r.answered])).toEqual([['pull_request.submitted', 302]]);
       const [sub] = await t.service.webhooks.list({ id: ctx.orgId, name: ctx.orgName });
       const first = (await t.service.webhooks.deliveries(ctx.orgId, sub!.id)).at(-1)!;
-      expect(first).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: 302, nextAttemptAt: t.clock.now() + 5 * SECOND });
+      expect(first).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        lastStatusCode: 302,
+        nextAttemptAt: t.clock.now() + 5 * SECOND,
+      });
       expect(first.lastError).toMatch(/redirects are not followed/);
 
       receiver.behaviour = { kind: 'ok' };
       t.clock.advance(5 * SECOND);
       await t.app.webhooks.drain();
-      expect(receiver.delivered().map((r) => r.body.type)).toEqual(
-        ['pull_request.submitted', 'pull_request.queued', 'pull_request.testing', 'pull_request.merged']);
+      expect(receiver.delivered().map((r) => r.body.type)).toEqual([
+        'pull_request.submitted',
+        'pull_request.queued',
+        'pull_request.testing',
+        'pull_request.merged',
+      ]);
       expect(receiver.delivered()[0]!.id).toBe(receiver.received[0]!.id);
       expect(receiver.rejected).toEqual([]);
     } finally {
@@ -153,13 +255,24 @@ describe('webhook delivery', () => {
     await worker.drain();
     const [sub] = await t.service.webhooks.list({ id: ctx.orgId, name: ctx.orgName });
     const first = (await t.service.webhooks.deliveries(ctx.orgId, sub!.id)).at(-1)!;
-    expect(first).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null, lastError: 'no answer within 300 ms' });
-    expect(first.attemptLog).toEqual([expect.objectContaining({ success: false, statusCode: null, error: 'no answer within 300 ms' })]);
+    expect(first).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      lastStatusCode: null,
+      lastError: 'no answer within 300 ms',
+    });
+    expect(first.attemptLog).toEqual([
+      expect.objectContaining({ success: false, statusCode: null, error: 'no answer within 300 ms' }),
+    ]);
     receiver.behaviour = { kind: 'ok' };
     t.clock.advance(5 * SECOND);
     await worker.drain();
-    expect(receiver.delivered().map((r) => r.body.type)).toEqual(
-      ['pull_request.submitted', 'pull_request.queued', 'pull_request.testing', 'pull_request.merged']);
+    expect(receiver.delivered().map((r) => r.body.type)).toEqual([
+      'pull_request.submitted',
+      'pull_request.queued',
+      'pull_request.testing',
+      'pull_request.merged',
+    ]);
   });
 
   it('connects to the address the policy checked: a name that comes to resolve to a metadata address is refused (no DNS rebinding)', async () => {
@@ -171,14 +284,21 @@ describe('webhook delivery', () => {
     // through the policy's own lookup, not a second resolution.
     let answer = ['127.0.0.1'];
     const policy = new UrlPolicy(null, async (host) => (host === 'hooks.test' ? answer : []));
-    const { secret } = await t.service.webhooks.create({ id: ctx.orgId, name: ctx.orgName }, `http://hooks.test:${new URL(receiver.url).port}/hooks`);
+    const { secret } = await t.service.webhooks.create(
+      { id: ctx.orgId, name: ctx.orgName },
+      `http://hooks.test:${new URL(receiver.url).port}/hooks`,
+    );
     receiver.secret = secret;
     const worker = new WebhookDeliveryWorker({ db: t.db, clock: t.clock, policy });
     t.forge.openPr(REPO, { number: 1 });
     await t.service.submitPullRequest(ctx, t.key(REPO), { prNumber: 1 });
     await t.runEffects();
     await worker.drain();
-    expect(receiver.delivered().map((r) => r.body.type)).toEqual(['pull_request.submitted', 'pull_request.queued', 'pull_request.testing']);
+    expect(receiver.delivered().map((r) => r.body.type)).toEqual([
+      'pull_request.submitted',
+      'pull_request.queued',
+      'pull_request.testing',
+    ]);
 
     answer = ['127.0.0.1', '169.254.169.254'];
     await t.service.cancelPullRequest(ctx, t.key(REPO), 1);
@@ -187,7 +307,11 @@ describe('webhook delivery', () => {
     expect(receiver.received).toHaveLength(3);
     const [sub] = await t.service.webhooks.list({ id: ctx.orgId, name: ctx.orgName });
     const [last] = await t.service.webhooks.deliveries(ctx.orgId, sub!.id); // newest first
-    expect(last).toMatchObject({ eventType: 'pull_request.canceled', status: 'pending', attempts: 1, lastError: 'hooks.test resolves to 169.254.169.254, a link-local or cloud metadata address; not sent' });
+    expect(last).toMatchObject({
+      eventType: 'pull_request.canceled',
+      status: 'pending',
+      attempts: 1,
+      lastError: 'hooks.test resolves to 169.254.169.254, a link-local or cloud metadata address; not sent',
+    });
   });
 });
-

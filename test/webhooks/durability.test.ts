@@ -19,7 +19,9 @@ const SECOND = 1_000;
 const HOUR = 3_600_000;
 
 const databases: TestDatabase[] = await testDatabases();
-afterAll(async () => { for (const d of databases) await d.cleanup(); });
+afterAll(async () => {
+  for (const d of databases) await d.cleanup();
+});
 
 let receiver: Receiver;
 let services: TestService[] = [];
@@ -28,7 +30,11 @@ afterEach(async () => {
   for (const s of services.splice(0)) await s.close();
 });
 
-interface Setup { t: TestService; ctx: AuthContext; subscriptionId: string }
+interface Setup {
+  t: TestService;
+  ctx: AuthContext;
+  subscriptionId: string;
+}
 
 async function setUp(databaseUrl: string, existing?: { ctx: AuthContext; subscriptionId: string }): Promise<Setup> {
   const t = await createTestService({ databaseUrl });
@@ -60,17 +66,28 @@ async function drive(t: TestService, ctx: AuthContext, prs: number[]): Promise<v
   }
 }
 
-const MERGED_SEQUENCE = ['pull_request.submitted', 'pull_request.queued', 'pull_request.testing', 'pull_request.merged'];
+const MERGED_SEQUENCE = [
+  'pull_request.submitted',
+  'pull_request.queued',
+  'pull_request.testing',
+  'pull_request.merged',
+];
 
 /** Every message of the subscription delivered exactly once successfully, none lost, in order per PR. */
-async function expectAllDeliveredOnce(t: TestService, ctx: AuthContext, subscriptionId: string, prs: number[]): Promise<void> {
+async function expectAllDeliveredOnce(
+  t: TestService,
+  ctx: AuthContext,
+  subscriptionId: string,
+  prs: number[],
+): Promise<void> {
   expect(receiver.rejected).toEqual([]);
   const deliveries = await t.service.webhooks.deliveries(ctx.orgId, subscriptionId, 1000);
   expect(deliveries.length).toBe(prs.length * MERGED_SEQUENCE.length);
   expect(deliveries.every((d) => d.status === 'delivered')).toBe(true);
   const ok = receiver.delivered();
   expect(ok.map((r) => r.id).sort()).toEqual(deliveries.map((d) => d.id).sort());
-  for (const n of prs) expect(ok.filter((r) => r.body.pr_number === n).map((r) => r.body.type)).toEqual(MERGED_SEQUENCE);
+  for (const n of prs)
+    expect(ok.filter((r) => r.body.pr_number === n).map((r) => r.body.type)).toEqual(MERGED_SEQUENCE);
 }
 
 describe.each(databases.map((d) => [d.name, d] as const))('webhooks on %s', (_name, database) => {
@@ -92,22 +109,31 @@ describe.each(databases.map((d) => [d.name, d] as const))('webhooks on %s', (_na
     expect(failedAttempts.length).toBe(3 * 6);
     expect(new Set(failedAttempts.map((r) => r.body.type))).toEqual(new Set(['pull_request.submitted']));
     expect(new Set(failedAttempts.map((r) => r.id)).size).toBe(3);
-    const before = (await t.service.webhooks.deliveries(ctx.orgId, subscriptionId, 1000)).find((d) => d.id === failedAttempts[0]!.id)!;
+    const before = (await t.service.webhooks.deliveries(ctx.orgId, subscriptionId, 1000)).find(
+      (d) => d.id === failedAttempts[0]!.id,
+    )!;
     expect(before).toMatchObject({ status: 'pending', attempts: 6, lastStatusCode: 503 });
     expect(before.attemptLog.map((a) => a.statusCode)).toEqual([503, 503, 503, 503, 503, 503]);
-    expect(before.attemptLog.map((a) => a.at - before.attemptLog[0]!.at)).toEqual(
-      [0, 5 * SECOND, 5 * SECOND + 300 * SECOND, 5 * SECOND + 2100 * SECOND, 5 * SECOND + 2100 * SECOND + 2 * HOUR,
-        5 * SECOND + 2100 * SECOND + 7 * HOUR]);
+    expect(before.attemptLog.map((a) => a.at - before.attemptLog[0]!.at)).toEqual([
+      0,
+      5 * SECOND,
+      5 * SECOND + 300 * SECOND,
+      5 * SECOND + 2100 * SECOND,
+      5 * SECOND + 2100 * SECOND + 2 * HOUR,
+      5 * SECOND + 2100 * SECOND + 7 * HOUR,
+    ]);
 
     receiver.behaviour = { kind: 'ok' };
     t.clock.advance(RETRY_DELAYS_MS[5]!);
     await t.app.webhooks.drain();
     await expectAllDeliveredOnce(t, ctx, subscriptionId, [1, 2, 3]);
-    const after = (await t.service.webhooks.deliveries(ctx.orgId, subscriptionId, 1000)).find((d) => d.id === failedAttempts[0]!.id)!;
+    const after = (await t.service.webhooks.deliveries(ctx.orgId, subscriptionId, 1000)).find(
+      (d) => d.id === failedAttempts[0]!.id,
+    )!;
     expect(after).toMatchObject({ status: 'delivered', attempts: 7, lastStatusCode: 204, nextAttemptAt: null });
   });
 
-  it('gives a message up after the eighth failed attempt; the PR\'s next event follows', async () => {
+  it("gives a message up after the eighth failed attempt; the PR's next event follows", async () => {
     receiver = await new Receiver().start();
     receiver.behaviour = { kind: 'status', status: 500 };
     const { t, ctx, subscriptionId } = await setUp(await database.url());
@@ -126,7 +152,9 @@ describe.each(databases.map((d) => [d.name, d] as const))('webhooks on %s', (_na
     receiver.behaviour = { kind: 'ok' };
     await t.service.webhooks.redeliver(ctx.orgId, submitted.id);
     await t.app.webhooks.drain();
-    const again = (await t.service.webhooks.deliveries(ctx.orgId, subscriptionId, 1000)).find((d) => d.id === submitted.id)!;
+    const again = (await t.service.webhooks.deliveries(ctx.orgId, subscriptionId, 1000)).find(
+      (d) => d.id === submitted.id,
+    )!;
     expect(again).toMatchObject({ status: 'delivered', attempts: 1 });
     expect(again.attemptLog.at(-1)).toMatchObject({ success: true, manual: true, statusCode: 204 });
     expect(receiver.delivered()[0]!).toMatchObject({ id: submitted.id });
@@ -153,7 +181,9 @@ describe.each(databases.map((d) => [d.name, d] as const))('webhooks on %s', (_na
     const count = deliveries.length;
     await drive(t, ctx, [7]);
     expect((await t.service.webhooks.deliveries(ctx.orgId, subscriptionId, 1000)).length).toBe(count);
-    await expect(t.service.webhooks.redeliver(ctx.orgId, deliveries[0]!.id)).rejects.toMatchObject({ code: 'INVALID_OPERATION' });
+    await expect(t.service.webhooks.redeliver(ctx.orgId, deliveries[0]!.id)).rejects.toMatchObject({
+      code: 'INVALID_OPERATION',
+    });
 
     await t.service.webhooks.enable(ctx.orgId, subscriptionId);
     receiver.behaviour = { kind: 'ok' };
@@ -182,7 +212,9 @@ describe.each(databases.map((d) => [d.name, d] as const))('webhooks on %s', (_na
 
 describe('a restart in the middle', () => {
   let dir: string;
-  beforeAll(() => { dir = makeTempDirSync('greenline-webhooks-'); });
+  beforeAll(() => {
+    dir = makeTempDirSync('greenline-webhooks-');
+  });
   afterAll(() => removeTempDir(dir));
 
   it('loses nothing: failed, pending and claimed-but-unanswered messages are delivered after reopening', async () => {
@@ -197,7 +229,12 @@ describe('a restart in the middle', () => {
     // A worker claims the due messages (PR 2's and PR 3's first) and dies before answering.
     first.t.clock.advance(5 * SECOND);
     const now = first.t.clock.now();
-    const claimed = await leaseMessages(first.t.db, await selectDueMessageIds(first.t.db, now, 100), now, now + 75 * SECOND);
+    const claimed = await leaseMessages(
+      first.t.db,
+      await selectDueMessageIds(first.t.db, now, 100),
+      now,
+      now + 75 * SECOND,
+    );
     expect(claimed.length).toBe(2);
     const at = first.t.clock.now();
     await first.t.close();

@@ -47,8 +47,12 @@ export class Receiver {
         const b = this.behaviour;
         const answer = (status: number, headers: Record<string, string> = {}) => {
           this.received.push({
-            id: String(req.headers['webhook-id']), timestamp: Number(req.headers['webhook-timestamp']), headers: req.headers,
-            body: JSON.parse(raw), raw, answered: status,
+            id: String(req.headers['webhook-id']),
+            timestamp: Number(req.headers['webhook-timestamp']),
+            headers: req.headers,
+            body: JSON.parse(raw),
+            raw,
+            answered: status,
           });
           res.writeHead(status, headers).end();
         };
@@ -72,13 +76,19 @@ export class Receiver {
   private check(headers: IncomingHttpHeaders, raw: string): void {
     const id = String(headers['webhook-id']);
     const h = {
-      'webhook-id': id, 'webhook-timestamp': String(headers['webhook-timestamp']), 'webhook-signature': String(headers['webhook-signature']),
+      'webhook-id': id,
+      'webhook-timestamp': String(headers['webhook-timestamp']),
+      'webhook-signature': String(headers['webhook-signature']),
     };
-    if (headers['svix-id'] !== h['webhook-id'] || headers['svix-timestamp'] !== h['webhook-timestamp']
-      || headers['svix-signature'] !== h['webhook-signature']) {
+    if (
+      headers['svix-id'] !== h['webhook-id'] ||
+      headers['svix-timestamp'] !== h['webhook-timestamp'] ||
+      headers['svix-signature'] !== h['webhook-signature']
+    ) {
       this.rejected.push({ id, why: 'svix-* headers differ from webhook-*' });
     }
-    if (headers['content-type'] !== 'application/json') this.rejected.push({ id, why: `content-type ${headers['content-type']}` });
+    if (headers['content-type'] !== 'application/json')
+      this.rejected.push({ id, why: `content-type ${headers['content-type']}` });
     // The verifier compares the timestamp with Date.now(): show it the sender's (possibly fake) time.
     vi.useFakeTimers({ toFake: ['Date'], now: this.now() });
     try {

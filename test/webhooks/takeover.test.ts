@@ -39,10 +39,16 @@ describe.each(databases)('webhook deliveries after a takeover on $name', (databa
     const { secret } = await t.service.webhooks.create({ id: ctx.orgId, name: ctx.orgName }, receiver.url);
     receiver.secret = secret;
     receiver.now = () => t.clock.now();
-    const instance = (instanceId: string) => createApp({
-      db: t.db, clock: t.clock, forges: { git: t.forge, github: t.forge }, pollIntervalMs: 60_000, leaseTtlMs: TTL, instanceId,
-      createCi: (onStatus) => Object.assign(new ScriptedCi(), { onStatus }),
-    });
+    const instance = (instanceId: string) =>
+      createApp({
+        db: t.db,
+        clock: t.clock,
+        forges: { git: t.forge, github: t.forge },
+        pollIntervalMs: 60_000,
+        leaseTtlMs: TTL,
+        instanceId,
+        createCi: (onStatus) => Object.assign(new ScriptedCi(), { onStatus }),
+      });
     b = instance('instance-b');
     c = instance('instance-c');
   });
@@ -56,13 +62,20 @@ describe.each(databases)('webhook deliveries after a takeover on $name', (databa
   /** Claims the next due message of each PR for `instanceId`, as its delivery worker does before posting. */
   async function claimHeads(instanceId: string, limit: number): Promise<string[]> {
     const now = t.clock.now();
-    const claimed = await t.db.transaction().execute(async (trx) =>
-      leaseMessages(trx, await selectDueMessageIds(trx, now, limit), now, now + RESERVATION_MS, instanceId));
+    const claimed = await t.db
+      .transaction()
+      .execute(async (trx) =>
+        leaseMessages(trx, await selectDueMessageIds(trx, now, limit), now, now + RESERVATION_MS, instanceId),
+      );
     return claimed.map((m) => m.message_id);
   }
-  const typesOf = (pr: number) => receiver.delivered().filter((r) => r.body.pr_number === pr).map((r) => r.body.type);
+  const typesOf = (pr: number) =>
+    receiver
+      .delivered()
+      .filter((r) => r.body.pr_number === pr)
+      .map((r) => r.body.type);
 
-  it('the dead holder\'s delivery is sent again within the lease length, a live instance\'s is left to it, order per PR kept', async () => {
+  it("the dead holder's delivery is sent again within the lease length, a live instance's is left to it, order per PR kept", async () => {
     for (const n of [1, 2]) {
       t.forge.openPr(REPO, { number: n });
       await t.service.submitPullRequest(ctx, t.key(REPO), { prNumber: n });

@@ -16,7 +16,12 @@ const refused = (policy: UrlPolicy, url: string): string => {
 describe('UrlPolicy', () => {
   it('allows any http(s) host by default, loopback and private addresses included', () => {
     const p = new UrlPolicy();
-    for (const url of ['http://127.0.0.1:8080/x', 'https://hooks.example.com/', 'http://10.0.0.5/', 'http://[::1]:9/']) {
+    for (const url of [
+      'http://127.0.0.1:8080/x',
+      'https://hooks.example.com/',
+      'http://10.0.0.5/',
+      'http://[::1]:9/',
+    ]) {
       expect(p.check(url).href).toBe(new URL(url).href);
     }
   });
@@ -42,22 +47,35 @@ describe('UrlPolicy', () => {
   });
 
   it('checks every address a name resolves to before sending', async () => {
-    const p = new UrlPolicy(null, async (host) => (host === 'sneaky.example' ? ['93.184.216.34', '169.254.169.254'] : ['93.184.216.34']));
+    const p = new UrlPolicy(null, async (host) =>
+      host === 'sneaky.example' ? ['93.184.216.34', '169.254.169.254'] : ['93.184.216.34'],
+    );
     await expect(p.resolveChecked('fine.example')).resolves.toEqual(['93.184.216.34']);
     await expect(p.resolveChecked('sneaky.example')).rejects.toThrow(/sneaky\.example resolves to 169\.254\.169\.254/);
-    const broken = new UrlPolicy(null, async () => { throw new Error('ENOTFOUND'); });
-    await expect(broken.resolveChecked('nowhere.example')).rejects.toThrow(/cannot resolve nowhere\.example: ENOTFOUND/);
+    const broken = new UrlPolicy(null, async () => {
+      throw new Error('ENOTFOUND');
+    });
+    await expect(broken.resolveChecked('nowhere.example')).rejects.toThrow(
+      /cannot resolve nowhere\.example: ENOTFOUND/,
+    );
   });
 
   it('resolves for the connection as net.connect asks (one address, or all of a family), with the same check', async () => {
-    const p = new UrlPolicy(null, async (host) => (host === 'sneaky.example' ? ['169.254.169.254'] : ['93.184.216.34', '2001:db8::1']));
-    const ask = (host: string, options: object) => new Promise((resolve) => {
-      p.connectLookup(host, options, (err, address, family) => resolve(err ? err.message : { address, family }));
-    });
+    const p = new UrlPolicy(null, async (host) =>
+      host === 'sneaky.example' ? ['169.254.169.254'] : ['93.184.216.34', '2001:db8::1'],
+    );
+    const ask = (host: string, options: object) =>
+      new Promise((resolve) => {
+        p.connectLookup(host, options, (err, address, family) => resolve(err ? err.message : { address, family }));
+      });
     expect(await ask('fine.example', {})).toEqual({ address: '93.184.216.34', family: 4 });
     expect(await ask('fine.example', { family: 6 })).toEqual({ address: '2001:db8::1', family: 6 });
     expect(await ask('fine.example', { all: true })).toEqual({
-      address: [{ address: '93.184.216.34', family: 4 }, { address: '2001:db8::1', family: 6 }], family: undefined,
+      address: [
+        { address: '93.184.216.34', family: 4 },
+        { address: '2001:db8::1', family: 6 },
+      ],
+      family: undefined,
     });
     expect(await ask('sneaky.example', { all: true })).toMatch(/sneaky\.example resolves to 169\.254\.169\.254/);
   });
@@ -66,8 +84,12 @@ describe('UrlPolicy', () => {
 describe('webhookAllowedHosts configuration', () => {
   it('reads GREENLINE_WEBHOOK_ALLOWED_HOSTS as a comma-separated list; absent = null', () => {
     expect(loadConfig({ env: {}, cwd: '/nonexistent' }).webhookAllowedHosts).toBeNull();
-    expect(loadConfig({ env: { GREENLINE_WEBHOOK_ALLOWED_HOSTS: 'a.example, *.b.example' }, cwd: '/nonexistent' }).webhookAllowedHosts)
-      .toEqual(['a.example', '*.b.example']);
-    expect(() => loadConfig({ env: { GREENLINE_WEBHOOK_ALLOWED_HOSTS: 'a b' }, cwd: '/nonexistent' })).toThrow(/webhookAllowedHosts: "a b"/);
+    expect(
+      loadConfig({ env: { GREENLINE_WEBHOOK_ALLOWED_HOSTS: 'a.example, *.b.example' }, cwd: '/nonexistent' })
+        .webhookAllowedHosts,
+    ).toEqual(['a.example', '*.b.example']);
+    expect(() => loadConfig({ env: { GREENLINE_WEBHOOK_ALLOWED_HOSTS: 'a b' }, cwd: '/nonexistent' })).toThrow(
+      /webhookAllowedHosts: "a b"/,
+    );
   });
 });

@@ -9,7 +9,9 @@ export class ScriptedCi implements CiPort {
   readonly cancelled: string[] = [];
   readonly logs = new Map<string, string>();
   /** Where statuses go; set by whoever wires the service (it exists only once the service does). */
-  onStatus: CiStatusSink = () => { throw new Error('scripted CI: no status sink attached'); };
+  onStatus: CiStatusSink = () => {
+    throw new Error('scripted CI: no status sink attached');
+  };
 
   constructor(readonly context = 'greenline/ci') {}
 

@@ -30,7 +30,12 @@ export interface InMemoryRepoState {
   workflowRuns: Map<string, { headSha: string; fromFork: boolean; running: boolean }>;
 }
 
-export type InMemoryForgeOperation = 'getPullRequest' | 'getBranchSha' | 'createTestBranch' | 'deleteBranch' | 'advanceTarget';
+export type InMemoryForgeOperation =
+  | 'getPullRequest'
+  | 'getBranchSha'
+  | 'createTestBranch'
+  | 'deleteBranch'
+  | 'advanceTarget';
 
 const sha1 = (s: string): string => createHash('sha1').update(s).digest('hex');
 const repoKey = (b: RepoBinding): string => `${b.repo.host}/${b.repo.owner}/${b.repo.name}`;
@@ -47,7 +52,10 @@ export class InMemoryForge implements ForgePort {
     if (!s) {
       const root: InMemoryCommit = { sha: sha1(`root:${repo}`), parent: null, prs: [] };
       s = {
-        branches: new Map([['main', root.sha]]), commits: new Map([[root.sha, root]]), prs: new Map(), conflicting: new Set(),
+        branches: new Map([['main', root.sha]]),
+        commits: new Map([[root.sha, root]]),
+        prs: new Map(),
+        conflicting: new Set(),
         workflowRuns: new Map(),
       };
       this.repos.set(repo, s);
@@ -60,8 +68,12 @@ export class InMemoryForge implements ForgePort {
     const s = this.state(repo);
     const full: InMemoryPr = {
       headSha: sha1(`head:${repo}:${pr.number}:${s.prs.get(pr.number)?.headSha ?? ''}`),
-      baseBranch: 'main', title: `PR ${pr.number}`, author: 'octocat', mergeability: 'mergeable',
-      ...pr, state: 'open',
+      baseBranch: 'main',
+      title: `PR ${pr.number}`,
+      author: 'octocat',
+      mergeability: 'mergeable',
+      ...pr,
+      state: 'open',
     };
     s.prs.set(pr.number, full);
     return full;
@@ -110,12 +122,17 @@ export class InMemoryForge implements ForgePort {
     return { ...info };
   }
 
-  async verifyForkRun(binding: RepoBinding, runId: string, headSha: string): Promise<{ ok: true } | { ok: false; reason: string }> {
+  async verifyForkRun(
+    binding: RepoBinding,
+    runId: string,
+    headSha: string,
+  ): Promise<{ ok: true } | { ok: false; reason: string }> {
     const run = this.state(repoKey(binding)).workflowRuns.get(runId);
     if (!run) return { ok: false, reason: `no workflow run ${runId}` };
     if (!run.fromFork) return { ok: false, reason: `workflow run ${runId} is not for a pull request from a fork` };
     if (!run.running) return { ok: false, reason: `workflow run ${runId} has finished` };
-    if (run.headSha !== headSha) return { ok: false, reason: `workflow run ${runId} runs on ${run.headSha}, not on ${headSha}` };
+    if (run.headSha !== headSha)
+      return { ok: false, reason: `workflow run ${runId} runs on ${run.headSha}, not on ${headSha}` };
     return { ok: true };
   }
 
@@ -124,14 +141,22 @@ export class InMemoryForge implements ForgePort {
     return this.state(repoKey(binding)).branches.get(branch) ?? null;
   }
 
-  async createTestBranch(binding: RepoBinding, req: { branch: string; baseSha: string; prs: RunPr[] }): Promise<BuildResult> {
+  async createTestBranch(
+    binding: RepoBinding,
+    req: { branch: string; baseSha: string; prs: RunPr[] },
+  ): Promise<BuildResult> {
     this.enter('createTestBranch', binding, `${req.branch} ${req.baseSha} ${req.prs.map((p) => p.number).join(',')}`);
     const s = this.state(repoKey(binding));
     let acc = s.commits.get(req.baseSha);
-    if (!acc) return { ok: false, reason: 'START_TEST_RUN_INVALID_EVENT', detail: `unknown base commit ${req.baseSha}` };
+    if (!acc)
+      return { ok: false, reason: 'START_TEST_RUN_INVALID_EVENT', detail: `unknown base commit ${req.baseSha}` };
     for (const pr of req.prs) {
       if (s.conflicting.has(pr.number)) {
-        return { ok: false, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail: `PR #${pr.number} conflicts with the commits before it` };
+        return {
+          ok: false,
+          reason: 'START_TEST_RUN_MERGE_CONFLICT',
+          detail: `PR #${pr.number} conflicts with the commits before it`,
+        };
       }
       acc = this.commit(s, acc, pr);
     }
@@ -148,9 +173,16 @@ export class InMemoryForge implements ForgePort {
     return [...this.state(repoKey(binding)).branches.keys()].filter((b) => b.startsWith(prefix));
   }
 
-  async advanceTarget(binding: RepoBinding, req: {
-    targetBranch: string; expectedSha: string; testSha: string; prs: RunPr[]; method: string;
-  }): Promise<AdvanceResult> {
+  async advanceTarget(
+    binding: RepoBinding,
+    req: {
+      targetBranch: string;
+      expectedSha: string;
+      testSha: string;
+      prs: RunPr[];
+      method: string;
+    },
+  ): Promise<AdvanceResult> {
     this.enter('advanceTarget', binding, `${req.targetBranch} ${req.expectedSha} ${req.testSha} ${req.method}`);
     const s = this.state(repoKey(binding));
     const current = s.branches.get(req.targetBranch);
@@ -164,16 +196,32 @@ export class InMemoryForge implements ForgePort {
     // A retried merge whose first attempt landed: the target already is exactly this result.
     if (current === head.sha && current !== req.expectedSha) return { ok: true, newSha: head.sha };
     if (current !== req.expectedSha) {
-      return { ok: false, reason: 'TARGET_MOVED', detail: `${req.targetBranch} is at ${current}, not ${req.expectedSha}` };
+      return {
+        ok: false,
+        reason: 'TARGET_MOVED',
+        detail: `${req.targetBranch} is at ${current}, not ${req.expectedSha}`,
+      };
     }
     for (const pr of req.prs) {
       if (s.prs.get(pr.number)?.headSha !== pr.headSha) {
-        return { ok: false, reason: 'PR_UPDATED_AT_MERGE_TIME', detail: `PR #${pr.number} head moved since it was tested` };
+        return {
+          ok: false,
+          reason: 'PR_UPDATED_AT_MERGE_TIME',
+          detail: `PR #${pr.number} head moved since it was tested`,
+        };
       }
     }
-    const content = (c: InMemoryCommit, n = c.prs.length) => c.prs.slice(0, n).map((p) => `${p.number}@${p.headSha}`).join();
+    const content = (c: InMemoryCommit, n = c.prs.length) =>
+      c.prs
+        .slice(0, n)
+        .map((p) => `${p.number}@${p.headSha}`)
+        .join();
     if (content(head) !== content(tested) || content(tested, expected.prs.length) !== content(expected)) {
-      return { ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED', detail: 'the merged result differs from the tested commit' };
+      return {
+        ok: false,
+        reason: 'GITHUB_API_MERGE_PR_FAILED',
+        detail: 'the merged result differs from the tested commit',
+      };
     }
     s.branches.set(req.targetBranch, head.sha);
     for (const pr of req.prs) s.prs.get(pr.number)!.state = 'merged';

@@ -9,10 +9,14 @@ import { PrRequest } from '../schemas/pull-request.js';
  * top of it restart.
  */
 export const cancelPullRequest: Route = (app, { service }) => {
-  app.post('/cancelPullRequest', {
-    schema: { summary: 'Cancel a PR in a queue', tags: ['Pull requests'], body: PrRequest, response: replies(Empty) },
-  }, async (request) => {
-    await service.cancelPullRequest(authOf(request), queueKey(request.body), prNumber(request.body.pr.number));
-    return {};
-  });
+  app.post(
+    '/cancelPullRequest',
+    {
+      schema: { summary: 'Cancel a PR in a queue', tags: ['Pull requests'], body: PrRequest, response: replies(Empty) },
+    },
+    async (request) => {
+      await service.cancelPullRequest(authOf(request), queueKey(request.body), prNumber(request.body.pr.number));
+      return {};
+    },
+  );
 };

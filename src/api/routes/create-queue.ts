@@ -8,7 +8,9 @@ import { CreateQueueRequest, LegacySettingsInput, MODES, QueueSettingsInput } fr
 
 /** Settings that createQueue does not take: the client must set them with updateQueue. */
 const UPDATE_ONLY = new Set(
-  [...Object.keys(QueueSettingsInput), ...Object.keys(LegacySettingsInput)].filter((k) => k !== 'mode' && k !== 'concurrency'),
+  [...Object.keys(QueueSettingsInput), ...Object.keys(LegacySettingsInput)].filter(
+    (k) => k !== 'mode' && k !== 'concurrency',
+  ),
 );
 
 /**
@@ -18,21 +20,39 @@ const UPDATE_ONLY = new Set(
  * 409 when the branch already has a queue. Created by Terraform, the queue is marked managed by it.
  */
 export const createQueue: Route = (app, { service }) => {
-  app.post('/createQueue', {
-    schema: { summary: 'Create a queue for a branch', tags: ['Queues'], body: CreateQueueRequest, response: replies(Empty) },
-    preValidation: async (request) => {
-      const body: unknown = request.body;
-      const setting = typeof body === 'object' && body !== null ? Object.keys(body).find((key) => UPDATE_ONLY.has(key)) : undefined;
-      if (setting) {
-        throw new HttpError('VALIDATION_FAILED', `body/${setting} cannot be set by createQueue; create the queue, then set it with updateQueue`);
-      }
+  app.post(
+    '/createQueue',
+    {
+      schema: {
+        summary: 'Create a queue for a branch',
+        tags: ['Queues'],
+        body: CreateQueueRequest,
+        response: replies(Empty),
+      },
+      preValidation: async (request) => {
+        const body: unknown = request.body;
+        const setting =
+          typeof body === 'object' && body !== null ? Object.keys(body).find((key) => UPDATE_ONLY.has(key)) : undefined;
+        if (setting) {
+          throw new HttpError(
+            'VALIDATION_FAILED',
+            `body/${setting} cannot be set by createQueue; create the queue, then set it with updateQueue`,
+          );
+        }
+      },
     },
-  }, async (request) => {
-    const { body } = request;
-    await service.createQueue(authOf(request), queueKey(body), {
-      ...(body.mode === undefined ? {} : { mode: canonical(MODES, body.mode, 'body/mode') }),
-      ...(body.concurrency === undefined ? {} : { concurrency: body.concurrency }),
-    }, configSource(request.headers));
-    return {};
-  });
+    async (request) => {
+      const { body } = request;
+      await service.createQueue(
+        authOf(request),
+        queueKey(body),
+        {
+          ...(body.mode === undefined ? {} : { mode: canonical(MODES, body.mode, 'body/mode') }),
+          ...(body.concurrency === undefined ? {} : { concurrency: body.concurrency }),
+        },
+        configSource(request.headers),
+      );
+      return {};
+    },
+  );
 };

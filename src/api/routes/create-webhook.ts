@@ -9,17 +9,25 @@ import { webhookOut } from '../webhook-views.js';
  * (docs/webhooks.md). The answer holds the signing secret, shown only this once.
  */
 export const createWebhook: Route = (app, { service }) => {
-  app.post('/createWebhook', {
-    schema: {
-      summary: 'Subscribe a URL to queue events (extension)',
-      description: 'Answers the subscription and its signing secret (shown only this once). Not part of Trunk\'s API.',
-      tags: ['Webhooks'],
-      body: CreateWebhookRequest,
-      response: replies(CreateWebhookResponse),
+  app.post(
+    '/createWebhook',
+    {
+      schema: {
+        summary: 'Subscribe a URL to queue events (extension)',
+        description: "Answers the subscription and its signing secret (shown only this once). Not part of Trunk's API.",
+        tags: ['Webhooks'],
+        body: CreateWebhookRequest,
+        response: replies(CreateWebhookResponse),
+      },
     },
-  }, async (request) => {
-    const ctx = authOf(request);
-    const { webhook, secret } = await service.webhooks.create({ id: ctx.orgId, name: ctx.orgName }, request.body.url, request.body.events);
-    return { ...webhookOut(webhook), secret };
-  });
+    async (request) => {
+      const ctx = authOf(request);
+      const { webhook, secret } = await service.webhooks.create(
+        { id: ctx.orgId, name: ctx.orgName },
+        request.body.url,
+        request.body.events,
+      );
+      return { ...webhookOut(webhook), secret };
+    },
+  );
 };

@@ -9,10 +9,14 @@ import { QueueRequest } from '../schemas/queue.js';
  * entries included, so no submission is dropped silently); 404 when there is no queue.
  */
 export const deleteQueue: Route = (app, { service }) => {
-  app.post('/deleteQueue', {
-    schema: { summary: 'Delete an empty queue', tags: ['Queues'], body: QueueRequest, response: replies(Empty) },
-  }, async (request) => {
-    await service.deleteQueue(authOf(request), queueKey(request.body));
-    return {};
-  });
+  app.post(
+    '/deleteQueue',
+    {
+      schema: { summary: 'Delete an empty queue', tags: ['Queues'], body: QueueRequest, response: replies(Empty) },
+    },
+    async (request) => {
+      await service.deleteQueue(authOf(request), queueKey(request.body));
+      return {};
+    },
+  );
 };

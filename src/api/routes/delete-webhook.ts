@@ -5,16 +5,20 @@ import { WebhookRequest } from '../schemas/webhooks.js';
 
 /** Extension: POST /v1/deleteWebhook — removes a subscription and its pending deliveries. */
 export const deleteWebhook: Route = (app, { service }) => {
-  app.post('/deleteWebhook', {
-    schema: {
-      summary: 'Remove a webhook subscription (extension)',
-      description: 'Its deliveries, pending ones included, go with it. Not part of Trunk\'s API.',
-      tags: ['Webhooks'],
-      body: WebhookRequest,
-      response: replies(Empty),
+  app.post(
+    '/deleteWebhook',
+    {
+      schema: {
+        summary: 'Remove a webhook subscription (extension)',
+        description: "Its deliveries, pending ones included, go with it. Not part of Trunk's API.",
+        tags: ['Webhooks'],
+        body: WebhookRequest,
+        response: replies(Empty),
+      },
     },
-  }, async (request) => {
-    await service.webhooks.remove(authOf(request).orgId, request.body.id);
-    return {};
-  });
+    async (request) => {
+      await service.webhooks.remove(authOf(request).orgId, request.body.id);
+      return {};
+    },
+  );
 };

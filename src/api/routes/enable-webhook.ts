@@ -5,16 +5,21 @@ import { WebhookRequest } from '../schemas/webhooks.js';
 
 /** Extension: POST /v1/enableWebhook — enables a subscription disabled after 5 days of failures. */
 export const enableWebhook: Route = (app, { service }) => {
-  app.post('/enableWebhook', {
-    schema: {
-      summary: 'Enable a disabled webhook subscription again (extension)',
-      description: 'New events are delivered again; deliveries given up meanwhile can be sent with redeliverWebhook. Not part of Trunk\'s API.',
-      tags: ['Webhooks'],
-      body: WebhookRequest,
-      response: replies(Empty),
+  app.post(
+    '/enableWebhook',
+    {
+      schema: {
+        summary: 'Enable a disabled webhook subscription again (extension)',
+        description:
+          "New events are delivered again; deliveries given up meanwhile can be sent with redeliverWebhook. Not part of Trunk's API.",
+        tags: ['Webhooks'],
+        body: WebhookRequest,
+        response: replies(Empty),
+      },
     },
-  }, async (request) => {
-    await service.webhooks.enable(authOf(request).orgId, request.body.id);
-    return {};
-  });
+    async (request) => {
+      await service.webhooks.enable(authOf(request).orgId, request.body.id);
+      return {};
+    },
+  );
 };

@@ -14,25 +14,35 @@ export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
  * spec says (an older Trunk draft defaulted it; greenline does not guess the host).
  */
 export const getMergeQueueMetrics: Route = (app, { service }) => {
-  app.get('/getMergeQueueMetrics', {
-    schema: {
-      summary: 'Get queue metrics in Prometheus text format',
-      tags: ['Metrics'],
-      querystring: MetricsQuery,
-      response: {
-        200: { description: 'Prometheus text', content: { [METRICS_CONTENT_TYPE]: { schema: Type.String() } } },
-        default: ErrorBody,
+  app.get(
+    '/getMergeQueueMetrics',
+    {
+      schema: {
+        summary: 'Get queue metrics in Prometheus text format',
+        tags: ['Metrics'],
+        querystring: MetricsQuery,
+        response: {
+          200: { description: 'Prometheus text', content: { [METRICS_CONTENT_TYPE]: { schema: Type.String() } } },
+          default: ErrorBody,
+        },
       },
     },
-  }, async (request, reply) => {
-    const { repo, repoHost } = request.query;
-    if (repo !== undefined && repoHost === undefined) {
-      throw new HttpError('VALIDATION_FAILED', 'querystring/repoHost is required with repo (e.g. repoHost=github.com)');
-    }
-    const filter = repo === undefined ? {} : {
-      repo: { host: repoHost as string, owner: repo.split('/')[0], name: repo.split('/')[1] },
-    };
-    const text = await service.metrics(authOf(request), filter);
-    return reply.type(METRICS_CONTENT_TYPE).send(text);
-  });
+    async (request, reply) => {
+      const { repo, repoHost } = request.query;
+      if (repo !== undefined && repoHost === undefined) {
+        throw new HttpError(
+          'VALIDATION_FAILED',
+          'querystring/repoHost is required with repo (e.g. repoHost=github.com)',
+        );
+      }
+      const filter =
+        repo === undefined
+          ? {}
+          : {
+              repo: { host: repoHost as string, owner: repo.split('/')[0], name: repo.split('/')[1] },
+            };
+      const text = await service.metrics(authOf(request), filter);
+      return reply.type(METRICS_CONTENT_TYPE).send(text);
+    },
+  );
 };

@@ -7,16 +7,20 @@ import { testingDetails } from '../wire.js';
 
 /** POST /v1/getMergeQueueTestingDetails (contract §2.7): one test run of a queue. */
 export const getMergeQueueTestingDetails: Route = (app, { service }) => {
-  app.post('/getMergeQueueTestingDetails', {
-    schema: {
-      summary: 'Get the details of a test run',
-      tags: ['Pull requests'],
-      body: TestRunRequest,
-      response: replies(TestingDetails),
+  app.post(
+    '/getMergeQueueTestingDetails',
+    {
+      schema: {
+        summary: 'Get the details of a test run',
+        tags: ['Pull requests'],
+        body: TestRunRequest,
+        response: replies(TestingDetails),
+      },
     },
-  }, async (request) => {
-    const key = queueKey(request.body);
-    const view = await service.getTestingDetails(authOf(request), key, request.body.testRunId);
-    return testingDetails(view, key.repo);
-  });
+    async (request) => {
+      const key = queueKey(request.body);
+      const view = await service.getTestingDetails(authOf(request), key, request.body.testRunId);
+      return testingDetails(view, key.repo);
+    },
+  );
 };

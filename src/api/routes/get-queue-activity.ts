@@ -11,13 +11,22 @@ import { QueueRequest } from '../schemas/queue.js';
  * lane, the test runs in flight and the PRs each includes, the latest conclusions.
  */
 export const getQueueActivity: Route = (app, { service, enumCase }) => {
-  app.post('/getQueueActivity', {
-    schema: {
-      summary: "Get a queue's live activity (extension)",
-      description: 'PRs in queue order, test runs in flight with the PRs they include, the latest concluded PRs. Not part of Trunk\'s API.',
-      tags: ['Extensions'],
-      body: QueueRequest,
-      response: replies(QueueActivityResponse),
+  app.post(
+    '/getQueueActivity',
+    {
+      schema: {
+        summary: "Get a queue's live activity (extension)",
+        description:
+          "PRs in queue order, test runs in flight with the PRs they include, the latest concluded PRs. Not part of Trunk's API.",
+        tags: ['Extensions'],
+        body: QueueRequest,
+        response: replies(QueueActivityResponse),
+      },
     },
-  }, async (request) => queueActivityOut(await service.getQueueActivity(authOf(request), queueKey(request.body)), enumCase(request.headers)));
+    async (request) =>
+      queueActivityOut(
+        await service.getQueueActivity(authOf(request), queueKey(request.body)),
+        enumCase(request.headers),
+      ),
+  );
 };

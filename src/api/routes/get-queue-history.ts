@@ -7,15 +7,19 @@ import { QueueHistoryRequest, QueueHistoryResponse } from '../schemas/dashboard.
 
 /** Extension: POST /v1/getQueueHistory — conclusions, time in queue and CI runs per merge by hour. */
 export const getQueueHistory: Route = (app, { service }) => {
-  app.post('/getQueueHistory', {
-    schema: {
-      summary: "Get a queue's history by hour (extension)",
-      description: 'Per clock hour: conclusions, time-in-queue p50/p95 and CI runs per merge. Not part of Trunk\'s API.',
-      tags: ['Extensions'],
-      body: QueueHistoryRequest,
-      response: replies(QueueHistoryResponse),
+  app.post(
+    '/getQueueHistory',
+    {
+      schema: {
+        summary: "Get a queue's history by hour (extension)",
+        description:
+          "Per clock hour: conclusions, time-in-queue p50/p95 and CI runs per merge. Not part of Trunk's API.",
+        tags: ['Extensions'],
+        body: QueueHistoryRequest,
+        response: replies(QueueHistoryResponse),
+      },
     },
-  }, async (request) => queueHistoryOut(
-    await service.getQueueHistory(authOf(request), queueKey(request.body), request.body.hours ?? 24),
-  ));
+    async (request) =>
+      queueHistoryOut(await service.getQueueHistory(authOf(request), queueKey(request.body), request.body.hours ?? 24)),
+  );
 };

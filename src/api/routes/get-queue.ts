@@ -7,7 +7,12 @@ import { queue } from '../wire.js';
 
 /** POST /v1/getQueue (contract §2.9): state, every setting, and the enqueued PRs in queue order. */
 export const getQueue: Route = (app, { service, enumCase }) => {
-  app.post('/getQueue', {
-    schema: { summary: 'Get a queue', tags: ['Queues'], body: QueueRequest, response: replies(QueueResponse) },
-  }, async (request) => queue(await service.getQueue(authOf(request), queueKey(request.body)), enumCase(request.headers)));
+  app.post(
+    '/getQueue',
+    {
+      schema: { summary: 'Get a queue', tags: ['Queues'], body: QueueRequest, response: replies(QueueResponse) },
+    },
+    async (request) =>
+      queue(await service.getQueue(authOf(request), queueKey(request.body)), enumCase(request.headers)),
+  );
 };

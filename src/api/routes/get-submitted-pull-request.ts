@@ -12,22 +12,29 @@ import { submittedPr, timelineOut } from '../wire.js';
  * transitions with their reasons (MIG mentions the flag for v1; its item shape is greenline's).
  */
 export const getSubmittedPullRequest: Route = (app, { service, enumCase }) => {
-  app.post('/getSubmittedPullRequest', {
-    schema: {
-      summary: 'Get the status of a submitted PR',
-      tags: ['Pull requests'],
-      body: GetSubmittedRequest,
-      response: replies(SubmittedPr),
+  app.post(
+    '/getSubmittedPullRequest',
+    {
+      schema: {
+        summary: 'Get the status of a submitted PR',
+        tags: ['Pull requests'],
+        body: GetSubmittedRequest,
+        response: replies(SubmittedPr),
+      },
     },
-  }, async (request) => {
-    const { pr } = request.body;
-    const lookup = pr.number !== undefined ? { number: prNumber(pr.number) }
-      : pr.branch !== undefined ? { branch: pr.branch }
-      : null;
-    if (!lookup) throw new HttpError('VALIDATION_FAILED', 'body/pr must have number or branch');
-    const view = await service.getSubmittedPullRequest(authOf(request), queueKey(request.body), lookup);
-    const reply = submittedPr(view, enumCase(request.headers));
-    if (request.body.includeTimeline === true) reply.timeline = timelineOut(view.entry, enumCase(request.headers));
-    return reply;
-  });
+    async (request) => {
+      const { pr } = request.body;
+      const lookup =
+        pr.number !== undefined
+          ? { number: prNumber(pr.number) }
+          : pr.branch !== undefined
+            ? { branch: pr.branch }
+            : null;
+      if (!lookup) throw new HttpError('VALIDATION_FAILED', 'body/pr must have number or branch');
+      const view = await service.getSubmittedPullRequest(authOf(request), queueKey(request.body), lookup);
+      const reply = submittedPr(view, enumCase(request.headers));
+      if (request.body.includeTimeline === true) reply.timeline = timelineOut(view.entry, enumCase(request.headers));
+      return reply;
+    },
+  );
 };

@@ -6,13 +6,18 @@ import { ListQueuesRequest, ListQueuesResponse } from '../schemas/dashboard.js';
 
 /** Extension: POST /v1/listQueues — the organization's queues with state, mode, depth and throughput. */
 export const listQueues: Route = (app, { service, enumCase }) => {
-  app.post('/listQueues', {
-    schema: {
-      summary: "List the organization's queues (extension)",
-      description: 'State, mode, depth and the last hour\'s merges and failures of every queue. Not part of Trunk\'s API.',
-      tags: ['Extensions'],
-      body: ListQueuesRequest,
-      response: replies(ListQueuesResponse),
+  app.post(
+    '/listQueues',
+    {
+      schema: {
+        summary: "List the organization's queues (extension)",
+        description:
+          "State, mode, depth and the last hour's merges and failures of every queue. Not part of Trunk's API.",
+        tags: ['Extensions'],
+        body: ListQueuesRequest,
+        response: replies(ListQueuesResponse),
+      },
     },
-  }, async (request) => queueSummaries(await service.listQueues(authOf(request)), enumCase(request.headers)));
+    async (request) => queueSummaries(await service.listQueues(authOf(request)), enumCase(request.headers)),
+  );
 };

@@ -6,16 +6,20 @@ import { webhookOut } from '../webhook-views.js';
 
 /** Extension: POST /v1/listWebhooks — the organization's webhook subscriptions (never their secrets). */
 export const listWebhooks: Route = (app, { service }) => {
-  app.post('/listWebhooks', {
-    schema: {
-      summary: 'List webhook subscriptions (extension)',
-      description: 'Secrets are never listed. Not part of Trunk\'s API.',
-      tags: ['Webhooks'],
-      body: ListWebhooksRequest,
-      response: replies(ListWebhooksResponse),
+  app.post(
+    '/listWebhooks',
+    {
+      schema: {
+        summary: 'List webhook subscriptions (extension)',
+        description: "Secrets are never listed. Not part of Trunk's API.",
+        tags: ['Webhooks'],
+        body: ListWebhooksRequest,
+        response: replies(ListWebhooksResponse),
+      },
     },
-  }, async (request) => {
-    const ctx = authOf(request);
-    return { webhooks: (await service.webhooks.list({ id: ctx.orgId, name: ctx.orgName })).map(webhookOut) };
-  });
+    async (request) => {
+      const ctx = authOf(request);
+      return { webhooks: (await service.webhooks.list({ id: ctx.orgId, name: ctx.orgName })).map(webhookOut) };
+    },
+  );
 };

@@ -5,16 +5,21 @@ import { RedeliverRequest } from '../schemas/webhooks.js';
 
 /** Extension: POST /v1/redeliverWebhook — sends a delivery again, with the same webhook-id and body. */
 export const redeliverWebhook: Route = (app, { service }) => {
-  app.post('/redeliverWebhook', {
-    schema: {
-      summary: 'Send a webhook delivery again (extension)',
-      description: 'Whatever its state: it becomes due now, with the whole retry schedule ahead of it. Not part of Trunk\'s API.',
-      tags: ['Webhooks'],
-      body: RedeliverRequest,
-      response: replies(Empty),
+  app.post(
+    '/redeliverWebhook',
+    {
+      schema: {
+        summary: 'Send a webhook delivery again (extension)',
+        description:
+          "Whatever its state: it becomes due now, with the whole retry schedule ahead of it. Not part of Trunk's API.",
+        tags: ['Webhooks'],
+        body: RedeliverRequest,
+        response: replies(Empty),
+      },
     },
-  }, async (request) => {
-    await service.webhooks.redeliver(authOf(request).orgId, request.body.deliveryId);
-    return {};
-  });
+    async (request) => {
+      await service.webhooks.redeliver(authOf(request).orgId, request.body.deliveryId);
+      return {};
+    },
+  );
 };

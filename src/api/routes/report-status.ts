@@ -13,26 +13,35 @@ const STATES = ['pending', 'success', 'failure', 'error'] as const;
  * required statuses.
  */
 export const reportStatus: Route = (app, { service }) => {
-  app.post('/reportStatus', {
-    schema: {
-      summary: 'Report a CI status for a test run (extension)',
-      description: 'Give testRunId or sha. Not part of Trunk\'s API.',
-      tags: ['Extensions'],
-      body: ReportStatusRequest,
-      response: replies(Empty),
+  app.post(
+    '/reportStatus',
+    {
+      schema: {
+        summary: 'Report a CI status for a test run (extension)',
+        description: "Give testRunId or sha. Not part of Trunk's API.",
+        tags: ['Extensions'],
+        body: ReportStatusRequest,
+        response: replies(Empty),
+      },
     },
-  }, async (request) => {
-    const { body } = request;
-    if (body.testRunId === undefined && body.sha === undefined) {
-      throw new HttpError('VALIDATION_FAILED', 'body must have testRunId or sha');
-    }
-    const { host, owner, name } = body.repo;
-    await service.reportStatus(authOf(request), {
-      repo: { host, owner, name },
-      testRunId: body.testRunId,
-      sha: body.sha?.toLowerCase(),
-      status: { context: body.context, state: canonical(STATES, body.state, 'body/state'), url: body.url, description: body.description },
-    });
-    return {};
-  });
+    async (request) => {
+      const { body } = request;
+      if (body.testRunId === undefined && body.sha === undefined) {
+        throw new HttpError('VALIDATION_FAILED', 'body must have testRunId or sha');
+      }
+      const { host, owner, name } = body.repo;
+      await service.reportStatus(authOf(request), {
+        repo: { host, owner, name },
+        testRunId: body.testRunId,
+        sha: body.sha?.toLowerCase(),
+        status: {
+          context: body.context,
+          state: canonical(STATES, body.state, 'body/state'),
+          url: body.url,
+          description: body.description,
+        },
+      });
+      return {};
+    },
+  );
 };

@@ -9,15 +9,23 @@ import { PrRequest } from '../schemas/pull-request.js';
  * position; other PRs are not retested.
  */
 export const restartTestsOnPullRequest: Route = (app, { service }) => {
-  app.post('/restartTestsOnPullRequest', {
-    schema: {
-      summary: 'Restart the tests of a PR in a queue',
-      tags: ['Pull requests'],
-      body: PrRequest,
-      response: replies(Empty),
+  app.post(
+    '/restartTestsOnPullRequest',
+    {
+      schema: {
+        summary: 'Restart the tests of a PR in a queue',
+        tags: ['Pull requests'],
+        body: PrRequest,
+        response: replies(Empty),
+      },
     },
-  }, async (request) => {
-    await service.restartTestsOnPullRequest(authOf(request), queueKey(request.body), prNumber(request.body.pr.number));
-    return {};
-  });
+    async (request) => {
+      await service.restartTestsOnPullRequest(
+        authOf(request),
+        queueKey(request.body),
+        prNumber(request.body.pr.number),
+      );
+      return {};
+    },
+  );
 };

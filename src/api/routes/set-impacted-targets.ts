@@ -11,20 +11,28 @@ import { SetImpactedTargetsRequest } from '../schemas/pull-request.js';
  * workflow run (`x-forked-workflow-run-id`), which the repository's forge verifies.
  */
 export const setImpactedTargets: Route = (app, { service }) => {
-  app.post('/setImpactedTargets', {
-    config: { forkUploads: true },
-    schema: {
-      summary: 'Set the impacted targets of a PR',
-      tags: ['Pull requests'],
-      body: SetImpactedTargetsRequest,
-      response: replies(Empty),
+  app.post(
+    '/setImpactedTargets',
+    {
+      config: { forkUploads: true },
+      schema: {
+        summary: 'Set the impacted targets of a PR',
+        tags: ['Pull requests'],
+        body: SetImpactedTargetsRequest,
+        response: replies(Empty),
+      },
     },
-  }, async (request) => {
-    const { pr } = request.body;
-    const upload = { prNumber: prNumber(pr.number), sha: pr.sha.toLowerCase(), targets: impactedTargets(request.body.impactedTargets) };
-    const runId = forkRunOf(request);
-    if (runId !== undefined) await service.setImpactedTargetsFromFork(runId, queueKey(request.body), upload);
-    else await service.setImpactedTargets(authOf(request), queueKey(request.body), upload);
-    return {};
-  });
+    async (request) => {
+      const { pr } = request.body;
+      const upload = {
+        prNumber: prNumber(pr.number),
+        sha: pr.sha.toLowerCase(),
+        targets: impactedTargets(request.body.impactedTargets),
+      };
+      const runId = forkRunOf(request);
+      if (runId !== undefined) await service.setImpactedTargetsFromFork(runId, queueKey(request.body), upload);
+      else await service.setImpactedTargets(authOf(request), queueKey(request.body), upload);
+      return {};
+    },
+  );
 };

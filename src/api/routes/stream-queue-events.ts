@@ -28,60 +28,68 @@ export const streamQueueEvents: Route = (app, { service, enumCase }) => {
 
   // `sse: 'manual'` (@fastify/sse): no Accept negotiation, and an error before the first event is an
   // ordinary JSON error answer. The plugin writes the keep-alive comments (registered in build-app.ts).
-  app.get('/streamQueueEvents', {
-    sse: 'manual',
-    schema: {
-      summary: "Stream a queue's activity as server-sent events (extension)",
-      description: 'text/event-stream of `activity` events, each a getQueueActivity answer: one at once, then one per change. ' +
-        'Not part of Trunk\'s API.',
-      tags: ['Extensions'],
-      querystring: StreamQuery,
-      response: {
-        200: { description: 'Server-sent events', content: { 'text/event-stream': { schema: Type.String() } } },
-        default: ErrorBody,
+  app.get(
+    '/streamQueueEvents',
+    {
+      sse: 'manual',
+      schema: {
+        summary: "Stream a queue's activity as server-sent events (extension)",
+        description:
+          'text/event-stream of `activity` events, each a getQueueActivity answer: one at once, then one per change. ' +
+          "Not part of Trunk's API.",
+        tags: ['Extensions'],
+        querystring: StreamQuery,
+        response: {
+          200: { description: 'Server-sent events', content: { 'text/event-stream': { schema: Type.String() } } },
+          default: ErrorBody,
+        },
       },
     },
-  }, async (request, reply) => {
-    const ctx: AuthContext = authOf(request);
-    const { repo, repoHost, targetBranch } = request.query;
-    const [owner, name] = repo.split('/') as [string, string];
-    const key: QueueKey = { repo: { host: repoHost, owner, name }, targetBranch };
-    // The first event is read before the stream opens: an unknown queue is an ordinary 404.
-    const first = await service.getQueueActivity(ctx, key);
-    const token = String(request.headers['x-api-token'] ?? '').trim();
-    const answerCase = enumCase(request.headers);
-    const sse = reply.sse;
+    async (request, reply) => {
+      const ctx: AuthContext = authOf(request);
+      const { repo, repoHost, targetBranch } = request.query;
+      const [owner, name] = repo.split('/') as [string, string];
+      const key: QueueKey = { repo: { host: repoHost, owner, name }, targetBranch };
+      // The first event is read before the stream opens: an unknown queue is an ordinary 404.
+      const first = await service.getQueueActivity(ctx, key);
+      const token = String(request.headers['x-api-token'] ?? '').trim();
+      const answerCase = enumCase(request.headers);
+      const sse = reply.sse;
 
-    let pending: NodeJS.Timeout | null = null;
-    let sending: Promise<void> = Promise.resolve();
-    const send = async () => {
-      pending = null;
-      if (!sse.isConnected) return;
-      try {
-        // A token revoked while the stream is open ends it.
-        if (!(await service.authenticate(token))) return sse.close();
-        const activity = queueActivityOut(await service.getQueueActivity(ctx, key), answerCase);
-        if (sse.isConnected) await sse.send({ event: 'activity', data: activity });
-      } catch (err) {
-        request.log.warn({ err }, 'queue stream ended');
-        sse.close();
-      }
-    };
-    const unwatch = await service.watchQueue(ctx, key, () => {
-      if (sse.isConnected && !pending) pending = setTimeout(() => { sending = sending.then(send); }, COALESCE_MS);
-    });
-    const ended = () => {
-      unwatch();
-      if (pending) clearTimeout(pending);
-      open.delete(sse);
-    };
-    // The client may have gone while the first activity was read: then no close event will come.
-    if (!sse.isConnected) return ended();
-    sse.onClose(ended);
+      let pending: NodeJS.Timeout | null = null;
+      let sending: Promise<void> = Promise.resolve();
+      const send = async () => {
+        pending = null;
+        if (!sse.isConnected) return;
+        try {
+          // A token revoked while the stream is open ends it.
+          if (!(await service.authenticate(token))) return sse.close();
+          const activity = queueActivityOut(await service.getQueueActivity(ctx, key), answerCase);
+          if (sse.isConnected) await sse.send({ event: 'activity', data: activity });
+        } catch (err) {
+          request.log.warn({ err }, 'queue stream ended');
+          sse.close();
+        }
+      };
+      const unwatch = await service.watchQueue(ctx, key, () => {
+        if (sse.isConnected && !pending)
+          pending = setTimeout(() => {
+            sending = sending.then(send);
+          }, COALESCE_MS);
+      });
+      const ended = () => {
+        unwatch();
+        if (pending) clearTimeout(pending);
+        open.delete(sse);
+      };
+      // The client may have gone while the first activity was read: then no close event will come.
+      if (!sse.isConnected) return ended();
+      sse.onClose(ended);
 
-    sse.keepAlive();
-    open.add(sse);
-    reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-store');
-    await sse.send({ event: 'activity', data: queueActivityOut(first, answerCase), retry: RETRY_MS });
-  });
+      sse.keepAlive();
+      open.add(sse);
+      reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-store');
+      await sse.send({ event: 'activity', data: queueActivityOut(first, answerCase), retry: RETRY_MS });
+    },
+  );
 };

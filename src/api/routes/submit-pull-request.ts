@@ -16,16 +16,20 @@ const PATHS = [
  */
 export const submitPullRequest: Route = (app, { service }) => {
   for (const { url, summary, deprecated } of PATHS) {
-    app.post(url, {
-      schema: { summary, deprecated, tags: ['Pull requests'], body: SubmitRequest, response: replies(Empty) },
-    }, async (request) => {
-      const { body } = request;
-      await service.submitPullRequest(authOf(request), queueKey(body), {
-        prNumber: prNumber(body.pr.number),
-        priority: priority(body.priority),
-        noBatch: body.noBatch,
-      });
-      return {};
-    });
+    app.post(
+      url,
+      {
+        schema: { summary, deprecated, tags: ['Pull requests'], body: SubmitRequest, response: replies(Empty) },
+      },
+      async (request) => {
+        const { body } = request;
+        await service.submitPullRequest(authOf(request), queueKey(body), {
+          prNumber: prNumber(body.pr.number),
+          priority: priority(body.priority),
+          noBatch: body.noBatch,
+        });
+        return {};
+      },
+    );
   }
 };

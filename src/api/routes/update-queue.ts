@@ -14,15 +14,24 @@ import { queueSettings } from '../wire.js';
  * is not in this reply, whose fields Terraform's provider parses, but in the dashboard's endpoints.
  */
 export const updateQueue: Route = (app, { service, enumCase }) => {
-  app.post('/updateQueue', {
-    schema: {
-      summary: "Change a queue's state or settings",
-      tags: ['Queues'],
-      body: UpdateQueueRequest,
-      response: replies(QueueSettings),
+  app.post(
+    '/updateQueue',
+    {
+      schema: {
+        summary: "Change a queue's state or settings",
+        tags: ['Queues'],
+        body: UpdateQueueRequest,
+        response: replies(QueueSettings),
+      },
     },
-  }, async (request) => {
-    const view = await service.updateQueue(authOf(request), queueKey(request.body), toQueueUpdate(request.body), configSource(request.headers));
-    return queueSettings(view.snapshot, enumCase(request.headers));
-  });
+    async (request) => {
+      const view = await service.updateQueue(
+        authOf(request),
+        queueKey(request.body),
+        toQueueUpdate(request.body),
+        configSource(request.headers),
+      );
+      return queueSettings(view.snapshot, enumCase(request.headers));
+    },
+  );
 };

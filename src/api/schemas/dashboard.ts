@@ -7,10 +7,15 @@ import { MODES } from './queue.js';
 
 /** contract §2.10 "Management source": not in getQueue/updateQueue, whose fields Terraform parses. */
 const Management = {
-  managedBy: Nullable(Type.Literal('terraform', {
-    description: 'terraform once createQueue or updateQueue came from Terraform or OpenTofu (User-Agent or X-Source); null otherwise',
-  })),
-  driftSince: Nullable(DateTime('When a config write from outside Terraform first followed the last Terraform write; null when none has')),
+  managedBy: Nullable(
+    Type.Literal('terraform', {
+      description:
+        'terraform once createQueue or updateQueue came from Terraform or OpenTofu (User-Agent or X-Source); null otherwise',
+    }),
+  ),
+  driftSince: Nullable(
+    DateTime('When a config write from outside Terraform first followed the last Terraform write; null when none has'),
+  ),
 };
 
 export const ListQueuesRequest = RequestObject({}, { description: 'An empty object: every queue of the organization' });
@@ -34,7 +39,9 @@ export const ListQueuesResponse = Type.Object({
   queues: Type.Array(QueueSummary, { description: 'Sorted by repository and branch' }),
 });
 
-const Lane = Nullable(Type.Integer({ description: 'Parallel mode: the PR number heading the lane; null in single mode' }));
+const Lane = Nullable(
+  Type.Integer({ description: 'Parallel mode: the PR number heading the lane; null in single mode' }),
+);
 
 export const ActivityPr = Type.Object({
   prNumber: Type.Integer(),
@@ -90,23 +97,34 @@ export const QueueActivityResponse = Type.Object({
 
 export const QueueHistoryRequest = RequestObject({
   ...QueueAddress,
-  hours: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_HISTORY_HOURS, description: 'Clock hours to answer, the current one included; default 24' })),
+  hours: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_HISTORY_HOURS,
+      description: 'Clock hours to answer, the current one included; default 24',
+    }),
+  ),
 });
 
 const HistoryFields = {
   merged: Type.Integer(),
   failed: Type.Integer(),
   cancelled: Type.Integer(),
-  timeInQueueP50Seconds: Nullable(Type.Number({ description: 'Median time from admission to conclusion; null without conclusions' })),
+  timeInQueueP50Seconds: Nullable(
+    Type.Number({ description: 'Median time from admission to conclusion; null without conclusions' }),
+  ),
   timeInQueueP95Seconds: Nullable(Type.Number({ description: '95th percentile of the same' })),
   ciRuns: Type.Integer({
-    description: 'Test runs started (main and bisection) that reached CI and have finished: not the runs in flight, nor those whose test commit was never built',
+    description:
+      'Test runs started (main and bisection) that reached CI and have finished: not the runs in flight, nor those whose test commit was never built',
   }),
   ciRunsPerMerge: Nullable(Type.Number({ description: 'ciRuns / merged; null without merges' })),
 };
 
 export const QueueHistoryResponse = Type.Object({
-  hours: Type.Array(Type.Object({ start: DateTime('Start of the hour'), ...HistoryFields }), { description: 'Oldest first' }),
+  hours: Type.Array(Type.Object({ start: DateTime('Start of the hour'), ...HistoryFields }), {
+    description: 'Oldest first',
+  }),
   total: Type.Object(HistoryFields, { description: 'The whole period' }),
 });
 

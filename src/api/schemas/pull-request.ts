@@ -1,21 +1,37 @@
 /** Request and response schemas of the PR endpoints (contract §2.1–§2.6). */
 import { Type } from '@sinclair/typebox';
 import { PRIORITY_VALUES } from '../../engine/types.js';
-import { AnyCaseEnum, CommitSha, DateTime, Name, Nullable, PR_STATES, PrNumber, PrStateOut, QueueAddress, RequestObject, Target } from './common.js';
+import {
+  AnyCaseEnum,
+  CommitSha,
+  DateTime,
+  Name,
+  Nullable,
+  PR_STATES,
+  PrNumber,
+  PrStateOut,
+  QueueAddress,
+  RequestObject,
+  Target,
+} from './common.js';
 
 export const PRIORITY_NAMES = Object.keys(PRIORITY_VALUES) as (keyof typeof PRIORITY_VALUES)[];
 
 /** Contract §3 #10: 0–255 as an integer or a decimal string, a name in any case, or null (default). */
-export const Priority = Type.Union([
-  Type.Integer({ minimum: 0, maximum: 255 }),
-  Type.String({ pattern: '^[0-9]{1,3}$' }),
-  AnyCaseEnum(PRIORITY_NAMES),
-  Type.Null(),
-], {
-  description: 'Priority: 0 (highest) to 255, or low (200), medium (100, the default), high (10), urgent (0, ' +
-    'may interrupt running tests); null or absent means medium',
-  'x-expected': `an integer 0-255, a decimal string, one of ${PRIORITY_NAMES.join(', ')}, or null`,
-});
+export const Priority = Type.Union(
+  [
+    Type.Integer({ minimum: 0, maximum: 255 }),
+    Type.String({ pattern: '^[0-9]{1,3}$' }),
+    AnyCaseEnum(PRIORITY_NAMES),
+    Type.Null(),
+  ],
+  {
+    description:
+      'Priority: 0 (highest) to 255, or low (200), medium (100, the default), high (10), urgent (0, ' +
+      'may interrupt running tests); null or absent means medium',
+    'x-expected': `an integer 0-255, a decimal string, one of ${PRIORITY_NAMES.join(', ')}, or null`,
+  },
+);
 
 export const PrRequest = RequestObject({
   ...QueueAddress,
@@ -31,33 +47,48 @@ export const SubmitRequest = RequestObject({
 
 export const GetSubmittedRequest = RequestObject({
   ...QueueAddress,
-  pr: RequestObject({
-    number: Type.Optional(PrNumber),
-    branch: Type.Optional(Name({
-      description: 'Head branch of the PR: the open PR from it that was submitted, else the most recently closed one',
-    })),
-  }, { description: 'Either number or branch' }),
-  includeTimeline: Type.Optional(Type.Boolean({
-    description: "Also return the entry's timeline: every state change with its reason, newest first",
-  })),
-  priority: Type.Optional(Type.Unsafe<unknown>({
-    description: "Ignored: Trunk's legacy Merge API listed it in this request (contract §2.4), so older clients may send it",
-  })),
+  pr: RequestObject(
+    {
+      number: Type.Optional(PrNumber),
+      branch: Type.Optional(
+        Name({
+          description:
+            'Head branch of the PR: the open PR from it that was submitted, else the most recently closed one',
+        }),
+      ),
+    },
+    { description: 'Either number or branch' },
+  ),
+  includeTimeline: Type.Optional(
+    Type.Boolean({
+      description: "Also return the entry's timeline: every state change with its reason, newest first",
+    }),
+  ),
+  priority: Type.Optional(
+    Type.Unsafe<unknown>({
+      description:
+        "Ignored: Trunk's legacy Merge API listed it in this request (contract §2.4), so older clients may send it",
+    }),
+  ),
 });
 
 export const ListRequest = RequestObject({
   ...QueueAddress,
   state: Type.Optional(AnyCaseEnum(PR_STATES, { description: 'Only PRs in this state' })),
-  since: Type.Optional(Type.String({
-    format: 'date-time',
-    'x-expected': 'an ISO-8601 date-time such as 2026-01-31T12:00:00Z',
-    description: 'Only PRs that concluded (merged, failed, cancelled) at or after this time',
-  })),
-  until: Type.Optional(Type.String({
-    format: 'date-time',
-    'x-expected': 'an ISO-8601 date-time such as 2026-01-31T12:00:00Z',
-    description: 'Only PRs that concluded (merged, failed, cancelled) at or before this time',
-  })),
+  since: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      'x-expected': 'an ISO-8601 date-time such as 2026-01-31T12:00:00Z',
+      description: 'Only PRs that concluded (merged, failed, cancelled) at or after this time',
+    }),
+  ),
+  until: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      'x-expected': 'an ISO-8601 date-time such as 2026-01-31T12:00:00Z',
+      description: 'Only PRs that concluded (merged, failed, cancelled) at or before this time',
+    }),
+  ),
   cursor: Type.Optional(Name({ description: 'nextCursor of the previous page' })),
   take: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Page size' })),
 });
@@ -68,10 +99,13 @@ export const SetImpactedTargetsRequest = RequestObject({
     number: PrNumber,
     sha: CommitSha('Head sha of the PR the targets were computed for'),
   }),
-  impactedTargets: Type.Union([
-    Type.Array(Target, { description: 'Targets the PR impacts; empty strings are ignored' }),
-    AnyCaseEnum(['ALL', 'IMPACTS_ALL'], { description: 'The PR impacts every target' }),
-  ], { 'x-expected': 'an array of target names or the string "ALL"' }),
+  impactedTargets: Type.Union(
+    [
+      Type.Array(Target, { description: 'Targets the PR impacts; empty strings are ignored' }),
+      AnyCaseEnum(['ALL', 'IMPACTS_ALL'], { description: 'The PR impacts every target' }),
+    ],
+    { 'x-expected': 'an array of target names or the string "ALL"' },
+  ),
 });
 
 /** One PR of a queue, as listed by listPullRequests and getQueue (contract §2.5). */
@@ -81,7 +115,9 @@ export const PrItemProperties = {
   stateChangedAt: DateTime('When the entry entered its state'),
   priorityValue: Type.Integer({ description: '0 is the highest priority' }),
   priorityName: Type.String({ description: 'low, medium, high, urgent, or the number for other values' }),
-  usedDefaultPriorityName: Type.Optional(Type.String({ description: 'The default applied when the submission named no priority' })),
+  usedDefaultPriorityName: Type.Optional(
+    Type.String({ description: 'The default applied when the submission named no priority' }),
+  ),
   skipTheLine: Type.Boolean({ description: 'true for urgent (0): may interrupt running tests' }),
   noBatch: Type.Boolean(),
   prNumber: Type.Integer(),
@@ -100,41 +136,64 @@ export const ListResponse = Type.Object({
 const MERGEABILITY = ['unspecified', 'in_progress', 'mergeable', 'not_mergeable'];
 
 /** greenline's extension of getSubmittedPullRequest: why the PR is in its state, in words. */
-export const PrReason = Type.Object({
-  code: Type.String({
-    description: 'The reason code: of the latest transition (e.g. TEST_RUN_REQUIRED_STATUS_FAILED, PR_PUSHED_TO, MERGE_GRAPH_MERGE) '
-      + 'or, while NOT_READY, of what it waits for (BASE_BRANCH_MISMATCH, CONFLICTS_WITH_TARGET, DRAFT, BLOCKED_BY_FORGE, '
-      + 'NOT_MERGEABLE, MERGEABILITY_PENDING, IMPACTED_TARGETS_MISSING)',
-  }),
-  message: Type.String({ description: 'The state and the reason as a sentence, e.g. "Failed: a required CI status failed."' }),
-  detail: Type.Optional(Type.String({
-    description: 'Specifics: the failed status and its description, the conflicting files, the new head, who cancelled',
-  })),
-  url: Type.Optional(Type.String({ description: 'Link to the failed check, when CI reported one' })),
-  testRunId: Type.Optional(Type.String({ description: 'The test run the reason belongs to; its log: getTestRunLog' })),
-  at: DateTime('When the PR entered the state the reason explains'),
-}, { description: 'greenline extension: why the PR is in its state (the latest reason), in words' });
+export const PrReason = Type.Object(
+  {
+    code: Type.String({
+      description:
+        'The reason code: of the latest transition (e.g. TEST_RUN_REQUIRED_STATUS_FAILED, PR_PUSHED_TO, MERGE_GRAPH_MERGE) ' +
+        'or, while NOT_READY, of what it waits for (BASE_BRANCH_MISMATCH, CONFLICTS_WITH_TARGET, DRAFT, BLOCKED_BY_FORGE, ' +
+        'NOT_MERGEABLE, MERGEABILITY_PENDING, IMPACTED_TARGETS_MISSING)',
+    }),
+    message: Type.String({
+      description: 'The state and the reason as a sentence, e.g. "Failed: a required CI status failed."',
+    }),
+    detail: Type.Optional(
+      Type.String({
+        description:
+          'Specifics: the failed status and its description, the conflicting files, the new head, who cancelled',
+      }),
+    ),
+    url: Type.Optional(Type.String({ description: 'Link to the failed check, when CI reported one' })),
+    testRunId: Type.Optional(
+      Type.String({ description: 'The test run the reason belongs to; its log: getTestRunLog' }),
+    ),
+    at: DateTime('When the PR entered the state the reason explains'),
+  },
+  { description: 'greenline extension: why the PR is in its state (the latest reason), in words' },
+);
 
 /** Contract §2.4, plus noBatch and verifiedByTestRun (§3 #19) and greenline's reason. */
 export const SubmittedPr = Type.Object({
   ...PrItemProperties,
-  readiness: Type.Object({
-    hasImpactedTargets: Type.Boolean({ description: 'Impacted targets were uploaded for the current head sha' }),
-    requiresImpactedTargets: Type.Boolean({ description: 'The queue is in parallel mode' }),
-    doesBaseBranchMatch: Type.Boolean({ description: "The PR's base branch is the queue's branch" }),
-    gitHubMergeability: Type.String({ enum: MERGEABILITY, description: 'What the forge says about merging the PR' }),
-  }, { description: 'A PR starts testing once its base matches, it is mergeable, and (parallel mode) it has targets' }),
+  readiness: Type.Object(
+    {
+      hasImpactedTargets: Type.Boolean({ description: 'Impacted targets were uploaded for the current head sha' }),
+      requiresImpactedTargets: Type.Boolean({ description: 'The queue is in parallel mode' }),
+      doesBaseBranchMatch: Type.Boolean({ description: "The PR's base branch is the queue's branch" }),
+      gitHubMergeability: Type.String({ enum: MERGEABILITY, description: 'What the forge says about merging the PR' }),
+    },
+    { description: 'A PR starts testing once its base matches, it is mergeable, and (parallel mode) it has targets' },
+  ),
   forceEnqueued: Type.Boolean(),
   isCurrentlySubmittedToQueue: Type.Boolean({ description: 'The entry is not in a terminal state' }),
   verifiedByTestRun: Nullable(Type.String({ description: 'Test run whose pass merged this PR' })),
   reason: PrReason,
-  timeline: Type.Optional(Type.Array(Type.Object({
-    at: Type.String({ format: 'date-time' }),
-    fromState: Nullable(Type.String({ description: 'State before the change; null for a submission' })),
-    toState: Type.String({ description: 'State after the change' }),
-    reason: Type.String({ description: 'Reason code, e.g. API_REQUESTED, TEST_RUN_REQUIRED_STATUS_FAILED, MERGE_GRAPH_MERGE' }),
-    message: Type.String({ description: 'The change and its reason as a sentence, e.g. "Failed: a required CI status failed."' }),
-    testRunId: Nullable(Type.String({ description: 'The test run the change belongs to' })),
-    detail: Nullable(Type.String({ description: 'More about the reason, e.g. the files of a merge conflict' })),
-  }), { description: 'Only with includeTimeline: every trip of the PR through this queue, newest change first' })),
+  timeline: Type.Optional(
+    Type.Array(
+      Type.Object({
+        at: Type.String({ format: 'date-time' }),
+        fromState: Nullable(Type.String({ description: 'State before the change; null for a submission' })),
+        toState: Type.String({ description: 'State after the change' }),
+        reason: Type.String({
+          description: 'Reason code, e.g. API_REQUESTED, TEST_RUN_REQUIRED_STATUS_FAILED, MERGE_GRAPH_MERGE',
+        }),
+        message: Type.String({
+          description: 'The change and its reason as a sentence, e.g. "Failed: a required CI status failed."',
+        }),
+        testRunId: Nullable(Type.String({ description: 'The test run the change belongs to' })),
+        detail: Nullable(Type.String({ description: 'More about the reason, e.g. the files of a merge conflict' })),
+      }),
+      { description: 'Only with includeTimeline: every trip of the PR through this queue, newest change first' },
+    ),
+  ),
 });

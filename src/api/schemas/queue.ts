@@ -1,6 +1,14 @@
 /** Request and response schemas of the queue endpoints (contract §2.8–§2.11, settings §4). */
 import { Type, type TOptional, type TSchema } from '@sinclair/typebox';
-import { AnyCaseEnum, Name, Nullable, QueueAddress, QueueStateOut, RequestObject, SETTABLE_QUEUE_STATES } from './common.js';
+import {
+  AnyCaseEnum,
+  Name,
+  Nullable,
+  QueueAddress,
+  QueueStateOut,
+  RequestObject,
+  SETTABLE_QUEUE_STATES,
+} from './common.js';
 import { PrItem } from './pull-request.js';
 
 export const MODES = ['single', 'parallel'] as const;
@@ -29,7 +37,11 @@ export const QueueSettingsInput = {
   concurrency: Count('Main-queue test runs at once'),
   bisectionConcurrency: Count('Bisection test runs at once, beside the main-queue runs'),
   testingTimeoutMinutes: Count('A test run older than this fails with TEST_RUN_TIMEOUT'),
-  pendingFailureDepth: Type.Integer({ minimum: 0, maximum: 4294967295, description: 'Successor levels a failed group waits for before it fails' }),
+  pendingFailureDepth: Type.Integer({
+    minimum: 0,
+    maximum: 4294967295,
+    description: 'Successor levels a failed group waits for before it fails',
+  }),
   canOptimisticallyMerge: Flag('A passing run vouches for the PRs it included ahead of its own'),
   batch: Flag('Test PRs in batches'),
   batchingMaxWaitTimeMinutes: Count('Wait at most this long for a full batch'),
@@ -38,13 +50,18 @@ export const QueueSettingsInput = {
   commandsEnabled: Flag('Accept /trunk merge and /trunk cancel comments'),
   createPrsForTestingBranches: Flag('Open a draft PR for each test branch'),
   statusCheckEnabled: Flag('Post a status check on each PR'),
-  directMergeMode: AnyCaseEnum(DIRECT_MERGE_MODES, { description: 'always: merge without a test branch when that is safe' }),
+  directMergeMode: AnyCaseEnum(DIRECT_MERGE_MODES, {
+    description: 'always: merge without a test branch when that is safe',
+  }),
   optimizationMode: AnyCaseEnum(OPTIMIZATION_MODES, { description: 'Reuse known failures within one bisection' }),
   mergeMethod: AnyCaseEnum(MERGE_METHODS),
-  requiredStatuses: Nullable(Type.Array(Name(), {
-    description: 'Override of the checks that must pass on a test branch; [] requires none (a test run passes ' +
-      'once its test commit exists); null leaves it unchanged; remove the override with deleteRequiredStatuses',
-  })),
+  requiredStatuses: Nullable(
+    Type.Array(Name(), {
+      description:
+        'Override of the checks that must pass on a test branch; [] requires none (a test run passes ' +
+        'once its test commit exists); null leaves it unchanged; remove the override with deleteRequiredStatuses',
+    }),
+  ),
   deleteRequiredStatuses: Flag('true removes the requiredStatuses override'),
   extensionEnabled: Flag('Browser extension shows the queue for this branch'),
   enqueueingLabel: Name({ description: 'Label that submits a PR' }),
@@ -53,7 +70,8 @@ export const QueueSettingsInput = {
   notReadyTimeoutHours: Type.Number({ minimum: 0, description: 'Cancel entries not ready for longer; 0 = never' }),
   testBranchConstructionMode: AnyCaseEnum(TEST_BRANCH_CONSTRUCTION_MODES),
   adaptiveMode: AnyCaseEnum(ADAPTIVE_MODES, {
-    description: 'Extension, default off. on: concurrency is the ceiling of a window that grows per merged PR and ' +
+    description:
+      'Extension, default off. on: concurrency is the ceiling of a window that grows per merged PR and ' +
       'shrinks to three quarters per failed group, and batches are sized from the measured failure rate',
   }),
   adaptiveMinConcurrency: Count('Extension: floor of the adaptive window, capped at concurrency; default 2'),
@@ -64,11 +82,15 @@ export const LegacySettingsInput = {
   testingTimeoutMins: Count('Legacy name of testingTimeoutMinutes'),
   isBatching: Flag('Legacy name of batch'),
   batchingMaxWaitTimeMins: Count('Legacy name of batchingMaxWaitTimeMinutes'),
-  batchingMode: AnyCaseEnum(['SPECULATIVE', 'NONE'], { description: 'Legacy: SPECULATIVE = batch true, NONE = batch false' }),
+  batchingMode: AnyCaseEnum(['SPECULATIVE', 'NONE'], {
+    description: 'Legacy: SPECULATIVE = batch true, NONE = batch false',
+  }),
 };
 
 const optional = <T extends Record<string, TSchema>>(fields: T) =>
-  Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, Type.Optional(v)])) as { [K in keyof T]: TOptional<T[K]> };
+  Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, Type.Optional(v)])) as {
+    [K in keyof T]: TOptional<T[K]>;
+  };
 
 export const UpdateQueueRequest = RequestObject({
   ...QueueAddress,
@@ -106,9 +128,15 @@ export const QueueSettingsProperties = {
   // Adaptive mode (extension): present only while it is on, so that other queues answer Trunk's shape.
   adaptiveMode: Type.Optional(Type.Literal('on', { description: 'Extension: present only while adaptive mode is on' })),
   adaptiveMinConcurrency: Type.Optional(Type.Integer({ description: 'Extension: floor of the adaptive window' })),
-  adaptiveConcurrency: Type.Optional(Type.Integer({ description: 'Extension: the adaptive window now, main runs allowed at once' })),
-  adaptiveBatchSize: Type.Optional(Type.Integer({ description: 'Extension: PRs per batch while the queue is backed up; 1 without batch' })),
-  adaptiveFailureRate: Type.Optional(Type.Number({ description: 'Extension: measured failure rate of concluded PRs, 0 to 1' })),
+  adaptiveConcurrency: Type.Optional(
+    Type.Integer({ description: 'Extension: the adaptive window now, main runs allowed at once' }),
+  ),
+  adaptiveBatchSize: Type.Optional(
+    Type.Integer({ description: 'Extension: PRs per batch while the queue is backed up; 1 without batch' }),
+  ),
+  adaptiveFailureRate: Type.Optional(
+    Type.Number({ description: 'Extension: measured failure rate of concluded PRs, 0 to 1' }),
+  ),
 };
 
 export const QueueSettings = Type.Object(QueueSettingsProperties);

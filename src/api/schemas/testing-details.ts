@@ -16,26 +16,39 @@ export const TestingDetails = Type.Object({
   testBranchSha: Nullable(Type.String({ description: 'null while the test commit is being built' })),
   createdAt: DateTime('When the run was created'),
   status: Type.String({ enum: ['in_progress', 'failed', 'cancelled', 'succeeded'] }),
-  checkSuites: Type.Array(Type.Object({
-    checkRuns: Type.Array(Type.Object({
-      name: Type.String(),
-      url: Type.String(),
-      status: Type.Optional(Type.String()),
-      conclusion: Type.Optional(Type.String()),
-    })),
-  }), { description: 'Empty: statuses are reported in statusChecks' }),
-  statusChecks: Type.Array(Type.Object({
-    context: Type.String(),
-    url: Type.Optional(Type.String()),
-    state: Type.String({ enum: ['PENDING', 'SUCCESS', 'FAILURE', 'ERROR'] }),
-    description: Type.Optional(Type.String()),
-  }), { description: 'Statuses reported for the test commit' }),
-  testedPullRequests: Type.Array(Type.Object({
-    prNumber: Type.Integer(),
-    prUrl: Type.String(),
-    title: Type.String(),
-  }), { description: 'The PRs under test (several when batched)' }),
+  checkSuites: Type.Array(
+    Type.Object({
+      checkRuns: Type.Array(
+        Type.Object({
+          name: Type.String(),
+          url: Type.String(),
+          status: Type.Optional(Type.String()),
+          conclusion: Type.Optional(Type.String()),
+        }),
+      ),
+    }),
+    { description: 'Empty: statuses are reported in statusChecks' },
+  ),
+  statusChecks: Type.Array(
+    Type.Object({
+      context: Type.String(),
+      url: Type.Optional(Type.String()),
+      state: Type.String({ enum: ['PENDING', 'SUCCESS', 'FAILURE', 'ERROR'] }),
+      description: Type.Optional(Type.String()),
+    }),
+    { description: 'Statuses reported for the test commit' },
+  ),
+  testedPullRequests: Type.Array(
+    Type.Object({
+      prNumber: Type.Integer(),
+      prUrl: Type.String(),
+      title: Type.String(),
+    }),
+    { description: 'The PRs under test (several when batched)' },
+  ),
   impactedTargets: Targets('Targets of every PR merged into the test branch; only when targets were uploaded'),
   impactedTargetsForTestedPrs: Targets('Targets of the PRs under test only'),
-  dependentPrs: Type.Array(Type.Integer(), { description: 'PRs merged into the test branch as its predicted base, not under test' }),
+  dependentPrs: Type.Array(Type.Integer(), {
+    description: 'PRs merged into the test branch as its predicted base, not under test',
+  }),
 });

@@ -3,17 +3,28 @@ import { Type } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../../webhooks/events.js';
 import { DateTime, Name, Nullable, RequestObject } from './common.js';
 
-const EventType = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)), {
-  'x-expected': `one of ${EVENT_TYPES.join(', ')}`,
-});
+const EventType = Type.Union(
+  EVENT_TYPES.map((t) => Type.Literal(t)),
+  {
+    'x-expected': `one of ${EVENT_TYPES.join(', ')}`,
+  },
+);
 
 const WebhookId = Name({ description: 'The subscription id (see listWebhooks)' });
 
 export const CreateWebhookRequest = RequestObject({
-  url: Type.String({ minLength: 1, maxLength: 2048, description: 'Where to POST events: an absolute http:// or https:// URL' }),
-  events: Type.Optional(Type.Array(EventType, {
-    minItems: 1, uniqueItems: true, description: 'Event types to send; absent = every event type',
-  })),
+  url: Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    description: 'Where to POST events: an absolute http:// or https:// URL',
+  }),
+  events: Type.Optional(
+    Type.Array(EventType, {
+      minItems: 1,
+      uniqueItems: true,
+      description: 'Event types to send; absent = every event type',
+    }),
+  ),
 });
 
 export const WebhookRequest = RequestObject({ id: WebhookId });
@@ -29,7 +40,9 @@ export const Webhook = Type.Object({
 
 export const CreateWebhookResponse = Type.Object({
   ...Webhook.properties,
-  secret: Type.String({ description: 'The signing secret (whsec_…): shown only in this answer and by rotateWebhookSecret' }),
+  secret: Type.String({
+    description: 'The signing secret (whsec_…): shown only in this answer and by rotateWebhookSecret',
+  }),
 });
 
 /** listWebhooks takes an empty object. */
@@ -44,13 +57,15 @@ export const SecretResponse = Type.Object({
 
 export const ListDeliveriesRequest = RequestObject({
   id: WebhookId,
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'At most this many, newest first (default 50)' })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 500, description: 'At most this many, newest first (default 50)' }),
+  ),
 });
 
 const Attempt = Type.Object({
   at: DateTime('When the attempt was made'),
   durationMs: Type.Integer(),
-  statusCode: Nullable(Type.Integer({ description: 'The receiver\'s HTTP status; null when it did not answer' })),
+  statusCode: Nullable(Type.Integer({ description: "The receiver's HTTP status; null when it did not answer" })),
   error: Nullable(Type.String({ description: 'Why the attempt failed; null on success' })),
   success: Type.Boolean(),
   manual: Type.Boolean({ description: 'A redelivery asked for through redeliverWebhook or the CLI' }),

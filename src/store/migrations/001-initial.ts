@@ -4,13 +4,15 @@ import { withAutoId } from '../dialect.js';
 
 export const initial: Migration = {
   async up(db: Kysely<any>): Promise<void> {
-    await db.schema.createTable('orgs')
+    await db.schema
+      .createTable('orgs')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('name', 'text', (c) => c.notNull().unique())
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .execute();
 
-    await db.schema.createTable('api_tokens')
+    await db.schema
+      .createTable('api_tokens')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('org_id', 'text', (c) => c.notNull().references('orgs.id').onDelete('cascade'))
       .addColumn('name', 'text', (c) => c.notNull())
@@ -19,7 +21,8 @@ export const initial: Migration = {
       .addColumn('revoked_at', 'bigint')
       .execute();
 
-    await db.schema.createTable('repos')
+    await db.schema
+      .createTable('repos')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('org_id', 'text', (c) => c.notNull().references('orgs.id').onDelete('cascade'))
       .addColumn('host', 'text', (c) => c.notNull())
@@ -35,7 +38,8 @@ export const initial: Migration = {
       .addUniqueConstraint('repos_host_owner_name', ['host', 'owner', 'name'])
       .execute();
 
-    await db.schema.createTable('queues')
+    await db.schema
+      .createTable('queues')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('repo_id', 'text', (c) => c.notNull().references('repos.id').onDelete('cascade'))
       .addColumn('target_branch', 'text', (c) => c.notNull())
@@ -49,7 +53,8 @@ export const initial: Migration = {
       .addUniqueConstraint('queues_repo_branch', ['repo_id', 'target_branch'])
       .execute();
 
-    await db.schema.createTable('entries')
+    await db.schema
+      .createTable('entries')
       .addColumn('queue_id', 'text', (c) => c.notNull().references('queues.id').onDelete('cascade'))
       .addColumn('pr_number', 'bigint', (c) => c.notNull())
       .addColumn('id', 'text', (c) => c.notNull())
@@ -62,10 +67,14 @@ export const initial: Migration = {
       .addPrimaryKeyConstraint('entries_pk', ['queue_id', 'pr_number'])
       .execute();
     await db.schema.createIndex('entries_queue_state').on('entries').columns(['queue_id', 'state']).execute();
-    await db.schema.createIndex('entries_queue_submitted').on('entries')
-      .columns(['queue_id', 'submitted_at', 'pr_number']).execute();
+    await db.schema
+      .createIndex('entries_queue_submitted')
+      .on('entries')
+      .columns(['queue_id', 'submitted_at', 'pr_number'])
+      .execute();
 
-    await db.schema.createTable('test_runs')
+    await db.schema
+      .createTable('test_runs')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('queue_id', 'text', (c) => c.notNull().references('queues.id').onDelete('cascade'))
       .addColumn('status', 'text', (c) => c.notNull())
@@ -78,7 +87,8 @@ export const initial: Migration = {
     await db.schema.createIndex('test_runs_queue_status').on('test_runs').columns(['queue_id', 'status']).execute();
     await db.schema.createIndex('test_runs_test_sha').on('test_runs').column('test_sha').execute();
 
-    await db.schema.createTable('ci_statuses')
+    await db.schema
+      .createTable('ci_statuses')
       .addColumn('run_id', 'text', (c) => c.notNull().references('test_runs.id').onDelete('cascade'))
       .addColumn('context', 'text', (c) => c.notNull())
       .addColumn('state', 'text', (c) => c.notNull())
@@ -88,7 +98,8 @@ export const initial: Migration = {
       .addPrimaryKeyConstraint('ci_statuses_pk', ['run_id', 'context'])
       .execute();
 
-    await db.schema.createTable('impacted_targets')
+    await db.schema
+      .createTable('impacted_targets')
       .addColumn('repo_id', 'text', (c) => c.notNull().references('repos.id').onDelete('cascade'))
       .addColumn('pr_number', 'bigint', (c) => c.notNull())
       .addColumn('head_sha', 'text', (c) => c.notNull())
@@ -134,8 +145,19 @@ export const initial: Migration = {
   },
 
   async down(db: Kysely<any>): Promise<void> {
-    for (const t of ['transitions', 'queue_events', 'effects', 'impacted_targets', 'ci_statuses', 'test_runs',
-      'entries', 'queues', 'repos', 'api_tokens', 'orgs']) {
+    for (const t of [
+      'transitions',
+      'queue_events',
+      'effects',
+      'impacted_targets',
+      'ci_statuses',
+      'test_runs',
+      'entries',
+      'queues',
+      'repos',
+      'api_tokens',
+      'orgs',
+    ]) {
       await db.schema.dropTable(t).execute();
     }
   },

@@ -10,7 +10,11 @@ import type { Kysely, Migration } from 'kysely';
 export const metricsIndexes: Migration = {
   async up(db: Kysely<any>): Promise<void> {
     await db.schema.createIndex('transitions_queue_pr').on('transitions').columns(['queue_id', 'pr_number']).execute();
-    await db.schema.createIndex('test_runs_queue_created').on('test_runs').columns(['queue_id', 'created_at']).execute();
+    await db.schema
+      .createIndex('test_runs_queue_created')
+      .on('test_runs')
+      .columns(['queue_id', 'created_at'])
+      .execute();
   },
 
   async down(db: Kysely<any>): Promise<void> {

@@ -13,7 +13,8 @@ import { withAutoId } from '../dialect.js';
 
 export const webhooks: Migration = {
   async up(db: Kysely<any>): Promise<void> {
-    await db.schema.createTable('webhook_subscriptions')
+    await db.schema
+      .createTable('webhook_subscriptions')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('org_id', 'text', (c) => c.notNull().references('orgs.id').onDelete('cascade'))
       .addColumn('url', 'text', (c) => c.notNull())
@@ -29,7 +30,9 @@ export const webhooks: Migration = {
 
     await withAutoId(db, db.schema.createTable('webhook_messages'))
       .addColumn('message_id', 'text', (c) => c.notNull().unique())
-      .addColumn('subscription_id', 'text', (c) => c.notNull().references('webhook_subscriptions.id').onDelete('cascade'))
+      .addColumn('subscription_id', 'text', (c) =>
+        c.notNull().references('webhook_subscriptions.id').onDelete('cascade'),
+      )
       .addColumn('queue_id', 'text', (c) => c.notNull())
       .addColumn('event_id', 'bigint', (c) => c.notNull())
       .addColumn('event_type', 'text', (c) => c.notNull())
@@ -46,9 +49,16 @@ export const webhooks: Migration = {
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .addUniqueConstraint('webhook_messages_subscription_event', ['subscription_id', 'event_id'])
       .execute();
-    await db.schema.createIndex('webhook_messages_due').on('webhook_messages').columns(['status', 'next_attempt_at']).execute();
-    await db.schema.createIndex('webhook_messages_chain').on('webhook_messages')
-      .columns(['subscription_id', 'order_key', 'status', 'id']).execute();
+    await db.schema
+      .createIndex('webhook_messages_due')
+      .on('webhook_messages')
+      .columns(['status', 'next_attempt_at'])
+      .execute();
+    await db.schema
+      .createIndex('webhook_messages_chain')
+      .on('webhook_messages')
+      .columns(['subscription_id', 'order_key', 'status', 'id'])
+      .execute();
 
     await withAutoId(db, db.schema.createTable('webhook_attempts'))
       .addColumn('message_id', 'text', (c) => c.notNull().references('webhook_messages.message_id').onDelete('cascade'))
@@ -59,10 +69,15 @@ export const webhooks: Migration = {
       .addColumn('success', 'integer', (c) => c.notNull())
       .addColumn('manual', 'integer', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('webhook_attempts_message').on('webhook_attempts').columns(['message_id', 'id']).execute();
+    await db.schema
+      .createIndex('webhook_attempts_message')
+      .on('webhook_attempts')
+      .columns(['message_id', 'id'])
+      .execute();
   },
 
   async down(db: Kysely<any>): Promise<void> {
-    for (const t of ['webhook_attempts', 'webhook_messages', 'webhook_subscriptions']) await db.schema.dropTable(t).execute();
+    for (const t of ['webhook_attempts', 'webhook_messages', 'webhook_subscriptions'])
+      await db.schema.dropTable(t).execute();
   },
 };

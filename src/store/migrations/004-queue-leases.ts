@@ -12,7 +12,8 @@ import type { Kysely, Migration } from 'kysely';
 
 export const queueLeases: Migration = {
   async up(db: Kysely<any>): Promise<void> {
-    await db.schema.createTable('queue_leases')
+    await db.schema
+      .createTable('queue_leases')
       .addColumn('queue_id', 'text', (c) => c.primaryKey().references('queues.id').onDelete('cascade'))
       .addColumn('holder', 'text', (c) => c.notNull())
       .addColumn('expires_at', 'bigint', (c) => c.notNull())

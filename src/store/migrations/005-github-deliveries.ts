@@ -6,7 +6,8 @@ import type { Kysely, Migration } from 'kysely';
 
 export const githubDeliveries: Migration = {
   async up(db: Kysely<any>): Promise<void> {
-    await db.schema.createTable('github_deliveries')
+    await db.schema
+      .createTable('github_deliveries')
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('event', 'text', (c) => c.notNull())
       .addColumn('received_at', 'bigint', (c) => c.notNull())

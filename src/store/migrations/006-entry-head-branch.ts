@@ -7,7 +7,11 @@ import type { Kysely, Migration } from 'kysely';
 export const entryHeadBranch: Migration = {
   async up(db: Kysely<any>): Promise<void> {
     await db.schema.alterTable('entries').addColumn('head_branch', 'text').execute();
-    await db.schema.createIndex('entries_queue_head_branch').on('entries').columns(['queue_id', 'head_branch']).execute();
+    await db.schema
+      .createIndex('entries_queue_head_branch')
+      .on('entries')
+      .columns(['queue_id', 'head_branch'])
+      .execute();
   },
 
   async down(db: Kysely<any>): Promise<void> {

@@ -11,11 +11,19 @@ import { dialectOf } from '../dialect.js';
 export const effectOrder: Migration = {
   async up(db: Kysely<any>): Promise<void> {
     await db.schema.alterTable('effects').addColumn('order_key', 'text').execute();
-    const runId = dialectOf(db) === 'postgres' ? sql`(payload::json ->> 'runId')` : sql`json_extract(payload, '$.runId')`;
-    await db.updateTable('effects')
-      .set({ order_key: sql`case kind when 'emitEvent' then 'events' when 'scheduleWakeup' then null else 'run:' || ${runId} end` })
+    const runId =
+      dialectOf(db) === 'postgres' ? sql`(payload::json ->> 'runId')` : sql`json_extract(payload, '$.runId')`;
+    await db
+      .updateTable('effects')
+      .set({
+        order_key: sql`case kind when 'emitEvent' then 'events' when 'scheduleWakeup' then null else 'run:' || ${runId} end`,
+      })
       .execute();
-    await db.schema.createIndex('effects_chain').on('effects').columns(['queue_id', 'order_key', 'status', 'id']).execute();
+    await db.schema
+      .createIndex('effects_chain')
+      .on('effects')
+      .columns(['queue_id', 'order_key', 'status', 'id'])
+      .execute();
   },
 
   async down(db: Kysely<any>): Promise<void> {

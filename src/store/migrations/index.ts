@@ -44,6 +44,8 @@ export async function migrateToLatest(db: Kysely<any>): Promise<void> {
       continue;
     }
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    throw new Error(`Database migration${failed ? ` ${failed}` : ''} failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(
+      `Database migration${failed ? ` ${failed}` : ''} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }

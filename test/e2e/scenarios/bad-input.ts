@@ -29,10 +29,13 @@ export function badInputScenario(): void {
       remote = await GitRemote.create(dir, { 'check.sh': CHECK_SH });
       for (const n of [1, 2]) await remote.openPr(n, { [`features/pr-${n}.txt`]: 'works\n' }, `Feature ${n}`);
       const ci = writeCiScript(dir);
-      server = await GreenlineProcess.start({ dir, repos: [
-        { repo: SLUG, remote: remote.dir, ciCommand: ci.command },
-        { repo: GHOST, remote: ghostRemote, ciCommand: ci.command, remoteCheck: false },
-      ] });
+      server = await GreenlineProcess.start({
+        dir,
+        repos: [
+          { repo: SLUG, remote: remote.dir, ciCommand: ci.command },
+          { repo: GHOST, remote: ghostRemote, ciCommand: ci.command, remoteCheck: false },
+        ],
+      });
       queue = new QueueClient(server, SLUG);
       ghost = new QueueClient(server, GHOST);
       await queue.create('single', 2);
@@ -45,8 +48,19 @@ export function badInputScenario(): void {
     });
 
     it.sequential('repo connect refuses a remote that does not exist, saying what to do', async () => {
-      const r = await runCli(['repo', 'connect', 'example.com/acme/nowhere', '--org', 'default', '--forge', 'git',
-        '--remote', ghostRemote, '--data-dir', path.join(dir, 'data')]);
+      const r = await runCli([
+        'repo',
+        'connect',
+        'example.com/acme/nowhere',
+        '--org',
+        'default',
+        '--forge',
+        'git',
+        '--remote',
+        ghostRemote,
+        '--data-dir',
+        path.join(dir, 'data'),
+      ]);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`Cannot reach the remote ${ghostRemote}`);
       expect(r.stderr).toMatch(/no such directory/);
@@ -68,7 +82,10 @@ export function badInputScenario(): void {
     it.sequential('a PR number the forge has no ref for: 404 PR_NOT_FOUND naming the PR', async () => {
       const reply = await queue.submit(42);
       expect(reply.status).toBe(404);
-      expect(reply.json.error).toEqual({ code: 'PR_NOT_FOUND', message: 'Pull request #42 does not exist in acme/app' });
+      expect(reply.json.error).toEqual({
+        code: 'PR_NOT_FOUND',
+        message: 'Pull request #42 does not exist in acme/app',
+      });
     });
 
     it.sequential('a malformed PR number and an unknown queue: 400 and 404 naming them', async () => {
@@ -76,19 +93,27 @@ export function badInputScenario(): void {
       expect(malformed.status).toBe(400);
       expect(malformed.json.error.code).toBe('VALIDATION_FAILED');
       expect(malformed.json.error.message).toMatch(/body\/pr\/number/);
-      const noQueue = await server.api('submitPullRequest', { ...queue.key, targetBranch: 'release', pr: { number: 1 } });
+      const noQueue = await server.api('submitPullRequest', {
+        ...queue.key,
+        targetBranch: 'release',
+        pr: { number: 1 },
+      });
       expect(noQueue.status).toBe(404);
       expect(noQueue.json.error.code).toBe('QUEUE_NOT_FOUND');
       expect(noQueue.json.error.message).toContain('"release"');
     });
 
-    it.sequential('loses nothing: the PRs submitted around the bad requests merge', async ({ onTestFailed }) => {
-      onTestFailed(() => console.error(server.story()));
-      expect((await queue.submit(2)).status).toBe(200);
-      const entries = await queue.settle([1, 2], SETTLE_MS);
-      expect([entries.get(1).state, entries.get(2).state]).toEqual(['MERGED', 'MERGED']);
-      expect((await remote.targetCommits()).map((c) => c.prNumber)).toEqual([1, 2]);
-      expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok' });
-    }, SCENARIO_MS);
+    it.sequential(
+      'loses nothing: the PRs submitted around the bad requests merge',
+      async ({ onTestFailed }) => {
+        onTestFailed(() => console.error(server.story()));
+        expect((await queue.submit(2)).status).toBe(200);
+        const entries = await queue.settle([1, 2], SETTLE_MS);
+        expect([entries.get(1).state, entries.get(2).state]).toEqual(['MERGED', 'MERGED']);
+        expect((await remote.targetCommits()).map((c) => c.prNumber)).toEqual([1, 2]);
+        expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok' });
+      },
+      SCENARIO_MS,
+    );
   });
 }

@@ -35,12 +35,17 @@ export function batchingScenario(): void {
 
     beforeAll(async () => {
       world = await startScenario({
-        name: 'batch', slug: SLUG, ciMaxParallel: 3,
+        name: 'batch',
+        slug: SLUG,
+        ciMaxParallel: 3,
         files: { 'check.sh': CHECK_SH, 'shared.txt': `${SHARED}\n` },
         openPrs: async (r) => {
           for (const n of ORDER) {
-            const files: Record<string, string> = { [`features/pr-${n}.txt`]: BROKEN.includes(n) ? 'broken\n' : 'works\n' };
-            if (CONFLICTING.includes(n)) files['shared.txt'] = `${SHARED.replace('line 2', `line 2 as #${n} wants it`)}\n`;
+            const files: Record<string, string> = {
+              [`features/pr-${n}.txt`]: BROKEN.includes(n) ? 'broken\n' : 'works\n',
+            };
+            if (CONFLICTING.includes(n))
+              files['shared.txt'] = `${SHARED.replace('line 2', `line 2 as #${n} wants it`)}\n`;
             await r.openPr(n, files, `Feature ${n}`);
           }
         },
@@ -50,45 +55,68 @@ export function batchingScenario(): void {
 
     afterAll(() => stopScenario(world));
 
-    it('bisects failed batches, merges every innocent PR, each batch tested green on its base', async ({ onTestFailed }) => {
-      onTestFailed(() => console.error(server.story(ci.records())));
-      // batchingMaxWaitTimeMinutes is whole minutes: the batches are filled by submitting twelve PRs
-      // while paused, so that no group waits for the timer.
-      await queue.create('single', 3, { state: 'PAUSED', batch: true, batchingMinSize: 4, batchingMaxWaitTimeMinutes: 1 });
-      for (const n of ORDER) {
-        expect((await queue.submit(n)).status).toBe(200);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      await queue.call('updateQueue', { state: 'RUNNING' });
+    it(
+      'bisects failed batches, merges every innocent PR, each batch tested green on its base',
+      async ({ onTestFailed }) => {
+        onTestFailed(() => console.error(server.story(ci.records())));
+        // batchingMaxWaitTimeMinutes is whole minutes: the batches are filled by submitting twelve PRs
+        // while paused, so that no group waits for the timer.
+        await queue.create('single', 3, {
+          state: 'PAUSED',
+          batch: true,
+          batchingMinSize: 4,
+          batchingMaxWaitTimeMinutes: 1,
+        });
+        for (const n of ORDER) {
+          expect((await queue.submit(n)).status).toBe(200);
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        await queue.call('updateQueue', { state: 'RUNNING' });
 
-      const entries = await queue.settle(ORDER, SETTLE_MS);
-      // Exactly one of the conflicting pair merged: the other conflicts with it.
-      const [winner, loser] = entries.get(3).state === 'MERGED' ? [3, 6] : [6, 3];
-      const merged = [...GOOD, winner].sort((a, b) => a - b);
-      const expected = Object.fromEntries(ORDER.map((n) => [n, merged.includes(n) ? 'MERGED' : 'FAILED']));
-      expect(Object.fromEntries(ORDER.map((n) => [n, entries.get(n).state]))).toEqual(expected);
+        const entries = await queue.settle(ORDER, SETTLE_MS);
+        // Exactly one of the conflicting pair merged: the other conflicts with it.
+        const [winner, loser] = entries.get(3).state === 'MERGED' ? [3, 6] : [6, 3];
+        const merged = [...GOOD, winner].sort((a, b) => a - b);
+        const expected = Object.fromEntries(ORDER.map((n) => [n, merged.includes(n) ? 'MERGED' : 'FAILED']));
+        expect(Object.fromEntries(ORDER.map((n) => [n, entries.get(n).state]))).toEqual(expected);
 
-      // Each merged PR landed once, and nothing else did.
-      expect((await remote.targetCommits()).map((c) => c.prNumber).sort((a, b) => a! - b!)).toEqual(merged);
-      expect(await remote.files('main')).toEqual(['check.sh', ...merged.map((n) => `features/pr-${n}.txt`), 'shared.txt'].sort());
-      expect(await targetHistoryProblems(remote, queue, ci.records())).toEqual([]);
+        // Each merged PR landed once, and nothing else did.
+        expect((await remote.targetCommits()).map((c) => c.prNumber).sort((a, b) => a! - b!)).toEqual(merged);
+        expect(await remote.files('main')).toEqual(
+          ['check.sh', ...merged.map((n) => `features/pr-${n}.txt`), 'shared.txt'].sort(),
+        );
+        expect(await targetHistoryProblems(remote, queue, ci.records())).toEqual([]);
 
-      // Batches were really tested together: CI's first run was the first batch, and PRs merged in
-      // groups verified by one run each, at least one of them a batch of three or more.
-      expect(ci.records()[0]!.prNumbers).toEqual([1, 2, 3, 4]);
-      const groups = new Map<string, number[]>();
-      for (const n of merged) groups.set(entries.get(n).verifiedByTestRun, [...(groups.get(entries.get(n).verifiedByTestRun) ?? []), n]);
-      expect(Math.max(...[...groups.values()].map((g) => g.length))).toBeGreaterThanOrEqual(3);
+        // Batches were really tested together: CI's first run was the first batch, and PRs merged in
+        // groups verified by one run each, at least one of them a batch of three or more.
+        expect(ci.records()[0]!.prNumbers).toEqual([1, 2, 3, 4]);
+        const groups = new Map<string, number[]>();
+        for (const n of merged)
+          groups.set(entries.get(n).verifiedByTestRun, [...(groups.get(entries.get(n).verifiedByTestRun) ?? []), n]);
+        expect(Math.max(...[...groups.values()].map((g) => g.length))).toBeGreaterThanOrEqual(3);
 
-      const failedWith = Object.fromEntries(server.transitions().filter((t) => t.to === 'FAILED').map((t) => [t.pr, t.reason]));
-      expect(failedWith).toEqual({
-        2: 'TEST_RUN_REQUIRED_STATUS_FAILED', 11: 'TEST_RUN_REQUIRED_STATUS_FAILED', [loser]: 'START_TEST_RUN_MERGE_CONFLICT',
-      });
+        const failedWith = Object.fromEntries(
+          server
+            .transitions()
+            .filter((t) => t.to === 'FAILED')
+            .map((t) => [t.pr, t.reason]),
+        );
+        expect(failedWith).toEqual({
+          2: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+          11: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+          [loser]: 'START_TEST_RUN_MERGE_CONFLICT',
+        });
 
-      expect((await queue.call('getQueue')).enqueuedPullRequests).toEqual([]);
-      await waitUntil('the test branches to be deleted', 30_000,
-        async () => ((await remote.branches()).join() === 'main' ? true : undefined), () => remote.branches());
-      expect(server.problems(), 'warnings or errors in the server log').toEqual([]);
-    }, SCENARIO_MS);
+        expect((await queue.call('getQueue')).enqueuedPullRequests).toEqual([]);
+        await waitUntil(
+          'the test branches to be deleted',
+          30_000,
+          async () => ((await remote.branches()).join() === 'main' ? true : undefined),
+          () => remote.branches(),
+        );
+        expect(server.problems(), 'warnings or errors in the server log').toEqual([]);
+      },
+      SCENARIO_MS,
+    );
   });
 }

@@ -35,12 +35,17 @@ export function parallelLanesScenario(): void {
     beforeAll(async () => {
       world = await startScenario({
         // Enough CI runners that the blocked lane cannot starve the other of runners.
-        name: 'lanes', slug: SLUG, ciMaxParallel: 6, files: { 'check.sh': CHECK },
+        name: 'lanes',
+        slug: SLUG,
+        ciMaxParallel: 6,
+        files: { 'check.sh': CHECK },
         openPrs: async (r, dir) => {
           release = path.join(dir, 'release');
           for (const n of [...WEB, ...API].sort((a, b) => a - b)) {
             const lane = WEB.includes(n) ? 'web' : 'api';
-            const files: Record<string, string> = { [`features/${lane}-${n}.txt`]: n === BLOCKED ? 'broken\n' : 'works\n' };
+            const files: Record<string, string> = {
+              [`features/${lane}-${n}.txt`]: n === BLOCKED ? 'broken\n' : 'works\n',
+            };
             if (n === BLOCKED) files.WAIT = `${release}\n`;
             heads.set(n, await r.openPr(n, files, `${lane} change ${n}`));
           }
@@ -56,58 +61,91 @@ export function parallelLanesScenario(): void {
 
     /** Every run a PR of `prs` was tested in (from the log's TESTING transitions), with its details. */
     async function runsOf(prs: number[]): Promise<any[]> {
-      const ids = new Set(server.transitions().filter((t) => prs.includes(t.pr) && t.to === 'TESTING').map((t) => t.runId!));
+      const ids = new Set(
+        server
+          .transitions()
+          .filter((t) => prs.includes(t.pr) && t.to === 'TESTING')
+          .map((t) => t.runId!),
+      );
       return Promise.all([...ids].map(async (id) => ({ id, ...(await queue.details(id)) })));
     }
 
-    const testingCount = (n: number): number => server.transitions().filter((t) => t.pr === n && t.to === 'TESTING').length;
+    const testingCount = (n: number): number =>
+      server.transitions().filter((t) => t.pr === n && t.to === 'TESTING').length;
 
-    it('merges the api lane while the web lane is blocked, and the web lane without its failed PR', async ({ onTestFailed }) => {
-      onTestFailed(() => console.error(server.story(ci.records())));
-      await queue.create('parallel', 6);
-      // CI uploads impacted targets on every push, before anyone submits the PR.
-      for (const [n, sha] of heads) {
-        await queue.call('setImpactedTargets', { pr: { number: n, sha }, impactedTargets: [WEB.includes(n) ? 'web' : 'api'] });
-      }
-      for (const n of [1, 2, 3, 4, 5, 6]) expect((await queue.submit(n)).status).toBe(200);
-
-      const api = await queue.settle(API, SETTLE_MS);
-      expect(API.map((n) => api.get(n).state)).toEqual(['MERGED', 'MERGED', 'MERGED']);
-      // Not delayed: the api lane merged while the web lane's first PR is still being tested.
-      expect((await queue.pr(BLOCKED)).state).toBe('TESTING');
-      expect((await remote.targetCommits()).map((c) => c.prNumber)).toEqual(API);
-
-      writeFileSync(release, '');
-      const all = await queue.settle([...WEB, ...API], SETTLE_MS);
-      expect(Object.fromEntries([...all].map(([n, e]) => [n, e.state]))).toEqual(
-        { 1: 'FAILED', 2: 'MERGED', 3: 'MERGED', 4: 'MERGED', 5: 'MERGED', 6: 'MERGED' });
-      expect(server.transitions().find((t) => t.pr === BLOCKED && t.to === 'FAILED')?.reason).toBe('TEST_RUN_REQUIRED_STATUS_FAILED');
-      expect((await remote.targetCommits()).map((c) => c.prNumber)).toEqual([2, 4, 6, 3, 5]);
-      expect(await remote.files('main')).toEqual(['check.sh', ...[2, 3, 4, 5, 6].map((n) => `features/${WEB.includes(n) ? 'web' : 'api'}-${n}.txt`)].sort());
-
-      // Lanes never mix: every test commit of a lane holds only that lane's PRs.
-      for (const [lane, other] of [[API, WEB], [WEB, API]] as const) {
-        const runs = await runsOf(lane);
-        expect(runs.length).toBeGreaterThanOrEqual(lane.length);
-        for (const run of runs) {
-          const inRun = [...run.dependentPrs, ...run.testedPullRequests.map((p: { prNumber: number }) => p.prNumber)];
-          expect(inRun.filter((n) => other.includes(n)), `run ${run.id} of ${lane.join(', ')}`).toEqual([]);
+    it(
+      'merges the api lane while the web lane is blocked, and the web lane without its failed PR',
+      async ({ onTestFailed }) => {
+        onTestFailed(() => console.error(server.story(ci.records())));
+        await queue.create('parallel', 6);
+        // CI uploads impacted targets on every push, before anyone submits the PR.
+        for (const [n, sha] of heads) {
+          await queue.call('setImpactedTargets', {
+            pr: { number: n, sha },
+            impactedTargets: [WEB.includes(n) ? 'web' : 'api'],
+          });
         }
-      }
-      // Neither lane restarted the other: each api PR and the blocked web PR were tested once.
-      expect([...API, BLOCKED].map(testingCount)).toEqual([1, 1, 1, 1]);
-      // The web PRs behind the failure were retested without it (and only then merged).
-      for (const n of [3, 5]) {
-        const verifying = await queue.details(all.get(n).verifiedByTestRun);
-        expect(verifying.dependentPrs).not.toContain(BLOCKED);
-      }
-      // Every web run that merged started after the api lane had merged, so here even single mode's
-      // promise holds: each target commit has a tree CI passed on the base it landed on.
-      expect(await targetHistoryProblems(remote, queue, ci.records())).toEqual([]);
+        for (const n of [1, 2, 3, 4, 5, 6]) expect((await queue.submit(n)).status).toBe(200);
 
-      await waitUntil('the test branches to be deleted', 30_000,
-        async () => ((await remote.branches()).join() === 'main' ? true : undefined), () => remote.branches());
-      expect(server.problems(), 'warnings or errors in the server log').toEqual([]);
-    }, SCENARIO_MS);
+        const api = await queue.settle(API, SETTLE_MS);
+        expect(API.map((n) => api.get(n).state)).toEqual(['MERGED', 'MERGED', 'MERGED']);
+        // Not delayed: the api lane merged while the web lane's first PR is still being tested.
+        expect((await queue.pr(BLOCKED)).state).toBe('TESTING');
+        expect((await remote.targetCommits()).map((c) => c.prNumber)).toEqual(API);
+
+        writeFileSync(release, '');
+        const all = await queue.settle([...WEB, ...API], SETTLE_MS);
+        expect(Object.fromEntries([...all].map(([n, e]) => [n, e.state]))).toEqual({
+          1: 'FAILED',
+          2: 'MERGED',
+          3: 'MERGED',
+          4: 'MERGED',
+          5: 'MERGED',
+          6: 'MERGED',
+        });
+        expect(server.transitions().find((t) => t.pr === BLOCKED && t.to === 'FAILED')?.reason).toBe(
+          'TEST_RUN_REQUIRED_STATUS_FAILED',
+        );
+        expect((await remote.targetCommits()).map((c) => c.prNumber)).toEqual([2, 4, 6, 3, 5]);
+        expect(await remote.files('main')).toEqual(
+          ['check.sh', ...[2, 3, 4, 5, 6].map((n) => `features/${WEB.includes(n) ? 'web' : 'api'}-${n}.txt`)].sort(),
+        );
+
+        // Lanes never mix: every test commit of a lane holds only that lane's PRs.
+        for (const [lane, other] of [
+          [API, WEB],
+          [WEB, API],
+        ] as const) {
+          const runs = await runsOf(lane);
+          expect(runs.length).toBeGreaterThanOrEqual(lane.length);
+          for (const run of runs) {
+            const inRun = [...run.dependentPrs, ...run.testedPullRequests.map((p: { prNumber: number }) => p.prNumber)];
+            expect(
+              inRun.filter((n) => other.includes(n)),
+              `run ${run.id} of ${lane.join(', ')}`,
+            ).toEqual([]);
+          }
+        }
+        // Neither lane restarted the other: each api PR and the blocked web PR were tested once.
+        expect([...API, BLOCKED].map(testingCount)).toEqual([1, 1, 1, 1]);
+        // The web PRs behind the failure were retested without it (and only then merged).
+        for (const n of [3, 5]) {
+          const verifying = await queue.details(all.get(n).verifiedByTestRun);
+          expect(verifying.dependentPrs).not.toContain(BLOCKED);
+        }
+        // Every web run that merged started after the api lane had merged, so here even single mode's
+        // promise holds: each target commit has a tree CI passed on the base it landed on.
+        expect(await targetHistoryProblems(remote, queue, ci.records())).toEqual([]);
+
+        await waitUntil(
+          'the test branches to be deleted',
+          30_000,
+          async () => ((await remote.branches()).join() === 'main' ? true : undefined),
+          () => remote.branches(),
+        );
+        expect(server.problems(), 'warnings or errors in the server log').toEqual([]);
+      },
+      SCENARIO_MS,
+    );
   });
 }

@@ -31,12 +31,17 @@ export function singleModeScenario(): void {
 
     beforeAll(async () => {
       world = await startScenario({
-        name: 'single', slug: SLUG, ciMaxParallel: 3,
+        name: 'single',
+        slug: SLUG,
+        ciMaxParallel: 3,
         files: { 'check.sh': CHECK_SH, 'shared.txt': `${SHARED}\n`, 'features/base.txt': 'works\n' },
         openPrs: async (r) => {
           for (const n of ORDER) {
-            const files: Record<string, string> = { [`features/pr-${n}.txt`]: BROKEN.includes(n) ? 'broken\n' : 'works\n' };
-            if (n === 4 || n === CONFLICT) files['shared.txt'] = `${SHARED.replace('line 2', `line 2 as #${n} wants it`)}\n`;
+            const files: Record<string, string> = {
+              [`features/pr-${n}.txt`]: BROKEN.includes(n) ? 'broken\n' : 'works\n',
+            };
+            if (n === 4 || n === CONFLICT)
+              files['shared.txt'] = `${SHARED.replace('line 2', `line 2 as #${n} wants it`)}\n`;
             await r.openPr(n, files, `Feature ${n}`);
           }
         },
@@ -46,52 +51,74 @@ export function singleModeScenario(): void {
 
     afterAll(() => stopScenario(world));
 
-    it('merges exactly the good PRs in queue order, each tested green on its base; failures say why', async ({ onTestFailed }) => {
-      onTestFailed(() => console.error(server.story(ci.records())));
-      // Paused while submitting: all ten are admitted together once it runs, in submission order,
-      // and #8 is still mergeable with the target when it is submitted (#4 has not merged yet).
-      await queue.create('single', 3, { state: 'PAUSED' });
-      for (const n of ORDER) {
-        expect((await queue.submit(n)).status).toBe(200);
-        await new Promise((r) => setTimeout(r, 5)); // distinct submission times
-      }
-      await queue.call('updateQueue', { state: 'RUNNING' });
+    it(
+      'merges exactly the good PRs in queue order, each tested green on its base; failures say why',
+      async ({ onTestFailed }) => {
+        onTestFailed(() => console.error(server.story(ci.records())));
+        // Paused while submitting: all ten are admitted together once it runs, in submission order,
+        // and #8 is still mergeable with the target when it is submitted (#4 has not merged yet).
+        await queue.create('single', 3, { state: 'PAUSED' });
+        for (const n of ORDER) {
+          expect((await queue.submit(n)).status).toBe(200);
+          await new Promise((r) => setTimeout(r, 5)); // distinct submission times
+        }
+        await queue.call('updateQueue', { state: 'RUNNING' });
 
-      const entries = await queue.settle(ORDER, SETTLE_MS);
-      const expected = Object.fromEntries(ORDER.map((n) => [n, GOOD.includes(n) ? 'MERGED' : 'FAILED']));
-      expect(Object.fromEntries(ORDER.map((n) => [n, entries.get(n).state]))).toEqual(expected);
+        const entries = await queue.settle(ORDER, SETTLE_MS);
+        const expected = Object.fromEntries(ORDER.map((n) => [n, GOOD.includes(n) ? 'MERGED' : 'FAILED']));
+        expect(Object.fromEntries(ORDER.map((n) => [n, entries.get(n).state]))).toEqual(expected);
 
-      // The target holds exactly the good PRs, in queue order, with their content and nothing else.
-      expect((await remote.targetCommits()).map((c) => c.prNumber)).toEqual(GOOD);
-      expect(await remote.files('main')).toEqual(
-        ['check.sh', 'features/base.txt', ...GOOD.map((n) => `features/pr-${n}.txt`), 'shared.txt'].sort());
-      expect(await remote.readFile('main', 'shared.txt')).toBe(SHARED.replace('line 2', 'line 2 as #4 wants it'));
-      expect(await targetHistoryProblems(remote, queue, ci.records())).toEqual([]);
+        // The target holds exactly the good PRs, in queue order, with their content and nothing else.
+        expect((await remote.targetCommits()).map((c) => c.prNumber)).toEqual(GOOD);
+        expect(await remote.files('main')).toEqual(
+          ['check.sh', 'features/base.txt', ...GOOD.map((n) => `features/pr-${n}.txt`), 'shared.txt'].sort(),
+        );
+        expect(await remote.readFile('main', 'shared.txt')).toBe(SHARED.replace('line 2', 'line 2 as #4 wants it'));
+        expect(await targetHistoryProblems(remote, queue, ci.records())).toEqual([]);
 
-      // Why the three failed. The v1 API has no reason field; the server logs one line per transition.
-      const failedWith = Object.fromEntries(server.transitions().filter((t) => t.to === 'FAILED').map((t) => [t.pr, t.reason]));
-      expect(failedWith).toEqual({
-        7: 'TEST_RUN_REQUIRED_STATUS_FAILED', 3: 'TEST_RUN_REQUIRED_STATUS_FAILED', [CONFLICT]: 'START_TEST_RUN_MERGE_CONFLICT',
-      });
-      // What the API does show of a CI failure: a failed run that tested the PR on a base free of other
-      // broken PRs, with its required check FAILURE, and the CI command exiting 1 on that commit.
-      for (const n of BROKEN) {
-        const own = ci.records().filter((r) => r.prNumbers.includes(n) && r.exitCode === 1);
-        const runs = await Promise.all(own.map(async (r) => ({ record: r, run: await queue.details(r.runId) })));
-        const blamed = runs.filter(({ record, run }) => run.status === 'failed' && run.testBranchSha === record.sha
-          && run.testedPullRequests.some((p: { prNumber: number }) => p.prNumber === n)
-          && !run.dependentPrs.some((d: number) => BROKEN.includes(d))
-          && run.statusChecks.some((s: { context: string; state: string }) => s.context === 'greenline/ci' && s.state === 'FAILURE'));
-        expect(blamed.length, `a failed run of #${n} alone on good PRs`).toBeGreaterThan(0);
-      }
-      // The conflicting PR never got a test commit, so CI never ran it.
-      expect(ci.records().filter((r) => r.prNumbers.includes(CONFLICT))).toEqual([]);
+        // Why the three failed. The v1 API has no reason field; the server logs one line per transition.
+        const failedWith = Object.fromEntries(
+          server
+            .transitions()
+            .filter((t) => t.to === 'FAILED')
+            .map((t) => [t.pr, t.reason]),
+        );
+        expect(failedWith).toEqual({
+          7: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+          3: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+          [CONFLICT]: 'START_TEST_RUN_MERGE_CONFLICT',
+        });
+        // What the API does show of a CI failure: a failed run that tested the PR on a base free of other
+        // broken PRs, with its required check FAILURE, and the CI command exiting 1 on that commit.
+        for (const n of BROKEN) {
+          const own = ci.records().filter((r) => r.prNumbers.includes(n) && r.exitCode === 1);
+          const runs = await Promise.all(own.map(async (r) => ({ record: r, run: await queue.details(r.runId) })));
+          const blamed = runs.filter(
+            ({ record, run }) =>
+              run.status === 'failed' &&
+              run.testBranchSha === record.sha &&
+              run.testedPullRequests.some((p: { prNumber: number }) => p.prNumber === n) &&
+              !run.dependentPrs.some((d: number) => BROKEN.includes(d)) &&
+              run.statusChecks.some(
+                (s: { context: string; state: string }) => s.context === 'greenline/ci' && s.state === 'FAILURE',
+              ),
+          );
+          expect(blamed.length, `a failed run of #${n} alone on good PRs`).toBeGreaterThan(0);
+        }
+        // The conflicting PR never got a test commit, so CI never ran it.
+        expect(ci.records().filter((r) => r.prNumbers.includes(CONFLICT))).toEqual([]);
 
-      expect((await queue.call('getQueue')).enqueuedPullRequests).toEqual([]);
-      // Test branches are deleted once their runs are over.
-      await waitUntil('the test branches to be deleted', 30_000,
-        async () => ((await remote.branches()).join() === 'main' ? true : undefined), () => remote.branches());
-      expect(server.problems(), 'warnings or errors in the server log').toEqual([]);
-    }, SCENARIO_MS);
+        expect((await queue.call('getQueue')).enqueuedPullRequests).toEqual([]);
+        // Test branches are deleted once their runs are over.
+        await waitUntil(
+          'the test branches to be deleted',
+          30_000,
+          async () => ((await remote.branches()).join() === 'main' ? true : undefined),
+          () => remote.branches(),
+        );
+        expect(server.problems(), 'warnings or errors in the server log').toEqual([]);
+      },
+      SCENARIO_MS,
+    );
   });
 }

@@ -30,7 +30,10 @@ export function testingTimeoutScenario(): void {
 
     beforeAll(async () => {
       world = await startScenario({
-        name: 'timeout', slug: SLUG, ciMaxParallel: 3, files: { 'check.sh': CHECK },
+        name: 'timeout',
+        slug: SLUG,
+        ciMaxParallel: 3,
+        files: { 'check.sh': CHECK },
         openPrs: async (r, dir) => {
           pids = path.join(dir, 'hanging-pids');
           for (const n of [1, 2, 3]) {
@@ -45,30 +48,44 @@ export function testingTimeoutScenario(): void {
 
     afterAll(() => stopScenario(world));
 
-    it('fails its PR with TEST_RUN_TIMEOUT after testingTimeoutMinutes, kills the command, and merges the others', async ({ onTestFailed }) => {
-      onTestFailed(() => console.error(server.story(ci.records())));
-      await queue.create('single', 2, { testingTimeoutMinutes: 1 });
-      for (const n of [1, 2, 3]) expect((await queue.submit(n)).status).toBe(200);
+    it(
+      'fails its PR with TEST_RUN_TIMEOUT after testingTimeoutMinutes, kills the command, and merges the others',
+      async ({ onTestFailed }) => {
+        onTestFailed(() => console.error(server.story(ci.records())));
+        await queue.create('single', 2, { testingTimeoutMinutes: 1 });
+        for (const n of [1, 2, 3]) expect((await queue.submit(n)).status).toBe(200);
 
-      const entries = await queue.settle([1, 2, 3], SETTLE_MS);
-      expect([1, 2, 3].map((n) => entries.get(n).state)).toEqual(['MERGED', 'FAILED', 'MERGED']);
-      expect(server.transitions().find((t) => t.pr === HANGS && t.to === 'FAILED')?.reason).toBe('TEST_RUN_TIMEOUT');
-      // Over the API: the run that tested the hanging PR failed, and its check never reported a result.
-      const run = server.transitions().find((t) => t.pr === HANGS && t.to === 'TESTING')!.runId!;
-      const details = await queue.details(run);
-      expect(details.status).toBe('failed');
-      expect(details.statusChecks.filter((s: { state: string }) => s.state === 'SUCCESS' || s.state === 'FAILURE')).toEqual([]);
+        const entries = await queue.settle([1, 2, 3], SETTLE_MS);
+        expect([1, 2, 3].map((n) => entries.get(n).state)).toEqual(['MERGED', 'FAILED', 'MERGED']);
+        expect(server.transitions().find((t) => t.pr === HANGS && t.to === 'FAILED')?.reason).toBe('TEST_RUN_TIMEOUT');
+        // Over the API: the run that tested the hanging PR failed, and its check never reported a result.
+        const run = server.transitions().find((t) => t.pr === HANGS && t.to === 'TESTING')!.runId!;
+        const details = await queue.details(run);
+        expect(details.status).toBe('failed');
+        expect(
+          details.statusChecks.filter((s: { state: string }) => s.state === 'SUCCESS' || s.state === 'FAILURE'),
+        ).toEqual([]);
 
-      expect((await remote.targetCommits()).map((c) => c.prNumber)).toEqual([1, 3]);
-      expect(await targetHistoryProblems(remote, queue, ci.records())).toEqual([]);
+        expect((await remote.targetCommits()).map((c) => c.prNumber)).toEqual([1, 3]);
+        expect(await targetHistoryProblems(remote, queue, ci.records())).toEqual([]);
 
-      // Every command that hung was stopped with its process group.
-      const hung = readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number);
-      expect(hung.length).toBeGreaterThan(0);
-      await waitUntil('the hanging commands to be killed', 30_000, async () => (hung.some(alive) ? undefined : true),
-        () => hung.filter(alive));
-      await waitUntil('the test branches to be deleted', 30_000,
-        async () => ((await remote.branches()).join() === 'main' ? true : undefined), () => remote.branches());
-    }, SCENARIO_MS);
+        // Every command that hung was stopped with its process group.
+        const hung = readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number);
+        expect(hung.length).toBeGreaterThan(0);
+        await waitUntil(
+          'the hanging commands to be killed',
+          30_000,
+          async () => (hung.some(alive) ? undefined : true),
+          () => hung.filter(alive),
+        );
+        await waitUntil(
+          'the test branches to be deleted',
+          30_000,
+          async () => ((await remote.branches()).join() === 'main' ? true : undefined),
+          () => remote.branches(),
+        );
+      },
+      SCENARIO_MS,
+    );
   });
 }

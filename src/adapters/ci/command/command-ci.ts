@@ -87,7 +87,8 @@ export class CommandCi implements CiPort {
     this.context = opts.statusContext ?? 'greenline/ci';
     this.clock = opts.clock ?? systemClock;
     this.graceMs = opts.killGraceMs ?? 10_000;
-    this.env = opts.env ?? Object.fromEntries(PASSED_ENV.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
+    this.env =
+      opts.env ?? Object.fromEntries(PASSED_ENV.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
     this.groups = new ProcessRecords(path.join(this.dataDir, 'ci-processes'), this.clock);
   }
 
@@ -132,9 +133,16 @@ export class CommandCi implements CiPort {
   async cleanUp(): Promise<void> {
     const ours = (runId: string): boolean => this.started.has(runId);
     const stopped = await this.groups.stopLeftoverGroups(ours, this.graceMs);
-    const worktrees = await removeLeftoverWorktrees(path.join(this.dataDir, 'worktrees'), await listMirrorDirs(this.dataDir), ours);
+    const worktrees = await removeLeftoverWorktrees(
+      path.join(this.dataDir, 'worktrees'),
+      await listMirrorDirs(this.dataDir),
+      ours,
+    );
     if (stopped.length > 0 || worktrees.length > 0) {
-      this.opts.logger.info({ processGroups: stopped, worktrees }, 'stopped CI processes and removed work trees an earlier process left behind');
+      this.opts.logger.info(
+        { processGroups: stopped, worktrees },
+        'stopped CI processes and removed work trees an earlier process left behind',
+      );
     }
   }
 
@@ -172,7 +180,10 @@ export class CommandCi implements CiPort {
     const workDir = path.join(this.dataDir, 'worktrees', req.runId);
     const logPath = this.logPath(req.runId);
     await mkdir(path.dirname(logPath), { recursive: true });
-    await appendFile(logPath, `# greenline test run ${req.runId}: ${req.branch} at ${req.sha}, PRs ${req.prNumbers.map((n) => `#${n}`).join(', ')}\n`);
+    await appendFile(
+      logPath,
+      `# greenline test run ${req.runId}: ${req.branch} at ${req.sha}, PRs ${req.prNumbers.map((n) => `#${n}`).join(', ')}\n`,
+    );
     try {
       const missing = await mirror.ensureCommits([req.sha]);
       if (missing.length > 0) throw new Error(`commit ${req.sha} is not on the remote`);
@@ -189,14 +200,20 @@ export class CommandCi implements CiPort {
       const log = await open(logPath, 'a');
       await log.write(`$ ${command}\n`);
       const proc = spawnGroup(command, { cwd: workDir, env: this.commandEnv(req), logFd: log.fd });
-      const cancelTimeout = req.timeoutMinutes > 0 ? this.clock.after(req.timeoutMinutes * 60_000, () => {
-        run.timedOut = true;
-        void terminateGroup(proc.pgid, this.graceMs, this.clock);
-      }) : undefined;
+      const cancelTimeout =
+        req.timeoutMinutes > 0
+          ? this.clock.after(req.timeoutMinutes * 60_000, () => {
+              run.timedOut = true;
+              void terminateGroup(proc.pgid, this.graceMs, this.clock);
+            })
+          : undefined;
       try {
         if (proc.pgid > 0) this.groups.record(req.runId, proc.pgid);
       } catch (err) {
-        this.opts.logger.warn({ err, runId: req.runId }, 'CI process group not recorded: a crash now would leave it running');
+        this.opts.logger.warn(
+          { err, runId: req.runId },
+          'CI process group not recorded: a crash now would leave it running',
+        );
       }
       run.pgid = proc.pgid;
       await log.close();
@@ -209,11 +226,18 @@ export class CommandCi implements CiPort {
 
     const seconds = Math.round((this.clock.now() - startedAt) / 1000);
     const [state, description]: [CiStatus['state'], string] =
-      run.cancelled || !exit ? ['error', 'cancelled']
-        : run.timedOut ? ['error', `timed out after ${req.timeoutMinutes} minutes`]
-          : exit.error ? ['error', `could not start /bin/sh: ${exit.error.message}`]
-            : exit.code === 0 ? ['success', `exited with code 0 after ${seconds}s`]
-              : ['failure', exit.code !== null ? `exited with code ${exit.code} after ${seconds}s` : `killed by ${exit.signal}`];
+      run.cancelled || !exit
+        ? ['error', 'cancelled']
+        : run.timedOut
+          ? ['error', `timed out after ${req.timeoutMinutes} minutes`]
+          : exit.error
+            ? ['error', `could not start /bin/sh: ${exit.error.message}`]
+            : exit.code === 0
+              ? ['success', `exited with code 0 after ${seconds}s`]
+              : [
+                  'failure',
+                  exit.code !== null ? `exited with code ${exit.code} after ${seconds}s` : `killed by ${exit.signal}`,
+                ];
     await appendFile(logPath, `# ${description}\n`);
     if (!run.cancelled) await this.report(run, state, description);
   }

@@ -19,9 +19,15 @@ export interface GroupProcess {
 }
 
 /** Runs `command` with `/bin/sh -c`, stdout and stderr to `logFd`, as the leader of a new group. */
-export function spawnGroup(command: string, opts: { cwd: string; env: Record<string, string>; logFd: number }): GroupProcess {
+export function spawnGroup(
+  command: string,
+  opts: { cwd: string; env: Record<string, string>; logFd: number },
+): GroupProcess {
   const child = spawn('/bin/sh', ['-c', command], {
-    cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', opts.logFd, opts.logFd],
+    cwd: opts.cwd,
+    env: opts.env,
+    detached: true,
+    stdio: ['ignore', opts.logFd, opts.logFd],
   });
   const exited = new Promise<Exit>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
@@ -45,7 +51,9 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
 /** Waits until no process of the group is left, polling; false when `ms` of `clock` passed first. */
 async function groupGone(pgid: number, ms: number, clock: TimerClock): Promise<boolean> {
   let expired = false;
-  const cancel = clock.after(ms, () => { expired = true; });
+  const cancel = clock.after(ms, () => {
+    expired = true;
+  });
   try {
     while (signalGroup(pgid, 0)) {
       if (expired) return false;

@@ -30,7 +30,10 @@ export interface GroupRecord {
 }
 
 export class ProcessRecords {
-  constructor(private readonly dir: string, private readonly clock: TimerClock = systemClock) {}
+  constructor(
+    private readonly dir: string,
+    private readonly clock: TimerClock = systemClock,
+  ) {}
 
   /**
    * Records the group just spawned. Synchronous on purpose: nothing else runs between the spawn and
@@ -38,7 +41,13 @@ export class ProcessRecords {
    */
   record(runId: string, pgid: number): void {
     const stat = readStatSync(pgid);
-    const rec: GroupRecord = { runId, pgid, startTicks: stat?.startTicks ?? null, bootId: readBootIdSync(), startedAt: this.clock.now() };
+    const rec: GroupRecord = {
+      runId,
+      pgid,
+      startTicks: stat?.startTicks ?? null,
+      bootId: readBootIdSync(),
+      startedAt: this.clock.now(),
+    };
     mkdirSync(this.dir, { recursive: true });
     writeFileSync(this.file(runId), `${JSON.stringify(rec)}\n`);
   }
@@ -56,14 +65,18 @@ export class ProcessRecords {
     const records = await this.list();
     const stopped: GroupRecord[] = [];
     const processes = records.some((r) => !keep(r.runId)) ? await listProcesses() : [];
-    await Promise.all(records.filter((r) => !keep(r.runId)).map(async (rec) => {
-      if (await isOurs(rec, processes)) {
-        await terminateGroup(rec.pgid, graceMs, this.clock);
-        stopped.push(rec);
-      }
-      // Another run with this id may have started meanwhile (a queue taken over): its record stays.
-      if (!keep(rec.runId)) await this.forget(rec.runId);
-    }));
+    await Promise.all(
+      records
+        .filter((r) => !keep(r.runId))
+        .map(async (rec) => {
+          if (await isOurs(rec, processes)) {
+            await terminateGroup(rec.pgid, graceMs, this.clock);
+            stopped.push(rec);
+          }
+          // Another run with this id may have started meanwhile (a queue taken over): its record stays.
+          if (!keep(rec.runId)) await this.forget(rec.runId);
+        }),
+    );
     return stopped;
   }
 
@@ -132,13 +145,17 @@ async function listProcesses(): Promise<ProcStat[]> {
   } catch {
     return [];
   }
-  const stats = await Promise.all(names.filter((n) => /^\d+$/.test(n)).map(async (n) => {
-    try {
-      return parseStat(Number(n), await readFile(`/proc/${n}/stat`, 'utf8'));
-    } catch {
-      return null;
-    }
-  }));
+  const stats = await Promise.all(
+    names
+      .filter((n) => /^\d+$/.test(n))
+      .map(async (n) => {
+        try {
+          return parseStat(Number(n), await readFile(`/proc/${n}/stat`, 'utf8'));
+        } catch {
+          return null;
+        }
+      }),
+  );
   return stats.filter((s): s is ProcStat => s !== null);
 }
 

@@ -36,17 +36,22 @@ export type AdvancePlan =
 export async function planAdvance(dir: string, committer: Identity, req: AdvanceInput): Promise<AdvancePlan> {
   const { expectedSha, testSha, prs, method } = req;
   if (prs.length === 0) throw new Error('advanceTarget needs at least one PR to merge');
-  const lines = (await git(['rev-list', '--first-parent', '--parents', '-n', String(prs.length), testSha], { cwd: dir })).split('\n');
+  const lines = (
+    await git(['rev-list', '--first-parent', '--parents', '-n', String(prs.length), testSha], { cwd: dir })
+  ).split('\n');
   const chainShas = lines.reverse().map((l) => l.split(' '));
   if (chainShas.length !== prs.length || chainShas.some((c, i) => c.length !== 3 || c[2] !== prs[i].headSha)) {
-    throw new Error(`tested commit ${shortSha(testSha)} does not end with the merges of ${prs.map((p) => `#${p.number}@${shortSha(p.headSha)}`).join(', ')}`);
+    throw new Error(
+      `tested commit ${shortSha(testSha)} does not end with the merges of ${prs.map((p) => `#${p.number}@${shortSha(p.headSha)}`).join(', ')}`,
+    );
   }
   const pre = chainShas[0][1];
   const info = await readCommits(dir, [expectedSha, pre, ...chainShas.map((c) => c[0]), ...prs.map((p) => p.headSha)]);
   const chain = chainShas.map((c) => info.get(c[0])!);
   if (pre !== expectedSha && info.get(pre)!.tree !== info.get(expectedSha)!.tree) {
     return {
-      ok: false, reason: 'TARGET_MOVED',
+      ok: false,
+      reason: 'TARGET_MOVED',
       detail: `the tested commit ${shortSha(testSha)} was built on ${shortSha(pre)}, whose content differs from the target at ${shortSha(expectedSha)}; nothing merged`,
     };
   }
@@ -58,19 +63,29 @@ export async function planAdvance(dir: string, committer: Identity, req: Advance
     const head = info.get(pr.headSha)!;
     const time = Math.max(acc.committerTime, tested.committerTime);
     if (method === 'merge_commit') {
-      acc = await commit(dir, committer, { tree: tested.tree, parents: [acc.sha, pr.headSha], message: tested.message, time });
+      acc = await commit(dir, committer, {
+        tree: tested.tree,
+        parents: [acc.sha, pr.headSha],
+        message: tested.message,
+        time,
+      });
     } else if (method === 'squash') {
       acc = await commit(dir, committer, {
-        tree: tested.tree, parents: [acc.sha], message: `${subject(head.message)} (#${pr.number})\n`, time,
+        tree: tested.tree,
+        parents: [acc.sha],
+        message: `${subject(head.message)} (#${pr.number})\n`,
+        time,
         author: { name: head.authorName, email: head.authorEmail, date: head.authorDate },
       });
     } else {
       const replayed = await replayPr(dir, committer, acc, pr, tested.parents[0]);
-      if (!replayed.ok) return { ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED', detail: `${replayed.detail}; nothing merged` };
+      if (!replayed.ok)
+        return { ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED', detail: `${replayed.detail}; nothing merged` };
       acc = replayed.acc;
       if (acc.tree !== tested.tree) {
         return {
-          ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED',
+          ok: false,
+          reason: 'GITHUB_API_MERGE_PR_FAILED',
           detail: `rebasing PR #${pr.number} does not reproduce the tested content (its merge commits carry changes); nothing merged`,
         };
       }
@@ -91,23 +106,42 @@ async function commit(dir: string, committer: Identity, c: Parameters<typeof wri
  * holding onto's tree whose only parent is c's parent: their merge base is then c's parent, which
  * makes the three-way merge exactly a cherry-pick.
  */
-async function replayPr(dir: string, committer: Identity, onto: Commit, pr: RunPr, testedBase: string):
-  Promise<{ ok: true; acc: Commit } | { ok: false; detail: string }> {
-  const list = await git(['rev-list', '--reverse', '--topo-order', '--no-merges', pr.headSha, `^${testedBase}`, '--'], { cwd: dir });
+async function replayPr(
+  dir: string,
+  committer: Identity,
+  onto: Commit,
+  pr: RunPr,
+  testedBase: string,
+): Promise<{ ok: true; acc: Commit } | { ok: false; detail: string }> {
+  const list = await git(['rev-list', '--reverse', '--topo-order', '--no-merges', pr.headSha, `^${testedBase}`, '--'], {
+    cwd: dir,
+  });
   const shas = list ? list.split('\n') : [];
   const commits = await readCommits(dir, shas);
   let acc = onto;
   for (const sha of shas) {
     const c = commits.get(sha)!;
-    if (c.parents.length === 0) return { ok: false, detail: `cannot rebase PR #${pr.number}: commit ${shortSha(sha)} has no parent` };
+    if (c.parents.length === 0)
+      return { ok: false, detail: `cannot rebase PR #${pr.number}: commit ${shortSha(sha)} has no parent` };
     const time = Math.max(acc.committerTime, c.committerTime);
-    const base = await writeCommit(dir, committer, { tree: acc.tree, parents: [c.parents[0]], message: 'greenline: rebase base\n', time });
+    const base = await writeCommit(dir, committer, {
+      tree: acc.tree,
+      parents: [c.parents[0]],
+      message: 'greenline: rebase base\n',
+      time,
+    });
     const merged = await mergeTree(dir, base, sha);
     if (!merged.clean) {
-      return { ok: false, detail: `cannot rebase PR #${pr.number}: commit ${shortSha(sha)} conflicts in ${merged.files.join(', ')}` };
+      return {
+        ok: false,
+        detail: `cannot rebase PR #${pr.number}: commit ${shortSha(sha)} conflicts in ${merged.files.join(', ')}`,
+      };
     }
     acc = await commit(dir, committer, {
-      tree: merged.tree, parents: [acc.sha], message: c.message, time,
+      tree: merged.tree,
+      parents: [acc.sha],
+      message: c.message,
+      time,
       author: { name: c.authorName, email: c.authorEmail, date: c.authorDate },
     });
   }

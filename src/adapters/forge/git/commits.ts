@@ -33,13 +33,22 @@ const FIELDS = ['%H', '%T', '%P', '%an', '%ae', '%ad', '%ct', '%B'];
 export async function readCommits(dir: string, shas: readonly string[]): Promise<Map<string, CommitInfo>> {
   const commits = new Map<string, CommitInfo>();
   if (shas.length === 0) return commits;
-  const out = await git(['log', '--no-walk=unsorted', '-z', '--date=raw', `--format=${FIELDS.join('%x00')}`, ...shas, '--'], { cwd: dir });
+  const out = await git(
+    ['log', '--no-walk=unsorted', '-z', '--date=raw', `--format=${FIELDS.join('%x00')}`, ...shas, '--'],
+    { cwd: dir },
+  );
   const f = out.split('\0');
   for (let i = 0; i + FIELDS.length <= f.length; i += FIELDS.length) {
     const [sha, tree, parents, authorName, authorEmail, authorDate, ct, message] = f.slice(i, i + FIELDS.length);
     commits.set(sha, {
-      sha, tree, parents: parents ? parents.split(' ') : [], authorName, authorEmail, authorDate,
-      committerTime: Number(ct), message,
+      sha,
+      tree,
+      parents: parents ? parents.split(' ') : [],
+      authorName,
+      authorEmail,
+      authorDate,
+      committerTime: Number(ct),
+      message,
     });
   }
   return commits;
@@ -66,8 +75,12 @@ export async function writeCommit(dir: string, committer: Identity, c: NewCommit
     cwd: dir,
     input: c.message.endsWith('\n') ? c.message : `${c.message}\n`,
     env: {
-      GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_AUTHOR_DATE: rawToGitDate(author.date),
-      GIT_COMMITTER_NAME: committer.name, GIT_COMMITTER_EMAIL: committer.email, GIT_COMMITTER_DATE: date,
+      GIT_AUTHOR_NAME: author.name,
+      GIT_AUTHOR_EMAIL: author.email,
+      GIT_AUTHOR_DATE: rawToGitDate(author.date),
+      GIT_COMMITTER_NAME: committer.name,
+      GIT_COMMITTER_EMAIL: committer.email,
+      GIT_COMMITTER_DATE: date,
     },
   });
 }
@@ -79,7 +92,10 @@ export type MergeTreeResult = { clean: true; tree: string } | { clean: false; fi
 
 /** `git merge-tree --write-tree`: a real three-way merge of two commits, in the object store only. */
 export async function mergeTree(dir: string, ours: string, theirs: string): Promise<MergeTreeResult> {
-  const out = await runGit(['merge-tree', '--write-tree', '-z', '--name-only', ours, theirs], { cwd: dir, okCodes: [1] });
+  const out = await runGit(['merge-tree', '--write-tree', '-z', '--name-only', ours, theirs], {
+    cwd: dir,
+    okCodes: [1],
+  });
   const [tree, ...rest] = out.stdout.split('\0');
   if (out.code === 0) return { clean: true, tree: tree.trim() };
   // After the tree: conflicted file names, then an empty field, then informational messages.

@@ -40,7 +40,9 @@ export class GitForge implements ForgePort {
 
   constructor(opts: GitForgeOptions) {
     this.mirrors = new Mirrors({
-      dataDir: opts.dataDir, fetchTtlMs: opts.fetchTtlMs ?? 2_000, networkTimeoutMs: opts.networkTimeoutMs ?? 600_000,
+      dataDir: opts.dataDir,
+      fetchTtlMs: opts.fetchTtlMs ?? 2_000,
+      networkTimeoutMs: opts.networkTimeoutMs ?? 600_000,
     });
     this.logger = opts.logger;
     this.committer = opts.committer ?? { name: 'greenline', email: 'greenline@localhost' };
@@ -63,7 +65,11 @@ export class GitForge implements ForgePort {
     const targetSha = await m.resolve(`refs/heads/${baseBranch}`);
     const ref = m.prRef(number);
     return {
-      number, headSha, baseBranch, title: subject(head.message), author: head.authorName,
+      number,
+      headSha,
+      baseBranch,
+      title: subject(head.message),
+      author: head.authorName,
       ...(targetSha ? await mergeOnto(m, targetSha, headSha) : { mergeability: 'unspecified' as const }),
       // PR heads read from branches (a --pr-ref-pattern under refs/heads/) have a head branch.
       ...(ref.startsWith('refs/heads/') ? { headBranch: ref.slice('refs/heads/'.length) } : {}),
@@ -76,7 +82,10 @@ export class GitForge implements ForgePort {
     return m.resolve(`refs/heads/${branch}`);
   }
 
-  async createTestBranch(repo: RepoBinding, req: { branch: string; baseSha: string; prs: RunPr[] }): Promise<BuildResult> {
+  async createTestBranch(
+    repo: RepoBinding,
+    req: { branch: string; baseSha: string; prs: RunPr[] },
+  ): Promise<BuildResult> {
     await assertBranchName(req.branch);
     const m = this.mirrors.get(repo);
     await this.requireCommits(m, [req.baseSha, ...req.prs.map((p) => p.headSha)]);
@@ -109,9 +118,16 @@ export class GitForge implements ForgePort {
     return heads.filter((b) => b.startsWith(prefix));
   }
 
-  async advanceTarget(repo: RepoBinding, req: {
-    targetBranch: string; expectedSha: string; testSha: string; prs: RunPr[]; method: MergeMethodName;
-  }): Promise<AdvanceResult> {
+  async advanceTarget(
+    repo: RepoBinding,
+    req: {
+      targetBranch: string;
+      expectedSha: string;
+      testSha: string;
+      prs: RunPr[];
+      method: MergeMethodName;
+    },
+  ): Promise<AdvanceResult> {
     await assertBranchName(req.targetBranch);
     const m = this.mirrors.get(repo);
     const targetRef = `refs/heads/${req.targetBranch}`;
@@ -131,7 +147,8 @@ export class GitForge implements ForgePort {
     const plan = await planAdvance(m.dir, this.committer, req);
     if (!plan.ok) return plan;
     const targetMoved = (now: string | undefined): AdvanceResult => ({
-      ok: false, reason: 'TARGET_MOVED',
+      ok: false,
+      reason: 'TARGET_MOVED',
       detail: `${req.targetBranch} is ${now ? `at ${shortSha(now)}` : 'gone'}, not at ${shortSha(req.expectedSha)}; nothing merged`,
     });
     const current = remote.get(targetRef);
@@ -139,21 +156,36 @@ export class GitForge implements ForgePort {
     // (when the target moved on since) holding it. Either way the merge is done: an instance that
     // pushed and died before recording it, or a retry after a lost answer, must not report a failure.
     if (current === plan.newSha) return { ok: true, newSha: plan.newSha };
-    if (current !== req.expectedSha) return (await this.holds(m, current, plan.newSha)) ? { ok: true, newSha: plan.newSha } : targetMoved(current);
+    if (current !== req.expectedSha)
+      return (await this.holds(m, current, plan.newSha)) ? { ok: true, newSha: plan.newSha } : targetMoved(current);
 
-    const [pushed] = await m.push([`${plan.newSha}:${targetRef}`], [`--force-with-lease=${targetRef}:${req.expectedSha}`]);
+    const [pushed] = await m.push(
+      [`${plan.newSha}:${targetRef}`],
+      [`--force-with-lease=${targetRef}:${req.expectedSha}`],
+    );
     if (pushed && pushed.flag !== '!') {
-      this.logger.info({ repo: m.dir, target: req.targetBranch, from: req.expectedSha, to: plan.newSha,
-        prs: req.prs.map((p) => p.number), method: req.method }, 'target advanced');
+      this.logger.info(
+        {
+          repo: m.dir,
+          target: req.targetBranch,
+          from: req.expectedSha,
+          to: plan.newSha,
+          prs: req.prs.map((p) => p.number),
+          method: req.method,
+        },
+        'target advanced',
+      );
       return { ok: true, newSha: plan.newSha };
     }
     // Rejected: by the lease (stale info), by the remote's own old-value check when the target moved
     // during the push (failed to lock), or by a hook. The target's value now tells which.
     const now = (await m.lsRemote([targetRef])).get(targetRef);
-    if (now === plan.newSha || (now !== req.expectedSha && (await this.holds(m, now, plan.newSha)))) return { ok: true, newSha: plan.newSha };
+    if (now === plan.newSha || (now !== req.expectedSha && (await this.holds(m, now, plan.newSha))))
+      return { ok: true, newSha: plan.newSha };
     if (now !== req.expectedSha) return targetMoved(now);
     return {
-      ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED',
+      ok: false,
+      reason: 'GITHUB_API_MERGE_PR_FAILED',
       detail: `the remote refused to update ${req.targetBranch}: ${pushed?.summary ?? 'no report'}; nothing merged`,
     };
   }
@@ -175,16 +207,24 @@ export class GitForge implements ForgePort {
  * Whether the head merges cleanly onto the target (the conflicting files when not), and whether that
  * merge would change anything.
  */
-async function mergeOnto(m: Mirror, targetSha: string, headSha: string): Promise<Pick<PrInfo, 'mergeability' | 'unmergeable' | 'alreadyInBase'>> {
+async function mergeOnto(
+  m: Mirror,
+  targetSha: string,
+  headSha: string,
+): Promise<Pick<PrInfo, 'mergeability' | 'unmergeable' | 'alreadyInBase'>> {
   let merged;
   try {
     merged = await mergeTree(m.dir, targetSha, headSha);
   } catch (err) {
-    if (err instanceof GitError && /unrelated histories/.test(err.stderr)) return { mergeability: 'not_mergeable', unmergeable: { cause: 'conflict' } };
+    if (err instanceof GitError && /unrelated histories/.test(err.stderr))
+      return { mergeability: 'not_mergeable', unmergeable: { cause: 'conflict' } };
     throw err;
   }
   if (!merged.clean) return { mergeability: 'not_mergeable', unmergeable: { cause: 'conflict', files: merged.files } };
-  return { mergeability: 'mergeable', alreadyInBase: merged.tree === (await readCommits(m.dir, [targetSha])).get(targetSha)!.tree };
+  return {
+    mergeability: 'mergeable',
+    alreadyInBase: merged.tree === (await readCommits(m.dir, [targetSha])).get(targetSha)!.tree,
+  };
 }
 
 async function assertBranchName(branch: string): Promise<void> {

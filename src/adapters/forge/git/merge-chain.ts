@@ -18,7 +18,12 @@ export const shortSha = (sha: string): string => sha.slice(0, 7);
 /** The commit message of the merge of one PR into the chain (it becomes history under merge_commit). */
 export const mergeMessage = (number: number, title: string): string => `Merge pull request #${number}: ${title}\n`;
 
-export async function buildMergeChain(dir: string, committer: Identity, baseSha: string, prs: readonly RunPr[]): Promise<ChainResult> {
+export async function buildMergeChain(
+  dir: string,
+  committer: Identity,
+  baseSha: string,
+  prs: readonly RunPr[],
+): Promise<ChainResult> {
   const info = await readCommits(dir, [baseSha, ...prs.map((p) => p.headSha)]);
   let acc = baseSha;
   let accTree = info.get(baseSha)!.tree;
@@ -31,23 +36,35 @@ export async function buildMergeChain(dir: string, committer: Identity, baseSha:
       merged = await mergeTree(dir, acc, pr.headSha);
     } catch (err) {
       if (err instanceof GitError && /unrelated histories/.test(err.stderr)) {
-        return { ok: false, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail: `PR #${pr.number} has no history in common with ${mergedBefore}` };
+        return {
+          ok: false,
+          reason: 'START_TEST_RUN_MERGE_CONFLICT',
+          detail: `PR #${pr.number} has no history in common with ${mergedBefore}`,
+        };
       }
       throw err;
     }
     if (!merged.clean) {
-      return { ok: false, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail: `PR #${pr.number} conflicts with ${mergedBefore}: files ${merged.files.join(', ')}` };
+      return {
+        ok: false,
+        reason: 'START_TEST_RUN_MERGE_CONFLICT',
+        detail: `PR #${pr.number} conflicts with ${mergedBefore}: files ${merged.files.join(', ')}`,
+      };
     }
     // A merge that changes nothing would become an empty commit on the target: the PR is not merged again.
     if (merged.tree === accTree) {
       return {
-        ok: false, reason: 'START_TEST_RUN_ALREADY_IN_TARGET',
+        ok: false,
+        reason: 'START_TEST_RUN_ALREADY_IN_TARGET',
         detail: `PR #${pr.number} changes nothing: its changes are already in ${mergedBefore} (merged before, or the same as a PR ahead of it)`,
       };
     }
     const time = Math.max(accTime, head.committerTime);
     acc = await writeCommit(dir, committer, {
-      tree: merged.tree, parents: [acc, pr.headSha], message: mergeMessage(pr.number, subject(head.message)), time,
+      tree: merged.tree,
+      parents: [acc, pr.headSha],
+      message: mergeMessage(pr.number, subject(head.message)),
+      time,
     });
     accTree = merged.tree;
     accTime = time;

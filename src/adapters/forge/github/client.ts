@@ -14,9 +14,7 @@ import { ForgeUnreachableError, type RepoBinding } from '../../../ports.js';
 export const GitHubOctokit = Octokit.plugin(throttling, retry);
 export type GitHubApi = InstanceType<typeof GitHubOctokit>;
 
-export type GitHubAuth =
-  | { kind: 'token'; token: string }
-  | { kind: 'app'; appId: number; privateKey: string };
+export type GitHubAuth = { kind: 'token'; token: string } | { kind: 'app'; appId: number; privateKey: string };
 
 export interface GitHubClientOptions {
   auth: GitHubAuth;
@@ -30,7 +28,9 @@ export interface GitHubClientOptions {
    * most `maxWaitSeconds` (default 120; a longer wait fails the request, and the effect is retried
    * later). The rest is passed to the throttling plugin (e.g. its `retryAfterBaseValue` and groups).
    */
-  throttle?: { maxRetries?: number; maxWaitSeconds?: number } & Partial<Omit<ThrottlingOptions, 'onRateLimit' | 'onSecondaryRateLimit'>>;
+  throttle?: { maxRetries?: number; maxWaitSeconds?: number } & Partial<
+    Omit<ThrottlingOptions, 'onRateLimit' | 'onSecondaryRateLimit'>
+  >;
   /** Retries of 5xx and 405 answers (default 3) and the base of their backoff in ms (default 1000). */
   retry?: { retries?: number; retryAfterBaseValue?: number };
 }
@@ -57,7 +57,10 @@ export function failureOf(err: unknown): GitHubFailure {
   const e = err as { status?: unknown; message?: unknown; response?: { data?: unknown } };
   if (typeof e?.status !== 'number' || e.response === undefined) throw unreachableOrSelf(err);
   const data = e.response.data as { message?: unknown; errors?: { message?: string }[] } | undefined;
-  const extra = (data?.errors ?? []).map((x) => x.message).filter(Boolean).join('; ');
+  const extra = (data?.errors ?? [])
+    .map((x) => x.message)
+    .filter(Boolean)
+    .join('; ');
   const message = typeof data?.message === 'string' ? data.message : String(e.message);
   return { status: e.status, message: extra ? `${message} (${extra})` : message };
 }
@@ -90,7 +93,8 @@ export class GitHubClients {
     if (auth.kind === 'token') return this.client('token', { auth: auth.token });
     const installationId = repo.installationId ?? (await this.lookUpInstallation(repo));
     return this.client(`installation:${installationId}`, {
-      authStrategy: createAppAuth, auth: { appId: auth.appId, privateKey: auth.privateKey, installationId },
+      authStrategy: createAppAuth,
+      auth: { appId: auth.appId, privateKey: auth.privateKey, installationId },
     });
   }
 
@@ -99,14 +103,22 @@ export class GitHubClients {
     const known = this.installationOfRepo.get(key);
     if (known !== undefined) return known;
     const auth = this.opts.auth as Extract<GitHubAuth, { kind: 'app' }>;
-    this.appClient ??= this.client('app', { authStrategy: createAppAuth, auth: { appId: auth.appId, privateKey: auth.privateKey } });
+    this.appClient ??= this.client('app', {
+      authStrategy: createAppAuth,
+      auth: { appId: auth.appId, privateKey: auth.privateKey },
+    });
     try {
-      const { data } = await this.appClient.request('GET /repos/{owner}/{repo}/installation', { owner: repo.repo.owner, repo: repo.repo.name });
+      const { data } = await this.appClient.request('GET /repos/{owner}/{repo}/installation', {
+        owner: repo.repo.owner,
+        repo: repo.repo.name,
+      });
       this.installationOfRepo.set(key, data.id);
       return data.id;
     } catch (err) {
       if (hasStatus(err, 404)) {
-        throw new ForgeUnreachableError(`The GitHub App (id ${auth.appId}) is not installed on ${key}: install it on the repository, or connect it with --installation-id`);
+        throw new ForgeUnreachableError(
+          `The GitHub App (id ${auth.appId}) is not installed on ${key}: install it on the repository, or connect it with --installation-id`,
+        );
       }
       throw err;
     }
@@ -118,21 +130,32 @@ export class GitHubClients {
     const { logger } = this.opts;
     const maxRetries = this.opts.throttle?.maxRetries ?? 3;
     const maxWait = this.opts.throttle?.maxWaitSeconds ?? 120;
-    const onLimit = (kind: string) => (retryAfter: number, options: { method: string; url: string }, _o: unknown, retryCount: number): boolean => {
-      const again = retryCount < maxRetries && retryAfter <= maxWait;
-      logger.warn({ method: options.method, url: options.url, retryAfter, retryCount }, again ? `GitHub ${kind}; waiting` : `GitHub ${kind}; giving up`);
-      return again;
-    };
+    const onLimit =
+      (kind: string) =>
+      (retryAfter: number, options: { method: string; url: string }, _o: unknown, retryCount: number): boolean => {
+        const again = retryCount < maxRetries && retryAfter <= maxWait;
+        logger.warn(
+          { method: options.method, url: options.url, retryAfter, retryCount },
+          again ? `GitHub ${kind}; waiting` : `GitHub ${kind}; giving up`,
+        );
+        return again;
+      };
     const { maxRetries: _m, maxWaitSeconds: _w, ...throttle } = this.opts.throttle ?? {};
     const octokit = new GitHubOctokit({
       baseUrl: this.baseUrl,
       userAgent: 'greenline',
       request: this.opts.fetch ? { fetch: this.opts.fetch } : {},
       log: {
-        debug: () => undefined, info: () => undefined,
-        warn: (msg: string) => logger.warn(msg), error: (msg: string) => logger.error(msg),
+        debug: () => undefined,
+        info: () => undefined,
+        warn: (msg: string) => logger.warn(msg),
+        error: (msg: string) => logger.error(msg),
       },
-      throttle: { ...throttle, onRateLimit: onLimit('rate limit'), onSecondaryRateLimit: onLimit('secondary rate limit') },
+      throttle: {
+        ...throttle,
+        onRateLimit: onLimit('rate limit'),
+        onSecondaryRateLimit: onLimit('secondary rate limit'),
+      },
       // 409 (head changed), 429 (the throttling plugin's) and the other 4xx answers are final.
       retry: { doNotRetry: [400, 401, 403, 404, 409, 410, 422, 429, 451], ...this.opts.retry },
       ...extra,

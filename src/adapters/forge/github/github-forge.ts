@@ -16,7 +16,14 @@
  *   head is built on its base's tip (compare: `ahead`) and the base's required checks passed on it.
  */
 import type { Logger } from 'pino';
-import type { Mergeability, PrInfo, QueueConfig, QueueEventPayload, RunPr, Unmergeable } from '../../../engine/types.js';
+import type {
+  Mergeability,
+  PrInfo,
+  QueueConfig,
+  QueueEventPayload,
+  RunPr,
+  Unmergeable,
+} from '../../../engine/types.js';
 import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../../ports.js';
 import { failureOf, GitHubClients, hasStatus, type GitHubApi, type GitHubClientOptions } from './client.js';
 import { Presence } from './presence.js';
@@ -54,7 +61,8 @@ const short = (sha: string): string => sha.slice(0, 7);
 
 export function mergeabilityOf(pr: GitHubPull): Mergeability {
   if (pr.draft) return 'not_mergeable';
-  if (pr.mergeable === false || pr.mergeable_state === 'dirty' || pr.mergeable_state === 'blocked') return 'not_mergeable';
+  if (pr.mergeable === false || pr.mergeable_state === 'dirty' || pr.mergeable_state === 'blocked')
+    return 'not_mergeable';
   if (pr.mergeable === null || pr.mergeable === undefined || pr.mergeable_state === 'unknown') return 'in_progress';
   return 'mergeable';
 }
@@ -76,7 +84,9 @@ export function mergeCommitTitle(body: string | null | undefined): string | null
 /** `<prefix>/rest` → `<prefix>-temp/rest`: where a test branch is built before it is published. */
 export function tempBranchOf(repo: RepoBinding, branch: string): string {
   const prefix = `${repo.testBranchPrefix}/`;
-  return branch.startsWith(prefix) ? `${repo.testBranchPrefix}-temp/${branch.slice(prefix.length)}` : `greenline-temp/${branch}`;
+  return branch.startsWith(prefix)
+    ? `${repo.testBranchPrefix}-temp/${branch.slice(prefix.length)}`
+    : `greenline-temp/${branch}`;
 }
 
 export class GitHubForge implements ForgePort {
@@ -87,7 +97,11 @@ export class GitHubForge implements ForgePort {
   constructor(opts: GitHubForgeOptions) {
     this.clients = new GitHubClients(opts);
     this.logger = opts.logger;
-    this.presence = new Presence({ clients: this.clients, logger: opts.logger, ...(opts.detailsUrl ? { detailsUrl: opts.detailsUrl } : {}) });
+    this.presence = new Presence({
+      clients: this.clients,
+      logger: opts.logger,
+      ...(opts.detailsUrl ? { detailsUrl: opts.detailsUrl } : {}),
+    });
   }
 
   private api(repo: RepoBinding): Promise<GitHubApi> {
@@ -102,7 +116,10 @@ export class GitHubForge implements ForgePort {
   async pull(repo: RepoBinding, number: number): Promise<GitHubPull | null> {
     const api = await this.api(repo);
     try {
-      const { data } = await api.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', { ...this.loc(repo), pull_number: number });
+      const { data } = await api.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
+        ...this.loc(repo),
+        pull_number: number,
+      });
       return data as GitHubPull;
     } catch (err) {
       if (hasStatus(err, 404)) return null;
@@ -122,15 +139,25 @@ export class GitHubForge implements ForgePort {
     return Boolean(pr?.merged || pr?.merged_at);
   }
 
-  async directMergeFacts(repo: RepoBinding, pr: { headSha: string; baseBranch: string }): Promise<{ baseSha?: string; checksPassed: boolean }> {
+  async directMergeFacts(
+    repo: RepoBinding,
+    pr: { headSha: string; baseBranch: string },
+  ): Promise<{ baseSha?: string; checksPassed: boolean }> {
     const api = await this.api(repo);
     const tip = await this.getBranchSha(repo, pr.baseBranch);
     if (tip === null) return { checksPassed: false };
-    const { data: comparison } = await api.request('GET /repos/{owner}/{repo}/compare/{basehead}', { ...this.loc(repo), basehead: `${tip}...${pr.headSha}` });
+    const { data: comparison } = await api.request('GET /repos/{owner}/{repo}/compare/{basehead}', {
+      ...this.loc(repo),
+      basehead: `${tip}...${pr.headSha}`,
+    });
     const required = await this.requiredStatuses(repo, pr.baseBranch);
     let checksPassed = true;
     if (required.length > 0) {
-      const { data: combined } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/status', { ...this.loc(repo), ref: pr.headSha, per_page: 100 });
+      const { data: combined } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/status', {
+        ...this.loc(repo),
+        ref: pr.headSha,
+        per_page: 100,
+      });
       const states = new Map<string, string>(combined.statuses.map((s) => [s.context, s.state]));
       for (const c of await this.checkRunStatuses(repo, pr.headSha)) states.set(c.context, c.state);
       checksPassed = required.every((name) => states.get(name) === 'success');
@@ -142,7 +169,10 @@ export class GitHubForge implements ForgePort {
   async getBranchSha(repo: RepoBinding, branch: string): Promise<string | null> {
     const api = await this.api(repo);
     try {
-      const { data } = await api.request('GET /repos/{owner}/{repo}/git/ref/{ref}', { ...this.loc(repo), ref: `heads/${branch}` });
+      const { data } = await api.request('GET /repos/{owner}/{repo}/git/ref/{ref}', {
+        ...this.loc(repo),
+        ref: `heads/${branch}`,
+      });
       return data.object.sha;
     } catch (err) {
       if (hasStatus(err, 404)) return null;
@@ -150,7 +180,10 @@ export class GitHubForge implements ForgePort {
     }
   }
 
-  async createTestBranch(repo: RepoBinding, req: { branch: string; baseSha: string; prs: RunPr[] }): Promise<BuildResult> {
+  async createTestBranch(
+    repo: RepoBinding,
+    req: { branch: string; baseSha: string; prs: RunPr[] },
+  ): Promise<BuildResult> {
     const api = await this.api(repo);
     const temp = tempBranchOf(repo, req.branch);
     await this.setBranch(api, repo, temp, req.baseSha);
@@ -158,7 +191,10 @@ export class GitHubForge implements ForgePort {
     for (const pr of req.prs) {
       try {
         const res = await api.request('POST /repos/{owner}/{repo}/merges', {
-          ...this.loc(repo), base: temp, head: pr.headSha, commit_message: `Merge #${pr.number} (${short(pr.headSha)}) into ${req.branch}`,
+          ...this.loc(repo),
+          base: temp,
+          head: pr.headSha,
+          commit_message: `Merge #${pr.number} (${short(pr.headSha)}) into ${req.branch}`,
         });
         // 204: the head is already contained; the branch stays where it is.
         if (res.status === 201) sha = (res.data as { sha: string }).sha;
@@ -167,7 +203,8 @@ export class GitHubForge implements ForgePort {
         await this.removeBranch(api, repo, temp);
         const others = req.prs.slice(0, req.prs.indexOf(pr)).map((p) => `#${p.number}`);
         return {
-          ok: false, reason: 'START_TEST_RUN_MERGE_CONFLICT',
+          ok: false,
+          reason: 'START_TEST_RUN_MERGE_CONFLICT',
           detail: `PR #${pr.number} does not merge cleanly onto ${short(req.baseSha)}${others.length ? ` with ${others.join(', ')}` : ''}: ${failureOf(err).message}`,
         };
       }
@@ -182,23 +219,40 @@ export class GitHubForge implements ForgePort {
   async deleteBranch(repo: RepoBinding, branch: string): Promise<void> {
     const api = await this.api(repo);
     const { data: open } = await api.request('GET /repos/{owner}/{repo}/pulls', {
-      ...this.loc(repo), head: `${repo.repo.owner}:${branch}`, state: 'open', per_page: 100,
+      ...this.loc(repo),
+      head: `${repo.repo.owner}:${branch}`,
+      state: 'open',
+      per_page: 100,
     });
     for (const pr of open) {
-      await api.request('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', { ...this.loc(repo), pull_number: pr.number, state: 'closed' });
+      await api.request('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', {
+        ...this.loc(repo),
+        pull_number: pr.number,
+        state: 'closed',
+      });
     }
     await this.removeBranch(api, repo, branch);
   }
 
   async listBranches(repo: RepoBinding, prefix: string): Promise<string[]> {
     const api = await this.api(repo);
-    const { data } = await api.request('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { ...this.loc(repo), ref: `heads/${prefix}` });
+    const { data } = await api.request('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', {
+      ...this.loc(repo),
+      ref: `heads/${prefix}`,
+    });
     return data.map((r) => r.ref.replace(/^refs\/heads\//, ''));
   }
 
-  async advanceTarget(repo: RepoBinding, req: {
-    targetBranch: string; expectedSha: string; testSha: string; prs: RunPr[]; method: MergeMethodName;
-  }): Promise<AdvanceResult> {
+  async advanceTarget(
+    repo: RepoBinding,
+    req: {
+      targetBranch: string;
+      expectedSha: string;
+      testSha: string;
+      prs: RunPr[];
+      method: MergeMethodName;
+    },
+  ): Promise<AdvanceResult> {
     const api = await this.api(repo);
     const current = await this.getBranchSha(repo, req.targetBranch);
     const pulls = await Promise.all(req.prs.map((p) => this.pull(repo, p.number)));
@@ -209,9 +263,11 @@ export class GitHubForge implements ForgePort {
       // A retry of a merge that went through (its answer was lost) finds every PR merged.
       if (current && alreadyMerged.length === req.prs.length) return { ok: true, newSha: current };
       return {
-        ok: false, reason: 'TARGET_MOVED',
+        ok: false,
+        reason: 'TARGET_MOVED',
         detail: `${req.targetBranch} is ${current ? `at ${short(current)}` : 'gone'}, not at ${short(req.expectedSha)}`,
-        ...(alreadyMerged.length > 0 ? { mergedPrNumbers: alreadyMerged } : {}), ...(current ? { newSha: current } : {}),
+        ...(alreadyMerged.length > 0 ? { mergedPrNumbers: alreadyMerged } : {}),
+        ...(current ? { newSha: current } : {}),
       };
     }
     const moved = req.prs.filter((p, i) => !isMerged(pulls[i]!) && pulls[i]?.head.sha !== p.headSha);
@@ -228,7 +284,11 @@ export class GitHubForge implements ForgePort {
       if (ff === 'done') return { ok: true, newSha: req.testSha };
       if (ff === 'moved') {
         const now = await this.getBranchSha(repo, req.targetBranch);
-        return { ok: false, reason: 'TARGET_MOVED', detail: `${req.targetBranch} moved to ${now ? short(now) : 'nothing'} during the merge; nothing merged` };
+        return {
+          ok: false,
+          reason: 'TARGET_MOVED',
+          detail: `${req.targetBranch} moved to ${now ? short(now) : 'nothing'} during the merge; nothing merged`,
+        };
       }
     }
 
@@ -239,7 +299,10 @@ export class GitHubForge implements ForgePort {
       const title = req.method === 'rebase' ? null : mergeCommitTitle(pulls[i]!.body);
       try {
         const { data } = await api.request('PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge', {
-          ...this.loc(repo), pull_number: p.number, sha: p.headSha, merge_method: API_METHOD[req.method],
+          ...this.loc(repo),
+          pull_number: p.number,
+          sha: p.headSha,
+          merge_method: API_METHOD[req.method],
           ...(title ? { commit_title: title } : {}),
         });
         merged.push(p.number);
@@ -248,7 +311,12 @@ export class GitHubForge implements ForgePort {
         const failure = failureOf(err);
         const partial = merged.length > 0 ? { mergedPrNumbers: [...merged], newSha } : {};
         if (failure.status === 409) {
-          return { ok: false, reason: 'PR_UPDATED_AT_MERGE_TIME', detail: `PR #${p.number} changed before it was merged: ${failure.message}`, ...partial };
+          return {
+            ok: false,
+            reason: 'PR_UPDATED_AT_MERGE_TIME',
+            detail: `PR #${p.number} changed before it was merged: ${failure.message}`,
+            ...partial,
+          };
         }
         // 405 "merge already in progress" (after retries) may have merged it after all.
         const after = await this.pull(repo, p.number);
@@ -259,8 +327,10 @@ export class GitHubForge implements ForgePort {
         }
         this.logger.warn({ pr: p.number, status: failure.status, message: failure.message }, 'GitHub refused a merge');
         return {
-          ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED',
-          detail: `GitHub refused to merge PR #${p.number} (HTTP ${failure.status}): ${failure.message}`, ...partial,
+          ok: false,
+          reason: 'GITHUB_API_MERGE_PR_FAILED',
+          detail: `GitHub refused to merge PR #${p.number} (HTTP ${failure.status}): ${failure.message}`,
+          ...partial,
         };
       }
     }
@@ -281,9 +351,14 @@ export class GitHubForge implements ForgePort {
       if (!hasStatus(err, 404)) throw err;
     }
     try {
-      const { data } = await api.request('GET /repos/{owner}/{repo}/rules/branches/{branch}', { ...this.loc(repo), branch, per_page: 100 });
+      const { data } = await api.request('GET /repos/{owner}/{repo}/rules/branches/{branch}', {
+        ...this.loc(repo),
+        branch,
+        per_page: 100,
+      });
       for (const rule of data as { type: string; parameters?: { required_status_checks?: { context: string }[] } }[]) {
-        if (rule.type === 'required_status_checks') for (const c of rule.parameters?.required_status_checks ?? []) found.add(c.context);
+        if (rule.type === 'required_status_checks')
+          for (const c of rule.parameters?.required_status_checks ?? []) found.add(c.context);
       }
     } catch (err) {
       if (!hasStatus(err, 403, 404)) throw err;
@@ -292,11 +367,20 @@ export class GitHubForge implements ForgePort {
   }
 
   /** The check runs GitHub has for a commit, as statuses (a check suite finished: catch up on missed check_run deliveries). */
-  async checkRunStatuses(repo: RepoBinding, sha: string): Promise<{ context: string; state: 'pending' | 'success' | 'failure'; url?: string }[]> {
+  async checkRunStatuses(
+    repo: RepoBinding,
+    sha: string,
+  ): Promise<{ context: string; state: 'pending' | 'success' | 'failure'; url?: string }[]> {
     const api = await this.api(repo);
-    const { data } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { ...this.loc(repo), ref: sha, per_page: 100 });
+    const { data } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', {
+      ...this.loc(repo),
+      ref: sha,
+      per_page: 100,
+    });
     return data.check_runs.map((r) => ({
-      context: r.name, state: checkRunState(r.status, r.conclusion), ...(r.html_url ? { url: r.html_url } : {}),
+      context: r.name,
+      state: checkRunState(r.status, r.conclusion),
+      ...(r.html_url ? { url: r.html_url } : {}),
     }));
   }
 
@@ -305,18 +389,30 @@ export class GitHubForge implements ForgePort {
    * §9): the run exists in this repository, was started by a pull request event from another
    * repository (a fork), has not completed, and runs on `headSha`.
    */
-  async verifyForkRun(repo: RepoBinding, runId: string, headSha: string): Promise<{ ok: true } | { ok: false; reason: string }> {
+  async verifyForkRun(
+    repo: RepoBinding,
+    runId: string,
+    headSha: string,
+  ): Promise<{ ok: true } | { ok: false; reason: string }> {
     if (!/^\d+$/.test(runId)) return { ok: false, reason: `${JSON.stringify(runId)} is not a workflow run id` };
     const api = await this.api(repo);
     let run: { status: string | null; head_sha: string; event: string; head_repository?: { full_name: string } | null };
     try {
-      ({ data: run } = await api.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}', { ...this.loc(repo), run_id: Number(runId) }));
+      ({ data: run } = await api.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}', {
+        ...this.loc(repo),
+        run_id: Number(runId),
+      }));
     } catch (err) {
-      if (hasStatus(err, 404)) return { ok: false, reason: `no workflow run ${runId} in ${repo.repo.owner}/${repo.repo.name}` };
+      if (hasStatus(err, 404))
+        return { ok: false, reason: `no workflow run ${runId} in ${repo.repo.owner}/${repo.repo.name}` };
       throw err;
     }
     const own = `${repo.repo.owner}/${repo.repo.name}`.toLowerCase();
-    if (!run.event.startsWith('pull_request') || !run.head_repository || run.head_repository.full_name.toLowerCase() === own) {
+    if (
+      !run.event.startsWith('pull_request') ||
+      !run.head_repository ||
+      run.head_repository.full_name.toLowerCase() === own
+    ) {
       return { ok: false, reason: `workflow run ${runId} is not for a pull request from a fork` };
     }
     if (run.status === 'completed') return { ok: false, reason: `workflow run ${runId} has completed` };
@@ -329,10 +425,18 @@ export class GitHubForge implements ForgePort {
   /** Posts a comment on a PR (answers to comment commands that could not be carried out). */
   async reply(repo: RepoBinding, number: number, body: string): Promise<void> {
     const api = await this.api(repo);
-    await api.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...this.loc(repo), issue_number: number, body });
+    await api.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+      ...this.loc(repo),
+      issue_number: number,
+      body,
+    });
   }
 
-  async onQueueEvent(repo: RepoBinding, queue: { targetBranch: string; config: QueueConfig }, event: QueueEventPayload): Promise<void> {
+  async onQueueEvent(
+    repo: RepoBinding,
+    queue: { targetBranch: string; config: QueueConfig },
+    event: QueueEventPayload,
+  ): Promise<void> {
     await this.presence.onQueueEvent(repo, queue, event, (n) => this.pull(repo, n));
   }
 
@@ -342,7 +446,12 @@ export class GitHubForge implements ForgePort {
       await api.request('POST /repos/{owner}/{repo}/git/refs', { ...this.loc(repo), ref: `refs/heads/${branch}`, sha });
     } catch (err) {
       if (!hasStatus(err, 422)) throw err;
-      await api.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...this.loc(repo), ref: `heads/${branch}`, sha, force: true });
+      await api.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', {
+        ...this.loc(repo),
+        ref: `heads/${branch}`,
+        sha,
+        force: true,
+      });
     }
   }
 
@@ -355,9 +464,19 @@ export class GitHubForge implements ForgePort {
   }
 
   /** 'done', 'moved' (not a fast-forward any more), or 'refused' (protection: merge PR by PR instead). */
-  private async fastForward(api: GitHubApi, repo: RepoBinding, branch: string, sha: string): Promise<'done' | 'moved' | 'refused'> {
+  private async fastForward(
+    api: GitHubApi,
+    repo: RepoBinding,
+    branch: string,
+    sha: string,
+  ): Promise<'done' | 'moved' | 'refused'> {
     try {
-      await api.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', { ...this.loc(repo), ref: `heads/${branch}`, sha, force: false });
+      await api.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', {
+        ...this.loc(repo),
+        ref: `heads/${branch}`,
+        sha,
+        force: false,
+      });
       return 'done';
     } catch (err) {
       if (!hasStatus(err, 403, 422)) throw err;
@@ -372,13 +491,21 @@ export class GitHubForge implements ForgePort {
 export function prInfoOf(pr: GitHubPull): PrInfo {
   const unmergeable = unmergeableOf(pr);
   return {
-    number: pr.number, headSha: pr.head.sha, baseBranch: pr.base.ref, headBranch: pr.head.ref, title: pr.title,
-    author: pr.user?.login ?? '', mergeability: mergeabilityOf(pr),
+    number: pr.number,
+    headSha: pr.head.sha,
+    baseBranch: pr.base.ref,
+    headBranch: pr.head.ref,
+    title: pr.title,
+    author: pr.user?.login ?? '',
+    mergeability: mergeabilityOf(pr),
     ...(unmergeable ? { unmergeable } : {}),
   };
 }
 
-export function checkRunState(status: string | null | undefined, conclusion: string | null | undefined): 'pending' | 'success' | 'failure' {
+export function checkRunState(
+  status: string | null | undefined,
+  conclusion: string | null | undefined,
+): 'pending' | 'success' | 'failure' {
   if (status !== 'completed') return 'pending';
   return conclusion === 'success' || conclusion === 'neutral' || conclusion === 'skipped' ? 'success' : 'failure';
 }

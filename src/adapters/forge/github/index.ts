@@ -42,10 +42,14 @@ export function gitHubForgeFromSettings(settings: GitHubSettings, logger: Logger
     try {
       privateKey = readFileSync(settings.privateKeyPath, 'utf8');
     } catch (err) {
-      throw new GitHubSettingsError(`githubPrivateKeyPath ${settings.privateKeyPath} cannot be read: ${(err as Error).message}`);
+      throw new GitHubSettingsError(
+        `githubPrivateKeyPath ${settings.privateKeyPath} cannot be read: ${(err as Error).message}`,
+      );
     }
     if (!/-----BEGIN (RSA )?PRIVATE KEY-----/.test(privateKey)) {
-      throw new GitHubSettingsError(`githubPrivateKeyPath ${settings.privateKeyPath} is not a PEM private key: download the key from the GitHub App's settings page`);
+      throw new GitHubSettingsError(
+        `githubPrivateKeyPath ${settings.privateKeyPath} is not a PEM private key: download the key from the GitHub App's settings page`,
+      );
     }
     auth = { kind: 'app', appId: settings.appId, privateKey };
   } else if (settings.token !== null) {
@@ -54,6 +58,9 @@ export function gitHubForgeFromSettings(settings: GitHubSettings, logger: Logger
     return null;
   }
   return new GitHubForge({
-    auth, baseUrl: settings.baseUrl, logger, ...(settings.detailsUrl ? { detailsUrl: settings.detailsUrl } : {}),
+    auth,
+    baseUrl: settings.baseUrl,
+    logger,
+    ...(settings.detailsUrl ? { detailsUrl: settings.detailsUrl } : {}),
   });
 }

@@ -21,7 +21,9 @@ import { parseQueueCommand } from './commands.js';
 import { checkRunState } from './github-forge.js';
 
 /** A delivery's event name (X-GitHub-Event) with its payload. */
-export type GitHubWebhookEvent = { [K in keyof WebhookEventMap]: { name: K; payload: WebhookEventMap[K] } }[keyof WebhookEventMap];
+export type GitHubWebhookEvent = {
+  [K in keyof WebhookEventMap]: { name: K; payload: WebhookEventMap[K] };
+}[keyof WebhookEventMap];
 
 /**
  * A verified delivery as received: its payload is GitHub's for the event name (the signature vouches
@@ -49,31 +51,52 @@ function repoOf(payload: GitHubWebhookEvent['payload']): ForgeDelivery['repo'] |
 
 function observationsOf(event: GitHubWebhookEvent): ForgeObservation[] {
   switch (event.name) {
-    case 'pull_request': return pullRequest(event.payload);
+    case 'pull_request':
+      return pullRequest(event.payload);
     case 'push': {
       const p = event.payload;
-      return p.ref?.startsWith('refs/heads/') && !p.deleted ? [{ kind: 'branchPushed', branch: p.ref.slice('refs/heads/'.length) }] : [];
+      return p.ref?.startsWith('refs/heads/') && !p.deleted
+        ? [{ kind: 'branchPushed', branch: p.ref.slice('refs/heads/'.length) }]
+        : [];
     }
     case 'check_run': {
       const c = event.payload.check_run;
       if (!c) return [];
       const url = c.details_url ?? c.html_url;
-      return [{ kind: 'ciStatus', sha: c.head_sha, status: { context: c.name, state: checkRunState(c.status, c.conclusion), ...(url ? { url } : {}) } }];
+      return [
+        {
+          kind: 'ciStatus',
+          sha: c.head_sha,
+          status: { context: c.name, state: checkRunState(c.status, c.conclusion), ...(url ? { url } : {}) },
+        },
+      ];
     }
     case 'check_suite': {
       const p = event.payload;
-      return p.action === 'completed' && p.check_suite ? [{ kind: 'checksCompleted', sha: p.check_suite.head_sha }] : [];
+      return p.action === 'completed' && p.check_suite
+        ? [{ kind: 'checksCompleted', sha: p.check_suite.head_sha }]
+        : [];
     }
     case 'status': {
       const p = event.payload;
       if (!p.sha || !p.context || !isCiState(p.state)) return [];
-      return [{
-        kind: 'ciStatus', sha: p.sha,
-        status: { context: p.context, state: p.state, ...(p.target_url ? { url: p.target_url } : {}), ...(p.description ? { description: p.description } : {}) },
-      }];
+      return [
+        {
+          kind: 'ciStatus',
+          sha: p.sha,
+          status: {
+            context: p.context,
+            state: p.state,
+            ...(p.target_url ? { url: p.target_url } : {}),
+            ...(p.description ? { description: p.description } : {}),
+          },
+        },
+      ];
     }
-    case 'issue_comment': return comment(event.payload);
-    default: return [];
+    case 'issue_comment':
+      return comment(event.payload);
+    default:
+      return [];
   }
 }
 
@@ -85,15 +108,21 @@ function pullRequest(p: WebhookEventMap['pull_request']): ForgeObservation[] {
     case 'labeled':
     case 'unlabeled': {
       const label = p.label?.name;
-      return label ? [{ kind: 'prLabel', prNumber, baseBranch: pr.base.ref, label, added: p.action === 'labeled' }] : [];
+      return label
+        ? [{ kind: 'prLabel', prNumber, baseBranch: pr.base.ref, label, added: p.action === 'labeled' }]
+        : [];
     }
-    case 'closed': return [{ kind: 'prClosed', prNumber, merged: pr.merged === true }];
-    case 'converted_to_draft': return [{ kind: 'prConvertedToDraft', prNumber }];
+    case 'closed':
+      return [{ kind: 'prClosed', prNumber, merged: pr.merged === true }];
+    case 'converted_to_draft':
+      return [{ kind: 'prConvertedToDraft', prNumber }];
     case 'synchronize':
     case 'edited':
     case 'ready_for_review':
-    case 'reopened': return [{ kind: 'prTouched', prNumber }];
-    default: return [];
+    case 'reopened':
+      return [{ kind: 'prTouched', prNumber }];
+    default:
+      return [];
   }
 }
 
@@ -106,4 +135,5 @@ function comment(p: WebhookEventMap['issue_comment']): ForgeObservation[] {
   return [{ kind: 'prComment', prNumber: p.issue.number, command, ...(author ? { author } : {}) }];
 }
 
-const isCiState = (s: unknown): s is CiStatus['state'] => s === 'pending' || s === 'success' || s === 'failure' || s === 'error';
+const isCiState = (s: unknown): s is CiStatus['state'] =>
+  s === 'pending' || s === 'success' || s === 'failure' || s === 'error';

@@ -42,10 +42,20 @@ interface Shown {
 }
 
 const SHOWN: Record<Stage, Shown> = {
-  submitted: { status: 'queued', state: 'pending', title: 'Submitted: waiting until the pull request is ready', emoji: '⏳' },
+  submitted: {
+    status: 'queued',
+    state: 'pending',
+    title: 'Submitted: waiting until the pull request is ready',
+    emoji: '⏳',
+  },
   queued: { status: 'queued', state: 'pending', title: 'Queued', emoji: '⏳' },
   testing: { status: 'in_progress', state: 'pending', title: 'Testing', emoji: '🧪' },
-  pending_failure: { status: 'in_progress', state: 'pending', title: 'Tests failed; waiting for the runs ahead to settle the blame', emoji: '⚠️' },
+  pending_failure: {
+    status: 'in_progress',
+    state: 'pending',
+    title: 'Tests failed; waiting for the runs ahead to settle the blame',
+    emoji: '⚠️',
+  },
   merged: { status: 'completed', conclusion: 'success', state: 'success', title: 'Merged', emoji: '✅' },
   failed: { status: 'completed', conclusion: 'failure', state: 'failure', title: 'Failed', emoji: '❌' },
   canceled: { status: 'completed', conclusion: 'cancelled', state: 'error', title: 'Cancelled', emoji: '🚫' },
@@ -71,7 +81,9 @@ export class Presence {
   constructor(private readonly deps: PresenceDeps) {}
 
   async onQueueEvent(
-    repo: RepoBinding, queue: { targetBranch: string; config: QueueConfig }, event: QueueEventPayload,
+    repo: RepoBinding,
+    queue: { targetBranch: string; config: QueueConfig },
+    event: QueueEventPayload,
     pull: (n: number) => Promise<GitHubPull | null>,
   ): Promise<void> {
     const { config } = queue;
@@ -98,34 +110,60 @@ export class Presence {
   private link(repo: RepoBinding, branch: string, pr: number): string | null {
     const t = this.deps.detailsUrl;
     if (!t) return null;
-    return t.replaceAll('{owner}', repo.repo.owner).replaceAll('{repo}', repo.repo.name)
-      .replaceAll('{branch}', encodeURIComponent(branch)).replaceAll('{pr}', String(pr));
+    return t
+      .replaceAll('{owner}', repo.repo.owner)
+      .replaceAll('{repo}', repo.repo.name)
+      .replaceAll('{branch}', encodeURIComponent(branch))
+      .replaceAll('{pr}', String(pr));
   }
 
-  private async showCheck(repo: RepoBinding, branch: string, sha: string, stage: Stage, text: string, link: string | null): Promise<void> {
+  private async showCheck(
+    repo: RepoBinding,
+    branch: string,
+    sha: string,
+    stage: Stage,
+    text: string,
+    link: string | null,
+  ): Promise<void> {
     const api = await this.deps.clients.forRepo(repo);
     const loc = { owner: repo.repo.owner, repo: repo.repo.name };
     const shown = SHOWN[stage];
     const name = checkName(branch);
     if (!this.deps.clients.canCreateCheckRuns) {
       await api.request('POST /repos/{owner}/{repo}/statuses/{sha}', {
-        ...loc, sha, context: name, state: shown.state, description: `${shown.title}`.slice(0, 140),
+        ...loc,
+        sha,
+        context: name,
+        state: shown.state,
+        description: `${shown.title}`.slice(0, 140),
         ...(link ? { target_url: link } : {}),
       });
       return;
     }
     const body = {
-      status: shown.status, ...(shown.conclusion ? { conclusion: shown.conclusion } : {}),
-      output: { title: shown.title, summary: text }, ...(link ? { details_url: link } : {}),
+      status: shown.status,
+      ...(shown.conclusion ? { conclusion: shown.conclusion } : {}),
+      output: { title: shown.title, summary: text },
+      ...(link ? { details_url: link } : {}),
     };
     const key = `${repo.id}:${sha}:${branch}`;
     let id = this.checkRuns.get(key);
     if (id === undefined) {
-      const { data } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { ...loc, ref: sha, check_name: name, filter: 'latest' });
+      const { data } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', {
+        ...loc,
+        ref: sha,
+        check_name: name,
+        filter: 'latest',
+      });
       id = data.check_runs[0] ? Number(data.check_runs[0].id) : undefined;
     }
     if (id === undefined) {
-      const { data } = await api.request('POST /repos/{owner}/{repo}/check-runs', { ...loc, name, head_sha: sha, ...body });
+      const { data } = await api.request('POST /repos/{owner}/{repo}/check-runs', {
+        ...loc,
+        name,
+        head_sha: sha,
+        ...body,
+      });
       id = Number(data.id);
     } else {
       await api.request('PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', { ...loc, check_run_id: id, ...body });
@@ -133,7 +171,14 @@ export class Presence {
     this.checkRuns.set(key, id!);
   }
 
-  private async showComment(repo: RepoBinding, branch: string, pr: number, stage: Stage, text: string, link: string | null): Promise<void> {
+  private async showComment(
+    repo: RepoBinding,
+    branch: string,
+    pr: number,
+    stage: Stage,
+    text: string,
+    link: string | null,
+  ): Promise<void> {
     const api = await this.deps.clients.forRepo(repo);
     const loc = { owner: repo.repo.owner, repo: repo.repo.name };
     const marker = commentMarker(branch);
@@ -150,12 +195,20 @@ export class Presence {
     const key = `${repo.id}:${pr}:${branch}`;
     let id = this.comments.get(key);
     if (id === undefined) {
-      const { data } = await api.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...loc, issue_number: pr, per_page: 100 });
+      const { data } = await api.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+        ...loc,
+        issue_number: pr,
+        per_page: 100,
+      });
       const found = data.find((c) => c.body?.startsWith(marker));
       id = found ? Number(found.id) : undefined;
     }
     if (id === undefined) {
-      const { data } = await api.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...loc, issue_number: pr, body });
+      const { data } = await api.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+        ...loc,
+        issue_number: pr,
+        body,
+      });
       id = Number(data.id);
     } else {
       await api.request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', { ...loc, comment_id: id, body });
@@ -169,7 +222,8 @@ export class Presence {
     const api = await this.deps.clients.forRepo(repo);
     const loc = { owner: repo.repo.owner, repo: repo.repo.name, issue_number: pr.number };
     const label = STATE_LABELS[stage];
-    if (!current.includes(label)) await api.request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', { ...loc, labels: [label] });
+    if (!current.includes(label))
+      await api.request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', { ...loc, labels: [label] });
     for (const name of current) {
       if (name === label) continue;
       try {
@@ -187,7 +241,11 @@ export class Presence {
     const prs = event.prNumbersInBatch.map((n) => `#${n}`).join(', ');
     try {
       await api.request('POST /repos/{owner}/{repo}/pulls', {
-        owner: repo.repo.owner, repo: repo.repo.name, head: event.testBranch!, base: targetBranch, draft: true,
+        owner: repo.repo.owner,
+        repo: repo.repo.name,
+        head: event.testBranch!,
+        base: targetBranch,
+        draft: true,
         title: `greenline test run for ${prs}`,
         body: `Test branch of greenline merge queue run \`${event.runId}\` (${prs} on \`${targetBranch}\`). It is closed when the run ends; do not merge it.`,
       });
@@ -201,14 +259,26 @@ export class Presence {
 
 function describe(stage: Stage, event: QueueEventPayload): string {
   const reason = event.reason ? ` (${event.reason})` : '';
-  const batch = event.batched ? ` together with ${event.prNumbersInBatch.filter((n) => !event.prNumbers.includes(n)).map((n) => `#${n}`).join(', ')}` : '';
+  const batch = event.batched
+    ? ` together with ${event.prNumbersInBatch
+        .filter((n) => !event.prNumbers.includes(n))
+        .map((n) => `#${n}`)
+        .join(', ')}`
+    : '';
   switch (stage) {
-    case 'submitted': return 'Submitted to the merge queue. It is admitted once GitHub reports it mergeable, not a draft, and based on the queue\'s branch.';
-    case 'queued': return `Waiting for a test slot${reason}.`;
-    case 'testing': return `Testing${batch} on \`${event.testBranch ?? '?'}\`${event.testBranchSha ? ` at ${event.testBranchSha.slice(0, 7)}` : ''}.`;
-    case 'pending_failure': return `The test run failed${reason}; waiting for the runs ahead of it before it is blamed.`;
-    case 'merged': return `Merged by the queue${reason}.`;
-    case 'failed': return `Taken out of the queue: ${event.reason ?? 'failed'}. Fix the problem and submit it again.`;
-    case 'canceled': return `Cancelled${reason}.`;
+    case 'submitted':
+      return "Submitted to the merge queue. It is admitted once GitHub reports it mergeable, not a draft, and based on the queue's branch.";
+    case 'queued':
+      return `Waiting for a test slot${reason}.`;
+    case 'testing':
+      return `Testing${batch} on \`${event.testBranch ?? '?'}\`${event.testBranchSha ? ` at ${event.testBranchSha.slice(0, 7)}` : ''}.`;
+    case 'pending_failure':
+      return `The test run failed${reason}; waiting for the runs ahead of it before it is blamed.`;
+    case 'merged':
+      return `Merged by the queue${reason}.`;
+    case 'failed':
+      return `Taken out of the queue: ${event.reason ?? 'failed'}. Fix the problem and submit it again.`;
+    case 'canceled':
+      return `Cancelled${reason}.`;
   }
 }

@@ -26,11 +26,23 @@ afterEach(async () => {
 });
 
 const makeCi = (opts: { maxParallel?: number; clock?: ManualClock; killGraceMs?: number } = {}): CommandCi =>
-  (ci = createCommandCi({ dataDir: fx.dataDir, maxParallel: opts.maxParallel ?? 2, logger, onStatus: (r) => void reports.push(r), ...opts }));
+  (ci = createCommandCi({
+    dataDir: fx.dataDir,
+    maxParallel: opts.maxParallel ?? 2,
+    logger,
+    onStatus: (r) => void reports.push(r),
+    ...opts,
+  }));
 
 const request = (runId: string, ciCommand: string | null, extra: Partial<CiStartRequest> = {}): CiStartRequest => ({
-  repo: fx.binding({ ciCommand }), runId, branch: `greenline-merge/pr-4-5/${runId}`, sha: fx.baseSha,
-  targetBranch: 'main', prNumbers: [4, 5], timeoutMinutes: 10, ...extra,
+  repo: fx.binding({ ciCommand }),
+  runId,
+  branch: `greenline-merge/pr-4-5/${runId}`,
+  sha: fx.baseSha,
+  targetBranch: 'main',
+  prNumbers: [4, 5],
+  timeoutMinutes: 10,
+  ...extra,
 });
 
 const statesOf = (runId: string): string[] =>
@@ -88,7 +100,12 @@ describe('command CI', () => {
   });
 
   it('runs the command in its checkout when the data dir is given relative to the working directory', async () => {
-    const c = (ci = createCommandCi({ dataDir: path.relative(process.cwd(), fx.dataDir), maxParallel: 1, logger, onStatus: (r) => void reports.push(r) }));
+    const c = (ci = createCommandCi({
+      dataDir: path.relative(process.cwd(), fx.dataDir),
+      maxParallel: 1,
+      logger,
+      onStatus: (r) => void reports.push(r),
+    }));
     await c.start(request('run-relative', 'test "$(cat README.md)" = hello && pwd'));
     expect((await finished('run-relative')).status).toMatchObject({ state: 'success' });
     expect(await c.getLog('run-relative')).toContain(`${path.join(fx.dataDir, 'worktrees', 'run-relative')}\n`);
@@ -102,13 +119,19 @@ describe('command CI', () => {
     await waitForFile(running);
     clock.advance(42_000);
     writeFileSync(go, '');
-    expect((await finished('run-timed')).status).toMatchObject({ state: 'success', description: 'exited with code 0 after 42s' });
+    expect((await finished('run-timed')).status).toMatchObject({
+      state: 'success',
+      description: 'exited with code 0 after 42s',
+    });
   });
 
   it('reports failure with the exit code, keeping the output', async () => {
     const c = makeCi();
     await c.start(request('run-fail', 'echo boom >&2; exit 3'));
-    expect((await finished('run-fail')).status).toMatchObject({ state: 'failure', description: expect.stringMatching(/^exited with code 3 after/) });
+    expect((await finished('run-fail')).status).toMatchObject({
+      state: 'failure',
+      description: expect.stringMatching(/^exited with code 3 after/),
+    });
     expect(await c.getLog('run-fail')).toContain('boom\n');
   });
 
@@ -116,7 +139,12 @@ describe('command CI', () => {
     process.env.GREENLINE_TEST_ONLY_SECRET = 'hunter2';
     try {
       const c = makeCi();
-      await c.start(request('run-env', 'echo "[$GREENLINE_TEST_RUN_ID|$GREENLINE_TARGET_BRANCH|$GREENLINE_PR_NUMBERS|$GREENLINE_TEST_SHA|${GREENLINE_TEST_ONLY_SECRET:-none}]"'));
+      await c.start(
+        request(
+          'run-env',
+          'echo "[$GREENLINE_TEST_RUN_ID|$GREENLINE_TARGET_BRANCH|$GREENLINE_PR_NUMBERS|$GREENLINE_TEST_SHA|${GREENLINE_TEST_ONLY_SECRET:-none}]"',
+        ),
+      );
       await finished('run-env');
       expect(await c.getLog('run-env')).toContain(`[run-env|main|4,5|${fx.baseSha}|none]`);
     } finally {
@@ -128,14 +156,21 @@ describe('command CI', () => {
     const clock = new ManualClock();
     const c = makeCi({ clock, killGraceMs: 10_000 });
     const pids = path.join(fx.root, 'pids');
-    await c.start(request('run-slow', `trap '' TERM; sleep 30 & echo $! > ${pids}.child; echo $$ > ${pids}.shell; wait`, { timeoutMinutes: 1 }));
+    await c.start(
+      request('run-slow', `trap '' TERM; sleep 30 & echo $! > ${pids}.child; echo $$ > ${pids}.shell; wait`, {
+        timeoutMinutes: 1,
+      }),
+    );
     const child = Number(await waitForFile(`${pids}.child`));
     const shell = Number(await waitForFile(`${pids}.shell`));
     expect(alive(child) && alive(shell)).toBe(true);
     clock.advance(60_000); // the timeout: SIGTERM, which both ignore
     expect(alive(child) && alive(shell)).toBe(true);
     clock.advance(10_000); // the grace period: SIGKILL
-    expect((await finished('run-slow')).status).toMatchObject({ state: 'error', description: 'timed out after 1 minutes' });
+    expect((await finished('run-slow')).status).toMatchObject({
+      state: 'error',
+      description: 'timed out after 1 minutes',
+    });
     expect(alive(child)).toBe(false);
     expect(alive(shell)).toBe(false);
     expect(await c.getLog('run-slow')).toMatch(/# timed out after 1 minutes\n$/);
@@ -174,7 +209,9 @@ describe('command CI', () => {
     const times = path.join(fx.root, 'times');
     const ids = ['p1', 'p2', 'p3', 'p4', 'p5'];
     for (const id of ids) {
-      await c.start(request(id, `s=$(date +%s%N); sleep 0.3; echo "$s $(date +%s%N)" > ${times}-$GREENLINE_TEST_RUN_ID`));
+      await c.start(
+        request(id, `s=$(date +%s%N); sleep 0.3; echo "$s $(date +%s%N)" > ${times}-$GREENLINE_TEST_RUN_ID`),
+      );
     }
     for (const id of ids) expect((await finished(id)).status.state).toBe('success');
     const spans = ids.map((id) => readFileSync(`${times}-${id}`, 'utf8').trim().split(' ').map(Number));
@@ -197,10 +234,14 @@ describe('command CI', () => {
   it('reports an error when there is no command or the commit cannot be found', async () => {
     const c = makeCi();
     await c.start(request('run-nocmd', null));
-    expect((await finished('run-nocmd')).status).toMatchObject({ state: 'error', description: 'no CI command is configured for this repository' });
+    expect((await finished('run-nocmd')).status).toMatchObject({
+      state: 'error',
+      description: 'no CI command is configured for this repository',
+    });
     await c.start(request('run-nosha', 'true', { sha: 'e'.repeat(40) }));
     expect((await finished('run-nosha')).status).toMatchObject({
-      state: 'error', description: `checkout failed: commit ${'e'.repeat(40)} is not on the remote`,
+      state: 'error',
+      description: `checkout failed: commit ${'e'.repeat(40)} is not on the remote`,
     });
   });
 

@@ -39,14 +39,25 @@ afterEach(async () => {
 });
 
 const makeCi = (): CommandCi => {
-  const c = createCommandCi({ dataDir: fx.dataDir, maxParallel: 4, logger, onStatus: () => undefined, killGraceMs: 300 });
+  const c = createCommandCi({
+    dataDir: fx.dataDir,
+    maxParallel: 4,
+    logger,
+    onStatus: () => undefined,
+    killGraceMs: 300,
+  });
   cis.push(c);
   return c;
 };
 
 const request = (runId: string, ciCommand: string): CiStartRequest => ({
-  repo: fx.binding({ ciCommand }), runId, branch: `greenline-merge/pr-4/${runId}`, sha: fx.baseSha,
-  targetBranch: 'main', prNumbers: [4], timeoutMinutes: 10,
+  repo: fx.binding({ ciCommand }),
+  runId,
+  branch: `greenline-merge/pr-4/${runId}`,
+  sha: fx.baseSha,
+  targetBranch: 'main',
+  prNumbers: [4],
+  timeoutMinutes: 10,
 });
 
 /** A process is alive while /proc knows it and it is not a zombie waiting for its parent. */
@@ -70,7 +81,9 @@ async function waitForPid(file: string): Promise<number> {
 const namesIn = async (dir: string): Promise<string[]> => (existsSync(dir) ? (await readdir(dir)).sort() : []);
 const mirrorDir = (): string => path.join(fx.dataDir, 'repos', 'local', 'acme', 'widgets.git');
 const worktreeList = async (): Promise<string[]> =>
-  (await git(['worktree', 'list', '--porcelain'], { cwd: mirrorDir() })).split('\n').filter((l) => l.startsWith('worktree '));
+  (await git(['worktree', 'list', '--porcelain'], { cwd: mirrorDir() }))
+    .split('\n')
+    .filter((l) => l.startsWith('worktree '));
 
 describe('what a killed server left of its CI', () => {
   it('the next one on the data dir stops the leftover process groups and removes their work trees; its own runs go on', async () => {
@@ -116,7 +129,11 @@ describe('what a killed server left of its CI', () => {
 
     // Ours too: the leader exited, a process of its group with the run's marker is left.
     const orphanPid = path.join(fx.root, 'orphan');
-    const orphaned = spawnGroup(`sleep 60 & echo $! > ${orphanPid}`, { cwd: fx.root, env: { ...marker, GREENLINE_TEST_RUN_ID: 'run-orphan' }, logFd: devNull });
+    const orphaned = spawnGroup(`sleep 60 & echo $! > ${orphanPid}`, {
+      cwd: fx.root,
+      env: { ...marker, GREENLINE_TEST_RUN_ID: 'run-orphan' },
+      logFd: devNull,
+    });
     groups.push(orphaned.pgid);
     records.record('run-orphan', orphaned.pgid);
     const orphan = await waitForPid(orphanPid);
@@ -132,7 +149,11 @@ describe('what a killed server left of its CI', () => {
 
     // Not ours: leader gone, the process left in the group lacks the run's marker.
     const unmarkedPid = path.join(fx.root, 'unmarked');
-    const unmarked = spawnGroup(`env -u GREENLINE_TEST_RUN_ID sleep 60 & echo $! > ${unmarkedPid}`, { cwd: fx.root, env: { ...marker, GREENLINE_TEST_RUN_ID: 'run-unmarked' }, logFd: devNull });
+    const unmarked = spawnGroup(`env -u GREENLINE_TEST_RUN_ID sleep 60 & echo $! > ${unmarkedPid}`, {
+      cwd: fx.root,
+      env: { ...marker, GREENLINE_TEST_RUN_ID: 'run-unmarked' },
+      logFd: devNull,
+    });
     groups.push(unmarked.pgid);
     records.record('run-unmarked', unmarked.pgid);
     const unmarkedChild = await waitForPid(unmarkedPid);

@@ -39,30 +39,60 @@ const parents = (line: string): number => line.split(' | ')[0].trim().split(' ')
 describe('git forge: advanceTarget', () => {
   it('merge_commit fast-forwards the target to the tested commit', async () => {
     const testSha = await build('gm/pr-1-2/a', [pr1(), pr2()]);
-    const res = await forge.advanceTarget(fx.binding(), { targetBranch: 'main', expectedSha: fx.baseSha, testSha, prs: [pr1(), pr2()], method: 'merge_commit' });
+    const res = await forge.advanceTarget(fx.binding(), {
+      targetBranch: 'main',
+      expectedSha: fx.baseSha,
+      testSha,
+      prs: [pr1(), pr2()],
+      method: 'merge_commit',
+    });
     expect(res).toEqual({ ok: true, newSha: testSha });
     expect(await fx.refSha('refs/heads/main')).toBe(testSha);
-    expect((await fx.log('main', ['--first-parent'])).map((l) => l.split(' | ')[1]))
-      .toEqual(['Merge pull request #2: Change line nine', 'Merge pull request #1: Change line one', 'Initial commit']);
+    expect((await fx.log('main', ['--first-parent'])).map((l) => l.split(' | ')[1])).toEqual([
+      'Merge pull request #2: Change line nine',
+      'Merge pull request #1: Change line one',
+      'Initial commit',
+    ]);
   });
 
   it('merge_commit of a predicted run fast-forwards over the prefix merged before it', async () => {
     const runB = await build('gm/pr-2/b', [pr1(), pr2()]);
     const runA = await build('gm/pr-1/a', [pr1()]);
-    await forge.advanceTarget(fx.binding(), { targetBranch: 'main', expectedSha: fx.baseSha, testSha: runA, prs: [pr1()], method: 'merge_commit' });
-    const res = await forge.advanceTarget(fx.binding(), { targetBranch: 'main', expectedSha: runA, testSha: runB, prs: [pr2()], method: 'merge_commit' });
+    await forge.advanceTarget(fx.binding(), {
+      targetBranch: 'main',
+      expectedSha: fx.baseSha,
+      testSha: runA,
+      prs: [pr1()],
+      method: 'merge_commit',
+    });
+    const res = await forge.advanceTarget(fx.binding(), {
+      targetBranch: 'main',
+      expectedSha: runA,
+      testSha: runB,
+      prs: [pr2()],
+      method: 'merge_commit',
+    });
     expect(res).toEqual({ ok: true, newSha: runB });
   });
 
   it('squash writes one commit per PR with the tested trees, the PR title and author', async () => {
     const testSha = await build('gm/pr-1-2/s', [pr1(), pr2()]);
-    const res = await forge.advanceTarget(fx.binding(), { targetBranch: 'main', expectedSha: fx.baseSha, testSha, prs: [pr1(), pr2()], method: 'squash' });
+    const res = await forge.advanceTarget(fx.binding(), {
+      targetBranch: 'main',
+      expectedSha: fx.baseSha,
+      testSha,
+      prs: [pr1(), pr2()],
+      method: 'squash',
+    });
     if (!res.ok) throw new Error(res.detail);
     expect(await fx.refSha('refs/heads/main')).toBe(res.newSha);
     expect(await fx.tree(res.newSha)).toBe(await fx.tree(testSha));
     const log = await fx.log('main');
-    expect(log.map((l) => l.split(' | ').slice(1).join(' | ')))
-      .toEqual(['Change line nine (#2) | Bob', 'Change line one (#1) | Ada', 'Initial commit | Dev One']);
+    expect(log.map((l) => l.split(' | ').slice(1).join(' | '))).toEqual([
+      'Change line nine (#2) | Bob',
+      'Change line one (#1) | Ada',
+      'Initial commit | Dev One',
+    ]);
     expect(log.map(parents)).toEqual([1, 1, 0]);
     // The first squash commit holds the tree the chain had after PR 1.
     expect(await fx.tree(`${res.newSha}~1`)).toBe(await fx.tree(`${testSha}~1`));
@@ -71,9 +101,21 @@ describe('git forge: advanceTarget', () => {
   it('squash of a predicted run stacks on the squash commit of the PR before it', async () => {
     const runB = await build('gm/pr-2/b', [pr1(), pr2()]);
     const runA = await build('gm/pr-1/a', [pr1()]);
-    const a = await forge.advanceTarget(fx.binding(), { targetBranch: 'main', expectedSha: fx.baseSha, testSha: runA, prs: [pr1()], method: 'squash' });
+    const a = await forge.advanceTarget(fx.binding(), {
+      targetBranch: 'main',
+      expectedSha: fx.baseSha,
+      testSha: runA,
+      prs: [pr1()],
+      method: 'squash',
+    });
     if (!a.ok) throw new Error(a.detail);
-    const b = await forge.advanceTarget(fx.binding(), { targetBranch: 'main', expectedSha: a.newSha, testSha: runB, prs: [pr2()], method: 'squash' });
+    const b = await forge.advanceTarget(fx.binding(), {
+      targetBranch: 'main',
+      expectedSha: a.newSha,
+      testSha: runB,
+      prs: [pr2()],
+      method: 'squash',
+    });
     if (!b.ok) throw new Error(b.detail);
     expect(await fx.tree(b.newSha)).toBe(await fx.tree(runB));
     expect((await fx.log('main')).map((l) => l.split(' ')[0]).slice(1, 2)).toEqual([a.newSha]);
@@ -82,22 +124,46 @@ describe('git forge: advanceTarget', () => {
   it('merge_commit after squashed predecessors re-parents the tested merges onto the target', async () => {
     const runB = await build('gm/pr-2/b', [pr1(), pr2()]);
     const runA = await build('gm/pr-1/a', [pr1()]);
-    const a = await forge.advanceTarget(fx.binding(), { targetBranch: 'main', expectedSha: fx.baseSha, testSha: runA, prs: [pr1()], method: 'squash' });
+    const a = await forge.advanceTarget(fx.binding(), {
+      targetBranch: 'main',
+      expectedSha: fx.baseSha,
+      testSha: runA,
+      prs: [pr1()],
+      method: 'squash',
+    });
     if (!a.ok) throw new Error(a.detail);
-    const b = await forge.advanceTarget(fx.binding(), { targetBranch: 'main', expectedSha: a.newSha, testSha: runB, prs: [pr2()], method: 'merge_commit' });
+    const b = await forge.advanceTarget(fx.binding(), {
+      targetBranch: 'main',
+      expectedSha: a.newSha,
+      testSha: runB,
+      prs: [pr2()],
+      method: 'merge_commit',
+    });
     if (!b.ok) throw new Error(b.detail);
     expect(await fx.tree(b.newSha)).toBe(await fx.tree(runB));
-    expect((await fx.log(b.newSha, ['-1']))[0]).toMatch(new RegExp(`^${b.newSha} ${a.newSha} ${h2} \\| Merge pull request #2`));
+    expect((await fx.log(b.newSha, ['-1']))[0]).toMatch(
+      new RegExp(`^${b.newSha} ${a.newSha} ${h2} \\| Merge pull request #2`),
+    );
   });
 
   it('rebase replays each PR commit with its author and message, linear, ending on the tested tree', async () => {
     const testSha = await build('gm/pr-1-2/r', [pr1(), pr2()]);
-    const res = await forge.advanceTarget(fx.binding(), { targetBranch: 'main', expectedSha: fx.baseSha, testSha, prs: [pr1(), pr2()], method: 'rebase' });
+    const res = await forge.advanceTarget(fx.binding(), {
+      targetBranch: 'main',
+      expectedSha: fx.baseSha,
+      testSha,
+      prs: [pr1(), pr2()],
+      method: 'rebase',
+    });
     if (!res.ok) throw new Error(res.detail);
     expect(await fx.tree(res.newSha)).toBe(await fx.tree(testSha));
     const log = await fx.log('main');
-    expect(log.map((l) => l.split(' | ').slice(1).join(' | ')))
-      .toEqual(['Change line nine | Bob', 'Change line one | Ada', 'Add a | Ada', 'Initial commit | Dev One']);
+    expect(log.map((l) => l.split(' | ').slice(1).join(' | '))).toEqual([
+      'Change line nine | Bob',
+      'Change line one | Ada',
+      'Add a | Ada',
+      'Initial commit | Dev One',
+    ]);
     expect(log.map(parents)).toEqual([1, 1, 1, 0]);
     const message = (rev: string): Promise<string> => git(['log', '-1', '--format=%B', rev], { cwd: fx.remote });
     expect(await message(`${res.newSha}~1`)).toBe(await message(h1));
@@ -114,9 +180,16 @@ describe('git forge: advanceTarget', () => {
     await fx.setRef('refs/pull/4/head', merge);
     const pr4 = { number: 4, headSha: merge };
     const testSha = await build('gm/pr-4/x', [pr4], mainMove);
-    const res = await forge.advanceTarget(fx.binding(), { targetBranch: 'main', expectedSha: mainMove, testSha, prs: [pr4], method: 'rebase' });
+    const res = await forge.advanceTarget(fx.binding(), {
+      targetBranch: 'main',
+      expectedSha: mainMove,
+      testSha,
+      prs: [pr4],
+      method: 'rebase',
+    });
     expect(res).toEqual({
-      ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED',
+      ok: false,
+      reason: 'GITHUB_API_MERGE_PR_FAILED',
       detail: `cannot rebase PR #4: commit ${c.slice(0, 7)} conflicts in src/app.txt; nothing merged`,
     });
     expect(await fx.refSha('refs/heads/main')).toBe(mainMove);
@@ -132,7 +205,13 @@ describe('git forge: advanceTarget', () => {
     await fx.setRef('refs/pull/4/head', merge);
     const pr4 = { number: 4, headSha: merge };
     const testSha = await build('gm/pr-4/y', [pr4], mainMove);
-    const res = await forge.advanceTarget(fx.binding(), { targetBranch: 'main', expectedSha: mainMove, testSha, prs: [pr4], method: 'rebase' });
+    const res = await forge.advanceTarget(fx.binding(), {
+      targetBranch: 'main',
+      expectedSha: mainMove,
+      testSha,
+      prs: [pr4],
+      method: 'rebase',
+    });
     expect(res).toMatchObject({ ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED' });
     expect(res.ok ? '' : res.detail).toMatch(/rebasing PR #4 does not reproduce the tested content/);
     expect(await fx.refSha('refs/heads/main')).toBe(mainMove);
@@ -143,9 +222,16 @@ describe('git forge: advanceTarget', () => {
     const outside = await fx.commit(fx.baseSha, { 'hotfix.txt': 'x\n' }, 'hotfix');
     await fx.setRef('refs/heads/main', outside);
     for (const method of ['merge_commit', 'squash', 'rebase'] as const) {
-      const res = await forge.advanceTarget(fx.binding(), { targetBranch: 'main', expectedSha: fx.baseSha, testSha, prs: [pr1()], method });
+      const res = await forge.advanceTarget(fx.binding(), {
+        targetBranch: 'main',
+        expectedSha: fx.baseSha,
+        testSha,
+        prs: [pr1()],
+        method,
+      });
       expect(res).toEqual({
-        ok: false, reason: 'TARGET_MOVED',
+        ok: false,
+        reason: 'TARGET_MOVED',
         detail: `main is at ${outside.slice(0, 7)}, not at ${fx.baseSha.slice(0, 7)}; nothing merged`,
       });
       expect(await fx.refSha('refs/heads/main')).toBe(outside);
@@ -157,7 +243,13 @@ describe('git forge: advanceTarget', () => {
     const outside = await fx.commit(fx.baseSha, { 'race.txt': 'x\n' }, 'pushed meanwhile');
     // The remote moves main while receiving our push, after our lease was checked.
     await hook(fx, 'pre-receive', `env -u GIT_QUARANTINE_PATH git update-ref refs/heads/main ${outside}`);
-    const res = await forge.advanceTarget(fx.binding(), { targetBranch: 'main', expectedSha: fx.baseSha, testSha, prs: [pr1()], method: 'merge_commit' });
+    const res = await forge.advanceTarget(fx.binding(), {
+      targetBranch: 'main',
+      expectedSha: fx.baseSha,
+      testSha,
+      prs: [pr1()],
+      method: 'merge_commit',
+    });
     expect(res).toMatchObject({ ok: false, reason: 'TARGET_MOVED' });
     expect(await fx.refSha('refs/heads/main')).toBe(outside);
   });
@@ -165,9 +257,16 @@ describe('git forge: advanceTarget', () => {
   it('reports a push the remote refuses (hook) as a failed merge, nothing merged', async () => {
     const testSha = await build('gm/pr-1/h', [pr1()]);
     await hook(fx, 'pre-receive', 'echo "main is protected" >&2; exit 1');
-    const res = await forge.advanceTarget(fx.binding(), { targetBranch: 'main', expectedSha: fx.baseSha, testSha, prs: [pr1()], method: 'merge_commit' });
+    const res = await forge.advanceTarget(fx.binding(), {
+      targetBranch: 'main',
+      expectedSha: fx.baseSha,
+      testSha,
+      prs: [pr1()],
+      method: 'merge_commit',
+    });
     expect(res).toEqual({
-      ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED',
+      ok: false,
+      reason: 'GITHUB_API_MERGE_PR_FAILED',
       detail: 'the remote refused to update main: [remote rejected] (pre-receive hook declined); nothing merged',
     });
     expect(await fx.refSha('refs/heads/main')).toBe(fx.baseSha);
@@ -178,9 +277,16 @@ describe('git forge: advanceTarget', () => {
     const pushed = await fx.commit(h2, { 'more.txt': 'more\n' }, 'one more');
     await fx.setRef('refs/pull/2/head', pushed);
     await git(['update-ref', '-d', 'refs/pull/1/head'], { cwd: fx.remote });
-    const res = await forge.advanceTarget(fx.binding(), { targetBranch: 'main', expectedSha: fx.baseSha, testSha, prs: [pr1(), pr2()], method: 'squash' });
+    const res = await forge.advanceTarget(fx.binding(), {
+      targetBranch: 'main',
+      expectedSha: fx.baseSha,
+      testSha,
+      prs: [pr1(), pr2()],
+      method: 'squash',
+    });
     expect(res).toEqual({
-      ok: false, reason: 'PR_UPDATED_AT_MERGE_TIME',
+      ok: false,
+      reason: 'PR_UPDATED_AT_MERGE_TIME',
       detail: `PR #1 is gone, not at the tested ${h1.slice(0, 7)}; PR #2 is at ${pushed.slice(0, 7)}, not at the tested ${h2.slice(0, 7)}; nothing merged`,
     });
     expect(await fx.refSha('refs/heads/main')).toBe(fx.baseSha);
@@ -214,17 +320,31 @@ describe('git forge: advanceTarget', () => {
 
   it('rejects a tested commit that does not end with the merges of the given PRs', async () => {
     const testSha = await build('gm/pr-1/w', [pr1()]);
-    await expect(forge.advanceTarget(fx.binding(), { targetBranch: 'main', expectedSha: fx.baseSha, testSha, prs: [pr2()], method: 'squash' }))
-      .rejects.toThrow(/does not end with the merges of #2@/);
+    await expect(
+      forge.advanceTarget(fx.binding(), {
+        targetBranch: 'main',
+        expectedSha: fx.baseSha,
+        testSha,
+        prs: [pr2()],
+        method: 'squash',
+      }),
+    ).rejects.toThrow(/does not end with the merges of #2@/);
   });
 });
 
 /** A merge commit with the tree of `treeFrom` and the given parents. */
 async function mergeCommit(f: GitFixture, treeFrom: string, ...parentShas: string[]): Promise<string> {
   return git(['commit-tree', `${treeFrom}^{tree}`, ...parentShas.flatMap((p) => ['-p', p])], {
-    cwd: f.remote, input: 'Merge main into the PR\n',
-    env: { GIT_AUTHOR_NAME: 'Dev', GIT_AUTHOR_EMAIL: 'd@x', GIT_COMMITTER_NAME: 'Dev', GIT_COMMITTER_EMAIL: 'd@x',
-      GIT_AUTHOR_DATE: '@1700009999 +0000', GIT_COMMITTER_DATE: '@1700009999 +0000' },
+    cwd: f.remote,
+    input: 'Merge main into the PR\n',
+    env: {
+      GIT_AUTHOR_NAME: 'Dev',
+      GIT_AUTHOR_EMAIL: 'd@x',
+      GIT_COMMITTER_NAME: 'Dev',
+      GIT_COMMITTER_EMAIL: 'd@x',
+      GIT_AUTHOR_DATE: '@1700009999 +0000',
+      GIT_COMMITTER_DATE: '@1700009999 +0000',
+    },
   });
 }
 

@@ -18,10 +18,19 @@ afterEach(async () => {
 
 describe('git forge: pull requests', () => {
   it('reads head, title, author and mergeability against the target branch', async () => {
-    const head = await fx.openPr(7, { 'src/app.txt': appWithLine(2, 'two') }, { title: 'Fix line two', author: 'Ada Lovelace' });
+    const head = await fx.openPr(
+      7,
+      { 'src/app.txt': appWithLine(2, 'two') },
+      { title: 'Fix line two', author: 'Ada Lovelace' },
+    );
     const forge = createGitForge({ dataDir: fx.dataDir, logger });
     expect(await forge.getPullRequest(fx.binding(), 7, 'main')).toEqual({
-      number: 7, headSha: head, baseBranch: 'main', title: 'Fix line two', author: 'Ada Lovelace', mergeability: 'mergeable',
+      number: 7,
+      headSha: head,
+      baseBranch: 'main',
+      title: 'Fix line two',
+      author: 'Ada Lovelace',
+      mergeability: 'mergeable',
       alreadyInBase: false,
     });
   });
@@ -34,18 +43,35 @@ describe('git forge: pull requests', () => {
     await fx.setRef('refs/heads/main', merged);
     await fx.openPr(6, { 'six.txt': '6\n' });
     const forge = createGitForge({ dataDir: fx.dataDir, logger, fetchTtlMs: 0 });
-    expect(await forge.getPullRequest(fx.binding(), 4, 'main')).toMatchObject({ headSha: contained, mergeability: 'mergeable', alreadyInBase: true });
-    expect(await forge.getPullRequest(fx.binding(), 5, 'main')).toMatchObject({ headSha: squashed, mergeability: 'mergeable', alreadyInBase: true });
-    expect(await forge.getPullRequest(fx.binding(), 6, 'main')).toMatchObject({ mergeability: 'mergeable', alreadyInBase: false });
+    expect(await forge.getPullRequest(fx.binding(), 4, 'main')).toMatchObject({
+      headSha: contained,
+      mergeability: 'mergeable',
+      alreadyInBase: true,
+    });
+    expect(await forge.getPullRequest(fx.binding(), 5, 'main')).toMatchObject({
+      headSha: squashed,
+      mergeability: 'mergeable',
+      alreadyInBase: true,
+    });
+    expect(await forge.getPullRequest(fx.binding(), 6, 'main')).toMatchObject({
+      mergeability: 'mergeable',
+      alreadyInBase: false,
+    });
   });
 
   it('reports not_mergeable with the conflicting files when the head conflicts with the target, and uses the remote default branch without one', async () => {
     await fx.openPr(3, { 'src/app.txt': appWithLine(5, 'five from the PR') });
-    await fx.setRef('refs/heads/main', await fx.commit(fx.baseSha, { 'src/app.txt': appWithLine(5, 'five on main') }, 'main moves'));
+    await fx.setRef(
+      'refs/heads/main',
+      await fx.commit(fx.baseSha, { 'src/app.txt': appWithLine(5, 'five on main') }, 'main moves'),
+    );
     const forge = createGitForge({ dataDir: fx.dataDir, logger, fetchTtlMs: 0 });
     const pr = await forge.getPullRequest(fx.binding(), 3);
     expect(pr).toMatchObject({
-      number: 3, baseBranch: 'main', mergeability: 'not_mergeable', unmergeable: { cause: 'conflict', files: ['src/app.txt'] },
+      number: 3,
+      baseBranch: 'main',
+      mergeability: 'not_mergeable',
+      unmergeable: { cause: 'conflict', files: ['src/app.txt'] },
     });
   });
 
@@ -75,18 +101,20 @@ describe('git forge: pull requests', () => {
     expect(await git(['rev-parse', 'refs/heads/main'], { cwd: dir })).toBe(fx.baseSha);
   });
 
-  it('names the remote and git\'s reason when the remote cannot be reached', async () => {
+  it("names the remote and git's reason when the remote cannot be reached", async () => {
     const forge = createGitForge({ dataDir: fx.dataDir, logger });
     const missing = path.join(fx.root, 'no-such-remote.git');
-    await expect(forge.getPullRequest(fx.binding({ remote: missing }), 1, 'main'))
-      .rejects.toThrow(`cannot reach remote ${missing}: fatal: '${missing}' does not appear to be a git repository`);
+    await expect(forge.getPullRequest(fx.binding({ remote: missing }), 1, 'main')).rejects.toThrow(
+      `cannot reach remote ${missing}: fatal: '${missing}' does not appear to be a git repository`,
+    );
   });
 
   it('treats a remote that looks like an option as a remote, not an option', async () => {
     const forge = createGitForge({ dataDir: fx.dataDir, logger });
     const marker = path.join(fx.root, 'marker');
-    await expect(forge.getBranchSha(fx.binding({ remote: `--upload-pack=touch ${marker}` }), 'main'))
-      .rejects.toThrow(/cannot reach remote --upload-pack/);
+    await expect(forge.getBranchSha(fx.binding({ remote: `--upload-pack=touch ${marker}` }), 'main')).rejects.toThrow(
+      /cannot reach remote --upload-pack/,
+    );
     expect(existsSync(marker)).toBe(false);
   });
 });

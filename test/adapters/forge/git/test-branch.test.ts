@@ -21,7 +21,12 @@ describe('git forge: test commits', () => {
     const forge = createGitForge({ dataDir: fx.dataDir, logger });
     const branch = 'greenline-merge/pr-1-2/run-a';
     const res = await forge.createTestBranch(fx.binding(), {
-      branch, baseSha: fx.baseSha, prs: [{ number: 1, headSha: h1 }, { number: 2, headSha: h2 }],
+      branch,
+      baseSha: fx.baseSha,
+      prs: [
+        { number: 1, headSha: h1 },
+        { number: 2, headSha: h2 },
+      ],
     });
     if (!res.ok) throw new Error(res.detail);
     expect(await fx.refSha(`refs/heads/${branch}`)).toBe(res.sha);
@@ -41,13 +46,23 @@ describe('git forge: test commits', () => {
     const same = await fx.openPr(2, { 'a.txt': 'a\n' }, { title: 'Same change again' });
     const forge = createGitForge({ dataDir: fx.dataDir, logger });
     const dup = await forge.createTestBranch(fx.binding(), {
-      branch: 'gm/pr-1-2/dup', baseSha: fx.baseSha, prs: [{ number: 1, headSha: h1 }, { number: 2, headSha: same }],
+      branch: 'gm/pr-1-2/dup',
+      baseSha: fx.baseSha,
+      prs: [
+        { number: 1, headSha: h1 },
+        { number: 2, headSha: same },
+      ],
     });
     expect(dup).toEqual({
-      ok: false, reason: 'START_TEST_RUN_ALREADY_IN_TARGET',
+      ok: false,
+      reason: 'START_TEST_RUN_ALREADY_IN_TARGET',
       detail: `PR #2 changes nothing: its changes are already in base ${fx.baseSha.slice(0, 7)} + PR #1 (merged before, or the same as a PR ahead of it)`,
     });
-    const onMerged = await forge.createTestBranch(fx.binding(), { branch: 'gm/pr-1/merged', baseSha: h1, prs: [{ number: 1, headSha: h1 }] });
+    const onMerged = await forge.createTestBranch(fx.binding(), {
+      branch: 'gm/pr-1/merged',
+      baseSha: h1,
+      prs: [{ number: 1, headSha: h1 }],
+    });
     expect(onMerged).toMatchObject({ ok: false, reason: 'START_TEST_RUN_ALREADY_IN_TARGET' });
     expect(await fx.refSha('refs/heads/gm/pr-1-2/dup')).toBeNull();
     expect(await fx.refSha('refs/heads/gm/pr-1/merged')).toBeNull();
@@ -56,12 +71,19 @@ describe('git forge: test commits', () => {
   it('builds the same sha for the same inputs in any run, and shares the commit of a common prefix', async () => {
     const h1 = await fx.openPr(1, { 'a.txt': 'a\n' });
     const h2 = await fx.openPr(2, { 'b.txt': 'b\n' });
-    const prs = [{ number: 1, headSha: h1 }, { number: 2, headSha: h2 }];
+    const prs = [
+      { number: 1, headSha: h1 },
+      { number: 2, headSha: h2 },
+    ];
     const one = createGitForge({ dataDir: fx.dataDir, logger });
     const other = createGitForge({ dataDir: path.join(fx.root, 'other-instance'), logger });
     const a = await one.createTestBranch(fx.binding(), { branch: 'gm/pr-1-2/x', baseSha: fx.baseSha, prs });
     const b = await other.createTestBranch(fx.binding(), { branch: 'gm/pr-1-2/y', baseSha: fx.baseSha, prs });
-    const prefix = await one.createTestBranch(fx.binding(), { branch: 'gm/pr-1/z', baseSha: fx.baseSha, prs: prs.slice(0, 1) });
+    const prefix = await one.createTestBranch(fx.binding(), {
+      branch: 'gm/pr-1/z',
+      baseSha: fx.baseSha,
+      prs: prs.slice(0, 1),
+    });
     if (!a.ok || !b.ok || !prefix.ok) throw new Error('build failed');
     expect(b.sha).toBe(a.sha);
     expect((await fx.log(a.sha, ['--first-parent']))[1].split(' ')[0]).toBe(prefix.sha);
@@ -86,11 +108,17 @@ describe('git forge: test commits', () => {
     const h3 = await fx.openPr(3, { 'src/app.txt': appWithLine(4, 'four by three'), 'README.md': 'hi from three\n' });
     const forge = createGitForge({ dataDir: fx.dataDir, logger });
     const res = await forge.createTestBranch(fx.binding(), {
-      branch: 'gm/pr-3/c', baseSha: fx.baseSha,
-      prs: [{ number: 1, headSha: h1 }, { number: 2, headSha: h2 }, { number: 3, headSha: h3 }],
+      branch: 'gm/pr-3/c',
+      baseSha: fx.baseSha,
+      prs: [
+        { number: 1, headSha: h1 },
+        { number: 2, headSha: h2 },
+        { number: 3, headSha: h3 },
+      ],
     });
     expect(res).toEqual({
-      ok: false, reason: 'START_TEST_RUN_MERGE_CONFLICT',
+      ok: false,
+      reason: 'START_TEST_RUN_MERGE_CONFLICT',
       detail: `PR #3 conflicts with base ${fx.baseSha.slice(0, 7)} + PR #1 + PR #2: files README.md, src/app.txt`,
     });
     expect(await fx.refSha('refs/heads/gm/pr-3/c')).toBeNull();
@@ -100,21 +128,31 @@ describe('git forge: test commits', () => {
     const forge = createGitForge({ dataDir: fx.dataDir, logger, fetchTtlMs: 60_000 });
     await forge.getBranchSha(fx.binding(), 'main');
     const late = await fx.openPr(5, { 'late.txt': 'late\n' });
-    const res = await forge.createTestBranch(fx.binding(), { branch: 'gm/pr-5/l', baseSha: fx.baseSha, prs: [{ number: 5, headSha: late }] });
+    const res = await forge.createTestBranch(fx.binding(), {
+      branch: 'gm/pr-5/l',
+      baseSha: fx.baseSha,
+      prs: [{ number: 5, headSha: late }],
+    });
     expect(res.ok).toBe(true);
   });
 
   it('rejects a commit the remote does not have, naming it', async () => {
     const forge = createGitForge({ dataDir: fx.dataDir, logger });
     const ghost = 'f'.repeat(40);
-    await expect(forge.createTestBranch(fx.binding(), { branch: 'gm/x', baseSha: fx.baseSha, prs: [{ number: 1, headSha: ghost }] }))
-      .rejects.toThrow(`commits not found on the remote: ${ghost}`);
+    await expect(
+      forge.createTestBranch(fx.binding(), {
+        branch: 'gm/x',
+        baseSha: fx.baseSha,
+        prs: [{ number: 1, headSha: ghost }],
+      }),
+    ).rejects.toThrow(`commits not found on the remote: ${ghost}`);
   });
 
   it('rejects an invalid branch name', async () => {
     const forge = createGitForge({ dataDir: fx.dataDir, logger });
-    await expect(forge.createTestBranch(fx.binding(), { branch: 'bad..name', baseSha: fx.baseSha, prs: [] }))
-      .rejects.toThrow('"bad..name" is not a valid branch name');
+    await expect(
+      forge.createTestBranch(fx.binding(), { branch: 'bad..name', baseSha: fx.baseSha, prs: [] }),
+    ).rejects.toThrow('"bad..name" is not a valid branch name');
   });
 
   it('deletes test branches; deleting a missing branch succeeds', async () => {

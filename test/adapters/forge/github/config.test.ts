@@ -10,32 +10,53 @@ import { gitHubForgeOf } from '../../../../src/server.js';
 import { makeTempDir, removeTempDir } from '../../../helpers/temp-dir.js';
 
 let dir: string;
-beforeEach(async () => { dir = await makeTempDir('gl-gh-config-'); });
+beforeEach(async () => {
+  dir = await makeTempDir('gl-gh-config-');
+});
 afterEach(() => removeTempDir(dir));
 const logger = pino({ level: 'silent' });
 
 describe('github configuration', () => {
   it('reads GREENLINE_GITHUB_* variables', () => {
-    const c = loadConfig({ cwd: dir, env: {
-      GREENLINE_GITHUB_APP_ID: '123', GREENLINE_GITHUB_PRIVATE_KEY_PATH: '/k.pem', GREENLINE_GITHUB_WEBHOOK_SECRET: 's',
-      GREENLINE_GITHUB_BASE_URL: 'https://ghe.example.com/api/v3/', GREENLINE_GITHUB_DETAILS_URL: 'https://q/{pr}',
-    } });
+    const c = loadConfig({
+      cwd: dir,
+      env: {
+        GREENLINE_GITHUB_APP_ID: '123',
+        GREENLINE_GITHUB_PRIVATE_KEY_PATH: '/k.pem',
+        GREENLINE_GITHUB_WEBHOOK_SECRET: 's',
+        GREENLINE_GITHUB_BASE_URL: 'https://ghe.example.com/api/v3/',
+        GREENLINE_GITHUB_DETAILS_URL: 'https://q/{pr}',
+      },
+    });
     expect(c).toMatchObject({
-      githubAppId: 123, githubPrivateKeyPath: '/k.pem', githubWebhookSecret: 's', githubToken: null,
-      githubBaseUrl: 'https://ghe.example.com/api/v3', githubDetailsUrl: 'https://q/{pr}',
+      githubAppId: 123,
+      githubPrivateKeyPath: '/k.pem',
+      githubWebhookSecret: 's',
+      githubToken: null,
+      githubBaseUrl: 'https://ghe.example.com/api/v3',
+      githubDetailsUrl: 'https://q/{pr}',
     });
   });
 
   it('reads a github: mapping in greenline.yaml; the environment wins over it', async () => {
     await writeFile(join(dir, 'greenline.yaml'), 'github:\n  token: ghp_file\n  webhookSecret: from-file\n');
-    expect(loadConfig({ cwd: dir, env: {} })).toMatchObject({ githubToken: 'ghp_file', githubWebhookSecret: 'from-file' });
-    expect(loadConfig({ cwd: dir, env: { GREENLINE_GITHUB_WEBHOOK_SECRET: 'from-env' } }).githubWebhookSecret).toBe('from-env');
+    expect(loadConfig({ cwd: dir, env: {} })).toMatchObject({
+      githubToken: 'ghp_file',
+      githubWebhookSecret: 'from-file',
+    });
+    expect(loadConfig({ cwd: dir, env: { GREENLINE_GITHUB_WEBHOOK_SECRET: 'from-env' } }).githubWebhookSecret).toBe(
+      'from-env',
+    );
   });
 
   it('names the problem: unknown github key, an App id without its key, a base URL that is no URL', async () => {
     await writeFile(join(dir, 'bad.yaml'), 'github:\n  appid: 1\n');
-    expect(() => loadConfig({ cwd: dir, env: {}, configPath: join(dir, 'bad.yaml') })).toThrow(/Unknown configuration key "github.appid"/);
-    expect(() => loadConfig({ cwd: dir, env: { GREENLINE_GITHUB_APP_ID: '5' } })).toThrow(/githubAppId and githubPrivateKeyPath go together/);
+    expect(() => loadConfig({ cwd: dir, env: {}, configPath: join(dir, 'bad.yaml') })).toThrow(
+      /Unknown configuration key "github.appid"/,
+    );
+    expect(() => loadConfig({ cwd: dir, env: { GREENLINE_GITHUB_APP_ID: '5' } })).toThrow(
+      /githubAppId and githubPrivateKeyPath go together/,
+    );
     expect(() => loadConfig({ cwd: dir, env: { GREENLINE_GITHUB_BASE_URL: 'api.github.com' } })).toThrow(ConfigError);
   });
 
@@ -44,12 +65,27 @@ describe('github configuration', () => {
     expect(gitHubForgeOf(defaults, logger)).toBeNull();
     expect(gitHubForgeOf({ ...defaults, githubToken: 't' }, logger)!.clients.canCreateCheckRuns).toBe(false);
     const key = join(dir, 'app.pem');
-    await writeFile(key, generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey);
-    expect(gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: key }, logger)!.clients.canCreateCheckRuns).toBe(true);
-    expect(() => gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'missing.pem') }, logger)).toThrow(/cannot be read/);
-    expect(() => gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'missing.pem') }, logger)).toThrow(ConfigError);
+    await writeFile(
+      key,
+      generateKeyPairSync('rsa', {
+        modulusLength: 2048,
+        privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+        publicKeyEncoding: { type: 'spki', format: 'pem' },
+      }).privateKey,
+    );
+    expect(
+      gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: key }, logger)!.clients.canCreateCheckRuns,
+    ).toBe(true);
+    expect(() =>
+      gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'missing.pem') }, logger),
+    ).toThrow(/cannot be read/);
+    expect(() =>
+      gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'missing.pem') }, logger),
+    ).toThrow(ConfigError);
     await writeFile(join(dir, 'not-a-key.pem'), 'hello');
-    expect(() => gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'not-a-key.pem') }, logger)).toThrow(/not a PEM private key/);
+    expect(() =>
+      gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'not-a-key.pem') }, logger),
+    ).toThrow(/not a PEM private key/);
   });
 });
 
@@ -60,7 +96,10 @@ describe('comment commands', () => {
     ['/greenline merge --priority=10', { kind: 'merge', priority: '10', noBatch: false }],
     ['/greenline cancel', { kind: 'cancel' }],
     ['/trunk cancel now', { kind: 'invalid', message: '/trunk cancel takes no options, got now' }],
-    ['/greenline stack', { kind: 'invalid', message: 'unknown command /greenline stack: use /greenline merge or /greenline cancel' }],
+    [
+      '/greenline stack',
+      { kind: 'invalid', message: 'unknown command /greenline stack: use /greenline merge or /greenline cancel' },
+    ],
     ['/greenline merge --priority', { kind: 'invalid', message: expect.stringMatching(/needs a value/) }],
     ['please /greenline merge', null],
     ['nothing here', null],

@@ -41,7 +41,10 @@ interface Scripted {
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
-  new Response(status === 204 ? null : JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+  new Response(status === 204 ? null : JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  });
 
 export class FakeGitHubApi {
   readonly calls: RecordedCall[] = [];
@@ -55,11 +58,21 @@ export class FakeGitHubApi {
   readonly protectedBranches = new Set<string>();
   /** Required status checks of branch protection, by branch. */
   readonly requiredChecks = new Map<string, string[]>();
-  readonly checkRuns: { id: number; name: string; head_sha: string; status: string; conclusion: string | null; output?: unknown }[] = [];
+  readonly checkRuns: {
+    id: number;
+    name: string;
+    head_sha: string;
+    status: string;
+    conclusion: string | null;
+    output?: unknown;
+  }[] = [];
   readonly statuses: { sha: string; context: string; state: string }[] = [];
   readonly comments: { id: number; issue: number; body: string }[] = [];
   /** GitHub Actions workflow runs by id (the fields the fork-upload check reads). */
-  readonly workflowRuns = new Map<number, { status: string; head_sha: string; event: string; head_repository: { full_name: string } }>();
+  readonly workflowRuns = new Map<
+    number,
+    { status: string; head_sha: string; event: string; head_repository: { full_name: string } }
+  >();
   /** App installations by owner/name (App auth) and the installation tokens handed out. */
   readonly installations = new Map<string, number>();
   readonly issuedTokens: string[] = [];
@@ -69,29 +82,56 @@ export class FakeGitHubApi {
   private scripted: Scripted[] = [];
   private nextId = 1000;
 
-  constructor(readonly owner = 'acme', readonly repo = 'web', readonly baseUrl = 'https://api.github.test') {}
+  constructor(
+    readonly owner = 'acme',
+    readonly repo = 'web',
+    readonly baseUrl = 'https://api.github.test',
+  ) {}
 
   /** A commit on top of `parent` (or a root commit), with a deterministic sha. */
   commit(parent: string | null, label: string): string {
-    const sha = createHash('sha1').update(`${parent ?? ''}:${label}`).digest('hex');
+    const sha = createHash('sha1')
+      .update(`${parent ?? ''}:${label}`)
+      .digest('hex');
     this.commits.set(sha, parent ? [parent] : []);
     return sha;
   }
 
-  openPr(number: number, opts: Partial<Omit<FakePull, 'base' | 'head'>> & { headSha: string; base?: string }): FakePull {
+  openPr(
+    number: number,
+    opts: Partial<Omit<FakePull, 'base' | 'head'>> & { headSha: string; base?: string },
+  ): FakePull {
     const { base: baseOpt, headSha, ...rest } = opts;
     const base = baseOpt ?? 'main';
     const pr: FakePull = {
-      number, state: 'open', merged: false, draft: false, mergeable: true, mergeable_state: 'clean', merge_commit_sha: null,
-      title: `PR ${number}`, body: null, user: { login: 'ada' }, labels: [], ...rest,
-      head: { sha: headSha, ref: `feature-${number}` }, base: { sha: this.branches.get(base) ?? '', ref: base },
+      number,
+      state: 'open',
+      merged: false,
+      draft: false,
+      mergeable: true,
+      mergeable_state: 'clean',
+      merge_commit_sha: null,
+      title: `PR ${number}`,
+      body: null,
+      user: { login: 'ada' },
+      labels: [],
+      ...rest,
+      head: { sha: headSha, ref: `feature-${number}` },
+      base: { sha: this.branches.get(base) ?? '', ref: base },
     };
     this.pulls.set(number, pr);
     return pr;
   }
 
   /** The next `count` calls matching method and path get this answer instead of the fake's own. */
-  failNext(method: string, path: RegExp, status: number, body: unknown, headers: Record<string, string> = {}, count = 1): void {
+  failNext(
+    method: string,
+    path: RegExp,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+    count = 1,
+  ): void {
     for (let i = 0; i < count; i++) this.scripted.push({ method, path, status, body, headers });
   }
 
@@ -122,7 +162,8 @@ export class FakeGitHubApi {
     const method = (init?.method ?? 'GET').toUpperCase();
     const rawPath = url.pathname.replace(new URL(this.baseUrl).pathname.replace(/\/$/, ''), '');
     const path = decodeURIComponent(rawPath) + (url.search ? decodeURIComponent(url.search) : '');
-    const body = typeof init?.body === 'string' && init.body !== '' ? (JSON.parse(init.body) as Record<string, unknown>) : null;
+    const body =
+      typeof init?.body === 'string' && init.body !== '' ? (JSON.parse(init.body) as Record<string, unknown>) : null;
     const headers = new Headers(init?.headers);
     const call: RecordedCall = { method, path, body, authorization: headers.get('authorization'), status: 0 };
     this.calls.push(call);
@@ -139,7 +180,13 @@ export class FakeGitHubApi {
     return res;
   };
 
-  private answer(method: string, rawPath: string, query: URLSearchParams, body: Record<string, unknown> | null, auth: string | null): Response {
+  private answer(
+    method: string,
+    rawPath: string,
+    query: URLSearchParams,
+    body: Record<string, unknown> | null,
+    auth: string | null,
+  ): Response {
     const seg = rawPath.split('/').filter(Boolean).map(decodeURIComponent);
     const route = `${method} /${seg.join('/')}`;
     const repoPrefix = `/repos/${this.owner}/${this.repo}`;
@@ -151,7 +198,12 @@ export class FakeGitHubApi {
       if (bad) return bad;
       const token = `ghs_installation_${r[1]}_${this.issuedTokens.length + 1}`;
       this.issuedTokens.push(token);
-      return json(201, { token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: {}, repository_selection: 'all' });
+      return json(201, {
+        token,
+        expires_at: new Date(Date.now() + 3600_000).toISOString(),
+        permissions: {},
+        repository_selection: 'all',
+      });
     }
     if (route === `GET ${repoPrefix}/installation`) {
       const bad = this.checkJwt(auth);
@@ -160,7 +212,8 @@ export class FakeGitHubApi {
       return id === undefined ? json(404, { message: 'Not Found' }) : json(200, { id, app_id: this.appId });
     }
     if (!route.includes(` ${repoPrefix}`)) return json(404, { message: 'Not Found' });
-    if (this.appPublicKey !== null && !(auth ?? '').startsWith('token ghs_')) return json(401, { message: 'Bad credentials' });
+    if (this.appPublicKey !== null && !(auth ?? '').startsWith('token ghs_'))
+      return json(401, { message: 'Bad credentials' });
 
     if ((r = m(/^GET ~\/actions\/runs\/(\d+)$/))) {
       const run = this.workflowRuns.get(Number(r[1]));
@@ -168,20 +221,39 @@ export class FakeGitHubApi {
     }
     if ((r = m(/^GET ~\/pulls\/(\d+)$/))) {
       const pr = this.pulls.get(Number(r[1]));
-      return pr ? json(200, { ...pr, base: { ...pr.base, sha: this.branches.get(pr.base.ref) ?? pr.base.sha } }) : json(404, { message: 'Not Found' });
+      return pr
+        ? json(200, { ...pr, base: { ...pr.base, sha: this.branches.get(pr.base.ref) ?? pr.base.sha } })
+        : json(404, { message: 'Not Found' });
     }
     if ((r = m(/^GET ~\/pulls$/))) {
       const head = query.get('head')?.split(':')[1];
-      return json(200, [...this.pulls.values()].filter((p) => p.state === (query.get('state') ?? 'open') && (!head || p.head.ref === head)));
+      return json(
+        200,
+        [...this.pulls.values()].filter(
+          (p) => p.state === (query.get('state') ?? 'open') && (!head || p.head.ref === head),
+        ),
+      );
     }
     if ((r = m(/^POST ~\/pulls$/))) {
       const head = String(body!.head);
-      if (!this.branches.has(head)) return json(422, { message: 'Validation Failed', errors: [{ message: `No commits between main and ${head}` }] });
+      if (!this.branches.has(head))
+        return json(422, {
+          message: 'Validation Failed',
+          errors: [{ message: `No commits between main and ${head}` }],
+        });
       if ([...this.pulls.values()].some((p) => p.state === 'open' && p.head.ref === head)) {
-        return json(422, { message: 'Validation Failed', errors: [{ message: `A pull request already exists for ${this.owner}:${head}.` }] });
+        return json(422, {
+          message: 'Validation Failed',
+          errors: [{ message: `A pull request already exists for ${this.owner}:${head}.` }],
+        });
       }
       const number = Math.max(0, ...this.pulls.keys()) + 1;
-      const pr = this.openPr(number, { headSha: this.branches.get(head)!, base: String(body!.base), draft: Boolean(body!.draft), title: String(body!.title) });
+      const pr = this.openPr(number, {
+        headSha: this.branches.get(head)!,
+        base: String(body!.base),
+        draft: Boolean(body!.draft),
+        title: String(body!.title),
+      });
       pr.head.ref = head;
       return json(201, pr);
     }
@@ -194,10 +266,15 @@ export class FakeGitHubApi {
     if ((r = m(/^PUT ~\/pulls\/(\d+)\/merge$/))) {
       const pr = this.pulls.get(Number(r[1]));
       if (!pr) return json(404, { message: 'Not Found' });
-      if (pr.merged || pr.state !== 'open' || pr.mergeable === false) return json(405, { message: 'Pull Request is not mergeable' });
-      if (body!.sha !== undefined && body!.sha !== pr.head.sha) return json(409, { message: 'Head branch was modified. Review and try the merge again.' });
+      if (pr.merged || pr.state !== 'open' || pr.mergeable === false)
+        return json(405, { message: 'Pull Request is not mergeable' });
+      if (body!.sha !== undefined && body!.sha !== pr.head.sha)
+        return json(409, { message: 'Head branch was modified. Review and try the merge again.' });
       const target = this.branches.get(pr.base.ref)!;
-      const sha = this.commit(target, `${body!.merge_method}:${pr.number}:${pr.head.sha}:${String(body!.commit_title ?? '')}`);
+      const sha = this.commit(
+        target,
+        `${body!.merge_method}:${pr.number}:${pr.head.sha}:${String(body!.commit_title ?? '')}`,
+      );
       if (body!.merge_method === 'merge') this.commits.set(sha, [target, pr.head.sha]);
       this.branches.set(pr.base.ref, sha);
       Object.assign(pr, { merged: true, state: 'closed', merge_commit_sha: sha });
@@ -205,12 +282,18 @@ export class FakeGitHubApi {
     }
     if ((r = m(/^GET ~\/git\/ref\/heads\/(.+)$/))) {
       const sha = this.branches.get(r[1]!);
-      return sha ? json(200, { ref: `refs/heads/${r[1]}`, object: { sha, type: 'commit' } }) : json(404, { message: 'Not Found' });
+      return sha
+        ? json(200, { ref: `refs/heads/${r[1]}`, object: { sha, type: 'commit' } })
+        : json(404, { message: 'Not Found' });
     }
     if ((r = m(/^GET ~\/git\/matching-refs\/heads\/(.*)$/))) {
       const prefix = r[1]!;
-      return json(200, [...this.branches].filter(([name]) => name.startsWith(prefix))
-        .map(([name, sha]) => ({ ref: `refs/heads/${name}`, object: { sha, type: 'commit' } })));
+      return json(
+        200,
+        [...this.branches]
+          .filter(([name]) => name.startsWith(prefix))
+          .map(([name, sha]) => ({ ref: `refs/heads/${name}`, object: { sha, type: 'commit' } })),
+      );
     }
     if ((r = m(/^POST ~\/git\/refs$/))) {
       const name = String(body!.ref).replace(/^refs\/heads\//, '');
@@ -222,8 +305,10 @@ export class FakeGitHubApi {
       const name = r[1]!;
       const now = this.branches.get(name);
       if (!now) return json(422, { message: 'Reference does not exist' });
-      if (this.protectedBranches.has(name)) return json(422, { message: `Protected branch update failed for refs/heads/${name}.` });
-      if (!body!.force && !this.isAncestor(now, String(body!.sha))) return json(422, { message: 'Update is not a fast forward' });
+      if (this.protectedBranches.has(name))
+        return json(422, { message: `Protected branch update failed for refs/heads/${name}.` });
+      if (!body!.force && !this.isAncestor(now, String(body!.sha)))
+        return json(422, { message: 'Update is not a fast forward' });
       this.branches.set(name, String(body!.sha));
       return json(200, { ref: `refs/heads/${name}`, object: { sha: body!.sha } });
     }
@@ -247,17 +332,40 @@ export class FakeGitHubApi {
       if (!this.branches.has(name)) return json(404, { message: 'Branch not found' });
       const checks = this.requiredChecks.get(name);
       return json(200, {
-        name, commit: { sha: this.branches.get(name) }, protected: Boolean(checks),
-        protection: checks ? { enabled: true, required_status_checks: { enforcement_level: 'everyone', contexts: checks, checks: checks.map((context) => ({ context, app_id: null })) } } : { enabled: false },
+        name,
+        commit: { sha: this.branches.get(name) },
+        protected: Boolean(checks),
+        protection: checks
+          ? {
+              enabled: true,
+              required_status_checks: {
+                enforcement_level: 'everyone',
+                contexts: checks,
+                checks: checks.map((context) => ({ context, app_id: null })),
+              },
+            }
+          : { enabled: false },
       });
     }
     if ((r = m(/^GET ~\/rules\/branches\/(.+)$/))) return json(200, []);
     if ((r = m(/^GET ~\/commits\/([0-9a-f]+)\/check-runs$/))) {
-      const runs = this.checkRuns.filter((c) => c.head_sha === r![1] && (!query.get('check_name') || c.name === query.get('check_name')));
-      return json(200, { total_count: runs.length, check_runs: runs.map((c) => ({ ...c, html_url: `https://github.test/runs/${c.id}` })) });
+      const runs = this.checkRuns.filter(
+        (c) => c.head_sha === r![1] && (!query.get('check_name') || c.name === query.get('check_name')),
+      );
+      return json(200, {
+        total_count: runs.length,
+        check_runs: runs.map((c) => ({ ...c, html_url: `https://github.test/runs/${c.id}` })),
+      });
     }
     if ((r = m(/^POST ~\/check-runs$/))) {
-      const run = { id: this.nextId++, name: String(body!.name), head_sha: String(body!.head_sha), status: String(body!.status), conclusion: (body!.conclusion as string) ?? null, output: body!.output };
+      const run = {
+        id: this.nextId++,
+        name: String(body!.name),
+        head_sha: String(body!.head_sha),
+        status: String(body!.status),
+        conclusion: (body!.conclusion as string) ?? null,
+        output: body!.output,
+      };
       this.checkRuns.push(run);
       return json(201, run);
     }
@@ -269,11 +377,20 @@ export class FakeGitHubApi {
     }
     if ((r = m(/^GET ~\/compare\/([0-9a-f]+)\.\.\.([0-9a-f]+)$/))) {
       const [base, head] = [r[1]!, r[2]!];
-      const status = base === head ? 'identical' : this.isAncestor(base, head) ? 'ahead' : this.isAncestor(head, base) ? 'behind' : 'diverged';
+      const status =
+        base === head
+          ? 'identical'
+          : this.isAncestor(base, head)
+            ? 'ahead'
+            : this.isAncestor(head, base)
+              ? 'behind'
+              : 'diverged';
       return json(200, { status, base_commit: { sha: base } });
     }
     if ((r = m(/^GET ~\/commits\/([0-9a-f]+)\/status$/))) {
-      const statuses = this.statuses.filter((s) => s.sha === r![1]).reverse()
+      const statuses = this.statuses
+        .filter((s) => s.sha === r![1])
+        .reverse()
         .filter((s, i, all) => all.findIndex((x) => x.context === s.context) === i); // the latest per context
       return json(200, { sha: r[1], statuses: statuses.map((s) => ({ context: s.context, state: s.state })) });
     }
@@ -282,7 +399,10 @@ export class FakeGitHubApi {
       return json(201, { id: this.nextId++, state: body!.state, context: body!.context });
     }
     if ((r = m(/^GET ~\/issues\/(\d+)\/comments$/))) {
-      return json(200, this.comments.filter((c) => c.issue === Number(r![1])).map((c) => ({ id: c.id, body: c.body })));
+      return json(
+        200,
+        this.comments.filter((c) => c.issue === Number(r![1])).map((c) => ({ id: c.id, body: c.body })),
+      );
     }
     if ((r = m(/^POST ~\/issues\/(\d+)\/comments$/))) {
       const c = { id: this.nextId++, issue: Number(r[1]), body: String(body!.body) };
@@ -298,7 +418,8 @@ export class FakeGitHubApi {
     if ((r = m(/^POST ~\/issues\/(\d+)\/labels$/))) {
       const pr = this.pulls.get(Number(r[1]));
       if (!pr) return json(404, { message: 'Not Found' });
-      for (const name of body!.labels as string[]) if (!pr.labels.some((l) => l.name === name)) pr.labels.push({ name });
+      for (const name of body!.labels as string[])
+        if (!pr.labels.some((l) => l.name === name)) pr.labels.push({ name });
       return json(200, pr.labels);
     }
     if ((r = m(/^DELETE ~\/issues\/(\d+)\/labels\/(.+)$/))) {
@@ -318,7 +439,8 @@ export class FakeGitHubApi {
     const [h, p, s] = jwt.split('.');
     const ok = createVerify('RSA-SHA256').update(`${h}.${p}`).verify(this.appPublicKey, Buffer.from(s!, 'base64url'));
     const claims = JSON.parse(Buffer.from(p!, 'base64url').toString()) as { iss?: unknown; exp?: number };
-    if (!ok || String(claims.iss) !== String(this.appId)) return json(401, { message: "'Issuer' claim ('iss') must be an Integer" });
+    if (!ok || String(claims.iss) !== String(this.appId))
+      return json(401, { message: "'Issuer' claim ('iss') must be an Integer" });
     return null;
   }
 }

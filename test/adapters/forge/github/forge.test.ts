@@ -25,16 +25,30 @@ describe('github forge: pull requests', () => {
     const { api } = repoWithPrs();
     const forge = makeForge(api);
     const b = bindingFor(api);
-    expect(await forge.getPullRequest(b, 1)).toMatchObject({ number: 1, baseBranch: 'main', author: 'ada', mergeability: 'mergeable' });
+    expect(await forge.getPullRequest(b, 1)).toMatchObject({
+      number: 1,
+      baseBranch: 'main',
+      author: 'ada',
+      mergeability: 'mergeable',
+    });
     expect(await forge.getPullRequest(b, 1)).not.toHaveProperty('unmergeable');
     Object.assign(api.pulls.get(1)!, { draft: true });
-    expect(await forge.getPullRequest(b, 1)).toMatchObject({ mergeability: 'not_mergeable', unmergeable: { cause: 'draft' } });
+    expect(await forge.getPullRequest(b, 1)).toMatchObject({
+      mergeability: 'not_mergeable',
+      unmergeable: { cause: 'draft' },
+    });
     Object.assign(api.pulls.get(1)!, { draft: false, mergeable: null, mergeable_state: 'unknown' });
     expect((await forge.getPullRequest(b, 1))!.mergeability).toBe('in_progress');
     Object.assign(api.pulls.get(1)!, { mergeable: true, mergeable_state: 'blocked' });
-    expect(await forge.getPullRequest(b, 1)).toMatchObject({ mergeability: 'not_mergeable', unmergeable: { cause: 'blocked' } });
+    expect(await forge.getPullRequest(b, 1)).toMatchObject({
+      mergeability: 'not_mergeable',
+      unmergeable: { cause: 'blocked' },
+    });
     Object.assign(api.pulls.get(1)!, { mergeable: false, mergeable_state: 'dirty' });
-    expect(await forge.getPullRequest(b, 1)).toMatchObject({ mergeability: 'not_mergeable', unmergeable: { cause: 'conflict' } });
+    expect(await forge.getPullRequest(b, 1)).toMatchObject({
+      mergeability: 'not_mergeable',
+      unmergeable: { cause: 'conflict' },
+    });
     Object.assign(api.pulls.get(1)!, { state: 'closed' });
     expect(await forge.getPullRequest(b, 1)).toBeNull();
     expect(await forge.getPullRequest(b, 99)).toBeNull();
@@ -55,14 +69,35 @@ describe('github forge: workflow runs of fork PRs (impacted-target uploads witho
     const { api, h1, h2 } = repoWithPrs();
     const forge = makeForge(api);
     const b = bindingFor(api);
-    api.workflowRuns.set(42, { status: 'in_progress', head_sha: h1, event: 'pull_request', head_repository: { full_name: 'someone/web' } });
+    api.workflowRuns.set(42, {
+      status: 'in_progress',
+      head_sha: h1,
+      event: 'pull_request',
+      head_repository: { full_name: 'someone/web' },
+    });
     expect(await forge.verifyForkRun(b, '42', h1)).toEqual({ ok: true });
-    expect(await forge.verifyForkRun(b, '42', h2)).toEqual({ ok: false, reason: `workflow run 42 runs on ${h1}, not on ${h2}` });
+    expect(await forge.verifyForkRun(b, '42', h2)).toEqual({
+      ok: false,
+      reason: `workflow run 42 runs on ${h1}, not on ${h2}`,
+    });
     expect(await forge.verifyForkRun(b, '43', h1)).toEqual({ ok: false, reason: 'no workflow run 43 in acme/web' });
     expect(await forge.verifyForkRun(b, 'abc', h1)).toEqual({ ok: false, reason: '"abc" is not a workflow run id' });
-    api.workflowRuns.set(44, { status: 'in_progress', head_sha: h1, event: 'pull_request', head_repository: { full_name: 'acme/web' } });
-    expect(await forge.verifyForkRun(b, '44', h1)).toEqual({ ok: false, reason: 'workflow run 44 is not for a pull request from a fork' });
-    api.workflowRuns.set(45, { status: 'in_progress', head_sha: h1, event: 'push', head_repository: { full_name: 'someone/web' } });
+    api.workflowRuns.set(44, {
+      status: 'in_progress',
+      head_sha: h1,
+      event: 'pull_request',
+      head_repository: { full_name: 'acme/web' },
+    });
+    expect(await forge.verifyForkRun(b, '44', h1)).toEqual({
+      ok: false,
+      reason: 'workflow run 44 is not for a pull request from a fork',
+    });
+    api.workflowRuns.set(45, {
+      status: 'in_progress',
+      head_sha: h1,
+      event: 'push',
+      head_repository: { full_name: 'someone/web' },
+    });
     expect(await forge.verifyForkRun(b, '45', h1)).toMatchObject({ ok: false });
     api.workflowRuns.get(42)!.status = 'completed';
     expect(await forge.verifyForkRun(b, '42', h1)).toEqual({ ok: false, reason: 'workflow run 42 has completed' });
@@ -71,7 +106,6 @@ describe('github forge: workflow runs of fork PRs (impacted-target uploads witho
 });
 
 describe('github forge: test branches', () => {
-
   it('lists the branches under a prefix (matching refs)', async () => {
     const { api, base } = repoWithPrs();
     const forge = makeForge(api);
@@ -83,55 +117,112 @@ describe('github forge: test branches', () => {
   it('builds merge commits on a temporary branch, publishes the test branch and removes the temporary one', async () => {
     const { api, base, h1, h2 } = repoWithPrs();
     const forge = makeForge(api);
-    const r = await forge.createTestBranch(bindingFor(api), { branch: 'greenline-merge/pr-1-2/run', baseSha: base, prs: [{ number: 1, headSha: h1 }, { number: 2, headSha: h2 }] });
+    const r = await forge.createTestBranch(bindingFor(api), {
+      branch: 'greenline-merge/pr-1-2/run',
+      baseSha: base,
+      prs: [
+        { number: 1, headSha: h1 },
+        { number: 2, headSha: h2 },
+      ],
+    });
     expect(r.ok).toBe(true);
     const sha = (r as { sha: string }).sha;
     expect(api.branches.get('greenline-merge/pr-1-2/run')).toBe(sha);
     expect(api.isAncestor(h1, sha) && api.isAncestor(h2, sha)).toBe(true);
     expect([...api.branches.keys()]).toEqual(['main', 'greenline-merge/pr-1-2/run']);
     // A retry replaces the branch with the same content.
-    const again = await forge.createTestBranch(bindingFor(api), { branch: 'greenline-merge/pr-1-2/run', baseSha: base, prs: [{ number: 1, headSha: h1 }, { number: 2, headSha: h2 }] });
+    const again = await forge.createTestBranch(bindingFor(api), {
+      branch: 'greenline-merge/pr-1-2/run',
+      baseSha: base,
+      prs: [
+        { number: 1, headSha: h1 },
+        { number: 2, headSha: h2 },
+      ],
+    });
     expect(again).toEqual({ ok: true, sha });
   });
 
   it('a conflict is START_TEST_RUN_MERGE_CONFLICT naming the PR, and leaves no branch behind', async () => {
     const { api, base, h1, h2 } = repoWithPrs();
     api.conflicting.add(h2);
-    const r = await makeForge(api).createTestBranch(bindingFor(api), { branch: 'greenline-merge/pr-1-2/run', baseSha: base, prs: [{ number: 1, headSha: h1 }, { number: 2, headSha: h2 }] });
-    expect(r).toMatchObject({ ok: false, reason: 'START_TEST_RUN_MERGE_CONFLICT', detail: expect.stringMatching(/PR #2 does not merge cleanly .* with #1: Merge conflict/) });
+    const r = await makeForge(api).createTestBranch(bindingFor(api), {
+      branch: 'greenline-merge/pr-1-2/run',
+      baseSha: base,
+      prs: [
+        { number: 1, headSha: h1 },
+        { number: 2, headSha: h2 },
+      ],
+    });
+    expect(r).toMatchObject({
+      ok: false,
+      reason: 'START_TEST_RUN_MERGE_CONFLICT',
+      detail: expect.stringMatching(/PR #2 does not merge cleanly .* with #1: Merge conflict/),
+    });
     expect([...api.branches.keys()]).toEqual(['main']);
   });
 });
 
 describe('github forge: advanceTarget', () => {
   async function tested(api: FakeGitHubApi, base: string, prs: { number: number; headSha: string }[]): Promise<string> {
-    const r = await makeForge(api).createTestBranch(bindingFor(api), { branch: 'greenline-merge/t/run', baseSha: base, prs });
+    const r = await makeForge(api).createTestBranch(bindingFor(api), {
+      branch: 'greenline-merge/t/run',
+      baseSha: base,
+      prs,
+    });
     if (!r.ok) throw new Error(r.detail);
     return r.sha;
   }
 
   it('merge_commit fast-forwards the target to the tested commit (update ref, force=false)', async () => {
     const { api, base, h1, h2 } = repoWithPrs();
-    const prs = [{ number: 1, headSha: h1 }, { number: 2, headSha: h2 }];
+    const prs = [
+      { number: 1, headSha: h1 },
+      { number: 2, headSha: h2 },
+    ];
     const testSha = await tested(api, base, prs);
     api.clearLog();
-    const r = await makeForge(api).advanceTarget(bindingFor(api), { targetBranch: 'main', expectedSha: base, testSha, prs, method: 'merge_commit' });
+    const r = await makeForge(api).advanceTarget(bindingFor(api), {
+      targetBranch: 'main',
+      expectedSha: base,
+      testSha,
+      prs,
+      method: 'merge_commit',
+    });
     expect(r).toEqual({ ok: true, newSha: testSha });
-    expect(api.log).toEqual(['GET /repos/acme/web/git/ref/heads/main', 'GET /repos/acme/web/pulls/1', 'GET /repos/acme/web/pulls/2', 'PATCH /repos/acme/web/git/refs/heads/main']);
+    expect(api.log).toEqual([
+      'GET /repos/acme/web/git/ref/heads/main',
+      'GET /repos/acme/web/pulls/1',
+      'GET /repos/acme/web/pulls/2',
+      'PATCH /repos/acme/web/git/refs/heads/main',
+    ]);
     expect(api.calls.at(-1)!.body).toEqual({ sha: testSha, force: false });
   });
 
   it('merge_commit on a protected branch merges PR by PR with the sha guard instead', async () => {
     const { api, base, h1, h2 } = repoWithPrs();
     api.protectedBranches.add('main');
-    const prs = [{ number: 1, headSha: h1 }, { number: 2, headSha: h2 }];
+    const prs = [
+      { number: 1, headSha: h1 },
+      { number: 2, headSha: h2 },
+    ];
     const testSha = await tested(api, base, prs);
     api.clearLog();
-    const r = await makeForge(api).advanceTarget(bindingFor(api), { targetBranch: 'main', expectedSha: base, testSha, prs, method: 'merge_commit' });
+    const r = await makeForge(api).advanceTarget(bindingFor(api), {
+      targetBranch: 'main',
+      expectedSha: base,
+      testSha,
+      prs,
+      method: 'merge_commit',
+    });
     expect(r).toEqual({ ok: true, newSha: api.branches.get('main') });
-    expect(api.log.slice(3)).toEqual(['PATCH /repos/acme/web/git/refs/heads/main', 'PUT /repos/acme/web/pulls/1/merge', 'PUT /repos/acme/web/pulls/2/merge']);
+    expect(api.log.slice(3)).toEqual([
+      'PATCH /repos/acme/web/git/refs/heads/main',
+      'PUT /repos/acme/web/pulls/1/merge',
+      'PUT /repos/acme/web/pulls/2/merge',
+    ]);
     expect(api.calls.filter((c) => c.method === 'PUT').map((c) => c.body)).toEqual([
-      { sha: h1, merge_method: 'merge' }, { sha: h2, merge_method: 'merge' },
+      { sha: h1, merge_method: 'merge' },
+      { sha: h2, merge_method: 'merge' },
     ]);
   });
 
@@ -139,42 +230,95 @@ describe('github forge: advanceTarget', () => {
     const { api, base, h1 } = repoWithPrs();
     api.pulls.get(1)!.body = 'Text\nmerge-commit-title: Ship the feature (#1)\nMore';
     const prs = [{ number: 1, headSha: h1 }];
-    const r = await makeForge(api).advanceTarget(bindingFor(api), { targetBranch: 'main', expectedSha: base, testSha: 'x', prs, method: 'squash' });
+    const r = await makeForge(api).advanceTarget(bindingFor(api), {
+      targetBranch: 'main',
+      expectedSha: base,
+      testSha: 'x',
+      prs,
+      method: 'squash',
+    });
     expect(r.ok).toBe(true);
-    expect(api.calls.find((c) => c.method === 'PUT')!.body).toEqual({ sha: h1, merge_method: 'squash', commit_title: 'Ship the feature (#1)' });
+    expect(api.calls.find((c) => c.method === 'PUT')!.body).toEqual({
+      sha: h1,
+      merge_method: 'squash',
+      commit_title: 'Ship the feature (#1)',
+    });
   });
 
   it('a target that moved is TARGET_MOVED with nothing merged; a PR pushed to is PR_UPDATED_AT_MERGE_TIME', async () => {
     const { api, base, h1, h2 } = repoWithPrs();
     const forge = makeForge(api);
-    const prs = [{ number: 1, headSha: h1 }, { number: 2, headSha: h2 }];
+    const prs = [
+      { number: 1, headSha: h1 },
+      { number: 2, headSha: h2 },
+    ];
     api.branches.set('main', api.commit(base, 'outside'));
-    expect(await forge.advanceTarget(bindingFor(api), { targetBranch: 'main', expectedSha: base, testSha: 'x', prs, method: 'squash' }))
-      .toMatchObject({ ok: false, reason: 'TARGET_MOVED' });
+    expect(
+      await forge.advanceTarget(bindingFor(api), {
+        targetBranch: 'main',
+        expectedSha: base,
+        testSha: 'x',
+        prs,
+        method: 'squash',
+      }),
+    ).toMatchObject({ ok: false, reason: 'TARGET_MOVED' });
     api.branches.set('main', base);
     api.pulls.get(2)!.head.sha = api.commit(h2, 'pushed');
-    expect(await forge.advanceTarget(bindingFor(api), { targetBranch: 'main', expectedSha: base, testSha: 'x', prs, method: 'squash' }))
-      .toMatchObject({ ok: false, reason: 'PR_UPDATED_AT_MERGE_TIME', detail: expect.stringMatching(/PR #2 is at .*nothing merged/) });
+    expect(
+      await forge.advanceTarget(bindingFor(api), {
+        targetBranch: 'main',
+        expectedSha: base,
+        testSha: 'x',
+        prs,
+        method: 'squash',
+      }),
+    ).toMatchObject({
+      ok: false,
+      reason: 'PR_UPDATED_AT_MERGE_TIME',
+      detail: expect.stringMatching(/PR #2 is at .*nothing merged/),
+    });
     expect(api.log.filter((l) => l.startsWith('PUT'))).toEqual([]);
   });
 
   it('GitHub refusing the merge (409 head modified, 405 not mergeable) maps to the contract reasons, with what was merged before', async () => {
     const { api, base, h1, h2 } = repoWithPrs();
     const forge = makeForge(api);
-    const prs = [{ number: 1, headSha: h1 }, { number: 2, headSha: h2 }];
-    api.failNext('PUT', /pulls\/2\/merge$/, 409, { message: 'Head branch was modified. Review and try the merge again.' });
-    const r = await forge.advanceTarget(bindingFor(api), { targetBranch: 'main', expectedSha: base, testSha: 'x', prs, method: 'squash' });
+    const prs = [
+      { number: 1, headSha: h1 },
+      { number: 2, headSha: h2 },
+    ];
+    api.failNext('PUT', /pulls\/2\/merge$/, 409, {
+      message: 'Head branch was modified. Review and try the merge again.',
+    });
+    const r = await forge.advanceTarget(bindingFor(api), {
+      targetBranch: 'main',
+      expectedSha: base,
+      testSha: 'x',
+      prs,
+      method: 'squash',
+    });
     expect(r).toEqual({
-      ok: false, reason: 'PR_UPDATED_AT_MERGE_TIME', detail: 'PR #2 changed before it was merged: Head branch was modified. Review and try the merge again.',
-      mergedPrNumbers: [1], newSha: api.branches.get('main'),
+      ok: false,
+      reason: 'PR_UPDATED_AT_MERGE_TIME',
+      detail: 'PR #2 changed before it was merged: Head branch was modified. Review and try the merge again.',
+      mergedPrNumbers: [1],
+      newSha: api.branches.get('main'),
     });
 
     const api2 = repoWithPrs();
     api2.api.pulls.get(1)!.mergeable = false;
     const r2 = await makeForge(api2.api).advanceTarget(bindingFor(api2.api), {
-      targetBranch: 'main', expectedSha: api2.base, testSha: 'x', prs: [{ number: 1, headSha: api2.h1 }], method: 'rebase',
+      targetBranch: 'main',
+      expectedSha: api2.base,
+      testSha: 'x',
+      prs: [{ number: 1, headSha: api2.h1 }],
+      method: 'rebase',
     });
-    expect(r2).toEqual({ ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED', detail: 'GitHub refused to merge PR #1 (HTTP 405): Pull Request is not mergeable' });
+    expect(r2).toEqual({
+      ok: false,
+      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      detail: 'GitHub refused to merge PR #1 (HTTP 405): Pull Request is not mergeable',
+    });
     // 405 is retried (GitHub answers it for "merge already in progress") before giving up.
     expect(api2.api.log.filter((l) => l.startsWith('PUT'))).toHaveLength(4);
   });
@@ -182,7 +326,13 @@ describe('github forge: advanceTarget', () => {
   it('a 5xx on merge is retried, then the merge goes through', async () => {
     const { api, base, h1 } = repoWithPrs();
     api.failNext('PUT', /pulls\/1\/merge$/, 502, { message: 'Server Error' }, {}, 2);
-    const r = await makeForge(api).advanceTarget(bindingFor(api), { targetBranch: 'main', expectedSha: base, testSha: 'x', prs: [{ number: 1, headSha: h1 }], method: 'squash' });
+    const r = await makeForge(api).advanceTarget(bindingFor(api), {
+      targetBranch: 'main',
+      expectedSha: base,
+      testSha: 'x',
+      prs: [{ number: 1, headSha: h1 }],
+      method: 'squash',
+    });
     expect(r).toEqual({ ok: true, newSha: api.branches.get('main') });
     expect(api.calls.filter((c) => c.method === 'PUT').map((c) => c.status)).toEqual([502, 502, 200]);
   });
@@ -190,7 +340,13 @@ describe('github forge: advanceTarget', () => {
   it('a retry after a merge that went through finds every PR merged: success at the current head', async () => {
     const { api, base, h1 } = repoWithPrs();
     const forge = makeForge(api);
-    const req = { targetBranch: 'main', expectedSha: base, testSha: 'x', prs: [{ number: 1, headSha: h1 }], method: 'squash' as const };
+    const req = {
+      targetBranch: 'main',
+      expectedSha: base,
+      testSha: 'x',
+      prs: [{ number: 1, headSha: h1 }],
+      method: 'squash' as const,
+    };
     const first = await forge.advanceTarget(bindingFor(api), req);
     expect(await forge.advanceTarget(bindingFor(api), req)).toEqual(first);
   });
@@ -199,23 +355,44 @@ describe('github forge: advanceTarget', () => {
 describe('github forge: rate limits', () => {
   it('429 secondary rate limit with retry-after: waits and retries the same request', async () => {
     const { api } = repoWithPrs();
-    api.failNext('GET', /pulls\/1$/, 429, { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' }, { 'retry-after': '3' });
+    api.failNext(
+      'GET',
+      /pulls\/1$/,
+      429,
+      { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' },
+      { 'retry-after': '3' },
+    );
     const pr = await makeForge(api).getPullRequest(bindingFor(api), 1);
     expect(pr?.number).toBe(1);
-    expect(api.calls.map((c) => `${c.status} ${c.method} ${c.path}`)).toEqual(['429 GET /repos/acme/web/pulls/1', '200 GET /repos/acme/web/pulls/1']);
+    expect(api.calls.map((c) => `${c.status} ${c.method} ${c.path}`)).toEqual([
+      '429 GET /repos/acme/web/pulls/1',
+      '200 GET /repos/acme/web/pulls/1',
+    ]);
   });
 
   it('403 with x-ratelimit-remaining 0 waits until x-ratelimit-reset, then retries', async () => {
     const { api } = repoWithPrs();
     const reset = String(Math.floor(Date.now() / 1000) + 2);
-    api.failNext('GET', /git\/ref\/heads\/main$/, 403, { message: 'API rate limit exceeded for installation ID 1.' }, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset });
+    api.failNext(
+      'GET',
+      /git\/ref\/heads\/main$/,
+      403,
+      { message: 'API rate limit exceeded for installation ID 1.' },
+      { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset },
+    );
     expect(await makeForge(api).getBranchSha(bindingFor(api), 'main')).toBe(api.branches.get('main'));
     expect(api.calls.map((c) => c.status)).toEqual([403, 200]);
   });
 
   it('a wait longer than maxWaitSeconds is not waited: the call fails and the effect is retried later', async () => {
     const { api } = repoWithPrs();
-    api.failNext('GET', /pulls\/1$/, 429, { message: 'You have exceeded a secondary rate limit.' }, { 'retry-after': '3600' });
+    api.failNext(
+      'GET',
+      /pulls\/1$/,
+      429,
+      { message: 'You have exceeded a secondary rate limit.' },
+      { 'retry-after': '3600' },
+    );
     const forge = makeForge(api, { throttle: { ...makeForgeThrottle(), maxWaitSeconds: 60 } });
     await expect(forge.getPullRequest(bindingFor(api), 1)).rejects.toThrow(/secondary rate limit/);
     expect(api.calls).toHaveLength(1);
@@ -223,7 +400,14 @@ describe('github forge: rate limits', () => {
 
   it('gives up after maxRetries rate-limited answers', async () => {
     const { api } = repoWithPrs();
-    api.failNext('GET', /pulls\/1$/, 429, { message: 'You have exceeded a secondary rate limit.' }, { 'retry-after': '1' }, 5);
+    api.failNext(
+      'GET',
+      /pulls\/1$/,
+      429,
+      { message: 'You have exceeded a secondary rate limit.' },
+      { 'retry-after': '1' },
+      5,
+    );
     const forge = makeForge(api, { throttle: { ...makeForgeThrottle(), maxRetries: 2 } });
     await expect(forge.getPullRequest(bindingFor(api), 1)).rejects.toThrow(/secondary rate limit/);
     expect(api.calls).toHaveLength(3);
@@ -237,7 +421,9 @@ function makeForgeThrottle() {
 
 describe('github forge: GitHub App authentication', () => {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', {
-    modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' },
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
   });
 
   it('signs an App JWT, finds the installation, exchanges it for an installation token and reuses the token', async () => {
@@ -278,7 +464,9 @@ describe('github forge: GitHub App authentication', () => {
     api.appId = 4321;
     api.appPublicKey = publicKey;
     const forge = makeForge(api, { auth: { kind: 'app', appId: 4321, privateKey } });
-    await expect(forge.getPullRequest(bindingFor(api), 1)).rejects.toThrow(/GitHub App \(id 4321\) is not installed on acme\/web/);
+    await expect(forge.getPullRequest(bindingFor(api), 1)).rejects.toThrow(
+      /GitHub App \(id 4321\) is not installed on acme\/web/,
+    );
   });
 
   it('GitHub that cannot be reached is ForgeUnreachableError, for the token exchange as for any other request', async () => {
@@ -304,7 +492,11 @@ describe('github forge: GitHub App authentication', () => {
     api.appId = 4321;
     api.appPublicKey = publicKey;
     api.installations.set('acme/web', 77);
-    const other = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const other = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    });
     const forge = makeForge(api, { auth: { kind: 'app', appId: 4321, privateKey: other.privateKey } });
     await expect(forge.getPullRequest(bindingFor(api), 1)).rejects.toThrow();
     expect(api.calls[0]!.status).toBe(401);
@@ -313,19 +505,32 @@ describe('github forge: GitHub App authentication', () => {
 
 describe('github forge: status checks as an App', () => {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', {
-    modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' },
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
   });
 
   it('creates one check run per head and queue and updates it in place, with the details link', async () => {
     const { api, h1 } = repoWithPrs();
     api.appId = 1;
     api.appPublicKey = publicKey;
-    const forge = makeForge(api, { auth: { kind: 'app', appId: 1, privateKey }, detailsUrl: 'https://queue.example.com/{owner}/{repo}/{branch}/{pr}' });
+    const forge = makeForge(api, {
+      auth: { kind: 'app', appId: 1, privateKey },
+      detailsUrl: 'https://queue.example.com/{owner}/{repo}/{branch}/{pr}',
+    });
     const { DEFAULT_QUEUE_CONFIG } = await import('../../../../src/engine/config.js');
     const queue = { targetBranch: 'main', config: { ...DEFAULT_QUEUE_CONFIG, commentsEnabled: false } };
     const event = (type: 'pull_request.queued' | 'pull_request.failed') => ({
-      type, at: 0, prNumbers: [1], prNumbersInBatch: [1], runId: null, testBranch: null, testBranchSha: null,
-      reason: type === 'pull_request.failed' ? 'TEST_RUN_TIMEOUT' as const : null, batched: false, isBisection: false,
+      type,
+      at: 0,
+      prNumbers: [1],
+      prNumbersInBatch: [1],
+      runId: null,
+      testBranch: null,
+      testBranchSha: null,
+      reason: type === 'pull_request.failed' ? ('TEST_RUN_TIMEOUT' as const) : null,
+      batched: false,
+      isBisection: false,
     });
     const b = bindingFor(api, { installationId: 9 });
     await forge.onQueueEvent(b, queue, event('pull_request.queued'));
@@ -335,11 +540,18 @@ describe('github forge: status checks as an App', () => {
       'POST /repos/acme/web/check-runs',
       'PATCH /repos/acme/web/check-runs/1000',
     ]);
-    expect(api.checkRuns).toEqual([expect.objectContaining({
-      name: 'greenline (main)', head_sha: h1, status: 'completed', conclusion: 'failure',
-      output: { title: 'Failed', summary: expect.stringContaining('TEST_RUN_TIMEOUT') },
-    })]);
-    expect(api.calls.find((c) => c.method === 'POST' && c.path.endsWith('check-runs'))!.body).toMatchObject({ details_url: 'https://queue.example.com/acme/web/main/1' });
+    expect(api.checkRuns).toEqual([
+      expect.objectContaining({
+        name: 'greenline (main)',
+        head_sha: h1,
+        status: 'completed',
+        conclusion: 'failure',
+        output: { title: 'Failed', summary: expect.stringContaining('TEST_RUN_TIMEOUT') },
+      }),
+    ]);
+    expect(api.calls.find((c) => c.method === 'POST' && c.path.endsWith('check-runs'))!.body).toMatchObject({
+      details_url: 'https://queue.example.com/acme/web/main/1',
+    });
     expect(api.comments).toEqual([]);
   });
 
@@ -347,10 +559,24 @@ describe('github forge: status checks as an App', () => {
     const { api } = repoWithPrs();
     api.failNext('GET', /pulls\/1$/, 500, { message: 'boom' }, {}, 10);
     const { DEFAULT_QUEUE_CONFIG } = await import('../../../../src/engine/config.js');
-    await expect(makeForge(api).onQueueEvent(bindingFor(api), { targetBranch: 'main', config: DEFAULT_QUEUE_CONFIG }, {
-      type: 'pull_request.queued', at: 0, prNumbers: [1], prNumbersInBatch: [1], runId: null, testBranch: null, testBranchSha: null,
-      reason: null, batched: false, isBisection: false,
-    })).resolves.toBeUndefined();
+    await expect(
+      makeForge(api).onQueueEvent(
+        bindingFor(api),
+        { targetBranch: 'main', config: DEFAULT_QUEUE_CONFIG },
+        {
+          type: 'pull_request.queued',
+          at: 0,
+          prNumbers: [1],
+          prNumbersInBatch: [1],
+          runId: null,
+          testBranch: null,
+          testBranchSha: null,
+          reason: null,
+          batched: false,
+          isBisection: false,
+        },
+      ),
+    ).resolves.toBeUndefined();
   });
 });
 
@@ -360,9 +586,20 @@ describe('github forge: state labels', () => {
     const forge = makeForge(api);
     const { DEFAULT_QUEUE_CONFIG } = await import('../../../../src/engine/config.js');
     const config = { ...DEFAULT_QUEUE_CONFIG, statusCheckEnabled: false, commentsEnabled: false };
-    const event = (type: 'pull_request.queued' | 'pull_request.testing' | 'pull_request.merged' | 'pull_request.failed', pr: number) => ({
-      type, at: 0, prNumbers: [pr], prNumbersInBatch: [pr], runId: null, testBranch: null, testBranchSha: null,
-      reason: null, batched: false, isBisection: false,
+    const event = (
+      type: 'pull_request.queued' | 'pull_request.testing' | 'pull_request.merged' | 'pull_request.failed',
+      pr: number,
+    ) => ({
+      type,
+      at: 0,
+      prNumbers: [pr],
+      prNumbersInBatch: [pr],
+      runId: null,
+      testBranch: null,
+      testBranchSha: null,
+      reason: null,
+      batched: false,
+      isBisection: false,
     });
     const labels = (n: number) => api.pulls.get(n)!.labels.map((l) => l.name);
     const b = bindingFor(api);

@@ -40,14 +40,26 @@ export function quickLimits(): Pick<GitHubForgeOptions, 'throttle' | 'retry'> {
 
 export function makeForge(api: FakeGitHubApi, more: Partial<GitHubForgeOptions> = {}): GitHubForge {
   return new GitHubForge({
-    auth: { kind: 'token', token: 'ghp_test' }, baseUrl: api.baseUrl, logger, fetch: api.fetch, ...quickLimits(), ...more,
+    auth: { kind: 'token', token: 'ghp_test' },
+    baseUrl: api.baseUrl,
+    logger,
+    fetch: api.fetch,
+    ...quickLimits(),
+    ...more,
   });
 }
 
 export function bindingFor(api: FakeGitHubApi, more: Partial<RepoBinding> = {}): RepoBinding {
   return {
-    id: 'repo-1', org: 'org-1', repo: { host: 'github.com', owner: api.owner, name: api.repo }, forge: 'github', remote: null,
-    prRefPattern: 'refs/pull/{n}/head', ciCommand: null, testBranchPrefix: 'greenline-merge', ...more,
+    id: 'repo-1',
+    org: 'org-1',
+    repo: { host: 'github.com', owner: api.owner, name: api.repo },
+    forge: 'github',
+    remote: null,
+    prRefPattern: 'refs/pull/{n}/head',
+    ciCommand: null,
+    testBranchPrefix: 'greenline-merge',
+    ...more,
   };
 }
 
@@ -62,13 +74,17 @@ export interface GitHubHarness {
   key: QueueKey;
   runEffects(): Promise<void>;
   /** POSTs a delivery to /webhooks/github, signed with SECRET unless told otherwise. */
-  deliver(event: string, payload: unknown, opts?: { id?: string; signature?: string | null; tamper?: boolean }): Promise<{ status: number; body: any }>;
+  deliver(
+    event: string,
+    payload: unknown,
+    opts?: { id?: string; signature?: string | null; tamper?: boolean },
+  ): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
 }
 
-export async function createGitHubHarness(opts: {
-  api?: FakeGitHubApi; connect?: Partial<ConnectRepoRequest>; forge?: Partial<GitHubForgeOptions>;
-} = {}): Promise<GitHubHarness> {
+export async function createGitHubHarness(
+  opts: { api?: FakeGitHubApi; connect?: Partial<ConnectRepoRequest>; forge?: Partial<GitHubForgeOptions> } = {},
+): Promise<GitHubHarness> {
   const api = opts.api ?? new FakeGitHubApi();
   const forge = makeForge(api, opts.forge);
   const db = connect({ databaseUrl: 'sqlite::memory:', dataDir: '' });
@@ -76,18 +92,42 @@ export async function createGitHubHarness(opts: {
   const clock = new ManualClock(Date.UTC(2026, 0, 5, 9));
   const ci = new ScriptedCi();
   const app = createApp({
-    db, clock, forges: { github: forge }, pollIntervalMs: 60_000, newId: randomUUID,
-    createCi: (onStatus) => { ci.onStatus = onStatus; return ci; },
+    db,
+    clock,
+    forges: { github: forge },
+    pollIntervalMs: 60_000,
+    newId: randomUUID,
+    createCi: (onStatus) => {
+      ci.onStatus = onStatus;
+      return ci;
+    },
   });
   const org = await ensureOrg(db, 'acme', clock.now());
   const ctx: AuthContext = { orgId: org.id, orgName: org.name, tokenId: 'test' };
   const slug = `github.com/${api.owner}/${api.repo}`;
   await connectRepo(db, { org: 'acme', slug, forge: 'github', ...opts.connect }, clock.now());
-  const webhooks = new ForgeWebhooks({ db, clock, observations: app.forgeObservations, forge: 'github', translate: readGitHubDelivery });
-  const http = await buildHttpApp({ service: app.service, logger: false, enumCase: 'upper', githubWebhooks: { secret: SECRET, receive: webhooks.receive } });
+  const webhooks = new ForgeWebhooks({
+    db,
+    clock,
+    observations: app.forgeObservations,
+    forge: 'github',
+    translate: readGitHubDelivery,
+  });
+  const http = await buildHttpApp({
+    service: app.service,
+    logger: false,
+    enumCase: 'upper',
+    githubWebhooks: { secret: SECRET, receive: webhooks.receive },
+  });
   let deliveries = 0;
   return {
-    api, forge, db, app, clock, http, ctx,
+    api,
+    forge,
+    db,
+    app,
+    clock,
+    http,
+    ctx,
     key: { repo: { host: 'github.com', owner: api.owner, name: api.repo }, targetBranch: 'main' },
     runEffects: () => app.runner.drain(),
     async deliver(event, payload, o = {}) {
@@ -96,9 +136,13 @@ export async function createGitHubHarness(opts: {
       // Tampered: the same payload with a field added after it was signed.
       const sent = o.tamper ? `${body.slice(0, -1)},"tampered":true}` : body;
       const res = await http.inject({
-        method: 'POST', url: '/webhooks/github', payload: sent,
+        method: 'POST',
+        url: '/webhooks/github',
+        payload: sent,
         headers: {
-          'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': o.id ?? `delivery-${++deliveries}`,
+          'content-type': 'application/json',
+          'x-github-event': event,
+          'x-github-delivery': o.id ?? `delivery-${++deliveries}`,
           ...(signature !== null ? { 'x-hub-signature-256': signature } : {}),
         },
       });

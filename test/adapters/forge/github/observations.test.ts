@@ -9,8 +9,11 @@ import { gitHubObservations, readGitHubDelivery } from '../../../../src/adapters
 import type { ForgeObservation } from '../../../../src/forge-observations.js';
 
 type Name = keyof WebhookEventMap;
-const byEvent = new Map((examples as unknown as { name: string; examples: unknown[] }[]).map((e) => [e.name, e.examples]));
-const all = <E extends Name>(event: E): WebhookEventMap[E][] => structuredClone(byEvent.get(event)!) as WebhookEventMap[E][];
+const byEvent = new Map(
+  (examples as unknown as { name: string; examples: unknown[] }[]).map((e) => [e.name, e.examples]),
+);
+const all = <E extends Name>(event: E): WebhookEventMap[E][] =>
+  structuredClone(byEvent.get(event)!) as WebhookEventMap[E][];
 const withAction = <E extends Name>(event: E, action: string): WebhookEventMap[E][] => {
   const found = all(event).filter((x) => (x as { action?: string }).action === action);
   if (found.length === 0) throw new Error(`no ${event} ${action} example`);
@@ -24,9 +27,14 @@ const TEST_SHA = 'ec26c3e57ca3a959ca5aad62de7213c562f8c821';
 
 describe('GitHub payloads into forge observations', () => {
   it('names the repository from its html_url host, owner and name', () => {
-    for (const p of all('pull_request')) expect(gitHubObservations({ name: 'pull_request', payload: p })?.repo).toEqual(HELLO);
+    for (const p of all('pull_request'))
+      expect(gitHubObservations({ name: 'pull_request', payload: p })?.repo).toEqual(HELLO);
     const rerequested = withAction('check_run', 'rerequested')[0]!; // http://github.com/github/hello-world
-    expect(gitHubObservations({ name: 'check_run', payload: rerequested })?.repo).toEqual({ host: 'github.com', owner: 'github', name: 'hello-world' });
+    expect(gitHubObservations({ name: 'check_run', payload: rerequested })?.repo).toEqual({
+      host: 'github.com',
+      owner: 'github',
+      name: 'hello-world',
+    });
   });
 
   it('a payload without a repository (installation, a ping of an app) is no delivery', () => {
@@ -38,9 +46,11 @@ describe('GitHub payloads into forge observations', () => {
 
   it('pull_request: synchronize, ready_for_review and reopened touch the PR; closed and converted_to_draft say so', () => {
     for (const action of ['synchronize', 'ready_for_review', 'reopened']) {
-      for (const p of withAction('pull_request', action)) expect(observed('pull_request', p), action).toEqual([{ kind: 'prTouched', prNumber: 2 }]);
+      for (const p of withAction('pull_request', action))
+        expect(observed('pull_request', p), action).toEqual([{ kind: 'prTouched', prNumber: 2 }]);
     }
-    for (const p of withAction('pull_request', 'closed')) expect(observed('pull_request', p)).toEqual([{ kind: 'prClosed', prNumber: 2, merged: false }]);
+    for (const p of withAction('pull_request', 'closed'))
+      expect(observed('pull_request', p)).toEqual([{ kind: 'prClosed', prNumber: 2, merged: false }]);
     const merged = withAction('pull_request', 'closed')[0]!;
     merged.pull_request.merged = true;
     expect(observed('pull_request', merged)).toEqual([{ kind: 'prClosed', prNumber: 2, merged: true }]);
@@ -49,17 +59,30 @@ describe('GitHub payloads into forge observations', () => {
     }
   });
 
-  it('pull_request: labeled and unlabeled name the label and the PR\'s base branch', () => {
+  it("pull_request: labeled and unlabeled name the label and the PR's base branch", () => {
     for (const p of withAction('pull_request', 'labeled')) {
-      expect(observed('pull_request', p)).toEqual([{ kind: 'prLabel', prNumber: 2, baseBranch: 'master', label: 'bug', added: true }]);
+      expect(observed('pull_request', p)).toEqual([
+        { kind: 'prLabel', prNumber: 2, baseBranch: 'master', label: 'bug', added: true },
+      ]);
     }
     for (const p of withAction('pull_request', 'unlabeled')) {
-      expect(observed('pull_request', p)).toEqual([{ kind: 'prLabel', prNumber: 2, baseBranch: 'master', label: 'bug', added: false }]);
+      expect(observed('pull_request', p)).toEqual([
+        { kind: 'prLabel', prNumber: 2, baseBranch: 'master', label: 'bug', added: false },
+      ]);
     }
   });
 
   it('pull_request: the other actions (opened, assigned, locked, review requests…) are observed as nothing', () => {
-    const read = ['synchronize', 'edited', 'ready_for_review', 'reopened', 'closed', 'converted_to_draft', 'labeled', 'unlabeled'];
+    const read = [
+      'synchronize',
+      'edited',
+      'ready_for_review',
+      'reopened',
+      'closed',
+      'converted_to_draft',
+      'labeled',
+      'unlabeled',
+    ];
     const others = all('pull_request').filter((p) => !read.includes(p.action));
     expect(new Set(others.map((p) => p.action))).toContain('opened');
     for (const p of others) expect(observed('pull_request', p), p.action).toEqual([]);
@@ -77,34 +100,73 @@ describe('GitHub payloads into forge observations', () => {
 
   it('check_run: every action is a status of its head sha, named by the check, linked to its details', () => {
     const states = all('check_run').map((p) => observed('check_run', p));
-    expect(states).toContainEqual([{ kind: 'ciStatus', sha: TEST_SHA, status: { context: 'Octocoders-linter', state: 'pending', url: 'https://octocoders.io' } }]);
-    expect(states).toContainEqual([{ kind: 'ciStatus', sha: TEST_SHA, status: { context: 'Octocoders-linter', state: 'success', url: 'https://octocoders.io' } }]);
-    expect(states).toContainEqual([{ kind: 'ciStatus', sha: TEST_SHA, status: { context: 'Octocoders-linter', state: 'failure', url: 'https://octocoders.io' } }]);
+    expect(states).toContainEqual([
+      {
+        kind: 'ciStatus',
+        sha: TEST_SHA,
+        status: { context: 'Octocoders-linter', state: 'pending', url: 'https://octocoders.io' },
+      },
+    ]);
+    expect(states).toContainEqual([
+      {
+        kind: 'ciStatus',
+        sha: TEST_SHA,
+        status: { context: 'Octocoders-linter', state: 'success', url: 'https://octocoders.io' },
+      },
+    ]);
+    expect(states).toContainEqual([
+      {
+        kind: 'ciStatus',
+        sha: TEST_SHA,
+        status: { context: 'Octocoders-linter', state: 'failure', url: 'https://octocoders.io' },
+      },
+    ]);
     // A neutral conclusion passes.
-    expect(states).toContainEqual([{
-      kind: 'ciStatus', sha: 'd6fde92930d4715a2b49857d24b940956b26d2d3',
-      status: { context: 'randscape', state: 'success', url: 'http://github.com/github/hello-world/runs/4' },
-    }]);
+    expect(states).toContainEqual([
+      {
+        kind: 'ciStatus',
+        sha: 'd6fde92930d4715a2b49857d24b940956b26d2d3',
+        status: { context: 'randscape', state: 'success', url: 'http://github.com/github/hello-world/runs/4' },
+      },
+    ]);
     const noLink = withAction('check_run', 'completed')[0]!;
     noLink.check_run.details_url = null as unknown as string;
     noLink.check_run.html_url = null as unknown as string;
-    expect(observed('check_run', noLink)).toEqual([{ kind: 'ciStatus', sha: TEST_SHA, status: { context: 'Octocoders-linter', state: expect.any(String) } }]);
+    expect(observed('check_run', noLink)).toEqual([
+      { kind: 'ciStatus', sha: TEST_SHA, status: { context: 'Octocoders-linter', state: expect.any(String) } },
+    ]);
   });
 
   it('check_suite: completed asks for every check of its head sha; requested and rerequested are nothing', () => {
-    for (const p of withAction('check_suite', 'completed')) expect(observed('check_suite', p)).toEqual([{ kind: 'checksCompleted', sha: TEST_SHA }]);
-    for (const p of [...withAction('check_suite', 'requested'), ...withAction('check_suite', 'rerequested')]) expect(observed('check_suite', p)).toEqual([]);
+    for (const p of withAction('check_suite', 'completed'))
+      expect(observed('check_suite', p)).toEqual([{ kind: 'checksCompleted', sha: TEST_SHA }]);
+    for (const p of [...withAction('check_suite', 'requested'), ...withAction('check_suite', 'rerequested')])
+      expect(observed('check_suite', p)).toEqual([]);
   });
 
   it('status: its context, state, link and description; a state GitHub does not send is nothing', () => {
     for (const p of all('status')) {
-      expect(observed('status', p)).toEqual([{ kind: 'ciStatus', sha: '6113728f27ae82c7b1a177c8d03f9e96e0adf246', status: { context: 'default', state: 'success' } }]);
+      expect(observed('status', p)).toEqual([
+        {
+          kind: 'ciStatus',
+          sha: '6113728f27ae82c7b1a177c8d03f9e96e0adf246',
+          status: { context: 'default', state: 'success' },
+        },
+      ]);
     }
-    const linked = { ...all('status')[0]!, state: 'failure' as const, target_url: 'https://ci.example/1', description: 'lint failed' };
-    expect(observed('status', linked)).toEqual([{
-      kind: 'ciStatus', sha: '6113728f27ae82c7b1a177c8d03f9e96e0adf246',
-      status: { context: 'default', state: 'failure', url: 'https://ci.example/1', description: 'lint failed' },
-    }]);
+    const linked = {
+      ...all('status')[0]!,
+      state: 'failure' as const,
+      target_url: 'https://ci.example/1',
+      description: 'lint failed',
+    };
+    expect(observed('status', linked)).toEqual([
+      {
+        kind: 'ciStatus',
+        sha: '6113728f27ae82c7b1a177c8d03f9e96e0adf246',
+        status: { context: 'default', state: 'failure', url: 'https://ci.example/1', description: 'lint failed' },
+      },
+    ]);
     expect(readGitHubDelivery('status', { ...all('status')[0]!, state: 'unknown' })?.observations).toEqual([]);
   });
 
@@ -113,17 +175,31 @@ describe('GitHub payloads into forge observations', () => {
     for (const p of all('issue_comment')) expect(observed('issue_comment', p)).toEqual([]);
     const onPr = (body: string) => {
       const p = withAction('issue_comment', 'created')[0]!;
-      p.issue.pull_request = { url: 'https://api.github.com/repos/Codertocat/Hello-World/pulls/1' } as typeof p.issue.pull_request;
+      p.issue.pull_request = {
+        url: 'https://api.github.com/repos/Codertocat/Hello-World/pulls/1',
+      } as typeof p.issue.pull_request;
       p.comment.body = body;
       return p;
     };
-    expect(observed('issue_comment', onPr('Looks good.\n/greenline merge --priority high --no-batch'))).toEqual([{
-      kind: 'prComment', prNumber: 1, author: 'Codertocat', command: { kind: 'merge', priority: 'high', noBatch: true },
-    }]);
-    expect(observed('issue_comment', onPr('/trunk cancel'))).toEqual([{ kind: 'prComment', prNumber: 1, author: 'Codertocat', command: { kind: 'cancel' } }]);
-    expect(observed('issue_comment', onPr('/greenline rebase'))).toEqual([{
-      kind: 'prComment', prNumber: 1, author: 'Codertocat', command: { kind: 'invalid', message: expect.stringMatching(/unknown command \/greenline rebase/) },
-    }]);
+    expect(observed('issue_comment', onPr('Looks good.\n/greenline merge --priority high --no-batch'))).toEqual([
+      {
+        kind: 'prComment',
+        prNumber: 1,
+        author: 'Codertocat',
+        command: { kind: 'merge', priority: 'high', noBatch: true },
+      },
+    ]);
+    expect(observed('issue_comment', onPr('/trunk cancel'))).toEqual([
+      { kind: 'prComment', prNumber: 1, author: 'Codertocat', command: { kind: 'cancel' } },
+    ]);
+    expect(observed('issue_comment', onPr('/greenline rebase'))).toEqual([
+      {
+        kind: 'prComment',
+        prNumber: 1,
+        author: 'Codertocat',
+        command: { kind: 'invalid', message: expect.stringMatching(/unknown command \/greenline rebase/) },
+      },
+    ]);
     expect(observed('issue_comment', onPr('merge it please'))).toEqual([]);
     const byBot = onPr('/greenline merge');
     byBot.comment.user.type = 'Bot';
@@ -136,7 +212,10 @@ describe('GitHub payloads into forge observations', () => {
 
   it('events greenline does not read are observed as nothing', () => {
     const ping = all('ping').find((p) => 'repository' in p && p.repository)!;
-    expect(readGitHubDelivery('ping', ping)).toEqual({ repo: { host: 'github.com', owner: 'Octocoders', name: 'Hello-World' }, observations: [] });
+    expect(readGitHubDelivery('ping', ping)).toEqual({
+      repo: { host: 'github.com', owner: 'Octocoders', name: 'Hello-World' },
+      observations: [],
+    });
     expect(readGitHubDelivery('star', { ...all('pull_request')[0]!, action: 'created' })?.observations).toEqual([]);
   });
 });

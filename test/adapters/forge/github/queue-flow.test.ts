@@ -23,11 +23,21 @@ beforeEach(async () => {
 afterEach(() => h.close());
 
 const REPO = { name: 'web', html_url: 'https://github.com/acme/web', owner: { login: 'acme' } };
-const entry = async (n: number): Promise<Entry> => (await h.app.service.getSubmittedPullRequest(h.ctx, h.key, { number: n })).entry;
+const entry = async (n: number): Promise<Entry> =>
+  (await h.app.service.getSubmittedPullRequest(h.ctx, h.key, { number: n })).entry;
 const checkRun = (sha: string, name: string, conclusion: 'success' | 'failure') => ({
   action: 'completed',
-  check_run: { id: 1, name, head_sha: sha, status: 'completed', conclusion, html_url: 'https://github.test/ci/1', details_url: null },
-  repository: REPO, sender: { login: 'ci-bot', type: 'Bot' },
+  check_run: {
+    id: 1,
+    name,
+    head_sha: sha,
+    status: 'completed',
+    conclusion,
+    html_url: 'https://github.test/ci/1',
+    details_url: null,
+  },
+  repository: REPO,
+  sender: { login: 'ci-bot', type: 'Bot' },
 });
 
 /** Submits PR 1 and runs effects until it is testing; returns its run id, test branch and test sha. */
@@ -44,13 +54,20 @@ async function submitAndTest(): Promise<{ run: string; branch: string; testSha: 
  * The calls made are exactly `expected`, and those of each chain in its order. Effects of different
  * chains — the queue's events, each run's effects — may interleave (src/store/effects.ts).
  */
-function expectCalls(log: readonly string[], expected: readonly string[], chains: readonly (readonly string[])[]): void {
+function expectCalls(
+  log: readonly string[],
+  expected: readonly string[],
+  chains: readonly (readonly string[])[],
+): void {
   expect([...log].sort()).toEqual([...expected].sort());
   for (const chain of chains) {
     let from = 0;
     for (const call of chain) {
       const at = log.indexOf(call, from);
-      expect(at, `${call} after ${chain[chain.indexOf(call) - 1] ?? 'the start'} in ${JSON.stringify(log, null, 1)}`).toBeGreaterThanOrEqual(0);
+      expect(
+        at,
+        `${call} after ${chain[chain.indexOf(call) - 1] ?? 'the start'} in ${JSON.stringify(log, null, 1)}`,
+      ).toBeGreaterThanOrEqual(0);
       from = at + 1;
     }
   }
@@ -60,7 +77,9 @@ function expectCalls(log: readonly string[], expected: readonly string[], chains
 const show = (comment: 'GET+POST' | 'PATCH'): string[] => [
   'GET /repos/acme/web/pulls/1',
   `POST /repos/acme/web/statuses/${head1}`,
-  ...(comment === 'PATCH' ? ['PATCH /repos/acme/web/issues/comments/1001'] : ['GET /repos/acme/web/issues/1/comments?per_page=100', 'POST /repos/acme/web/issues/1/comments']),
+  ...(comment === 'PATCH'
+    ? ['PATCH /repos/acme/web/issues/comments/1001']
+    : ['GET /repos/acme/web/issues/1/comments?per_page=100', 'POST /repos/acme/web/issues/1/comments']),
 ];
 
 describe('github forge in the service', () => {
@@ -76,16 +95,24 @@ describe('github forge in the service', () => {
       'POST /repos/acme/web/pulls', // draft PR of the test branch
     ];
     const events = [...show('GET+POST'), ...show('PATCH'), ...show('PATCH')]; // submitted, queued, testing
-    expectCalls(h.api.log, [
-      'GET /repos/acme/web/pulls/1', // submit reads the PR
-      'GET /repos/acme/web/git/ref/heads/main', // and the target of the idle queue
-      'GET /repos/acme/web/git/matching-refs/heads/greenline-merge/', // taking the queue: test branches no run needs
-      ...events,
-      ...build,
-      'GET /repos/acme/web/branches/main', // required statuses: branch protection
-      'GET /repos/acme/web/rules/branches/main?per_page=100', // and rulesets
-    ], [['GET /repos/acme/web/pulls/1', 'GET /repos/acme/web/git/ref/heads/main'], events, build]);
-    expect(h.api.calls.find((c) => c.path === '/repos/acme/web/pulls')!.body).toMatchObject({ head: branch, base: 'main', draft: true });
+    expectCalls(
+      h.api.log,
+      [
+        'GET /repos/acme/web/pulls/1', // submit reads the PR
+        'GET /repos/acme/web/git/ref/heads/main', // and the target of the idle queue
+        'GET /repos/acme/web/git/matching-refs/heads/greenline-merge/', // taking the queue: test branches no run needs
+        ...events,
+        ...build,
+        'GET /repos/acme/web/branches/main', // required statuses: branch protection
+        'GET /repos/acme/web/rules/branches/main?per_page=100', // and rulesets
+      ],
+      [['GET /repos/acme/web/pulls/1', 'GET /repos/acme/web/git/ref/heads/main'], events, build],
+    );
+    expect(h.api.calls.find((c) => c.path === '/repos/acme/web/pulls')!.body).toMatchObject({
+      head: branch,
+      base: 'main',
+      draft: true,
+    });
     expect(h.api.statuses.map((s) => s.state)).toEqual(['pending', 'pending', 'pending']);
     h.api.clearLog();
 
@@ -140,7 +167,10 @@ describe('github forge in the service', () => {
     h.api.pulls.get(1)!.head.sha = pushed;
     h.api.clearLog();
     const res = await h.deliver('pull_request', {
-      action: 'synchronize', number: 1, repository: REPO, sender: { login: 'ada', type: 'User' },
+      action: 'synchronize',
+      number: 1,
+      repository: REPO,
+      sender: { login: 'ada', type: 'User' },
       pull_request: { number: 1, merged: false, base: { ref: 'main' }, head: { sha: pushed } },
     });
     expect(res.body.result).toBe('processed');
@@ -170,7 +200,6 @@ describe('github forge in the service', () => {
     expect([(await entry(2)).state, (await entry(2)).lastReason]).toEqual(['CANCELLED', 'PR_CLOSED']);
   });
 });
-
 
 describe('github forge in the service: direct merge (directMergeMode = always)', () => {
   beforeEach(async () => {
@@ -204,7 +233,7 @@ describe('github forge in the service: direct merge (directMergeMode = always)',
     expect((await submit()).state).toBe('TESTING');
   });
 
-  it('the poller merges the queue\'s only PR directly once GitHub reports it mergeable with its checks passed', async () => {
+  it("the poller merges the queue's only PR directly once GitHub reports it mergeable with its checks passed", async () => {
     h.api.pulls.get(1)!.mergeable = null; // GitHub still computing
     expect((await submit()).state).toBe('NOT_READY');
     h.api.pulls.get(1)!.mergeable = true;

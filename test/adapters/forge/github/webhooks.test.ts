@@ -13,7 +13,9 @@ import { createGitHubHarness, SECRET, type GitHubHarness } from './github-harnes
 
 type Payload = Record<string, any>;
 const EVENTS = ['pull_request', 'push', 'check_run', 'check_suite', 'status', 'issue_comment'];
-const byEvent = new Map((examples as unknown as { name: string; examples: Payload[] }[]).map((e) => [e.name, e.examples]));
+const byEvent = new Map(
+  (examples as unknown as { name: string; examples: Payload[] }[]).map((e) => [e.name, e.examples]),
+);
 const example = (event: string, action?: string): Payload => {
   const found = byEvent.get(event)!.find((x) => action === undefined || x.action === action);
   if (!found) throw new Error(`no ${event} ${action} example`);
@@ -38,8 +40,10 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-const entry = async (n: number): Promise<Entry> => (await h.app.service.getSubmittedPullRequest(h.ctx, key, { number: n })).entry;
-const deliveries = async (): Promise<number> => (await h.db.selectFrom('github_deliveries').select('id').execute()).length;
+const entry = async (n: number): Promise<Entry> =>
+  (await h.app.service.getSubmittedPullRequest(h.ctx, key, { number: n })).entry;
+const deliveries = async (): Promise<number> =>
+  (await h.db.selectFrom('github_deliveries').select('id').execute()).length;
 
 describe('POST /webhooks/github', () => {
   it('answers every example delivery of the events it reads with 200 (processed or ignored)', async () => {
@@ -59,11 +63,16 @@ describe('POST /webhooks/github', () => {
     const labeled = example('pull_request', 'labeled');
     h.api.clearLog();
     const unsigned = await h.deliver('pull_request', labeled, { signature: null });
-    expect(unsigned).toEqual({ status: 401, body: { error: { code: 'WEBHOOK_SIGNATURE_INVALID', message: expect.stringMatching(/missing/) } } });
+    expect(unsigned).toEqual({
+      status: 401,
+      body: { error: { code: 'WEBHOOK_SIGNATURE_INVALID', message: expect.stringMatching(/missing/) } },
+    });
     const tampered = await h.deliver('pull_request', labeled, { tamper: true });
     expect(tampered.status).toBe(401);
     expect(tampered.body.error.message).toMatch(/does not match the body/);
-    const wrong = await h.deliver('pull_request', labeled, { signature: await sign('another secret', JSON.stringify(labeled)) });
+    const wrong = await h.deliver('pull_request', labeled, {
+      signature: await sign('another secret', JSON.stringify(labeled)),
+    });
     expect(wrong.status).toBe(401);
     const garbage = await h.deliver('pull_request', labeled, { signature: 'sha256=zz' });
     expect(garbage.status).toBe(401);
@@ -75,13 +84,22 @@ describe('POST /webhooks/github', () => {
   it('a signed body that is not JSON is 400 INVALID_JSON; a delivery without its headers is 400', async () => {
     const body = '{"action": ';
     const res = await h.http.inject({
-      method: 'POST', url: '/webhooks/github', payload: body,
-      headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'd1', 'x-hub-signature-256': await sign(SECRET, body) },
+      method: 'POST',
+      url: '/webhooks/github',
+      payload: body,
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'push',
+        'x-github-delivery': 'd1',
+        'x-hub-signature-256': await sign(SECRET, body),
+      },
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().error.code).toBe('INVALID_JSON');
     const noEvent = await h.http.inject({
-      method: 'POST', url: '/webhooks/github', payload: '{}',
+      method: 'POST',
+      url: '/webhooks/github',
+      payload: '{}',
       headers: { 'content-type': 'application/json', 'x-hub-signature-256': await sign(SECRET, '{}') },
     });
     expect(noEvent.statusCode).toBe(400);
@@ -92,8 +110,15 @@ describe('POST /webhooks/github', () => {
     const payload = example('pull_request', 'labeled');
     const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
     const res = await h.http.inject({
-      method: 'POST', url: '/webhooks/github', payload: body,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-github-event': 'pull_request', 'x-github-delivery': 'form-1', 'x-hub-signature-256': await sign(SECRET, body) },
+      method: 'POST',
+      url: '/webhooks/github',
+      payload: body,
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-github-event': 'pull_request',
+        'x-github-delivery': 'form-1',
+        'x-hub-signature-256': await sign(SECRET, body),
+      },
     });
     expect(res.statusCode).toBe(200);
     expect(res.json().result).toBe('processed');
@@ -102,7 +127,11 @@ describe('POST /webhooks/github', () => {
   it('the enqueueing label submits the PR once, even when the delivery comes twice; converted_to_draft cancels it', async () => {
     const labeled = example('pull_request', 'labeled');
     expect((await h.deliver('pull_request', labeled, { id: 'same' })).body.result).toBe('processed');
-    expect((await h.deliver('pull_request', labeled, { id: 'same' })).body).toEqual({ delivery: 'same', event: 'pull_request', result: 'duplicate' });
+    expect((await h.deliver('pull_request', labeled, { id: 'same' })).body).toEqual({
+      delivery: 'same',
+      event: 'pull_request',
+      result: 'duplicate',
+    });
     const e = await entry(2);
     expect(e.timeline.filter((t) => t.reason === 'USER_REQUESTED')).toHaveLength(1);
     expect(e.timeline[0]).toMatchObject({ from: null, reason: 'USER_REQUESTED' });
@@ -112,7 +141,10 @@ describe('POST /webhooks/github', () => {
 
   it('the enqueueing label while GitHub cannot be reached is 502 FORGE_UNREACHABLE, and the PR is not submitted', async () => {
     const closed = await freePort(); // nothing listens there
-    const down = await createGitHubHarness({ api: h.api, forge: { baseUrl: `http://127.0.0.1:${closed}`, fetch: globalThis.fetch, retry: { retries: 0 } } });
+    const down = await createGitHubHarness({
+      api: h.api,
+      forge: { baseUrl: `http://127.0.0.1:${closed}`, fetch: globalThis.fetch, retry: { retries: 0 } },
+    });
     try {
       await down.app.service.createQueue(down.ctx, key, {});
       await down.app.service.updateQueue(down.ctx, key, { enqueueingLabel: 'bug' });
@@ -144,13 +176,18 @@ describe('POST /webhooks/github', () => {
       p.comment.body = body;
       return p;
     };
-    expect((await h.deliver('issue_comment', comment('Looks good.\n/greenline merge --priority high --no-batch'))).body.result).toBe('processed');
+    expect(
+      (await h.deliver('issue_comment', comment('Looks good.\n/greenline merge --priority high --no-batch'))).body
+        .result,
+    ).toBe('processed');
     expect(await entry(2)).toMatchObject({ priorityName: 'high', noBatch: true, lastReason: expect.any(String) });
     await h.deliver('issue_comment', comment('/trunk cancel'));
     expect(await entry(2)).toMatchObject({ state: 'CANCELLED', lastReason: 'USER_REQUESTED' });
     h.api.clearLog();
     await h.deliver('issue_comment', comment('/greenline merge --fast'));
-    expect(h.api.comments.at(-1)!.body).toBe('@Codertocat greenline could not do that: unknown option --fast of /greenline merge: use --priority P and --no-batch');
+    expect(h.api.comments.at(-1)!.body).toBe(
+      '@Codertocat greenline could not do that: unknown option --fast of /greenline merge: use --priority P and --no-batch',
+    );
     await h.deliver('issue_comment', comment('/greenline merge -p someday'));
     expect(h.api.comments.at(-1)!.body).toMatch(/^@Codertocat greenline could not do that: .*priority/);
     // Plain comments and comments on issues are not commands.
@@ -180,7 +217,13 @@ describe('POST /webhooks/github', () => {
     await h.deliver('pull_request', example('pull_request', 'labeled'));
     await h.runEffects();
     const run = await h.app.service.getTestingDetails(h.ctx, key, (await entry(2)).runId!);
-    h.api.checkRuns.push({ id: 1, name: 'Octocoders-linter', head_sha: run.run.testSha!, status: 'completed', conclusion: 'failure' });
+    h.api.checkRuns.push({
+      id: 1,
+      name: 'Octocoders-linter',
+      head_sha: run.run.testSha!,
+      status: 'completed',
+      conclusion: 'failure',
+    });
     const suite = example('check_suite', 'completed');
     suite.check_suite.head_sha = run.run.testSha;
     expect((await h.deliver('check_suite', suite)).body.result).toBe('processed');
@@ -188,7 +231,7 @@ describe('POST /webhooks/github', () => {
     expect(await entry(2)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
   });
 
-  it('a push to the target branch moves the queue\'s target; deliveries for other repositories are ignored', async () => {
+  it("a push to the target branch moves the queue's target; deliveries for other repositories are ignored", async () => {
     const moved = h.api.commit(h.api.branches.get('master')!, 'outside');
     h.api.branches.set('master', moved);
     const push = byEvent.get('push')!.find((p) => p.ref === 'refs/heads/master')!;
