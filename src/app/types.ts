@@ -17,8 +17,8 @@ import type {
 } from '../engine/types.js';
 import type { CiStatus } from '../ports.js';
 import type { WebhookAdmin } from '../webhooks/admin.js';
-import type { QueueActivity, QueueHistory, QueueSummary } from './dashboard.js';
-import type { PrReason } from './pr-reason.js';
+import type { QueueActivity, QueueHistory, QueueSummary } from './read-models/dashboard.js';
+import type { PrReason } from './read-models/pr-reason.js';
 
 /** Who is calling: resolved from the x-api-token header. */
 export interface AuthContext {

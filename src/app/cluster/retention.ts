@@ -8,10 +8,10 @@
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database } from '../store/database.js';
-import { pruneFinished, type Pruned } from '../store/retention.js';
-import type { Clock } from '../lib/clock.js';
-import { DAY_MS, HOUR_MS } from '../lib/time.js';
+import type { Database } from '../../store/database.js';
+import { pruneFinished, type Pruned } from '../../store/retention.js';
+import type { Clock } from '../../lib/clock.js';
+import { DAY_MS, HOUR_MS } from '../../lib/time.js';
 import { Periodic } from './periodic.js';
 
 export const RETENTION_MS = 30 * DAY_MS;

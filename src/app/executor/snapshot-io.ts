@@ -12,14 +12,14 @@ import {
   type QueueSnapshot,
   type QueueState,
   type TestRun,
-} from '../engine/types.js';
-import type { Database, NewTransition, QueueRow, RepoRow } from '../store/database.js';
-import { insertEffects } from '../store/effects.js';
-import { findEntry, listActiveEntries, upsertEntries } from '../store/entries.js';
-import { updateQueueRow } from '../store/queues.js';
-import { listRunsForSnapshot, upsertRuns } from '../store/test-runs.js';
-import { insertTransitions } from '../store/transitions.js';
-import { repoRefOf } from './repo-binding.js';
+} from '../../engine/types.js';
+import type { Database, NewTransition, QueueRow, RepoRow } from '../../store/database.js';
+import { insertEffects } from '../../store/effects.js';
+import { findEntry, listActiveEntries, upsertEntries } from '../../store/entries.js';
+import { updateQueueRow } from '../../store/queues.js';
+import { listRunsForSnapshot, upsertRuns } from '../../store/test-runs.js';
+import { insertTransitions } from '../../store/transitions.js';
+import { repoRefOf } from '../repo-binding.js';
 
 const ACTIVE_RUN_STATUSES: readonly TestRun['status'][] = ['creating', 'in_progress'];
 

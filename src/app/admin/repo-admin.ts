@@ -2,12 +2,12 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import { isLocalPath } from '../git/remote-path.js';
-import { TERMINAL_STATES } from '../engine/types.js';
-import type { Database, RepoRow } from '../store/database.js';
-import { listActivePrNumbers } from '../store/entries.js';
-import { listQueuesOfRepos } from '../store/queues.js';
-import { deleteRepo, findRepo, insertRepo } from '../store/repos.js';
+import { isLocalPath } from '../../git/remote-path.js';
+import { TERMINAL_STATES } from '../../engine/types.js';
+import type { Database, RepoRow } from '../../store/database.js';
+import { listActivePrNumbers } from '../../store/entries.js';
+import { listQueuesOfRepos } from '../../store/queues.js';
+import { deleteRepo, findRepo, insertRepo } from '../../store/repos.js';
 import { ensureOrg } from './org-admin.js';
 
 export const DEFAULT_PR_REF_PATTERN = 'refs/pull/{n}/head';

@@ -1,9 +1,9 @@
 /** Administration of organizations and their tokens, shared by the CLI, server bootstrap and tests. */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Database, OrgRow } from '../store/database.js';
-import { anyActiveToken } from '../store/api-tokens.js';
-import { findOrgByName, insertOrg, insertOrgIfMissing, listOrgNames, lockOrgByName } from '../store/orgs.js';
+import type { Database, OrgRow } from '../../store/database.js';
+import { anyActiveToken } from '../../store/api-tokens.js';
+import { findOrgByName, insertOrg, insertOrgIfMissing, listOrgNames, lockOrgByName } from '../../store/orgs.js';
 import { createApiToken } from './tokens.js';
 
 const ORG_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;

@@ -17,22 +17,22 @@
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { isTerminal, type EngineEvent, type Entry, type PriorityName } from '../engine/types.js';
-import { HttpError } from '../errors.js';
-import type { ForgeObservation, QueueCommand } from '../forge-observations.js';
-import type { CiStatus } from '../ports.js';
-import type { Database, QueueRow, RepoRow } from '../store/database.js';
-import { findEntry } from '../store/entries.js';
-import { findRunRowByTestSha } from '../store/test-runs.js';
-import { forgeFor, type Adapters } from './adapters.js';
-import type { CiOutcome } from './ci-outcome.js';
-import type { Clock } from '../lib/clock.js';
+import { isTerminal, type EngineEvent, type Entry, type PriorityName } from '../../engine/types.js';
+import { HttpError } from '../../errors.js';
+import type { ForgeObservation, QueueCommand } from '../../forge-observations.js';
+import type { CiStatus } from '../../ports.js';
+import type { Database, QueueRow, RepoRow } from '../../store/database.js';
+import { findEntry } from '../../store/entries.js';
+import { findRunRowByTestSha } from '../../store/test-runs.js';
+import { forgeFor, type Adapters } from '../adapters.js';
+import type { CiOutcome } from '../executor/ci-outcome.js';
+import type { Clock } from '../../lib/clock.js';
 import { observedPrEvent } from './pr-observation.js';
-import type { QueueExecutor } from './queue-executor.js';
-import { bindingOf } from './repo-binding.js';
-import { queueConfigOf } from './snapshot-io.js';
+import type { QueueExecutor } from '../executor/queue-executor.js';
+import { bindingOf } from '../repo-binding.js';
+import { queueConfigOf } from '../executor/snapshot-io.js';
 import { refreshTarget } from './target-refresh.js';
-import type { AuthContext, MergeQueueService } from './types.js';
+import type { AuthContext, MergeQueueService } from '../types.js';
 
 /** Observations of a PR that go to the engine as they are. */
 export type PrObservation = Extract<ForgeObservation, { kind: 'prSeen' | 'prClosed' | 'prConvertedToDraft' }>;

@@ -8,9 +8,9 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type pg from 'pg';
-import { pgPoolOf } from '../store/connect.js';
-import type { Database } from '../store/database.js';
-import { EFFECTS_CHANNEL } from '../store/effects.js';
+import { pgPoolOf } from '../../store/connect.js';
+import type { Database } from '../../store/database.js';
+import { EFFECTS_CHANNEL } from '../../store/effects.js';
 
 export interface EffectNotifications {
   stop(): Promise<void>;

@@ -1,11 +1,11 @@
 /** Reading a queue's target branch head from the forge and telling the engine when it moved. */
 import type { Kysely } from 'kysely';
-import type { Database, QueueRow, RepoRow } from '../store/database.js';
-import { hasEffectActivitySince } from '../store/effects.js';
-import { forgeFor, type Adapters } from './adapters.js';
-import type { Clock } from '../lib/clock.js';
-import type { QueueExecutor } from './queue-executor.js';
-import { bindingOf } from './repo-binding.js';
+import type { Database, QueueRow, RepoRow } from '../../store/database.js';
+import { hasEffectActivitySince } from '../../store/effects.js';
+import { forgeFor, type Adapters } from '../adapters.js';
+import type { Clock } from '../../lib/clock.js';
+import type { QueueExecutor } from '../executor/queue-executor.js';
+import { bindingOf } from '../repo-binding.js';
 
 export interface TargetRefreshDeps {
   db: Kysely<Database>;

@@ -5,7 +5,7 @@
  * the store and the executor's snapshot; nothing here changes a queue.
  */
 import type { Kysely } from 'kysely';
-import { laneHeads, queueOrder } from '../engine/index.js';
+import { laneHeads, queueOrder } from '../../engine/index.js';
 import {
   PrState,
   TERMINAL_STATES,
@@ -13,21 +13,21 @@ import {
   type QueueConfig,
   type QueueSnapshot,
   type TestRun,
-} from '../engine/types.js';
-import { HttpError } from '../errors.js';
-import { percentile } from '../lib/percentile.js';
-import { HOUR_MS } from '../lib/time.js';
-import { countTransitionsInto, listLatestEntriesInStates } from '../store/dashboard.js';
-import type { Database, QueueRow } from '../store/database.js';
-import { listEntriesInStates } from '../store/metrics-entries.js';
-import { listRunsOfWindow } from '../store/metrics-runs.js';
-import { listTransitionsOfRecentPrs } from '../store/metrics-transitions.js';
-import { listQueuesOfRepos } from '../store/queues.js';
-import { listRepos } from '../store/repos.js';
-import type { QueueExecutor } from './queue-executor.js';
+} from '../../engine/types.js';
+import { HttpError } from '../../errors.js';
+import { percentile } from '../../lib/percentile.js';
+import { HOUR_MS } from '../../lib/time.js';
+import { countTransitionsInto, listLatestEntriesInStates } from '../../store/dashboard.js';
+import type { Database, QueueRow } from '../../store/database.js';
+import { listEntriesInStates } from '../../store/metrics-entries.js';
+import { listRunsOfWindow } from '../../store/metrics-runs.js';
+import { listTransitionsOfRecentPrs } from '../../store/metrics-transitions.js';
+import { listQueuesOfRepos } from '../../store/queues.js';
+import { listRepos } from '../../store/repos.js';
+import type { QueueExecutor } from '../executor/queue-executor.js';
 import { queueOfOrg } from './queue-lookup.js';
-import { queueConfigOf } from './snapshot-io.js';
-import type { AuthContext, QueueKey, QueueManagement } from './types.js';
+import { queueConfigOf } from '../executor/snapshot-io.js';
+import type { AuthContext, QueueKey, QueueManagement } from '../types.js';
 
 /** The longest history getQueueHistory answers: a week of hours. */
 export const MAX_HISTORY_HOURS = 168;

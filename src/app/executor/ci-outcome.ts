@@ -8,13 +8,13 @@
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { EngineEvent } from '../engine/types.js';
-import { HttpError } from '../errors.js';
-import type { CiStatusReport, CiStatusSink } from '../ports.js';
-import type { CiStatusRow, Database } from '../store/database.js';
-import { listCiStatuses, upsertCiStatus } from '../store/ci-statuses.js';
-import { findRunRow } from '../store/test-runs.js';
-import type { Clock } from '../lib/clock.js';
+import type { EngineEvent } from '../../engine/types.js';
+import { HttpError } from '../../errors.js';
+import type { CiStatusReport, CiStatusSink } from '../../ports.js';
+import type { CiStatusRow, Database } from '../../store/database.js';
+import { listCiStatuses, upsertCiStatus } from '../../store/ci-statuses.js';
+import { findRunRow } from '../../store/test-runs.js';
+import type { Clock } from '../../lib/clock.js';
 import type { QueueExecutor } from './queue-executor.js';
 
 const failing = (state: string | undefined): boolean => state === 'failure' || state === 'error';

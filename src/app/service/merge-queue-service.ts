@@ -4,8 +4,8 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
-import { newQueueSnapshot } from '../engine/config.js';
-import { parsePriority, queueOrder, readiness } from '../engine/index.js';
+import { newQueueSnapshot } from '../../engine/config.js';
+import { parsePriority, queueOrder, readiness } from '../../engine/index.js';
 import {
   PrState,
   TERMINAL_STATES,
@@ -15,10 +15,10 @@ import {
   type QueueConfig,
   type RepoRef,
   type SubmittedReason,
-} from '../engine/types.js';
-import { HttpError } from '../errors.js';
-import type { CiStatus } from '../ports.js';
-import type { Database, RepoRow } from '../store/database.js';
+} from '../../engine/types.js';
+import { HttpError } from '../../errors.js';
+import type { CiStatus } from '../../ports.js';
+import type { Database, RepoRow } from '../../store/database.js';
 import {
   findEntryByBranch,
   findEntryById,
@@ -26,13 +26,13 @@ import {
   listActiveEntriesAtSha,
   listActivePrNumbers,
   listEntriesPage,
-} from '../store/entries.js';
-import { findImpactedTargets, upsertImpactedTargets } from '../store/impacted-targets.js';
-import { deleteQueueRow, findQueue, findQueueById, insertQueue, markConfigWrite } from '../store/queues.js';
-import { findRepo } from '../store/repos.js';
-import { forgeFor, type Adapters } from './adapters.js';
-import { failedCheckUrl, type CiOutcome } from './ci-outcome.js';
-import type { Clock } from '../lib/clock.js';
+} from '../../store/entries.js';
+import { findImpactedTargets, upsertImpactedTargets } from '../../store/impacted-targets.js';
+import { deleteQueueRow, findQueue, findQueueById, insertQueue, markConfigWrite } from '../../store/queues.js';
+import { findRepo } from '../../store/repos.js';
+import { forgeFor, type Adapters } from '../adapters.js';
+import { failedCheckUrl, type CiOutcome } from '../executor/ci-outcome.js';
+import type { Clock } from '../../lib/clock.js';
 import {
   listQueueSummaries,
   queueActivity,
@@ -40,18 +40,18 @@ import {
   type QueueActivity,
   type QueueHistory,
   type QueueSummary,
-} from './dashboard.js';
-import { renderMetrics } from './metrics.js';
-import { prReason } from './pr-reason.js';
-import type { QueueExecutor } from './queue-executor.js';
-import { WebhookAdmin } from '../webhooks/admin.js';
-import type { UrlPolicy } from '../webhooks/url-policy.js';
-import { queueOfOrg, repoOfOrg } from './queue-lookup.js';
-import { bindingOf, repoRefOf, repoSlug } from './repo-binding.js';
+} from '../read-models/dashboard.js';
+import { renderMetrics } from '../read-models/metrics.js';
+import { prReason } from '../read-models/pr-reason.js';
+import type { QueueExecutor } from '../executor/queue-executor.js';
+import { WebhookAdmin } from '../../webhooks/admin.js';
+import type { UrlPolicy } from '../../webhooks/url-policy.js';
+import { queueOfOrg, repoOfOrg } from '../read-models/queue-lookup.js';
+import { bindingOf, repoRefOf, repoSlug } from '../repo-binding.js';
 import { assertPrNumber, configPatch, isBranchName } from './request-checks.js';
-import { refreshTarget } from './target-refresh.js';
-import { reportStatus, runOfQueue, testingDetails } from './test-run-details.js';
-import { TokenCache } from './tokens.js';
+import { refreshTarget } from '../forge/target-refresh.js';
+import { reportStatus, runOfQueue, testingDetails } from '../read-models/test-run-details.js';
+import { TokenCache } from '../admin/tokens.js';
 import type {
   AuthContext,
   ConfigSource,
@@ -62,7 +62,7 @@ import type {
   QueueUpdate,
   QueueView,
   TestRunView,
-} from './types.js';
+} from '../types.js';
 
 export interface ServiceDeps {
   db: Kysely<Database>;

@@ -15,12 +15,12 @@
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { runsInUse, testBranchPattern } from '../engine/index.js';
-import type { Database, RepoRow } from '../store/database.js';
-import { findQueueById, listQueuesOfRepos } from '../store/queues.js';
-import { findRepoById } from '../store/repos.js';
-import type { Adapters } from './adapters.js';
-import { bindingOf, repoSlug, repoRefOf } from './repo-binding.js';
+import { runsInUse, testBranchPattern } from '../../engine/index.js';
+import type { Database, RepoRow } from '../../store/database.js';
+import { findQueueById, listQueuesOfRepos } from '../../store/queues.js';
+import { findRepoById } from '../../store/repos.js';
+import type { Adapters } from '../adapters.js';
+import { bindingOf, repoSlug, repoRefOf } from '../repo-binding.js';
 import { loadSnapshot } from './snapshot-io.js';
 
 export interface TestBranchReconcileDeps {

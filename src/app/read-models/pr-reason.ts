@@ -8,8 +8,8 @@
  * otherwise its latest transition, with the transition's detail (which required status failed, the
  * conflicting files, who cancelled) and the test run it belongs to.
  */
-import { whyNotReady, type NotReadyReason } from '../engine/index.js';
-import type { Entry, PrState, QueueSnapshot, TransitionReason } from '../engine/types.js';
+import { whyNotReady, type NotReadyReason } from '../../engine/index.js';
+import type { Entry, PrState, QueueSnapshot, TransitionReason } from '../../engine/types.js';
 
 export type ReasonCode = TransitionReason | NotReadyReason;
 

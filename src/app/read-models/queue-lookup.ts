@@ -1,12 +1,12 @@
 /** Resolving a request's repository and queue within the caller's organization (404 otherwise). */
 import type { Kysely } from 'kysely';
-import type { RepoRef } from '../engine/types.js';
-import { HttpError } from '../errors.js';
-import type { Database, QueueRow, RepoRow } from '../store/database.js';
-import { findRepoAndQueue } from '../store/queues.js';
-import { findRepo } from '../store/repos.js';
-import { repoSlug } from './repo-binding.js';
-import type { AuthContext, QueueKey } from './types.js';
+import type { RepoRef } from '../../engine/types.js';
+import { HttpError } from '../../errors.js';
+import type { Database, QueueRow, RepoRow } from '../../store/database.js';
+import { findRepoAndQueue } from '../../store/queues.js';
+import { findRepo } from '../../store/repos.js';
+import { repoSlug } from '../repo-binding.js';
+import type { AuthContext, QueueKey } from '../types.js';
 
 /** The repository, when it is connected to the caller's org; another org's repository looks unknown. */
 export async function repoOfOrg(db: Kysely<Database>, ctx: AuthContext, ref: RepoRef): Promise<RepoRow> {

@@ -6,13 +6,13 @@
  * gets another chance. Deliveries for repositories not connected with that forge are ignored.
  */
 import type { Kysely } from 'kysely';
-import type { ForgeDelivery } from '../forge-observations.js';
-import type { RepoBinding } from '../ports.js';
-import type { Database } from '../store/database.js';
-import { claimDelivery, releaseDelivery } from '../store/github-deliveries.js';
-import { listQueuesOfRepos } from '../store/queues.js';
-import { findRepo } from '../store/repos.js';
-import type { Clock } from '../lib/clock.js';
+import type { ForgeDelivery } from '../../forge-observations.js';
+import type { RepoBinding } from '../../ports.js';
+import type { Database } from '../../store/database.js';
+import { claimDelivery, releaseDelivery } from '../../store/github-deliveries.js';
+import { listQueuesOfRepos } from '../../store/queues.js';
+import { findRepo } from '../../store/repos.js';
+import type { Clock } from '../../lib/clock.js';
 import type { ForgeObservations } from './forge-observations.js';
 
 export interface WebhookDelivery {

@@ -14,14 +14,14 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import { setImmediate } from 'node:timers/promises';
-import { decide, decideAll, groupKey, type GroupableEvent } from '../engine/index.js';
-import type { Effect, EngineEvent, QueueSnapshot, Rejection } from '../engine/types.js';
-import { HttpError } from '../errors.js';
-import { KeyedSerial } from '../lib/keyed-serial.js';
-import type { Database, NewTransition, QueueRow } from '../store/database.js';
-import { notifyEffects } from '../store/effects.js';
-import { findQueueVersion, lockQueue } from '../store/queues.js';
-import { findRepoById } from '../store/repos.js';
+import { decide, decideAll, groupKey, type GroupableEvent } from '../../engine/index.js';
+import type { Effect, EngineEvent, QueueSnapshot, Rejection } from '../../engine/types.js';
+import { HttpError } from '../../errors.js';
+import { KeyedSerial } from '../../lib/keyed-serial.js';
+import type { Database, NewTransition, QueueRow } from '../../store/database.js';
+import { notifyEffects } from '../../store/effects.js';
+import { findQueueVersion, lockQueue } from '../../store/queues.js';
+import { findRepoById } from '../../store/repos.js';
 import { loadSnapshot, pruneSnapshot, withPreviousTrip, writeDecision } from './snapshot-io.js';
 
 export type ApplyResult = { ok: true; snapshot: QueueSnapshot } | { ok: false; rejection: Rejection };

@@ -16,9 +16,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database, QueueLeaseRow } from '../store/database.js';
-import { acquireQueueLeases, listQueueIds, listQueueLeases, releaseQueueLeases } from '../store/queue-leases.js';
-import type { Clock } from '../lib/clock.js';
+import type { Database, QueueLeaseRow } from '../../store/database.js';
+import { acquireQueueLeases, listQueueIds, listQueueLeases, releaseQueueLeases } from '../../store/queue-leases.js';
+import type { Clock } from '../../lib/clock.js';
 
 export const DEFAULT_LEASE_TTL_MS = 15_000;
 /** How soon a queue not held here may be offered again (see `offer`). */

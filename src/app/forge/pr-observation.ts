@@ -3,8 +3,8 @@
  * gone → prMergedOutside when it was merged, else prClosed; a new head, base, title, mergeability or
  * cause of unmergeability, or the facts of a direct merge → prObserved; nothing else changes the entry.
  */
-import { sameUnmergeable } from '../engine/index.js';
-import type { EngineEvent, Entry, PrInfo } from '../engine/types.js';
+import { sameUnmergeable } from '../../engine/index.js';
+import type { EngineEvent, Entry, PrInfo } from '../../engine/types.js';
 
 /** Whether the forge's PR differs from the entry in anything the engine keeps. */
 export function prChanged(e: Entry, pr: PrInfo): boolean {

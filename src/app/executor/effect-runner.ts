@@ -23,10 +23,10 @@
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { isInFlight, type Effect, type EngineEvent } from '../engine/index.js';
-import type { Clock } from '../lib/clock.js';
-import { OutboxWorker } from '../lib/outbox-worker.js';
-import type { Database, EffectRow } from '../store/database.js';
+import { isInFlight, type Effect, type EngineEvent } from '../../engine/index.js';
+import type { Clock } from '../../lib/clock.js';
+import { OutboxWorker } from '../../lib/outbox-worker.js';
+import type { Database, EffectRow } from '../../store/database.js';
 import {
   completeEffect,
   failEffect,
@@ -35,16 +35,16 @@ import {
   rescheduleEffect,
   selectDueEffectIds,
   selectQueuesWithDueEffects,
-} from '../store/effects.js';
-import { findQueueById } from '../store/queues.js';
-import { findRepoById } from '../store/repos.js';
-import { findRunRow, runOf, setRunRequiredStatuses } from '../store/test-runs.js';
-import { recordQueueEvent } from '../webhooks/fan-out.js';
-import { forgeFor, type Adapters } from './adapters.js';
+} from '../../store/effects.js';
+import { findQueueById } from '../../store/queues.js';
+import { findRepoById } from '../../store/repos.js';
+import { findRunRow, runOf, setRunRequiredStatuses } from '../../store/test-runs.js';
+import { recordQueueEvent } from '../../webhooks/fan-out.js';
+import { forgeFor, type Adapters } from '../adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
 import type { QueueExecutor } from './queue-executor.js';
-import type { QueueLeases } from './queue-leases.js';
-import { bindingOf, protectionStatuses, resolveRequiredStatuses } from './repo-binding.js';
+import type { QueueLeases } from '../cluster/queue-leases.js';
+import { bindingOf, protectionStatuses, resolveRequiredStatuses } from '../repo-binding.js';
 import { nextAttemptAt } from './retry-policy.js';
 import { queueConfigOf } from './snapshot-io.js';
 

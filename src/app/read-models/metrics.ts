@@ -5,17 +5,17 @@
  * recent and in-flight runs, their recent transitions. Families: src/metrics/queue-metrics.ts.
  */
 import type { Kysely } from 'kysely';
-import { TERMINAL_STATES, PrState, type Entry, type QueueState, type TestRun } from '../engine/types.js';
-import { HOUR_MS } from '../lib/time.js';
-import { reportQueue } from '../metrics/report-queue.js';
-import { newQueueMetrics } from '../metrics/queue-metrics.js';
-import type { Database } from '../store/database.js';
-import { listEntriesInStates } from '../store/metrics-entries.js';
-import { listRunsOfWindow } from '../store/metrics-runs.js';
-import { listTransitionsOfRecentPrs, type MetricsTransition } from '../store/metrics-transitions.js';
-import { listQueuesOfRepos } from '../store/queues.js';
-import { listRepos } from '../store/repos.js';
-import { queueConfigOf } from './snapshot-io.js';
+import { TERMINAL_STATES, PrState, type Entry, type QueueState, type TestRun } from '../../engine/types.js';
+import { HOUR_MS } from '../../lib/time.js';
+import { reportQueue } from '../../metrics/report-queue.js';
+import { newQueueMetrics } from '../../metrics/queue-metrics.js';
+import type { Database } from '../../store/database.js';
+import { listEntriesInStates } from '../../store/metrics-entries.js';
+import { listRunsOfWindow } from '../../store/metrics-runs.js';
+import { listTransitionsOfRecentPrs, type MetricsTransition } from '../../store/metrics-transitions.js';
+import { listQueuesOfRepos } from '../../store/queues.js';
+import { listRepos } from '../../store/repos.js';
+import { queueConfigOf } from '../executor/snapshot-io.js';
 
 const QUEUED_STATES = Object.values(PrState).filter((s) => !TERMINAL_STATES.includes(s));
 const IN_FLIGHT: readonly TestRun['status'][] = ['creating', 'in_progress'];

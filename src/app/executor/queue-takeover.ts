@@ -21,13 +21,13 @@
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database } from '../store/database.js';
-import { releaseForeignClaims, reissueEffect } from '../store/effects.js';
-import { findRunRow, listRunsWithForeignCi } from '../store/test-runs.js';
-import { releaseDeliveryClaims } from '../store/webhooks.js';
-import type { Adapters } from './adapters.js';
+import type { Database } from '../../store/database.js';
+import { releaseForeignClaims, reissueEffect } from '../../store/effects.js';
+import { findRunRow, listRunsWithForeignCi } from '../../store/test-runs.js';
+import { releaseDeliveryClaims } from '../../store/webhooks.js';
+import type { Adapters } from '../adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
-import type { Clock } from '../lib/clock.js';
+import type { Clock } from '../../lib/clock.js';
 import { removeLeftoverTestBranches } from './test-branch-reconcile.js';
 
 export interface TakeoverDeps {

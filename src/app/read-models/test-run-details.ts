@@ -1,19 +1,19 @@
 /** Test runs as the API shows them (contract §2.7) and CI statuses reported from outside (extension). */
 import type { Kysely } from 'kysely';
-import type { ImpactedTargets, RepoRef } from '../engine/types.js';
-import { HttpError } from '../errors.js';
-import type { CiStatus } from '../ports.js';
-import type { Database, QueueRow, RepoRow, TestRunRow } from '../store/database.js';
-import { listCiStatuses } from '../store/ci-statuses.js';
-import { findEntry } from '../store/entries.js';
-import { findImpactedTargets } from '../store/impacted-targets.js';
-import { findQueueById } from '../store/queues.js';
-import { findRunRow, findRunRowByTestSha, runOf } from '../store/test-runs.js';
-import type { CiOutcome } from './ci-outcome.js';
+import type { ImpactedTargets, RepoRef } from '../../engine/types.js';
+import { HttpError } from '../../errors.js';
+import type { CiStatus } from '../../ports.js';
+import type { Database, QueueRow, RepoRow, TestRunRow } from '../../store/database.js';
+import { listCiStatuses } from '../../store/ci-statuses.js';
+import { findEntry } from '../../store/entries.js';
+import { findImpactedTargets } from '../../store/impacted-targets.js';
+import { findQueueById } from '../../store/queues.js';
+import { findRunRow, findRunRowByTestSha, runOf } from '../../store/test-runs.js';
+import type { CiOutcome } from '../executor/ci-outcome.js';
 import { queueOfOrg, repoOfOrg } from './queue-lookup.js';
-import { resolveRequiredStatuses } from './repo-binding.js';
-import { queueConfigOf } from './snapshot-io.js';
-import type { AuthContext, QueueKey, TestRunView } from './types.js';
+import { resolveRequiredStatuses } from '../repo-binding.js';
+import { queueConfigOf } from '../executor/snapshot-io.js';
+import type { AuthContext, QueueKey, TestRunView } from '../types.js';
 
 const CI_STATES: readonly CiStatus['state'][] = ['pending', 'success', 'failure', 'error'];
 

@@ -5,7 +5,7 @@
  * Budgets follow contract §6.1 (starting a test run: ~3 retries over ~90 s) and §6.2 (merging: about
  * 10 attempts over ~60 s); clean-up work (branch deletion, CI cancel) keeps trying for longer.
  */
-import type { Effect } from '../engine/types.js';
+import type { Effect } from '../../engine/types.js';
 
 export interface RetryRule {
   maxAttempts: number;

@@ -11,21 +11,21 @@
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { waitsToStart } from '../engine/index.js';
-import { TERMINAL_STATES } from '../engine/types.js';
-import type { Database, QueueRow } from '../store/database.js';
-import { listActiveEntries } from '../store/entries.js';
-import { listQueuesWithActiveEntries } from '../store/queues.js';
-import { findRepoById } from '../store/repos.js';
-import { forgeFor, type Adapters } from './adapters.js';
-import type { Clock } from '../lib/clock.js';
+import { waitsToStart } from '../../engine/index.js';
+import { TERMINAL_STATES } from '../../engine/types.js';
+import type { Database, QueueRow } from '../../store/database.js';
+import { listActiveEntries } from '../../store/entries.js';
+import { listQueuesWithActiveEntries } from '../../store/queues.js';
+import { findRepoById } from '../../store/repos.js';
+import { forgeFor, type Adapters } from '../adapters.js';
+import type { Clock } from '../../lib/clock.js';
 import { observePr } from './forge-observations.js';
-import { Periodic } from './periodic.js';
+import { Periodic } from '../cluster/periodic.js';
 import { mayMergeDirectly, prChanged } from './pr-observation.js';
-import type { QueueExecutor } from './queue-executor.js';
-import type { QueueLeases } from './queue-leases.js';
-import { bindingOf } from './repo-binding.js';
-import { queueConfigOf } from './snapshot-io.js';
+import type { QueueExecutor } from '../executor/queue-executor.js';
+import type { QueueLeases } from '../cluster/queue-leases.js';
+import { bindingOf } from '../repo-binding.js';
+import { queueConfigOf } from '../executor/snapshot-io.js';
 import { refreshTarget } from './target-refresh.js';
 
 export interface ForgePollerDeps {

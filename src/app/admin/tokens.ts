@@ -8,10 +8,10 @@
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Database } from '../store/database.js';
-import { findActiveTokenWithOrg, insertApiToken } from '../store/api-tokens.js';
-import type { Clock } from '../lib/clock.js';
-import type { AuthContext } from './types.js';
+import type { Database } from '../../store/database.js';
+import { findActiveTokenWithOrg, insertApiToken } from '../../store/api-tokens.js';
+import type { Clock } from '../../lib/clock.js';
+import type { AuthContext } from '../types.js';
 
 const PREFIX = 'gl_';
 
