@@ -1,8 +1,7 @@
 /** Domain → wire JSON of the dashboard's extension endpoints (states spelled as in wire.ts). */
 import type { Static } from '@sinclair/typebox';
-import type { QueueActivity, QueueHistory, QueueSummary } from '../app/read-models/dashboard.js';
+import type { QueueActivity, QueueHistory, QueueManagement, QueueSummary } from '../app/read-models/dashboard.js';
 import { prReason } from '../app/read-models/pr-reason.js';
-import type { QueueManagement } from '../app/types.js';
 import type { PrState, QueueState } from '../engine/types.js';
 import type { ListQueuesResponse, QueueActivityResponse, QueueHistoryResponse } from './schemas/dashboard.js';
 import { iso, reasonOut, stateOut, type EnumCase } from './wire.js';

@@ -1,7 +1,10 @@
 /**
- * The application layer's interface, as the HTTP routes and the CLI see it. Implementations live in
- * src/app/*-service.ts; they drive queues only through the engine (src/engine) and persist through
- * the store (src/store). Every method throws `HttpError` (src/errors.ts) for anything a caller did wrong.
+ * The application layer's interface (the service port), as the HTTP routes and the CLI see it: one
+ * interface per area (queues, pull requests, test runs, read models, auth, webhooks), and
+ * MergeQueueService, all of them, implemented by src/app/service/merge-queue-service.ts. A caller
+ * depends on the areas it uses. Implementations drive queues only through the engine (src/engine) and
+ * persist through the store (src/store). Every method throws `HttpError` (src/errors.ts) for anything a
+ * caller did wrong.
  */
 import type {
   Entry,
@@ -13,26 +16,15 @@ import type {
   RepoRef,
   SettableQueueState,
   SubmittedReason,
-  TestRun,
 } from '../engine/types.js';
 import type { CiStatus } from '../ports.js';
 import type { WebhookAdmin } from '../webhooks/admin.js';
 import type { QueueActivity, QueueHistory, QueueSummary } from './read-models/dashboard.js';
 import type { PrReason } from './read-models/pr-reason.js';
+import type { TestRunView } from './read-models/test-run-details.js';
+import type { AuthContext, QueueKey } from './request-scope.js';
 
-/** Who is calling: resolved from the x-api-token header. */
-export interface AuthContext {
-  orgId: string;
-  orgName: string;
-  tokenId: string;
-  /** The token's name, which says who cancelled a PR; absent for calls not made with a token. */
-  tokenName?: string;
-}
-
-export interface QueueKey {
-  repo: RepoRef;
-  targetBranch: string;
-}
+export type { AuthContext, QueueKey, TestRunView };
 
 export interface QueueView {
   snapshot: QueueSnapshot;
@@ -47,16 +39,6 @@ export interface PrView {
   isCurrentlySubmittedToQueue: boolean;
   /** Why it is in its state, in words (pr-reason.ts). */
   reason: PrReason;
-}
-
-export interface TestRunView {
-  run: TestRun;
-  requiredStatuses: string[];
-  requiredStatusesSource: 'trunk_config' | 'repo_provider_branch_protection' | 'merge_instance';
-  statuses: CiStatus[];
-  testedPullRequests: { prNumber: number; title: string }[];
-  impactedTargets: string[] | null;
-  impactedTargetsForTestedPrs: string[] | null;
 }
 
 export interface ListPullRequestsQuery {
@@ -80,17 +62,13 @@ export interface QueueUpdate extends Partial<QueueConfig> {
  */
 export type ConfigSource = 'terraform' | 'other';
 
-/** Whether Terraform manages a queue's config, and since when it was changed outside Terraform. */
-export interface QueueManagement {
-  /** 'terraform' once Terraform (or OpenTofu) wrote the config; null: no Terraform write yet. */
-  managedBy: 'terraform' | null;
-  /** When a write from outside Terraform first followed the last Terraform write; null: none since. */
-  driftSince: number | null;
+/** Resolving an API token to its caller. */
+export interface AuthService {
+  authenticate(token: string): Promise<AuthContext | null>;
 }
 
-export interface MergeQueueService {
-  authenticate(token: string): Promise<AuthContext | null>;
-
+/** Queues: their config and state. */
+export interface QueueService {
   /** `source` 'terraform' marks the queue managed by Terraform (default 'other'). */
   createQueue(
     ctx: AuthContext,
@@ -105,7 +83,10 @@ export interface MergeQueueService {
    */
   updateQueue(ctx: AuthContext, key: QueueKey, update: QueueUpdate, source?: ConfigSource): Promise<QueueView>;
   deleteQueue(ctx: AuthContext, key: QueueKey): Promise<void>;
+}
 
+/** Pull requests in a queue: submitting, cancelling, restarting, reading them and their impacted targets. */
+export interface PullRequestService {
   submitPullRequest(
     ctx: AuthContext,
     key: QueueKey,
@@ -135,7 +116,6 @@ export interface MergeQueueService {
     key: QueueKey,
     query: ListPullRequestsQuery,
   ): Promise<{ items: Entry[]; nextCursor?: string }>;
-  /** Accepted for any PR of a connected repo, submitted or not; stored per (PR, head sha), last wins. */
   /**
    * setImpactedTargets for a fork PR's CI, which has no token: the repository's forge must confirm
    * that workflow run `runId` is running for a fork PR at `sha` (contract §2.6, §9).
@@ -145,11 +125,16 @@ export interface MergeQueueService {
     key: QueueKey,
     req: { prNumber: number; sha: string; targets: ImpactedTargets },
   ): Promise<void>;
+  /** Accepted for any PR of a connected repo, submitted or not; stored per (PR, head sha), last wins. */
   setImpactedTargets(
     ctx: AuthContext,
     key: QueueKey,
     req: { prNumber: number; sha: string; targets: ImpactedTargets },
   ): Promise<void>;
+}
+
+/** Test runs: their details, statuses reported by external CI, the built-in runner's log. */
+export interface TestRunService {
   getTestingDetails(ctx: AuthContext, key: QueueKey, testRunId: string): Promise<TestRunView>;
 
   /**
@@ -162,12 +147,13 @@ export interface MergeQueueService {
   ): Promise<void>;
   /** Extension: the built-in CI runner's log of a test run; null when the run has no log. */
   getTestRunLog(ctx: AuthContext, key: QueueKey, testRunId: string): Promise<string | null>;
+}
 
+/** Read models: metrics and the dashboard's views of the org's queues. */
+export interface ReadModelService {
   /** Prometheus text for the org, or for one repo of it. */
   metrics(ctx: AuthContext, filter: { repo?: RepoRef }): Promise<string>;
 
-  /** Extension: webhook subscriptions and their deliveries (docs/webhooks.md); callers pass their org. */
-  readonly webhooks: WebhookAdmin;
   /** Extension (dashboard): the org's queues with state, mode, depth and last hour's conclusions. */
   listQueues(ctx: AuthContext): Promise<QueueSummary[]>;
   /** Extension (dashboard): PRs in queue order, test runs in flight with what they include, recent conclusions. */
@@ -180,3 +166,17 @@ export interface MergeQueueService {
    */
   watchQueue(ctx: AuthContext, key: QueueKey, onChange: () => void): Promise<() => void>;
 }
+
+/** Webhook subscriptions and their deliveries. */
+export interface WebhookService {
+  /** Extension: webhook subscriptions and their deliveries (docs/webhooks.md); callers pass their org. */
+  readonly webhooks: WebhookAdmin;
+}
+
+/** The whole service: what the HTTP API serves. */
+export type MergeQueueService = AuthService &
+  QueueService &
+  PullRequestService &
+  TestRunService &
+  ReadModelService &
+  WebhookService;

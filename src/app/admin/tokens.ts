@@ -11,7 +11,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../store/database.js';
 import { findActiveTokenWithOrg, insertApiToken } from '../../store/api-tokens.js';
 import type { Clock } from '../../lib/clock.js';
-import type { AuthContext } from '../types.js';
+import type { AuthContext } from '../request-scope.js';
 
 const PREFIX = 'gl_';
 

@@ -32,7 +32,7 @@ import type { QueueExecutor } from '../executor/queue-executor.js';
 import { bindingOf } from '../repo-binding.js';
 import { queueConfigOf } from '../executor/snapshot-io.js';
 import { refreshTarget } from './target-refresh.js';
-import type { AuthContext, MergeQueueService } from '../types.js';
+import type { AuthContext, PullRequestService } from '../types.js';
 
 /** Observations of a PR that go to the engine as they are. */
 export type PrObservation = Extract<ForgeObservation, { kind: 'prSeen' | 'prClosed' | 'prConvertedToDraft' }>;
@@ -64,7 +64,8 @@ function eventOf(e: Entry, o: PrObservation, at: number): EngineEvent | null {
 export interface ForgeObservationsDeps {
   db: Kysely<Database>;
   executor: QueueExecutor;
-  service: MergeQueueService;
+  /** Submits and cancels PRs asked for by a PR comment or label. */
+  service: PullRequestService;
   ciOutcome: CiOutcome;
   adapters: Adapters;
   clock: Clock;

@@ -27,7 +27,7 @@ import { listRepos } from '../../store/repos.js';
 import type { QueueExecutor } from '../executor/queue-executor.js';
 import { queueOfOrg } from './queue-lookup.js';
 import { queueConfigOf } from '../executor/snapshot-io.js';
-import type { AuthContext, QueueKey, QueueManagement } from '../types.js';
+import type { AuthContext, QueueKey } from '../request-scope.js';
 
 /** The longest history getQueueHistory answers: a week of hours. */
 export const MAX_HISTORY_HOURS = 168;
@@ -36,6 +36,14 @@ export const RECENT_LIMIT = 20;
 
 const ACTIVE_STATES = Object.values(PrState).filter((s) => !TERMINAL_STATES.includes(s));
 const IN_FLIGHT: readonly TestRun['status'][] = ['creating', 'in_progress'];
+
+/** Whether Terraform manages a queue's config, and since when it was changed outside Terraform. */
+export interface QueueManagement {
+  /** 'terraform' once Terraform (or OpenTofu) wrote the config; null: no Terraform write yet. */
+  managedBy: 'terraform' | null;
+  /** When a write from outside Terraform first followed the last Terraform write; null: none since. */
+  driftSince: number | null;
+}
 
 export interface QueueSummary {
   repo: { host: string; owner: string; name: string };

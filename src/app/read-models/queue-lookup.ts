@@ -6,7 +6,7 @@ import type { Database, QueueRow, RepoRow } from '../../store/database.js';
 import { findRepoAndQueue } from '../../store/queues.js';
 import { findRepo } from '../../store/repos.js';
 import { repoSlug } from '../repo-binding.js';
-import type { AuthContext, QueueKey } from '../types.js';
+import type { AuthContext, QueueKey } from '../request-scope.js';
 
 /** The repository, when it is connected to the caller's org; another org's repository looks unknown. */
 export async function repoOfOrg(db: Kysely<Database>, ctx: AuthContext, ref: RepoRef): Promise<RepoRow> {

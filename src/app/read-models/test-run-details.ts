@@ -1,6 +1,6 @@
 /** Test runs as the API shows them (contract §2.7) and CI statuses reported from outside (extension). */
 import type { Kysely } from 'kysely';
-import type { ImpactedTargets, RepoRef } from '../../engine/types.js';
+import type { ImpactedTargets, RepoRef, TestRun } from '../../engine/types.js';
 import { HttpError } from '../../errors.js';
 import type { CiStatus } from '../../ports.js';
 import type { Database, QueueRow, RepoRow, TestRunRow } from '../../store/database.js';
@@ -13,7 +13,18 @@ import type { CiOutcome } from '../executor/ci-outcome.js';
 import { queueOfOrg, repoOfOrg } from './queue-lookup.js';
 import { resolveRequiredStatuses } from '../repo-binding.js';
 import { queueConfigOf } from '../executor/snapshot-io.js';
-import type { AuthContext, QueueKey, TestRunView } from '../types.js';
+import type { AuthContext, QueueKey } from '../request-scope.js';
+
+/** A test run as getTestingDetails shows it. */
+export interface TestRunView {
+  run: TestRun;
+  requiredStatuses: string[];
+  requiredStatusesSource: 'trunk_config' | 'repo_provider_branch_protection' | 'merge_instance';
+  statuses: CiStatus[];
+  testedPullRequests: { prNumber: number; title: string }[];
+  impactedTargets: string[] | null;
+  impactedTargetsForTestedPrs: string[] | null;
+}
 
 const CI_STATES: readonly CiStatus['state'][] = ['pending', 'success', 'failure', 'error'];
 
