@@ -4,7 +4,7 @@
  * before its body is read.
  */
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { AuthContext, AuthService } from '../app/types.js';
+import type { AuthContext, AuthService } from '../app/service-port.js';
 import { HttpError } from '../errors.js';
 
 const contexts = new WeakMap<FastifyRequest, AuthContext>();

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { MergeQueueService } from '../app/types.js';
+import type { MergeQueueService } from '../app/service-port.js';
 import type { TypeBoxTypeProvider } from './type-provider.js';
 import type { EnumCase } from './wire.js';
 

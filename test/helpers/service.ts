@@ -18,7 +18,7 @@ import { createApp, type App } from '../../src/app/create-app.js';
 import { ensureOrg } from '../../src/app/admin/org-admin.js';
 import { connectRepo as connectRepoRow, type ConnectRepoRequest } from '../../src/app/admin/repo-admin.js';
 import { createApiToken } from '../../src/app/admin/tokens.js';
-import type { AuthContext, MergeQueueService, QueueKey } from '../../src/app/types.js';
+import type { AuthContext, MergeQueueService, QueueKey } from '../../src/app/service-port.js';
 import { connect, type Db } from '../../src/store/connect.js';
 import type { RepoRow } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';

@@ -1,9 +1,9 @@
 import { authOf } from '../auth.js';
-import { queueActivityOut } from '../dashboard-wire.js';
+import { queueActivityOut } from '../queue-activity-wire.js';
 import { queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';
 import { replies } from '../schemas/common.js';
-import { QueueActivityResponse } from '../schemas/dashboard.js';
+import { QueueActivityResponse } from '../schemas/queue-activity.js';
 import { QueueRequest } from '../schemas/queue.js';
 
 /**

@@ -1,9 +1,9 @@
 import { authOf } from '../auth.js';
-import { queueHistoryOut } from '../dashboard-wire.js';
+import { queueHistoryOut } from '../queue-activity-wire.js';
 import { queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';
 import { replies } from '../schemas/common.js';
-import { QueueHistoryRequest, QueueHistoryResponse } from '../schemas/dashboard.js';
+import { QueueHistoryRequest, QueueHistoryResponse } from '../schemas/queue-activity.js';
 
 /** Extension: POST /v1/getQueueHistory — conclusions, time in queue and CI runs per merge by hour. */
 export const getQueueHistory: Route = (app, { service }) => {

@@ -32,7 +32,7 @@ import type { QueueExecutor } from '../executor/queue-executor.js';
 import { bindingOf } from '../repo-binding.js';
 import { queueConfigOf } from '../executor/snapshot-io.js';
 import { refreshTarget } from './target-refresh.js';
-import type { AuthContext, PullRequestService } from '../types.js';
+import type { AuthContext, PullRequestService } from '../service-port.js';
 
 /** Observations of a PR that go to the engine as they are. */
 export type PrObservation = Extract<ForgeObservation, { kind: 'prSeen' | 'prClosed' | 'prConvertedToDraft' }>;

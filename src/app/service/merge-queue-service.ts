@@ -1,5 +1,5 @@
 /**
- * The MergeQueueService (src/app/types.ts) over the store, the per-queue executor and the adapters,
+ * The MergeQueueService (src/app/service-port.ts) over the store, the per-queue executor and the adapters,
  * following contract §2 endpoint by endpoint. Every state change goes through the engine.
  */
 import type { Kysely, Transaction } from 'kysely';
@@ -40,7 +40,7 @@ import {
   type QueueActivity,
   type QueueHistory,
   type QueueSummary,
-} from '../read-models/dashboard.js';
+} from '../read-models/queue-activity.js';
 import { renderMetrics } from '../read-models/metrics.js';
 import { prReason } from '../read-models/pr-reason.js';
 import type { QueueExecutor } from '../executor/queue-executor.js';
@@ -62,7 +62,7 @@ import type {
   QueueUpdate,
   QueueView,
   TestRunView,
-} from '../types.js';
+} from '../service-port.js';
 
 export interface ServiceDeps {
   db: Kysely<Database>;

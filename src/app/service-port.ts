@@ -19,7 +19,7 @@ import type {
 } from '../engine/types.js';
 import type { CiStatus } from '../ports.js';
 import type { WebhookAdmin } from '../webhooks/admin.js';
-import type { QueueActivity, QueueHistory, QueueSummary } from './read-models/dashboard.js';
+import type { QueueActivity, QueueHistory, QueueSummary } from './read-models/queue-activity.js';
 import type { PrReason } from './read-models/pr-reason.js';
 import type { TestRunView } from './read-models/test-run-details.js';
 import type { AuthContext, QueueKey } from './request-scope.js';

@@ -17,7 +17,7 @@ import {
 import { HttpError } from '../../errors.js';
 import { percentile } from '../../lib/percentile.js';
 import { HOUR_MS } from '../../lib/time.js';
-import { countTransitionsInto, listLatestEntriesInStates } from '../../store/dashboard.js';
+import { countTransitionsInto, listLatestEntriesInStates } from '../../store/queue-activity.js';
 import type { Database, QueueRow } from '../../store/database.js';
 import { listEntriesInStates } from '../../store/metrics-entries.js';
 import { listRunsOfWindow } from '../../store/metrics-runs.js';

@@ -1,6 +1,6 @@
 /** Schemas of the dashboard's extension endpoints (docs/api.md "Dashboard", docs/dashboard.md). */
 import { Type } from '@sinclair/typebox';
-import { MAX_HISTORY_HOURS } from '../../app/read-models/dashboard.js';
+import { MAX_HISTORY_HOURS } from '../../app/read-models/queue-activity.js';
 import { DateTime, Name, Nullable, PrStateOut, QueueAddress, QueueStateOut, Repo, RequestObject } from './common.js';
 import { PrReason } from './pull-request.js';
 import { MODES } from './queue.js';

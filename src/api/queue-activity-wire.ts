@@ -1,9 +1,9 @@
 /** Domain → wire JSON of the dashboard's extension endpoints (states spelled as in wire.ts). */
 import type { Static } from '@sinclair/typebox';
-import type { QueueActivity, QueueHistory, QueueManagement, QueueSummary } from '../app/read-models/dashboard.js';
+import type { QueueActivity, QueueHistory, QueueManagement, QueueSummary } from '../app/read-models/queue-activity.js';
 import { prReason } from '../app/read-models/pr-reason.js';
 import type { PrState, QueueState } from '../engine/types.js';
-import type { ListQueuesResponse, QueueActivityResponse, QueueHistoryResponse } from './schemas/dashboard.js';
+import type { ListQueuesResponse, QueueActivityResponse, QueueHistoryResponse } from './schemas/queue-activity.js';
 import { iso, reasonOut, stateOut, type EnumCase } from './wire.js';
 
 /** Who manages the queue's config (contract §2.10): the same two fields in every dashboard answer. */
