@@ -36,7 +36,9 @@ export function renderChart(series: Series, title: string, subtitle: readonly st
   );
   out.push(`<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`);
   out.push(`<text x="${LEFT}" y="22" font-size="15" font-weight="bold">${escape(title)}</text>`);
-  subtitle.forEach((line, i) => out.push(`<text x="${LEFT}" y="${42 + 16 * i}" fill="#555555">${escape(line)}</text>`));
+  subtitle.forEach((line, i) => {
+    out.push(`<text x="${LEFT}" y="${42 + 16 * i}" fill="#555555">${escape(line)}</text>`);
+  });
   for (const top of [depthTop, rateTop]) {
     if (series.windowStart > 0) out.push(shade(x(0), x(series.windowStart), top, 'warm-up'));
     if (series.windowEnd < end) out.push(shade(x(series.windowEnd), x(end), top, 'draining'));
@@ -59,7 +61,7 @@ export function renderChart(series: Series, title: string, subtitle: readonly st
   }
   out.push(`<text x="${LEFT + PLOT_W / 2}" y="${height - 8}" text-anchor="middle">simulated time (hours)</text>`);
   out.push('</svg>');
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }
 
 function axes(top: number, max: number, end: number, label: string): string[] {

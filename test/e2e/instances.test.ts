@@ -55,7 +55,9 @@ describe.each(pg)('three instances on one $name database', (database) => {
         [1, 2].map((i) => GreenlineProcess.start({ ...common, dataDirName: `data-${i}`, token: first.token })),
       )),
     ];
-    onTestFailed(() => servers.forEach((s, i) => console.error(`--- instance ${i}\n${s.story(ci.records())}`)));
+    onTestFailed(() => {
+      for (const [i, s] of servers.entries()) console.error(`--- instance ${i}\n${s.story(ci.records())}`);
+    });
     const clients = servers.map((s) => new QueueClient(s, SLUG));
 
     await clients[0]!.create('single', 6);

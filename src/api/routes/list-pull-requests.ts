@@ -1,4 +1,4 @@
-import { PrState } from '../../engine/types.js';
+import type { PrState } from '../../engine/types.js';
 import { authOf } from '../auth.js';
 import { canonical, queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';
