@@ -143,6 +143,7 @@ describe('command CI', () => {
       await c.start(
         request(
           'run-env',
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion with a default
           'echo "[$GREENLINE_TEST_RUN_ID|$GREENLINE_TARGET_BRANCH|$GREENLINE_PR_NUMBERS|$GREENLINE_TEST_SHA|${GREENLINE_TEST_ONLY_SECRET:-none}]"',
         ),
       );
