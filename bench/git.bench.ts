@@ -31,7 +31,7 @@ function importStream(): string {
     );
     for (const [f, c] of Object.entries(files)) parts.push(`M 100644 inline ${f}\n${data(c)}`);
   };
-  const base: Record<string, string> = { 'shared.txt': SHARED.join('\n\n\n') + '\n' };
+  const base: Record<string, string> = { 'shared.txt': `${SHARED.join('\n\n\n')}\n` };
   for (let i = 0; i < FILES - 1; i++) base[`src/m${Math.floor(i / 100)}/f${i}.txt`] = `file ${i}\n`.repeat(5);
   commit('refs/heads/main', 'base', null, base, 1_700_000_000);
   for (let n = 1; n <= PRS; n++) {
@@ -41,7 +41,7 @@ function importStream(): string {
       `PR ${n}`,
       'refs/heads/main',
       {
-        'shared.txt': shared.join('\n\n\n') + '\n',
+        'shared.txt': `${shared.join('\n\n\n')}\n`,
         [`src/m${n}/f${n * 100 + 1}.txt`]: `edited by PR ${n}\n`,
         [`src/new/pr${n}.txt`]: `added by PR ${n}\n`,
       },

@@ -26,7 +26,7 @@ async function errorOf(res) {
     const { error } = JSON.parse(text);
     return new ApiError(res.status, error.code, error.message);
   } catch {
-    return new ApiError(res.status, 'HTTP_' + res.status, text.slice(0, 200) || res.statusText);
+    return new ApiError(res.status, `HTTP_${res.status}`, text.slice(0, 200) || res.statusText);
   }
 }
 
@@ -34,13 +34,13 @@ async function errorOf(res) {
 export async function call(endpoint, body = {}) {
   let res;
   try {
-    res = await fetch('/v1/' + endpoint, {
+    res = await fetch(`/v1/${endpoint}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-token': token.get() ?? '' },
       body: JSON.stringify(body),
     });
   } catch (err) {
-    throw new ApiError(0, 'NETWORK', 'The greenline server cannot be reached: ' + err.message);
+    throw new ApiError(0, 'NETWORK', `The greenline server cannot be reached: ${err.message}`);
   }
   if (!res.ok) throw await errorOf(res);
   const type = res.headers.get('content-type') ?? '';
@@ -53,7 +53,7 @@ export async function call(endpoint, body = {}) {
  * on an error answer or a broken connection. Abort with `signal`.
  */
 export async function stream(query, onEvent, signal) {
-  const res = await fetch('/v1/streamQueueEvents?' + new URLSearchParams(query), {
+  const res = await fetch(`/v1/streamQueueEvents?${new URLSearchParams(query)}`, {
     headers: { 'x-api-token': token.get() ?? '', accept: 'text/event-stream' },
     signal,
   });

@@ -19,7 +19,7 @@ function signInPage(message) {
     type: 'password',
     autocomplete: 'current-password',
     required: true,
-    'aria-describedby': 'token-help' + (message ? ' sign-in-error' : ''),
+    'aria-describedby': `token-help${message ? ' sign-in-error' : ''}`,
   });
   const form = h(
     'form',

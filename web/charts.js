@@ -6,7 +6,7 @@ const W = 640;
 const H = 240;
 const PAD = { left: 44, right: 12, top: 14, bottom: 30 };
 
-const hourLabel = (iso) => String(new Date(iso).getHours()).padStart(2, '0') + 'h';
+const hourLabel = (iso) => `${String(new Date(iso).getHours()).padStart(2, '0')}h`;
 
 /** A "nice" upper bound for an axis. */
 function niceMax(max) {
@@ -39,7 +39,7 @@ function frame(hours, max, unit) {
 }
 
 function svg(title, summary, parts) {
-  const id = 'c' + Math.random().toString(36).slice(2, 8);
+  const id = `c${Math.random().toString(36).slice(2, 8)}`;
   return s(
     'svg',
     { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-labelledby': `${id}-t ${id}-d`, class: 'chart' },

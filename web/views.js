@@ -479,7 +479,7 @@ export async function queuePage(key) {
 
 // ---------------------------------------------------------------------------------- one PR
 
-function timelineView(key, timeline) {
+function timelineView(timeline) {
   if (!timeline?.length) return h('p', { class: 'muted' }, 'No transitions recorded.');
   return h(
     'ol',
@@ -713,7 +713,7 @@ export async function prPage(key, number) {
         { 'aria-labelledby': 'timeline-title', class: 'card' },
         h('h2', { id: 'timeline-title' }, 'Timeline'),
         h('p', { class: 'muted' }, 'Newest first: every state change with its reason.'),
-        timelineView(key, pr.timeline),
+        timelineView(pr.timeline),
       ),
       h(
         'section',

@@ -38,16 +38,20 @@ export function parseJsonBody(
   body: string,
   done: (error: Error | null, value?: unknown) => void,
 ): void {
-  if (body.length === 0) return done(new HttpError('INVALID_JSON', 'the body is empty'));
+  if (body.length === 0) {
+    done(new HttpError('INVALID_JSON', 'the body is empty'));
+    return;
+  }
   let value: unknown;
   try {
     value = JSON.parse(body);
   } catch (error) {
-    return done(new HttpError('INVALID_JSON', (error as Error).message));
+    done(new HttpError('INVALID_JSON', (error as Error).message));
+    return;
   }
   // Without either name in the text, and no escape that could spell one, no key can be either.
   const suspect = body.includes('__proto__') || body.includes('constructor') || body.includes('\\');
   const key = suspect ? poisonedKey(value) : null;
-  if (key) return done(new HttpError('INVALID_JSON', `a "${key}" key is not allowed`));
-  done(null, value);
+  if (key) done(new HttpError('INVALID_JSON', `a "${key}" key is not allowed`));
+  else done(null, value);
 }

@@ -2,7 +2,7 @@
  * Admin commands act on the server's store directly, so they take the same --data-dir,
  * --database-url and --config as `serve` (and read the same GREENLINE_* environment).
  */
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { KindGuard, type TSchema } from '@sinclair/typebox';
 import { loadConfig, type GreenlineConfig } from '../config.js';
 import { settingOf, type ConfigKey } from '../config-schema.js';

@@ -26,8 +26,11 @@ function entryIndexOf(entries: readonly Entry[]): ReadonlyMap<number, number> {
   let index = ENTRY_INDEXES.get(entries);
   if (!index) {
     const built = new Map<number, number>();
-    entries.forEach((e, i) => built.set(e.prNumber, i));
-    ENTRY_INDEXES.set(entries, (index = built));
+    entries.forEach((e, i) => {
+      built.set(e.prNumber, i);
+    });
+    ENTRY_INDEXES.set(entries, built);
+    index = built;
   }
   return index;
 }
@@ -99,7 +102,9 @@ export class Draft {
     this.entries = [...base.entries];
     this.runs = [...base.runs];
     this.baseIndex = entryIndexOf(base.entries);
-    this.runs.forEach((r, i) => this.runIndex.set(r.id, i));
+    this.runs.forEach((r, i) => {
+      this.runIndex.set(r.id, i);
+    });
   }
 
   entry(prNumber: number): Entry | undefined {

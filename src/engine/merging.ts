@@ -40,7 +40,7 @@ export function tryMerge(d: Draft, topo: Topology): boolean {
   for (const [runId, members] of activeGroups(d, topo)) {
     if (!members.every((m) => m.state === 'TESTS_PASSED')) continue;
     const run = d.run(runId);
-    if (!run || run.status !== 'succeeded' || run.testSha === null) continue;
+    if (run?.status !== 'succeeded' || run.testSha === null) continue;
     const verdict = checkRun(d, topo, run, bisecting, 'PREREQUISITE_MERGE_ITEM_FAILED');
     if (!verdict.ok) continue;
     const merged = new Set((mergedSince(d, run.baseSha) ?? []).map((p) => p.number));
@@ -219,7 +219,7 @@ function markMerged(d: Draft, prs: RunPr[], runId: string): void {
   let merged = 0;
   for (const p of prs) {
     const e = d.entry(p.number);
-    if (!e || e.state !== 'TESTS_PASSED' || !samePr(headOf(e), p)) continue;
+    if (e?.state !== 'TESTS_PASSED' || !samePr(headOf(e), p)) continue;
     move(d, e, 'MERGED', 'MERGE_GRAPH_MERGE', { patch: { verifiedByTestRun: e.verifiedByTestRun ?? runId } });
     merged++;
     if (e.runId) byRun.set(e.runId, [...(byRun.get(e.runId) ?? []), e.prNumber]);
@@ -227,7 +227,7 @@ function markMerged(d: Draft, prs: RunPr[], runId: string): void {
   recordMerges(d, merged);
   for (const [id, numbers] of byRun) {
     const run = d.run(id);
-    if (run && run.prNumbers.every((n) => d.entry(n)?.state === 'MERGED')) {
+    if (run?.prNumbers.every((n) => d.entry(n)?.state === 'MERGED')) {
       emitBatchEvent(d, 'pull_request_batch.merged', numbers, run, 'MERGE_GRAPH_MERGE');
     }
   }

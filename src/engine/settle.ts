@@ -82,7 +82,8 @@ function entryRunRefs(entries: readonly Entry[]): ReadonlyMap<string, number> {
   if (!refs) {
     const counted = new Map<string, number>();
     for (const e of entries) countRefs(e, counted, 1);
-    ENTRY_RUN_REFS.set(entries, (refs = counted));
+    ENTRY_RUN_REFS.set(entries, counted);
+    refs = counted;
   }
   return refs;
 }

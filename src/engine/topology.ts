@@ -154,7 +154,9 @@ export class Topology {
   private indexPositions(): Map<number, number> {
     if (!this.posMap) {
       const pos = new Map<number, number>();
-      this.numbers.forEach((n, i) => pos.set(n, i));
+      this.numbers.forEach((n, i) => {
+        pos.set(n, i);
+      });
       this.posMap = pos;
     }
     return this.posMap;

@@ -274,7 +274,10 @@ export class Mirrors {
     const dir = path.join(this.opts.dataDir, 'repos', host, owner, `${name}.git`);
     let mirror = this.byDir.get(dir);
     if (mirror) mirror.rebind(binding);
-    else this.byDir.set(dir, (mirror = new Mirror(dir, binding, this.opts)));
+    else {
+      mirror = new Mirror(dir, binding, this.opts);
+      this.byDir.set(dir, mirror);
+    }
     return mirror;
   }
 }

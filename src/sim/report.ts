@@ -80,5 +80,5 @@ export function formatReport(o: SimulationOptions, s: SimulationSummary): string
       `${num(s.simulatedHours, 1)} h in ${num(s.wallMs / 1000)} s (${s.decisions} engine decisions, seed ${s.seed})`,
     ],
   ];
-  return rows.map(([k, v]) => (k === '' ? '' : `${k.padEnd(20)}${v}`)).join('\n') + '\n';
+  return `${rows.map(([k, v]) => (k === '' ? '' : `${k.padEnd(20)}${v}`)).join('\n')}\n`;
 }

@@ -35,8 +35,10 @@ export function renderChart(series: Series, title: string, subtitle: readonly st
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="12">`,
   );
   out.push(`<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`);
-  out.push(`<text x="${LEFT}" y="22" font-size="15" font-weight="bold">${escape(title)}</text>`);
-  subtitle.forEach((line, i) => out.push(`<text x="${LEFT}" y="${42 + 16 * i}" fill="#555555">${escape(line)}</text>`));
+  out.push(`<text x="${LEFT}" y="22" font-size="15" font-weight="bold">${escapeXml(title)}</text>`);
+  subtitle.forEach((line, i) => {
+    out.push(`<text x="${LEFT}" y="${42 + 16 * i}" fill="#555555">${escapeXml(line)}</text>`);
+  });
   for (const top of [depthTop, rateTop]) {
     if (series.windowStart > 0) out.push(shade(x(0), x(series.windowStart), top, 'warm-up'));
     if (series.windowEnd < end) out.push(shade(x(series.windowEnd), x(end), top, 'draining'));
@@ -59,11 +61,11 @@ export function renderChart(series: Series, title: string, subtitle: readonly st
   }
   out.push(`<text x="${LEFT + PLOT_W / 2}" y="${height - 8}" text-anchor="middle">simulated time (hours)</text>`);
   out.push('</svg>');
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }
 
 function axes(top: number, max: number, end: number, label: string): string[] {
-  const out = [`<text x="${LEFT}" y="${top - 8}" font-weight="bold">${escape(label)}</text>`];
+  const out = [`<text x="${LEFT}" y="${top - 8}" font-weight="bold">${escapeXml(label)}</text>`];
   for (let i = 0; i <= 4; i++) {
     const v = (max * i) / 4;
     const y = top + PANEL - (PANEL * i) / 4;
@@ -129,6 +131,6 @@ function niceCeil(v: number): number {
   return 10 * p;
 }
 
-function escape(s: string): string {
+function escapeXml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }

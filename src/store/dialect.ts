@@ -6,13 +6,16 @@ import { PostgresAdapter, type ColumnDefinitionBuilder, type CreateTableBuilder,
 
 export type DialectName = 'sqlite' | 'postgres';
 
-export function dialectOf(db: Kysely<any>): DialectName {
+/** Any Kysely handle or transaction, whatever its schema type. */
+type Handle = Pick<Kysely<unknown>, 'getExecutor'>;
+
+export function dialectOf(db: Handle): DialectName {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
 /** Adds an auto-increment integer primary key named `id`. */
 export function withAutoId<T extends string>(
-  db: Kysely<any>,
+  db: Handle,
   table: CreateTableBuilder<T, never>,
 ): CreateTableBuilder<T, 'id'> {
   return dialectOf(db) === 'postgres'

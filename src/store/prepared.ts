@@ -75,7 +75,10 @@ export function prepare<P extends Params, R = unknown>(
     settled(() => {
       const dialect = dialectOf(db);
       let c = byDialect.get(dialect);
-      if (!c) byDialect.set(dialect, (c = compile(build(db, markers<P>(0)))));
+      if (!c) {
+        c = compile(build(db, markers<P>(0)));
+        byDialect.set(dialect, c);
+      }
       return run<R>(db, c, [values]);
     });
 }

@@ -128,7 +128,7 @@ export class WebhookDeliveryWorker extends OutboxWorker {
   private async attempt(message: WebhookMessageRow): Promise<void> {
     const { db, clock, logger } = this.deps;
     const subscription = await findSubscription(db, message.subscription_id);
-    if (!subscription || subscription.enabled !== 1) {
+    if (subscription?.enabled !== 1) {
       await updateMessage(db, message.message_id, {
         status: 'failed',
         last_error: 'the endpoint is disabled',

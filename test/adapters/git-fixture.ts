@@ -41,7 +41,7 @@ export interface GitFixture {
   cleanup(): Promise<void>;
 }
 
-export const APP_LINES = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+export const APP_LINES = `${Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join('\n')}\n`;
 
 export async function makeGitFixture(): Promise<GitFixture> {
   const root = await makeTempDir('greenline-git-');

@@ -44,7 +44,7 @@ describe('docs/api.md', () => {
         ...(op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
       ];
       for (const field of fields) {
-        expect(text, `${heading} does not name ${field}`).toMatch(new RegExp('`' + field + '[`.]'));
+        expect(text, `${heading} does not name ${field}`).toMatch(new RegExp(`\`${field}[\`.]`));
       }
     }
   });

@@ -8,6 +8,7 @@ import { buildHttpApp } from '../../src/api/build-app.js';
 import type { EnumCase } from '../../src/api/wire.js';
 import type { MergeQueueService } from '../../src/app/service-port.js';
 import { createTestService, type TestService } from '../helpers/service.js';
+import type { Json } from '../helpers/json.js';
 
 export const SLUG = 'github.com/acme/web';
 export const REPO = { host: 'github.com', owner: 'acme', name: 'web' };
@@ -71,7 +72,7 @@ export async function createApiHarness(opts: HarnessOptions = {}): Promise<ApiHa
   return h;
 }
 
-export const json = (res: LightMyRequestResponse): any => JSON.parse(res.body);
+export const json = (res: LightMyRequestResponse): Json => JSON.parse(res.body);
 
 /** The `{ error: { code, message } }` of a response, with its status. */
 export const errorOf = (res: LightMyRequestResponse) => ({

@@ -9,6 +9,7 @@ import { GreenlineClient } from '../../src/client/index.js';
 import { createApiToken } from '../../src/app/admin/tokens.js';
 import { listApiTokens, revokeApiToken } from '../../src/store/api-tokens.js';
 import { createApiHarness, errorOf, json, REPO, SLUG, type ApiHarness } from './api-harness.js';
+import type { Json } from '../helpers/json.js';
 
 let h: ApiHarness;
 beforeEach(async () => {
@@ -76,7 +77,7 @@ describe('POST /v1/getQueueActivity', () => {
     expect(res.statusCode, res.body).toBe(200);
     const a = json(res);
     expect(a).toMatchObject({ state: 'RUNNING', mode: 'single', concurrency: 2, batch: false, recentPullRequests: [] });
-    expect(a.pullRequests.map((p: any) => [p.prNumber, p.state, p.lane])).toEqual([
+    expect(a.pullRequests.map((p: Json) => [p.prNumber, p.state, p.lane])).toEqual([
       [1, 'TESTING', null],
       [2, 'TESTING', null],
       [3, 'PENDING', null],
@@ -87,7 +88,7 @@ describe('POST /v1/getQueueActivity', () => {
       reason: 'TEST_RUN_STARTED',
     });
     expect(a.pullRequests[0].admittedAt).toEqual(expect.any(String));
-    expect(a.testRuns.map((r: any) => [r.prNumbers, r.dependentPrs, r.queueType])).toEqual([
+    expect(a.testRuns.map((r: Json) => [r.prNumbers, r.dependentPrs, r.queueType])).toEqual([
       [[1], [], 'main'],
       [[2], [1], 'main'],
     ]);
@@ -126,12 +127,12 @@ describe('POST /v1/getQueueActivity', () => {
     await h.t.runEffects();
     const a = json(await h.post('/v1/getQueueActivity', h.body()));
     expect(a.mode).toBe('parallel');
-    expect(a.pullRequests.map((p: any) => [p.prNumber, p.lane])).toEqual([
+    expect(a.pullRequests.map((p: Json) => [p.prNumber, p.lane])).toEqual([
       [1, 1],
       [2, 2],
       [3, 1],
     ]);
-    expect(a.testRuns.map((r: any) => [r.prNumbers, r.dependentPrs, r.lane])).toEqual([
+    expect(a.testRuns.map((r: Json) => [r.prNumbers, r.dependentPrs, r.lane])).toEqual([
       [[1], [], 1],
       [[2], [], 2],
       [[3], [1], 1],
@@ -168,7 +169,7 @@ describe('POST /v1/getQueueHistory', () => {
       ciRuns: 2,
       ciRunsPerMerge: 1,
     });
-    const merged = history.hours.map((b: any) => b.merged);
+    const merged = history.hours.map((b: Json) => b.merged);
     expect(merged.reduce((a: number, b: number) => a + b, 0)).toBe(2);
     expect(Date.parse(history.hours[2].start) % 3_600_000).toBe(0);
   });
@@ -209,7 +210,7 @@ describe('GET /v1/streamQueueEvents', () => {
   function events(body: NonNullable<Response['body']>) {
     const reader = body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = '';
-    return async (): Promise<{ event: string; data: any }> => {
+    return async (): Promise<{ event: string; data: Json }> => {
       for (;;) {
         const end = buffer.indexOf('\n\n');
         if (end >= 0) {

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiHarness, json, SLUG, type ApiHarness } from './api-harness.js';
+import type { Json } from '../helpers/json.js';
 
 let h: ApiHarness;
 beforeEach(async () => {
@@ -123,7 +124,7 @@ describe('the reason of a PR', () => {
 
     // The dashboard's activity lists them, NOT_READY last, with the same words.
     const a = await activity();
-    expect(a.pullRequests.map((p: any) => [p.prNumber, p.state, p.explanation.code])).toEqual([
+    expect(a.pullRequests.map((p: Json) => [p.prNumber, p.state, p.explanation.code])).toEqual([
       [1, 'NOT_READY', 'CONFLICTS_WITH_TARGET'],
       [2, 'NOT_READY', 'DRAFT'],
       [3, 'NOT_READY', 'BASE_BRANCH_MISMATCH'],

@@ -17,6 +17,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../helpers/service.js';
 import { listenApiHarness, REPO, SLUG } from './api-harness.js';
+import type { Json } from '../helpers/json.js';
 
 let h: Awaited<ReturnType<typeof listenApiHarness>>;
 let t: TestService;
@@ -41,7 +42,7 @@ const providerHeaders = () => ({
 
 async function call(endpoint: string, body: unknown, headers: Record<string, string> = providerHeaders()) {
   const res = await fetch(`${base}/v1/${endpoint}`, { method: 'POST', headers, body: JSON.stringify(body) });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  return { status: res.status, body: (await res.json()) as Record<string, Json> };
 }
 
 /** The resource's attributes besides its identity, by their JSON names; null = not configured. */
@@ -111,7 +112,7 @@ function updateRequest(branch: string, config: Config): Record<string, unknown> 
 }
 
 /** What the provider stores from an answer: every attribute; requiredStatuses absent or null → null. */
-function stateFrom(answer: Record<string, any>): Attributes {
+function stateFrom(answer: Record<string, Json>): Attributes {
   const state = Object.fromEntries(ATTRIBUTES.map((name) => [name, answer[name]])) as Attributes;
   state.requiredStatuses = answer.requiredStatuses ?? null;
   return state;

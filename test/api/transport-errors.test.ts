@@ -33,7 +33,8 @@ describe('authentication', () => {
   });
 
   it("takes impacted targets from a fork PR's CI on the word of its running workflow run (no token)", async () => {
-    const api = (h = await createApiHarness());
+    const api = await createApiHarness();
+    h = api;
     const sha = 'a'.repeat(40);
     const fork = { 'x-api-token': '', 'x-forked-workflow-run-id': '123456789' };
     const upload = (pr: Record<string, unknown>, headers: Record<string, string | undefined> = fork) =>

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiHarness, errorOf, REPO, type ApiHarness } from './api-harness.js';
+import type { Json } from '../helpers/json.js';
 
 type Schema = {
   type?: string | string[];
@@ -67,7 +68,7 @@ const resolve = (doc: Record<string, unknown>, schema: Schema): Schema =>
         schema.$ref
           .slice(2)
           .split('/')
-          .reduce<any>((node, key) => node[key], doc),
+          .reduce<Json>((node, key) => node[key], doc),
       )
     : schema;
 

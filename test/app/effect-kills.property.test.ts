@@ -83,7 +83,7 @@ function effectOf(call: EffectCall, effects: EffectRow[]): EffectRow {
   return row;
 }
 
-export async function runScenario(databaseUrl: string, sc: Scenario): Promise<void> {
+async function runScenario(databaseUrl: string, sc: Scenario): Promise<void> {
   const { t, ctx, key } = await createQueueFixture({ databaseUrl, queue: { concurrency: sc.concurrency } });
   const log: EffectCall[] = [];
   const startedWhileOver: string[] = [];

@@ -9,6 +9,7 @@ import { sign } from '@octokit/webhooks-methods';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_ARGS, ROOT, cleanEnv, runCli } from './run-cli.js';
 import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
+import type { Json } from '../helpers/json.js';
 
 let dir: string;
 const children: ChildProcess[] = [];
@@ -50,7 +51,7 @@ async function deliver(
   event: string,
   payload: unknown,
   secret: string | null,
-): Promise<{ status: number; json: any }> {
+): Promise<{ status: number; json: Json }> {
   const body = JSON.stringify(payload);
   const res = await fetch(`${url}/webhooks/github`, {
     method: 'POST',

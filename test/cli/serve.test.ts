@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_ARGS, ROOT, cleanEnv, runCli } from './run-cli.js';
 import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
+import type { Json } from '../helpers/json.js';
 
 let dir: string;
 const children: ChildProcess[] = [];
@@ -61,7 +62,7 @@ async function serve(dataDir: string | null, extra: string[] = [], cwd = ROOT): 
   return { child, url: /listening on (\S+)/.exec(out)![1]!, stdout: () => out, stderr: () => err, exited };
 }
 
-async function api(url: string, token: string, path: string, body: unknown): Promise<{ status: number; json: any }> {
+async function api(url: string, token: string, path: string, body: unknown): Promise<{ status: number; json: Json }> {
   const res = await fetch(`${url}/v1/${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-token': token },

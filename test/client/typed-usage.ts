@@ -5,7 +5,7 @@
  */
 import {
   GreenlineApiError,
-  GreenlineClient,
+  type GreenlineClient,
   GreenlineNetworkError,
   waitForPullRequest,
   type Queue,

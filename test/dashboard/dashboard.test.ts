@@ -194,7 +194,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
 
   it("opens a failed PR's timeline with reasons, its test run, CI status and log", async () => {
     const page = await signedIn();
-    await page.goto(url + '/' + PR(4));
+    await page.goto(`${url}/${PR(4)}`);
     await page.getByRole('heading', { name: '#4 Add gift cards' }).waitFor();
     // PR 4 breaks the test: wait until the page shows it FAILED (it updates itself).
     await page.locator('#timeline').getByText('FAILED', { exact: true }).first().waitFor({ timeout: 90_000 });
@@ -230,7 +230,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     }
     expect(failed).toBeDefined();
     const page = await signedIn();
-    await page.goto(url + '/' + PR(failed!));
+    await page.goto(`${url}/${PR(failed!)}`);
     await page.locator('#pr-reason').waitFor();
     expect(await page.locator('#pr-reason').textContent()).toContain(
       'Failed: its changes conflict with the target branch or with a PR ahead of it, so no CI ran.',
@@ -257,7 +257,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     await page.screenshot({ path: path.join(SHOTS, 'pull-request-not-ready.png'), fullPage: true });
 
     // The queue lists it with the same words; concluded PRs read as sentences, not lowercased codes.
-    await page.goto(url + '/' + QUEUE);
+    await page.goto(`${url}/${QUEUE}`);
     const row = page.locator(`#queue-prs tr[data-pr="${failed}"]`);
     await row.waitFor();
     expect(await row.textContent()).toContain('Not ready: it conflicts with the target branch');
@@ -272,7 +272,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
   it('pauses and resumes the queue, each after a confirmation dialog that Escape dismisses; on a Terraform-managed queue that shows as drift', async () => {
     await terraformWrite();
     const page = await signedIn();
-    await page.goto(url + '/' + QUEUE);
+    await page.goto(`${url}/${QUEUE}`);
     await page.locator('#management').getByText('Managed by Terraform.').waitFor();
     const pause = page.getByRole('button', { name: 'Pause' });
     await pause.waitFor();
@@ -346,7 +346,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
 
   it('fits a phone-width screen without sideways scrolling', async () => {
     const page = await signedIn(390, 844);
-    await page.goto(url + '/' + QUEUE);
+    await page.goto(`${url}/${QUEUE}`);
     await page.getByRole('heading', { name: 'acme/shop → main' }).waitFor();
     await page.locator('#queue-prs, #prs p').first().waitFor();
     const widths = await page.evaluate(() => ({

@@ -27,6 +27,7 @@ import { GitRemote } from '../e2e/git-remote.js';
 import { testDatabases, type TestDatabase } from '../helpers/databases.js';
 import { CA_BUNDLE, ensurePodman, Podman, ROOT } from './podman.js';
 import { freePort } from '../helpers/free-port.js';
+import type { Json } from '../helpers/json.js';
 
 const UID = 10001; // the image's greenline user
 const IMAGE = 'localhost/greenline:deploy-test';
@@ -132,7 +133,7 @@ async function newVolume(label: string): Promise<string> {
   return name;
 }
 
-async function api(server: Started, token: string, endpoint: string, body: Record<string, unknown>): Promise<any> {
+async function api(server: Started, token: string, endpoint: string, body: Record<string, unknown>): Promise<Json> {
   const res = await fetch(`${server.url}/v1/${endpoint}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-token': token },
@@ -287,7 +288,7 @@ describe.skipIf(unavailable !== null)('container image', () => {
       .replaceAll('exec greenline ', `exec ${first.name} `)
       .replaceAll('cp greenline:', `cp ${first.name}:`);
     expect(
-      execFileSync('sh', ['-ec', script.replace(/^  /gm, '')], { cwd: backupDir, env: podman.env, encoding: 'utf8' }),
+      execFileSync('sh', ['-ec', script.replace(/^ {2}/gm, '')], { cwd: backupDir, env: podman.env, encoding: 'utf8' }),
     ).toContain('backup done');
     const [copy] = readdirSync(backupDir);
     const backup = new Database(path.join(backupDir, copy!), { readonly: true });

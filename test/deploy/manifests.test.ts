@@ -16,17 +16,18 @@ import { Deployment } from 'kubernetes-models/apps/v1';
 import { PersistentVolumeClaim, Secret, Service } from 'kubernetes-models/v1';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse } from 'yaml';
+import type { Json } from '../helpers/json.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DEPLOY = path.join(ROOT, 'deploy');
-const MODELS: Record<string, new (data: any) => { validate(): void }> = {
+const MODELS: Record<string, new (data: Json) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
   'v1/Service': Service,
   'v1/Secret': Secret,
   'v1/PersistentVolumeClaim': PersistentVolumeClaim,
 };
 
-function manifests(dir: string): { file: string; doc: any }[] {
+function manifests(dir: string): { file: string; doc: Json }[] {
   return readdirSync(dir, { withFileTypes: true })
     .filter((e) => e.isFile() && e.name.endsWith('.yaml'))
     .flatMap((e) => {
@@ -40,7 +41,7 @@ function manifests(dir: string): { file: string; doc: any }[] {
 
 const cluster = manifests(path.join(DEPLOY, 'kubernetes'));
 const sqlite = manifests(path.join(DEPLOY, 'kubernetes', 'sqlite'));
-const byKind = (set: typeof cluster, kind: string): any => set.find((m) => m.doc.kind === kind)!.doc;
+const byKind = (set: typeof cluster, kind: string): Json => set.find((m) => m.doc.kind === kind)!.doc;
 
 describe('Kubernetes manifests', () => {
   it.each([...cluster, ...sqlite].map((m) => [`${m.file} ${m.doc.kind}`, m.doc]))('%s is valid', (_name, doc) => {
@@ -49,7 +50,7 @@ describe('Kubernetes manifests', () => {
     expect(() => new Model!(doc).validate()).not.toThrow();
   });
 
-  function checkPod(deployment: any): any {
+  function checkPod(deployment: Json): Json {
     const pod = deployment.spec.template.spec;
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001 });
     const [container] = pod.containers;
@@ -59,7 +60,7 @@ describe('Kubernetes manifests', () => {
     expect(container.resources.requests).toBeDefined();
     expect(container.resources.limits).toBeDefined();
     // A read-only root: every place greenline and its CI write is a volume.
-    const mounts = container.volumeMounts.map((m: any) => m.mountPath);
+    const mounts = container.volumeMounts.map((m: Json) => m.mountPath);
     expect(mounts).toEqual(expect.arrayContaining(['/var/lib/greenline', '/tmp']));
     expect(deployment.spec.selector.matchLabels).toEqual(deployment.spec.template.metadata.labels);
     return { pod, container };
@@ -71,18 +72,18 @@ describe('Kubernetes manifests', () => {
     const { pod, container } = checkPod(deployment);
     const secret = byKind(cluster, 'Secret');
     const fromSecret = container.env
-      .filter((e: any) => e.valueFrom?.secretKeyRef)
-      .map((e: any) => [e.name, e.valueFrom.secretKeyRef]);
+      .filter((e: Json) => e.valueFrom?.secretKeyRef)
+      .map((e: Json) => [e.name, e.valueFrom.secretKeyRef]);
     expect(Object.fromEntries(fromSecret).GREENLINE_DATABASE_URL).toEqual({
       name: secret.metadata.name,
       key: 'database-url',
     });
     for (const [, ref] of fromSecret) expect(Object.keys(secret.stringData)).toContain(ref.key);
-    const keyVolume = pod.volumes.find((v: any) => v.secret);
+    const keyVolume = pod.volumes.find((v: Json) => v.secret);
     expect(keyVolume.secret.secretName).toBe(secret.metadata.name);
-    expect(keyVolume.secret.items.map((i: any) => i.key)).toEqual(['github-app-private-key']);
-    const keyMount = container.volumeMounts.find((m: any) => m.name === keyVolume.name);
-    const keyPath = container.env.find((e: any) => e.name === 'GREENLINE_GITHUB_PRIVATE_KEY_PATH').value;
+    expect(keyVolume.secret.items.map((i: Json) => i.key)).toEqual(['github-app-private-key']);
+    const keyMount = container.volumeMounts.find((m: Json) => m.name === keyVolume.name);
+    const keyPath = container.env.find((e: Json) => e.name === 'GREENLINE_GITHUB_PRIVATE_KEY_PATH').value;
     expect(keyPath).toBe(`${keyMount.mountPath}/${keyVolume.secret.items[0].path}`);
     const service = byKind(cluster, 'Service');
     expect(service.spec.selector).toEqual(deployment.spec.selector.matchLabels);
@@ -94,8 +95,8 @@ describe('Kubernetes manifests', () => {
     expect(deployment.spec.strategy.type).toBe('Recreate');
     const { pod, container } = checkPod(deployment);
     expect(container.env ?? []).not.toContainEqual(expect.objectContaining({ name: 'GREENLINE_DATABASE_URL' }));
-    const data = container.volumeMounts.find((m: any) => m.mountPath === '/var/lib/greenline');
-    const volume = pod.volumes.find((v: any) => v.name === data.name);
+    const data = container.volumeMounts.find((m: Json) => m.mountPath === '/var/lib/greenline');
+    const volume = pod.volumes.find((v: Json) => v.name === data.name);
     expect(volume.persistentVolumeClaim.claimName).toBe(byKind(sqlite, 'PersistentVolumeClaim').metadata.name);
   });
 });
@@ -105,7 +106,7 @@ describe('Kubernetes manifests', () => {
  * `$id`, and refuses `id`), and it names its meta-schema "http://…/schema#" (Ajv knows draft 2019-09 as
  * "https://…/schema"). Both are dropped; every validating keyword is kept.
  */
-function forAjv(schema: unknown): any {
+function forAjv(schema: unknown): Json {
   if (Array.isArray(schema)) return schema.map(forAjv);
   if (schema === null || typeof schema !== 'object') return schema;
   return Object.fromEntries(

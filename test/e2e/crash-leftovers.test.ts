@@ -139,7 +139,9 @@ describe('kill -9 of the whole process group; nothing left behind', () => {
     const processes = [await GreenlineProcess.start(s.common)];
     live.push(processes[0]!);
     const token = processes[0]!.token;
-    onTestFailed(() => processes.forEach((p, i) => console.error(`--- process ${i}\n${p.story(s.ci.records())}`)));
+    onTestFailed(() => {
+      for (const [i, p] of processes.entries()) console.error(`--- process ${i}\n${p.story(s.ci.records())}`);
+    });
     const queue = () => new QueueClient(processes.at(-1)!, SLUG);
     await queue().create('single', 6);
     for (const n of s.prs) expect((await queue().submit(n)).status, `submit #${n}`).toBe(200);
@@ -179,7 +181,9 @@ describe('kill -9 of the whole process group; nothing left behind', () => {
       ];
       live.splice(0, live.length, ...servers);
       const all = [...servers];
-      onTestFailed(() => all.forEach((p, i) => console.error(`--- process ${i}\n${p.story(s.ci.records())}`)));
+      onTestFailed(() => {
+        for (const [i, p] of all.entries()) console.error(`--- process ${i}\n${p.story(s.ci.records())}`);
+      });
       const queue = () => new QueueClient(servers[0]!, SLUG);
       await queue().create('single', 6);
       for (const n of s.prs)

@@ -10,6 +10,7 @@ import type { GitRemote } from './git-remote.js';
 import type { GreenlineProcess, Transition } from './greenline-process.js';
 import { waitUntil, type QueueClient } from './queue-client.js';
 import { targetHistoryProblems } from './target-history.js';
+import type { Json } from '../helpers/json.js';
 
 export const isBroken = (n: number): boolean => n % 20 === 7;
 
@@ -34,20 +35,20 @@ export function allTransitions(processes: GreenlineProcess[]): Transition[] {
  * Waits until every PR of `prs` is terminal: first (one getQueue a poll) until the queue lists none
  * (it does not list NOT_READY ones), then PR by PR. Returns their entries by number.
  */
-export async function settleAll(queue: QueueClient, prs: number[], timeoutMs = 150_000): Promise<Map<number, any>> {
+export async function settleAll(queue: QueueClient, prs: number[], timeoutMs = 150_000): Promise<Map<number, Json>> {
   await waitUntil(
     'the queue to empty',
     timeoutMs,
     async () => ((await queue.call('getQueue')).enqueuedPullRequests.length === 0 ? true : undefined),
     async () =>
-      (await queue.call('getQueue')).enqueuedPullRequests.map((e: any) => `${e.pr?.number ?? e.id} ${e.state}`),
+      (await queue.call('getQueue')).enqueuedPullRequests.map((e: Json) => `${e.pr?.number ?? e.id} ${e.state}`),
   );
   return queue.settle(prs, 30_000);
 }
 
 export async function expectCrashSafe(opts: {
   prs: number[];
-  entries: Map<number, any>;
+  entries: Map<number, Json>;
   remote: GitRemote;
   queue: QueueClient;
   ci: CiScript;

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CiRecord } from './ci-script.js';
+import type { Json } from '../helpers/json.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -57,7 +58,7 @@ export interface Transition {
 
 export interface ApiReply {
   status: number;
-  json: any;
+  json: Json;
 }
 
 export interface RepoToConnect {
@@ -171,13 +172,15 @@ export class GreenlineProcess {
       token,
     );
     const deadline = Date.now() + 20_000;
-    let listening: RegExpExecArray | null;
-    while (!(listening = /listening on (\S+)/.exec(server.stdout))) {
+    const LISTENING = /listening on (\S+)/;
+    let listening = LISTENING.exec(server.stdout);
+    while (!listening) {
       if (server.child.exitCode !== null || Date.now() > deadline) {
         server.child.kill('SIGKILL');
         throw new Error(`greenline serve did not start:\n${server.stdout}\n${server.stderr}`);
       }
       await new Promise((r) => setTimeout(r, 50));
+      listening = LISTENING.exec(server.stdout);
     }
     server.address = listening[1]!;
     return server;

@@ -55,7 +55,9 @@ describe.each(pg)('three instances on one $name database', (database) => {
         [1, 2].map((i) => GreenlineProcess.start({ ...common, dataDirName: `data-${i}`, token: first.token })),
       )),
     ];
-    onTestFailed(() => servers.forEach((s, i) => console.error(`--- instance ${i}\n${s.story(ci.records())}`)));
+    onTestFailed(() => {
+      for (const [i, s] of servers.entries()) console.error(`--- instance ${i}\n${s.story(ci.records())}`);
+    });
     const clients = servers.map((s) => new QueueClient(s, SLUG));
 
     await clients[0]!.create('single', 6);
@@ -89,13 +91,13 @@ describe.each(pg)('three instances on one $name database', (database) => {
 
     // The queue moved on within one lease length: a survivor took the lease, and the queue's next
     // transition came soon after (the slack covers a CI run restarted on the new holder).
-    const after = (msg: string) =>
+    const delaysOf = (msg: string) =>
       survivors
         .flatMap((s) => s.logLines())
         .filter((l) => l.msg === msg && (l.time as number) > killedAt)
         .map((l) => (l.time as number) - killedAt);
-    const takenAfter = Math.min(...after('queue leases taken'));
-    const movedAfter = Math.min(...after('transition'));
+    const takenAfter = Math.min(...delaysOf('queue leases taken'));
+    const movedAfter = Math.min(...delaysOf('transition'));
     console.info(
       `queue lease taken over ${takenAfter} ms after the kill, next transition after ${movedAfter} ms (lease ${TTL_S} s)`,
     );

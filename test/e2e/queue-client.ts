@@ -1,5 +1,6 @@
 /** One queue of a running greenline, driven through the v1 API over HTTP. */
 import type { ApiReply, GreenlineProcess } from './greenline-process.js';
+import type { Json } from '../helpers/json.js';
 
 export const TERMINAL = ['MERGED', 'FAILED', 'CANCELLED'];
 
@@ -49,7 +50,7 @@ export class QueueClient {
   }
 
   /** Calls an endpoint with the queue's key; throws unless the answer is 200. */
-  async call(endpoint: string, body: Record<string, unknown> = {}): Promise<any> {
+  async call(endpoint: string, body: Record<string, unknown> = {}): Promise<Json> {
     const reply = await this.server.api(endpoint, { ...this.key, ...body });
     if (reply.status !== 200) throw new Error(`${endpoint} answered ${reply.status}: ${JSON.stringify(reply.json)}`);
     return reply.json;
@@ -69,17 +70,17 @@ export class QueueClient {
     return this.server.api('submitPullRequest', { ...this.key, pr: { number: prNumber } });
   }
 
-  pr(prNumber: number): Promise<any> {
+  pr(prNumber: number): Promise<Json> {
     return this.call('getSubmittedPullRequest', { pr: { number: prNumber } });
   }
 
-  details(testRunId: string): Promise<any> {
+  details(testRunId: string): Promise<Json> {
     return this.call('getMergeQueueTestingDetails', { testRunId });
   }
 
   /** Waits until every PR in `prs` is MERGED, FAILED or CANCELLED; returns their entries by number. */
-  async settle(prs: number[], timeoutMs: number): Promise<Map<number, any>> {
-    let last = new Map<number, any>();
+  async settle(prs: number[], timeoutMs: number): Promise<Map<number, Json>> {
+    let last = new Map<number, Json>();
     return waitUntil(
       `PRs ${prs.join(', ')} to leave the queue`,
       timeoutMs,

@@ -30,6 +30,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitRemote } from './git-remote.js';
+import type { Json } from '../helpers/json.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SLUG = 'github.com/acme/web';
@@ -108,6 +109,7 @@ const PACKAGE = {
   'test.js': [
     "const fs = require('node:fs');",
     "for (const f of fs.existsSync('features') ? fs.readdirSync('features') : []) {",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the source of the package's test script, template literals included
     "  if (fs.readFileSync(`features/${f}`, 'utf8').trim() !== 'works') { console.error(`${f} is broken`); process.exit(1); }",
     '}',
     '',
@@ -127,14 +129,14 @@ describe('the README quick start, run literally on a fresh clone', () => {
 
   /** Runs README lines with `sh` in the clone, as typed in one terminal. */
   const sh = (...lines: string[]): Promise<Run> => run('sh', ['-c', lines.join('\n')], clone);
-  const readmeJson = async (command: string): Promise<any> => {
+  const readmeJson = async (command: string): Promise<Json> => {
     const r = await sh(qs.tokenLine, command);
     expect(r.code, r.stderr).toBe(0);
     return JSON.parse(r.stdout);
   };
   const story = (): string => `server stdout:\n${serverOut}\nserver stderr (last 4000):\n${serverErr.slice(-4000)}`;
 
-  async function waitTerminal(pr: number): Promise<any> {
+  async function waitTerminal(pr: number): Promise<Json> {
     const deadline = Date.now() + 240_000;
     for (;;) {
       const got = await readmeJson(qs.get(pr));
@@ -177,11 +179,13 @@ describe('the README quick start, run literally on a fresh clone', () => {
       serverErr += d.toString();
     });
     const deadline = Date.now() + 60_000;
-    let listening: RegExpExecArray | null;
-    while (!(listening = /greenline listening on (http:\/\/\S+)/.exec(serverOut))) {
+    const LISTENING = /greenline listening on (http:\/\/\S+)/;
+    let listening = LISTENING.exec(serverOut);
+    while (!listening) {
       if (server.exitCode !== null || Date.now() > deadline)
         throw new Error(`npm start did not start the server\n${story()}`);
       await new Promise((r) => setTimeout(r, 100));
+      listening = LISTENING.exec(serverOut);
     }
     url = listening[1]!;
     token = /^Token: (gl_\S+)$/m.exec(serverOut)?.[1] ?? '';

@@ -49,7 +49,9 @@ describe('one SQLite instance killed five times', () => {
     };
     processes.push(await GreenlineProcess.start(opts));
     const token = processes[0]!.token;
-    onTestFailed(() => processes.forEach((p, i) => console.error(`--- process ${i}\n${p.story(ci.records())}`)));
+    onTestFailed(() => {
+      for (const [i, p] of processes.entries()) console.error(`--- process ${i}\n${p.story(ci.records())}`);
+    });
     const queue = () => new QueueClient(processes.at(-1)!, SLUG);
 
     await queue().create('single', 6);

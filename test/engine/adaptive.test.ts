@@ -48,7 +48,7 @@ function backlog(q: QueueDriver, count: number): void {
 describe('adaptive window', () => {
   it('starts at the ceiling: turning the mode on does not slow a healthy queue', () => {
     const q = adaptive({ concurrency: 4 });
-    [1, 2, 3, 4, 5, 6].forEach((n) => q.submit(n));
+    for (const n of [1, 2, 3, 4, 5, 6]) q.submit(n);
     expect(inFlight(q)).toBe(4);
     expect(adaptiveStatus(q.snapshot)).toEqual({ concurrency: 4, batchSize: 1, failureRate: 0 });
   });
@@ -108,7 +108,7 @@ describe('adaptive window', () => {
     expect(q.snapshot.internal.bisections).toMatchObject([{ members: [1, 2] }]);
     expect(windowOf(q)).toBe(6);
     expect(creates(q)).toEqual([[1], [2]]);
-    ['r2', 'r3'].forEach((r) => q.built(r));
+    for (const r of ['r2', 'r3']) q.built(r);
     q.fail('r2');
     expect(q.state(1)).toBe('FAILED');
     expect(windowOf(q)).toBe(6);
@@ -120,7 +120,7 @@ describe('adaptive window', () => {
 
   it('the floor is capped at the ceiling', () => {
     const q = adaptive({ concurrency: 1, adaptiveMinConcurrency: 3 });
-    [1, 2].forEach((n) => q.submit(n));
+    for (const n of [1, 2]) q.submit(n);
     expect(inFlight(q)).toBe(1);
     failHead(q, 1);
     expect(windowOf(q)).toBe(1);

@@ -64,7 +64,7 @@ describe('batching', () => {
 
   it('emits batch events when a batch starts testing and merges', () => {
     const q = batched();
-    [1, 2, 3].forEach((n) => q.submit(n));
+    for (const n of [1, 2, 3]) q.submit(n);
     q.built('r1');
     expect(q.eventTypes()).toEqual([
       'pull_request.testing:1',
@@ -93,7 +93,7 @@ describe('batching', () => {
 describe('bisection', () => {
   function failedBatch(config = {}) {
     const q = batched({ bisectionConcurrency: 2, ...config });
-    [1, 2, 3].forEach((n) => q.submit(n));
+    for (const n of [1, 2, 3]) q.submit(n);
     q.built('r1');
     q.fail('r1');
     return q;
@@ -169,7 +169,7 @@ describe('bisection', () => {
       bisectionConcurrency: 1,
       optimizationMode: 'bisection_skip_redundant_tests',
     });
-    [1, 2, 3, 4].forEach((n) => q.submit(n));
+    for (const n of [1, 2, 3, 4]) q.submit(n);
     q.built('r1');
     q.built('r2');
     q.pass('r1');
@@ -199,7 +199,7 @@ describe('bisection', () => {
       optimizationMode: 'bisection_skip_redundant_tests',
       testingTimeoutMinutes: 10,
     });
-    [1, 2, 3].forEach((n) => q.submit(n));
+    for (const n of [1, 2, 3]) q.submit(n);
     q.built('r1');
     q.send({ kind: 'tick', at: q.now + 10 * 60_000 });
     q.built('r2');
@@ -210,7 +210,7 @@ describe('bisection', () => {
 
   it('emits pull_request_batch.submitted when a batch forms, not again when the same batch is tested again', () => {
     const q = batched();
-    [1, 2].forEach((n) => q.submit(n));
+    for (const n of [1, 2]) q.submit(n);
     expect(q.eventTypes().filter((t) => t.startsWith('pull_request_batch'))).toEqual([]);
     q.submit(3);
     expect(q.eventTypes()).toContain('pull_request_batch.submitted:1,2,3');
@@ -232,7 +232,7 @@ describe('bisection', () => {
 
   it('emits pull_request_batch.canceled for a PR of a batch under test that is cancelled', () => {
     const q = batched();
-    [1, 2, 3].forEach((n) => q.submit(n));
+    for (const n of [1, 2, 3]) q.submit(n);
     q.built('r1');
     q.send({ kind: 'cancel', prNumber: 2, reason: 'USER_REQUESTED' });
     const types = q.eventTypes();

@@ -20,7 +20,7 @@ const order = (q: QueueDriver) => queueOrder(q.snapshot).map((e) => e.prNumber);
 /** PRs 1–4 in batches [1,2] (r1) and [3,4] (r2, on top of [1,2]), both building; [1,2] fails. */
 function failedFront(config: Partial<QueueConfig> = {}, prs = [1, 2, 3, 4]) {
   const q = batches(config);
-  prs.forEach((n) => q.submit(n));
+  for (const n of prs) q.submit(n);
   q.built('r1');
   q.built('r2');
   q.fail('r1');
@@ -39,7 +39,7 @@ describe('a batch that fails', () => {
 
   it('a part that passes with runs behind it that left it out is tested again behind them, and none of them restarts', () => {
     const q = failedFront({}, [1, 2, 3, 4, 5, 6]);
-    ['r3', 'r4', 'r5', 'r6'].forEach((r) => q.built(r));
+    for (const r of ['r3', 'r4', 'r5', 'r6']) q.built(r);
     q.pass('r4');
     expect(q.entry(2)).toMatchObject({ state: 'PENDING', lastReason: 'BISECTION_TEST_RUN_PASSED' });
     expect(q.effectsOf('cancelCi')).toEqual([]);
@@ -75,14 +75,14 @@ describe('a batch that fails', () => {
 
   it('a part whose run used more CI time than the runs behind it counts as their test; they restart on top of it', () => {
     const q = batches();
-    [1, 2].forEach((n) => q.submit(n));
+    for (const n of [1, 2]) q.submit(n);
     q.built('r1');
     q.fail('r1');
     expect(creates(q)).toEqual(['r2 bisection 1', 'r3 bisection 2']);
     q.built('r2');
     q.built('r3');
     q.tick(20 * MINUTE);
-    [3, 4].forEach((n) => q.submit(n));
+    for (const n of [3, 4]) q.submit(n);
     expect(creates(q)).toEqual(['r4 main 3,4']);
     q.built('r4');
     q.tick(5 * MINUTE);
@@ -107,7 +107,7 @@ describe('a batch that fails', () => {
 
   it('a group behind it that was tested without it merges while it is bisected; its part that passes after that is tested again', () => {
     const q = failedFront();
-    ['r3', 'r4', 'r5'].forEach((r) => q.built(r));
+    for (const r of ['r3', 'r4', 'r5']) q.built(r);
     q.pass('r5');
     expect(q.effect('merge')).toMatchObject({
       runId: 'r5',
@@ -123,7 +123,7 @@ describe('a batch that fails', () => {
 
   it('a part that passes while a merge it did not include is in flight is tested again', () => {
     const q = failedFront();
-    ['r3', 'r4', 'r5'].forEach((r) => q.built(r));
+    for (const r of ['r3', 'r4', 'r5']) q.built(r);
     q.pass('r5');
     const merge = q.effect('merge');
     q.tick(10 * MINUTE); // the part's run is now the older one: only the merge in flight stands in its way
@@ -146,7 +146,7 @@ describe('a batch that fails', () => {
     q.built('r2');
     q.fail('r1');
     expect(creates(q)).toEqual(['r3 bisection 1', 'r4 bisection 2', 'r5 main 3,4']);
-    ['r3', 'r4', 'r5'].forEach((r) => q.built(r));
+    for (const r of ['r3', 'r4', 'r5']) q.built(r);
     q.pass('r5');
     q.merged();
     q.pass('r4');
@@ -181,7 +181,7 @@ describe('bisection_skip_redundant_tests: a failing pair', () => {
 
   it('the first passes: the second on top of its run is the pair that failed, so it fails without a run', () => {
     const q = failedFront(skip, [1, 2, 3, 4, 5, 6]);
-    ['r3', 'r4', 'r5'].forEach((r) => q.built(r));
+    for (const r of ['r3', 'r4', 'r5']) q.built(r);
     q.pass('r3');
     expect(q.entry(1)).toMatchObject({ state: 'PENDING', lastReason: 'BISECTION_TEST_RUN_PASSED' }); // tested again behind r4, r5
     expect(q.entry(2)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_FAILED_BY_OPTIMIZATION' });
@@ -191,7 +191,7 @@ describe('bisection_skip_redundant_tests: a failing pair', () => {
 
   it('the first fails: that explains the pair, and the second goes back to the main queue untested', () => {
     const q = failedFront(skip, [1, 2, 3, 4, 5, 6]);
-    ['r3', 'r4', 'r5'].forEach((r) => q.built(r));
+    for (const r of ['r3', 'r4', 'r5']) q.built(r);
     q.fail('r3');
     expect(q.entry(1)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
     expect(q.entry(2)).toMatchObject({ state: 'PENDING' });
@@ -226,7 +226,7 @@ describe('bisection_skip_redundant_tests: a failing pair', () => {
 
   it('the first of a batch of three is a pair: the PR after it waits, and goes back untested when the pair fails', () => {
     const q = new QueueDriver({ concurrency: 1, batch: true, batchingMinSize: 3, bisectionConcurrency: 3, ...skip });
-    [1, 2, 3].forEach((n) => q.submit(n));
+    for (const n of [1, 2, 3]) q.submit(n);
     q.built('r1');
     q.fail('r1');
     expect(creates(q)).toEqual(['r2 bisection 1,2']);
@@ -241,8 +241,8 @@ describe('a run built on a group whose run failed', () => {
   /** PRs 1–3 alone, each on top of the ones ahead; PR 2's run fails while PR 1's still runs. */
   function failedMiddle(config: Partial<QueueConfig> = {}) {
     const q = new QueueDriver({ concurrency: 3, ...config });
-    [1, 2, 3].forEach((n) => q.submit(n));
-    ['r1', 'r2', 'r3'].forEach((r) => q.built(r));
+    for (const n of [1, 2, 3]) q.submit(n);
+    for (const r of ['r1', 'r2', 'r3']) q.built(r);
     q.fail('r2');
     expect(q.entry(2)).toMatchObject({ state: 'PENDING_FAILURE' }); // waits for PR 1
     return q;
@@ -271,7 +271,7 @@ describe('a group whose run failed', () => {
     q.submit(1, { priority: 'low' });
     q.submit(2);
     q.submit(3);
-    ['r1', 'r2'].forEach((r) => q.built(r));
+    for (const r of ['r1', 'r2']) q.built(r);
     q.fail('r2');
     expect(q.entry(2)).toMatchObject({ state: 'PENDING_FAILURE' }); // waits for PR 1, which its run included
     q.built('r3');

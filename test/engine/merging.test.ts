@@ -7,7 +7,7 @@ import { QueueDriver } from './queue-driver.js';
 /** PRs 1–3 tested in one passing batch, its merge effect in flight. */
 function mergingBatch(): QueueDriver {
   const q = new QueueDriver({ batch: true, batchingMinSize: 3 });
-  [1, 2, 3].forEach((n) => q.submit(n));
+  for (const n of [1, 2, 3]) q.submit(n);
   q.built('r1');
   q.pass('r1');
   expect(q.effect('merge').prs.map((p) => p.number)).toEqual([1, 2, 3]);

@@ -55,7 +55,7 @@ describe('the impacted-target graph', () => {
 describe('lanes', () => {
   it('a failure in one lane does not touch another', () => {
     const q = parallel({ 1: ['a'], 2: ['b'], 3: ['a'] });
-    ['r1', 'r2', 'r3'].forEach((r) => q.built(r));
+    for (const r of ['r1', 'r2', 'r3']) q.built(r);
     q.fail('r1');
     expect(q.state(1)).toBe('FAILED');
     expect(q.entry(3)).toMatchObject({ state: 'PENDING', lastReason: 'PREREQUISITE_MERGE_ITEM_FAILED' });

@@ -8,7 +8,7 @@ import { QueueDriver } from './queue-driver.js';
 
 function busyQueue(): QueueDriver {
   const q = new QueueDriver({ concurrency: 3 });
-  [1, 2, 3, 4].forEach((n) => q.submit(n));
+  for (const n of [1, 2, 3, 4]) q.submit(n);
   q.built('r1');
   q.built('r2');
   return q;

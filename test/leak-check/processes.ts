@@ -64,7 +64,12 @@ export function ownedProcesses(owner: string, roots: string[]): Proc[] {
   // Parents come before children in no particular order: repeat until no descendant is added.
   for (let grew = true; grew; ) {
     grew = false;
-    for (const p of all) if (!ours.has(p.pid) && ours.has(p.ppid)) ours.add(p.pid), (grew = true);
+    for (const p of all) {
+      if (!ours.has(p.pid) && ours.has(p.ppid)) {
+        ours.add(p.pid);
+        grew = true;
+      }
+    }
   }
   const mark = `${OWNER_VAR}=${owner}`;
   return all.filter((p) => {

@@ -16,7 +16,8 @@ const KEY = Symbol.for('greenline.leakCheck.registry');
 
 export function registry(): Registry {
   const g = globalThis as { [KEY]?: Registry };
-  return (g[KEY] ??= { live: new Set(), all: new Set(), found: [] });
+  g[KEY] ??= { live: new Set(), all: new Set(), found: [] };
+  return g[KEY];
 }
 
 export function resetRegistry(): void {

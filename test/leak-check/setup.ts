@@ -11,6 +11,7 @@ import { startFileCheck } from './file-check.js';
 const check = startFileCheck();
 
 // vitest wants the first parameter (the context) destructured; the second is the file.
+// biome-ignore lint/correctness/noEmptyPattern: vitest reads the hook's first parameter as a destructured context
 afterAll(async ({}, file) => {
   const report = await check.finish('filepath' in file ? file.filepath : file.name);
   if (report) throw new Error(report);

@@ -9,6 +9,7 @@ import { WebhookDeliveryWorker } from '../../src/webhooks/delivery-worker.js';
 import { UrlPolicy } from '../../src/webhooks/url-policy.js';
 import { createQueueFixture, type QueueFixture, type TestService } from '../helpers/service.js';
 import { Receiver } from './receiver.js';
+import type { Json } from '../helpers/json.js';
 
 const REPO = 'github.com/acme/web';
 const SECOND = 1_000;
@@ -58,7 +59,7 @@ async function drive(
   throw new Error('the queue did not settle');
 }
 
-const byPr = (bodies: any[], n: number) => bodies.filter((b) => b.pr_number === n);
+const byPr = (bodies: Json[], n: number) => bodies.filter((b) => b.pr_number === n);
 
 describe('webhook delivery', () => {
   it('delivers every event of every PR, signed, in order, with the contract payloads', async () => {

@@ -7,12 +7,13 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { vi } from 'vitest';
+import type { Json } from '../helpers/json.js';
 
 export interface Received {
   id: string;
   timestamp: number;
   headers: IncomingHttpHeaders;
-  body: any;
+  body: Json;
   raw: string;
   /** The status the receiver answered. */
   answered: number;

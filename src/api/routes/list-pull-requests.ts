@@ -1,5 +1,5 @@
 import type { PullRequestService } from '../../app/service-port.js';
-import { PrState } from '../../engine/types.js';
+import type { PrState } from '../../engine/types.js';
 import { authOf } from '../auth.js';
 import { canonical, queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';

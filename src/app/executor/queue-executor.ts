@@ -114,7 +114,10 @@ export class QueueExecutor {
   /** Calls `listener` after every committed change of the queue; returns the function that stops it. */
   watch(queueId: string, listener: () => void): () => void {
     let set = this.watchers.get(queueId);
-    if (!set) this.watchers.set(queueId, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      this.watchers.set(queueId, set);
+    }
     set.add(listener);
     return () => {
       set.delete(listener);
@@ -189,7 +192,9 @@ export class QueueExecutor {
         return group.rejections.map((rejection) => (rejection ? { ok: false, rejection } : { ok: true, snapshot }));
       });
       this.published(queueId, done);
-      items.forEach((item, i) => item.resolve(results[i]));
+      items.forEach((item, i) => {
+        item.resolve(results[i]);
+      });
     } catch (err) {
       this.cache.delete(queueId);
       for (const item of items) item.reject(err);

@@ -90,7 +90,8 @@ function changed<T>(
     }
     old ??= new Set(before);
     if (old.has(item)) return;
-    out.push({ item, was: (byKey ??= new Map(before.map((b) => [keyOf(b), b]))).get(keyOf(item)) });
+    byKey ??= new Map(before.map((b) => [keyOf(b), b]));
+    out.push({ item, was: byKey.get(keyOf(item)) });
   });
   return out;
 }

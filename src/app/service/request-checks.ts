@@ -11,14 +11,12 @@ export function configPatch(input: Partial<QueueConfig>): Partial<QueueConfig> {
   return patch;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: git refuses control characters in a ref name
+const REFUSED_IN_BRANCH = /[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{|\/\/|^[-/.]|[/.]$|\.lock$|\/\./;
+
 /** git's rules for a branch name (git check-ref-format), so that no queue names a branch git refuses. */
 export function isBranchName(b: string): boolean {
-  return (
-    b.length > 0 &&
-    b.length <= 255 &&
-    !/[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{|\/\/|^[-/.]|[/.]$|\.lock$|\/\./.test(b) &&
-    b !== '@'
-  );
+  return b.length > 0 && b.length <= 255 && !REFUSED_IN_BRANCH.test(b) && b !== '@';
 }
 
 export function assertPrNumber(n: number, min = 1): void {

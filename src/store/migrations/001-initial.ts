@@ -1,9 +1,9 @@
 /** The initial schema. Portable types only (see database.ts); every child row cascades with its parent. */
-import type { Kysely, Migration } from 'kysely';
+import type { Migration } from 'kysely';
 import { withAutoId } from '../dialect.js';
 
 export const initial: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+  async up(db): Promise<void> {
     await db.schema
       .createTable('orgs')
       .addColumn('id', 'text', (c) => c.primaryKey())
@@ -144,7 +144,7 @@ export const initial: Migration = {
     await db.schema.createIndex('transitions_queue_at').on('transitions').columns(['queue_id', 'at']).execute();
   },
 
-  async down(db: Kysely<any>): Promise<void> {
+  async down(db): Promise<void> {
     for (const t of [
       'transitions',
       'queue_events',

@@ -5,10 +5,10 @@
  *   index for "which PRs moved since" instead of the (queue, time) range, ~5x slower at 500k rows;
  * - test runs by (queue, creation time): the runs started in the last hour (store/metrics-runs.ts).
  */
-import type { Kysely, Migration } from 'kysely';
+import type { Migration } from 'kysely';
 
 export const metricsIndexes: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+  async up(db): Promise<void> {
     await db.schema.createIndex('transitions_queue_pr').on('transitions').columns(['queue_id', 'pr_number']).execute();
     await db.schema
       .createIndex('test_runs_queue_created')
@@ -17,7 +17,7 @@ export const metricsIndexes: Migration = {
       .execute();
   },
 
-  async down(db: Kysely<any>): Promise<void> {
+  async down(db): Promise<void> {
     await db.schema.dropIndex('test_runs_queue_created').execute();
     await db.schema.dropIndex('transitions_queue_pr').execute();
   },

@@ -8,11 +8,11 @@
  *   queue, or the batch events of one queue): a message waits while an earlier one of its key is pending;
  * - webhook_attempts: every HTTP attempt, with status, duration and error.
  */
-import type { Kysely, Migration } from 'kysely';
+import type { Migration } from 'kysely';
 import { withAutoId } from '../dialect.js';
 
 export const webhooks: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+  async up(db): Promise<void> {
     await db.schema
       .createTable('webhook_subscriptions')
       .addColumn('id', 'text', (c) => c.primaryKey())
@@ -76,7 +76,7 @@ export const webhooks: Migration = {
       .execute();
   },
 
-  async down(db: Kysely<any>): Promise<void> {
+  async down(db): Promise<void> {
     for (const t of ['webhook_attempts', 'webhook_messages', 'webhook_subscriptions'])
       await db.schema.dropTable(t).execute();
   },

@@ -8,10 +8,10 @@
  * - test_runs.ci_instance: the instance whose built-in CI runs the run's command; a run still in
  *   progress whose runner is gone is started again by the queue's new holder.
  */
-import type { Kysely, Migration } from 'kysely';
+import type { Migration } from 'kysely';
 
 export const queueLeases: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+  async up(db): Promise<void> {
     await db.schema
       .createTable('queue_leases')
       .addColumn('queue_id', 'text', (c) => c.primaryKey().references('queues.id').onDelete('cascade'))
@@ -23,7 +23,7 @@ export const queueLeases: Migration = {
     await db.schema.alterTable('test_runs').addColumn('ci_instance', 'text').execute();
   },
 
-  async down(db: Kysely<any>): Promise<void> {
+  async down(db): Promise<void> {
     await db.schema.alterTable('test_runs').dropColumn('ci_instance').execute();
     await db.schema.alterTable('effects').dropColumn('claimed_by').execute();
     await db.schema.dropTable('queue_leases').execute();

@@ -2,10 +2,10 @@
  * The github forge: webhook deliveries already processed (GitHub redelivers; each `X-GitHub-Delivery`
  * id is acted on once), and the GitHub App installation a repository was connected with.
  */
-import type { Kysely, Migration } from 'kysely';
+import type { Migration } from 'kysely';
 
 export const githubDeliveries: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+  async up(db): Promise<void> {
     await db.schema
       .createTable('github_deliveries')
       .addColumn('id', 'text', (c) => c.primaryKey())
@@ -16,7 +16,7 @@ export const githubDeliveries: Migration = {
     await db.schema.alterTable('repos').addColumn('github_installation_id', 'bigint').execute();
   },
 
-  async down(db: Kysely<any>): Promise<void> {
+  async down(db): Promise<void> {
     await db.schema.alterTable('repos').dropColumn('github_installation_id').execute();
     await db.schema.dropTable('github_deliveries').execute();
   },

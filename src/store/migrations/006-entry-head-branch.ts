@@ -2,10 +2,10 @@
  * The head branch of each entry's PR, as a column beside the JSON entry, so that
  * getSubmittedPullRequest can find a PR by `pr.branch` (contract §2.4) with an index.
  */
-import type { Kysely, Migration } from 'kysely';
+import type { Migration } from 'kysely';
 
 export const entryHeadBranch: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+  async up(db): Promise<void> {
     await db.schema.alterTable('entries').addColumn('head_branch', 'text').execute();
     await db.schema
       .createIndex('entries_queue_head_branch')
@@ -14,7 +14,7 @@ export const entryHeadBranch: Migration = {
       .execute();
   },
 
-  async down(db: Kysely<any>): Promise<void> {
+  async down(db): Promise<void> {
     await db.schema.dropIndex('entries_queue_head_branch').execute();
     await db.schema.alterTable('entries').dropColumn('head_branch').execute();
   },

@@ -5,11 +5,11 @@
  * engine emitted them whoever executes them. Effects written before this column get theirs from
  * their payload (a finished one may be issued again: queue-takeover.ts).
  */
-import { sql, type Kysely, type Migration } from 'kysely';
+import { sql, type Migration } from 'kysely';
 import { dialectOf } from '../dialect.js';
 
 export const effectOrder: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+  async up(db): Promise<void> {
     await db.schema.alterTable('effects').addColumn('order_key', 'text').execute();
     const runId =
       dialectOf(db) === 'postgres' ? sql`(payload::json ->> 'runId')` : sql`json_extract(payload, '$.runId')`;
@@ -26,7 +26,7 @@ export const effectOrder: Migration = {
       .execute();
   },
 
-  async down(db: Kysely<any>): Promise<void> {
+  async down(db): Promise<void> {
     await db.schema.dropIndex('effects_chain').execute();
     await db.schema.alterTable('effects').dropColumn('order_key').execute();
   },

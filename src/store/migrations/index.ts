@@ -33,7 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
  * has no lock across connections; each run is one transaction (SQLite's DDL is transactional), so
  * a run that lost the race rolled back whole and is simply tried again, then finds the work done.
  */
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+export async function migrateToLatest<DB>(db: Kysely<DB>): Promise<void> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
   const attempts = dialectOf(db) === 'sqlite' ? 5 : 1;
   for (let attempt = 1; ; attempt++) {

@@ -13,6 +13,7 @@ import type { GreenlineProcess } from '../greenline-process.js';
 import { type QueueClient, SCENARIO_MS, SETTLE_MS, waitUntil } from '../queue-client.js';
 import { startScenario, stopScenario, type Scenario } from '../scenario.js';
 import { targetHistoryProblems } from '../target-history.js';
+import type { Json } from '../../helpers/json.js';
 
 const SLUG = 'example.com/acme/mono';
 const WEB = [1, 3, 5];
@@ -60,7 +61,7 @@ export function parallelLanesScenario(): void {
     });
 
     /** Every run a PR of `prs` was tested in (from the log's TESTING transitions), with its details. */
-    async function runsOf(prs: number[]): Promise<any[]> {
+    async function runsOf(prs: number[]): Promise<Json[]> {
       const ids = new Set(
         server
           .transitions()

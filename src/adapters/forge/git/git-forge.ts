@@ -15,10 +15,10 @@ import type { Logger } from 'pino';
 import type { PrInfo, RunPr } from '../../../engine/types.js';
 import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../../ports.js';
 import { planAdvance } from './advance-plan.js';
-import { mergeTree, readCommits, subject, type Identity } from './commits.js';
+import { mergeTree, readCommits, subject, type Identity, type MergeTreeResult } from './commits.js';
 import { GitError, runGit } from '../../../git/git.js';
 import { buildMergeChain, shortSha } from './merge-chain.js';
-import { Mirrors, type Mirror } from '../../../git/mirror.js';
+import { Mirrors, type Mirror, type PushedRef } from '../../../git/mirror.js';
 
 export interface GitForgeOptions {
   dataDir: string;
@@ -101,7 +101,7 @@ export class GitForge implements ForgePort {
   async deleteBranch(repo: RepoBinding, branch: string): Promise<void> {
     await assertBranchName(branch);
     const m = this.mirrors.get(repo);
-    let pushed;
+    let pushed: PushedRef | undefined;
     try {
       [pushed] = await m.push([`:refs/heads/${branch}`]);
     } catch (err) {
@@ -212,7 +212,7 @@ async function mergeOnto(
   targetSha: string,
   headSha: string,
 ): Promise<Pick<PrInfo, 'mergeability' | 'unmergeable' | 'alreadyInBase'>> {
-  let merged;
+  let merged: MergeTreeResult;
   try {
     merged = await mergeTree(m.dir, targetSha, headSha);
   } catch (err) {

@@ -6,7 +6,7 @@
  * onto) fails the build with START_TEST_RUN_ALREADY_IN_TARGET: it would only add an empty commit.
  */
 import type { RunPr } from '../../../engine/types.js';
-import { mergeTree, readCommits, subject, writeCommit, type Identity } from './commits.js';
+import { mergeTree, readCommits, subject, writeCommit, type Identity, type MergeTreeResult } from './commits.js';
 import { GitError } from '../../../git/git.js';
 
 export type ChainResult =
@@ -31,7 +31,7 @@ export async function buildMergeChain(
   for (const [i, pr] of prs.entries()) {
     const head = info.get(pr.headSha)!;
     const mergedBefore = [`base ${shortSha(baseSha)}`, ...prs.slice(0, i).map((p) => `PR #${p.number}`)].join(' + ');
-    let merged;
+    let merged: MergeTreeResult;
     try {
       merged = await mergeTree(dir, acc, pr.headSha);
     } catch (err) {

@@ -130,7 +130,7 @@ export class GitHubForge implements ForgePort {
   async getPullRequest(repo: RepoBinding, number: number): Promise<PrInfo | null> {
     if (!Number.isSafeInteger(number) || number < 1) return null;
     const pr = await this.pull(repo, number);
-    if (!pr || pr.state !== 'open') return null;
+    if (pr?.state !== 'open') return null;
     return prInfoOf(pr);
   }
 

@@ -100,12 +100,13 @@ describe('command CI', () => {
   });
 
   it('runs the command in its checkout when the data dir is given relative to the working directory', async () => {
-    const c = (ci = createCommandCi({
+    const c = createCommandCi({
       dataDir: path.relative(process.cwd(), fx.dataDir),
       maxParallel: 1,
       logger,
       onStatus: (r) => void reports.push(r),
-    }));
+    });
+    ci = c;
     await c.start(request('run-relative', 'test "$(cat README.md)" = hello && pwd'));
     expect((await finished('run-relative')).status).toMatchObject({ state: 'success' });
     expect(await c.getLog('run-relative')).toContain(`${path.join(fx.dataDir, 'worktrees', 'run-relative')}\n`);
@@ -142,6 +143,7 @@ describe('command CI', () => {
       await c.start(
         request(
           'run-env',
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion with a default
           'echo "[$GREENLINE_TEST_RUN_ID|$GREENLINE_TARGET_BRANCH|$GREENLINE_PR_NUMBERS|$GREENLINE_TEST_SHA|${GREENLINE_TEST_ONLY_SECRET:-none}]"',
         ),
       );
@@ -186,7 +188,7 @@ describe('command CI', () => {
     expect(alive(child)).toBe(false);
     await c.cancel('run-cancel');
     await c.cancel('never-started');
-    expect(statesOf('run-cancel')).toEqual(['pending: running: sleep 30 & echo $! > ' + pid + '; wait']);
+    expect(statesOf('run-cancel')).toEqual([`pending: running: sleep 30 & echo $! > ${pid}; wait`]);
     expect(existsSync(path.join(fx.dataDir, 'worktrees', 'run-cancel'))).toBe(false);
   });
 

@@ -425,7 +425,7 @@ export class FakeGitHubApi {
     if ((r = m(/^DELETE ~\/issues\/(\d+)\/labels\/(.+)$/))) {
       const pr = this.pulls.get(Number(r[1]));
       const name = r[2]!;
-      if (!pr || !pr.labels.some((l) => l.name === name)) return json(404, { message: 'Label does not exist' });
+      if (!pr?.labels.some((l) => l.name === name)) return json(404, { message: 'Label does not exist' });
       pr.labels = pr.labels.filter((l) => l.name !== name);
       return json(200, pr.labels);
     }

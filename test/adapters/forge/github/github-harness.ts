@@ -22,6 +22,7 @@ import type { RepoBinding } from '../../../../src/ports.js';
 import { connect, type Db } from '../../../../src/store/connect.js';
 import { migrateToLatest } from '../../../../src/store/migrations/index.js';
 import { FakeGitHubApi } from './fake-github-api.js';
+import type { Json } from '../../../helpers/json.js';
 
 export const SECRET = 'It is a secret to everybody';
 export const logger = pino({ level: 'silent' });
@@ -78,7 +79,7 @@ export interface GitHubHarness {
     event: string,
     payload: unknown,
     opts?: { id?: string; signature?: string | null; tamper?: boolean },
-  ): Promise<{ status: number; body: any }>;
+  ): Promise<{ status: number; body: Json }>;
   close(): Promise<void>;
 }
 

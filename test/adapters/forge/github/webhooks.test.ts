@@ -10,8 +10,9 @@ import type { Entry } from '../../../../src/engine/types.js';
 import { freePort } from '../../../helpers/free-port.js';
 import { FakeGitHubApi } from './fake-github-api.js';
 import { createGitHubHarness, SECRET, type GitHubHarness } from './github-harness.js';
+import type { Json } from '../../../helpers/json.js';
 
-type Payload = Record<string, any>;
+type Payload = Record<string, Json>;
 const EVENTS = ['pull_request', 'push', 'check_run', 'check_suite', 'status', 'issue_comment'];
 const byEvent = new Map(
   (examples as unknown as { name: string; examples: Payload[] }[]).map((e) => [e.name, e.examples]),
