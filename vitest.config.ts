@@ -1,12 +1,77 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { PG_ADMIN_URL, PG_REQUIRED_MESSAGE, pgReachable, TEST_DATABASE_ENV } from './test/helpers/pg-admin.js';
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    pool: 'forks',
-    // Fails a test file that leaves servers, timers, processes, worktrees or test branches behind.
-    setupFiles: ['test/leak-check/setup.ts'],
-  },
+/**
+ * The service and API tests run on both databases, as the projects `sqlite` and `postgres`: the test
+ * files under these folders that reach test/helpers/service.ts or test/helpers/databases.ts through
+ * their imports. The project's database is in GREENLINE_TEST_DATABASE (see test/helpers/databases.ts).
+ * Every other test file runs once, in the project `other`.
+ */
+const DATABASE_FOLDERS = ['test/app', 'test/api', 'test/webhooks', 'test/metrics', 'test/client'];
+const DATABASE_HELPERS = ['test/helpers/service.ts', 'test/helpers/databases.ts'].map((f) => path.resolve(f));
+/** Runs on PostgreSQL alone: nothing to run in the `sqlite` project. */
+const POSTGRES_ONLY = ['test/app/postgres.test.ts'];
+
+const testFiles = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => path.join(dir, f));
+
+/** Whether `file` imports (directly or through other local modules) a database helper. */
+function reachesDatabase(file: string, seen = new Set<string>()): boolean {
+  const abs = path.resolve(file);
+  if (DATABASE_HELPERS.includes(abs)) return true;
+  if (seen.has(abs) || !existsSync(abs)) return false;
+  seen.add(abs);
+  const imports = readFileSync(abs, 'utf8').matchAll(/^(?:import|export)\b[^;]*?from '(\.[^']+)'/gms);
+  return [...imports].some(([, spec]) =>
+    reachesDatabase(path.resolve(path.dirname(abs), spec!.replace(/\.js$/, '.ts')), seen),
+  );
+}
+
+export default defineConfig(async () => {
+  const databaseTests = DATABASE_FOLDERS.flatMap(testFiles).filter((f) => reachesDatabase(f));
+  const postgres = await pgReachable();
+  if (!postgres && process.env.CI === 'true') throw new Error(PG_REQUIRED_MESSAGE);
+  if (!postgres) {
+    console.warn(`NOTICE: PostgreSQL at ${PG_ADMIN_URL} is unreachable; service and API tests run on SQLite only`);
+  }
+  return {
+    test: {
+      testTimeout: 30_000,
+      hookTimeout: 30_000,
+      pool: 'forks',
+      // Fails a test file that leaves servers, timers, processes, worktrees or test branches behind.
+      setupFiles: ['test/leak-check/setup.ts'],
+      projects: [
+        {
+          extends: true,
+          test: {
+            name: 'sqlite',
+            include: databaseTests.filter((f) => !POSTGRES_ONLY.includes(f)),
+            env: { [TEST_DATABASE_ENV]: 'sqlite' },
+          },
+        },
+        ...(postgres
+          ? [
+              {
+                extends: true,
+                test: {
+                  name: 'postgres',
+                  include: databaseTests,
+                  env: { [TEST_DATABASE_ENV]: 'postgres' },
+                  globalSetup: ['test/helpers/pg-template.setup.ts'],
+                },
+              },
+            ]
+          : []),
+        {
+          extends: true,
+          test: { name: 'other', include: testFiles('test').filter((f) => !databaseTests.includes(f)) },
+        },
+      ],
+    },
+  };
 });

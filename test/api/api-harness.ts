@@ -1,5 +1,5 @@
 /**
- * The HTTP app over the real service (createTestService: SQLite in memory, fake forge and CI), with
+ * The HTTP app over the real service (createTestService: the test project's database, fake forge and CI), with
  * one organization `acme`, its token, and the repository github.com/acme/web connected to it.
  * Requests go through `app.inject`, in process; `listenApiHarness` also serves it on a real socket.
  */
@@ -29,7 +29,7 @@ export interface ApiHarness {
 
 export interface HarnessOptions {
   enumCase?: EnumCase;
-  /** A database URL (e.g. a PostgreSQL test database); default: SQLite in memory. */
+  /** A database URL (e.g. a PostgreSQL test database); default: the test project's database. */
   databaseUrl?: string;
   /** Wraps the real service, e.g. to make one method fail. */
   wrap?: (service: MergeQueueService) => MergeQueueService;

@@ -13,14 +13,21 @@ import {
 import { insertApiToken, listApiTokens, revokeApiToken } from '../../src/store/api-tokens.js';
 import { connect, type Db } from '../../src/store/connect.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
+import { migratedServiceDatabase, projectDatabase } from '../helpers/databases.js';
 import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
 
 let db: Db;
+let release: () => void;
 beforeEach(async () => {
-  db = connect({ databaseUrl: 'sqlite::memory:', dataDir: '' });
+  const database = await migratedServiceDatabase();
+  release = database.release;
+  db = connect({ databaseUrl: database.url, dataDir: '' });
   await migrateToLatest(db);
 });
-afterEach(() => db.destroy());
+afterEach(async () => {
+  await db.destroy();
+  release();
+});
 
 describe('tokens', () => {
   it('are gl_ + 32 random bytes in base64url, different every time', () => {
@@ -57,21 +64,31 @@ describe('tokens', () => {
 });
 
 describe('TokenCache', () => {
-  let dir: string;
+  let dir: string | undefined;
+  let sharedUrl: string;
+  let releaseShared: (() => void) | undefined;
   let server: Db;
   let cli: Db;
   const clock = new ManualClock();
   beforeEach(async () => {
-    dir = await makeTempDir('greenline-tokens-');
-    // The server's store and, on the same file, the CLI's: another connection, as from another process.
-    server = connect({ databaseUrl: `sqlite:${path.join(dir, 'greenline.db')}`, dataDir: '' });
+    // SQLite shares a database between processes in a file, PostgreSQL on the server.
+    if (projectDatabase() === 'postgres') {
+      const database = await migratedServiceDatabase();
+      ({ url: sharedUrl, release: releaseShared } = database);
+    } else {
+      dir = await makeTempDir('greenline-tokens-');
+      sharedUrl = `sqlite:${path.join(dir, 'greenline.db')}`;
+    }
+    // The server's store and, on the same database, the CLI's: another connection, as from another process.
+    server = connect({ databaseUrl: sharedUrl, dataDir: '' });
     await migrateToLatest(server);
-    cli = connect({ databaseUrl: `sqlite:${path.join(dir, 'greenline.db')}`, dataDir: '' });
+    cli = connect({ databaseUrl: sharedUrl, dataDir: '' });
   });
   afterEach(async () => {
     await cli.destroy();
     await server.destroy();
-    await removeTempDir(dir);
+    releaseShared?.();
+    if (dir) await removeTempDir(dir);
   });
 
   it(`refuses a token revoked from another process at most ${TOKEN_RECHECK_MS} ms after the revocation`, async () => {

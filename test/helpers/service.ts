@@ -1,6 +1,10 @@
 /**
- * The real MergeQueueService over a fresh in-memory SQLite store, with the fake forge and fake CI and
- * a settable clock. Nothing runs in the background: tests call `runEffects()` to execute the outbox.
+ * The real MergeQueueService over a fresh store, with the fake forge and fake CI and a settable clock.
+ * Nothing runs in the background: tests call `runEffects()` to execute the outbox.
+ *
+ * The store is the database of the test project (see databases.ts): in-memory SQLite in the `sqlite`
+ * project, a migrated PostgreSQL database of its own while open in the `postgres` project;
+ * `databaseUrl` overrides it.
  *
  *   const t = await createTestService();
  *   const { ctx } = await t.createOrg('acme');
@@ -22,9 +26,10 @@ import type { AuthContext, MergeQueueService, QueueKey } from '../../src/app/ser
 import { connect, type Db } from '../../src/store/connect.js';
 import type { RepoRow } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
+import { migratedServiceDatabase } from './databases.js';
 
 export interface TestServiceOptions {
-  /** A database URL (e.g. a PostgreSQL test database); default: in-memory SQLite. */
+  /** A database URL (e.g. a PostgreSQL test database); default: the test project's database. */
   databaseUrl?: string;
   /** Start time of the clock (ms since the epoch). */
   now?: number;
@@ -48,7 +53,10 @@ export interface TestService {
 }
 
 export async function createTestService(opts: TestServiceOptions = {}): Promise<TestService> {
-  const db = connect({ databaseUrl: opts.databaseUrl ?? 'sqlite::memory:', dataDir: '' });
+  const database = opts.databaseUrl
+    ? { url: opts.databaseUrl, release: () => undefined }
+    : await migratedServiceDatabase();
+  const db = connect({ databaseUrl: database.url, dataDir: '' });
   await migrateToLatest(db);
   const clock = new ManualClock(opts.now);
   const forge = new InMemoryForge();
@@ -86,6 +94,7 @@ export async function createTestService(opts: TestServiceOptions = {}): Promise<
     async close() {
       await app.stop();
       await db.destroy();
+      database.release();
     },
   };
 }

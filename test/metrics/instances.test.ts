@@ -12,15 +12,16 @@ import { createTestService, type TestService } from '../helpers/service.js';
 import { createMetricsHarness } from './scrape.js';
 import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
-const sqliteFile: TestDatabase = (() => {
+/** Two instances share a SQLite database in a file, not in memory. */
+const sqliteFile = (): TestDatabase => {
   const dir = makeTempDirSync('greenline-metrics-');
   return {
     name: 'sqlite',
     url: async () => `sqlite:${join(dir, 'greenline.db')}`,
     cleanup: async () => removeTempDir(dir),
   };
-})();
-const databases = [sqliteFile, ...(await testDatabases()).filter((d) => d.name === 'postgres')];
+};
+const databases = (await testDatabases()).map((d) => (d.name === 'sqlite' ? sqliteFile() : d));
 
 describe.each(databases.map((d) => [d.name, d] as [string, TestDatabase]))(
   'two instances on one %s database',
