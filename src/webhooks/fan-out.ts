@@ -9,16 +9,18 @@ import type { Database } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
 import { insertQueueEvent } from '../store/queue-events.js';
 import { enabledSubscriptionsOfOrg, insertMessages } from '../store/webhooks.js';
-import { eventBody, isBatchEvent } from './events.js';
+import { eventBody, isBatchEvent, isQueueEvent } from './events.js';
 import { newMessageId } from './signing.js';
 
 /** Messages of one key are delivered in order: each PR's events, and a queue's batch events. */
 export function orderKey(queueId: string, event: QueueEventPayload): string {
+  if (isQueueEvent(event.type)) return `${queueId}:queue`;
   return isBatchEvent(event.type) ? `${queueId}:batch` : `${queueId}:pr:${event.prNumbers[0]}`;
 }
 
+/** Whether a subscription wants an event type: the types of its filter, or (none) Trunk's types. */
 export const wants = (events: string | null, type: string): boolean =>
-  events === null || (JSON.parse(events) as string[]).includes(type);
+  events === null ? !isQueueEvent(type) : (JSON.parse(events) as string[]).includes(type);
 
 /** Stores the event and queues its deliveries; returns how many messages were queued. */
 export async function recordQueueEvent(
@@ -42,7 +44,7 @@ export async function recordQueueEvent(
       wants(s.events, event.type),
     );
     if (subscriptions.length === 0) return 0;
-    const author = isBatchEvent(event.type) ? '' : ((await findEntry(trx, queueId, event.prNumbers[0]!))?.author ?? '');
+    const author = isBatchEvent(event.type) || isQueueEvent(event.type) ? '' : ((await findEntry(trx, queueId, event.prNumbers[0]!))?.author ?? '');
     const body = JSON.stringify(
       eventBody(event, {
         repo: { host: where.host, owner: where.owner, name: where.name },
