@@ -10,7 +10,7 @@
  *   startCi          → (fixes required statuses; the outcome comes later from statuses, see ci-outcome)
  *   merge            → merged | mergeFailed
  *   scheduleWakeup   → tick
- *   emitEvent        → stored in queue_events and fanned out to webhook subscriptions (webhooks/fan-out.ts)
+ *   emitEvent        → stored in queue_events and fanned out to webhook subscriptions and chat channels (webhooks/fan-out.ts)
  *   cancelCi, deleteTestBranch → nothing
  *
  * Effects of one queue run one at a time, by that queue's worker; different queues run side by side,
@@ -67,6 +67,10 @@ export interface EffectRunnerDeps {
   batchSize?: number;
   /** Told when an event queued webhook deliveries. */
   onWebhookMessages?: () => void;
+  /** Told when an event queued chat notifications. */
+  onNotifications?: () => void;
+  /** The server's public address, for the dashboard links of chat notifications; null = none. */
+  publicUrl?: string | null;
 }
 
 export class EffectRunner extends OutboxWorker {
@@ -281,15 +285,24 @@ export class EffectRunner extends OutboxWorker {
               ...(r.newSha ? { newTargetSha: r.newSha } : {}),
             };
       }
-      case 'emitEvent':
-        if ((await recordQueueEvent(db, queueId, effect.key, effect.event, clock.now())) > 0)
-          this.deps.onWebhookMessages?.();
+      case 'emitEvent': {
+        const queued = await recordQueueEvent(
+          db,
+          queueId,
+          effect.key,
+          effect.event,
+          clock.now(),
+          this.deps.publicUrl ?? null,
+        );
+        if (queued.webhooks > 0) this.deps.onWebhookMessages?.();
+        if (queued.notifications > 0) this.deps.onNotifications?.();
         await forgeFor(adapters, binding).onQueueEvent?.(
           binding,
           { targetBranch: queue.target_branch, config: queueConfigOf(queue) },
           effect.event,
         );
         return null;
+      }
       case 'scheduleWakeup':
         return { kind: 'tick', at: clock.now() };
     }

@@ -17,6 +17,7 @@ import type {
 } from '../engine/types.js';
 import type { CiStatus } from '../ports.js';
 import type { WebhookAdmin } from '../webhooks/admin.js';
+import type { NotifyAdmin } from '../notify/admin.js';
 import type { QueueActivity, QueueHistory, QueueSummary } from './dashboard.js';
 import type { PrReason } from './pr-reason.js';
 
@@ -168,6 +169,8 @@ export interface MergeQueueService {
 
   /** Extension: webhook subscriptions and their deliveries (docs/webhooks.md); callers pass their org. */
   readonly webhooks: WebhookAdmin;
+  /** Extension: chat notification channels (docs/notifications.md); callers pass their org. */
+  readonly notifications: NotifyAdmin;
   /** Extension (dashboard): the org's queues with state, mode, depth and last hour's conclusions. */
   listQueues(ctx: AuthContext): Promise<QueueSummary[]>;
   /** Extension (dashboard): PRs in queue order, test runs in flight with what they include, recent conclusions. */

@@ -37,7 +37,8 @@ export function onSetState(d: Draft, ev: Ev<'setState'>): Rejection | null {
     const was = d.state;
     d.state = ev.state;
     d.touch();
-    if (ev.state === 'PAUSED' || was === 'PAUSED') emitQueueEvent(d, ev.state === 'PAUSED' ? 'queue.paused' : 'queue.resumed');
+    if (ev.state === 'PAUSED' || was === 'PAUSED')
+      emitQueueEvent(d, ev.state === 'PAUSED' ? 'queue.paused' : 'queue.resumed');
   }
   return null;
 }

@@ -9,6 +9,7 @@ import type { Database } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
 import { insertQueueEvent } from '../store/queue-events.js';
 import { enabledSubscriptionsOfOrg, insertMessages } from '../store/webhooks.js';
+import { queueNotifications } from '../notify/fan-out.js';
 import { eventBody, isBatchEvent, isQueueEvent } from './events.js';
 import { newMessageId } from './signing.js';
 
@@ -22,29 +23,68 @@ export function orderKey(queueId: string, event: QueueEventPayload): string {
 export const wants = (events: string | null, type: string): boolean =>
   events === null ? !isQueueEvent(type) : (JSON.parse(events) as string[]).includes(type);
 
-/** Stores the event and queues its deliveries; returns how many messages were queued. */
+/** How many messages an event queued: webhook deliveries and chat notifications. */
+export interface QueuedMessages {
+  webhooks: number;
+  notifications: number;
+}
+
+/**
+ * Stores the event and queues its webhook deliveries and chat notifications (notify/fan-out.ts);
+ * `publicUrl`: the server's public address, for the notifications' dashboard links.
+ */
 export async function recordQueueEvent(
   db: Kysely<Database>,
   queueId: string,
   key: string,
   event: QueueEventPayload,
   at: number,
-): Promise<number> {
+  publicUrl: string | null = null,
+): Promise<QueuedMessages> {
   return db.transaction().execute(async (trx) => {
+    const none = { webhooks: 0, notifications: 0 };
     const eventId = await insertQueueEvent(trx, queueId, key, event, at);
-    if (eventId === null) return 0;
+    if (eventId === null) return none;
     const where = await trx
       .selectFrom('queues')
       .innerJoin('repos', 'repos.id', 'queues.repo_id')
-      .select(['repos.org_id', 'repos.host', 'repos.owner', 'repos.name', 'queues.target_branch'])
+      .select([
+        'repos.id as repo_id',
+        'repos.org_id',
+        'repos.host',
+        'repos.owner',
+        'repos.name',
+        'repos.pr_url_template',
+        'queues.target_branch',
+      ])
       .where('queues.id', '=', queueId)
       .executeTakeFirst();
-    if (!where) return 0;
+    if (!where) return none;
+    const notifications = await queueNotifications(
+      trx,
+      {
+        queueId,
+        orgId: where.org_id,
+        repoId: where.repo_id,
+        host: where.host,
+        owner: where.owner,
+        name: where.name,
+        targetBranch: where.target_branch,
+        prUrlTemplate: where.pr_url_template,
+      },
+      eventId,
+      event,
+      at,
+      publicUrl,
+    );
     const subscriptions = (await enabledSubscriptionsOfOrg(trx, where.org_id)).filter((s) =>
       wants(s.events, event.type),
     );
-    if (subscriptions.length === 0) return 0;
-    const author = isBatchEvent(event.type) || isQueueEvent(event.type) ? '' : ((await findEntry(trx, queueId, event.prNumbers[0]!))?.author ?? '');
+    if (subscriptions.length === 0) return { webhooks: 0, notifications };
+    const author =
+      isBatchEvent(event.type) || isQueueEvent(event.type)
+        ? ''
+        : ((await findEntry(trx, queueId, event.prNumbers[0]!))?.author ?? '');
     const body = JSON.stringify(
       eventBody(event, {
         repo: { host: where.host, owner: where.owner, name: where.name },
@@ -73,6 +113,6 @@ export async function recordQueueEvent(
         updated_at: at,
       })),
     );
-    return subscriptions.length;
+    return { webhooks: subscriptions.length, notifications };
   });
 }
