@@ -9,20 +9,22 @@ import type { Logger } from 'pino';
 import type { CiPort, CiStatusSink, ForgePort, RepoBinding } from '../ports.js';
 import type { Database } from '../store/database.js';
 import type { Adapters } from './adapters.js';
-import { CiOutcome } from './ci-outcome.js';
+import { CiOutcome } from './executor/ci-outcome.js';
 import type { Clock } from '../lib/clock.js';
-import { listenForEffects, type EffectNotifications } from './effect-notifications.js';
-import { EffectRunner } from './effect-runner.js';
-import { ForgeObservations } from './forge-observations.js';
-import { ForgePoller } from './forge-poller.js';
-import { GreenlineService } from './merge-queue-service.js';
-import { QueueExecutor } from './queue-executor.js';
+import { listenForEffects, type EffectNotifications } from './cluster/effect-notifications.js';
+import { EffectRunner } from './executor/effect-runner.js';
+import { ForgeObservations } from './forge/forge-observations.js';
+import { ForgePoller } from './forge/forge-poller.js';
+import { GreenlineService } from './service/merge-queue-service.js';
+import { QueueExecutor } from './executor/queue-executor.js';
 import { DeliveryWorker } from '../webhooks/delivery-worker.js';
 import { notificationWorker } from '../notify/worker.js';
+import { reasonMessage } from './read-models/pr-reason.js';
+import { failedCheckUrl } from './executor/ci-outcome.js';
 import type { UrlPolicy } from '../webhooks/url-policy.js';
-import { QueueLeases } from './queue-leases.js';
-import { takeOverQueues } from './queue-takeover.js';
-import { RetentionSweeper } from './retention.js';
+import { QueueLeases } from './cluster/queue-leases.js';
+import { takeOverQueues } from './executor/queue-takeover.js';
+import { RetentionSweeper } from './cluster/retention.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -104,7 +106,10 @@ export function createApp(deps: AppDeps): App {
     leases,
     onWebhookMessages: () => webhooks.wake(),
     onNotifications: () => notifier.wake(),
-    publicUrl: deps.publicUrl ?? null,
+    notices: {
+      words: { sentence: reasonMessage, failedCheckUrl },
+      publicUrl: deps.publicUrl ?? null,
+    },
     ...(logger ? { logger } : {}),
   });
   leases.onAcquired = async (queueIds, formerHolders) => {

@@ -4,7 +4,7 @@
  * (docs/notifications.md). A running server picks up changes at the next event.
  */
 import { Argument, Command } from 'commander';
-import { ensureOrg } from '../app/org-admin.js';
+import { ensureOrg } from '../app/admin/org-admin.js';
 import { systemClock } from '../lib/clock.js';
 import { NOTIFY_KINDS, NotifyAdmin, type ChannelView } from '../notify/admin.js';
 import { DEFAULT_NOTIFY_EVENTS, NOTIFY_EVENTS } from '../notify/events.js';

@@ -6,8 +6,6 @@
  * the failed check. Messages of one queue keep their order (order key: the queue).
  */
 import type { Kysely } from 'kysely';
-import { failedCheckUrl } from '../app/ci-outcome.js';
-import { reasonMessage } from '../app/pr-reason.js';
 import type { PrState, QueueEventPayload } from '../engine/types.js';
 import type { Database, NotifyKind } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
@@ -20,6 +18,20 @@ import type { Notice, PrNotice } from './notice.js';
 import { noticeText } from './notice.js';
 import { slackMessage } from './slack.js';
 import { teamsMessage } from './teams.js';
+
+/** What the notices need from the service: the reason sentences and the failed checks' links. */
+export interface ReasonWords {
+  /** `Failed: a required CI status failed.` for a move to `to` with reason `code`. */
+  sentence(to: PrState, code: string): string;
+  /** The link of the failed required check of a run, when CI reported one. */
+  failedCheckUrl(db: Kysely<Database>, runId: string): Promise<string | null>;
+}
+
+/** How notices are written: the words, and the server's public URL for dashboard links (null = none). */
+export interface NoticeContext {
+  words: ReasonWords;
+  publicUrl: string | null;
+}
 
 /** The queue an event happened in, as the fan-out reads it. */
 export interface EventQueue {
@@ -67,11 +79,11 @@ export async function noticeOf(
   db: Kysely<Database>,
   q: EventQueue,
   event: QueueEventPayload,
-  publicUrl: string | null,
+  ctx: NoticeContext,
 ): Promise<Notice | null> {
   const kind = notifyEventOf(event.type);
   if (kind === null) return null;
-  const base = publicUrl?.replace(/\/+$/, '') ?? null;
+  const base = ctx.publicUrl?.replace(/\/+$/, '') ?? null;
   const notice: Notice = {
     event: kind,
     repo: `${q.host}/${q.owner}/${q.name}`,
@@ -95,10 +107,10 @@ export async function noticeOf(
     author: entry.author,
     forgeUrl: prUrl(q, n),
     dashboardUrl: base && `${base}/#/pr/${dashboardPath(q)}/${n}`,
-    reason: reasonMessage(to, code),
+    reason: ctx.words.sentence(to, code),
     detail: item?.detail ?? null,
     testRunId: runId,
-    checkUrl: code === 'TEST_RUN_REQUIRED_STATUS_FAILED' && runId ? await failedCheckUrl(db, runId) : null,
+    checkUrl: code === 'TEST_RUN_REQUIRED_STATUS_FAILED' && runId ? await ctx.words.failedCheckUrl(db, runId) : null,
     timeInQueueMs: event.at - entry.submittedAt,
   };
   return { ...notice, pr };
@@ -111,7 +123,7 @@ export async function queueNotifications(
   eventId: number,
   event: QueueEventPayload,
   at: number,
-  publicUrl: string | null,
+  ctx: NoticeContext,
 ): Promise<number> {
   const kind = notifyEventOf(event.type);
   if (kind === null) return 0;
@@ -119,7 +131,7 @@ export async function queueNotifications(
     (JSON.parse(c.events) as string[]).includes(kind),
   );
   if (channels.length === 0) return 0;
-  const notice = await noticeOf(trx, q, event, publicUrl);
+  const notice = await noticeOf(trx, q, event, ctx);
   if (notice === null) return 0;
   await insertMessages(
     notifyOutbox(trx),

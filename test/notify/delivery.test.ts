@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { isAdaptiveCard } from '@microsoft/teams.cards';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { AuthContext } from '../../src/app/types.js';
+import type { AuthContext } from '../../src/app/service-port.js';
 import { notifyOutbox } from '../../src/store/outboxes.js';
 import { nextMessageDueAt } from '../../src/store/webhooks.js';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/delivery-worker.js';

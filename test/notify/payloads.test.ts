@@ -9,6 +9,8 @@ import type { KnownBlock } from '@slack/types';
 import type { IncomingWebhookSendArguments } from '@slack/webhook';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueueEventPayload } from '../../src/engine/types.js';
+import { failedCheckUrl } from '../../src/app/executor/ci-outcome.js';
+import { reasonMessage } from '../../src/app/read-models/pr-reason.js';
 import { notifyEventOf, parseNotifyEvents } from '../../src/notify/events.js';
 import { type EventQueue, messageBody, noticeOf, prUrl } from '../../src/notify/fan-out.js';
 import { inWords, type Notice, noticeText } from '../../src/notify/notice.js';
@@ -185,7 +187,10 @@ describe('events', () => {
   };
 
   it('words a synthetic queue.frozen event, with the queue page in the dashboard', async () => {
-    const notice = await noticeOf(t.db, q, queueEvent('queue.frozen'), 'https://greenline.example.com/');
+    const notice = await noticeOf(t.db, q, queueEvent('queue.frozen'), {
+      words: { sentence: reasonMessage, failedCheckUrl },
+      publicUrl: 'https://greenline.example.com/',
+    });
     expect(notice).toMatchObject({ event: 'queue_frozen', pr: null });
     expect(noticeText(notice!)).toBe(
       [
@@ -194,7 +199,10 @@ describe('events', () => {
         'Dashboard: https://greenline.example.com/#/queue/git.example.com/team/api/release%2F2',
       ].join('\n'),
     );
-    const unfrozen = await noticeOf(t.db, q, queueEvent('queue.unfrozen'), null);
+    const unfrozen = await noticeOf(t.db, q, queueEvent('queue.unfrozen'), {
+      words: { sentence: reasonMessage, failedCheckUrl },
+      publicUrl: null,
+    });
     expect(noticeText(unfrozen!)).toBe(
       'Queue git.example.com/team/api (release/2) unfrozen\ngit.example.com/team/api (release/2)',
     );
