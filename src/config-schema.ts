@@ -171,6 +171,8 @@ export const ServerConfigSchema = Type.Object({
   publicUrl: setting(nullable(Type.String({ pattern: '^https?://[^/]' })), {
     default: null,
     env: 'GREENLINE_PUBLIC_URL',
+    flag: '--public-url <url>',
+    description: "the server's address as people reach it, for dashboard links in chat notifications",
     defaultText: 'none (notifications have no dashboard link)',
     mustBe: 'be an http(s) URL such as https://greenline.example.com',
   }),
