@@ -86,7 +86,7 @@ describe('chat notifications on a real server', () => {
     ]);
     const texts = chat.delivered('/chat').map((p) => p.body.text as string);
     expect(texts.map((t) => t.split('\n')[0])).toEqual(['#1 Break the build failed', '#2 Add a feature merged']);
-    expect(texts[0]).toMatch(/submitted by \S+ · \d+ s in the queue · example\.com\/acme\/shop \(main\)/);
+    expect(texts[0]).toMatch(/submitted by .+ · \d+ s in the queue · example\.com\/acme\/shop \(main\)/);
 
     const list = await runCli(['notify', 'list', '--org', 'default', ...store]);
     expect(list.code, list.stderr).toBe(0);
