@@ -116,13 +116,13 @@ function channelsSection(channels) {
   if (channels.length === 0) return null;
   const rows = channels.map((c) => {
     const state = !c.enabled
-      ? 'disabled: ' + (c.disabledReason ?? '')
+      ? `disabled: ${c.disabledReason ?? ''}`
       : c.failingSince
-        ? 'failing since ' + new Date(c.failingSince).toLocaleString()
+        ? `failing since ${new Date(c.failingSince).toLocaleString()}`
         : 'enabled';
-    const last = c.lastMessage
-      ? `${c.lastMessage.event}: ${c.lastMessage.status}, ${c.lastMessage.attempts} attempt(s)` +
-        (c.lastMessage.lastError ? ' — ' + c.lastMessage.lastError : '')
+    const m = c.lastMessage;
+    const last = m
+      ? `${m.event}: ${m.status}, ${m.attempts} attempt(s)${m.lastError ? ` — ${m.lastError}` : ''}`
       : 'none yet';
     return h(
       'tr',
