@@ -6,8 +6,8 @@
 import { Argument, Command } from 'commander';
 import { ensureOrg } from '../app/admin/org-admin.js';
 import { systemClock } from '../lib/clock.js';
-import { NOTIFY_KINDS, NotifyAdmin, type ChannelView } from '../notify/admin.js';
-import { DEFAULT_NOTIFY_EVENTS, NOTIFY_EVENTS } from '../notify/events.js';
+import { NotifyAdmin, type ChannelView } from '../notify/admin.js';
+import { DEFAULT_NOTIFY_EVENTS, NOTIFY_EVENTS, NOTIFY_KINDS } from '../notify/events.js';
 import type { Db } from '../store/connect.js';
 import { UrlPolicy } from '../webhooks/url-policy.js';
 import { configFrom, orgsForListing, withStore, withStoreOptions, type StoreFlags } from './store-options.js';

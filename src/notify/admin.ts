@@ -19,13 +19,11 @@ import {
 import { findRepo, findRepoById } from '../store/repos.js';
 import { UrlPolicy, WebhookUrlError } from '../webhooks/url-policy.js';
 import type { NotifyEvent } from './events.js';
-import { parseNotifyEvents } from './events.js';
+import { NOTIFY_KINDS, parseNotifyEvents } from './events.js';
 import { messageBody } from './fan-out.js';
 import type { Notice } from './notice.js';
 import { sendToChannel } from './send.js';
 import { DEFAULT_TIMEOUT_MS } from '../webhooks/delivery-worker.js';
-
-export const NOTIFY_KINDS: readonly NotifyKind[] = ['slack', 'teams', 'chat'];
 
 export interface ChannelView {
   id: string;

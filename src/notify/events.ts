@@ -5,6 +5,9 @@
 import type { QueueEventPayload } from '../engine/types.js';
 import { HttpError } from '../errors.js';
 
+/** The kinds of channel: Slack incoming webhook, Teams workflow webhook, chat webhook taking `{ text }`. */
+export const NOTIFY_KINDS = ['slack', 'teams', 'chat'] as const;
+
 export const NOTIFY_EVENTS = [
   'merged',
   'failed',

@@ -1,13 +1,15 @@
+import type { NotificationService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
 import type { Route } from '../route-deps.js';
 import { replies } from '../schemas/common.js';
-import { Channel, channelOut, CreateChannelRequest } from '../schemas/notifications.js';
+import { channelOut } from '../notification-views.js';
+import { Channel, CreateChannelRequest } from '../schemas/notifications.js';
 
 /**
  * Extension: POST /v1/createNotificationChannel — sends the organization's queue events, in words, to
  * a Slack, Teams or chat webhook (docs/notifications.md).
  */
-export const createNotificationChannel: Route = (app, { service }) => {
+export const createNotificationChannel: Route<NotificationService> = (app, { service }) => {
   app.post(
     '/createNotificationChannel',
     {

@@ -1,10 +1,11 @@
+import type { NotificationService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
 import type { Route } from '../route-deps.js';
 import { Empty, replies } from '../schemas/common.js';
 import { ChannelRequest } from '../schemas/notifications.js';
 
 /** Extension: POST /v1/deleteNotificationChannel — removes a channel and its pending messages. */
-export const deleteNotificationChannel: Route = (app, { service }) => {
+export const deleteNotificationChannel: Route<NotificationService> = (app, { service }) => {
   app.post(
     '/deleteNotificationChannel',
     {

@@ -1,10 +1,11 @@
+import type { NotificationService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
 import type { Route } from '../route-deps.js';
 import { Empty, replies } from '../schemas/common.js';
 import { ChannelRequest } from '../schemas/notifications.js';
 
 /** Extension: POST /v1/enableNotificationChannel — enables a channel disabled after 3 days of failures. */
-export const enableNotificationChannel: Route = (app, { service }) => {
+export const enableNotificationChannel: Route<NotificationService> = (app, { service }) => {
   app.post(
     '/enableNotificationChannel',
     {

@@ -1,10 +1,12 @@
+import type { NotificationService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
 import type { Route } from '../route-deps.js';
 import { replies } from '../schemas/common.js';
-import { channelOut, ListChannelsRequest, ListChannelsResponse } from '../schemas/notifications.js';
+import { channelOut } from '../notification-views.js';
+import { ListChannelsRequest, ListChannelsResponse } from '../schemas/notifications.js';
 
 /** Extension: POST /v1/listNotificationChannels — the organization's chat channels and how their latest message went. */
-export const listNotificationChannels: Route = (app, { service }) => {
+export const listNotificationChannels: Route<NotificationService> = (app, { service }) => {
   app.post(
     '/listNotificationChannels',
     {

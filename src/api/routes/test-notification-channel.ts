@@ -1,10 +1,11 @@
+import type { NotificationService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
 import type { Route } from '../route-deps.js';
 import { replies } from '../schemas/common.js';
 import { ChannelRequest, TestChannelResponse } from '../schemas/notifications.js';
 
 /** Extension: POST /v1/testNotificationChannel — sends a test message now and answers how it went. */
-export const testNotificationChannel: Route = (app, { service }) => {
+export const testNotificationChannel: Route<NotificationService> = (app, { service }) => {
   app.post(
     '/testNotificationChannel',
     {

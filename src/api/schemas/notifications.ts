@@ -1,8 +1,6 @@
 /** Schemas of the chat notification extension endpoints (docs/notifications.md). */
 import { Type } from '@sinclair/typebox';
-import { NOTIFY_KINDS } from '../../notify/admin.js';
-import { NOTIFY_EVENTS } from '../../notify/events.js';
-import type { ChannelView } from '../../notify/admin.js';
+import { NOTIFY_EVENTS, NOTIFY_KINDS } from '../../notify/events.js';
 import { DateTime, Name, Nullable, RequestObject } from './common.js';
 
 const NotifyEvent = Type.Union(
@@ -80,21 +78,3 @@ export const TestChannelResponse = Type.Object({
   statusCode: Nullable(Type.Integer({ description: "The chat's HTTP status; null when it did not answer" })),
   error: Nullable(Type.String({ description: 'Why the test message failed; null when it was accepted' })),
 });
-
-const iso = (ms: number): string => new Date(ms).toISOString();
-
-/** A channel as the API shows it (times as ISO-8601). */
-export function channelOut(c: ChannelView) {
-  return {
-    id: c.id,
-    kind: c.kind,
-    url: c.url,
-    queue: c.queue,
-    events: c.events,
-    enabled: c.enabled,
-    disabledReason: c.disabledReason,
-    failingSince: c.failingSince === null ? null : iso(c.failingSince),
-    lastMessage: c.lastMessage ? { ...c.lastMessage, createdAt: iso(c.lastMessage.createdAt) } : null,
-    createdAt: iso(c.createdAt),
-  };
-}
