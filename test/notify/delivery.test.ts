@@ -2,7 +2,8 @@
  * Chat notifications delivered durably, on SQLite and PostgreSQL, to a real local HTTP receiver
  * standing in for Slack, Teams and a chat service: a failing PR's message carries the reason; a
  * channel down is retried on the webhooks' schedule (the fake clock walks it) and its messages keep
- * the queue's order; a restart in the middle loses nothing; a channel failing for 3 days is disabled
+ * the queue's order; a restart in the middle loses nothing, and a dead instance's claim comes back on
+ * takeover; a channel failing for 3 days is disabled
  * and listed with its last error; pausing and resuming a queue are announced, and never sent to a
  * webhook subscription that did not name queue events.
  */
@@ -11,7 +12,8 @@ import { isAdaptiveCard } from '@microsoft/teams.cards';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { AuthContext } from '../../src/app/service-port.js';
 import { notifyOutbox } from '../../src/store/outboxes.js';
-import { nextMessageDueAt } from '../../src/store/webhooks.js';
+import { takeOverQueues } from '../../src/app/executor/queue-takeover.js';
+import { leaseMessages, nextMessageDueAt, selectDueMessageIds } from '../../src/store/webhooks.js';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/delivery-worker.js';
 import { testDatabases, type TestDatabase } from '../helpers/databases.js';
 import { createTestService, type TestService } from '../helpers/service.js';
@@ -181,6 +183,33 @@ describe.each(databases.map((d) => [d.name, d] as const))('chat notifications on
     const delivered = chat.delivered('/slack');
     expect(delivered.length).toBe(1);
     expect(delivered[0]!.body.blocks[0].text.text).toBe('#1 Change 1 failed');
+  });
+
+  it('a message claimed by an instance that died is sent again when its queues are taken over', async () => {
+    chat = await new ChatReceiver().start();
+    const { t, ctx } = await setUp(await database.url());
+    await t.service.notifications.add(org(ctx), { kind: 'chat', url: `${chat.base}/chat` });
+    await drive(t, ctx, [1]);
+    // The dead instance claimed the message (its lease runs for another minute) and never answered.
+    const outbox = notifyOutbox(t.db);
+    const now = t.clock.now();
+    const claimed = await leaseMessages(
+      outbox,
+      await selectDueMessageIds(outbox, now, 10),
+      now,
+      now + 60 * SECOND,
+      'dead',
+    );
+    expect(claimed.length).toBe(1);
+    await t.app.notifier.drain();
+    expect(chat.posts.length).toBe(0);
+    await takeOverQueues(
+      { db: t.db, clock: t.clock, ciOutcome: t.app.ciOutcome, adapters: t.app.adapters, instanceId: 'alive' },
+      [],
+      ['dead'],
+    );
+    await t.app.notifier.drain();
+    expect(chat.delivered('/chat').map((p) => (p.body.text as string).split('\n')[0])).toEqual(['#1 Change 1 failed']);
   });
 
   it('a channel failing for 3 days is disabled, with the reason listed; enabled again it gets new events', async () => {
