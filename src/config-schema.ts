@@ -165,6 +165,18 @@ export const ServerConfigSchema = Type.Object({
     defaultText: 'none',
   }),
   /**
+   * The server's address as people reach it (e.g. https://greenline.example.com): chat notifications
+   * link to the PR's dashboard page under it; null = no dashboard link.
+   */
+  publicUrl: setting(nullable(Type.String({ pattern: '^https?://[^/]' })), {
+    default: null,
+    env: 'GREENLINE_PUBLIC_URL',
+    flag: '--public-url <url>',
+    description: "the server's address as people reach it, for dashboard links in chat notifications",
+    defaultText: 'none (notifications have no dashboard link)',
+    mustBe: 'be an http(s) URL such as https://greenline.example.com',
+  }),
+  /**
    * Hosts webhooks may be sent to (names, addresses, `*.example.com`); null = any host except
    * link-local and cloud metadata addresses, which are always refused (docs/webhooks.md).
    */

@@ -35,6 +35,10 @@ export const ERRORS = {
     message: 'No webhook delivery has id {detail}; see listWebhookDeliveries (or `greenline webhook deliveries`)',
   },
   WEBHOOK_URL_REJECTED: { status: 400, message: 'Webhook URL refused: {detail}' },
+  NOTIFICATION_CHANNEL_NOT_FOUND: {
+    status: 404,
+    message: 'No notification channel has id {detail}; see listNotificationChannels (or `greenline notify list`)',
+  },
   ROUTE_NOT_FOUND: { status: 404, message: 'No endpoint {detail}; see GET /v1/openapi.json for the endpoints' },
   METHOD_NOT_ALLOWED: { status: 405, message: '{detail}' },
   QUEUE_EXISTS: { status: 409, message: 'A merge queue already exists for branch "{detail}" in this repository' },

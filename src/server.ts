@@ -156,6 +156,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
           retentionMs: config.retentionDays * DAY_MS,
           logger,
           webhookPolicy: new UrlPolicy(config.webhookAllowedHosts),
+          publicUrl: config.publicUrl,
           leaseTtlMs: config.leaseTtlSeconds * 1000,
           createCi: (onStatus) => {
             const command = createCommandCi({

@@ -111,8 +111,62 @@ function managedNote(q) {
   return q.driftSince === null ? ' · managed by Terraform' : ' · changed outside Terraform';
 }
 
+/** The organization's chat notification channels, with how their latest message went. */
+function channelsSection(channels) {
+  if (channels.length === 0) return null;
+  const rows = channels.map((c) => {
+    const state = !c.enabled
+      ? `disabled: ${c.disabledReason ?? ''}`
+      : c.failingSince
+        ? `failing since ${new Date(c.failingSince).toLocaleString()}`
+        : 'enabled';
+    const m = c.lastMessage;
+    const last = m
+      ? `${m.event}: ${m.status}, ${m.attempts} attempt(s)${m.lastError ? ` — ${m.lastError}` : ''}`
+      : 'none yet';
+    return h(
+      'tr',
+      {},
+      h(
+        'th',
+        { scope: 'row', 'data-label': 'Channel' },
+        c.kind,
+        h('span', { class: 'muted block' }, new URL(c.url).host),
+      ),
+      h('td', { 'data-label': 'Queues' }, c.queue ? `${c.queue.repo} → ${c.queue.branch}` : 'all queues'),
+      h('td', { 'data-label': 'Events' }, c.events.join(', ')),
+      h('td', { 'data-label': 'State' }, state),
+      h('td', { 'data-label': 'Latest message' }, last),
+    );
+  });
+  return h(
+    'section',
+    { 'aria-labelledby': 'channels-title' },
+    h('h2', { id: 'channels-title' }, 'Chat notifications'),
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { class: 'responsive' },
+        h('caption', { class: 'visually-hidden' }, 'Chat channels the queue events are sent to (greenline notify)'),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['Channel', 'Queues', 'Events', 'State', 'Latest message'].map((c) => h('th', { scope: 'col' }, c)),
+          ),
+        ),
+        h('tbody', {}, rows),
+      ),
+    ),
+  );
+}
+
 export async function queuesPage() {
-  const { queues } = await call('listQueues');
+  const [{ queues }, { channels }] = await Promise.all([call('listQueues'), call('listNotificationChannels')]);
   const rows = queues.map((q) => {
     const key = { repo: q.repo, targetBranch: q.targetBranch };
     return h(
@@ -168,6 +222,7 @@ export async function queuesPage() {
             h('tbody', {}, rows),
           ),
         ),
+    channelsSection(channels),
   );
   return { title: 'Queues', el };
 }

@@ -29,6 +29,10 @@ export async function registerOpenApi(app: ApiApp): Promise<void> {
         { name: 'Metrics', description: 'Prometheus metrics' },
         { name: 'Extensions', description: "greenline endpoints beyond Trunk's v1 API" },
         { name: 'Webhooks', description: 'greenline endpoints to manage webhook subscriptions (docs/webhooks.md)' },
+        {
+          name: 'Notifications',
+          description: 'greenline endpoints to manage chat notification channels (docs/notifications.md)',
+        },
       ],
     },
   });

@@ -2,6 +2,11 @@ import type { Route } from './route-deps.js';
 import { cancelPullRequest } from './routes/cancel-pull-request.js';
 import { createQueue } from './routes/create-queue.js';
 import { createWebhook } from './routes/create-webhook.js';
+import { createNotificationChannel } from './routes/create-notification-channel.js';
+import { deleteNotificationChannel } from './routes/delete-notification-channel.js';
+import { enableNotificationChannel } from './routes/enable-notification-channel.js';
+import { listNotificationChannels } from './routes/list-notification-channels.js';
+import { testNotificationChannel } from './routes/test-notification-channel.js';
 import { deleteQueue } from './routes/delete-queue.js';
 import { deleteWebhook } from './routes/delete-webhook.js';
 import { enableWebhook } from './routes/enable-webhook.js';
@@ -48,6 +53,11 @@ export const V1_ROUTES: readonly Route[] = [
   enableWebhook,
   listWebhookDeliveries,
   redeliverWebhook,
+  createNotificationChannel,
+  listNotificationChannels,
+  deleteNotificationChannel,
+  enableNotificationChannel,
+  testNotificationChannel,
   listQueues,
   getQueueActivity,
   getQueueHistory,

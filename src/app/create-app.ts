@@ -17,7 +17,10 @@ import { ForgeObservations } from './forge/forge-observations.js';
 import { ForgePoller } from './forge/forge-poller.js';
 import { GreenlineService } from './service/merge-queue-service.js';
 import { QueueExecutor } from './executor/queue-executor.js';
-import { WebhookDeliveryWorker } from '../webhooks/delivery-worker.js';
+import { DeliveryWorker } from '../webhooks/delivery-worker.js';
+import { notificationWorker } from '../notify/worker.js';
+import { reasonMessage } from './read-models/pr-reason.js';
+import { failedCheckUrl } from './executor/ci-outcome.js';
 import type { UrlPolicy } from '../webhooks/url-policy.js';
 import { QueueLeases } from './cluster/queue-leases.js';
 import { takeOverQueues } from './executor/queue-takeover.js';
@@ -38,8 +41,10 @@ export interface AppDeps {
   instanceId?: string;
   newId?: () => string;
   logger?: Logger;
-  /** Where webhooks may be sent (default: any host but link-local and cloud metadata addresses). */
+  /** Where webhooks and chat notifications may be sent (default: any host but link-local and cloud metadata addresses). */
   webhookPolicy?: UrlPolicy;
+  /** The server's public address, for the dashboard links of chat notifications; null = none. */
+  publicUrl?: string | null;
 }
 
 export interface App {
@@ -53,7 +58,9 @@ export interface App {
   /** Applies what forges report by webhook (forge-webhooks.ts) to the queues. */
   forgeObservations: ForgeObservations;
   /** Delivers webhook messages. */
-  webhooks: WebhookDeliveryWorker;
+  webhooks: DeliveryWorker;
+  /** Delivers chat notifications (notify/worker.ts). */
+  notifier: DeliveryWorker;
   /** Deletes finished work records past their retention. */
   retention: RetentionSweeper;
   /** Starts the queue leases, the effect runner, the poller, the webhook delivery worker and the retention sweep. */
@@ -76,12 +83,19 @@ export function createApp(deps: AppDeps): App {
     ...(deps.instanceId !== undefined ? { instanceId: deps.instanceId } : {}),
     ...(logger ? { logger } : {}),
   });
-  const webhooks = new WebhookDeliveryWorker({
+  const webhooks = new DeliveryWorker({
     db,
     clock,
     instanceId: leases.instanceId,
     ...(policy ? { policy } : {}),
     ...(logger ? { logger: logger.child({ part: 'webhooks' }) } : {}),
+  });
+  const notifier = notificationWorker({
+    db,
+    clock,
+    instanceId: leases.instanceId,
+    ...(policy ? { policy } : {}),
+    ...(logger ? { logger: logger.child({ part: 'notifications' }) } : {}),
   });
   const runner = new EffectRunner({
     db,
@@ -91,6 +105,11 @@ export function createApp(deps: AppDeps): App {
     clock,
     leases,
     onWebhookMessages: () => webhooks.wake(),
+    onNotifications: () => notifier.wake(),
+    notices: {
+      words: { sentence: reasonMessage, failedCheckUrl },
+      publicUrl: deps.publicUrl ?? null,
+    },
     ...(logger ? { logger } : {}),
   });
   leases.onAcquired = async (queueIds, formerHolders) => {
@@ -102,6 +121,7 @@ export function createApp(deps: AppDeps): App {
     setImmediate(() => {
       runner.wake();
       webhooks.wake();
+      notifier.wake();
     });
   };
   executor.onEffects = () => runner.wake();
@@ -151,6 +171,7 @@ export function createApp(deps: AppDeps): App {
     adapters,
     forgeObservations,
     webhooks,
+    notifier,
     retention,
     start() {
       leases.start();
@@ -164,6 +185,7 @@ export function createApp(deps: AppDeps): App {
         logger,
       );
       webhooks.start();
+      notifier.start();
       retention.start();
     },
     async stop() {
@@ -172,6 +194,7 @@ export function createApp(deps: AppDeps): App {
       await poller.stop();
       await runner.stop();
       await webhooks.stop();
+      await notifier.stop();
       await retention.stop();
       await leases.stop();
     },

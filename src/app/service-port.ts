@@ -19,6 +19,7 @@ import type {
 } from '../engine/types.js';
 import type { CiStatus } from '../ports.js';
 import type { WebhookAdmin } from '../webhooks/admin.js';
+import type { NotifyAdmin } from '../notify/admin.js';
 import type { QueueActivity, QueueHistory, QueueSummary } from './read-models/queue-activity.js';
 import type { PrReason } from './read-models/pr-reason.js';
 import type { TestRunView } from './read-models/test-run-details.js';
@@ -173,10 +174,17 @@ export interface WebhookService {
   readonly webhooks: WebhookAdmin;
 }
 
+/** Chat notification channels. */
+export interface NotificationService {
+  /** Extension: chat notification channels (docs/notifications.md); callers pass their org. */
+  readonly notifications: NotifyAdmin;
+}
+
 /** The whole service: what the HTTP API serves. */
 export type MergeQueueService = AuthService &
   QueueService &
   PullRequestService &
   TestRunService &
   ReadModelService &
-  WebhookService;
+  WebhookService &
+  NotificationService;

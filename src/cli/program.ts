@@ -13,6 +13,7 @@ import { targetsCommand } from './targets.js';
 import { testRunCommand } from './test-run.js';
 import { tokenCommand } from './token.js';
 import { webhookCommand } from './webhook.js';
+import { notifyCommand } from './notify.js';
 
 /** package.json sits two levels up from both src/cli/ and dist/cli/. */
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
     .addCommand(tokenCommand())
     .addCommand(repoCommand())
     .addCommand(webhookCommand())
+    .addCommand(notifyCommand())
     .addCommand(simulateCommand())
     .addCommand(queueCommand())
     .addCommand(prCommand())

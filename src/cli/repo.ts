@@ -19,6 +19,7 @@ interface ConnectFlags extends StoreFlags {
   remote?: string;
   ciCommand?: string;
   prRefPattern?: string;
+  prUrlTemplate?: string;
   testBranchPrefix?: string;
   requiredStatus?: string[];
   remoteCheck: boolean;
@@ -82,6 +83,10 @@ Examples:
     )
     .option('--ci-command <cmd>', 'built-in CI: command run on a checkout of each test commit (status "greenline/ci")')
     .option('--pr-ref-pattern <pattern>', 'ref of PR heads, {n} = PR number', DEFAULT_PR_REF_PATTERN)
+    .option(
+      '--pr-url-template <url>',
+      'where a PR is shown on its forge, {n} = PR number, for chat notifications (default https://HOST/OWNER/NAME/pull/{n})',
+    )
     .option('--test-branch-prefix <prefix>', 'prefix of test branch names', DEFAULT_TEST_BRANCH_PREFIX)
     .option(
       '--required-status <name...>',
@@ -98,6 +103,7 @@ Examples:
 Examples:
   $ greenline repo connect github.com/acme/web --org acme --forge git --remote https://git.example.com/acme/web.git --ci-command "make test"
   $ greenline repo connect example.com/team/api --org team --forge git --remote /srv/git/api.git --pr-ref-pattern "refs/heads/pr/{n}" --required-status build lint
+  $ greenline repo connect git.example.com/team/api --org team --forge git --remote /srv/git/api.git --pr-url-template "https://git.example.com/team/api/pulls/{n}"
   $ greenline repo connect github.com/acme/web --org acme --forge github --installation-id 12345678
 The github forge needs the server configured for GitHub (githubAppId + githubPrivateKeyPath, or
 githubToken; see docs/github.md). Its required statuses default to the branch's protection rules.`,
@@ -138,6 +144,7 @@ githubToken; see docs/github.md). Its required statuses default to the branch's 
             remote,
             ciCommand: opts.ciCommand ?? null,
             ...(opts.prRefPattern ? { prRefPattern: opts.prRefPattern } : {}),
+            ...(opts.prUrlTemplate ? { prUrlTemplate: opts.prUrlTemplate } : {}),
             ...(opts.testBranchPrefix ? { testBranchPrefix: opts.testBranchPrefix } : {}),
             ...(opts.requiredStatus ? { requiredStatuses: opts.requiredStatus } : {}),
             ...(installationId !== undefined ? { installationId } : {}),

@@ -6,7 +6,7 @@
 import { Command } from 'commander';
 import { ensureOrg } from '../app/admin/org-admin.js';
 import { WebhookAdmin, viewOf, type DeliveryView } from '../webhooks/admin.js';
-import { EVENT_TYPES } from '../webhooks/events.js';
+import { EVENT_TYPES, QUEUE_EVENT_TYPES } from '../webhooks/events.js';
 import { UrlPolicy } from '../webhooks/url-policy.js';
 import { systemClock } from '../lib/clock.js';
 import type { Db } from '../store/connect.js';
@@ -49,7 +49,8 @@ Examples:
   $ greenline webhook list --org acme
   $ greenline webhook deliveries 6f1c2a7e-…
 
-Events: ${EVENT_TYPES.join(', ')}.
+Events: ${EVENT_TYPES.join(', ')} (the default: all of these);
+and, only when named with --events: ${QUEUE_EVENT_TYPES.join(', ')}.
 See docs/webhooks.md for payloads, signatures and the retry schedule.`,
     );
 

@@ -35,6 +35,11 @@ import type {
   ListWebhookDeliveriesRequest,
   ListWebhookDeliveriesResponse,
   RedeliverWebhookRequest,
+  CreateNotificationChannelRequest,
+  NotificationChannel,
+  ListNotificationChannelsResponse,
+  NotificationChannelRequest,
+  TestNotificationChannelResponse,
   ListQueuesResponse,
   QueueActivity,
   QueueHistory,
@@ -196,6 +201,38 @@ export class GreenlineClient {
   /** Sends a delivery again with the same webhook-id and body. */
   redeliverWebhook(body: RedeliverWebhookRequest, options?: CallOptions): Promise<EmptyResponse> {
     return this.json('redeliverWebhook', body, options);
+  }
+
+  // Chat notifications (docs/notifications.md).
+
+  /** Sends the organization's queue events, in words, to a Slack, Teams or chat webhook. */
+  createNotificationChannel(
+    body: CreateNotificationChannelRequest,
+    options?: CallOptions,
+  ): Promise<NotificationChannel> {
+    return this.json('createNotificationChannel', body, options);
+  }
+
+  /** The organization's channels, each with how its latest message went. */
+  listNotificationChannels(options?: CallOptions): Promise<ListNotificationChannelsResponse> {
+    return this.json('listNotificationChannels', {}, options);
+  }
+
+  deleteNotificationChannel(body: NotificationChannelRequest, options?: CallOptions): Promise<EmptyResponse> {
+    return this.json('deleteNotificationChannel', body, options);
+  }
+
+  /** Enables a channel disabled after 3 days of failures. */
+  enableNotificationChannel(body: NotificationChannelRequest, options?: CallOptions): Promise<EmptyResponse> {
+    return this.json('enableNotificationChannel', body, options);
+  }
+
+  /** Sends a test message now; answers whether the chat accepted it. */
+  testNotificationChannel(
+    body: NotificationChannelRequest,
+    options?: CallOptions,
+  ): Promise<TestNotificationChannelResponse> {
+    return this.json('testNotificationChannel', body, options);
   }
 
   // Dashboard extensions (docs/dashboard.md).

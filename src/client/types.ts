@@ -48,6 +48,13 @@ import type {
   Webhook as WebhookSchema,
   WebhookRequest as WebhookRequestSchema,
 } from '../api/schemas/webhooks.js';
+import type {
+  Channel as ChannelSchema,
+  ChannelRequest as ChannelRequestSchema,
+  CreateChannelRequest as CreateChannelSchema,
+  ListChannelsResponse as ListChannelsSchema,
+  TestChannelResponse as TestChannelSchema,
+} from '../api/schemas/notifications.js';
 
 /** `{}`: what every mutation but updateQueue answers. */
 export type EmptyResponse = Static<typeof Empty>;
@@ -95,6 +102,12 @@ export type ListWebhookDeliveriesResponse = Static<typeof ListDeliveriesResponse
 /** One delivery (message) of a subscription, with every attempt. */
 export type WebhookDelivery = Static<typeof Delivery>;
 export type RedeliverWebhookRequest = Static<typeof RedeliverRequest>;
+export type CreateNotificationChannelRequest = Static<typeof CreateChannelSchema>;
+export type NotificationChannel = Static<typeof ChannelSchema>;
+export type ListNotificationChannelsResponse = Static<typeof ListChannelsSchema>;
+/** `{ id }`: deleteNotificationChannel, enableNotificationChannel and testNotificationChannel. */
+export type NotificationChannelRequest = Static<typeof ChannelRequestSchema>;
+export type TestNotificationChannelResponse = Static<typeof TestChannelSchema>;
 /** listQueues' answer: every queue of the organization with state, mode, depth and throughput. */
 export type ListQueuesResponse = Static<typeof ListQueuesSchema>;
 /** getQueueActivity's answer, and the data of each streamQueueEvents event. */

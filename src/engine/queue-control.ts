@@ -7,6 +7,8 @@
  *   DRAINING         no                 yes           yes    (for entries already admitted)
  *   SWITCHING_MODES  no                 yes           yes    (entered by the engine only)
  *
+ * Pausing emits `queue.paused`; leaving PAUSED (to RUNNING or DRAINING) emits `queue.resumed`.
+ *
  * A mode change while entries are admitted enters SWITCHING_MODES; once none is left the new mode
  * applies and the queue returns to RUNNING. With nothing admitted the switch is immediate.
  */
@@ -14,7 +16,7 @@ import { adaptToConfig } from './adaptive.js';
 import { validateConfigPatch } from './config-validation.js';
 import type { Draft } from './draft.js';
 import { isAdmitted } from './ordering.js';
-import type { EngineEvent, QueueConfig, Rejection } from './types.js';
+import type { EngineEvent, QueueConfig, QueueEventPayload, Rejection } from './types.js';
 
 type Ev<K extends EngineEvent['kind']> = Extract<EngineEvent, { kind: K }>;
 
@@ -32,10 +34,33 @@ export function onSetState(d: Draft, ev: Ev<'setState'>): Rejection | null {
     };
   }
   if (d.state !== ev.state) {
+    const was = d.state;
     d.state = ev.state;
     d.touch();
+    if (ev.state === 'PAUSED' || was === 'PAUSED')
+      emitQueueEvent(d, ev.state === 'PAUSED' ? 'queue.paused' : 'queue.resumed');
   }
   return null;
+}
+
+/** A `queue.*` event: the queue's state changed (no PR is concerned). */
+function emitQueueEvent(d: Draft, type: Extract<QueueEventPayload['type'], `queue.${string}`>): void {
+  d.emit({
+    kind: 'emitEvent',
+    key: `queue:${type}:${d.at}`,
+    event: {
+      type,
+      at: d.at,
+      prNumbers: [],
+      prNumbersInBatch: [],
+      runId: null,
+      testBranch: null,
+      testBranchSha: null,
+      reason: null,
+      batched: false,
+      isBisection: false,
+    },
+  });
 }
 
 export function onUpdateConfig(d: Draft, ev: Ev<'updateConfig'>): Rejection | null {

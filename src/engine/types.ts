@@ -372,7 +372,10 @@ export type EngineEvent =
 
 // ---------------------------------------------------------------- effects (outputs)
 
-/** What a webhook subscriber is told; the webhook layer adds repo, author, URLs and formatting. */
+/**
+ * What a webhook subscriber is told; the webhook layer adds repo, author, URLs and formatting.
+ * `queue.*` events are about the queue itself (its state changed): prNumbers is empty.
+ */
 export interface QueueEventPayload {
   type:
     | 'pull_request.submitted'
@@ -388,7 +391,11 @@ export interface QueueEventPayload {
     | 'pull_request_batch.pending_failure'
     | 'pull_request_batch.failed'
     | 'pull_request_batch.canceled'
-    | 'pull_request_batch.merged';
+    | 'pull_request_batch.merged'
+    | 'queue.paused'
+    | 'queue.resumed'
+    | 'queue.frozen'
+    | 'queue.unfrozen';
   at: number;
   /** The PRs the event is about (one for pull_request.*). */
   prNumbers: number[];

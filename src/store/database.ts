@@ -39,6 +39,8 @@ export interface ReposTable {
   created_at: number;
   /** GitHub App installation given at connect time (github forge); null or absent = looked up. */
   github_installation_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Where a PR is shown on its forge, `{n}` = PR number (migration 010); null = https://HOST/OWNER/NAME/pull/N. */
+  pr_url_template: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface QueuesTable {
@@ -216,6 +218,27 @@ export interface WebhookAttemptsTable {
   manual: number;
 }
 
+export type NotifyKind = 'slack' | 'teams' | 'chat';
+
+/** A chat channel of an organization (docs/notifications.md). */
+export interface NotifySubscriptionsTable {
+  id: string;
+  org_id: string;
+  kind: NotifyKind;
+  /** The incoming-webhook / workflow / chat webhook URL. */
+  url: string;
+  /** One queue (repo_id + target_branch), or every queue of the org (both null). */
+  repo_id: string | null;
+  target_branch: string | null;
+  /** JSON string[] of notification events (merged, failed, …). */
+  events: string;
+  enabled: number;
+  disabled_reason: string | null;
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
 /** Which instance drives a queue, until when (see store/queue-leases.ts). */
 export interface QueueLeasesTable {
   queue_id: string;
@@ -238,6 +261,10 @@ export interface Database {
   transitions: TransitionsTable;
   queue_leases: QueueLeasesTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
+  notify_subscriptions: NotifySubscriptionsTable;
+  /** The chat messages' outbox: the shape of webhook_messages (store/outboxes.ts). */
+  notify_messages: WebhookMessagesTable;
+  notify_attempts: WebhookAttemptsTable;
   webhook_messages: WebhookMessagesTable;
   webhook_attempts: WebhookAttemptsTable;
   github_deliveries: GitHubDeliveriesTable;
@@ -252,9 +279,10 @@ export interface GitHubDeliveriesTable {
 
 export type OrgRow = Selectable<OrgsTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
-/** A repository row; `github_installation_id` may be left out when writing one (it is null then). */
-export type RepoRow = Omit<Selectable<ReposTable>, 'github_installation_id'> & {
+/** A repository row; `github_installation_id` and `pr_url_template` may be left out when writing one (null then). */
+export type RepoRow = Omit<Selectable<ReposTable>, 'github_installation_id' | 'pr_url_template'> & {
   github_installation_id?: number | null;
+  pr_url_template?: string | null;
 };
 export type QueueRow = Selectable<QueuesTable>;
 export type NewQueue = Insertable<QueuesTable>;
@@ -269,3 +297,4 @@ export type NewTransition = Insertable<TransitionsTable>;
 export type WebhookSubscriptionRow = Selectable<WebhookSubscriptionsTable>;
 export type WebhookMessageRow = Selectable<WebhookMessagesTable>;
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
+export type NotifySubscriptionRow = Selectable<NotifySubscriptionsTable>;

@@ -5,13 +5,14 @@ import type { Database } from './database.js';
 export interface Pruned {
   effects: number;
   webhookMessages: number;
+  notifyMessages: number;
   queueEvents: number;
   githubDeliveries: number;
 }
 
 /**
- * Deletes what finished before `cutoffs.finished`: effects done or failed, webhook messages delivered
- * or given up (their attempts go with them), and queue events (each was fanned out when it was
+ * Deletes what finished before `cutoffs.finished`: effects done or failed, webhook and chat messages
+ * delivered or given up (their attempts go with them), and queue events (each was fanned out when it was
  * stored); and the GitHub delivery ids received before `cutoffs.githubDeliveries`.
  */
 export async function pruneFinished(
@@ -28,6 +29,11 @@ export async function pruneFinished(
     .where('status', 'in', ['delivered', 'failed'])
     .where('updated_at', '<', cutoffs.finished)
     .executeTakeFirst();
+  const notifyMessages = await db
+    .deleteFrom('notify_messages')
+    .where('status', 'in', ['delivered', 'failed'])
+    .where('updated_at', '<', cutoffs.finished)
+    .executeTakeFirst();
   const queueEvents = await db.deleteFrom('queue_events').where('created_at', '<', cutoffs.finished).executeTakeFirst();
   const githubDeliveries = await db
     .deleteFrom('github_deliveries')
@@ -36,6 +42,7 @@ export async function pruneFinished(
   return {
     effects: Number(effects.numDeletedRows),
     webhookMessages: Number(webhookMessages.numDeletedRows),
+    notifyMessages: Number(notifyMessages.numDeletedRows),
     queueEvents: Number(queueEvents.numDeletedRows),
     githubDeliveries: Number(githubDeliveries.numDeletedRows),
   };

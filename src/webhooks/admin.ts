@@ -19,7 +19,7 @@ import {
   updateMessage,
   updateSubscription,
 } from '../store/webhooks.js';
-import { EVENT_TYPES } from './events.js';
+import { FILTERABLE_EVENT_TYPES } from './events.js';
 import { generateSecret } from './signing.js';
 import { UrlPolicy, WebhookUrlError } from './url-policy.js';
 
@@ -103,16 +103,16 @@ function deliveryOf(m: WebhookMessageRow, attempts: WebhookAttemptRow[]): Delive
   };
 }
 
-/** The event types as given: a list of known types, or null for all; throws naming an unknown one. */
+/** The event types as given: a list of known types, or null for all of Trunk's; throws naming an unknown one. */
 export function parseEventTypes(events: readonly string[] | undefined | null): string[] | null {
   if (events === undefined || events === null) return null;
   const list = [...new Set(events.map((e) => e.trim()).filter((e) => e !== ''))];
   if (list.length === 0) return null;
   for (const e of list) {
-    if (!(EVENT_TYPES as readonly string[]).includes(e)) {
+    if (!(FILTERABLE_EVENT_TYPES as readonly string[]).includes(e)) {
       throw new HttpError(
         'VALIDATION_FAILED',
-        `unknown webhook event type ${JSON.stringify(e)}; known: ${EVENT_TYPES.join(', ')}`,
+        `unknown webhook event type ${JSON.stringify(e)}; known: ${FILTERABLE_EVENT_TYPES.join(', ')}`,
       );
     }
   }

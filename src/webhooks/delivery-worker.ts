@@ -16,13 +16,12 @@
  * Every attempt is recorded in webhook_attempts. Time comes from the injected Clock; timers only
  * wake the worker, the schedule is in the rows, so deliveries survive a restart.
  */
-import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock.js';
 import { OutboxWorker } from '../lib/outbox-worker.js';
 import { HOUR_MS, MINUTE_MS, SECOND_MS } from '../lib/time.js';
-import type { Database, WebhookMessageRow } from '../store/database.js';
+import type { Database, WebhookMessageRow, WebhookSubscriptionRow } from '../store/database.js';
 import {
   failPendingMessages,
   findSubscription,
@@ -34,7 +33,7 @@ import {
   updateMessage,
   updateSubscription,
 } from '../store/webhooks.js';
-import { postOnce } from './http-post.js';
+import { attemptPost, type Outcome } from './http-post.js';
 import { signedHeaders } from './signing.js';
 import { UrlPolicy } from './url-policy.js';
 
@@ -53,6 +52,13 @@ export const DEFAULT_TIMEOUT_MS = 15 * SECOND_MS;
 /** An endpoint failing continuously this long is disabled. */
 export const DISABLE_AFTER_MS = 5 * 24 * HOUR_MS;
 
+/** Sends one message to its subscription's endpoint once; says how it went (never throws). */
+export type SendAttempt = (
+  subscription: WebhookSubscriptionRow,
+  message: WebhookMessageRow,
+  at: number,
+) => Promise<Outcome>;
+
 export interface DeliveryWorkerDeps {
   db: Kysely<Database>;
   clock: Clock;
@@ -66,28 +72,42 @@ export interface DeliveryWorkerDeps {
   concurrency?: number;
   /** This instance's id, recorded on the messages it claims. */
   instanceId?: string;
+  /** How a message is sent; default: the stored body, POSTed with Standard Webhooks signature headers. */
+  send?: SendAttempt;
+  /** How long an endpoint may fail continuously before it is disabled; default 5 days. */
+  disableAfterMs?: number;
+  /** What the messages are, in log lines; default "webhook". */
+  what?: string;
 }
 
-interface Outcome {
-  success: boolean;
-  statusCode: number | null;
-  error: string | null;
-  durationMs: number;
-}
-
-export class WebhookDeliveryWorker extends OutboxWorker {
-  private readonly policy: UrlPolicy;
+/**
+ * Delivers the messages of an outbox with the webhook tables' shape: the webhooks' own, or another
+ * seen through store/outboxes.ts (chat notifications), with its own `send`.
+ */
+export class DeliveryWorker extends OutboxWorker {
   private readonly timeoutMs: number;
+  private readonly send: SendAttempt;
+  private readonly what: string;
 
   constructor(private readonly deps: DeliveryWorkerDeps) {
+    const what = deps.what ?? 'webhook';
     super({
       nextDueAt: () => nextMessageDueAt(deps.db),
       clock: deps.clock,
       ...(deps.idlePollMs !== undefined ? { idlePollMs: deps.idlePollMs } : {}),
-      onError: (err) => deps.logger?.error({ err }, 'webhook worker could not read the outbox'),
+      onError: (err) => deps.logger?.error({ err }, `${what} worker could not read the outbox`),
     });
-    this.policy = deps.policy ?? new UrlPolicy();
+    this.what = what;
     this.timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const policy = deps.policy ?? new UrlPolicy();
+    this.send =
+      deps.send ??
+      ((subscription, message, at) =>
+        attemptPost(policy, subscription.url, {
+          headers: signedHeaders(subscription.secret, message.message_id, Math.floor(at / 1000), message.body),
+          body: message.body,
+          timeoutMs: this.timeoutMs,
+        }));
   }
 
   protected async lookAtOutbox(): Promise<void> {
@@ -118,7 +138,7 @@ export class WebhookDeliveryWorker extends OutboxWorker {
     await Promise.all(
       claimed.map((m) =>
         this.attempt(m).catch((err: unknown) => {
-          this.deps.logger?.error({ err, message: m.message_id }, 'webhook attempt could not be recorded');
+          this.deps.logger?.error({ err, message: m.message_id }, `${this.what} attempt could not be recorded`);
         }),
       ),
     );
@@ -138,7 +158,7 @@ export class WebhookDeliveryWorker extends OutboxWorker {
       return;
     }
     const at = clock.now();
-    const outcome = await this.post(subscription.url, subscription.secret, message, at);
+    const outcome = await this.send(subscription, message, at);
     const now = clock.now();
     await insertAttempt(db, {
       message_id: message.message_id,
@@ -165,7 +185,7 @@ export class WebhookDeliveryWorker extends OutboxWorker {
         await updateSubscription(db, subscription.id, { failing_since: null, updated_at: now });
       logger?.debug(
         { message: message.message_id, url: subscription.url, status: outcome.statusCode },
-        'webhook delivered',
+        `${this.what} delivered`,
       );
       return;
     }
@@ -182,48 +202,18 @@ export class WebhookDeliveryWorker extends OutboxWorker {
     });
     logger?.warn(
       { message: message.message_id, url: subscription.url, status: outcome.statusCode, err: outcome.error, attempts },
-      giveUp ? 'webhook delivery failed; giving up' : 'webhook delivery failed; will retry',
+      giveUp ? `${this.what} delivery failed; giving up` : `${this.what} delivery failed; will retry`,
     );
     const since = await markFailing(db, subscription.id, at);
-    if (since !== null && now - since >= DISABLE_AFTER_MS) {
+    const disableAfterMs = this.deps.disableAfterMs ?? DISABLE_AFTER_MS;
+    if (since !== null && now - since >= disableAfterMs) {
       const reason = `every attempt failed since ${new Date(since).toISOString()} (last: ${outcome.error})`;
       await updateSubscription(db, subscription.id, { enabled: 0, disabled_reason: reason, updated_at: now });
       await failPendingMessages(db, subscription.id, 'the endpoint was disabled', now);
       logger?.warn(
         { subscription: subscription.id, url: subscription.url },
-        'webhook endpoint disabled after 5 days of failures',
+        `${this.what} endpoint disabled after ${Math.round(disableAfterMs / HOUR_MS / 24)} days of failures`,
       );
-    }
-  }
-
-  /** One HTTP attempt. */
-  private async post(url: string, secret: string, message: WebhookMessageRow, at: number): Promise<Outcome> {
-    const started = performance.now();
-    const done = (statusCode: number | null, error: string | null): Outcome => ({
-      success: error === null,
-      statusCode,
-      error,
-      durationMs: Math.round(performance.now() - started),
-    });
-    let target: URL;
-    try {
-      target = this.policy.check(url);
-    } catch (err) {
-      return done(null, err instanceof Error ? err.message : String(err));
-    }
-    const headers = signedHeaders(secret, message.message_id, Math.floor(at / 1000), message.body);
-    const signal = AbortSignal.timeout(this.timeoutMs);
-    try {
-      // The host's addresses are checked as the connection resolves them (policy.connectLookup).
-      const res = await postOnce(target, { headers, body: message.body, signal, lookup: this.policy.connectLookup });
-      if (res.status >= 200 && res.status < 300) return done(res.status, null);
-      if (res.status >= 300 && res.status < 400) {
-        return done(res.status, `redirects are not followed (${res.status} to ${res.location ?? 'nowhere'})`);
-      }
-      return done(res.status, `HTTP ${res.status}${res.text ? `: ${res.text.slice(0, 200)}` : ''}`);
-    } catch (err) {
-      if (signal.aborted) return done(null, `no answer within ${this.timeoutMs} ms`);
-      return done(null, err instanceof Error ? err.message : String(err));
     }
   }
 }

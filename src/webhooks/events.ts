@@ -26,7 +26,17 @@ export const BATCH_EVENT_TYPES = [
 
 export const EVENT_TYPES: readonly QueueEventPayload['type'][] = [...PR_EVENT_TYPES, ...BATCH_EVENT_TYPES];
 
+/**
+ * The queue's own state changes (extension): sent only to subscriptions whose filter names them, so a
+ * subscription to every event sees Trunk's event types and no others.
+ */
+export const QUEUE_EVENT_TYPES = ['queue.paused', 'queue.resumed', 'queue.frozen', 'queue.unfrozen'] as const;
+
+/** Every type a subscription's filter may name. */
+export const FILTERABLE_EVENT_TYPES: readonly QueueEventPayload['type'][] = [...EVENT_TYPES, ...QUEUE_EVENT_TYPES];
+
 export const isBatchEvent = (type: string): boolean => type.startsWith('pull_request_batch.');
+export const isQueueEvent = (type: string): boolean => type.startsWith('queue.');
 
 /** Where the event happened, and for PR events the PR's author (the engine's event does not carry them). */
 export interface EventContext {
@@ -64,6 +74,12 @@ export function eventBody(event: QueueEventPayload, ctx: EventContext): Record<s
   const action = event.type.slice(event.type.indexOf('.') + 1);
   const batch = isBatchEvent(event.type);
   const body: Record<string, unknown> = { type: event.type, action, status: action };
+  if (isQueueEvent(event.type)) {
+    body.repository = { host: ctx.repo.host, owner: ctx.repo.owner, name: ctx.repo.name };
+    body.target_branch = ctx.targetBranch;
+    body.timestamp = new Date(event.at).toISOString();
+    return body;
+  }
   if (batch) {
     body.pr_numbers = event.prNumbers;
     body.pr_numbers_in_batch = event.prNumbersInBatch;

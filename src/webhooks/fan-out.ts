@@ -1,76 +1,77 @@
 /**
- * Storing a queue event and fanning it out: in one transaction the event is stored in queue_events
- * and one message is queued per enabled subscription of the queue's organization that wants its
- * type. An event stored before (the effect ran again after a crash) is not fanned out again.
+ * Fanning a queue event out to webhook subscriptions: one message per enabled subscription of the
+ * queue's organization that wants its type, queued in the transaction that stores the event
+ * (app/executor/queue-events.ts).
  */
 import type { Kysely } from 'kysely';
 import type { QueueEventPayload } from '../engine/types.js';
 import type { Database } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
-import { insertQueueEvent } from '../store/queue-events.js';
 import { enabledSubscriptionsOfOrg, insertMessages } from '../store/webhooks.js';
-import { eventBody, isBatchEvent } from './events.js';
+import { eventBody, isBatchEvent, isQueueEvent } from './events.js';
 import { newMessageId } from './signing.js';
 
 /** Messages of one key are delivered in order: each PR's events, and a queue's batch events. */
 export function orderKey(queueId: string, event: QueueEventPayload): string {
+  if (isQueueEvent(event.type)) return `${queueId}:queue`;
   return isBatchEvent(event.type) ? `${queueId}:batch` : `${queueId}:pr:${event.prNumbers[0]}`;
 }
 
+/** Whether a subscription wants an event type: the types of its filter, or (none) Trunk's types. */
 export const wants = (events: string | null, type: string): boolean =>
-  events === null || (JSON.parse(events) as string[]).includes(type);
+  events === null ? !isQueueEvent(type) : (JSON.parse(events) as string[]).includes(type);
 
-/** Stores the event and queues its deliveries; returns how many messages were queued. */
-export async function recordQueueEvent(
-  db: Kysely<Database>,
+/** The queue an event happened in, as the fan-out reads it. */
+export interface EventPlace {
+  orgId: string;
+  host: string;
+  owner: string;
+  name: string;
+  targetBranch: string;
+}
+
+/** Queues the event's webhook deliveries (in the transaction that stored it); returns how many. */
+export async function queueWebhookMessages(
+  trx: Kysely<Database>,
   queueId: string,
-  key: string,
+  eventId: number,
   event: QueueEventPayload,
   at: number,
+  where: EventPlace,
 ): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const eventId = await insertQueueEvent(trx, queueId, key, event, at);
-    if (eventId === null) return 0;
-    const where = await trx
-      .selectFrom('queues')
-      .innerJoin('repos', 'repos.id', 'queues.repo_id')
-      .select(['repos.org_id', 'repos.host', 'repos.owner', 'repos.name', 'queues.target_branch'])
-      .where('queues.id', '=', queueId)
-      .executeTakeFirst();
-    if (!where) return 0;
-    const subscriptions = (await enabledSubscriptionsOfOrg(trx, where.org_id)).filter((s) =>
-      wants(s.events, event.type),
-    );
-    if (subscriptions.length === 0) return 0;
-    const author = isBatchEvent(event.type) ? '' : ((await findEntry(trx, queueId, event.prNumbers[0]!))?.author ?? '');
-    const body = JSON.stringify(
-      eventBody(event, {
-        repo: { host: where.host, owner: where.owner, name: where.name },
-        targetBranch: where.target_branch,
-        author,
-      }),
-    );
-    await insertMessages(
-      trx,
-      subscriptions.map((s) => ({
-        message_id: newMessageId(),
-        subscription_id: s.id,
-        queue_id: queueId,
-        event_id: eventId,
-        event_type: event.type,
-        order_key: orderKey(queueId, event),
-        body,
-        status: 'pending' as const,
-        attempts: 0,
-        manual: 0,
-        next_attempt_at: at,
-        last_status_code: null,
-        last_error: null,
-        delivered_at: null,
-        created_at: at,
-        updated_at: at,
-      })),
-    );
-    return subscriptions.length;
-  });
+  const subscriptions = (await enabledSubscriptionsOfOrg(trx, where.orgId)).filter((s) => wants(s.events, event.type));
+  if (subscriptions.length === 0) return 0;
+  const author =
+    isBatchEvent(event.type) || isQueueEvent(event.type)
+      ? ''
+      : ((await findEntry(trx, queueId, event.prNumbers[0]!))?.author ?? '');
+  const body = JSON.stringify(
+    eventBody(event, {
+      repo: { host: where.host, owner: where.owner, name: where.name },
+      targetBranch: where.targetBranch,
+      author,
+    }),
+  );
+  await insertMessages(
+    trx,
+    subscriptions.map((s) => ({
+      message_id: newMessageId(),
+      subscription_id: s.id,
+      queue_id: queueId,
+      event_id: eventId,
+      event_type: event.type,
+      order_key: orderKey(queueId, event),
+      body,
+      status: 'pending' as const,
+      attempts: 0,
+      manual: 0,
+      next_attempt_at: at,
+      last_status_code: null,
+      last_error: null,
+      delivered_at: null,
+      created_at: at,
+      updated_at: at,
+    })),
+  );
+  return subscriptions.length;
 }

@@ -7,6 +7,8 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { UrlPolicy } from './url-policy.js';
 
 const KEPT_BYTES = 4096;
 
@@ -51,5 +53,61 @@ export function postOnce(
     );
     req.on('error', reject);
     req.end(opts.body);
+  });
+}
+
+/** How one delivery attempt went: success = a 2xx answer within the timeout. */
+export interface Outcome {
+  success: boolean;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** Times an attempt and turns its answer (a status, or an error) into an Outcome; never throws. */
+export async function timedAttempt(
+  attempt: () => Promise<{ statusCode: number | null; error: string | null }>,
+): Promise<Outcome> {
+  const started = performance.now();
+  let result: { statusCode: number | null; error: string | null };
+  try {
+    result = await attempt();
+  } catch (err) {
+    result = { statusCode: null, error: err instanceof Error ? err.message : String(err) };
+  }
+  return { ...result, success: result.error === null, durationMs: Math.round(performance.now() - started) };
+}
+
+/** Why an answer is a failure, or null for a 2xx. Redirects are not followed: a 3xx is a failure. */
+export function answerError(status: number, location: string | null, text: string): string | null {
+  if (status >= 200 && status < 300) return null;
+  if (status >= 300 && status < 400) return `redirects are not followed (${status} to ${location ?? 'nowhere'})`;
+  return `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}`;
+}
+
+/**
+ * One POST of `body` to `url` under the URL policy: the URL is checked, and the host's addresses as
+ * the connection resolves them (policy.connectLookup).
+ */
+export function attemptPost(
+  policy: UrlPolicy,
+  url: string,
+  opts: { headers: Record<string, string>; body: string; timeoutMs: number },
+): Promise<Outcome> {
+  return timedAttempt(async () => {
+    const target = policy.check(url);
+    const signal = AbortSignal.timeout(opts.timeoutMs);
+    try {
+      const res = await postOnce(target, {
+        headers: opts.headers,
+        body: opts.body,
+        signal,
+        lookup: policy.connectLookup,
+      });
+      return { statusCode: res.status, error: answerError(res.status, res.location, res.text) };
+    } catch (err) {
+      if (signal.aborted) return { statusCode: null, error: `no answer within ${opts.timeoutMs} ms` };
+      throw err;
+    }
   });
 }

@@ -33,6 +33,8 @@ export interface TestServiceOptions {
   databaseUrl?: string;
   /** Start time of the clock (ms since the epoch). */
   now?: number;
+  /** The server's public URL (dashboard links of chat notifications). */
+  publicUrl?: string;
 }
 
 export interface TestService {
@@ -67,6 +69,7 @@ export async function createTestService(opts: TestServiceOptions = {}): Promise<
     forges: { git: forge, github: forge },
     pollIntervalMs: 60_000,
     newId: randomUUID,
+    ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
     createCi: (onStatus) => {
       ci.onStatus = onStatus;
       return ci;

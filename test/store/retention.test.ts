@@ -122,6 +122,7 @@ describe.each(databases)('retention sweep on $name', (database) => {
     expect(pruned).toEqual({
       effects: old.effects - old.pendingEffects,
       webhookMessages: 2,
+      notifyMessages: 0,
       queueEvents: old.events,
       githubDeliveries: 1,
     });
@@ -142,6 +143,7 @@ describe.each(databases)('retention sweep on $name', (database) => {
     expect(await t.app.retention.sweepOnce()).toEqual({
       effects: 0,
       webhookMessages: 0,
+      notifyMessages: 0,
       queueEvents: 0,
       githubDeliveries: 0,
     });

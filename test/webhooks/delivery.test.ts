@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuthContext } from '../../src/app/service-port.js';
-import { WebhookDeliveryWorker } from '../../src/webhooks/delivery-worker.js';
+import { DeliveryWorker } from '../../src/webhooks/delivery-worker.js';
 import { UrlPolicy } from '../../src/webhooks/url-policy.js';
 import { createQueueFixture, type QueueFixture, type TestService } from '../helpers/service.js';
 import { Receiver } from './receiver.js';
@@ -250,7 +250,7 @@ describe('webhook delivery', () => {
 
   it('a receiver slower than the timeout fails the attempt; the next attempt succeeds', async () => {
     const { t, ctx } = await setUp();
-    const worker = new WebhookDeliveryWorker({ db: t.db, clock: t.clock, timeoutMs: 300 });
+    const worker = new DeliveryWorker({ db: t.db, clock: t.clock, timeoutMs: 300 });
     receiver.behaviour = { kind: 'slow', ms: 3_000 };
     await drive(t, ctx, [1]);
     await worker.drain();
@@ -290,7 +290,7 @@ describe('webhook delivery', () => {
       `http://hooks.test:${new URL(receiver.url).port}/hooks`,
     );
     receiver.secret = secret;
-    const worker = new WebhookDeliveryWorker({ db: t.db, clock: t.clock, policy });
+    const worker = new DeliveryWorker({ db: t.db, clock: t.clock, policy });
     t.forge.openPr(REPO, { number: 1 });
     await t.service.submitPullRequest(ctx, t.key(REPO), { prNumber: 1 });
     await t.runEffects();

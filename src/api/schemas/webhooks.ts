@@ -1,12 +1,12 @@
 /** Schemas of the webhook extension endpoints (docs/webhooks.md). */
 import { Type } from '@sinclair/typebox';
-import { EVENT_TYPES } from '../../webhooks/events.js';
+import { FILTERABLE_EVENT_TYPES } from '../../webhooks/events.js';
 import { DateTime, Name, Nullable, RequestObject } from './common.js';
 
 const EventType = Type.Union(
-  EVENT_TYPES.map((t) => Type.Literal(t)),
+  FILTERABLE_EVENT_TYPES.map((t) => Type.Literal(t)),
   {
-    'x-expected': `one of ${EVENT_TYPES.join(', ')}`,
+    'x-expected': `one of ${FILTERABLE_EVENT_TYPES.join(', ')}`,
   },
 );
 
@@ -22,7 +22,7 @@ export const CreateWebhookRequest = RequestObject({
     Type.Array(EventType, {
       minItems: 1,
       uniqueItems: true,
-      description: 'Event types to send; absent = every event type',
+      description: "Event types to send; absent = every one of Trunk's event types (queue.* only when named)",
     }),
   ),
 });

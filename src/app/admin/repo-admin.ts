@@ -25,6 +25,8 @@ export interface ConnectRepoRequest {
   requiredStatuses?: string[];
   /** GitHub App installation id (github forge); absent = looked up from the repository. */
   installationId?: number;
+  /** Where a PR is shown on its forge, `{n}` = PR number; absent = https://HOST/OWNER/NAME/pull/N. */
+  prUrlTemplate?: string;
 }
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
@@ -43,6 +45,11 @@ export async function connectRepo(db: Kysely<Database>, req: ConnectRepoRequest,
   const { host, owner, name } = parseRepoSlug(req.slug);
   if (req.prRefPattern !== undefined && !req.prRefPattern.includes('{n}')) {
     throw new Error(`Invalid PR ref pattern "${req.prRefPattern}": it must contain {n}, e.g. refs/pull/{n}/head`);
+  }
+  if (req.prUrlTemplate !== undefined && !/^https?:\/\/[^/]+.*\{n\}/.test(req.prUrlTemplate)) {
+    throw new Error(
+      `Invalid PR URL template "${req.prUrlTemplate}": an http(s) URL containing {n}, e.g. https://git.example.com/acme/web/pulls/{n}`,
+    );
   }
   // git runs in a mirror under the data dir: a relative path would name a place there.
   if (req.remote && isLocalPath(req.remote) && !path.isAbsolute(req.remote)) {
@@ -73,6 +80,7 @@ export async function connectRepo(db: Kysely<Database>, req: ConnectRepoRequest,
       req.requiredStatuses && req.requiredStatuses.length > 0 ? JSON.stringify(req.requiredStatuses) : null,
     created_at: at,
     ...(req.installationId !== undefined ? { github_installation_id: req.installationId } : {}),
+    ...(req.prUrlTemplate !== undefined ? { pr_url_template: req.prUrlTemplate } : {}),
   };
   await insertRepo(db, row);
   return row;

@@ -10,7 +10,7 @@
  *   startCi          → (fixes required statuses; the outcome comes later from statuses, see ci-outcome)
  *   merge            → merged | mergeFailed
  *   scheduleWakeup   → tick
- *   emitEvent        → stored in queue_events and fanned out to webhook subscriptions (webhooks/fan-out.ts)
+ *   emitEvent        → stored in queue_events and fanned out to webhook subscriptions and chat channels (queue-events.ts)
  *   cancelCi, deleteTestBranch → nothing
  *
  * Effects of one queue run one at a time, by that queue's worker; different queues run side by side,
@@ -39,7 +39,8 @@ import {
 import { findQueueById } from '../../store/queues.js';
 import { findRepoById } from '../../store/repos.js';
 import { findRunRow, runOf, setRunRequiredStatuses } from '../../store/test-runs.js';
-import { recordQueueEvent } from '../../webhooks/fan-out.js';
+import { recordQueueEvent } from './queue-events.js';
+import type { NoticeContext } from '../../notify/fan-out.js';
 import { forgeFor, type Adapters } from '../adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
 import type { QueueExecutor } from './queue-executor.js';
@@ -67,6 +68,10 @@ export interface EffectRunnerDeps {
   batchSize?: number;
   /** Told when an event queued webhook deliveries. */
   onWebhookMessages?: () => void;
+  /** Told when an event queued chat notifications. */
+  onNotifications?: () => void;
+  /** How chat notifications are written: the reason sentences, the server's public URL. */
+  notices: NoticeContext;
 }
 
 export class EffectRunner extends OutboxWorker {
@@ -281,15 +286,17 @@ export class EffectRunner extends OutboxWorker {
               ...(r.newSha ? { newTargetSha: r.newSha } : {}),
             };
       }
-      case 'emitEvent':
-        if ((await recordQueueEvent(db, queueId, effect.key, effect.event, clock.now())) > 0)
-          this.deps.onWebhookMessages?.();
+      case 'emitEvent': {
+        const queued = await recordQueueEvent(db, queueId, effect.key, effect.event, clock.now(), this.deps.notices);
+        if (queued.webhooks > 0) this.deps.onWebhookMessages?.();
+        if (queued.notifications > 0) this.deps.onNotifications?.();
         await forgeFor(adapters, binding).onQueueEvent?.(
           binding,
           { targetBranch: queue.target_branch, config: queueConfigOf(queue) },
           effect.event,
         );
         return null;
+      }
       case 'scheduleWakeup':
         return { kind: 'tick', at: clock.now() };
     }

@@ -25,6 +25,7 @@ import type { Database } from '../../store/database.js';
 import { releaseForeignClaims, reissueEffect } from '../../store/effects.js';
 import { findRunRow, listRunsWithForeignCi } from '../../store/test-runs.js';
 import { releaseDeliveryClaims } from '../../store/webhooks.js';
+import { notifyOutbox } from '../../store/outboxes.js';
 import type { Adapters } from '../adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
 import type { Clock } from '../../lib/clock.js';
@@ -45,13 +46,15 @@ export async function takeOverQueues(
   formerHolders: readonly string[],
 ): Promise<void> {
   const { db, clock, ciOutcome, instanceId, logger } = deps;
-  const deliveries = await releaseDeliveryClaims(
-    db,
-    formerHolders.filter((id) => id !== instanceId),
-    clock.now(),
-  );
+  const dead = formerHolders.filter((id) => id !== instanceId);
+  const deliveries =
+    (await releaseDeliveryClaims(db, dead, clock.now())) +
+    (await releaseDeliveryClaims(notifyOutbox(db), dead, clock.now()));
   if (deliveries > 0)
-    logger?.info({ from: formerHolders, deliveries }, 'resending webhook deliveries of an instance taken over');
+    logger?.info(
+      { from: formerHolders, deliveries },
+      'resending webhook and chat deliveries of an instance taken over',
+    );
   for (const queueId of queueIds) {
     const released = await releaseForeignClaims(db, queueId, instanceId, clock.now());
     const restarted: string[] = [];

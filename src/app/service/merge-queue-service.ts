@@ -45,6 +45,7 @@ import { renderMetrics } from '../read-models/metrics.js';
 import { prReason } from '../read-models/pr-reason.js';
 import type { QueueExecutor } from '../executor/queue-executor.js';
 import { WebhookAdmin } from '../../webhooks/admin.js';
+import { NotifyAdmin } from '../../notify/admin.js';
 import type { UrlPolicy } from '../../webhooks/url-policy.js';
 import { queueOfOrg, repoOfOrg } from '../read-models/queue-lookup.js';
 import { bindingOf, repoRefOf, repoSlug } from '../repo-binding.js';
@@ -93,9 +94,15 @@ export class GreenlineService implements MergeQueueService {
   private readonly tokens: TokenCache;
   private readonly configOf = lastParsed<Readonly<QueueConfig>>();
   readonly webhooks: WebhookAdmin;
+  readonly notifications: NotifyAdmin;
 
   constructor(private readonly deps: ServiceDeps) {
     this.tokens = new TokenCache(deps.db, deps.clock);
+    this.notifications = new NotifyAdmin({
+      db: deps.db,
+      clock: deps.clock,
+      ...(deps.webhookPolicy ? { policy: deps.webhookPolicy } : {}),
+    });
     this.webhooks = new WebhookAdmin({
       db: deps.db,
       clock: deps.clock,
