@@ -4,10 +4,11 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Json } from '../helpers/json.js';
 
 export interface ChatPost {
   path: string;
-  body: any;
+  body: Json;
   answered: number;
 }
 

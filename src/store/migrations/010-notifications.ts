@@ -7,11 +7,11 @@
  *   webhook_messages and webhook_attempts (one set of outbox queries serves both: store/outboxes.ts);
  * - repos.pr_url_template: where a PR is shown on its forge (`{n}` = PR number); null = the GitHub URL.
  */
-import type { Kysely, Migration } from 'kysely';
+import type { Migration } from 'kysely';
 import { withAutoId } from '../dialect.js';
 
 export const notifications: Migration = {
-  async up(db: Kysely<any>): Promise<void> {
+  async up(db): Promise<void> {
     await db.schema
       .createTable('notify_subscriptions')
       .addColumn('id', 'text', (c) => c.primaryKey())
@@ -80,7 +80,7 @@ export const notifications: Migration = {
     await db.schema.alterTable('repos').addColumn('pr_url_template', 'text').execute();
   },
 
-  async down(db: Kysely<any>): Promise<void> {
+  async down(db): Promise<void> {
     await db.schema.alterTable('repos').dropColumn('pr_url_template').execute();
     for (const t of ['notify_attempts', 'notify_messages', 'notify_subscriptions'])
       await db.schema.dropTable(t).execute();
