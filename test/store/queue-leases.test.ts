@@ -55,6 +55,17 @@ describe.each(databases)('queue leases on $name', (database) => {
     await db.destroy();
   });
 
+  /** Wakeup effects in q1's outbox, each due at its time. */
+  const insertWakeups = (due: Record<string, number>) =>
+    db.transaction().execute((trx) =>
+      insertEffects(
+        trx,
+        'q1',
+        Object.entries(due).map(([key, runAt]) => ({ effect: wakeup(key), runAt })),
+        1,
+      ),
+    );
+
   it('acquire: free queues go to the first asker; a held one to nobody else', async () => {
     expect(await listQueueIds(db)).toEqual(['q1', 'q2']);
     expect((await acquireQueueLeases(db, ['q1', 'q2'], 'A', 100, 100 + TTL)).sort()).toEqual(['q1', 'q2']);
@@ -106,18 +117,7 @@ describe.each(databases)('queue leases on $name', (database) => {
   });
 
   it('effects are claimed only by the lease holder, with its id; a takeover hands foreign claims back', async () => {
-    await db.transaction().execute((trx) =>
-      insertEffects(
-        trx,
-        'q1',
-        [
-          { effect: wakeup('w1'), runAt: 100 },
-          { effect: wakeup('w2'), runAt: 100 },
-          { effect: wakeup('w3'), runAt: 5000 },
-        ],
-        1,
-      ),
-    );
+    await insertWakeups({ w1: 100, w2: 100, w3: 5000 });
     const due = (holder: string, now: number) =>
       db.transaction().execute((trx) => selectDueEffectIds(trx, now, 10, 'q1', holder));
     expect(await due('A', 150)).toEqual([]); // nobody holds q1
@@ -156,17 +156,7 @@ describe.each(databases)('queue leases on $name', (database) => {
   });
 
   it('a finished effect is issued again once; a pending one is left alone', async () => {
-    await db.transaction().execute((trx) =>
-      insertEffects(
-        trx,
-        'q1',
-        [
-          { effect: wakeup('w1'), runAt: 100 },
-          { effect: wakeup('w2'), runAt: 100 },
-        ],
-        1,
-      ),
-    );
+    await insertWakeups({ w1: 100, w2: 100 });
     const [w1] = await listEffects(db, 'q1');
     await completeEffect(db, w1!.id, 200);
     expect(await reissueEffect(db, 'q1', 'w1', 300)).toBe(true);
