@@ -285,14 +285,21 @@ describe('github forge: advanceTarget', () => {
 });
 
 describe('github forge: rate limits', () => {
+  /** PR 1's reads answer 429, a secondary rate limit to retry after `retryAfter` seconds, `times` times. */
+  const secondaryRateLimit = (
+    api: FakeGitHubApi,
+    retryAfter: string,
+    times = 1,
+    message = 'You have exceeded a secondary rate limit.',
+  ) => api.failNext('GET', /pulls\/1$/, 429, { message }, { 'retry-after': retryAfter }, times);
+
   it('429 secondary rate limit with retry-after: waits and retries the same request', async () => {
     const { api } = repoWithPrs();
-    api.failNext(
-      'GET',
-      /pulls\/1$/,
-      429,
-      { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' },
-      { 'retry-after': '3' },
+    secondaryRateLimit(
+      api,
+      '3',
+      1,
+      'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
     );
     const pr = await makeForge(api).getPullRequest(bindingFor(api), 1);
     expect(pr?.number).toBe(1);
@@ -318,13 +325,7 @@ describe('github forge: rate limits', () => {
 
   it('a wait longer than maxWaitSeconds is not waited: the call fails and the effect is retried later', async () => {
     const { api } = repoWithPrs();
-    api.failNext(
-      'GET',
-      /pulls\/1$/,
-      429,
-      { message: 'You have exceeded a secondary rate limit.' },
-      { 'retry-after': '3600' },
-    );
+    secondaryRateLimit(api, '3600');
     const forge = makeForge(api, { throttle: { ...makeForgeThrottle(), maxWaitSeconds: 60 } });
     await expect(forge.getPullRequest(bindingFor(api), 1)).rejects.toThrow(/secondary rate limit/);
     expect(api.calls).toHaveLength(1);
@@ -332,14 +333,7 @@ describe('github forge: rate limits', () => {
 
   it('gives up after maxRetries rate-limited answers', async () => {
     const { api } = repoWithPrs();
-    api.failNext(
-      'GET',
-      /pulls\/1$/,
-      429,
-      { message: 'You have exceeded a secondary rate limit.' },
-      { 'retry-after': '1' },
-      5,
-    );
+    secondaryRateLimit(api, '1', 5);
     const forge = makeForge(api, { throttle: { ...makeForgeThrottle(), maxRetries: 2 } });
     await expect(forge.getPullRequest(bindingFor(api), 1)).rejects.toThrow(/secondary rate limit/);
     expect(api.calls).toHaveLength(3);
