@@ -18,6 +18,7 @@ import {
   type TestRun,
 } from '../src/engine/index.js';
 import { Prng } from '../src/sim/prng.js';
+import { entryRecord } from '../test/store/records.js';
 
 const CONCURRENCY = 25;
 
@@ -32,34 +33,18 @@ function queue(size: number, mode: QueueConfig['mode']): QueueSnapshot {
   for (let n = 1; n <= size; n++) {
     const targets =
       mode === 'parallel' ? Array.from({ length: 5 }, () => `//target:${Math.floor(random() * 50_000)}`) : null;
-    entries.push({
-      id: `entry-${n}`,
-      prNumber: n,
-      trip: 1,
-      state: 'PENDING',
-      stateChangedAt: n,
-      submittedAt: n,
-      admittedAt: n,
-      headSha: `head${n}`,
-      baseBranch: 'main',
-      title: `PR ${n}`,
-      author: 'dev',
-      mergeability: 'mergeable',
-      priorityValue: 100,
-      priorityName: 'medium',
-      usedDefaultPriorityName: 'medium',
-      skipTheLine: false,
-      noBatch: false,
-      forceEnqueued: false,
-      impactedTargets: targets,
-      runId: null,
-      verifiedByTestRun: null,
-      lastReason: 'MERGE_ITEM_NOW_READY',
-      timeline: [
-        { at: n, from: null, to: 'NOT_READY', reason: 'API_REQUESTED' },
-        { at: n, from: 'NOT_READY', to: 'PENDING', reason: 'MERGE_ITEM_NOW_READY' },
-      ],
-    });
+    entries.push(
+      entryRecord(n, {
+        stateChangedAt: n,
+        submittedAt: n,
+        admittedAt: n,
+        impactedTargets: targets,
+        timeline: [
+          { at: n, from: null, to: 'NOT_READY', reason: 'API_REQUESTED' },
+          { at: n, from: 'NOT_READY', to: 'PENDING', reason: 'MERGE_ITEM_NOW_READY' },
+        ],
+      }),
+    );
   }
   return { ...base, targetSha: 'S0', entries, internal: { targetHistory: [{ sha: 'S0', prs: [] }] } };
 }

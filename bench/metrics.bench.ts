@@ -29,6 +29,7 @@ import { insertQueue } from '../src/store/queues.js';
 import { upsertRuns } from '../src/store/test-runs.js';
 import { insertTransitions } from '../src/store/transitions.js';
 import { Prng } from '../src/sim/prng.js';
+import { entryRecord } from '../test/store/records.js';
 
 const QUEUES = 10;
 const HISTORY = 100_000;
@@ -73,31 +74,19 @@ function trip(
   const admitted = timeline.find((i) => i.to === 'PENDING');
   return {
     run,
-    entry: {
-      id: `entry-${n}`,
-      prNumber: n,
-      trip: 1,
+    entry: entryRecord(n, {
       state: last.to,
       stateChangedAt: last.at,
       submittedAt: start,
       admittedAt: admitted?.at ?? null,
       headSha: `head-${n}`,
-      baseBranch: 'main',
       title: `Change ${n}`,
       author: 'dev',
-      mergeability: 'mergeable',
-      priorityValue: 100,
-      priorityName: 'medium',
-      usedDefaultPriorityName: 'medium',
-      skipTheLine: false,
-      noBatch: false,
-      forceEnqueued: false,
       impactedTargets: parallel ? [`//t:${Math.floor(random() * 300)}`, `//t:${Math.floor(random() * 300)}`] : null,
       runId: run?.id ?? null,
-      verifiedByTestRun: null,
       lastReason: last.reason,
       timeline,
-    },
+    }),
   };
 }
 

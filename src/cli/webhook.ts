@@ -106,68 +106,52 @@ Examples:
       });
     });
 
-  withStoreOptions(webhook.command('remove'))
-    .description('remove a subscription and its deliveries (pending ones are not sent)')
-    .argument('<id>', 'subscription id (see `webhook list`)')
-    .addHelpText(
-      'after',
-      `
+  /** `webhook NAME <id>`, on one subscription; its help shows an example with `exampleFlags`. */
+  const subscriptionCommand = (name: string, description: string, exampleFlags = '') =>
+    withStoreOptions(webhook.command(name))
+      .description(description)
+      .argument('<id>', 'subscription id (see `webhook list`)')
+      .addHelpText(
+        'after',
+        `
 Example:
-  $ greenline webhook remove 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c`,
-    )
-    .action(async (id: string, opts: StoreFlags) => {
+  $ greenline webhook ${name} 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c${exampleFlags ? ` ${exampleFlags}` : ''}`,
+      );
+
+  subscriptionCommand('remove', 'remove a subscription and its deliveries (pending ones are not sent)').action(
+    async (id: string, opts: StoreFlags) => {
       await withStore(opts, async (db) => {
         await adminOf(db, opts).remove(null, id);
         process.stdout.write(`Removed webhook ${id}.\n`);
       });
-    });
+    },
+  );
 
-  withStoreOptions(webhook.command('rotate-secret'))
-    .description(
-      "replace a subscription's signing secret; the new one is printed once, alone on the last line, and the old one stops at once",
-    )
-    .argument('<id>', 'subscription id (see `webhook list`)')
-    .addHelpText(
-      'after',
-      `
-Example:
-  $ greenline webhook rotate-secret 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c`,
-    )
-    .action(async (id: string, opts: StoreFlags) => {
-      await withStore(opts, async (db) => {
-        const secret = await adminOf(db, opts).rotateSecret(null, id);
-        process.stdout.write(`New signing secret of webhook ${id}, shown only this once:\n${secret}\n`);
-      });
+  subscriptionCommand(
+    'rotate-secret',
+    "replace a subscription's signing secret; the new one is printed once, alone on the last line, and the old one stops at once",
+  ).action(async (id: string, opts: StoreFlags) => {
+    await withStore(opts, async (db) => {
+      const secret = await adminOf(db, opts).rotateSecret(null, id);
+      process.stdout.write(`New signing secret of webhook ${id}, shown only this once:\n${secret}\n`);
     });
+  });
 
-  withStoreOptions(webhook.command('enable'))
-    .description('enable a subscription that was disabled after 5 days of failed deliveries')
-    .argument('<id>', 'subscription id (see `webhook list`)')
-    .addHelpText(
-      'after',
-      `
-Example:
-  $ greenline webhook enable 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c`,
-    )
-    .action(async (id: string, opts: StoreFlags) => {
+  subscriptionCommand('enable', 'enable a subscription that was disabled after 5 days of failed deliveries').action(
+    async (id: string, opts: StoreFlags) => {
       await withStore(opts, async (db) => {
         await adminOf(db, opts).enable(null, id);
         process.stdout.write(`Enabled webhook ${id}.\n`);
       });
-    });
+    },
+  );
 
-  withStoreOptions(webhook.command('deliveries'))
-    .description(
-      "list a subscription's latest deliveries, newest first, with every attempt (time, result, HTTP status, duration, error)",
-    )
-    .argument('<id>', 'subscription id (see `webhook list`)')
+  subscriptionCommand(
+    'deliveries',
+    "list a subscription's latest deliveries, newest first, with every attempt (time, result, HTTP status, duration, error)",
+    '--limit 5',
+  )
     .option('--limit <n>', 'at most this many deliveries', '20')
-    .addHelpText(
-      'after',
-      `
-Example:
-  $ greenline webhook deliveries 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c --limit 5`,
-    )
     .action(async (id: string, opts: StoreFlags & { limit: string }) => {
       const limit = Number(opts.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000)

@@ -45,9 +45,14 @@ export const DEMO_TEST_SH = [
   '',
 ].join('\n');
 
+/** settings.conf serving on `port`: the line the two config PRs both change. */
+const settings = (port: number): Record<string, string> => ({
+  'settings.conf': `name = shop\nport = ${port}\nlog = info\n`,
+});
+
 const BASE_FILES: Record<string, string> = {
   'README.md': "# shop\n\nA tiny project that greenline's demo merges pull requests into.\n",
-  'settings.conf': 'name = shop\nport = 8000\nlog = info\n',
+  ...settings(8000),
   'features/checkout.txt': 'works\n',
   'test.sh': DEMO_TEST_SH,
 };
@@ -68,22 +73,12 @@ const PR_SPECS: PrSpec[] = [
   { title: 'Expose the orders API', area: 'api', outcome: 'pass' },
   { title: 'Add gift cards', area: 'api', outcome: 'fail' },
   { title: 'Document the install steps', area: 'docs', outcome: 'pass' },
-  {
-    title: 'Serve on port 9000',
-    area: 'config',
-    outcome: 'pass',
-    files: { 'settings.conf': 'name = shop\nport = 9000\nlog = info\n' },
-  },
+  { title: 'Serve on port 9000', area: 'config', outcome: 'pass', files: settings(9000) },
   { title: 'Add product reviews', area: 'web', outcome: 'pass' },
   { title: 'Rate-limit the API', area: 'api', outcome: 'pass' },
   { title: 'Add a currency switcher', area: 'web', outcome: 'fail' },
   { title: 'Document the API', area: 'docs', outcome: 'pass' },
-  {
-    title: 'Serve on port 7000',
-    area: 'config',
-    outcome: 'conflict',
-    files: { 'settings.conf': 'name = shop\nport = 7000\nlog = info\n' },
-  },
+  { title: 'Serve on port 7000', area: 'config', outcome: 'conflict', files: settings(7000) },
   { title: 'Add order tracking', area: 'api', outcome: 'pass' },
   { title: 'Add a dark theme', area: 'web', outcome: 'fail' },
   { title: 'Add a changelog', area: 'docs', outcome: 'pass' },

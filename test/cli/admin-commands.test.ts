@@ -85,90 +85,55 @@ describe('greenline token', () => {
 });
 
 describe('greenline repo', () => {
+  /** `greenline repo connect SLUG --org acme FLAGS… --data-dir <dir>`, run in `cwd`. */
+  const connectRepo = (slug: string, flags: string[], cwd?: string) =>
+    runCli(['repo', 'connect', slug, '--org', 'acme', ...flags, '--data-dir', dir], {}, cwd);
+  const listRepos = async (): Promise<string> => (await runCli(['repo', 'list', '--data-dir', dir])).stdout;
+
   it('connect, list, disconnect', async () => {
     const remote = join(dir, 'web.git');
     execFileSync('git', ['init', '-q', '--bare', remote]);
-    const c = await runCli([
-      'repo',
-      'connect',
-      'github.com/acme/web',
-      '--org',
-      'acme',
+    const c = await connectRepo('github.com/acme/web', [
       '--forge',
       'git',
       '--remote',
       remote,
       '--ci-command',
       'npm test',
-      '--data-dir',
-      dir,
     ]);
     expect(c.code).toBe(0);
     expect(c.stdout).toContain('Connected github.com/acme/web');
 
-    const l = await runCli(['repo', 'list', '--data-dir', dir]);
-    expect(l.stdout).toMatch(
+    expect(await listRepos()).toMatch(
       new RegExp(
         `github\\.com/acme/web\\s+org acme\\s+forge git\\s+remote ${remote.replace(/[.]/g, '\\.')}\\s+ci: npm test`,
       ),
     );
 
-    const dup = await runCli([
-      'repo',
-      'connect',
-      'github.com/acme/web',
-      '--org',
-      'acme',
-      '--forge',
-      'git',
-      '--remote',
-      '/x',
-      '--no-remote-check',
-      '--data-dir',
-      dir,
-    ]);
+    const dup = await connectRepo('github.com/acme/web', ['--forge', 'git', '--remote', '/x', '--no-remote-check']);
     expect(dup.code).toBe(1);
     expect(dup.stderr).toMatch(/already connected/);
 
     const d = await runCli(['repo', 'disconnect', 'github.com/acme/web', '--data-dir', dir]);
     expect(d.code).toBe(0);
-    expect((await runCli(['repo', 'list', '--data-dir', dir])).stdout).toContain('No repositories connected.');
+    expect(await listRepos()).toContain('No repositories connected.');
     const d2 = await runCli(['repo', 'disconnect', 'github.com/acme/web', '--data-dir', dir]);
     expect(d2.stderr).toMatch(/is not connected/);
   });
 
   it('refuses a remote git cannot reach, naming it and the way around (exit 2); --no-remote-check connects it anyway', async () => {
     const missing = join(dir, 'no-such-remote.git');
-    const r = await runCli([
-      'repo',
-      'connect',
-      'example.com/acme/gone',
-      '--org',
-      'acme',
-      '--forge',
-      'git',
-      '--remote',
-      missing,
-      '--data-dir',
-      dir,
-    ]);
+    const r = await connectRepo('example.com/acme/gone', ['--forge', 'git', '--remote', missing]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`Cannot reach the remote ${missing}`);
     expect(r.stderr).toMatch(/--no-remote-check/);
-    expect((await runCli(['repo', 'list', '--data-dir', dir])).stdout).not.toContain('example.com/acme/gone');
-    const forced = await runCli([
-      'repo',
-      'connect',
-      'example.com/acme/gone',
-      '--org',
-      'acme',
+    expect(await listRepos()).not.toContain('example.com/acme/gone');
+    const forced = await connectRepo('example.com/acme/gone', [
       '--forge',
       'git',
       '--remote',
       missing,
       '--no-remote-check',
-      '--data-dir',
-      dir,
     ]);
     expect(forced.code).toBe(0);
   });
@@ -178,28 +143,12 @@ describe('greenline repo', () => {
     mkdirSync(work, { recursive: true });
     execFileSync('git', ['init', '-q', '--bare', join(dir, 'relative', 'shop.git')]);
     const stored = join(dir, 'relative', 'shop.git');
-    const c = await runCli(
-      [
-        'repo',
-        'connect',
-        'example.com/acme/shop',
-        '--org',
-        'acme',
-        '--forge',
-        'git',
-        '--remote',
-        '../shop.git',
-        '--data-dir',
-        dir,
-      ],
-      {},
-      work,
-    );
+    const c = await connectRepo('example.com/acme/shop', ['--forge', 'git', '--remote', '../shop.git'], work);
     expect(c.code).toBe(0);
     expect(c.stdout).toContain(
       `Connected example.com/acme/shop to organization acme (forge git, remote ${stored}, resolved from ../shop.git)`,
     );
-    expect((await runCli(['repo', 'list', '--data-dir', dir])).stdout).toMatch(
+    expect(await listRepos()).toMatch(
       new RegExp(`example\\.com/acme/shop\\s+org acme\\s+forge git\\s+remote ${stored.replace(/[.]/g, '\\.')}\\s`),
     );
   });
@@ -207,21 +156,9 @@ describe('greenline repo', () => {
   it('refuses a relative --remote that is no directory or no git repository, saying where it looked (exit 2)', async () => {
     const work = join(dir, 'refused');
     mkdirSync(join(work, 'plain'), { recursive: true });
-    const missing = await runCli(
-      [
-        'repo',
-        'connect',
-        'example.com/acme/missing',
-        '--org',
-        'acme',
-        '--forge',
-        'git',
-        '--remote',
-        '../nowhere.git',
-        '--data-dir',
-        dir,
-      ],
-      {},
+    const missing = await connectRepo(
+      'example.com/acme/missing',
+      ['--forge', 'git', '--remote', '../nowhere.git'],
       work,
     );
     expect(missing.code).toBe(2);
@@ -229,112 +166,35 @@ describe('greenline repo', () => {
       `Cannot reach the remote ${join(dir, 'nowhere.git')} (--remote ../nowhere.git resolved against ${work}): no such directory`,
     );
     expect(missing.stderr).toMatch(/path of a git repository/);
-    const plain = await runCli(
-      [
-        'repo',
-        'connect',
-        'example.com/acme/plain',
-        '--org',
-        'acme',
-        '--forge',
-        'git',
-        '--remote',
-        'plain',
-        '--data-dir',
-        dir,
-      ],
-      {},
-      work,
-    );
+    const plain = await connectRepo('example.com/acme/plain', ['--forge', 'git', '--remote', 'plain'], work);
     expect(plain.code).toBe(2);
     expect(plain.stderr).toContain(
       `Cannot reach the remote ${join(work, 'plain')} (--remote plain resolved against ${work})`,
     );
     expect(plain.stderr).toMatch(/not a git repository|does not appear to be a git repository/);
-    const listed = (await runCli(['repo', 'list', '--data-dir', dir])).stdout;
+    const listed = await listRepos();
     expect(listed).not.toContain('example.com/acme/missing');
     expect(listed).not.toContain('example.com/acme/plain');
   });
 
   it('connects a repository with --forge github and an installation id; refuses a bad id and --remote (exit 2)', async () => {
-    const bad = await runCli([
-      'repo',
-      'connect',
-      'github.com/acme/api',
-      '--org',
-      'acme',
-      '--forge',
-      'github',
-      '--installation-id',
-      'x1',
-      '--data-dir',
-      dir,
-    ]);
+    const bad = await connectRepo('github.com/acme/api', ['--forge', 'github', '--installation-id', 'x1']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--installation-id must be a positive integer/);
-    const remote = await runCli([
-      'repo',
-      'connect',
-      'github.com/acme/api',
-      '--org',
-      'acme',
-      '--forge',
-      'github',
-      '--remote',
-      '/x',
-      '--data-dir',
-      dir,
-    ]);
+    const remote = await connectRepo('github.com/acme/api', ['--forge', 'github', '--remote', '/x']);
     expect(remote.code).toBe(2);
     expect(remote.stderr).toMatch(/--remote is for --forge git/);
-    const r = await runCli([
-      'repo',
-      'connect',
-      'github.com/acme/api',
-      '--org',
-      'acme',
-      '--forge',
-      'github',
-      '--installation-id',
-      '4242',
-      '--data-dir',
-      dir,
-    ]);
+    const r = await connectRepo('github.com/acme/api', ['--forge', 'github', '--installation-id', '4242']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Connected github.com/acme/api to organization acme (forge github, installation 4242)');
-    expect((await runCli(['repo', 'list', '--data-dir', dir])).stdout).toMatch(
-      /github\.com\/acme\/api\s+org acme\s+forge github/,
-    );
+    expect(await listRepos()).toMatch(/github\.com\/acme\/api\s+org acme\s+forge github/);
   });
 
   it('requires --remote for --forge git, and a HOST/OWNER/NAME repository', async () => {
-    const noRemote = await runCli([
-      'repo',
-      'connect',
-      'github.com/acme/api',
-      '--org',
-      'acme',
-      '--forge',
-      'git',
-      '--data-dir',
-      dir,
-    ]);
+    const noRemote = await connectRepo('github.com/acme/api', ['--forge', 'git']);
     expect(noRemote.code).toBe(2);
     expect(noRemote.stderr).toMatch(/--remote/);
-    const bad = await runCli([
-      'repo',
-      'connect',
-      'acme/api',
-      '--org',
-      'acme',
-      '--forge',
-      'git',
-      '--remote',
-      '/x',
-      '--no-remote-check',
-      '--data-dir',
-      dir,
-    ]);
+    const bad = await connectRepo('acme/api', ['--forge', 'git', '--remote', '/x', '--no-remote-check']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/HOST\/OWNER\/NAME/);
   });

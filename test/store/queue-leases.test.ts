@@ -19,7 +19,6 @@ import {
   selectQueuesWithDueEffects,
 } from '../../src/store/effects.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
-import { insertOrg } from '../../src/store/orgs.js';
 import {
   acquireQueueLeases,
   holdsQueueLease,
@@ -27,34 +26,16 @@ import {
   listQueueLeases,
   releaseQueueLeases,
 } from '../../src/store/queue-leases.js';
-import { insertQueue } from '../../src/store/queues.js';
-import { insertRepo } from '../../src/store/repos.js';
 import { findRunRow, listRunsWithForeignCi, setRunRequiredStatuses, upsertRuns } from '../../src/store/test-runs.js';
 import { openMigrated, testDatabases } from '../helpers/databases.js';
+import { runRecord, seedRepo } from './records.js';
 
 const databases = await testDatabases();
 const TTL = 1_000;
 
 const wakeup = (key: string): Effect => ({ kind: 'scheduleWakeup', key, at: 0 });
 
-function run(id: string, over: Partial<TestRun> = {}): TestRun {
-  return {
-    id,
-    queueType: 'main',
-    prNumbers: [1],
-    dependentPrs: [],
-    baseSha: 'base',
-    prs: [{ number: 1, headSha: 'sha-1' }],
-    testBranch: `greenline-merge/pr-1/${id}`,
-    testSha: 'test-sha',
-    status: 'in_progress',
-    createdAt: 1000,
-    finishedAt: null,
-    failureReason: null,
-    failureDetail: null,
-    ...over,
-  };
-}
+const run = (id: string, over: Partial<TestRun> = {}): TestRun => runRecord(id, { testSha: 'test-sha', ...over });
 
 describe.each(databases)('queue leases on $name', (database) => {
   let db: Db;
@@ -65,42 +46,25 @@ describe.each(databases)('queue leases on $name', (database) => {
     url = await database.url();
     db = connect({ databaseUrl: url, dataDir: '' });
     await migrateToLatest(db);
-    await insertOrg(db, { id: 'o1', name: 'acme', created_at: 1 });
-    await insertRepo(db, {
-      id: 'r1',
-      org_id: 'o1',
-      host: 'github.com',
-      owner: 'acme',
-      name: 'web',
-      forge: 'git',
-      remote: '/srv/web.git',
-      pr_ref_pattern: 'refs/pull/{n}/head',
-      ci_command: 'make test',
-      test_branch_prefix: 'greenline-merge',
-      required_statuses: null,
-      created_at: 1,
-    });
-    for (const [id, branch] of [
+    await seedRepo(db, [
       ['q1', 'main'],
       ['q2', 'release'],
-    ] as const) {
-      await insertQueue(db, {
-        id,
-        repo_id: 'r1',
-        target_branch: branch,
-        state: 'RUNNING',
-        config: '{}',
-        target_sha: null,
-        internal: '{}',
-        version: 0,
-        created_at: 1,
-        updated_at: 1,
-      });
-    }
+    ]);
   });
   afterEach(async () => {
     await db.destroy();
   });
+
+  /** Wakeup effects in q1's outbox, each due at its time. */
+  const insertWakeups = (due: Record<string, number>) =>
+    db.transaction().execute((trx) =>
+      insertEffects(
+        trx,
+        'q1',
+        Object.entries(due).map(([key, runAt]) => ({ effect: wakeup(key), runAt })),
+        1,
+      ),
+    );
 
   it('acquire: free queues go to the first asker; a held one to nobody else', async () => {
     expect(await listQueueIds(db)).toEqual(['q1', 'q2']);
@@ -153,18 +117,7 @@ describe.each(databases)('queue leases on $name', (database) => {
   });
 
   it('effects are claimed only by the lease holder, with its id; a takeover hands foreign claims back', async () => {
-    await db.transaction().execute((trx) =>
-      insertEffects(
-        trx,
-        'q1',
-        [
-          { effect: wakeup('w1'), runAt: 100 },
-          { effect: wakeup('w2'), runAt: 100 },
-          { effect: wakeup('w3'), runAt: 5000 },
-        ],
-        1,
-      ),
-    );
+    await insertWakeups({ w1: 100, w2: 100, w3: 5000 });
     const due = (holder: string, now: number) =>
       db.transaction().execute((trx) => selectDueEffectIds(trx, now, 10, 'q1', holder));
     expect(await due('A', 150)).toEqual([]); // nobody holds q1
@@ -203,17 +156,7 @@ describe.each(databases)('queue leases on $name', (database) => {
   });
 
   it('a finished effect is issued again once; a pending one is left alone', async () => {
-    await db.transaction().execute((trx) =>
-      insertEffects(
-        trx,
-        'q1',
-        [
-          { effect: wakeup('w1'), runAt: 100 },
-          { effect: wakeup('w2'), runAt: 100 },
-        ],
-        1,
-      ),
-    );
+    await insertWakeups({ w1: 100, w2: 100 });
     const [w1] = await listEffects(db, 'q1');
     await completeEffect(db, w1!.id, 200);
     expect(await reissueEffect(db, 'q1', 'w1', 300)).toBe(true);
@@ -246,36 +189,11 @@ describe.each(databases.filter((d) => d.name === 'postgres'))(
     it('several instances racing for the same queues: each queue gets exactly one holder', async () => {
       const url = await database.url();
       const db = await openMigrated({ ...database, url: async () => url });
-      await insertOrg(db, { id: 'o1', name: 'acme', created_at: 1 });
-      await insertRepo(db, {
-        id: 'r1',
-        org_id: 'o1',
-        host: 'github.com',
-        owner: 'acme',
-        name: 'web',
-        forge: 'git',
-        remote: '/srv/web.git',
-        pr_ref_pattern: 'refs/pull/{n}/head',
-        ci_command: 'make test',
-        test_branch_prefix: 'greenline-merge',
-        required_statuses: null,
-        created_at: 1,
-      });
       const queues = Array.from({ length: 8 }, (_, i) => `q${i}`);
-      for (const id of queues) {
-        await insertQueue(db, {
-          id,
-          repo_id: 'r1',
-          target_branch: id,
-          state: 'RUNNING',
-          config: '{}',
-          target_sha: null,
-          internal: '{}',
-          version: 0,
-          created_at: 1,
-          updated_at: 1,
-        });
-      }
+      await seedRepo(
+        db,
+        queues.map((id) => [id, id]),
+      );
       const others = Array.from({ length: 6 }, () => connect({ databaseUrl: url, dataDir: '' }));
       try {
         for (let round = 0; round < 5; round++) {

@@ -1,6 +1,6 @@
 /** Every store function, on SQLite and (when reachable, always in CI) PostgreSQL. */
 import { afterAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
-import type { Entry, Effect, TestRun } from '../../src/engine/types.js';
+import type { Effect } from '../../src/engine/types.js';
 import { findActiveTokenWithOrg, insertApiToken, listApiTokens, revokeApiToken } from '../../src/store/api-tokens.js';
 import { listCiStatuses, upsertCiStatus } from '../../src/store/ci-statuses.js';
 import type { Db } from '../../src/store/connect.js';
@@ -55,56 +55,9 @@ import { listTransitionsOfRecentPrs } from '../../src/store/metrics-transitions.
 import { insertTransitions } from '../../src/store/transitions.js';
 import { TERMINAL_STATES } from '../../src/engine/types.js';
 import { openMigrated, testDatabases } from '../helpers/databases.js';
+import { entryRecord as entry, runRecord as run, seedRepo } from './records.js';
 
 const databases = await testDatabases();
-
-function entry(prNumber: number, over: Partial<Entry> = {}): Entry {
-  return {
-    id: `entry-${prNumber}`,
-    prNumber,
-    trip: 1,
-    state: 'PENDING',
-    stateChangedAt: 1000,
-    submittedAt: 1000,
-    admittedAt: 1000,
-    headSha: `sha-${prNumber}`,
-    baseBranch: 'main',
-    title: `PR ${prNumber}`,
-    author: 'me',
-    mergeability: 'mergeable',
-    priorityValue: 100,
-    priorityName: 'medium',
-    usedDefaultPriorityName: 'medium',
-    skipTheLine: false,
-    noBatch: false,
-    forceEnqueued: false,
-    impactedTargets: null,
-    runId: null,
-    verifiedByTestRun: null,
-    lastReason: 'MERGE_ITEM_NOW_READY',
-    timeline: [],
-    ...over,
-  };
-}
-
-function run(id: string, over: Partial<TestRun> = {}): TestRun {
-  return {
-    id,
-    queueType: 'main',
-    prNumbers: [1],
-    dependentPrs: [],
-    baseSha: 'base',
-    prs: [{ number: 1, headSha: 'sha-1' }],
-    testBranch: `greenline-merge/pr-1/${id}`,
-    testSha: null,
-    status: 'in_progress',
-    createdAt: 1000,
-    finishedAt: null,
-    failureReason: null,
-    failureDetail: null,
-    ...over,
-  };
-}
 
 const wakeup = (key: string, at: number): Effect => ({ kind: 'scheduleWakeup', key, at });
 
@@ -114,33 +67,7 @@ describe.each(databases)('store on $name', (database) => {
   afterAll(() => database.cleanup());
   beforeEach(async () => {
     db = await openMigrated(database);
-    await insertOrg(db, { id: 'o1', name: 'acme', created_at: 1 });
-    await insertRepo(db, {
-      id: 'r1',
-      org_id: 'o1',
-      host: 'github.com',
-      owner: 'acme',
-      name: 'web',
-      forge: 'git',
-      remote: '/srv/web.git',
-      pr_ref_pattern: 'refs/pull/{n}/head',
-      ci_command: 'make test',
-      test_branch_prefix: 'greenline-merge',
-      required_statuses: null,
-      created_at: 1,
-    });
-    await insertQueue(db, {
-      id: 'q1',
-      repo_id: 'r1',
-      target_branch: 'main',
-      state: 'RUNNING',
-      config: '{}',
-      target_sha: null,
-      internal: '{}',
-      version: 0,
-      created_at: 1,
-      updated_at: 1,
-    });
+    await seedRepo(db);
   });
   afterEach(async () => {
     await db.destroy();

@@ -8,12 +8,10 @@
  * and merge when they pass, so which of the two conflicting PRs lands first depends on CI timing. The
  * one that lands first merges; the other fails to merge onto it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHECK_SH, type CiScript } from '../ci-script.js';
-import type { GitRemote } from '../git-remote.js';
-import type { GreenlineProcess } from '../greenline-process.js';
-import { type QueueClient, SCENARIO_MS, SETTLE_MS, waitUntil } from '../queue-client.js';
-import { startScenario, stopScenario, type Scenario } from '../scenario.js';
+import { describe, expect, it } from 'vitest';
+import { CHECK_SH } from '../ci-script.js';
+import { SCENARIO_MS, SETTLE_MS } from '../queue-client.js';
+import { featureFiles, SHARED_TXT, testBranchesDeleted, useScenario } from '../scenario.js';
 import { targetHistoryProblems } from '../target-history.js';
 
 const SLUG = 'example.com/acme/batches';
@@ -23,41 +21,29 @@ const BROKEN = [2, 11];
 /** PRs 3 (first batch) and 6 (second batch) change the same line. */
 const CONFLICTING = [3, 6];
 const GOOD = ORDER.filter((n) => !BROKEN.includes(n) && !CONFLICTING.includes(n));
-const SHARED = 'line 1\nline 2\nline 3';
 
 export function batchingScenario(): void {
   describe.concurrent('batching: batchingMinSize 4, twelve PRs', () => {
-    let world: Scenario | undefined;
-    let remote: GitRemote;
-    let ci: CiScript;
-    let server: GreenlineProcess;
-    let queue: QueueClient;
-
-    beforeAll(async () => {
-      world = await startScenario({
-        name: 'batch',
-        slug: SLUG,
-        ciMaxParallel: 3,
-        files: { 'check.sh': CHECK_SH, 'shared.txt': `${SHARED}\n` },
-        openPrs: async (r) => {
-          for (const n of ORDER) {
-            const files: Record<string, string> = {
-              [`features/pr-${n}.txt`]: BROKEN.includes(n) ? 'broken\n' : 'works\n',
-            };
-            if (CONFLICTING.includes(n))
-              files['shared.txt'] = `${SHARED.replace('line 2', `line 2 as #${n} wants it`)}\n`;
-            await r.openPr(n, files, `Feature ${n}`);
-          }
-        },
-      });
-      ({ remote, ci, server, queue } = world);
-    }, 60_000);
-
-    afterAll(() => stopScenario(world));
+    const world = useScenario({
+      name: 'batch',
+      slug: SLUG,
+      ciMaxParallel: 3,
+      files: { 'check.sh': CHECK_SH, 'shared.txt': SHARED_TXT },
+      openPrs: async (r) => {
+        for (const n of ORDER) {
+          await r.openPr(
+            n,
+            featureFiles(n, { broken: BROKEN.includes(n), conflicts: CONFLICTING.includes(n) }),
+            `Feature ${n}`,
+          );
+        }
+      },
+    });
 
     it(
       'bisects failed batches, merges every innocent PR, each batch tested green on its base',
       async ({ onTestFailed }) => {
+        const { remote, ci, server, queue } = world;
         onTestFailed(() => console.error(server.story(ci.records())));
         // batchingMaxWaitTimeMinutes is whole minutes: the batches are filled by submitting twelve PRs
         // while paused, so that no group waits for the timer.
@@ -108,12 +94,7 @@ export function batchingScenario(): void {
         });
 
         expect((await queue.call('getQueue')).enqueuedPullRequests).toEqual([]);
-        await waitUntil(
-          'the test branches to be deleted',
-          30_000,
-          async () => ((await remote.branches()).join() === 'main' ? true : undefined),
-          () => remote.branches(),
-        );
+        await testBranchesDeleted(remote);
         expect(server.problems(), 'warnings or errors in the server log').toEqual([]);
       },
       SCENARIO_MS,

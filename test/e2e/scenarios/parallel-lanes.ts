@@ -6,12 +6,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHECK_SH, type CiScript } from '../ci-script.js';
-import type { GitRemote } from '../git-remote.js';
-import type { GreenlineProcess } from '../greenline-process.js';
-import { type QueueClient, SCENARIO_MS, SETTLE_MS, waitUntil } from '../queue-client.js';
-import { startScenario, stopScenario, type Scenario } from '../scenario.js';
+import { describe, expect, it } from 'vitest';
+import { CHECK_SH } from '../ci-script.js';
+import { SCENARIO_MS, SETTLE_MS } from '../queue-client.js';
+import { testBranchesDeleted, useScenario } from '../scenario.js';
 import { targetHistoryProblems } from '../target-history.js';
 import type { Json } from '../../helpers/json.js';
 
@@ -25,16 +23,12 @@ const CHECK = ['if [ -e WAIT ]; then', '  while [ ! -e "$(cat WAIT)" ]; do sleep
 
 export function parallelLanesScenario(): void {
   describe.concurrent('parallel mode, two disjoint lanes', () => {
-    let world: Scenario | undefined;
     let release: string;
-    let remote: GitRemote;
-    let ci: CiScript;
-    let server: GreenlineProcess;
-    let queue: QueueClient;
     const heads = new Map<number, string>();
 
-    beforeAll(async () => {
-      world = await startScenario({
+    // The blocked run is released before the server stops.
+    const world = useScenario(
+      {
         // Enough CI runners that the blocked lane cannot starve the other of runners.
         name: 'lanes',
         slug: SLUG,
@@ -51,32 +45,28 @@ export function parallelLanesScenario(): void {
             heads.set(n, await r.openPr(n, files, `${lane} change ${n}`));
           }
         },
-      });
-      ({ remote, ci, server, queue } = world);
-    }, 60_000);
-
-    afterAll(async () => {
-      if (world) writeFileSync(release, '');
-      await stopScenario(world);
-    });
+      },
+      () => writeFileSync(release, ''),
+    );
 
     /** Every run a PR of `prs` was tested in (from the log's TESTING transitions), with its details. */
     async function runsOf(prs: number[]): Promise<Json[]> {
       const ids = new Set(
-        server
+        world.server
           .transitions()
           .filter((t) => prs.includes(t.pr) && t.to === 'TESTING')
           .map((t) => t.runId!),
       );
-      return Promise.all([...ids].map(async (id) => ({ id, ...(await queue.details(id)) })));
+      return Promise.all([...ids].map(async (id) => ({ id, ...(await world.queue.details(id)) })));
     }
 
     const testingCount = (n: number): number =>
-      server.transitions().filter((t) => t.pr === n && t.to === 'TESTING').length;
+      world.server.transitions().filter((t) => t.pr === n && t.to === 'TESTING').length;
 
     it(
       'merges the api lane while the web lane is blocked, and the web lane without its failed PR',
       async ({ onTestFailed }) => {
+        const { remote, ci, server, queue } = world;
         onTestFailed(() => console.error(server.story(ci.records())));
         await queue.create('parallel', 6);
         // CI uploads impacted targets on every push, before anyone submits the PR.
@@ -138,12 +128,7 @@ export function parallelLanesScenario(): void {
         // promise holds: each target commit has a tree CI passed on the base it landed on.
         expect(await targetHistoryProblems(remote, queue, ci.records())).toEqual([]);
 
-        await waitUntil(
-          'the test branches to be deleted',
-          30_000,
-          async () => ((await remote.branches()).join() === 'main' ? true : undefined),
-          () => remote.branches(),
-        );
+        await testBranchesDeleted(remote);
         expect(server.problems(), 'warnings or errors in the server log').toEqual([]);
       },
       SCENARIO_MS,

@@ -4,12 +4,10 @@
  * check, one conflicts with a PR ahead of it. The target must end up with exactly the seven good PRs in
  * queue order, every one of them tested green on the base it landed on.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHECK_SH, type CiScript } from '../ci-script.js';
-import type { GitRemote } from '../git-remote.js';
-import type { GreenlineProcess } from '../greenline-process.js';
-import { type QueueClient, SCENARIO_MS, SETTLE_MS, waitUntil } from '../queue-client.js';
-import { startScenario, stopScenario, type Scenario } from '../scenario.js';
+import { describe, expect, it } from 'vitest';
+import { CHECK_SH } from '../ci-script.js';
+import { SCENARIO_MS, SETTLE_MS } from '../queue-client.js';
+import { featureFiles, SHARED_TXT, testBranchesDeleted, useScenario } from '../scenario.js';
 import { targetHistoryProblems } from '../target-history.js';
 
 const SLUG = 'example.com/acme/shop';
@@ -19,41 +17,29 @@ const BROKEN = [7, 3];
 /** Changes the line #4 changes, and comes after #4. */
 const CONFLICT = 8;
 const GOOD = ORDER.filter((n) => !BROKEN.includes(n) && n !== CONFLICT);
-const SHARED = 'line 1\nline 2\nline 3';
 
 export function singleModeScenario(): void {
   describe.concurrent('single mode, concurrency 3, ten PRs', () => {
-    let world: Scenario | undefined;
-    let remote: GitRemote;
-    let ci: CiScript;
-    let server: GreenlineProcess;
-    let queue: QueueClient;
-
-    beforeAll(async () => {
-      world = await startScenario({
-        name: 'single',
-        slug: SLUG,
-        ciMaxParallel: 3,
-        files: { 'check.sh': CHECK_SH, 'shared.txt': `${SHARED}\n`, 'features/base.txt': 'works\n' },
-        openPrs: async (r) => {
-          for (const n of ORDER) {
-            const files: Record<string, string> = {
-              [`features/pr-${n}.txt`]: BROKEN.includes(n) ? 'broken\n' : 'works\n',
-            };
-            if (n === 4 || n === CONFLICT)
-              files['shared.txt'] = `${SHARED.replace('line 2', `line 2 as #${n} wants it`)}\n`;
-            await r.openPr(n, files, `Feature ${n}`);
-          }
-        },
-      });
-      ({ remote, ci, server, queue } = world);
-    }, 60_000);
-
-    afterAll(() => stopScenario(world));
+    const world = useScenario({
+      name: 'single',
+      slug: SLUG,
+      ciMaxParallel: 3,
+      files: { 'check.sh': CHECK_SH, 'shared.txt': SHARED_TXT, 'features/base.txt': 'works\n' },
+      openPrs: async (r) => {
+        for (const n of ORDER) {
+          await r.openPr(
+            n,
+            featureFiles(n, { broken: BROKEN.includes(n), conflicts: n === 4 || n === CONFLICT }),
+            `Feature ${n}`,
+          );
+        }
+      },
+    });
 
     it(
       'merges exactly the good PRs in queue order, each tested green on its base; failures say why',
       async ({ onTestFailed }) => {
+        const { remote, ci, server, queue } = world;
         onTestFailed(() => console.error(server.story(ci.records())));
         // Paused while submitting: all ten are admitted together once it runs, in submission order,
         // and #8 is still mergeable with the target when it is submitted (#4 has not merged yet).
@@ -73,7 +59,9 @@ export function singleModeScenario(): void {
         expect(await remote.files('main')).toEqual(
           ['check.sh', 'features/base.txt', ...GOOD.map((n) => `features/pr-${n}.txt`), 'shared.txt'].sort(),
         );
-        expect(await remote.readFile('main', 'shared.txt')).toBe(SHARED.replace('line 2', 'line 2 as #4 wants it'));
+        expect(await remote.readFile('main', 'shared.txt')).toBe(
+          SHARED_TXT.replace('line 2', 'line 2 as #4 wants it').trimEnd(),
+        );
         expect(await targetHistoryProblems(remote, queue, ci.records())).toEqual([]);
 
         // Why the three failed. The v1 API has no reason field; the server logs one line per transition.
@@ -110,12 +98,7 @@ export function singleModeScenario(): void {
 
         expect((await queue.call('getQueue')).enqueuedPullRequests).toEqual([]);
         // Test branches are deleted once their runs are over.
-        await waitUntil(
-          'the test branches to be deleted',
-          30_000,
-          async () => ((await remote.branches()).join() === 'main' ? true : undefined),
-          () => remote.branches(),
-        );
+        await testBranchesDeleted(remote);
         expect(server.problems(), 'warnings or errors in the server log').toEqual([]);
       },
       SCENARIO_MS,

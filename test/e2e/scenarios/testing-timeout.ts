@@ -5,12 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHECK_SH, type CiScript } from '../ci-script.js';
-import type { GitRemote } from '../git-remote.js';
-import type { GreenlineProcess } from '../greenline-process.js';
-import { type QueueClient, SCENARIO_MS, SETTLE_MS, waitUntil } from '../queue-client.js';
-import { startScenario, stopScenario, type Scenario } from '../scenario.js';
+import { describe, expect, it } from 'vitest';
+import { CHECK_SH } from '../ci-script.js';
+import { SCENARIO_MS, SETTLE_MS, waitUntil } from '../queue-client.js';
+import { testBranchesDeleted, useScenario } from '../scenario.js';
 import { targetHistoryProblems } from '../target-history.js';
 import { alive } from '../../helpers/alive.js';
 
@@ -21,36 +19,27 @@ const CHECK = ['if [ -e HANG ]; then', '  echo $$ >> "$(cat HANG)"', '  sleep 30
 
 export function testingTimeoutScenario(): void {
   describe.concurrent('a CI command that hangs', () => {
-    let world: Scenario | undefined;
     let pids: string;
-    let remote: GitRemote;
-    let ci: CiScript;
-    let server: GreenlineProcess;
-    let queue: QueueClient;
 
-    beforeAll(async () => {
-      world = await startScenario({
-        name: 'timeout',
-        slug: SLUG,
-        ciMaxParallel: 3,
-        files: { 'check.sh': CHECK },
-        openPrs: async (r, dir) => {
-          pids = path.join(dir, 'hanging-pids');
-          for (const n of [1, 2, 3]) {
-            const files: Record<string, string> = { [`features/pr-${n}.txt`]: 'works\n' };
-            if (n === HANGS) files.HANG = `${pids}\n`;
-            await r.openPr(n, files, `Feature ${n}`);
-          }
-        },
-      });
-      ({ remote, ci, server, queue } = world);
-    }, 60_000);
-
-    afterAll(() => stopScenario(world));
+    const world = useScenario({
+      name: 'timeout',
+      slug: SLUG,
+      ciMaxParallel: 3,
+      files: { 'check.sh': CHECK },
+      openPrs: async (r, dir) => {
+        pids = path.join(dir, 'hanging-pids');
+        for (const n of [1, 2, 3]) {
+          const files: Record<string, string> = { [`features/pr-${n}.txt`]: 'works\n' };
+          if (n === HANGS) files.HANG = `${pids}\n`;
+          await r.openPr(n, files, `Feature ${n}`);
+        }
+      },
+    });
 
     it(
       'fails its PR with TEST_RUN_TIMEOUT after testingTimeoutMinutes, kills the command, and merges the others',
       async ({ onTestFailed }) => {
+        const { remote, ci, server, queue } = world;
         onTestFailed(() => console.error(server.story(ci.records())));
         await queue.create('single', 2, { testingTimeoutMinutes: 1 });
         for (const n of [1, 2, 3]) expect((await queue.submit(n)).status).toBe(200);
@@ -78,12 +67,7 @@ export function testingTimeoutScenario(): void {
           async () => (hung.some(alive) ? undefined : true),
           () => hung.filter(alive),
         );
-        await waitUntil(
-          'the test branches to be deleted',
-          30_000,
-          async () => ((await remote.branches()).join() === 'main' ? true : undefined),
-          () => remote.branches(),
-        );
+        await testBranchesDeleted(remote);
       },
       SCENARIO_MS,
     );

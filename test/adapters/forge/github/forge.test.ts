@@ -4,12 +4,14 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { RunPr } from '../../../../src/engine/types.js';
 import { ForgeUnreachableError } from '../../../../src/ports.js';
 import { freePort } from '../../../helpers/free-port.js';
 import { bindingFor, makeForge } from './github-harness.js';
 import { FakeGitHubApi } from './fake-github-api.js';
 
-function repoWithPrs(): { api: FakeGitHubApi; base: string; h1: string; h2: string } {
+/** A repository on the fake API with `main` at `base` and PRs 1 and 2 (heads h1, h2; `prs` both in order). */
+function repoWithPrs(): { api: FakeGitHubApi; base: string; h1: string; h2: string; prs: RunPr[] } {
   const api = new FakeGitHubApi();
   const base = api.commit(null, 'base');
   api.branches.set('main', base);
@@ -17,7 +19,11 @@ function repoWithPrs(): { api: FakeGitHubApi; base: string; h1: string; h2: stri
   const h2 = api.commit(base, 'two');
   api.openPr(1, { headSha: h1 });
   api.openPr(2, { headSha: h2 });
-  return { api, base, h1, h2 };
+  const prs = [
+    { number: 1, headSha: h1 },
+    { number: 2, headSha: h2 },
+  ];
+  return { api, base, h1, h2, prs };
 }
 
 describe('github forge: pull requests', () => {
@@ -115,15 +121,12 @@ describe('github forge: test branches', () => {
     expect(api.log.at(-1)).toBe('GET /repos/acme/web/git/matching-refs/heads/greenline-merge/');
   });
   it('builds merge commits on a temporary branch, publishes the test branch and removes the temporary one', async () => {
-    const { api, base, h1, h2 } = repoWithPrs();
+    const { api, base, h1, h2, prs } = repoWithPrs();
     const forge = makeForge(api);
     const r = await forge.createTestBranch(bindingFor(api), {
       branch: 'greenline-merge/pr-1-2/run',
       baseSha: base,
-      prs: [
-        { number: 1, headSha: h1 },
-        { number: 2, headSha: h2 },
-      ],
+      prs,
     });
     expect(r.ok).toBe(true);
     const sha = (r as { sha: string }).sha;
@@ -134,24 +137,18 @@ describe('github forge: test branches', () => {
     const again = await forge.createTestBranch(bindingFor(api), {
       branch: 'greenline-merge/pr-1-2/run',
       baseSha: base,
-      prs: [
-        { number: 1, headSha: h1 },
-        { number: 2, headSha: h2 },
-      ],
+      prs,
     });
     expect(again).toEqual({ ok: true, sha });
   });
 
   it('a conflict is START_TEST_RUN_MERGE_CONFLICT naming the PR, and leaves no branch behind', async () => {
-    const { api, base, h1, h2 } = repoWithPrs();
+    const { api, base, h2, prs } = repoWithPrs();
     api.conflicting.add(h2);
     const r = await makeForge(api).createTestBranch(bindingFor(api), {
       branch: 'greenline-merge/pr-1-2/run',
       baseSha: base,
-      prs: [
-        { number: 1, headSha: h1 },
-        { number: 2, headSha: h2 },
-      ],
+      prs,
     });
     expect(r).toMatchObject({
       ok: false,
@@ -163,6 +160,11 @@ describe('github forge: test branches', () => {
 });
 
 describe('github forge: advanceTarget', () => {
+  type Method = Parameters<ReturnType<typeof makeForge>['advanceTarget']>[1]['method'];
+  /** Advances `main` of `api` from `expectedSha` to `testSha` (one the fake does not check: `x`). */
+  const advance = (api: FakeGitHubApi, expectedSha: string, prs: RunPr[], method: Method, testSha = 'x') =>
+    makeForge(api).advanceTarget(bindingFor(api), { targetBranch: 'main', expectedSha, testSha, prs, method });
+
   async function tested(api: FakeGitHubApi, base: string, prs: { number: number; headSha: string }[]): Promise<string> {
     const r = await makeForge(api).createTestBranch(bindingFor(api), {
       branch: 'greenline-merge/t/run',
@@ -174,20 +176,10 @@ describe('github forge: advanceTarget', () => {
   }
 
   it('merge_commit fast-forwards the target to the tested commit (update ref, force=false)', async () => {
-    const { api, base, h1, h2 } = repoWithPrs();
-    const prs = [
-      { number: 1, headSha: h1 },
-      { number: 2, headSha: h2 },
-    ];
+    const { api, base, prs } = repoWithPrs();
     const testSha = await tested(api, base, prs);
     api.clearLog();
-    const r = await makeForge(api).advanceTarget(bindingFor(api), {
-      targetBranch: 'main',
-      expectedSha: base,
-      testSha,
-      prs,
-      method: 'merge_commit',
-    });
+    const r = await advance(api, base, prs, 'merge_commit', testSha);
     expect(r).toEqual({ ok: true, newSha: testSha });
     expect(api.log).toEqual([
       'GET /repos/acme/web/git/ref/heads/main',
@@ -199,21 +191,11 @@ describe('github forge: advanceTarget', () => {
   });
 
   it('merge_commit on a protected branch merges PR by PR with the sha guard instead', async () => {
-    const { api, base, h1, h2 } = repoWithPrs();
+    const { api, base, h1, h2, prs } = repoWithPrs();
     api.protectedBranches.add('main');
-    const prs = [
-      { number: 1, headSha: h1 },
-      { number: 2, headSha: h2 },
-    ];
     const testSha = await tested(api, base, prs);
     api.clearLog();
-    const r = await makeForge(api).advanceTarget(bindingFor(api), {
-      targetBranch: 'main',
-      expectedSha: base,
-      testSha,
-      prs,
-      method: 'merge_commit',
-    });
+    const r = await advance(api, base, prs, 'merge_commit', testSha);
     expect(r).toEqual({ ok: true, newSha: api.branches.get('main') });
     expect(api.log.slice(3)).toEqual([
       'PATCH /repos/acme/web/git/refs/heads/main',
@@ -230,13 +212,7 @@ describe('github forge: advanceTarget', () => {
     const { api, base, h1 } = repoWithPrs();
     api.pulls.get(1)!.body = 'Text\nmerge-commit-title: Ship the feature (#1)\nMore';
     const prs = [{ number: 1, headSha: h1 }];
-    const r = await makeForge(api).advanceTarget(bindingFor(api), {
-      targetBranch: 'main',
-      expectedSha: base,
-      testSha: 'x',
-      prs,
-      method: 'squash',
-    });
+    const r = await advance(api, base, prs, 'squash');
     expect(r.ok).toBe(true);
     expect(api.calls.find((c) => c.method === 'PUT')!.body).toEqual({
       sha: h1,
@@ -246,33 +222,12 @@ describe('github forge: advanceTarget', () => {
   });
 
   it('a target that moved is TARGET_MOVED with nothing merged; a PR pushed to is PR_UPDATED_AT_MERGE_TIME', async () => {
-    const { api, base, h1, h2 } = repoWithPrs();
-    const forge = makeForge(api);
-    const prs = [
-      { number: 1, headSha: h1 },
-      { number: 2, headSha: h2 },
-    ];
+    const { api, base, h2, prs } = repoWithPrs();
     api.branches.set('main', api.commit(base, 'outside'));
-    expect(
-      await forge.advanceTarget(bindingFor(api), {
-        targetBranch: 'main',
-        expectedSha: base,
-        testSha: 'x',
-        prs,
-        method: 'squash',
-      }),
-    ).toMatchObject({ ok: false, reason: 'TARGET_MOVED' });
+    expect(await advance(api, base, prs, 'squash')).toMatchObject({ ok: false, reason: 'TARGET_MOVED' });
     api.branches.set('main', base);
     api.pulls.get(2)!.head.sha = api.commit(h2, 'pushed');
-    expect(
-      await forge.advanceTarget(bindingFor(api), {
-        targetBranch: 'main',
-        expectedSha: base,
-        testSha: 'x',
-        prs,
-        method: 'squash',
-      }),
-    ).toMatchObject({
+    expect(await advance(api, base, prs, 'squash')).toMatchObject({
       ok: false,
       reason: 'PR_UPDATED_AT_MERGE_TIME',
       detail: expect.stringMatching(/PR #2 is at .*nothing merged/),
@@ -281,22 +236,11 @@ describe('github forge: advanceTarget', () => {
   });
 
   it('GitHub refusing the merge (409 head modified, 405 not mergeable) maps to the contract reasons, with what was merged before', async () => {
-    const { api, base, h1, h2 } = repoWithPrs();
-    const forge = makeForge(api);
-    const prs = [
-      { number: 1, headSha: h1 },
-      { number: 2, headSha: h2 },
-    ];
+    const { api, base, prs } = repoWithPrs();
     api.failNext('PUT', /pulls\/2\/merge$/, 409, {
       message: 'Head branch was modified. Review and try the merge again.',
     });
-    const r = await forge.advanceTarget(bindingFor(api), {
-      targetBranch: 'main',
-      expectedSha: base,
-      testSha: 'x',
-      prs,
-      method: 'squash',
-    });
+    const r = await advance(api, base, prs, 'squash');
     expect(r).toEqual({
       ok: false,
       reason: 'PR_UPDATED_AT_MERGE_TIME',
@@ -307,13 +251,7 @@ describe('github forge: advanceTarget', () => {
 
     const api2 = repoWithPrs();
     api2.api.pulls.get(1)!.mergeable = false;
-    const r2 = await makeForge(api2.api).advanceTarget(bindingFor(api2.api), {
-      targetBranch: 'main',
-      expectedSha: api2.base,
-      testSha: 'x',
-      prs: [{ number: 1, headSha: api2.h1 }],
-      method: 'rebase',
-    });
+    const r2 = await advance(api2.api, api2.base, [{ number: 1, headSha: api2.h1 }], 'rebase');
     expect(r2).toEqual({
       ok: false,
       reason: 'GITHUB_API_MERGE_PR_FAILED',
@@ -326,13 +264,7 @@ describe('github forge: advanceTarget', () => {
   it('a 5xx on merge is retried, then the merge goes through', async () => {
     const { api, base, h1 } = repoWithPrs();
     api.failNext('PUT', /pulls\/1\/merge$/, 502, { message: 'Server Error' }, {}, 2);
-    const r = await makeForge(api).advanceTarget(bindingFor(api), {
-      targetBranch: 'main',
-      expectedSha: base,
-      testSha: 'x',
-      prs: [{ number: 1, headSha: h1 }],
-      method: 'squash',
-    });
+    const r = await advance(api, base, [{ number: 1, headSha: h1 }], 'squash');
     expect(r).toEqual({ ok: true, newSha: api.branches.get('main') });
     expect(api.calls.filter((c) => c.method === 'PUT').map((c) => c.status)).toEqual([502, 502, 200]);
   });
@@ -353,14 +285,21 @@ describe('github forge: advanceTarget', () => {
 });
 
 describe('github forge: rate limits', () => {
+  /** PR 1's reads answer 429, a secondary rate limit to retry after `retryAfter` seconds, `times` times. */
+  const secondaryRateLimit = (
+    api: FakeGitHubApi,
+    retryAfter: string,
+    times = 1,
+    message = 'You have exceeded a secondary rate limit.',
+  ) => api.failNext('GET', /pulls\/1$/, 429, { message }, { 'retry-after': retryAfter }, times);
+
   it('429 secondary rate limit with retry-after: waits and retries the same request', async () => {
     const { api } = repoWithPrs();
-    api.failNext(
-      'GET',
-      /pulls\/1$/,
-      429,
-      { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' },
-      { 'retry-after': '3' },
+    secondaryRateLimit(
+      api,
+      '3',
+      1,
+      'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
     );
     const pr = await makeForge(api).getPullRequest(bindingFor(api), 1);
     expect(pr?.number).toBe(1);
@@ -386,13 +325,7 @@ describe('github forge: rate limits', () => {
 
   it('a wait longer than maxWaitSeconds is not waited: the call fails and the effect is retried later', async () => {
     const { api } = repoWithPrs();
-    api.failNext(
-      'GET',
-      /pulls\/1$/,
-      429,
-      { message: 'You have exceeded a secondary rate limit.' },
-      { 'retry-after': '3600' },
-    );
+    secondaryRateLimit(api, '3600');
     const forge = makeForge(api, { throttle: { ...makeForgeThrottle(), maxWaitSeconds: 60 } });
     await expect(forge.getPullRequest(bindingFor(api), 1)).rejects.toThrow(/secondary rate limit/);
     expect(api.calls).toHaveLength(1);
@@ -400,14 +333,7 @@ describe('github forge: rate limits', () => {
 
   it('gives up after maxRetries rate-limited answers', async () => {
     const { api } = repoWithPrs();
-    api.failNext(
-      'GET',
-      /pulls\/1$/,
-      429,
-      { message: 'You have exceeded a secondary rate limit.' },
-      { 'retry-after': '1' },
-      5,
-    );
+    secondaryRateLimit(api, '1', 5);
     const forge = makeForge(api, { throttle: { ...makeForgeThrottle(), maxRetries: 2 } });
     await expect(forge.getPullRequest(bindingFor(api), 1)).rejects.toThrow(/secondary rate limit/);
     expect(api.calls).toHaveLength(3);
