@@ -16,8 +16,8 @@
  * - Each group starts when one of the `concurrency` slots (adaptive mode: the window) is free and
  *   ends D later; groups merge in order (in parallel mode, in the order of their lane).
  * - Failures: each group ahead in the lane that has not passed fails with probability r, and a
- *   failure restarts the runs behind it, costing about one D. The estimate adds D times the median
- *   number of such failures (`medianFailures`). It is conditional on the PR's own tests passing.
+ *   failure restarts the runs behind it that started before it ended (`failureDelay`). The
+ *   estimate is conditional on the PR's own tests passing: an estimate of a merge.
  * - A paused or frozen queue merges nothing until someone or something resumes it: no estimate.
  */
 import { percentile } from '../lib/percentile.js';
@@ -151,7 +151,7 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
   const adaptive = adaptiveStatus(snapshot);
   const slots = Math.max(1, adaptive?.concurrency ?? config.concurrency);
   const runs = new Map(snapshot.runs.map((run) => [run.id, run]));
-  const runEnd = (run: TestRun): number => Math.max(now, run.createdAt + (D ?? 0));
+  const runEnd = (run: TestRun): number => (D === null ? Infinity : Math.max(now, run.createdAt + D));
   const inFlightRun = (e: Entry): TestRun | undefined => {
     const run = e.runId === null ? undefined : runs.get(e.runId);
     return isInFlight(run) ? run : undefined;
@@ -202,11 +202,23 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
     }
   }
 
-  // Walk the order: each group's end of testing, then merges in lane order.
+  // Walk the order: each group's start and end of testing, its expected delay from failures ahead
+  // of it, then merges in lane order.
   const lastMerge = new Map<number, number>();
-  const failuresAhead = new Map<number, number>();
   const ahead = new Map<number, number>(); // PRs ahead in the lane not merged yet
-  const started = new Map<Group, { start: number; end: number }>();
+  const laneGroups = new Map<number, { start: number; end: number }[]>(); // groups ahead that have not passed
+  const timing = new Map<Group | string, { start: number; end: number }>();
+  const timingOf = (key: Group | string, lane: number, start: number, plannedEnd: number) => {
+    let t = timing.get(key);
+    if (!t) {
+      const groups = laneGroups.get(lane) ?? [];
+      t = { start, end: plannedEnd + failureDelay(groups, start, r) };
+      groups.push({ start, end: plannedEnd }); // a failure shows at the end of the run as planned
+      laneGroups.set(lane, groups);
+      timing.set(key, t);
+    }
+    return t;
+  };
   admitted.forEach((e, i) => {
     const lane = lanes[i];
     const position = positions.get(e.prNumber)!;
@@ -236,7 +248,7 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
             }
           : { code: 'MERGING', message: 'Its tests passed; it is being merged.' };
     } else if (run) {
-      end = runEnd(run);
+      end = timingOf(run.id, lane, run.createdAt, runEnd(run)).end;
       const typical = D === null ? '' : `; runs take about ${minutes(D)}`;
       waitingOn = {
         code: 'RUN_IN_FLIGHT',
@@ -244,21 +256,20 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
       };
     } else {
       const group = groupOf.get(e.prNumber)!;
-      let slot = started.get(group);
-      if (!slot) {
+      let t = timing.get(group);
+      if (!t) {
         const start = slotFreeAt(group.readyAt);
-        slot = { start, end: start + (D ?? 0) };
-        occupy(slot.end);
-        started.set(group, slot);
+        occupy(start + (D ?? 0));
+        t = timingOf(group, lane, start, start + (D ?? 0));
       }
-      end = slot.end;
+      end = t.end;
       const pendingAhead = group.members[0] === e ? before : 0;
       waitingOn = group.batchWait
         ? {
             code: 'BATCH_WAIT',
             message: `It waits for its batch to fill (${group.members.length} of ${size} PRs) or for at most ${minutes(group.readyAt - now)}.`,
           }
-        : slot.start <= now
+        : t.start <= now
           ? { code: 'TEST_SLOT', message: 'Its test run starts now.' }
           : pendingAhead > 0
             ? {
@@ -269,23 +280,24 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
     }
     const merge = Math.max(end, lastMerge.get(lane) ?? now);
     lastMerge.set(lane, merge);
-    const risk = failuresAhead.get(lane) ?? 0;
-    const members = run ? run.prNumbers.length : (groupOf.get(e.prNumber)?.members.length ?? 1);
-    if (e.state !== 'TESTS_PASSED') failuresAhead.set(lane, risk + r / Math.max(1, members));
-    out.set(e.prNumber, {
-      position,
-      waitingOn,
-      estimatedMergeAt: D === null ? null : Math.round(merge + medianFailures(risk) * D),
-    });
+    out.set(e.prNumber, { position, waitingOn, estimatedMergeAt: D === null ? null : Math.round(merge) });
   });
   return out;
 }
 
 /**
- * The median number of failures among groups whose expected count is `expected` (a Poisson
- * approximation: floor(λ + 1/3)). The median, not the mean: most PRs see no failure ahead of them
- * while a few see one that costs a whole CI time, and the estimate should be right for most.
+ * How much later a group testing from `start` should end because of failures ahead of it. Each
+ * group ahead fails with probability `r`; one that fails at its end after `start` restarts this one
+ * then, which costs (its end − start). The delay is the median one: none while it is more likely
+ * than not that none of them fails (most PRs see no failure ahead of them), else the expected one.
  */
-export function medianFailures(expected: number): number {
-  return expected <= 0 ? 0 : Math.floor(expected + 1 / 3);
+export function failureDelay(ahead: readonly { end: number }[], start: number, r: number): number {
+  let none = 1;
+  let expected = 0;
+  for (const g of ahead) {
+    if (g.end <= start) continue;
+    none *= 1 - r;
+    expected += r * (g.end - start);
+  }
+  return none >= 0.5 ? 0 : expected;
 }
