@@ -15,6 +15,7 @@ import type {
   SubmittedReason,
   TestRun,
 } from '../engine/types.js';
+import type { PrOutlook } from '../engine/eta.js';
 import type { CiStatus } from '../ports.js';
 import type { WebhookAdmin } from '../webhooks/admin.js';
 import type { QueueActivity, QueueHistory, QueueSummary } from './dashboard.js';
@@ -38,6 +39,8 @@ export interface QueueView {
   snapshot: QueueSnapshot;
   /** Non-terminal entries except NOT_READY, in queue order (what getQueue lists). */
   enqueued: Entry[];
+  /** Position, what it waits on and estimated merge time of each non-terminal entry (pr-outlook.ts). */
+  outlook: ReadonlyMap<number, PrOutlook>;
 }
 
 export interface PrView {
@@ -47,6 +50,8 @@ export interface PrView {
   isCurrentlySubmittedToQueue: boolean;
   /** Why it is in its state, in words (pr-reason.ts). */
   reason: PrReason;
+  /** Position, what it waits on and estimated merge time; null once terminal. */
+  outlook: PrOutlook | null;
 }
 
 export interface TestRunView {
@@ -134,7 +139,7 @@ export interface MergeQueueService {
     ctx: AuthContext,
     key: QueueKey,
     query: ListPullRequestsQuery,
-  ): Promise<{ items: Entry[]; nextCursor?: string }>;
+  ): Promise<{ items: Entry[]; nextCursor?: string; outlook: ReadonlyMap<number, PrOutlook> }>;
   /** Accepted for any PR of a connected repo, submitted or not; stored per (PR, head sha), last wins. */
   /**
    * setImpactedTargets for a fork PR's CI, which has no token: the repository's forge must confirm

@@ -145,6 +145,7 @@ describe('getQueue', () => {
       [3, 'PENDING'],
     ]);
     expect(Object.keys(queue.enqueuedPullRequests[1]).sort()).toEqual([
+      'estimatedMergeAt',
       'id',
       'noBatch',
       'prAuthor',
@@ -152,11 +153,13 @@ describe('getQueue', () => {
       'prNumber',
       'prSha',
       'prTitle',
+      'position',
       'priorityName',
       'priorityValue',
       'skipTheLine',
       'state',
       'stateChangedAt',
+      'waitingOn',
     ]);
   });
 

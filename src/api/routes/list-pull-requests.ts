@@ -28,7 +28,9 @@ export const listPullRequests: Route = (app, { service, enumCase }) => {
         take,
       });
       return {
-        pullRequests: page.items.map((entry) => prItem(entry, enumCase(request.headers))),
+        pullRequests: page.items.map((entry) =>
+          prItem(entry, enumCase(request.headers), page.outlook.get(entry.prNumber)),
+        ),
         nextCursor: page.nextCursor,
       };
     },
