@@ -37,6 +37,13 @@ export function prItem(entry: Entry, enumCase: EnumCase, outlook: PrOutlook | nu
     prSha: entry.headSha,
     prBaseBranch: entry.baseBranch,
     prAuthor: entry.author,
+    ...outlookOut(outlook),
+  };
+}
+
+/** The extension fields position, waitingOn and estimatedMergeAt; null each without an outlook. */
+export function outlookOut(outlook: PrOutlook | null) {
+  return {
     position: outlook?.position ?? null,
     waitingOn: outlook ? { code: outlook.waitingOn.code, message: outlook.waitingOn.message } : null,
     estimatedMergeAt: outlook?.estimatedMergeAt != null ? iso(outlook.estimatedMergeAt) : null,
