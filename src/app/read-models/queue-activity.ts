@@ -25,7 +25,7 @@ import { listTransitionsOfRecentPrs } from '../../store/metrics-transitions.js';
 import { listQueuesOfRepos } from '../../store/queues.js';
 import { listRepos } from '../../store/repos.js';
 import type { QueueExecutor } from '../executor/queue-executor.js';
-import { outlookOf } from './pr-outlook.js';
+import { outlookOf } from '../executor/pr-outlook.js';
 import { queueOfOrg } from './queue-lookup.js';
 import { queueConfigOf } from '../executor/snapshot-io.js';
 import type { AuthContext, QueueKey } from '../request-scope.js';

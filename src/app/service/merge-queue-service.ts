@@ -42,7 +42,7 @@ import {
   type QueueSummary,
 } from '../read-models/queue-activity.js';
 import { renderMetrics } from '../read-models/metrics.js';
-import { outlookOf } from '../read-models/pr-outlook.js';
+import { outlookOf } from '../executor/pr-outlook.js';
 import { prReason } from '../read-models/pr-reason.js';
 import type { QueueExecutor } from '../executor/queue-executor.js';
 import { WebhookAdmin } from '../../webhooks/admin.js';
