@@ -33,7 +33,7 @@ function reasonFields(pr: SubmittedPullRequest, queue: QueueRequest): [string, s
 }
 
 /** `in 12 min (14:32 UTC)`, or why there is no estimate. */
-export function formatEta(pr: PullRequestItem, now: number): string {
+export function formatEta(pr: Pick<PullRequestItem, 'estimatedMergeAt' | 'waitingOn'>, now: number): string {
   if (pr.estimatedMergeAt === null) return pr.waitingOn === null ? '-' : 'unknown';
   const at = Date.parse(pr.estimatedMergeAt);
   const minutes = Math.max(0, Math.round((at - now) / 60_000));

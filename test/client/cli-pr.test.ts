@@ -196,9 +196,9 @@ describe('greenline pr and queue get say why a PR is where it is', () => {
     );
     expect(status.stdout).toMatch(/^Detail:\s+conflicting files: shared\.txt$/m);
     expect(status.stdout).toMatch(/^Mergeability:\s+not_mergeable$/m);
-    expect(queue.stdout).toMatch(/^#\s+PR\s+STATE\s+PRIORITY\s+SINCE\s+TITLE\s+WHY$/m);
+    expect(queue.stdout).toMatch(/^#\s+PR\s+STATE\s+PRIORITY\s+SINCE\s+ETA\s+TITLE\s+WHY$/m);
     expect(queue.stdout).toMatch(
-      /^-\s+#6\s+NOT_READY\s+medium\s+\S+\s+Six shares\s+Not ready: it conflicts with the target branch; .* \(conflicting files: shared\.txt\)$/m,
+      /^-\s+#6\s+NOT_READY\s+medium\s+\S+\s+unknown\s+Six shares\s+Not ready: it conflicts with the target branch; .* \(conflicting files: shared\.txt\)$/m,
     );
     expect(queue.stdout).not.toMatch(/NOT_READY ones are not listed/);
     expect((await s.run(['pr', 'cancel', '6', ...WEB])).code).toBe(0);
