@@ -14,6 +14,8 @@
  * 3. parallel mode, 4 disjoint lanes vs 1, p = 5%, 10 runs per lane: ≥ 3.5× the merges.
  * 4. 3% flaky runs, p = 5%, N = 10: with anti-flake (optimistic merging + PFD 1) ≥ 90% of the
  *    flake-free throughput.
+ * Under load, scenarios 1 and 2 also measure estimatedMergeAt as the PR saw it at submission
+ * against its real merge time: the median absolute error as a share of the time in queue ≤ 20%.
  * 5. Adaptive mode (ceiling N = 20, batches up to 8) within 10% of the best fixed setting. The best is
  *    found by a sweep of N ∈ {1, 2, 3, 5, 8, 10, 15, 20} × B ∈ {1, 2, 4, 8} (B = 1: no batching) at
  *    p = 5%, saturated; the objective: the most merges per hour among settings that spend at most 1.5
@@ -68,9 +70,20 @@ function underLoad(queue: Partial<QueueConfig>, capacity: number): { rate: numbe
 }
 
 const f2 = (x: number): string => x.toFixed(2);
+const share = (x: number | undefined): string => (x === undefined ? 'n/a' : `${(100 * x).toFixed(1)}%`);
 const mins = (x: number | undefined): string => (x === undefined ? 'n/a' : `${x.toFixed(0)} min`);
 function row(scenario: string, measure: string, goal: string, measured: string, met: boolean | null, note = ''): void {
   rows.push({ scenario, measure, goal, measured, met, note });
+}
+
+/**
+ * The estimate of the merge time made at submission (estimatedMergeAt) against the real merge:
+ * absolute error as a share of the PR's time in queue, at 80% load.
+ */
+function etaRows(s: SimulationSummary, rate: number): void {
+  const e = s.eta;
+  row('', 'ETA error p50 (of time in queue)', '≤ 20%', share(e?.p50), e ? e.p50 <= 0.2 : false, `at ${rate} PRs/h`);
+  row('', 'ETA error p90', '', share(e?.p90), null, e ? `${e.estimated} PRs estimated, ${e.unestimated} not` : '');
 }
 
 // 1. Speculative chain, no batching.
@@ -104,6 +117,7 @@ function row(scenario: string, measure: string, goal: string, measured: string, 
     `at ${rate} PRs/h`,
   );
   row('', 'p95 time in queue', '', mins(s.timeInQueueMinutes?.p95), null, `at ${rate} PRs/h`);
+  etaRows(s, rate);
 }
 
 // 2. Batches of 4 with bisection (bisectionConcurrency follows concurrency), with the default
@@ -142,6 +156,7 @@ for (const [name, extra] of [
     (s.timeInQueueMinutes?.p95 ?? Infinity) <= 120,
     `at ${rate} PRs/h`,
   );
+  etaRows(s, rate);
 }
 
 // 3. Lanes: 4 disjoint lanes vs 1, 10 runs per lane.
@@ -220,7 +235,7 @@ const sweep: { n: number; b: number; s: SimulationSummary }[] = [];
   );
 }
 
-const widths = [32, 28, 11, 10, 7];
+const widths = [32, 32, 11, 10, 7];
 const line = (cells: string[]): string =>
   cells
     .map((c, i) => (i < widths.length ? c.padEnd(widths[i]) : c))

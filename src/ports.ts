@@ -11,6 +11,7 @@ import type {
   RepoRef,
   RunPr,
 } from './engine/types.js';
+import type { PrOutlook } from './engine/eta.js';
 
 /** How a repository is bound to its forge and CI (from `greenline repo connect`). */
 export interface RepoBinding {
@@ -123,7 +124,12 @@ export interface ForgePort {
    */
   onQueueEvent?(
     repo: RepoBinding,
-    queue: { targetBranch: string; config: QueueConfig },
+    queue: {
+      targetBranch: string;
+      config: QueueConfig;
+      /** Where each PR of the queue stands now, for the PRs the event is about (engine/eta.ts). */
+      outlook?: ReadonlyMap<number, PrOutlook>;
+    },
     event: QueueEventPayload,
   ): Promise<void>;
   /**

@@ -53,9 +53,18 @@ export const time = (iso) => new Date(iso).toLocaleString();
 export const since = (iso) =>
   h('time', { datetime: iso, 'data-since': iso, title: time(iso) }, duration(Date.now() - Date.parse(iso)));
 
+/** A <time> that shows how long until `iso` ("in 4 min 05 s", "now" once past), kept current by tickDurations(). */
+export const until = (iso) => h('time', { datetime: iso, 'data-until': iso, title: time(iso) }, untilText(iso));
+
+const untilText = (iso) => {
+  const ms = Date.parse(iso) - Date.now();
+  return ms <= 0 ? 'now' : `in ${duration(ms)}`;
+};
+
 export function tickDurations(root = document) {
   for (const el of root.querySelectorAll('[data-since]'))
     el.textContent = duration(Date.now() - Date.parse(el.dataset.since));
+  for (const el of root.querySelectorAll('[data-until]')) el.textContent = untilText(el.dataset.until);
 }
 
 /** A state badge, coloured by state (text, not colour alone, carries the meaning). */

@@ -2,7 +2,7 @@
 import { ApiError, call, stream } from './api.js';
 import { failed } from './app.js';
 import { conclusionsChart, runsPerMergeChart, timeInQueueChart } from './charts.js';
-import { announce, badge, confirmDialog, fill, h, since, time } from './dom.js';
+import { announce, badge, confirmDialog, fill, h, since, time, until } from './dom.js';
 import { prHref, queueHref } from './links.js';
 
 const TERMINAL = ['MERGED', 'FAILED', 'CANCELLED'];
@@ -309,6 +309,7 @@ function prTable(key, activity) {
     'State',
     'Priority',
     'Time in queue',
+    'Estimated merge',
     ...(parallel ? ['Lane'] : []),
     'Test run',
   ];
@@ -331,11 +332,15 @@ function prTable(key, activity) {
       h(
         'tbody',
         {},
-        activity.pullRequests.map((pr, i) =>
+        activity.pullRequests.map((pr) =>
           h(
             'tr',
             { 'data-pr': pr.prNumber, 'data-state': upper(pr.state) },
-            h('td', { 'data-label': 'Position', class: 'num' }, upper(pr.state) === 'NOT_READY' ? '–' : String(i + 1)),
+            h(
+              'td',
+              { 'data-label': parallel ? 'Position in lane' : 'Position', class: 'num' },
+              pr.position === null ? '–' : String(pr.position),
+            ),
             h(
               'th',
               { scope: 'row', 'data-label': 'Pull request' },
@@ -346,9 +351,20 @@ function prTable(key, activity) {
               ),
               h('span', { class: 'muted block' }, `by ${pr.prAuthor}`),
             ),
-            h('td', { 'data-label': 'State' }, badge(pr.state), why(pr.explanation, 'why muted block small')),
+            h(
+              'td',
+              { 'data-label': 'State' },
+              badge(pr.state),
+              why(pr.explanation, 'why muted block small'),
+              pr.waitingOn ? why(pr.waitingOn, 'waiting-on muted block small') : null,
+            ),
             h('td', { 'data-label': 'Priority' }, `${pr.priorityName} (${pr.priorityValue})`),
             h('td', { 'data-label': 'Time in queue' }, since(pr.admittedAt ?? pr.submittedAt)),
+            h(
+              'td',
+              { 'data-label': 'Estimated merge', class: 'eta' },
+              pr.estimatedMergeAt ? until(pr.estimatedMergeAt) : h('span', { class: 'muted' }, 'unknown'),
+            ),
             parallel ? h('td', { 'data-label': 'Lane' }, pr.lane === null ? '–' : `#${pr.lane}`) : null,
             h('td', { 'data-label': 'Test run', class: 'mono' }, pr.testRunId ? pr.testRunId.slice(0, 8) : '–'),
           ),
@@ -761,6 +777,20 @@ export async function prPage(key, number) {
         h('dd', {}, time(pr.stateChangedAt), ' (', since(pr.stateChangedAt), ' ago)'),
         h('dt', {}, 'Why'),
         h('dd', { id: 'pr-reason' }, why(pr.reason), externalLink(pr.reason.url, 'failed check')),
+        ...(pr.waitingOn
+          ? [
+              h('dt', {}, 'Position'),
+              h('dd', { id: 'pr-position' }, pr.position === null ? 'not admitted yet' : String(pr.position)),
+              h('dt', {}, 'Waiting on'),
+              h('dd', { id: 'pr-waiting-on' }, why(pr.waitingOn)),
+              h('dt', {}, 'Estimated merge'),
+              h(
+                'dd',
+                { id: 'pr-eta' },
+                pr.estimatedMergeAt ? [time(pr.estimatedMergeAt), ' (', until(pr.estimatedMergeAt), ')'] : 'unknown',
+              ),
+            ]
+          : []),
       ),
       actions,
       h(

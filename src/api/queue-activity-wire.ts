@@ -4,7 +4,7 @@ import type { QueueActivity, QueueHistory, QueueManagement, QueueSummary } from 
 import { prReason } from '../app/read-models/pr-reason.js';
 import type { PrState, QueueState } from '../engine/types.js';
 import type { ListQueuesResponse, QueueActivityResponse, QueueHistoryResponse } from './schemas/queue-activity.js';
-import { iso, reasonOut, stateOut, type EnumCase } from './wire.js';
+import { iso, outlookOut, reasonOut, stateOut, type EnumCase } from './wire.js';
 
 /** Who manages the queue's config (contract §2.10): the same two fields in every dashboard answer. */
 const managementOut = (m: QueueManagement) => ({
@@ -31,7 +31,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
     batch: snapshot.config.batch,
     targetSha: snapshot.targetSha,
     ...managementOut(a.management),
-    pullRequests: a.pullRequests.map(({ entry: e, lane }) => ({
+    pullRequests: a.pullRequests.map(({ entry: e, lane, outlook }) => ({
       prNumber: e.prNumber,
       prTitle: e.title,
       prAuthor: e.author,
@@ -47,6 +47,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
       reason: e.lastReason,
       explanation: reasonOut(prReason(snapshot, e)),
       lane,
+      ...outlookOut(outlook),
     })),
     testRuns: a.testRuns.map(({ run, lane }) => ({
       testRunId: run.id,

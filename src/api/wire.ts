@@ -8,7 +8,7 @@
 import type { Static } from '@sinclair/typebox';
 import { reasonMessage, type PrReason } from '../app/read-models/pr-reason.js';
 import type { PrView, QueueView, TestRunView } from '../app/service-port.js';
-import { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY } from '../engine/index.js';
+import { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY, type PrOutlook } from '../engine/index.js';
 import type { Entry, PrState, QueueSnapshot, QueueState, RepoRef } from '../engine/types.js';
 import type { PrItem, SubmittedPr } from './schemas/pull-request.js';
 import type { QueueResponse, QueueSettings } from './schemas/queue.js';
@@ -21,7 +21,8 @@ export const iso = (ms: number): string => new Date(ms).toISOString();
 export const stateOut = (state: PrState | QueueState, enumCase: EnumCase): string =>
   enumCase === 'upper' ? state : state.toLowerCase();
 
-export function prItem(entry: Entry, enumCase: EnumCase): Static<typeof PrItem> {
+/** A PR item; `outlook` gives the extension fields position, waitingOn and estimatedMergeAt (null without). */
+export function prItem(entry: Entry, enumCase: EnumCase, outlook: PrOutlook | null = null): Static<typeof PrItem> {
   return {
     id: entry.id,
     state: stateOut(entry.state, enumCase),
@@ -36,12 +37,22 @@ export function prItem(entry: Entry, enumCase: EnumCase): Static<typeof PrItem> 
     prSha: entry.headSha,
     prBaseBranch: entry.baseBranch,
     prAuthor: entry.author,
+    ...outlookOut(outlook),
+  };
+}
+
+/** The extension fields position, waitingOn and estimatedMergeAt; null each without an outlook. */
+export function outlookOut(outlook: PrOutlook | null) {
+  return {
+    position: outlook?.position ?? null,
+    waitingOn: outlook ? { code: outlook.waitingOn.code, message: outlook.waitingOn.message } : null,
+    estimatedMergeAt: outlook?.estimatedMergeAt != null ? iso(outlook.estimatedMergeAt) : null,
   };
 }
 
 export function submittedPr(view: PrView, enumCase: EnumCase): Static<typeof SubmittedPr> {
   // Added to the item rather than spread into a new object: spreading costs ten times more.
-  return Object.assign(prItem(view.entry, enumCase), {
+  return Object.assign(prItem(view.entry, enumCase, view.outlook), {
     readiness: view.readiness,
     forceEnqueued: view.entry.forceEnqueued,
     isCurrentlySubmittedToQueue: view.isCurrentlySubmittedToQueue,
@@ -124,7 +135,7 @@ function adaptiveFields(snapshot: QueueSnapshot): Partial<Static<typeof QueueSet
 export function queue(view: QueueView, enumCase: EnumCase): Static<typeof QueueResponse> {
   return {
     ...queueSettings(view.snapshot, enumCase),
-    enqueuedPullRequests: view.enqueued.map((entry) => prItem(entry, enumCase)),
+    enqueuedPullRequests: view.enqueued.map((entry) => prItem(entry, enumCase, view.outlook.get(entry.prNumber))),
   };
 }
 

@@ -17,6 +17,7 @@ import type {
   SettableQueueState,
   SubmittedReason,
 } from '../engine/types.js';
+import type { PrOutlook } from '../engine/eta.js';
 import type { CiStatus } from '../ports.js';
 import type { WebhookAdmin } from '../webhooks/admin.js';
 import type { NotifyAdmin } from '../notify/admin.js';
@@ -31,6 +32,8 @@ export interface QueueView {
   snapshot: QueueSnapshot;
   /** Non-terminal entries except NOT_READY, in queue order (what getQueue lists). */
   enqueued: Entry[];
+  /** Position, what it waits on and estimated merge time of each non-terminal entry (pr-outlook.ts). */
+  outlook: ReadonlyMap<number, PrOutlook>;
 }
 
 export interface PrView {
@@ -40,6 +43,8 @@ export interface PrView {
   isCurrentlySubmittedToQueue: boolean;
   /** Why it is in its state, in words (pr-reason.ts). */
   reason: PrReason;
+  /** Position, what it waits on and estimated merge time; null once terminal. */
+  outlook: PrOutlook | null;
 }
 
 export interface ListPullRequestsQuery {
@@ -116,7 +121,7 @@ export interface PullRequestService {
     ctx: AuthContext,
     key: QueueKey,
     query: ListPullRequestsQuery,
-  ): Promise<{ items: Entry[]; nextCursor?: string }>;
+  ): Promise<{ items: Entry[]; nextCursor?: string; outlook: ReadonlyMap<number, PrOutlook> }>;
   /**
    * setImpactedTargets for a fork PR's CI, which has no token: the repository's forge must confirm
    * that workflow run `runId` is running for a fork PR at `sha` (contract §2.6, §9).

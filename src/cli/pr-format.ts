@@ -32,17 +32,39 @@ function reasonFields(pr: SubmittedPullRequest, queue: QueueRequest): [string, s
   ];
 }
 
+/** `in 12 min (14:32 UTC)`, or why there is no estimate. */
+export function formatEta(pr: Pick<PullRequestItem, 'estimatedMergeAt' | 'waitingOn'>, now: number): string {
+  if (pr.estimatedMergeAt === null) return pr.waitingOn === null ? '-' : 'unknown';
+  const at = Date.parse(pr.estimatedMergeAt);
+  const minutes = Math.max(0, Math.round((at - now) / 60_000));
+  return `in ${minutes} min (${pr.estimatedMergeAt.slice(11, 16)} UTC)`;
+}
+
+/** Position, what the PR waits on and the estimate, while it is in the queue. */
+function outlookFields(pr: SubmittedPullRequest, now: number): [string, string][] {
+  if (pr.waitingOn === null) return [];
+  return [
+    ['Position', pr.position === null ? '- (not admitted yet)' : String(pr.position)],
+    ['Waiting on', `${pr.waitingOn.message} (${pr.waitingOn.code})`],
+    [
+      'Estimated merge',
+      pr.estimatedMergeAt === null ? 'unknown (no estimate yet, or the queue does not merge now)' : formatEta(pr, now),
+    ],
+  ];
+}
+
 /** One line for the end of `--wait`: the sentence and its specifics. */
 export function formatReasonLine(pr: SubmittedPullRequest): string {
   return `${pr.reason.message}${pr.reason.detail !== undefined ? ` (${pr.reason.detail})` : ''}`;
 }
 
-export function formatPrStatus(pr: SubmittedPullRequest, queue: QueueRequest): string {
+export function formatPrStatus(pr: SubmittedPullRequest, queue: QueueRequest, now = Date.now()): string {
   return formatFields([
     ['Pull request', `#${pr.prNumber} ${pr.prTitle} (by ${pr.prAuthor})`],
     ['Queue', describeQueue(queue)],
     ['State', `${pr.state} since ${pr.stateChangedAt}`],
     ...reasonFields(pr, queue),
+    ...outlookFields(pr, now),
     ['In queue', yesNo(pr.isCurrentlySubmittedToQueue)],
     ['Priority', priorityOf(pr)],
     ['Batching', pr.noBatch ? 'never (tested alone)' : 'allowed'],
@@ -58,13 +80,15 @@ export function formatPrStatus(pr: SubmittedPullRequest, queue: QueueRequest): s
   ]);
 }
 
-export function formatPrList(prs: PullRequestItem[], more: boolean): string {
+export function formatPrList(prs: PullRequestItem[], more: boolean, now = Date.now()): string {
   if (prs.length === 0) return 'No pull requests.';
   const table = formatTable(
-    ['PR', 'STATE', 'PRIORITY', 'SINCE', 'AUTHOR', 'TITLE'],
+    ['PR', 'STATE', 'POS', 'ETA', 'PRIORITY', 'SINCE', 'AUTHOR', 'TITLE'],
     prs.map((pr) => [
       `#${pr.prNumber}`,
       pr.state,
+      pr.position === null ? '-' : String(pr.position),
+      formatEta(pr, now),
       `${pr.priorityName}${pr.noBatch ? ' no-batch' : ''}`,
       pr.stateChangedAt,
       pr.prAuthor,

@@ -168,7 +168,7 @@ Example:
 
   withWaitOptions(withQueueOptions(pr.command('status')), 'wait until the PR is merged, failed or cancelled')
     .description(
-      'show a submitted pull request: state and why (the failed check, the conflicting files, what it waits for), priority, readiness',
+      'show a submitted pull request: state and why (the failed check, the conflicting files, what it waits for), its position, what it waits on and its estimated merge time, priority, readiness',
     )
     .argument('<number>', 'pull request number')
     .addHelpText(
@@ -188,7 +188,9 @@ Examples:
     );
 
   withQueueOptions(pr.command('list'))
-    .description("list a queue's pull requests, most recently submitted first")
+    .description(
+      "list a queue's pull requests, most recently submitted first, with their position and estimated merge time",
+    )
     .option('--state <state>', 'only PRs in this state, e.g. testing or MERGED')
     .option(
       '--since <date-time>',

@@ -1,6 +1,7 @@
 /** Human-readable forms of a queue: its settings, then its pull requests in queue order. */
 import type { Queue, QueueActivity, QueueRequest, QueueSettings } from '../client/index.js';
 import { formatFields, formatTable } from './output.js';
+import { formatEta } from './pr-format.js';
 import { describeQueue } from './queue-address.js';
 
 const show = (value: unknown): string =>
@@ -21,12 +22,14 @@ export function formatManagement(m: Pick<QueueActivity, 'managedBy' | 'driftSinc
 
 /**
  * The queue's settings, then its pull requests in queue order from the dashboard's activity (which,
- * unlike getQueue, also lists the NOT_READY ones, last, with no position), each with why it is there.
+ * unlike getQueue, also lists the NOT_READY ones, last, with no position), each with its position (in
+ * its lane in parallel mode), its estimated merge time and why it is there.
  */
 export function formatQueue(
   q: Queue,
   address: QueueRequest,
   activity: Pick<QueueActivity, 'managedBy' | 'driftSince' | 'pullRequests'>,
+  now = Date.now(),
 ): string {
   const { enqueuedPullRequests: _listed, ...settings } = q;
   const prs = activity.pullRequests;
@@ -36,13 +39,14 @@ export function formatQueue(
     prs.length === 0
       ? 'No pull requests in the queue.'
       : formatTable(
-          ['#', 'PR', 'STATE', 'PRIORITY', 'SINCE', 'TITLE', 'WHY'],
-          prs.map((pr, i) => [
-            pr.state.toUpperCase() === 'NOT_READY' ? '-' : String(i + 1),
+          ['#', 'PR', 'STATE', 'PRIORITY', 'SINCE', 'ETA', 'TITLE', 'WHY'],
+          prs.map((pr) => [
+            pr.position === null ? '-' : String(pr.position),
             `#${pr.prNumber}`,
             pr.state,
             pr.priorityName,
             pr.stateChangedAt,
+            formatEta(pr, now),
             pr.prTitle,
             why(pr.explanation),
           ]),

@@ -11,4 +11,17 @@ export { testBranchName, testBranchPattern } from './test-branch.js';
 export { isInFlight } from './runs.js';
 export { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY, type AdaptiveStatus } from './adaptive.js';
 export { laneHeads } from './parallel-graph.js';
+
+export {
+  queueOutlook,
+  queueStatistics,
+  isFrozen,
+  WAITING_CODES,
+  STATISTICS_RUNS,
+  type PrOutlook,
+  type QueueStatistics,
+  type WaitingCode,
+  type WaitingOn,
+  type FinishedRun,
+} from './eta.js';
 export * from './types.js';

@@ -43,6 +43,11 @@ export interface SimulationSummary {
   mergesPerHour: number;
   /** Merged PRs whose time in queue (submission to merge) began in the window, in minutes. */
   timeInQueueMinutes: { p50: number; p95: number; mean: number; max: number } | null;
+  /**
+   * The merge time estimated at submission (queueOutlook) against the real one, for merged PRs whose
+   * time in queue began in the window: absolute error as a share of the time in queue. null without any.
+   */
+  eta: { p50: number; p90: number; estimated: number; unestimated: number } | null;
   /** CI runs started in the window per PR merged in it, bisection runs included. */
   ciRunsPerMerge: number;
   /** CI time spent (cancelled runs up to their cancellation) per merged PR, in hours. */
@@ -83,6 +88,7 @@ export class MetricsCollector {
   readonly depth: [number, number][] = [];
   private readonly ciSpend: CiSpend[] = [];
   private readonly queueTimes: { submittedAt: number; minutes: number }[] = [];
+  private readonly etaErrors: { submittedAt: number; share: number | null }[] = [];
   arrived = 0;
   merged = 0;
   failedBad = 0;
@@ -125,7 +131,7 @@ export class MetricsCollector {
   }
 
   /** A terminal entry leaves the simulation. */
-  entryDone(e: Entry, bad: boolean): void {
+  entryDone(e: Entry, bad: boolean, estimatedMergeAt: number | null = null): void {
     this.entryRestarts(e);
     if (e.state === 'MERGED') {
       this.merged++;
@@ -134,6 +140,12 @@ export class MetricsCollector {
       this.queueTimes.push({
         submittedAt: this.minutes(e.submittedAt),
         minutes: (e.stateChangedAt - e.submittedAt) / MINUTE_MS,
+      });
+      const inQueue = e.stateChangedAt - e.submittedAt;
+      this.etaErrors.push({
+        submittedAt: this.minutes(e.submittedAt),
+        share:
+          estimatedMergeAt === null || inQueue <= 0 ? null : Math.abs(estimatedMergeAt - e.stateChangedAt) / inQueue,
       });
     } else if (e.state === 'FAILED') {
       if (bad) this.failedBad++;
@@ -167,6 +179,8 @@ export class MetricsCollector {
       .map((q) => q.minutes)
       .sort((a, b) => a - b);
     const restarts = count(this.restarts);
+    const etaWindow = this.etaErrors.filter((x) => arrivedInWindow(x.submittedAt));
+    const shares = etaWindow.flatMap((x) => (x.share === null ? [] : [x.share])).sort((a, b) => a - b);
     const summary: SimulationSummary = {
       seed: args.seed,
       simulatedHours: this.minutes(args.endedAt) / 60,
@@ -189,6 +203,15 @@ export class MetricsCollector {
               p95: percentile(waits, 95)!,
               mean: waits.reduce((a, b) => a + b, 0) / waits.length,
               max: waits[waits.length - 1],
+            },
+      eta:
+        shares.length === 0
+          ? null
+          : {
+              p50: percentile(shares, 50)!,
+              p90: percentile(shares, 90)!,
+              estimated: shares.length,
+              unestimated: etaWindow.length - shares.length,
             },
       ciRunsPerMerge: perMerge(runs),
       ciHoursPerMerge: perMerge(ciMinutes / 60),

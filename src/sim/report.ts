@@ -58,6 +58,12 @@ export function formatReport(o: SimulationOptions, s: SimulationSummary): string
         ? `p50 ${num(t.p50, 1)} min · p95 ${num(t.p95, 1)} min · mean ${num(t.mean, 1)} min · max ${num(t.max, 1)} min`
         : 'n/a (nothing merged)',
     ],
+    [
+      'estimate error',
+      s.eta
+        ? `p50 ${pct(s.eta.p50)} · p90 ${pct(s.eta.p90)} of the time in queue (estimatedMergeAt at submission vs the merge; ${s.eta.estimated} estimated, ${s.eta.unestimated} without estimate)`
+        : 'n/a (nothing estimated)',
+    ],
     ['CI runs per merge', `${num(s.ciRunsPerMerge, 3)} (${num(s.ciHoursPerMerge, 3)} CI hours per merge)`],
     ['restarts', `${s.restarts} (${num(s.restartsPerMerge)} per merge)`],
     ['bisection runs', String(s.bisectionRuns)],

@@ -17,6 +17,10 @@ import {
   decide,
   newQueueSnapshot,
   isTerminal,
+  queueOutlook,
+  queueStatistics,
+  STATISTICS_RUNS,
+  type FinishedRun,
   type Effect,
   type EngineEvent,
   type QueueSnapshot,
@@ -72,6 +76,10 @@ class Simulation {
   private runIds = 0;
   private readonly ctx = { newId: () => `run-${++this.runIds}` };
   private arrivalsEnd: number | null = null;
+  /** The latest finished runs, for the queue statistics the estimates use (as the service keeps them). */
+  private readonly finishedRuns: FinishedRun[] = [];
+  /** Each PR's estimated merge time at submission (queueOutlook), null when there was none. */
+  private readonly estimates = new Map<number, number | null>();
 
   constructor(private readonly o: SimulationOptions) {
     this.snapshot = newQueueSnapshot(
@@ -128,7 +136,9 @@ class Simulation {
         if (!spend) return; // cancelled meanwhile
         this.ciRunning.delete(item.runId);
         this.metrics.ciSpent(spend.startedAt, spend.minutes, spend.bisection);
+        const run = this.runOf(item.runId);
         this.decide({ kind: 'ciResult', at: this.now, runId: item.runId, outcome: item.outcome });
+        if (run) this.finished(run, item.outcome);
         return;
       }
       case 'wake':
@@ -136,6 +146,22 @@ class Simulation {
         this.decide({ kind: 'tick', at: this.now });
         return;
     }
+  }
+
+  private finished(run: TestRun, outcome: 'success' | 'failure'): void {
+    this.finishedRuns.push({
+      queueType: run.queueType,
+      status: outcome === 'success' ? 'succeeded' : 'failed',
+      createdAt: run.createdAt,
+      finishedAt: this.now,
+    });
+    if (this.finishedRuns.length > 2 * STATISTICS_RUNS) this.finishedRuns.splice(0, STATISTICS_RUNS);
+  }
+
+  /** The estimate a client would read right after submitting (getSubmittedPullRequest). */
+  private estimate(prNumber: number): void {
+    const outlook = queueOutlook(this.snapshot, queueStatistics(this.finishedRuns), this.now).get(prNumber);
+    this.estimates.set(prNumber, outlook?.estimatedMergeAt ?? null);
   }
 
   /** Events the forge answers at once, and (saturated arrivals) PRs that keep the queue full. */
@@ -192,6 +218,7 @@ class Simulation {
         targets: [`lane-${pr.lane}`],
       });
     }
+    this.estimate(pr.number);
   }
 
   private decide(event: EngineEvent): void {
@@ -286,8 +313,10 @@ class Simulation {
     if (entries.some((e) => isTerminal(e.state))) {
       entries = [];
       for (const e of s.entries) {
-        if (isTerminal(e.state)) this.metrics.entryDone(e, this.prs.get(e.prNumber)?.bad ?? false);
-        else entries.push(e);
+        if (isTerminal(e.state)) {
+          this.metrics.entryDone(e, this.prs.get(e.prNumber)?.bad ?? false, this.estimates.get(e.prNumber) ?? null);
+          this.estimates.delete(e.prNumber);
+        } else entries.push(e);
       }
     }
     const referenced = new Set<string>();

@@ -133,3 +133,16 @@ export async function listRunsWithForeignCi(
     .orderBy('id')
     .execute();
 }
+
+/** The latest `limit` runs of a queue that succeeded or failed (by creation, newest first). */
+export async function listFinishedRuns(db: Kysely<Database>, queueId: string, limit: number): Promise<TestRun[]> {
+  const rows = await db
+    .selectFrom('test_runs')
+    .select('data')
+    .where('queue_id', '=', queueId)
+    .where('status', 'in', ['succeeded', 'failed'])
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map(runOf);
+}

@@ -4,6 +4,7 @@ import { createApiHarness, errorOf, json, REPO, SLUG, type ApiHarness } from './
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 const ITEM_KEYS = [
+  'estimatedMergeAt',
   'id',
   'noBatch',
   'prAuthor',
@@ -11,11 +12,13 @@ const ITEM_KEYS = [
   'prNumber',
   'prSha',
   'prTitle',
+  'position',
   'priorityName',
   'priorityValue',
   'skipTheLine',
   'state',
   'stateChangedAt',
+  'waitingOn',
 ];
 
 let h: ApiHarness;

@@ -145,8 +145,10 @@ describe('getQueue', () => {
       [3, 'PENDING'],
     ]);
     expect(Object.keys(queue.enqueuedPullRequests[1]).sort()).toEqual([
+      'estimatedMergeAt',
       'id',
       'noBatch',
+      'position',
       'prAuthor',
       'prBaseBranch',
       'prNumber',
@@ -157,6 +159,7 @@ describe('getQueue', () => {
       'skipTheLine',
       'state',
       'stateChangedAt',
+      'waitingOn',
     ]);
   });
 

@@ -1,7 +1,7 @@
 /**
  * `greenline pr …`, `targets set` and `test-run …` against a real server process that tests and
- * merges on a real git remote: the built-in CI (`test ! -f fail.txt`, slower with slow.txt) for
- * github.com/acme/web, and external CI reporting through `test-run report` for github.com/acme/ext.
+ * merges on a real git remote: the built-in CI (`test ! -f fail.txt`, slower with slow.txt, hanging with
+ * hang.txt) for github.com/acme/web, and external CI reporting through `test-run report` for github.com/acme/ext.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git } from '../../src/git/git.js';
@@ -18,7 +18,10 @@ const heads: Record<number, string> = {};
 beforeAll(async () => {
   s = await startCliServer({
     repos: [
-      { slug: 'github.com/acme/web', ciCommand: 'test ! -f fail.txt && { test ! -f slow.txt || sleep 4; }' },
+      {
+        slug: 'github.com/acme/web',
+        ciCommand: 'test ! -f fail.txt && { test ! -f slow.txt || sleep 4; } && { test ! -f hang.txt || sleep 120; }',
+      },
       { slug: 'github.com/acme/ext', ciCommand: null },
     ],
     async beforeServe(git) {
@@ -35,6 +38,7 @@ beforeAll(async () => {
       heads[8] = await git.openPr(8, { 'clash.txt': 'eight\n' }, { title: 'Eight clashes' });
       heads[9] = await git.openPr(9, { 'clash.txt': 'nine\n' }, { title: 'Nine clashes' });
       heads[10] = await git.openPr(10, { 'slow.txt': 'slow\n', 'ten.txt': '10\n' }, { title: 'Ten, slowly' });
+      heads[11] = await git.openPr(11, { 'hang.txt': '11\n' }, { title: 'Eleven hangs' });
     },
   });
   expect((await s.run(['queue', 'create', ...WEB])).code).toBe(0);
@@ -94,10 +98,25 @@ describe('greenline pr', () => {
       isCurrentlySubmittedToQueue: false,
     });
     expect(json(asJson.stdout).verifiedByTestRun).toEqual(expect.any(String));
-    expect(list.stdout).toMatch(/^PR\s+STATE\s+PRIORITY\s+SINCE\s+AUTHOR\s+TITLE$/m);
-    expect(list.stdout).toMatch(/^#2\s+FAILED\s+medium no-batch\s+\S+\s+Dev One\s+Break the build$/m);
-    expect(list.stdout).toMatch(/^#1\s+MERGED\s+high\s/m);
+    expect(list.stdout).toMatch(/^PR\s+STATE\s+POS\s+ETA\s+PRIORITY\s+SINCE\s+AUTHOR\s+TITLE$/m);
+    expect(list.stdout).toMatch(/^#2\s+FAILED\s+-\s+-\s+medium no-batch\s+\S+\s+Dev One\s+Break the build$/m);
+    expect(list.stdout).toMatch(/^#1\s+MERGED\s+-\s+-\s+high\s/m);
     expect(json(merged.stdout).pullRequests.map((p: { prNumber: number }) => p.prNumber)).toEqual([1]);
+  });
+
+  it('status and list show the position, what the PR waits on and its estimated merge time', async () => {
+    // PRs 1 and 2 were tested already: the queue has observed CI times to estimate from.
+    expect((await s.run(['pr', 'submit', '11', ...WEB])).code).toBe(0);
+    await until(11, (p) => p.state === 'TESTING');
+    const [human, list] = await Promise.all([s.run(['pr', 'status', '11', ...WEB]), s.run(['pr', 'list', ...WEB])]);
+    expect(human.stdout).toMatch(/^Position:\s+1$/m);
+    expect(human.stdout).toMatch(
+      /^Waiting on:\s+Its test run is in flight \(started \d+ minutes? ago; runs take about \d+ minutes?\)\. \(RUN_IN_FLIGHT\)$/m,
+    );
+    expect(human.stdout).toMatch(/^Estimated merge:\s+in \d+ min \(\d\d:\d\d UTC\)$/m);
+    expect(list.stdout).toMatch(/^#11\s+TESTING\s+1\s+in \d+ min \(\d\d:\d\d UTC\)\s+medium\s/m);
+    expect((await s.run(['pr', 'cancel', '11', ...WEB])).code).toBe(0);
+    expect((await s.run(['pr', 'status', '11', ...WEB])).stdout).not.toMatch(/^Position:/m);
   });
 
   it('list pages through the server with --limit', async () => {
@@ -177,9 +196,9 @@ describe('greenline pr and queue get say why a PR is where it is', () => {
     );
     expect(status.stdout).toMatch(/^Detail:\s+conflicting files: shared\.txt$/m);
     expect(status.stdout).toMatch(/^Mergeability:\s+not_mergeable$/m);
-    expect(queue.stdout).toMatch(/^#\s+PR\s+STATE\s+PRIORITY\s+SINCE\s+TITLE\s+WHY$/m);
+    expect(queue.stdout).toMatch(/^#\s+PR\s+STATE\s+PRIORITY\s+SINCE\s+ETA\s+TITLE\s+WHY$/m);
     expect(queue.stdout).toMatch(
-      /^-\s+#6\s+NOT_READY\s+medium\s+\S+\s+Six shares\s+Not ready: it conflicts with the target branch; .* \(conflicting files: shared\.txt\)$/m,
+      /^-\s+#6\s+NOT_READY\s+medium\s+\S+\s+unknown\s+Six shares\s+Not ready: it conflicts with the target branch; .* \(conflicting files: shared\.txt\)$/m,
     );
     expect(queue.stdout).not.toMatch(/NOT_READY ones are not listed/);
     expect((await s.run(['pr', 'cancel', '6', ...WEB])).code).toBe(0);

@@ -261,6 +261,10 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     const row = page.locator(`#queue-prs tr[data-pr="${failed}"]`);
     await row.waitFor();
     expect(await row.textContent()).toContain('Not ready: it conflicts with the target branch');
+    // Not admitted: no position, no estimate, and it says what it waits on.
+    expect(await row.locator('td[data-label="Position"]').textContent()).toBe('–');
+    expect(await row.locator('.waiting-on').getAttribute('data-code')).toBe('NOT_READY');
+    expect(await row.locator('td[data-label="Estimated merge"]').textContent()).toBe('unknown');
     const recent = await page.locator('#recent-prs').textContent();
     expect(recent).toContain('Merged: its tests passed and the queue merged it.');
     expect(recent).not.toMatch(/merge graph merge/i);

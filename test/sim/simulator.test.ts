@@ -22,6 +22,27 @@ describe('simulate', () => {
     expect(withoutWallTime(simulate({ ...o, seed: 6 }).summary)).not.toEqual(withoutWallTime(a.summary));
   });
 
+  it('compares the merge time estimated at submission with the real one: exact when nothing fails and CI time is fixed', () => {
+    const run = (failureRate: number) =>
+      simulate(
+        options({
+          arrivals: { kind: 'poisson', perHour: 8 },
+          maxPrs: 200,
+          failureRate,
+          ci: { kind: 'fixed', minutes: 20 },
+          queue: { concurrency: 2 },
+        }),
+      ).summary;
+    const clean = run(0);
+    // The first PR has no finished run to estimate from; every later one has one.
+    expect(clean.eta!.p50).toBeLessThan(1e-6); // the estimate is rounded to the millisecond
+    expect(clean.eta!.p90).toBeLessThan(1e-6);
+    expect(clean.eta!.estimated).toBeGreaterThan(100);
+    // Failures restart PRs behind them: some estimates are short, and the error says so.
+    const failing = run(0.2);
+    expect(failing.eta!.p90).toBeGreaterThan(0.1);
+  });
+
   it('a serial queue with nothing failing merges exactly one PR per CI time, one run each', () => {
     const { summary } = simulate(
       options({

@@ -29,7 +29,9 @@ export const listPullRequests: Route<PullRequestService> = (app, { service, enum
         take,
       });
       return {
-        pullRequests: page.items.map((entry) => prItem(entry, enumCase(request.headers))),
+        pullRequests: page.items.map((entry) =>
+          prItem(entry, enumCase(request.headers), page.outlook.get(entry.prNumber)),
+        ),
         nextCursor: page.nextCursor,
       };
     },

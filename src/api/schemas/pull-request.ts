@@ -1,5 +1,6 @@
 /** Request and response schemas of the PR endpoints (contract §2.1–§2.6). */
 import { Type } from '@sinclair/typebox';
+import { WAITING_CODES } from '../../engine/eta.js';
 import { PRIORITY_VALUES } from '../../engine/types.js';
 import {
   AnyCaseEnum,
@@ -125,7 +126,40 @@ export const PrItemProperties = {
   prSha: Type.String({ description: 'Head sha of the PR' }),
   prBaseBranch: Type.String(),
   prAuthor: Type.String(),
+  ...OutlookProperties(),
 };
+
+/** greenline's extension fields of a PR item: where it stands, what it waits on, when it should merge. */
+export function OutlookProperties() {
+  return {
+    position: Nullable(
+      Type.Integer({
+        minimum: 1,
+        description:
+          'greenline extension: 1-based place in queue order among the admitted PRs (parallel mode: in its lane); ' +
+          'null while NOT_READY and once concluded',
+      }),
+    ),
+    waitingOn: Nullable(
+      Type.Object(
+        {
+          code: Type.String({ enum: [...WAITING_CODES], description: 'What the PR waits on' }),
+          message: Type.String({ description: 'The same as a sentence' }),
+        },
+        { description: 'greenline extension: what the PR waits on now; null once concluded' },
+      ),
+    ),
+    estimatedMergeAt: Nullable(
+      Type.String({
+        format: 'date-time',
+        description:
+          "greenline extension: when the PR should merge if its tests pass, from the queue's observed CI times, " +
+          'concurrency, batching and failure rate; null when it cannot be estimated (no finished test run yet, ' +
+          'not ready, failing, paused or frozen queue, concluded)',
+      }),
+    ),
+  };
+}
 export const PrItem = Type.Object(PrItemProperties);
 
 export const ListResponse = Type.Object({

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { MAX_HISTORY_HOURS } from '../../app/read-models/queue-activity.js';
 import { DateTime, Name, Nullable, PrStateOut, QueueAddress, QueueStateOut, Repo, RequestObject } from './common.js';
-import { PrReason } from './pull-request.js';
+import { OutlookProperties, PrReason } from './pull-request.js';
 import { MODES } from './queue.js';
 
 /** contract §2.10 "Management source": not in getQueue/updateQueue, whose fields Terraform parses. */
@@ -59,6 +59,7 @@ export const ActivityPr = Type.Object({
   reason: Type.String({ description: 'Reason code of its latest transition' }),
   explanation: PrReason,
   lane: Lane,
+  ...OutlookProperties(),
 });
 
 export const ActivityRun = Type.Object({

@@ -47,6 +47,7 @@ import type { QueueExecutor } from './queue-executor.js';
 import type { QueueLeases } from '../cluster/queue-leases.js';
 import { bindingOf, protectionStatuses, resolveRequiredStatuses } from '../repo-binding.js';
 import { nextAttemptAt } from './retry-policy.js';
+import { outlookOf } from './pr-outlook.js';
 import { queueConfigOf } from './snapshot-io.js';
 
 export interface EffectRunnerDeps {
@@ -290,11 +291,18 @@ export class EffectRunner extends OutboxWorker {
         const queued = await recordQueueEvent(db, queueId, effect.key, effect.event, clock.now(), this.deps.notices);
         if (queued.webhooks > 0) this.deps.onWebhookMessages?.();
         if (queued.notifications > 0) this.deps.onNotifications?.();
-        await forgeFor(adapters, binding).onQueueEvent?.(
-          binding,
-          { targetBranch: queue.target_branch, config: queueConfigOf(queue) },
-          effect.event,
-        );
+        const forge = forgeFor(adapters, binding);
+        if (forge.onQueueEvent) {
+          const waiting = OUTLOOK_EVENTS.has(effect.event.type);
+          const outlook = waiting
+            ? await outlookOf(db, queueId, await this.deps.executor.read(queueId), clock.now())
+            : undefined;
+          await forge.onQueueEvent(
+            binding,
+            { targetBranch: queue.target_branch, config: queueConfigOf(queue), ...(outlook ? { outlook } : {}) },
+            effect.event,
+          );
+        }
         return null;
       }
       case 'scheduleWakeup':
@@ -302,6 +310,14 @@ export class EffectRunner extends OutboxWorker {
     }
   }
 }
+
+/** The events of PRs still in the queue: the forge shows where they stand and when they should merge. */
+const OUTLOOK_EVENTS: ReadonlySet<string> = new Set([
+  'pull_request.submitted',
+  'pull_request.queued',
+  'pull_request.testing',
+  'pull_request.pending_failure',
+]);
 
 /** The effects that build or start something for a run. */
 type RunEffect = Extract<Effect, { kind: 'createTestBranch' | 'startCi' }>;

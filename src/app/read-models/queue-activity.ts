@@ -5,7 +5,7 @@
  * the store and the executor's snapshot; nothing here changes a queue.
  */
 import type { Kysely } from 'kysely';
-import { laneHeads, queueOrder } from '../../engine/index.js';
+import { laneHeads, queueOrder, type PrOutlook } from '../../engine/index.js';
 import {
   PrState,
   TERMINAL_STATES,
@@ -25,6 +25,7 @@ import { listTransitionsOfRecentPrs } from '../../store/metrics-transitions.js';
 import { listQueuesOfRepos } from '../../store/queues.js';
 import { listRepos } from '../../store/repos.js';
 import type { QueueExecutor } from '../executor/queue-executor.js';
+import { outlookOf } from '../executor/pr-outlook.js';
 import { queueOfOrg } from './queue-lookup.js';
 import { queueConfigOf } from '../executor/snapshot-io.js';
 import type { AuthContext, QueueKey } from '../request-scope.js';
@@ -105,6 +106,8 @@ export interface ActivityPr {
   entry: Entry;
   /** In parallel mode, the PR number heading the entry's lane; null otherwise or while NOT_READY. */
   lane: number | null;
+  /** Position, what it waits on, estimated merge time (pr-outlook.ts). */
+  outlook: PrOutlook | null;
 }
 
 export interface QueueActivity {
@@ -124,12 +127,14 @@ export async function queueActivity(
   executor: QueueExecutor,
   ctx: AuthContext,
   key: QueueKey,
+  now: number,
 ): Promise<QueueActivity> {
   const { queue } = await queueOfOrg(db, ctx, key);
   const [snapshot, recent] = await Promise.all([
     executor.read(queue.id, queue.version),
     listLatestEntriesInStates(db, queue.id, TERMINAL_STATES, RECENT_LIMIT),
   ]);
+  const outlook = await outlookOf(db, queue.id, snapshot, now);
   const ordered = queueOrder(snapshot);
   const admitted = ordered.filter((e) => e.state !== PrState.NOT_READY);
   const parallel = snapshot.config.mode === 'parallel';
@@ -144,7 +149,11 @@ export async function queueActivity(
   return {
     snapshot,
     management: managementOf(queue),
-    pullRequests: ordered.map((entry) => ({ entry, lane: laneOf.get(entry.prNumber) ?? null })),
+    pullRequests: ordered.map((entry) => ({
+      entry,
+      lane: laneOf.get(entry.prNumber) ?? null,
+      outlook: outlook.get(entry.prNumber) ?? null,
+    })),
     testRuns: runs.map((run) => ({ run, lane: parallel ? (laneOf.get(run.prNumbers[0] ?? -1) ?? null) : null })),
     recent,
   };

@@ -5,7 +5,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import { newQueueSnapshot } from '../../engine/config.js';
-import { parsePriority, queueOrder, readiness } from '../../engine/index.js';
+import { parsePriority, queueOrder, readiness, type PrOutlook } from '../../engine/index.js';
 import {
   PrState,
   TERMINAL_STATES,
@@ -42,6 +42,7 @@ import {
   type QueueSummary,
 } from '../read-models/queue-activity.js';
 import { renderMetrics } from '../read-models/metrics.js';
+import { outlookOf } from '../executor/pr-outlook.js';
 import { prReason } from '../read-models/pr-reason.js';
 import type { QueueExecutor } from '../executor/queue-executor.js';
 import { WebhookAdmin } from '../../webhooks/admin.js';
@@ -318,11 +319,13 @@ export class GreenlineService implements MergeQueueService {
       entry.lastReason === 'TEST_RUN_REQUIRED_STATUS_FAILED' && runId
         ? await failedCheckUrl(this.deps.db, runId)
         : null;
+    const active = !isTerminal(entry.state);
     return {
       entry,
       readiness: readiness(queue, entry),
-      isCurrentlySubmittedToQueue: !isTerminal(entry.state),
+      isCurrentlySubmittedToQueue: active,
       reason: prReason(queue, entry, url),
+      outlook: active ? ((await this.outlook(found.queue.id)).get(entry.prNumber) ?? null) : null,
     };
   }
 
@@ -330,7 +333,7 @@ export class GreenlineService implements MergeQueueService {
     ctx: AuthContext,
     key: QueueKey,
     query: ListPullRequestsQuery,
-  ): Promise<{ items: Entry[]; nextCursor?: string }> {
+  ): Promise<{ items: Entry[]; nextCursor?: string; outlook: ReadonlyMap<number, PrOutlook> }> {
     const { db } = this.deps;
     const { queue } = await queueOfOrg(db, ctx, key);
     if (!Number.isInteger(query.take) || query.take < 1 || query.take > 100) {
@@ -360,7 +363,8 @@ export class GreenlineService implements MergeQueueService {
         : {}),
     });
     const items = rows.slice(0, query.take);
-    return rows.length > query.take ? { items, nextCursor: items[items.length - 1]!.id } : { items };
+    const outlook = items.some((e) => !isTerminal(e.state)) ? await this.outlook(queue.id) : new Map();
+    return rows.length > query.take ? { items, nextCursor: items[items.length - 1]!.id, outlook } : { items, outlook };
   }
 
   async setImpactedTargets(
@@ -436,7 +440,7 @@ export class GreenlineService implements MergeQueueService {
   }
 
   getQueueActivity(ctx: AuthContext, key: QueueKey): Promise<QueueActivity> {
-    return queueActivity(this.deps.db, this.deps.executor, ctx, key);
+    return queueActivity(this.deps.db, this.deps.executor, ctx, key, this.deps.clock.now());
   }
 
   getQueueHistory(ctx: AuthContext, key: QueueKey, hours: number): Promise<QueueHistory> {
@@ -452,7 +456,16 @@ export class GreenlineService implements MergeQueueService {
 
   private async view(queueId: string, version?: number): Promise<QueueView> {
     const snapshot = await this.deps.executor.read(queueId, version);
-    return { snapshot, enqueued: queueOrder(snapshot).filter((e) => e.state !== PrState.NOT_READY) };
+    return {
+      snapshot,
+      enqueued: queueOrder(snapshot).filter((e) => e.state !== PrState.NOT_READY),
+      outlook: await outlookOf(this.deps.db, queueId, snapshot, this.deps.clock.now()),
+    };
+  }
+
+  /** The outlook of the queue's entries as they are now. */
+  private async outlook(queueId: string): Promise<ReadonlyMap<number, PrOutlook>> {
+    return outlookOf(this.deps.db, queueId, await this.deps.executor.read(queueId), this.deps.clock.now());
   }
 }
 

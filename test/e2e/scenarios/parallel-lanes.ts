@@ -2,7 +2,8 @@
  * End to end, parallel mode: PRs impacting disjoint targets form independent lanes. Lane "web" starts
  * with a PR whose CI blocks (until the test releases it) and then fails; lane "api" must test and merge
  * meanwhile, without ever including a web PR in its test commits and without being restarted. Once
- * released, the blocked PR fails alone and the rest of its lane merges.
+ * released, the blocked PR fails alone and the rest of its lane merges. While it blocks, the web PRs
+ * report their positions in their lane and the blocked one an estimated merge time.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -82,6 +83,13 @@ export function parallelLanesScenario(): void {
         expect(API.map((n) => api.get(n).state)).toEqual(['MERGED', 'MERGED', 'MERGED']);
         // Not delayed: the api lane merged while the web lane's first PR is still being tested.
         expect((await queue.pr(BLOCKED)).state).toBe('TESTING');
+        // Where the web lane stands: positions within the lane, the blocked run in flight, and an
+        // estimate for it from the CI times the api lane's runs took.
+        const web = await Promise.all(WEB.map((n) => queue.pr(n)));
+        expect(web.map((p) => p.position)).toEqual([1, 2, 3]);
+        expect(web[0].waitingOn.code).toBe('RUN_IN_FLIGHT');
+        expect(Date.parse(web[0].estimatedMergeAt)).toBeGreaterThan(Date.parse(web[0].stateChangedAt));
+        expect(api.get(2).position).toBeNull();
         expect((await remote.targetCommits()).map((c) => c.prNumber)).toEqual(API);
 
         writeFileSync(release, '');

@@ -15,6 +15,7 @@
  * - Direct merge facts (directMergeFacts, asked only under `directMergeMode = always`): whether a PR's
  *   head is built on its base's tip (compare: `ahead`) and the base's required checks passed on it.
  */
+import type { PrOutlook } from '../../../engine/eta.js';
 import type { Logger } from 'pino';
 import type {
   Mergeability,
@@ -434,7 +435,7 @@ export class GitHubForge implements ForgePort {
 
   async onQueueEvent(
     repo: RepoBinding,
-    queue: { targetBranch: string; config: QueueConfig },
+    queue: { targetBranch: string; config: QueueConfig; outlook?: ReadonlyMap<number, PrOutlook> },
     event: QueueEventPayload,
   ): Promise<void> {
     await this.presence.onQueueEvent(repo, queue, event, (n) => this.pull(repo, n));

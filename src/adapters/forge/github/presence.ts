@@ -13,6 +13,7 @@
  * Best effort: a failure is logged and the queue goes on.
  */
 import type { Logger } from 'pino';
+import type { PrOutlook } from '../../../engine/eta.js';
 import type { QueueConfig, QueueEventPayload } from '../../../engine/types.js';
 import type { RepoBinding } from '../../../ports.js';
 import { hasStatus, type GitHubClients } from './client.js';
@@ -82,7 +83,7 @@ export class Presence {
 
   async onQueueEvent(
     repo: RepoBinding,
-    queue: { targetBranch: string; config: QueueConfig },
+    queue: { targetBranch: string; config: QueueConfig; outlook?: ReadonlyMap<number, PrOutlook> },
     event: QueueEventPayload,
     pull: (n: number) => Promise<GitHubPull | null>,
   ): Promise<void> {
@@ -96,7 +97,7 @@ export class Presence {
       for (const n of event.prNumbers) {
         const pr = await pull(n);
         if (!pr) continue;
-        const text = describe(stage, event);
+        const text = describe(stage, event) + outlookText(queue.outlook?.get(n));
         const link = this.link(repo, queue.targetBranch, n);
         if (config.statusCheckEnabled) await this.showCheck(repo, queue.targetBranch, pr.head.sha, stage, text, link);
         if (config.commentsEnabled) await this.showComment(repo, queue.targetBranch, n, stage, text, link);
@@ -255,6 +256,22 @@ export class Presence {
     }
     this.draftsOpened.add(key);
   }
+}
+
+/**
+ * Where the PR stands, as a paragraph after the stage's text: its position, what it waits on, and
+ * its estimated merge time (UTC), when the queue knows them; '' otherwise.
+ */
+export function outlookText(outlook: PrOutlook | undefined): string {
+  if (!outlook) return '';
+  const parts = [
+    ...(outlook.position !== null ? [`Position ${outlook.position} in the queue.`] : []),
+    `Waiting on: ${outlook.waitingOn.message}`,
+    outlook.estimatedMergeAt !== null
+      ? `Estimated merge: ${new Date(outlook.estimatedMergeAt).toISOString().slice(0, 16).replace('T', ' ')} UTC (if its tests pass).`
+      : 'Estimated merge: not known yet.',
+  ];
+  return `\n\n${parts.join(' ')}`;
 }
 
 function describe(stage: Stage, event: QueueEventPayload): string {

@@ -481,6 +481,44 @@ describe('github forge: status checks as an App', () => {
     expect(api.comments).toEqual([]);
   });
 
+  it('the check run and the comment say where the PR stands: position, what it waits on, estimated merge', async () => {
+    const { api } = repoWithPrs();
+    api.appId = 1;
+    api.appPublicKey = publicKey;
+    const forge = makeForge(api, { auth: { kind: 'app', appId: 1, privateKey } });
+    const { DEFAULT_QUEUE_CONFIG } = await import('../../../../src/engine/config.js');
+    const outlook = new Map([
+      [
+        1,
+        {
+          position: 2,
+          waitingOn: { code: 'PRS_AHEAD' as const, message: '1 PR is ahead of it in the queue.' },
+          estimatedMergeAt: Date.UTC(2026, 0, 31, 14, 32),
+        },
+      ],
+    ]);
+    await forge.onQueueEvent(
+      bindingFor(api, { installationId: 9 }),
+      { targetBranch: 'main', config: { ...DEFAULT_QUEUE_CONFIG, commentsEnabled: true }, outlook },
+      {
+        type: 'pull_request.queued',
+        at: 0,
+        prNumbers: [1],
+        prNumbersInBatch: [1],
+        runId: null,
+        testBranch: null,
+        testBranchSha: null,
+        reason: null,
+        batched: false,
+        isBisection: false,
+      },
+    );
+    const stands =
+      'Position 2 in the queue. Waiting on: 1 PR is ahead of it in the queue. Estimated merge: 2026-01-31 14:32 UTC (if its tests pass).';
+    expect(api.checkRuns[0]!.output).toEqual({ title: 'Queued', summary: expect.stringContaining(stands) });
+    expect(api.comments[0]!.body).toContain(stands);
+  });
+
   it('a GitHub failure while showing an event is logged, not thrown (the queue goes on)', async () => {
     const { api } = repoWithPrs();
     api.failNext('GET', /pulls\/1$/, 500, { message: 'boom' }, {}, 10);

@@ -1,0 +1,303 @@
+/**
+ * Where each PR of a queue stands, what it waits on, and when it should merge: a pure function of
+ * the queue snapshot (its settings included), the queue's observed statistics and `now`.
+ *
+ * Position: 1-based in queue order among the admitted PRs (PENDING and later); in parallel mode
+ * within the PR's lane, the lanes being the engine's (`laneHeads`). NOT_READY PRs have none.
+ *
+ * Estimate (a model of the scheduler, scheduling.ts, with one CI time D for every run):
+ * - D is the median CI time of the queue's recent finished main runs, r the share of them that
+ *   failed (`queueStatistics`). No finished run yet: no estimate.
+ * - Runs in flight end at max(now, start + D); a PR whose tests passed is done testing now.
+ * - The PRs that have not started form groups in queue order as the scheduler forms them: one PR,
+ *   or (with `batch`) up to the batch size of consecutive PRs (in parallel mode, of the same lane);
+ *   `noBatch` PRs alone. A group smaller than the batch size starts no earlier than its batching
+ *   deadline (oldest admission + batchingMaxWaitTimeMinutes), except in adaptive mode.
+ * - Each group starts when one of the `concurrency` slots (adaptive mode: the window) is free and
+ *   ends D later; groups merge in order (in parallel mode, in the order of their lane).
+ * - Failures: each group ahead in the lane that has not passed fails with probability r, and a
+ *   failure restarts the runs behind it that started before it ended (`failureDelay`). The
+ *   estimate is conditional on the PR's own tests passing: an estimate of a merge.
+ * - A paused or frozen queue merges nothing until someone or something resumes it: no estimate.
+ */
+import { percentile } from '../lib/percentile.js';
+import { MINUTE_MS } from '../lib/time.js';
+import { adaptiveStatus } from './adaptive.js';
+import { queueOrder } from './ordering.js';
+import { laneHeads } from './parallel-graph.js';
+import { whyNotReady } from './readiness.js';
+import { isInFlight } from './runs.js';
+import type { Entry, QueueSnapshot, TestRun } from './types.js';
+
+/** What the queue's recent history says about its runs. */
+export interface QueueStatistics {
+  /** Median duration of the recent finished main runs, in ms; null when none finished yet. */
+  ciMs: number | null;
+  /** Share of those runs that failed, 0 to 1. */
+  failureRate: number;
+  /** How many finished runs the figures come from. */
+  samples: number;
+}
+
+/** How many of the latest finished runs the statistics use. */
+export const STATISTICS_RUNS = 50;
+
+export type FinishedRun = Pick<TestRun, 'queueType' | 'status' | 'createdAt' | 'finishedAt'>;
+
+/** Statistics of finished runs (any order; the latest STATISTICS_RUNS main runs count). */
+export function queueStatistics(runs: readonly FinishedRun[]): QueueStatistics {
+  const finished = runs
+    .filter(
+      (r) => r.queueType === 'main' && (r.status === 'succeeded' || r.status === 'failed') && r.finishedAt !== null,
+    )
+    .sort((a, b) => b.finishedAt! - a.finishedAt!)
+    .slice(0, STATISTICS_RUNS);
+  if (finished.length === 0) return { ciMs: null, failureRate: 0, samples: 0 };
+  const durations = finished.map((r) => Math.max(0, r.finishedAt! - r.createdAt)).sort((a, b) => a - b);
+  const failed = finished.filter((r) => r.status === 'failed').length;
+  return { ciMs: percentile(durations, 50), failureRate: failed / finished.length, samples: finished.length };
+}
+
+/**
+ * What a PR waits on. `FROZEN` is for a queue whose merges are suspended by a freeze window (the
+ * snapshot's `frozen` flag, where the queue has one).
+ */
+export const WAITING_CODES = [
+  'NOT_READY',
+  'IMPACTED_TARGETS',
+  'QUEUE_PAUSED',
+  'FROZEN',
+  'PRS_AHEAD',
+  'TEST_SLOT',
+  'BATCH_WAIT',
+  'RUN_IN_FLIGHT',
+  'MERGE_ORDER',
+  'MERGING',
+  'FAILING',
+] as const;
+export type WaitingCode = (typeof WAITING_CODES)[number];
+
+export interface WaitingOn {
+  code: WaitingCode;
+  /** A sentence. */
+  message: string;
+}
+
+export interface PrOutlook {
+  /** 1-based place in queue order (parallel mode: in its lane); null while NOT_READY. */
+  position: number | null;
+  waitingOn: WaitingOn;
+  /** Epoch ms; null when it cannot be estimated. */
+  estimatedMergeAt: number | null;
+}
+
+/** A queue's snapshot may say it is frozen (scheduled freezes); absent means not. */
+export const isFrozen = (snapshot: QueueSnapshot): boolean =>
+  (snapshot as QueueSnapshot & { frozen?: boolean }).frozen === true;
+
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+const minutes = (ms: number): string => plural(Math.max(1, Math.round(ms / MINUTE_MS)), 'minute');
+
+interface Group {
+  members: Entry[];
+  lane: number;
+  /** Earliest start: now, or the batching deadline. */
+  readyAt: number;
+  batchWait: boolean;
+}
+
+/** Position, waiting reason and estimated merge time of every non-terminal entry, by PR number. */
+export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, now: number): Map<number, PrOutlook> {
+  const out = new Map<number, PrOutlook>();
+  const { config } = snapshot;
+  const admitted = queueOrder(snapshot, { includeNotReady: false });
+  const parallel = config.mode === 'parallel';
+  const lanes = parallel ? laneHeads(admitted) : admitted.map(() => 0);
+  const where = parallel ? 'in its lane' : 'in the queue';
+
+  const positions = new Map<number, number>();
+  const depth = new Map<number, number>();
+  admitted.forEach((e, i) => {
+    const p = (depth.get(lanes[i]) ?? 0) + 1;
+    depth.set(lanes[i], p);
+    positions.set(e.prNumber, p);
+  });
+
+  for (const e of snapshot.entries) {
+    if (e.state !== 'NOT_READY') continue;
+    const missing = whyNotReady(snapshot, e) === 'IMPACTED_TARGETS_MISSING';
+    out.set(e.prNumber, {
+      position: null,
+      waitingOn: missing
+        ? { code: 'IMPACTED_TARGETS', message: 'It waits for the impacted targets of its head to be uploaded.' }
+        : { code: 'NOT_READY', message: 'It is not ready to be tested yet; its reason says why.' },
+      estimatedMergeAt: null,
+    });
+  }
+
+  const halt: WaitingOn | null = isFrozen(snapshot)
+    ? { code: 'FROZEN', message: 'The queue is frozen: nothing merges until the freeze ends.' }
+    : snapshot.state === 'PAUSED'
+      ? { code: 'QUEUE_PAUSED', message: 'The queue is paused: nothing starts or merges until it is resumed.' }
+      : null;
+  if (halt) {
+    for (const e of admitted)
+      out.set(e.prNumber, { position: positions.get(e.prNumber)!, waitingOn: halt, estimatedMergeAt: null });
+    return out;
+  }
+
+  const D = stats.ciMs;
+  const r = stats.failureRate;
+  const adaptive = adaptiveStatus(snapshot);
+  const slots = Math.max(1, adaptive?.concurrency ?? config.concurrency);
+  const runs = new Map(snapshot.runs.map((run) => [run.id, run]));
+  const runEnd = (run: TestRun): number => (D === null ? Infinity : Math.max(now, run.createdAt + D));
+  const inFlightRun = (e: Entry): TestRun | undefined => {
+    const run = e.runId === null ? undefined : runs.get(e.runId);
+    return isInFlight(run) ? run : undefined;
+  };
+
+  // Slots: the end times of the runs occupying them, ascending.
+  const busy: number[] = snapshot.runs
+    .filter((run) => run.queueType === 'main' && isInFlight(run))
+    .map(runEnd)
+    .sort((a, b) => a - b);
+  const occupy = (end: number): void => {
+    let i = busy.length;
+    while (i > 0 && busy[i - 1] > end) i--;
+    busy.splice(i, 0, end);
+  };
+  const slotFreeAt = (ready: number): number =>
+    busy.length < slots ? ready : Math.max(ready, busy[busy.length - slots]);
+
+  // Groups of the PRs that have not started, in order of their first member.
+  const waiting = admitted.filter((e) => e.state === 'PENDING' && !inFlightRun(e));
+  let size = config.batch ? (adaptive?.batchSize ?? config.batchingMinSize) : 1;
+  if (adaptive && waiting.length < size) size = 1;
+  const groupOf = new Map<number, Group>();
+  const open = new Map<number, Group>();
+  admitted.forEach((e, i) => {
+    if (e.state !== 'PENDING' || inFlightRun(e)) {
+      if (!parallel) open.clear(); // single mode: a batch is consecutive PRs
+      return;
+    }
+    const lane = lanes[i];
+    const current = open.get(lane);
+    if (current && current.members.length < size && !e.noBatch && !current.members[0].noBatch) {
+      current.members.push(e);
+      groupOf.set(e.prNumber, current);
+      return;
+    }
+    const group: Group = { members: [e], lane, readyAt: now, batchWait: false };
+    open.set(lane, group);
+    groupOf.set(e.prNumber, group);
+  });
+  for (const group of new Set(groupOf.values())) {
+    const m = group.members;
+    const fills = m.length >= size || m[0].noBatch || adaptive !== null || snapshot.state !== 'RUNNING';
+    if (!fills && !m.some((e) => e.runId !== null)) {
+      const deadline =
+        Math.min(...m.map((e) => e.admittedAt ?? e.submittedAt)) + config.batchingMaxWaitTimeMinutes * MINUTE_MS;
+      if (deadline > now) Object.assign(group, { readyAt: deadline, batchWait: true });
+    }
+  }
+
+  // Walk the order: each group's start and end of testing, its expected delay from failures ahead
+  // of it, then merges in lane order.
+  const lastMerge = new Map<number, number>();
+  const ahead = new Map<number, number>(); // PRs ahead in the lane not merged yet
+  const laneGroups = new Map<number, { start: number; end: number }[]>(); // groups ahead that have not passed
+  const timing = new Map<Group | string, { start: number; end: number }>();
+  const timingOf = (key: Group | string, lane: number, start: number, plannedEnd: number) => {
+    let t = timing.get(key);
+    if (!t) {
+      const groups = laneGroups.get(lane) ?? [];
+      t = { start, end: plannedEnd + failureDelay(groups, start, r) };
+      groups.push({ start, end: plannedEnd }); // a failure shows at the end of the run as planned
+      laneGroups.set(lane, groups);
+      timing.set(key, t);
+    }
+    return t;
+  };
+  admitted.forEach((e, i) => {
+    const lane = lanes[i];
+    const position = positions.get(e.prNumber)!;
+    const before = ahead.get(lane) ?? 0;
+    ahead.set(lane, before + 1);
+    if (e.state === 'PENDING_FAILURE') {
+      out.set(e.prNumber, {
+        position,
+        waitingOn: {
+          code: 'FAILING',
+          message: 'Its test run failed; it waits for the runs ahead of it to tell whether the failure is its own.',
+        },
+        estimatedMergeAt: null,
+      });
+      return;
+    }
+    let end: number;
+    let waitingOn: WaitingOn;
+    const run = inFlightRun(e);
+    if (e.state === 'TESTS_PASSED') {
+      end = now;
+      waitingOn =
+        before > 0
+          ? {
+              code: 'MERGE_ORDER',
+              message: `Its tests passed; it merges once the ${plural(before, 'PR')} ahead of it ${where} have merged.`,
+            }
+          : { code: 'MERGING', message: 'Its tests passed; it is being merged.' };
+    } else if (run) {
+      end = timingOf(run.id, lane, run.createdAt, runEnd(run)).end;
+      const typical = D === null ? '' : `; runs take about ${minutes(D)}`;
+      waitingOn = {
+        code: 'RUN_IN_FLIGHT',
+        message: `Its test run is in flight (started ${minutes(now - run.createdAt)} ago${typical}).`,
+      };
+    } else {
+      const group = groupOf.get(e.prNumber)!;
+      let t = timing.get(group);
+      if (!t) {
+        const start = slotFreeAt(group.readyAt);
+        occupy(start + (D ?? 0));
+        t = timingOf(group, lane, start, start + (D ?? 0));
+      }
+      end = t.end;
+      const pendingAhead = group.members[0] === e ? before : 0;
+      waitingOn = group.batchWait
+        ? {
+            code: 'BATCH_WAIT',
+            message: `It waits for its batch to fill (${group.members.length} of ${size} PRs) or for at most ${minutes(group.readyAt - now)}.`,
+          }
+        : t.start <= now
+          ? { code: 'TEST_SLOT', message: 'Its test run starts now.' }
+          : pendingAhead > 0
+            ? {
+                code: 'PRS_AHEAD',
+                message: `${plural(pendingAhead, 'PR')} ${pendingAhead === 1 ? 'is' : 'are'} ahead of it ${where}.`,
+              }
+            : { code: 'TEST_SLOT', message: `It waits for a free test slot: all ${slots} are in use.` };
+    }
+    const merge = Math.max(end, lastMerge.get(lane) ?? now);
+    lastMerge.set(lane, merge);
+    out.set(e.prNumber, { position, waitingOn, estimatedMergeAt: D === null ? null : Math.round(merge) });
+  });
+  return out;
+}
+
+/**
+ * How much later a group testing from `start` should end because of failures ahead of it. Each
+ * group ahead fails with probability `r`; one that fails at its end after `start` restarts this one
+ * then, which costs (its end − start). The delay is the median one: none while it is more likely
+ * than not that none of them fails (most PRs see no failure ahead of them), else the expected one.
+ */
+export function failureDelay(ahead: readonly { end: number }[], start: number, r: number): number {
+  let none = 1;
+  let expected = 0;
+  for (const g of ahead) {
+    if (g.end <= start) continue;
+    none *= 1 - r;
+    expected += r * (g.end - start);
+  }
+  return none >= 0.5 ? 0 : expected;
+}

@@ -1,0 +1,287 @@
+/**
+ * queueOutlook and queueStatistics: position, what each PR waits on and its estimated merge time,
+ * as tables over hand-built queue snapshots.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  failureDelay,
+  type FinishedRun,
+  queueOutlook,
+  queueStatistics,
+  type QueueStatistics,
+} from '../../src/engine/eta.js';
+import {
+  newQueueSnapshot,
+  type Entry,
+  type PrState,
+  type QueueConfig,
+  type QueueSnapshot,
+  type TestRun,
+} from '../../src/engine/index.js';
+
+const MIN = 60_000;
+const NOW = 1_000 * MIN;
+
+function entry(n: number, state: PrState, extra: Partial<Entry> = {}): Entry {
+  return {
+    id: `e${n}`,
+    prNumber: n,
+    trip: 1,
+    state,
+    stateChangedAt: NOW - 60 * MIN,
+    submittedAt: NOW - 60 * MIN + n,
+    admittedAt: state === 'NOT_READY' ? null : NOW - 60 * MIN + n,
+    headSha: `h${n}`,
+    baseBranch: 'main',
+    title: `PR ${n}`,
+    author: 'dev',
+    mergeability: 'mergeable',
+    priorityValue: 100,
+    priorityName: 'medium',
+    usedDefaultPriorityName: 'medium',
+    skipTheLine: false,
+    noBatch: false,
+    forceEnqueued: false,
+    impactedTargets: null,
+    runId: null,
+    verifiedByTestRun: null,
+    lastReason: 'API_REQUESTED',
+    timeline: [],
+    ...extra,
+  };
+}
+
+function run(
+  id: string,
+  prNumbers: number[],
+  startedMinutesAgo: number,
+  status: TestRun['status'] = 'in_progress',
+): TestRun {
+  return {
+    id,
+    queueType: 'main',
+    prNumbers,
+    dependentPrs: [],
+    baseSha: 'base',
+    prs: prNumbers.map((number) => ({ number, headSha: `h${number}` })),
+    testBranch: `gl/${id}`,
+    testSha: 'test',
+    status,
+    createdAt: NOW - startedMinutesAgo * MIN,
+    finishedAt: status === 'in_progress' || status === 'creating' ? null : NOW,
+    failureReason: null,
+    failureDetail: null,
+  };
+}
+
+/** A queue whose started entries keep their order (internal.order), as the engine pins them. */
+function queue(config: Partial<QueueConfig>, entries: Entry[], runs: TestRun[] = []): QueueSnapshot {
+  const s = newQueueSnapshot({ host: 'github.com', owner: 'acme', name: 'app' }, 'main', config);
+  const pinned = entries.filter((e) => e.runId !== null).map((e) => e.prNumber);
+  return { ...s, targetSha: 'base', entries, runs, internal: { order: pinned } };
+}
+
+const STATS: QueueStatistics = { ciMs: 30 * MIN, failureRate: 0, samples: 20 };
+
+/** [position, waitingOn code, minutes from now to the estimated merge (null: none)] by PR number. */
+function table(s: QueueSnapshot, stats = STATS): Record<number, [number | null, string, number | null]> {
+  const out: Record<number, [number | null, string, number | null]> = {};
+  for (const [n, o] of queueOutlook(s, stats, NOW)) {
+    out[n] = [o.position, o.waitingOn.code, o.estimatedMergeAt === null ? null : (o.estimatedMergeAt - NOW) / MIN];
+  }
+  return out;
+}
+
+describe('queueStatistics', () => {
+  const finished = (
+    minutes: number,
+    status: FinishedRun['status'],
+    at = NOW,
+    queueType: FinishedRun['queueType'] = 'main',
+  ): FinishedRun => ({
+    queueType,
+    status,
+    createdAt: at - minutes * MIN,
+    finishedAt: at,
+  });
+  it.each<[string, FinishedRun[], QueueStatistics]>([
+    ['no history', [], { ciMs: null, failureRate: 0, samples: 0 }],
+    [
+      'median duration, failure share',
+      [finished(10, 'succeeded'), finished(20, 'failed'), finished(40, 'succeeded')],
+      { ciMs: 20 * MIN, failureRate: 1 / 3, samples: 3 },
+    ],
+    [
+      'cancelled and bisection runs are left out',
+      [finished(10, 'succeeded'), finished(5, 'cancelled'), finished(50, 'failed', NOW, 'bisection')],
+      { ciMs: 10 * MIN, failureRate: 0, samples: 1 },
+    ],
+    [
+      'only the latest 50 count',
+      [
+        ...Array.from({ length: 50 }, (_, i) => finished(10, 'succeeded', NOW - i * MIN)),
+        ...Array.from({ length: 30 }, (_, i) => finished(90, 'failed', NOW - (100 + i) * MIN)),
+      ],
+      { ciMs: 10 * MIN, failureRate: 0, samples: 50 },
+    ],
+  ])('%s', (_name, runs, expected) => {
+    expect(queueStatistics(runs)).toEqual(expected);
+  });
+});
+
+describe('failureDelay', () => {
+  it.each<[string, { end: number }[], number, number, number]>([
+    ['nothing ahead', [], 0, 0.5, 0],
+    ['ahead ended before the start', [{ end: 5 }], 10, 0.9, 0],
+    ['unlikely failures cost nothing (the median)', [{ end: 40 }, { end: 50 }], 10, 0.1, 0],
+    ['likely failures cost their expected overlap', [{ end: 40 }, { end: 50 }], 10, 0.5, 0.5 * 30 + 0.5 * 40],
+  ])('%s', (_name, ahead, start, r, expected) => {
+    expect(failureDelay(ahead, start, r)).toBeCloseTo(expected);
+  });
+});
+
+describe('queueOutlook', () => {
+  it.each<[string, QueueSnapshot, QueueStatistics, ReturnType<typeof table>]>([
+    [
+      'single mode, one slot: a run in flight, then one PR at a time',
+      queue(
+        { concurrency: 1 },
+        [entry(1, 'TESTING', { runId: 'r1' }), entry(2, 'PENDING'), entry(3, 'PENDING')],
+        [run('r1', [1], 10)],
+      ),
+      STATS,
+      { 1: [1, 'RUN_IN_FLIGHT', 20], 2: [2, 'PRS_AHEAD', 50], 3: [3, 'PRS_AHEAD', 80] },
+    ],
+    [
+      'two slots: the next PR starts now, the third waits for a slot',
+      queue(
+        { concurrency: 2 },
+        [entry(1, 'TESTING', { runId: 'r1' }), entry(2, 'PENDING'), entry(3, 'PENDING')],
+        [run('r1', [1], 10)],
+      ),
+      STATS,
+      { 1: [1, 'RUN_IN_FLIGHT', 20], 2: [2, 'TEST_SLOT', 30], 3: [3, 'PRS_AHEAD', 50] },
+    ],
+    [
+      'merges in order: a PR that passed waits for the one ahead',
+      queue(
+        { concurrency: 2 },
+        [entry(1, 'TESTING', { runId: 'r1' }), entry(2, 'TESTS_PASSED', { runId: 'r2' })],
+        [run('r1', [1], 10), run('r2', [2], 35, 'succeeded')],
+      ),
+      STATS,
+      { 1: [1, 'RUN_IN_FLIGHT', 20], 2: [2, 'MERGE_ORDER', 20] },
+    ],
+    [
+      'the head passed: being merged',
+      queue({}, [entry(1, 'TESTS_PASSED', { runId: 'r1' })], [run('r1', [1], 35, 'succeeded')]),
+      STATS,
+      { 1: [1, 'MERGING', 0] },
+    ],
+    [
+      'no finished run yet: positions and reasons, no estimate',
+      queue({ concurrency: 1 }, [entry(1, 'TESTING', { runId: 'r1' }), entry(2, 'PENDING')], [run('r1', [1], 10)]),
+      { ciMs: null, failureRate: 0, samples: 0 },
+      { 1: [1, 'RUN_IN_FLIGHT', null], 2: [2, 'PRS_AHEAD', null] },
+    ],
+    [
+      'a run past its usual time ends now at the earliest',
+      queue({ concurrency: 1 }, [entry(1, 'TESTING', { runId: 'r1' })], [run('r1', [1], 45)]),
+      STATS,
+      { 1: [1, 'RUN_IN_FLIGHT', 0] },
+    ],
+    [
+      'paused: nothing merges, no estimate',
+      {
+        ...queue({}, [entry(1, 'TESTING', { runId: 'r1' }), entry(2, 'PENDING')], [run('r1', [1], 10)]),
+        state: 'PAUSED',
+      },
+      STATS,
+      { 1: [1, 'QUEUE_PAUSED', null], 2: [2, 'QUEUE_PAUSED', null] },
+    ],
+    [
+      'frozen: nothing merges, no estimate',
+      { ...queue({}, [entry(1, 'PENDING')]), frozen: true } as QueueSnapshot,
+      STATS,
+      { 1: [1, 'FROZEN', null] },
+    ],
+    [
+      'not ready: no position; a failing PR: no estimate',
+      queue(
+        { concurrency: 2 },
+        [entry(1, 'PENDING_FAILURE', { runId: 'r1' }), entry(2, 'NOT_READY', { mergeability: 'in_progress' })],
+        [run('r1', [1], 30, 'failed')],
+      ),
+      STATS,
+      { 1: [1, 'FAILING', null], 2: [null, 'NOT_READY', null] },
+    ],
+    [
+      'parallel mode: positions and merges per lane, slots shared',
+      queue(
+        { mode: 'parallel', concurrency: 2 },
+        [
+          entry(1, 'TESTING', { runId: 'r1', impactedTargets: ['a'] }),
+          entry(2, 'PENDING', { impactedTargets: ['b'] }),
+          entry(3, 'PENDING', { impactedTargets: ['a'] }),
+          entry(4, 'NOT_READY', { impactedTargets: null }),
+        ],
+        [run('r1', [1], 10)],
+      ),
+      STATS,
+      {
+        1: [1, 'RUN_IN_FLIGHT', 20],
+        2: [1, 'TEST_SLOT', 30],
+        3: [2, 'PRS_AHEAD', 50],
+        4: [null, 'IMPACTED_TARGETS', null],
+      },
+    ],
+    [
+      'batching: a batch short of its size waits for its deadline',
+      queue({ batch: true, batchingMinSize: 4, batchingMaxWaitTimeMinutes: 5, concurrency: 2 }, [
+        entry(1, 'PENDING', { admittedAt: NOW - 2 * MIN }),
+        entry(2, 'PENDING', { admittedAt: NOW - MIN }),
+      ]),
+      STATS,
+      { 1: [1, 'BATCH_WAIT', 33], 2: [2, 'BATCH_WAIT', 33] },
+    ],
+    [
+      'batching: a full batch starts now; the next one is a batch of its own',
+      queue({ batch: true, batchingMinSize: 2, batchingMaxWaitTimeMinutes: 5, concurrency: 1 }, [
+        entry(1, 'PENDING'),
+        entry(2, 'PENDING'),
+        entry(3, 'PENDING'),
+        entry(4, 'PENDING'),
+      ]),
+      STATS,
+      { 1: [1, 'TEST_SLOT', 30], 2: [2, 'TEST_SLOT', 30], 3: [3, 'PRS_AHEAD', 60], 4: [4, 'TEST_SLOT', 60] },
+    ],
+    [
+      'a likely failure ahead delays the PRs behind it by the overlap',
+      queue(
+        { concurrency: 3 },
+        [entry(1, 'TESTING', { runId: 'r1' }), entry(2, 'TESTING', { runId: 'r2' }), entry(3, 'PENDING')],
+        [run('r1', [1], 20), run('r2', [2], 10)],
+      ),
+      { ciMs: 30 * MIN, failureRate: 0.5, samples: 20 },
+      // #2: one group ahead, as likely to pass as not: the median is no delay. #3 starts now under
+      // two: 0.5 * 10 + 0.5 * 20 more.
+      { 1: [1, 'RUN_IN_FLIGHT', 10], 2: [2, 'RUN_IN_FLIGHT', 20], 3: [3, 'TEST_SLOT', 45] },
+    ],
+  ])('%s', (_name, snapshot, stats, expected) => {
+    expect(table(snapshot, stats)).toEqual(expected);
+  });
+
+  it('leaves terminal entries out, and says in words what a PR waits on', () => {
+    const s = queue(
+      { concurrency: 1 },
+      [entry(1, 'TESTING', { runId: 'r1' }), entry(2, 'PENDING'), entry(3, 'MERGED')],
+      [run('r1', [1], 10)],
+    );
+    const outlook = queueOutlook(s, STATS, NOW);
+    expect([...outlook.keys()].sort()).toEqual([1, 2]);
+    expect(outlook.get(1)!.waitingOn.message).toBe(
+      'Its test run is in flight (started 10 minutes ago; runs take about 30 minutes).',
+    );
+    expect(outlook.get(2)!.waitingOn.message).toBe('1 PR is ahead of it in the queue.');
+  });
+});
