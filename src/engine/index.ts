@@ -11,4 +11,13 @@ export { testBranchName, testBranchPattern } from './test-branch.js';
 export { isInFlight } from './runs.js';
 export { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY, type AdaptiveStatus } from './adaptive.js';
 export { laneHeads } from './parallel-graph.js';
+export {
+  freezeProblem,
+  freezeStatus,
+  isFreezeExempt,
+  labelsChanged,
+  DEFAULT_FREEZE_REASON,
+  type FreezeInterval,
+  type FreezeStatus,
+} from './freeze.js';
 export * from './types.js';
