@@ -445,7 +445,11 @@ export class GreenlineService implements MergeQueueService {
 
   private async view(queueId: string, version?: number): Promise<QueueView> {
     const snapshot = await this.deps.executor.read(queueId, version);
-    return { snapshot, enqueued: queueOrder(snapshot).filter((e) => e.state !== PrState.NOT_READY) };
+    return {
+      snapshot,
+      at: this.deps.clock.now(),
+      enqueued: queueOrder(snapshot).filter((e) => e.state !== PrState.NOT_READY),
+    };
   }
 }
 

@@ -36,6 +36,8 @@ export interface QueueKey {
 
 export interface QueueView {
   snapshot: QueueSnapshot;
+  /** When the view was read: what the queue's freezes are judged at. */
+  at: number;
   /** Non-terminal entries except NOT_READY, in queue order (what getQueue lists). */
   enqueued: Entry[];
 }

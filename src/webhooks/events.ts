@@ -24,9 +24,20 @@ export const BATCH_EVENT_TYPES = [
   'pull_request_batch.merged',
 ] as const;
 
-export const EVENT_TYPES: readonly QueueEventPayload['type'][] = [...PR_EVENT_TYPES, ...BATCH_EVENT_TYPES];
+/**
+ * greenline's queue-level events (scheduled freezes). Trunk's clients never see them: a subscription
+ * gets them only when its filter names them (fan-out.ts `wants`).
+ */
+export const QUEUE_EVENT_TYPES = ['queue.frozen', 'queue.unfrozen'] as const;
+
+/** Trunk's event types: what a subscription without a filter receives. */
+export const TRUNK_EVENT_TYPES: readonly QueueEventPayload['type'][] = [...PR_EVENT_TYPES, ...BATCH_EVENT_TYPES];
+
+/** Every type a subscription's filter may name. */
+export const EVENT_TYPES: readonly QueueEventPayload['type'][] = [...TRUNK_EVENT_TYPES, ...QUEUE_EVENT_TYPES];
 
 export const isBatchEvent = (type: string): boolean => type.startsWith('pull_request_batch.');
+export const isQueueEvent = (type: string): boolean => type.startsWith('queue.');
 
 /** Where the event happened, and for PR events the PR's author (the engine's event does not carry them). */
 export interface EventContext {
@@ -59,9 +70,25 @@ function publishedReason(action: string, reason: string | null): string | null {
   return reason;
 }
 
-/** The JSON body of one event, fields as in contract §8.1 (PR events) and §8.2 (batch events). */
+/**
+ * The JSON body of one event, fields as in contract §8.1 (PR events) and §8.2 (batch events); a queue
+ * event (greenline's) carries the freeze's reason and `frozen_until` (queue.frozen: when it ends;
+ * queue.unfrozen: when it ended).
+ */
 export function eventBody(event: QueueEventPayload, ctx: EventContext): Record<string, unknown> {
   const action = event.type.slice(event.type.indexOf('.') + 1);
+  if (isQueueEvent(event.type)) {
+    return {
+      type: event.type,
+      action,
+      status: action,
+      repository: { host: ctx.repo.host, owner: ctx.repo.owner, name: ctx.repo.name },
+      target_branch: ctx.targetBranch,
+      timestamp: new Date(event.at).toISOString(),
+      reason: event.freeze?.reason ?? null,
+      frozen_until: event.freeze?.until != null ? new Date(event.freeze.until).toISOString() : null,
+    };
+  }
   const batch = isBatchEvent(event.type);
   const body: Record<string, unknown> = { type: event.type, action, status: action };
   if (batch) {

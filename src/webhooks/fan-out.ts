@@ -1,7 +1,7 @@
 /**
  * Storing a queue event and fanning it out: in one transaction the event is stored in queue_events
  * and one message is queued per enabled subscription of the queue's organization that wants its
- * type. An event stored before (the effect ran again after a crash) is not fanned out again.
+ * type (queue.* events only for subscriptions that name them). An event stored before (the effect ran again after a crash) is not fanned out again.
  */
 import type { Kysely } from 'kysely';
 import type { QueueEventPayload } from '../engine/types.js';
@@ -9,16 +9,18 @@ import type { Database } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
 import { insertQueueEvent } from '../store/queue-events.js';
 import { enabledSubscriptionsOfOrg, insertMessages } from '../store/webhooks.js';
-import { eventBody, isBatchEvent } from './events.js';
+import { eventBody, isBatchEvent, isQueueEvent } from './events.js';
 import { newMessageId } from './signing.js';
 
 /** Messages of one key are delivered in order: each PR's events, and a queue's batch events. */
 export function orderKey(queueId: string, event: QueueEventPayload): string {
+  if (isQueueEvent(event.type)) return `${queueId}:queue`;
   return isBatchEvent(event.type) ? `${queueId}:batch` : `${queueId}:pr:${event.prNumbers[0]}`;
 }
 
+/** A subscription without a filter gets Trunk's event types; greenline's queue events only when named. */
 export const wants = (events: string | null, type: string): boolean =>
-  events === null || (JSON.parse(events) as string[]).includes(type);
+  events === null ? !isQueueEvent(type) : (JSON.parse(events) as string[]).includes(type);
 
 /** Stores the event and queues its deliveries; returns how many messages were queued. */
 export async function recordQueueEvent(
@@ -42,7 +44,10 @@ export async function recordQueueEvent(
       wants(s.events, event.type),
     );
     if (subscriptions.length === 0) return 0;
-    const author = isBatchEvent(event.type) ? '' : ((await findEntry(trx, queueId, event.prNumbers[0]!))?.author ?? '');
+    const author =
+      isBatchEvent(event.type) || isQueueEvent(event.type)
+        ? ''
+        : ((await findEntry(trx, queueId, event.prNumbers[0]!))?.author ?? '');
     const body = JSON.stringify(
       eventBody(event, {
         repo: { host: where.host, owner: where.owner, name: where.name },

@@ -31,7 +31,7 @@ export const updateQueue: Route = (app, { service, enumCase }) => {
         toQueueUpdate(request.body),
         configSource(request.headers),
       );
-      return queueSettings(view.snapshot, enumCase(request.headers));
+      return queueSettings(view.snapshot, enumCase(request.headers), view.at);
     },
   );
 };
