@@ -21,6 +21,7 @@ import { Cron } from 'croner';
 import { DateTime, IANAZone } from 'luxon';
 import { MINUTE_MS } from '../lib/time.js';
 import type { Draft } from './draft.js';
+import { readInternal } from './internal.js';
 import { priorityNameOf } from './priority.js';
 import {
   type Entry,
@@ -28,6 +29,7 @@ import {
   type PrInfo,
   type FreezeWindow,
   type QueueConfig,
+  type QueueSnapshot,
   WEEKDAYS,
 } from './types.js';
 
@@ -279,15 +281,23 @@ export function announceFreeze(d: Draft): void {
   const s = freezeNow(d);
   const was = d.internal.freeze;
   if (s.frozen && was === null) {
-    d.internal.freeze = { reason: s.reason, until: s.until };
-    emitQueueEvent(d, 'queue.frozen', d.internal.freeze);
+    d.internal.freeze = { reason: s.reason, until: s.until, since: d.at };
+    emitQueueEvent(d, 'queue.frozen', { reason: s.reason, until: s.until });
   } else if (s.frozen && was !== null && (was.reason !== s.reason || was.until !== s.until)) {
-    d.internal.freeze = { reason: s.reason, until: s.until };
+    d.internal.freeze = { reason: s.reason, until: s.until, since: was.since };
     d.touch();
   } else if (!s.frozen && was !== null) {
     d.internal.freeze = null;
+    d.internal.frozenMs += Math.max(0, d.at - was.since);
     emitQueueEvent(d, 'queue.unfrozen', { reason: was.reason, until: d.at });
   }
+}
+
+/** Seconds the queue has spent frozen up to `now`: ended freezes, and the one in effect. */
+export function frozenSeconds(snapshot: QueueSnapshot, now: number): number {
+  const internal = readInternal(snapshot);
+  const current = internal.freeze ? Math.max(0, now - internal.freeze.since) : 0;
+  return (internal.frozenMs + current) / 1000;
 }
 
 function emitQueueEvent(d: Draft, type: 'queue.frozen' | 'queue.unfrozen', freeze: { reason: string; until: number }) {

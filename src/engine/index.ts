@@ -14,6 +14,7 @@ export { laneHeads } from './parallel-graph.js';
 export {
   freezeProblem,
   freezeStatus,
+  frozenSeconds,
   isFreezeExempt,
   labelsChanged,
   DEFAULT_FREEZE_REASON,

@@ -82,6 +82,27 @@ describe('freezes', () => {
     });
   });
 
+  it('greenline_queue_frozen_seconds_total counts the seconds frozen, the freeze in effect included', async () => {
+    const start = h.t.clock.now();
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const frozenFor = async () => {
+      const text = (await h.get('/v1/getMergeQueueMetrics')).body;
+      const line = text.split('\n').find((l) => l.startsWith('greenline_queue_frozen_seconds_total{'));
+      return line ? Number(line.split(' ').at(-1)) : null;
+    };
+    expect(await frozenFor()).toBeNull();
+    await update({ freezes: { oneOff: [{ from: iso(start), until: iso(start + 600_000), reason: 'release' }] } });
+    h.t.clock.advance(90_000);
+    expect(await frozenFor()).toBe(90);
+    // The freeze ends at its edge (the queue's wakeup); afterwards the count stays.
+    h.t.clock.set(start + 600_000);
+    await h.t.runEffects();
+    h.t.clock.advance(300_000);
+    await h.t.runEffects();
+    expect(await frozenFor()).toBe(600);
+    expect(await getQueue()).toMatchObject({ frozen: false });
+  });
+
   it.each([
     [
       { windows: [{ cron: '0 25 * * *', durationMinutes: 30, timeZone: 'UTC' }] },
