@@ -5,7 +5,7 @@ import { prReason } from '../app/pr-reason.js';
 import type { QueueManagement } from '../app/types.js';
 import type { PrState, QueueState } from '../engine/types.js';
 import type { ListQueuesResponse, QueueActivityResponse, QueueHistoryResponse } from './schemas/dashboard.js';
-import { iso, reasonOut, stateOut, type EnumCase } from './wire.js';
+import { freezeState, iso, reasonOut, stateOut, type EnumCase } from './wire.js';
 
 /** Who manages the queue's config (contract §2.10): the same two fields in every dashboard answer. */
 const managementOut = (m: QueueManagement) => ({
@@ -31,6 +31,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
     concurrency: snapshot.config.concurrency,
     batch: snapshot.config.batch,
     targetSha: snapshot.targetSha,
+    ...freezeState(snapshot, a.at),
     ...managementOut(a.management),
     pullRequests: a.pullRequests.map(({ entry: e, lane }) => ({
       prNumber: e.prNumber,

@@ -112,10 +112,15 @@ export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase, at: n
 /** greenline's freezes, and whether they hold the queue at `at`: only while the queue has some. */
 function freezeFields(snapshot: QueueSnapshot, at: number): Partial<Static<typeof QueueSettings>> {
   const freezes = snapshot.config.freezes;
+  return freezes ? { freezes, ...freezeState(snapshot, at) } : {};
+}
+
+/** Whether the queue is frozen at `at`, until when and why, or its next freeze (absent without freezes). */
+export function freezeState(snapshot: QueueSnapshot, at: number): Partial<Static<typeof QueueSettings>> {
+  const freezes = snapshot.config.freezes;
   if (!freezes) return {};
   const status = freezeStatus(freezes, at);
   return {
-    freezes,
     frozen: status.frozen,
     frozenUntil: status.frozen ? iso(status.until) : null,
     frozenReason: status.frozen ? status.reason : null,

@@ -101,6 +101,8 @@ export interface ActivityPr {
 
 export interface QueueActivity {
   snapshot: QueueSnapshot;
+  /** When it was read: what the queue's freezes are judged at. */
+  at: number;
   management: QueueManagement;
   /** Non-terminal entries in queue order (NOT_READY last). */
   pullRequests: ActivityPr[];
@@ -116,6 +118,7 @@ export async function queueActivity(
   executor: QueueExecutor,
   ctx: AuthContext,
   key: QueueKey,
+  now: number,
 ): Promise<QueueActivity> {
   const { queue } = await queueOfOrg(db, ctx, key);
   const [snapshot, recent] = await Promise.all([
@@ -135,6 +138,7 @@ export async function queueActivity(
     .sort((a, b) => at(a) - at(b) || a.createdAt - b.createdAt);
   return {
     snapshot,
+    at: now,
     management: managementOf(queue),
     pullRequests: ordered.map((entry) => ({ entry, lane: laneOf.get(entry.prNumber) ?? null })),
     testRuns: runs.map((run) => ({ run, lane: parallel ? (laneOf.get(run.prNumbers[0] ?? -1) ?? null) : null })),

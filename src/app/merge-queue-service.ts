@@ -429,7 +429,7 @@ export class GreenlineService implements MergeQueueService {
   }
 
   getQueueActivity(ctx: AuthContext, key: QueueKey): Promise<QueueActivity> {
-    return queueActivity(this.deps.db, this.deps.executor, ctx, key);
+    return queueActivity(this.deps.db, this.deps.executor, ctx, key, this.deps.clock.now());
   }
 
   getQueueHistory(ctx: AuthContext, key: QueueKey, hours: number): Promise<QueueHistory> {

@@ -149,6 +149,27 @@ export const UpdateQueueRequest = RequestObject({
   ...optional(LegacySettingsInput),
 });
 
+/** Whether a queue with freezes is frozen now (extension; getQueue and getQueueActivity): absent without freezes. */
+export const FreezeStateProperties = {
+  frozen: Type.Optional(
+    Type.Boolean({ description: 'Extension: true while a freeze holds merges back (state is unchanged)' }),
+  ),
+  frozenUntil: Type.Optional(
+    Nullable(Type.String({ description: 'Extension: when the freeze ends; null when not frozen' })),
+  ),
+  frozenReason: Type.Optional(
+    Nullable(Type.String({ description: 'Extension: why the queue is frozen; null when not' })),
+  ),
+  nextFreeze: Type.Optional(
+    Nullable(
+      Type.Object(
+        { from: Type.String(), until: Type.String(), reason: Type.String() },
+        { description: 'Extension: the next freeze while not frozen; null when none is scheduled within a week' },
+      ),
+    ),
+  ),
+};
+
 /** getQueue's fields without the PR list: what updateQueue returns (contract §2.9, §2.10). */
 export const QueueSettingsProperties = {
   state: QueueStateOut,
@@ -190,23 +211,7 @@ export const QueueSettingsProperties = {
   ),
   // Freezes (extension): present only while the queue has some, so that other queues answer Trunk's shape.
   freezes: Type.Optional(FreezesOut),
-  frozen: Type.Optional(
-    Type.Boolean({ description: 'Extension: true while a freeze holds merges back (state is unchanged)' }),
-  ),
-  frozenUntil: Type.Optional(
-    Nullable(Type.String({ description: 'Extension: when the freeze ends; null when not frozen' })),
-  ),
-  frozenReason: Type.Optional(
-    Nullable(Type.String({ description: 'Extension: why the queue is frozen; null when not' })),
-  ),
-  nextFreeze: Type.Optional(
-    Nullable(
-      Type.Object(
-        { from: Type.String(), until: Type.String(), reason: Type.String() },
-        { description: 'Extension: the next freeze while not frozen; null when none is scheduled within a week' },
-      ),
-    ),
-  ),
+  ...FreezeStateProperties,
 };
 
 export const QueueSettings = Type.Object(QueueSettingsProperties);
