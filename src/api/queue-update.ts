@@ -11,7 +11,7 @@
  *   false; null removes it.
  */
 import type { Static } from '@sinclair/typebox';
-import type { QueueUpdate } from '../app/types.js';
+import type { QueueUpdate } from '../app/service-port.js';
 import type { FreezeSettings, Weekday } from '../engine/types.js';
 import { HttpError } from '../errors.js';
 import { canonical } from './parse-input.js';

@@ -21,7 +21,7 @@ import { Cron } from 'croner';
 import { DateTime, IANAZone } from 'luxon';
 import { MINUTE_MS } from '../lib/time.js';
 import type { Draft } from './draft.js';
-import { readInternal } from './internal.js';
+import { readInternal } from './working-state.js';
 import { priorityNameOf } from './priority.js';
 import {
   type Entry,
