@@ -1,5 +1,6 @@
 /**
- * Time-driven work (contract §4 `testingTimeoutMinutes`, `notReadyTimeoutHours`, batching wait).
+ * Time-driven work (contract §4 `testingTimeoutMinutes`, `notReadyTimeoutHours`, batching wait, and
+ * the edges of freezes: freeze.ts).
  * Time only arrives with events; `tick` handles whatever is due and every decision asks for a
  * wakeup at the next deadline (`scheduleWakeup`), once per deadline.
  */

@@ -48,6 +48,10 @@ describe('greenline queue freeze', () => {
       frozenUntil: end,
       frozenReason: 'release 2.4',
     });
+    const shown = (await s.run(['queue', 'get', ...MAIN])).stdout;
+    expect(shown).toMatch(/^frozen:\s+true$/m);
+    expect(shown).toMatch(/^frozenReason:\s+release 2\.4$/m);
+    expect(shown).toMatch(/^freezes:\s+\{"windows":\[\],"oneOff":\[\{"from":/m);
 
     expect((await s.run(['pr', 'submit', '1', ...MAIN])).code).toBe(0);
     expect(
