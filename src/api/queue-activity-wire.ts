@@ -46,7 +46,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
       stateChangedAt: iso(e.stateChangedAt),
       testRunId: e.runId,
       reason: e.lastReason,
-      explanation: reasonOut(prReason(snapshot, e)),
+      explanation: reasonOut(prReason(snapshot, e, null, a.at)),
       lane,
     })),
     testRuns: a.testRuns.map(({ run, lane }) => ({
@@ -67,7 +67,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
       state: stateOut(e.state as PrState, enumCase),
       stateChangedAt: iso(e.stateChangedAt),
       reason: e.lastReason,
-      explanation: reasonOut(prReason(snapshot, e)),
+      explanation: reasonOut(prReason(snapshot, e, null, a.at)),
     })),
   };
 }

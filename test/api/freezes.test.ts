@@ -82,6 +82,34 @@ describe('freezes', () => {
     });
   });
 
+  it("a PR held by the freeze says so in its reason, in getSubmittedPullRequest and the dashboard's activity", async () => {
+    h.t.forge.openPr('github.com/acme/web', { number: 1, title: 'Change 1', author: 'dev' });
+    await update({
+      freezes: {
+        stopTesting: true,
+        oneOff: [{ from: '2026-03-20T11:00:00Z', until: '2026-03-20T15:00:00Z', reason: 'release 2.4' }],
+      },
+    });
+    expect((await h.post('/v1/submitPullRequest', h.body({ pr: { number: 1 } }))).statusCode).toBe(200);
+    await h.t.runEffects();
+    const reason = {
+      code: 'QUEUE_FROZEN',
+      message: 'Queued: the queue is frozen; it goes on when the freeze ends.',
+      detail: 'release 2.4, until 2026-03-20T15:00:00.000Z',
+    };
+    const pr = json(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 1 } })));
+    expect(pr).toMatchObject({ state: 'PENDING', reason });
+    const activity = json(await h.post('/v1/getQueueActivity', h.body()));
+    expect(activity).toMatchObject({ frozen: true, frozenReason: 'release 2.4' });
+    expect(activity.pullRequests[0].explanation).toMatchObject(reason);
+    // Once the freeze is over the PR is tested: its reason is its own again.
+    h.t.clock.set(Date.parse('2026-03-20T15:00:00Z'));
+    await h.t.runEffects();
+    const after = json(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 1 } })));
+    expect(after.reason.code).not.toBe('QUEUE_FROZEN');
+    expect(after.state).toBe('TESTING');
+  });
+
   it('greenline_queue_frozen_seconds_total counts the seconds frozen, the freeze in effect included', async () => {
     const start = h.t.clock.now();
     const iso = (ms: number) => new Date(ms).toISOString();

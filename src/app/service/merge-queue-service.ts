@@ -315,7 +315,7 @@ export class GreenlineService implements MergeQueueService {
       entry,
       readiness: readiness(queue, entry),
       isCurrentlySubmittedToQueue: !isTerminal(entry.state),
-      reason: prReason(queue, entry, url),
+      reason: prReason(queue, entry, url, this.deps.clock.now()),
     };
   }
 
