@@ -420,6 +420,40 @@ function managementBanner(a) {
   );
 }
 
+/**
+ * A queue with freezes: frozen (until when and why; nothing merges but urgent and exempt PRs), or the
+ * next freeze. Nothing for a queue without freezes.
+ */
+function freezeBanner(a) {
+  if (a.frozen === true) {
+    return h(
+      'p',
+      { class: 'banner frozen', id: 'freeze' },
+      h(
+        'strong',
+        {},
+        'Frozen until ',
+        h('time', { datetime: a.frozenUntil }, time(a.frozenUntil)),
+        ': ',
+        a.frozenReason,
+        '.',
+      ),
+      ' Nothing merges until then, except urgent PRs and PRs with an exempt label.',
+    );
+  }
+  if (!a.nextFreeze) return null;
+  const next = a.nextFreeze;
+  return h(
+    'p',
+    { class: 'muted', id: 'freeze' },
+    'Next freeze: ',
+    h('time', { datetime: next.from }, time(next.from)),
+    ' to ',
+    h('time', { datetime: next.until }, time(next.until)),
+    ` (${next.reason}).`,
+  );
+}
+
 const CONTROLS = [
   {
     state: 'PAUSED',
@@ -464,7 +498,7 @@ export async function queuePage(key) {
   };
   const render = (a) => {
     current = a;
-    fill(management, managementBanner(a));
+    fill(management, managementBanner(a), freezeBanner(a));
     fill(
       head,
       badge(a.state),

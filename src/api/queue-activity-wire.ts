@@ -4,7 +4,7 @@ import type { QueueActivity, QueueHistory, QueueManagement, QueueSummary } from 
 import { prReason } from '../app/read-models/pr-reason.js';
 import type { PrState, QueueState } from '../engine/types.js';
 import type { ListQueuesResponse, QueueActivityResponse, QueueHistoryResponse } from './schemas/queue-activity.js';
-import { iso, outlookOut, reasonOut, stateOut, type EnumCase } from './wire.js';
+import { freezeState, iso, outlookOut, reasonOut, stateOut, type EnumCase } from './wire.js';
 
 /** Who manages the queue's config (contract §2.10): the same two fields in every dashboard answer. */
 const managementOut = (m: QueueManagement) => ({
@@ -30,6 +30,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
     concurrency: snapshot.config.concurrency,
     batch: snapshot.config.batch,
     targetSha: snapshot.targetSha,
+    ...freezeState(snapshot, a.at),
     ...managementOut(a.management),
     pullRequests: a.pullRequests.map(({ entry: e, lane, outlook }) => ({
       prNumber: e.prNumber,
@@ -45,7 +46,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
       stateChangedAt: iso(e.stateChangedAt),
       testRunId: e.runId,
       reason: e.lastReason,
-      explanation: reasonOut(prReason(snapshot, e)),
+      explanation: reasonOut(prReason(snapshot, e, null, a.at)),
       lane,
       ...outlookOut(outlook),
     })),
@@ -67,7 +68,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
       state: stateOut(e.state as PrState, enumCase),
       stateChangedAt: iso(e.stateChangedAt),
       reason: e.lastReason,
-      explanation: reasonOut(prReason(snapshot, e)),
+      explanation: reasonOut(prReason(snapshot, e, null, a.at)),
     })),
   };
 }

@@ -6,10 +6,13 @@
  *   current settings; a legacy and a current name that disagree are refused;
  * - `requiredStatuses: [...]` sets the override; `[]` sets an empty one: no check is required (what
  *   Trunk's Terraform provider sends for `required_statuses = []`, and Trunk's v2 meaning); null
- *   changes nothing; `deleteRequiredStatuses: true` removes the override.
+ *   changes nothing; `deleteRequiredStatuses: true` removes the override;
+ * - `freezes` (extension) replaces the whole freeze setting, its omitted lists empty and stopTesting
+ *   false; null removes it.
  */
 import type { Static } from '@sinclair/typebox';
 import type { QueueUpdate } from '../app/service-port.js';
+import type { FreezeSettings, Weekday } from '../engine/types.js';
 import { HttpError } from '../errors.js';
 import { canonical } from './parse-input.js';
 import { SETTABLE_QUEUE_STATES } from './schemas/common.js';
@@ -39,6 +42,24 @@ function alias<K extends keyof QueueUpdate>(
     throw new HttpError('VALIDATION_FAILED', `body/${legacy} disagrees with body/${name}; send only ${name}`);
   }
   update[name] = value;
+}
+
+/** An ISO time as the queue keeps it (UTC, milliseconds); anything else is left for the engine to refuse. */
+const isoTime = (v: string): string =>
+  /^\d{4}-\d\d-\d\dT/.test(v) && Number.isFinite(Date.parse(v)) ? new Date(Date.parse(v)).toISOString() : v;
+
+/** `freezes` with its defaults: a whole new setting (null removes it, omitted leaves it). */
+function freezesOf(f: Body['freezes']): FreezeSettings | null | undefined {
+  if (f === undefined || f === null) return f;
+  return {
+    windows: (f.windows ?? []).map(({ days, ...w }) => ({
+      ...w,
+      ...(days ? { days: days.map((d) => d.toLowerCase() as Weekday) } : {}),
+    })),
+    oneOff: (f.oneOff ?? []).map((o) => ({ ...o, from: isoTime(o.from), until: isoTime(o.until) })),
+    exemptLabels: f.exemptLabels ?? [],
+    stopTesting: f.stopTesting ?? false,
+  };
 }
 
 export function toQueueUpdate(body: Body): QueueUpdate {
@@ -81,6 +102,7 @@ export function toQueueUpdate(body: Body): QueueUpdate {
     ),
     adaptiveMode: anyCase(ADAPTIVE_MODES, body.adaptiveMode, 'adaptiveMode'),
     adaptiveMinConcurrency: body.adaptiveMinConcurrency,
+    freezes: freezesOf(body.freezes),
   };
   alias(update, 'testingTimeoutMinutes', body.testingTimeoutMins, 'testingTimeoutMins');
   alias(update, 'batch', body.isBatching, 'isBatching');

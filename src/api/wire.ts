@@ -8,7 +8,7 @@
 import type { Static } from '@sinclair/typebox';
 import { reasonMessage, type PrReason } from '../app/read-models/pr-reason.js';
 import type { PrView, QueueView, TestRunView } from '../app/service-port.js';
-import { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY, type PrOutlook } from '../engine/index.js';
+import { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY, freezeStatus, type PrOutlook } from '../engine/index.js';
 import type { Entry, PrState, QueueSnapshot, QueueState, RepoRef } from '../engine/types.js';
 import type { PrItem, SubmittedPr } from './schemas/pull-request.js';
 import type { QueueResponse, QueueSettings } from './schemas/queue.js';
@@ -87,7 +87,7 @@ export function timelineOut(entry: Entry, enumCase: EnumCase): NonNullable<Stati
     .reverse();
 }
 
-export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase): Static<typeof QueueSettings> {
+export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase, at: number): Static<typeof QueueSettings> {
   const c = snapshot.config;
   return {
     state: stateOut(snapshot.state, enumCase),
@@ -116,6 +116,29 @@ export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase): Stat
     notReadyTimeoutHours: c.notReadyTimeoutHours,
     testBranchConstructionMode: c.testBranchConstructionMode,
     ...adaptiveFields(snapshot),
+    ...freezeFields(snapshot, at),
+  };
+}
+
+/** greenline's freezes, and whether they hold the queue at `at`: only while the queue has some. */
+function freezeFields(snapshot: QueueSnapshot, at: number): Partial<Static<typeof QueueSettings>> {
+  const freezes = snapshot.config.freezes;
+  return freezes ? { freezes, ...freezeState(snapshot, at) } : {};
+}
+
+/** Whether the queue is frozen at `at`, until when and why, or its next freeze (absent without freezes). */
+export function freezeState(snapshot: QueueSnapshot, at: number): Partial<Static<typeof QueueSettings>> {
+  const freezes = snapshot.config.freezes;
+  if (!freezes) return {};
+  const status = freezeStatus(freezes, at);
+  return {
+    frozen: status.frozen,
+    frozenUntil: status.frozen ? iso(status.until) : null,
+    frozenReason: status.frozen ? status.reason : null,
+    nextFreeze:
+      !status.frozen && status.next
+        ? { from: iso(status.next.from), until: iso(status.next.until), reason: status.next.reason }
+        : null,
   };
 }
 
@@ -134,7 +157,7 @@ function adaptiveFields(snapshot: QueueSnapshot): Partial<Static<typeof QueueSet
 
 export function queue(view: QueueView, enumCase: EnumCase): Static<typeof QueueResponse> {
   return {
-    ...queueSettings(view.snapshot, enumCase),
+    ...queueSettings(view.snapshot, enumCase, view.at),
     enqueuedPullRequests: view.enqueued.map((entry) => prItem(entry, enumCase, view.outlook.get(entry.prNumber))),
   };
 }

@@ -30,6 +30,8 @@ export type { AuthContext, QueueKey, TestRunView };
 
 export interface QueueView {
   snapshot: QueueSnapshot;
+  /** When the view was read: what the queue's freezes are judged at. */
+  at: number;
   /** Non-terminal entries except NOT_READY, in queue order (what getQueue lists). */
   enqueued: Entry[];
   /** Position, what it waits on and estimated merge time of each non-terminal entry (pr-outlook.ts). */

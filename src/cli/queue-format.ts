@@ -5,7 +5,15 @@ import { formatEta } from './pr-format.js';
 import { describeQueue } from './queue-address.js';
 
 const show = (value: unknown): string =>
-  value === null ? 'null (none set)' : Array.isArray(value) ? (value.length ? value.join(', ') : '[]') : String(value);
+  value === null
+    ? 'null (none set)'
+    : Array.isArray(value)
+      ? value.length
+        ? value.join(', ')
+        : '[]'
+      : typeof value === 'object'
+        ? JSON.stringify(value) // freezes, nextFreeze
+        : String(value);
 
 /** Every setting under its wire name, which is also its option: batchingMinSize is --batching-min-size. */
 export function formatSettings(settings: QueueSettings): string {

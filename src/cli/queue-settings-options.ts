@@ -2,7 +2,7 @@
  * Command-line options generated from the server's request schemas (src/api/schemas/queue.ts), so
  * `queue create` and `queue update` offer exactly the settings the API takes, with its descriptions:
  * `testingTimeoutMinutes` is `--testing-timeout-minutes <n>`, a boolean `batch` is `--batch` /
- * `--no-batch`, a list is `--required-statuses <name...>`. Ranges and enum values are checked by the
+ * `--no-batch`, a list is `--required-statuses <name...>`, an object (`freezes`) is JSON text. Ranges and enum values are checked by the
  * server, whose 400 names the field.
  */
 import { Option, type Command } from 'commander';
@@ -38,6 +38,8 @@ export function addSettingOptions(cmd: Command, properties: Record<string, TSche
     if (types.includes('boolean')) {
       cmd.addOption(new Option(flag, describe(name, schema) || `set ${name} to true`));
       if (!ACTIONS.has(name)) cmd.addOption(new Option(`--no-${kebab(name)}`, `set ${name} to false`));
+    } else if (types.includes('object')) {
+      cmd.addOption(new Option(`${flag} <json>`, `${describe(name, schema)} (JSON text; null removes it)`));
     } else if (types.includes('array')) {
       cmd.addOption(new Option(`${flag} <name...>`, describe(name, schema)));
     } else if (types.includes('integer') || types.includes('number')) {
@@ -64,6 +66,12 @@ export function settingsFrom(
       if (value.trim() === '' || !Number.isFinite(n))
         throw new UsageError(`--${kebab(name)} takes a number, got "${value}"`);
       out[name] = n;
+    } else if (types.includes('object') && typeof value === 'string') {
+      try {
+        out[name] = JSON.parse(value);
+      } catch {
+        throw new UsageError(`--${kebab(name)} takes JSON text, e.g. '{"windows": []}', got ${JSON.stringify(value)}`);
+      }
     } else {
       out[name] = value;
     }

@@ -1,7 +1,10 @@
-/** `greenline queue create | get | update | pause | resume | drain | delete`: queues, over HTTP. */
+/**
+ * `greenline queue create | get | update | pause | resume | drain | freeze | unfreeze | delete`: queues,
+ * over HTTP.
+ */
 import { Command } from 'commander';
 import { CreateQueueRequest, QueueSettingsInput } from '../api/schemas/queue.js';
-import type { CreateQueueRequest as CreateBody, UpdateQueueRequest } from '../client/index.js';
+import type { CreateQueueRequest as CreateBody, QueueSettings, UpdateQueueRequest } from '../client/index.js';
 import { withClient, withQueueOptions, type QueueFlags } from './client-options.js';
 import { printJson, printLine } from './output.js';
 import { formatQueue, formatSettings } from './queue-format.js';
@@ -31,6 +34,16 @@ const STATE_COMMANDS = [
   },
 ] as const;
 
+type Freezes = NonNullable<QueueSettings['freezes']>;
+
+/** The queue's freezes, or none. */
+const freezesOf = (q: QueueSettings): Freezes =>
+  q.freezes ?? { windows: [], oneOff: [], exemptLabels: [], stopTesting: false };
+
+/** "is frozen until … (reason)." or "is not frozen." */
+const frozenLine = (q: QueueSettings): string =>
+  q.frozen ? `is frozen until ${q.frozenUntil}: ${q.frozenReason}.` : 'is not frozen.';
+
 export function queueCommand(): Command {
   const queue = new Command('queue')
     .description('create, inspect, change, pause and delete merge queues (talks to a running server)')
@@ -42,6 +55,7 @@ Examples:
   $ greenline queue get --repo github.com/acme/web --branch main
   $ greenline queue update --repo github.com/acme/web --branch main --batch --batching-min-size 4
   $ greenline queue pause --repo github.com/acme/web --branch main
+  $ greenline queue freeze --repo github.com/acme/web --branch main --until 2026-03-30T06:00:00Z --reason "release 2.4"
 
 The server and token come from --url/--token, GREENLINE_URL/GREENLINE_TOKEN, or ~/.config/greenline/client.yaml.`,
     );
@@ -129,6 +143,77 @@ Example:
         }),
       );
   }
+
+  withQueueOptions(queue.command('freeze'))
+    .description(
+      'freeze the queue from now until a time: it starts no merge (urgent PRs and PRs with an exempt label still merge); its state stays as it is',
+    )
+    .requiredOption('--until <time>', 'when the freeze ends: an ISO-8601 time, e.g. 2026-03-30T06:00:00Z')
+    .requiredOption('--reason <text>', 'why, shown with the queue while it is frozen')
+    .addHelpText(
+      'after',
+      `
+A one-off freeze is added to the queue's freezes setting (see queue update --freezes for recurring
+windows, exempt labels and stopTesting). queue unfreeze ends it early.
+
+Example:
+  $ greenline queue freeze --repo github.com/acme/web --branch main --until 2026-03-30T06:00:00Z --reason "release 2.4"`,
+    )
+    .action((flags: QueueFlags & { until: string; reason: string }) =>
+      withClient(flags, async ({ client, settings }) => {
+        const address = queueAddress(settings);
+        const now = Date.now();
+        const until = Date.parse(flags.until);
+        if (!/^\d{4}-\d\d-\d\dT/.test(flags.until) || !Number.isFinite(until))
+          throw new UsageError(`--until must be an ISO-8601 time such as 2026-03-30T06:00:00Z, got "${flags.until}"`);
+        if (until <= now)
+          throw new UsageError(`--until ${flags.until} is not in the future: give when the freeze ends`);
+        if (flags.reason.trim() === '') throw new UsageError('--reason must say why the queue is frozen');
+        const current = freezesOf(await client.getQueue(address));
+        const oneOff = {
+          from: new Date(now).toISOString(),
+          until: new Date(until).toISOString(),
+          reason: flags.reason,
+        };
+        const q = await client.updateQueue({
+          ...address,
+          freezes: { ...current, oneOff: [...current.oneOff, oneOff] },
+        } as UpdateQueueRequest);
+        if (flags.json) printJson(q);
+        else printLine(`Queue ${describeQueue(address)} ${frozenLine(q)}`);
+      }),
+    );
+
+  withQueueOptions(queue.command('unfreeze'))
+    .description(
+      'end the one-off freezes in effect now (recurring windows stay: change them with queue update --freezes)',
+    )
+    .addHelpText(
+      'after',
+      `
+Example:
+  $ greenline queue unfreeze --repo github.com/acme/web --branch main`,
+    )
+    .action((flags: QueueFlags) =>
+      withClient(flags, async ({ client, settings }) => {
+        const address = queueAddress(settings);
+        const now = Date.now();
+        const current = freezesOf(await client.getQueue(address));
+        const inEffect = (f: { from: string; until: string }) => Date.parse(f.from) <= now && now < Date.parse(f.until);
+        const ended = current.oneOff.filter(inEffect);
+        if (ended.length === 0)
+          throw new UsageError(`No one-off freeze is in effect on queue ${describeQueue(address)}`);
+        const q = await client.updateQueue({
+          ...address,
+          freezes: { ...current, oneOff: current.oneOff.filter((f) => !inEffect(f)) },
+        } as UpdateQueueRequest);
+        if (flags.json) printJson(q);
+        else
+          printLine(
+            `Ended ${ended.map((f) => `"${f.reason}"`).join(', ')} on queue ${describeQueue(address)}: it ${frozenLine(q)}`,
+          );
+      }),
+    );
 
   withQueueOptions(queue.command('delete'))
     .description('delete an empty queue (refused while it holds pull requests: cancel them, or drain it first)')

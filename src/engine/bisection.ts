@@ -39,6 +39,7 @@
  */
 import { bisectingSet, bisectionOfRun } from './bisection-state.js';
 import type { Draft } from './draft.js';
+import { mayTest } from './freeze.js';
 import type { Bisection, BisectionPart } from './working-state.js';
 import { contentKey, headOf, isInFlight, membersOf, mergedSince, startRun } from './runs.js';
 import { Topology } from './topology.js';
@@ -103,6 +104,7 @@ export function scheduleBisections(d: Draft, topo: Topology): boolean {
       const part = b.parts[i];
       if (part.runId !== null || isWaiting(b, part)) continue;
       const group = part.prNumbers.map((n) => d.entry(n)!);
+      if (!group.every((e) => mayTest(d, e))) continue; // frozen with stopTesting (freeze.ts)
       const deps = dependenciesOf(topo, group).filter((e) => e.state === 'TESTS_PASSED');
       const key = contentKey(d, target, [...deps.map(headOf), ...group.map(headOf)]);
       if (skipsRedundantTests(d) && b.failedKeys.includes(key)) {

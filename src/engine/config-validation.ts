@@ -2,6 +2,7 @@
  * Validation of queue settings (contract §4). Returns a message naming the first bad field, or null.
  * The engine refuses an `updateConfig` whose patch fails it; the API layer may use it too.
  */
+import { freezeProblem } from './freeze.js';
 import type { QueueConfig } from './types.js';
 
 type Check = (v: unknown) => string | null;
@@ -46,6 +47,7 @@ const CHECKS: Record<keyof QueueConfig, Check> = {
   testBranchConstructionMode: oneOf('rename_temp_branch', 'push_new_branch_from_temp'),
   adaptiveMode: oneOf('off', 'on'),
   adaptiveMinConcurrency: int(1),
+  freezes: (v) => (v === null ? null : freezeProblem(v)),
 };
 
 export function validateConfigPatch(patch: Record<string, unknown>): string | null {
@@ -53,6 +55,7 @@ export function validateConfigPatch(patch: Record<string, unknown>): string | nu
     if (!Object.hasOwn(CHECKS, key)) return `unknown queue setting "${key}"`;
     if (value === undefined) continue;
     const problem = CHECKS[key as keyof QueueConfig](value);
+    if (problem && key === 'freezes') return problem; // names the field within the setting itself
     if (problem) return `${key} ${problem}, got ${JSON.stringify(value)}`;
   }
   return null;

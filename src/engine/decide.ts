@@ -7,8 +7,8 @@
  * same decision.
  *
  * Files by role: entry-events (submit, cancel, restart, forge reports), run-results (test branches,
- * CI), merging, queue-control (state, settings, mode switch), timers, then settle: admission,
- * validity, failure, bisection, scheduling.
+ * CI), merging, queue-control (state, settings, mode switch), timers, freeze (scheduled freezes), then
+ * settle: admission, validity, failure, bisection, scheduling.
  */
 import { Draft } from './draft.js';
 import {

@@ -8,6 +8,7 @@
  * Result: MERGED (MERGE_GRAPH_DIRECT_MERGE), or FAILED (GITHUB_API_DIRECT_MERGE_PR_FAILED).
  */
 import type { Draft } from './draft.js';
+import { mayMerge } from './freeze.js';
 import { isAdmitted } from './ordering.js';
 import { isReady } from './readiness.js';
 import { headOf } from './runs.js';
@@ -28,7 +29,7 @@ export function tryDirectMerge(d: Draft, entry: Entry, pr: PrInfo): void {
   const target = d.targetSha;
   if (d.config.directMergeMode !== 'always' || d.state !== 'RUNNING' || d.internal.merge || target === null) return;
   if (pr.checksPassed !== true || pr.baseSha !== target || pr.headSha !== entry.headSha) return;
-  if (!waitsToStart(entry)) return;
+  if (!waitsToStart(entry) || !mayMerge(d, [entry])) return;
   if (!isReady({ targetBranch: d.base.targetBranch, config: d.config }, entry)) return;
   const parallel = d.config.mode === 'parallel';
   const busy = d

@@ -4,6 +4,7 @@
  */
 import type { Draft } from './draft.js';
 import { tryDirectMerge } from './direct-merge.js';
+import { labelsChanged } from './freeze.js';
 import { parsePriority } from './priority.js';
 import { sameUnmergeable } from './readiness.js';
 import { membersOf } from './runs.js';
@@ -58,6 +59,7 @@ export function onSubmit(d: Draft, ev: Ev<'submit'>): Rejection | null {
         : {}),
       ...(ev.noBatch !== undefined ? { noBatch: ev.noBatch } : {}),
       ...(ev.forceEnqueued ? { forceEnqueued: true } : {}),
+      ...(labelsChanged(existing, pr) ? { labels: [...pr.labels!] } : {}),
       title: pr.title,
       author: pr.author,
     };
@@ -87,6 +89,7 @@ export function onSubmit(d: Draft, ev: Ev<'submit'>): Rejection | null {
     headSha: pr.headSha,
     baseBranch: pr.baseBranch,
     ...(pr.headBranch !== undefined ? { headBranch: pr.headBranch } : {}),
+    ...(pr.labels !== undefined ? { labels: [...pr.labels] } : {}),
     title: pr.title,
     author: pr.author,
     mergeability: pr.mergeability,
@@ -155,7 +158,8 @@ export function onPrObserved(d: Draft, ev: Ev<'prObserved'>): Rejection | null {
       pr.author !== e.author ||
       pr.mergeability !== e.mergeability ||
       !sameUnmergeable(e, pr) ||
-      headBranch !== e.headBranch
+      headBranch !== e.headBranch ||
+      labelsChanged(e, pr)
     ) {
       // A stacked PR waits in NOT_READY until its base becomes the queue's branch.
       next = {
@@ -164,6 +168,7 @@ export function onPrObserved(d: Draft, ev: Ev<'prObserved'>): Rejection | null {
         title: pr.title,
         author: pr.author,
         ...(headBranch !== undefined ? { headBranch } : {}),
+        ...(pr.labels !== undefined ? { labels: [...pr.labels] } : {}),
       };
       d.putEntry(next);
     }

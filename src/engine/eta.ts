@@ -24,6 +24,7 @@ import { percentile } from '../lib/percentile.js';
 import { MINUTE_MS } from '../lib/time.js';
 import { adaptiveStatus } from './adaptive.js';
 import { queueOrder } from './ordering.js';
+import { freezeStatus } from './freeze.js';
 import { laneHeads } from './parallel-graph.js';
 import { whyNotReady } from './readiness.js';
 import { isInFlight } from './runs.js';
@@ -91,10 +92,6 @@ export interface PrOutlook {
   estimatedMergeAt: number | null;
 }
 
-/** A queue's snapshot may say it is frozen (scheduled freezes); absent means not. */
-export const isFrozen = (snapshot: QueueSnapshot): boolean =>
-  (snapshot as QueueSnapshot & { frozen?: boolean }).frozen === true;
-
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 const minutes = (ms: number): string => plural(Math.max(1, Math.round(ms / MINUTE_MS)), 'minute');
 
@@ -135,8 +132,12 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
     });
   }
 
-  const halt: WaitingOn | null = isFrozen(snapshot)
-    ? { code: 'FROZEN', message: 'The queue is frozen: nothing merges until the freeze ends.' }
+  const freeze = freezeStatus(snapshot.config.freezes, now);
+  const halt: WaitingOn | null = freeze.frozen
+    ? {
+        code: 'FROZEN',
+        message: `The queue is frozen (${freeze.reason}) until ${new Date(freeze.until).toISOString()}: nothing merges before.`,
+      }
     : snapshot.state === 'PAUSED'
       ? { code: 'QUEUE_PAUSED', message: 'The queue is paused: nothing starts or merges until it is resumed.' }
       : null;

@@ -15,7 +15,6 @@ export { laneHeads } from './parallel-graph.js';
 export {
   queueOutlook,
   queueStatistics,
-  isFrozen,
   WAITING_CODES,
   STATISTICS_RUNS,
   type PrOutlook,
@@ -24,4 +23,14 @@ export {
   type WaitingOn,
   type FinishedRun,
 } from './eta.js';
+export {
+  freezeProblem,
+  freezeStatus,
+  frozenSeconds,
+  isFreezeExempt,
+  labelsChanged,
+  DEFAULT_FREEZE_REASON,
+  type FreezeInterval,
+  type FreezeStatus,
+} from './freeze.js';
 export * from './types.js';

@@ -23,6 +23,7 @@
  */
 import { recordMerges } from './adaptive.js';
 import type { Draft } from './draft.js';
+import { mayMerge } from './freeze.js';
 import { bisectingSet } from './bisection-state.js';
 import { applyTargetMove } from './target.js';
 import { testBranchName } from './test-branch.js';
@@ -48,6 +49,13 @@ export function tryMerge(d: Draft, topo: Topology): boolean {
     if (!prs.every((p) => d.entry(p.number)?.state === 'TESTS_PASSED')) continue;
     const inRun = new Set(prs.map((p) => p.number));
     const group = members.filter((m) => run.prNumbers.includes(m.prNumber));
+    if (
+      !mayMerge(
+        d,
+        prs.map((p) => d.entry(p.number)!),
+      )
+    )
+      continue; // frozen (freeze.ts)
     // A batch under bisection that the run left out does not hold it back (bisection.ts, policy 2).
     const left = dependenciesOf(topo, group).filter((e) => !inRun.has(e.prNumber));
     if (!left.every((e) => bisecting.has(e.prNumber))) continue;

@@ -23,6 +23,7 @@ import { MINUTE_MS } from '../lib/time.js';
 import { batchSize, isAdaptive, mainConcurrency } from './adaptive.js';
 import { bisectingSet } from './bisection-state.js';
 import type { Draft } from './draft.js';
+import { mayTest } from './freeze.js';
 import { groupKey, isInFlight, isStarting, membersOf, startRun } from './runs.js';
 import { Topology } from './topology.js';
 import { dependenciesOf, isSkippable, restartGroup } from './validity.js';
@@ -40,7 +41,11 @@ export function schedule(d: Draft, topo: Topology): ScheduleOutcome {
   const bisecting = bisectingSet(d);
   const merging = new Set(d.internal.merge?.prs.map((p) => p.number) ?? []);
   const eligible = (e: Entry): boolean =>
-    e.state === 'PENDING' && !isStarting(d, e) && !bisecting.has(e.prNumber) && !merging.has(e.prNumber);
+    e.state === 'PENDING' &&
+    !isStarting(d, e) &&
+    !bisecting.has(e.prNumber) &&
+    !merging.has(e.prNumber) &&
+    mayTest(d, e);
   let free = mainConcurrency(d) - d.allRuns().filter((r) => r.queueType === 'main' && isInFlight(r)).length;
   const taken = new Set<number>();
   // The walk reads the order entry by entry (topo.at): it usually stops after the first few.

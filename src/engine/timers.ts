@@ -1,10 +1,12 @@
 /**
- * Time-driven work (contract §4 `testingTimeoutMinutes`, `notReadyTimeoutHours`, batching wait).
+ * Time-driven work (contract §4 `testingTimeoutMinutes`, `notReadyTimeoutHours`, batching wait, and
+ * the edges of freezes: freeze.ts).
  * Time only arrives with events; `tick` handles whatever is due and every decision asks for a
  * wakeup at the next deadline (`scheduleWakeup`), once per deadline.
  */
 import { HOUR_MS, MINUTE_MS } from '../lib/time.js';
 import type { Draft } from './draft.js';
+import { nextFreezeEdge } from './freeze.js';
 import { runFailed } from './run-results.js';
 import { isInFlight } from './runs.js';
 import { move } from './transitions.js';
@@ -30,9 +32,9 @@ export function expireNotReady(d: Draft): void {
   }
 }
 
-/** Asks for a tick at the next deadline, unless an earlier or equal wakeup is already pending. */
+/** Asks for a tick at the next deadline (a freeze's start or end among them), unless an earlier or equal wakeup is already pending. */
 export function requestWakeup(d: Draft, batchDeadline: number | null): void {
-  let next = batchDeadline ?? Infinity;
+  let next = Math.min(batchDeadline ?? Infinity, nextFreezeEdge(d) ?? Infinity);
   const limit = d.config.testingTimeoutMinutes * MINUTE_MS;
   for (const run of d.allRuns()) if (isInFlight(run)) next = Math.min(next, run.createdAt + limit);
   const hours = d.config.notReadyTimeoutHours;

@@ -174,6 +174,43 @@ export interface QueueConfig {
   adaptiveMode?: AdaptiveMode;
   /** greenline extension: the floor of the adaptive window, capped at `concurrency`; absent = 2. */
   adaptiveMinConcurrency?: number;
+  /** greenline extension: scheduled freezes and one-off freezes (freeze.ts); absent = never frozen. */
+  freezes?: FreezeSettings | null;
+}
+
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+/**
+ * A recurring freeze in a time zone: either on `days` from `start` to `end` (local `HH:MM`; `end`
+ * at or before `start` runs into the next day, `24:00` is midnight at the end of the day), or from
+ * each time a `cron` expression fires for `durationMinutes`.
+ */
+export interface FreezeWindow {
+  days?: Weekday[];
+  start?: string;
+  end?: string;
+  cron?: string;
+  durationMinutes?: number;
+  /** IANA time zone name, e.g. Europe/Berlin. */
+  timeZone: string;
+  reason?: string;
+}
+
+/** A freeze from `from` until `until` (ISO-8601 times). */
+export interface OneOffFreeze {
+  from: string;
+  until: string;
+  reason: string;
+}
+
+export interface FreezeSettings {
+  windows: FreezeWindow[];
+  oneOff: OneOffFreeze[];
+  /** PRs with one of these forge labels merge (and test) during a freeze, as urgent PRs do. */
+  exemptLabels: string[];
+  /** true: no test run starts during a freeze either (runs in flight finish). */
+  stopTesting: boolean;
 }
 
 // ---------------------------------------------------------------- entries and runs
@@ -208,6 +245,8 @@ export interface PrInfo {
    * in it, or its changes are there already (e.g. merged as a squash commit). Absent = unknown.
    */
   alreadyInBase?: boolean;
+  /** The PR's labels, when the forge has them (freeze exemptions by label). */
+  labels?: string[];
 }
 
 /** `ALL` marks a PR as impacting every target (a serialisation point in parallel mode). */
@@ -236,6 +275,8 @@ export interface Entry {
   baseBranch: string;
   /** The PR's head branch, when the forge reported one. */
   headBranch?: string;
+  /** The PR's labels, when the forge reported them. */
+  labels?: string[];
   title: string;
   author: string;
   mergeability: Mergeability;
@@ -392,6 +433,7 @@ export interface QueueEventPayload {
     | 'pull_request_batch.failed'
     | 'pull_request_batch.canceled'
     | 'pull_request_batch.merged'
+    /** greenline's queue-level events (never sent to Trunk-style subscribers unless named). */
     | 'queue.paused'
     | 'queue.resumed'
     | 'queue.frozen'
@@ -407,6 +449,8 @@ export interface QueueEventPayload {
   reason: TransitionReason | null;
   batched: boolean;
   isBisection: boolean;
+  /** queue.frozen / queue.unfrozen: why the queue is (was) frozen and until when (null: no end known). */
+  freeze?: { reason: string; until: number | null };
 }
 
 /**

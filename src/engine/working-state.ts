@@ -76,6 +76,13 @@ export interface EngineInternal {
   wakeupAt: number | null;
   /** Adaptive mode's measurements (adaptive.ts); null while the mode is off or nothing was measured yet. */
   adaptive: AdaptiveState | null;
+  /**
+   * The freeze last announced (`queue.frozen`, since when), until `queue.unfrozen`; null while not
+   * frozen (freeze.ts).
+   */
+  freeze: { reason: string; until: number; since: number } | null;
+  /** Milliseconds the queue spent frozen in freezes that ended (the frozen-seconds metric). */
+  frozenMs: number;
 }
 
 export interface AdaptiveState {
@@ -108,5 +115,7 @@ export function readInternal(snapshot: QueueSnapshot): EngineInternal {
     pendingMode: raw.pendingMode ?? null,
     wakeupAt: raw.wakeupAt ?? null,
     adaptive: raw.adaptive ? { window: raw.adaptive.window, failureRate: raw.adaptive.failureRate } : null,
+    freeze: raw.freeze ? { reason: raw.freeze.reason, until: raw.freeze.until, since: raw.freeze.since } : null,
+    frozenMs: raw.frozenMs ?? 0,
   };
 }

@@ -4,7 +4,7 @@
  * is filled on every scrape from the store (src/app/read-models/metrics.ts), so every instance answers the same.
  * docs/metrics.md defines each series.
  */
-import { Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { QueueType, RunStatus } from '../engine/types.js';
 
 /** Labels on every series of contract §7: one series set per (repo, branch, queue_type). */
@@ -81,6 +81,12 @@ export function newQueueMetrics() {
       'PRs in the queue per lane of a parallel queue (overlapping impacted targets); lane = PR number at its front',
       ['repo', 'branch', 'lane'] as const,
     ),
+    frozenSeconds: new Counter({
+      name: 'greenline_queue_frozen_seconds_total',
+      help: 'Seconds the queue has spent frozen by its freezes (scheduled windows and one-off freezes)',
+      labelNames: ['repo', 'branch'] as const,
+      registers,
+    }),
   };
 }
 

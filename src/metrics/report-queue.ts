@@ -7,7 +7,7 @@
  * hour-window.ts says; everything else is `main`.
  * Every Trunk series is emitted for both queue types, zeros included (contract §7).
  */
-import { queueOrder } from '../engine/index.js';
+import { frozenSeconds, queueOrder } from '../engine/index.js';
 import { readInternal } from '../engine/working-state.js';
 import { PrState, type QueueSnapshot, type QueueType, type TestRun } from '../engine/types.js';
 import type { MetricsTransition } from '../store/metrics-transitions.js';
@@ -24,6 +24,8 @@ export interface QueueData {
   runs: readonly TestRun[];
   /** The queue's transitions of PRs that moved in the window, grouped by PR, oldest first. */
   transitions: readonly MetricsTransition[];
+  /** The time of the scrape. */
+  now: number;
 }
 
 /** `after`: the window's start (now − 1 h), excluded. */
@@ -49,6 +51,8 @@ export function reportQueue(m: QueueMetrics, q: QueueData, after: number): void 
   for (const status of RUN_STATUSES) m.bisectionRuns.set({ repo, branch, status }, 0);
 
   reportNow(m, labels, q);
+  if (snapshot.config.freezes || readInternal(snapshot).frozenMs > 0)
+    m.frozenSeconds.inc({ repo, branch }, frozenSeconds(snapshot, q.now));
   const merged = reportHour(m, labels, q.transitions, after);
   const ciRuns = reportRuns(m, labels, q.runs, after);
   if (merged > 0) m.ciRunsPerMerge.set({ repo, branch }, ciRuns / merged);

@@ -91,6 +91,7 @@ export async function noticeOf(
     queueUrl: base && `${base}/#/queue/${dashboardPath(q)}`,
     pr: null,
     at: event.at,
+    ...(event.freeze ? { freeze: event.freeze } : {}),
   };
   const to = STATE_OF[event.type];
   if (to === undefined) return notice;

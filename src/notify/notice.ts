@@ -38,6 +38,8 @@ export interface Notice {
   at: number;
   /** A headline of its own instead of the event's (the test message). */
   title?: string;
+  /** queue_frozen / queue_unfrozen: the freeze's reason, and when it ends (ended); null: no end known. */
+  freeze?: { reason: string; until: number | null };
 }
 
 const OUTCOME: Record<NotifyEvent, string> = {
@@ -55,7 +57,13 @@ const OUTCOME: Record<NotifyEvent, string> = {
 export function headline(n: Notice): string {
   if (n.title !== undefined) return n.title;
   if (n.pr) return `#${n.pr.number} ${n.pr.title} ${OUTCOME[n.event]}`;
-  return `Queue ${n.repo} (${n.branch}) ${OUTCOME[n.event]}`;
+  return `Queue ${n.repo} (${n.branch}) ${OUTCOME[n.event]}${n.freeze ? freezeWords(n.event, n.freeze) : ''}`;
+}
+
+/** ` until 2026-11-24T18:00:00.000Z: release 2.4` (frozen) or ` (the freeze for release 2.4 ended)`. */
+function freezeWords(event: NotifyEvent, f: { reason: string; until: number | null }): string {
+  if (event === 'queue_unfrozen') return ` (the freeze for ${f.reason} ended)`;
+  return `${f.until !== null ? ` until ${new Date(f.until).toISOString()}` : ''}: ${f.reason}`;
 }
 
 /** `Failed: a required CI status failed. greenline/ci: exit 1 (test run 1a2b3c4d)` */

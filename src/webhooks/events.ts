@@ -69,9 +69,25 @@ function publishedReason(action: string, reason: string | null): string | null {
   return reason;
 }
 
-/** The JSON body of one event, fields as in contract §8.1 (PR events) and §8.2 (batch events). */
+/**
+ * The JSON body of one event, fields as in contract §8.1 (PR events) and §8.2 (batch events); a queue
+ * event (greenline's) carries the freeze's reason and `frozen_until` (queue.frozen: when it ends;
+ * queue.unfrozen: when it ended).
+ */
 export function eventBody(event: QueueEventPayload, ctx: EventContext): Record<string, unknown> {
   const action = event.type.slice(event.type.indexOf('.') + 1);
+  if (isQueueEvent(event.type)) {
+    return {
+      type: event.type,
+      action,
+      status: action,
+      repository: { host: ctx.repo.host, owner: ctx.repo.owner, name: ctx.repo.name },
+      target_branch: ctx.targetBranch,
+      timestamp: new Date(event.at).toISOString(),
+      reason: event.freeze?.reason ?? null,
+      frozen_until: event.freeze?.until != null ? new Date(event.freeze.until).toISOString() : null,
+    };
+  }
   const batch = isBatchEvent(event.type);
   const body: Record<string, unknown> = { type: event.type, action, status: action };
   if (isQueueEvent(event.type)) {

@@ -322,6 +322,33 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     await page.close();
   }, 60_000);
 
+  it('shows a freeze with its reason and end while the queue is frozen, else the next freeze', async () => {
+    const page = await signedIn();
+    await page.goto(`${url}/${QUEUE}`);
+    await page.locator('.queue-state').getByText('RUNNING').waitFor();
+    expect(await page.locator('#freeze').count()).toBe(0);
+    const now = Date.now();
+    const iso = (ms: number) => new Date(ms).toISOString();
+    await api('updateQueue', {
+      ...QUEUE_KEY,
+      freezes: { oneOff: [{ from: iso(now + 86_400_000), until: iso(now + 90_000_000), reason: 'audit' }] },
+    });
+    await page.locator('#freeze').getByText('Next freeze:').waitFor();
+    expect(await page.locator('#freeze').textContent()).toContain('(audit)');
+    await api('updateQueue', {
+      ...QUEUE_KEY,
+      freezes: { oneOff: [{ from: iso(now - 1_000), until: iso(now + 3_600_000), reason: 'release 2.4' }] },
+    });
+    const banner = page.locator('#freeze.banner.frozen');
+    await banner.getByText('Frozen until').waitFor();
+    expect(await banner.textContent()).toContain(': release 2.4.');
+    expect(await banner.locator('time').getAttribute('datetime')).toBe(iso(now + 3_600_000));
+    await page.screenshot({ path: path.join(SHOTS, 'queue-frozen.png') });
+    await api('updateQueue', { ...QUEUE_KEY, freezes: null });
+    await page.locator('#freeze').waitFor({ state: 'detached' });
+    await page.close();
+  }, 60_000);
+
   it('works by keyboard: focus moves to the content, Tab to a queue, Enter opens it, focus is visible', async () => {
     const page = await signedIn();
     const focused = () => page.evaluate(() => document.activeElement?.textContent ?? '');

@@ -201,7 +201,23 @@ describe('queueOutlook', () => {
     ],
     [
       'frozen: nothing merges, no estimate',
-      { ...queue({}, [entry(1, 'PENDING')]), frozen: true } as QueueSnapshot,
+      queue(
+        {
+          freezes: {
+            windows: [],
+            oneOff: [
+              {
+                from: new Date(NOW - MIN).toISOString(),
+                until: new Date(NOW + 60 * MIN).toISOString(),
+                reason: 'release',
+              },
+            ],
+            exemptLabels: [],
+            stopTesting: false,
+          },
+        },
+        [entry(1, 'PENDING')],
+      ),
       STATS,
       { 1: [1, 'FROZEN', null] },
     ],

@@ -186,25 +186,36 @@ describe('events', () => {
     prUrlTemplate: null,
   };
 
-  it('words a synthetic queue.frozen event, with the queue page in the dashboard', async () => {
-    const notice = await noticeOf(t.db, q, queueEvent('queue.frozen'), {
-      words: { sentence: reasonMessage, failedCheckUrl },
-      publicUrl: 'https://greenline.example.com/',
-    });
+  it('words a queue.frozen event with its reason and end, with the queue page in the dashboard', async () => {
+    const freeze = { reason: 'release 2.4', until: Date.UTC(2026, 2, 3, 6, 0) };
+    const notice = await noticeOf(
+      t.db,
+      q,
+      { ...queueEvent('queue.frozen'), freeze },
+      {
+        words: { sentence: reasonMessage, failedCheckUrl },
+        publicUrl: 'https://greenline.example.com/',
+      },
+    );
     expect(notice).toMatchObject({ event: 'queue_frozen', pr: null });
     expect(noticeText(notice!)).toBe(
       [
-        'Queue git.example.com/team/api (release/2) frozen',
+        'Queue git.example.com/team/api (release/2) frozen until 2026-03-03T06:00:00.000Z: release 2.4',
         'git.example.com/team/api (release/2)',
         'Dashboard: https://greenline.example.com/#/queue/git.example.com/team/api/release%2F2',
       ].join('\n'),
     );
-    const unfrozen = await noticeOf(t.db, q, queueEvent('queue.unfrozen'), {
-      words: { sentence: reasonMessage, failedCheckUrl },
-      publicUrl: null,
-    });
+    const unfrozen = await noticeOf(
+      t.db,
+      q,
+      { ...queueEvent('queue.unfrozen'), freeze },
+      {
+        words: { sentence: reasonMessage, failedCheckUrl },
+        publicUrl: null,
+      },
+    );
     expect(noticeText(unfrozen!)).toBe(
-      'Queue git.example.com/team/api (release/2) unfrozen\ngit.example.com/team/api (release/2)',
+      'Queue git.example.com/team/api (release/2) unfrozen (the freeze for release 2.4 ended)\ngit.example.com/team/api (release/2)',
     );
   });
 

@@ -61,6 +61,70 @@ async function drive(
 
 const byPr = (bodies: Json[], n: number) => bodies.filter((b) => b.pr_number === n);
 
+describe('queue events (freezes)', () => {
+  it('reach only a subscription that names them; one without a filter gets Trunk event types only', async () => {
+    const { t, ctx, key } = await setUp();
+    const named = await new Receiver().start();
+    try {
+      named.now = () => t.clock.now();
+      const { secret } = await t.service.webhooks.create({ id: ctx.orgId, name: ctx.orgName }, named.url, [
+        'queue.frozen',
+        'queue.unfrozen',
+        'pull_request.merged',
+      ]);
+      named.secret = secret;
+      const from = t.clock.now();
+      const until = from + 60 * SECOND;
+      await t.service.updateQueue(ctx, key, {
+        freezes: {
+          windows: [],
+          oneOff: [{ from: new Date(from).toISOString(), until: new Date(until).toISOString(), reason: 'release' }],
+          exemptLabels: [],
+          stopTesting: false,
+        },
+      });
+      await drive(t, ctx, [1]);
+      t.clock.set(until);
+      await drive(t, ctx, []);
+      await t.app.webhooks.drain();
+
+      expect(named.rejected).toEqual([]);
+      // Deliveries keep order per PR and per queue, not across them.
+      const bodies = named.delivered().map((r) => r.body);
+      expect(bodies).toHaveLength(3);
+      expect(bodies).toEqual(
+        expect.arrayContaining([
+          {
+            type: 'queue.frozen',
+            action: 'frozen',
+            status: 'frozen',
+            repository: { host: 'github.com', owner: 'acme', name: 'web' },
+            target_branch: 'main',
+            timestamp: new Date(from).toISOString(),
+            reason: 'release',
+            frozen_until: new Date(until).toISOString(),
+          },
+          expect.objectContaining({
+            type: 'queue.unfrozen',
+            reason: 'release',
+            timestamp: new Date(until).toISOString(),
+          }),
+          expect.objectContaining({
+            type: 'pull_request.merged',
+            pr_number: 1,
+            timestamp: new Date(until).toISOString(),
+          }),
+        ]),
+      );
+      const unfiltered = receiver.delivered().map((r) => r.body.type as string);
+      expect(unfiltered).toContain('pull_request.merged');
+      expect(unfiltered.filter((type) => type.startsWith('queue.'))).toEqual([]);
+    } finally {
+      await named.close();
+    }
+  });
+});
+
 describe('webhook delivery', () => {
   it('delivers every event of every PR, signed, in order, with the contract payloads', async () => {
     const { t, ctx } = await setUp();

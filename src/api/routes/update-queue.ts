@@ -32,7 +32,7 @@ export const updateQueue: Route<QueueService> = (app, { service, enumCase }) => 
         toQueueUpdate(request.body),
         configSource(request.headers),
       );
-      return queueSettings(view.snapshot, enumCase(request.headers));
+      return queueSettings(view.snapshot, enumCase(request.headers), view.at);
     },
   );
 };

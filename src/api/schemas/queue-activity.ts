@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { MAX_HISTORY_HOURS } from '../../app/read-models/queue-activity.js';
 import { DateTime, Name, Nullable, PrStateOut, QueueAddress, QueueStateOut, Repo, RequestObject } from './common.js';
 import { OutlookProperties, PrReason } from './pull-request.js';
-import { MODES } from './queue.js';
+import { FreezeStateProperties, MODES } from './queue.js';
 
 /** contract §2.10 "Management source": not in getQueue/updateQueue, whose fields Terraform parses. */
 const Management = {
@@ -90,6 +90,7 @@ export const QueueActivityResponse = Type.Object({
   concurrency: Type.Integer(),
   batch: Type.Boolean(),
   targetSha: Nullable(Type.String({ description: 'Last known commit of the target branch' })),
+  ...FreezeStateProperties,
   ...Management,
   pullRequests: Type.Array(ActivityPr, { description: 'Queue order; NOT_READY PRs last' }),
   testRuns: Type.Array(ActivityRun, { description: 'Runs in flight, in the queue order of their first tested PR' }),

@@ -18,6 +18,56 @@ export const OPTIMIZATION_MODES = ['off', 'bisection_skip_redundant_tests'] as c
 export const TEST_BRANCH_CONSTRUCTION_MODES = ['rename_temp_branch', 'push_new_branch_from_temp'] as const;
 export const ADAPTIVE_MODES = ['off', 'on'] as const;
 
+/**
+ * The `freezes` setting (extension, freeze.ts). The engine checks what a schema cannot (time zones,
+ * cron expressions, until after from) and names the field in its message.
+ */
+const FreezeWindowSchema = Type.Object({
+  days: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Days of the week: mon, tue, wed, thu, fri, sat, sun (with start and end)',
+    }),
+  ),
+  start: Type.Optional(Type.String({ description: 'Local time HH:MM the window starts on each day' })),
+  end: Type.Optional(
+    Type.String({ description: 'Local time HH:MM it ends; at or before start: the next day; 24:00 = midnight' }),
+  ),
+  cron: Type.Optional(Type.String({ description: 'Or a cron expression: a freeze starts each time it fires' })),
+  durationMinutes: Type.Optional(Type.Integer({ description: 'With cron: how long each freeze lasts' })),
+  timeZone: Type.String({ description: 'IANA time zone, e.g. Europe/Berlin' }),
+  reason: Type.Optional(Type.String({ description: 'Shown while frozen; default "scheduled freeze"' })),
+});
+const OneOffFreezeSchema = Type.Object({
+  from: Type.String({ description: 'ISO-8601 time the freeze starts' }),
+  until: Type.String({ description: 'ISO-8601 time it ends (after from)' }),
+  reason: Type.String({ description: 'Why, shown while frozen' }),
+});
+const FreezesOut = Type.Object({
+  windows: Type.Array(FreezeWindowSchema),
+  oneOff: Type.Array(OneOffFreezeSchema),
+  exemptLabels: Type.Array(Type.String()),
+  stopTesting: Type.Boolean(),
+});
+export const FreezesInput = Nullable(
+  Type.Object(
+    {
+      windows: Type.Optional(Type.Array(FreezeWindowSchema, { description: 'Recurring freezes; default []' })),
+      oneOff: Type.Optional(Type.Array(OneOffFreezeSchema, { description: 'One-off freezes; default []' })),
+      exemptLabels: Type.Optional(
+        Type.Array(Type.String(), { description: 'PRs with one of these labels merge during a freeze; default []' }),
+      ),
+      stopTesting: Type.Optional(
+        Type.Boolean({ description: 'true: no test run starts during a freeze; default false' }),
+      ),
+    },
+    {
+      description:
+        'Extension: scheduled and one-off freezes, replaced as a whole; null removes them. While frozen the queue ' +
+        'starts no merge (with stopTesting no test run); urgent PRs and PRs with an exempt label go on',
+    },
+  ),
+);
+
 const Count = (description: string) => Type.Integer({ minimum: 1, maximum: 4294967295, description });
 const Flag = (description: string) => Type.Boolean({ description });
 
@@ -75,6 +125,7 @@ export const QueueSettingsInput = {
       'shrinks to three quarters per failed group, and batches are sized from the measured failure rate',
   }),
   adaptiveMinConcurrency: Count('Extension: floor of the adaptive window, capped at concurrency; default 2'),
+  freezes: FreezesInput,
 };
 
 /** Names older clients send (contract §3 #2), mapped onto the settings above by update-queue.ts. */
@@ -97,6 +148,27 @@ export const UpdateQueueRequest = RequestObject({
   ...optional(QueueSettingsInput),
   ...optional(LegacySettingsInput),
 });
+
+/** Whether a queue with freezes is frozen now (extension; getQueue and getQueueActivity): absent without freezes. */
+export const FreezeStateProperties = {
+  frozen: Type.Optional(
+    Type.Boolean({ description: 'Extension: true while a freeze holds merges back (state is unchanged)' }),
+  ),
+  frozenUntil: Type.Optional(
+    Nullable(Type.String({ description: 'Extension: when the freeze ends; null when not frozen' })),
+  ),
+  frozenReason: Type.Optional(
+    Nullable(Type.String({ description: 'Extension: why the queue is frozen; null when not' })),
+  ),
+  nextFreeze: Type.Optional(
+    Nullable(
+      Type.Object(
+        { from: Type.String(), until: Type.String(), reason: Type.String() },
+        { description: 'Extension: the next freeze while not frozen; null when none is scheduled within a week' },
+      ),
+    ),
+  ),
+};
 
 /** getQueue's fields without the PR list: what updateQueue returns (contract §2.9, §2.10). */
 export const QueueSettingsProperties = {
@@ -137,6 +209,9 @@ export const QueueSettingsProperties = {
   adaptiveFailureRate: Type.Optional(
     Type.Number({ description: 'Extension: measured failure rate of concluded PRs, 0 to 1' }),
   ),
+  // Freezes (extension): present only while the queue has some, so that other queues answer Trunk's shape.
+  freezes: Type.Optional(FreezesOut),
+  ...FreezeStateProperties,
 };
 
 export const QueueSettings = Type.Object(QueueSettingsProperties);

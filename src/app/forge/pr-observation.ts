@@ -1,9 +1,9 @@
 /**
  * What the forge's current view of a queued PR means to the queue (forge poller, GitHub webhooks):
- * gone → prMergedOutside when it was merged, else prClosed; a new head, base, title, mergeability or
- * cause of unmergeability, or the facts of a direct merge → prObserved; nothing else changes the entry.
+ * gone → prMergedOutside when it was merged, else prClosed; a new head, base, title, mergeability,
+ * cause of unmergeability or labels, or the facts of a direct merge → prObserved; nothing else changes the entry.
  */
-import { sameUnmergeable } from '../../engine/index.js';
+import { labelsChanged, sameUnmergeable } from '../../engine/index.js';
 import type { EngineEvent, Entry, PrInfo } from '../../engine/types.js';
 
 /** Whether the forge's PR differs from the entry in anything the engine keeps. */
@@ -13,7 +13,8 @@ export function prChanged(e: Entry, pr: PrInfo): boolean {
     e.baseBranch !== pr.baseBranch ||
     e.title !== pr.title ||
     e.mergeability !== pr.mergeability ||
-    !sameUnmergeable(e, pr)
+    !sameUnmergeable(e, pr) ||
+    labelsChanged(e, pr)
   );
 }
 

@@ -72,6 +72,7 @@ export async function renderMetrics(
         },
         runs: (runsOf.get(q.id) ?? []).map((r) => r.run),
         transitions: transitionsOf.get(q.id) ?? ([] as MetricsTransition[]),
+        now: opts.now,
       },
       after,
     );

@@ -8,10 +8,11 @@
  * otherwise its latest transition, with the transition's detail (which required status failed, the
  * conflicting files, who cancelled) and the test run it belongs to.
  */
-import { whyNotReady, type NotReadyReason } from '../../engine/index.js';
+import { freezeStatus, isFreezeExempt, whyNotReady, type NotReadyReason } from '../../engine/index.js';
 import type { Entry, PrState, QueueSnapshot, TransitionReason } from '../../engine/types.js';
 
-export type ReasonCode = TransitionReason | NotReadyReason;
+/** QUEUE_FROZEN: a PR that would test or merge waits for the end of a freeze (freezes, extension). */
+export type ReasonCode = TransitionReason | NotReadyReason | 'QUEUE_FROZEN';
 
 export interface PrReason {
   code: ReasonCode;
@@ -90,6 +91,7 @@ const WHY: Record<ReasonCode, string> = {
   MERGEABILITY_PENDING: 'waiting for the forge to tell whether it can be merged',
   IMPACTED_TARGETS_MISSING:
     'waiting for the impacted targets of its head (parallel mode: setImpactedTargets, greenline targets set)',
+  QUEUE_FROZEN: 'the queue is frozen; it goes on when the freeze ends',
 };
 
 const STATE_WORD: Record<PrState, string> = {
@@ -141,14 +143,36 @@ function notReadyDetail(
 }
 
 /**
- * The latest reason of an entry. `failedCheckUrl`: the link of the failed required status of the
+ * QUEUE_FROZEN when a freeze holds the entry at `now`: it passed its tests and waits to merge, or
+ * (with `stopTesting`) waits to be tested; urgent and exempt PRs are never held.
+ */
+function heldByFreeze(queue: Pick<QueueSnapshot, 'config'>, entry: Entry, now: number): PrReason | null {
+  const freezes = queue.config.freezes;
+  if (!freezes) return null;
+  const waits = entry.state === 'TESTS_PASSED' || (entry.state === 'PENDING' && freezes.stopTesting);
+  if (!waits || isFreezeExempt(queue.config, entry)) return null;
+  const status = freezeStatus(freezes, now);
+  if (!status.frozen) return null;
+  return {
+    code: 'QUEUE_FROZEN',
+    message: reasonMessage(entry.state, 'QUEUE_FROZEN'),
+    detail: `${status.reason}, until ${new Date(status.until).toISOString()}`,
+    at: entry.stateChangedAt,
+  };
+}
+
+/**
+ * The latest reason of an entry. `now`: the time a freeze is judged at (none: freezes are not told). `failedCheckUrl`: the link of the failed required status of the
  * entry's latest run, when CI reported one.
  */
 export function prReason(
   queue: Pick<QueueSnapshot, 'targetBranch' | 'config'>,
   entry: Entry,
   failedCheckUrl?: string | null,
+  now?: number,
 ): PrReason {
+  const held = now === undefined ? null : heldByFreeze(queue, entry, now);
+  if (held) return held;
   if (entry.state === 'NOT_READY') {
     const code = whyNotReady(queue, entry);
     if (code !== null) {

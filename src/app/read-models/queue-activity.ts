@@ -112,6 +112,8 @@ export interface ActivityPr {
 
 export interface QueueActivity {
   snapshot: QueueSnapshot;
+  /** When it was read: what the queue's freezes are judged at. */
+  at: number;
   management: QueueManagement;
   /** Non-terminal entries in queue order (NOT_READY last). */
   pullRequests: ActivityPr[];
@@ -148,6 +150,7 @@ export async function queueActivity(
     .sort((a, b) => at(a) - at(b) || a.createdAt - b.createdAt);
   return {
     snapshot,
+    at: now,
     management: managementOf(queue),
     pullRequests: ordered.map((entry) => ({
       entry,

@@ -324,7 +324,7 @@ export class GreenlineService implements MergeQueueService {
       entry,
       readiness: readiness(queue, entry),
       isCurrentlySubmittedToQueue: active,
-      reason: prReason(queue, entry, url),
+      reason: prReason(queue, entry, url, this.deps.clock.now()),
       outlook: active ? ((await this.outlook(found.queue.id)).get(entry.prNumber) ?? null) : null,
     };
   }
@@ -458,6 +458,7 @@ export class GreenlineService implements MergeQueueService {
     const snapshot = await this.deps.executor.read(queueId, version);
     return {
       snapshot,
+      at: this.deps.clock.now(),
       enqueued: queueOrder(snapshot).filter((e) => e.state !== PrState.NOT_READY),
       outlook: await outlookOf(this.deps.db, queueId, snapshot, this.deps.clock.now()),
     };

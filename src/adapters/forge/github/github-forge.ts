@@ -500,6 +500,7 @@ export function prInfoOf(pr: GitHubPull): PrInfo {
     author: pr.user?.login ?? '',
     mergeability: mergeabilityOf(pr),
     ...(unmergeable ? { unmergeable } : {}),
+    ...(pr.labels ? { labels: pr.labels.map((l) => l.name) } : {}),
   };
 }
 

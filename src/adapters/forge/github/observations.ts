@@ -6,7 +6,7 @@
  *                                                   the payload may be older than GitHub's current one)
  *   pull_request closed                  → prClosed (merged or not)
  *   pull_request converted_to_draft      → prConvertedToDraft
- *   pull_request labeled / unlabeled     → prLabel
+ *   pull_request labeled / unlabeled     → prLabel, and prTouched (a queued PR's labels are read again)
  *   push to a branch                     → branchPushed (a deleted branch is no push)
  *   check_run (any action), status       → ciStatus of the commit
  *   check_suite completed                → checksCompleted
@@ -108,8 +108,12 @@ function pullRequest(p: WebhookEventMap['pull_request']): ForgeObservation[] {
     case 'labeled':
     case 'unlabeled': {
       const label = p.label?.name;
+      // The label may submit or cancel (prLabel); a queued PR's labels also decide freeze exemptions (prTouched).
       return label
-        ? [{ kind: 'prLabel', prNumber, baseBranch: pr.base.ref, label, added: p.action === 'labeled' }]
+        ? [
+            { kind: 'prLabel', prNumber, baseBranch: pr.base.ref, label, added: p.action === 'labeled' },
+            { kind: 'prTouched', prNumber },
+          ]
         : [];
     }
     case 'closed':

@@ -61,6 +61,15 @@ describe('github forge: pull requests', () => {
     expect(await forge.getBranchSha(b, 'nope')).toBeNull();
   });
 
+  it("reports a PR's labels (freeze exemptions)", async () => {
+    const { api } = repoWithPrs();
+    const forge = makeForge(api);
+    const b = bindingFor(api);
+    expect((await forge.getPullRequest(b, 1))!.labels).toEqual([]);
+    api.pulls.get(1)!.labels.push({ name: 'hotfix' }, { name: 'backend' });
+    expect((await forge.getPullRequest(b, 1))!.labels).toEqual(['hotfix', 'backend']);
+  });
+
   it('required statuses come from branch protection and rulesets; none without protection', async () => {
     const { api } = repoWithPrs();
     const forge = makeForge(api);

@@ -59,15 +59,17 @@ describe('GitHub payloads into forge observations', () => {
     }
   });
 
-  it("pull_request: labeled and unlabeled name the label and the PR's base branch", () => {
+  it("pull_request: labeled and unlabeled name the label and the PR's base branch, and have the PR read again", () => {
     for (const p of withAction('pull_request', 'labeled')) {
       expect(observed('pull_request', p)).toEqual([
         { kind: 'prLabel', prNumber: 2, baseBranch: 'master', label: 'bug', added: true },
+        { kind: 'prTouched', prNumber: 2 },
       ]);
     }
     for (const p of withAction('pull_request', 'unlabeled')) {
       expect(observed('pull_request', p)).toEqual([
         { kind: 'prLabel', prNumber: 2, baseBranch: 'master', label: 'bug', added: false },
+        { kind: 'prTouched', prNumber: 2 },
       ]);
     }
   });
