@@ -2,6 +2,7 @@
  * Validation of queue settings (contract §4). Returns a message naming the first bad field, or null.
  * The engine refuses an `updateConfig` whose patch fails it; the API layer may use it too.
  */
+import { MAX_CI_RETRIES } from './ci-retries.js';
 import type { QueueConfig } from './types.js';
 
 type Check = (v: unknown) => string | null;
@@ -46,6 +47,12 @@ const CHECKS: Record<keyof QueueConfig, Check> = {
   testBranchConstructionMode: oneOf('rename_temp_branch', 'push_new_branch_from_temp'),
   adaptiveMode: oneOf('off', 'on'),
   adaptiveMinConcurrency: int(1),
+  ciRetries: (v) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_CI_RETRIES
+      ? null
+      : `must be an integer from 0 to ${MAX_CI_RETRIES}`,
+  requiredStatusStartTimeoutMinutes: int(0),
+  testingTimeoutAuto: bool,
 };
 
 export function validateConfigPatch(patch: Record<string, unknown>): string | null {

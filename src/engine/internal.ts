@@ -76,6 +76,11 @@ export interface EngineInternal {
   wakeupAt: number | null;
   /** Adaptive mode's measurements (adaptive.ts); null while the mode is off or nothing was measured yet. */
   adaptive: AdaptiveState | null;
+  /**
+   * How long (ms) the queue's last successful main runs took from CI start to result, oldest first,
+   * at most RUN_DURATIONS_KEPT: what `testingTimeoutMinutes: "auto"` is computed from (ci-retries.ts).
+   */
+  runDurations: number[];
 }
 
 export interface AdaptiveState {
@@ -108,5 +113,6 @@ export function readInternal(snapshot: QueueSnapshot): EngineInternal {
     pendingMode: raw.pendingMode ?? null,
     wakeupAt: raw.wakeupAt ?? null,
     adaptive: raw.adaptive ? { window: raw.adaptive.window, failureRate: raw.adaptive.failureRate } : null,
+    runDurations: [...(raw.runDurations ?? [])],
   };
 }
