@@ -8,7 +8,7 @@
 import type { Static } from '@sinclair/typebox';
 import { reasonMessage, type PrReason } from '../app/pr-reason.js';
 import type { PrView, QueueView, TestRunView } from '../app/types.js';
-import { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY } from '../engine/index.js';
+import { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY, testingTimeoutInForceOf } from '../engine/index.js';
 import type { Entry, PrState, QueueSnapshot, QueueState, RepoRef } from '../engine/types.js';
 import type { PrItem, SubmittedPr } from './schemas/pull-request.js';
 import type { QueueResponse, QueueSettings } from './schemas/queue.js';
@@ -83,7 +83,7 @@ export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase): Stat
     branch: snapshot.targetBranch,
     mode: c.mode,
     concurrency: c.concurrency,
-    testingTimeoutMinutes: c.testingTimeoutMinutes,
+    testingTimeoutMinutes: c.testingTimeoutAuto ? 'auto' : c.testingTimeoutMinutes,
     canOptimisticallyMerge: c.canOptimisticallyMerge,
     pendingFailureDepth: c.pendingFailureDepth,
     batch: c.batch,
@@ -105,6 +105,11 @@ export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase): Stat
     notReadyTimeoutHours: c.notReadyTimeoutHours,
     testBranchConstructionMode: c.testBranchConstructionMode,
     ...adaptiveFields(snapshot),
+    ...(c.testingTimeoutAuto ? { testingTimeoutMinutesInForce: testingTimeoutInForceOf(snapshot) } : {}),
+    ...(c.ciRetries ? { ciRetries: c.ciRetries } : {}),
+    ...(c.requiredStatusStartTimeoutMinutes
+      ? { requiredStatusStartTimeoutMinutes: c.requiredStatusStartTimeoutMinutes }
+      : {}),
   };
 }
 

@@ -24,7 +24,7 @@
 import { MINUTE_MS } from '../lib/time.js';
 import { percentile } from '../lib/percentile.js';
 import type { Draft } from './draft.js';
-import type { QueueConfig, TestRun } from './types.js';
+import type { QueueConfig, QueueSnapshot, TestRun } from './types.js';
 
 export const MAX_CI_RETRIES = 5;
 /** How many successful runs `testingTimeoutMinutes: "auto"` looks at, and how many it needs first. */
@@ -41,6 +41,10 @@ export function testingTimeoutInForce(config: QueueConfig, runDurations: readonl
   ) as number;
   return Math.max(AUTO_TIMEOUT_FLOOR_MINUTES, Math.ceil((2 * p95) / MINUTE_MS));
 }
+
+/** The testing timeout in force for a queue, in minutes (getQueue `testingTimeoutMinutesInForce`). */
+export const testingTimeoutInForceOf = (s: QueueSnapshot): number =>
+  testingTimeoutInForce(s.config, (s.internal.runDurations as number[] | undefined) ?? []);
 
 /** The testing timeout in force for a draft, in minutes. */
 export const timeoutMinutes = (d: Draft): number => testingTimeoutInForce(d.config, d.internal.runDurations);
@@ -70,6 +74,7 @@ export function retryCi(d: Draft, run: TestRun, cause: 'failure' | 'cancelled'):
     ...(cause === 'failure' ? { failedRetries: failed + 1 } : { cancelledRetries: cancelled + 1 }),
   };
   d.putRun(next);
+  d.internal.ciRetries++;
   const attempt = failed + cancelled + 1;
   d.emit({
     kind: 'retryCi',

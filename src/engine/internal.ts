@@ -81,6 +81,9 @@ export interface EngineInternal {
    * at most RUN_DURATIONS_KEPT: what `testingTimeoutMinutes: "auto"` is computed from (ci-retries.ts).
    */
   runDurations: number[];
+  /** Counters since the queue was created: CI run again (`retryCi`), and runs that passed after a retry. */
+  ciRetries: number;
+  flakyPasses: number;
 }
 
 export interface AdaptiveState {
@@ -114,5 +117,7 @@ export function readInternal(snapshot: QueueSnapshot): EngineInternal {
     wakeupAt: raw.wakeupAt ?? null,
     adaptive: raw.adaptive ? { window: raw.adaptive.window, failureRate: raw.adaptive.failureRate } : null,
     runDurations: [...(raw.runDurations ?? [])],
+    ciRetries: raw.ciRetries ?? 0,
+    flakyPasses: raw.flakyPasses ?? 0,
   };
 }

@@ -124,6 +124,7 @@ function runPassed(d: Draft, found: TestRun): void {
   const run: TestRun = { ...found, status: 'succeeded', finishedAt: d.at };
   d.putRun(run);
   recordRunDuration(d, run);
+  if (wasRetried(run)) d.internal.flakyPasses++;
   if (run.queueType === 'bisection') {
     bisectionPassed(d, run);
     return;

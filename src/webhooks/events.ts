@@ -24,9 +24,17 @@ export const BATCH_EVENT_TYPES = [
   'pull_request_batch.merged',
 ] as const;
 
-export const EVENT_TYPES: readonly QueueEventPayload['type'][] = [...PR_EVENT_TYPES, ...BATCH_EVENT_TYPES];
+/** greenline's events about test runs (extension): CI asked to run again (`ciRetries`, a cancellation). */
+export const TEST_RUN_EVENT_TYPES = ['test_run.retry_requested'] as const;
+
+export const EVENT_TYPES: readonly QueueEventPayload['type'][] = [
+  ...PR_EVENT_TYPES,
+  ...BATCH_EVENT_TYPES,
+  ...TEST_RUN_EVENT_TYPES,
+];
 
 export const isBatchEvent = (type: string): boolean => type.startsWith('pull_request_batch.');
+export const isTestRunEvent = (type: string): boolean => type.startsWith('test_run.');
 
 /** Where the event happened, and for PR events the PR's author (the engine's event does not carry them). */
 export interface EventContext {
@@ -62,6 +70,7 @@ function publishedReason(action: string, reason: string | null): string | null {
 /** The JSON body of one event, fields as in contract §8.1 (PR events) and §8.2 (batch events). */
 export function eventBody(event: QueueEventPayload, ctx: EventContext): Record<string, unknown> {
   const action = event.type.slice(event.type.indexOf('.') + 1);
+  if (isTestRunEvent(event.type)) return testRunEventBody(event, ctx, action);
   const batch = isBatchEvent(event.type);
   const body: Record<string, unknown> = { type: event.type, action, status: action };
   if (batch) {
@@ -89,4 +98,26 @@ export function eventBody(event: QueueEventPayload, ctx: EventContext): Record<s
   const reason = publishedReason(action, event.reason);
   if (field && reason !== null) body[field] = reason;
   return body;
+}
+
+/**
+ * `test_run.retry_requested` (extension): the test run, its test commit and PRs, and why CI is asked
+ * to run again (`retry_reason`: TEST_RUN_REQUIRED_STATUS_FAILED or TEST_RUN_CANCELLED_BY_CI). External
+ * CI that reports through reportStatus runs its checks on `test_branch_sha` again and reports anew.
+ */
+function testRunEventBody(event: QueueEventPayload, ctx: EventContext, action: string): Record<string, unknown> {
+  return {
+    type: event.type,
+    action,
+    status: action,
+    repository: { host: ctx.repo.host, owner: ctx.repo.owner, name: ctx.repo.name },
+    target_branch: ctx.targetBranch,
+    timestamp: new Date(event.at).toISOString(),
+    test_run_id: event.runId,
+    test_branch: event.testBranch,
+    test_branch_sha: event.testBranchSha,
+    pr_numbers: event.prNumbers,
+    is_bisection: event.isBisection,
+    retry_reason: event.reason,
+  };
 }

@@ -9,11 +9,12 @@ import type { Database } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
 import { insertQueueEvent } from '../store/queue-events.js';
 import { enabledSubscriptionsOfOrg, insertMessages } from '../store/webhooks.js';
-import { eventBody, isBatchEvent } from './events.js';
+import { eventBody, isBatchEvent, isTestRunEvent } from './events.js';
 import { newMessageId } from './signing.js';
 
-/** Messages of one key are delivered in order: each PR's events, and a queue's batch events. */
+/** Messages of one key are delivered in order: each PR's events, a queue's batch events, its test run events. */
 export function orderKey(queueId: string, event: QueueEventPayload): string {
+  if (isTestRunEvent(event.type)) return `${queueId}:test_run`;
   return isBatchEvent(event.type) ? `${queueId}:batch` : `${queueId}:pr:${event.prNumbers[0]}`;
 }
 
@@ -42,7 +43,10 @@ export async function recordQueueEvent(
       wants(s.events, event.type),
     );
     if (subscriptions.length === 0) return 0;
-    const author = isBatchEvent(event.type) ? '' : ((await findEntry(trx, queueId, event.prNumbers[0]!))?.author ?? '');
+    const author =
+      isBatchEvent(event.type) || isTestRunEvent(event.type)
+        ? ''
+        : ((await findEntry(trx, queueId, event.prNumbers[0]!))?.author ?? '');
     const body = JSON.stringify(
       eventBody(event, {
         repo: { host: where.host, owner: where.owner, name: where.name },
