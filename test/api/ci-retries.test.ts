@@ -95,11 +95,19 @@ describe('retries of a run through reportStatus', () => {
     ]);
     const details = json(await h.post('/v1/getMergeQueueTestingDetails', h.body({ testRunId: runId })));
     expect(details.statuses ?? []).toEqual([]);
+    const during = json(await h.post('/v1/getQueueActivity', h.body()));
+    expect(during).toMatchObject({ ciRetries: 1, testingTimeoutMinutes: 300, testingTimeoutMinutesInForce: 300 });
+    expect(during.testRuns).toMatchObject([{ testRunId: runId, retries: 1 }]);
     expect((await report(runId!, 'success')).statusCode).toBe(200);
     await h.t.runEffects();
     const pr = await getPr(1);
     expect(pr.state).toBe('MERGED');
     expect(pr.timeline.map((t: { reason: string }) => t.reason)).toContain('TEST_RUN_PASSED_AFTER_RETRY');
+    expect(pr.timeline.find((t: { reason: string }) => t.reason === 'TEST_RUN_PASSED_AFTER_RETRY').message).toBe(
+      'Tests passed: its tests passed when run again on the same commit after a failure or cancellation (flaky); it merges once the PRs ahead of it have merged.',
+    );
+    const after = json(await h.post('/v1/getQueueActivity', h.body()));
+    expect(after.recentPullRequests).toMatchObject([{ prNumber: 1, state: 'MERGED', flaky: true }]);
     const metrics = (await h.get('/v1/getMergeQueueMetrics')).body;
     expect(metrics).toMatch(/greenline_ci_retries_total\{repo="acme\/web",branch="main"\} 1/);
     expect(metrics).toMatch(/greenline_ci_flaky_passes_total\{repo="acme\/web",branch="main"\} 1/);
