@@ -6,7 +6,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildHttpApp } from '../../src/api/build-app.js';
 import type { EnumCase } from '../../src/api/wire.js';
-import type { MergeQueueService } from '../../src/app/types.js';
+import type { MergeQueueService } from '../../src/app/service-port.js';
 import { createTestService, type TestService } from '../helpers/service.js';
 
 export const SLUG = 'github.com/acme/web';

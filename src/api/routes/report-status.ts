@@ -1,3 +1,4 @@
+import type { TestRunService } from '../../app/service-port.js';
 import { HttpError } from '../../errors.js';
 import { CI_STATES } from '../../ports.js';
 import { authOf } from '../auth.js';
@@ -11,7 +12,7 @@ import { ReportStatusRequest } from '../schemas/extensions.js';
  * the sha of its test commit), like a forge's commit-status API. The run's outcome follows from its
  * required statuses.
  */
-export const reportStatus: Route = (app, { service }) => {
+export const reportStatus: Route<TestRunService> = (app, { service }) => {
   app.post(
     '/reportStatus',
     {
