@@ -29,7 +29,7 @@ export function expireRuns(d: Draft): void {
         d,
         run,
         'REQUIRED_STATUS_NEVER_STARTED',
-        `required status ${missing} not reported within ${minutes} minutes`,
+        `required status ${missing} not reported within ${minutes} minute${minutes === 1 ? '' : 's'}`,
       );
       continue;
     }

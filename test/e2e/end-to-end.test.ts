@@ -7,6 +7,7 @@
 import { afterAll } from 'vitest';
 import { killAll, requireBuilt } from './greenline-process.js';
 import { badInputScenario } from './scenarios/bad-input.js';
+import { misbehavingCiScenario } from './scenarios/misbehaving-ci.js';
 import { batchingScenario } from './scenarios/batching.js';
 import { parallelLanesScenario } from './scenarios/parallel-lanes.js';
 import { singleModeScenario } from './scenarios/single-mode.js';
@@ -21,3 +22,4 @@ singleModeScenario();
 batchingScenario();
 parallelLanesScenario();
 badInputScenario();
+misbehavingCiScenario();
