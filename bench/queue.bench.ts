@@ -20,6 +20,10 @@
  *    found by a sweep of N ∈ {1, 2, 3, 5, 8, 10, 15, 20} × B ∈ {1, 2, 4, 8} (B = 1: no batching) at
  *    p = 5%, saturated; the objective: the most merges per hour among settings that spend at most 1.5
  *    CI runs per merge. Sweep and adaptive run SWEEP_PRS PRs each, the same PRs.
+ * 6. CI retries: p = 5%, N = 10, 3% flaky runs, ciRetries 0 vs 1: merges per hour, CI runs per merge and
+ *    good PRs rejected. Goal: with one retry, at most a quarter of the good PRs rejected without it.
+ *    Throughput and CI cost are measured, not goals: a bad PR's run is retried too, so its failure is
+ *    known one CI time later and the runs behind it are spent in vain meanwhile.
  */
 import type { QueueConfig } from '../src/engine/index.js';
 import { defaultOptions, type SimulationOptions } from '../src/sim/options.js';
@@ -200,6 +204,30 @@ for (const [name, extra] of [
     `${(100 * share(off)).toFixed(1)}%`,
     null,
     `${f2(off.mergesPerHour)}/h; ${off.prs.failedGood} good PRs rejected`,
+  );
+}
+
+// 6. CI retries on flaky runs: ciRetries 0 vs 1.
+{
+  const without = run({ concurrency: 10 }, { flakeRate: 0.03 });
+  const with1 = run({ concurrency: 10, ciRetries: 1 }, { flakeRate: 0.03 });
+  const fewer = with1.prs.failedGood <= without.prs.failedGood / 4;
+  row(
+    '3% flaky, p=5% N=10, ciRetries',
+    'good PRs rejected, 1 vs 0',
+    '≤ ¼',
+    `${with1.prs.failedGood} vs ${without.prs.failedGood}`,
+    fewer,
+    `${with1.prs.mergedBad} bad PRs merged`,
+  );
+  row('', 'merges/h, 1 vs 0', '', `${f2(with1.mergesPerHour)} vs ${f2(without.mergesPerHour)}`, null);
+  row(
+    '',
+    'CI runs/merge, 1 vs 0',
+    '',
+    `${f2(with1.ciRunsPerMerge)} vs ${f2(without.ciRunsPerMerge)}`,
+    null,
+    'bad PRs are retried too: their failure comes one CI time later',
   );
 }
 

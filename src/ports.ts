@@ -82,6 +82,12 @@ export interface ForgePort {
   /** Delete a branch; deleting a branch that does not exist is success. */
   deleteBranch(repo: RepoBinding, branch: string): Promise<void>;
   /**
+   * Asks the forge's CI to run the checks of a test commit again (`ciRetries`, or after a
+   * cancellation): the statuses it then reports decide the run. Forges without CI of their own leave
+   * it out (the built-in CI, or external CI told by the `test_run.retry_requested` webhook, runs again).
+   */
+  rerunChecks?(repo: RepoBinding, commit: { sha: string; branch: string }): Promise<void>;
+  /**
    * Names of the branches the forge holds now whose names start with `prefix` (the repository's test
    * branches), read from the forge itself, not from a cache. What lets an instance that takes queues
    * over delete the test branches a dead one left behind (app/executor/test-branch-reconcile.ts). Forges that
@@ -144,9 +150,15 @@ export interface ForgePort {
   ): Promise<{ ok: true } | { ok: false; reason: string }>;
 }
 
+/**
+ * The states of a CI status. `cancelled`: CI stopped the check (not greenline); the run is tested
+ * again rather than failed (engine ci-retries.ts).
+ */
+export const CI_STATES = ['pending', 'success', 'failure', 'error', 'cancelled'] as const;
+
 export interface CiStatus {
   context: string;
-  state: 'pending' | 'success' | 'failure' | 'error';
+  state: (typeof CI_STATES)[number];
   url?: string;
   description?: string;
 }
@@ -168,6 +180,8 @@ export interface CiStartRequest {
   targetBranch: string;
   prNumbers: number[];
   timeoutMinutes: number;
+  /** 0 for the first run of the test commit, n for its n-th retry (`retryCi`); absent = 0. */
+  attempt?: number;
 }
 
 export interface CiPort {

@@ -251,6 +251,13 @@ function runGraph(key, run) {
         run.queueType === 'bisection' ? 'BISECTION' : 'MAIN',
       ),
       h('span', { class: 'muted' }, `${label}, started `, since(run.createdAt), ' ago'),
+      run.retries > 0
+        ? h(
+            'span',
+            { class: 'badge state-pending_failure', title: 'CI is run again on the same test commit' },
+            `RETRY ${run.retries}`,
+          )
+        : null,
     ),
     h(
       'ol',
@@ -390,6 +397,13 @@ function recentView(key, activity) {
           { href: prHref(key, pr.prNumber), 'data-focus-key': `recent-${pr.prNumber}` },
           `#${pr.prNumber} ${pr.prTitle}`,
         ),
+        pr.flaky
+          ? h(
+              'span',
+              { class: 'badge state-pending_failure', title: 'Its tests passed only when run again: flaky CI' },
+              'FLAKY',
+            )
+          : null,
         h('span', { class: 'muted' }, ' ', why(pr.explanation), ' · ', since(pr.stateChangedAt), ' ago'),
       ),
     ),
@@ -506,6 +520,12 @@ export async function queuePage(key) {
         'span',
         {},
         ` ${a.mode} mode, ${a.concurrency} at once${a.batch ? ', batching' : ''}; target at ${short(a.targetSha)}`,
+      ),
+      h(
+        'span',
+        { class: 'muted', id: 'ci-settings' },
+        ` · testing timeout ${a.testingTimeoutMinutesInForce} min${a.testingTimeoutMinutes === 'auto' ? ' (auto, from recent runs)' : ''}`,
+        a.ciRetries > 0 ? ` · failed runs retried up to ${a.ciRetries}×` : '',
       ),
     );
     refill(

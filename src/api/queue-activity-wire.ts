@@ -2,7 +2,8 @@
 import type { Static } from '@sinclair/typebox';
 import type { QueueActivity, QueueHistory, QueueManagement, QueueSummary } from '../app/read-models/queue-activity.js';
 import { prReason } from '../app/read-models/pr-reason.js';
-import type { PrState, QueueState } from '../engine/types.js';
+import { testingTimeoutInForceOf } from '../engine/index.js';
+import type { Entry, PrState, QueueState } from '../engine/types.js';
 import type { ListQueuesResponse, QueueActivityResponse, QueueHistoryResponse } from './schemas/queue-activity.js';
 import { freezeState, iso, outlookOut, reasonOut, stateOut, type EnumCase } from './wire.js';
 
@@ -29,6 +30,9 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
     mode: snapshot.config.mode,
     concurrency: snapshot.config.concurrency,
     batch: snapshot.config.batch,
+    testingTimeoutMinutes: snapshot.config.testingTimeoutAuto ? 'auto' : snapshot.config.testingTimeoutMinutes,
+    testingTimeoutMinutesInForce: testingTimeoutInForceOf(snapshot),
+    ciRetries: snapshot.config.ciRetries ?? 0,
     targetSha: snapshot.targetSha,
     ...freezeState(snapshot, a.at),
     ...managementOut(a.management),
@@ -61,6 +65,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
       testBranchSha: run.testSha,
       createdAt: iso(run.createdAt),
       lane,
+      retries: (run.failedRetries ?? 0) + (run.cancelledRetries ?? 0),
     })),
     recentPullRequests: a.recent.map((e) => ({
       prNumber: e.prNumber,
@@ -69,6 +74,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
       stateChangedAt: iso(e.stateChangedAt),
       reason: e.lastReason,
       explanation: reasonOut(prReason(snapshot, e, null, a.at)),
+      flaky: passedAfterRetry(e),
     })),
   };
 }
@@ -84,4 +90,10 @@ export function queueHistoryOut(h: QueueHistory): Static<typeof QueueHistoryResp
     ciRunsPerMerge: b.ciRunsPerMerge,
   });
   return { hours: h.hours.map((b) => ({ start: iso(b.start), ...fields(b) })), total: fields(h.total) };
+}
+
+/** The entry's latest pass was one after CI ran again on the same commit: flaky. */
+function passedAfterRetry(e: Entry): boolean {
+  const pass = [...e.timeline].reverse().find((t) => t.to === 'TESTS_PASSED');
+  return pass?.reason === 'TEST_RUN_PASSED_AFTER_RETRY';
 }

@@ -62,6 +62,16 @@ function freezesOf(f: Body['freezes']): FreezeSettings | null | undefined {
   };
 }
 
+/** `"auto"` (any case) turns the automatic timeout on, keeping the number; a number turns it off. */
+function testingTimeout(
+  value: Body['testingTimeoutMinutes'],
+): Pick<QueueUpdate, 'testingTimeoutMinutes' | 'testingTimeoutAuto'> {
+  if (value === undefined) return {};
+  return typeof value === 'number'
+    ? { testingTimeoutMinutes: value, testingTimeoutAuto: false }
+    : { testingTimeoutAuto: true };
+}
+
 export function toQueueUpdate(body: Body): QueueUpdate {
   const requiredStatuses = body.requiredStatuses ?? undefined;
   if (requiredStatuses && body.deleteRequiredStatuses) {
@@ -75,7 +85,7 @@ export function toQueueUpdate(body: Body): QueueUpdate {
     mode: anyCase(MODES, body.mode, 'mode'),
     concurrency: body.concurrency,
     bisectionConcurrency: body.bisectionConcurrency,
-    testingTimeoutMinutes: body.testingTimeoutMinutes,
+    ...testingTimeout(body.testingTimeoutMinutes),
     pendingFailureDepth: body.pendingFailureDepth,
     canOptimisticallyMerge: body.canOptimisticallyMerge,
     batch: body.batch,
@@ -103,6 +113,8 @@ export function toQueueUpdate(body: Body): QueueUpdate {
     adaptiveMode: anyCase(ADAPTIVE_MODES, body.adaptiveMode, 'adaptiveMode'),
     adaptiveMinConcurrency: body.adaptiveMinConcurrency,
     freezes: freezesOf(body.freezes),
+    ciRetries: body.ciRetries,
+    requiredStatusStartTimeoutMinutes: body.requiredStatusStartTimeoutMinutes,
   };
   alias(update, 'testingTimeoutMinutes', body.testingTimeoutMins, 'testingTimeoutMins');
   alias(update, 'batch', body.isBatching, 'isBatching');

@@ -6,7 +6,8 @@
  *
  * Ajv runs with `allErrors: false`, so the last error is the keyword that failed; the errors before
  * it belong to the rejected branches of an `anyOf`. A failed `anyOf`, pattern or format is reported
- * with the `x-expected` description of its schema (see ajv-keywords.ts) instead of Ajv's wording.
+ * with the `x-expected` description of its schema (see ajv-keywords.ts) instead of Ajv's wording, and
+ * so is an integer out of range or of the wrong type whose schema has one.
  * Ajv runs with `verbose: true`, so each error carries its schema.
  */
 export interface SchemaError {
@@ -41,6 +42,7 @@ function strayKey(error: SchemaError): string | undefined {
 
 /** Keywords whose Ajv wording shows schema internals (a regular expression, "must match a schema in anyOf"). */
 const OPAQUE = new Set(['anyOf', 'pattern', 'format']);
+const RANGE = new Set(['minimum', 'maximum', 'type']);
 
 export function validationMessage(errors: readonly SchemaError[], part: string): string {
   const error = errors[errors.length - 1];
@@ -48,6 +50,9 @@ export function validationMessage(errors: readonly SchemaError[], part: string):
   const at = part + error.instancePath;
   const expected = error.parentSchema?.['x-expected'];
   if (OPAQUE.has(error.keyword) && typeof expected === 'string') return `${at} must be ${expected}`;
+  // A number with a range says the whole range ("an integer from 0 to 5"), not only the bound it crossed.
+  if (RANGE.has(error.keyword) && error.parentSchema?.type === 'integer' && typeof expected === 'string')
+    return `${at} must be ${expected}, got ${JSON.stringify(error.data)}`;
   switch (error.keyword) {
     case 'required': {
       const stray = strayKey(error);

@@ -8,7 +8,13 @@
 import type { Static } from '@sinclair/typebox';
 import { reasonMessage, type PrReason } from '../app/read-models/pr-reason.js';
 import type { PrView, QueueView, TestRunView } from '../app/service-port.js';
-import { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY, freezeStatus, type PrOutlook } from '../engine/index.js';
+import {
+  adaptiveStatus,
+  DEFAULT_ADAPTIVE_MIN_CONCURRENCY,
+  freezeStatus,
+  type PrOutlook,
+  testingTimeoutInForceOf,
+} from '../engine/index.js';
 import type { Entry, PrState, QueueSnapshot, QueueState, RepoRef } from '../engine/types.js';
 import type { PrItem, SubmittedPr } from './schemas/pull-request.js';
 import type { QueueResponse, QueueSettings } from './schemas/queue.js';
@@ -94,7 +100,7 @@ export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase, at: n
     branch: snapshot.targetBranch,
     mode: c.mode,
     concurrency: c.concurrency,
-    testingTimeoutMinutes: c.testingTimeoutMinutes,
+    testingTimeoutMinutes: c.testingTimeoutAuto ? 'auto' : c.testingTimeoutMinutes,
     canOptimisticallyMerge: c.canOptimisticallyMerge,
     pendingFailureDepth: c.pendingFailureDepth,
     batch: c.batch,
@@ -116,6 +122,11 @@ export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase, at: n
     notReadyTimeoutHours: c.notReadyTimeoutHours,
     testBranchConstructionMode: c.testBranchConstructionMode,
     ...adaptiveFields(snapshot),
+    ...(c.testingTimeoutAuto ? { testingTimeoutMinutesInForce: testingTimeoutInForceOf(snapshot) } : {}),
+    ...(c.ciRetries ? { ciRetries: c.ciRetries } : {}),
+    ...(c.requiredStatusStartTimeoutMinutes
+      ? { requiredStatusStartTimeoutMinutes: c.requiredStatusStartTimeoutMinutes }
+      : {}),
     ...freezeFields(snapshot, at),
   };
 }

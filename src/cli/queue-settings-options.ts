@@ -23,7 +23,11 @@ const HELP: Record<string, string> = {
 
 const kebab = (name: string): string => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
-const typesOf = (schema: TSchema): string[] => [(schema.type as string | string[] | undefined) ?? []].flat();
+/** The JSON types a schema takes; of a union (`testingTimeoutMinutes`: a number or "auto"), its members'. */
+const typesOf = (schema: TSchema): string[] =>
+  schema.anyOf
+    ? (schema.anyOf as TSchema[]).flatMap(typesOf)
+    : [(schema.type as string | string[] | undefined) ?? []].flat();
 
 function describe(name: string, schema: TSchema): string {
   const values = schema['x-enum-any-case'] as string[] | undefined;
@@ -42,6 +46,8 @@ export function addSettingOptions(cmd: Command, properties: Record<string, TSche
       cmd.addOption(new Option(`${flag} <json>`, `${describe(name, schema)} (JSON text; null removes it)`));
     } else if (types.includes('array')) {
       cmd.addOption(new Option(`${flag} <name...>`, describe(name, schema)));
+    } else if (types.includes('string') && types.includes('integer')) {
+      cmd.addOption(new Option(`${flag} <value>`, describe(name, schema)));
     } else if (types.includes('integer') || types.includes('number')) {
       cmd.addOption(new Option(`${flag} <n>`, describe(name, schema)));
     } else {
@@ -61,7 +67,10 @@ export function settingsFrom(
     const value = opts[name];
     if (value === undefined) continue;
     const types = typesOf(schema);
-    if ((types.includes('integer') || types.includes('number')) && typeof value === 'string') {
+    const numeric = types.includes('integer') || types.includes('number');
+    if (numeric && types.includes('string') && typeof value === 'string' && !/^\s*-?[0-9.]+\s*$/.test(value)) {
+      out[name] = value; // a number or a word ("auto")
+    } else if (numeric && typeof value === 'string') {
       const n = Number(value);
       if (value.trim() === '' || !Number.isFinite(n))
         throw new UsageError(`--${kebab(name)} takes a number, got "${value}"`);

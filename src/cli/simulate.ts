@@ -46,6 +46,7 @@ interface SimulateFlags {
   timeout?: string;
   adaptive?: boolean;
   adaptiveMinConcurrency?: string;
+  ciRetries?: string;
   json?: boolean;
   svg?: string;
 }
@@ -97,6 +98,11 @@ export function simulateCommand(): Command {
       '--adaptive-min-concurrency <n>',
       'the floor of the adaptive window (adaptiveMinConcurrency, default 2); implies --adaptive',
     )
+    .option(
+      '--ci-retries <n>',
+      'test a failed run again on the same commit up to n times (0-5) before the failure counts (ciRetries)',
+      '0',
+    )
     .option('--json', 'print the figures as JSON')
     .option('--svg <file>', 'write a chart of queue depth and merges per hour over time')
     .addHelpText(
@@ -107,7 +113,8 @@ Examples:
   $ greenline simulate --saturate --concurrency 10 --batch-size 4 --json
   $ greenline simulate --mode parallel --lanes 4 --concurrency 40 --saturate --svg lanes.svg
   $ greenline simulate --replay history.csv --concurrency 5 --optimistic --pfd 1
-  $ greenline simulate --saturate --adaptive --concurrency 20 --batch-size 8`,
+  $ greenline simulate --saturate --adaptive --concurrency 20 --batch-size 8
+  $ greenline simulate --rate 10 --concurrency 10 --flake-rate 3% --ci-retries 1`,
     )
     .action((flags: SimulateFlags) => {
       const options = toOptions(flags);
@@ -156,6 +163,7 @@ function toOptions(f: SimulateFlags): SimulationOptions {
     ...(f.adaptiveMinConcurrency !== undefined
       ? { adaptiveMinConcurrency: integer(f.adaptiveMinConcurrency, '--adaptive-min-concurrency') }
       : {}),
+    ...(f.ciRetries !== undefined && f.ciRetries !== '0' ? { ciRetries: integer(f.ciRetries, '--ci-retries') } : {}),
   };
   if ([f.saturate, f.replay !== undefined, f.rate !== undefined].filter(Boolean).length > 1) {
     throw new UsageError('choose one way PRs arrive: --rate, --saturate or --replay');

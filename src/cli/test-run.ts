@@ -1,4 +1,5 @@
 /** `greenline test-run get | log | report`: one test run, its built-in CI log, and statuses from external CI. */
+import { CI_STATES } from '../ports.js';
 import { Command, Option } from 'commander';
 import type { TestingDetails } from '../client/index.js';
 import { withClient, withClientOptions, withQueueOptions, type QueueFlags } from './client-options.js';
@@ -95,11 +96,7 @@ Example:
     .option('--repo <repo>', 'repository as HOST/OWNER/NAME (default: repo: in the client config file)')
     .option('--sha <sha>', 'the test commit instead of the run id')
     .requiredOption('--context <name>', 'name of the check, as in the required statuses')
-    .addOption(
-      new Option('--state <state>', 'state of the check')
-        .choices(['pending', 'success', 'failure', 'error'])
-        .makeOptionMandatory(),
-    )
+    .addOption(new Option('--state <state>', 'state of the check').choices(CI_STATES).makeOptionMandatory())
     .option('--target-url <url>', 'link to the CI job')
     .option('--description <text>', 'a short description')
     .addHelpText(

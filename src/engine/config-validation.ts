@@ -3,6 +3,7 @@
  * The engine refuses an `updateConfig` whose patch fails it; the API layer may use it too.
  */
 import { freezeProblem } from './freeze.js';
+import { MAX_CI_RETRIES } from './ci-retries.js';
 import type { QueueConfig } from './types.js';
 
 type Check = (v: unknown) => string | null;
@@ -48,6 +49,12 @@ const CHECKS: Record<keyof QueueConfig, Check> = {
   adaptiveMode: oneOf('off', 'on'),
   adaptiveMinConcurrency: int(1),
   freezes: (v) => (v === null ? null : freezeProblem(v)),
+  ciRetries: (v) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_CI_RETRIES
+      ? null
+      : `must be an integer from 0 to ${MAX_CI_RETRIES}`,
+  requiredStatusStartTimeoutMinutes: int(0),
+  testingTimeoutAuto: bool,
 };
 
 export function validateConfigPatch(patch: Record<string, unknown>): string | null {

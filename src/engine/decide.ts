@@ -23,7 +23,7 @@ import {
 } from './entry-events.js';
 import { checkMergeEvent, onMergeFailed, onMerged } from './merging.js';
 import { onSetState, onUpdateConfig } from './queue-control.js';
-import { onCiResult, onTestBranchCreated, onTestBranchFailed } from './run-results.js';
+import { onCiResult, onCiStarted, onCiStatusSeen, onTestBranchCreated, onTestBranchFailed } from './run-results.js';
 import { settle } from './settle.js';
 import { expireNotReady, expireRuns } from './timers.js';
 import type { DecideContext, Decision, Effect, EngineEvent, QueuedReason, QueueSnapshot, Rejection } from './types.js';
@@ -116,6 +116,10 @@ function apply(d: Draft, ev: EngineEvent): Rejection | null {
       return onTestBranchFailed(d, ev);
     case 'ciResult':
       return onCiResult(d, ev);
+    case 'ciStarted':
+      return onCiStarted(d, ev);
+    case 'ciStatusSeen':
+      return onCiStatusSeen(d, ev);
     case 'merged': {
       const bad = checkMergeEvent(d, ev);
       if (!bad) onMerged(d, ev);

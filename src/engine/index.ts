@@ -9,6 +9,7 @@ export { waitsToStart } from './direct-merge.js';
 export { runsInUse } from './settle.js';
 export { testBranchName, testBranchPattern } from './test-branch.js';
 export { isInFlight } from './runs.js';
+export { testingTimeoutInForce, testingTimeoutInForceOf, MAX_CI_RETRIES } from './ci-retries.js';
 export { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY, type AdaptiveStatus } from './adaptive.js';
 export { laneHeads } from './parallel-graph.js';
 

@@ -5,6 +5,7 @@
  * (SUCCESSOR_TEST_RUN_PASSED, `verifiedByTestRun` = this run) and their own runs stop.
  */
 import { bisectingSet } from './bisection-state.js';
+import { recordRunDuration, retryCi, timeoutMinutes, wasRetried } from './ci-retries.js';
 import { bisectionFailed, bisectionPassed } from './bisection.js';
 import type { Draft } from './draft.js';
 import { rebuildCreated, rebuildFailed } from './merging.js';
@@ -35,7 +36,7 @@ export function onTestBranchCreated(d: Draft, ev: Ev<'testBranchCreated'>): Reje
   }
   const found = findRun(d, ev.runId, 'creating');
   if (isRejection(found)) return found;
-  const run: TestRun = { ...found, status: 'in_progress', testSha: ev.sha };
+  const run: TestRun = { ...found, status: 'in_progress', testSha: ev.sha, ciStartedAt: d.at };
   d.putRun(run);
   const started = membersOf(d, run).map((m) => move(d, m, 'TESTING', 'TEST_RUN_STARTED').prNumber);
   emitBatchEvent(d, 'pull_request_batch.testing', started, run, 'TEST_RUN_STARTED');
@@ -47,7 +48,7 @@ export function onTestBranchCreated(d: Draft, ev: Ev<'testBranchCreated'>): Reje
     sha: ev.sha,
     prNumbers: run.prNumbers,
     requiredStatuses: d.config.requiredStatuses,
-    timeoutMinutes: d.config.testingTimeoutMinutes,
+    timeoutMinutes: timeoutMinutes(d),
   });
   return null;
 }
@@ -66,11 +67,44 @@ export function onTestBranchFailed(d: Draft, ev: Ev<'testBranchFailed'>): Reject
   return null;
 }
 
+/**
+ * A run's CI result. A failure of its required statuses, or a cancellation, first spends the run's
+ * retries (ci-retries.ts); failures of another kind (no required statuses, CI could not be started)
+ * count at once.
+ */
 export function onCiResult(d: Draft, ev: Ev<'ciResult'>): Rejection | null {
   const found = findRun(d, ev.runId, 'in_progress');
   if (isRejection(found)) return found;
-  if (ev.outcome === 'success') runPassed(d, found);
-  else runFailed(d, found, ev.reason ?? 'TEST_RUN_REQUIRED_STATUS_FAILED', ev.detail ?? null);
+  if (ev.outcome === 'success') {
+    runPassed(d, found);
+    return null;
+  }
+  const statusFailure = ev.reason === undefined || ev.reason === 'TEST_RUN_REQUIRED_STATUS_FAILED';
+  if (ev.outcome === 'cancelled') {
+    if (retryCi(d, found, 'cancelled')) return null;
+    runFailed(d, found, 'TEST_RUN_CANCELLED_BY_CI', ev.detail ?? 'CI cancelled the checks, again after a retry');
+    return null;
+  }
+  if (statusFailure && retryCi(d, found, 'failure')) return null;
+  runFailed(d, found, ev.reason ?? 'TEST_RUN_REQUIRED_STATUS_FAILED', ev.detail ?? null);
+  return null;
+}
+
+/** CI started for a run's current attempt: the statuses that decide it are known from now on. */
+export function onCiStarted(d: Draft, ev: Ev<'ciStarted'>): Rejection | null {
+  const found = findRun(d, ev.runId, 'in_progress');
+  if (isRejection(found)) return found;
+  d.putRun({ ...found, requiredStatuses: [...ev.requiredStatuses] });
+  return null;
+}
+
+/** Statuses of a run's current attempt reported for the first time. */
+export function onCiStatusSeen(d: Draft, ev: Ev<'ciStatusSeen'>): Rejection | null {
+  const found = findRun(d, ev.runId, 'in_progress');
+  if (isRejection(found)) return found;
+  const seen = new Set(found.statusesSeen ?? []);
+  const added = ev.contexts.filter((c) => !seen.has(c));
+  if (added.length > 0) d.putRun({ ...found, statusesSeen: [...seen, ...added] });
   return null;
 }
 
@@ -89,12 +123,15 @@ export function runFailed(d: Draft, found: TestRun, reason: FailureReason, detai
 function runPassed(d: Draft, found: TestRun): void {
   const run: TestRun = { ...found, status: 'succeeded', finishedAt: d.at };
   d.putRun(run);
+  recordRunDuration(d, run);
+  if (wasRetried(run)) d.internal.flakyPasses++;
   if (run.queueType === 'bisection') {
     bisectionPassed(d, run);
     return;
   }
+  const reason = wasRetried(run) ? 'TEST_RUN_PASSED_AFTER_RETRY' : 'TEST_RUN_PASSED';
   for (const m of membersOf(d, run)) {
-    if (m.state === 'TESTING') move(d, m, 'TESTS_PASSED', 'TEST_RUN_PASSED', { patch: { verifiedByTestRun: run.id } });
+    if (m.state === 'TESTING') move(d, m, 'TESTS_PASSED', reason, { patch: { verifiedByTestRun: run.id } });
   }
   if (d.config.canOptimisticallyMerge) vouchAhead(d, run);
 }

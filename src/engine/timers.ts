@@ -4,20 +4,40 @@
  * Time only arrives with events; `tick` handles whatever is due and every decision asks for a
  * wakeup at the next deadline (`scheduleWakeup`), once per deadline.
  */
-import { HOUR_MS, MINUTE_MS } from '../lib/time.js';
+import { HOUR_MS } from '../lib/time.js';
+import { attemptDeadline, missingStatuses, startDeadline, timeoutMinutes } from './ci-retries.js';
 import type { Draft } from './draft.js';
 import { nextFreezeEdge } from './freeze.js';
 import { runFailed } from './run-results.js';
 import { isInFlight } from './runs.js';
 import { move } from './transitions.js';
 
-/** Runs past the testing timeout fail (TEST_RUN_TIMEOUT, a test failure, contract §3 #16). */
+/**
+ * Runs past the testing timeout fail (TEST_RUN_TIMEOUT, a test failure, contract §3 #16); runs with
+ * a required status still unreported past `requiredStatusStartTimeoutMinutes` fail sooner
+ * (REQUIRED_STATUS_NEVER_STARTED, naming it).
+ */
 export function expireRuns(d: Draft): void {
-  const limit = d.config.testingTimeoutMinutes * MINUTE_MS;
   for (const run of [...d.allRuns()]) {
-    if (!isInFlight(run) || run.createdAt + limit > d.at) continue;
+    if (!isInFlight(run)) continue;
+    const start = startDeadline(d, run);
+    if (start !== null && start <= d.at) {
+      d.emit({ kind: 'cancelCi', key: `${run.id}:cancelCi`, runId: run.id });
+      const missing = missingStatuses(run)
+        .map((c) => `"${c}"`)
+        .join(', ');
+      const minutes = d.config.requiredStatusStartTimeoutMinutes;
+      runFailed(
+        d,
+        run,
+        'REQUIRED_STATUS_NEVER_STARTED',
+        `required status ${missing} not reported within ${minutes} minute${minutes === 1 ? '' : 's'}`,
+      );
+      continue;
+    }
+    if (attemptDeadline(d, run) > d.at) continue;
     d.emit({ kind: 'cancelCi', key: `${run.id}:cancelCi`, runId: run.id });
-    runFailed(d, run, 'TEST_RUN_TIMEOUT', `no result within ${d.config.testingTimeoutMinutes} minutes`);
+    runFailed(d, run, 'TEST_RUN_TIMEOUT', `no result within ${timeoutMinutes(d)} minutes`);
   }
 }
 
@@ -35,8 +55,10 @@ export function expireNotReady(d: Draft): void {
 /** Asks for a tick at the next deadline (a freeze's start or end among them), unless an earlier or equal wakeup is already pending. */
 export function requestWakeup(d: Draft, batchDeadline: number | null): void {
   let next = Math.min(batchDeadline ?? Infinity, nextFreezeEdge(d) ?? Infinity);
-  const limit = d.config.testingTimeoutMinutes * MINUTE_MS;
-  for (const run of d.allRuns()) if (isInFlight(run)) next = Math.min(next, run.createdAt + limit);
+  for (const run of d.allRuns()) {
+    if (!isInFlight(run)) continue;
+    next = Math.min(next, attemptDeadline(d, run), startDeadline(d, run) ?? Infinity);
+  }
   const hours = d.config.notReadyTimeoutHours;
   if (hours > 0) {
     for (const e of d.allEntries())

@@ -108,7 +108,11 @@ export type FailureReason =
   | 'START_TEST_RUN_DRAFT_PRS_NOT_ALLOWED'
   | 'TEST_RUN_FAILED_BY_OPTIMIZATION'
   /** Merging a PR into the commit it is tested on changes nothing: its changes are already there. */
-  | 'START_TEST_RUN_ALREADY_IN_TARGET';
+  | 'START_TEST_RUN_ALREADY_IN_TARGET'
+  /** CI cancelled the run's checks, and again when they were run once more (cancelled is not failed). */
+  | 'TEST_RUN_CANCELLED_BY_CI'
+  /** A required status was not reported at all within `requiredStatusStartTimeoutMinutes`. */
+  | 'REQUIRED_STATUS_NEVER_STARTED';
 
 /** Why an entry was cancelled (webhook `cancellation_reason`). */
 export type CancellationReason =
@@ -126,7 +130,12 @@ export type CancellationReason =
 export type MergedReason = 'MERGE_GRAPH_MERGE' | 'MANUAL_MERGE' | 'MERGE_GRAPH_DIRECT_MERGE';
 
 /** Why an entry entered TESTS_PASSED. */
-export type PassedReason = 'TEST_RUN_PASSED' | 'SUCCESSOR_TEST_RUN_PASSED' | 'PASSED_BY_OPTIMIZATION';
+export type PassedReason =
+  | 'TEST_RUN_PASSED'
+  /** The run's checks failed or were cancelled, then passed when run again on the same commit: flaky. */
+  | 'TEST_RUN_PASSED_AFTER_RETRY'
+  | 'SUCCESSOR_TEST_RUN_PASSED'
+  | 'PASSED_BY_OPTIMIZATION';
 
 export type TransitionReason =
   | SubmittedReason
@@ -174,6 +183,22 @@ export interface QueueConfig {
   adaptiveMode?: AdaptiveMode;
   /** greenline extension: the floor of the adaptive window, capped at `concurrency`; absent = 2. */
   adaptiveMinConcurrency?: number;
+  /**
+   * greenline extension, absent = 0: how many times a test run whose required statuses failed is run
+   * again on the same test commit before the failure counts (ci-retries.ts).
+   */
+  ciRetries?: number;
+  /**
+   * greenline extension, absent = 0 (off): a run fails with REQUIRED_STATUS_NEVER_STARTED when a
+   * required status was not reported at all this many minutes after its CI started.
+   */
+  requiredStatusStartTimeoutMinutes?: number;
+  /**
+   * greenline extension (`testingTimeoutMinutes: "auto"` on the wire), absent = false: the testing
+   * timeout follows the durations of the queue's recent successful runs; `testingTimeoutMinutes`
+   * stays the value used until enough runs are known (ci-retries.ts, `testingTimeoutInForce`).
+   */
+  testingTimeoutAuto?: boolean;
   /** greenline extension: scheduled freezes and one-off freezes (freeze.ts); absent = never frozen. */
   freezes?: FreezeSettings | null;
 }
@@ -326,6 +351,16 @@ export interface TestRun {
   finishedAt: number | null;
   failureReason: FailureReason | null;
   failureDetail: string | null;
+  /** When the current CI attempt started (test commit built, or run again); absent before CI starts. */
+  ciStartedAt?: number;
+  /** Times CI was run again after a failure (`ciRetries`); absent = 0. */
+  failedRetries?: number;
+  /** Times CI was run again after a cancellation; absent = 0. */
+  cancelledRetries?: number;
+  /** The statuses that decide the run, once its CI started (`ciStarted`); absent = not known yet. */
+  requiredStatuses?: string[];
+  /** The required statuses reported at least once (even pending) in the current attempt. */
+  statusesSeen?: string[];
 }
 
 // ---------------------------------------------------------------- the snapshot
@@ -386,10 +421,15 @@ export type EngineEvent =
       kind: 'ciResult';
       at: number;
       runId: string;
-      outcome: 'success' | 'failure';
+      /** `cancelled`: CI stopped the checks (not greenline); the run is tested again (ci-retries.ts). */
+      outcome: 'success' | 'failure' | 'cancelled';
       reason?: FailureReason;
       detail?: string;
     }
+  /** CI started for the run's current attempt, deciding on `requiredStatuses`. */
+  | { kind: 'ciStarted'; at: number; runId: string; requiredStatuses: string[] }
+  /** Statuses of the run's current attempt reported for the first time (any state, pending included). */
+  | { kind: 'ciStatusSeen'; at: number; runId: string; contexts: string[] }
   /** A merge effect succeeded; the target branch now points at newTargetSha. */
   | { kind: 'merged'; at: number; runId: string; prNumbers: number[]; newTargetSha: string }
   /** A merge effect failed. `TARGET_MOVED` means the compare-and-swap lost: nothing was merged. */
@@ -437,7 +477,9 @@ export interface QueueEventPayload {
     | 'queue.paused'
     | 'queue.resumed'
     | 'queue.frozen'
-    | 'queue.unfrozen';
+    | 'queue.unfrozen'
+    /** CI of a run is started again on the same test commit (`ciRetries`, or after a cancellation). */
+    | 'test_run.retry_requested';
   at: number;
   /** The PRs the event is about (one for pull_request.*). */
   prNumbers: number[];
@@ -468,6 +510,21 @@ export type Effect =
       prNumbers: number[];
       requiredStatuses: string[] | null;
       timeoutMinutes: number;
+    }
+  /**
+   * Run the CI of `runId` again on the same test commit: its statuses so far are forgotten
+   * (`attempt` counts the retries, 1 for the first).
+   */
+  | {
+      kind: 'retryCi';
+      key: string;
+      runId: string;
+      branch: string;
+      sha: string;
+      prNumbers: number[];
+      requiredStatuses: string[] | null;
+      timeoutMinutes: number;
+      attempt: number;
     }
   | { kind: 'cancelCi'; key: string; runId: string }
   | { kind: 'deleteTestBranch'; key: string; runId: string; branch: string }

@@ -83,6 +83,14 @@ export interface EngineInternal {
   freeze: { reason: string; until: number; since: number } | null;
   /** Milliseconds the queue spent frozen in freezes that ended (the frozen-seconds metric). */
   frozenMs: number;
+  /**
+   * How long (ms) the queue's last successful main runs took from CI start to result, oldest first,
+   * at most RUN_DURATIONS_KEPT: what `testingTimeoutMinutes: "auto"` is computed from (ci-retries.ts).
+   */
+  runDurations: number[];
+  /** Counters since the queue was created: CI run again (`retryCi`), and runs that passed after a retry. */
+  ciRetries: number;
+  flakyPasses: number;
 }
 
 export interface AdaptiveState {
@@ -117,5 +125,8 @@ export function readInternal(snapshot: QueueSnapshot): EngineInternal {
     adaptive: raw.adaptive ? { window: raw.adaptive.window, failureRate: raw.adaptive.failureRate } : null,
     freeze: raw.freeze ? { reason: raw.freeze.reason, until: raw.freeze.until, since: raw.freeze.since } : null,
     frozenMs: raw.frozenMs ?? 0,
+    runDurations: [...(raw.runDurations ?? [])],
+    ciRetries: raw.ciRetries ?? 0,
+    flakyPasses: raw.flakyPasses ?? 0,
   };
 }

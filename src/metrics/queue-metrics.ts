@@ -25,6 +25,8 @@ export function newQueueMetrics() {
   const registers = [new Registry()];
   const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
     new Gauge<L>({ name, help, labelNames, registers });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Counter<L>({ name, help, labelNames, registers });
   const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
     new Histogram<L>({ name, help, labelNames, buckets, registers });
   const withConclusion = [...QUEUE_LABELS, 'conclusion'] as const;
@@ -75,6 +77,16 @@ export function newQueueMetrics() {
       'greenline_bisection_runs_1h_total',
       'Bisection test runs created in last hour, by their status now',
       ['repo', 'branch', 'status'] as const,
+    ),
+    ciRetries: counter(
+      'greenline_ci_retries_total',
+      'Times CI of a test run was run again on the same commit (ciRetries, or after a cancellation), since the queue was created',
+      ['repo', 'branch'] as const,
+    ),
+    flakyPasses: counter(
+      'greenline_ci_flaky_passes_total',
+      'Test runs that passed after CI was run again (flaky), since the queue was created',
+      ['repo', 'branch'] as const,
     ),
     laneDepth: gauge(
       'greenline_lane_depth',

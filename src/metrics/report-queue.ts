@@ -49,6 +49,9 @@ export function reportQueue(m: QueueMetrics, q: QueueData, after: number): void 
     m.groupSize.zero(l);
   }
   for (const status of RUN_STATUSES) m.bisectionRuns.set({ repo, branch, status }, 0);
+  const internal = readInternal(snapshot);
+  m.ciRetries.inc({ repo, branch }, internal.ciRetries);
+  m.flakyPasses.inc({ repo, branch }, internal.flakyPasses);
 
   reportNow(m, labels, q);
   if (snapshot.config.freezes || readInternal(snapshot).frozenMs > 0)

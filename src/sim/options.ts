@@ -102,4 +102,5 @@ const FLAG_OF: Record<string, string> = {
   testingTimeoutMinutes: '--timeout',
   adaptiveMode: '--adaptive',
   adaptiveMinConcurrency: '--adaptive-min-concurrency',
+  ciRetries: '--ci-retries',
 };

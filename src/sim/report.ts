@@ -38,7 +38,7 @@ export function describeQueue(queue: Partial<QueueConfig>): string {
     c.adaptiveMode === 'on'
       ? `adaptive concurrency ${Math.min(c.adaptiveMinConcurrency ?? DEFAULT_ADAPTIVE_MIN_CONCURRENCY, c.concurrency)}–${c.concurrency}`
       : `concurrency ${c.concurrency}`;
-  return `${c.mode} · ${concurrency} · ${batching} · PFD ${c.pendingFailureDepth} · optimistic merge ${c.canOptimisticallyMerge ? 'on' : 'off'}`;
+  return `${c.mode} · ${concurrency} · ${batching} · PFD ${c.pendingFailureDepth} · optimistic merge ${c.canOptimisticallyMerge ? 'on' : 'off'}${c.ciRetries ? ` · CI retries ${c.ciRetries}` : ''}`;
 }
 
 export function formatReport(o: SimulationOptions, s: SimulationSummary): string {

@@ -5,7 +5,7 @@
  * Each step takes the earliest item of the agenda (a PR arriving, a CI run finishing, a wakeup the
  * engine asked for), turns it into an engine event, and carries out the effects of the decision:
  * - createTestBranch → the simulated forge builds it at once → `testBranchCreated`;
- * - startCi → the simulated CI decides the outcome and duration now → `ciResult` after the duration;
+ * - startCi, retryCi → the simulated CI decides the outcome and duration now → `ciResult` after the duration;
  * - cancelCi → the run's result is dropped (its CI time up to now still counts);
  * - merge → compare-and-swap on the simulated forge at once → `merged`;
  * - scheduleWakeup → a `tick` at that time; deleteTestBranch → forge; emitEvent → nothing.
@@ -248,7 +248,9 @@ class Simulation {
         this.immediate.push({ kind: 'testBranchCreated', at: this.now, runId: effect.runId, sha });
         return;
       }
-      case 'startCi': {
+      case 'startCi':
+      case 'retryCi': {
+        // A retry runs the same test commit again: a new verdict (a flaky failure may pass now).
         const included = (this.runContents.get(effect.runId) ?? effect.prNumbers).map((n) => this.prs.get(n)!);
         const verdict = this.ci.verdict(
           effect.prNumbers.map((n) => this.prs.get(n)!),

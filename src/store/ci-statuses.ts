@@ -20,3 +20,8 @@ export async function upsertCiStatus(db: Kysely<Database>, row: CiStatusRow): Pr
 export async function listCiStatuses(db: Kysely<Database>, runId: string): Promise<CiStatusRow[]> {
   return db.selectFrom('ci_statuses').selectAll().where('run_id', '=', runId).orderBy('context').execute();
 }
+
+/** Forgets a run's statuses (its CI runs again on the same commit). */
+export async function deleteCiStatuses(db: Kysely<Database>, runId: string): Promise<void> {
+  await db.deleteFrom('ci_statuses').where('run_id', '=', runId).execute();
+}

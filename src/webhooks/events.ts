@@ -24,19 +24,27 @@ export const BATCH_EVENT_TYPES = [
   'pull_request_batch.merged',
 ] as const;
 
+/** Trunk's event types: what a subscription without a filter gets. */
 export const EVENT_TYPES: readonly QueueEventPayload['type'][] = [...PR_EVENT_TYPES, ...BATCH_EVENT_TYPES];
 
 /**
- * The queue's own state changes (extension): sent only to subscriptions whose filter names them, so a
- * subscription to every event sees Trunk's event types and no others.
+ * greenline's own event types (extensions), sent only to subscriptions whose filter names them, so a
+ * subscription to every event sees Trunk's event types and no others: the queue's state changes, and
+ * CI asked to run a test run again (`ciRetries`, a cancellation).
  */
 export const QUEUE_EVENT_TYPES = ['queue.paused', 'queue.resumed', 'queue.frozen', 'queue.unfrozen'] as const;
+export const TEST_RUN_EVENT_TYPES = ['test_run.retry_requested'] as const;
+export const EXTENSION_EVENT_TYPES: readonly QueueEventPayload['type'][] = [
+  ...QUEUE_EVENT_TYPES,
+  ...TEST_RUN_EVENT_TYPES,
+];
 
 /** Every type a subscription's filter may name. */
-export const FILTERABLE_EVENT_TYPES: readonly QueueEventPayload['type'][] = [...EVENT_TYPES, ...QUEUE_EVENT_TYPES];
+export const FILTERABLE_EVENT_TYPES: readonly QueueEventPayload['type'][] = [...EVENT_TYPES, ...EXTENSION_EVENT_TYPES];
 
 export const isBatchEvent = (type: string): boolean => type.startsWith('pull_request_batch.');
 export const isQueueEvent = (type: string): boolean => type.startsWith('queue.');
+export const isTestRunEvent = (type: string): boolean => type.startsWith('test_run.');
 
 /** Where the event happened, and for PR events the PR's author (the engine's event does not carry them). */
 export interface EventContext {
@@ -88,6 +96,7 @@ export function eventBody(event: QueueEventPayload, ctx: EventContext): Record<s
       frozen_until: event.freeze?.until != null ? new Date(event.freeze.until).toISOString() : null,
     };
   }
+  if (isTestRunEvent(event.type)) return testRunEventBody(event, ctx, action);
   const batch = isBatchEvent(event.type);
   const body: Record<string, unknown> = { type: event.type, action, status: action };
   if (isQueueEvent(event.type)) {
@@ -121,4 +130,26 @@ export function eventBody(event: QueueEventPayload, ctx: EventContext): Record<s
   const reason = publishedReason(action, event.reason);
   if (field && reason !== null) body[field] = reason;
   return body;
+}
+
+/**
+ * `test_run.retry_requested` (extension): the test run, its test commit and PRs, and why CI is asked
+ * to run again (`retry_reason`: TEST_RUN_REQUIRED_STATUS_FAILED or TEST_RUN_CANCELLED_BY_CI). External
+ * CI that reports through reportStatus runs its checks on `test_branch_sha` again and reports anew.
+ */
+function testRunEventBody(event: QueueEventPayload, ctx: EventContext, action: string): Record<string, unknown> {
+  return {
+    type: event.type,
+    action,
+    status: action,
+    repository: { host: ctx.repo.host, owner: ctx.repo.owner, name: ctx.repo.name },
+    target_branch: ctx.targetBranch,
+    timestamp: new Date(event.at).toISOString(),
+    test_run_id: event.runId,
+    test_branch: event.testBranch,
+    test_branch_sha: event.testBranchSha,
+    pr_numbers: event.prNumbers,
+    is_bisection: event.isBisection,
+    retry_reason: event.reason,
+  };
 }

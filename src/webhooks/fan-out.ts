@@ -8,18 +8,21 @@ import type { QueueEventPayload } from '../engine/types.js';
 import type { Database } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
 import { enabledSubscriptionsOfOrg, insertMessages } from '../store/webhooks.js';
-import { eventBody, isBatchEvent, isQueueEvent } from './events.js';
+import { EVENT_TYPES, eventBody, isBatchEvent, isQueueEvent, isTestRunEvent } from './events.js';
 import { newMessageId } from './signing.js';
 
-/** Messages of one key are delivered in order: each PR's events, and a queue's batch events. */
+/** Messages of one key are delivered in order: each PR's events, a queue's batch events, its test run events. */
 export function orderKey(queueId: string, event: QueueEventPayload): string {
   if (isQueueEvent(event.type)) return `${queueId}:queue`;
+  if (isTestRunEvent(event.type)) return `${queueId}:test_run`;
   return isBatchEvent(event.type) ? `${queueId}:batch` : `${queueId}:pr:${event.prNumbers[0]}`;
 }
 
 /** Whether a subscription wants an event type: the types of its filter, or (none) Trunk's types. */
 export const wants = (events: string | null, type: string): boolean =>
-  events === null ? !isQueueEvent(type) : (JSON.parse(events) as string[]).includes(type);
+  events === null
+    ? EVENT_TYPES.includes(type as QueueEventPayload['type'])
+    : (JSON.parse(events) as string[]).includes(type);
 
 /** The queue an event happened in, as the fan-out reads it. */
 export interface EventPlace {
@@ -42,7 +45,7 @@ export async function queueWebhookMessages(
   const subscriptions = (await enabledSubscriptionsOfOrg(trx, where.orgId)).filter((s) => wants(s.events, event.type));
   if (subscriptions.length === 0) return 0;
   const author =
-    isBatchEvent(event.type) || isQueueEvent(event.type)
+    isBatchEvent(event.type) || isQueueEvent(event.type) || isTestRunEvent(event.type)
       ? ''
       : ((await findEntry(trx, queueId, event.prNumbers[0]!))?.author ?? '');
   const body = JSON.stringify(

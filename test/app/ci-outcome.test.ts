@@ -21,6 +21,16 @@ describe('outcomeOf', () => {
     expect(outcomeOf(['build'], [s('build', 'failure')])).toMatchObject({ outcome: 'failure' });
   });
 
+  it('a cancelled required status is a cancellation unless another failed', () => {
+    expect(outcomeOf(['build', 'lint'], [s('build', 'cancelled'), s('lint', 'pending')])).toEqual({
+      outcome: 'cancelled',
+      detail: 'required status "build" reported cancelled',
+    });
+    expect(outcomeOf(['build', 'lint'], [s('build', 'cancelled'), s('lint', 'failure')])).toMatchObject({
+      outcome: 'failure',
+    });
+  });
+
   it('ignores statuses that are not required', () => {
     expect(outcomeOf(['build'], [s('coverage', 'failure'), s('build', 'success')])).toEqual({ outcome: 'success' });
   });

@@ -177,6 +177,17 @@ describe('queue settings options', () => {
     for (const key of Object.keys(QueueSettingsInput)) expect(names, key).toContain(key);
   });
 
+  it('--testing-timeout-minutes takes a number or "auto"; --ci-retries a number', () => {
+    expect(parse(['--testing-timeout-minutes', '45', '--ci-retries', '2'])).toEqual({
+      testingTimeoutMinutes: 45,
+      ciRetries: 2,
+    });
+    expect(parse(['--testing-timeout-minutes', 'auto', '--required-status-start-timeout-minutes', '15'])).toEqual({
+      testingTimeoutMinutes: 'auto',
+      requiredStatusStartTimeoutMinutes: 15,
+    });
+  });
+
   it('sends only the settings given, typed as the schema says', () => {
     expect(parse([])).toEqual({});
     expect(

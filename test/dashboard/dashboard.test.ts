@@ -349,6 +349,20 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     await page.close();
   }, 60_000);
 
+  it('shows the testing timeout in force and the CI retries of the queue', async () => {
+    const page = await signedIn();
+    await page.goto(`${url}/${QUEUE}`);
+    const settings = page.locator('#ci-settings');
+    await settings.getByText('testing timeout 300 min').waitFor();
+    expect(await settings.textContent()).not.toMatch(/auto|retried/);
+    await api('updateQueue', { ...QUEUE_KEY, testingTimeoutMinutes: 'auto', ciRetries: 2 });
+    await settings.getByText('failed runs retried up to 2×').waitFor();
+    expect(await settings.textContent()).toMatch(/testing timeout \d+ min \(auto, from recent runs\)/);
+    await api('updateQueue', { ...QUEUE_KEY, testingTimeoutMinutes: 300, ciRetries: 0 });
+    await terraformWrite();
+    await page.close();
+  }, 60_000);
+
   it('works by keyboard: focus moves to the content, Tab to a queue, Enter opens it, focus is visible', async () => {
     const page = await signedIn();
     const focused = () => page.evaluate(() => document.activeElement?.textContent ?? '');

@@ -7,6 +7,7 @@
 import { afterAll } from 'vitest';
 import { killAll, requireBuilt } from './greenline-process.js';
 import { badInputScenario } from './scenarios/bad-input.js';
+import { misbehavingCiScenario } from './scenarios/misbehaving-ci.js';
 import { batchingScenario } from './scenarios/batching.js';
 import { freezeScenario } from './scenarios/freeze.js';
 import { parallelLanesScenario } from './scenarios/parallel-lanes.js';
@@ -23,3 +24,4 @@ batchingScenario();
 parallelLanesScenario();
 badInputScenario();
 freezeScenario();
+misbehavingCiScenario();

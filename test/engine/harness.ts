@@ -6,12 +6,14 @@
  * a base adds the PR heads to the base's content. A merge is a compare-and-swap of the target to the
  * test commit. Model CI fails a commit when it contains a head of a "bad" PR, or when told to flake;
  * a flaky forge reports a merge conflict instead of a built branch, or merges only half of a group.
+ * With `cancels`, a flake of CI is a cancellation every other time instead of a failure. CI asked to
+ * run again (`retryCi`) reports again on the same commit.
  *
  * Effects are executed into a pool of pending reports (branch built, CI result, merge result,
  * wakeup); the test decides which report arrives next. Every decision is checked:
  * - the input snapshot is deep-frozen (decide must not mutate it) and unchanged entries keep identity;
  * - (1) every merge advances the target from exactly its expected sha to a commit that extends the
- *   target's content by exactly the merged PRs and (single mode) whose CI passed;
+ *   target's content by exactly the merged PRs and (single mode) whose CI passed, and no bad PR merges;
  * - (2) every submitted PR keeps an entry; (3) no PR is merged twice;
  * - (5) parallel mode: a run includes only PRs whose targets overlap its group's, transitively;
  * - (6) no test branch is asked for a run that the same decision dropped.
@@ -61,13 +63,19 @@ export class Harness {
   readonly passedShas = new Set<string>();
   readonly submitted = new Set<number>();
   readonly rejections: string[] = [];
+  /** CI runs started or run again, CI runs again, and runs that passed after a retry. */
+  ciRuns = 0;
+  ciRetries = 0;
+  flakyPasses = 0;
   private ids = 0;
   private roots = 0;
+  private flakes = 0;
   private readonly ctx = { newId: () => `r${++this.ids}` };
 
   constructor(
     config: Partial<QueueConfig>,
     readonly bad: ReadonlySet<number> = new Set(),
+    readonly cancels = false,
   ) {
     this.snapshot = newQueueSnapshot({ host: 'github.com', owner: 'acme', name: 'app' }, 'main', config, 'gl');
     this.target = this.newRoot();
@@ -134,6 +142,9 @@ export class Harness {
         return;
       }
       case 'startCi':
+      case 'retryCi':
+        this.ciRuns++;
+        if (e.kind === 'retryCi') this.ciRetries++;
         this.pending.push({ type: 'ci', runId: e.runId, sha: e.sha });
         return;
       case 'cancelCi':
@@ -209,13 +220,17 @@ export class Harness {
       case 'ci': {
         const content = this.commits.get(report.sha)!;
         const ok = !flake && !content.prs.some((p) => this.bad.has(p.number));
+        const cancelled = flake && this.cancels && this.flakes++ % 2 === 0;
+        const retried = this.snapshot.runs.find((r) => r.id === report.runId);
         const accepted = this.send({
           kind: 'ciResult',
           at: this.now,
           runId: report.runId,
-          outcome: ok ? 'success' : 'failure',
+          outcome: ok ? 'success' : cancelled ? 'cancelled' : 'failure',
         });
         if (accepted && ok) this.passedShas.add(report.sha);
+        if (accepted && ok && retried && (retried.failedRetries ?? 0) + (retried.cancelledRetries ?? 0) > 0)
+          this.flakyPasses++;
         return;
       }
       case 'merge':
@@ -271,6 +286,7 @@ export class Harness {
       this.violations.push(`merge of run ${m.runId} to ${m.testSha}, a commit no succeeded run tested`);
     }
     for (const n of prNumbers) {
+      if (this.bad.has(n)) this.violations.push(`bad PR ${n} merged by run ${m.runId}`);
       if (this.mergedPrs.has(n)) this.violations.push(`PR ${n} merged twice`);
       this.mergedPrs.add(n);
     }

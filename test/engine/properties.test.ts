@@ -3,7 +3,9 @@
  * decision the harness checks the target-branch invariant, that no PR is lost or merged twice,
  * immutability and identity, and (parallel mode) that runs only include overlapping PRs. After the
  * sequence everything is drained with passing CI: every PR must end terminal, and with deterministic
- * CI no PR whose own code is good may end FAILED.
+ * CI no PR whose own code is good may end FAILED. With CI that flakes, cancels and is retried
+ * (`ciRetries` 0–2): still no bad PR merges, none is lost or merged twice, every merge (single mode)
+ * is of a commit whose CI passed.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -205,13 +207,23 @@ const batchingPatch: fc.Arbitrary<Partial<QueueConfig>> = fc
   )
   .map(([p, b]) => ({ ...p, ...b, batch: true }));
 
+/** What the retry scenarios exercised, summed over their runs. */
+const seen = { retries: 0, flakyPasses: 0 };
+
+/** Retries of CI that fails or is cancelled: 0 to 2, on top of the other settings. */
+const withRetries = (patch: fc.Arbitrary<Partial<QueueConfig>>): fc.Arbitrary<Partial<QueueConfig>> =>
+  fc.tuple(patch, fc.integer({ min: 0, max: 2 })).map(([p, ciRetries]) => ({ ...p, ciRetries }));
+
 function scenario(opts: {
   mode: 'single' | 'parallel';
   flakes: boolean;
   modeSwitch?: boolean;
   chaos?: boolean;
   batching?: boolean;
+  /** CI flakes are failures or cancellations, and the queue retries them (`ciRetries`). */
+  retries?: boolean;
 }) {
+  const patch = opts.batching ? batchingPatch : configPatch;
   return fc.property(
     actions({
       flakes: opts.flakes,
@@ -219,7 +231,7 @@ function scenario(opts: {
       chaos: opts.chaos ?? true,
       batching: opts.batching,
     }),
-    opts.batching ? batchingPatch : configPatch,
+    opts.retries ? withRetries(patch) : patch,
     fc.subarray([1, 2, 3, 4, 5, 6, 7, 8], { minLength: opts.batching ? 1 : 0, maxLength: 3 }),
     fc.array(fc.nat(), { minLength: 1, maxLength: 20 }),
     (list, config, badList, picks) => {
@@ -227,10 +239,13 @@ function scenario(opts: {
       const h = new Harness(
         { ...config, mode: opts.mode, testingTimeoutMinutes: 60, batchingMaxWaitTimeMinutes: 5 },
         bad,
+        opts.retries ?? false,
       );
       const targetsOf = new Map<number, ImpactedTargets>();
       play(h, list, targetsOf);
       const drained = h.drain((n) => targetsOf.get(n) ?? ['t'], picks);
+      seen.retries += h.ciRetries;
+      seen.flakyPasses += h.flakyPasses;
       const unexpected = h.rejections.filter((r) => !ALLOWED_REJECTIONS.has(r));
       expect(h.violations).toEqual([]);
       expect(unexpected).toEqual([]);
@@ -269,6 +284,18 @@ describe('engine properties', () => {
     fc.assert(scenario({ mode: 'single', flakes: true, batching: true }), runs));
   it('parallel mode, batches that bisect, deterministic CI', () =>
     fc.assert(scenario({ mode: 'parallel', flakes: false, batching: true }), runs));
+  it('single mode, flaky and cancelling CI, retries', () =>
+    fc.assert(scenario({ mode: 'single', flakes: true, retries: true }), runs));
+  it('parallel mode, flaky and cancelling CI, retries', () =>
+    fc.assert(scenario({ mode: 'parallel', flakes: true, retries: true }), runs));
+  it('single mode, batches that bisect, flaky and cancelling CI, retries', () =>
+    fc.assert(scenario({ mode: 'single', flakes: true, batching: true, retries: true }), runs));
+  it('the retry scenarios did retry CI and saw runs pass after a retry', () => {
+    const before = { ...seen };
+    fc.assert(scenario({ mode: 'single', flakes: true, retries: true }), { numRuns: 300, seed: 21 });
+    expect(seen.retries - before.retries).toBeGreaterThan(0);
+    expect(seen.flakyPasses - before.flakyPasses).toBeGreaterThan(0);
+  });
 });
 
 /** Counterexamples the properties once found, kept as fixed cases (fast-check `examples`). */

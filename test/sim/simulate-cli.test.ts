@@ -98,6 +98,20 @@ describe('greenline simulate', () => {
     expect(await simulateHere(['--saturate', '--concurrency', '6', '--prs', '50'])).not.toMatch(/adaptive/);
   });
 
+  it('--ci-retries tests failed runs again: flaky failures stop rejecting good PRs, no bad PR merges', async () => {
+    const args = ['--saturate', '--concurrency', '4', '--flake-rate', '10%', '--prs', '300', '--seed', '4', '--json'];
+    const without = JSON.parse(await simulateHere(args)).summary;
+    const withRetries = JSON.parse(await simulateHere([...args, '--ci-retries', '2'])).summary;
+    expect(without.prs.failedGood).toBeGreaterThan(5);
+    expect(withRetries.prs.failedGood).toBeLessThan(without.prs.failedGood / 4);
+    expect(withRetries.prs.mergedBad).toBe(0);
+    expect(withRetries.invariantBreaches).toBe(0);
+    expect(withRetries.ciRunsPerMerge).toBeGreaterThan(without.ciRunsPerMerge);
+    expect(await simulateHere(['--saturate', '--concurrency', '4', '--prs', '20', '--ci-retries', '1'])).toMatch(
+      /^queue +single · concurrency 4 · no batching · PFD 0 · optimistic merge off · CI retries 1$/m,
+    );
+  });
+
   it('a malformed replay file is a usage error naming the line', async () => {
     const csv = join(dir, 'broken.csv');
     writeFileSync(csv, 'arrival,ci_minutes,outcome\n0,30,pass\n5,abc,pass\n');
@@ -117,6 +131,7 @@ describe('greenline simulate', () => {
       [['--replay', 'x.csv', '--failure-rate', '0.1'], /--failure-rate does not apply to --replay/],
       [['--failure-rate', '150%'], /--failure-rate must be a probability between 0 and 1, got 1.5/],
       [['--batch-size', '2.5'], /--batch-size must be a whole number, got "2.5"/],
+      [['--ci-retries', '6'], /--ci-retries: ciRetries must be an integer from 0 to 5, got 6/],
       [
         ['--adaptive-min-concurrency', '0'],
         /--adaptive-min-concurrency: adaptiveMinConcurrency must be an integer >= 1, got 0/,

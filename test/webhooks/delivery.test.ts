@@ -126,6 +126,44 @@ describe('queue events (freezes)', () => {
 });
 
 describe('webhook delivery', () => {
+  it('delivers test_run.retry_requested, to a subscription that names it, when CI of a run is asked to run again', async () => {
+    const { t, ctx, key } = await setUp();
+    // A subscription without a filter gets Trunk's event types only: the one of setUp hears nothing of it.
+    const named = await new Receiver().start();
+    named.now = () => t.clock.now();
+    const { secret } = await t.service.webhooks.create({ id: ctx.orgId, name: ctx.orgName }, named.url, [
+      'test_run.retry_requested',
+    ]);
+    named.secret = secret;
+    await t.service.updateQueue(ctx, key, { ciRetries: 1 });
+    t.forge.openPr(REPO, { number: 1, title: 'Change 1', author: 'dev1' });
+    await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
+    await t.runEffects();
+    const [start] = t.ci.started;
+    await t.ci.fail(start!.runId);
+    await t.runEffects();
+    await t.app.webhooks.drain();
+    expect(receiver.delivered().filter((r) => r.body.type === 'test_run.retry_requested')).toEqual([]);
+    const retry = named.delivered().map((r) => r.body);
+    await named.close();
+    expect(retry).toEqual([
+      {
+        type: 'test_run.retry_requested',
+        action: 'retry_requested',
+        status: 'retry_requested',
+        repository: { host: 'github.com', owner: 'acme', name: 'web' },
+        target_branch: 'main',
+        timestamp: expect.any(String),
+        test_run_id: start!.runId,
+        test_branch: start!.branch,
+        test_branch_sha: start!.sha,
+        pr_numbers: [1],
+        is_bisection: false,
+        retry_reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+      },
+    ]);
+  });
+
   it('delivers every event of every PR, signed, in order, with the contract payloads', async () => {
     const { t, ctx } = await setUp();
     await drive(t, ctx, [1, 2, 3, 4], [3], [4]);

@@ -1,12 +1,11 @@
 import type { TestRunService } from '../../app/service-port.js';
 import { HttpError } from '../../errors.js';
+import { CI_STATES } from '../../ports.js';
 import { authOf } from '../auth.js';
 import { canonical } from '../parse-input.js';
 import type { Route } from '../route-deps.js';
 import { Empty, replies } from '../schemas/common.js';
 import { ReportStatusRequest } from '../schemas/extensions.js';
-
-const STATES = ['pending', 'success', 'failure', 'error'] as const;
 
 /**
  * Extension: POST /v1/reportStatus — external CI reports a status for a test run (by its id, or by
@@ -37,7 +36,7 @@ export const reportStatus: Route<TestRunService> = (app, { service }) => {
         sha: body.sha?.toLowerCase(),
         status: {
           context: body.context,
-          state: canonical(STATES, body.state, 'body/state'),
+          state: canonical(CI_STATES, body.state, 'body/state'),
           url: body.url,
           description: body.description,
         },

@@ -73,6 +73,10 @@ export const ActivityRun = Type.Object({
   testBranchSha: Nullable(Type.String()),
   createdAt: DateTime('When the run was created'),
   lane: Lane,
+  retries: Type.Integer({
+    description:
+      'Times its CI was run again on the same commit (ciRetries, or after a cancellation); 0 = first attempt',
+  }),
 });
 
 export const RecentPr = Type.Object({
@@ -82,6 +86,9 @@ export const RecentPr = Type.Object({
   stateChangedAt: DateTime('When it concluded'),
   reason: Type.String({ description: 'Reason code of the conclusion' }),
   explanation: PrReason,
+  flaky: Type.Boolean({
+    description: 'Its tests passed only when run again on the same commit (TEST_RUN_PASSED_AFTER_RETRY)',
+  }),
 });
 
 export const QueueActivityResponse = Type.Object({
@@ -89,6 +96,9 @@ export const QueueActivityResponse = Type.Object({
   mode: Type.String({ enum: [...MODES] }),
   concurrency: Type.Integer(),
   batch: Type.Boolean(),
+  testingTimeoutMinutes: Type.Union([Type.Integer(), Type.Literal('auto')]),
+  testingTimeoutMinutesInForce: Type.Integer({ description: 'The testing timeout that applies now, in minutes' }),
+  ciRetries: Type.Integer({ description: 'The ciRetries setting (0 = off)' }),
   targetSha: Nullable(Type.String({ description: 'Last known commit of the target branch' })),
   ...FreezeStateProperties,
   ...Management,

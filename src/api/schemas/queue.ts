@@ -10,6 +10,7 @@ import {
   SETTABLE_QUEUE_STATES,
 } from './common.js';
 import { PrItem } from './pull-request.js';
+import { MAX_CI_RETRIES } from '../../engine/index.js';
 
 export const MODES = ['single', 'parallel'] as const;
 export const MERGE_METHODS = ['merge_commit', 'squash', 'rebase'] as const;
@@ -86,7 +87,12 @@ export const QueueSettingsInput = {
   mode: AnyCaseEnum(MODES, { description: 'Changing it with PRs in the queue enters SWITCHING_MODES first' }),
   concurrency: Count('Main-queue test runs at once'),
   bisectionConcurrency: Count('Bisection test runs at once, beside the main-queue runs'),
-  testingTimeoutMinutes: Count('A test run older than this fails with TEST_RUN_TIMEOUT'),
+  testingTimeoutMinutes: Type.Union([Count('Minutes'), Type.String({ pattern: '^[Aa][Uu][Tt][Oo]$' })], {
+    description:
+      'A test run older than this fails with TEST_RUN_TIMEOUT. Extension: "auto" = twice the p95 duration ' +
+      'of the last 50 successful runs, at least 10 minutes (the previous number until 10 runs are known)',
+    'x-expected': 'a positive integer of minutes, or "auto"',
+  }),
   pendingFailureDepth: Type.Integer({
     minimum: 0,
     maximum: 4294967295,
@@ -126,6 +132,22 @@ export const QueueSettingsInput = {
   }),
   adaptiveMinConcurrency: Count('Extension: floor of the adaptive window, capped at concurrency; default 2'),
   freezes: FreezesInput,
+  ciRetries: Type.Integer({
+    minimum: 0,
+    maximum: MAX_CI_RETRIES,
+    description:
+      'Extension, default 0: times a test run whose required statuses failed is tested again on the same ' +
+      'commit before the failure counts',
+    'x-expected': `an integer from 0 to ${MAX_CI_RETRIES}`,
+  }),
+  requiredStatusStartTimeoutMinutes: Type.Integer({
+    minimum: 0,
+    maximum: 4294967295,
+    description:
+      'Extension, default 0 = off: a run fails with REQUIRED_STATUS_NEVER_STARTED when a required status ' +
+      'was not reported at all this many minutes after its CI started',
+    'x-expected': 'an integer of minutes >= 0 (0 = off)',
+  }),
 };
 
 /** Names older clients send (contract §3 #2), mapped onto the settings above by update-queue.ts. */
@@ -176,7 +198,9 @@ export const QueueSettingsProperties = {
   branch: Type.String({ description: 'The target branch' }),
   mode: Type.String({ enum: [...MODES] }),
   concurrency: Type.Integer(),
-  testingTimeoutMinutes: Type.Integer(),
+  testingTimeoutMinutes: Type.Union([Type.Integer(), Type.Literal('auto')], {
+    description: '"auto" (extension) when the timeout follows the durations of recent successful runs',
+  }),
   canOptimisticallyMerge: Type.Boolean(),
   pendingFailureDepth: Type.Integer(),
   batch: Type.Boolean(),
@@ -212,6 +236,14 @@ export const QueueSettingsProperties = {
   // Freezes (extension): present only while the queue has some, so that other queues answer Trunk's shape.
   freezes: Type.Optional(FreezesOut),
   ...FreezeStateProperties,
+  // CI that misbehaves (extensions): present only while set, so that other queues answer Trunk's shape.
+  testingTimeoutMinutesInForce: Type.Optional(
+    Type.Integer({ description: 'Extension, with testingTimeoutMinutes "auto": the timeout in force now, in minutes' }),
+  ),
+  ciRetries: Type.Optional(Type.Integer({ description: 'Extension: present only when above 0' })),
+  requiredStatusStartTimeoutMinutes: Type.Optional(
+    Type.Integer({ description: 'Extension: present only when above 0' }),
+  ),
 };
 
 export const QueueSettings = Type.Object(QueueSettingsProperties);

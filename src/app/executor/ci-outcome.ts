@@ -4,7 +4,11 @@
  * The run's required statuses are fixed when its CI starts (effect runner, `startCi`):
  *   every required context `success`              → ciResult success
  *   any required context `failure` or `error`     → ciResult failure (TEST_RUN_REQUIRED_STATUS_FAILED)
+ *   else any required context `cancelled`         → ciResult cancelled (tested again, engine ci-retries.ts)
  *   otherwise (pending or not reported yet)       → wait
+ * A required context reported for the first time in the run's current attempt is told to the engine
+ * (`ciStatusSeen`: `requiredStatusStartTimeoutMinutes`). When the engine runs CI again (`retryCi`),
+ * the statuses of the run are forgotten (`forget`), so that the new attempt's statuses decide it.
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -12,8 +16,9 @@ import type { EngineEvent } from '../../engine/types.js';
 import { HttpError } from '../../errors.js';
 import type { CiStatusReport, CiStatusSink } from '../../ports.js';
 import type { CiStatusRow, Database } from '../../store/database.js';
-import { listCiStatuses, upsertCiStatus } from '../../store/ci-statuses.js';
-import { findRunRow } from '../../store/test-runs.js';
+import { deleteCiStatuses, listCiStatuses, upsertCiStatus } from '../../store/ci-statuses.js';
+import { findRunRow, runOf } from '../../store/test-runs.js';
+import { isInFlight } from '../../engine/index.js';
 import type { Clock } from '../../lib/clock.js';
 import type { QueueExecutor } from './queue-executor.js';
 
@@ -23,16 +28,16 @@ const failing = (state: string | undefined): boolean => state === 'failure' || s
 export function outcomeOf(
   required: string[],
   statuses: (Pick<CiStatusRow, 'context' | 'state'> & { description?: string | null })[],
-): { outcome: 'success' } | { outcome: 'failure'; detail: string } | null {
+): { outcome: 'success' } | { outcome: 'failure' | 'cancelled'; detail: string } | null {
   const byContext = new Map(statuses.map((s) => [s.context, s]));
+  const detail = (context: string): string => {
+    const { state, description } = byContext.get(context)!;
+    return `required status "${context}" reported ${state}${description ? `: ${description}` : ''}`;
+  };
   const failed = required.find((c) => failing(byContext.get(c)?.state));
-  if (failed) {
-    const { state, description } = byContext.get(failed)!;
-    return {
-      outcome: 'failure',
-      detail: `required status "${failed}" reported ${state}${description ? `: ${description}` : ''}`,
-    };
-  }
+  if (failed) return { outcome: 'failure', detail: detail(failed) };
+  const cancelled = required.find((c) => byContext.get(c)?.state === 'cancelled');
+  if (cancelled) return { outcome: 'cancelled', detail: detail(cancelled) };
   return required.every((c) => byContext.get(c)?.state === 'success') ? { outcome: 'success' } : null;
 }
 
@@ -77,24 +82,42 @@ export class CiOutcome {
     await this.evaluate(run.id);
   }
 
-  /** Sends the run's outcome to its queue when its required statuses settle it. */
+  /**
+   * Sends the run's outcome to its queue when its required statuses settle it; otherwise tells it
+   * which required statuses were reported for the first time.
+   */
   async evaluate(runId: string): Promise<void> {
     const run = await findRunRow(this.deps.db, runId);
     if (!run || run.required_statuses === null) return;
-    const result = outcomeOf(JSON.parse(run.required_statuses) as string[], await listCiStatuses(this.deps.db, runId));
-    if (!result) return;
+    const required = JSON.parse(run.required_statuses) as string[];
+    const statuses = await listCiStatuses(this.deps.db, runId);
+    const result = outcomeOf(required, statuses);
     const at = this.deps.clock.now();
+    if (!result) {
+      const seen = new Set(runOf(run).statusesSeen ?? []);
+      const fresh = required.filter((c) => !seen.has(c) && statuses.some((s) => s.context === c));
+      if (fresh.length > 0 && isInFlight(runOf(run)))
+        await this.deps.executor.apply(run.queue_id, { kind: 'ciStatusSeen', at, runId, contexts: fresh });
+      return;
+    }
     const event: EngineEvent =
       result.outcome === 'success'
         ? { kind: 'ciResult', at, runId, outcome: 'success' }
-        : {
-            kind: 'ciResult',
-            at,
-            runId,
-            outcome: 'failure',
-            reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
-            detail: result.detail,
-          };
+        : result.outcome === 'cancelled'
+          ? { kind: 'ciResult', at, runId, outcome: 'cancelled', detail: result.detail }
+          : {
+              kind: 'ciResult',
+              at,
+              runId,
+              outcome: 'failure',
+              reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+              detail: result.detail,
+            };
     await this.deps.executor.apply(run.queue_id, event);
+  }
+
+  /** Forgets the statuses of a run whose CI is run again: the new attempt's statuses decide it. */
+  async forget(runId: string): Promise<void> {
+    await deleteCiStatuses(this.deps.db, runId);
   }
 }

@@ -7,7 +7,9 @@
  * backoff is stored in `run_at`); when the budget is spent the engine hears a failure.
  *
  *   createTestBranch → testBranchCreated | testBranchFailed
- *   startCi          → (fixes required statuses; the outcome comes later from statuses, see ci-outcome)
+ *   startCi          → ciStarted (fixes required statuses; the outcome comes later from statuses, see ci-outcome)
+ *   retryCi          → (forgets the run's statuses, runs the built-in CI again or asks the forge to re-run
+ *                       the checks; external CI hears `test_run.retry_requested`)
  *   merge            → merged | mergeFailed
  *   scheduleWakeup   → tick
  *   emitEvent        → stored in queue_events and fanned out to webhook subscriptions and chat channels (queue-events.ts)
@@ -244,6 +246,12 @@ export class EffectRunner extends OutboxWorker {
           required.source,
           runsCi ? this.deps.leases.instanceId : null,
         );
+        await this.deps.executor.apply(queueId, {
+          kind: 'ciStarted',
+          at: clock.now(),
+          runId: effect.runId,
+          requiredStatuses: required.statuses,
+        });
         if (runsCi) {
           await adapters.ci.start({
             repo: binding,
@@ -256,6 +264,33 @@ export class EffectRunner extends OutboxWorker {
           });
         }
         await this.deps.ciOutcome.evaluate(effect.runId);
+        return null;
+      }
+      case 'retryCi': {
+        if (await this.runIsOver(queueId, effect)) return null;
+        await this.deps.ciOutcome.forget(effect.runId);
+        const row = await findRunRow(db, effect.runId);
+        if (row?.ci_instance && row.required_statuses !== null) {
+          // This instance runs it now (the one that started it may have handed the queue over).
+          await setRunRequiredStatuses(
+            db,
+            effect.runId,
+            JSON.parse(row.required_statuses) as string[],
+            row.required_statuses_source ?? 'queue',
+            this.deps.leases.instanceId,
+          );
+          await adapters.ci.start({
+            repo: binding,
+            runId: effect.runId,
+            branch: effect.branch,
+            sha: effect.sha,
+            targetBranch: queue.target_branch,
+            prNumbers: effect.prNumbers,
+            timeoutMinutes: effect.timeoutMinutes,
+            attempt: effect.attempt,
+          });
+        }
+        await forgeFor(adapters, binding).rerunChecks?.(binding, { sha: effect.sha, branch: effect.branch });
         return null;
       }
       case 'cancelCi':
@@ -320,7 +355,7 @@ const OUTLOOK_EVENTS: ReadonlySet<string> = new Set([
 ]);
 
 /** The effects that build or start something for a run. */
-type RunEffect = Extract<Effect, { kind: 'createTestBranch' | 'startCi' }>;
+type RunEffect = Extract<Effect, { kind: 'createTestBranch' | 'startCi' | 'retryCi' }>;
 
 /** What the engine hears when an effect's retry budget is spent; null for clean-up work. */
 function exhausted(effect: Effect, message: string, at: number): EngineEvent | null {

@@ -16,6 +16,7 @@ export interface RetryRule {
 export const RETRY_RULES: Record<Effect['kind'], RetryRule> = {
   createTestBranch: { maxAttempts: 4, firstDelayMs: 10_000, maxDelayMs: 40_000 },
   startCi: { maxAttempts: 4, firstDelayMs: 10_000, maxDelayMs: 40_000 },
+  retryCi: { maxAttempts: 4, firstDelayMs: 10_000, maxDelayMs: 40_000 },
   merge: { maxAttempts: 10, firstDelayMs: 2_000, maxDelayMs: 10_000 },
   cancelCi: { maxAttempts: 8, firstDelayMs: 5_000, maxDelayMs: 300_000 },
   deleteTestBranch: { maxAttempts: 8, firstDelayMs: 5_000, maxDelayMs: 300_000 },

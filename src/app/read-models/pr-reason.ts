@@ -64,6 +64,9 @@ const WHY: Record<ReasonCode, string> = {
   START_TEST_RUN_RETRY_EXHAUSTED: 'its test run could not be started after several attempts',
   START_TEST_RUN_DRAFT_PRS_NOT_ALLOWED: 'draft PRs are not tested',
   TEST_RUN_FAILED_BY_OPTIMIZATION: 'a bisection already showed this failure, so it was not tested again',
+  TEST_RUN_CANCELLED_BY_CI: 'CI cancelled its checks, and cancelled them again when they were run once more',
+  REQUIRED_STATUS_NEVER_STARTED:
+    'a required status was never reported within requiredStatusStartTimeoutMinutes (a path filter or a missing CI trigger?)',
   // cancelled
   PR_CLOSED: 'the PR was closed on the forge',
   PR_PUSHED_TO: 'new commits were pushed to the PR; submit it again to test its new head',
@@ -78,6 +81,8 @@ const WHY: Record<ReasonCode, string> = {
     'its checks had passed on the current target branch, so the queue merged it without a test run',
   // passed, testing
   TEST_RUN_PASSED: 'its tests passed; it merges once the PRs ahead of it have merged',
+  TEST_RUN_PASSED_AFTER_RETRY:
+    'its tests passed when run again on the same commit after a failure or cancellation (flaky); it merges once the PRs ahead of it have merged',
   SUCCESSOR_TEST_RUN_PASSED: 'a test run that included it passed (optimistic merging)',
   PASSED_BY_OPTIMIZATION: 'a bisection run that included it passed, so it was not tested again',
   TEST_RUN_STARTED: 'its test run started',

@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { ImpactedTargets, RepoRef, TestRun } from '../../engine/types.js';
 import { HttpError } from '../../errors.js';
-import type { CiStatus } from '../../ports.js';
+import { CI_STATES, type CiStatus } from '../../ports.js';
 import type { Database, QueueRow, RepoRow, TestRunRow } from '../../store/database.js';
 import { listCiStatuses } from '../../store/ci-statuses.js';
 import { findEntry } from '../../store/entries.js';
@@ -25,8 +25,6 @@ export interface TestRunView {
   impactedTargets: string[] | null;
   impactedTargetsForTestedPrs: string[] | null;
 }
-
-const CI_STATES: readonly CiStatus['state'][] = ['pending', 'success', 'failure', 'error'];
 
 /** The run, when it belongs to the caller's queue; 404 otherwise. */
 export async function runOfQueue(
@@ -103,7 +101,7 @@ export async function reportStatus(
   const { context, state } = req.status;
   if (typeof context !== 'string' || context === '')
     throw new HttpError('VALIDATION_FAILED', 'context must be a non-empty status name');
-  if (!CI_STATES.includes(state))
+  if (!(CI_STATES as readonly string[]).includes(state))
     throw new HttpError('VALIDATION_FAILED', `state must be one of ${CI_STATES.join(', ')}`);
   if (!req.testRunId && !req.sha)
     throw new HttpError('VALIDATION_FAILED', 'send testRunId or sha to name the test run');

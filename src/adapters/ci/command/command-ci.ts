@@ -8,10 +8,15 @@
  * | how it ended                       | status  | description                      |
  * |------------------------------------|---------|----------------------------------|
  * | exit code 0                        | success | exited with code 0 after Ns      |
- * | other exit code or a signal        | failure | exited with code N / killed by S |
+ * | other exit code, or a crash signal | failure | exited with code N / killed by S |
+ * | SIGTERM, SIGKILL, SIGINT or SIGHUP | cancelled | killed by S (not by greenline) |
+ * |   from something else than greenline (the OOM killer, an operator) |       |     |
  * | `timeoutMinutes` passed            | error   | timed out after N minutes        |
  * | no command, commit or checkout     | error   | what was missing                 |
  * | cancelled (or the runner stopped)  | none    | (the caller no longer waits)     |
+ *
+ * A run started again for the same run id with a higher `attempt` (the queue's `retryCi`) runs the
+ * command again on the same commit, its output appended to the same log.
  *
  * Timeout and cancel stop the whole group: SIGTERM, then SIGKILL after a grace period. Processes
  * the command left running when it exited are stopped the same way. The output of the command is
@@ -60,14 +65,16 @@ interface Run {
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const PASSED_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'TERM'];
+/** Signals that stop a command from outside (an operator, the OOM killer): the run was cancelled, not failed. */
+const STOP_SIGNALS: ReadonlySet<string> = new Set(['SIGTERM', 'SIGKILL', 'SIGINT', 'SIGHUP']);
 /** Commit status descriptions are short on forges (GitHub: 140 characters). */
 const MAX_DESCRIPTION = 140;
 
 export class CommandCi implements CiPort {
   private readonly waiting: Run[] = [];
   private readonly active = new Map<string, Run>();
-  /** Every run id ever started here: start is idempotent per run id. */
-  private readonly started = new Set<string>();
+  /** Every run id ever started here, with its latest attempt: start is idempotent per run id and attempt. */
+  private readonly started = new Map<string, number>();
   private readonly mirrors: Mirrors;
   private readonly context: string;
   private readonly clock: TimerClock;
@@ -95,8 +102,10 @@ export class CommandCi implements CiPort {
   async start(req: CiStartRequest): Promise<void> {
     if (this.stopped) throw new Error('the command CI is stopped');
     if (!SAFE_ID.test(req.runId)) throw new Error(`invalid test run id "${req.runId}"`);
-    if (this.started.has(req.runId)) return;
-    this.started.add(req.runId);
+    const attempt = req.attempt ?? 0;
+    if ((this.started.get(req.runId) ?? -1) >= attempt) return;
+    this.started.set(req.runId, attempt);
+    await this.active.get(req.runId)?.done; // an earlier attempt still finishing (it just reported)
     const run: Run = { req, cancelled: false, timedOut: false, pgid: null, done: Promise.resolve() };
     if (this.active.size < this.opts.maxParallel) return this.begin(run);
     this.waiting.push(run);
@@ -182,7 +191,7 @@ export class CommandCi implements CiPort {
     await mkdir(path.dirname(logPath), { recursive: true });
     await appendFile(
       logPath,
-      `# greenline test run ${req.runId}: ${req.branch} at ${req.sha}, PRs ${req.prNumbers.map((n) => `#${n}`).join(', ')}\n`,
+      `# greenline test run ${req.runId}${req.attempt ? ` (retry ${req.attempt})` : ''}: ${req.branch} at ${req.sha}, PRs ${req.prNumbers.map((n) => `#${n}`).join(', ')}\n`,
     );
     try {
       const missing = await mirror.ensureCommits([req.sha]);
@@ -234,10 +243,12 @@ export class CommandCi implements CiPort {
             ? ['error', `could not start /bin/sh: ${exit.error.message}`]
             : exit.code === 0
               ? ['success', `exited with code 0 after ${seconds}s`]
-              : [
-                  'failure',
-                  exit.code !== null ? `exited with code ${exit.code} after ${seconds}s` : `killed by ${exit.signal}`,
-                ];
+              : exit.signal !== null && STOP_SIGNALS.has(exit.signal)
+                ? ['cancelled', `killed by ${exit.signal} (not by greenline)`]
+                : [
+                    'failure',
+                    exit.code !== null ? `exited with code ${exit.code} after ${seconds}s` : `killed by ${exit.signal}`,
+                  ];
     await appendFile(logPath, `# ${description}\n`);
     if (!run.cancelled) await this.report(run, state, description);
   }

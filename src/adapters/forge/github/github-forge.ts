@@ -217,6 +217,42 @@ export class GitHubForge implements ForgePort {
   }
 
   /** Closes the draft PRs opened for the branch, then deletes it; a missing branch is success. */
+  /**
+   * Runs the failed checks of a test commit again (`ciRetries`, a cancelled check): GitHub Actions
+   * workflow runs of the commit that failed, were cancelled or timed out re-run their failed jobs
+   * (`rerun-failed-jobs`); the check suites of other GitHub Apps that ended so are re-requested
+   * (their app is sent a `check_suite` `rerequested` event). Checks reported as commit statuses
+   * (the statuses API) cannot be re-run by GitHub: the CI behind them hears `test_run.retry_requested`.
+   */
+  async rerunChecks(repo: RepoBinding, commit: { sha: string; branch: string }): Promise<void> {
+    const api = await this.api(repo);
+    const { data: runs } = await api.request('GET /repos/{owner}/{repo}/actions/runs', {
+      ...this.loc(repo),
+      head_sha: commit.sha,
+      per_page: 100,
+    });
+    for (const run of runs.workflow_runs) {
+      if (run.status === 'completed' && RERUNNABLE.has(run.conclusion ?? ''))
+        await api.request('POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs', {
+          ...this.loc(repo),
+          run_id: Number(run.id),
+        });
+    }
+    const { data: suites } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/check-suites', {
+      ...this.loc(repo),
+      ref: commit.sha,
+      per_page: 100,
+    });
+    for (const suite of suites.check_suites) {
+      if (suite.app?.slug === 'github-actions' || suite.status !== 'completed') continue;
+      if (RERUNNABLE.has(suite.conclusion ?? ''))
+        await api.request('POST /repos/{owner}/{repo}/check-suites/{check_suite_id}/rerequest', {
+          ...this.loc(repo),
+          check_suite_id: Number(suite.id),
+        });
+    }
+  }
+
   async deleteBranch(repo: RepoBinding, branch: string): Promise<void> {
     const api = await this.api(repo);
     const { data: open } = await api.request('GET /repos/{owner}/{repo}/pulls', {
@@ -371,7 +407,7 @@ export class GitHubForge implements ForgePort {
   async checkRunStatuses(
     repo: RepoBinding,
     sha: string,
-  ): Promise<{ context: string; state: 'pending' | 'success' | 'failure'; url?: string }[]> {
+  ): Promise<{ context: string; state: 'pending' | 'success' | 'failure' | 'cancelled'; url?: string }[]> {
     const api = await this.api(repo);
     const { data } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', {
       ...this.loc(repo),
@@ -504,10 +540,15 @@ export function prInfoOf(pr: GitHubPull): PrInfo {
   };
 }
 
+/** A check run as a status: completed `cancelled` is a cancellation (tested again), not a failure. */
 export function checkRunState(
   status: string | null | undefined,
   conclusion: string | null | undefined,
-): 'pending' | 'success' | 'failure' {
+): 'pending' | 'success' | 'failure' | 'cancelled' {
   if (status !== 'completed') return 'pending';
+  if (conclusion === 'cancelled') return 'cancelled';
   return conclusion === 'success' || conclusion === 'neutral' || conclusion === 'skipped' ? 'success' : 'failure';
 }
+
+/** Conclusions of a workflow run or check suite worth running again. */
+const RERUNNABLE = new Set(['failure', 'cancelled', 'timed_out']);

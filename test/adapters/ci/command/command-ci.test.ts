@@ -136,6 +136,39 @@ describe('command CI', () => {
     expect(await c.getLog('run-fail')).toContain('boom\n');
   });
 
+  it('a command killed from outside (not by greenline) is cancelled, not failed', async () => {
+    const c = makeCi();
+    await c.start(request('run-killed', 'kill -KILL $$'));
+    expect((await finished('run-killed')).status).toMatchObject({
+      state: 'cancelled',
+      description: 'killed by SIGKILL (not by greenline)',
+    });
+  });
+
+  it('a crash signal is a failure', async () => {
+    const c = makeCi();
+    await c.start(request('run-segv', 'kill -SEGV $$'));
+    expect((await finished('run-segv')).status).toMatchObject({ state: 'failure', description: 'killed by SIGSEGV' });
+  });
+
+  it('runs the command again on the same commit for a retry, appending to the same log', async () => {
+    const c = makeCi();
+    const marker = path.join(fx.dataDir, 'attempted');
+    // Fails the first time, passes once the marker exists: a flaky check.
+    const flaky = `if [ -e ${marker} ]; then echo second; else touch ${marker}; echo first; exit 1; fi`;
+    await c.start(request('run-flaky', flaky));
+    expect((await finished('run-flaky')).status.state).toBe('failure');
+    reports = [];
+    await c.start(request('run-flaky', flaky)); // the same attempt again: nothing happens
+    await c.start(request('run-flaky', flaky, { attempt: 1 }));
+    expect((await finished('run-flaky')).status.state).toBe('success');
+    const log = (await c.getLog('run-flaky'))!;
+    expect(log).toContain('first\n');
+    expect(log).toContain('(retry 1)');
+    expect(log).toContain('second\n');
+    expect(statesOf('run-flaky').filter((s) => !s.startsWith('pending'))).toHaveLength(1);
+  });
+
   it('passes the run in GREENLINE_* variables and keeps the service environment out', async () => {
     process.env.GREENLINE_TEST_ONLY_SECRET = 'hunter2';
     try {

@@ -68,11 +68,28 @@ export class FakeGitHubApi {
   }[] = [];
   readonly statuses: { sha: string; context: string; state: string }[] = [];
   readonly comments: { id: number; issue: number; body: string }[] = [];
-  /** GitHub Actions workflow runs by id (the fields the fork-upload check reads). */
+  /** GitHub Actions workflow runs by id (the fields the fork-upload check and re-runs read). */
   readonly workflowRuns = new Map<
     number,
-    { status: string; head_sha: string; event: string; head_repository: { full_name: string } }
+    {
+      status: string;
+      conclusion?: string | null;
+      head_sha: string;
+      event: string;
+      head_repository: { full_name: string };
+      /** Times its failed jobs were re-run. */
+      reruns?: number;
+    }
   >();
+  /** Check suites (of GitHub Actions and other Apps), with how often each was re-requested. */
+  readonly checkSuites: {
+    id: number;
+    head_sha: string;
+    status: string;
+    conclusion: string | null;
+    app: { slug: string };
+    rerequests: number;
+  }[] = [];
   /** App installations by owner/name (App auth) and the installation tokens handed out. */
   readonly installations = new Map<string, number>();
   readonly issuedTokens: string[] = [];
@@ -215,6 +232,29 @@ export class FakeGitHubApi {
     if (this.appPublicKey !== null && !(auth ?? '').startsWith('token ghs_'))
       return json(401, { message: 'Bad credentials' });
 
+    if ((r = m(/^GET ~\/actions\/runs$/))) {
+      const runs = [...this.workflowRuns]
+        .filter(([, w]) => !query.get('head_sha') || w.head_sha === query.get('head_sha'))
+        .map(([id, w]) => ({ id, ...w, conclusion: w.conclusion ?? null }));
+      return json(200, { total_count: runs.length, workflow_runs: runs });
+    }
+    if ((r = m(/^POST ~\/actions\/runs\/(\d+)\/rerun-failed-jobs$/))) {
+      const run = this.workflowRuns.get(Number(r[1]));
+      if (!run) return json(404, { message: 'Not Found' });
+      if (run.status !== 'completed') return json(403, { message: 'This workflow is already running' });
+      Object.assign(run, { status: 'queued', conclusion: null, reruns: (run.reruns ?? 0) + 1 });
+      return json(201, {});
+    }
+    if ((r = m(/^GET ~\/commits\/([0-9a-f]+)\/check-suites$/))) {
+      const suites = this.checkSuites.filter((s) => s.head_sha === r![1]);
+      return json(200, { total_count: suites.length, check_suites: suites });
+    }
+    if ((r = m(/^POST ~\/check-suites\/(\d+)\/rerequest$/))) {
+      const suite = this.checkSuites.find((s) => s.id === Number(r![1]));
+      if (!suite) return json(404, { message: 'Not Found' });
+      suite.rerequests++;
+      return json(201, {});
+    }
     if ((r = m(/^GET ~\/actions\/runs\/(\d+)$/))) {
       const run = this.workflowRuns.get(Number(r[1]));
       return run ? json(200, { id: Number(r[1]), ...run }) : json(404, { message: 'Not Found' });

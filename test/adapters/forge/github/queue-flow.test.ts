@@ -25,7 +25,7 @@ afterEach(() => h.close());
 const REPO = { name: 'web', html_url: 'https://github.com/acme/web', owner: { login: 'acme' } };
 const entry = async (n: number): Promise<Entry> =>
   (await h.app.service.getSubmittedPullRequest(h.ctx, h.key, { number: n })).entry;
-const checkRun = (sha: string, name: string, conclusion: 'success' | 'failure') => ({
+const checkRun = (sha: string, name: string, conclusion: 'success' | 'failure' | 'cancelled') => ({
   action: 'completed',
   check_run: {
     id: 1,
@@ -159,6 +159,73 @@ describe('github forge in the service', () => {
     expect(h.api.statuses.at(-1)).toMatchObject({ state: 'failure' });
     expect(h.api.comments[0]!.body).toMatch(/❌ Failed[\s\S]*TEST_RUN_REQUIRED_STATUS_FAILED/);
     expect(h.api.branches.get('main')).toBe(base);
+  });
+
+  it("ciRetries: a failed required check is run again through GitHub (failed Actions jobs re-run, other Apps' suites re-requested); a pass then merges, flaky", async () => {
+    await h.app.service.updateQueue(h.ctx, h.key, { ciRetries: 1 });
+    const { testSha } = await submitAndTest();
+    h.api.workflowRuns.set(77, {
+      status: 'completed',
+      conclusion: 'failure',
+      head_sha: testSha,
+      event: 'push',
+      head_repository: { full_name: 'acme/web' },
+    });
+    h.api.checkSuites.push(
+      {
+        id: 88,
+        head_sha: testSha,
+        status: 'completed',
+        conclusion: 'failure',
+        app: { slug: 'buildkite' },
+        rerequests: 0,
+      },
+      {
+        id: 89,
+        head_sha: testSha,
+        status: 'completed',
+        conclusion: 'success',
+        app: { slug: 'lint-app' },
+        rerequests: 0,
+      },
+      {
+        id: 90,
+        head_sha: testSha,
+        status: 'completed',
+        conclusion: 'failure',
+        app: { slug: 'github-actions' },
+        rerequests: 0,
+      },
+    );
+    h.api.clearLog();
+    await h.deliver('check_run', checkRun(testSha, 'build', 'failure'));
+    await h.runEffects();
+    expect((await entry(1)).state).toBe('TESTING');
+    expect(h.api.log).toEqual(
+      expect.arrayContaining([
+        `GET /repos/acme/web/actions/runs?head_sha=${testSha}&per_page=100`,
+        'POST /repos/acme/web/actions/runs/77/rerun-failed-jobs',
+        `GET /repos/acme/web/commits/${testSha}/check-suites?per_page=100`,
+        'POST /repos/acme/web/check-suites/88/rerequest',
+      ]),
+    );
+    expect(h.api.workflowRuns.get(77)).toMatchObject({ status: 'queued', reruns: 1 });
+    expect(h.api.checkSuites.map((s) => s.rerequests)).toEqual([1, 0, 0]);
+    await h.deliver('check_run', checkRun(testSha, 'build', 'success'));
+    await h.runEffects();
+    const e = await entry(1);
+    expect(e.state).toBe('MERGED');
+    expect(e.timeline.map((t) => t.reason)).toContain('TEST_RUN_PASSED_AFTER_RETRY');
+  });
+
+  it('a check run concluded cancelled is not a failure: it is run again, and cancelled twice fails TEST_RUN_CANCELLED_BY_CI', async () => {
+    const { testSha } = await submitAndTest();
+    await h.deliver('check_run', checkRun(testSha, 'build', 'cancelled'));
+    await h.runEffects();
+    expect((await entry(1)).state).toBe('TESTING');
+    await h.deliver('check_run', checkRun(testSha, 'build', 'cancelled'));
+    await h.runEffects();
+    expect(await entry(1)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_CANCELLED_BY_CI' });
   });
 
   it('a push to a queued PR (synchronize) cancels it with PR_PUSHED_TO', async () => {
