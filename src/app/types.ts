@@ -17,6 +17,7 @@ import type {
 } from '../engine/types.js';
 import type { CiStatus } from '../ports.js';
 import type { WebhookAdmin } from '../webhooks/admin.js';
+import type { ApiDirectory } from './api-directory.js';
 import type { QueueActivity, QueueHistory, QueueSummary } from './dashboard.js';
 import type { PrReason } from './pr-reason.js';
 
@@ -113,6 +114,8 @@ export interface MergeQueueService {
       prNumber: number;
       priority?: number | PriorityName | null;
       noBatch?: boolean;
+      /** Sent to the queue past unmet readiness (v2 `direct`). */
+      forceEnqueued?: boolean;
       /** Who asked: API_REQUESTED unless given (a PR comment or label is USER_REQUESTED). */
       reason?: SubmittedReason;
     },
@@ -168,6 +171,8 @@ export interface MergeQueueService {
 
   /** Extension: webhook subscriptions and their deliveries (docs/webhooks.md); callers pass their org. */
   readonly webhooks: WebhookAdmin;
+  /** The v2 API's ids: queues, repositories, pull requests and test runs of the caller's org by id. */
+  readonly directory: ApiDirectory;
   /** Extension (dashboard): the org's queues with state, mode, depth and last hour's conclusions. */
   listQueues(ctx: AuthContext): Promise<QueueSummary[]>;
   /** Extension (dashboard): PRs in queue order, test runs in flight with what they include, recent conclusions. */

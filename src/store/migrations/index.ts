@@ -13,6 +13,7 @@ import { entryHeadBranch } from './006-entry-head-branch.js';
 import { queueManagement } from './007-queue-management.js';
 import { effectOrder } from './008-effect-order.js';
 import { deliveryClaims } from './009-delivery-claims.js';
+import { apiIds } from './010-api-ids.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '007-queue-management': queueManagement,
   '008-effect-order': effectOrder,
   '009-delivery-claims': deliveryClaims,
+  '010-api-ids': apiIds,
 };
 
 /**
