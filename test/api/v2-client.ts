@@ -4,8 +4,8 @@
  * and a JSON body must match the schema declared for it (errors: ErrorResponse).
  */
 import { readFileSync } from 'node:fs';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import formatsPlugin from 'ajv-formats';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { ApiHarness } from './api-harness.js';
@@ -21,7 +21,8 @@ interface SpecOperation {
 }
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
+// ajv-formats is CommonJS: its default export is the plugin itself.
+(formatsPlugin as unknown as (a: Ajv2020) => void)(ajv);
 ajv.addSchema(SPEC as object, 'trunk');
 
 /** The spec's path template of a concrete path: `/v2/merge-queues/abc/pause` → `/v2/merge-queues/{id}/pause`. */
