@@ -20,6 +20,7 @@ import { findRepoById, listRepos } from '../store/repos.js';
 import { findEntry } from '../store/entries.js';
 import { findRunRow, runOf } from '../store/test-runs.js';
 import { forgeFor, type Adapters } from './adapters.js';
+import { queueOfOrg } from './queue-lookup.js';
 import { bindingOf, repoRefOf } from './repo-binding.js';
 import type { AuthContext, QueueKey } from './types.js';
 
@@ -141,8 +142,14 @@ export class ApiDirectory {
     return listRunsPage(this.deps.db, query);
   }
 
+  /** The service's time (ms): what "now" means for a read's default window. */
+  now(): number {
+    return this.deps.clock.now();
+  }
+
   /** Testing results of a queue's runs that finished within [since, until], newest first. */
-  async testingResults(queueId: string, since: number, until: number): Promise<TestingResult[]> {
+  async testingResults(ctx: AuthContext, key: QueueKey, since: number, until: number): Promise<TestingResult[]> {
+    const queueId = (await queueOfOrg(this.deps.db, ctx, key)).queue.id;
     const rows = await listRunsPage(this.deps.db, {
       queueIds: [queueId],
       statuses: Object.keys(OUTCOME),

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { iso } from '../../wire.js';
 import { invalid } from '../errors.js';
 import { queueOf } from '../lookups.js';
+import { callerOf } from '../plugin.js';
 import { pageOfList, PageQuery } from '../paging.js';
 import type { V2Route } from '../route.js';
 import { Answer, DateTime, IdParams, Query } from '../schemas.js';
@@ -25,11 +26,11 @@ export const listTestingResults: V2Route = (app, { service }) => {
     async (request) => {
       const { since, until, ...page } = request.query;
       const from = Date.parse(since);
-      const to = until === undefined ? Date.now() : Date.parse(until);
+      const to = until === undefined ? service.directory.now() : Date.parse(until);
       if (to < from) throw invalid('until must not be before since');
       if (to - from > MAX_WINDOW_MS) throw invalid('since and until may be at most 45 days apart');
       const handle = await queueOf(service, request, request.params.id);
-      const results = await service.directory.testingResults(handle.queue.id, from, to);
+      const results = await service.directory.testingResults(callerOf(request), handle.key, from, to);
       const all = results.map((r) => ({
         pullRequestNumber: r.prNumber,
         endedAt: iso(r.endedAt),
