@@ -27,7 +27,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { buildHttpApp } from '../src/api/build-app.js';
-import type { MergeQueueService } from '../src/app/types.js';
+import type { MergeQueueService } from '../src/app/service-port.js';
 import { createTestService } from '../test/helpers/service.js';
 
 const PRS = 1_000;

@@ -15,9 +15,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureOrg } from '../src/app/org-admin.js';
-import { renderMetrics } from '../src/app/metrics.js';
-import { connectRepo } from '../src/app/repo-admin.js';
+import { ensureOrg } from '../src/app/admin/org-admin.js';
+import { renderMetrics } from '../src/app/read-models/metrics.js';
+import { connectRepo } from '../src/app/admin/repo-admin.js';
 import { DEFAULT_QUEUE_CONFIG } from '../src/engine/config.js';
 import type { Entry, PrState, QueueType, TestRun, TimelineItem, TransitionReason } from '../src/engine/types.js';
 import { CONCLUSIONS, QUEUE_TYPES, RUN_STATUSES, newQueueMetrics } from '../src/metrics/queue-metrics.js';

@@ -18,7 +18,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { AuthContext, QueueKey } from '../src/app/types.js';
+import type { AuthContext, QueueKey } from '../src/app/service-port.js';
 import { testDatabases, type TestDatabase } from '../test/helpers/databases.js';
 import { createTestService, type TestService } from '../test/helpers/service.js';
 

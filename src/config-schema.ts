@@ -111,7 +111,7 @@ export const ServerConfigSchema = Type.Object({
     flag: '--lease-ttl <seconds>',
     description: 'length of a queue lease: when an instance dies, another takes its queues over within it (default 15)',
   }),
-  /** Days finished work records (effects, webhook deliveries, queue events) are kept (src/app/retention.ts). */
+  /** Days finished work records (effects, webhook deliveries, queue events) are kept (src/app/cluster/retention.ts). */
   retentionDays: setting(Type.Integer({ minimum: 1, maximum: 3_650 }), {
     default: 30,
     env: 'GREENLINE_RETENTION_DAYS',

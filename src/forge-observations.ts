@@ -1,7 +1,7 @@
 /**
  * Forge observations: what a forge adapter reports it saw (a webhook delivery), in the service's
  * words rather than the forge's. Adapters translate their payloads into these (GitHub:
- * adapters/forge/github/observations.ts); app/forge-observations.ts applies them to the queues.
+ * adapters/forge/github/observations.ts); app/forge/forge-observations.ts applies them to the queues.
  */
 import type { PrInfo } from './engine/types.js';
 import type { CiStatus } from './ports.js';

@@ -83,7 +83,7 @@ export interface ForgePort {
   /**
    * Names of the branches the forge holds now whose names start with `prefix` (the repository's test
    * branches), read from the forge itself, not from a cache. What lets an instance that takes queues
-   * over delete the test branches a dead one left behind (app/test-branch-reconcile.ts). Forges that
+   * over delete the test branches a dead one left behind (app/executor/test-branch-reconcile.ts). Forges that
    * cannot list branches leave it out: their leftover test branches are not reconciled.
    */
   listBranches?(repo: RepoBinding, prefix: string): Promise<string[]>;

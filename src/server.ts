@@ -17,8 +17,8 @@ import {
 } from './adapters/forge/github/index.js';
 import { buildHttpApp } from './api/build-app.js';
 import { createApp, type App } from './app/create-app.js';
-import { ForgeWebhooks } from './app/forge-webhooks.js';
-import { bootstrap } from './app/org-admin.js';
+import { ForgeWebhooks } from './app/forge/forge-webhooks.js';
+import { bootstrap } from './app/admin/org-admin.js';
 import { ConfigError, type GreenlineConfig } from './config.js';
 import { systemClock } from './lib/clock.js';
 import { DAY_MS } from './lib/time.js';

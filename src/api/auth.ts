@@ -4,7 +4,7 @@
  * before its body is read.
  */
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { AuthContext, MergeQueueService } from '../app/types.js';
+import type { AuthContext, AuthService } from '../app/service-port.js';
 import { HttpError } from '../errors.js';
 
 const contexts = new WeakMap<FastifyRequest, AuthContext>();
@@ -23,7 +23,7 @@ declare module 'fastify' {
   }
 }
 
-export function requireToken(service: MergeQueueService): onRequestAsyncHookHandler {
+export function requireToken(service: AuthService): onRequestAsyncHookHandler {
   return async (request) => {
     const token = header(request, 'x-api-token');
     if (token === '') {

@@ -8,7 +8,7 @@
  *   fail every apply ("Provider produced inconsistent result") and show drift on every plan.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ConfigSource } from '../app/types.js';
+import type { ConfigSource } from '../app/service-port.js';
 import type { EnumCase } from './wire.js';
 
 const TERRAFORM = /terraform|opentofu/i;

@@ -6,7 +6,7 @@
  */
 import { verify } from '@octokit/webhooks-methods';
 import type { FastifyInstance } from 'fastify';
-import type { DeliveryResult, WebhookDelivery } from '../app/forge-webhooks.js';
+import type { DeliveryResult, WebhookDelivery } from '../app/forge/forge-webhooks.js';
 import { HttpError } from '../errors.js';
 
 export interface GitHubWebhookReceiver {

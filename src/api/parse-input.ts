@@ -4,7 +4,7 @@
  * schemas have already checked the form; these functions normalise it and check what a schema cannot
  * (ranges of numeric strings).
  */
-import type { QueueKey } from '../app/types.js';
+import type { QueueKey } from '../app/service-port.js';
 import type { ImpactedTargets, PriorityName, RepoRef } from '../engine/types.js';
 import { HttpError } from '../errors.js';
 import { PRIORITY_NAMES } from './schemas/pull-request.js';

@@ -9,7 +9,7 @@
  *   changes nothing; `deleteRequiredStatuses: true` removes the override.
  */
 import type { Static } from '@sinclair/typebox';
-import type { QueueUpdate } from '../app/types.js';
+import type { QueueUpdate } from '../app/service-port.js';
 import { HttpError } from '../errors.js';
 import { canonical } from './parse-input.js';
 import { SETTABLE_QUEUE_STATES } from './schemas/common.js';

@@ -1,16 +1,17 @@
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { MergeQueueService } from '../app/types.js';
+import type { MergeQueueService } from '../app/service-port.js';
 import type { TypeBoxTypeProvider } from './type-provider.js';
 import type { EnumCase } from './wire.js';
 
 export type ApiApp = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
-export interface RouteDeps {
-  service: MergeQueueService;
+/** What a route is given; `S` is the part of the service it uses (an area of service-port.ts). */
+export interface RouteDeps<S = MergeQueueService> {
+  service: S;
   /** How to spell states in the answer to a request with these headers (config-source.ts enumCaseFor). */
   enumCase: (headers: IncomingHttpHeaders) => EnumCase;
 }
 
 /** Each file under routes/ exports one of these: it registers one endpoint. */
-export type Route = (app: ApiApp, deps: RouteDeps) => void;
+export type Route<S = MergeQueueService> = (app: ApiApp, deps: RouteDeps<S>) => void;

@@ -6,8 +6,8 @@
  * Times are ISO-8601 strings.
  */
 import type { Static } from '@sinclair/typebox';
-import { reasonMessage, type PrReason } from '../app/pr-reason.js';
-import type { PrView, QueueView, TestRunView } from '../app/types.js';
+import { reasonMessage, type PrReason } from '../app/read-models/pr-reason.js';
+import type { PrView, QueueView, TestRunView } from '../app/service-port.js';
 import { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY } from '../engine/index.js';
 import type { Entry, PrState, QueueSnapshot, QueueState, RepoRef } from '../engine/types.js';
 import type { PrItem, SubmittedPr } from './schemas/pull-request.js';

@@ -146,8 +146,8 @@ Examples:
       // Loaded here, not at the top: the other commands start without loading the server.
       const [{ openStore }, { bootstrap }, { connectRepo }, { createLogger, createServer }] = await Promise.all([
         import('../store/connect.js'),
-        import('../app/org-admin.js'),
-        import('../app/repo-admin.js'),
+        import('../app/admin/org-admin.js'),
+        import('../app/admin/repo-admin.js'),
         import('../server.js'),
       ]);
       const db = await openStore({ databaseUrl: null, dataDir });

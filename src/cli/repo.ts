@@ -3,7 +3,12 @@ import { statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { runGit } from '../git/git.js';
 import { absoluteRemote, isLocalPath } from '../git/remote-path.js';
-import { connectRepo, disconnectRepo, DEFAULT_PR_REF_PATTERN, DEFAULT_TEST_BRANCH_PREFIX } from '../app/repo-admin.js';
+import {
+  connectRepo,
+  disconnectRepo,
+  DEFAULT_PR_REF_PATTERN,
+  DEFAULT_TEST_BRANCH_PREFIX,
+} from '../app/admin/repo-admin.js';
 import { listRepos } from '../store/repos.js';
 import { orgsForListing, withStore, withStoreOptions, type StoreFlags } from './store-options.js';
 import { UsageError } from './usage-error.js';

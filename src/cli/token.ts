@@ -1,7 +1,7 @@
 /** `greenline token create | list | revoke`: API tokens of organizations. */
 import { Command } from 'commander';
-import { ensureOrg } from '../app/org-admin.js';
-import { createApiToken } from '../app/tokens.js';
+import { ensureOrg } from '../app/admin/org-admin.js';
+import { createApiToken } from '../app/admin/tokens.js';
 import { listApiTokens, revokeApiToken } from '../store/api-tokens.js';
 import { existingOrg, orgsForListing, withStore, withStoreOptions, type StoreFlags } from './store-options.js';
 

@@ -4,7 +4,7 @@
  * picks up changes within seconds.
  */
 import { Command } from 'commander';
-import { ensureOrg } from '../app/org-admin.js';
+import { ensureOrg } from '../app/admin/org-admin.js';
 import { WebhookAdmin, viewOf, type DeliveryView } from '../webhooks/admin.js';
 import { EVENT_TYPES } from '../webhooks/events.js';
 import { UrlPolicy } from '../webhooks/url-policy.js';

@@ -11,7 +11,7 @@ import type {
   QueueHistoryRequest as QueueHistorySchema,
   QueueHistoryResponse,
   StreamQuery,
-} from '../api/schemas/dashboard.js';
+} from '../api/schemas/queue-activity.js';
 import type {
   Health,
   ReportStatusRequest as ReportStatusSchema,

@@ -41,7 +41,7 @@
  * Turning the mode off forgets the measurements; turning it on again starts afresh.
  */
 import type { Draft } from './draft.js';
-import type { AdaptiveState, EngineInternal } from './internal.js';
+import type { AdaptiveState, EngineInternal } from './working-state.js';
 import type { QueueConfig, QueueSnapshot } from './types.js';
 
 export const DEFAULT_ADAPTIVE_MIN_CONCURRENCY = 2;

@@ -1,4 +1,4 @@
-import type { Bisection } from './internal.js';
+import type { Bisection } from './working-state.js';
 import type { Draft } from './draft.js';
 
 /** PR numbers under bisection (in some part of a failed batch still to be settled). */

@@ -39,7 +39,7 @@
  */
 import { bisectingSet, bisectionOfRun } from './bisection-state.js';
 import type { Draft } from './draft.js';
-import type { Bisection, BisectionPart } from './internal.js';
+import type { Bisection, BisectionPart } from './working-state.js';
 import { contentKey, headOf, isInFlight, membersOf, mergedSince, startRun } from './runs.js';
 import { Topology } from './topology.js';
 import { emitBatchEvent, move } from './transitions.js';

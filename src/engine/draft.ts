@@ -3,7 +3,7 @@
  * are replaced by new objects when they change, so unchanged ones keep their identity (the store
  * writes only what changed, comparing identity).
  */
-import { readInternal, type EngineInternal } from './internal.js';
+import { readInternal, type EngineInternal } from './working-state.js';
 import {
   isTerminal,
   type DecideContext,

@@ -5,7 +5,7 @@
  * follow, by priority value, then admission time, then submission time, then PR number (for
  * determinism). NOT_READY entries come last, by submission.
  */
-import { readInternal } from './internal.js';
+import { readInternal } from './working-state.js';
 import { isTerminal, type Entry, type QueueSnapshot } from './types.js';
 
 export function comparePending(a: Entry, b: Entry): number {

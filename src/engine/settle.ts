@@ -15,7 +15,7 @@ import { schedule } from './scheduling.js';
 import { requestWakeup } from './timers.js';
 import { rememberIndex, Topology } from './topology.js';
 import { move } from './transitions.js';
-import { readInternal, type EngineInternal } from './internal.js';
+import { readInternal, type EngineInternal } from './working-state.js';
 import { isTerminal, type Entry, type QueuedReason, type QueueSnapshot } from './types.js';
 import { sweepRuns } from './validity.js';
 

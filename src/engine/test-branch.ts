@@ -1,6 +1,6 @@
 /**
  * Test branch names: `<prefix>/pr-<N>[-<M>…]/<run id>`. The engine names a run's branch; the takeover's
- * reconcile (app/test-branch-reconcile.ts) recognises names of this form among a forge's branches.
+ * reconcile (app/executor/test-branch-reconcile.ts) recognises names of this form among a forge's branches.
  */
 export function testBranchName(prefix: string, prNumbers: readonly number[], id: string): string {
   return `${prefix}/pr-${prNumbers.join('-')}/${id}`;

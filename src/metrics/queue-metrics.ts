@@ -1,7 +1,7 @@
 /**
  * The metric families of GET /v1/getMergeQueueMetrics: Trunk's set (contract §7) with its exact
  * names, HELP texts, labels and buckets, then greenline's own `greenline_*` series. A fresh registry
- * is filled on every scrape from the store (src/app/metrics.ts), so every instance answers the same.
+ * is filled on every scrape from the store (src/app/read-models/metrics.ts), so every instance answers the same.
  * docs/metrics.md defines each series.
  */
 import { Gauge, Histogram, Registry } from 'prom-client';

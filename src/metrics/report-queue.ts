@@ -8,7 +8,7 @@
  * Every Trunk series is emitted for both queue types, zeros included (contract §7).
  */
 import { queueOrder } from '../engine/index.js';
-import { readInternal } from '../engine/internal.js';
+import { readInternal } from '../engine/working-state.js';
 import { PrState, type QueueSnapshot, type QueueType, type TestRun } from '../engine/types.js';
 import type { MetricsTransition } from '../store/metrics-transitions.js';
 import { walkPrHistory } from './hour-window.js';

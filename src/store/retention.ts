@@ -1,4 +1,4 @@
-/** Deleting finished work records past their retention (app/retention.ts). One SQL operation per table. */
+/** Deleting finished work records past their retention (app/cluster/retention.ts). One SQL operation per table. */
 import type { Kysely } from 'kysely';
 import type { Database } from './database.js';
 

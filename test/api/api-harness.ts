@@ -6,7 +6,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildHttpApp } from '../../src/api/build-app.js';
 import type { EnumCase } from '../../src/api/wire.js';
-import type { MergeQueueService } from '../../src/app/types.js';
+import type { MergeQueueService } from '../../src/app/service-port.js';
 import type { V2Limits } from '../../src/api/v2/plugin.js';
 import { createTestService, type TestService } from '../helpers/service.js';
 

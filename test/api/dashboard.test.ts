@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GreenlineClient } from '../../src/client/index.js';
-import { createApiToken } from '../../src/app/tokens.js';
+import { createApiToken } from '../../src/app/admin/tokens.js';
 import { listApiTokens, revokeApiToken } from '../../src/store/api-tokens.js';
 import { createApiHarness, errorOf, json, REPO, SLUG, type ApiHarness } from './api-harness.js';
 

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildHttpApp } from '../../src/api/build-app.js';
-import type { MergeQueueService } from '../../src/app/types.js';
+import type { MergeQueueService } from '../../src/app/service-port.js';
 import { createTestService } from '../helpers/service.js';
 import { findImpactedTargets } from '../../src/store/impacted-targets.js';
 import { findRepo } from '../../src/store/repos.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { outcomeOf } from '../../src/app/ci-outcome.js';
+import { outcomeOf } from '../../src/app/executor/ci-outcome.js';
 import { resolveRequiredStatuses } from '../../src/app/repo-binding.js';
-import { nextAttemptAt, RETRY_RULES } from '../../src/app/retry-policy.js';
+import { nextAttemptAt, RETRY_RULES } from '../../src/app/executor/retry-policy.js';
 import type { RepoRow } from '../../src/store/database.js';
 
 const s = (context: string, state: string) => ({ context, state });

@@ -7,7 +7,7 @@
  * claims at once); then B takes the queue over and resumes A's work.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuthContext, QueueKey } from '../../src/app/types.js';
+import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import { listQueueEvents } from '../../src/store/queue-events.js';
 import { findRunRow } from '../../src/store/test-runs.js';
 import { testDatabases } from '../helpers/databases.js';

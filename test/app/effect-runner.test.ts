@@ -1,7 +1,7 @@
 /** The effect runner end to end: real service and store, fake forge and CI, a manual clock. */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app/create-app.js';
-import type { AuthContext, QueueKey } from '../../src/app/types.js';
+import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import { leaseEffects, listEffects, selectDueEffectIds } from '../../src/store/effects.js';
 import { listQueueEvents } from '../../src/store/queue-events.js';
 import { testDatabases } from '../helpers/databases.js';

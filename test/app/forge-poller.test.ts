@@ -1,6 +1,6 @@
 /** The forge poller turns what it reads from the forge into engine events. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuthContext, QueueKey } from '../../src/app/types.js';
+import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';
 
 const REPO = 'github.com/acme/web';

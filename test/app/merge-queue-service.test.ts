@@ -1,6 +1,6 @@
 /** MergeQueueService: every method and its error paths (contract §2), over the real store. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuthContext, QueueKey } from '../../src/app/types.js';
+import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import type { PriorityName } from '../../src/engine/types.js';
 import { HttpError } from '../../src/errors.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';

@@ -1,6 +1,6 @@
 /** Metrics of contract §7, computed from the store. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuthContext, QueueKey } from '../../src/app/types.js';
+import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import { HttpError } from '../../src/errors.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';
 

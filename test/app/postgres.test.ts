@@ -4,9 +4,9 @@
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app/create-app.js';
-import { listenForEffects } from '../../src/app/effect-notifications.js';
+import { listenForEffects } from '../../src/app/cluster/effect-notifications.js';
 import { notifyEffects } from '../../src/store/effects.js';
-import type { AuthContext, QueueKey } from '../../src/app/types.js';
+import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import { testDatabases } from '../helpers/databases.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';
 

@@ -1,7 +1,7 @@
 /** The per-queue executor: decisions and their effects in one transaction (outbox pattern), serial per queue, concurrent requests grouped. */
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuthContext, QueueKey } from '../../src/app/types.js';
+import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import { HttpError } from '../../src/errors.js';
 import { listEffects } from '../../src/store/effects.js';
 import { testDatabases } from '../helpers/databases.js';

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ScriptedCi } from '../../src/adapters/ci/scripted-ci.js';
 import { createApp, type App } from '../../src/app/create-app.js';
-import type { AuthContext, QueueKey } from '../../src/app/types.js';
+import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import { leaseEffects, listEffects, selectDueEffectIds } from '../../src/store/effects.js';
 import { listQueueLeases } from '../../src/store/queue-leases.js';
 import { findRunRow } from '../../src/store/test-runs.js';

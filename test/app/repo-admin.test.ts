@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { connectRepo, disconnectRepo, parseRepoSlug } from '../../src/app/repo-admin.js';
+import { connectRepo, disconnectRepo, parseRepoSlug } from '../../src/app/admin/repo-admin.js';
 import { findRepo } from '../../src/store/repos.js';
 import { createQueueFixture, type QueueFixture } from '../helpers/service.js';
 

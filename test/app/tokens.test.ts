@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
-import { ensureOrg } from '../../src/app/org-admin.js';
+import { ensureOrg } from '../../src/app/admin/org-admin.js';
 import {
   TOKEN_RECHECK_MS,
   TokenCache,
@@ -9,7 +9,7 @@ import {
   createApiToken,
   generateToken,
   hashToken,
-} from '../../src/app/tokens.js';
+} from '../../src/app/admin/tokens.js';
 import { insertApiToken, listApiTokens, revokeApiToken } from '../../src/store/api-tokens.js';
 import { connect, type Db } from '../../src/store/connect.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';

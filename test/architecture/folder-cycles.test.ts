@@ -36,6 +36,11 @@ describe('folders of src/', () => {
     expect(outside).toEqual([]);
   });
 
+  it('have the role folders of app/ (executor/, cluster/, forge/ …) import each other without a cycle', () => {
+    const app = folderGraph(join(src, 'app'));
+    expect(folderCycles(app).map((cycle) => cycleEdges(app, cycle))).toEqual([]);
+  });
+
   it('have lib/ import nothing else of src/', () => {
     expect([...(graph.edges.get('lib')?.keys() ?? [])]).toEqual([]);
   });

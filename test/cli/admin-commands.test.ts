@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authenticateToken } from '../../src/app/tokens.js';
+import { authenticateToken } from '../../src/app/admin/tokens.js';
 import { connect } from '../../src/store/connect.js';
 import { runCli } from './run-cli.js';
 import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';

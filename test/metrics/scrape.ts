@@ -4,7 +4,7 @@
  * returns the parsed exposition.
  */
 import { expect } from 'vitest';
-import type { AuthContext, QueueKey } from '../../src/app/types.js';
+import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import { createApiHarness, SLUG, type ApiHarness } from '../api/api-harness.js';
 import { lint, readExposition, type Exposition } from './exposition.js';
 

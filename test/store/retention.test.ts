@@ -5,8 +5,8 @@
  * pending work, recent records, entries, runs and transitions stay. On both databases.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GITHUB_DELIVERY_RETENTION_MS, RETENTION_MS, RetentionSweeper } from '../../src/app/retention.js';
-import type { AuthContext, QueueKey } from '../../src/app/types.js';
+import { GITHUB_DELIVERY_RETENTION_MS, RETENTION_MS, RetentionSweeper } from '../../src/app/cluster/retention.js';
+import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import { claimDelivery } from '../../src/store/github-deliveries.js';
 import { testDatabases } from '../helpers/databases.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';

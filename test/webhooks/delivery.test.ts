@@ -4,7 +4,7 @@
  * verifies each with the standardwebhooks package. The delivery worker runs on the fake clock.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AuthContext } from '../../src/app/types.js';
+import type { AuthContext } from '../../src/app/service-port.js';
 import { WebhookDeliveryWorker } from '../../src/webhooks/delivery-worker.js';
 import { UrlPolicy } from '../../src/webhooks/url-policy.js';
 import { createQueueFixture, type QueueFixture, type TestService } from '../helpers/service.js';

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AuthContext } from '../../src/app/types.js';
+import type { AuthContext } from '../../src/app/service-port.js';
 import { leaseMessages, nextMessageDueAt, selectDueMessageIds } from '../../src/store/webhooks.js';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/delivery-worker.js';
 import { testDatabases, type TestDatabase } from '../helpers/databases.js';

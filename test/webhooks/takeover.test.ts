@@ -9,7 +9,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ScriptedCi } from '../../src/adapters/ci/scripted-ci.js';
 import { createApp, type App } from '../../src/app/create-app.js';
-import type { AuthContext } from '../../src/app/types.js';
+import type { AuthContext } from '../../src/app/service-port.js';
 import { findMessage, leaseMessages, selectDueMessageIds } from '../../src/store/webhooks.js';
 import { DEFAULT_TIMEOUT_MS } from '../../src/webhooks/delivery-worker.js';
 import { testDatabases } from '../helpers/databases.js';

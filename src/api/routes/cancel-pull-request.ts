@@ -1,3 +1,4 @@
+import type { PullRequestService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
 import { prNumber, queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';
@@ -8,7 +9,7 @@ import { PrRequest } from '../schemas/pull-request.js';
  * POST /v1/cancelPullRequest (contract §2.2): removes the PR from the queue; PRs that were tested on
  * top of it restart.
  */
-export const cancelPullRequest: Route = (app, { service }) => {
+export const cancelPullRequest: Route<PullRequestService> = (app, { service }) => {
   app.post(
     '/cancelPullRequest',
     {

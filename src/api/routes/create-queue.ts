@@ -1,3 +1,4 @@
+import type { QueueService } from '../../app/service-port.js';
 import { HttpError } from '../../errors.js';
 import { authOf } from '../auth.js';
 import { configSource } from '../config-source.js';
@@ -19,7 +20,7 @@ const UPDATE_ONLY = new Set(
  * where it goes, before the schema would refuse it as an unknown field.
  * 409 when the branch already has a queue. Created by Terraform, the queue is marked managed by it.
  */
-export const createQueue: Route = (app, { service }) => {
+export const createQueue: Route<QueueService> = (app, { service }) => {
   app.post(
     '/createQueue',
     {

@@ -1,3 +1,4 @@
+import type { WebhookService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
 import type { Route } from '../route-deps.js';
 import { replies } from '../schemas/common.js';
@@ -8,7 +9,7 @@ import { webhookOut } from '../webhook-views.js';
  * Extension: POST /v1/createWebhook — subscribes a URL to the organization's queue events
  * (docs/webhooks.md). The answer holds the signing secret, shown only this once.
  */
-export const createWebhook: Route = (app, { service }) => {
+export const createWebhook: Route<WebhookService> = (app, { service }) => {
   app.post(
     '/createWebhook',
     {

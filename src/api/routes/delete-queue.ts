@@ -1,3 +1,4 @@
+import type { QueueService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
 import { queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';
@@ -8,7 +9,7 @@ import { QueueRequest } from '../schemas/queue.js';
  * POST /v1/deleteQueue (contract §2.11): only an empty queue can be deleted (400 otherwise, NOT_READY
  * entries included, so no submission is dropped silently); 404 when there is no queue.
  */
-export const deleteQueue: Route = (app, { service }) => {
+export const deleteQueue: Route<QueueService> = (app, { service }) => {
   app.post(
     '/deleteQueue',
     {

@@ -1,10 +1,11 @@
+import type { WebhookService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
 import type { Route } from '../route-deps.js';
 import { Empty, replies } from '../schemas/common.js';
 import { WebhookRequest } from '../schemas/webhooks.js';
 
 /** Extension: POST /v1/deleteWebhook — removes a subscription and its pending deliveries. */
-export const deleteWebhook: Route = (app, { service }) => {
+export const deleteWebhook: Route<WebhookService> = (app, { service }) => {
   app.post(
     '/deleteWebhook',
     {

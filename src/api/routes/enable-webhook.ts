@@ -1,10 +1,11 @@
+import type { WebhookService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
 import type { Route } from '../route-deps.js';
 import { Empty, replies } from '../schemas/common.js';
 import { WebhookRequest } from '../schemas/webhooks.js';
 
 /** Extension: POST /v1/enableWebhook — enables a subscription disabled after 5 days of failures. */
-export const enableWebhook: Route = (app, { service }) => {
+export const enableWebhook: Route<WebhookService> = (app, { service }) => {
   app.post(
     '/enableWebhook',
     {

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { ReadModelService } from '../../app/service-port.js';
 import { HttpError } from '../../errors.js';
 import { authOf } from '../auth.js';
 import type { Route } from '../route-deps.js';
@@ -13,7 +14,7 @@ export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
  * repository's with `repo=owner/name&repoHost=github.com`. repoHost is required with repo, as the
  * spec says (an older Trunk draft defaulted it; greenline does not guess the host).
  */
-export const getMergeQueueMetrics: Route = (app, { service }) => {
+export const getMergeQueueMetrics: Route<ReadModelService> = (app, { service }) => {
   app.get(
     '/getMergeQueueMetrics',
     {

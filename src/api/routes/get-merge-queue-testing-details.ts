@@ -1,3 +1,4 @@
+import type { TestRunService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
 import { queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';
@@ -6,7 +7,7 @@ import { TestingDetails, TestRunRequest } from '../schemas/testing-details.js';
 import { testingDetails } from '../wire.js';
 
 /** POST /v1/getMergeQueueTestingDetails (contract §2.7): one test run of a queue. */
-export const getMergeQueueTestingDetails: Route = (app, { service }) => {
+export const getMergeQueueTestingDetails: Route<TestRunService> = (app, { service }) => {
   app.post(
     '/getMergeQueueTestingDetails',
     {

@@ -1,16 +1,17 @@
+import type { ReadModelService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
-import { queueActivityOut } from '../dashboard-wire.js';
+import { queueActivityOut } from '../queue-activity-wire.js';
 import { queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';
 import { replies } from '../schemas/common.js';
-import { QueueActivityResponse } from '../schemas/dashboard.js';
+import { QueueActivityResponse } from '../schemas/queue-activity.js';
 import { QueueRequest } from '../schemas/queue.js';
 
 /**
  * Extension: POST /v1/getQueueActivity — what a queue is doing now: PRs in queue order with their
  * lane, the test runs in flight and the PRs each includes, the latest conclusions.
  */
-export const getQueueActivity: Route = (app, { service, enumCase }) => {
+export const getQueueActivity: Route<ReadModelService> = (app, { service, enumCase }) => {
   app.post(
     '/getQueueActivity',
     {

@@ -1,12 +1,13 @@
+import type { ReadModelService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
-import { queueHistoryOut } from '../dashboard-wire.js';
+import { queueHistoryOut } from '../queue-activity-wire.js';
 import { queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';
 import { replies } from '../schemas/common.js';
-import { QueueHistoryRequest, QueueHistoryResponse } from '../schemas/dashboard.js';
+import { QueueHistoryRequest, QueueHistoryResponse } from '../schemas/queue-activity.js';
 
 /** Extension: POST /v1/getQueueHistory — conclusions, time in queue and CI runs per merge by hour. */
-export const getQueueHistory: Route = (app, { service }) => {
+export const getQueueHistory: Route<ReadModelService> = (app, { service }) => {
   app.post(
     '/getQueueHistory',
     {

@@ -1,3 +1,4 @@
+import type { QueueService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
 import { queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';
@@ -6,7 +7,7 @@ import { QueueRequest, QueueResponse } from '../schemas/queue.js';
 import { queue } from '../wire.js';
 
 /** POST /v1/getQueue (contract §2.9): state, every setting, and the enqueued PRs in queue order. */
-export const getQueue: Route = (app, { service, enumCase }) => {
+export const getQueue: Route<QueueService> = (app, { service, enumCase }) => {
   app.post(
     '/getQueue',
     {

@@ -1,3 +1,4 @@
+import type { PullRequestService } from '../../app/service-port.js';
 import { HttpError } from '../../errors.js';
 import { authOf } from '../auth.js';
 import { prNumber, queueKey } from '../parse-input.js';
@@ -11,7 +12,7 @@ import { submittedPr, timelineOut } from '../wire.js';
  * branch. 404 when the PR was never submitted to that queue. `includeTimeline: true` adds the entry's
  * transitions with their reasons (MIG mentions the flag for v1; its item shape is greenline's).
  */
-export const getSubmittedPullRequest: Route = (app, { service, enumCase }) => {
+export const getSubmittedPullRequest: Route<PullRequestService> = (app, { service, enumCase }) => {
   app.post(
     '/getSubmittedPullRequest',
     {

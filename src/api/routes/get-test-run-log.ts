@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { TestRunService } from '../../app/service-port.js';
 import { HttpError } from '../../errors.js';
 import { authOf } from '../auth.js';
 import { queueKey } from '../parse-input.js';
@@ -7,7 +8,7 @@ import { ErrorBody } from '../schemas/common.js';
 import { TestRunLogRequest } from '../schemas/extensions.js';
 
 /** Extension: POST /v1/getTestRunLog — the built-in CI runner's output for one test run, as text. */
-export const getTestRunLog: Route = (app, { service }) => {
+export const getTestRunLog: Route<TestRunService> = (app, { service }) => {
   app.post(
     '/getTestRunLog',
     {

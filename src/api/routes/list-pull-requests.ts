@@ -1,3 +1,4 @@
+import type { PullRequestService } from '../../app/service-port.js';
 import { PrState } from '../../engine/types.js';
 import { authOf } from '../auth.js';
 import { canonical, queueKey } from '../parse-input.js';
@@ -7,7 +8,7 @@ import { ListRequest, ListResponse } from '../schemas/pull-request.js';
 import { prItem } from '../wire.js';
 
 /** POST /v1/listPullRequests (contract §2.5): a queue's PRs, a page at a time. */
-export const listPullRequests: Route = (app, { service, enumCase }) => {
+export const listPullRequests: Route<PullRequestService> = (app, { service, enumCase }) => {
   app.post(
     '/listPullRequests',
     {

@@ -1,11 +1,12 @@
+import type { ReadModelService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
-import { queueSummaries } from '../dashboard-wire.js';
+import { queueSummaries } from '../queue-activity-wire.js';
 import type { Route } from '../route-deps.js';
 import { replies } from '../schemas/common.js';
-import { ListQueuesRequest, ListQueuesResponse } from '../schemas/dashboard.js';
+import { ListQueuesRequest, ListQueuesResponse } from '../schemas/queue-activity.js';
 
 /** Extension: POST /v1/listQueues — the organization's queues with state, mode, depth and throughput. */
-export const listQueues: Route = (app, { service, enumCase }) => {
+export const listQueues: Route<ReadModelService> = (app, { service, enumCase }) => {
   app.post(
     '/listQueues',
     {

@@ -1,3 +1,4 @@
+import type { WebhookService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
 import type { Route } from '../route-deps.js';
 import { replies } from '../schemas/common.js';
@@ -5,7 +6,7 @@ import { ListDeliveriesRequest, ListDeliveriesResponse } from '../schemas/webhoo
 import { deliveryOut } from '../webhook-views.js';
 
 /** Extension: POST /v1/listWebhookDeliveries — a subscription's latest deliveries with every attempt. */
-export const listWebhookDeliveries: Route = (app, { service }) => {
+export const listWebhookDeliveries: Route<WebhookService> = (app, { service }) => {
   app.post(
     '/listWebhookDeliveries',
     {

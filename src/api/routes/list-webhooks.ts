@@ -1,3 +1,4 @@
+import type { WebhookService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
 import type { Route } from '../route-deps.js';
 import { replies } from '../schemas/common.js';
@@ -5,7 +6,7 @@ import { ListWebhooksRequest, ListWebhooksResponse } from '../schemas/webhooks.j
 import { webhookOut } from '../webhook-views.js';
 
 /** Extension: POST /v1/listWebhooks — the organization's webhook subscriptions (never their secrets). */
-export const listWebhooks: Route = (app, { service }) => {
+export const listWebhooks: Route<WebhookService> = (app, { service }) => {
   app.post(
     '/listWebhooks',
     {

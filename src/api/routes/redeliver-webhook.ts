@@ -1,10 +1,11 @@
+import type { WebhookService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
 import type { Route } from '../route-deps.js';
 import { Empty, replies } from '../schemas/common.js';
 import { RedeliverRequest } from '../schemas/webhooks.js';
 
 /** Extension: POST /v1/redeliverWebhook — sends a delivery again, with the same webhook-id and body. */
-export const redeliverWebhook: Route = (app, { service }) => {
+export const redeliverWebhook: Route<WebhookService> = (app, { service }) => {
   app.post(
     '/redeliverWebhook',
     {

@@ -1,3 +1,4 @@
+import type { TestRunService } from '../../app/service-port.js';
 import { HttpError } from '../../errors.js';
 import { authOf } from '../auth.js';
 import { canonical } from '../parse-input.js';
@@ -12,7 +13,7 @@ const STATES = ['pending', 'success', 'failure', 'error'] as const;
  * the sha of its test commit), like a forge's commit-status API. The run's outcome follows from its
  * required statuses.
  */
-export const reportStatus: Route = (app, { service }) => {
+export const reportStatus: Route<TestRunService> = (app, { service }) => {
   app.post(
     '/reportStatus',
     {

@@ -1,3 +1,4 @@
+import type { PullRequestService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
 import { prNumber, queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';
@@ -8,7 +9,7 @@ import { PrRequest } from '../schemas/pull-request.js';
  * POST /v1/restartTestsOnPullRequest (contract §2.3): restarts the PR's test run in place, keeping its
  * position; other PRs are not retested.
  */
-export const restartTestsOnPullRequest: Route = (app, { service }) => {
+export const restartTestsOnPullRequest: Route<PullRequestService> = (app, { service }) => {
   app.post(
     '/restartTestsOnPullRequest',
     {

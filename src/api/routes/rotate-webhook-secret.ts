@@ -1,10 +1,11 @@
+import type { WebhookService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
 import type { Route } from '../route-deps.js';
 import { replies } from '../schemas/common.js';
 import { SecretResponse, WebhookRequest } from '../schemas/webhooks.js';
 
 /** Extension: POST /v1/rotateWebhookSecret — a new signing secret, shown once; the old one stops at once. */
-export const rotateWebhookSecret: Route = (app, { service }) => {
+export const rotateWebhookSecret: Route<WebhookService> = (app, { service }) => {
   app.post(
     '/rotateWebhookSecret',
     {

@@ -1,3 +1,4 @@
+import type { PullRequestService } from '../../app/service-port.js';
 import { authOf, forkRunOf } from '../auth.js';
 import { impactedTargets, prNumber, queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';
@@ -10,7 +11,7 @@ import { SetImpactedTargetsRequest } from '../schemas/pull-request.js';
  * last upload for a sha wins. Uploads from fork PRs come without a token, authenticated by their
  * workflow run (`x-forked-workflow-run-id`), which the repository's forge verifies.
  */
-export const setImpactedTargets: Route = (app, { service }) => {
+export const setImpactedTargets: Route<PullRequestService> = (app, { service }) => {
   app.post(
     '/setImpactedTargets',
     {

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { SSEReplyInterface } from '@fastify/sse';
-import type { AuthContext, QueueKey } from '../../app/types.js';
+import type { AuthContext, AuthService, QueueKey, ReadModelService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
-import { queueActivityOut } from '../dashboard-wire.js';
+import { queueActivityOut } from '../queue-activity-wire.js';
 import type { Route } from '../route-deps.js';
 import { ErrorBody } from '../schemas/common.js';
-import { StreamQuery } from '../schemas/dashboard.js';
+import { StreamQuery } from '../schemas/queue-activity.js';
 
 /** How long a client waits before it reconnects (the `retry` field of the first event). */
 const RETRY_MS = 3_000;
@@ -18,7 +18,7 @@ const COALESCE_MS = 150;
  * token in x-api-token, as for every endpoint: a browser reads the stream with fetch(), not
  * EventSource, so the token never appears in a URL.
  */
-export const streamQueueEvents: Route = (app, { service, enumCase }) => {
+export const streamQueueEvents: Route<AuthService & ReadModelService> = (app, { service, enumCase }) => {
   const open = new Set<SSEReplyInterface>();
   // Open streams would hold the server's close forever: end them first.
   app.addHook('preClose', (done) => {

@@ -1,3 +1,4 @@
+import type { PullRequestService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
 import { prNumber, priority, queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';
@@ -14,7 +15,7 @@ const PATHS = [
  * Submitting a PR that is already in the queue updates its priority and noBatch in place; a PR in a
  * terminal state starts a new trip.
  */
-export const submitPullRequest: Route = (app, { service }) => {
+export const submitPullRequest: Route<PullRequestService> = (app, { service }) => {
   for (const { url, summary, deprecated } of PATHS) {
     app.post(
       url,

@@ -1,3 +1,4 @@
+import type { QueueService } from '../../app/service-port.js';
 import { authOf } from '../auth.js';
 import { configSource } from '../config-source.js';
 import { queueKey } from '../parse-input.js';
@@ -13,7 +14,7 @@ import { queueSettings } from '../wire.js';
  * queue managed by it; a later write from anything else marks it changed outside Terraform. That mark
  * is not in this reply, whose fields Terraform's provider parses, but in the dashboard's endpoints.
  */
-export const updateQueue: Route = (app, { service, enumCase }) => {
+export const updateQueue: Route<QueueService> = (app, { service, enumCase }) => {
   app.post(
     '/updateQueue',
     {

@@ -1,7 +1,7 @@
 /** Resolving a v2 request's ids within the caller's organization; unknown (or another org's) is 404. */
 import type { FastifyRequest } from 'fastify';
-import type { PullRequestHandle, QueueHandle } from '../../app/api-directory.js';
-import type { MergeQueueService } from '../../app/types.js';
+import type { PullRequestHandle, QueueHandle } from '../../app/read-models/api-directory.js';
+import type { MergeQueueService } from '../../app/service-port.js';
 import { queueShortIdOf } from '../../store/api-ids.js';
 import type { RepoRow } from '../../store/database.js';
 import { prNotFound, queueNotFound, repoNotFound } from './errors.js';

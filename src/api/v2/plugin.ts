@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
-import type { AuthContext, MergeQueueService } from '../../app/types.js';
+import type { AuthContext, MergeQueueService } from '../../app/service-port.js';
 import { parseJsonBody } from '../json-body.js';
 import type { ApiApp } from '../route-deps.js';
 import { V2Error, v2ErrorHandler } from './errors.js';

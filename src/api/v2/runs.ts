@@ -1,7 +1,7 @@
 /** Verification runs on the wire: a test run with the ids and titles of the pull requests it carried. */
 import type { FastifyRequest } from 'fastify';
-import type { QueueHandle } from '../../app/api-directory.js';
-import type { MergeQueueService } from '../../app/types.js';
+import type { QueueHandle } from '../../app/read-models/api-directory.js';
+import type { MergeQueueService } from '../../app/service-port.js';
 import type { TestRun } from '../../engine/types.js';
 import { callerOf } from './plugin.js';
 import { verificationRunOut } from './wire.js';

@@ -2,8 +2,8 @@
  * Domain → v2 wire JSON (Trunk's v2 names): lowerCamelCase enums, queue modes `queue`/`graph`, the
  * PR record split into the pull request and its `queueEntry`, config names of v2. Times are ISO-8601.
  */
-import type { QueueHandle } from '../../app/api-directory.js';
-import type { PrView, QueueKey, TestRunView } from '../../app/types.js';
+import type { QueueHandle } from '../../app/read-models/api-directory.js';
+import type { PrView, QueueKey, TestRunView } from '../../app/service-port.js';
 import type {
   Entry,
   PrInfo,

@@ -1,5 +1,5 @@
 /**
- * Indexes for the metrics scrape (src/app/metrics.ts), which reads the store on every request:
+ * Indexes for the metrics scrape (src/app/read-models/metrics.ts), which reads the store on every request:
  * - transitions by (queue, PR): the whole history of each PR that moved in the last hour
  *   (store/metrics-transitions.ts). Not (queue, PR, time): SQLite would then scan that covering
  *   index for "which PRs moved since" instead of the (queue, time) range, ~5x slower at 500k rows;

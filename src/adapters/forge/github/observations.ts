@@ -1,6 +1,6 @@
 /**
  * GitHub webhook payloads (typed by @octokit/webhooks-types) into forge observations. Pure: nothing
- * is read or written here; app/forge-observations.ts decides what each observation does to the queues.
+ * is read or written here; app/forge/forge-observations.ts decides what each observation does to the queues.
  *
  *   pull_request synchronize, edited, ready_for_review, reopened → prTouched (its view is read again:
  *                                                   the payload may be older than GitHub's current one)

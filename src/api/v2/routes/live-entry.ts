@@ -1,6 +1,6 @@
 /** The pull request of a v2 write on a queue entry, with the entry it writes: 409 unless it is live. */
 import type { FastifyRequest } from 'fastify';
-import type { MergeQueueService } from '../../../app/types.js';
+import type { MergeQueueService } from '../../../app/service-port.js';
 import { isTerminal } from '../../../engine/types.js';
 import { prNotFound, V2Error } from '../errors.js';
 import { factsOf, pullRequestOf } from '../lookups.js';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { QueueUpdate } from '../../../app/types.js';
+import type { QueueUpdate } from '../../../app/service-port.js';
 import type { QueueConfig } from '../../../engine/types.js';
 import { configSource } from '../../config-source.js';
 import { invalid, V2Error } from '../errors.js';

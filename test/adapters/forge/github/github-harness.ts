@@ -14,10 +14,10 @@ import { readGitHubDelivery } from '../../../../src/adapters/forge/github/observ
 import { buildHttpApp } from '../../../../src/api/build-app.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { createApp, type App } from '../../../../src/app/create-app.js';
-import { ForgeWebhooks } from '../../../../src/app/forge-webhooks.js';
-import { ensureOrg } from '../../../../src/app/org-admin.js';
-import { connectRepo, type ConnectRepoRequest } from '../../../../src/app/repo-admin.js';
-import type { AuthContext, QueueKey } from '../../../../src/app/types.js';
+import { ForgeWebhooks } from '../../../../src/app/forge/forge-webhooks.js';
+import { ensureOrg } from '../../../../src/app/admin/org-admin.js';
+import { connectRepo, type ConnectRepoRequest } from '../../../../src/app/admin/repo-admin.js';
+import type { AuthContext, QueueKey } from '../../../../src/app/service-port.js';
 import type { RepoBinding } from '../../../../src/ports.js';
 import { connect, type Db } from '../../../../src/store/connect.js';
 import { migrateToLatest } from '../../../../src/store/migrations/index.js';

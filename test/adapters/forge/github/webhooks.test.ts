@@ -5,7 +5,7 @@
 import { sign } from '@octokit/webhooks-methods';
 import examples from '@octokit/webhooks-examples';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { QueueKey } from '../../../../src/app/types.js';
+import type { QueueKey } from '../../../../src/app/service-port.js';
 import type { Entry } from '../../../../src/engine/types.js';
 import { freePort } from '../../../helpers/free-port.js';
 import { FakeGitHubApi } from './fake-github-api.js';

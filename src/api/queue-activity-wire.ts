@@ -1,0 +1,85 @@
+/** Domain → wire JSON of the dashboard's extension endpoints (states spelled as in wire.ts). */
+import type { Static } from '@sinclair/typebox';
+import type { QueueActivity, QueueHistory, QueueManagement, QueueSummary } from '../app/read-models/queue-activity.js';
+import { prReason } from '../app/read-models/pr-reason.js';
+import type { PrState, QueueState } from '../engine/types.js';
+import type { ListQueuesResponse, QueueActivityResponse, QueueHistoryResponse } from './schemas/queue-activity.js';
+import { iso, reasonOut, stateOut, type EnumCase } from './wire.js';
+
+/** Who manages the queue's config (contract §2.10): the same two fields in every dashboard answer. */
+const managementOut = (m: QueueManagement) => ({
+  managedBy: m.managedBy,
+  driftSince: m.driftSince === null ? null : iso(m.driftSince),
+});
+
+export function queueSummaries(queues: QueueSummary[], enumCase: EnumCase): Static<typeof ListQueuesResponse> {
+  return {
+    queues: queues.map(({ management, ...q }) => ({
+      ...q,
+      state: stateOut(q.state as QueueState, enumCase),
+      ...managementOut(management),
+    })),
+  };
+}
+
+export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<typeof QueueActivityResponse> {
+  const { snapshot } = a;
+  return {
+    state: stateOut(snapshot.state, enumCase),
+    mode: snapshot.config.mode,
+    concurrency: snapshot.config.concurrency,
+    batch: snapshot.config.batch,
+    targetSha: snapshot.targetSha,
+    ...managementOut(a.management),
+    pullRequests: a.pullRequests.map(({ entry: e, lane }) => ({
+      prNumber: e.prNumber,
+      prTitle: e.title,
+      prAuthor: e.author,
+      prSha: e.headSha,
+      state: stateOut(e.state, enumCase),
+      priorityName: e.priorityName,
+      priorityValue: e.priorityValue,
+      noBatch: e.noBatch,
+      submittedAt: iso(e.submittedAt),
+      admittedAt: e.admittedAt === null ? null : iso(e.admittedAt),
+      stateChangedAt: iso(e.stateChangedAt),
+      testRunId: e.runId,
+      reason: e.lastReason,
+      explanation: reasonOut(prReason(snapshot, e)),
+      lane,
+    })),
+    testRuns: a.testRuns.map(({ run, lane }) => ({
+      testRunId: run.id,
+      queueType: run.queueType,
+      status: run.status as 'creating' | 'in_progress',
+      prNumbers: run.prNumbers,
+      dependentPrs: run.dependentPrs,
+      baseSha: run.baseSha,
+      testBranch: run.testBranch,
+      testBranchSha: run.testSha,
+      createdAt: iso(run.createdAt),
+      lane,
+    })),
+    recentPullRequests: a.recent.map((e) => ({
+      prNumber: e.prNumber,
+      prTitle: e.title,
+      state: stateOut(e.state as PrState, enumCase),
+      stateChangedAt: iso(e.stateChangedAt),
+      reason: e.lastReason,
+      explanation: reasonOut(prReason(snapshot, e)),
+    })),
+  };
+}
+
+export function queueHistoryOut(h: QueueHistory): Static<typeof QueueHistoryResponse> {
+  const fields = (b: QueueHistory['total']) => ({
+    merged: b.merged,
+    failed: b.failed,
+    cancelled: b.cancelled,
+    timeInQueueP50Seconds: b.timeInQueueP50,
+    timeInQueueP95Seconds: b.timeInQueueP95,
+    ciRuns: b.ciRuns,
+    ciRunsPerMerge: b.ciRunsPerMerge,
+  });
+  return { hours: h.hours.map((b) => ({ start: iso(b.start), ...fields(b) })), total: fields(h.total) };
+}

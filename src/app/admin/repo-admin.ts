@@ -1,0 +1,98 @@
+/** Connecting repositories to an organization: shared by the CLI and tests. */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import { isLocalPath } from '../../git/remote-path.js';
+import { TERMINAL_STATES } from '../../engine/types.js';
+import type { Database, RepoRow } from '../../store/database.js';
+import { listActivePrNumbers } from '../../store/entries.js';
+import { listQueuesOfRepos } from '../../store/queues.js';
+import { deleteRepo, findRepo, insertRepo } from '../../store/repos.js';
+import { ensureOrg } from './org-admin.js';
+
+export const DEFAULT_PR_REF_PATTERN = 'refs/pull/{n}/head';
+export const DEFAULT_TEST_BRANCH_PREFIX = 'greenline-merge';
+
+export interface ConnectRepoRequest {
+  org: string;
+  /** `host/owner/name`, e.g. `github.com/acme/web`. */
+  slug: string;
+  forge: 'git' | 'github';
+  remote?: string | null;
+  ciCommand?: string | null;
+  prRefPattern?: string;
+  testBranchPrefix?: string;
+  requiredStatuses?: string[];
+  /** GitHub App installation id (github forge); absent = looked up from the repository. */
+  installationId?: number;
+}
+
+const SEGMENT = /^[A-Za-z0-9._-]+$/;
+
+/** Splits `host/owner/name`; throws a message saying what a valid one looks like. */
+export function parseRepoSlug(slug: string): { host: string; owner: string; name: string } {
+  const parts = slug.split('/');
+  if (parts.length !== 3 || !parts.every((p) => SEGMENT.test(p) && p !== '.' && p !== '..')) {
+    throw new Error(`Invalid repository "${slug}": write it as HOST/OWNER/NAME, e.g. github.com/acme/web`);
+  }
+  const [host, owner, name] = parts as [string, string, string];
+  return { host, owner, name };
+}
+
+export async function connectRepo(db: Kysely<Database>, req: ConnectRepoRequest, at: number): Promise<RepoRow> {
+  const { host, owner, name } = parseRepoSlug(req.slug);
+  if (req.prRefPattern !== undefined && !req.prRefPattern.includes('{n}')) {
+    throw new Error(`Invalid PR ref pattern "${req.prRefPattern}": it must contain {n}, e.g. refs/pull/{n}/head`);
+  }
+  // git runs in a mirror under the data dir: a relative path would name a place there.
+  if (req.remote && isLocalPath(req.remote) && !path.isAbsolute(req.remote)) {
+    throw new Error(
+      `Remote "${req.remote}" is a relative path: give it absolute (greenline repo connect resolves it against the current directory)`,
+    );
+  }
+  const prefix = req.testBranchPrefix ?? DEFAULT_TEST_BRANCH_PREFIX;
+  if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(prefix)) {
+    throw new Error(`Invalid test branch prefix "${prefix}": use a branch-name path such as greenline-merge`);
+  }
+  if (await findRepo(db, host, owner, name)) {
+    throw new Error(`Repository ${req.slug} is already connected; disconnect it first to change its settings`);
+  }
+  const org = await ensureOrg(db, req.org, at);
+  const row: RepoRow = {
+    id: randomUUID(),
+    org_id: org.id,
+    host,
+    owner,
+    name,
+    forge: req.forge,
+    remote: req.remote ?? null,
+    pr_ref_pattern: req.prRefPattern ?? DEFAULT_PR_REF_PATTERN,
+    ci_command: req.ciCommand ?? null,
+    test_branch_prefix: prefix,
+    required_statuses:
+      req.requiredStatuses && req.requiredStatuses.length > 0 ? JSON.stringify(req.requiredStatuses) : null,
+    created_at: at,
+    ...(req.installationId !== undefined ? { github_installation_id: req.installationId } : {}),
+  };
+  await insertRepo(db, row);
+  return row;
+}
+
+/**
+ * Disconnects a repository and deletes its queues. Refuses while any queue still holds a PR, so that
+ * no submission is silently dropped.
+ */
+export async function disconnectRepo(db: Kysely<Database>, slug: string): Promise<void> {
+  const { host, owner, name } = parseRepoSlug(slug);
+  const repo = await findRepo(db, host, owner, name);
+  if (!repo) throw new Error(`Repository ${slug} is not connected`);
+  for (const q of await listQueuesOfRepos(db, [repo.id])) {
+    const prs = await listActivePrNumbers(db, q.id, TERMINAL_STATES);
+    if (prs.length > 0) {
+      throw new Error(
+        `The queue for branch "${q.target_branch}" of ${slug} still holds ${prs.map((n) => `#${n}`).join(', ')}; cancel them first`,
+      );
+    }
+  }
+  await deleteRepo(db, repo.id);
+}

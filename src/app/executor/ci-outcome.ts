@@ -1,0 +1,100 @@
+/**
+ * From CI statuses to a test run's outcome. Statuses arrive from the built-in runner (through its
+ * CiStatusSink) and from external CI (reportStatus); both are stored per (run, context), latest wins.
+ * The run's required statuses are fixed when its CI starts (effect runner, `startCi`):
+ *   every required context `success`              → ciResult success
+ *   any required context `failure` or `error`     → ciResult failure (TEST_RUN_REQUIRED_STATUS_FAILED)
+ *   otherwise (pending or not reported yet)       → wait
+ */
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { EngineEvent } from '../../engine/types.js';
+import { HttpError } from '../../errors.js';
+import type { CiStatusReport, CiStatusSink } from '../../ports.js';
+import type { CiStatusRow, Database } from '../../store/database.js';
+import { listCiStatuses, upsertCiStatus } from '../../store/ci-statuses.js';
+import { findRunRow } from '../../store/test-runs.js';
+import type { Clock } from '../../lib/clock.js';
+import type { QueueExecutor } from './queue-executor.js';
+
+const failing = (state: string | undefined): boolean => state === 'failure' || state === 'error';
+
+/** The detail of a failure names the failed required status and, when it gave one, its description. */
+export function outcomeOf(
+  required: string[],
+  statuses: (Pick<CiStatusRow, 'context' | 'state'> & { description?: string | null })[],
+): { outcome: 'success' } | { outcome: 'failure'; detail: string } | null {
+  const byContext = new Map(statuses.map((s) => [s.context, s]));
+  const failed = required.find((c) => failing(byContext.get(c)?.state));
+  if (failed) {
+    const { state, description } = byContext.get(failed)!;
+    return {
+      outcome: 'failure',
+      detail: `required status "${failed}" reported ${state}${description ? `: ${description}` : ''}`,
+    };
+  }
+  return required.every((c) => byContext.get(c)?.state === 'success') ? { outcome: 'success' } : null;
+}
+
+/** The link of the first failed required status of a run that reported one (null: none has a link). */
+export async function failedCheckUrl(db: Kysely<Database>, runId: string): Promise<string | null> {
+  const run = await findRunRow(db, runId);
+  const required: string[] = run?.required_statuses ? (JSON.parse(run.required_statuses) as string[]) : [];
+  const statuses = await listCiStatuses(db, runId);
+  return (
+    statuses.find((s) => failing(s.state) && s.url && (required.length === 0 || required.includes(s.context)))?.url ??
+    null
+  );
+}
+
+export class CiOutcome {
+  constructor(
+    private readonly deps: { db: Kysely<Database>; executor: QueueExecutor; clock: Clock; logger?: Logger },
+  ) {}
+
+  /** For CI adapters: never throws back into the adapter; problems are logged. */
+  readonly sink: CiStatusSink = async (report) => {
+    try {
+      await this.record(report);
+    } catch (err) {
+      this.deps.logger?.warn({ err, runId: report.runId }, 'CI status not recorded');
+    }
+  };
+
+  /** Stores a status and, when it settles the run, tells the engine. Unknown run → 404. */
+  async record(report: CiStatusReport): Promise<void> {
+    const run = await findRunRow(this.deps.db, report.runId);
+    if (!run) throw new HttpError('TEST_RUN_NOT_FOUND', report.runId);
+    const { context, state, url, description } = report.status;
+    await upsertCiStatus(this.deps.db, {
+      run_id: run.id,
+      context,
+      state,
+      url: url ?? null,
+      description: description ?? null,
+      updated_at: this.deps.clock.now(),
+    });
+    await this.evaluate(run.id);
+  }
+
+  /** Sends the run's outcome to its queue when its required statuses settle it. */
+  async evaluate(runId: string): Promise<void> {
+    const run = await findRunRow(this.deps.db, runId);
+    if (!run || run.required_statuses === null) return;
+    const result = outcomeOf(JSON.parse(run.required_statuses) as string[], await listCiStatuses(this.deps.db, runId));
+    if (!result) return;
+    const at = this.deps.clock.now();
+    const event: EngineEvent =
+      result.outcome === 'success'
+        ? { kind: 'ciResult', at, runId, outcome: 'success' }
+        : {
+            kind: 'ciResult',
+            at,
+            runId,
+            outcome: 'failure',
+            reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+            detail: result.detail,
+          };
+    await this.deps.executor.apply(run.queue_id, event);
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * What forge observations (forge-observations.ts at the top: webhook deliveries translated by their
+ * adapter, the forge poller's reads) do to the repository's queues:
+ *
+ *   prTouched             → the PR read again from the forge → prSeen
+ *   prSeen, prClosed      → prObserved / prMergedOutside / prClosed (pr-observation.ts), in every
+ *                           queue that holds the PR
+ *   prConvertedToDraft    → prConvertedToDraft, in every queue that holds the PR
+ *   prLabel               → submit / cancel, for the enqueueingLabel of the PR's base branch's queue
+ *                           when labelCommandsEnabled
+ *   prComment             → submit / cancel when the queue of the PR's base branch has commandsEnabled;
+ *                           a refusal is answered on the PR
+ *   branchPushed          → the queue of that target branch reads its head (target-refresh.ts)
+ *   ciStatus              → CI status of the test run of that commit (ci-outcome decides)
+ *   checksCompleted       → every check of that test commit, in case one was missed
+ * `observePr` is the one path by which what the forge tells of a PR reaches the engine.
+ */
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { isTerminal, type EngineEvent, type Entry, type PriorityName } from '../../engine/types.js';
+import { HttpError } from '../../errors.js';
+import type { ForgeObservation, QueueCommand } from '../../forge-observations.js';
+import type { CiStatus } from '../../ports.js';
+import type { Database, QueueRow, RepoRow } from '../../store/database.js';
+import { findEntry } from '../../store/entries.js';
+import { findRunRowByTestSha } from '../../store/test-runs.js';
+import { forgeFor, type Adapters } from '../adapters.js';
+import type { CiOutcome } from '../executor/ci-outcome.js';
+import type { Clock } from '../../lib/clock.js';
+import { observedPrEvent } from './pr-observation.js';
+import type { QueueExecutor } from '../executor/queue-executor.js';
+import { bindingOf } from '../repo-binding.js';
+import { queueConfigOf } from '../executor/snapshot-io.js';
+import { refreshTarget } from './target-refresh.js';
+import type { AuthContext, PullRequestService } from '../service-port.js';
+
+/** Observations of a PR that go to the engine as they are. */
+export type PrObservation = Extract<ForgeObservation, { kind: 'prSeen' | 'prClosed' | 'prConvertedToDraft' }>;
+
+/** Tells the queue's engine what the forge saw of a PR that the queue holds (nothing when it holds none). */
+export async function observePr(
+  deps: { executor: QueueExecutor; clock: Clock; logger?: Logger | undefined },
+  queueId: string,
+  o: PrObservation,
+): Promise<void> {
+  const r = await deps.executor.apply(queueId, (s) => {
+    const e = s.entries.find((x) => x.prNumber === o.prNumber && !isTerminal(x.state));
+    return e ? eventOf(e, o, deps.clock.now()) : null;
+  });
+  if (!r.ok) deps.logger?.debug({ queue: queueId, rejection: r.rejection }, 'forge observation not applied');
+}
+
+function eventOf(e: Entry, o: PrObservation, at: number): EngineEvent | null {
+  switch (o.kind) {
+    case 'prSeen':
+      return observedPrEvent(e, o.pr, o.merged, at);
+    case 'prClosed':
+      return observedPrEvent(e, null, o.merged, at);
+    case 'prConvertedToDraft':
+      return { kind: 'prConvertedToDraft', at, prNumber: o.prNumber };
+  }
+}
+
+export interface ForgeObservationsDeps {
+  db: Kysely<Database>;
+  executor: QueueExecutor;
+  /** Submits and cancels PRs asked for by a PR comment or label. */
+  service: PullRequestService;
+  ciOutcome: CiOutcome;
+  adapters: Adapters;
+  clock: Clock;
+  logger?: Logger;
+}
+
+export class ForgeObservations {
+  constructor(private readonly deps: ForgeObservationsDeps) {}
+
+  /** Applies one observation of `repo` (whose queues are `queues`); false when it concerned none of them. */
+  async apply(repo: RepoRow, queues: QueueRow[], o: ForgeObservation): Promise<boolean> {
+    switch (o.kind) {
+      case 'prTouched': {
+        const holding = await this.queuesHolding(queues, o.prNumber);
+        if (holding.length === 0) return false;
+        const binding = bindingOf(repo);
+        const forge = forgeFor(this.deps.adapters, binding);
+        const pr = await forge.getPullRequest(binding, o.prNumber);
+        const merged = !pr && (await forge.wasMerged?.(binding, o.prNumber)) === true;
+        for (const q of holding) await observePr(this.deps, q.id, { kind: 'prSeen', prNumber: o.prNumber, pr, merged });
+        return true;
+      }
+      case 'prSeen':
+      case 'prClosed':
+      case 'prConvertedToDraft': {
+        const holding = await this.queuesHolding(queues, o.prNumber);
+        for (const q of holding) await observePr(this.deps, q.id, o);
+        return holding.length > 0;
+      }
+      case 'prLabel': {
+        const queue = queues.find((q) => q.target_branch === o.baseBranch);
+        if (!queue) return false;
+        const config = queueConfigOf(queue);
+        if (!config.labelCommandsEnabled || o.label !== config.enqueueingLabel) return false;
+        await this.run(repo, queue, o.prNumber, o.added ? { kind: 'merge', noBatch: false } : { kind: 'cancel' });
+        return true;
+      }
+      case 'prComment':
+        return this.onComment(repo, queues, o);
+      case 'branchPushed': {
+        const queue = queues.find((q) => q.target_branch === o.branch);
+        if (!queue) return false;
+        await refreshTarget(this.deps, queue, repo);
+        return true;
+      }
+      case 'ciStatus':
+        return this.recordStatuses(repo, o.sha, async () => [o.status]);
+      case 'checksCompleted': {
+        const binding = bindingOf(repo);
+        const forge = forgeFor(this.deps.adapters, binding);
+        return this.recordStatuses(repo, o.sha, async () => (await forge.checkRunStatuses?.(binding, o.sha)) ?? []);
+      }
+    }
+  }
+
+  /** Queues of the repo in which the PR has a non-terminal entry. */
+  private async queuesHolding(queues: QueueRow[], prNumber: number): Promise<QueueRow[]> {
+    const out: QueueRow[] = [];
+    for (const q of queues) {
+      const e = await findEntry(this.deps.db, q.id, prNumber);
+      if (e && !isTerminal(e.state)) out.push(q);
+    }
+    return out;
+  }
+
+  private async recordStatuses(repo: RepoRow, sha: string, statuses: () => Promise<CiStatus[]>): Promise<boolean> {
+    const run = await findRunRowByTestSha(this.deps.db, repo.id, sha);
+    if (!run) return false;
+    for (const status of await statuses()) await this.deps.ciOutcome.record({ runId: run.id, status });
+    return true;
+  }
+
+  private async onComment(
+    repo: RepoRow,
+    queues: QueueRow[],
+    o: Extract<ForgeObservation, { kind: 'prComment' }>,
+  ): Promise<boolean> {
+    const binding = bindingOf(repo);
+    const forge = forgeFor(this.deps.adapters, binding);
+    const base = (await forge.getPullRequest(binding, o.prNumber))?.baseBranch;
+    const queue = queues.find((q) => q.target_branch === base);
+    if (!queue || !queueConfigOf(queue).commandsEnabled) return false;
+    const refused = await this.run(repo, queue, o.prNumber, o.command);
+    if (refused)
+      await forge.reply?.(
+        binding,
+        o.prNumber,
+        `${o.author ? `@${o.author} ` : ''}greenline could not do that: ${refused}`,
+      );
+    return true;
+  }
+
+  /** Runs a queue command for the PR; what the service refused, in words (null: done). */
+  private async run(repo: RepoRow, queue: QueueRow, prNumber: number, command: QueueCommand): Promise<string | null> {
+    if (command.kind === 'invalid') return command.message;
+    const key = { repo: { host: repo.host, owner: repo.owner, name: repo.name }, targetBranch: queue.target_branch };
+    const { service } = this.deps;
+    if (command.kind === 'cancel')
+      return this.quietly(() => service.cancelPullRequest(ctxOf(repo), key, prNumber, 'USER_REQUESTED'), prNumber);
+    return this.quietly(
+      () =>
+        service.submitPullRequest(ctxOf(repo), key, {
+          prNumber,
+          reason: 'USER_REQUESTED',
+          ...(command.priority !== undefined ? { priority: priorityOf(command.priority) } : {}),
+          ...(command.noBatch ? { noBatch: true } : {}),
+        }),
+      prNumber,
+    );
+  }
+
+  /** A refusal of the service (e.g. cancel of a PR that is not queued) is the user's, not a failed delivery. */
+  private async quietly(call: () => Promise<void>, pr: number): Promise<string | null> {
+    try {
+      await call();
+      return null;
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status >= 500) throw err;
+      this.deps.logger?.info({ pr, code: err.code, message: err.message }, 'forge request refused');
+      return err.message;
+    }
+  }
+}
+
+/** A number stays a number; a name is checked by the service (which answers what is accepted). */
+const priorityOf = (p: string): number | PriorityName => (/^\d+$/.test(p) ? Number(p) : (p as PriorityName));
+
+/** Commands seen on the forge act for the repository's organization. */
+const ctxOf = (repo: RepoRow): AuthContext => ({ orgId: repo.org_id, orgName: '', tokenId: `${repo.forge}-webhook` });

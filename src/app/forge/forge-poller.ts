@@ -1,0 +1,93 @@
+/**
+ * The git forge has no webhooks, so greenline looks: every interval, for each queue that holds
+ * non-terminal entries and whose lease this instance holds (queue-leases.ts), it reads the target branch head and each queued PR from the forge and turns
+ * differences into engine events (forge-observations.ts, the path webhook deliveries take too):
+ *   target head differs from the queue's          → targetMoved (see target-refresh for own merges)
+ *   PR merged by someone else                     → prMergedOutside (forges that can tell: github)
+ *   PR gone (closed)                              → prClosed
+ *   head, base, title or mergeability changed     → prObserved
+ *   the only PR, not started, may merge directly  → prObserved with the forge's direct-merge facts
+ * A failing queue is logged and retried at the next interval; the others go on.
+ */
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { waitsToStart } from '../../engine/index.js';
+import { TERMINAL_STATES } from '../../engine/types.js';
+import type { Database, QueueRow } from '../../store/database.js';
+import { listActiveEntries } from '../../store/entries.js';
+import { listQueuesWithActiveEntries } from '../../store/queues.js';
+import { findRepoById } from '../../store/repos.js';
+import { forgeFor, type Adapters } from '../adapters.js';
+import type { Clock } from '../../lib/clock.js';
+import { observePr } from './forge-observations.js';
+import { Periodic } from '../cluster/periodic.js';
+import { mayMergeDirectly, prChanged } from './pr-observation.js';
+import type { QueueExecutor } from '../executor/queue-executor.js';
+import type { QueueLeases } from '../cluster/queue-leases.js';
+import { bindingOf } from '../repo-binding.js';
+import { queueConfigOf } from '../executor/snapshot-io.js';
+import { refreshTarget } from './target-refresh.js';
+
+export interface ForgePollerDeps {
+  db: Kysely<Database>;
+  adapters: Adapters;
+  executor: QueueExecutor;
+  clock: Clock;
+  leases: QueueLeases;
+  intervalMs: number;
+  logger?: Logger;
+}
+
+export class ForgePoller {
+  private readonly periodic: Periodic;
+
+  constructor(private readonly deps: ForgePollerDeps) {
+    this.periodic = new Periodic(
+      () => this.pollOnce().catch((err: unknown) => this.deps.logger?.error({ err }, 'forge poll failed')),
+      deps.intervalMs,
+    );
+  }
+
+  start(): void {
+    this.periodic.start();
+  }
+
+  stop(): Promise<void> {
+    return this.periodic.stop();
+  }
+
+  /** One pass over every watched queue this instance holds (the lease round renewed first). */
+  async pollOnce(): Promise<void> {
+    await this.deps.leases.refresh();
+    for (const queue of await listQueuesWithActiveEntries(this.deps.db, TERMINAL_STATES)) {
+      if (!this.deps.leases.holds(queue.id)) continue;
+      await this.pollQueue(queue).catch((err: unknown) =>
+        this.deps.logger?.warn({ err, queue: queue.id, branch: queue.target_branch }, 'polling the forge failed'),
+      );
+    }
+  }
+
+  private async pollQueue(queue: QueueRow): Promise<void> {
+    const { db, adapters } = this.deps;
+    const repo = await findRepoById(db, queue.repo_id);
+    if (!repo) return;
+    await refreshTarget(this.deps, queue, repo);
+    const binding = bindingOf(repo);
+    const forge = forgeFor(adapters, binding);
+    const entries = await listActiveEntries(db, queue.id, TERMINAL_STATES);
+    // Direct merge (contract §6.9) is asked about for a queue's only PR while it waits to start (its
+    // facts cost GitHub requests); a queue with more PRs tests them.
+    const direct =
+      queueConfigOf(queue).directMergeMode === 'always' && entries.length === 1
+        ? forge.directMergeFacts?.bind(forge)
+        : undefined;
+    for (const entry of entries) {
+      let pr = await forge.getPullRequest(binding, entry.prNumber, queue.target_branch);
+      const facts = pr && direct && waitsToStart(entry) ? await direct(binding, pr) : null;
+      if (pr && facts && mayMergeDirectly({ ...pr, ...facts })) pr = { ...pr, ...facts };
+      if (pr && !mayMergeDirectly(pr) && !prChanged(entry, pr)) continue;
+      const merged = !pr && (await forge.wasMerged?.(binding, entry.prNumber)) === true;
+      await observePr(this.deps, queue.id, { kind: 'prSeen', prNumber: entry.prNumber, pr, merged });
+    }
+  }
+}

@@ -1,0 +1,116 @@
+/** Test runs as the API shows them (contract §2.7) and CI statuses reported from outside (extension). */
+import type { Kysely } from 'kysely';
+import type { ImpactedTargets, RepoRef, TestRun } from '../../engine/types.js';
+import { HttpError } from '../../errors.js';
+import type { CiStatus } from '../../ports.js';
+import type { Database, QueueRow, RepoRow, TestRunRow } from '../../store/database.js';
+import { listCiStatuses } from '../../store/ci-statuses.js';
+import { findEntry } from '../../store/entries.js';
+import { findImpactedTargets } from '../../store/impacted-targets.js';
+import { findQueueById } from '../../store/queues.js';
+import { findRunRow, findRunRowByTestSha, runOf } from '../../store/test-runs.js';
+import type { CiOutcome } from '../executor/ci-outcome.js';
+import { queueOfOrg, repoOfOrg } from './queue-lookup.js';
+import { resolveRequiredStatuses } from '../repo-binding.js';
+import { queueConfigOf } from '../executor/snapshot-io.js';
+import type { AuthContext, QueueKey } from '../request-scope.js';
+
+/** A test run as getTestingDetails shows it. */
+export interface TestRunView {
+  run: TestRun;
+  requiredStatuses: string[];
+  requiredStatusesSource: 'trunk_config' | 'repo_provider_branch_protection' | 'merge_instance';
+  statuses: CiStatus[];
+  testedPullRequests: { prNumber: number; title: string }[];
+  impactedTargets: string[] | null;
+  impactedTargetsForTestedPrs: string[] | null;
+}
+
+const CI_STATES: readonly CiStatus['state'][] = ['pending', 'success', 'failure', 'error'];
+
+/** The run, when it belongs to the caller's queue; 404 otherwise. */
+export async function runOfQueue(
+  db: Kysely<Database>,
+  ctx: AuthContext,
+  key: QueueKey,
+  runId: string,
+): Promise<{ repo: RepoRow; queue: QueueRow; row: TestRunRow }> {
+  const { repo, queue } = await queueOfOrg(db, ctx, key);
+  const row = await findRunRow(db, runId);
+  if (!row || row.queue_id !== queue.id) throw new HttpError('TEST_RUN_NOT_FOUND', runId);
+  return { repo, queue, row };
+}
+
+/** Union of uploaded targets; null when none was uploaded; `ALL` anywhere makes the union ["ALL"]. */
+function unionTargets(all: (ImpactedTargets | null)[]): string[] | null {
+  const known = all.filter((t): t is ImpactedTargets => t !== null);
+  if (known.length === 0) return null;
+  if (known.some((t) => t === 'ALL')) return ['ALL'];
+  return [...new Set(known.flatMap((t) => t as readonly string[]))];
+}
+
+export async function testingDetails(
+  db: Kysely<Database>,
+  ctx: AuthContext,
+  key: QueueKey,
+  runId: string,
+): Promise<TestRunView> {
+  const { repo, queue, row } = await runOfQueue(db, ctx, key, runId);
+  const run = runOf(row);
+  // Fixed when CI started; before that, what would be required now.
+  const resolved =
+    row.required_statuses !== null
+      ? {
+          statuses: JSON.parse(row.required_statuses) as string[],
+          source: row.required_statuses_source as TestRunView['requiredStatusesSource'],
+        }
+      : resolveRequiredStatuses(queueConfigOf(queue).requiredStatuses, repo);
+  const statuses = (await listCiStatuses(db, run.id)).map(
+    (s): CiStatus => ({
+      context: s.context,
+      state: s.state as CiStatus['state'],
+      ...(s.url !== null ? { url: s.url } : {}),
+      ...(s.description !== null ? { description: s.description } : {}),
+    }),
+  );
+  const tested = new Set(run.prNumbers);
+  const targetsOf = async (prs: typeof run.prs) =>
+    unionTargets(await Promise.all(prs.map((p) => findImpactedTargets(db, repo.id, p.number, p.headSha))));
+  return {
+    run,
+    requiredStatuses: resolved?.statuses ?? [],
+    // contract §2.7: v1 reports trunk_config when the source is unknown.
+    requiredStatusesSource: resolved?.source ?? 'trunk_config',
+    statuses,
+    testedPullRequests: await Promise.all(
+      run.prNumbers.map(async (n) => ({
+        prNumber: n,
+        title: (await findEntry(db, queue.id, n))?.title ?? '',
+      })),
+    ),
+    impactedTargets: await targetsOf(run.prs),
+    impactedTargetsForTestedPrs: await targetsOf(run.prs.filter((p) => tested.has(p.number))),
+  };
+}
+
+/** External CI reports a status for a test run of a repo of the caller's org, by run id or test sha. */
+export async function reportStatus(
+  deps: { db: Kysely<Database>; ciOutcome: CiOutcome },
+  ctx: AuthContext,
+  req: { repo: RepoRef; testRunId?: string; sha?: string; status: CiStatus },
+): Promise<void> {
+  const { db, ciOutcome } = deps;
+  const { context, state } = req.status;
+  if (typeof context !== 'string' || context === '')
+    throw new HttpError('VALIDATION_FAILED', 'context must be a non-empty status name');
+  if (!CI_STATES.includes(state))
+    throw new HttpError('VALIDATION_FAILED', `state must be one of ${CI_STATES.join(', ')}`);
+  if (!req.testRunId && !req.sha)
+    throw new HttpError('VALIDATION_FAILED', 'send testRunId or sha to name the test run');
+  const repo = await repoOfOrg(db, ctx, req.repo);
+  const row = req.testRunId ? await findRunRow(db, req.testRunId) : await findRunRowByTestSha(db, repo.id, req.sha!);
+  const queue = row && (await findQueueById(db, row.queue_id));
+  if (!row || queue?.repo_id !== repo.id)
+    throw new HttpError('TEST_RUN_NOT_FOUND', req.testRunId ?? `with test commit ${req.sha}`);
+  await ciOutcome.record({ runId: row.id, status: req.status });
+}

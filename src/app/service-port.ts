@@ -1,0 +1,191 @@
+/**
+ * The application layer's interface (the service port), as the HTTP routes and the CLI see it: one
+ * interface per area (queues, pull requests, test runs, read models, auth, webhooks), and
+ * MergeQueueService, all of them, implemented by src/app/service/merge-queue-service.ts. A caller
+ * depends on the areas it uses. Implementations drive queues only through the engine (src/engine) and
+ * persist through the store (src/store). Every method throws `HttpError` (src/errors.ts) for anything a
+ * caller did wrong.
+ */
+import type {
+  Entry,
+  ImpactedTargets,
+  PriorityName,
+  QueueConfig,
+  QueueSnapshot,
+  Readiness,
+  RepoRef,
+  SettableQueueState,
+  SubmittedReason,
+} from '../engine/types.js';
+import type { CiStatus } from '../ports.js';
+import type { WebhookAdmin } from '../webhooks/admin.js';
+import type { ApiDirectory } from './read-models/api-directory.js';
+import type { QueueActivity, QueueHistory, QueueSummary } from './read-models/queue-activity.js';
+import type { PrReason } from './read-models/pr-reason.js';
+import type { TestRunView } from './read-models/test-run-details.js';
+import type { AuthContext, QueueKey } from './request-scope.js';
+
+export type { AuthContext, QueueKey, TestRunView };
+
+export interface QueueView {
+  snapshot: QueueSnapshot;
+  /** Non-terminal entries except NOT_READY, in queue order (what getQueue lists). */
+  enqueued: Entry[];
+}
+
+export interface PrView {
+  entry: Entry;
+  readiness: Readiness;
+  /** True while the entry is non-terminal. */
+  isCurrentlySubmittedToQueue: boolean;
+  /** Why it is in its state, in words (pr-reason.ts). */
+  reason: PrReason;
+}
+
+export interface ListPullRequestsQuery {
+  state?: Entry['state'];
+  since?: number;
+  /** Only PRs that concluded at or before this time (ms). */
+  until?: number;
+  cursor?: string;
+  take: number;
+}
+
+export interface QueueUpdate extends Partial<QueueConfig> {
+  state?: SettableQueueState;
+  /** true removes the requiredStatuses override (requiredStatuses [] is an empty override: no check required). */
+  deleteRequiredStatuses?: boolean;
+}
+
+/**
+ * Who sent a config write (createQueue, updateQueue), from its User-Agent and X-Source headers
+ * (contract §2.10): 'terraform' for Terraform and OpenTofu, 'other' for anything else.
+ */
+export type ConfigSource = 'terraform' | 'other';
+
+/** Resolving an API token to its caller. */
+export interface AuthService {
+  authenticate(token: string): Promise<AuthContext | null>;
+}
+
+/** Queues: their config and state. */
+export interface QueueService {
+  /** `source` 'terraform' marks the queue managed by Terraform (default 'other'). */
+  createQueue(
+    ctx: AuthContext,
+    key: QueueKey,
+    config: Pick<Partial<QueueConfig>, 'mode' | 'concurrency'>,
+    source?: ConfigSource,
+  ): Promise<void>;
+  getQueue(ctx: AuthContext, key: QueueKey): Promise<QueueView>;
+  /**
+   * `source` 'terraform' marks the queue managed and clears its drift; an 'other' write (the default)
+   * of any setting or state starts the drift of a managed queue. Both only when the write is applied.
+   */
+  updateQueue(ctx: AuthContext, key: QueueKey, update: QueueUpdate, source?: ConfigSource): Promise<QueueView>;
+  deleteQueue(ctx: AuthContext, key: QueueKey): Promise<void>;
+}
+
+/** Pull requests in a queue: submitting, cancelling, restarting, reading them and their impacted targets. */
+export interface PullRequestService {
+  submitPullRequest(
+    ctx: AuthContext,
+    key: QueueKey,
+    req: {
+      prNumber: number;
+      priority?: number | PriorityName | null;
+      noBatch?: boolean;
+      /** Sent to the queue past unmet readiness (v2 `direct`). */
+      forceEnqueued?: boolean;
+      /** Who asked: API_REQUESTED unless given (a PR comment or label is USER_REQUESTED). */
+      reason?: SubmittedReason;
+    },
+  ): Promise<void>;
+  cancelPullRequest(
+    ctx: AuthContext,
+    key: QueueKey,
+    prNumber: number,
+    reason?: 'API_REQUESTED' | 'USER_REQUESTED',
+  ): Promise<void>;
+  restartTestsOnPullRequest(ctx: AuthContext, key: QueueKey, prNumber: number): Promise<void>;
+  /** By number, or by head branch name (open PR first, else the most recently closed). */
+  getSubmittedPullRequest(
+    ctx: AuthContext,
+    key: QueueKey,
+    pr: { number: number } | { branch: string },
+  ): Promise<PrView>;
+  listPullRequests(
+    ctx: AuthContext,
+    key: QueueKey,
+    query: ListPullRequestsQuery,
+  ): Promise<{ items: Entry[]; nextCursor?: string }>;
+  /**
+   * setImpactedTargets for a fork PR's CI, which has no token: the repository's forge must confirm
+   * that workflow run `runId` is running for a fork PR at `sha` (contract §2.6, §9).
+   */
+  setImpactedTargetsFromFork(
+    runId: string,
+    key: QueueKey,
+    req: { prNumber: number; sha: string; targets: ImpactedTargets },
+  ): Promise<void>;
+  /** Accepted for any PR of a connected repo, submitted or not; stored per (PR, head sha), last wins. */
+  setImpactedTargets(
+    ctx: AuthContext,
+    key: QueueKey,
+    req: { prNumber: number; sha: string; targets: ImpactedTargets },
+  ): Promise<void>;
+}
+
+/** Test runs: their details, statuses reported by external CI, the built-in runner's log. */
+export interface TestRunService {
+  getTestingDetails(ctx: AuthContext, key: QueueKey, testRunId: string): Promise<TestRunView>;
+
+  /**
+   * Extension: external CI reports a status for a test run (by run id, or by test commit sha) of a
+   * repo of the caller's org, like a forge's commit-status API.
+   */
+  reportStatus(
+    ctx: AuthContext,
+    req: { repo: RepoRef; testRunId?: string; sha?: string; status: CiStatus },
+  ): Promise<void>;
+  /** Extension: the built-in CI runner's log of a test run; null when the run has no log. */
+  getTestRunLog(ctx: AuthContext, key: QueueKey, testRunId: string): Promise<string | null>;
+}
+
+/** Read models: metrics and the dashboard's views of the org's queues. */
+export interface ReadModelService {
+  /** Prometheus text for the org, or for one repo of it. */
+  metrics(ctx: AuthContext, filter: { repo?: RepoRef }): Promise<string>;
+
+  /** Extension (dashboard): the org's queues with state, mode, depth and last hour's conclusions. */
+  listQueues(ctx: AuthContext): Promise<QueueSummary[]>;
+  /** Extension (dashboard): PRs in queue order, test runs in flight with what they include, recent conclusions. */
+  getQueueActivity(ctx: AuthContext, key: QueueKey): Promise<QueueActivity>;
+  /** Extension (dashboard): the queue's last `hours` clock hours. */
+  getQueueHistory(ctx: AuthContext, key: QueueKey, hours: number): Promise<QueueHistory>;
+  /**
+   * Extension (dashboard): calls `onChange` after every committed change of the queue until the
+   * returned function is called.
+   */
+  watchQueue(ctx: AuthContext, key: QueueKey, onChange: () => void): Promise<() => void>;
+}
+
+/** Webhook subscriptions and their deliveries. */
+export interface WebhookService {
+  /** Extension: webhook subscriptions and their deliveries (docs/webhooks.md); callers pass their org. */
+  readonly webhooks: WebhookAdmin;
+}
+
+/** What the v2 API addresses by id: queues, repositories, pull requests and test runs of the caller's org. */
+export interface DirectoryService {
+  readonly directory: ApiDirectory;
+}
+
+/** The whole service: what the HTTP API serves. */
+export type MergeQueueService = AuthService &
+  QueueService &
+  PullRequestService &
+  TestRunService &
+  ReadModelService &
+  WebhookService &
+  DirectoryService;
