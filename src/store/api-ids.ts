@@ -71,15 +71,3 @@ export async function recordPullRequestIds(
       .execute();
   return new Map(rows.map((r) => [r.pr_number, r.id]));
 }
-
-export async function findPullRequestById(
-  db: Kysely<Database>,
-  id: string,
-): Promise<{ repoId: string; prNumber: number; createdAt: number } | undefined> {
-  const row = await db
-    .selectFrom('pull_request_ids')
-    .select(['repo_id', 'pr_number', 'created_at'])
-    .where('id', '=', id.toLowerCase())
-    .executeTakeFirst();
-  return row && { repoId: row.repo_id, prNumber: Number(row.pr_number), createdAt: Number(row.created_at) };
-}

@@ -1,8 +1,9 @@
 /** Reads of the v2 API beyond v1's: runs of a queue by page, a pull request's entries across queues. */
 import type { Kysely } from 'kysely';
 import type { Entry } from '../engine/types.js';
-import type { Database, TestRunRow } from './database.js';
+import type { Database, RepoRow, TestRunRow } from './database.js';
 import { entryOf } from './entries.js';
+import { prepare } from './prepared.js';
 
 export interface RunPageQuery {
   queueIds: string[];
@@ -52,4 +53,45 @@ export async function listEntriesOfPr(
     .orderBy('entries.submitted_at', 'desc')
     .execute();
   return rows.map((r) => ({ queueId: r.queue_id, targetBranch: r.target_branch, entry: entryOf(r) }));
+}
+
+const prWithRepo = prepare((db, p: { id: string }) =>
+  db
+    .selectFrom('pull_request_ids')
+    .innerJoin('repos', 'repos.id', 'pull_request_ids.repo_id')
+    .selectAll('repos')
+    .select(['pull_request_ids.pr_number as pr_number', 'pull_request_ids.created_at as pr_created_at'])
+    .where('pull_request_ids.id', '=', p.id),
+);
+
+/** A pull request by its v2 id, with its repository: one query. */
+export async function findPullRequestWithRepo(
+  db: Kysely<Database>,
+  id: string,
+): Promise<{ repo: RepoRow; prNumber: number; createdAt: number } | undefined> {
+  const [row] = await prWithRepo(db, { id });
+  if (!row) return undefined;
+  const { pr_number, pr_created_at, ...repo } = row;
+  return { repo, prNumber: Number(pr_number), createdAt: Number(pr_created_at) };
+}
+
+const latestEntry = prepare((db, p: { repoId: string; prNumber: number }) =>
+  db
+    .selectFrom('entries')
+    .innerJoin('queues', 'queues.id', 'entries.queue_id')
+    .select(['entries.queue_id', 'entries.data', 'queues.target_branch', 'queues.config'])
+    .where('queues.repo_id', '=', p.repoId)
+    .where('entries.pr_number', '=', p.prNumber)
+    .orderBy('entries.submitted_at', 'desc')
+    .limit(1),
+);
+
+/** A pull request's most recently submitted entry in its repository's queues, with the queue's config (JSON). */
+export async function findLatestEntryOfPr(
+  db: Kysely<Database>,
+  repoId: string,
+  prNumber: number,
+): Promise<{ queueId: string; targetBranch: string; config: string; entry: Entry } | undefined> {
+  const [row] = await latestEntry(db, { repoId, prNumber });
+  return row && { queueId: row.queue_id, targetBranch: row.target_branch, config: row.config, entry: entryOf(row) };
 }

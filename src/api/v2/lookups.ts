@@ -2,7 +2,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { PullRequestHandle, QueueHandle } from '../../app/read-models/api-directory.js';
 import type { MergeQueueService } from '../../app/service-port.js';
-import { queueShortIdOf } from '../../store/api-ids.js';
 import type { RepoRow } from '../../store/database.js';
 import { prNotFound, queueNotFound, repoNotFound } from './errors.js';
 import { callerOf } from './plugin.js';
@@ -31,23 +30,15 @@ export async function pullRequestOf(
 }
 
 /**
- * What the wire says of a pull request: its most recent entry with the queue's view of it or, never
+ * What the wire says of a pull request: its most recent entry as the queue sees it or, never
  * submitted, the forge's view (undefined when the forge does not know it either).
  */
 export async function factsOf(
   service: MergeQueueService,
-  request: FastifyRequest,
-  pr: { id: string; repo: RepoRow; number: number; createdAt: number },
+  pr: PullRequestHandle,
 ): Promise<PullRequestFacts | undefined> {
-  const [latest] = await service.directory.entriesOf(pr.repo, pr.number);
-  if (latest) {
-    const key = {
-      repo: { host: pr.repo.host, owner: pr.repo.owner, name: pr.repo.name },
-      targetBranch: latest.targetBranch,
-    };
-    const view = await service.getSubmittedPullRequest(callerOf(request), key, { number: pr.number });
-    return { ...pr, entry: { view, queueShortId: queueShortIdOf(latest.queueId), key } };
-  }
+  const entry = await service.directory.latestEntry(pr);
+  if (entry) return { ...pr, entry };
   const forge = await service.directory.forgePullRequest(pr.repo, pr.number);
   return forge ? { ...pr, forge } : undefined;
 }

@@ -2,8 +2,8 @@
  * Domain → v2 wire JSON (Trunk's v2 names): lowerCamelCase enums, queue modes `queue`/`graph`, the
  * PR record split into the pull request and its `queueEntry`, config names of v2. Times are ISO-8601.
  */
-import type { QueueHandle } from '../../app/read-models/api-directory.js';
-import type { PrView, QueueKey, TestRunView } from '../../app/service-port.js';
+import type { EntryView, QueueHandle } from '../../app/read-models/api-directory.js';
+import type { TestRunView } from '../../app/service-port.js';
 import type {
   Entry,
   PrInfo,
@@ -93,7 +93,7 @@ export const stateChangeOut = (shortId: string, snapshot: QueueSnapshot) => ({
   pullRequestsUrl: pullRequestsUrl(shortId),
 });
 
-export function queueEntryOut(view: PrView, queueShortId: string, list: boolean) {
+export function queueEntryOut(view: EntryView['view'], queueShortId: string, list: boolean) {
   const { entry, readiness } = view;
   return {
     id: entry.id,
@@ -125,7 +125,7 @@ export interface PullRequestFacts {
   /** When the pull request's id was given out. */
   createdAt: number;
   /** Its entry (the most recent one), with the queue's short id. */
-  entry?: { view: PrView; queueShortId: string; key?: QueueKey };
+  entry?: EntryView;
   /** The forge's view, for a pull request never submitted. */
   forge?: PrInfo;
 }

@@ -4,16 +4,23 @@
  * organization is answered as unknown (undefined), exactly like something that does not exist.
  */
 import type { Kysely } from 'kysely';
-import { isTerminal, type PrInfo, type PrState } from '../../engine/types.js';
+import { readiness } from '../../engine/index.js';
+import { isTerminal, type PrInfo, type PrState, type QueueConfig } from '../../engine/types.js';
 import type { Clock } from '../../lib/clock.js';
 import {
   deleteQueueShortId,
-  findPullRequestById,
+  queueShortIdOf,
   findQueueIdByShortId,
   recordPullRequestIds,
   recordQueueShortIds,
 } from '../../store/api-ids.js';
-import { listEntriesOfPr, listRunsPage, type RunPageQuery } from '../../store/api-reads.js';
+import {
+  findLatestEntryOfPr,
+  findPullRequestWithRepo,
+  listEntriesOfPr,
+  listRunsPage,
+  type RunPageQuery,
+} from '../../store/api-reads.js';
 import type { Database, QueueRow, RepoRow, TestRunRow } from '../../store/database.js';
 import { findQueue, findQueueById, listQueuesOfRepos } from '../../store/queues.js';
 import { findRepoById, listRepos } from '../../store/repos.js';
@@ -23,6 +30,7 @@ import { forgeFor, type Adapters } from '../adapters.js';
 import { queueOfOrg } from './queue-lookup.js';
 import { bindingOf, repoRefOf } from '../repo-binding.js';
 import type { AuthContext, QueueKey } from '../request-scope.js';
+import type { PrView } from '../service-port.js';
 
 /** One pull request's stretch of testing in one finished run. */
 export interface TestingResult {
@@ -40,6 +48,13 @@ export interface TestingResult {
 }
 
 const OUTCOME = { succeeded: 'passed', failed: 'failed', cancelled: 'cancelled' } as const;
+
+/** An entry with what the v2 wire says of it. */
+export interface EntryView {
+  view: Pick<PrView, 'entry' | 'readiness' | 'isCurrentlySubmittedToQueue'>;
+  queueShortId: string;
+  key: QueueKey;
+}
 
 export interface QueueHandle {
   shortId: string;
@@ -110,11 +125,28 @@ export class ApiDirectory {
   }
 
   async pullRequest(ctx: AuthContext, id: string): Promise<PullRequestHandle | undefined> {
-    const found = await findPullRequestById(this.deps.db, id);
-    const repo = found && (await this.repo(ctx, found.repoId));
-    return found && repo
-      ? { id: id.toLowerCase(), repo, number: found.prNumber, createdAt: found.createdAt }
-      : undefined;
+    const found = await findPullRequestWithRepo(this.deps.db, id.toLowerCase());
+    if (found?.repo.org_id !== ctx.orgId) return undefined;
+    return { id: id.toLowerCase(), repo: found.repo, number: found.prNumber, createdAt: found.createdAt };
+  }
+
+  /**
+   * The pull request's most recent entry as the queue sees it now (readiness against the queue's
+   * config), with the queue's short id and key; undefined when it was never submitted.
+   */
+  async latestEntry(pr: PullRequestHandle): Promise<EntryView | undefined> {
+    const found = await findLatestEntryOfPr(this.deps.db, pr.repo.id, pr.number);
+    if (!found) return undefined;
+    const config = JSON.parse(found.config) as QueueConfig;
+    return {
+      view: {
+        entry: found.entry,
+        readiness: readiness({ targetBranch: found.targetBranch, config }, found.entry),
+        isCurrentlySubmittedToQueue: !isTerminal(found.entry.state),
+      },
+      queueShortId: queueShortIdOf(found.queueId),
+      key: { repo: repoRefOf(pr.repo), targetBranch: found.targetBranch },
+    };
   }
 
   /** The pull request as its forge reports it now; null when the forge does not know it. */

@@ -20,7 +20,7 @@ export const dequeuePullRequest: V2Route = (app, { service }) => {
     async (request) => {
       const { pr, key } = await liveEntryOf(service, request, request.params.id);
       await service.cancelPullRequest(callerOf(request), key, pr.number);
-      return pullRequestOut((await factsOf(service, request, pr))!);
+      return pullRequestOut((await factsOf(service, pr))!);
     },
   );
 };

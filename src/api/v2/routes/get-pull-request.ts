@@ -18,7 +18,7 @@ export const getPullRequest: V2Route = (app, { service }) => {
     },
     async (request) => {
       const pr = await pullRequestOf(service, request, request.params.id);
-      const facts = await factsOf(service, request, pr);
+      const facts = await factsOf(service, pr);
       if (!facts) throw prNotFound(request.params.id);
       return pullRequestOut(facts);
     },

@@ -76,7 +76,12 @@ export const listQueuePullRequests: V2Route = (app, { service }) => {
           const view = await service.getSubmittedPullRequest(ctx, handle.key, { number: e.prNumber });
           const pr = await service.directory.pullRequest(ctx, ids.get(e.prNumber)!);
           return pullRequestOut(
-            { id: pr!.id, repo: handle.repo, createdAt: pr!.createdAt, entry: { view, queueShortId: handle.shortId } },
+            {
+              id: pr!.id,
+              repo: handle.repo,
+              createdAt: pr!.createdAt,
+              entry: { view, queueShortId: handle.shortId, key: handle.key },
+            },
             true,
           );
         }),

@@ -7,7 +7,7 @@ import { factsOf, pullRequestOf } from '../lookups.js';
 
 export async function liveEntryOf(service: MergeQueueService, request: FastifyRequest, id: string) {
   const pr = await pullRequestOf(service, request, id);
-  const facts = await factsOf(service, request, pr);
+  const facts = await factsOf(service, pr);
   if (!facts) throw prNotFound(id);
   const entry = facts.entry?.view.entry;
   if (!entry || isTerminal(entry.state))

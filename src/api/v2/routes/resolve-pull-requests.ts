@@ -62,7 +62,7 @@ export const resolvePullRequests: V2Route = (app, { service }) => {
       const all = [];
       for (const n of numbers) {
         const pr = await service.directory.pullRequest(callerOf(request), ids.get(n)!);
-        const facts = await factsOf(service, request, pr!);
+        const facts = await factsOf(service, pr!);
         if (facts) all.push(pullRequestOut(facts, numbers.length > 1));
       }
       return pageOfList('pullRequests.resolveByCoordinates', { repositoryId, number, branch, baseBranch }, page, all);

@@ -27,7 +27,7 @@ export const restartTests: V2Route = (app, { service }) => {
           `Only a testing or pendingFailure entry's tests can be restarted; #${pr.number} is ${entry.state.toLowerCase()}`,
         );
       await service.restartTestsOnPullRequest(callerOf(request), key, pr.number);
-      return pullRequestOut((await factsOf(service, request, pr))!);
+      return pullRequestOut((await factsOf(service, pr))!);
     },
   );
 };

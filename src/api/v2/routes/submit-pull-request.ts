@@ -55,7 +55,7 @@ export const submitPullRequest: V2Route = (app, { service }) => {
       const ids = await service.directory.pullRequestIds(handle.repo, [number]);
       const handleOfPr = { id: ids.get(number)!, repo: handle.repo, number };
       const pr = await service.directory.pullRequest(ctx, handleOfPr.id);
-      const facts = await factsOf(service, request, { ...handleOfPr, createdAt: pr!.createdAt });
+      const facts = await factsOf(service, { ...handleOfPr, createdAt: pr!.createdAt });
       void reply.code(201);
       return pullRequestOut(facts!);
     },
