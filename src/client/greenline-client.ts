@@ -8,6 +8,10 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { ENDPOINTS, type EndpointName } from './endpoints.js';
 import { apiErrorOf, GreenlineApiError, networkErrorOf } from './errors.js';
 import type {
+  GetSubmittedPullRequestsRequest,
+  ListTestingResultsRequest,
+  SubmittedPullRequests,
+  TestingResults,
   CreateQueueRequest,
   EmptyResponse,
   GetSubmittedPullRequestRequest,
@@ -111,6 +115,14 @@ export class GreenlineClient {
     return this.json('getSubmittedPullRequest', body, options);
   }
 
+  /** Up to 50 PRs at once; the numbers never submitted are in `notFound`. */
+  getSubmittedPullRequests(
+    body: GetSubmittedPullRequestsRequest,
+    options?: CallOptions,
+  ): Promise<SubmittedPullRequests> {
+    return this.json('getSubmittedPullRequests', body, options);
+  }
+
   listPullRequests(body: ListPullRequestsRequest, options?: CallOptions): Promise<ListPullRequestsResponse> {
     return this.json('listPullRequests', body, options);
   }
@@ -121,6 +133,11 @@ export class GreenlineClient {
 
   getMergeQueueTestingDetails(body: TestingDetailsRequest, options?: CallOptions): Promise<TestingDetails> {
     return this.json('getMergeQueueTestingDetails', body, options);
+  }
+
+  /** Finished testing per PR and run, newest first, paged with offset/take. */
+  listMergeQueueTestingResults(body: ListTestingResultsRequest, options?: CallOptions): Promise<TestingResults> {
+    return this.json('listMergeQueueTestingResults', body, options);
   }
 
   // Queues (docs/api.md "Queues").
