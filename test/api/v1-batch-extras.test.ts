@@ -2,6 +2,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiHarness, errorOf, json, type ApiHarness } from './api-harness.js';
 
+/** A parsed JSON answer (its shape is checked against the document where it matters). */
+type Json = ReturnType<typeof json>;
+
 let h: ApiHarness;
 beforeEach(async () => {
   h = await createApiHarness();
@@ -23,7 +26,7 @@ describe('POST /v1/getSubmittedPullRequests', () => {
     expect(res.statusCode, res.body).toBe(200);
     const body = json(res);
     const single = json(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { number: 3 } })));
-    expect(body.pullRequests.map((p: any) => p.prNumber)).toEqual([3, 1]);
+    expect(body.pullRequests.map((p: Json) => p.prNumber)).toEqual([3, 1]);
     expect(body.pullRequests[0]).toEqual(single);
     expect(body.notFound).toEqual([{ number: 2 }, { number: 9 }]);
   });

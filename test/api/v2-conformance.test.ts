@@ -9,6 +9,9 @@ import { testDatabases } from '../helpers/databases.js';
 import { createApiHarness, json, REPO, SLUG, type ApiHarness } from './api-harness.js';
 import { OPERATIONS, v2Client, type V2Client } from './v2-client.js';
 
+/** A parsed JSON answer (its shape is checked against the document where it matters). */
+type Json = ReturnType<typeof json>;
+
 const databases = await testDatabases();
 
 describe.each(databases)('v2 API on $name', (database) => {
@@ -36,7 +39,7 @@ describe.each(databases)('v2 API on $name', (database) => {
   const submit = async (queueId: string, body: Record<string, unknown>) => {
     const res = await v2.call('POST', `/v2/merge-queues/${queueId}/pull-requests`, body);
     expect(res.statusCode, res.body).toBe(201);
-    return json(res) as { id: string; number: number; queueEntry: Record<string, any> };
+    return json(res) as { id: string; number: number; queueEntry: Json };
   };
   const ok = async (method: Parameters<V2Client['call']>[0], path: string, body?: unknown) => {
     const res = await v2.call(method, path, body);
@@ -48,7 +51,7 @@ describe.each(databases)('v2 API on $name', (database) => {
     const queue = await createQueue({ mode: 'queue', concurrency: 2, bisectionConcurrency: 1, enqueueingLabel: 'mq' });
     expect(queue.config).toMatchObject({ concurrency: 2, bisectionConcurrency: 1, enqueueingLabel: 'mq' });
     const q = `/v2/merge-queues/${queue.id}`;
-    expect((await ok('GET', '/v2/merge-queues')).data.map((x: any) => x.id)).toEqual([queue.id]);
+    expect((await ok('GET', '/v2/merge-queues')).data.map((x: Json) => x.id)).toEqual([queue.id]);
     expect((await ok('GET', `/v2/merge-queues?repositoryId=${repositoryId}&targetBranch=main`)).data).toHaveLength(1);
     expect(await ok('GET', q)).toMatchObject({ id: queue.id, state: 'running', mode: 'queue', managedState: 'manual' });
     expect(await ok('GET', `/v2/repositories/${repositoryId}`)).toMatchObject({ path: 'acme/web', provider: 'github' });
@@ -61,7 +64,7 @@ describe.each(databases)('v2 API on $name', (database) => {
     await h.t.runEffects();
 
     const resolved = await ok('GET', `/v2/pull-requests?repositoryId=${repositoryId}&number=3,1,2,6`);
-    expect(resolved.data.map((p: any) => p.number)).toEqual([1, 2, 3, 6]);
+    expect(resolved.data.map((p: Json) => p.number)).toEqual([1, 2, 3, 6]);
     expect(resolved.data[3].queueEntry).toBeUndefined();
     expect((await ok('GET', `/v2/pull-requests?repositoryId=${repositoryId}&branch=feature-1`)).data[0].id).toBe(
       one.id,
@@ -73,12 +76,12 @@ describe.each(databases)('v2 API on $name', (database) => {
     const listed = await ok('GET', `${q}/pull-requests?state=testing,pending&limit=2&includeTotal=true`);
     expect(listed).toMatchObject({ hasMore: true, total: 3 });
     const rest = await ok('GET', `${q}/pull-requests?state=testing,pending&limit=2&cursor=${listed.nextCursor}`);
-    expect([...listed.data, ...rest.data].map((p: any) => p.number)).toEqual([3, 2, 1]);
+    expect([...listed.data, ...rest.data].map((p: Json) => p.number)).toEqual([3, 2, 1]);
 
     const order = await ok('GET', `${q}/order`);
-    expect(order.batches.flatMap((b: any) => b.pullRequests.map((p: any) => p.number)).length).toBeGreaterThan(0);
+    expect(order.batches.flatMap((b: Json) => b.pullRequests.map((p: Json) => p.number)).length).toBeGreaterThan(0);
     const graph = await ok('GET', `${q}/graph?includeImpactedTargets=true`);
-    expect(graph.nodes.map((n: any) => n.pullRequestNumber).sort()).toEqual([1, 2, 3]);
+    expect(graph.nodes.map((n: Json) => n.pullRequestNumber).sort()).toEqual([1, 2, 3]);
 
     const runs = await ok('GET', `${q}/verification-runs?status=inProgress`);
     expect(runs.data.length).toBeGreaterThan(0);
@@ -88,7 +91,7 @@ describe.each(databases)('v2 API on $name', (database) => {
       status: 'inProgress',
     });
     const tested = runs.data[0].testedPullRequests[0].id as string;
-    expect((await ok('GET', `/v2/pull-requests/${tested}/verification-runs`)).data.map((r: any) => r.id)).toContain(
+    expect((await ok('GET', `/v2/pull-requests/${tested}/verification-runs`)).data.map((r: Json) => r.id)).toContain(
       runId,
     );
 
@@ -109,7 +112,7 @@ describe.each(databases)('v2 API on $name', (database) => {
     const newest = await ok('GET', `/v2/pull-requests/${one.id}/queue-entry-history?direction=newest&limit=1`);
     expect(newest.data[0].state).toBe('cancelled');
     const batch = await ok('GET', `/v2/queue-entry-history?pullRequestIds=${one.id},${two.id}`);
-    expect(batch.data.map((g: any) => g.pullRequestId)).toEqual([one.id, two.id]);
+    expect(batch.data.map((g: Json) => g.pullRequestId)).toEqual([one.id, two.id]);
 
     // Finish the runs: passed runs merge their PRs, so testing results appear.
     await h.t.runEffects();
@@ -305,8 +308,8 @@ describe.each(databases)('v2 API on $name', (database) => {
     await h.t.runEffects();
     const v1Queue = json(await h.post('/v1/getQueue', h.body()));
     const v2List = json(await v2.call('GET', `/v2/merge-queues/${queue.id}/pull-requests`));
-    expect(v1Queue.enqueuedPullRequests.map((p: any) => p.prNumber).sort()).toEqual([1, 2, 3, 4]);
-    expect(v2List.data.map((p: any) => p.number).sort()).toEqual([1, 2, 3, 4]);
+    expect(v1Queue.enqueuedPullRequests.map((p: Json) => p.prNumber).sort()).toEqual([1, 2, 3, 4]);
+    expect(v2List.data.map((p: Json) => p.number).sort()).toEqual([1, 2, 3, 4]);
     // v1 cancels what v2 submitted, v2 dequeues what v1 submitted, at once.
     const ids = json(await v2.call('GET', `/v2/pull-requests?repositoryId=${repositoryId}&number=1,2`)).data;
     const [cancel, dequeue] = await Promise.all([
@@ -358,7 +361,7 @@ describe.each(databases)('v2 API on $name', (database) => {
     const history = json(
       await v2.call('GET', `/v2/pull-requests/${v1One.id}/queue-entry-history?direction=newest`),
     ).data;
-    expect(history.map((t: any) => t.changedAt)).toEqual(timeline.map((t: any) => t.at));
+    expect(history.map((t: Json) => t.changedAt)).toEqual(timeline.map((t: Json) => t.at));
     // POST /updateQueue {state: PAUSED} → POST …/pause; {mode: parallel} → switch-modes graph
     await h.post('/v1/updateQueue', h.body({ state: 'PAUSED' }));
     expect(json(await v2.call('GET', `/v2/merge-queues/${queue.id}`)).state).toBe('paused');

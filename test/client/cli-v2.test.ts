@@ -1,5 +1,6 @@
 /** `greenline queue order`, `queue graph` and `pr history` (v2 reads) against a real server process. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { V2MergeQueueOrder } from '../../src/client/index.js';
 import { startCliServer, type CliServer } from './cli-server.js';
 
 const Q = ['--repo', 'github.com/acme/web', '--branch', 'main'];
@@ -23,11 +24,11 @@ it('shows the order, the graph and a PR history through the v2 API', async () =>
 
   const order = await s.run(['queue', 'order', ...Q, '--json']);
   expect(order.code, order.stderr).toBe(0);
-  const parsed = JSON.parse(order.stdout);
+  const parsed = JSON.parse(order.stdout) as V2MergeQueueOrder;
   const numbers = [
-    ...parsed.batches.flatMap((b: any) => b.pullRequests.map((p: any) => p.number)),
-    ...parsed.pending.map((p: any) => p.pullRequest.number),
-    ...parsed.awaitingAdmission.map((p: any) => p.number),
+    ...parsed.batches.flatMap((b) => b.pullRequests.map((p) => p.number)),
+    ...parsed.pending.map((p) => p.pullRequest.number),
+    ...parsed.awaitingAdmission.map((p) => p.number),
   ];
   expect(numbers.sort()).toEqual([7, 8]);
   const table = await s.run(['queue', 'order', ...Q]);
