@@ -202,6 +202,11 @@ describe.each(databases)('v2 API on $name', (database) => {
     // a second queue for the same branch
     const dup = await v2.call('POST', '/v2/merge-queues', { repositoryId, targetBranch: 'main' });
     expect([dup.statusCode, json(dup).error.code]).toEqual([409, 'QUEUE_ALREADY_EXISTS']);
+    // An empty JSON body is no body: ignored where the operation takes none, refused where it needs one.
+    const empty = { 'content-type': 'application/json' };
+    expect((await v2.call('POST', `/v2/merge-queues/${queue.id}/drain`, '', empty)).statusCode).toBe(200);
+    expect((await v2.call('POST', `/v2/merge-queues/${queue.id}/resume`, '', empty)).statusCode).toBe(200);
+    expect((await v2.call('POST', `/v2/merge-queues/${queue.id}/pull-requests`, '', empty)).statusCode).toBe(400);
     // Terraform's writes mark the queue; another write drifts it
     await v2.call('PATCH', `/v2/merge-queues/${queue.id}/config`, { concurrency: 3 }, { 'x-source': 'terraform' });
     expect(json(await v2.call('GET', `/v2/merge-queues/${queue.id}`)).managedState).toBe('terraform');

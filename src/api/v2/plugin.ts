@@ -62,7 +62,13 @@ export async function registerV2(v2: ApiApp, deps: V2Deps): Promise<void> {
   v2.setErrorHandler(v2ErrorHandler);
   v2.removeAllContentTypeParsers();
   // JSON, and JSON Merge Patch (RFC 7396) for PATCH …/config.
-  v2.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'string' }, parseJsonBody);
+  // An empty body is no body: pause, resume, drain, dequeue and restart-tests ignore theirs, and an
+  // operation that needs one says so.
+  v2.addContentTypeParser(
+    ['application/json', 'application/merge-patch+json'],
+    { parseAs: 'string' },
+    (request, body, done) => (body === '' ? done(null, undefined) : parseJsonBody(request, body as string, done)),
+  );
   v2.addHook('onRequest', async (_request, reply) => {
     reply.header('x-request-id', randomUUID());
   });
