@@ -12,6 +12,10 @@
  * - read, HTTP layer only: the same requests, the service's answers memoised in memory — separates
  *          the cost of the HTTP layer (auth hook, parsing, validation, wire mapping, serialisation)
  *          from the cost of the service and the store
+ * - v2 read:  GET /v2/pull-requests/{id}, the same PRs by their v2 ids (Bearer token)
+ * - v2 write: POST /v2/pull-requests/{id}/reprioritize with the same rotating priority: v2's
+ *          equivalent of re-submitting a queued PR (v2's submit answers 409 PR_ALREADY_ENQUEUED);
+ *          each v2 figure is printed beside its v1 counterpart's as a ratio
  * The endpoints take turns in one-second slices, round after round, so that a change in the load of a
  * shared machine falls on all of them alike; req/s is all requests over all slices of an endpoint, p99
  * is over all its responses. On a machine shared with other work, req/s also depends on how much CPU
@@ -40,6 +44,9 @@ interface Endpoint {
   name: string;
   url: string;
   body: (i: number) => unknown;
+  /** GET, or POST (the default) of `body`; `path` (when given) names each request's path. */
+  method?: 'GET' | 'POST';
+  path?: (i: number) => string;
   headers: Record<string, string>;
   /** Requests sent so far: the next body continues the rotation where the last slice stopped. */
   sent: number;
@@ -60,9 +67,20 @@ function slice(e: Endpoint): Promise<void> {
         url: e.url,
         connections: 10,
         duration: 1,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...e.headers },
-        requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(e.body(e.sent++)) }) }],
+        method: e.method ?? 'POST',
+        headers: { ...(e.method === 'GET' ? {} : { 'content-type': 'application/json' }), ...e.headers },
+        requests: [
+          {
+            setupRequest: (req) => {
+              const i = e.sent++;
+              return {
+                ...req,
+                ...(e.path ? { path: e.path(i) } : {}),
+                ...(e.method === 'GET' ? {} : { body: JSON.stringify(e.body(i)) }),
+              };
+            },
+          },
+        ],
       },
       (err, result) => {
         if (err) return reject(err);
@@ -106,11 +124,17 @@ async function main(): Promise<void> {
   const t = await createTestService({ databaseUrl: `sqlite:${path.join(dir, 'greenline.db')}` });
   const bare = Fastify();
   bare.post('/bare', async (request) => ({ ok: true, size: JSON.stringify(request.body).length }));
-  const app = await buildHttpApp({ service: t.service, logger: false, enumCase: 'upper' });
+  // The v2 request limit is lifted: the load generator is one organization.
+  const app = await buildHttpApp({
+    service: t.service,
+    logger: false,
+    enumCase: 'upper',
+    v2Limits: { perSecond: 1_000_000, metricsPerSecond: 5 },
+  });
   const layerOnly = await buildHttpApp({ service: memoised(t.service), logger: false, enumCase: 'upper' });
   try {
     const { token, ctx } = await t.createOrg('acme');
-    await t.connectRepo('acme', SLUG);
+    const repo = await t.connectRepo('acme', SLUG);
     const key = t.key(SLUG);
     await t.service.createQueue(ctx, key, { concurrency: 10 });
     const started = Date.now();
@@ -167,7 +191,22 @@ async function main(): Promise<void> {
       (i) => ({ repo: REPO, targetBranch: 'main', pr: pr(i), priority: PRIORITIES[i % PRIORITIES.length] }),
       auth,
     );
-    const all = [baseline, read, layer, write];
+    const ids = await t.service.directory.pullRequestIds(
+      repo,
+      Array.from({ length: PRS }, (_, n) => n + 1),
+    );
+    const idOf = (i: number) => ids.get(pr(i).number)!;
+    const bearer = { authorization: `Bearer ${token}` };
+    const v2Read = {
+      ...endpoint('v2 GET pull-requests/{id}', apiUrl, () => undefined, bearer),
+      method: 'GET' as const,
+      path: (i: number) => `/v2/pull-requests/${idOf(i)}`,
+    };
+    const v2Write = {
+      ...endpoint('v2 reprioritize', apiUrl, (i) => ({ priorityName: PRIORITIES[i % PRIORITIES.length] }), bearer),
+      path: (i: number) => `/v2/pull-requests/${idOf(i)}/reprioritize`,
+    };
+    const all = [baseline, read, layer, write, v2Read, v2Write];
     const version = async () => (await t.db.selectFrom('queues').select('version').executeTakeFirstOrThrow()).version;
     const versionBefore = await version();
     for (let round = 0; round < ROUNDS; round++) {
@@ -178,7 +217,13 @@ async function main(): Promise<void> {
     console.log(
       'endpoint                    req/s   p99 ms   % of bare (goal)   p99 goal   errors   req/CPU-s   % of bare',
     );
-    const goals: Record<string, string> = { [read.name]: '≥ 60%', [layer.name]: '≥ 60%', [write.name]: '≥ 35%' };
+    const goals: Record<string, string> = {
+      [read.name]: '≥ 60%',
+      [layer.name]: '≥ 60%',
+      [write.name]: '≥ 35%',
+      [v2Read.name]: '≥ 60%',
+      [v2Write.name]: '≥ 35%',
+    };
     const rps = (e: Endpoint) => e.completed / e.seconds;
     const perCpu = (e: Endpoint) => e.completed / e.cpuSeconds;
     const percent = (e: Endpoint, of: (e: Endpoint) => number) => `${((of(e) / of(baseline)) * 100).toFixed(0)}%`;
@@ -190,10 +235,17 @@ async function main(): Promise<void> {
         `${m.name.padEnd(26)} ${rps(m).toFixed(0).padStart(7)} ${p99(m.latencies).toFixed(0).padStart(8)}   ${ratio.padEnd(16)}   ${p99Goal.padEnd(8)}   ${String(m.errors).padStart(6)}   ${perCpu(m).toFixed(0).padStart(9)}   ${cpuRatio.padStart(9)}`,
       );
     }
+    for (const [v2, v1] of [
+      [v2Read, read],
+      [v2Write, write],
+    ] as const)
+      console.log(
+        `${v2.name}: ${((rps(v2) / rps(v1)) * 100).toFixed(0)}% of ${v1.name}'s req/s, ${((perCpu(v2) / perCpu(v1)) * 100).toFixed(0)}% of its req/CPU-s (goal: within 10%)`,
+      );
     // Each commit of a decision bumps the queue's version once; only the writes change this queue.
     const commits = (await version()) - versionBefore;
     console.log(
-      `\nsubmitPullRequest: ${write.completed} requests in ${commits} commits (${(write.completed / commits).toFixed(1)} requests per decision and transaction)`,
+      `\nsubmitPullRequest and v2 reprioritize: ${write.completed + v2Write.completed} requests in ${commits} commits (${((write.completed + v2Write.completed) / commits).toFixed(1)} requests per decision and transaction)`,
     );
   } finally {
     await app.close();

@@ -118,6 +118,20 @@ export const ServerConfigSchema = Type.Object({
     flag: '--retention-days <days>',
     description: 'days finished work records (effects, webhook deliveries, queue events) are kept (default 30)',
   }),
+  /** Requests per second an organization may send to the v2 API (docs/api-v2.md, "Request limits"). */
+  v2RateLimit: setting(Type.Integer({ minimum: 1, maximum: 1_000_000 }), {
+    default: 100,
+    env: 'GREENLINE_V2_RATE_LIMIT',
+    flag: '--v2-rate-limit <n>',
+    description: 'requests per second per organization to the v2 API; more get 429 (default 100)',
+  }),
+  /** Requests per second an organization may send to the v2 metrics endpoints. */
+  v2MetricsRateLimit: setting(Type.Integer({ minimum: 1, maximum: 1_000_000 }), {
+    default: 5,
+    env: 'GREENLINE_V2_METRICS_RATE_LIMIT',
+    flag: '--v2-metrics-rate-limit <n>',
+    description: 'requests per second per organization to the v2 metrics endpoints (default 5)',
+  }),
   /** Port of the operator metrics endpoint (docs/metrics.md; 0 = any free port); null = off. */
   operatorMetricsPort: setting(nullable(Type.Integer({ minimum: 0, maximum: 65535 })), {
     default: null,

@@ -180,6 +180,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
           service: app.service,
           logger,
           enumCase: config.enumCase,
+          v2Limits: { perSecond: config.v2RateLimit, metricsPerSecond: config.v2MetricsRateLimit },
           ...(metrics ? { onRequestDone: (timing) => metrics.observeRequest(timing) } : {}),
           ...(github && config.githubWebhookSecret
             ? {

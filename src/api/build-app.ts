@@ -22,6 +22,7 @@ import type { ApiApp } from './route-deps.js';
 import { healthz } from './routes/healthz.js';
 import type { TypeBoxTypeProvider } from './type-provider.js';
 import { V1_ROUTES } from './v1-routes.js';
+import { DEFAULT_V2_LIMITS, registerV2, type V2Limits } from './v2/plugin.js';
 import type { EnumCase } from './wire.js';
 
 /** Contract §1: request bodies up to 20 MiB (large impacted-target lists). */
@@ -45,6 +46,8 @@ export interface HttpAppDeps {
   onRequestDone?: (timing: RequestTiming) => void;
   /** Serves POST /webhooks/github when given (the github forge with a webhook secret). */
   githubWebhooks?: GitHubWebhookReceiver;
+  /** Request limits of the v2 API per organization (default 100/s, metrics 5/s). */
+  v2Limits?: V2Limits;
 }
 
 export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> {
@@ -98,5 +101,8 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     },
     { prefix: '/v1' },
   );
+  await app.register((v2: ApiApp) => registerV2(v2, { service, limits: deps.v2Limits ?? DEFAULT_V2_LIMITS }), {
+    prefix: '/v2',
+  });
   return fastify as unknown as FastifyInstance;
 }

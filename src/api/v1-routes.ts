@@ -16,7 +16,9 @@ import { getQueue } from './routes/get-queue.js';
 import { getQueueActivity } from './routes/get-queue-activity.js';
 import { getQueueHistory } from './routes/get-queue-history.js';
 import { getSubmittedPullRequest } from './routes/get-submitted-pull-request.js';
+import { getSubmittedPullRequests } from './routes/get-submitted-pull-requests.js';
 import { getTestRunLog } from './routes/get-test-run-log.js';
+import { listMergeQueueTestingResults } from './routes/list-merge-queue-testing-results.js';
 import { listPullRequests } from './routes/list-pull-requests.js';
 import { listWebhookDeliveries } from './routes/list-webhook-deliveries.js';
 import { listWebhooks } from './routes/list-webhooks.js';
@@ -36,9 +38,11 @@ export const V1_ROUTES: readonly Route[] = [
   cancelPullRequest,
   restartTestsOnPullRequest,
   getSubmittedPullRequest,
+  getSubmittedPullRequests,
   listPullRequests,
   setImpactedTargets,
   getMergeQueueTestingDetails,
+  listMergeQueueTestingResults,
   createQueue,
   getQueue,
   updateQueue,

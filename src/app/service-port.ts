@@ -21,12 +21,13 @@ import type { PrOutlook } from '../engine/eta.js';
 import type { CiStatus } from '../ports.js';
 import type { WebhookAdmin } from '../webhooks/admin.js';
 import type { NotifyAdmin } from '../notify/admin.js';
+import type { ApiDirectory } from './read-models/api-directory.js';
 import type { QueueActivity, QueueHistory, QueueSummary } from './read-models/queue-activity.js';
-import type { PrReason } from './read-models/pr-reason.js';
+import type { PrView } from './read-models/pr-view.js';
 import type { TestRunView } from './read-models/test-run-details.js';
 import type { AuthContext, QueueKey } from './request-scope.js';
 
-export type { AuthContext, QueueKey, TestRunView };
+export type { AuthContext, PrView, QueueKey, TestRunView };
 
 export interface QueueView {
   snapshot: QueueSnapshot;
@@ -36,17 +37,6 @@ export interface QueueView {
   enqueued: Entry[];
   /** Position, what it waits on and estimated merge time of each non-terminal entry (pr-outlook.ts). */
   outlook: ReadonlyMap<number, PrOutlook>;
-}
-
-export interface PrView {
-  entry: Entry;
-  readiness: Readiness;
-  /** True while the entry is non-terminal. */
-  isCurrentlySubmittedToQueue: boolean;
-  /** Why it is in its state, in words (pr-reason.ts). */
-  reason: PrReason;
-  /** Position, what it waits on and estimated merge time; null once terminal. */
-  outlook: PrOutlook | null;
 }
 
 export interface ListPullRequestsQuery {
@@ -102,6 +92,8 @@ export interface PullRequestService {
       prNumber: number;
       priority?: number | PriorityName | null;
       noBatch?: boolean;
+      /** Sent to the queue past unmet readiness (v2 `direct`). */
+      forceEnqueued?: boolean;
       /** Who asked: API_REQUESTED unless given (a PR comment or label is USER_REQUESTED). */
       reason?: SubmittedReason;
     },
@@ -187,6 +179,11 @@ export interface NotificationService {
   readonly notifications: NotifyAdmin;
 }
 
+/** What the v2 API addresses by id: queues, repositories, pull requests and test runs of the caller's org. */
+export interface DirectoryService {
+  readonly directory: ApiDirectory;
+}
+
 /** The whole service: what the HTTP API serves. */
 export type MergeQueueService = AuthService &
   QueueService &
@@ -194,4 +191,5 @@ export type MergeQueueService = AuthService &
   TestRunService &
   ReadModelService &
   WebhookService &
-  NotificationService;
+  NotificationService &
+  DirectoryService;

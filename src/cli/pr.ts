@@ -8,10 +8,11 @@ import {
   type SubmittedPullRequest,
 } from '../client/index.js';
 import { withClient, withQueueOptions, type QueueFlags } from './client-options.js';
-import { printJson, printLine } from './output.js';
+import { formatTable, printJson, printLine } from './output.js';
 import { formatPrList, formatPrStatus, formatReasonLine } from './pr-format.js';
 import { describeQueue, parsePrNumber, queueAddress, queueFlags } from './queue-address.js';
 import { UsageError } from './usage-error.js';
+import { pullRequestIdOf } from './v2-ids.js';
 
 interface WaitFlags extends QueueFlags {
   wait?: boolean;
@@ -230,5 +231,42 @@ Examples:
         else printLine(formatPrList(pullRequests, cursor !== undefined));
       }),
     );
+  withQueueOptions(pr.command('history'))
+    .description("a pull request's queue-entry state changes (v2), oldest first, each with its reason")
+    .argument('<number>', 'pull request number')
+    .option('--newest-first', 'newest change first')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ greenline pr history 42 --repo github.com/acme/web --branch main
+  $ greenline pr history 42 --repo github.com/acme/web --branch main --newest-first --json`,
+    )
+    .action((number: string, flags: QueueFlags & { newestFirst?: boolean }) =>
+      withClient(flags, async ({ client, settings }) => {
+        const id = await pullRequestIdOf(client, queueAddress(settings), parsePrNumber(number));
+        const transitions: Awaited<ReturnType<typeof client.queueEntryHistory>>['data'] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await client.queueEntryHistory(id, {
+            direction: flags.newestFirst ? 'newest' : 'oldest',
+            limit: 100,
+            ...(cursor !== undefined ? { cursor } : {}),
+          });
+          transitions.push(...page.data);
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor !== undefined);
+        if (flags.json) return printJson(transitions);
+        printLine(
+          transitions.length === 0
+            ? `#${number} has never been submitted.`
+            : formatTable(
+                ['AT', 'STATE', 'REASON', 'RUN'],
+                transitions.map((t) => [t.changedAt, t.state, t.reason ?? '', t.verificationRunId ?? '']),
+              ),
+        );
+      }),
+    );
+
   return pr;
 }

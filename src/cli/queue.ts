@@ -11,6 +11,8 @@ import { formatQueue, formatSettings } from './queue-format.js';
 import { describeQueue, queueAddress } from './queue-address.js';
 import { addSettingOptions, settingsFrom } from './queue-settings-options.js';
 import { UsageError } from './usage-error.js';
+import { formatTable } from './output.js';
+import { queueIdOf } from './v2-ids.js';
 
 const CREATE_SETTINGS = {
   mode: CreateQueueRequest.properties.mode,
@@ -230,6 +232,72 @@ Example:
         await client.deleteQueue(address);
         if (flags.json) printJson({});
         else printLine(`Deleted queue ${describeQueue(address)}.`);
+      }),
+    );
+  withQueueOptions(queue.command('order'))
+    .description(
+      'the dispatch order (v2): batches being tested, then the admitted PRs in the order the engine considers them, then those awaiting admission',
+    )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ greenline queue order --repo github.com/acme/web --branch main
+  $ greenline queue order --repo github.com/acme/web --branch main --json | jq '.pending[].pullRequest.number'`,
+    )
+    .action((flags: QueueFlags) =>
+      withClient(flags, async ({ client, settings }) => {
+        const order = await client.mergeQueueOrder(await queueIdOf(client, queueAddress(settings)));
+        if (flags.json) return printJson(order);
+        const rows = [
+          ...order.batches.flatMap((b) =>
+            b.pullRequests.map((p) => [`#${p.number}`, b.state, `run ${b.verificationRunId}`, p.title]),
+          ),
+          ...order.pending.map((p) => [
+            `#${p.pullRequest.number}`,
+            p.schedulability,
+            p.predictedBatch === undefined ? '' : `batch ${p.predictedBatch}`,
+            p.pullRequest.title,
+          ]),
+          ...order.awaitingAdmission.map((p) => [`#${p.number}`, 'awaiting admission', '', p.title]),
+        ];
+        printLine(`Queue ${describeQueue(queueAddress(settings))} (${order.queueState}, ${order.mode} mode)`);
+        printLine(rows.length === 0 ? 'No pull requests.' : formatTable(['PR', 'STATE', 'WHERE', 'TITLE'], rows));
+      }),
+    );
+
+  withQueueOptions(queue.command('graph'))
+    .description("the queue's dependency graph (v2): its admitted PRs and which wait for which")
+    .option('--impacted-targets', 'also show the impacted targets edges share')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ greenline queue graph --repo github.com/acme/web --branch main
+  $ greenline queue graph --repo github.com/acme/web --branch main --impacted-targets --json`,
+    )
+    .action((flags: QueueFlags & { impactedTargets?: boolean }) =>
+      withClient(flags, async ({ client, settings }) => {
+        const id = await queueIdOf(client, queueAddress(settings));
+        const graph = await client.mergeQueueGraph(id, { includeImpactedTargets: flags.impactedTargets === true });
+        if (flags.json) return printJson(graph);
+        printLine(
+          graph.nodes.length === 0
+            ? 'No admitted pull requests.'
+            : formatTable(
+                ['PR', 'STATE', 'PRIORITY', 'TITLE'],
+                graph.nodes.map((n) => [
+                  `#${n.pullRequestNumber}`,
+                  n.state,
+                  n.priorityName ?? String(n.priorityValue),
+                  n.title,
+                ]),
+              ),
+        );
+        for (const e of graph.edges)
+          printLine(
+            `#${e.toPullRequestNumber} waits for #${e.fromPullRequestNumber}${e.commonImpactedTargets ? ` (${e.commonImpactedTargets.join(', ')})` : ''}`,
+          );
       }),
     );
   return queue;

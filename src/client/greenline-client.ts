@@ -8,6 +8,19 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { ENDPOINTS, type EndpointName } from './endpoints.js';
 import { apiErrorOf, GreenlineApiError, networkErrorOf } from './errors.js';
 import type {
+  V2MergeGraph,
+  V2MergeQueue,
+  V2MergeQueueOrder,
+  V2Page,
+  V2PullRequest,
+  V2Repository,
+  V2StateTransition,
+} from './v2-types.js';
+import type {
+  GetSubmittedPullRequestsRequest,
+  ListTestingResultsRequest,
+  SubmittedPullRequests,
+  TestingResults,
   CreateQueueRequest,
   EmptyResponse,
   GetSubmittedPullRequestRequest,
@@ -116,6 +129,14 @@ export class GreenlineClient {
     return this.json('getSubmittedPullRequest', body, options);
   }
 
+  /** Up to 50 PRs at once; the numbers never submitted are in `notFound`. */
+  getSubmittedPullRequests(
+    body: GetSubmittedPullRequestsRequest,
+    options?: CallOptions,
+  ): Promise<SubmittedPullRequests> {
+    return this.json('getSubmittedPullRequests', body, options);
+  }
+
   listPullRequests(body: ListPullRequestsRequest, options?: CallOptions): Promise<ListPullRequestsResponse> {
     return this.json('listPullRequests', body, options);
   }
@@ -126,6 +147,11 @@ export class GreenlineClient {
 
   getMergeQueueTestingDetails(body: TestingDetailsRequest, options?: CallOptions): Promise<TestingDetails> {
     return this.json('getMergeQueueTestingDetails', body, options);
+  }
+
+  /** Finished testing per PR and run, newest first, paged with offset/take. */
+  listMergeQueueTestingResults(body: ListTestingResultsRequest, options?: CallOptions): Promise<TestingResults> {
+    return this.json('listMergeQueueTestingResults', body, options);
   }
 
   // Queues (docs/api.md "Queues").
@@ -290,8 +316,68 @@ export class GreenlineClient {
     return this.json('healthz', undefined, options);
   }
 
+  // Trunk's v2 API (docs/api-v2.md): what v1 has no operation for, and the ids it takes.
+
+  /** v2: the connected repository at a provider URL (`https://github.com/acme/web`). */
+  async repositoryAt(providerUrl: string, options?: CallOptions): Promise<V2Repository> {
+    const page = await this.v2<V2Page<V2Repository>>('/v2/repositories', { providerUrl }, options);
+    return page.data[0]!;
+  }
+
+  /** v2: the organization's queues, of one repository (and branch) when given. */
+  mergeQueues(
+    query: { repositoryId?: string; targetBranch?: string; limit?: number; cursor?: string } = {},
+    options?: CallOptions,
+  ): Promise<V2Page<V2MergeQueue>> {
+    return this.v2('/v2/merge-queues', query, options);
+  }
+
+  /** v2: a queue's dispatch order: batches with a run, then admitted PRs, then those awaiting admission. */
+  mergeQueueOrder(queueId: string, options?: CallOptions): Promise<V2MergeQueueOrder> {
+    return this.v2(`/v2/merge-queues/${encodeURIComponent(queueId)}/order`, {}, options);
+  }
+
+  /** v2: a queue's dependency graph. */
+  mergeQueueGraph(
+    queueId: string,
+    query: { includeImpactedTargets?: boolean } = {},
+    options?: CallOptions,
+  ): Promise<V2MergeGraph> {
+    return this.v2(`/v2/merge-queues/${encodeURIComponent(queueId)}/graph`, query, options);
+  }
+
+  /** v2: a repository's PRs by number (up to 50), submitted or not. */
+  pullRequestsByNumber(repositoryId: string, numbers: number[], options?: CallOptions): Promise<V2Page<V2PullRequest>> {
+    return this.v2('/v2/pull-requests', { repositoryId, number: numbers.join(',') }, options);
+  }
+
+  /** v2: a PR's queue-entry state transitions, oldest first (or newest with `direction: 'newest'`). */
+  queueEntryHistory(
+    pullRequestId: string,
+    query: { direction?: 'oldest' | 'newest'; limit?: number; cursor?: string } = {},
+    options?: CallOptions,
+  ): Promise<V2Page<V2StateTransition>> {
+    return this.v2(`/v2/pull-requests/${encodeURIComponent(pullRequestId)}/queue-entry-history`, query, options);
+  }
+
+  private async v2<T>(
+    path: string,
+    query: Record<string, string | number | boolean | undefined>,
+    options: CallOptions | undefined,
+  ): Promise<T> {
+    const url = new URL(this.url + path);
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
+    const headers: Record<string, string> = this.token === undefined ? {} : { authorization: `Bearer ${this.token}` };
+    const { status, text } = await this.fetchText(url, { method: 'GET', headers }, options);
+    return this.parsed<T>(status, text, path);
+  }
+
   private async json<T>(name: EndpointName, body: unknown, options: CallOptions | undefined): Promise<T> {
     const { status, text } = await this.send(name, body, {}, options);
+    return this.parsed<T>(status, text, name);
+  }
+
+  private parsed<T>(status: number, text: string, name: string): T {
     try {
       return JSON.parse(text) as T;
     } catch {
@@ -324,15 +410,22 @@ export class GreenlineClient {
     const headers: Record<string, string> = {};
     if (this.token !== undefined) headers['x-api-token'] = this.token;
     if (body !== undefined) headers['content-type'] = 'application/json';
+    return this.fetchText(
+      url,
+      { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) },
+      options,
+    );
+  }
+
+  private async fetchText(
+    url: URL,
+    init: { method: string; headers: Record<string, string>; body?: string },
+    options: CallOptions | undefined,
+  ): Promise<{ status: number; text: string }> {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const signal = options?.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     try {
-      const res = await this.fetch(url, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal,
-      });
+      const res = await this.fetch(url, { ...init, signal });
       const text = await res.text();
       if (!res.ok) throw apiErrorOf(res.status, res.statusText, text);
       return { status: res.status, text };

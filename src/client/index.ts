@@ -18,3 +18,4 @@ export {
   type WaitForPullRequestOptions,
 } from './wait-for-pull-request.js';
 export type * from './types.js';
+export type * from './v2-types.js';

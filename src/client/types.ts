@@ -19,6 +19,7 @@ import type {
 } from '../api/schemas/extensions.js';
 import type { MetricsQuery as MetricsQuerySchema } from '../api/schemas/metrics.js';
 import type {
+  GetSubmittedBatchRequest,
   GetSubmittedRequest,
   ListRequest,
   ListResponse,
@@ -26,7 +27,10 @@ import type {
   PrRequest,
   SetImpactedTargetsRequest as SetTargetsSchema,
   SubmitRequest,
+  SubmittedBatch,
   SubmittedPr,
+  TestingResults as TestingResultsSchema,
+  TestingResultsRequest,
 } from '../api/schemas/pull-request.js';
 import type {
   CreateQueueRequest as CreateQueueSchema,
@@ -66,6 +70,10 @@ export type SubmitPullRequestRequest = Static<typeof SubmitRequest>;
 export type PullRequestRequest = Static<typeof PrRequest>;
 export type GetSubmittedPullRequestRequest = Static<typeof GetSubmittedRequest>;
 export type SubmittedPullRequest = Static<typeof SubmittedPr>;
+export type GetSubmittedPullRequestsRequest = Static<typeof GetSubmittedBatchRequest>;
+export type SubmittedPullRequests = Static<typeof SubmittedBatch>;
+export type ListTestingResultsRequest = Static<typeof TestingResultsRequest>;
+export type TestingResults = Static<typeof TestingResultsSchema>;
 export type ListPullRequestsRequest = Static<typeof ListRequest>;
 export type ListPullRequestsResponse = Static<typeof ListResponse>;
 /** One PR as listPullRequests and getQueue list it. */

@@ -268,6 +268,22 @@ export interface Database {
   webhook_messages: WebhookMessagesTable;
   webhook_attempts: WebhookAttemptsTable;
   github_deliveries: GitHubDeliveriesTable;
+  queue_short_ids: QueueShortIdsTable;
+  pull_request_ids: PullRequestIdsTable;
+}
+
+/** A queue's short id in the v2 API (migration 010). */
+export interface QueueShortIdsTable {
+  short_id: string;
+  queue_id: string;
+}
+
+/** A pull request's UUID in the v2 API (migration 010). */
+export interface PullRequestIdsTable {
+  id: string;
+  repo_id: string;
+  pr_number: number;
+  created_at: number;
 }
 
 export interface GitHubDeliveriesTable {

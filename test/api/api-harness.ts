@@ -7,6 +7,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildHttpApp } from '../../src/api/build-app.js';
 import type { EnumCase } from '../../src/api/wire.js';
 import type { MergeQueueService } from '../../src/app/service-port.js';
+import type { V2Limits } from '../../src/api/v2/plugin.js';
 import { createTestService, type TestService } from '../helpers/service.js';
 import type { Json } from '../helpers/json.js';
 
@@ -33,6 +34,8 @@ export interface HarnessOptions {
   databaseUrl?: string;
   /** Wraps the real service, e.g. to make one method fail. */
   wrap?: (service: MergeQueueService) => MergeQueueService;
+  /** Request limits of the v2 API (default: the server's). */
+  v2Limits?: V2Limits;
 }
 
 export async function createApiHarness(opts: HarnessOptions = {}): Promise<ApiHarness> {
@@ -40,7 +43,12 @@ export async function createApiHarness(opts: HarnessOptions = {}): Promise<ApiHa
   const { token } = await t.createOrg('acme');
   await t.connectRepo('acme', SLUG);
   const service = opts.wrap ? opts.wrap(t.service) : t.service;
-  const app = await buildHttpApp({ service, logger: false, enumCase: opts.enumCase ?? 'upper' });
+  const app = await buildHttpApp({
+    service,
+    logger: false,
+    enumCase: opts.enumCase ?? 'upper',
+    ...(opts.v2Limits ? { v2Limits: opts.v2Limits } : {}),
+  });
   const headersWith = (headers: Record<string, string | undefined>) =>
     Object.fromEntries(
       Object.entries({ 'x-api-token': token, ...headers }).filter(([, v]) => v !== undefined),

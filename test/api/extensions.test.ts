@@ -107,10 +107,13 @@ describe('GET /v1/openapi.json and /docs', () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/healthz',
       '/v1/cancelPullRequest',
+      '/v1/createNotificationChannel',
       '/v1/createQueue',
       '/v1/createWebhook',
+      '/v1/deleteNotificationChannel',
       '/v1/deleteQueue',
       '/v1/deleteWebhook',
+      '/v1/enableNotificationChannel',
       '/v1/enableWebhook',
       '/v1/getMergeQueueMetrics',
       '/v1/getMergeQueueTestingDetails',
@@ -118,7 +121,10 @@ describe('GET /v1/openapi.json and /docs', () => {
       '/v1/getQueueActivity',
       '/v1/getQueueHistory',
       '/v1/getSubmittedPullRequest',
+      '/v1/getSubmittedPullRequests',
       '/v1/getTestRunLog',
+      '/v1/listMergeQueueTestingResults',
+      '/v1/listNotificationChannels',
       '/v1/listPullRequests',
       '/v1/listQueues',
       '/v1/listWebhookDeliveries',
@@ -131,6 +137,7 @@ describe('GET /v1/openapi.json and /docs', () => {
       '/v1/setImpactedTargets',
       '/v1/streamQueueEvents',
       '/v1/submitPullRequest',
+      '/v1/testNotificationChannel',
       '/v1/updateQueue',
     ]);
     const submit = doc.paths['/v1/submitPullRequest'].post;

@@ -231,3 +231,57 @@ export const SubmittedPr = Type.Object({
     ),
   ),
 });
+
+/** The most PRs one getSubmittedPullRequests looks up (Trunk's migration guide). */
+export const MAX_BATCH_PRS = 50;
+
+export const GetSubmittedBatchRequest = RequestObject({
+  ...QueueAddress,
+  prs: Type.Array(RequestObject({ number: PrNumber }), {
+    minItems: 1,
+    maxItems: MAX_BATCH_PRS,
+    description: `The PRs to look up, by number (1 to ${MAX_BATCH_PRS})`,
+  }),
+  includeTimeline: Type.Optional(
+    Type.Boolean({ description: "Also return each entry's timeline, newest change first" }),
+  ),
+});
+
+export const SubmittedBatch = Type.Object({
+  pullRequests: Type.Array(SubmittedPr, { description: 'The PRs submitted to this queue, in the order asked' }),
+  notFound: Type.Array(Type.Object({ number: Type.Integer() }), {
+    description: 'The PRs asked for that were never submitted to this queue',
+  }),
+});
+
+export const TestingResultsRequest = RequestObject({
+  ...QueueAddress,
+  since: Type.Optional(DateTime('Only results that ended at or after this time')),
+  until: Type.Optional(DateTime('Only results that ended at or before this time (default: now)')),
+  offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Results to skip (default 0)' })),
+  take: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Results per page (default 25)' })),
+});
+
+export const TestingResults = Type.Object({
+  testingResults: Type.Array(
+    Type.Object({
+      prNumber: Type.Integer(),
+      testRunId: Type.String({ description: 'The run: see getMergeQueueTestingDetails' }),
+      endedAt: Type.String({ format: 'date-time' }),
+      testingDurationMs: Type.Integer({ description: 'Whole seconds, in milliseconds' }),
+      outcome: Type.String({ enum: ['passed', 'failed', 'cancelled'] }),
+      cycleConclusion: Nullable(
+        Type.String({
+          description: "The state the PR's trip through the queue ended in; null while it is in the queue",
+        }),
+      ),
+      bisection: Nullable(
+        Type.String({
+          enum: ['in_bisection', 'entered_bisection'],
+          description: 'in_bisection: a bisection run; entered_bisection: this failure split its batch',
+        }),
+      ),
+    }),
+  ),
+  totalItems: Type.Integer({ description: 'Results in the window, over all pages' }),
+});

@@ -31,6 +31,7 @@ import { findImpactedTargets, upsertImpactedTargets } from '../../store/impacted
 import { deleteQueueRow, findQueue, findQueueById, insertQueue, markConfigWrite } from '../../store/queues.js';
 import { findRepo } from '../../store/repos.js';
 import { forgeFor, type Adapters } from '../adapters.js';
+import { ApiDirectory } from '../read-models/api-directory.js';
 import { failedCheckUrl, type CiOutcome } from '../executor/ci-outcome.js';
 import type { Clock } from '../../lib/clock.js';
 import {
@@ -96,9 +97,11 @@ export class GreenlineService implements MergeQueueService {
   private readonly configOf = lastParsed<Readonly<QueueConfig>>();
   readonly webhooks: WebhookAdmin;
   readonly notifications: NotifyAdmin;
+  readonly directory: ApiDirectory;
 
   constructor(private readonly deps: ServiceDeps) {
     this.tokens = new TokenCache(deps.db, deps.clock);
+    this.directory = new ApiDirectory({ db: deps.db, clock: deps.clock, adapters: deps.adapters });
     this.notifications = new NotifyAdmin({
       db: deps.db,
       clock: deps.clock,
@@ -209,6 +212,7 @@ export class GreenlineService implements MergeQueueService {
         );
       }
       await deleteQueueRow(db, queue.id);
+      await this.directory.forgetQueue(queue.id);
       executor.forget(queue.id);
     });
   }
@@ -222,6 +226,7 @@ export class GreenlineService implements MergeQueueService {
       prNumber: number;
       priority?: number | string | null;
       noBatch?: boolean;
+      forceEnqueued?: boolean;
       reason?: SubmittedReason;
     },
   ): Promise<void> {
@@ -251,6 +256,7 @@ export class GreenlineService implements MergeQueueService {
       reason: req.reason ?? 'API_REQUESTED',
       ...(req.priority !== undefined ? { priority: priority.usedDefault ? null : priority.value } : {}),
       ...(req.noBatch !== undefined ? { noBatch: req.noBatch } : {}),
+      ...(req.forceEnqueued !== undefined ? { forceEnqueued: req.forceEnqueued } : {}),
     });
     // Targets are often uploaded before the submission (contract §2.6): apply those for this head.
     const targets = await findImpactedTargets(db, repo.id, pr.number, pr.headSha);

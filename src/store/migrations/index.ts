@@ -14,6 +14,7 @@ import { queueManagement } from './007-queue-management.js';
 import { effectOrder } from './008-effect-order.js';
 import { deliveryClaims } from './009-delivery-claims.js';
 import { notifications } from './010-notifications.js';
+import { apiIds } from './011-api-ids.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '008-effect-order': effectOrder,
   '009-delivery-claims': deliveryClaims,
   '010-notifications': notifications,
+  '011-api-ids': apiIds,
 };
 
 /**

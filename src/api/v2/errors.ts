@@ -1,0 +1,106 @@
+/**
+ * Errors of the v2 API: Trunk's v2 codes in the same `{ "error": { "code", "message" } }` envelope.
+ * Routes throw V2Error for what only v2 says; what the service reports (HttpError, with greenline's
+ * v1 codes) is answered under the v2 code and status that mean the same, keeping its message.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError, type ErrorCode } from '../../errors.js';
+import { ForgeUnreachableError } from '../../ports.js';
+import { validationMessage, type SchemaError } from '../validation-message.js';
+
+export type V2Code =
+  | 'AUTHENTICATION_REQUIRED'
+  | 'INVALID_TOKEN'
+  | 'INTERNAL_ERROR'
+  | 'VALIDATION_FAILED'
+  | 'NOT_FOUND'
+  | 'INVALID_CURSOR'
+  | 'MERGE_QUEUE_NOT_FOUND'
+  | 'PR_ALREADY_ENQUEUED'
+  | 'PR_NOT_ENQUEUEABLE'
+  | 'UPSTREAM_ERROR'
+  | 'VERIFICATION_RUN_NOT_FOUND'
+  | 'PR_NOT_FOUND'
+  | 'REPOSITORY_NOT_FOUND'
+  | 'QUEUE_ALREADY_EXISTS'
+  | 'QUEUE_HAS_ACTIVE_ENTRIES'
+  | 'MODE_CHANGE_IN_PROGRESS'
+  | 'PR_NOT_IN_ACTIVE_STATE'
+  | 'PR_TESTS_NOT_RESTARTABLE'
+  | 'ALLOWED_BOT_SUBMITTERS_FROZEN'
+  | 'PROVIDER_URL_NOT_FOUND'
+  | 'RATE_LIMIT_EXCEEDED';
+
+export class V2Error extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: V2Code,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'V2Error';
+  }
+}
+
+/** The v2 code and status of each service error (anything else is a 400 VALIDATION_FAILED). */
+const FROM_SERVICE: Partial<Record<ErrorCode, [number, V2Code]>> = {
+  UNAUTHORIZED: [401, 'INVALID_TOKEN'],
+  NOT_FOUND: [404, 'NOT_FOUND'],
+  REPO_NOT_FOUND: [404, 'REPOSITORY_NOT_FOUND'],
+  QUEUE_NOT_FOUND: [404, 'MERGE_QUEUE_NOT_FOUND'],
+  PR_NOT_FOUND: [422, 'PR_NOT_ENQUEUEABLE'],
+  PR_NOT_SUBMITTED: [404, 'PR_NOT_FOUND'],
+  TEST_RUN_NOT_FOUND: [404, 'VERIFICATION_RUN_NOT_FOUND'],
+  ROUTE_NOT_FOUND: [404, 'NOT_FOUND'],
+  QUEUE_EXISTS: [409, 'QUEUE_ALREADY_EXISTS'],
+  QUEUE_NOT_EMPTY: [409, 'QUEUE_HAS_ACTIVE_ENTRIES'],
+  PR_NOT_IN_QUEUE: [409, 'PR_NOT_IN_ACTIVE_STATE'],
+  RESTART_NOT_ALLOWED: [422, 'PR_TESTS_NOT_RESTARTABLE'],
+  PR_ALREADY_MERGED: [422, 'PR_NOT_ENQUEUEABLE'],
+  INVALID_OPERATION: [409, 'MODE_CHANGE_IN_PROGRESS'],
+  RATE_LIMITED: [429, 'RATE_LIMIT_EXCEEDED'],
+  FORGE_UNREACHABLE: [502, 'UPSTREAM_ERROR'],
+  INTERNAL: [500, 'INTERNAL_ERROR'],
+};
+
+function toV2Error(error: FastifyError | HttpError | V2Error): V2Error {
+  if (error instanceof V2Error) return error;
+  if (error instanceof HttpError) {
+    const [status, code] = FROM_SERVICE[error.code] ?? [400, 'VALIDATION_FAILED'];
+    return new V2Error(status, code, error.message);
+  }
+  if (error instanceof ForgeUnreachableError) return new V2Error(502, 'UPSTREAM_ERROR', error.message);
+  if (error.validation) {
+    const context = error.validationContext ?? 'request';
+    return new V2Error(400, 'VALIDATION_FAILED', validationMessage(error.validation as SchemaError[], context));
+  }
+  if (error.statusCode === 429) return new V2Error(429, 'RATE_LIMIT_EXCEEDED', error.message);
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
+    return new V2Error(400, 'VALIDATION_FAILED', error.message);
+  return new V2Error(
+    500,
+    'INTERNAL_ERROR',
+    'Internal error; the request was not applied. Details are in the server log',
+  );
+}
+
+export function v2ErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const e = toV2Error(error);
+  if (e.status >= 500) request.log.error({ err: error }, 'request failed');
+  void reply
+    .code(e.status)
+    .type('application/json; charset=utf-8')
+    .send({ error: { code: e.code, message: e.message } });
+}
+
+export const queueNotFound = (id: string) =>
+  new V2Error(404, 'MERGE_QUEUE_NOT_FOUND', `No merge queue has id ${JSON.stringify(id)}; see GET /v2/merge-queues`);
+export const prNotFound = (id: string) =>
+  new V2Error(
+    404,
+    'PR_NOT_FOUND',
+    `No pull request has id ${JSON.stringify(id)}; resolve ids with GET /v2/pull-requests`,
+  );
+export const repoNotFound = (id: string) =>
+  new V2Error(404, 'REPOSITORY_NOT_FOUND', `No repository has id ${JSON.stringify(id)}; see GET /v2/repositories`);
+export const invalid = (message: string) => new V2Error(400, 'VALIDATION_FAILED', message);

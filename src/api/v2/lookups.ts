@@ -1,0 +1,44 @@
+/** Resolving a v2 request's ids within the caller's organization; unknown (or another org's) is 404. */
+import type { FastifyRequest } from 'fastify';
+import type { PullRequestHandle, QueueHandle } from '../../app/read-models/api-directory.js';
+import type { MergeQueueService } from '../../app/service-port.js';
+import type { RepoRow } from '../../store/database.js';
+import { prNotFound, queueNotFound, repoNotFound } from './errors.js';
+import { callerOf } from './plugin.js';
+import type { PullRequestFacts } from './wire.js';
+
+export async function queueOf(service: MergeQueueService, request: FastifyRequest, id: string): Promise<QueueHandle> {
+  const handle = await service.directory.queue(callerOf(request), id);
+  if (!handle) throw queueNotFound(id);
+  return handle;
+}
+
+export async function repoOf(service: MergeQueueService, request: FastifyRequest, id: string): Promise<RepoRow> {
+  const repo = await service.directory.repo(callerOf(request), id);
+  if (!repo) throw repoNotFound(id);
+  return repo;
+}
+
+export async function pullRequestOf(
+  service: MergeQueueService,
+  request: FastifyRequest,
+  id: string,
+): Promise<PullRequestHandle> {
+  const handle = await service.directory.pullRequest(callerOf(request), id);
+  if (!handle) throw prNotFound(id);
+  return handle;
+}
+
+/**
+ * What the wire says of a pull request: its most recent entry as the queue sees it or, never
+ * submitted, the forge's view (undefined when the forge does not know it either).
+ */
+export async function factsOf(
+  service: MergeQueueService,
+  pr: PullRequestHandle,
+): Promise<PullRequestFacts | undefined> {
+  const entry = await service.directory.latestEntry(pr);
+  if (entry) return { ...pr, entry };
+  const forge = await service.directory.forgePullRequest(pr.repo, pr.number);
+  return forge ? { ...pr, forge } : undefined;
+}

@@ -1,0 +1,34 @@
+/** POST /v2/merge-queues/{id}/pause, /resume and /drain share this: the state the engine reports after the write. */
+import type { SettableQueueState } from '../../../engine/types.js';
+import { configSource } from '../../config-source.js';
+import { V2Error } from '../errors.js';
+import { queueOf } from '../lookups.js';
+import { callerOf } from '../plugin.js';
+import type { V2Route } from '../route.js';
+import { Answer, IdParams } from '../schemas.js';
+import { stateChangeOut } from '../wire.js';
+
+export const queueStateChange =
+  (action: 'pause' | 'resume' | 'drain', state: SettableQueueState, summary: string): V2Route =>
+  (app, { service }) => {
+    app.post(
+      `/merge-queues/:id/${action}`,
+      {
+        schema: {
+          summary,
+          tags: ['Merge queues'],
+          params: IdParams,
+          response: { 200: Answer('MergeQueueStateChange', "The queue's state after the write") },
+        },
+      },
+      async (request) => {
+        const handle = await queueOf(service, request, request.params.id);
+        const ctx = callerOf(request);
+        const before = await service.getQueue(ctx, handle.key);
+        if (before.snapshot.state === 'SWITCHING_MODES')
+          throw new V2Error(409, 'MODE_CHANGE_IN_PROGRESS', 'The queue is switching modes; try again when it is done');
+        const view = await service.updateQueue(ctx, handle.key, { state }, configSource(request.headers));
+        return stateChangeOut(handle.shortId, view.snapshot);
+      },
+    );
+  };

@@ -1,0 +1,33 @@
+import { V2Error } from '../errors.js';
+import { factsOf } from '../lookups.js';
+import { callerOf } from '../plugin.js';
+import type { V2Route } from '../route.js';
+import { Answer, UuidParams } from '../schemas.js';
+import { pullRequestOut } from '../wire.js';
+import { liveEntryOf } from './live-entry.js';
+
+/** POST /v2/pull-requests/{id}/restart-tests: tests a testing or pendingFailure entry again. */
+export const restartTests: V2Route = (app, { service }) => {
+  app.post(
+    '/pull-requests/:id/restart-tests',
+    {
+      schema: {
+        summary: "Restart a pull request's tests",
+        tags: ['Pull requests'],
+        params: UuidParams,
+        response: { 200: Answer('PullRequest', 'The pull request after the change') },
+      },
+    },
+    async (request) => {
+      const { pr, key, entry } = await liveEntryOf(service, request, request.params.id);
+      if (entry.state !== 'TESTING' && entry.state !== 'PENDING_FAILURE')
+        throw new V2Error(
+          422,
+          'PR_TESTS_NOT_RESTARTABLE',
+          `Only a testing or pendingFailure entry's tests can be restarted; #${pr.number} is ${entry.state.toLowerCase()}`,
+        );
+      await service.restartTestsOnPullRequest(callerOf(request), key, pr.number);
+      return pullRequestOut((await factsOf(service, pr))!);
+    },
+  );
+};

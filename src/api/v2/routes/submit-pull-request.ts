@@ -1,0 +1,63 @@
+import { Type } from '@sinclair/typebox';
+import { isTerminal } from '../../../engine/types.js';
+import { invalid, V2Error } from '../errors.js';
+import { factsOf, queueOf } from '../lookups.js';
+import { callerOf } from '../plugin.js';
+import type { V2Route } from '../route.js';
+import { Answer, Body, IdParams, PriorityName, PriorityValue, PrNumber } from '../schemas.js';
+import { pullRequestOut } from '../wire.js';
+
+/**
+ * POST /v2/merge-queues/{id}/pull-requests: submits a PR (201 with the pull request). Unlike v1, a PR
+ * already in the queue is 409 PR_ALREADY_ENQUEUED (change its priority with reprioritize).
+ */
+export const submitPullRequest: V2Route = (app, { service }) => {
+  app.post(
+    '/merge-queues/:id/pull-requests',
+    {
+      schema: {
+        summary: 'Submit a pull request to a merge queue',
+        tags: ['Pull requests'],
+        params: IdParams,
+        body: Body({
+          number: PrNumber,
+          allowBatching: Type.Optional(Type.Boolean()),
+          priorityValue: Type.Optional(PriorityValue),
+          priorityName: Type.Optional(PriorityName),
+          direct: Type.Optional(Type.Boolean()),
+        }),
+        response: { 201: Answer('PullRequest', 'The pull request with its queue entry') },
+      },
+    },
+    async (request, reply) => {
+      const { number, allowBatching, priorityValue, priorityName, direct } = request.body;
+      if (priorityValue !== undefined && priorityName !== undefined)
+        throw invalid('send priorityValue or priorityName, not both');
+      const handle = await queueOf(service, request, request.params.id);
+      const ctx = callerOf(request);
+      const [live] = (await service.directory.entriesOf(handle.repo, number)).filter(
+        (e) => e.queueId === handle.queue.id && !isTerminal(e.entry.state),
+      );
+      if (live)
+        throw new V2Error(
+          409,
+          'PR_ALREADY_ENQUEUED',
+          `Pull request #${number} is already in this queue; change its priority with POST /v2/pull-requests/{id}/reprioritize`,
+        );
+      await service.submitPullRequest(ctx, handle.key, {
+        prNumber: number,
+        ...(priorityValue !== undefined || priorityName !== undefined
+          ? { priority: priorityValue ?? priorityName }
+          : {}),
+        ...(allowBatching !== undefined ? { noBatch: !allowBatching } : {}),
+        ...(direct !== undefined ? { forceEnqueued: direct } : {}),
+      });
+      const ids = await service.directory.pullRequestIds(handle.repo, [number]);
+      const handleOfPr = { id: ids.get(number)!, repo: handle.repo, number };
+      const pr = await service.directory.pullRequest(ctx, handleOfPr.id);
+      const facts = await factsOf(service, { ...handleOfPr, createdAt: pr!.createdAt });
+      void reply.code(201);
+      return pullRequestOut(facts!);
+    },
+  );
+};

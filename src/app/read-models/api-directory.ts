@@ -1,0 +1,219 @@
+/**
+ * What the v2 API addresses by id, within the caller's organization: queues by short id, repositories
+ * and pull requests by UUID (store/api-ids.ts), test runs by their id. Anything of another
+ * organization is answered as unknown (undefined), exactly like something that does not exist.
+ */
+import type { Kysely } from 'kysely';
+import { readiness } from '../../engine/index.js';
+import { isTerminal, type PrInfo, type PrState, type QueueConfig } from '../../engine/types.js';
+import type { Clock } from '../../lib/clock.js';
+import {
+  deleteQueueShortId,
+  queueShortIdOf,
+  findQueueIdByShortId,
+  recordPullRequestIds,
+  recordQueueShortIds,
+} from '../../store/api-ids.js';
+import {
+  findLatestEntryOfPr,
+  findPullRequestWithRepo,
+  listEntriesOfPr,
+  listRunsPage,
+  type RunPageQuery,
+} from '../../store/api-reads.js';
+import type { Database, QueueRow, RepoRow, TestRunRow } from '../../store/database.js';
+import { findQueue, findQueueById, listQueuesOfRepos } from '../../store/queues.js';
+import { findRepoById, listRepos } from '../../store/repos.js';
+import { findEntry } from '../../store/entries.js';
+import { findRunRow, runOf } from '../../store/test-runs.js';
+import { forgeFor, type Adapters } from '../adapters.js';
+import { queueOfOrg } from './queue-lookup.js';
+import { bindingOf, repoRefOf } from '../repo-binding.js';
+import type { AuthContext, QueueKey } from '../request-scope.js';
+import type { PrView } from './pr-view.js';
+
+/** One pull request's stretch of testing in one finished run. */
+export interface TestingResult {
+  prNumber: number;
+  endedAt: number;
+  /** Whole seconds, in ms. */
+  durationMs: number;
+  outcome: 'passed' | 'failed' | 'cancelled';
+  /** The state its entry concluded in, while the entry is concluded; null while it is in the queue. */
+  conclusion: PrState | null;
+  isBisection: boolean;
+  /** The run tested a batch and failed: the batch was split to find the culprit. */
+  startedBisection: boolean;
+  runId: string;
+}
+
+const OUTCOME = { succeeded: 'passed', failed: 'failed', cancelled: 'cancelled' } as const;
+
+/** An entry with what the v2 wire says of it. */
+export interface EntryView {
+  view: Pick<PrView, 'entry' | 'readiness' | 'isCurrentlySubmittedToQueue'>;
+  queueShortId: string;
+  key: QueueKey;
+}
+
+export interface QueueHandle {
+  shortId: string;
+  queue: QueueRow;
+  repo: RepoRow;
+  key: QueueKey;
+}
+
+export interface PullRequestHandle {
+  id: string;
+  repo: RepoRow;
+  number: number;
+  /** When the id was first given out. */
+  createdAt: number;
+}
+
+export class ApiDirectory {
+  constructor(private readonly deps: { db: Kysely<Database>; clock: Clock; adapters: Adapters }) {}
+
+  /** The organization's queues (of one repository, one branch), oldest first. */
+  async queues(ctx: AuthContext, filter: { repoId?: string; targetBranch?: string } = {}): Promise<QueueHandle[]> {
+    const repos = (await listRepos(this.deps.db, ctx.orgId)).filter(
+      (r) => filter.repoId === undefined || r.id === filter.repoId,
+    );
+    const byId = new Map(repos.map((r) => [r.id, r]));
+    const queues = (await listQueuesOfRepos(this.deps.db, [...byId.keys()]))
+      .filter((q) => filter.targetBranch === undefined || q.target_branch === filter.targetBranch)
+      .sort((a, b) => a.created_at - b.created_at || a.id.localeCompare(b.id));
+    const shortIds = await recordQueueShortIds(
+      this.deps.db,
+      queues.map((q) => q.id),
+    );
+    return queues.map((queue) => handleOf(shortIds.get(queue.id)!, queue, byId.get(queue.repo_id)!));
+  }
+
+  async queue(ctx: AuthContext, shortId: string): Promise<QueueHandle | undefined> {
+    const queueId = await findQueueIdByShortId(this.deps.db, shortId);
+    const queue = queueId === undefined ? undefined : await findQueueById(this.deps.db, queueId);
+    const repo = queue && (await this.repo(ctx, queue.repo_id));
+    return queue && repo ? handleOf(shortId, queue, repo) : undefined;
+  }
+
+  /** The queue of a repository's branch (after a create), with its short id recorded. */
+  async queueOf(repo: RepoRow, targetBranch: string): Promise<QueueHandle | undefined> {
+    const queue = await findQueue(this.deps.db, repo.id, targetBranch);
+    if (!queue) return undefined;
+    const shortIds = await recordQueueShortIds(this.deps.db, [queue.id]);
+    return handleOf(shortIds.get(queue.id)!, queue, repo);
+  }
+
+  /** Forgets a deleted queue's short id. */
+  forgetQueue(queueId: string): Promise<void> {
+    return deleteQueueShortId(this.deps.db, queueId);
+  }
+
+  async repo(ctx: AuthContext, id: string): Promise<RepoRow | undefined> {
+    const repo = await findRepoById(this.deps.db, id.toLowerCase());
+    return repo?.org_id === ctx.orgId ? repo : undefined;
+  }
+
+  repos(ctx: AuthContext): Promise<RepoRow[]> {
+    return listRepos(this.deps.db, ctx.orgId);
+  }
+
+  /** The ids of a repository's pull requests, given out (and recorded) on first mention. */
+  pullRequestIds(repo: RepoRow, numbers: readonly number[]): Promise<Map<number, string>> {
+    return recordPullRequestIds(this.deps.db, repo.id, numbers, this.deps.clock.now());
+  }
+
+  async pullRequest(ctx: AuthContext, id: string): Promise<PullRequestHandle | undefined> {
+    const found = await findPullRequestWithRepo(this.deps.db, id.toLowerCase());
+    if (found?.repo.org_id !== ctx.orgId) return undefined;
+    return { id: id.toLowerCase(), repo: found.repo, number: found.prNumber, createdAt: found.createdAt };
+  }
+
+  /**
+   * The pull request's most recent entry as the queue sees it now (readiness against the queue's
+   * config), with the queue's short id and key; undefined when it was never submitted.
+   */
+  async latestEntry(pr: PullRequestHandle): Promise<EntryView | undefined> {
+    const found = await findLatestEntryOfPr(this.deps.db, pr.repo.id, pr.number);
+    if (!found) return undefined;
+    const config = JSON.parse(found.config) as QueueConfig;
+    return {
+      view: {
+        entry: found.entry,
+        readiness: readiness({ targetBranch: found.targetBranch, config }, found.entry),
+        isCurrentlySubmittedToQueue: !isTerminal(found.entry.state),
+      },
+      queueShortId: queueShortIdOf(found.queueId),
+      key: { repo: repoRefOf(pr.repo), targetBranch: found.targetBranch },
+    };
+  }
+
+  /** The pull request as its forge reports it now; null when the forge does not know it. */
+  forgePullRequest(repo: RepoRow, number: number): Promise<PrInfo | null> {
+    const binding = bindingOf(repo);
+    return forgeFor(this.deps.adapters, binding).getPullRequest(binding, number);
+  }
+
+  /** The pull request's entries in its repository's queues, most recently submitted first. */
+  entriesOf(repo: RepoRow, number: number) {
+    return listEntriesOfPr(this.deps.db, repo.id, number);
+  }
+
+  /** A test run and its queue, when the queue is the organization's. */
+  async run(ctx: AuthContext, runId: string): Promise<{ handle: QueueHandle; row: TestRunRow } | undefined> {
+    const row = await findRunRow(this.deps.db, runId);
+    const queue = row && (await findQueueById(this.deps.db, row.queue_id));
+    const repo = queue && (await this.repo(ctx, queue.repo_id));
+    if (!row || !queue || !repo) return undefined;
+    const shortIds = await recordQueueShortIds(this.deps.db, [queue.id]);
+    return { handle: handleOf(shortIds.get(queue.id)!, queue, repo), row };
+  }
+
+  runs(query: RunPageQuery): Promise<TestRunRow[]> {
+    return listRunsPage(this.deps.db, query);
+  }
+
+  /** The service's time (ms): what "now" means for a read's default window. */
+  now(): number {
+    return this.deps.clock.now();
+  }
+
+  /** Testing results of a queue's runs that finished within [since, until], newest first. */
+  async testingResults(ctx: AuthContext, key: QueueKey, since: number, until: number): Promise<TestingResult[]> {
+    const queueId = (await queueOfOrg(this.deps.db, ctx, key)).queue.id;
+    const rows = await listRunsPage(this.deps.db, {
+      queueIds: [queueId],
+      statuses: Object.keys(OUTCOME),
+      limit: 1_000_000,
+    });
+    const runs = rows
+      .map(runOf)
+      .filter((r) => r.finishedAt !== null && r.finishedAt >= since && r.finishedAt <= until)
+      .sort((a, b) => b.finishedAt! - a.finishedAt! || b.id.localeCompare(a.id));
+    const conclusions = new Map<number, PrState | null>();
+    for (const n of new Set(runs.flatMap((r) => r.prNumbers))) {
+      const entry = await findEntry(this.deps.db, queueId, n);
+      conclusions.set(n, entry && isTerminal(entry.state) ? entry.state : null);
+    }
+    return runs.flatMap((run) =>
+      run.prNumbers.map((prNumber) => ({
+        prNumber,
+        endedAt: run.finishedAt!,
+        durationMs: Math.round((run.finishedAt! - run.createdAt) / 1000) * 1000,
+        outcome: OUTCOME[run.status as keyof typeof OUTCOME],
+        conclusion: conclusions.get(prNumber) ?? null,
+        isBisection: run.queueType === 'bisection',
+        startedBisection: run.status === 'failed' && run.prNumbers.length > 1,
+        runId: run.id,
+      })),
+    );
+  }
+}
+
+const handleOf = (shortId: string, queue: QueueRow, repo: RepoRow): QueueHandle => ({
+  shortId,
+  queue,
+  repo,
+  key: { repo: repoRefOf(repo), targetBranch: queue.target_branch },
+});

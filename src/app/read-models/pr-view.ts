@@ -1,0 +1,15 @@
+/** A PR's entry as the service answers it: its state, readiness, why, and where it stands. */
+import type { PrOutlook } from '../../engine/eta.js';
+import type { Entry, Readiness } from '../../engine/types.js';
+import type { PrReason } from './pr-reason.js';
+
+export interface PrView {
+  entry: Entry;
+  readiness: Readiness;
+  /** True while the entry is non-terminal. */
+  isCurrentlySubmittedToQueue: boolean;
+  /** Why it is in its state, in words (pr-reason.ts). */
+  reason: PrReason;
+  /** Position, what it waits on and estimated merge time; null once terminal. */
+  outlook: PrOutlook | null;
+}
