@@ -12,7 +12,6 @@ import type {
   PriorityName,
   QueueConfig,
   QueueSnapshot,
-  Readiness,
   RepoRef,
   SettableQueueState,
   SubmittedReason,
