@@ -24,6 +24,7 @@
 import { MINUTE_MS } from '../lib/time.js';
 import { percentile } from '../lib/percentile.js';
 import type { Draft } from './draft.js';
+import { eventPayload } from './transitions.js';
 import type { QueueConfig, QueueSnapshot, TestRun } from './types.js';
 
 export const MAX_CI_RETRIES = 5;
@@ -90,18 +91,13 @@ export function retryCi(d: Draft, run: TestRun, cause: 'failure' | 'cancelled'):
   d.emit({
     kind: 'emitEvent',
     key: `${run.id}:retry_requested:${attempt}`,
-    event: {
-      type: 'test_run.retry_requested',
-      at: d.at,
-      prNumbers: run.prNumbers,
-      prNumbersInBatch: run.prNumbers,
-      runId: run.id,
-      testBranch: run.testBranch,
-      testBranchSha: run.testSha,
-      reason: cause === 'failure' ? 'TEST_RUN_REQUIRED_STATUS_FAILED' : 'TEST_RUN_CANCELLED_BY_CI',
-      batched: run.prNumbers.length > 1,
-      isBisection: run.queueType === 'bisection',
-    },
+    event: eventPayload(
+      d,
+      'test_run.retry_requested',
+      run.prNumbers,
+      run,
+      cause === 'failure' ? 'TEST_RUN_REQUIRED_STATUS_FAILED' : 'TEST_RUN_CANCELLED_BY_CI',
+    ),
   });
   return true;
 }

@@ -23,6 +23,7 @@ import { MINUTE_MS } from '../lib/time.js';
 import type { Draft } from './draft.js';
 import { readInternal } from './working-state.js';
 import { priorityNameOf } from './priority.js';
+import { emitQueueEvent } from './transitions.js';
 import {
   type Entry,
   type FreezeSettings,
@@ -298,25 +299,4 @@ export function frozenSeconds(snapshot: QueueSnapshot, now: number): number {
   const internal = readInternal(snapshot);
   const current = internal.freeze ? Math.max(0, now - internal.freeze.since) : 0;
   return (internal.frozenMs + current) / 1000;
-}
-
-function emitQueueEvent(d: Draft, type: 'queue.frozen' | 'queue.unfrozen', freeze: { reason: string; until: number }) {
-  d.emit({
-    kind: 'emitEvent',
-    key: `${type}:${d.at}`,
-    event: {
-      type,
-      at: d.at,
-      prNumbers: [],
-      prNumbersInBatch: [],
-      runId: null,
-      testBranch: null,
-      testBranchSha: null,
-      reason: null,
-      batched: false,
-      isBisection: false,
-      freeze: { ...freeze },
-    },
-  });
-  d.touch();
 }

@@ -16,7 +16,8 @@ import { adaptToConfig } from './adaptive.js';
 import { validateConfigPatch } from './config-validation.js';
 import type { Draft } from './draft.js';
 import { isAdmitted } from './ordering.js';
-import type { EngineEvent, QueueConfig, QueueEventPayload, Rejection } from './types.js';
+import { emitQueueEvent } from './transitions.js';
+import type { EngineEvent, QueueConfig, Rejection } from './types.js';
 
 type Ev<K extends EngineEvent['kind']> = Extract<EngineEvent, { kind: K }>;
 
@@ -41,26 +42,6 @@ export function onSetState(d: Draft, ev: Ev<'setState'>): Rejection | null {
       emitQueueEvent(d, ev.state === 'PAUSED' ? 'queue.paused' : 'queue.resumed');
   }
   return null;
-}
-
-/** A `queue.*` event: the queue's state changed (no PR is concerned). */
-function emitQueueEvent(d: Draft, type: Extract<QueueEventPayload['type'], `queue.${string}`>): void {
-  d.emit({
-    kind: 'emitEvent',
-    key: `queue:${type}:${d.at}`,
-    event: {
-      type,
-      at: d.at,
-      prNumbers: [],
-      prNumbersInBatch: [],
-      runId: null,
-      testBranch: null,
-      testBranchSha: null,
-      reason: null,
-      batched: false,
-      isBisection: false,
-    },
-  });
 }
 
 export function onUpdateConfig(d: Draft, ev: Ev<'updateConfig'>): Rejection | null {

@@ -70,7 +70,7 @@ export function move(d: Draft, entry: Entry, to: PrState, reason: TransitionReas
     d.emit({
       kind: 'emitEvent',
       key: `${next.id}:${next.trip}:${next.timeline.length}`,
-      event: payload(d, type, [next.prNumber], run, reason),
+      event: eventPayload(d, type, [next.prNumber], run, reason),
     });
   }
   if (batch) emitBatchEvent(d, 'pull_request_batch.canceled', [next.prNumber], batch, reason);
@@ -126,11 +126,25 @@ export function emitBatchEvent(
   d.emit({
     kind: 'emitEvent',
     key: `${run.id}:${type}:${prNumbers.join('-')}:${d.at}`,
-    event: payload(d, type, prNumbers, run, reason),
+    event: eventPayload(d, type, prNumbers, run, reason),
   });
 }
 
-function payload(
+/** A `queue.*` event: the queue's state changed (no PR is concerned); frozen/unfrozen carry the freeze. */
+export function emitQueueEvent(
+  d: Draft,
+  type: Extract<QueueEventPayload['type'], `queue.${string}`>,
+  freeze?: { reason: string; until: number },
+): void {
+  d.emit({
+    kind: 'emitEvent',
+    key: `queue:${type}:${d.at}`,
+    event: { ...eventPayload(d, type, [], undefined, null), ...(freeze ? { freeze: { ...freeze } } : {}) },
+  });
+}
+
+/** The payload of an event about `prNumbers` (tested in `run`, if any). */
+export function eventPayload(
   d: Draft,
   type: QueueEventPayload['type'],
   prNumbers: number[],
