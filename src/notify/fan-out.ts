@@ -11,7 +11,7 @@ import type { Database, NotifyKind } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
 import { enabledChannelsOfQueue } from '../store/notifications.js';
 import { notifyOutbox } from '../store/outboxes.js';
-import { insertMessages } from '../store/webhooks.js';
+import { insertMessages, pendingMessage } from '../store/webhooks.js';
 import { newMessageId } from '../webhooks/signing.js';
 import { notifyEventOf } from './events.js';
 import type { Notice, PrNotice } from './notice.js';
@@ -136,24 +136,20 @@ export async function queueNotifications(
   if (notice === null) return 0;
   await insertMessages(
     notifyOutbox(trx),
-    channels.map((c) => ({
-      message_id: newMessageId(),
-      subscription_id: c.id,
-      queue_id: q.queueId,
-      event_id: eventId,
-      event_type: kind,
-      order_key: q.queueId,
-      body: messageBody(c.kind, notice),
-      status: 'pending' as const,
-      attempts: 0,
-      manual: 0,
-      next_attempt_at: at,
-      last_status_code: null,
-      last_error: null,
-      delivered_at: null,
-      created_at: at,
-      updated_at: at,
-    })),
+    channels.map((c) =>
+      pendingMessage(
+        {
+          message_id: newMessageId(),
+          subscription_id: c.id,
+          queue_id: q.queueId,
+          event_id: eventId,
+          event_type: kind,
+          order_key: q.queueId,
+          body: messageBody(c.kind, notice),
+        },
+        at,
+      ),
+    ),
   );
   return channels.length;
 }

@@ -79,6 +79,26 @@ export async function markFailing(db: Kysely<Database>, id: string, at: number):
 // ------------------------------------------------------------------ messages
 
 /** Inserts messages; one already there for the same (subscription, event) is left as it is. */
+/** What a new message says; the rest of its row is that of a message not tried yet, due at `at`. */
+export type NewMessage = Pick<
+  Insertable<WebhookMessagesTable>,
+  'subscription_id' | 'queue_id' | 'event_id' | 'event_type' | 'order_key' | 'body'
+> & { message_id: string };
+
+/** A message's row before its first attempt, due at `at`. */
+export const pendingMessage = (m: NewMessage, at: number): Insertable<WebhookMessagesTable> => ({
+  ...m,
+  status: 'pending',
+  attempts: 0,
+  manual: 0,
+  next_attempt_at: at,
+  last_status_code: null,
+  last_error: null,
+  delivered_at: null,
+  created_at: at,
+  updated_at: at,
+});
+
 export async function insertMessages(db: Kysely<Database>, rows: Insertable<WebhookMessagesTable>[]): Promise<void> {
   if (rows.length === 0) return;
   await db

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { QueueEventPayload } from '../engine/types.js';
 import type { Database } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
-import { enabledSubscriptionsOfOrg, insertMessages } from '../store/webhooks.js';
+import { enabledSubscriptionsOfOrg, insertMessages, pendingMessage } from '../store/webhooks.js';
 import { EVENT_TYPES, eventBody, isBatchEvent, isQueueEvent, isTestRunEvent } from './events.js';
 import { newMessageId } from './signing.js';
 
@@ -57,24 +57,20 @@ export async function queueWebhookMessages(
   );
   await insertMessages(
     trx,
-    subscriptions.map((s) => ({
-      message_id: newMessageId(),
-      subscription_id: s.id,
-      queue_id: queueId,
-      event_id: eventId,
-      event_type: event.type,
-      order_key: orderKey(queueId, event),
-      body,
-      status: 'pending' as const,
-      attempts: 0,
-      manual: 0,
-      next_attempt_at: at,
-      last_status_code: null,
-      last_error: null,
-      delivered_at: null,
-      created_at: at,
-      updated_at: at,
-    })),
+    subscriptions.map((s) =>
+      pendingMessage(
+        {
+          message_id: newMessageId(),
+          subscription_id: s.id,
+          queue_id: queueId,
+          event_id: eventId,
+          event_type: event.type,
+          order_key: orderKey(queueId, event),
+          body,
+        },
+        at,
+      ),
+    ),
   );
   return subscriptions.length;
 }
