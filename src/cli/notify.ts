@@ -10,7 +10,14 @@ import { NotifyAdmin, type ChannelView } from '../notify/admin.js';
 import { DEFAULT_NOTIFY_EVENTS, NOTIFY_EVENTS, NOTIFY_KINDS } from '../notify/events.js';
 import type { Db } from '../store/connect.js';
 import { UrlPolicy } from '../webhooks/url-policy.js';
-import { configFrom, orgsForListing, withStore, withStoreOptions, type StoreFlags } from './store-options.js';
+import {
+  configFrom,
+  idCommand,
+  orgsForListing,
+  withStore,
+  withStoreOptions,
+  type StoreFlags,
+} from './store-options.js';
 
 const iso = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());
 
@@ -116,53 +123,36 @@ Examples:
       });
     });
 
-  withStoreOptions(notify.command('remove'))
-    .description('remove a channel and its messages (pending ones are not sent)')
-    .argument('<id>', 'channel id (see `notify list`)')
-    .addHelpText(
-      'after',
-      `
-Example:
-  $ greenline notify remove 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c`,
-    )
-    .action(async (id: string, opts: StoreFlags) => {
+  const channelCommand = (name: string, description: string) =>
+    idCommand(notify, name, description, 'channel id (see `notify list`)');
+
+  channelCommand('remove', 'remove a channel and its messages (pending ones are not sent)').action(
+    async (id: string, opts: StoreFlags) => {
       await withStore(opts, async (db) => {
         await adminOf(db, opts).remove(null, id);
         process.stdout.write(`Removed notification channel ${id}.\n`);
       });
-    });
+    },
+  );
 
-  withStoreOptions(notify.command('enable'))
-    .description('enable a channel that was disabled after 3 days of failed messages')
-    .argument('<id>', 'channel id (see `notify list`)')
-    .addHelpText(
-      'after',
-      `
-Example:
-  $ greenline notify enable 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c`,
-    )
-    .action(async (id: string, opts: StoreFlags) => {
+  channelCommand('enable', 'enable a channel that was disabled after 3 days of failed messages').action(
+    async (id: string, opts: StoreFlags) => {
       await withStore(opts, async (db) => {
         await adminOf(db, opts).enable(null, id);
         process.stdout.write(`Enabled notification channel ${id}.\n`);
       });
-    });
+    },
+  );
 
-  withStoreOptions(notify.command('test'))
-    .description('send a test message to a channel now and say how it went (exit status 1 when it failed)')
-    .argument('<id>', 'channel id (see `notify list`)')
-    .addHelpText(
-      'after',
-      `
-Example:
-  $ greenline notify test 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c`,
-    )
-    .action(async (id: string, opts: StoreFlags) => {
-      await withStore(opts, async (db) => {
-        const r = await adminOf(db, opts).test(null, id);
-        if (!r.ok) throw new Error(`The test message to channel ${id} failed: ${r.error ?? 'no answer'}`);
-        process.stdout.write(`Test message sent to channel ${id} (HTTP ${r.statusCode ?? '-'}).\n`);
-      });
+  channelCommand(
+    'test',
+    'send a test message to a channel now and say how it went (exit status 1 when it failed)',
+  ).action(async (id: string, opts: StoreFlags) => {
+    await withStore(opts, async (db) => {
+      const r = await adminOf(db, opts).test(null, id);
+      if (!r.ok) throw new Error(`The test message to channel ${id} failed: ${r.error ?? 'no answer'}`);
+      process.stdout.write(`Test message sent to channel ${id} (HTTP ${r.statusCode ?? '-'}).\n`);
     });
+  });
   return notify;
 }

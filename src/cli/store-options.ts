@@ -105,3 +105,25 @@ export async function existingOrg(db: Db, name: string, instead = ''): Promise<O
   const existing = names.length === 0 ? 'there is no organization yet' : `existing organizations: ${names.join(', ')}`;
   throw new Error(`Organization ${name} does not exist (${existing})${instead ? `; ${instead}` : ''}`);
 }
+
+/**
+ * `PARENT NAME <id>` acting on one row (a webhook subscription, a chat channel), with the store's
+ * options; its help shows an example with `exampleFlags`.
+ */
+export function idCommand(
+  parent: Command,
+  name: string,
+  description: string,
+  idMeaning: string,
+  exampleFlags = '',
+): Command {
+  return withStoreOptions(parent.command(name))
+    .description(description)
+    .argument('<id>', idMeaning)
+    .addHelpText(
+      'after',
+      `
+Example:
+  $ greenline ${parent.name()} ${name} 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c${exampleFlags ? ` ${exampleFlags}` : ''}`,
+    );
+}

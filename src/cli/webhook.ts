@@ -10,7 +10,14 @@ import { EVENT_TYPES, QUEUE_EVENT_TYPES } from '../webhooks/events.js';
 import { UrlPolicy } from '../webhooks/url-policy.js';
 import { systemClock } from '../lib/clock.js';
 import type { Db } from '../store/connect.js';
-import { configFrom, orgsForListing, withStore, withStoreOptions, type StoreFlags } from './store-options.js';
+import {
+  configFrom,
+  idCommand,
+  orgsForListing,
+  withStore,
+  withStoreOptions,
+  type StoreFlags,
+} from './store-options.js';
 import { findSubscription, listSubscriptions } from '../store/webhooks.js';
 
 const iso = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());
@@ -106,17 +113,8 @@ Examples:
       });
     });
 
-  /** `webhook NAME <id>`, on one subscription; its help shows an example with `exampleFlags`. */
   const subscriptionCommand = (name: string, description: string, exampleFlags = '') =>
-    withStoreOptions(webhook.command(name))
-      .description(description)
-      .argument('<id>', 'subscription id (see `webhook list`)')
-      .addHelpText(
-        'after',
-        `
-Example:
-  $ greenline webhook ${name} 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c${exampleFlags ? ` ${exampleFlags}` : ''}`,
-      );
+    idCommand(webhook, name, description, 'subscription id (see `webhook list`)', exampleFlags);
 
   subscriptionCommand('remove', 'remove a subscription and its deliveries (pending ones are not sent)').action(
     async (id: string, opts: StoreFlags) => {
