@@ -93,7 +93,11 @@ export interface PrOutlook {
 }
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
-const minutes = (ms: number): string => plural(Math.max(1, Math.round(ms / MINUTE_MS)), 'minute');
+/** `12 minutes`, or `under a minute`. */
+const minutes = (ms: number): string =>
+  ms < MINUTE_MS ? 'under a minute' : plural(Math.round(ms / MINUTE_MS), 'minute');
+/** `about 12 minutes`, or `under a minute`. */
+const aboutMinutes = (ms: number): string => (ms < MINUTE_MS ? minutes(ms) : `about ${minutes(ms)}`);
 
 interface Group {
   members: Entry[];
@@ -250,7 +254,7 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
           : { code: 'MERGING', message: 'Its tests passed; it is being merged.' };
     } else if (run) {
       end = timingOf(run.id, lane, run.createdAt, runEnd(run)).end;
-      const typical = D === null ? '' : `; runs take about ${minutes(D)}`;
+      const typical = D === null ? '' : `; runs take ${aboutMinutes(D)}`;
       waitingOn = {
         code: 'RUN_IN_FLIGHT',
         message: `Its test run is in flight (started ${minutes(now - run.createdAt)} ago${typical}).`,
@@ -268,7 +272,7 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
       waitingOn = group.batchWait
         ? {
             code: 'BATCH_WAIT',
-            message: `It waits for its batch to fill (${group.members.length} of ${size} PRs) or for at most ${minutes(group.readyAt - now)}.`,
+            message: `It waits for its batch to fill (${group.members.length} of ${size} PRs) or for ${group.readyAt - now < MINUTE_MS ? 'under a minute' : `at most ${minutes(group.readyAt - now)}`}.`,
           }
         : t.start <= now
           ? { code: 'TEST_SLOT', message: 'Its test run starts now.' }

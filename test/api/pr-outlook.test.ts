@@ -32,7 +32,7 @@ describe('position, waitingOn and estimatedMergeAt', () => {
 
     const first = await getPr(1);
     expect(outlook(first)).toEqual([1, 'RUN_IN_FLIGHT', null]);
-    expect(first.waitingOn.message).toMatch(/^Its test run is in flight \(started 1 minute ago\)\.$/);
+    expect(first.waitingOn.message).toMatch(/^Its test run is in flight \(started under a minute ago\)\.$/);
     expect(outlook(await getPr(2))).toEqual([2, 'PRS_AHEAD', null]);
 
     // The first run takes 10 minutes: the queue has now observed one CI time.

@@ -111,7 +111,7 @@ describe('greenline pr', () => {
     const [human, list] = await Promise.all([s.run(['pr', 'status', '11', ...WEB]), s.run(['pr', 'list', ...WEB])]);
     expect(human.stdout).toMatch(/^Position:\s+1$/m);
     expect(human.stdout).toMatch(
-      /^Waiting on:\s+Its test run is in flight \(started \d+ minutes? ago; runs take about \d+ minutes?\)\. \(RUN_IN_FLIGHT\)$/m,
+      /^Waiting on:\s+Its test run is in flight \(started (under a minute|\d+ minutes?) ago; runs take (under a minute|about \d+ minutes?)\)\. \(RUN_IN_FLIGHT\)$/m,
     );
     expect(human.stdout).toMatch(/^Estimated merge:\s+in \d+ min \(\d\d:\d\d UTC\)$/m);
     expect(list.stdout).toMatch(/^#11\s+TESTING\s+1\s+in \d+ min \(\d\d:\d\d UTC\)\s+medium\s/m);
