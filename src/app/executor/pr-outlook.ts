@@ -13,6 +13,15 @@ import {
 import type { Database } from '../../store/database.js';
 import { listFinishedRuns } from '../../store/test-runs.js';
 
+/**
+ * How long the outlook worked out for a snapshot is answered again. A snapshot object stands for one
+ * committed state of its queue (the executor hands out the same object until the queue changes), and
+ * estimates move by the minute, so reads in between share one computation over the whole queue.
+ */
+export const OUTLOOK_FRESH_MS = 5_000;
+
+const computed = new WeakMap<QueueSnapshot, { at: number; outlook: Map<number, PrOutlook> }>();
+
 /** Outlook of every non-terminal entry of the queue, by PR number. */
 export async function outlookOf(
   db: Kysely<Database>,
@@ -21,7 +30,11 @@ export async function outlookOf(
   now: number,
 ): Promise<Map<number, PrOutlook>> {
   if (snapshot.entries.length === 0) return new Map();
+  const known = computed.get(snapshot);
+  if (known && now >= known.at && now - known.at < OUTLOOK_FRESH_MS) return known.outlook;
   // Bisection runs are stored beside main ones; twice the window leaves room for them.
   const stats = queueStatistics(await listFinishedRuns(db, queueId, 2 * STATISTICS_RUNS));
-  return queueOutlook(snapshot, stats, now);
+  const outlook = queueOutlook(snapshot, stats, now);
+  computed.set(snapshot, { at: now, outlook });
+  return outlook;
 }
