@@ -5,12 +5,13 @@
  */
 import type { Kysely } from 'kysely';
 import { readiness } from '../../engine/index.js';
-import { isTerminal, type PrInfo, type PrState, type QueueConfig } from '../../engine/types.js';
+import { type Entry, isTerminal, type PrInfo, type PrState, type QueueConfig } from '../../engine/types.js';
 import type { Clock } from '../../lib/clock.js';
 import {
   deleteQueueShortId,
   queueShortIdOf,
   findQueueIdByShortId,
+  recordPullRequestId,
   recordPullRequestIds,
   recordQueueShortIds,
 } from '../../store/api-ids.js';
@@ -124,6 +125,12 @@ export class ApiDirectory {
     return recordPullRequestIds(this.deps.db, repo.id, numbers, this.deps.clock.now());
   }
 
+  /** A repository's pull request by number, its id given out (and recorded) on first mention. */
+  async pullRequestOf(repo: RepoRow, number: number): Promise<PullRequestHandle> {
+    const { id, createdAt } = await recordPullRequestId(this.deps.db, repo.id, number, this.deps.clock.now());
+    return { id, repo, number, createdAt };
+  }
+
   async pullRequest(ctx: AuthContext, id: string): Promise<PullRequestHandle | undefined> {
     const found = await findPullRequestWithRepo(this.deps.db, id.toLowerCase());
     if (found?.repo.org_id !== ctx.orgId) return undefined;
@@ -153,6 +160,11 @@ export class ApiDirectory {
   forgePullRequest(repo: RepoRow, number: number): Promise<PrInfo | null> {
     const binding = bindingOf(repo);
     return forgeFor(this.deps.adapters, binding).getPullRequest(binding, number);
+  }
+
+  /** The pull request's entry in a queue (of any state), if it was ever submitted to it. */
+  entryIn(queueId: string, number: number): Promise<Entry | undefined> {
+    return findEntry(this.deps.db, queueId, number);
   }
 
   /** The pull request's entries in its repository's queues, most recently submitted first. */

@@ -35,10 +35,8 @@ export const submitPullRequest: V2Route = (app, { service }) => {
         throw invalid('send priorityValue or priorityName, not both');
       const handle = await queueOf(service, request, request.params.id);
       const ctx = callerOf(request);
-      const [live] = (await service.directory.entriesOf(handle.repo, number)).filter(
-        (e) => e.queueId === handle.queue.id && !isTerminal(e.entry.state),
-      );
-      if (live)
+      const entry = await service.directory.entryIn(handle.queue.id, number);
+      if (entry && !isTerminal(entry.state))
         throw new V2Error(
           409,
           'PR_ALREADY_ENQUEUED',
@@ -52,10 +50,7 @@ export const submitPullRequest: V2Route = (app, { service }) => {
         ...(allowBatching !== undefined ? { noBatch: !allowBatching } : {}),
         ...(direct !== undefined ? { forceEnqueued: direct } : {}),
       });
-      const ids = await service.directory.pullRequestIds(handle.repo, [number]);
-      const handleOfPr = { id: ids.get(number)!, repo: handle.repo, number };
-      const pr = await service.directory.pullRequest(ctx, handleOfPr.id);
-      const facts = await factsOf(service, { ...handleOfPr, createdAt: pr!.createdAt });
+      const facts = await factsOf(service, await service.directory.pullRequestOf(handle.repo, number));
       void reply.code(201);
       return pullRequestOut(facts!);
     },
