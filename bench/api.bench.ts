@@ -64,6 +64,8 @@ interface Endpoint {
   /** CPU time this process spent during the endpoint's slices, in seconds. */
   cpuSeconds: number;
   errors: number;
+  /** Decisions committed during the endpoint's slices (queue versions). */
+  commits: number;
   latencies: number[];
 }
 
@@ -177,6 +179,7 @@ async function main(): Promise<void> {
       seconds: 0,
       cpuSeconds: 0,
       errors: 0,
+      commits: 0,
       latencies: [],
     });
 
@@ -235,7 +238,11 @@ async function main(): Promise<void> {
     const versionBefore = await version();
     const admittedBefore = await version('release');
     for (let round = 0; round < ROUNDS; round++) {
-      for (const e of all) await slice(e);
+      for (const e of all) {
+        const before = (await version()) + (await version('release'));
+        await slice(e);
+        e.commits += (await version()) + (await version('release')) - before;
+      }
     }
 
     console.log(`\n${ROUNDS} rounds of 1 s per endpoint, 10 connections, ${PRS} PRs in the queue (SQLite file)\n`);
@@ -268,7 +275,7 @@ async function main(): Promise<void> {
       [v2Write, write],
     ] as const)
       console.log(
-        `${v2.name}: ${((rps(v2) / rps(v1)) * 100).toFixed(0)}% of ${v1.name}'s req/s, ${((perCpu(v2) / perCpu(v1)) * 100).toFixed(0)}% of its req/CPU-s (goal: within 10%)`,
+        `${v2.name}: ${((rps(v2) / rps(v1)) * 100).toFixed(0)}% of ${v1.name}'s req/s, ${((perCpu(v2) / perCpu(v1)) * 100).toFixed(0)}% of its req/CPU-s (goal: within 10%)${v1.commits > 0 ? `; ${(v2.completed / v2.commits).toFixed(1)} and ${(v1.completed / v1.commits).toFixed(1)} requests per commit` : ''}`,
       );
     // Each commit of a decision bumps the queue's version once; only the writes change this queue.
     const commits = (await version()) - versionBefore;

@@ -12,7 +12,6 @@ import type {
   PriorityName,
   QueueConfig,
   QueueSnapshot,
-  Readiness,
   RepoRef,
   SettableQueueState,
   SubmittedReason,
@@ -83,8 +82,17 @@ export interface QueueService {
   deleteQueue(ctx: AuthContext, key: QueueKey): Promise<void>;
 }
 
+/** A PR's entry as a write left it, with its queue's config: what the write committed, not read again. */
+export interface WrittenEntry {
+  queueId: string;
+  targetBranch: string;
+  config: QueueConfig;
+  entry: Entry;
+}
+
 /** Pull requests in a queue: submitting, cancelling, restarting, reading them and their impacted targets. */
 export interface PullRequestService {
+  /** Answers the PR's entry as the submission left it; undefined when the queue no longer holds it (merged at once). */
   submitPullRequest(
     ctx: AuthContext,
     key: QueueKey,
@@ -97,7 +105,7 @@ export interface PullRequestService {
       /** Who asked: API_REQUESTED unless given (a PR comment or label is USER_REQUESTED). */
       reason?: SubmittedReason;
     },
-  ): Promise<void>;
+  ): Promise<WrittenEntry | undefined>;
   cancelPullRequest(
     ctx: AuthContext,
     key: QueueKey,

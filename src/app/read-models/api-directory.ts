@@ -32,6 +32,7 @@ import { queueOfOrg } from './queue-lookup.js';
 import { bindingOf, repoRefOf } from '../repo-binding.js';
 import type { AuthContext, QueueKey } from '../request-scope.js';
 import type { PrView } from './pr-view.js';
+import type { WrittenEntry } from '../service-port.js';
 
 /** One pull request's stretch of testing in one finished run. */
 export interface TestingResult {
@@ -143,17 +144,7 @@ export class ApiDirectory {
    */
   async latestEntry(pr: PullRequestHandle): Promise<EntryView | undefined> {
     const found = await findLatestEntryOfPr(this.deps.db, pr.repo.id, pr.number);
-    if (!found) return undefined;
-    const config = JSON.parse(found.config) as QueueConfig;
-    return {
-      view: {
-        entry: found.entry,
-        readiness: readiness({ targetBranch: found.targetBranch, config }, found.entry),
-        isCurrentlySubmittedToQueue: !isTerminal(found.entry.state),
-      },
-      queueShortId: queueShortIdOf(found.queueId),
-      key: { repo: repoRefOf(pr.repo), targetBranch: found.targetBranch },
-    };
+    return found && entryView(pr.repo, { ...found, config: JSON.parse(found.config) as QueueConfig });
   }
 
   /** The pull request as its forge reports it now; null when the forge does not know it. */
@@ -221,6 +212,19 @@ export class ApiDirectory {
       })),
     );
   }
+}
+
+/** What the v2 wire says of an entry of a repository's queue. */
+export function entryView(repo: RepoRow, found: WrittenEntry): EntryView {
+  return {
+    view: {
+      entry: found.entry,
+      readiness: readiness({ targetBranch: found.targetBranch, config: found.config }, found.entry),
+      isCurrentlySubmittedToQueue: !isTerminal(found.entry.state),
+    },
+    queueShortId: queueShortIdOf(found.queueId),
+    key: { repo: repoRefOf(repo), targetBranch: found.targetBranch },
+  };
 }
 
 const handleOf = (shortId: string, queue: QueueRow, repo: RepoRow): QueueHandle => ({

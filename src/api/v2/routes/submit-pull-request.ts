@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { isTerminal } from '../../../engine/types.js';
 import { invalid, V2Error } from '../errors.js';
-import { factsOf, queueOf } from '../lookups.js';
+import { factsAfter, queueOf } from '../lookups.js';
 import { callerOf } from '../plugin.js';
 import type { V2Route } from '../route.js';
 import { Answer, Body, IdParams, PriorityName, PriorityValue, PrNumber } from '../schemas.js';
@@ -42,7 +42,7 @@ export const submitPullRequest: V2Route = (app, { service }) => {
           'PR_ALREADY_ENQUEUED',
           `Pull request #${number} is already in this queue; change its priority with POST /v2/pull-requests/{id}/reprioritize`,
         );
-      await service.submitPullRequest(ctx, handle.key, {
+      const written = await service.submitPullRequest(ctx, handle.key, {
         prNumber: number,
         ...(priorityValue !== undefined || priorityName !== undefined
           ? { priority: priorityValue ?? priorityName }
@@ -50,7 +50,7 @@ export const submitPullRequest: V2Route = (app, { service }) => {
         ...(allowBatching !== undefined ? { noBatch: !allowBatching } : {}),
         ...(direct !== undefined ? { forceEnqueued: direct } : {}),
       });
-      const facts = await factsOf(service, await service.directory.pullRequestOf(handle.repo, number));
+      const facts = await factsAfter(service, await service.directory.pullRequestOf(handle.repo, number), written);
       void reply.code(201);
       return pullRequestOut(facts!);
     },
