@@ -20,13 +20,13 @@ import type { PrOutlook } from '../engine/eta.js';
 import type { CiStatus } from '../ports.js';
 import type { WebhookAdmin } from '../webhooks/admin.js';
 import type { NotifyAdmin } from '../notify/admin.js';
-import type { ApiDirectory } from './read-models/api-directory.js';
+import type { ApiDirectory, WrittenEntry } from './read-models/api-directory.js';
 import type { QueueActivity, QueueHistory, QueueSummary } from './read-models/queue-activity.js';
 import type { PrView } from './read-models/pr-view.js';
 import type { TestRunView } from './read-models/test-run-details.js';
 import type { AuthContext, QueueKey } from './request-scope.js';
 
-export type { AuthContext, PrView, QueueKey, TestRunView };
+export type { AuthContext, PrView, QueueKey, TestRunView, WrittenEntry };
 
 export interface QueueView {
   snapshot: QueueSnapshot;
@@ -80,14 +80,6 @@ export interface QueueService {
    */
   updateQueue(ctx: AuthContext, key: QueueKey, update: QueueUpdate, source?: ConfigSource): Promise<QueueView>;
   deleteQueue(ctx: AuthContext, key: QueueKey): Promise<void>;
-}
-
-/** A PR's entry as a write left it, with its queue's config: what the write committed, not read again. */
-export interface WrittenEntry {
-  queueId: string;
-  targetBranch: string;
-  config: QueueConfig;
-  entry: Entry;
 }
 
 /** Pull requests in a queue: submitting, cancelling, restarting, reading them and their impacted targets. */

@@ -32,7 +32,6 @@ import { queueOfOrg } from './queue-lookup.js';
 import { bindingOf, repoRefOf } from '../repo-binding.js';
 import type { AuthContext, QueueKey } from '../request-scope.js';
 import type { PrView } from './pr-view.js';
-import type { WrittenEntry } from '../service-port.js';
 
 /** One pull request's stretch of testing in one finished run. */
 export interface TestingResult {
@@ -56,6 +55,14 @@ export interface EntryView {
   view: Pick<PrView, 'entry' | 'readiness' | 'isCurrentlySubmittedToQueue'>;
   queueShortId: string;
   key: QueueKey;
+}
+
+/** A PR's entry as a write left it, with its queue's config: what the write committed, not read again. */
+export interface WrittenEntry {
+  queueId: string;
+  targetBranch: string;
+  config: QueueConfig;
+  entry: Entry;
 }
 
 export interface QueueHandle {
