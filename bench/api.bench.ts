@@ -12,10 +12,15 @@
  * - read, HTTP layer only: the same requests, the service's answers memoised in memory — separates
  *          the cost of the HTTP layer (auth hook, parsing, validation, wire mapping, serialisation)
  *          from the cost of the service and the store
- * - v2 read:  GET /v2/pull-requests/{id}, the same PRs by their v2 ids (Bearer token)
- * - v2 write: POST /v2/pull-requests/{id}/reprioritize with the same rotating priority: v2's
- *          equivalent of re-submitting a queued PR (v2's submit answers 409 PR_ALREADY_ENQUEUED);
- *          each v2 figure is printed beside its v1 counterpart's as a ratio
+ * - admission: submitPullRequest of open PRs never submitted before, into a second queue (branch
+ *          `release`, empty at the start) — each request a fresh admission of a new entry
+ * - v2 read:  GET /v2/pull-requests/{id}, the same PRs as the v1 read, by their v2 ids (Bearer token)
+ * - v2 admission: POST /v2/merge-queues/{id}/pull-requests, the same as the v1 admission into the same
+ *          queue, of other open PRs never submitted before (v2's submit of a queued PR is 409
+ *          PR_ALREADY_ENQUEUED); the v2 answer is the pull request with its new entry, v1's is `{}`
+ * - v2 reprioritize: POST /v2/pull-requests/{id}/reprioritize with the v1 write's rotating priority:
+ *          v2's way to change a queued PR, beside v1's re-submit
+ * Each v2 figure is printed beside its v1 counterpart's as a ratio.
  * The endpoints take turns in one-second slices, round after round, so that a change in the load of a
  * shared machine falls on all of them alike; req/s is all requests over all slices of an endpoint, p99
  * is over all its responses. On a machine shared with other work, req/s also depends on how much CPU
@@ -39,6 +44,10 @@ const ROUNDS = Number(process.argv[2] ?? 5);
 const SLUG = 'github.com/acme/web';
 const REPO = { host: 'github.com', owner: 'acme', name: 'web' };
 const PRIORITIES = ['low', 'medium', 'high'];
+/** Open PRs kept for each side's admissions: more than a side submits in ROUNDS one-second slices. */
+const FRESH = 8_000 * ROUNDS;
+const V1_FRESH = 100_001;
+const V2_FRESH = V1_FRESH + FRESH;
 
 interface Endpoint {
   name: string;
@@ -55,6 +64,8 @@ interface Endpoint {
   /** CPU time this process spent during the endpoint's slices, in seconds. */
   cpuSeconds: number;
   errors: number;
+  /** Decisions committed during the endpoint's slices (queue versions). */
+  commits: number;
   latencies: number[];
 }
 
@@ -143,6 +154,9 @@ async function main(): Promise<void> {
       await t.service.submitPullRequest(ctx, key, { prNumber: n });
     }
     await t.runEffects();
+    await t.service.createQueue(ctx, { repo: REPO, targetBranch: 'release' }, { concurrency: 10 });
+    for (let n = V1_FRESH; n < V2_FRESH + FRESH; n++) t.forge.openPr(SLUG, { number: n, baseBranch: 'release' });
+    const release = (await t.service.directory.queueOf(repo, 'release'))!;
     console.log(`setup: ${PRS} PRs submitted in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
     const bareUrl = `${await bare.listen({ port: 0, host: '127.0.0.1' })}/bare`;
@@ -165,6 +179,7 @@ async function main(): Promise<void> {
       seconds: 0,
       cpuSeconds: 0,
       errors: 0,
+      commits: 0,
       latencies: [],
     });
 
@@ -206,11 +221,28 @@ async function main(): Promise<void> {
       ...endpoint('v2 reprioritize', apiUrl, (i) => ({ priorityName: PRIORITIES[i % PRIORITIES.length] }), bearer),
       path: (i: number) => `/v2/pull-requests/${idOf(i)}/reprioritize`,
     };
-    const all = [baseline, read, layer, write, v2Read, v2Write];
-    const version = async () => (await t.db.selectFrom('queues').select('version').executeTakeFirstOrThrow()).version;
+    const admit = endpoint(
+      'submitPullRequest (new)',
+      `${apiUrl}/v1/submitPullRequest`,
+      (i) => ({ repo: REPO, targetBranch: 'release', pr: { number: V1_FRESH + i } }),
+      auth,
+    );
+    const v2Admit = endpoint(
+      'v2 submit (new)',
+      `${apiUrl}/v2/merge-queues/${release.shortId}/pull-requests`,
+      (i) => ({ number: V2_FRESH + i }),
+      bearer,
+    );
+    const all = [baseline, read, layer, write, admit, v2Read, v2Admit, v2Write];
+    const version = async (branch = 'main') => (await t.service.directory.queueOf(repo, branch))!.queue.version;
     const versionBefore = await version();
+    const admittedBefore = await version('release');
     for (let round = 0; round < ROUNDS; round++) {
-      for (const e of all) await slice(e);
+      for (const e of all) {
+        const before = (await version()) + (await version('release'));
+        await slice(e);
+        e.commits += (await version()) + (await version('release')) - before;
+      }
     }
 
     console.log(`\n${ROUNDS} rounds of 1 s per endpoint, 10 connections, ${PRS} PRs in the queue (SQLite file)\n`);
@@ -223,6 +255,8 @@ async function main(): Promise<void> {
       [write.name]: '≥ 35%',
       [v2Read.name]: '≥ 60%',
       [v2Write.name]: '≥ 35%',
+      [admit.name]: '≥ 35%',
+      [v2Admit.name]: '≥ 35%',
     };
     const rps = (e: Endpoint) => e.completed / e.seconds;
     const perCpu = (e: Endpoint) => e.completed / e.cpuSeconds;
@@ -237,15 +271,20 @@ async function main(): Promise<void> {
     }
     for (const [v2, v1] of [
       [v2Read, read],
+      [v2Admit, admit],
       [v2Write, write],
     ] as const)
       console.log(
-        `${v2.name}: ${((rps(v2) / rps(v1)) * 100).toFixed(0)}% of ${v1.name}'s req/s, ${((perCpu(v2) / perCpu(v1)) * 100).toFixed(0)}% of its req/CPU-s (goal: within 10%)`,
+        `${v2.name}: ${((rps(v2) / rps(v1)) * 100).toFixed(0)}% of ${v1.name}'s req/s, ${((perCpu(v2) / perCpu(v1)) * 100).toFixed(0)}% of its req/CPU-s (goal: within 10%)${v1.commits > 0 ? `; ${(v2.completed / v2.commits).toFixed(1)} and ${(v1.completed / v1.commits).toFixed(1)} requests per commit` : ''}`,
       );
     // Each commit of a decision bumps the queue's version once; only the writes change this queue.
     const commits = (await version()) - versionBefore;
     console.log(
       `\nsubmitPullRequest and v2 reprioritize: ${write.completed + v2Write.completed} requests in ${commits} commits (${((write.completed + v2Write.completed) / commits).toFixed(1)} requests per decision and transaction)`,
+    );
+    const admitted = (await version('release')) - admittedBefore;
+    console.log(
+      `admissions (v1 and v2): ${admit.completed + v2Admit.completed} requests in ${admitted} commits (${((admit.completed + v2Admit.completed) / admitted).toFixed(1)} per decision and transaction)`,
     );
   } finally {
     await app.close();

@@ -20,13 +20,13 @@ import type { PrOutlook } from '../engine/eta.js';
 import type { CiStatus } from '../ports.js';
 import type { WebhookAdmin } from '../webhooks/admin.js';
 import type { NotifyAdmin } from '../notify/admin.js';
-import type { ApiDirectory } from './read-models/api-directory.js';
+import type { ApiDirectory, WrittenEntry } from './read-models/api-directory.js';
 import type { QueueActivity, QueueHistory, QueueSummary } from './read-models/queue-activity.js';
 import type { PrView } from './read-models/pr-view.js';
 import type { TestRunView } from './read-models/test-run-details.js';
 import type { AuthContext, QueueKey } from './request-scope.js';
 
-export type { AuthContext, PrView, QueueKey, TestRunView };
+export type { AuthContext, PrView, QueueKey, TestRunView, WrittenEntry };
 
 export interface QueueView {
   snapshot: QueueSnapshot;
@@ -84,6 +84,7 @@ export interface QueueService {
 
 /** Pull requests in a queue: submitting, cancelling, restarting, reading them and their impacted targets. */
 export interface PullRequestService {
+  /** Answers the PR's entry as the submission left it; undefined when the queue no longer holds it (merged at once). */
   submitPullRequest(
     ctx: AuthContext,
     key: QueueKey,
@@ -96,7 +97,7 @@ export interface PullRequestService {
       /** Who asked: API_REQUESTED unless given (a PR comment or label is USER_REQUESTED). */
       reason?: SubmittedReason;
     },
-  ): Promise<void>;
+  ): Promise<WrittenEntry | undefined>;
   cancelPullRequest(
     ctx: AuthContext,
     key: QueueKey,

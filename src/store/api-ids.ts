@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from './database.js';
+import { prepare, prepareRows } from './prepared.js';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
@@ -37,18 +38,47 @@ export async function recordQueueShortIds(db: Kysely<Database>, queueIds: string
   return new Map(rows.map((r) => [r.queue_id, r.short_id]));
 }
 
+const queueIdByShortId = prepare((db, p: { shortId: string }) =>
+  db.selectFrom('queue_short_ids').select('queue_id').where('short_id', '=', p.shortId),
+);
+
 export async function findQueueIdByShortId(db: Kysely<Database>, shortId: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('queue_short_ids')
-    .select('queue_id')
-    .where('short_id', '=', shortId)
-    .executeTakeFirst();
-  return row?.queue_id;
+  return (await queueIdByShortId(db, { shortId }))[0]?.queue_id;
 }
 
 export async function deleteQueueShortId(db: Kysely<Database>, queueId: string): Promise<void> {
   await db.deleteFrom('queue_short_ids').where('queue_id', '=', queueId).execute();
 }
+
+const pullRequestCreatedAt = prepare((db, p: { id: string }) =>
+  db.selectFrom('pull_request_ids').select('created_at').where('id', '=', p.id),
+);
+
+/**
+ * The id of a repository's pull request and when it was given out, recording it (at `at`) on first
+ * mention: a read when it is known already.
+ */
+export async function recordPullRequestId(
+  db: Kysely<Database>,
+  repoId: string,
+  prNumber: number,
+  at: number,
+): Promise<{ id: string; createdAt: number }> {
+  const id = pullRequestIdOf(repoId, prNumber);
+  const known = (await pullRequestCreatedAt(db, { id }))[0];
+  if (known) return { id, createdAt: Number(known.created_at) };
+  await recordPullRequestIds(db, repoId, [prNumber], at);
+  // Another instance may have given it out first.
+  return { id, createdAt: Number((await pullRequestCreatedAt(db, { id }))[0]!.created_at) };
+}
+
+const insertPullRequestIds = prepareRows(
+  (db, rows: { id: string; repo_id: string; pr_number: number; created_at: number }[]) =>
+    db
+      .insertInto('pull_request_ids')
+      .values(rows.map((r) => ({ id: r.id, repo_id: r.repo_id, pr_number: r.pr_number, created_at: r.created_at })))
+      .onConflict((oc) => oc.doNothing()),
+);
 
 /** Records the ids of a repository's pull requests; answers them by PR number. */
 export async function recordPullRequestIds(
@@ -63,11 +93,6 @@ export async function recordPullRequestIds(
     pr_number: n,
     created_at: at,
   }));
-  if (rows.length > 0)
-    await db
-      .insertInto('pull_request_ids')
-      .values(rows)
-      .onConflict((oc) => oc.doNothing())
-      .execute();
+  if (rows.length > 0) await insertPullRequestIds(db, rows);
   return new Map(rows.map((r) => [r.pr_number, r.id]));
 }

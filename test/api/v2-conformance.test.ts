@@ -7,6 +7,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { testDatabases } from '../helpers/databases.js';
 import { createApiHarness, json, REPO, SLUG, type ApiHarness } from './api-harness.js';
+import { pullRequestIdOf } from '../../src/store/api-ids.js';
 import { OPERATIONS, v2Client, type V2Client } from './v2-client.js';
 
 /** A parsed JSON answer (its shape is checked against the document where it matters). */
@@ -333,6 +334,20 @@ describe.each(databases)('v2 API on $name', (database) => {
     const v1Run = await h.post('/v1/getMergeQueueTestingDetails', h.body({ testRunId: runId }));
     expect(v1Run.statusCode).toBe(200);
     expect(json(await v2.call('GET', `/v2/merge-queue-verification-runs/${runId}`)).id).toBe(runId);
+  });
+
+  it('gives a PR its v2 id when it enters a queue, through v1 as through v2', async () => {
+    const queue = await createQueue();
+    const submittedAt = h.t.clock.now();
+    expect((await h.post('/v1/submitPullRequest', h.body({ pr: { number: 1 } }))).statusCode).toBe(200);
+    h.t.clock.advance(60_000);
+    // Never named by v2 before: found at its id, created when it entered the queue.
+    const viaV1 = json(await v2.call('GET', `/v2/pull-requests/${pullRequestIdOf(repositoryId, 1)}`));
+    expect(viaV1).toMatchObject({ number: 1, createdAt: new Date(submittedAt).toISOString() });
+    expect(viaV1.queueEntry.mergeQueueId).toBe(queue.id);
+    const viaV2 = await submit(queue.id, { number: 2 });
+    expect(viaV2.id).toBe(pullRequestIdOf(repositoryId, 2));
+    expect((viaV2 as Json).createdAt).toBe(new Date(h.t.clock.now()).toISOString());
   });
 
   it('runs the v1 → v2 migration examples of the notes', async () => {

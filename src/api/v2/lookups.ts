@@ -1,7 +1,7 @@
 /** Resolving a v2 request's ids within the caller's organization; unknown (or another org's) is 404. */
 import type { FastifyRequest } from 'fastify';
-import type { PullRequestHandle, QueueHandle } from '../../app/read-models/api-directory.js';
-import type { MergeQueueService } from '../../app/service-port.js';
+import { entryView, type PullRequestHandle, type QueueHandle } from '../../app/read-models/api-directory.js';
+import type { MergeQueueService, WrittenEntry } from '../../app/service-port.js';
 import type { RepoRow } from '../../store/database.js';
 import { prNotFound, queueNotFound, repoNotFound } from './errors.js';
 import { callerOf } from './plugin.js';
@@ -41,4 +41,16 @@ export async function factsOf(
   if (entry) return { ...pr, entry };
   const forge = await service.directory.forgePullRequest(pr.repo, pr.number);
   return forge ? { ...pr, forge } : undefined;
+}
+
+/**
+ * What the wire says of a pull request after a submission: the entry the write answered (the most
+ * recent one, being just submitted) or, when the queue no longer holds it, the facts as they are now.
+ */
+export async function factsAfter(
+  service: MergeQueueService,
+  pr: PullRequestHandle,
+  written: WrittenEntry | undefined,
+): Promise<PullRequestFacts | undefined> {
+  return written ? { ...pr, entry: entryView(pr.repo, written) } : factsOf(service, pr);
 }

@@ -13,6 +13,7 @@ import {
   type QueueState,
   type TestRun,
 } from '../../engine/types.js';
+import { recordPullRequestIds } from '../../store/api-ids.js';
 import type { Database, NewTransition, QueueRow, RepoRow } from '../../store/database.js';
 import { insertEffects } from '../../store/effects.js';
 import { findEntry, listActiveEntries, upsertEntries } from '../../store/entries.js';
@@ -142,6 +143,9 @@ export async function writeDecision(
     queue.id,
     entries.map((c) => c.item),
   );
+  // A PR's v2 id is given out when it first enters a queue (or when the v2 API first names it).
+  const admitted = entries.filter((c) => c.was === undefined).map((c) => c.item.prNumber);
+  if (admitted.length > 0) await recordPullRequestIds(trx, queue.repo_id, admitted, now);
   await upsertRuns(
     trx,
     queue.id,

@@ -178,7 +178,7 @@ export class ForgeObservations {
   }
 
   /** A refusal of the service (e.g. cancel of a PR that is not queued) is the user's, not a failed delivery. */
-  private async quietly(call: () => Promise<void>, pr: number): Promise<string | null> {
+  private async quietly(call: () => Promise<unknown>, pr: number): Promise<string | null> {
     try {
       await call();
       return null;

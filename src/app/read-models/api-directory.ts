@@ -5,12 +5,13 @@
  */
 import type { Kysely } from 'kysely';
 import { readiness } from '../../engine/index.js';
-import { isTerminal, type PrInfo, type PrState, type QueueConfig } from '../../engine/types.js';
+import { type Entry, isTerminal, type PrInfo, type PrState, type QueueConfig } from '../../engine/types.js';
 import type { Clock } from '../../lib/clock.js';
 import {
   deleteQueueShortId,
   queueShortIdOf,
   findQueueIdByShortId,
+  recordPullRequestId,
   recordPullRequestIds,
   recordQueueShortIds,
 } from '../../store/api-ids.js';
@@ -54,6 +55,14 @@ export interface EntryView {
   view: Pick<PrView, 'entry' | 'readiness' | 'isCurrentlySubmittedToQueue'>;
   queueShortId: string;
   key: QueueKey;
+}
+
+/** A PR's entry as a write left it, with its queue's config: what the write committed, not read again. */
+export interface WrittenEntry {
+  queueId: string;
+  targetBranch: string;
+  config: QueueConfig;
+  entry: Entry;
 }
 
 export interface QueueHandle {
@@ -124,6 +133,12 @@ export class ApiDirectory {
     return recordPullRequestIds(this.deps.db, repo.id, numbers, this.deps.clock.now());
   }
 
+  /** A repository's pull request by number, its id given out (and recorded) on first mention. */
+  async pullRequestOf(repo: RepoRow, number: number): Promise<PullRequestHandle> {
+    const { id, createdAt } = await recordPullRequestId(this.deps.db, repo.id, number, this.deps.clock.now());
+    return { id, repo, number, createdAt };
+  }
+
   async pullRequest(ctx: AuthContext, id: string): Promise<PullRequestHandle | undefined> {
     const found = await findPullRequestWithRepo(this.deps.db, id.toLowerCase());
     if (found?.repo.org_id !== ctx.orgId) return undefined;
@@ -136,23 +151,18 @@ export class ApiDirectory {
    */
   async latestEntry(pr: PullRequestHandle): Promise<EntryView | undefined> {
     const found = await findLatestEntryOfPr(this.deps.db, pr.repo.id, pr.number);
-    if (!found) return undefined;
-    const config = JSON.parse(found.config) as QueueConfig;
-    return {
-      view: {
-        entry: found.entry,
-        readiness: readiness({ targetBranch: found.targetBranch, config }, found.entry),
-        isCurrentlySubmittedToQueue: !isTerminal(found.entry.state),
-      },
-      queueShortId: queueShortIdOf(found.queueId),
-      key: { repo: repoRefOf(pr.repo), targetBranch: found.targetBranch },
-    };
+    return found && entryView(pr.repo, { ...found, config: JSON.parse(found.config) as QueueConfig });
   }
 
   /** The pull request as its forge reports it now; null when the forge does not know it. */
   forgePullRequest(repo: RepoRow, number: number): Promise<PrInfo | null> {
     const binding = bindingOf(repo);
     return forgeFor(this.deps.adapters, binding).getPullRequest(binding, number);
+  }
+
+  /** The pull request's entry in a queue (of any state), if it was ever submitted to it. */
+  entryIn(queueId: string, number: number): Promise<Entry | undefined> {
+    return findEntry(this.deps.db, queueId, number);
   }
 
   /** The pull request's entries in its repository's queues, most recently submitted first. */
@@ -209,6 +219,19 @@ export class ApiDirectory {
       })),
     );
   }
+}
+
+/** What the v2 wire says of an entry of a repository's queue. */
+export function entryView(repo: RepoRow, found: WrittenEntry): EntryView {
+  return {
+    view: {
+      entry: found.entry,
+      readiness: readiness({ targetBranch: found.targetBranch, config: found.config }, found.entry),
+      isCurrentlySubmittedToQueue: !isTerminal(found.entry.state),
+    },
+    queueShortId: queueShortIdOf(found.queueId),
+    key: { repo: repoRefOf(repo), targetBranch: found.targetBranch },
+  };
 }
 
 const handleOf = (shortId: string, queue: QueueRow, repo: RepoRow): QueueHandle => ({

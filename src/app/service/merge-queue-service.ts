@@ -65,6 +65,7 @@ import type {
   QueueUpdate,
   QueueView,
   TestRunView,
+  WrittenEntry,
 } from '../service-port.js';
 
 export interface ServiceDeps {
@@ -229,7 +230,7 @@ export class GreenlineService implements MergeQueueService {
       forceEnqueued?: boolean;
       reason?: SubmittedReason;
     },
-  ): Promise<void> {
+  ): Promise<WrittenEntry | undefined> {
     const { db, adapters, executor, clock, newId } = this.deps;
     assertPrNumber(req.prNumber);
     const priority = parsePriority(req.priority);
@@ -248,7 +249,7 @@ export class GreenlineService implements MergeQueueService {
       pr = { ...pr, ...(await forge.directMergeFacts(binding, pr)) };
     // A PR submitted before keeps its entry id: the engine takes it from the PR's entry (the executor
     // adds its previous trip), so the new id is used only for a PR's first submission.
-    await executor.applyOrThrow(queue.id, {
+    let snapshot = await executor.applyOrThrow(queue.id, {
       kind: 'submit',
       at: clock.now(),
       entryId: newId(),
@@ -260,14 +261,18 @@ export class GreenlineService implements MergeQueueService {
     });
     // Targets are often uploaded before the submission (contract §2.6): apply those for this head.
     const targets = await findImpactedTargets(db, repo.id, pr.number, pr.headSha);
-    if (targets)
-      await executor.apply(queue.id, {
+    if (targets) {
+      const applied = await executor.apply(queue.id, {
         kind: 'impactedTargets',
         at: clock.now(),
         prNumber: pr.number,
         headSha: pr.headSha,
         targets,
       });
+      if (applied.ok) snapshot = applied.snapshot;
+    }
+    const entry = snapshot.entries.find((e) => e.prNumber === pr.number);
+    return entry && { queueId: queue.id, targetBranch: queue.target_branch, config: snapshot.config, entry };
   }
 
   async cancelPullRequest(

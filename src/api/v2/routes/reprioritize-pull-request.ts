@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { callerOf } from '../plugin.js';
-import { factsOf } from '../lookups.js';
+import { factsAfter } from '../lookups.js';
 import type { V2Route } from '../route.js';
 import { Answer, Body, PriorityName, PriorityValue, UuidParams } from '../schemas.js';
 import { pullRequestOut } from '../wire.js';
@@ -23,11 +23,11 @@ export const reprioritizePullRequest: V2Route = (app, { service }) => {
       const { pr, key } = await liveEntryOf(service, request, request.params.id);
       const body = request.body as { priorityValue?: number; priorityName?: 'urgent' | 'high' | 'medium' | 'low' };
       // Resubmitting a live entry changes its priority in place (v1's semantics of submit).
-      await service.submitPullRequest(callerOf(request), key, {
+      const written = await service.submitPullRequest(callerOf(request), key, {
         prNumber: pr.number,
         priority: body.priorityValue ?? body.priorityName!,
       });
-      return pullRequestOut((await factsOf(service, pr))!);
+      return pullRequestOut((await factsAfter(service, pr, written))!);
     },
   );
 };

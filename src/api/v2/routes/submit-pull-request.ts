@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { isTerminal } from '../../../engine/types.js';
 import { invalid, V2Error } from '../errors.js';
-import { factsOf, queueOf } from '../lookups.js';
+import { factsAfter, queueOf } from '../lookups.js';
 import { callerOf } from '../plugin.js';
 import type { V2Route } from '../route.js';
 import { Answer, Body, IdParams, PriorityName, PriorityValue, PrNumber } from '../schemas.js';
@@ -35,16 +35,14 @@ export const submitPullRequest: V2Route = (app, { service }) => {
         throw invalid('send priorityValue or priorityName, not both');
       const handle = await queueOf(service, request, request.params.id);
       const ctx = callerOf(request);
-      const [live] = (await service.directory.entriesOf(handle.repo, number)).filter(
-        (e) => e.queueId === handle.queue.id && !isTerminal(e.entry.state),
-      );
-      if (live)
+      const entry = await service.directory.entryIn(handle.queue.id, number);
+      if (entry && !isTerminal(entry.state))
         throw new V2Error(
           409,
           'PR_ALREADY_ENQUEUED',
           `Pull request #${number} is already in this queue; change its priority with POST /v2/pull-requests/{id}/reprioritize`,
         );
-      await service.submitPullRequest(ctx, handle.key, {
+      const written = await service.submitPullRequest(ctx, handle.key, {
         prNumber: number,
         ...(priorityValue !== undefined || priorityName !== undefined
           ? { priority: priorityValue ?? priorityName }
@@ -52,10 +50,7 @@ export const submitPullRequest: V2Route = (app, { service }) => {
         ...(allowBatching !== undefined ? { noBatch: !allowBatching } : {}),
         ...(direct !== undefined ? { forceEnqueued: direct } : {}),
       });
-      const ids = await service.directory.pullRequestIds(handle.repo, [number]);
-      const handleOfPr = { id: ids.get(number)!, repo: handle.repo, number };
-      const pr = await service.directory.pullRequest(ctx, handleOfPr.id);
-      const facts = await factsOf(service, { ...handleOfPr, createdAt: pr!.createdAt });
+      const facts = await factsAfter(service, await service.directory.pullRequestOf(handle.repo, number), written);
       void reply.code(201);
       return pullRequestOut(facts!);
     },

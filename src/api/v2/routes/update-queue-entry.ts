@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { invalid } from '../errors.js';
-import { factsOf } from '../lookups.js';
+import { factsAfter } from '../lookups.js';
 import { callerOf } from '../plugin.js';
 import type { V2Route } from '../route.js';
 import { Answer, Body, PriorityName, PriorityValue, UuidParams } from '../schemas.js';
@@ -33,7 +33,7 @@ export const updateQueueEntry: V2Route = (app, { service }) => {
       if (priorityValue !== undefined && priorityName !== undefined)
         throw invalid('send priorityValue or priorityName, not both');
       const { pr, key } = await liveEntryOf(service, request, request.params.id);
-      await service.submitPullRequest(callerOf(request), key, {
+      const written = await service.submitPullRequest(callerOf(request), key, {
         prNumber: pr.number,
         ...(priorityValue !== undefined || priorityName !== undefined
           ? { priority: priorityValue ?? priorityName }
@@ -41,7 +41,7 @@ export const updateQueueEntry: V2Route = (app, { service }) => {
         ...(allowBatching !== undefined ? { noBatch: !allowBatching } : {}),
         ...(direct !== undefined ? { forceEnqueued: direct } : {}),
       });
-      return pullRequestOut((await factsOf(service, pr))!);
+      return pullRequestOut((await factsAfter(service, pr, written))!);
     },
   );
 };
