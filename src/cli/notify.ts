@@ -9,34 +9,26 @@ import { systemClock } from '../lib/clock.js';
 import { NotifyAdmin, type ChannelView } from '../notify/admin.js';
 import { DEFAULT_NOTIFY_EVENTS, NOTIFY_EVENTS, NOTIFY_KINDS } from '../notify/events.js';
 import type { Db } from '../store/connect.js';
-import { UrlPolicy } from '../webhooks/url-policy.js';
 import {
-  configFrom,
   idCommand,
   orgsForListing,
   withStore,
   withStoreOptions,
   type StoreFlags,
+  urlPolicyOf,
 } from './store-options.js';
+import { isoOrDash } from './output.js';
 
-const iso = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());
-
-/** The admin over the store, with the webhook allow-list of the server's configuration. */
-function adminOf(db: Db, flags: StoreFlags): NotifyAdmin {
-  const cfg = configFrom({
-    dataDir: flags.dataDir,
-    databaseUrl: flags.databaseUrl,
-    ...(flags.config ? { config: flags.config } : {}),
-  });
-  return new NotifyAdmin({ db, clock: systemClock, policy: new UrlPolicy(cfg.webhookAllowedHosts) });
-}
+/** The admin over the store, with the URL allow-list of the server's configuration. */
+const adminOf = (db: Db, flags: StoreFlags): NotifyAdmin =>
+  new NotifyAdmin({ db, clock: systemClock, policy: urlPolicyOf(flags) });
 
 /** One line per channel: id, org, kind, URL, scope, events, state, and how its latest message went. */
 export function channelLine(c: ChannelView): string {
   const scope = c.queue ? `${c.queue.repo} (${c.queue.branch})` : 'all queues';
   const state = c.enabled
     ? c.failingSince !== null
-      ? `failing since ${iso(c.failingSince)}`
+      ? `failing since ${isoOrDash(c.failingSince)}`
       : 'enabled'
     : `disabled: ${c.disabledReason ?? ''}`;
   const last = c.lastMessage

@@ -26,3 +26,6 @@ export function formatFields(fields: [string, string][]): string {
 }
 
 export const yesNo = (b: boolean): string => (b ? 'yes' : 'no');
+
+/** An epoch-ms time as ISO-8601, or `-` for none. */
+export const isoOrDash = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());

@@ -9,6 +9,7 @@ import { settingOf, type ConfigKey } from '../config-schema.js';
 import { openStore, type Db } from '../store/connect.js';
 import type { OrgRow } from '../store/database.js';
 import { findOrgById, findOrgByName, listOrgNames } from '../store/orgs.js';
+import { UrlPolicy } from '../webhooks/url-policy.js';
 
 export interface StoreFlags {
   dataDir?: string;
@@ -126,4 +127,14 @@ export function idCommand(
 Example:
   $ greenline ${parent.name()} ${name} 6f1c2a7e-0b6d-4f5e-9a1c-3d2b8e7f6a5c${exampleFlags ? ` ${exampleFlags}` : ''}`,
     );
+}
+
+/** Where the server may send webhooks and chat messages: the allow-list of its configuration. */
+export function urlPolicyOf(flags: StoreFlags): UrlPolicy {
+  const cfg = configFrom({
+    dataDir: flags.dataDir,
+    databaseUrl: flags.databaseUrl,
+    ...(flags.config ? { config: flags.config } : {}),
+  });
+  return new UrlPolicy(cfg.webhookAllowedHosts);
 }

@@ -7,39 +7,31 @@ import { Command } from 'commander';
 import { ensureOrg } from '../app/admin/org-admin.js';
 import { WebhookAdmin, viewOf, type DeliveryView } from '../webhooks/admin.js';
 import { EVENT_TYPES, QUEUE_EVENT_TYPES } from '../webhooks/events.js';
-import { UrlPolicy } from '../webhooks/url-policy.js';
 import { systemClock } from '../lib/clock.js';
 import type { Db } from '../store/connect.js';
 import {
-  configFrom,
   idCommand,
   orgsForListing,
   withStore,
   withStoreOptions,
   type StoreFlags,
+  urlPolicyOf,
 } from './store-options.js';
+import { isoOrDash } from './output.js';
 import { findSubscription, listSubscriptions } from '../store/webhooks.js';
 
-const iso = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());
-
-/** The admin over the store, with the allow-list of the server's configuration. */
-function adminOf(db: Db, flags: StoreFlags): WebhookAdmin {
-  const cfg = configFrom({
-    dataDir: flags.dataDir,
-    databaseUrl: flags.databaseUrl,
-    ...(flags.config ? { config: flags.config } : {}),
-  });
-  return new WebhookAdmin({ db, clock: systemClock, policy: new UrlPolicy(cfg.webhookAllowedHosts) });
-}
+/** The admin over the store, with the URL allow-list of the server's configuration. */
+const adminOf = (db: Db, flags: StoreFlags): WebhookAdmin =>
+  new WebhookAdmin({ db, clock: systemClock, policy: urlPolicyOf(flags) });
 
 function deliveryLines(d: DeliveryView): string {
   const head =
-    `${d.id}  ${d.eventType}  ${d.status}  attempts ${d.attempts}  created ${iso(d.createdAt)}` +
-    (d.status === 'pending' ? `  next ${iso(d.nextAttemptAt)}` : '') +
-    (d.deliveredAt !== null ? `  delivered ${iso(d.deliveredAt)}` : '');
+    `${d.id}  ${d.eventType}  ${d.status}  attempts ${d.attempts}  created ${isoOrDash(d.createdAt)}` +
+    (d.status === 'pending' ? `  next ${isoOrDash(d.nextAttemptAt)}` : '') +
+    (d.deliveredAt !== null ? `  delivered ${isoOrDash(d.deliveredAt)}` : '');
   const attempts = d.attemptLog.map(
     (a) =>
-      `    ${iso(a.at)}  ${a.success ? 'ok' : 'failed'}  ${a.statusCode ?? '-'}  ${a.durationMs} ms` +
+      `    ${isoOrDash(a.at)}  ${a.success ? 'ok' : 'failed'}  ${a.statusCode ?? '-'}  ${a.durationMs} ms` +
       `${a.manual ? '  (redelivery)' : ''}${a.error ? `  ${a.error}` : ''}`,
   );
   return [head, ...attempts].join('\n');
@@ -107,7 +99,7 @@ Examples:
           const w = viewOf(r, await orgs.nameOf(r.org_id));
           const state = w.enabled ? 'enabled' : `disabled: ${w.disabledReason ?? ''}`;
           process.stdout.write(
-            `${w.id}  ${w.org}  ${w.url}  ${w.events?.join(',') ?? 'all events'}  created ${iso(w.createdAt)}  ${state}\n`,
+            `${w.id}  ${w.org}  ${w.url}  ${w.events?.join(',') ?? 'all events'}  created ${isoOrDash(w.createdAt)}  ${state}\n`,
           );
         }
       });
