@@ -4,7 +4,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { RunPr } from '../../../../src/engine/types.js';
+import type { QueueEventPayload, RunPr, TransitionReason } from '../../../../src/engine/types.js';
 import { ForgeUnreachableError } from '../../../../src/ports.js';
 import { freePort } from '../../../helpers/free-port.js';
 import { bindingFor, makeForge } from './github-harness.js';
@@ -25,6 +25,24 @@ function repoWithPrs(): { api: FakeGitHubApi; base: string; h1: string; h2: stri
   ];
   return { api, base, h1, h2, prs };
 }
+
+/** A PR event as the engine emits it, for PR `pr`. */
+const prEvent = (
+  type: QueueEventPayload['type'],
+  pr = 1,
+  reason: TransitionReason | null = null,
+): QueueEventPayload => ({
+  type,
+  at: 0,
+  prNumbers: [pr],
+  prNumbersInBatch: [pr],
+  runId: null,
+  testBranch: null,
+  testBranchSha: null,
+  reason,
+  batched: false,
+  isBisection: false,
+});
 
 describe('github forge: pull requests', () => {
   it('maps draft, conflicts, blocked and unknown mergeability; closed or missing PRs are null', async () => {
@@ -455,18 +473,8 @@ describe('github forge: status checks as an App', () => {
     });
     const { DEFAULT_QUEUE_CONFIG } = await import('../../../../src/engine/config.js');
     const queue = { targetBranch: 'main', config: { ...DEFAULT_QUEUE_CONFIG, commentsEnabled: false } };
-    const event = (type: 'pull_request.queued' | 'pull_request.failed') => ({
-      type,
-      at: 0,
-      prNumbers: [1],
-      prNumbersInBatch: [1],
-      runId: null,
-      testBranch: null,
-      testBranchSha: null,
-      reason: type === 'pull_request.failed' ? ('TEST_RUN_TIMEOUT' as const) : null,
-      batched: false,
-      isBisection: false,
-    });
+    const event = (type: 'pull_request.queued' | 'pull_request.failed') =>
+      prEvent(type, 1, type === 'pull_request.failed' ? 'TEST_RUN_TIMEOUT' : null);
     const b = bindingFor(api, { installationId: 9 });
     await forge.onQueueEvent(b, queue, event('pull_request.queued'));
     await forge.onQueueEvent(b, queue, event('pull_request.failed'));
@@ -509,18 +517,7 @@ describe('github forge: status checks as an App', () => {
     await forge.onQueueEvent(
       bindingFor(api, { installationId: 9 }),
       { targetBranch: 'main', config: { ...DEFAULT_QUEUE_CONFIG, commentsEnabled: true }, outlook },
-      {
-        type: 'pull_request.queued',
-        at: 0,
-        prNumbers: [1],
-        prNumbersInBatch: [1],
-        runId: null,
-        testBranch: null,
-        testBranchSha: null,
-        reason: null,
-        batched: false,
-        isBisection: false,
-      },
+      prEvent('pull_request.queued'),
     );
     const stands =
       'Position 2 in the queue. Waiting on: 1 PR is ahead of it in the queue. Estimated merge: 2026-01-31 14:32 UTC (if its tests pass).';
@@ -536,18 +533,7 @@ describe('github forge: status checks as an App', () => {
       makeForge(api).onQueueEvent(
         bindingFor(api),
         { targetBranch: 'main', config: DEFAULT_QUEUE_CONFIG },
-        {
-          type: 'pull_request.queued',
-          at: 0,
-          prNumbers: [1],
-          prNumbersInBatch: [1],
-          runId: null,
-          testBranch: null,
-          testBranchSha: null,
-          reason: null,
-          batched: false,
-          isBisection: false,
-        },
+        prEvent('pull_request.queued'),
       ),
     ).resolves.toBeUndefined();
   });
@@ -559,34 +545,19 @@ describe('github forge: state labels', () => {
     const forge = makeForge(api);
     const { DEFAULT_QUEUE_CONFIG } = await import('../../../../src/engine/config.js');
     const config = { ...DEFAULT_QUEUE_CONFIG, statusCheckEnabled: false, commentsEnabled: false };
-    const event = (
-      type: 'pull_request.queued' | 'pull_request.testing' | 'pull_request.merged' | 'pull_request.failed',
-      pr: number,
-    ) => ({
-      type,
-      at: 0,
-      prNumbers: [pr],
-      prNumbersInBatch: [pr],
-      runId: null,
-      testBranch: null,
-      testBranchSha: null,
-      reason: null,
-      batched: false,
-      isBisection: false,
-    });
     const labels = (n: number) => api.pulls.get(n)!.labels.map((l) => l.name);
     const b = bindingFor(api);
     const on = { targetBranch: 'main', config: { ...config, stateLabelsEnabled: true } };
     const off = { targetBranch: 'main', config: { ...config, stateLabelsEnabled: false } };
     api.pulls.get(1)!.labels.push({ name: 'bug' });
-    await forge.onQueueEvent(b, on, event('pull_request.queued', 1));
+    await forge.onQueueEvent(b, on, prEvent('pull_request.queued', 1));
     expect(labels(1)).toEqual(['bug', 'greenline:queued']);
-    await forge.onQueueEvent(b, on, event('pull_request.testing', 1));
+    await forge.onQueueEvent(b, on, prEvent('pull_request.testing', 1));
     expect(labels(1)).toEqual(['bug', 'greenline:testing']);
     // Turned off meanwhile: the labelled PR is still updated, the other one is left alone.
-    await forge.onQueueEvent(b, off, event('pull_request.merged', 1));
+    await forge.onQueueEvent(b, off, prEvent('pull_request.merged', 1));
     expect(labels(1)).toEqual(['bug', 'greenline:merged']);
-    await forge.onQueueEvent(b, off, event('pull_request.failed', 2));
+    await forge.onQueueEvent(b, off, prEvent('pull_request.failed', 2));
     expect(labels(2)).toEqual([]);
     expect(api.log.filter((l) => l.includes('/labels'))).toEqual([
       'POST /repos/acme/web/issues/1/labels',
