@@ -3,6 +3,7 @@
  * getQueueActivity, getQueueHistory, the server-sent events of streamQueueEvents over real HTTP, and
  * the dashboard's static files.
  */
+import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GreenlineClient } from '../../src/client/index.js';
@@ -364,5 +365,22 @@ describe('the dashboard files', () => {
       code: 'NOT_FOUND',
     });
     expect(errorOf(await h.get('/dashboard/vendor/yaml/index.js'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+  });
+
+  it("serves Preact, its hooks and htm under the import map's addresses, and lets only that inline script run", async () => {
+    const page = await h.get('/', { 'x-api-token': undefined });
+    const importMap = /<script type="importmap">([\s\S]*?)<\/script>/.exec(page.body)?.[1];
+    expect(importMap).toBeDefined();
+    const { imports } = JSON.parse(importMap!) as { imports: Record<string, string> };
+    expect(Object.keys(imports).sort()).toEqual(['htm', 'preact', 'preact/hooks']);
+    for (const address of Object.values(imports)) {
+      const res = await h.get(address, { 'x-api-token': undefined });
+      expect(res.statusCode, address).toBe(200);
+      expect(res.headers['content-type']).toContain('text/javascript');
+    }
+    const hash = createHash('sha256').update(importMap!).digest('base64');
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toContain(`script-src 'self' 'sha256-${hash}';`);
+    expect(csp).not.toContain('unsafe-inline');
   });
 });

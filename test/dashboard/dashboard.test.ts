@@ -1,164 +1,28 @@
 /**
- * The web dashboard in a real Chromium (playwright-core, Debian's /usr/bin/chromium) against the real
- * product: `node dist/cli.js demo` as a child process on a free port with a temp data dir (real git
- * repository, built-in CI, SQLite). Screenshots of the main pages go to test-artifacts/screenshots/.
- * Without Chromium the tests are skipped with a notice, except under CI=true, where that fails.
+ * The web dashboard in a real Chromium against `greenline demo` (harness.ts): sign-in, the live queue,
+ * a PR's reasons, pause/resume with Terraform drift, freezes, keyboard and phone width.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireBuilt } from '../e2e/greenline-process.js';
-import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = path.join(ROOT, 'test-artifacts', 'screenshots');
-const QUEUE = '#/queue/demo.greenline.local/acme/shop/main';
-const PR = (n: number) => `#/pr/demo.greenline.local/acme/shop/main/${n}`;
-
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) {
-  if (process.env.CI === 'true')
-    throw new Error(`${CHROMIUM} is missing; .ci/run installs it (apt-get install -y chromium)`);
-  console.warn(
-    `NOTICE: ${CHROMIUM} is missing, so the dashboard's browser tests are SKIPPED. Install it with: apt-get install -y chromium`,
-  );
-}
-
-let demo: ChildProcess;
-let output = '';
-let dir: string;
-let url: string;
-let token: string;
-let browser: Browser;
-
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | undefined): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline || demo.exitCode !== null)
-      throw new Error(`no ${what} after ${timeoutMs} ms; demo output:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** A page at laptop width, signed in (the token set in sessionStorage through the form). */
-async function signedIn(width = 1280, height = 900): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width, height } });
-  page.on('pageerror', (err) => {
-    output += `\n[page error] ${err.message}`;
-  });
-  await page.goto(url);
-  await page.getByLabel('API token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Queues' }).waitFor();
-  return page;
-}
-
-const QUEUE_KEY = { repo: { host: 'demo.greenline.local', owner: 'acme', name: 'shop' }, targetBranch: 'main' };
-
-/** POST /v1/<endpoint> with the token; the answer's JSON (fails the test on an error answer). */
-async function api(endpoint: string, body: unknown): Promise<unknown> {
-  const res = await fetch(`${url}/v1/${endpoint}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-token': token },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  expect(res.status, text).toBe(200);
-  return JSON.parse(text);
-}
-
-async function apiQueueState(): Promise<string> {
-  const res = await fetch(`${url}/v1/getQueue`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-token': token },
-    body: JSON.stringify(QUEUE_KEY),
-  });
-  return ((await res.json()) as { state: string }).state;
-}
-
-/** An updateQueue as Trunk's Terraform provider sends it (x-source: terraform), changing nothing. */
-async function terraformWrite(): Promise<void> {
-  const res = await fetch(`${url}/v1/updateQueue`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-token': token, 'x-source': 'terraform' },
-    body: JSON.stringify({ ...QUEUE_KEY, concurrency: 3 }),
-  });
-  expect(res.status).toBe(200);
-}
-
-/**
- * Takes the demo's PRs still queued out of the queue and waits until it deleted their test branches:
- * a stopped server keeps its runs' branches for when it starts again, and this one does not.
- */
-async function emptyQueue(): Promise<void> {
-  const queue = (await api('getQueue', QUEUE_KEY)) as { enqueuedPullRequests: { prNumber: number }[] };
-  for (const { prNumber } of queue.enqueuedPullRequests)
-    await api('cancelPullRequest', { ...QUEUE_KEY, pr: { number: prNumber } });
-  const remote = path.join(dir, 'demo', 'shop.git');
-  const testBranches = (): string =>
-    execFileSync('git', ['for-each-ref', 'refs/heads/greenline-merge/'], { cwd: remote, encoding: 'utf8' });
-  const deadline = Date.now() + 20_000;
-  while (testBranches() !== '' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-}
+import { describe, expect, it } from 'vitest';
+import { haveChromium, PR, QUEUE, QUEUE_KEY, SHOTS, useDemo } from './harness.js';
 
 describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo', () => {
-  beforeAll(async () => {
-    requireBuilt();
-    mkdirSync(SHOTS, { recursive: true });
-    dir = await makeTempDir('greenline-dashboard-');
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GREENLINE_')));
-    demo = spawn(
-      process.execPath,
-      [path.join(ROOT, 'dist', 'cli.js'), 'demo', '--port', '0', '--data-dir', path.join(dir, 'demo')],
-      { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    demo.stdout!.on('data', (d: Buffer) => {
-      output += d.toString();
-    });
-    demo.stderr!.on('data', (d: Buffer) => {
-      output += d.toString();
-    });
-    [url, token] = await waitFor('dashboard URL and token', 60_000, () => {
-      const u = /Dashboard: (\S+?)\/?\n/.exec(output);
-      const t = /API token: (\S+)\n/.exec(output);
-      return u && t ? [u[1]!, t[1]!] : undefined;
-    });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-  }, 90_000);
+  const demo = useDemo();
+  const api = (endpoint: string, body: unknown) => demo.api(endpoint, body);
+  const signedIn = (width = 1280, height = 900) => demo.signedIn({ width, height });
 
-  afterAll(async () => {
-    await browser?.close();
-    if (demo && demo.exitCode === null) {
-      await emptyQueue();
-      demo.kill('SIGTERM');
-      const timer = setTimeout(() => demo.kill('SIGKILL'), 20_000);
-      await new Promise((r) => demo.once('exit', r));
-      clearTimeout(timer);
-    }
-    if (dir) await removeTempDir(dir);
-  }, 30_000);
+  async function apiQueueState(): Promise<string> {
+    return ((await api('getQueue', QUEUE_KEY)) as { state: string }).state;
+  }
+
+  /** An updateQueue as Trunk's Terraform provider sends it (x-source: terraform), changing nothing. */
+  async function terraformWrite(): Promise<void> {
+    await demo.api('updateQueue', { ...QUEUE_KEY, concurrency: 3 }, { 'x-source': 'terraform' });
+  }
 
   it('says clearly when the token is wrong, and keeps the sign-in form', async () => {
-    const page = await browser.newPage();
-    await page.goto(url);
+    const page = await demo.browser.newPage();
+    await page.goto(demo.url);
     await page.getByLabel('API token').fill('gl_not-a-real-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
     const alert = page.getByRole('alert');
@@ -194,7 +58,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
 
   it("opens a failed PR's timeline with reasons, its test run, CI status and log", async () => {
     const page = await signedIn();
-    await page.goto(`${url}/${PR(4)}`);
+    await page.goto(`${demo.url}/${PR(4)}`);
     await page.getByRole('heading', { name: '#4 Add gift cards' }).waitFor();
     // PR 4 breaks the test: wait until the page shows it FAILED (it updates itself).
     await page.locator('#timeline').getByText('FAILED', { exact: true }).first().waitFor({ timeout: 90_000 });
@@ -230,7 +94,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     }
     expect(failed).toBeDefined();
     const page = await signedIn();
-    await page.goto(`${url}/${PR(failed!)}`);
+    await page.goto(`${demo.url}/${PR(failed!)}`);
     await page.locator('#pr-reason').waitFor();
     expect(await page.locator('#pr-reason').textContent()).toContain(
       'Failed: its changes conflict with the target branch or with a PR ahead of it, so no CI ran.',
@@ -257,7 +121,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     await page.screenshot({ path: path.join(SHOTS, 'pull-request-not-ready.png'), fullPage: true });
 
     // The queue lists it with the same words; concluded PRs read as sentences, not lowercased codes.
-    await page.goto(`${url}/${QUEUE}`);
+    await page.goto(`${demo.url}/${QUEUE}`);
     const row = page.locator(`#queue-prs tr[data-pr="${failed}"]`);
     await row.waitFor();
     expect(await row.textContent()).toContain('Not ready: it conflicts with the target branch');
@@ -276,7 +140,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
   it('pauses and resumes the queue, each after a confirmation dialog that Escape dismisses; on a Terraform-managed queue that shows as drift', async () => {
     await terraformWrite();
     const page = await signedIn();
-    await page.goto(`${url}/${QUEUE}`);
+    await page.goto(`${demo.url}/${QUEUE}`);
     await page.locator('#management').getByText('Managed by Terraform.').waitFor();
     const pause = page.getByRole('button', { name: 'Pause' });
     await pause.waitFor();
@@ -324,7 +188,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
 
   it('shows a freeze with its reason and end while the queue is frozen, else the next freeze', async () => {
     const page = await signedIn();
-    await page.goto(`${url}/${QUEUE}`);
+    await page.goto(`${demo.url}/${QUEUE}`);
     await page.locator('.queue-state').getByText('RUNNING').waitFor();
     expect(await page.locator('#freeze').count()).toBe(0);
     const now = Date.now();
@@ -351,7 +215,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
 
   it('shows the testing timeout in force and the CI retries of the queue', async () => {
     const page = await signedIn();
-    await page.goto(`${url}/${QUEUE}`);
+    await page.goto(`${demo.url}/${QUEUE}`);
     const settings = page.locator('#ci-settings');
     await settings.getByText('testing timeout 300 min').waitFor();
     expect(await settings.textContent()).not.toMatch(/auto|retried/);
@@ -391,7 +255,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
 
   it('fits a phone-width screen without sideways scrolling', async () => {
     const page = await signedIn(390, 844);
-    await page.goto(`${url}/${QUEUE}`);
+    await page.goto(`${demo.url}/${QUEUE}`);
     await page.getByRole('heading', { name: 'acme/shop → main' }).waitFor();
     await page.locator('#queue-prs, #prs p').first().waitFor();
     const widths = await page.evaluate(() => ({

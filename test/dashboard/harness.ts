@@ -1,0 +1,200 @@
+/**
+ * What every browser test of the dashboard shares: `useDemo()` starts the real product,
+ * `node dist/cli.js demo`, as a child process on a free port with a temp data dir (real git repository,
+ * built-in CI, SQLite) and a headless Debian Chromium driven by playwright-core; `signedIn` opens a page
+ * signed in with the demo's token; `expectAccessible` runs axe-core on a page; `screenshots` keeps a page
+ * at desktop and phone width in test-artifacts/screenshots/. Without Chromium the tests are skipped with
+ * a notice, except under CI=true, where that fails.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import AxeBuilder from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { requireBuilt } from '../e2e/greenline-process.js';
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CHROMIUM = '/usr/bin/chromium';
+export const SHOTS = path.join(ROOT, 'test-artifacts', 'screenshots');
+export const QUEUE_KEY = {
+  repo: { host: 'demo.greenline.local', owner: 'acme', name: 'shop' },
+  targetBranch: 'main',
+};
+export const QUEUE = '#/queue/demo.greenline.local/acme/shop/main';
+export const PR = (n: number) => `#/pr/demo.greenline.local/acme/shop/main/${n}`;
+export const PHONE = { width: 390, height: 844 };
+export const DESKTOP = { width: 1280, height: 900 };
+
+export const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) {
+  if (process.env.CI === 'true')
+    throw new Error(`${CHROMIUM} is missing; .ci/run installs it (apt-get install -y chromium)`);
+  console.warn(
+    `NOTICE: ${CHROMIUM} is missing, so the dashboard's browser tests are SKIPPED. Install it with: apt-get install -y chromium`,
+  );
+}
+
+/** A running demo and the browser that looks at it. */
+export interface Demo {
+  /** The dashboard's URL, without a trailing slash. */
+  url: string;
+  token: string;
+  /** The demo's data directory (its remote is `<dir>/shop.git`). */
+  dir: string;
+  browser: Browser;
+  /** Everything the demo printed, and page errors. */
+  output: () => string;
+  /** A page of the given size, signed in (the token set in sessionStorage through the form). */
+  signedIn: (size?: { width: number; height: number }) => Promise<Page>;
+  /** POST /v1/<endpoint> with the token; the answer's JSON (fails the test on an error answer). */
+  api: (endpoint: string, body: unknown, headers?: Record<string, string>) => Promise<unknown>;
+}
+
+/**
+ * Starts the demo and Chromium before the file's tests and stops both after them. The returned object
+ * is filled in by beforeAll: read its fields inside tests only.
+ */
+export function useDemo(): Demo {
+  let child: ChildProcess | undefined;
+  let output = '';
+  let base = '';
+  const demo: Demo = {
+    url: '',
+    token: '',
+    dir: '',
+    browser: undefined as unknown as Browser,
+    output: () => output,
+    signedIn: async (size = DESKTOP) => {
+      const page = await demo.browser.newPage({ viewport: size });
+      page.on('pageerror', (err) => {
+        output += `\n[page error] ${err.message}`;
+      });
+      await page.goto(demo.url);
+      await page.getByLabel('API token').fill(demo.token);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Queues' }).waitFor();
+      return page;
+    },
+    api: async (endpoint, body, headers = {}) => {
+      const res = await fetch(`${demo.url}/v1/${endpoint}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-token': demo.token, ...headers },
+        body: JSON.stringify(body),
+      });
+      const text = await res.text();
+      expect(res.status, text).toBe(200);
+      return JSON.parse(text);
+    },
+  };
+
+  async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | undefined): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = probe();
+      if (value !== undefined) return value;
+      if (Date.now() > deadline || child?.exitCode !== null)
+        throw new Error(`no ${what} after ${timeoutMs} ms; demo output:\n${output}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /**
+   * Takes the demo's PRs still queued out of the queue and waits until it deleted their test branches:
+   * a stopped server keeps its runs' branches for when it starts again, and this one does not.
+   */
+  async function emptyQueue(): Promise<void> {
+    const queue = (await demo.api('getQueue', QUEUE_KEY)) as { enqueuedPullRequests: { prNumber: number }[] };
+    for (const { prNumber } of queue.enqueuedPullRequests)
+      await demo.api('cancelPullRequest', { ...QUEUE_KEY, pr: { number: prNumber } });
+    const remote = path.join(demo.dir, 'shop.git');
+    const testBranches = (): string =>
+      execFileSync('git', ['for-each-ref', 'refs/heads/greenline-merge/'], { cwd: remote, encoding: 'utf8' });
+    const deadline = Date.now() + 20_000;
+    while (testBranches() !== '' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  }
+
+  beforeAll(async () => {
+    if (!haveChromium) return;
+    requireBuilt();
+    mkdirSync(SHOTS, { recursive: true });
+    base = await makeTempDir('greenline-dashboard-');
+    demo.dir = path.join(base, 'demo');
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GREENLINE_')));
+    child = spawn(
+      process.execPath,
+      [path.join(ROOT, 'dist', 'cli.js'), 'demo', '--port', '0', '--data-dir', demo.dir],
+      {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    child.stdout!.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    child.stderr!.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    [demo.url, demo.token] = await waitFor('dashboard URL and token', 60_000, () => {
+      const u = /Dashboard: (\S+?)\/?\n/.exec(output);
+      const t = /API token: (\S+)\n/.exec(output);
+      return u && t ? [u[1]!, t[1]!] : undefined;
+    });
+    demo.browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await demo.browser?.close();
+    if (child && child.exitCode === null) {
+      await emptyQueue();
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child?.kill('SIGKILL'), 20_000);
+      await new Promise((r) => child?.once('exit', r));
+      clearTimeout(timer);
+    }
+    if (base) await removeTempDir(base);
+  }, 30_000);
+
+  return demo;
+}
+
+/** axe-core's WCAG 2.1 A/AA checks on the page as it is now: zero violations, or the list of them. */
+export async function expectAccessible(page: Page): Promise<void> {
+  const { violations } = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+    .analyze();
+  const found = violations.map(
+    (v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+  );
+  expect(found).toEqual([]);
+}
+
+/** Keeps `page` as `<name>-desktop.png` and `<name>-phone.png` (full page), and checks that the phone width needs no sideways scrolling. */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  const size = page.viewportSize() ?? DESKTOP;
+  await page.setViewportSize(DESKTOP);
+  await page.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize(PHONE);
+  const widths = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    client: document.documentElement.clientWidth,
+  }));
+  await page.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
+  expect(widths.scroll, `${name} scrolls sideways at phone width`).toBeLessThanOrEqual(widths.client);
+  await page.setViewportSize(size);
+}
