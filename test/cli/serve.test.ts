@@ -140,7 +140,9 @@ describe('greenline serve', () => {
     ]);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
-  });
+    // Five processes in a row (three CLI commands, two servers): under a loaded machine this takes
+    // longer than the default 30 s, after which the servers were killed and their exit read null.
+  }, 90_000);
 
   it('logs JSON lines to a pipe, and pretty lines with --log-format pretty', async () => {
     const json = await serve(join(dir, 'logs'), ['--log-level', 'info']);
