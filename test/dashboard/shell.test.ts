@@ -1,15 +1,16 @@
 /**
  * The dashboard's shell in Chromium (harness.ts): sign-in with a good and a bad token, sign-out, the
  * queues page with each queue's links, breadcrumbs, the not-found page, keyboard use, accessibility
- * and screenshots; on a `greenline serve` without queues, the empty state and a server that stopped.
+ * and screenshots, the list following changes live; on a `greenline serve` without queues, the empty
+ * state, whose steps create a queue, and a server that stopped.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
-import { expectAccessible, haveChromium, PR, QUEUE, screenshots, useDemo } from './harness.js';
+import { expectAccessible, haveChromium, PR, QUEUE, QUEUE_KEY, screenshots, useDemo } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SETTINGS = '#/settings/demo.greenline.local/acme/shop/main';
@@ -67,6 +68,18 @@ describe.skipIf(!haveChromium)('the dashboard shell in Chromium', () => {
     expect(hrefs).toEqual([QUEUE, SETTINGS, HISTORY]);
     expect(await row.getByRole('link', { name: 'Settings of acme/shop → main' }).getAttribute('href')).toBe(SETTINGS);
     expect(await row.getByRole('link', { name: 'History of acme/shop → main' }).getAttribute('href')).toBe(HISTORY);
+    // The list follows changes by itself, without a reload and without losing the focus.
+    await page.evaluate(() => {
+      (window as unknown as { mark: number }).mark = 42;
+    });
+    const settings = row.getByRole('link', { name: 'Settings of acme/shop → main' });
+    await settings.focus();
+    await demo.api('updateQueue', { ...QUEUE_KEY, concurrency: 2 });
+    await row.getByText('single, 2 at once').waitFor();
+    expect(await focused(page)).toBe('Settings of acme/shop → main');
+    expect(await page.evaluate(() => (window as unknown as { mark?: number }).mark)).toBe(42);
+    await demo.api('updateQueue', { ...QUEUE_KEY, concurrency: 3 });
+    await row.getByText('single, 3 at once').waitFor();
     expect(await crumbs(page)).toEqual(['Queues']);
     expect(await page.locator('#crumbs [aria-current="page"]').textContent()).toBe('Queues');
     await expectAccessible(page);
@@ -156,13 +169,14 @@ describe.skipIf(!haveChromium)('the dashboard shell in Chromium', () => {
       if (dir) await removeTempDir(dir);
     });
 
+    const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GREENLINE_')));
+
     /** `greenline serve` on a new data dir: its address and the bootstrap token it prints. */
     async function serve(): Promise<{ url: string; token: string }> {
       dir = await makeTempDir('greenline-shell-');
-      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GREENLINE_')));
       child = spawn(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'serve', '--port', '0', '--data-dir', dir], {
         cwd: ROOT,
-        env,
+        env: cleanEnv(),
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';
@@ -180,7 +194,7 @@ describe.skipIf(!haveChromium)('the dashboard shell in Chromium', () => {
       return { url: /listening on (\S+)/.exec(out)![1]!, token: /^Token: (gl_\S+)$/m.exec(out)![1]! };
     }
 
-    it('says how to connect a repository and create a queue, then that the server cannot be reached once it stopped', async () => {
+    it('says how to connect a repository and create a queue, shows the queue those steps create without a reload, then that the server cannot be reached once it stopped', async () => {
       const server = await serve();
       const page = await demo.newPage();
       await page.goto(server.url);
@@ -197,21 +211,32 @@ describe.skipIf(!haveChromium)('the dashboard shell in Chromium', () => {
       await expectAccessible(page);
       await screenshots(page, 'queues-empty');
 
-      // Check again reads the list again, and the focus stays on its button.
-      let reads = 0;
-      page.on('requestfinished', (request) => {
-        if (request.url().endsWith('/v1/listQueues')) reads++;
+      // The steps as the page words them, with a real remote and this server's data dir, create a
+      // queue, and the page shows it without a reload.
+      await page.evaluate(() => {
+        (window as unknown as { mark: number }).mark = 42;
       });
-      const check = page.getByRole('button', { name: 'Check again' });
-      await check.focus();
-      await check.press('Enter');
-      await expect.poll(() => reads).toBe(1);
-      expect(await empty.getByRole('status').textContent()).toMatch(/^Checked at /);
-      expect(await focused(page)).toBe('Check again');
+      const remote = path.join(dir, 'web.git');
+      execFileSync('git', ['init', '--bare', '--quiet', remote]);
+      const [connect, create] = await empty.locator('pre').allTextContents();
+      const cli = `${process.execPath} ${path.join(ROOT, 'dist', 'cli.js')}`;
+      execFileSync(
+        'sh',
+        ['-c', `${connect!.replace('npx greenline', cli).replace('/srv/git/web.git', remote)} --data-dir ${dir}`],
+        { env: cleanEnv() },
+      );
+      expect(
+        execFileSync('sh', ['-c', create!], { env: { ...cleanEnv(), TOKEN: server.token }, encoding: 'utf8' }),
+      ).toBe('{}');
+      const row = page.getByRole('row', { name: /acme\/web → main/ });
+      await row.waitFor();
+      expect(await row.textContent()).toContain('single, 3 at once');
+      expect(await page.evaluate(() => (window as unknown as { mark?: number }).mark)).toBe(42);
+      await screenshots(page, 'queues-one');
 
+      // It keeps reading the list: once the server stopped, it says so and what to check.
       child!.kill('SIGTERM');
       await new Promise((r) => child!.once('exit', r));
-      await check.click();
       const alert = page.getByRole('alert');
       await alert.waitFor();
       expect(await alert.textContent()).toMatch(

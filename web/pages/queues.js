@@ -1,7 +1,7 @@
 // @ts-check
 // The queues page (#/): every queue of the organization with its state, mode, depth and last hour's
 // throughput, links to its queue, settings and history pages, and the organization's chat
-// notification channels. Without queues it says how to create one.
+// notification channels, read again every few seconds. Without queues it says how to create one.
 import { call, failed } from '../api.js';
 import { ApiProblem, Badge, Loading, usePageTitle } from '../components.js';
 import { historyHref, queueHref, queueLabel, settingsHref } from '../links.js';
@@ -66,9 +66,10 @@ function QueuesTable({ queues }) {
 
 /**
  * No queues yet: the steps of the README's quick start, with this server's address, and the demo.
- * @param {{ reload: () => void, at: Date }} props
+ * The page reads the list again by itself, so the new queue shows up here.
+ * @param {{ at: Date }} props
  */
-function NoQueues({ reload, at }) {
+function NoQueues({ at }) {
   const url = location.origin;
   const connect = `npx greenline repo connect github.com/acme/web --org default --forge git \\
   --remote /srv/git/web.git --ci-command "npm ci && npm test"`;
@@ -91,19 +92,16 @@ function NoQueues({ reload, at }) {
         <pre><code>${create}</code></pre>
       </li>
       <li>
-        <p>
-          Submit pull requests to it (<code>POST /v1/submitPullRequest</code>, or Trunk's merge action), then
-          come back here.
-        </p>
+        <p>Submit pull requests to it: <code>POST /v1/submitPullRequest</code>, or Trunk's merge action.</p>
       </li>
     </ol>
     <p>
       To see a queue at work first, <code>npx greenline demo</code> starts a server with a sample repository, a
       queue and 15 pull requests.
     </p>
-    <p class="card-actions">
-      <button type="button" onClick=${reload}>Check again</button>
-      <span class="muted" role="status">Checked at ${at.toLocaleTimeString()}.</span>
+    <p class="muted">
+      This page follows the list by itself: your queue shows up here once created (checked at${' '}
+      ${at.toLocaleTimeString()}).
     </p>
   </section>`;
 }
@@ -146,30 +144,46 @@ function Channels({ channels }) {
   </section>`;
 }
 
+/** How often the page reads the list again while it is shown (and the tab visible). */
+const REFRESH_MS = 5000;
+
 export function QueuesPage() {
   const [state, setState] = useState(/** @type {State} */ ({ status: 'loading' }));
+  /** Reads the list; returns the function that ignores its answer (a newer read or the page left). */
   const load = useCallback(() => {
-    let gone = false;
+    let stale = false;
     Promise.all([call('listQueues'), call('listNotificationChannels')]).then(
       ([{ queues }, { channels }]) => {
-        if (!gone) setState({ status: 'shown', queues, channels, at: new Date() });
+        if (!stale) setState({ status: 'shown', queues, channels, at: new Date() });
       },
       (error) => {
-        if (!gone && !failed(error)) setState({ status: 'failed', error });
+        if (!stale && !failed(error)) setState({ status: 'failed', error });
       },
     );
     return () => {
-      gone = true;
+      stale = true;
     };
   }, []);
-  useEffect(load, []);
+  // Live: read again every few seconds; Preact patches the rows in place, so focus and scroll stay.
+  useEffect(() => {
+    let ignore = load();
+    const timer = setInterval(() => {
+      if (document.hidden) return;
+      ignore();
+      ignore = load();
+    }, REFRESH_MS);
+    return () => {
+      clearInterval(timer);
+      ignore();
+    };
+  }, []);
   usePageTitle(state.status === 'shown' ? 'Queues' : null);
 
   if (state.status === 'loading') return html`<${Loading} />`;
   if (state.status === 'failed') return html`<${ApiProblem} error=${state.error} retry=${load} home=${false} />`;
   return html`<section aria-labelledby="queues-title">
       <h1 id="queues-title">Queues</h1>
-      ${state.queues.length === 0 ? html`<${NoQueues} reload=${load} at=${state.at} />` : html`<${QueuesTable} queues=${state.queues} />`}
+      ${state.queues.length === 0 ? html`<${NoQueues} at=${state.at} />` : html`<${QueuesTable} queues=${state.queues} />`}
     </section>
     <${Channels} channels=${state.channels} />`;
 }
