@@ -26,7 +26,9 @@ export { failed };
  * A page of the dashboard: its address after `#/`, of fixed words and the parameters `:queue` (four
  * segments: host, owner, name, branch) and `:pr` (a number); the component that shows it; and, for a
  * page under a queue, its last breadcrumb (without `crumb`, the queue's crumb is the current page).
- * @typedef {{ path: string, page: (props: RouteProps) => Children, crumb?: (props: RouteProps) => string }} Route
+ * `page` is written as a method so that a page may declare the props its path always gives as
+ * required, e.g. `@param {{ queueKey: QueueKey }} props`.
+ * @typedef {{ path: string, page(props: RouteProps): Children, crumb?: (props: RouteProps) => string }} Route
  */
 
 /**
@@ -63,19 +65,18 @@ function Legacy({ load }) {
     <div ref=${ref}></div>`;
 }
 
-/** @param {RouteProps} props */
-const QueuePage = ({ queueKey }) => html`<${Legacy} load=${() => queuePage(/** @type {QueueKey} */ (queueKey))} />`;
+/** @param {{ queueKey: QueueKey }} props */
+const QueuePage = ({ queueKey }) => html`<${Legacy} load=${() => queuePage(queueKey)} />`;
 
-/** @param {RouteProps} props */
-const PrPage = ({ queueKey, pr }) =>
-  html`<${Legacy} load=${() => prPage(/** @type {QueueKey} */ (queueKey), /** @type {number} */ (pr))} />`;
+/** @param {{ queueKey: QueueKey, pr: number }} props */
+const PrPage = ({ queueKey, pr }) => html`<${Legacy} load=${() => prPage(queueKey, pr)} />`;
 
 /**
  * The dashboard's pages, by address. Adding a page is one line here (docs/dashboard.md, "Adding a
  * page"); its links are built in links.js.
  * @type {Route[]}
  */
-export const routes = [
+const routes = [
   { path: '', page: QueuesPage },
   { path: 'queue/:queue', page: QueuePage },
   { path: 'pr/:queue/:pr', page: PrPage, crumb: ({ pr }) => `#${pr}` },
@@ -87,7 +88,7 @@ export const routes = [
  * @param {string} hash
  * @returns {{ route: Route, props: RouteProps } | null}
  */
-export function match(hash) {
+function match(hash) {
   let parts;
   try {
     parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
