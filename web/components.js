@@ -55,9 +55,15 @@ export const Problem = ({ title, children }) =>
  * @param {{ error: unknown, retry?: () => void, home?: boolean }} props
  */
 export function ApiProblem({ error, retry, home = true }) {
-  const unreachable = error instanceof ApiError && error.status === 0;
-  return html`<${Problem} title=${unreachable ? 'The greenline server cannot be reached' : 'Something went wrong'}>
-    <p class="error" role="alert">${unreachable ? unreachableText(error.message) : errorText(error)}</p>
+  const status = error instanceof ApiError ? error.status : undefined;
+  const unreachable = status === 0;
+  const title = unreachable
+    ? 'The greenline server cannot be reached'
+    : status === 404
+      ? 'Not found'
+      : 'Something went wrong';
+  return html`<${Problem} title=${title}>
+    <p class="error" role="alert">${unreachable ? unreachableText(/** @type {ApiError} */ (error).message) : errorText(error)}</p>
     <p class="card-actions">
       ${retry ? html`<button type="button" onClick=${retry}>Try again</button>` : null}
       ${home ? html`<a href="#/">Back to the queues</a>` : null}

@@ -101,7 +101,7 @@ describe.skipIf(!haveChromium)('the dashboard shell in Chromium', () => {
     await page.close();
   }, 60_000);
 
-  it('answers an unknown address with a not-found page that lists the addresses and links home', async () => {
+  it('answers an unknown address with a not-found page that lists the addresses and links home, and a missing queue with the reason', async () => {
     const page = await demo.signedIn();
     for (const hash of [
       '#/nowhere',
@@ -116,9 +116,21 @@ describe.skipIf(!haveChromium)('the dashboard shell in Chromium', () => {
     }
     expect(await page.title()).toBe('Page not found · greenline');
     await expectAccessible(page);
+    await screenshots(page, 'not-found');
     await page.getByRole('link', { name: 'Go to the list of queues' }).click();
     await page.getByRole('heading', { name: 'Queues', level: 1 }).waitFor();
     expect(page.url()).toMatch(/#\/$/);
+
+    // A well-formed address of a queue that does not exist: the API's answer, and the way back.
+    await page.goto(`${demo.url}/#/queue/demo.greenline.local/acme/shop/no-such-branch`);
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe(
+      'QUEUE_NOT_FOUND: No merge queue exists for branch "no-such-branch" in this repository',
+    );
+    expect(await page.getByRole('heading', { name: 'Not found' }).isVisible()).toBe(true);
+    expect(await page.getByRole('link', { name: 'Back to the queues' }).getAttribute('href')).toBe('#/');
+    expect(await crumbs(page)).toEqual(['Queues', 'acme/shop → no-such-branch']);
     await page.close();
   }, 60_000);
 
