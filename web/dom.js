@@ -1,18 +1,35 @@
-// Small DOM helpers: elements from data (never from HTML strings), times, and the confirmation dialog.
+// @ts-check
+// Small helpers of the dashboard: times as words, state badges, the live region and the confirmation
+// dialog, each usable from components (Since, Until, Badge) and from the plain DOM pages (since,
+// until, badge, built with h(): elements from data, never from HTML strings).
+import { html } from './ui.js';
 
-/** h('a', { href: '#/' }, 'text', child…): attributes starting with "on" become listeners. */
+/** @typedef {string | number | boolean | null | undefined | ((event: any) => void)} AttrValue */
+/** @typedef {Node | string | number | boolean | null | undefined | unknown[]} Children Nodes, text, and lists of them (nested); null, undefined and false are left out. */
+
+/**
+ * h('a', { href: '#/', onclick }, 'text', child…): function values (onclick…) become listeners.
+ * @param {string} tag
+ * @param {Record<string, AttrValue>} [attrs]
+ * @param {Children[]} children
+ * @returns {HTMLElement}
+ */
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs ?? {})) {
     if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith('on')) el.addEventListener(key.slice(2), value);
-    else if (key === 'class') el.className = value;
+    if (typeof value === 'function') el.addEventListener(key.slice(2), value);
+    else if (key === 'class') el.className = String(value);
     else el.setAttribute(key, value === true ? '' : String(value));
   }
   append(el, children);
   return el;
 }
 
+/**
+ * @param {Element} el
+ * @param {Children[]} children
+ */
 function append(el, children) {
   for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
@@ -22,23 +39,38 @@ function append(el, children) {
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
-/** An SVG element with attributes and children. */
+/**
+ * An SVG element with attributes and children.
+ * @param {string} tag
+ * @param {Record<string, string | number | null | undefined>} [attrs]
+ * @param {Children[]} children
+ * @returns {SVGElement}
+ */
 export function s(tag, attrs = {}, ...children) {
-  const el = document.createElementNS(SVG_NS, tag);
+  const el = /** @type {SVGElement} */ (document.createElementNS(SVG_NS, tag));
   for (const [key, value] of Object.entries(attrs))
     if (value !== undefined && value !== null) el.setAttribute(key, String(value));
   append(el, children);
   return el;
 }
 
-/** Replaces the children of `el`. */
+/**
+ * Replaces the children of `el`.
+ * @template {Element} E
+ * @param {E} el
+ * @param {Children[]} children
+ * @returns {E}
+ */
 export function fill(el, ...children) {
   el.replaceChildren();
   append(el, children);
   return el;
 }
 
-/** "3 s", "4 min 05 s", "2 h 10 min". */
+/**
+ * "3 s", "4 min 05 s", "2 h 10 min".
+ * @param {number} ms
+ */
 export function duration(ms) {
   const sec = Math.max(0, Math.round(ms / 1000));
   if (sec < 60) return `${sec} s`;
@@ -47,54 +79,102 @@ export function duration(ms) {
   return `${Math.floor(min / 60)} h ${String(min % 60).padStart(2, '0')} min`;
 }
 
+/**
+ * The date and time of `iso` in the reader's locale.
+ * @param {string} iso
+ */
 export const time = (iso) => new Date(iso).toLocaleString();
 
-/** A <time> that shows how long ago `iso` was, kept current by tickDurations(). */
-export const since = (iso) =>
-  h('time', { datetime: iso, 'data-since': iso, title: time(iso) }, duration(Date.now() - Date.parse(iso)));
+/** @param {string} iso How long ago `iso` was. */
+const sinceText = (iso) => duration(Date.now() - Date.parse(iso));
 
-/** A <time> that shows how long until `iso` ("in 4 min 05 s", "now" once past), kept current by tickDurations(). */
-export const until = (iso) => h('time', { datetime: iso, 'data-until': iso, title: time(iso) }, untilText(iso));
-
+/** @param {string} iso How long until `iso`: "in 4 min 05 s", "now" once past. */
 const untilText = (iso) => {
   const ms = Date.parse(iso) - Date.now();
   return ms <= 0 ? 'now' : `in ${duration(ms)}`;
 };
 
+/**
+ * A <time> that shows how long ago `iso` was, kept current by tickDurations().
+ * @param {{ iso: string }} props
+ */
+export const Since = ({ iso }) =>
+  html`<time datetime=${iso} data-since=${iso} title=${time(iso)}>${sinceText(iso)}</time>`;
+
+/**
+ * A <time> that shows how long until `iso` ("in 4 min 05 s", "now" once past), kept current by tickDurations().
+ * @param {{ iso: string }} props
+ */
+export const Until = ({ iso }) =>
+  html`<time datetime=${iso} data-until=${iso} title=${time(iso)}>${untilText(iso)}</time>`;
+
+/** @param {string} iso Since as a DOM element. */
+export const since = (iso) => h('time', { datetime: iso, 'data-since': iso, title: time(iso) }, sinceText(iso));
+
+/** @param {string} iso Until as a DOM element. */
+export const until = (iso) => h('time', { datetime: iso, 'data-until': iso, title: time(iso) }, untilText(iso));
+
+/**
+ * Brings every Since and Until under `root` up to date (the dashboard calls it every second).
+ * @param {ParentNode} [root]
+ */
 export function tickDurations(root = document) {
   for (const el of root.querySelectorAll('[data-since]'))
-    el.textContent = duration(Date.now() - Date.parse(el.dataset.since));
-  for (const el of root.querySelectorAll('[data-until]')) el.textContent = untilText(el.dataset.until);
+    el.textContent = sinceText(/** @type {HTMLElement} */ (el).dataset.since ?? '');
+  for (const el of root.querySelectorAll('[data-until]'))
+    el.textContent = untilText(/** @type {HTMLElement} */ (el).dataset.until ?? '');
 }
 
-/** A state badge, coloured by state (text, not colour alone, carries the meaning). */
-export const badge = (state) =>
-  h('span', { class: `badge state-${String(state).toLowerCase()}` }, String(state).toUpperCase());
+/** @param {string} state The class and text of a state badge. */
+const badgeOf = (state) => ({ cls: `badge state-${String(state).toLowerCase()}`, text: String(state).toUpperCase() });
 
-/** Speaks `text` to screen readers through the polite live region. */
+/**
+ * A state badge, coloured by state (text, not colour alone, carries the meaning).
+ * @param {{ state: string }} props
+ */
+export const Badge = ({ state }) => {
+  const { cls, text } = badgeOf(state);
+  return html`<span class=${cls}>${text}</span>`;
+};
+
+/** @param {string} state Badge as a DOM element. */
+export const badge = (state) => {
+  const { cls, text } = badgeOf(state);
+  return h('span', { class: cls }, text);
+};
+
+/**
+ * Speaks `text` to screen readers through the polite live region.
+ * @param {string} text
+ */
 export function announce(text) {
-  const region = document.getElementById('announcer');
+  const region = /** @type {HTMLElement} */ (document.getElementById('announcer'));
   region.textContent = '';
   setTimeout(() => {
     region.textContent = text;
   }, 50);
 }
 
+/** @param {string} id An element of index.html. */
+const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+
 /**
  * Asks for confirmation in the modal dialog; resolves true when confirmed. The dialog traps focus
  * (showModal), starts on Cancel, closes on Escape, and gives focus back to what opened it — or, when
  * a live refresh replaced that element meanwhile, to its replacement (the same data-focus-key).
+ * @param {{ title: string, text: string, action: string }} question
+ * @returns {Promise<boolean>}
  */
 export function confirmDialog({ title, text, action }) {
-  const dialog = document.getElementById('confirm');
+  const dialog = /** @type {HTMLDialogElement} */ (byId('confirm'));
   const opener = document.activeElement;
   const openerKey = opener instanceof HTMLElement ? opener.dataset.focusKey : undefined;
-  document.getElementById('confirm-title').textContent = title;
-  document.getElementById('confirm-text').textContent = text;
-  document.getElementById('confirm-ok').textContent = action;
+  byId('confirm-title').textContent = title;
+  byId('confirm-text').textContent = text;
+  byId('confirm-ok').textContent = action;
   dialog.returnValue = 'cancel';
   dialog.showModal();
-  dialog.querySelector('button[value="cancel"]').focus();
+  /** @type {HTMLButtonElement} */ (dialog.querySelector('button[value="cancel"]')).focus();
   return new Promise((resolve) => {
     dialog.addEventListener(
       'close',

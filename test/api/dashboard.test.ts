@@ -334,7 +334,17 @@ describe('the dashboard files', () => {
     expect(page.headers['content-type']).toContain('text/html');
     expect(page.headers['content-security-policy']).toContain("default-src 'self'");
     expect(page.body).toContain('/dashboard/app.js');
-    for (const file of ['app.js', 'api.js', 'views.js', 'charts.js', 'dom.js', 'links.js', 'style.css']) {
+    for (const file of [
+      'app.js',
+      'api.js',
+      'views.js',
+      'charts.js',
+      'dom.js',
+      'links.js',
+      'components.js',
+      'pages/queues.js',
+      'style.css',
+    ]) {
       const res = await h.get(`/dashboard/${file}`, { 'x-api-token': undefined });
       expect(res.statusCode, file).toBe(200);
     }
@@ -344,11 +354,13 @@ describe('the dashboard files', () => {
   it('answers 404 for a file it does not have', async () => {
     expect(errorOf(await h.get('/dashboard/..%2Fpackage.json'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
     expect(errorOf(await h.get('/dashboard/missing.js'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(errorOf(await h.get('/dashboard/pages/missing.js'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(errorOf(await h.get('/dashboard/pages/..%2Fapp.js'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
   });
 
   it('serves the browser modules of eventsource-parser, which api.js imports, and nothing else of node_modules', async () => {
     const api = await h.get('/dashboard/api.js', { 'x-api-token': undefined });
-    expect(api.body).toContain("from './vendor/eventsource-parser/index.js'");
+    expect(api.body).toContain("from 'eventsource-parser'");
     for (const file of ['index.js', 'stream.js']) {
       const res = await h.get(`/dashboard/vendor/eventsource-parser/${file}`, { 'x-api-token': undefined });
       expect(res.statusCode, file).toBe(200);
@@ -367,12 +379,12 @@ describe('the dashboard files', () => {
     expect(errorOf(await h.get('/dashboard/vendor/yaml/index.js'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
   });
 
-  it("serves Preact, its hooks and htm under the import map's addresses, and lets only that inline script run", async () => {
+  it("serves Preact, its hooks, htm and eventsource-parser under the import map's addresses, and lets only that inline script run", async () => {
     const page = await h.get('/', { 'x-api-token': undefined });
     const importMap = /<script type="importmap">([\s\S]*?)<\/script>/.exec(page.body)?.[1];
     expect(importMap).toBeDefined();
     const { imports } = JSON.parse(importMap!) as { imports: Record<string, string> };
-    expect(Object.keys(imports).sort()).toEqual(['htm', 'preact', 'preact/hooks']);
+    expect(Object.keys(imports).sort()).toEqual(['eventsource-parser', 'htm', 'preact', 'preact/hooks']);
     for (const address of Object.values(imports)) {
       const res = await h.get(address, { 'x-api-token': undefined });
       expect(res.statusCode, address).toBe(200);

@@ -40,7 +40,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     expect(await row.textContent()).toContain('single, 3 at once');
     await page.screenshot({ path: path.join(SHOTS, 'queues.png'), fullPage: true });
 
-    await row.getByRole('link').click();
+    await row.getByRole('link', { name: 'acme/shop → main', exact: true }).click();
     await page.getByRole('heading', { name: 'acme/shop → main' }).waitFor();
     await page.getByText('Live', { exact: true }).waitFor({ timeout: 20_000 });
     // A mark on the window survives only if the page is never reloaded.

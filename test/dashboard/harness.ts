@@ -47,6 +47,11 @@ export interface Demo {
   browser: Browser;
   /** Everything the demo printed, and page errors. */
   output: () => string;
+  /**
+   * A new page of the given size, in a context of its own (axe-core, in expectAccessible, opens pages
+   * beside it, which a page of browser.newPage() does not allow).
+   */
+  newPage: (size?: { width: number; height: number }) => Promise<Page>;
   /** A page of the given size, signed in (the token set in sessionStorage through the form). */
   signedIn: (size?: { width: number; height: number }) => Promise<Page>;
   /** POST /v1/<endpoint> with the token; the answer's JSON (fails the test on an error answer). */
@@ -67,8 +72,9 @@ export function useDemo(): Demo {
     dir: '',
     browser: undefined as unknown as Browser,
     output: () => output,
+    newPage: async (size = DESKTOP) => (await demo.browser.newContext({ viewport: size })).newPage(),
     signedIn: async (size = DESKTOP) => {
-      const page = await demo.browser.newPage({ viewport: size });
+      const page = await demo.newPage(size);
       page.on('pageerror', (err) => {
         output += `\n[page error] ${err.message}`;
       });
