@@ -10,6 +10,7 @@ import { reasonMessage, type PrReason } from '../app/read-models/pr-reason.js';
 import type { PrView, QueueView, TestRunView } from '../app/service-port.js';
 import {
   adaptiveStatus,
+  allowedActions,
   DEFAULT_ADAPTIVE_MIN_CONCURRENCY,
   freezeStatus,
   type PrOutlook,
@@ -64,6 +65,7 @@ export function submittedPr(view: PrView, enumCase: EnumCase): Static<typeof Sub
     isCurrentlySubmittedToQueue: view.isCurrentlySubmittedToQueue,
     verifiedByTestRun: view.entry.verifiedByTestRun,
     reason: reasonOut(view.reason),
+    actions: allowedActions(view.entry.state),
   });
 }
 

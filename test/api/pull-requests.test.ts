@@ -45,7 +45,15 @@ describe('submitPullRequest and getSubmittedPullRequest', () => {
 
     const pr = await getPr(1);
     expect(Object.keys(pr).sort()).toEqual(
-      [...ITEM_KEYS, 'forceEnqueued', 'isCurrentlySubmittedToQueue', 'readiness', 'reason', 'verifiedByTestRun'].sort(),
+      [
+        ...ITEM_KEYS,
+        'actions',
+        'forceEnqueued',
+        'isCurrentlySubmittedToQueue',
+        'readiness',
+        'reason',
+        'verifiedByTestRun',
+      ].sort(),
     );
     const head = h.t.forge.state(SLUG).prs.get(1)!.headSha;
     expect(pr).toMatchObject({
@@ -62,6 +70,7 @@ describe('submitPullRequest and getSubmittedPullRequest', () => {
       forceEnqueued: false,
       isCurrentlySubmittedToQueue: true,
       verifiedByTestRun: null,
+      actions: { cancel: true, restartTests: true, changePriority: true, submitAgain: false },
       readiness: {
         hasImpactedTargets: false,
         requiresImpactedTargets: false,
@@ -194,7 +203,16 @@ describe('cancelPullRequest and restartTestsOnPullRequest', () => {
     const res = await h.post('/v1/cancelPullRequest', h.body({ pr: { number: '1' } }));
     expect(res.statusCode, res.body).toBe(200);
     expect(json(res)).toEqual({});
-    expect(await getPr(1)).toMatchObject({ state: 'CANCELLED', isCurrentlySubmittedToQueue: false });
+    expect(await getPr(1)).toMatchObject({
+      state: 'CANCELLED',
+      isCurrentlySubmittedToQueue: false,
+      actions: { cancel: false, restartTests: false, changePriority: false, submitAgain: true },
+    });
+    // What actions says is refused is refused.
+    expect(errorOf(await h.post('/v1/cancelPullRequest', h.body({ pr: { number: 1 } })))).toMatchObject({
+      status: 400,
+      code: 'PR_NOT_IN_QUEUE',
+    });
   });
 
   it('refuses to cancel or restart a PR that is not in the queue', async () => {
@@ -208,8 +226,12 @@ describe('cancelPullRequest and restartTestsOnPullRequest', () => {
     });
   });
 
-  it('refuses to restart a PR that is not testing yet', async () => {
+  it('refuses to restart a PR that is not testing yet, as its actions say', async () => {
     await submit(1);
+    expect(await getPr(1)).toMatchObject({
+      state: 'PENDING',
+      actions: { cancel: true, restartTests: false, changePriority: true, submitAgain: false },
+    });
     expect(errorOf(await h.post('/v1/restartTestsOnPullRequest', h.body({ pr: { number: 1 } })))).toMatchObject({
       status: 400,
       code: 'RESTART_NOT_ALLOWED',

@@ -212,6 +212,19 @@ export const SubmittedPr = Type.Object({
   isCurrentlySubmittedToQueue: Type.Boolean({ description: 'The entry is not in a terminal state' }),
   verifiedByTestRun: Nullable(Type.String({ description: 'Test run whose pass merged this PR' })),
   reason: PrReason,
+  actions: Type.Object(
+    {
+      cancel: Type.Boolean({
+        description: 'cancelPullRequest: while the PR is in the queue (not merged, failed or cancelled)',
+      }),
+      restartTests: Type.Boolean({ description: 'restartTestsOnPullRequest: while it is TESTING or PENDING_FAILURE' }),
+      changePriority: Type.Boolean({
+        description: 'submitPullRequest with a priority changes it in place: while the PR is in the queue',
+      }),
+      submitAgain: Type.Boolean({ description: 'submitPullRequest queues it again: once it FAILED or was CANCELLED' }),
+    },
+    { description: 'greenline extension: what the API accepts for this PR in its state (the dashboard shows these)' },
+  ),
   timeline: Type.Optional(
     Type.Array(
       Type.Object({
