@@ -45,7 +45,16 @@ describe('submitPullRequest and getSubmittedPullRequest', () => {
 
     const pr = await getPr(1);
     expect(Object.keys(pr).sort()).toEqual(
-      [...ITEM_KEYS, 'forceEnqueued', 'isCurrentlySubmittedToQueue', 'readiness', 'reason', 'verifiedByTestRun'].sort(),
+      [
+        ...ITEM_KEYS,
+        'forceEnqueued',
+        'headCommitUrl',
+        'isCurrentlySubmittedToQueue',
+        'prUrl',
+        'readiness',
+        'reason',
+        'verifiedByTestRun',
+      ].sort(),
     );
     const head = h.t.forge.state(SLUG).prs.get(1)!.headSha;
     expect(pr).toMatchObject({

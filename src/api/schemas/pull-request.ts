@@ -160,6 +160,26 @@ export function OutlookProperties() {
     ),
   };
 }
+
+/** greenline's extension fields of a PR on the dashboard: its page and its head commit on the forge (src/forge-links.ts). */
+export function ForgeLinkProperties() {
+  return {
+    prUrl: Nullable(
+      Type.String({
+        description:
+          "greenline extension: the PR's page on its forge: the repository's PR URL template, GitHub's form on GitHub; " +
+          'null on a git forge connected without a template (no address known)',
+      }),
+    ),
+    headCommitUrl: Nullable(
+      Type.String({
+        description:
+          "greenline extension: the PR's head commit on its forge (GitHub's form); null on a git forge (no address known)",
+      }),
+    ),
+  };
+}
+
 export const PrItem = Type.Object(PrItemProperties);
 
 export const ListResponse = Type.Object({
@@ -212,6 +232,7 @@ export const SubmittedPr = Type.Object({
   isCurrentlySubmittedToQueue: Type.Boolean({ description: 'The entry is not in a terminal state' }),
   verifiedByTestRun: Nullable(Type.String({ description: 'Test run whose pass merged this PR' })),
   reason: PrReason,
+  ...ForgeLinkProperties(),
   timeline: Type.Optional(
     Type.Array(
       Type.Object({
