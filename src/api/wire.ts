@@ -16,7 +16,8 @@ import {
   type PrOutlook,
   testingTimeoutInForceOf,
 } from '../engine/index.js';
-import type { Entry, PrState, QueueSnapshot, QueueState, RepoRef } from '../engine/types.js';
+import type { Entry, PrState, QueueSnapshot, QueueState } from '../engine/types.js';
+import { commitWebUrl, prWebUrl, prWebUrlOrGitHubForm, type RepoSite } from '../forge-links.js';
 import type { PrItem, SubmittedPr } from './schemas/pull-request.js';
 import type { QueueResponse, QueueSettings } from './schemas/queue.js';
 import type { TestingDetails } from './schemas/testing-details.js';
@@ -66,8 +67,15 @@ export function submittedPr(view: PrView, enumCase: EnumCase): Static<typeof Sub
     verifiedByTestRun: view.entry.verifiedByTestRun,
     reason: reasonOut(view.reason),
     actions: allowedActions(view.entry.state),
+    ...forgeLinksOut(view.site, view.entry),
   });
 }
+
+/** The extension fields prUrl and headCommitUrl: the PR and its head commit on the forge, null when unknown. */
+export const forgeLinksOut = (site: RepoSite, e: Pick<Entry, 'prNumber' | 'headSha'>) => ({
+  prUrl: prWebUrl(site, e.prNumber),
+  headCommitUrl: commitWebUrl(site, e.headSha),
+});
 
 export function reasonOut(r: PrReason): Static<typeof SubmittedPr>['reason'] {
   return {
@@ -175,11 +183,7 @@ export function queue(view: QueueView, enumCase: EnumCase): Static<typeof QueueR
   };
 }
 
-/** The forge's web address of a PR, in GitHub's form. */
-const prUrl = (repo: RepoRef, number: number): string =>
-  `https://${repo.host}/${repo.owner}/${repo.name}/pull/${number}`;
-
-export function testingDetails(view: TestRunView, repo: RepoRef): Static<typeof TestingDetails> {
+export function testingDetails(view: TestRunView): Static<typeof TestingDetails> {
   const { run } = view;
   return {
     requiredStatuses: view.requiredStatuses,
@@ -199,7 +203,7 @@ export function testingDetails(view: TestRunView, repo: RepoRef): Static<typeof 
     })),
     testedPullRequests: view.testedPullRequests.map((pr) => ({
       prNumber: pr.prNumber,
-      prUrl: prUrl(repo, pr.prNumber),
+      prUrl: prWebUrlOrGitHubForm(view.site, pr.prNumber),
       title: pr.title,
     })),
     impactedTargets: view.impactedTargets ?? undefined,

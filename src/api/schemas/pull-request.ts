@@ -160,6 +160,26 @@ export function OutlookProperties() {
     ),
   };
 }
+
+/** greenline's extension fields of a PR on the dashboard: its page and its head commit on the forge (src/forge-links.ts). */
+export function ForgeLinkProperties() {
+  return {
+    prUrl: Nullable(
+      Type.String({
+        description:
+          "greenline extension: the PR's page on its forge: the repository's PR URL template, GitHub's form on GitHub; " +
+          'null on a git forge connected without a template (no address known)',
+      }),
+    ),
+    headCommitUrl: Nullable(
+      Type.String({
+        description:
+          "greenline extension: the PR's head commit on its forge (GitHub's form); null on a git forge (no address known)",
+      }),
+    ),
+  };
+}
+
 export const PrItem = Type.Object(PrItemProperties);
 
 export const ListResponse = Type.Object({
@@ -225,6 +245,7 @@ export const SubmittedPr = Type.Object({
     },
     { description: 'greenline extension: what the API accepts for this PR in its state (the dashboard shows these)' },
   ),
+  ...ForgeLinkProperties(),
   timeline: Type.Optional(
     Type.Array(
       Type.Object({
