@@ -190,6 +190,7 @@ export function testingDetails(view: TestRunView): Static<typeof TestingDetails>
     requiredStatusesSource: view.requiredStatusesSource,
     testBranch: run.testBranch,
     testBranchSha: run.testSha,
+    testCommitUrl: run.testSha === null ? null : commitWebUrl(view.site, run.testSha),
     createdAt: iso(run.createdAt),
     // A run whose test commit is still being built is, for a client, already in progress.
     status: run.status === 'creating' ? 'in_progress' : run.status,

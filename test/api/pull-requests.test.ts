@@ -376,6 +376,7 @@ describe('setImpactedTargets and getMergeQueueTestingDetails', () => {
       'statusChecks',
       'testBranch',
       'testBranchSha',
+      'testCommitUrl',
       'testedPullRequests',
     ]);
     expect(d.requiredStatuses.every((s: unknown) => typeof s === 'string')).toBe(true);
@@ -390,6 +391,22 @@ describe('setImpactedTargets and getMergeQueueTestingDetails', () => {
       { prNumber: 1, prUrl: 'https://github.com/acme/web/pull/1', title: 'Change 1' },
     ]);
     expect(d.dependentPrs).toEqual([]);
+    // A plain git forge shows no commits: no address rather than a broken one.
+    expect(d.testCommitUrl).toBeNull();
+  });
+
+  it("links the test commit of a GitHub repository's run in GitHub's form", async () => {
+    const slug = 'github.com/acme/app';
+    const key = { repo: { host: 'github.com', owner: 'acme', name: 'app' }, targetBranch: 'main' };
+    await h.t.connectRepo('acme', slug, { forge: 'github' });
+    expect((await h.post('/v1/createQueue', key)).statusCode).toBe(200);
+    h.t.forge.openPr(slug, { number: 1, title: 'Change 1', author: 'dev' });
+    expect((await h.post('/v1/submitPullRequest', { ...key, pr: { number: 1 } })).statusCode).toBe(200);
+    await h.t.runEffects();
+    const [runId] = h.t.ci.startedRunIds().slice(-1);
+    const d = json(await h.post('/v1/getMergeQueueTestingDetails', { ...key, testRunId: runId }));
+    expect(d.testBranchSha).toMatch(/^[0-9a-f]{40}$/);
+    expect(d.testCommitUrl).toBe(`https://github.com/acme/app/commit/${d.testBranchSha}`);
   });
 
   it('answers 404 for an unknown test run', async () => {
