@@ -3,7 +3,9 @@
 import { ApiError, token } from './api.js';
 import { announce, fill, h, tickDurations } from './dom.js';
 import { queueHref } from './links.js';
-import { prPage, queuePage, queuesPage } from './views.js';
+import { PrPage } from './pages/pr.js';
+import { html, render } from './ui.js';
+import { queuePage, queuesPage } from './views.js';
 
 const main = document.getElementById('main');
 const crumbs = document.getElementById('crumbs');
@@ -98,6 +100,13 @@ export function failed(err) {
   return false;
 }
 
+/** A page that is a Preact component, as a page of views.js: { title, el, leave } (leave unmounts it). */
+function mounted(title, vnode) {
+  const el = h('div');
+  render(vnode, el);
+  return { title, el, leave: () => render(null, el) };
+}
+
 async function route() {
   leave();
   leave = () => {};
@@ -108,7 +117,14 @@ async function route() {
   fill(main, h('p', { class: 'notice', role: 'status' }, 'Loading…'));
   try {
     const page =
-      where.page === 'queue' ? queuePage(where.key) : where.page === 'pr' ? prPage(where.key, where.pr) : queuesPage();
+      where.page === 'queue'
+        ? queuePage(where.key)
+        : where.page === 'pr'
+          ? mounted(
+              `#${where.pr} in ${where.key.repo.owner}/${where.key.repo.name} → ${where.key.targetBranch}`,
+              html`<${PrPage} queueKey=${where.key} prNumber=${where.pr} />`,
+            )
+          : queuesPage();
     const shown = await page;
     leave = shown.leave ?? (() => {});
     fill(main, shown.el);

@@ -1,4 +1,5 @@
 // Small DOM helpers: elements from data (never from HTML strings), times, and the confirmation dialog.
+import { stateClass, words } from './words.js';
 
 /** h('a', { href: '#/' }, 'text', child…): attributes starting with "on" become listeners. */
 export function h(tag, attrs = {}, ...children) {
@@ -56,7 +57,8 @@ export const since = (iso) =>
 /** A <time> that shows how long until `iso` ("in 4 min 05 s", "now" once past), kept current by tickDurations(). */
 export const until = (iso) => h('time', { datetime: iso, 'data-until': iso, title: time(iso) }, untilText(iso));
 
-const untilText = (iso) => {
+/** "in 4 min 05 s", or "now" once `iso` is past. */
+export const untilText = (iso) => {
   const ms = Date.parse(iso) - Date.now();
   return ms <= 0 ? 'now' : `in ${duration(ms)}`;
 };
@@ -67,9 +69,13 @@ export function tickDurations(root = document) {
   for (const el of root.querySelectorAll('[data-until]')) el.textContent = untilText(el.dataset.until);
 }
 
-/** A state badge, coloured by state (text, not colour alone, carries the meaning). */
+/** A state badge (words.js StateBadge, for pages built with h()): its words, coloured by state, the code in the tooltip. */
 export const badge = (state) =>
-  h('span', { class: `badge state-${String(state).toLowerCase()}` }, String(state).toUpperCase());
+  h(
+    'span',
+    { class: stateClass(state), title: String(state).toUpperCase(), 'data-code': String(state).toUpperCase() },
+    words(state),
+  );
 
 /** Speaks `text` to screen readers through the polite live region. */
 export function announce(text) {

@@ -64,6 +64,8 @@ function readFiles(dir: string): Files {
 
 export function registerDashboard(app: ApiApp, dir = WEB_DIR): void {
   const files = readFiles(dir);
+  // The pages built as components (web/pages/*.js).
+  const pages = readFiles(path.join(dir, 'pages'));
   const require = createRequire(import.meta.url);
   // A package's main module sits beside the modules it imports.
   const vendor = new Map(
@@ -88,6 +90,15 @@ export function registerDashboard(app: ApiApp, dir = WEB_DIR): void {
     if (!file) throw new HttpError('NOT_FOUND', `No dashboard file ${request.params.file}`);
     return reply.headers(headers(file.type)).send(file.body);
   });
+  app.get<{ Params: { file: string } }>(
+    '/dashboard/pages/:file',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const file = pages.get(request.params.file);
+      if (!file) throw new HttpError('NOT_FOUND', `No dashboard file pages/${request.params.file}`);
+      return reply.headers(headers(file.type)).send(file.body);
+    },
+  );
   app.get<{ Params: { name: string; file: string } }>(
     '/dashboard/vendor/:name/:file',
     { schema: { hide: true } },

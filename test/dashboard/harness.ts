@@ -68,7 +68,10 @@ export function useDemo(): Demo {
     browser: undefined as unknown as Browser,
     output: () => output,
     signedIn: async (size = DESKTOP) => {
-      const page = await demo.browser.newPage({ viewport: size });
+      // A page of its own context: axe-core opens a second page in the context of the page it checks.
+      const context = await demo.browser.newContext({ viewport: size });
+      const page = await context.newPage();
+      page.on('close', () => void context.close());
       page.on('pageerror', (err) => {
         output += `\n[page error] ${err.message}`;
       });
