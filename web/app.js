@@ -1,5 +1,6 @@
 // The greenline dashboard: a hash router over three pages (queues, one queue, one pull request) and
 // the sign-in form. Pages: views.js; API access: api.js.
+import { errorMessage } from './actions.js';
 import { ApiError, token } from './api.js';
 import { announce, fill, h, tickDurations } from './dom.js';
 import { queueHref } from './links.js';
@@ -139,11 +140,7 @@ async function route() {
         'div',
         { class: 'card' },
         h('h1', {}, 'Something went wrong'),
-        h(
-          'p',
-          { class: 'error', role: 'alert' },
-          err instanceof ApiError ? `${err.code}: ${err.message}` : String(err),
-        ),
+        h('p', { class: 'error', role: 'alert', title: err instanceof ApiError ? err.code : null }, errorMessage(err)),
         h('p', {}, h('a', { href: '#/' }, 'Back to the queues')),
       ),
     );
