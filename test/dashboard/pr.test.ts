@@ -4,6 +4,9 @@
  * links to the forge as the API gives them, live updates that keep the focus, a PR never submitted,
  * accessibility and screenshots.
  */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { expectAccessible, haveChromium, PR, QUEUE_KEY, screenshots, useDemo } from './harness.js';
@@ -192,6 +195,39 @@ describe.skipIf(!haveChromium)('the pull request page in Chromium, on greenline 
     await page.locator('.page-head .badge', { hasText: 'Cancelled' }).waitFor();
     expect((await getPr(n)).state).toBe('CANCELLED');
     expect(await page.getByRole('button', { name: 'Cancel PR' }).count()).toBe(0);
+    await page.close();
+  }, 150_000);
+
+  it('says why a PR has no test run yet', async () => {
+    // A new PR #16 on the demo's first commit, serving on another port: it conflicts with whichever of
+    // #6 and #11 merged, so it waits NOT_READY and is never tested.
+    await prIn([6, 11], 'MERGED');
+    const work = path.join(demo.dir, 'pr-16');
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: work, encoding: 'utf8' }).trim();
+    execFileSync('git', ['clone', '--quiet', path.join(demo.dir, 'shop.git'), work]);
+    git('checkout', '--quiet', git('rev-list', '--max-parents=0', 'HEAD'));
+    writeFileSync(path.join(work, 'settings.conf'), 'name = shop\nport = 9999\nlog = info\n');
+    git(
+      '-c',
+      'user.name=Grace Hopper',
+      '-c',
+      'user.email=grace@example.test',
+      'commit',
+      '--quiet',
+      '-am',
+      'Serve on port 9999',
+    );
+    git('push', '--quiet', 'origin', 'HEAD:refs/pull/16/head');
+    await demo.api('submitPullRequest', { ...QUEUE_KEY, pr: { number: 16 } });
+
+    const page = await open(16);
+    await page.getByRole('heading', { name: '#16 Serve on port 9999' }).waitFor();
+    const none = page.locator('#no-runs');
+    await none.getByText(/^No test run yet\. Not ready: it conflicts with the target branch/).waitFor();
+    expect(await page.locator('.run-card').count()).toBe(0);
+    await demo.api('cancelPullRequest', { ...QUEUE_KEY, pr: { number: 16 } });
+    await page.locator('.page-head .badge', { hasText: 'Cancelled' }).waitFor();
+    expect(await none.textContent()).toMatch(/^No test run: it left the queue before one started\. Cancelled: /);
     await page.close();
   }, 150_000);
 

@@ -106,8 +106,7 @@ export function PrPage({ queueKey, prNumber }) {
         try {
           const next = await loadPr({ repo: { host, owner, name }, targetBranch: branch }, prNumber);
           const before = current.current?.pr;
-          if (before && before.state !== next.pr.state)
-            announce(`#${prNumber} is now ${words(next.pr.state)}. ${next.pr.reason.message}`);
+          if (before && before.state !== next.pr.state) announce(`#${prNumber}: ${next.pr.reason.message}`);
           current.current = next;
           setData(next);
           setProblem(null);
@@ -189,9 +188,10 @@ export function PrPage({ queueKey, prNumber }) {
  * @param {SubmittedPullRequest} pr
  */
 function noRunsText(pr) {
-  if (pr.isCurrentlySubmittedToQueue)
-    return `No test run yet: ${pr.waitingOn?.message ?? pr.reason.message} It is tested once it is ready and its turn comes.`;
-  return `No test run: it left the queue before one started. ${pr.reason.message}`;
+  if (!pr.isCurrentlySubmittedToQueue) return `No test run: it left the queue before one started. ${pr.reason.message}`;
+  // What it waits on, unless that is only "not ready" (the reason says why).
+  const waits = pr.waitingOn && pr.waitingOn.code !== 'NOT_READY' ? ` ${pr.waitingOn.message}` : '';
+  return `No test run yet. ${pr.reason.message}${waits}`;
 }
 
 /**
