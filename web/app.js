@@ -1,15 +1,16 @@
 // @ts-check
 // The greenline dashboard: a Preact app of a header (brand, breadcrumbs, sign-out), the sign-in form,
 // and the page the address's hash names, looked up in the route table `routes`. Pages are
-// components of their address's parts (RouteProps); the queue and PR pages of views.js still build
-// plain DOM and are mounted through Legacy.
+// components of their address's parts (RouteProps); the queue page of views.js still builds
+// plain DOM and is mounted through Legacy.
 import { ApiError, call, failed, onSignOut, signOut, token } from './api.js';
 import { ApiProblem, errorText, Loading, Problem, unreachableText, usePageTitle } from './components.js';
 import { tickDurations } from './dom.js';
 import { queueHref, queueLabel } from './links.js';
+import { PrPage } from './pages/pr.js';
 import { QueuesPage } from './pages/queues.js';
 import { html, render, useEffect, useRef, useState } from './ui.js';
-import { prPage, queuePage } from './views.js';
+import { queuePage } from './views.js';
 
 // views.js reports refused tokens through this module.
 export { failed };
@@ -69,7 +70,7 @@ function Legacy({ load }) {
 const QueuePage = ({ queueKey }) => html`<${Legacy} load=${() => queuePage(queueKey)} />`;
 
 /** @param {{ queueKey: QueueKey, pr: number }} props */
-const PrPage = ({ queueKey, pr }) => html`<${Legacy} load=${() => prPage(queueKey, pr)} />`;
+const PullRequestPage = ({ queueKey, pr }) => html`<${PrPage} queueKey=${queueKey} prNumber=${pr} />`;
 
 /**
  * The dashboard's pages, by address. Adding a page is one line here (docs/dashboard.md, "Adding a
@@ -79,7 +80,7 @@ const PrPage = ({ queueKey, pr }) => html`<${Legacy} load=${() => prPage(queueKe
 const routes = [
   { path: '', page: QueuesPage },
   { path: 'queue/:queue', page: QueuePage },
-  { path: 'pr/:queue/:pr', page: PrPage, crumb: ({ pr }) => `#${pr}` },
+  { path: 'pr/:queue/:pr', page: PullRequestPage, crumb: ({ pr }) => `#${pr}` },
 ];
 
 /**

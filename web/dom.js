@@ -3,6 +3,7 @@
 // dialog, each usable from components (Since, Until, Badge) and from the plain DOM pages (since,
 // until, badge, built with h(): elements from data, never from HTML strings).
 import { html } from './ui.js';
+import { StateBadge, stateClass, words } from './words.js';
 
 /** @typedef {string | number | boolean | null | undefined | ((event: any) => void)} AttrValue */
 /** @typedef {Node | string | number | boolean | null | undefined | unknown[]} Children Nodes, text, and lists of them (nested); null, undefined and false are left out. */
@@ -88,8 +89,8 @@ export const time = (iso) => new Date(iso).toLocaleString();
 /** @param {string} iso How long ago `iso` was. */
 const sinceText = (iso) => duration(Date.now() - Date.parse(iso));
 
-/** @param {string} iso How long until `iso`: "in 4 min 05 s", "now" once past. */
-const untilText = (iso) => {
+/** @param {string} iso "in 4 min 05 s", or "now" once `iso` is past. */
+export const untilText = (iso) => {
   const ms = Date.parse(iso) - Date.now();
   return ms <= 0 ? 'now' : `in ${duration(ms)}`;
 };
@@ -125,22 +126,16 @@ export function tickDurations(root = document) {
     el.textContent = untilText(/** @type {HTMLElement} */ (el).dataset.until ?? '');
 }
 
-/** @param {string} state The class and text of a state badge. */
-const badgeOf = (state) => ({ cls: `badge state-${String(state).toLowerCase()}`, text: String(state).toUpperCase() });
-
 /**
- * A state badge, coloured by state (text, not colour alone, carries the meaning).
- * @param {{ state: string }} props
+ * A state badge: its words, coloured by state (the words, not the colour, carry the meaning), the code
+ * in the tooltip (words.js StateBadge).
  */
-export const Badge = ({ state }) => {
-  const { cls, text } = badgeOf(state);
-  return html`<span class=${cls}>${text}</span>`;
-};
+export const Badge = StateBadge;
 
 /** @param {string} state Badge as a DOM element. */
 export const badge = (state) => {
-  const { cls, text } = badgeOf(state);
-  return h('span', { class: cls }, text);
+  const code = String(state).toUpperCase();
+  return h('span', { class: stateClass(state), title: code, 'data-code': code }, words(state));
 };
 
 /**

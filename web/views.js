@@ -1,13 +1,13 @@
 // The dashboard's pages. Each returns { title, el, leave } where leave() stops its live updates.
-import { ApiError, call, stream } from './api.js';
+import { confirmThen } from './actions.js';
+import { call } from './api.js';
 import { failed } from './app.js';
 import { conclusionsChart, runsPerMergeChart, timeInQueueChart } from './charts.js';
-import { announce, badge, confirmDialog, fill, h, since, time, until } from './dom.js';
-import { prHref, queueHref } from './links.js';
+import { badge, fill, h, since, time, until } from './dom.js';
+import { prHref } from './links.js';
+import { follow } from './live.js';
+import { words } from './words.js';
 
-const TERMINAL = ['MERGED', 'FAILED', 'CANCELLED'];
-/** The states whose tests can be restarted (the API refuses the others). */
-const RESTARTABLE = ['TESTING', 'PENDING_FAILURE'];
 const short = (sha) => (sha ? sha.slice(0, 8) : '–');
 const upper = (state) => String(state).toUpperCase();
 const repoLabel = (key) => `${key.repo.owner}/${key.repo.name}`;
@@ -32,75 +32,13 @@ function why(reason, cls = 'why') {
   );
 }
 
-/** A link to a page CI reported (http or https only: a reported URL is not trusted); null otherwise. */
-function externalLink(url, text) {
-  return /^https?:\/\//i.test(url ?? '')
-    ? [' ', h('a', { href: url, rel: 'noopener noreferrer', target: '_blank' }, text)]
-    : null;
-}
-
-function errorText(err) {
-  return err instanceof ApiError ? `${err.code}: ${err.message}` : String(err);
-}
-
-/** Runs `action` after confirmation; reports the outcome in `status` and to screen readers. */
-async function confirmed(dialog, status, action, done) {
-  if (!(await confirmDialog(dialog))) return;
-  try {
-    await action();
-    status.className = 'notice';
-    status.textContent = `${dialog.action}: done.`;
-    announce(status.textContent);
-    await done?.();
-  } catch (err) {
-    if (failed(err)) return;
-    status.className = 'error';
-    status.textContent = `${dialog.action} failed: ${errorText(err)}`;
-    announce(status.textContent);
-  }
-}
-
-/**
- * Follows a queue's server-sent events, reconnecting after a break; `indicator` shows the state of
- * the connection. Returns the function that stops it.
- */
-function follow(key, onActivity, indicator) {
-  const controller = new AbortController();
-  let stopped = false;
-  const show = (text, cls) => {
-    indicator.textContent = text;
-    indicator.className = `live ${cls}`;
-  };
-  (async () => {
-    while (!stopped) {
-      try {
-        show('Connecting…', 'waiting');
-        await stream(
-          { repo: repoLabel(key), repoHost: key.repo.host, targetBranch: key.targetBranch },
-          (name, data) => {
-            if (name !== 'activity') return;
-            show('Live', 'on');
-            onActivity(data);
-          },
-          controller.signal,
-        );
-      } catch (err) {
-        if (stopped) return;
-        if (failed(err)) return;
-        if (err instanceof ApiError && err.status === 404) {
-          show(`Not live: ${err.message}`, 'off');
-          return;
-        }
-      }
-      if (stopped) return;
-      show('Reconnecting…', 'waiting');
-      await new Promise((resolve) => setTimeout(resolve, 3000));
-    }
-  })();
-  return () => {
-    stopped = true;
-    controller.abort();
-  };
+/** Runs `action` after confirmation; reports the outcome in `status` in words (the error code in its tooltip). */
+async function confirmed(dialog, status, action) {
+  const outcome = await confirmThen(dialog, action);
+  if (!outcome) return;
+  status.className = outcome.ok ? 'notice' : 'error';
+  status.textContent = outcome.text;
+  status.title = outcome.code ?? '';
 }
 
 // ---------------------------------------------------------------------------------- one queue
@@ -123,8 +61,11 @@ function runGraph(key, run) {
       h('strong', {}, `Run ${run.testRunId.slice(0, 8)}`),
       h(
         'span',
-        { class: `badge ${run.queueType === 'bisection' ? 'state-pending_failure' : 'state-testing'}` },
-        run.queueType === 'bisection' ? 'BISECTION' : 'MAIN',
+        {
+          class: `badge ${run.queueType === 'bisection' ? 'state-pending_failure' : 'state-testing'}`,
+          title: run.queueType,
+        },
+        words(run.queueType),
       ),
       h('span', { class: 'muted' }, `${label}, started `, since(run.createdAt), ' ago'),
       run.retries > 0
@@ -444,7 +385,10 @@ export async function queuePage(key) {
         refreshCharts();
       }
     },
-    indicator,
+    ({ text, cls }) => {
+      indicator.textContent = text;
+      indicator.className = `live ${cls}`;
+    },
   );
 
   const el = h(
@@ -476,301 +420,4 @@ export async function queuePage(key) {
     h('section', { 'aria-labelledby': 'charts-title' }, h('h2', { id: 'charts-title' }, 'The last 24 hours'), charts),
   );
   return { title, el, leave: stop };
-}
-
-// ---------------------------------------------------------------------------------- one PR
-
-function timelineView(timeline) {
-  if (!timeline?.length) return h('p', { class: 'muted' }, 'No transitions recorded.');
-  return h(
-    'ol',
-    { class: 'timeline', id: 'timeline' },
-    timeline.map((t) =>
-      h(
-        'li',
-        {},
-        h('time', { datetime: t.at }, time(t.at)),
-        h('div', {}, t.fromState ? badge(t.fromState) : h('span', { class: 'muted' }, 'new'), ' → ', badge(t.toState)),
-        h(
-          'div',
-          {},
-          h('span', { class: 'why', title: t.reason, 'data-code': t.reason }, t.message),
-          t.testRunId ? h('span', { class: 'muted' }, ` run ${t.testRunId.slice(0, 8)}`) : null,
-        ),
-        t.detail ? h('p', { class: 'detail' }, t.detail) : null,
-      ),
-    ),
-  );
-}
-
-/**
- * What a run that never reached CI says instead of a log: its test commit was not built, and why
- * (the timeline item of the run that ended it, e.g. a merge conflict with the files).
- */
-function noCiRan(items) {
-  const ended = items.find((t) => t.detail || t.reason.startsWith('START_TEST_RUN_')) ?? items[0];
-  return h(
-    'div',
-    { class: 'no-ci' },
-    h('p', {}, h('strong', {}, 'No CI ran: '), 'the test commit of this run was never built, so there is no log.'),
-    ended
-      ? h(
-          'p',
-          { class: 'detail' },
-          h('span', { title: ended.reason, 'data-code': ended.reason }, ended.message),
-          ended.detail ? ` ${ended.detail}` : null,
-        )
-      : null,
-  );
-}
-
-async function runView(key, testRunId, items) {
-  let details;
-  try {
-    details = await call('getMergeQueueTestingDetails', { ...key, testRunId });
-  } catch (err) {
-    if (failed(err)) throw err;
-    return h(
-      'li',
-      { class: 'card' },
-      h('h3', {}, `Run ${testRunId.slice(0, 8)}`),
-      h('p', { class: 'error' }, errorText(err)),
-    );
-  }
-  const logBox = h('div', { class: 'log-box' });
-  const logButton = h(
-    'button',
-    {
-      type: 'button',
-      class: 'quiet',
-      'aria-expanded': 'false',
-      onclick: async () => {
-        if (logButton.getAttribute('aria-expanded') === 'true') {
-          logButton.setAttribute('aria-expanded', 'false');
-          logButton.textContent = 'Show log';
-          fill(logBox);
-          return;
-        }
-        logButton.setAttribute('aria-expanded', 'true');
-        logButton.textContent = 'Hide log';
-        fill(logBox, h('p', { class: 'muted' }, 'Loading the log…'));
-        try {
-          const text = await call('getTestRunLog', { ...key, testRunId });
-          fill(
-            logBox,
-            h(
-              'pre',
-              { class: 'log', tabindex: '0', 'aria-label': `Log of run ${testRunId.slice(0, 8)}` },
-              text || '(empty log)',
-            ),
-          );
-        } catch (err) {
-          if (!failed(err))
-            fill(logBox, h('p', { class: err.code === 'LOG_NOT_FOUND' ? 'muted' : 'error' }, errorText(err)));
-        }
-      },
-    },
-    'Show log',
-  );
-  return h(
-    'li',
-    { class: 'card run-card' },
-    h('h3', {}, `Run ${testRunId.slice(0, 8)} `, badge(details.status)),
-    h(
-      'dl',
-      { class: 'facts' },
-      h('dt', {}, 'Tested PRs'),
-      h('dd', {}, details.testedPullRequests.map((p) => `#${p.prNumber}`).join(', ') || '–'),
-      h('dt', {}, 'Merged underneath'),
-      h('dd', {}, details.dependentPrs?.length ? details.dependentPrs.map((n) => `#${n}`).join(', ') : 'none'),
-      h('dt', {}, 'Test branch'),
-      h('dd', { class: 'mono' }, details.testBranch),
-      h('dt', {}, 'Test commit'),
-      h('dd', { class: 'mono' }, short(details.testBranchSha)),
-      h('dt', {}, 'Started'),
-      h('dd', {}, time(details.createdAt)),
-      h('dt', {}, 'Required'),
-      h('dd', {}, details.requiredStatuses.join(', ') || 'none'),
-    ),
-    details.testBranchSha === null && details.status !== 'in_progress'
-      ? noCiRan(items)
-      : [
-          h('h4', {}, 'CI statuses'),
-          details.statusChecks.length === 0
-            ? h('p', { class: 'muted' }, 'No status reported yet.')
-            : h(
-                'ul',
-                { class: 'checks' },
-                details.statusChecks.map((c) =>
-                  h(
-                    'li',
-                    {},
-                    badge(c.state),
-                    ' ',
-                    h('code', {}, c.context),
-                    c.description ? h('span', { class: 'muted' }, ` ${c.description}`) : null,
-                    externalLink(c.url, 'details'),
-                  ),
-                ),
-              ),
-          logButton,
-          logBox,
-        ],
-  );
-}
-
-export async function prPage(key, number) {
-  const title = `#${number} in ${repoLabel(key)} → ${key.targetBranch}`;
-  const body = h('div');
-  const status = h('p', { role: 'status', class: 'notice', hidden: true });
-
-  const load = async () => {
-    const pr = await call('getSubmittedPullRequest', { ...key, pr: { number }, includeTimeline: true });
-    const runIds = [...new Set((pr.timeline ?? []).map((t) => t.testRunId).filter(Boolean))];
-    const runs = await Promise.all(
-      runIds.map((id) =>
-        runView(
-          key,
-          id,
-          pr.timeline.filter((t) => t.testRunId === id),
-        ),
-      ),
-    );
-    const active = !TERMINAL.includes(upper(pr.state));
-    const restartable = RESTARTABLE.includes(upper(pr.state));
-    const actions = active
-      ? h(
-          'div',
-          { class: 'controls', role: 'group', 'aria-label': 'Pull request actions' },
-          h(
-            'button',
-            {
-              type: 'button',
-              class: 'danger',
-              'data-focus-key': 'cancel',
-              onclick: () => {
-                status.hidden = false;
-                confirmed(
-                  {
-                    title: `Cancel #${number}?`,
-                    text: `#${number} leaves the queue; its test runs stop. It can be submitted again later.`,
-                    action: 'Cancel PR',
-                  },
-                  status,
-                  () => call('cancelPullRequest', { ...key, pr: { number } }),
-                  reload,
-                );
-              },
-            },
-            'Cancel PR',
-          ),
-          restartable
-            ? h(
-                'button',
-                {
-                  type: 'button',
-                  'data-focus-key': 'restart',
-                  onclick: () => {
-                    status.hidden = false;
-                    confirmed(
-                      {
-                        title: `Restart the tests of #${number}?`,
-                        text: `#${number} goes back to PENDING and is tested again.`,
-                        action: 'Restart tests',
-                      },
-                      status,
-                      () => call('restartTestsOnPullRequest', { ...key, pr: { number } }),
-                      reload,
-                    );
-                  },
-                },
-                'Restart tests',
-              )
-            : null,
-        )
-      : null;
-    refill(
-      body,
-      h('div', { class: 'page-head' }, h('h1', { id: 'pr-title' }, `#${pr.prNumber} ${pr.prTitle}`), badge(pr.state)),
-      h(
-        'dl',
-        { class: 'facts card' },
-        h('dt', {}, 'Queue'),
-        h('dd', {}, h('a', { href: queueHref(key) }, `${repoLabel(key)} → ${key.targetBranch}`)),
-        h('dt', {}, 'Author'),
-        h('dd', {}, pr.prAuthor),
-        h('dt', {}, 'Head'),
-        h('dd', { class: 'mono' }, short(pr.prSha)),
-        h('dt', {}, 'Priority'),
-        h('dd', {}, `${pr.priorityName} (${pr.priorityValue})`),
-        h('dt', {}, 'In state since'),
-        h('dd', {}, time(pr.stateChangedAt), ' (', since(pr.stateChangedAt), ' ago)'),
-        h('dt', {}, 'Why'),
-        h('dd', { id: 'pr-reason' }, why(pr.reason), externalLink(pr.reason.url, 'failed check')),
-        ...(pr.waitingOn
-          ? [
-              h('dt', {}, 'Position'),
-              h('dd', { id: 'pr-position' }, pr.position === null ? 'not admitted yet' : String(pr.position)),
-              h('dt', {}, 'Waiting on'),
-              h('dd', { id: 'pr-waiting-on' }, why(pr.waitingOn)),
-              h('dt', {}, 'Estimated merge'),
-              h(
-                'dd',
-                { id: 'pr-eta' },
-                pr.estimatedMergeAt ? [time(pr.estimatedMergeAt), ' (', until(pr.estimatedMergeAt), ')'] : 'unknown',
-              ),
-            ]
-          : []),
-      ),
-      actions,
-      h(
-        'section',
-        { 'aria-labelledby': 'timeline-title', class: 'card' },
-        h('h2', { id: 'timeline-title' }, 'Timeline'),
-        h('p', { class: 'muted' }, 'Newest first: every state change with its reason.'),
-        timelineView(pr.timeline),
-      ),
-      h(
-        'section',
-        { 'aria-labelledby': 'pr-runs-title' },
-        h('h2', { id: 'pr-runs-title' }, 'Test runs'),
-        runs.length === 0 ? h('p', { class: 'muted' }, 'Not tested yet.') : h('ol', { class: 'run-list' }, runs),
-      ),
-    );
-    return pr;
-  };
-  const reload = async () => {
-    try {
-      await load();
-    } catch (err) {
-      if (!failed(err)) {
-        status.hidden = false;
-        status.className = 'error';
-        status.textContent = errorText(err);
-      }
-    }
-  };
-  let last = await load();
-  const indicator = h('span', { class: 'live waiting', role: 'status' }, 'Connecting…');
-  const stop = follow(
-    key,
-    async (a) => {
-      const now =
-        a.pullRequests.find((p) => p.prNumber === number) ?? a.recentPullRequests.find((p) => p.prNumber === number);
-      if (now && now.stateChangedAt !== last.stateChangedAt) {
-        try {
-          last = await load();
-          announce(`#${number} is now ${upper(last.state)}`);
-        } catch (err) {
-          failed(err);
-        }
-      }
-    },
-    indicator,
-  );
-  return {
-    title,
-    el: h('article', { 'aria-labelledby': 'pr-title' }, h('p', { class: 'live-line' }, indicator), body, status),
-    leave: stop,
-  };
 }

@@ -5,7 +5,7 @@ import { prReason } from '../app/read-models/pr-reason.js';
 import { testingTimeoutInForceOf } from '../engine/index.js';
 import type { Entry, PrState, QueueState } from '../engine/types.js';
 import type { ListQueuesResponse, QueueActivityResponse, QueueHistoryResponse } from './schemas/queue-activity.js';
-import { freezeState, iso, outlookOut, reasonOut, stateOut, type EnumCase } from './wire.js';
+import { forgeLinksOut, freezeState, iso, outlookOut, reasonOut, stateOut, type EnumCase } from './wire.js';
 
 /** Who manages the queue's config (contract §2.10): the same two fields in every dashboard answer. */
 const managementOut = (m: QueueManagement) => ({
@@ -53,6 +53,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
       explanation: reasonOut(prReason(snapshot, e, null, a.at)),
       lane,
       ...outlookOut(outlook),
+      ...forgeLinksOut(a.site, e),
     })),
     testRuns: a.testRuns.map(({ run, lane }) => ({
       testRunId: run.id,
@@ -75,6 +76,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
       reason: e.lastReason,
       explanation: reasonOut(prReason(snapshot, e, null, a.at)),
       flaky: passedAfterRetry(e),
+      ...forgeLinksOut(a.site, e),
     })),
   };
 }

@@ -10,12 +10,14 @@ import { reasonMessage, type PrReason } from '../app/read-models/pr-reason.js';
 import type { PrView, QueueView, TestRunView } from '../app/service-port.js';
 import {
   adaptiveStatus,
+  allowedActions,
   DEFAULT_ADAPTIVE_MIN_CONCURRENCY,
   freezeStatus,
   type PrOutlook,
   testingTimeoutInForceOf,
 } from '../engine/index.js';
-import type { Entry, PrState, QueueSnapshot, QueueState, RepoRef } from '../engine/types.js';
+import type { Entry, PrState, QueueSnapshot, QueueState } from '../engine/types.js';
+import { commitWebUrl, prWebUrl, prWebUrlOrGitHubForm, type RepoSite } from '../forge-links.js';
 import type { PrItem, SubmittedPr } from './schemas/pull-request.js';
 import type { QueueResponse, QueueSettings } from './schemas/queue.js';
 import type { TestingDetails } from './schemas/testing-details.js';
@@ -64,8 +66,16 @@ export function submittedPr(view: PrView, enumCase: EnumCase): Static<typeof Sub
     isCurrentlySubmittedToQueue: view.isCurrentlySubmittedToQueue,
     verifiedByTestRun: view.entry.verifiedByTestRun,
     reason: reasonOut(view.reason),
+    actions: allowedActions(view.entry.state),
+    ...forgeLinksOut(view.site, view.entry),
   });
 }
+
+/** The extension fields prUrl and headCommitUrl: the PR and its head commit on the forge, null when unknown. */
+export const forgeLinksOut = (site: RepoSite, e: Pick<Entry, 'prNumber' | 'headSha'>) => ({
+  prUrl: prWebUrl(site, e.prNumber),
+  headCommitUrl: commitWebUrl(site, e.headSha),
+});
 
 export function reasonOut(r: PrReason): Static<typeof SubmittedPr>['reason'] {
   return {
@@ -173,17 +183,14 @@ export function queue(view: QueueView, enumCase: EnumCase): Static<typeof QueueR
   };
 }
 
-/** The forge's web address of a PR, in GitHub's form. */
-const prUrl = (repo: RepoRef, number: number): string =>
-  `https://${repo.host}/${repo.owner}/${repo.name}/pull/${number}`;
-
-export function testingDetails(view: TestRunView, repo: RepoRef): Static<typeof TestingDetails> {
+export function testingDetails(view: TestRunView): Static<typeof TestingDetails> {
   const { run } = view;
   return {
     requiredStatuses: view.requiredStatuses,
     requiredStatusesSource: view.requiredStatusesSource,
     testBranch: run.testBranch,
     testBranchSha: run.testSha,
+    testCommitUrl: run.testSha === null ? null : commitWebUrl(view.site, run.testSha),
     createdAt: iso(run.createdAt),
     // A run whose test commit is still being built is, for a client, already in progress.
     status: run.status === 'creating' ? 'in_progress' : run.status,
@@ -197,7 +204,7 @@ export function testingDetails(view: TestRunView, repo: RepoRef): Static<typeof 
     })),
     testedPullRequests: view.testedPullRequests.map((pr) => ({
       prNumber: pr.prNumber,
-      prUrl: prUrl(repo, pr.prNumber),
+      prUrl: prWebUrlOrGitHubForm(view.site, pr.prNumber),
       title: pr.title,
     })),
     impactedTargets: view.impactedTargets ?? undefined,

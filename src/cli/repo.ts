@@ -85,7 +85,7 @@ Examples:
     .option('--pr-ref-pattern <pattern>', 'ref of PR heads, {n} = PR number', DEFAULT_PR_REF_PATTERN)
     .option(
       '--pr-url-template <url>',
-      'where a PR is shown on its forge, {n} = PR number, for chat notifications (default https://HOST/OWNER/NAME/pull/{n})',
+      "where a PR is shown on its forge, {n} = PR number: the dashboard and chat notifications link it (without it: GitHub's form on GitHub, no link on a git forge)",
     )
     .option('--test-branch-prefix <prefix>', 'prefix of test branch names', DEFAULT_TEST_BRANCH_PREFIX)
     .option(

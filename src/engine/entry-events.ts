@@ -10,7 +10,7 @@ import { sameUnmergeable } from './readiness.js';
 import { membersOf } from './runs.js';
 import { applyTargetMove } from './target.js';
 import { move } from './transitions.js';
-import { isTerminal, type EngineEvent, type Entry, type PrInfo, type Rejection } from './types.js';
+import { isTerminal, RESTARTABLE_STATES, type EngineEvent, type Entry, type PrInfo, type Rejection } from './types.js';
 import { restartGroup } from './validity.js';
 
 type Ev<K extends EngineEvent['kind']> = Extract<EngineEvent, { kind: K }>;
@@ -127,10 +127,10 @@ export function onCancel(d: Draft, ev: Ev<'cancel'>): Rejection | null {
 export function onRestart(d: Draft, ev: Ev<'restart'>): Rejection | null {
   const e = queued(d, ev.prNumber);
   if (isRejection(e)) return e;
-  if (e.state !== 'TESTING' && e.state !== 'PENDING_FAILURE') {
+  if (!RESTARTABLE_STATES.includes(e.state)) {
     return {
       code: 'RESTART_NOT_ALLOWED',
-      message: `PR #${ev.prNumber} is ${e.state}: only TESTING and PENDING_FAILURE PRs can be restarted`,
+      message: `PR #${ev.prNumber} is ${e.state}: only ${RESTARTABLE_STATES.join(' and ')} PRs can be restarted`,
     };
   }
   const run = d.run(e.runId);

@@ -35,6 +35,28 @@ export type PrState = (typeof PrState)[keyof typeof PrState];
 
 export const TERMINAL_STATES: readonly PrState[] = [PrState.MERGED, PrState.FAILED, PrState.CANCELLED];
 export const isTerminal = (s: PrState): boolean => TERMINAL_STATES.includes(s);
+/** The states whose tests can be restarted (contract §5.3): TESTING (test again in place), PENDING_FAILURE. */
+export const RESTARTABLE_STATES: readonly PrState[] = [PrState.TESTING, PrState.PENDING_FAILURE];
+
+/**
+ * What a PR's entry accepts now, by its state: cancel and a new priority while it is in the queue,
+ * restart while its tests run or fail, a new submission once it failed or was cancelled (a merged PR
+ * is in its base: submitting it again is refused).
+ */
+export function allowedActions(s: PrState): {
+  cancel: boolean;
+  restartTests: boolean;
+  changePriority: boolean;
+  submitAgain: boolean;
+} {
+  const active = !isTerminal(s);
+  return {
+    cancel: active,
+    restartTests: RESTARTABLE_STATES.includes(s),
+    changePriority: active,
+    submitAgain: s === PrState.FAILED || s === PrState.CANCELLED,
+  };
+}
 
 export const QueueState = {
   RUNNING: 'RUNNING',

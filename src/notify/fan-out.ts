@@ -7,6 +7,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { PrState, QueueEventPayload } from '../engine/types.js';
+import { prWebUrl, type RepoSite } from '../forge-links.js';
 import type { Database, NotifyKind } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
 import { enabledChannelsOfQueue } from '../store/notifications.js';
@@ -33,16 +34,12 @@ export interface NoticeContext {
   publicUrl: string | null;
 }
 
-/** The queue an event happened in, as the fan-out reads it. */
-export interface EventQueue {
+/** The queue an event happened in, as the fan-out reads it: its repository's site and its branch. */
+export interface EventQueue extends RepoSite {
   queueId: string;
   orgId: string;
   repoId: string;
-  host: string;
-  owner: string;
-  name: string;
   targetBranch: string;
-  prUrlTemplate: string | null;
 }
 
 const STATE_OF: Partial<Record<QueueEventPayload['type'], PrState>> = {
@@ -51,13 +48,6 @@ const STATE_OF: Partial<Record<QueueEventPayload['type'], PrState>> = {
   'pull_request.canceled': 'CANCELLED',
   'pull_request.pending_failure': 'PENDING_FAILURE',
 };
-
-/** The PR's address on its forge: the repository's template (`{n}`), or GitHub's form. */
-export function prUrl(q: Pick<EventQueue, 'host' | 'owner' | 'name' | 'prUrlTemplate'>, n: number): string {
-  return q.prUrlTemplate
-    ? q.prUrlTemplate.replaceAll('{n}', String(n))
-    : `https://${q.host}/${q.owner}/${q.name}/pull/${n}`;
-}
 
 const dashboardPath = (q: EventQueue): string =>
   [q.host, q.owner, q.name, q.targetBranch].map(encodeURIComponent).join('/');
@@ -106,7 +96,7 @@ export async function noticeOf(
     number: n,
     title: entry.title,
     author: entry.author,
-    forgeUrl: prUrl(q, n),
+    forgeUrl: prWebUrl(q, n),
     dashboardUrl: base && `${base}/#/pr/${dashboardPath(q)}/${n}`,
     reason: ctx.words.sentence(to, code),
     detail: item?.detail ?? null,

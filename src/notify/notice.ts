@@ -11,8 +11,8 @@ export interface PrNotice {
   number: number;
   title: string;
   author: string;
-  /** The PR on its forge. */
-  forgeUrl: string;
+  /** The PR on its forge; null when its address is not known (a git forge without a PR URL template). */
+  forgeUrl: string | null;
   /** The PR's page in the dashboard; null without the server's publicUrl. */
   dashboardUrl: string | null;
   /** `Failed: a required CI status failed.` */
@@ -83,7 +83,7 @@ export function contextLine(n: Notice): string {
 export function links(n: Notice): { label: string; url: string }[] {
   const out: { label: string; url: string }[] = [];
   if (n.pr) {
-    out.push({ label: 'Pull request', url: n.pr.forgeUrl });
+    if (n.pr.forgeUrl) out.push({ label: 'Pull request', url: n.pr.forgeUrl });
     if (n.pr.dashboardUrl) out.push({ label: 'Dashboard', url: n.pr.dashboardUrl });
     if (n.pr.checkUrl) out.push({ label: 'Log', url: n.pr.checkUrl });
   } else if (n.queueUrl) {

@@ -39,7 +39,7 @@ export interface ReposTable {
   created_at: number;
   /** GitHub App installation given at connect time (github forge); null or absent = looked up. */
   github_installation_id: ColumnType<number | null, number | null | undefined, number | null>;
-  /** Where a PR is shown on its forge, `{n}` = PR number (migration 010); null = https://HOST/OWNER/NAME/pull/N. */
+  /** Where a PR is shown on its forge, `{n}` = PR number (migration 010); null = the forge's own form (src/forge-links.ts). */
   pr_url_template: ColumnType<string | null, string | null | undefined, string | null>;
 }
 

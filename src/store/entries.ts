@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Entry } from '../engine/types.js';
+import type { RepoSite } from '../forge-links.js';
 import type { Database, EntryRow } from './database.js';
 import { prepare, prepareRows } from './prepared.js';
 
@@ -83,7 +84,14 @@ const prOfQueue = prepare(
       .leftJoin('entries', (join) =>
         join.onRef('entries.queue_id', '=', 'queues.id').on('entries.pr_number', '=', p.prNumber),
       )
-      .select(['repos.org_id', 'queues.id as queue_id', 'queues.config', 'entries.data'])
+      .select([
+        'repos.org_id',
+        'repos.forge',
+        'repos.pr_url_template',
+        'queues.id as queue_id',
+        'queues.config',
+        'entries.data',
+      ])
       .where('repos.host', '=', p.host)
       .where('repos.owner', '=', p.owner)
       .where('repos.name', '=', p.name),
@@ -91,18 +99,26 @@ const prOfQueue = prepare(
 
 /**
  * A PR's entry in the queue of a branch of a repository, with what is needed to show it, in one
- * lookup: the repository's org, the queue's id and settings (JSON), the entry when there is one.
+ * lookup: the repository's org and site (for its forge links), the queue's id and settings (JSON),
+ * the entry when there is one.
  */
 export async function findPrOfQueue(
   db: Kysely<Database>,
   repo: { host: string; owner: string; name: string },
   targetBranch: string,
   prNumber: number,
-): Promise<{ orgId: string; queue?: { id: string; config: string }; entry?: Entry } | undefined> {
+): Promise<{ orgId: string; site: RepoSite; queue?: { id: string; config: string }; entry?: Entry } | undefined> {
   const [row] = await prOfQueue(db, { host: repo.host, owner: repo.owner, name: repo.name, targetBranch, prNumber });
   if (!row) return undefined;
   return {
     orgId: row.org_id,
+    site: {
+      forge: row.forge,
+      host: repo.host,
+      owner: repo.owner,
+      name: repo.name,
+      pr_url_template: row.pr_url_template,
+    },
     ...(row.queue_id !== null ? { queue: { id: row.queue_id, config: row.config! } } : {}),
     ...(row.data !== null ? { entry: entryOf({ data: row.data }) } : {}),
   };

@@ -343,6 +343,10 @@ describe('the dashboard files', () => {
       'links.js',
       'components.js',
       'pages/queues.js',
+      'words.js',
+      'live.js',
+      'actions.js',
+      'pages/pr.js',
       'style.css',
     ]) {
       const res = await h.get(`/dashboard/${file}`, { 'x-api-token': undefined });
@@ -356,6 +360,10 @@ describe('the dashboard files', () => {
     expect(errorOf(await h.get('/dashboard/missing.js'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
     expect(errorOf(await h.get('/dashboard/pages/missing.js'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
     expect(errorOf(await h.get('/dashboard/pages/..%2Fapp.js'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(errorOf(await h.get('/dashboard/pages/..%2F..%2Fpackage.json'))).toMatchObject({
+      status: 404,
+      code: 'NOT_FOUND',
+    });
   });
 
   it('serves the browser modules of eventsource-parser, which api.js imports, and nothing else of node_modules', async () => {

@@ -45,7 +45,17 @@ describe('submitPullRequest and getSubmittedPullRequest', () => {
 
     const pr = await getPr(1);
     expect(Object.keys(pr).sort()).toEqual(
-      [...ITEM_KEYS, 'forceEnqueued', 'isCurrentlySubmittedToQueue', 'readiness', 'reason', 'verifiedByTestRun'].sort(),
+      [
+        ...ITEM_KEYS,
+        'actions',
+        'forceEnqueued',
+        'headCommitUrl',
+        'isCurrentlySubmittedToQueue',
+        'prUrl',
+        'readiness',
+        'reason',
+        'verifiedByTestRun',
+      ].sort(),
     );
     const head = h.t.forge.state(SLUG).prs.get(1)!.headSha;
     expect(pr).toMatchObject({
@@ -62,6 +72,7 @@ describe('submitPullRequest and getSubmittedPullRequest', () => {
       forceEnqueued: false,
       isCurrentlySubmittedToQueue: true,
       verifiedByTestRun: null,
+      actions: { cancel: true, restartTests: true, changePriority: true, submitAgain: false },
       readiness: {
         hasImpactedTargets: false,
         requiresImpactedTargets: false,
@@ -194,7 +205,16 @@ describe('cancelPullRequest and restartTestsOnPullRequest', () => {
     const res = await h.post('/v1/cancelPullRequest', h.body({ pr: { number: '1' } }));
     expect(res.statusCode, res.body).toBe(200);
     expect(json(res)).toEqual({});
-    expect(await getPr(1)).toMatchObject({ state: 'CANCELLED', isCurrentlySubmittedToQueue: false });
+    expect(await getPr(1)).toMatchObject({
+      state: 'CANCELLED',
+      isCurrentlySubmittedToQueue: false,
+      actions: { cancel: false, restartTests: false, changePriority: false, submitAgain: true },
+    });
+    // What actions says is refused is refused.
+    expect(errorOf(await h.post('/v1/cancelPullRequest', h.body({ pr: { number: 1 } })))).toMatchObject({
+      status: 400,
+      code: 'PR_NOT_IN_QUEUE',
+    });
   });
 
   it('refuses to cancel or restart a PR that is not in the queue', async () => {
@@ -208,8 +228,12 @@ describe('cancelPullRequest and restartTestsOnPullRequest', () => {
     });
   });
 
-  it('refuses to restart a PR that is not testing yet', async () => {
+  it('refuses to restart a PR that is not testing yet, as its actions say', async () => {
     await submit(1);
+    expect(await getPr(1)).toMatchObject({
+      state: 'PENDING',
+      actions: { cancel: true, restartTests: false, changePriority: true, submitAgain: false },
+    });
     expect(errorOf(await h.post('/v1/restartTestsOnPullRequest', h.body({ pr: { number: 1 } })))).toMatchObject({
       status: 400,
       code: 'RESTART_NOT_ALLOWED',
@@ -352,6 +376,7 @@ describe('setImpactedTargets and getMergeQueueTestingDetails', () => {
       'statusChecks',
       'testBranch',
       'testBranchSha',
+      'testCommitUrl',
       'testedPullRequests',
     ]);
     expect(d.requiredStatuses.every((s: unknown) => typeof s === 'string')).toBe(true);
@@ -366,6 +391,22 @@ describe('setImpactedTargets and getMergeQueueTestingDetails', () => {
       { prNumber: 1, prUrl: 'https://github.com/acme/web/pull/1', title: 'Change 1' },
     ]);
     expect(d.dependentPrs).toEqual([]);
+    // A plain git forge shows no commits: no address rather than a broken one.
+    expect(d.testCommitUrl).toBeNull();
+  });
+
+  it("links the test commit of a GitHub repository's run in GitHub's form", async () => {
+    const slug = 'github.com/acme/app';
+    const key = { repo: { host: 'github.com', owner: 'acme', name: 'app' }, targetBranch: 'main' };
+    await h.t.connectRepo('acme', slug, { forge: 'github' });
+    expect((await h.post('/v1/createQueue', key)).statusCode).toBe(200);
+    h.t.forge.openPr(slug, { number: 1, title: 'Change 1', author: 'dev' });
+    expect((await h.post('/v1/submitPullRequest', { ...key, pr: { number: 1 } })).statusCode).toBe(200);
+    await h.t.runEffects();
+    const [runId] = h.t.ci.startedRunIds().slice(-1);
+    const d = json(await h.post('/v1/getMergeQueueTestingDetails', { ...key, testRunId: runId }));
+    expect(d.testBranchSha).toMatch(/^[0-9a-f]{40}$/);
+    expect(d.testCommitUrl).toBe(`https://github.com/acme/app/commit/${d.testBranchSha}`);
   });
 
   it('answers 404 for an unknown test run', async () => {

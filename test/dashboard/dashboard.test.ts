@@ -61,7 +61,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     await page.goto(`${demo.url}/${PR(4)}`);
     await page.getByRole('heading', { name: '#4 Add gift cards' }).waitFor();
     // PR 4 breaks the test: wait until the page shows it FAILED (it updates itself).
-    await page.locator('#timeline').getByText('FAILED', { exact: true }).first().waitFor({ timeout: 90_000 });
+    await page.locator('#timeline').getByText('Failed', { exact: true }).first().waitFor({ timeout: 90_000 });
     // Reasons read as sentences; the code is in the tooltip.
     const timeline = await page.locator('#timeline').textContent();
     expect(timeline).toContain('Failed: a required CI status failed.');
@@ -110,7 +110,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     // Submitted again, it conflicts with main now: it waits NOT_READY, and says why.
     await api('submitPullRequest', { ...QUEUE_KEY, pr: { number: failed } });
     await page.reload();
-    await page.locator('.page-head').getByText('NOT_READY').waitFor({ timeout: 20_000 });
+    await page.locator('.page-head').getByText('Not ready', { exact: true }).waitFor({ timeout: 20_000 });
     await page
       .locator('#pr-reason')
       .getByText(/^Not ready: it conflicts with the target branch/)
@@ -172,14 +172,14 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     await pause.click();
     expect(await dialog.textContent()).toContain('this counts as a change outside Terraform');
     await dialog.getByRole('button', { name: 'Pause' }).click();
-    await page.locator('.queue-state').getByText('PAUSED').waitFor();
+    await page.locator('.queue-state').getByText('Paused', { exact: true }).waitFor();
     expect(await apiQueueState()).toBe('PAUSED');
     await page.locator('#management').getByText('Changed outside Terraform since').waitFor();
     await page.screenshot({ path: path.join(SHOTS, 'queue-paused.png') });
 
     await page.getByRole('button', { name: 'Resume' }).click();
     await dialog.getByRole('button', { name: 'Resume' }).click();
-    await page.locator('.queue-state').getByText('RUNNING').waitFor();
+    await page.locator('.queue-state').getByText('Running', { exact: true }).waitFor();
     expect(await apiQueueState()).toBe('RUNNING');
     await terraformWrite();
     await page.locator('#management').getByText('Managed by Terraform.').waitFor();
@@ -189,7 +189,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
   it('shows a freeze with its reason and end while the queue is frozen, else the next freeze', async () => {
     const page = await signedIn();
     await page.goto(`${demo.url}/${QUEUE}`);
-    await page.locator('.queue-state').getByText('RUNNING').waitFor();
+    await page.locator('.queue-state').getByText('Running', { exact: true }).waitFor();
     expect(await page.locator('#freeze').count()).toBe(0);
     const now = Date.now();
     const iso = (ms: number) => new Date(ms).toISOString();

@@ -72,7 +72,13 @@ export function useDemo(): Demo {
     dir: '',
     browser: undefined as unknown as Browser,
     output: () => output,
-    newPage: async (size = DESKTOP) => (await demo.browser.newContext({ viewport: size })).newPage(),
+    // A page of its own context (closed with it): axe-core opens a second page in the context of the page it checks.
+    newPage: async (size = DESKTOP) => {
+      const context = await demo.browser.newContext({ viewport: size });
+      const page = await context.newPage();
+      page.on('close', () => void context.close());
+      return page;
+    },
     signedIn: async (size = DESKTOP) => {
       const page = await demo.newPage(size);
       page.on('pageerror', (err) => {

@@ -43,7 +43,7 @@ async function setUp(databaseUrl: string): Promise<{ t: TestService; ctx: AuthCo
   const t = await createTestService({ databaseUrl, publicUrl: 'https://greenline.example.com' });
   services.push(t);
   const { ctx } = await t.createOrg('acme');
-  await t.connectRepo('acme', REPO);
+  await t.connectRepo('acme', REPO, { forge: 'github' });
   await t.service.createQueue(ctx, t.key(REPO), { concurrency: 1 });
   return { t, ctx };
 }

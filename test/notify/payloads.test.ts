@@ -12,7 +12,7 @@ import type { QueueEventPayload } from '../../src/engine/types.js';
 import { failedCheckUrl } from '../../src/app/executor/ci-outcome.js';
 import { reasonMessage } from '../../src/app/read-models/pr-reason.js';
 import { notifyEventOf, parseNotifyEvents } from '../../src/notify/events.js';
-import { type EventQueue, messageBody, noticeOf, prUrl } from '../../src/notify/fan-out.js';
+import { type EventQueue, messageBody, noticeOf } from '../../src/notify/fan-out.js';
 import { inWords, type Notice, noticeText } from '../../src/notify/notice.js';
 import { slackMessage } from '../../src/notify/slack.js';
 import { teamsMessage } from '../../src/notify/teams.js';
@@ -64,6 +64,12 @@ describe('plain text', () => {
       ].join('\n'),
     );
     expect(JSON.parse(messageBody('chat', failed))).toEqual({ text: noticeText(failed) });
+  });
+
+  it('leaves the forge link out when the PR has no known address (a git forge without a PR URL template)', () => {
+    const text = noticeText({ ...failed, pr: { ...failed.pr!, forgeUrl: null } });
+    expect(text).not.toContain('Pull request:');
+    expect(text).toContain('Dashboard: https://greenline.example.com/#/pr/github.com/acme/web/main/42');
   });
 
   it('writes durations in words', () => {
@@ -183,7 +189,8 @@ describe('events', () => {
     owner: 'team',
     name: 'api',
     targetBranch: 'release/2',
-    prUrlTemplate: null,
+    forge: 'git',
+    pr_url_template: null,
   };
 
   it('words a queue.frozen event with its reason and end, with the queue page in the dashboard', async () => {
@@ -216,13 +223,6 @@ describe('events', () => {
     );
     expect(noticeText(unfrozen!)).toBe(
       'Queue git.example.com/team/api (release/2) unfrozen (the freeze for release 2.4 ended)\ngit.example.com/team/api (release/2)',
-    );
-  });
-
-  it("links a PR to its forge: the repository's template, or GitHub's form", () => {
-    expect(prUrl(q, 7)).toBe('https://git.example.com/team/api/pull/7');
-    expect(prUrl({ ...q, prUrlTemplate: 'https://git.example.com/team/api/-/merge_requests/{n}' }, 7)).toBe(
-      'https://git.example.com/team/api/-/merge_requests/7',
     );
   });
 });

@@ -6,6 +6,7 @@ import { call, failed } from '../api.js';
 import { ApiProblem, Badge, Loading, usePageTitle } from '../components.js';
 import { historyHref, queueHref, queueLabel, settingsHref } from '../links.js';
 import { html, useCallback, useEffect, useState } from '../ui.js';
+import { words } from '../words.js';
 
 /** @typedef {import('../../src/client/index.js').ListQueuesResponse['queues'][number]} QueueSummary */
 /** @typedef {import('../../src/client/index.js').NotificationChannel} NotificationChannel */
@@ -128,12 +129,12 @@ function Channels({ channels }) {
                 : 'enabled';
             const m = c.lastMessage;
             const last = m
-              ? `${m.event}: ${m.status}, ${m.attempts} attempt(s)${m.lastError ? ` — ${m.lastError}` : ''}`
+              ? `${words(m.event)}: ${words(m.status).toLowerCase()}, ${m.attempts} attempt(s)${m.lastError ? ` — ${m.lastError}` : ''}`
               : 'none yet';
             return html`<tr key=${c.id}>
-              <th scope="row" data-label="Channel">${c.kind}<span class="muted block">${new URL(c.url).host}</span></th>
+              <th scope="row" data-label="Channel">${words(c.kind)}<span class="muted block">${new URL(c.url).host}</span></th>
               <td data-label="Queues">${c.queue ? `${c.queue.repo} → ${c.queue.branch}` : 'all queues'}</td>
-              <td data-label="Events">${c.events.join(', ')}</td>
+              <td data-label="Events" title=${c.events.join(', ')}>${c.events.map(words).join(', ')}</td>
               <td data-label="State">${state}</td>
               <td data-label="Latest message">${last}</td>
             </tr>`;

@@ -21,7 +21,7 @@ export const getMergeQueueTestingDetails: Route<TestRunService> = (app, { servic
     async (request) => {
       const key = queueKey(request.body);
       const view = await service.getTestingDetails(authOf(request), key, request.body.testRunId);
-      return testingDetails(view, key.repo);
+      return testingDetails(view);
     },
   );
 };

@@ -160,6 +160,26 @@ export function OutlookProperties() {
     ),
   };
 }
+
+/** greenline's extension fields of a PR on the dashboard: its page and its head commit on the forge (src/forge-links.ts). */
+export function ForgeLinkProperties() {
+  return {
+    prUrl: Nullable(
+      Type.String({
+        description:
+          "greenline extension: the PR's page on its forge: the repository's PR URL template, GitHub's form on GitHub; " +
+          'null on a git forge connected without a template (no address known)',
+      }),
+    ),
+    headCommitUrl: Nullable(
+      Type.String({
+        description:
+          "greenline extension: the PR's head commit on its forge (GitHub's form); null on a git forge (no address known)",
+      }),
+    ),
+  };
+}
+
 export const PrItem = Type.Object(PrItemProperties);
 
 export const ListResponse = Type.Object({
@@ -212,6 +232,20 @@ export const SubmittedPr = Type.Object({
   isCurrentlySubmittedToQueue: Type.Boolean({ description: 'The entry is not in a terminal state' }),
   verifiedByTestRun: Nullable(Type.String({ description: 'Test run whose pass merged this PR' })),
   reason: PrReason,
+  actions: Type.Object(
+    {
+      cancel: Type.Boolean({
+        description: 'cancelPullRequest: while the PR is in the queue (not merged, failed or cancelled)',
+      }),
+      restartTests: Type.Boolean({ description: 'restartTestsOnPullRequest: while it is TESTING or PENDING_FAILURE' }),
+      changePriority: Type.Boolean({
+        description: 'submitPullRequest with a priority changes it in place: while the PR is in the queue',
+      }),
+      submitAgain: Type.Boolean({ description: 'submitPullRequest queues it again: once it FAILED or was CANCELLED' }),
+    },
+    { description: 'greenline extension: what the API accepts for this PR in its state (the dashboard shows these)' },
+  ),
+  ...ForgeLinkProperties(),
   timeline: Type.Optional(
     Type.Array(
       Type.Object({

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { MAX_HISTORY_HOURS } from '../../app/read-models/queue-activity.js';
 import { DateTime, Name, Nullable, PrStateOut, QueueAddress, QueueStateOut, Repo, RequestObject } from './common.js';
-import { OutlookProperties, PrReason } from './pull-request.js';
+import { ForgeLinkProperties, OutlookProperties, PrReason } from './pull-request.js';
 import { FreezeStateProperties, MODES } from './queue.js';
 
 /** contract §2.10 "Management source": not in getQueue/updateQueue, whose fields Terraform parses. */
@@ -60,6 +60,7 @@ export const ActivityPr = Type.Object({
   explanation: PrReason,
   lane: Lane,
   ...OutlookProperties(),
+  ...ForgeLinkProperties(),
 });
 
 export const ActivityRun = Type.Object({
@@ -89,6 +90,7 @@ export const RecentPr = Type.Object({
   flaky: Type.Boolean({
     description: 'Its tests passed only when run again on the same commit (TEST_RUN_PASSED_AFTER_RETRY)',
   }),
+  ...ForgeLinkProperties(),
 });
 
 export const QueueActivityResponse = Type.Object({

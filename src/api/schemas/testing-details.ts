@@ -14,6 +14,12 @@ export const TestingDetails = Type.Object({
   requiredStatusesSource: Type.String({ enum: ['trunk_config', 'repo_provider_branch_protection', 'merge_instance'] }),
   testBranch: Type.String(),
   testBranchSha: Nullable(Type.String({ description: 'null while the test commit is being built' })),
+  testCommitUrl: Nullable(
+    Type.String({
+      description:
+        "greenline extension: the test commit on the repository's forge (GitHub's form); null while it is being built, and on a git forge (no address known)",
+    }),
+  ),
   createdAt: DateTime('When the run was created'),
   status: Type.String({ enum: ['in_progress', 'failed', 'cancelled', 'succeeded'] }),
   checkSuites: Type.Array(

@@ -13,6 +13,7 @@ import type {
   TestRun,
   TimelineItem,
 } from '../../engine/types.js';
+import { commitWebUrl, prWebUrlOrGitHubForm, repoWebUrl } from '../../forge-links.js';
 import type { RepoRow } from '../../store/database.js';
 import { iso } from '../wire.js';
 
@@ -28,9 +29,6 @@ export const lowerSnake = (value: string): string => value.replace(/([A-Z])/g, '
 
 export const modeOut = (mode: QueueMode): 'queue' | 'graph' => (mode === 'parallel' ? 'graph' : 'queue');
 export const modeIn = (mode: 'queue' | 'graph'): QueueMode => (mode === 'graph' ? 'parallel' : 'single');
-
-const repoUrl = (repo: RepoRow): string => `https://${repo.host}/${repo.owner}/${repo.name}`;
-const prUrl = (repo: RepoRow, number: number): string => `${repoUrl(repo)}/pull/${number}`;
 
 export function configOut(c: QueueConfig) {
   return {
@@ -80,7 +78,7 @@ export function mergeQueueOut(handle: QueueHandle, snapshot: QueueSnapshot) {
     managedState: managedStateOf(handle),
     createdAt: iso(queue.created_at),
     updatedAt: iso(queue.updated_at),
-    repositoryUrl: repoUrl(repo),
+    repositoryUrl: repoWebUrl(repo),
     pullRequestsUrl: pullRequestsUrl(handle.shortId),
     config: configOut(snapshot.config),
   };
@@ -144,7 +142,7 @@ export function pullRequestOut(f: PullRequestFacts, list = false) {
     sha: info.headSha,
     baseBranch: info.baseBranch,
     author: info.author,
-    url: prUrl(f.repo, number),
+    url: prWebUrlOrGitHubForm(f.repo, number),
     state,
     isCurrentlySubmittedToQueue: f.entry?.view.isCurrentlySubmittedToQueue ?? false,
     ...(f.entry ? { queueEntry: queueEntryOut(f.entry.view, f.entry.queueShortId, list) } : {}),
@@ -186,17 +184,16 @@ export function verificationRunOut(
     number,
     sha: shas.get(number) ?? '',
     title: titles.get(number) ?? '',
-    url: prUrl(repo, number),
+    url: prWebUrlOrGitHubForm(repo, number),
   });
   const targets = details?.impactedTargets;
+  const testBranchCommitUrl = run.testSha && commitWebUrl(repo, run.testSha);
   return {
     id: run.id,
     isBisection: run.queueType === 'bisection',
     testBranch: run.testBranch,
     testBranchSha: run.testSha ?? '',
-    ...(run.testSha && repo.host === 'github.com'
-      ? { testBranchCommitUrl: `${repoUrl(repo)}/commit/${run.testSha}` }
-      : {}),
+    ...(testBranchCommitUrl ? { testBranchCommitUrl } : {}),
     createdAt: iso(run.createdAt),
     updatedAt: iso(run.finishedAt ?? run.createdAt),
     status: runStatusOut(run.status),
@@ -244,7 +241,7 @@ export function repositoryOut(repo: RepoRow) {
     provider: repo.forge === 'github' || repo.host === 'github.com' ? 'github' : 'unknown',
     path: `${repo.owner}/${repo.name}`,
     host: repo.host === 'github.com' ? null : repo.host,
-    url: repoUrl(repo),
+    url: repoWebUrl(repo),
     defaultBranch: null,
     isPrivate: null,
     createdAt: iso(repo.created_at),

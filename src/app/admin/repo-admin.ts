@@ -25,7 +25,7 @@ export interface ConnectRepoRequest {
   requiredStatuses?: string[];
   /** GitHub App installation id (github forge); absent = looked up from the repository. */
   installationId?: number;
-  /** Where a PR is shown on its forge, `{n}` = PR number; absent = https://HOST/OWNER/NAME/pull/N. */
+  /** Where a PR is shown on its forge, `{n}` = PR number; absent = the forge's own form (src/forge-links.ts). */
   prUrlTemplate?: string;
 }
 

@@ -37,6 +37,7 @@ export async function recordQueueEvent(
         'repos.host',
         'repos.owner',
         'repos.name',
+        'repos.forge',
         'repos.pr_url_template',
         'queues.target_branch',
       ])
@@ -54,7 +55,13 @@ export async function recordQueueEvent(
       webhooks: await queueWebhookMessages(trx, queueId, eventId, event, at, place),
       notifications: await queueNotifications(
         trx,
-        { ...place, queueId, repoId: where.repo_id, prUrlTemplate: where.pr_url_template },
+        {
+          ...place,
+          queueId,
+          repoId: where.repo_id,
+          forge: where.forge,
+          pr_url_template: where.pr_url_template,
+        },
         eventId,
         event,
         at,

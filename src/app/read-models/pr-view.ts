@@ -1,6 +1,7 @@
 /** A PR's entry as the service answers it: its state, readiness, why, and where it stands. */
 import type { PrOutlook } from '../../engine/eta.js';
 import type { Entry, Readiness } from '../../engine/types.js';
+import type { RepoSite } from '../../forge-links.js';
 import type { PrReason } from './pr-reason.js';
 
 export interface PrView {
@@ -12,4 +13,6 @@ export interface PrView {
   reason: PrReason;
   /** Position, what it waits on and estimated merge time; null once terminal. */
   outlook: PrOutlook | null;
+  /** Where the repository's PRs and commits are shown on its forge. */
+  site: RepoSite;
 }

@@ -18,6 +18,7 @@ import { HttpError } from '../../errors.js';
 import { percentile } from '../../lib/percentile.js';
 import { HOUR_MS } from '../../lib/time.js';
 import { countTransitionsInto, listLatestEntriesInStates } from '../../store/queue-activity.js';
+import type { RepoSite } from '../../forge-links.js';
 import type { Database, QueueRow } from '../../store/database.js';
 import { listEntriesInStates } from '../../store/metrics-entries.js';
 import { listRunsOfWindow } from '../../store/metrics-runs.js';
@@ -121,6 +122,8 @@ export interface QueueActivity {
   testRuns: { run: TestRun; lane: number | null }[];
   /** The latest concluded PRs, most recent first. */
   recent: Entry[];
+  /** Where the repository's PRs and commits are shown on its forge. */
+  site: RepoSite;
 }
 
 /** One queue as the live view draws it. */
@@ -131,7 +134,7 @@ export async function queueActivity(
   key: QueueKey,
   now: number,
 ): Promise<QueueActivity> {
-  const { queue } = await queueOfOrg(db, ctx, key);
+  const { repo, queue } = await queueOfOrg(db, ctx, key);
   const [snapshot, recent] = await Promise.all([
     executor.read(queue.id, queue.version),
     listLatestEntriesInStates(db, queue.id, TERMINAL_STATES, RECENT_LIMIT),
@@ -159,6 +162,7 @@ export async function queueActivity(
     })),
     testRuns: runs.map((run) => ({ run, lane: parallel ? (laneOf.get(run.prNumbers[0] ?? -1) ?? null) : null })),
     recent,
+    site: repo,
   };
 }
 

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { ImpactedTargets, RepoRef, TestRun } from '../../engine/types.js';
 import { HttpError } from '../../errors.js';
 import { CI_STATES, type CiStatus } from '../../ports.js';
+import type { RepoSite } from '../../forge-links.js';
 import type { Database, QueueRow, RepoRow, TestRunRow } from '../../store/database.js';
 import { listCiStatuses } from '../../store/ci-statuses.js';
 import { findEntry } from '../../store/entries.js';
@@ -18,6 +19,8 @@ import type { AuthContext, QueueKey } from '../request-scope.js';
 /** A test run as getTestingDetails shows it. */
 export interface TestRunView {
   run: TestRun;
+  /** Where the repository's PRs are shown on its forge. */
+  site: RepoSite;
   requiredStatuses: string[];
   requiredStatusesSource: 'trunk_config' | 'repo_provider_branch_protection' | 'merge_instance';
   statuses: CiStatus[];
@@ -76,6 +79,7 @@ export async function testingDetails(
     unionTargets(await Promise.all(prs.map((p) => findImpactedTargets(db, repo.id, p.number, p.headSha))));
   return {
     run,
+    site: repo,
     requiredStatuses: resolved?.statuses ?? [],
     // contract §2.7: v1 reports trunk_config when the source is unknown.
     requiredStatusesSource: resolved?.source ?? 'trunk_config',

@@ -337,6 +337,7 @@ export class GreenlineService implements MergeQueueService {
       isCurrentlySubmittedToQueue: active,
       reason: prReason(queue, entry, url, this.deps.clock.now()),
       outlook: active ? ((await this.outlook(found.queue.id)).get(entry.prNumber) ?? null) : null,
+      site: found.site,
     };
   }
 

@@ -1,0 +1,35 @@
+/**
+ * Where a repository's PRs and commits are shown on its forge. GitHub (github.com or a GitHub
+ * Enterprise host) has known forms; a plain git forge has none, unless its repository was connected
+ * with a PR URL template (`greenline repo connect --pr-url-template`, `{n}` = the PR's number).
+ */
+
+/** What the addresses are made of: a repository row has these fields. */
+export interface RepoSite {
+  forge: 'git' | 'github';
+  host: string;
+  owner: string;
+  name: string;
+  /** `{n}` = the PR's number; null or absent = the forge's own form, when it has one. */
+  pr_url_template?: string | null;
+}
+
+/** The repository's web address in GitHub's form (what Trunk's clients expect of every repository). */
+export const repoWebUrl = (r: Pick<RepoSite, 'host' | 'owner' | 'name'>): string =>
+  `https://${r.host}/${r.owner}/${r.name}`;
+
+/** The PR's web address: the repository's template, GitHub's form on GitHub, else null (none known). */
+export function prWebUrl(r: RepoSite, n: number): string | null {
+  if (r.pr_url_template) return r.pr_url_template.replaceAll('{n}', String(n));
+  return r.forge === 'github' ? `${repoWebUrl(r)}/pull/${n}` : null;
+}
+
+/**
+ * The PR's web address for the fields Trunk's contract types as strings: as `prWebUrl`, with
+ * GitHub's form where no address is known.
+ */
+export const prWebUrlOrGitHubForm = (r: RepoSite, n: number): string => prWebUrl(r, n) ?? `${repoWebUrl(r)}/pull/${n}`;
+
+/** The commit's web address: GitHub's form on GitHub; null on a plain git forge (none known). */
+export const commitWebUrl = (r: RepoSite, sha: string): string | null =>
+  r.forge === 'github' ? `${repoWebUrl(r)}/commit/${sha}` : null;
