@@ -20,6 +20,11 @@ export class ApiError extends Error {
   }
 }
 
+/** An error in words: `CODE: message` for an API error. */
+export function errorText(err) {
+  return err instanceof ApiError ? `${err.code}: ${err.message}` : String(err);
+}
+
 async function errorOf(res) {
   const text = await res.text();
   try {

@@ -3,7 +3,9 @@
 import { ApiError, token } from './api.js';
 import { announce, fill, h, tickDurations } from './dom.js';
 import { queueHref } from './links.js';
-import { prPage, queuePage, queuesPage } from './views.js';
+import { QueuePage } from './pages/queue.js';
+import { html, render } from './ui.js';
+import { prPage, queuesPage } from './views.js';
 
 const main = document.getElementById('main');
 const crumbs = document.getElementById('crumbs');
@@ -49,6 +51,13 @@ function signInPage(message) {
   signOut.hidden = true;
   fill(main, form);
   input.focus();
+}
+
+/** A Preact page in the shape route() shows; leaving it unmounts it (which stops its live updates). */
+function mounted(title, vnode) {
+  const el = h('div');
+  render(vnode, el);
+  return { title, el, leave: () => render(null, el) };
 }
 
 /** Parses the hash: #/, #/queue/<host>/<owner>/<name>/<branch>, #/pr/<host>/<owner>/<name>/<branch>/<n>. */
@@ -108,7 +117,14 @@ async function route() {
   fill(main, h('p', { class: 'notice', role: 'status' }, 'Loading…'));
   try {
     const page =
-      where.page === 'queue' ? queuePage(where.key) : where.page === 'pr' ? prPage(where.key, where.pr) : queuesPage();
+      where.page === 'queue'
+        ? mounted(
+            `${where.key.repo.owner}/${where.key.repo.name} → ${where.key.targetBranch}`,
+            html`<${QueuePage} queueKey=${where.key} />`,
+          )
+        : where.page === 'pr'
+          ? prPage(where.key, where.pr)
+          : queuesPage();
     const shown = await page;
     leave = shown.leave ?? (() => {});
     fill(main, shown.el);

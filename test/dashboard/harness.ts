@@ -68,7 +68,8 @@ export function useDemo(): Demo {
     browser: undefined as unknown as Browser,
     output: () => output,
     signedIn: async (size = DESKTOP) => {
-      const page = await demo.browser.newPage({ viewport: size });
+      // A context of its own (closed with the browser): axe-core opens a page beside it to finish its checks.
+      const page = await (await demo.browser.newContext({ viewport: size })).newPage();
       page.on('pageerror', (err) => {
         output += `\n[page error] ${err.message}`;
       });
