@@ -94,7 +94,7 @@ function QueueHead({ activity: a }) {
 
 /**
  * Pause, Resume and Drain, each after a confirmation; the button of the state the queue is in is
- * disabled. The outcome is said in `status` and to screen readers.
+ * disabled, and all three while the queue switches modes. The outcome is said in `status` and to screen readers.
  * @param {{ queueKey: QueueKey, activity: QueueActivity, title: string }} props
  */
 function Controls({ queueKey, activity, title }) {
@@ -117,14 +117,30 @@ function Controls({ queueKey, activity, title }) {
     setStatus(said);
     announce(said.text);
   };
+  const state = upper(activity.state);
+  // While the queue switches modes, updateQueue refuses every state.
+  const switching = state === 'SWITCHING_MODES';
   return html`<div class="controls" role="group" aria-label="Queue state">
       ${CONTROLS.map(
         (c) =>
-          html`<button key=${c.state} type="button" data-focus-key=${`control-${c.state}`} disabled=${upper(activity.state) === c.state} onClick=${() => run(c)}>
+          html`<button
+            key=${c.state}
+            type="button"
+            data-focus-key=${`control-${c.state}`}
+            disabled=${switching || state === c.state}
+            onClick=${() => run(c)}
+          >
             ${c.label}
           </button>`,
       )}
     </div>
+    ${
+      switching
+        ? html`<p class="muted" id="controls-note">
+          The queue is switching modes: its state can be set once the switch completed.
+        </p>`
+        : null
+    }
     ${status ? html`<p role="status" class=${status.cls}>${status.text}</p>` : null}`;
 }
 
