@@ -88,9 +88,9 @@ describe.skipIf(!haveChromium)('the queue page in Chromium, on greenline demo', 
     expect(await page.locator('#queue-prs a.forge-pr, #queue-prs a.forge-commit').count()).toBe(0);
     expect(await page.locator('#recent-prs a.forge-pr, #recent-prs a.forge-commit').count()).toBe(0);
     // The head commit is still shown, as text.
-    const pr = Number(await row.getAttribute('data-pr'));
-    const sha = (await activity()).pullRequests.find((p) => p.prNumber === pr)?.prSha;
-    if (sha) expect(await row.locator('.forge-commit').textContent()).toBe(sha.slice(0, 8));
+    const heads = await page.locator('#queue-prs span.forge-commit').allTextContents();
+    expect(heads.length).toBeGreaterThan(0);
+    for (const head of heads) expect(head).toMatch(/^[0-9a-f]{8}$/);
     await page.close();
   }, 60_000);
 
