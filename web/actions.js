@@ -1,7 +1,6 @@
 // @ts-check
 // Actions on the server, each after a confirmation, with the outcome in words.
-import { ApiError } from './api.js';
-import { failed } from './app.js';
+import { ApiError, failed } from './api.js';
 import { announce, confirmDialog } from './dom.js';
 
 /** The outcome of an action, in words; `code`: the API's error code, for the tooltip. */

@@ -1,19 +1,15 @@
 // @ts-check
 // The greenline dashboard: a Preact app of a header (brand, breadcrumbs, sign-out), the sign-in form,
 // and the page the address's hash names, looked up in the route table `routes`. Pages are
-// components of their address's parts (RouteProps); the queue page of views.js still builds
-// plain DOM and is mounted through Legacy.
+// components of their address's parts (RouteProps), one module each in pages/.
 import { ApiError, call, failed, onSignOut, signOut, token } from './api.js';
-import { ApiProblem, errorText, Loading, Problem, unreachableText, usePageTitle } from './components.js';
+import { errorText, Problem, unreachableText, usePageTitle } from './components.js';
 import { tickDurations } from './dom.js';
 import { queueHref, queueLabel } from './links.js';
 import { PrPage } from './pages/pr.js';
+import { QueuePage } from './pages/queue.js';
 import { QueuesPage } from './pages/queues.js';
 import { html, render, useEffect, useRef, useState } from './ui.js';
-import { queuePage } from './views.js';
-
-// views.js reports refused tokens through this module.
-export { failed };
 
 /** @typedef {import('./links.js').QueueKey} QueueKey */
 /** @typedef {import('preact').ComponentChildren} Children */
@@ -31,43 +27,6 @@ export { failed };
  * required, e.g. `@param {{ queueKey: QueueKey }} props`.
  * @typedef {{ path: string, page(props: RouteProps): Children, crumb?: (props: RouteProps) => string }} Route
  */
-
-/**
- * A page of views.js, which builds plain DOM: `load()` resolves to `{ title, el, leave }`, where
- * leave() stops its live updates; Legacy puts `el` in place, sets the title, and calls leave() when
- * the user navigates away.
- * @param {{ load: () => Promise<{ title: string, el: Node, leave?: () => void }> }} props
- */
-function Legacy({ load }) {
-  const ref = useRef(/** @type {HTMLDivElement | null} */ (null));
-  const [shown, setShown] = useState(/** @type {{ title?: string, error?: unknown }} */ ({}));
-  usePageTitle(shown.title ?? null);
-  useEffect(() => {
-    let gone = false;
-    let leave = () => {};
-    load().then(
-      (page) => {
-        leave = page.leave ?? leave;
-        if (gone) return leave();
-        ref.current?.replaceChildren(page.el);
-        setShown({ title: page.title });
-      },
-      (error) => {
-        if (!gone && !failed(error)) setShown({ error });
-      },
-    );
-    return () => {
-      gone = true;
-      leave();
-    };
-  }, []);
-  return html`${shown.title === undefined && shown.error === undefined ? html`<${Loading} />` : null}
-    ${shown.error === undefined ? null : html`<${ApiProblem} error=${shown.error} />`}
-    <div ref=${ref}></div>`;
-}
-
-/** @param {{ queueKey: QueueKey }} props */
-const QueuePage = ({ queueKey }) => html`<${Legacy} load=${() => queuePage(queueKey)} />`;
 
 /** @param {{ queueKey: QueueKey, pr: number }} props */
 const PullRequestPage = ({ queueKey, pr }) => html`<${PrPage} queueKey=${queueKey} prNumber=${pr} />`;

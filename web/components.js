@@ -4,8 +4,18 @@
 import { ApiError } from './api.js';
 import { announce } from './dom.js';
 import { html, useEffect } from './ui.js';
+import { Why } from './words.js';
 
 export { Badge, Since, Until } from './dom.js';
+export { ExternalLink } from './words.js';
+
+/**
+ * Why something is as it is, as the API words it (words.js Why): the sentence, its code in the
+ * tooltip, its specifics after it.
+ * @param {{ reason: { code: string, message: string, detail?: string | null }, class?: string }} props
+ */
+export const Reason = ({ reason, class: cls }) =>
+  html`<${Why} code=${reason.code} message=${reason.message} detail=${reason.detail} class=${cls} />`;
 
 /** @typedef {import('preact').ComponentChildren} Children */
 

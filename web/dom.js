@@ -1,9 +1,9 @@
 // @ts-check
-// Small helpers of the dashboard: times as words, state badges, the live region and the confirmation
-// dialog, each usable from components (Since, Until, Badge) and from the plain DOM pages (since,
-// until, badge, built with h(): elements from data, never from HTML strings).
+// Small helpers of the dashboard: times as words (Since, Until, kept current by tickDurations), the
+// state badge, the live region, the confirmation dialog, and h()/s() for the charts' plain DOM
+// (elements from data, never from HTML strings).
 import { html } from './ui.js';
-import { StateBadge, stateClass, words } from './words.js';
+import { StateBadge } from './words.js';
 
 /** @typedef {string | number | boolean | null | undefined | ((event: any) => void)} AttrValue */
 /** @typedef {Node | string | number | boolean | null | undefined | unknown[]} Children Nodes, text, and lists of them (nested); null, undefined and false are left out. */
@@ -90,7 +90,7 @@ export const time = (iso) => new Date(iso).toLocaleString();
 const sinceText = (iso) => duration(Date.now() - Date.parse(iso));
 
 /** @param {string} iso "in 4 min 05 s", or "now" once `iso` is past. */
-export const untilText = (iso) => {
+const untilText = (iso) => {
   const ms = Date.parse(iso) - Date.now();
   return ms <= 0 ? 'now' : `in ${duration(ms)}`;
 };
@@ -109,12 +109,6 @@ export const Since = ({ iso }) =>
 export const Until = ({ iso }) =>
   html`<time datetime=${iso} data-until=${iso} title=${time(iso)}>${untilText(iso)}</time>`;
 
-/** @param {string} iso Since as a DOM element. */
-export const since = (iso) => h('time', { datetime: iso, 'data-since': iso, title: time(iso) }, sinceText(iso));
-
-/** @param {string} iso Until as a DOM element. */
-export const until = (iso) => h('time', { datetime: iso, 'data-until': iso, title: time(iso) }, untilText(iso));
-
 /**
  * Brings every Since and Until under `root` up to date (the dashboard calls it every second).
  * @param {ParentNode} [root]
@@ -131,12 +125,6 @@ export function tickDurations(root = document) {
  * in the tooltip (words.js StateBadge).
  */
 export const Badge = StateBadge;
-
-/** @param {string} state Badge as a DOM element. */
-export const badge = (state) => {
-  const code = String(state).toUpperCase();
-  return h('span', { class: stateClass(state), title: code, 'data-code': code }, words(state));
-};
 
 /**
  * Speaks `text` to screen readers through the polite live region.

@@ -2,8 +2,7 @@
 // Live updates: a queue's server-sent events (streamQueueEvents), followed with reconnection.
 /** @typedef {import('../src/client/index.js').QueueActivity} QueueActivity */
 /** @typedef {import('../src/client/index.js').QueueRequest} QueueKey */
-import { ApiError, stream } from './api.js';
-import { failed } from './app.js';
+import { ApiError, failed, stream } from './api.js';
 import { html, useEffect, useRef, useState } from './ui.js';
 
 /** The state of the connection, as shown beside a page's title. */

@@ -43,9 +43,9 @@ export const linkable = (/** @type {unknown} */ url) => typeof url === 'string' 
 /**
  * A link to a page elsewhere (the forge, CI), opened in a new tab; nothing when the address is unknown
  * or not http(s): no link rather than a broken one.
- * @param {{ url: string | null | undefined, children: any, label?: string }} props
+ * @param {{ url: string | null | undefined, children: any, label?: string, class?: string }} props
  */
-export function ExternalLink({ url, children, label }) {
+export function ExternalLink({ url, children, label, class: cls }) {
   if (!linkable(url)) return null;
-  return html`<a href=${url} rel="noopener noreferrer" target="_blank" aria-label=${label}>${children}</a>`;
+  return html`<a href=${url} class=${cls} rel="noopener noreferrer" target="_blank" aria-label=${label}>${children}</a>`;
 }

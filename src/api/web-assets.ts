@@ -1,6 +1,7 @@
 /**
  * The web dashboard: static files of the `web/` folder that ships with the package (package.json
- * `files`), read once at start. `GET /` answers index.html; `GET /dashboard/<file>` the other files.
+ * `files`), read once at start. `GET /` answers index.html; `GET /dashboard/<file>` the other files, and
+ * `GET /dashboard/pages/<file>` the modules of the pages.
  * Everything is local (no CDN), so the dashboard works offline. The pages call the v1 API with the
  * token the user signs in with; these files themselves need no token. The files of web/'s folders
  * (`web/pages/`) are served under `/dashboard/<folder>/<file>`. Browser modules of the

@@ -2,7 +2,8 @@
  * The webhook event types (contract §8) and the body sent for each: a flat JSON object with `type`
  * at the top, as Trunk sends it (no `{type, data}` envelope).
  */
-import type { QueueEventPayload, RepoRef } from '../engine/types.js';
+import type { QueueEventPayload } from '../engine/types.js';
+import { prWebUrlOrGitHubForm, type RepoSite } from '../forge-links.js';
 
 export const PR_EVENT_TYPES = [
   'pull_request.submitted',
@@ -48,7 +49,7 @@ export const isTestRunEvent = (type: string): boolean => type.startsWith('test_r
 
 /** Where the event happened, and for PR events the PR's author (the engine's event does not carry them). */
 export interface EventContext {
-  repo: RepoRef;
+  repo: RepoSite;
   targetBranch: string;
   author: string;
 }
@@ -111,7 +112,7 @@ export function eventBody(event: QueueEventPayload, ctx: EventContext): Record<s
   } else {
     const pr = event.prNumbers[0];
     body.author = ctx.author;
-    body.http_details_url = `https://${ctx.repo.host}/${ctx.repo.owner}/${ctx.repo.name}/pull/${pr}`;
+    body.http_details_url = prWebUrlOrGitHubForm(ctx.repo, pr!);
     body.pr_number = pr;
   }
   body.repository = { host: ctx.repo.host, owner: ctx.repo.owner, name: ctx.repo.name };

@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { QueueEventPayload } from '../engine/types.js';
+import type { RepoSite } from '../forge-links.js';
 import type { Database } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
 import { enabledSubscriptionsOfOrg, insertMessages, pendingMessage } from '../store/webhooks.js';
@@ -24,12 +25,9 @@ export const wants = (events: string | null, type: string): boolean =>
     ? EVENT_TYPES.includes(type as QueueEventPayload['type'])
     : (JSON.parse(events) as string[]).includes(type);
 
-/** The queue an event happened in, as the fan-out reads it. */
-export interface EventPlace {
+/** The queue an event happened in, as the fan-out reads it: its repository's site and its branch. */
+export interface EventPlace extends RepoSite {
   orgId: string;
-  host: string;
-  owner: string;
-  name: string;
   targetBranch: string;
 }
 
@@ -50,7 +48,7 @@ export async function queueWebhookMessages(
       : ((await findEntry(trx, queueId, event.prNumbers[0]!))?.author ?? '');
   const body = JSON.stringify(
     eventBody(event, {
-      repo: { host: where.host, owner: where.owner, name: where.name },
+      repo: where,
       targetBranch: where.targetBranch,
       author,
     }),

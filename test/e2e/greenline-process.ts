@@ -68,6 +68,8 @@ export interface RepoToConnect {
   ciCommand: string;
   /** false: connect without checking the remote (`--no-remote-check`), for a remote that is gone. */
   remoteCheck?: boolean;
+  /** Where the forge shows a PR (`--pr-url-template`, `{n}` = PR number); absent = no PR address known. */
+  prUrlTemplate?: string;
 }
 
 export interface GreenlineOptions {
@@ -141,6 +143,7 @@ export class GreenlineProcess {
           r.ciCommand,
           ...store,
           ...(r.remoteCheck === false ? ['--no-remote-check'] : []),
+          ...(r.prUrlTemplate ? ['--pr-url-template', r.prUrlTemplate] : []),
         ]);
         if (connect.code !== 0) throw new Error(`repo connect failed: ${connect.stderr}`);
       }

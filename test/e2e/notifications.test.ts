@@ -2,8 +2,8 @@
  * End to end, chat notifications: the built server as a process with the git forge and the built-in
  * CI, a real bare git remote, and a local HTTP receiver standing in for Slack and a chat service. A
  * channel added with `greenline notify add`; a PR that breaks the repository's check fails, and the
- * channel gets a message saying so, with the reason in words and the links; `notify list` shows it
- * delivered and `notify test` reaches the channel.
+ * channel gets a message saying so, with the reason in words and the links (the PR's through the
+ * repository's PR URL template); `notify list` shows it delivered and `notify test` reaches the channel.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,7 +33,14 @@ describe('chat notifications on a real server', () => {
     const ci = writeCiScript(dir);
     server = await GreenlineProcess.start({
       dir,
-      repos: [{ repo: SLUG, remote: remote.dir, ciCommand: ci.command }],
+      repos: [
+        {
+          repo: SLUG,
+          remote: remote.dir,
+          ciCommand: ci.command,
+          prUrlTemplate: 'https://git.example.com/acme/shop/pulls/{n}',
+        },
+      ],
       serveArgs: ['--public-url', 'https://greenline.example.com'],
     });
     chat = await new ChatReceiver().start();
@@ -81,7 +88,7 @@ describe('chat notifications on a real server', () => {
       /^Failed: a required CI status failed\. .*greenline\/ci.* \(test run [0-9a-f]{8}\)$/,
     );
     expect(slack.blocks.at(-1).elements.map((e: { url: string }) => e.url)).toEqual([
-      'https://example.com/acme/shop/pull/1',
+      'https://git.example.com/acme/shop/pulls/1',
       'https://greenline.example.com/#/pr/example.com/acme/shop/main/1',
     ]);
     const texts = chat.delivered('/chat').map((p) => p.body.text as string);

@@ -269,6 +269,24 @@ describe('webhook delivery', () => {
     for (const r of receiver.delivered()) expect(r.timestamp).toBe(Math.floor(t.clock.now() / 1000));
   });
 
+  it("links a PR through its repository's PR URL template in http_details_url", async () => {
+    const { t, ctx } = await setUp();
+    const slug = 'git.example.com/acme/api';
+    await t.connectRepo('acme', slug, { prUrlTemplate: 'https://git.example.com/acme/api/pulls/{n}' });
+    const key = t.key(slug);
+    await t.service.createQueue(ctx, key, {});
+    t.forge.openPr(slug, { number: 7, title: 'Change 7', author: 'dev7' });
+    await t.service.submitPullRequest(ctx, key, { prNumber: 7 });
+    await t.runEffects();
+    await t.app.webhooks.drain();
+    const submitted = receiver.delivered().find((r) => r.body.type === 'pull_request.submitted')!.body;
+    expect(submitted).toMatchObject({
+      pr_number: 7,
+      repository: { host: 'git.example.com', owner: 'acme', name: 'api' },
+      http_details_url: 'https://git.example.com/acme/api/pulls/7',
+    });
+  });
+
   it('delivers batch events with the batch fields', async () => {
     f = await createQueueFixture({ queue: { concurrency: 1 } });
     const { t, ctx } = f;

@@ -12,9 +12,8 @@
 /** @typedef {{ pr: SubmittedPullRequest, runs: Run[] }} PrData */
 /** @typedef {import('../actions.js').Outcome} Outcome */
 import { confirmThen, errorMessage } from '../actions.js';
-import { ApiError, call } from '../api.js';
-import { failed } from '../app.js';
-import { announce, duration, time, untilText } from '../dom.js';
+import { ApiError, call, failed } from '../api.js';
+import { announce, Since, time, Until } from '../dom.js';
 import { prHref, queueHref } from '../links.js';
 import { LiveIndicator, useLive } from '../live.js';
 import { html, useCallback, useEffect, useRef, useState } from '../ui.js';
@@ -47,28 +46,6 @@ async function loadPr(key, number) {
     }),
   );
   return { pr, runs };
-}
-
-/**
- * How long ago `iso` was; the dashboard's clock (tickDurations) keeps it current.
- * @param {{ iso: string }} props
- */
-function Since({ iso }) {
-  const fillIn = (/** @type {HTMLElement | null} */ el) => {
-    if (el) el.textContent = duration(Date.now() - Date.parse(iso));
-  };
-  return html`<time ref=${fillIn} datetime=${iso} data-since=${iso} title=${time(iso)}></time>`;
-}
-
-/**
- * How long until `iso` ("in 4 min 05 s"); kept current like Since.
- * @param {{ iso: string }} props
- */
-function Until({ iso }) {
-  const fillIn = (/** @type {HTMLElement | null} */ el) => {
-    if (el) el.textContent = untilText(iso);
-  };
-  return html`<time ref=${fillIn} datetime=${iso} data-until=${iso} title=${time(iso)}></time>`;
 }
 
 /**

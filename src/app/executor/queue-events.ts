@@ -46,22 +46,18 @@ export async function recordQueueEvent(
     if (!where) return none;
     const place = {
       orgId: where.org_id,
+      forge: where.forge,
       host: where.host,
       owner: where.owner,
       name: where.name,
+      pr_url_template: where.pr_url_template,
       targetBranch: where.target_branch,
     };
     return {
       webhooks: await queueWebhookMessages(trx, queueId, eventId, event, at, place),
       notifications: await queueNotifications(
         trx,
-        {
-          ...place,
-          queueId,
-          repoId: where.repo_id,
-          forge: where.forge,
-          pr_url_template: where.pr_url_template,
-        },
+        { ...place, queueId, repoId: where.repo_id },
         eventId,
         event,
         at,

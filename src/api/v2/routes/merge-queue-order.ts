@@ -1,5 +1,6 @@
 import { queueOrder } from '../../../engine/index.js';
 import type { Entry } from '../../../engine/types.js';
+import { prWebUrlOrGitHubForm } from '../../../forge-links.js';
 import { queueOf } from '../lookups.js';
 import { callerOf } from '../plugin.js';
 import type { V2Route } from '../route.js';
@@ -37,7 +38,7 @@ export const mergeQueueOrder: V2Route = (app, { service }) => {
         number: e.prNumber,
         sha: e.headSha,
         title: e.title,
-        url: `https://${handle.repo.host}/${handle.repo.owner}/${handle.repo.name}/pull/${e.prNumber}`,
+        url: prWebUrlOrGitHubForm(handle.repo, e.prNumber),
       });
       const byNumber = new Map(order.map((e) => [e.prNumber, e]));
       const inRun = new Set<number>();
