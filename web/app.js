@@ -3,6 +3,8 @@
 import { ApiError, token } from './api.js';
 import { announce, fill, h, tickDurations } from './dom.js';
 import { queueHref } from './links.js';
+import { SettingsPage } from './pages/settings.js';
+import { html, render } from './ui.js';
 import { prPage, queuePage, queuesPage } from './views.js';
 
 const main = document.getElementById('main');
@@ -51,13 +53,13 @@ function signInPage(message) {
   input.focus();
 }
 
-/** Parses the hash: #/, #/queue/<host>/<owner>/<name>/<branch>, #/pr/<host>/<owner>/<name>/<branch>/<n>. */
+/** Parses the hash: #/, #/queue/…, #/settings/… (<host>/<owner>/<name>/<branch>), #/pr/<host>/<owner>/<name>/<branch>/<n>. */
 function parse(hash) {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
   const [page, host, owner, name, branch, pr] = parts;
-  if ((page === 'queue' || page === 'pr') && host && owner && name && branch) {
+  if ((page === 'queue' || page === 'settings' || page === 'pr') && host && owner && name && branch) {
     const key = { repo: { host, owner, name }, targetBranch: branch };
-    if (page === 'queue') return { page, key };
+    if (page === 'queue' || page === 'settings') return { page, key };
     if (/^[0-9]+$/.test(pr ?? '')) return { page, key, pr: Number(pr) };
   }
   return { page: 'queues' };
@@ -74,6 +76,7 @@ function breadcrumbs(where) {
     );
   }
   if (where.pr) items.push(h('span', { 'aria-current': 'page' }, `#${where.pr}`));
+  if (where.page === 'settings') items.push(h('span', { 'aria-current': 'page' }, 'Settings'));
   fill(
     crumbs,
     h(
@@ -105,6 +108,12 @@ async function route() {
   signOut.hidden = false;
   const where = parse(location.hash);
   breadcrumbs(where);
+  if (where.page === 'settings') {
+    fill(main);
+    render(html`<${SettingsPage} queueKey=${where.key} />`, main);
+    leave = () => render(null, main);
+    return;
+  }
   fill(main, h('p', { class: 'notice', role: 'status' }, 'Loading…'));
   try {
     const page =

@@ -4,4 +4,5 @@ const segments = (key) =>
   [key.repo.host, key.repo.owner, key.repo.name, key.targetBranch].map(encodeURIComponent).join('/');
 
 export const queueHref = (key) => `#/queue/${segments(key)}`;
+export const settingsHref = (key) => `#/settings/${segments(key)}`;
 export const prHref = (key, n) => `#/pr/${segments(key)}/${n}`;

@@ -3,7 +3,7 @@ import { ApiError, call, stream } from './api.js';
 import { failed } from './app.js';
 import { conclusionsChart, runsPerMergeChart, timeInQueueChart } from './charts.js';
 import { announce, badge, confirmDialog, fill, h, since, time, until } from './dom.js';
-import { prHref, queueHref } from './links.js';
+import { prHref, queueHref, settingsHref } from './links.js';
 
 const TERMINAL = ['MERGED', 'FAILED', 'CANCELLED'];
 /** The states whose tests can be restarted (the API refuses the others). */
@@ -414,7 +414,7 @@ function recentView(key, activity) {
  * The banner of a queue whose settings Terraform manages: managed, or changed outside Terraform since
  * a time (a write from anywhere else after Terraform's last one, this page's buttons included).
  */
-function managementBanner(a) {
+export function managementBanner(a) {
   if (a.managedBy !== 'terraform') return null;
   if (a.driftSince === null) {
     return h(
@@ -438,7 +438,7 @@ function managementBanner(a) {
  * A queue with freezes: frozen (until when and why; nothing merges but urgent and exempt PRs), or the
  * next freeze. Nothing for a queue without freezes.
  */
-function freezeBanner(a) {
+export function freezeBanner(a) {
   if (a.frozen === true) {
     return h(
       'p',
@@ -468,7 +468,7 @@ function freezeBanner(a) {
   );
 }
 
-const CONTROLS = [
+export const CONTROLS = [
   {
     state: 'PAUSED',
     label: 'Pause',
@@ -482,7 +482,7 @@ const CONTROLS = [
   },
 ];
 
-const outsideTerraform = (a) =>
+export const outsideTerraform = (a) =>
   a.managedBy === 'terraform' ? ' Terraform manages this queue: this counts as a change outside Terraform.' : '';
 
 export async function queuePage(key) {
@@ -574,7 +574,13 @@ export async function queuePage(key) {
   const el = h(
     'article',
     { 'aria-labelledby': 'queue-title' },
-    h('div', { class: 'page-head' }, h('h1', { id: 'queue-title' }, title), indicator),
+    h(
+      'div',
+      { class: 'page-head' },
+      h('h1', { id: 'queue-title' }, title),
+      indicator,
+      h('a', { href: settingsHref(key) }, 'Settings'),
+    ),
     management,
     head,
     controls,

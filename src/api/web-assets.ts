@@ -2,7 +2,8 @@
  * The web dashboard: static files of the `web/` folder that ships with the package (package.json
  * `files`), read once at start. `GET /` answers index.html; `GET /dashboard/<file>` the other files.
  * Everything is local (no CDN), so the dashboard works offline. The pages call the v1 API with the
- * token the user signs in with; these files themselves need no token. Browser modules of the
+ * token the user signs in with; these files themselves need no token. The files of web/'s folders
+ * (`web/pages/`) are served under `/dashboard/<folder>/<file>`. Browser modules of the
  * dashboard's dependencies are served the same way from node_modules, under `/dashboard/vendor/<name>/`;
  * index.html's import map names them (`preact`, `preact/hooks`, `htm`), so the pages import them by
  * their package names, and the content security policy allows that one inline script by its hash.
@@ -52,18 +53,26 @@ function contentSecurityPolicy(indexHtml: string): string {
 
 type Files = Map<string, { type: string; body: Buffer }>;
 
-/** The files of `dir` the dashboard may serve, by name. */
-function readFiles(dir: string): Files {
+/**
+ * The files of `dir` the dashboard may serve, by name; with `folders`, also those of its folders, by
+ * `<folder>/<name>` (one level deep).
+ */
+function readFiles(dir: string, folders = false): Files {
   const files: Files = new Map();
-  for (const name of readdirSync(dir)) {
-    const type = TYPES[path.extname(name)];
-    if (type) files.set(name, { type, body: readFileSync(path.join(dir, name)) });
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isDirectory()) {
+      if (folders)
+        for (const [name, file] of readFiles(path.join(dir, entry.name))) files.set(`${entry.name}/${name}`, file);
+      continue;
+    }
+    const type = TYPES[path.extname(entry.name)];
+    if (type) files.set(entry.name, { type, body: readFileSync(path.join(dir, entry.name)) });
   }
   return files;
 }
 
 export function registerDashboard(app: ApiApp, dir = WEB_DIR): void {
-  const files = readFiles(dir);
+  const files = readFiles(dir, true);
   const require = createRequire(import.meta.url);
   // A package's main module sits beside the modules it imports.
   const vendor = new Map(
@@ -88,6 +97,16 @@ export function registerDashboard(app: ApiApp, dir = WEB_DIR): void {
     if (!file) throw new HttpError('NOT_FOUND', `No dashboard file ${request.params.file}`);
     return reply.headers(headers(file.type)).send(file.body);
   });
+  app.get<{ Params: { folder: string; file: string } }>(
+    '/dashboard/:folder/:file',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const name = `${request.params.folder}/${request.params.file}`;
+      const file = files.get(name);
+      if (!file) throw new HttpError('NOT_FOUND', `No dashboard file ${name}`);
+      return reply.headers(headers(file.type)).send(file.body);
+    },
+  );
   app.get<{ Params: { name: string; file: string } }>(
     '/dashboard/vendor/:name/:file',
     { schema: { hide: true } },
