@@ -122,6 +122,26 @@ describe.skipIf(!haveChromium)('the queue settings page in Chromium, on greenlin
     await page.close();
   }, 60_000);
 
+  it('edits the required statuses as a list, and removes the override', async () => {
+    expect((await getQueue()).requiredStatuses).toBeNull();
+    const page = await open();
+    await page.getByLabel("Override the repository's required checks").check();
+    expect(await page.locator('.status-list').textContent()).toContain('No status is required');
+    await page.getByRole('button', { name: 'Add a required status' }).click();
+    await page.getByLabel('Required status 1', { exact: true }).fill('greenline/ci');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    expect(await outcome(page, 'save-outcome')).toBe("Saved: requiredStatuses the repository's checks → greenline/ci.");
+    expect((await getQueue()).requiredStatuses).toEqual(['greenline/ci']);
+
+    await page.getByLabel("Override the repository's required checks").uncheck();
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect
+      .poll(() => page.locator('#save-outcome').textContent())
+      .toBe("Saved: requiredStatuses greenline/ci → the repository's checks.");
+    expect((await getQueue()).requiredStatuses).toBeNull();
+    await page.close();
+  }, 60_000);
+
   it("shows the server's refusal beside the field it names, and changes nothing", async () => {
     const before = await getQueue();
     const page = await open();
@@ -158,6 +178,8 @@ describe.skipIf(!haveChromium)('the queue settings page in Chromium, on greenlin
     expect(await outcome(page, 'state-outcome')).toBe('Pause: done. The queue is PAUSED.');
     expect((await getQueue()).state).toBe('PAUSED');
     expect(await buttons()).toBe('Resume,Drain');
+    // Pause is gone: keyboard focus stays in the controls rather than falling back to the page.
+    expect(await page.evaluate(() => document.activeElement?.closest('[aria-label="Queue state"]') != null)).toBe(true);
 
     await controls.getByRole('button', { name: 'Drain' }).click();
     await answer(page, 'ok');
@@ -204,6 +226,7 @@ describe.skipIf(!haveChromium)('the queue settings page in Chromium, on greenlin
       .toBe('Ended "release 2.4": the queue is not frozen.');
     expect((await getQueue()).frozen).toBe(false);
     expect(await freezes.getByRole('button', { name: 'Unfreeze' }).count()).toBe(0);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('freeze-until');
     await page.close();
   }, 60_000);
 

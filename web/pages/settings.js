@@ -128,7 +128,7 @@ function groupsOf(schemas) {
 }
 
 /** A setting's value as getQueue answers it, or what its absence means. @param {QueueSettings} q @param {string} name */
-const settingOf = (q, name) => /** @type {Record<string, unknown>} */ (q)[name] ?? ABSENT[name];
+const settingOf = (q, name) => (name in q ? /** @type {Record<string, unknown>} */ (q)[name] : ABSENT[name]);
 
 /**
  * The form's value of a setting; `inForce` is the testing timeout in force (getQueueActivity's), the
@@ -186,11 +186,9 @@ function changeOf(name, kind, form, value) {
   return text === value ? {} : { [name]: text };
 }
 
-/** The client-side hint of a setting: the schema's expected value, or its range. @param {Schema} s */
+/** The client-side hint of a setting: the schema's expected value, or its range (a select needs none). @param {Schema} s */
 function hintOf(s) {
   if (s['x-expected']) return `Expects ${s['x-expected']}.`;
-  const values = s['x-enum-any-case'];
-  if (values) return `One of ${values.join(', ')}.`;
   const whole = typesOf(s).includes('integer') ? 'a whole number' : 'a number';
   if (s.minimum === undefined) return '';
   return s.maximum === undefined || s.maximum >= UNBOUNDED
@@ -234,7 +232,7 @@ function Setting({ name, schema, kind, value, onChange, error, activity }) {
   const described = [`meaning-${name}`, kind === 'timeout' ? `in-force-${name}` : '', error ? `error-${name}` : '']
     .filter(Boolean)
     .join(' ');
-  const hint = kind === 'checkbox' ? '' : hintOf(schema);
+  const hint = kind === 'checkbox' || kind === 'select' ? '' : hintOf(schema);
   const common = { id, name, 'aria-describedby': described, 'aria-invalid': error ? 'true' : undefined };
   const meaning = html`<p class="meaning" id=${`meaning-${name}`}>
     ${sentence(schema.description)}${hint ? html` <span class="hint">${hint}</span>` : ''}
@@ -322,6 +320,22 @@ function StatusList({ name, value, onChange, describedBy }) {
   </div>`;
 }
 
+/**
+ * Keeps keyboard focus in `ref` when an action removes the control that had it (Pause once paused,
+ * Unfreeze once unfrozen): after `key` changed, focus goes to the first control left. Returns the flag
+ * an action sets.
+ * @param {{ current: HTMLElement | null }} ref @param {unknown} key
+ */
+function useFocusKept(ref, key) {
+  const acted = useRef(false);
+  useEffect(() => {
+    if (acted.current && (document.activeElement === null || document.activeElement === document.body))
+      /** @type {HTMLElement | null | undefined} */ (ref.current?.querySelector('button, input'))?.focus();
+    acted.current = false;
+  }, [key]);
+  return acted;
+}
+
 /** A result line: what an action did, or why it failed, in words. @typedef {{ ok: boolean, text: string }} Outcome */
 /**
  * Sends a change to updateQueue after the confirmation `dialog`; resolves to the outcome in words
@@ -346,21 +360,25 @@ function StateControls({ q, activity, title, run }) {
   const [outcome, setOutcome] = useState(/** @type {Outcome | null} */ (null));
   const state = String(q.state).toUpperCase();
   const switching = state === 'SWITCHING_MODES';
-  return html`<section class="card" aria-labelledby="state-title">
+  const section = useRef(/** @type {HTMLElement | null} */ (null));
+  const acted = useFocusKept(section, state);
+  return html`<section class="card" aria-labelledby="state-title" ref=${section}>
     <h2 id="state-title">State</h2>
     <p>The queue is <strong class=${`badge state-${state.toLowerCase()}`}>${state}</strong>.
       ${switching && ' It is switching modes: its state can be set once the switch completed.'}</p>
     <div class="controls" role="group" aria-label="Queue state">
       ${CONTROLS.filter((c) => !switching && c.state !== state).map(
         (c) =>
-          html`<button type="button" key=${c.state} onClick=${async () =>
+          html`<button type="button" key=${c.state} onClick=${async () => {
+            acted.current = true;
             setOutcome(
               await run(
                 { title: `${c.label} ${title}?`, text: c.text + outsideTerraform(activity), action: c.label },
                 { state: c.state },
                 (after) => `${c.label}: done. The queue is ${String(after.state).toUpperCase()}.`,
               ),
-            )}>${c.label}</button>`,
+            );
+          }}>${c.label}</button>`,
       )}
     </div>
     <${OutcomeLine} outcome=${outcome} id="state-outcome" />
@@ -389,6 +407,8 @@ function FreezeSection({ q, activity, schemas, title, run }) {
   const oneOff = parts.oneOff?.items?.properties ?? {};
   const current = q.freezes ?? { windows: [], oneOff: [], exemptLabels: [], stopTesting: false };
   const ending = inEffect(q.freezes, Date.now());
+  const section = useRef(/** @type {HTMLElement | null} */ (null));
+  const acted = useFocusKept(section, ending.length);
 
   const freeze = async (/** @type {Event} */ event) => {
     event.preventDefault();
@@ -423,7 +443,8 @@ function FreezeSection({ q, activity, schemas, title, run }) {
       }
     }
   };
-  const unfreeze = async () =>
+  const unfreeze = async () => {
+    acted.current = true;
     setOutcome(
       await run(
         {
@@ -436,6 +457,7 @@ function FreezeSection({ q, activity, schemas, title, run }) {
           `Ended ${ending.map((o) => `"${o.reason}"`).join(', ')}: ${after.frozen ? `still frozen until ${time(String(after.frozenUntil))} (${after.frozenReason}).` : 'the queue is not frozen.'}`,
       ),
     );
+  };
   const describedUntil = ['freeze-until-meaning', error?.field === 'until' ? 'freeze-error' : '']
     .filter(Boolean)
     .join(' ');
@@ -445,7 +467,7 @@ function FreezeSection({ q, activity, schemas, title, run }) {
   const errorLine = (/** @type {string} */ field) =>
     error?.field === field ? html`<p class="field-error" id="freeze-error">${error.text}</p>` : null;
 
-  return html`<section class="card" aria-labelledby="freezes-title">
+  return html`<section class="card" aria-labelledby="freezes-title" ref=${section}>
     <h2 id="freezes-title">Freezes</h2>
     <p class="meaning">${sentence(schema.description)}</p>
     <${Dom} node=${freezeBanner(activity)} />
