@@ -112,6 +112,7 @@ async function route() {
     fill(main);
     render(html`<${SettingsPage} queueKey=${where.key} />`, main);
     leave = () => render(null, main);
+    main.focus({ preventScroll: true });
     return;
   }
   fill(main, h('p', { class: 'notice', role: 'status' }, 'Loading…'));

@@ -247,6 +247,7 @@ describe.skipIf(!haveChromium)('the queue settings page in Chromium, on greenlin
     await tabTo((el) => el.textContent === 'Settings' && el.tagName === 'A', 'the Settings link');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Settings of acme/shop → main' }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
 
     await tabTo((el) => el.id === 'setting-concurrency', 'concurrency');
     await page.keyboard.press('ControlOrMeta+A');
