@@ -484,8 +484,10 @@ function FreezeSection({ q, activity, schemas, title, run }) {
       <dt><code>stopTesting</code></dt>
       <dd>${words(current.stopTesting)}<span class="meaning block">${sentence(parts.stopTesting?.description)}</span></dd>
     </dl>
-    <p class="muted small">Recurring windows, exempt labels and stopTesting are changed with updateQueue's
-      <code>freezes</code> or <code>greenline queue update --freezes</code>.</p>
+    <p class="muted small">
+      Recurring windows, exempt labels and stopTesting are changed with updateQueue's${' '}
+      <code>freezes</code> or <code>greenline queue update --freezes</code>.
+    </p>
     ${
       ending.length > 0 && html`<div class="controls"><button type="button" onClick=${unfreeze}>Unfreeze</button></div>`
     }
