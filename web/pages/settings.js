@@ -617,10 +617,11 @@ export function SettingsPage({ queueKey }) {
       /** @type {QueueSettings} */
       const after = await call('updateQueue', { ...queueKey, ...body });
       const text = `Saved: ${changed.map((name) => `${name} ${words(settingOf(q, name))} → ${words(settingOf(after, name))}`).join('; ')}.`;
+      // The queue as it is now first, then the form without the changes it now holds: no flash of the old values.
+      await reload();
       setDraft({});
       setSaved({ ok: true, text });
       announce(text);
-      await reload();
     } catch (err) {
       if (failed(err)) return;
       const message = err instanceof ApiError ? err.message : String(err);
