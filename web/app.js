@@ -9,6 +9,7 @@ import { queueHref, queueLabel } from './links.js';
 import { PrPage } from './pages/pr.js';
 import { QueuePage } from './pages/queue.js';
 import { QueuesPage } from './pages/queues.js';
+import { SettingsPage } from './pages/settings.js';
 import { html, render, useEffect, useRef, useState } from './ui.js';
 
 /** @typedef {import('./links.js').QueueKey} QueueKey */
@@ -40,6 +41,7 @@ const routes = [
   { path: '', page: QueuesPage },
   { path: 'queue/:queue', page: QueuePage },
   { path: 'pr/:queue/:pr', page: PullRequestPage, crumb: ({ pr }) => `#${pr}` },
+  { path: 'settings/:queue', page: SettingsPage, crumb: () => 'Settings' },
 ];
 
 /**

@@ -18,7 +18,6 @@ const HELP: Record<string, string> = {
   requiredStatuses:
     "checks a test commit must pass, replacing the repository's (remove the override with --delete-required-statuses)",
   deleteRequiredStatuses: 'remove the --required-statuses override: the checks come from the repository again',
-  mergeMethod: 'how a tested PR lands on the target branch',
 };
 
 const kebab = (name: string): string => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

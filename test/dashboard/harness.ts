@@ -118,13 +118,22 @@ export function useDemo(): Demo {
    * a stopped server keeps its runs' branches for when it starts again, and this one does not.
    */
   async function emptyQueue(): Promise<void> {
-    const queue = (await demo.api('getQueue', QUEUE_KEY)) as { enqueuedPullRequests: { prNumber: number }[] };
-    for (const { prNumber } of queue.enqueuedPullRequests)
-      await demo.api('cancelPullRequest', { ...QUEUE_KEY, pr: { number: prNumber } });
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const queue = (await demo.api('getQueue', QUEUE_KEY)) as { enqueuedPullRequests: { prNumber: number }[] };
+      if (queue.enqueuedPullRequests.length === 0 || Date.now() > deadline) break;
+      // A PR being merged right now cannot be cancelled (400): it concludes by itself, and is gone next round.
+      for (const { prNumber } of queue.enqueuedPullRequests)
+        await fetch(`${demo.url}/v1/cancelPullRequest`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-token': demo.token },
+          body: JSON.stringify({ ...QUEUE_KEY, pr: { number: prNumber } }),
+        });
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const remote = path.join(demo.dir, 'shop.git');
     const testBranches = (): string =>
       execFileSync('git', ['for-each-ref', 'refs/heads/greenline-merge/'], { cwd: remote, encoding: 'utf8' });
-    const deadline = Date.now() + 20_000;
     while (testBranches() !== '' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   }
 

@@ -6,10 +6,11 @@
 import { call, failed } from '../api.js';
 import { conclusionsChart, runsPerMergeChart, timeInQueueChart } from '../charts.js';
 import { Badge, ExternalLink, errorText, Reason, Since, Until } from '../components.js';
-import { announce, confirmDialog, fill, time } from '../dom.js';
+import { announce, confirmDialog, fill } from '../dom.js';
 import { follow } from '../live.js';
-import { prHref } from '../links.js';
+import { prHref, settingsHref } from '../links.js';
 import { html, useEffect, useRef, useState } from '../ui.js';
+import { CONTROLS, FreezeBanner, ManagementBanner, outsideTerraform } from '../queue-state.js';
 import { RunsSection } from './queue-runs.js';
 
 /** @typedef {import('../../src/client/index.js').QueueActivity} QueueActivity */
@@ -24,61 +25,6 @@ const upper = (/** @type {string} */ state) => String(state).toUpperCase();
 const slug = (/** @type {QueueKey} */ key) => `${key.repo.host}/${key.repo.owner}/${key.repo.name}`;
 /** How often the charts are read again while nothing concludes. */
 const CHARTS_EVERY_MS = 30_000;
-
-/** The queue's state controls: each sets `state` through updateQueue after a confirmation. */
-const CONTROLS = [
-  {
-    state: 'PAUSED',
-    label: 'Pause',
-    text: 'Pause the queue: no new test runs start; runs in flight finish and can still merge.',
-  },
-  { state: 'RUNNING', label: 'Resume', text: 'Resume the queue: it starts test runs again.' },
-  {
-    state: 'DRAINING',
-    label: 'Drain',
-    text: 'Drain the queue: PRs already in it are tested and merged, new submissions are refused.',
-  },
-];
-
-/**
- * The banner of a queue whose settings Terraform manages: managed, or changed outside Terraform since
- * a time (a write from anywhere else after Terraform's last one, this page's buttons included).
- * @param {{ activity: QueueActivity }} props
- */
-function ManagementBanner({ activity: a }) {
-  if (a.managedBy !== 'terraform') return null;
-  if (a.driftSince === null) {
-    return html`<p class="banner managed" id="management">
-      <strong>Managed by Terraform.</strong> Change its settings in the Terraform configuration; a change made here or
-      through the API counts as a change outside Terraform.
-    </p>`;
-  }
-  return html`<p class="banner drift" id="management">
-    <strong>Changed outside Terraform since <time datetime=${a.driftSince}>${time(a.driftSince)}</time>.</strong>
-    ${' '}The queue is managed by Terraform, but its settings or state were changed from elsewhere
-    ${' '}<${Since} iso=${a.driftSince} /> ago. Run terraform plan to see what differs from the configuration.
-  </p>`;
-}
-
-/**
- * A queue with freezes: frozen (until when and why; nothing merges but urgent and exempt PRs), or the
- * next freeze. Nothing for a queue without freezes.
- * @param {{ activity: QueueActivity }} props
- */
-function FreezeBanner({ activity: a }) {
-  if (a.frozen === true && a.frozenUntil) {
-    return html`<p class="banner frozen" id="freeze">
-      <strong>Frozen until <time datetime=${a.frozenUntil}>${time(a.frozenUntil)}</time>: ${a.frozenReason}.</strong>
-      ${' '}Nothing merges until then, except urgent PRs and PRs with an exempt label.
-    </p>`;
-  }
-  const next = a.nextFreeze;
-  if (!next) return null;
-  return html`<p class="muted" id="freeze">
-    Next freeze: <time datetime=${next.from}>${time(next.from)}</time> to
-    ${' '}<time datetime=${next.until}>${time(next.until)}</time> (${next.reason}).
-  </p>`;
-}
 
 /** State, mode, target commit, and the CI settings in force. @param {{ activity: QueueActivity }} props */
 function QueueHead({ activity: a }) {
@@ -98,13 +44,16 @@ function QueueHead({ activity: a }) {
  */
 function Controls({ queueKey, activity, title }) {
   const [status, setStatus] = useState(/** @type {{ text: string, cls: string } | null} */ (null));
-  const terraform =
-    activity.managedBy === 'terraform'
-      ? ' Terraform manages this queue: this counts as a change outside Terraform.'
-      : '';
   /** @param {(typeof CONTROLS)[number]} c */
   const run = async (c) => {
-    if (!(await confirmDialog({ title: `${c.label} ${title}?`, text: c.text + terraform, action: c.label }))) return;
+    if (
+      !(await confirmDialog({
+        title: `${c.label} ${title}?`,
+        text: c.text + outsideTerraform(activity),
+        action: c.label,
+      }))
+    )
+      return;
     let said;
     try {
       await call('updateQueue', { ...queueKey, state: c.state });
@@ -335,6 +284,7 @@ export function QueuePage({ queueKey }) {
     <div class="page-head">
       <h1 id="queue-title">${title}</h1>
       <span class=${`live ${connection.cls}`} role="status">${connection.text}</span>
+      <a href=${settingsHref(queueKey)}>Settings</a>
     </div>
     <${ManagementBanner} activity=${activity} />
     <${FreezeBanner} activity=${activity} />

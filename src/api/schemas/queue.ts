@@ -110,7 +110,7 @@ export const QueueSettingsInput = {
     description: 'always: merge without a test branch when that is safe',
   }),
   optimizationMode: AnyCaseEnum(OPTIMIZATION_MODES, { description: 'Reuse known failures within one bisection' }),
-  mergeMethod: AnyCaseEnum(MERGE_METHODS),
+  mergeMethod: AnyCaseEnum(MERGE_METHODS, { description: 'How a tested PR lands on the target branch' }),
   requiredStatuses: Nullable(
     Type.Array(Name(), {
       description:
@@ -124,7 +124,11 @@ export const QueueSettingsInput = {
   labelCommandsEnabled: Flag('Submit and cancel by label'),
   stateLabelsEnabled: Flag('Keep a label with the state on each PR'),
   notReadyTimeoutHours: Type.Number({ minimum: 0, description: 'Cancel entries not ready for longer; 0 = never' }),
-  testBranchConstructionMode: AnyCaseEnum(TEST_BRANCH_CONSTRUCTION_MODES),
+  testBranchConstructionMode: AnyCaseEnum(TEST_BRANCH_CONSTRUCTION_MODES, {
+    description:
+      "How a test branch is published from its temporary branch (Trunk's setting, kept): greenline always " +
+      'creates the new branch and deletes the temporary one, which also works where rulesets forbid renaming',
+  }),
   adaptiveMode: AnyCaseEnum(ADAPTIVE_MODES, {
     description:
       'Extension, default off. on: concurrency is the ceiling of a window that grows per merged PR and ' +
