@@ -3,6 +3,8 @@
 import { ApiError, token } from './api.js';
 import { announce, fill, h, tickDurations } from './dom.js';
 import { queueHref } from './links.js';
+import { HistoryPage } from './pages/history.js';
+import { html, render } from './ui.js';
 import { prPage, queuePage, queuesPage } from './views.js';
 
 const main = document.getElementById('main');
@@ -51,13 +53,16 @@ function signInPage(message) {
   input.focus();
 }
 
-/** Parses the hash: #/, #/queue/<host>/<owner>/<name>/<branch>, #/pr/<host>/<owner>/<name>/<branch>/<n>. */
+/**
+ * Parses the hash: #/, #/queue/<host>/<owner>/<name>/<branch>, #/pr/<host>/<owner>/<name>/<branch>/<n>,
+ * #/history/<host>/<owner>/<name>/<branch>?<filters> (the page reads its query itself).
+ */
 function parse(hash) {
-  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  const parts = hash.replace(/^#\/?/, '').split('?')[0].split('/').filter(Boolean).map(decodeURIComponent);
   const [page, host, owner, name, branch, pr] = parts;
-  if ((page === 'queue' || page === 'pr') && host && owner && name && branch) {
+  if ((page === 'queue' || page === 'pr' || page === 'history') && host && owner && name && branch) {
     const key = { repo: { host, owner, name }, targetBranch: branch };
-    if (page === 'queue') return { page, key };
+    if (page === 'queue' || page === 'history') return { page, key };
     if (/^[0-9]+$/.test(pr ?? '')) return { page, key, pr: Number(pr) };
   }
   return { page: 'queues' };
@@ -74,6 +79,7 @@ function breadcrumbs(where) {
     );
   }
   if (where.pr) items.push(h('span', { 'aria-current': 'page' }, `#${where.pr}`));
+  if (where.page === 'history') items.push(h('span', { 'aria-current': 'page' }, 'History'));
   fill(
     crumbs,
     h(
@@ -106,6 +112,15 @@ async function route() {
   const where = parse(location.hash);
   breadcrumbs(where);
   fill(main, h('p', { class: 'notice', role: 'status' }, 'Loading…'));
+  if (where.page === 'history') {
+    fill(main);
+    render(html`<${HistoryPage} queueKey=${where.key} />`, main);
+    leave = () => render(null, main);
+    document.title = `History of ${where.key.repo.owner}/${where.key.repo.name} → ${where.key.targetBranch} · greenline`;
+    announce(`History of ${where.key.repo.owner}/${where.key.repo.name} loaded`);
+    main.focus({ preventScroll: true });
+    return;
+  }
   try {
     const page =
       where.page === 'queue' ? queuePage(where.key) : where.page === 'pr' ? prPage(where.key, where.pr) : queuesPage();

@@ -5,3 +5,4 @@ const segments = (key) =>
 
 export const queueHref = (key) => `#/queue/${segments(key)}`;
 export const prHref = (key, n) => `#/pr/${segments(key)}/${n}`;
+export const historyHref = (key) => `#/history/${segments(key)}`;

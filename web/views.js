@@ -3,7 +3,7 @@ import { ApiError, call, stream } from './api.js';
 import { failed } from './app.js';
 import { conclusionsChart, runsPerMergeChart, timeInQueueChart } from './charts.js';
 import { announce, badge, confirmDialog, fill, h, since, time, until } from './dom.js';
-import { prHref, queueHref } from './links.js';
+import { historyHref, prHref, queueHref } from './links.js';
 
 const TERMINAL = ['MERGED', 'FAILED', 'CANCELLED'];
 /** The states whose tests can be restarted (the API refuses the others). */
@@ -596,6 +596,7 @@ export async function queuePage(key) {
       { 'aria-labelledby': 'recent-title', class: 'card' },
       h('h2', { id: 'recent-title' }, 'Recently concluded'),
       recent,
+      h('p', {}, h('a', { href: historyHref(key), id: 'history-link' }, 'History: every concluded PR, with filters')),
     ),
     h('section', { 'aria-labelledby': 'charts-title' }, h('h2', { id: 'charts-title' }, 'The last 24 hours'), charts),
   );

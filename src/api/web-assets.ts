@@ -1,6 +1,7 @@
 /**
  * The web dashboard: static files of the `web/` folder that ships with the package (package.json
- * `files`), read once at start. `GET /` answers index.html; `GET /dashboard/<file>` the other files.
+ * `files`), read once at start. `GET /` answers index.html; `GET /dashboard/<file>` the other files,
+ * and `GET /dashboard/pages/<file>` the page components under web/pages/.
  * Everything is local (no CDN), so the dashboard works offline. The pages call the v1 API with the
  * token the user signs in with; these files themselves need no token. Browser modules of the
  * dashboard's dependencies are served the same way from node_modules, under `/dashboard/vendor/<name>/`;
@@ -64,6 +65,7 @@ function readFiles(dir: string): Files {
 
 export function registerDashboard(app: ApiApp, dir = WEB_DIR): void {
   const files = readFiles(dir);
+  const pages = readFiles(path.join(dir, 'pages'));
   const require = createRequire(import.meta.url);
   // A package's main module sits beside the modules it imports.
   const vendor = new Map(
@@ -88,6 +90,15 @@ export function registerDashboard(app: ApiApp, dir = WEB_DIR): void {
     if (!file) throw new HttpError('NOT_FOUND', `No dashboard file ${request.params.file}`);
     return reply.headers(headers(file.type)).send(file.body);
   });
+  app.get<{ Params: { file: string } }>(
+    '/dashboard/pages/:file',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const file = pages.get(request.params.file);
+      if (!file) throw new HttpError('NOT_FOUND', `No dashboard file pages/${request.params.file}`);
+      return reply.headers(headers(file.type)).send(file.body);
+    },
+  );
   app.get<{ Params: { name: string; file: string } }>(
     '/dashboard/vendor/:name/:file',
     { schema: { hide: true } },

@@ -334,7 +334,16 @@ describe('the dashboard files', () => {
     expect(page.headers['content-type']).toContain('text/html');
     expect(page.headers['content-security-policy']).toContain("default-src 'self'");
     expect(page.body).toContain('/dashboard/app.js');
-    for (const file of ['app.js', 'api.js', 'views.js', 'charts.js', 'dom.js', 'links.js', 'style.css']) {
+    for (const file of [
+      'app.js',
+      'api.js',
+      'views.js',
+      'charts.js',
+      'dom.js',
+      'links.js',
+      'style.css',
+      'pages/history.js',
+    ]) {
       const res = await h.get(`/dashboard/${file}`, { 'x-api-token': undefined });
       expect(res.statusCode, file).toBe(200);
     }
@@ -344,6 +353,8 @@ describe('the dashboard files', () => {
   it('answers 404 for a file it does not have', async () => {
     expect(errorOf(await h.get('/dashboard/..%2Fpackage.json'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
     expect(errorOf(await h.get('/dashboard/missing.js'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(errorOf(await h.get('/dashboard/pages/missing.js'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(errorOf(await h.get('/dashboard/pages/..%2Fapp.js'))).toMatchObject({ status: 404, code: 'NOT_FOUND' });
   });
 
   it('serves the browser modules of eventsource-parser, which api.js imports, and nothing else of node_modules', async () => {

@@ -68,7 +68,10 @@ export function useDemo(): Demo {
     browser: undefined as unknown as Browser,
     output: () => output,
     signedIn: async (size = DESKTOP) => {
-      const page = await demo.browser.newPage({ viewport: size });
+      // A context of its own: axe-core opens a page beside it (a page from browser.newPage() cannot).
+      const context = await demo.browser.newContext({ viewport: size });
+      const page = await context.newPage();
+      page.on('close', () => void context.close());
       page.on('pageerror', (err) => {
         output += `\n[page error] ${err.message}`;
       });

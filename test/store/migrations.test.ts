@@ -63,7 +63,10 @@ describe.each(databases)('migrations on $name', (database) => {
         author: _author,
         ...row
       } = toEntryRow('q1', entryRecord(7, { title: 'Ünïcode “title” 100%', author: 'Alice' }));
-      await db.insertInto('entries' as never).values(row as never).execute();
+      await db
+        .insertInto('entries' as never)
+        .values(row as never)
+        .execute();
       await entryTitleAuthor.up(db as never);
       expect(await db.selectFrom('entries').select(['title', 'author']).execute()).toEqual([
         { title: 'Ünïcode “title” 100%', author: 'Alice' },
