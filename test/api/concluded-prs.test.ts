@@ -3,7 +3,8 @@
  * paging, and the 400s of bad input. In process over the test project's database (fake forge and CI).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApiHarness, errorOf, json, SLUG, type ApiHarness } from './api-harness.js';
+import { GreenlineClient, type ConcludedPullRequest } from '../../src/client/index.js';
+import { createApiHarness, errorOf, json, REPO, SLUG, type ApiHarness } from './api-harness.js';
 import type { Json } from '../helpers/json.js';
 
 let h: ApiHarness;
@@ -193,6 +194,30 @@ describe('POST /v1/listConcludedPullRequests', () => {
     const error = errorOf(await list(extra));
     expect(error).toMatchObject({ status: 400 });
     expect(error.message).toMatch(message);
+  });
+
+  it('is in the SDK, its pages read over HTTP', async () => {
+    await history();
+    const client = new GreenlineClient({ url: await h.app.listen({ port: 0, host: '127.0.0.1' }), token: h.token });
+    const seen: ConcludedPullRequest[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listConcludedPullRequests({
+        repo: REPO,
+        targetBranch: 'main',
+        states: ['merged'],
+        take: 2,
+        ...(cursor ? { cursor } : {}),
+      });
+      expect(page.total).toBe(3);
+      seen.push(...page.pullRequests);
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen.map((p) => [p.prNumber, p.state, p.explanation.code])).toEqual([
+      [5, 'MERGED', 'MERGE_GRAPH_MERGE'],
+      [4, 'MERGED', 'MERGE_GRAPH_MERGE'],
+      [1, 'MERGED', 'MERGE_GRAPH_MERGE'],
+    ]);
   });
 
   it('answers 404 for a branch without a queue', async () => {
