@@ -175,6 +175,8 @@ describe.skipIf(!haveChromium)('the history page, on greenline demo', () => {
   }, 240_000);
 
   it('says how to get a history on a queue where nothing concluded', async () => {
+    // Every test lets the demo's queue finish: PRs being merged at the end could not be cancelled.
+    await allConcluded();
     await demo.api('createQueue', { ...QUEUE_KEY, targetBranch: 'release' });
     const page = await demo.signedIn();
     await page.goto(`${demo.url}/#/history/demo.greenline.local/acme/shop/release`);

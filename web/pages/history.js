@@ -192,10 +192,16 @@ function Empty(/** @type {{ queueKey: QueueKey, view: View, clear: () => void }}
       <button type="button" class="quiet" onClick=${clear}>Clear them</button> to see every concluded PR.
     </p>`;
   const { host, owner, name } = queueKey.repo;
-  const command = `greenline pr submit NUMBER --repo ${host}/${owner}/${name} --branch ${queueKey.targetBranch}`;
+  // Broken into lines between its parts only, not at the hyphens of its options.
+  const command = [
+    'greenline pr submit NUMBER',
+    `--repo ${host}/${owner}/${name}`,
+    `--branch ${queueKey.targetBranch}`,
+  ];
   return html`<p class="empty" id="history-empty">
-    No PR has concluded yet: submit one with <code>${command}</code>; it is listed here once it merges, fails or
-    is cancelled.
+    No PR has concluded yet: submit one with${' '}
+    <code class="command">${command.map((part, i) => html`${i > 0 ? ' ' : ''}<span class="keep">${part}</span>`)}</code>${' '}
+    and it is listed here once it merges, fails or is cancelled.
   </p>`;
 }
 
