@@ -5,6 +5,7 @@
 // a filtered view can be linked to and survives a reload.
 import { ApiError, call } from '../api.js';
 import { HistoryCharts } from '../charts.js';
+import { duration } from '../dom.js';
 import { prHref, queueHref } from '../links.js';
 import { html, useEffect, useState } from '../ui.js';
 
@@ -35,7 +36,7 @@ const STATES = [
 const DAY = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
 
 /** The view of an address's query (defaults for what it leaves out or cannot be). */
-export function viewOf(/** @type {string} */ hash) {
+function viewOf(/** @type {string} */ hash) {
   const q = new URLSearchParams(hash.split('?')[1] ?? '');
   const day = (/** @type {string} */ name) => (DAY.test(q.get(name) ?? '') ? (q.get(name) ?? '') : '');
   const take = Number(q.get('take'));
@@ -76,15 +77,6 @@ function requestOf(/** @type {QueueKey} */ key, /** @type {View} */ v) {
   const cursor = v.after.at(-1);
   if (cursor) body.cursor = cursor;
   return body;
-}
-
-/** "3 s", "4 min 05 s", "2 h 10 min". */
-function duration(/** @type {number} */ seconds) {
-  const sec = Math.max(0, Math.round(seconds));
-  if (sec < 60) return `${sec} s`;
-  const min = Math.floor(sec / 60);
-  if (min < 60) return `${min} min ${String(sec % 60).padStart(2, '0')} s`;
-  return `${Math.floor(min / 60)} h ${String(min % 60).padStart(2, '0')} min`;
 }
 
 const errorText = (/** @type {unknown} */ err) =>
@@ -149,7 +141,7 @@ function Filters(
       <label for="f-to">Concluded to</label>
       <input id="f-to" type="date" ...${field('to')} />
     </div>
-    <div class="wide">
+    <div>
       <label for="f-q">Title or number</label>
       <input id="f-q" type="search" placeholder="e.g. login or 42" ...${field('q')} />
     </div>
@@ -179,7 +171,7 @@ function Row(/** @type {{ queueKey: QueueKey, pr: ConcludedPr }} */ { queueKey, 
       </span>
     </td>
     <td data-label="Concluded"><time datetime=${pr.concludedAt}>${new Date(pr.concludedAt).toLocaleString()}</time></td>
-    <td data-label="Time in queue" class="num">${duration(pr.timeInQueueSeconds)}</td>
+    <td data-label="Time in queue" class="num">${duration(pr.timeInQueueSeconds * 1000)}</td>
     <td data-label="Test run" class="mono small" title=${pr.testRunId ?? undefined}>${pr.testRunId?.slice(0, 8) ?? '–'}</td>
   </tr>`;
 }
