@@ -8,6 +8,7 @@ import { tickDurations } from './dom.js';
 import { queueHref, queueLabel } from './links.js';
 import { PrPage } from './pages/pr.js';
 import { QueuePage } from './pages/queue.js';
+import { HistoryPage } from './pages/history.js';
 import { QueuesPage } from './pages/queues.js';
 import { SettingsPage } from './pages/settings.js';
 import { html, render, useEffect, useRef, useState } from './ui.js';
@@ -42,6 +43,7 @@ const routes = [
   { path: 'queue/:queue', page: QueuePage },
   { path: 'pr/:queue/:pr', page: PullRequestPage, crumb: ({ pr }) => `#${pr}` },
   { path: 'settings/:queue', page: SettingsPage, crumb: () => 'Settings' },
+  { path: 'history/:queue', page: HistoryPage, crumb: () => 'History' },
 ];
 
 /**
@@ -53,7 +55,8 @@ const routes = [
 function match(hash) {
   let parts;
   try {
-    parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+    // A page's own state may follow its address after `?` (the history page's filters).
+    parts = hash.replace(/^#\/?/, '').split('?')[0].split('/').filter(Boolean).map(decodeURIComponent);
   } catch {
     return null; // a malformed %-escape
   }

@@ -1,72 +1,8 @@
 // @ts-check
 // Small helpers of the dashboard: times as words (Since, Until, kept current by tickDurations), the
-// state badge, the live region, the confirmation dialog, and h()/s() for the charts' plain DOM
-// (elements from data, never from HTML strings).
+// state badge, the live region and the confirmation dialog.
 import { html } from './ui.js';
 import { StateBadge } from './words.js';
-
-/** @typedef {string | number | boolean | null | undefined | ((event: any) => void)} AttrValue */
-/** @typedef {Node | string | number | boolean | null | undefined | unknown[]} Children Nodes, text, and lists of them (nested); null, undefined and false are left out. */
-
-/**
- * h('a', { href: '#/', onclick }, 'text', child…): function values (onclick…) become listeners.
- * @param {string} tag
- * @param {Record<string, AttrValue>} [attrs]
- * @param {Children[]} children
- * @returns {HTMLElement}
- */
-export function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs ?? {})) {
-    if (value === undefined || value === null || value === false) continue;
-    if (typeof value === 'function') el.addEventListener(key.slice(2), value);
-    else if (key === 'class') el.className = String(value);
-    else el.setAttribute(key, value === true ? '' : String(value));
-  }
-  append(el, children);
-  return el;
-}
-
-/**
- * @param {Element} el
- * @param {Children[]} children
- */
-function append(el, children) {
-  for (const child of children.flat(Infinity)) {
-    if (child === undefined || child === null || child === false) continue;
-    el.append(child instanceof Node ? child : String(child));
-  }
-}
-
-const SVG_NS = 'http://www.w3.org/2000/svg';
-
-/**
- * An SVG element with attributes and children.
- * @param {string} tag
- * @param {Record<string, string | number | null | undefined>} [attrs]
- * @param {Children[]} children
- * @returns {SVGElement}
- */
-export function s(tag, attrs = {}, ...children) {
-  const el = /** @type {SVGElement} */ (document.createElementNS(SVG_NS, tag));
-  for (const [key, value] of Object.entries(attrs))
-    if (value !== undefined && value !== null) el.setAttribute(key, String(value));
-  append(el, children);
-  return el;
-}
-
-/**
- * Replaces the children of `el`.
- * @template {Element} E
- * @param {E} el
- * @param {Children[]} children
- * @returns {E}
- */
-export function fill(el, ...children) {
-  el.replaceChildren();
-  append(el, children);
-  return el;
-}
 
 /**
  * "3 s", "4 min 05 s", "2 h 10 min".

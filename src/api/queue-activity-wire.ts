@@ -1,10 +1,16 @@
 /** Domain → wire JSON of the dashboard's extension endpoints (states spelled as in wire.ts). */
 import type { Static } from '@sinclair/typebox';
+import type { ConcludedPage } from '../app/read-models/concluded-prs.js';
 import type { QueueActivity, QueueHistory, QueueManagement, QueueSummary } from '../app/read-models/queue-activity.js';
 import { prReason } from '../app/read-models/pr-reason.js';
 import { testingTimeoutInForceOf } from '../engine/index.js';
 import type { Entry, PrState, QueueState } from '../engine/types.js';
-import type { ListQueuesResponse, QueueActivityResponse, QueueHistoryResponse } from './schemas/queue-activity.js';
+import type {
+  ConcludedResponse,
+  ListQueuesResponse,
+  QueueActivityResponse,
+  QueueHistoryResponse,
+} from './schemas/queue-activity.js';
 import { forgeLinksOut, freezeState, iso, outlookOut, reasonOut, stateOut, type EnumCase } from './wire.js';
 
 /** Who manages the queue's config (contract §2.10): the same two fields in every dashboard answer. */
@@ -92,6 +98,26 @@ export function queueHistoryOut(h: QueueHistory): Static<typeof QueueHistoryResp
     ciRunsPerMerge: b.ciRunsPerMerge,
   });
   return { hours: h.hours.map((b) => ({ start: iso(b.start), ...fields(b) })), total: fields(h.total) };
+}
+
+export function concludedOut(page: ConcludedPage, enumCase: EnumCase): Static<typeof ConcludedResponse> {
+  return {
+    pullRequests: page.items.map((e) => ({
+      prNumber: e.prNumber,
+      prTitle: e.title,
+      prAuthor: e.author,
+      state: stateOut(e.state, enumCase),
+      concludedAt: iso(e.stateChangedAt),
+      reason: e.lastReason,
+      explanation: reasonOut(prReason(page.queue, e)),
+      submittedAt: iso(e.submittedAt),
+      timeInQueueSeconds: Math.max(0, (e.stateChangedAt - e.submittedAt) / 1000),
+      testRunId: e.runId ?? null,
+      flaky: passedAfterRetry(e),
+    })),
+    total: page.total,
+    ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+  };
 }
 
 /** The entry's latest pass was one after CI ran again on the same commit: flaky. */

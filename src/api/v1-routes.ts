@@ -15,6 +15,7 @@ import { getMergeQueueTestingDetails } from './routes/get-merge-queue-testing-de
 import { getQueue } from './routes/get-queue.js';
 import { getQueueActivity } from './routes/get-queue-activity.js';
 import { getQueueHistory } from './routes/get-queue-history.js';
+import { listConcludedPullRequests } from './routes/list-concluded-pull-requests.js';
 import { getSubmittedPullRequest } from './routes/get-submitted-pull-request.js';
 import { getSubmittedPullRequests } from './routes/get-submitted-pull-requests.js';
 import { getTestRunLog } from './routes/get-test-run-log.js';
@@ -65,5 +66,6 @@ export const V1_ROUTES: readonly Route[] = [
   listQueues,
   getQueueActivity,
   getQueueHistory,
+  listConcludedPullRequests,
   streamQueueEvents,
 ];

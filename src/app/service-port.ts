@@ -21,6 +21,7 @@ import type { CiStatus } from '../ports.js';
 import type { WebhookAdmin } from '../webhooks/admin.js';
 import type { NotifyAdmin } from '../notify/admin.js';
 import type { ApiDirectory, WrittenEntry } from './read-models/api-directory.js';
+import type { ConcludedPage, ConcludedQuery } from './read-models/concluded-prs.js';
 import type { QueueActivity, QueueHistory, QueueSummary } from './read-models/queue-activity.js';
 import type { PrView } from './read-models/pr-view.js';
 import type { TestRunView } from './read-models/test-run-details.js';
@@ -160,6 +161,8 @@ export interface ReadModelService {
   getQueueActivity(ctx: AuthContext, key: QueueKey): Promise<QueueActivity>;
   /** Extension (dashboard): the queue's last `hours` clock hours. */
   getQueueHistory(ctx: AuthContext, key: QueueKey, hours: number): Promise<QueueHistory>;
+  /** Extension (dashboard): the queue's concluded PRs matching the filters, newest first, a page at a time. */
+  listConcludedPullRequests(ctx: AuthContext, key: QueueKey, query: ConcludedQuery): Promise<ConcludedPage>;
   /**
    * Extension (dashboard): calls `onChange` after every committed change of the queue until the
    * returned function is called.

@@ -37,6 +37,7 @@ export const ENDPOINTS = {
   listQueues: { method: 'POST', path: '/v1/listQueues' },
   getQueueActivity: { method: 'POST', path: '/v1/getQueueActivity' },
   getQueueHistory: { method: 'POST', path: '/v1/getQueueHistory' },
+  listConcludedPullRequests: { method: 'POST', path: '/v1/listConcludedPullRequests' },
   streamQueueEvents: { method: 'GET', path: '/v1/streamQueueEvents' },
   healthz: { method: 'GET', path: '/healthz' },
 } as const satisfies Record<string, { method: 'GET' | 'POST'; path: string }>;

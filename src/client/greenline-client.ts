@@ -57,6 +57,8 @@ import type {
   QueueActivity,
   QueueHistory,
   QueueHistoryRequest,
+  ListConcludedPullRequestsRequest,
+  ListConcludedPullRequestsResponse,
   StreamQueueEventsQuery,
 } from './types.js';
 
@@ -276,6 +278,14 @@ export class GreenlineClient {
   /** Extension: conclusions, time in queue and CI runs per merge by clock hour. */
   getQueueHistory(body: QueueHistoryRequest, options?: CallOptions): Promise<QueueHistory> {
     return this.json('getQueueHistory', body, options);
+  }
+
+  /** Extension: the queue's concluded PRs, newest first, filtered, a page at a time (`nextCursor`). */
+  listConcludedPullRequests(
+    body: ListConcludedPullRequestsRequest,
+    options?: CallOptions,
+  ): Promise<ListConcludedPullRequestsResponse> {
+    return this.json('listConcludedPullRequests', body, options);
   }
 
   /**

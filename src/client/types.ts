@@ -6,6 +6,8 @@
 import type { Static } from '@sinclair/typebox';
 import type { Empty, ErrorBody } from '../api/schemas/common.js';
 import type {
+  ConcludedRequest,
+  ConcludedResponse,
   ListQueuesResponse as ListQueuesSchema,
   QueueActivityResponse,
   QueueHistoryRequest as QueueHistorySchema,
@@ -122,6 +124,11 @@ export type ListQueuesResponse = Static<typeof ListQueuesSchema>;
 export type QueueActivity = Static<typeof QueueActivityResponse>;
 export type QueueHistoryRequest = Static<typeof QueueHistorySchema>;
 export type QueueHistory = Static<typeof QueueHistoryResponse>;
+/** listConcludedPullRequests' body: the queue, filters (states, author, from, to, search) and paging. */
+export type ListConcludedPullRequestsRequest = Static<typeof ConcludedRequest>;
+export type ListConcludedPullRequestsResponse = Static<typeof ConcludedResponse>;
+/** One concluded PR of listConcludedPullRequests. */
+export type ConcludedPullRequest = ListConcludedPullRequestsResponse['pullRequests'][number];
 /** streamQueueEvents' query: `repo` as owner/name, `repoHost`, `targetBranch`. */
 export type StreamQueueEventsQuery = Static<typeof StreamQuery>;
 

@@ -77,6 +77,9 @@ export interface EntriesTable {
   state_changed_at: number;
   /** The PR's head branch when the forge reported one (migration 006). */
   head_branch: string | null;
+  /** The PR's title and author (migration 012). */
+  title: string;
+  author: string;
   /** JSON Entry (the whole entry, timeline included); the columns above are copies for queries. */
   data: string;
 }

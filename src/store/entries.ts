@@ -20,6 +20,8 @@ export function toEntryRow(queueId: string, e: Entry): EntryRow {
     submitted_at: e.submittedAt,
     state_changed_at: e.stateChangedAt,
     head_branch: e.headBranch ?? null,
+    title: e.title,
+    author: e.author,
     data: JSON.stringify(e),
   };
 }
@@ -40,6 +42,8 @@ const entriesUpsert = prepareRows((db, rows: EntryRow[]) =>
         submitted_at: r.submitted_at,
         state_changed_at: r.state_changed_at,
         head_branch: r.head_branch,
+        title: r.title,
+        author: r.author,
         data: r.data,
       })),
     )
@@ -52,6 +56,8 @@ const entriesUpsert = prepareRows((db, rows: EntryRow[]) =>
         submitted_at: eb.ref('excluded.submitted_at'),
         state_changed_at: eb.ref('excluded.state_changed_at'),
         head_branch: eb.ref('excluded.head_branch'),
+        title: eb.ref('excluded.title'),
+        author: eb.ref('excluded.author'),
         data: eb.ref('excluded.data'),
       })),
     ),

@@ -347,6 +347,7 @@ describe('the dashboard files', () => {
       'live.js',
       'actions.js',
       'pages/pr.js',
+      'pages/history.js',
       'style.css',
     ]) {
       const res = await h.get(`/dashboard/${file}`, { 'x-api-token': undefined });

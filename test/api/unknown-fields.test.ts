@@ -66,6 +66,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   '/v1/listQueues': {},
   '/v1/getQueueActivity': queue,
   '/v1/getQueueHistory': queue,
+  '/v1/listConcludedPullRequests': queue,
 };
 
 const resolve = (doc: Record<string, unknown>, schema: Schema): Schema =>

@@ -9,9 +9,12 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/store/connect.js';
+import { toEntryRow } from '../../src/store/entries.js';
+import { entryTitleAuthor } from '../../src/store/migrations/012-entry-title-author.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
-import { testDatabases } from '../helpers/databases.js';
+import { openMigrated, testDatabases } from '../helpers/databases.js';
 import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
+import { entryRecord, seedRepo } from './records.js';
 
 const databases = await testDatabases();
 const N = 6;
@@ -47,6 +50,29 @@ describe.each(databases)('migrations on $name', (database) => {
       await migrateToLatest(db);
     } finally {
       await Promise.all(instances.map((db) => db.destroy()));
+    }
+  });
+
+  it('012 copies the title and author of existing entries out of their JSON', async () => {
+    const db = await openMigrated(database);
+    try {
+      await entryTitleAuthor.down!(db as never);
+      await seedRepo(db);
+      const {
+        title: _title,
+        author: _author,
+        ...row
+      } = toEntryRow('q1', entryRecord(7, { title: 'Ünïcode “title” 100%', author: 'Alice' }));
+      await db
+        .insertInto('entries' as never)
+        .values(row as never)
+        .execute();
+      await entryTitleAuthor.up(db as never);
+      expect(await db.selectFrom('entries').select(['title', 'author']).execute()).toEqual([
+        { title: 'Ünïcode “title” 100%', author: 'Alice' },
+      ]);
+    } finally {
+      await db.destroy();
     }
   });
 });

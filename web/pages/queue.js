@@ -4,12 +4,12 @@
 // the charts of the last 24 hours. It follows the queue's event stream; Preact patches the page in
 // place on each change, so focus and scroll stay where the user left them.
 import { call, failed } from '../api.js';
-import { conclusionsChart, runsPerMergeChart, timeInQueueChart } from '../charts.js';
+import { HistoryCharts } from '../charts.js';
 import { Badge, ExternalLink, errorText, Reason, Since, Until } from '../components.js';
-import { announce, confirmDialog, fill } from '../dom.js';
+import { announce, confirmDialog } from '../dom.js';
 import { follow } from '../live.js';
-import { prHref, settingsHref } from '../links.js';
-import { html, useEffect, useRef, useState } from '../ui.js';
+import { historyHref, prHref, settingsHref } from '../links.js';
+import { html, useEffect, useState } from '../ui.js';
 import { CONTROLS, FreezeBanner, ManagementBanner, outsideTerraform } from '../queue-state.js';
 import { RunsSection } from './queue-runs.js';
 
@@ -211,16 +211,6 @@ function RecentList({ queueKey, activity }) {
   </ul>`;
 }
 
-/** The charts of charts.js (DOM elements), drawn again when the history changes. @param {{ history: QueueHistory }} props */
-function Charts({ history }) {
-  const ref = useRef(/** @type {HTMLDivElement | null} */ (null));
-  useEffect(() => {
-    if (ref.current)
-      fill(ref.current, conclusionsChart(history), timeInQueueChart(history), runsPerMergeChart(history));
-  }, [history]);
-  return html`<div class="charts" id="charts" ref=${ref}></div>`;
-}
-
 /**
  * The queue page. Reads the queue's activity and history, then follows its event stream until it is
  * unmounted; durations count on every second.
@@ -298,10 +288,11 @@ export function QueuePage({ queueKey }) {
     <section aria-labelledby="recent-title" class="card" id="recent">
       <h2 id="recent-title">Recently concluded</h2>
       <${RecentList} queueKey=${queueKey} activity=${activity} />
+      <p><a href=${historyHref(queueKey)} id="history-link">History: every concluded PR, with filters</a></p>
     </section>
     <section aria-labelledby="charts-title">
       <h2 id="charts-title">The last 24 hours</h2>
-      ${history ? html`<${Charts} history=${history} />` : html`<p class="muted">Loading the charts…</p>`}
+      ${history ? html`<${HistoryCharts} history=${history} />` : html`<p class="muted">Loading the charts…</p>`}
     </section>
   </article>`;
 }

@@ -1,7 +1,19 @@
 /** Schemas of the dashboard's extension endpoints (docs/api.md "Dashboard", docs/dashboard.md). */
 import { Type } from '@sinclair/typebox';
+import { MAX_CONCLUDED_TAKE } from '../../app/read-models/concluded-prs.js';
 import { MAX_HISTORY_HOURS } from '../../app/read-models/queue-activity.js';
-import { DateTime, Name, Nullable, PrStateOut, QueueAddress, QueueStateOut, Repo, RequestObject } from './common.js';
+import { TERMINAL_STATES } from '../../engine/types.js';
+import {
+  AnyCaseEnum,
+  DateTime,
+  Name,
+  Nullable,
+  PrStateOut,
+  QueueAddress,
+  QueueStateOut,
+  Repo,
+  RequestObject,
+} from './common.js';
 import { ForgeLinkProperties, OutlookProperties, PrReason } from './pull-request.js';
 import { FreezeStateProperties, MODES } from './queue.js';
 
@@ -140,6 +152,58 @@ export const QueueHistoryResponse = Type.Object({
     description: 'Oldest first',
   }),
   total: Type.Object(HistoryFields, { description: 'The whole period' }),
+});
+
+const ConclusionTime = (description: string) =>
+  Type.String({ format: 'date-time', 'x-expected': 'an ISO-8601 date-time such as 2026-01-31T12:00:00Z', description });
+
+export const ConcludedRequest = RequestObject({
+  ...QueueAddress,
+  states: Type.Optional(
+    Type.Array(AnyCaseEnum(TERMINAL_STATES, { description: 'MERGED, FAILED or CANCELLED, any letter case' }), {
+      maxItems: TERMINAL_STATES.length,
+      description: 'Only PRs that concluded in one of these states; absent or empty: all three',
+    }),
+  ),
+  author: Type.Optional(
+    Type.String({ maxLength: 200, description: "Only the PRs of this author (the forge's login, any letter case)" }),
+  ),
+  from: Type.Optional(ConclusionTime('Only PRs that concluded at or after this time')),
+  to: Type.Optional(ConclusionTime('Only PRs that concluded at or before this time')),
+  search: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description: 'Text in the title (any letter case), or a PR number (with or without #): PRs matching either',
+    }),
+  ),
+  cursor: Type.Optional(Name({ description: 'nextCursor of the previous page' })),
+  take: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_CONCLUDED_TAKE, default: 25, description: 'Page size, default 25' }),
+  ),
+});
+
+export const ConcludedPr = Type.Object({
+  prNumber: Type.Integer(),
+  prTitle: Type.String(),
+  prAuthor: Type.String(),
+  state: PrStateOut,
+  concludedAt: DateTime('When it concluded'),
+  reason: Type.String({ description: 'Reason code of the conclusion' }),
+  explanation: PrReason,
+  submittedAt: DateTime('When it was submitted (for the trip that concluded)'),
+  timeInQueueSeconds: Type.Number({ description: 'From its submission to its conclusion, in seconds' }),
+  testRunId: Nullable(Type.String({ description: 'The run it was last tested in; null if it never was' })),
+  flaky: Type.Boolean({
+    description: 'Its tests passed only when run again on the same commit (TEST_RUN_PASSED_AFTER_RETRY)',
+  }),
+});
+
+export const ConcludedResponse = Type.Object({
+  pullRequests: Type.Array(ConcludedPr, {
+    description: 'Most recently concluded first (then by PR number, highest first)',
+  }),
+  total: Type.Integer({ description: 'PRs matching the filters, every page together' }),
+  nextCursor: Type.Optional(Type.String({ description: 'For the next page; absent on the last page' })),
 });
 
 export const StreamQuery = RequestObject({

@@ -32,6 +32,7 @@ import { deleteQueueRow, findQueue, findQueueById, insertQueue, markConfigWrite 
 import { findRepo } from '../../store/repos.js';
 import { forgeFor, type Adapters } from '../adapters.js';
 import { ApiDirectory } from '../read-models/api-directory.js';
+import { listConcluded, type ConcludedPage, type ConcludedQuery } from '../read-models/concluded-prs.js';
 import { failedCheckUrl, type CiOutcome } from '../executor/ci-outcome.js';
 import type { Clock } from '../../lib/clock.js';
 import {
@@ -457,6 +458,10 @@ export class GreenlineService implements MergeQueueService {
 
   getQueueHistory(ctx: AuthContext, key: QueueKey, hours: number): Promise<QueueHistory> {
     return queueHistory(this.deps.db, ctx, key, hours, this.deps.clock.now());
+  }
+
+  listConcludedPullRequests(ctx: AuthContext, key: QueueKey, query: ConcludedQuery): Promise<ConcludedPage> {
+    return listConcluded(this.deps.db, ctx, key, query);
   }
 
   async watchQueue(ctx: AuthContext, key: QueueKey, onChange: () => void): Promise<() => void> {

@@ -15,6 +15,7 @@ import { effectOrder } from './008-effect-order.js';
 import { deliveryClaims } from './009-delivery-claims.js';
 import { notifications } from './010-notifications.js';
 import { apiIds } from './011-api-ids.js';
+import { entryTitleAuthor } from './012-entry-title-author.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '009-delivery-claims': deliveryClaims,
   '010-notifications': notifications,
   '011-api-ids': apiIds,
+  '012-entry-title-author': entryTitleAuthor,
 };
 
 /**
