@@ -3,7 +3,9 @@ import { ApiError, call, stream } from './api.js';
 import { failed } from './app.js';
 import { conclusionsChart, runsPerMergeChart, timeInQueueChart } from './charts.js';
 import { announce, badge, confirmDialog, fill, h, since, time, until } from './dom.js';
+import { QueueGraph } from './graph.js';
 import { prHref, queueHref } from './links.js';
+import { html, render as mount } from './ui.js';
 
 const TERMINAL = ['MERGED', 'FAILED', 'CANCELLED'];
 /** The states whose tests can be restarted (the API refuses the others). */
@@ -228,84 +230,6 @@ export async function queuesPage() {
 }
 
 // ---------------------------------------------------------------------------------- one queue
-
-/** One test run as a chain: base commit, the PRs merged underneath it, then the PRs under test. */
-function runGraph(key, run) {
-  const chip = (n, cls) =>
-    h(
-      'li',
-      { class: `chip ${cls}` },
-      h('a', { href: prHref(key, n), 'data-focus-key': `run-${run.testRunId}-${n}` }, `#${n}`),
-    );
-  const label = run.status === 'creating' ? 'building test commit' : 'testing';
-  return h(
-    'li',
-    { class: 'run' },
-    h(
-      'div',
-      { class: 'run-head' },
-      h('strong', {}, `Run ${run.testRunId.slice(0, 8)}`),
-      h(
-        'span',
-        { class: `badge ${run.queueType === 'bisection' ? 'state-pending_failure' : 'state-testing'}` },
-        run.queueType === 'bisection' ? 'BISECTION' : 'MAIN',
-      ),
-      h('span', { class: 'muted' }, `${label}, started `, since(run.createdAt), ' ago'),
-      run.retries > 0
-        ? h(
-            'span',
-            { class: 'badge state-pending_failure', title: 'CI is run again on the same test commit' },
-            `RETRY ${run.retries}`,
-          )
-        : null,
-    ),
-    h(
-      'ol',
-      { class: 'chain', 'aria-label': `Run ${run.testRunId.slice(0, 8)} merges, in order` },
-      h('li', { class: 'chip base' }, `${key.targetBranch} @ ${short(run.baseSha)}`),
-      run.dependentPrs.map((n) => chip(n, 'dependent')),
-      run.prNumbers.map((n) => chip(n, 'tested')),
-    ),
-    h(
-      'p',
-      { class: 'muted small' },
-      run.dependentPrs.length
-        ? `Tests #${run.prNumbers.join(', #')} on top of #${run.dependentPrs.join(', #')} (predicted to merge first).`
-        : `Tests #${run.prNumbers.join(', #')} on ${key.targetBranch}.`,
-    ),
-  );
-}
-
-function runsView(key, activity) {
-  if (activity.testRuns.length === 0) return h('p', { class: 'muted' }, 'No test runs in flight.');
-  if (activity.mode !== 'parallel')
-    return h(
-      'ol',
-      { class: 'runs' },
-      activity.testRuns.map((r) => runGraph(key, r)),
-    );
-  const lanes = new Map();
-  for (const r of activity.testRuns) {
-    const lane = r.lane ?? r.prNumbers[0];
-    lanes.set(lane, [...(lanes.get(lane) ?? []), r]);
-  }
-  return h(
-    'div',
-    { class: 'lanes' },
-    [...lanes].map(([lane, runs]) =>
-      h(
-        'section',
-        { class: 'lane', 'aria-label': `Lane of #${lane}` },
-        h('h3', {}, `Lane #${lane}`),
-        h(
-          'ol',
-          { class: 'runs' },
-          runs.map((r) => runGraph(key, r)),
-        ),
-      ),
-    ),
-  );
-}
 
 function prTable(key, activity) {
   if (activity.pullRequests.length === 0) return h('p', { class: 'muted' }, 'The queue is empty.');
@@ -550,7 +474,7 @@ export async function queuePage(key) {
         ),
       ),
     );
-    refill(runs, runsView(key, a));
+    mount(html`<${QueueGraph} queueKey=${key} activity=${a} />`, runs);
     refill(prs, prTable(key, a));
     refill(recent, recentView(key, a));
   };
@@ -582,7 +506,7 @@ export async function queuePage(key) {
     h(
       'section',
       { 'aria-labelledby': 'runs-title', class: 'card' },
-      h('h2', { id: 'runs-title' }, 'Test runs in flight'),
+      h('h2', { id: 'runs-title' }, 'The queue now'),
       runs,
     ),
     h(

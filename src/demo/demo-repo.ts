@@ -114,7 +114,7 @@ export const API: DemoProject = {
   baseFiles: {
     'README.md': "# api\n\nA tiny service that greenline's demo merges batches of pull requests into.\n",
     'features/health.txt': 'works\n',
-    'test.sh': testScript(4),
+    'test.sh': testScript(6),
   },
   prs: [
     { title: 'Add invoices', area: 'billing', outcome: 'pass' },

@@ -7,7 +7,7 @@
  * a notice, except under CI=true, where that fails.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
@@ -42,7 +42,7 @@ export interface Demo {
   /** The dashboard's URL, without a trailing slash. */
   url: string;
   token: string;
-  /** The demo's data directory (its remote is `<dir>/shop.git`). */
+  /** The demo's data directory (its remotes are `<dir>/shop.git` and `<dir>/api.git`). */
   dir: string;
   browser: Browser;
   /** Everything the demo printed, and page errors. */
@@ -68,7 +68,10 @@ export function useDemo(): Demo {
     browser: undefined as unknown as Browser,
     output: () => output,
     signedIn: async (size = DESKTOP) => {
-      const page = await demo.browser.newPage({ viewport: size });
+      // A context of its own: axe-core (expectAccessible) opens a page beside it.
+      const context = await demo.browser.newContext({ viewport: size });
+      const page = await context.newPage();
+      page.once('close', () => void context.close());
       page.on('pageerror', (err) => {
         output += `\n[page error] ${err.message}`;
       });
@@ -102,16 +105,33 @@ export function useDemo(): Demo {
   }
 
   /**
-   * Takes the demo's PRs still queued out of the queue and waits until it deleted their test branches:
-   * a stopped server keeps its runs' branches for when it starts again, and this one does not.
+   * Takes the PRs still queued out of each of the demo's queues and waits until it deleted their test
+   * branches: a stopped server keeps its runs' branches for when it starts again, and this one does not.
    */
-  async function emptyQueue(): Promise<void> {
-    const queue = (await demo.api('getQueue', QUEUE_KEY)) as { enqueuedPullRequests: { prNumber: number }[] };
-    for (const { prNumber } of queue.enqueuedPullRequests)
-      await demo.api('cancelPullRequest', { ...QUEUE_KEY, pr: { number: prNumber } });
-    const remote = path.join(demo.dir, 'shop.git');
+  async function emptyQueues(): Promise<void> {
+    const { queues } = (await demo.api('listQueues', {})) as { queues: { repo: unknown; targetBranch: string }[] };
+    for (const q of queues) {
+      const key = { repo: q.repo, targetBranch: q.targetBranch };
+      const queue = (await demo.api('getQueue', key)) as { enqueuedPullRequests: { prNumber: number }[] };
+      for (const { prNumber } of queue.enqueuedPullRequests) {
+        // Not through demo.api: a PR that concluded since getQueue answers 4xx, and that is fine here.
+        await fetch(`${demo.url}/v1/cancelPullRequest`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-token': demo.token },
+          body: JSON.stringify({ ...key, pr: { number: prNumber } }),
+        });
+      }
+    }
+    const remotes = readdirSync(demo.dir).filter((name) => name.endsWith('.git'));
     const testBranches = (): string =>
-      execFileSync('git', ['for-each-ref', 'refs/heads/greenline-merge/'], { cwd: remote, encoding: 'utf8' });
+      remotes
+        .map((remote) =>
+          execFileSync('git', ['for-each-ref', 'refs/heads/greenline-merge/'], {
+            cwd: path.join(demo.dir, remote),
+            encoding: 'utf8',
+          }),
+        )
+        .join('');
     const deadline = Date.now() + 20_000;
     while (testBranches() !== '' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   }
@@ -161,7 +181,7 @@ export function useDemo(): Demo {
   afterAll(async () => {
     await demo.browser?.close();
     if (child && child.exitCode === null) {
-      await emptyQueue();
+      await emptyQueues();
       child.kill('SIGTERM');
       const timer = setTimeout(() => child?.kill('SIGKILL'), 20_000);
       await new Promise((r) => child?.once('exit', r));

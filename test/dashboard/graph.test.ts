@@ -1,0 +1,141 @@
+/**
+ * The queue graph (web/graph.js) in a real Chromium against `greenline demo` (harness.ts): the
+ * parallel queue acme/api first (batches in lanes, a failing batch bisected, a PR not ready), while
+ * its batches are in flight; then the single queue acme/shop (the target's tip, runs and PR links, a
+ * merged PR leaving instead of staying under a run, focus kept across live updates, Enter on a PR).
+ */
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { expectAccessible, haveChromium, PR, QUEUE, screenshots, useDemo } from './harness.js';
+
+const API_QUEUE = '#/queue/demo.greenline.local/acme/api/main';
+const graph = (page: Page) => page.locator('.queue-graph');
+
+describe.skipIf(!haveChromium)('the queue graph, on greenline demo', () => {
+  const demo = useDemo();
+
+  async function open(hash: string): Promise<Page> {
+    const page = await demo.signedIn();
+    await page.goto(`${demo.url}/${hash}`);
+    await page.getByText('Live', { exact: true }).waitFor({ timeout: 20_000 });
+    await graph(page).locator('.qg-target').waitFor();
+    return page;
+  }
+
+  it('draws the parallel queue: lanes side by side, batches in one box, a bisection run marked, the PR not ready apart', async () => {
+    const page = await open(API_QUEUE);
+    // Each area of acme/api is a lane; each lane's three PRs are tested as one batch.
+    await expect.poll(() => graph(page).locator('[data-lane]').count(), { timeout: 30_000 }).toBeGreaterThan(1);
+    const batch = graph(page).locator('[data-run][data-queue-type="main"].batch').first();
+    await batch.waitFor({ timeout: 30_000 });
+    expect(await batch.locator('[data-pr]').count()).toBeGreaterThan(1);
+    expect(await batch.getAttribute('aria-label')).toMatch(/^Batch of \d, run [0-9a-f]{8}: (testing|building)/);
+    // #10 has no impacted targets: it is not ready, drawn apart from the lanes.
+    const notReady = graph(page)
+      .locator('.qg-not-ready')
+      .getByRole('link', { name: '#10 Document the webhooks, not ready' });
+    await notReady.waitFor({ timeout: 30_000 });
+    expect(await notReady.getAttribute('data-pr')).toBe('10');
+
+    // #2 breaks the test: the billing batch (#1-#3) fails and is bisected.
+    const bisection = graph(page).locator('[data-run][data-queue-type="bisection"]').first();
+    await bisection.waitFor({ timeout: 60_000 });
+    expect(await bisection.getAttribute('class')).toContain('bisection');
+    expect(await bisection.getAttribute('aria-label')).toMatch(/^Bisection.*bisection of a failed batch/);
+    const inBisection = (await bisection.locator('[data-pr]').evaluateAll((els) => els.map((e) => e.dataset.pr))).map(
+      Number,
+    );
+    expect(inBisection.length).toBeGreaterThan(0);
+    expect(inBisection.every((n) => [1, 2, 3].includes(n))).toBe(true);
+    await screenshots(page, 'queue-graph-parallel');
+    await expectAccessible(page);
+    await page.close();
+  }, 120_000);
+
+  it('draws the target tip, each run with its PRs, each PR a link to its page', async () => {
+    const page = await open(QUEUE);
+    const target = graph(page).locator('.qg-target');
+    const sha = await target.getAttribute('data-target');
+    expect(sha).toMatch(/^[0-9a-f]{40}$/);
+    expect(await target.textContent()).toContain(`main${sha!.slice(0, 8)}`);
+    const run = graph(page).locator('[data-run]').first();
+    await run.waitFor({ timeout: 30_000 });
+    expect(await run.getAttribute('data-run')).toMatch(/^[0-9a-f-]{8,}$/);
+    expect(await run.getAttribute('aria-label')).toMatch(
+      /^(Run [0-9a-f]{8}|Batch of \d, run [0-9a-f]{8}): (testing|building)/,
+    );
+    const pr = run.locator('[data-pr]').first();
+    const n = await pr.getAttribute('data-pr');
+    expect(await pr.getAttribute('href')).toBe(PR(Number(n)));
+    // Its name (and tooltip) is its <title>: number, title, state.
+    const name = await pr.locator('title').textContent();
+    expect(name).toMatch(new RegExp(`^#${n} .+, (testing|building)$`));
+    expect(await run.getByRole('link', { name: name! }).getAttribute('data-pr')).toBe(n);
+    await screenshots(page, 'queue-graph');
+    await expectAccessible(page);
+    await page.close();
+  }, 60_000);
+
+  it('shows a PR that merged leaving, not pending under the run built on it', async () => {
+    const page = await open(QUEUE);
+    // A run built on PRs that merged while it tested says so; those PRs are drawn leaving, not under it.
+    const seen = await page.waitForFunction(
+      () => {
+        const root = document.querySelector('.queue-graph');
+        const run = [...(root?.querySelectorAll('[data-run]') ?? [])].find((r) =>
+          r.getAttribute('aria-label')?.includes('merged since'),
+        );
+        if (!root || !run) return null;
+        const label = run.getAttribute('aria-label') ?? '';
+        const merged = [...(/built on ([#\d, ]+), merged since/.exec(label)?.[1] ?? '').matchAll(/#(\d+)/g)].map((m) =>
+          Number(m[1]),
+        );
+        const numbers = (selector: string) =>
+          [...root.querySelectorAll(selector)].map((e) => Number(e.getAttribute('data-pr')));
+        return {
+          label,
+          merged,
+          inLanes: numbers('.qg-lane [data-pr]'),
+          leavingMerged: numbers('.qg-leaving [data-pr][data-state="MERGED"]'),
+        };
+      },
+      undefined,
+      { timeout: 90_000, polling: 50 },
+    );
+    const { label, merged, inLanes, leavingMerged } = (await seen.jsonValue())!;
+    expect(merged.length, label).toBeGreaterThan(0);
+    expect(
+      inLanes.filter((n) => merged.includes(n)),
+      label,
+    ).toEqual([]);
+    expect(
+      merged.some((n) => leavingMerged.includes(n)),
+      `${label}; leaving: ${leavingMerged}`,
+    ).toBe(true);
+    await page.close();
+  }, 120_000);
+
+  it('keeps focus on a PR across live updates, and Enter opens its page', async () => {
+    const page = await open(QUEUE);
+    const prs = graph(page).locator('.qg-lane [data-pr]');
+    await prs.first().waitFor({ timeout: 30_000 });
+    // The PR furthest back: it stays in the queue while the picture changes around it.
+    const node = prs.last();
+    const n = await node.getAttribute('data-pr');
+    // Reached by keyboard (the focus ring shows for keyboard focus).
+    await node.focus();
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-pr'))).toBe(n);
+    const summary = page.locator('#qg-summary');
+    const before = await summary.textContent();
+    await expect.poll(() => summary.textContent(), { timeout: 60_000 }).not.toBe(before);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-pr'))).toBe(n);
+    const ring = await page.evaluate(() => getComputedStyle(document.activeElement!.querySelector('.qg-ring')!).stroke);
+    expect(ring).not.toBe('none');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: new RegExp(`^#${n} `) }).waitFor();
+    expect(page.url()).toContain(PR(Number(n)));
+    await page.close();
+  }, 90_000);
+});
