@@ -160,7 +160,7 @@ const LEAVE_W = 150;
 const LEAVE_H = 30;
 const TITLE_CHARS = 20;
 /** How far below the row an arrow that skips items dips (its control points). */
-const ARC = 52;
+const ARC = 60;
 
 const clip = (/** @type {string} */ s, /** @type {number} */ n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
@@ -239,6 +239,19 @@ export function QueueGraph({ queueKey, activity }) {
   const pic = useMemo(() => picture(activity), [activity]);
   const active = typeof document === 'undefined' ? null : document.activeElement;
   const focusedPr = root.current?.contains(active) ? active?.getAttribute('data-pr') : null;
+  // Where the target's tip is drawn. On a screen too narrow to show it and two groups after it, the
+  // picture first scrolls there (once, when it is first shown: live updates never move it), the PRs
+  // leaving being to its left.
+  const trunkX = pic.leaving.length ? MARGIN + LEAVE_W + 36 : MARGIN;
+  const lanesX = trunkX + TRUNK_W + 40;
+  const scroller = useRef(/** @type {HTMLDivElement | null} */ (null));
+  const scrolled = useRef(false);
+  useLayoutEffect(() => {
+    const box = scroller.current;
+    if (scrolled.current || !box?.isConnected) return;
+    scrolled.current = true;
+    if (box.clientWidth < lanesX + 2 * (NODE_W + STEP)) box.scrollLeft = trunkX - MARGIN;
+  });
   useLayoutEffect(() => {
     if (!focusedPr || !root.current || root.current.contains(document.activeElement)) return;
     const again = root.current.querySelector(`[data-pr="${focusedPr}"]`);
@@ -247,12 +260,12 @@ export function QueueGraph({ queueKey, activity }) {
 
   const branch = queueKey.targetBranch;
   const leaveX = MARGIN;
-  const trunkX = pic.leaving.length ? leaveX + LEAVE_W + 36 : MARGIN;
-  const lanesX = trunkX + TRUNK_W + 40;
   const parallel = activity.mode === 'parallel';
   const rows = Math.max(1, pic.lanes.length);
   const lanesH = rows * ROW_H;
   const notReadyY = MARGIN + lanesH;
+  // The trunk reaches every lane and every leaving PR that merged into it.
+  const trunkH = Math.max(lanesH - 18, LANE_LABEL + pic.leaving.length * (LEAVE_H + 10));
   const height = Math.max(
     notReadyY + (pic.notReady.length ? LANE_LABEL + NODE_H + 20 : 0),
     MARGIN + LANE_LABEL + pic.leaving.length * (LEAVE_H + 10) + 10,
@@ -367,7 +380,7 @@ export function QueueGraph({ queueKey, activity }) {
   const summary = describe(pic, activity, branch);
   return html`<div class="queue-graph" ref=${root}>
     <p class="qg-caption muted small" aria-hidden="true">${headline(pic)}</p>
-    <div class="qg-scroll">
+    <div class="qg-scroll" ref=${scroller}>
       <svg
         class="qg"
         width=${width}
@@ -383,7 +396,7 @@ export function QueueGraph({ queueKey, activity }) {
           </marker>
         </defs>
         <g class="qg-target" data-target=${activity.targetSha ?? ''} role="img" aria-label=${`${branch} at ${short(activity.targetSha)}: the target branch's tip`}>
-          <rect class="qg-trunk" x=${trunkX} y=${MARGIN} width=${TRUNK_W} height=${Math.max(lanesH - 18, NODE_H + 20)} rx="10" />
+          <rect class="qg-trunk" x=${trunkX} y=${MARGIN} width=${TRUNK_W} height=${trunkH} rx="10" />
           <text class="qg-trunk-name" x=${trunkX + TRUNK_W / 2} y=${MARGIN + 24} text-anchor="middle">${clip(branch, 12)}</text>
           <text class="qg-trunk-sha" x=${trunkX + TRUNK_W / 2} y=${MARGIN + 42} text-anchor="middle">${short(activity.targetSha)}</text>
         </g>

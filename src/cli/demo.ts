@@ -126,7 +126,7 @@ async function submitAll(url: string, token: string, project: DemoProject, repo:
 export function demoCommand(): Command {
   return new Command('demo')
     .description(
-      'run a local demo: a git repository with 15 pull requests, a queue, the built-in CI and the web dashboard',
+      'run a local demo: two git repositories with pull requests and their queues, the built-in CI and the web dashboard',
     )
     .option('--port <port>', 'TCP port of the server and dashboard (0 = any free port)', '8080')
     .option('--host <host>', 'address to listen on', '127.0.0.1')

@@ -71,7 +71,8 @@ export function useDemo(): Demo {
       // A context of its own: axe-core (expectAccessible) opens a page beside it.
       const context = await demo.browser.newContext({ viewport: size });
       const page = await context.newPage();
-      page.once('close', () => void context.close());
+      // When the browser closes first, it has closed the context already.
+      page.once('close', () => context.close().catch(() => {}));
       page.on('pageerror', (err) => {
         output += `\n[page error] ${err.message}`;
       });
