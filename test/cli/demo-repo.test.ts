@@ -114,7 +114,7 @@ describe('the demo repository of the parallel queue', () => {
   it('has three areas of three PRs (one batch per lane), one PR that breaks its batch, one without area', async () => {
     const prs = demoPrs(API);
     const areas: Record<string, number[]> = {};
-    for (const p of prs) (areas[p.area] ??= []).push(p.number);
+    for (const p of prs) areas[p.area] = [...(areas[p.area] ?? []), p.number];
     expect(areas).toEqual({ billing: [1, 2, 3], search: [4, 5, 6], auth: [7, 8, 9], '': [10] });
     expect(prs.filter((p) => p.outcome === 'fail').map((p) => p.number)).toEqual([2]);
     const api = await buildDemoRepo(dir, API);
