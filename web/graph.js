@@ -159,6 +159,9 @@ const TRUNK_W = 104;
 const LEAVE_W = 150;
 const LEAVE_H = 30;
 const TITLE_CHARS = 20;
+/** A PR waiting at the back of its lane: its number only. */
+const CHIP_W = 58;
+const CHIP_H = 30;
 /** How far below the row an arrow that skips items dips (its control points). */
 const ARC = 60;
 
@@ -199,6 +202,7 @@ function runSentence(/** @type {Item} */ item, /** @type {string} */ branch) {
 function PrNode({ queueKey, node, x, y, cls = '', w = NODE_W, h = NODE_H }) {
   const name = `#${node.number} ${node.title}, ${node.word}`;
   const compact = h < NODE_H;
+  const chip = w < NODE_W - 40;
   const mark = MARKS[node.state] ?? '';
   return html`<a
     href=${prHref(queueKey, node.number)}
@@ -211,7 +215,7 @@ function PrNode({ queueKey, node, x, y, cls = '', w = NODE_W, h = NODE_H }) {
     <rect class="qg-ring" x=${x - 4} y=${y - 4} width=${w + 8} height=${h + 8} rx="12" />
     <rect class="qg-shape" x=${x} y=${y} width=${w} height=${h} rx="8" />
     <text class="qg-num" x=${x + 10} y=${y + (compact ? 20 : 19)}>#${node.number}</text>
-    <text class="qg-word" x=${x + w - 10} y=${y + (compact ? 20 : 19)} text-anchor="end">${mark}${node.word}</text>
+    ${chip ? null : html`<text class="qg-word" x=${x + w - 10} y=${y + (compact ? 20 : 19)} text-anchor="end">${mark}${node.word}</text>`}
     ${compact ? null : html`<text class="qg-title" x=${x + 10} y=${y + 37}>${clip(node.title, TITLE_CHARS)}</text>`}
   </a>`;
 }
@@ -284,7 +288,10 @@ export function QueueGraph({ queueKey, activity }) {
     const parts = [];
     /** @type {any[]} */
     const edges = [];
-    for (const item of lane.items) {
+    // The PRs waiting at the back of the lane are drawn small, in a block of two rows.
+    let back = lane.items.length;
+    while (back > 0 && lane.items[back - 1]?.nodes[0]?.state === 'PENDING') back--;
+    for (const item of lane.items.slice(0, back)) {
       const boxed = item.kind !== 'waiting';
       const w = item.nodes.length * NODE_W + (item.nodes.length - 1) * GAP + (boxed ? 2 * PAD : 0);
       const from = item.after === null ? { x: trunkX + TRUNK_W, y: mid } : ends.get(item.after);
@@ -327,6 +334,31 @@ export function QueueGraph({ queueKey, activity }) {
         parts.push(html`<g key=${item.key} class="qg-waiting">${nodes}</g>`);
       }
       x += w + STEP;
+    }
+    const waiting = lane.items.slice(back).flatMap((i) => i.nodes);
+    if (waiting.length) {
+      const rows = waiting.length > 2 ? 2 : 1;
+      const chipsTop = rows === 2 ? mid - CHIP_H - 4 : mid - CHIP_H / 2;
+      const previous = lane.items[back - 1]?.nodes.at(-1)?.number;
+      const from = previous === undefined ? { x: trunkX + TRUNK_W, y: mid } : ends.get(previous);
+      if (from)
+        edges.push(html`<${Edge} key="e-waiting" x1=${from.x} y1=${from.y} x2=${x} y2=${mid} dashed=${true} />`);
+      parts.push(html`<g key="waiting" class="qg-waiting-block" role="group" aria-label=${`Waiting for a test run: ${list(waiting.map((n) => n.number))}`}>
+        <text class="qg-lane-label" x=${x} y=${chipsTop - 8} aria-hidden="true">Waiting</text>
+        ${waiting.map(
+          (n, i) =>
+            html`<${PrNode}
+              key=${`pr-${n.number}`}
+              queueKey=${queueKey}
+              node=${n}
+              x=${x + Math.floor(i / rows) * (CHIP_W + GAP)}
+              y=${chipsTop + (i % rows) * (CHIP_H + 8)}
+              w=${CHIP_W}
+              h=${CHIP_H}
+            />`,
+        )}
+      </g>`);
+      x += Math.ceil(waiting.length / rows) * (CHIP_W + GAP) - GAP + STEP;
     }
     width = Math.max(width, x - STEP);
     const label = parallel ? `Lane of #${lane.lane ?? '?'}` : 'Merge order';

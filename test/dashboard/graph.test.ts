@@ -119,6 +119,20 @@ describe.skipIf(!haveChromium)('the queue graph, on greenline demo', () => {
     const page = await open(QUEUE);
     const prs = graph(page).locator('.qg-lane [data-pr]');
     await prs.first().waitFor({ timeout: 30_000 });
+    // Tab goes from PR to PR in queue order (the document's order of the picture's links).
+    const first = await prs.first().getAttribute('data-pr');
+    await prs.first().focus();
+    await page.keyboard.press('Tab');
+    const next = await page.evaluate((pr) => {
+      const links = [...document.querySelectorAll('.qg-lane [data-pr]')];
+      const at = links.findIndex((e) => e.getAttribute('data-pr') === pr);
+      return {
+        expected: links[at + 1]?.getAttribute('data-pr'),
+        focused: document.activeElement?.getAttribute('data-pr'),
+      };
+    }, first);
+    expect(next.focused).toBeTruthy();
+    expect(next.focused).toBe(next.expected);
     // The PR furthest back: it stays in the queue while the picture changes around it.
     const node = prs.last();
     const n = await node.getAttribute('data-pr');
