@@ -2,7 +2,8 @@
  * The queue graph (web/graph.js) in a real Chromium against `greenline demo` (harness.ts): the
  * parallel queue acme/api first (batches in lanes, a failing batch bisected, a PR not ready), while
  * its batches are in flight; then the single queue acme/shop (the target's tip, runs and PR links, a
- * merged PR leaving instead of staying under a run, focus kept across live updates, Enter on a PR).
+ * merged PR leaving instead of staying under a run, focus kept across live updates, Enter on a PR),
+ * and the page's own graph module working out the picture of a given activity.
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -114,6 +115,66 @@ describe.skipIf(!haveChromium)('the queue graph, on greenline demo', () => {
     ).toBe(true);
     await page.close();
   }, 120_000);
+
+  it('works out the picture from an activity: merged base PRs leave, the rest stay queued under the run', async () => {
+    const page = await open(QUEUE);
+    const pr = (prNumber: number, state: string, testRunId: string | null = null) => ({
+      prNumber,
+      prTitle: `Change ${prNumber}`,
+      state,
+      testRunId,
+      lane: null,
+      waitingOn: { code: 'PRS_AHEAD', message: `#${prNumber} waits.` },
+      explanation: { code: 'X', message: `#${prNumber} is ${state}.` },
+    });
+    const run = (testRunId: string, prNumbers: number[], dependentPrs: number[], queueType = 'main') => ({
+      testRunId,
+      queueType,
+      status: 'in_progress',
+      prNumbers,
+      dependentPrs,
+      lane: null,
+      retries: 0,
+    });
+    // #1 merged while the runs built on it tested; #2 passed and merges next; #3-#4 are a batch on #1
+    // and #2; #5 is tested on #1 to #4; #6 waits; #7 is not ready.
+    const activity = {
+      mode: 'single',
+      targetSha: 'a'.repeat(40),
+      pullRequests: [
+        pr(2, 'TESTS_PASSED', 'r2'),
+        pr(3, 'TESTING', 'r3'),
+        pr(4, 'TESTING', 'r3'),
+        pr(5, 'TESTING', 'r5'),
+        pr(6, 'PENDING'),
+        pr(7, 'NOT_READY'),
+      ],
+      testRuns: [run('r3', [3, 4], [1, 2]), run('r5', [5], [1, 2, 3, 4])],
+      recentPullRequests: [{ ...pr(1, 'MERGED'), stateChangedAt: new Date().toISOString(), flaky: false }],
+    };
+    // The page's own module (a string: the test runner would rewrite an import() in a function).
+    type Drawn = { number: number; state: string };
+    type Item = { kind: string; nodes: Drawn[]; after: number | null; onTopOf: number[]; mergedSince: number[] };
+    const picture = await page.evaluate<{ lanes: { items: Item[] }[]; notReady: Drawn[]; leaving: Drawn[] }>(
+      `import('/dashboard/graph.js').then((m) => m.picture(${JSON.stringify(activity)}))`,
+    );
+    const items = picture.lanes[0]!.items.map((i) => ({
+      kind: i.kind,
+      prs: i.nodes.map((n) => n.number),
+      after: i.after,
+      onTopOf: i.onTopOf,
+      mergedSince: i.mergedSince,
+    }));
+    expect(items).toEqual([
+      { kind: 'passed', prs: [2], after: null, onTopOf: [], mergedSince: [] },
+      { kind: 'run', prs: [3, 4], after: 2, onTopOf: [2], mergedSince: [1] },
+      { kind: 'run', prs: [5], after: 4, onTopOf: [2, 3, 4], mergedSince: [1] },
+      { kind: 'waiting', prs: [6], after: 5, onTopOf: [], mergedSince: [] },
+    ]);
+    expect(picture.notReady.map((n) => n.number)).toEqual([7]);
+    expect(picture.leaving.map((n) => [n.number, n.state])).toEqual([[1, 'MERGED']]);
+    await page.close();
+  }, 60_000);
 
   it('keeps focus on a PR across live updates, and Enter opens its page', async () => {
     const page = await open(QUEUE);
