@@ -15,7 +15,7 @@ import { html, useLayoutEffect, useMemo, useRef } from './ui.js';
 /**
  * One PR as drawn: `state` is its state in capitals, `word` how the picture writes it, `why` the
  * server's sentence of why it is there (what it waits on, or why it concluded).
- * @typedef {{ number: number, title: string, state: string, word: string, why: string }} Node
+ * @typedef {{ number: number, title: string, state: string, word: string, why: string }} DrawnPr
  */
 /**
  * A box of PRs that move together: a test run in flight, PRs whose tests passed in one run, or one PR
@@ -23,7 +23,7 @@ import { html, useLayoutEffect, useMemo, useRef } from './ui.js';
  * @typedef {{
  *   key: string,
  *   kind: 'run' | 'passed' | 'waiting',
- *   nodes: Node[],
+ *   nodes: DrawnPr[],
  *   run: Run | null,
  *   after: number | null,
  *   onTopOf: number[],
@@ -37,8 +37,8 @@ import { html, useLayoutEffect, useMemo, useRef } from './ui.js';
 /**
  * @typedef {{
  *   lanes: Lane[],
- *   notReady: Node[],
- *   leaving: Node[],
+ *   notReady: DrawnPr[],
+ *   leaving: DrawnPr[],
  *   runs: number,
  *   waiting: number,
  * }} Picture
@@ -76,7 +76,7 @@ export function picture(activity) {
   /** @type {Map<number, Run>} */
   const runOf = new Map();
   for (const run of activity.testRuns) for (const n of run.prNumbers) if (!runOf.has(n)) runOf.set(n, run);
-  /** @type {(p: QueuedPr | RecentPr, run?: Run) => Node} */
+  /** @type {(p: QueuedPr | RecentPr, run?: Run) => DrawnPr} */
   const node = (p, run) => {
     const state = upper(p.state);
     const word = run?.status === 'creating' ? 'building' : (WORDS[state] ?? state.toLowerCase());
@@ -87,7 +87,7 @@ export function picture(activity) {
   const lanes = new Map();
   /** @type {Map<string, Item>} */
   const items = new Map();
-  /** @type {Node[]} */
+  /** @type {DrawnPr[]} */
   const notReady = [];
   let last = /** @type {Item | null} */ (null);
   for (const p of activity.pullRequests) {
@@ -108,10 +108,9 @@ export function picture(activity) {
       existing.nodes.push(node(p, run));
       continue;
     }
-    const laneKey = String(activity.mode === 'parallel' ? (run?.lane ?? p.lane) : null);
-    if (!lanes.has(laneKey))
-      lanes.set(laneKey, { lane: activity.mode === 'parallel' ? (run?.lane ?? p.lane) : null, items: [] });
-    const lane = /** @type {Lane} */ (lanes.get(laneKey));
+    const laneOf = activity.mode === 'parallel' ? (run?.lane ?? p.lane) : null;
+    if (!lanes.has(String(laneOf))) lanes.set(String(laneOf), { lane: laneOf, items: [] });
+    const lane = /** @type {Lane} */ (lanes.get(String(laneOf)));
     const onTopOf = run ? run.dependentPrs.filter((n) => queued.has(n)) : [];
     const before = lane.items.at(-1);
     /** @type {Item} */
@@ -197,7 +196,7 @@ function runSentence(/** @type {Item} */ item, /** @type {string} */ branch) {
 /**
  * One PR: a link to its page, with its number, state and title. Its <title> is its accessible name and
  * tooltip ("#12 Add gift cards, testing"), its <desc> says why it is there.
- * @param {{ queueKey: QueueKey, node: Node, x: number, y: number, cls?: string, w?: number, h?: number }} props
+ * @param {{ queueKey: QueueKey, node: DrawnPr, x: number, y: number, cls?: string, w?: number, h?: number }} props
  */
 function PrNode({ queueKey, node, x, y, cls = '', w = NODE_W, h = NODE_H }) {
   const name = `#${node.number} ${node.title}, ${node.word}`;
@@ -241,7 +240,8 @@ function Edge({ x1, y1, x2, y2, dashed = false }) {
 export function QueueGraph({ queueKey, activity }) {
   const root = useRef(/** @type {HTMLDivElement | null} */ (null));
   const pic = useMemo(() => picture(activity), [activity]);
-  const active = typeof document === 'undefined' ? null : document.activeElement;
+  // The PR focused before this drawing: after it, its (maybe new) element gets the focus back.
+  const active = document.activeElement;
   const focusedPr = root.current?.contains(active) ? active?.getAttribute('data-pr') : null;
   // Where the target's tip is drawn. On a screen too narrow to show it and two groups after it, the
   // picture first scrolls there (once, when it is first shown: live updates never move it), the PRs
