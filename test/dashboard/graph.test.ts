@@ -5,12 +5,20 @@
  * merged PR leaving instead of staying under a run, focus kept across live updates, Enter on a PR),
  * and the page's own graph module working out the picture of a given activity.
  */
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { expectAccessible, haveChromium, PR, QUEUE, screenshots, useDemo } from './harness.js';
 
 const API_QUEUE = '#/queue/demo.greenline.local/acme/api/main';
 const graph = (page: Page) => page.locator('.queue-graph');
+/** A run of the picture read at once (live updates change it): its label, classes and PRs. */
+const runInfo = (run: Locator) =>
+  run.evaluate((el) => ({
+    id: el.getAttribute('data-run') ?? '',
+    label: el.getAttribute('aria-label') ?? '',
+    cls: el.getAttribute('class') ?? '',
+    prs: [...el.querySelectorAll('[data-pr]')].map((e) => Number(e.getAttribute('data-pr'))),
+  }));
 
 describe.skipIf(!haveChromium)('the queue graph, on greenline demo', () => {
   const demo = useDemo();
@@ -29,8 +37,9 @@ describe.skipIf(!haveChromium)('the queue graph, on greenline demo', () => {
     await expect.poll(() => graph(page).locator('[data-lane]').count(), { timeout: 30_000 }).toBeGreaterThan(1);
     const batch = graph(page).locator('[data-run][data-queue-type="main"].batch').first();
     await batch.waitFor({ timeout: 30_000 });
-    expect(await batch.locator('[data-pr]').count()).toBeGreaterThan(1);
-    expect(await batch.getAttribute('aria-label')).toMatch(/^Batch of \d, run [0-9a-f]{8}: (testing|building)/);
+    const batched = await runInfo(batch);
+    expect(batched.prs.length, batched.label).toBeGreaterThan(1);
+    expect(batched.label).toMatch(/^Batch of \d, run [0-9a-f]{8}: (testing|building)/);
     // #10 has no impacted targets: it is not ready, drawn apart from the lanes.
     const notReady = graph(page)
       .locator('.qg-not-ready')
@@ -41,13 +50,14 @@ describe.skipIf(!haveChromium)('the queue graph, on greenline demo', () => {
     // #2 breaks the test: the billing batch (#1-#3) fails and is bisected.
     const bisection = graph(page).locator('[data-run][data-queue-type="bisection"]').first();
     await bisection.waitFor({ timeout: 60_000 });
-    expect(await bisection.getAttribute('class')).toContain('bisection');
-    expect(await bisection.getAttribute('aria-label')).toMatch(/^Bisection.*bisection of a failed batch/);
-    const inBisection = (await bisection.locator('[data-pr]').evaluateAll((els) => els.map((e) => e.dataset.pr))).map(
-      Number,
-    );
-    expect(inBisection.length).toBeGreaterThan(0);
-    expect(inBisection.every((n) => [1, 2, 3].includes(n))).toBe(true);
+    const bisecting = await runInfo(bisection);
+    expect(bisecting.cls).toContain('bisection');
+    expect(bisecting.label).toMatch(/^Bisection.*bisection of a failed batch/);
+    expect(bisecting.prs.length).toBeGreaterThan(0);
+    expect(
+      bisecting.prs.every((n) => [1, 2, 3].includes(n)),
+      bisecting.label,
+    ).toBe(true);
     await screenshots(page, 'queue-graph-parallel');
     await expectAccessible(page);
     await page.close();
@@ -55,23 +65,32 @@ describe.skipIf(!haveChromium)('the queue graph, on greenline demo', () => {
 
   it('draws the target tip, each run with its PRs, each PR a link to its page', async () => {
     const page = await open(QUEUE);
-    const target = graph(page).locator('.qg-target');
-    const sha = await target.getAttribute('data-target');
-    expect(sha).toMatch(/^[0-9a-f]{40}$/);
-    expect(await target.textContent()).toContain(`main${sha!.slice(0, 8)}`);
+    const target = await graph(page)
+      .locator('.qg-target')
+      .evaluate((el) => ({ sha: el.getAttribute('data-target') ?? '', text: el.textContent }));
+    expect(target.sha).toMatch(/^[0-9a-f]{40}$/);
+    expect(target.text).toContain(`main${target.sha.slice(0, 8)}`);
     const run = graph(page).locator('[data-run]').first();
     await run.waitFor({ timeout: 30_000 });
-    expect(await run.getAttribute('data-run')).toMatch(/^[0-9a-f-]{8,}$/);
-    expect(await run.getAttribute('aria-label')).toMatch(
-      /^(Run [0-9a-f]{8}|Batch of \d, run [0-9a-f]{8}): (testing|building)/,
-    );
-    const pr = run.locator('[data-pr]').first();
-    const n = await pr.getAttribute('data-pr');
-    expect(await pr.getAttribute('href')).toBe(PR(Number(n)));
-    // Its name (and tooltip) is its <title>: number, title, state.
-    const name = await pr.locator('title').textContent();
-    expect(name).toMatch(new RegExp(`^#${n} .+, (testing|building)$`));
-    expect(await run.getByRole('link', { name: name! }).getAttribute('data-pr')).toBe(n);
+    const drawn = await runInfo(run);
+    expect(drawn.id).toMatch(/^[0-9a-f-]{8,}$/);
+    expect(drawn.label).toMatch(/^(Run [0-9a-f]{8}|Batch of \d, run [0-9a-f]{8}): (testing|building)/);
+    expect(drawn.label).toContain(drawn.id.slice(0, 8));
+    // A PR of the run, read at once (live updates move PRs on): a link to its page, named by its
+    // <title> (also its tooltip): number, title, state.
+    const pr = await run
+      .locator('[data-pr]')
+      .first()
+      .evaluate((el) => ({
+        n: el.getAttribute('data-pr'),
+        href: el.getAttribute('href'),
+        name: el.querySelector('title')?.textContent ?? '',
+      }));
+    expect(pr.href).toBe(PR(Number(pr.n)));
+    expect(pr.name).toMatch(new RegExp(`^#${pr.n} .+, (testing|building)$`));
+    // The browser's accessible name is that title: the link is found by it (while the PR is in the picture).
+    const named = graph(page).getByRole('link', { name: new RegExp(`^#${pr.n} `) });
+    expect(await named.evaluateAll((els) => els.map((e) => e.getAttribute('data-pr')))).toEqual([pr.n]);
     await screenshots(page, 'queue-graph');
     await expectAccessible(page);
     await page.close();
