@@ -201,7 +201,7 @@ describe.skipIf(!haveChromium)('the queue graph, on greenline demo', () => {
     await prs.first().waitFor({ timeout: 30_000 });
     // Tab goes from PR to PR in queue order (the document's order of the picture's links).
     const first = await prs.first().getAttribute('data-pr');
-    await prs.first().focus();
+    await graph(page).locator(`.qg-lane [data-pr="${first}"]`).focus();
     await page.keyboard.press('Tab');
     const next = await page.evaluate((pr) => {
       const links = [...document.querySelectorAll('.qg-lane [data-pr]')];
@@ -214,8 +214,8 @@ describe.skipIf(!haveChromium)('the queue graph, on greenline demo', () => {
     expect(next.focused).toBeTruthy();
     expect(next.focused).toBe(next.expected);
     // The PR furthest back: it stays in the queue while the picture changes around it.
-    const node = prs.last();
-    const n = await node.getAttribute('data-pr');
+    const n = await prs.last().getAttribute('data-pr');
+    const node = graph(page).locator(`[data-pr="${n}"]`);
     // Reached by keyboard (the focus ring shows for keyboard focus).
     await node.focus();
     await page.keyboard.press('Shift+Tab');
