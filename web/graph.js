@@ -432,15 +432,7 @@ export function QueueGraph({ queueKey, activity }) {
           <text class="qg-trunk-name" x=${trunkX + TRUNK_W / 2} y=${MARGIN + 24} text-anchor="middle">${clip(branch, 12)}</text>
           <text class="qg-trunk-sha" x=${trunkX + TRUNK_W / 2} y=${MARGIN + 42} text-anchor="middle">${short(activity.targetSha)}</text>
         </g>
-        ${
-          pic.leaving.length
-            ? html`<g class="qg-leaving" role="group" aria-label="Recently concluded, leaving the queue">
-              <text class="qg-lane-label" x=${leaveX} y=${MARGIN + 14} aria-hidden="true">Leaving</text>
-              ${leavingParts}
-            </g>`
-            : null
-        }
-        ${laneParts}
+        ${/* The document's order is the Tab order: the lanes, the PRs not ready, the PRs leaving. */ laneParts}
         ${
           pic.lanes.length === 0
             ? html`<text class="qg-empty" x=${lanesX} y=${MARGIN + ROW_H / 2}>Nothing in the queue.</text>`
@@ -451,6 +443,14 @@ export function QueueGraph({ queueKey, activity }) {
             ? html`<g class="qg-not-ready" role="group" aria-label="Not ready: submitted, not admitted yet">
               <text class="qg-lane-label" x=${lanesX} y=${notReadyY + 14} aria-hidden="true">Not ready</text>
               ${notReadyParts}
+            </g>`
+            : null
+        }
+        ${
+          pic.leaving.length
+            ? html`<g class="qg-leaving" role="group" aria-label="Recently concluded, leaving the queue">
+              <text class="qg-lane-label" x=${leaveX} y=${MARGIN + 14} aria-hidden="true">Leaving</text>
+              ${leavingParts}
             </g>`
             : null
         }
