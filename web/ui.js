@@ -8,4 +8,4 @@ import { h, render } from 'preact';
 /** `html\`<div class=${cls}>${text}</div>\`` builds Preact elements. */
 export const html = htm.bind(h);
 export { render };
-export { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+export { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';

@@ -1,20 +1,32 @@
 /**
- * `greenline demo`: a complete local merge queue in one command. Builds a bare git repository with 15
- * pull requests (src/demo/demo-repo.ts), connects it with the git forge and the built-in CI runner
- * (`sh ./test.sh`), starts the server, creates a queue, submits every PR, prints the dashboard's
- * address and a token, reports each PR as it concludes, and serves until Ctrl-C.
+ * `greenline demo`: a complete local merge queue in one command. Builds two bare git repositories
+ * (src/demo/demo-repo.ts): `shop` with 15 pull requests and `api` with 10, connects them with the git
+ * forge and the built-in CI runner (`sh ./test.sh`), starts the server, creates a queue for each (the
+ * shop's in the mode asked for; the api's parallel and batching, so batches, bisection and lanes can be
+ * seen), submits every PR, prints the dashboard's address and a token, reports each PR as it concludes,
+ * and serves until Ctrl-C.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { loadConfig } from '../config.js';
-import { buildDemoRepo, type DemoRepo } from '../demo/demo-repo.js';
+import { API, buildDemoRepo, SHOP, type DemoProject, type DemoRepo } from '../demo/demo-repo.js';
 import { UsageError } from './usage-error.js';
 
 /** A data dir the demo made holds this file: only such a dir is wiped on the next run. */
 const MARKER = '.greenline-demo';
-export const DEMO_REPO_SLUG = 'demo.greenline.local/acme/shop';
+const DEMO_HOST = 'demo.greenline.local';
+export const DEMO_REPO_SLUG = `${DEMO_HOST}/acme/shop`;
+/** The parallel queue beside the shop's: batches of 3 in lanes by area, a failing batch bisected. */
+const API_QUEUE = { mode: 'parallel', concurrency: 2 };
+/** Set with updateQueue: createQueue takes only the mode and the concurrency. */
+const API_BATCHING = {
+  batch: true,
+  batchingMinSize: 3,
+  batchingMaxWaitTimeMinutes: 1,
+  bisectionConcurrency: 2,
+};
 
 interface DemoFlags {
   port: string;
@@ -52,8 +64,11 @@ async function api(url: string, token: string, endpoint: string, body: unknown):
   return JSON.parse(text) as unknown;
 }
 
-/** Prints each PR's conclusion once, and a summary when every PR has concluded. */
-function reportConclusions(url: string, token: string, key: object, repo: DemoRepo): () => void {
+/**
+ * Prints each PR's conclusion once (after `label` when given), and a summary when `expected` PRs have
+ * concluded.
+ */
+function reportConclusions(url: string, token: string, key: object, expected: number, label = ''): () => void {
   const seen = new Set<number>();
   let stopped = false;
   const tick = async () => {
@@ -64,12 +79,14 @@ function reportConclusions(url: string, token: string, key: object, repo: DemoRe
       for (const pr of [...a.recentPullRequests].reverse()) {
         if (seen.has(pr.prNumber)) continue;
         seen.add(pr.prNumber);
-        say(`  #${String(pr.prNumber).padEnd(3)} ${pr.state.toUpperCase().padEnd(9)} ${pr.prTitle} (${pr.reason})`);
+        say(
+          `  ${label}#${String(pr.prNumber).padEnd(3)} ${pr.state.toUpperCase().padEnd(9)} ${pr.prTitle} (${pr.reason})`,
+        );
       }
-      if (seen.size === repo.prs.length) {
+      if (seen.size === expected) {
         const merged = a.recentPullRequests.filter((p) => p.state.toUpperCase() === 'MERGED').length;
         say(
-          `All ${repo.prs.length} pull requests concluded: ${merged} merged, ${repo.prs.length - merged} not. ` +
+          `All ${expected} pull requests ${label ? `of ${label.trim()} ` : ''}concluded: ${merged} merged, ${expected - merged} not. ` +
             'The dashboard keeps serving; press Ctrl-C to stop.',
         );
         return;
@@ -85,10 +102,31 @@ function reportConclusions(url: string, token: string, key: object, repo: DemoRe
   };
 }
 
+/** The queue of `main` of a demo repository. */
+const queueKey = (project: DemoProject) => ({
+  repo: { host: DEMO_HOST, owner: 'acme', name: project.name },
+  targetBranch: 'main',
+});
+
+/** Uploads each PR's area as its impacted target (parallel mode; none for a PR without area), then submits it. */
+async function submitAll(url: string, token: string, project: DemoProject, repo: DemoRepo, parallel: boolean) {
+  const key = queueKey(project);
+  for (const pr of repo.prs) {
+    if (parallel && pr.area) {
+      await api(url, token, 'setImpactedTargets', {
+        ...key,
+        pr: { number: pr.number, sha: pr.headSha },
+        impactedTargets: [pr.area],
+      });
+    }
+    await api(url, token, 'submitPullRequest', { ...key, pr: { number: pr.number } });
+  }
+}
+
 export function demoCommand(): Command {
   return new Command('demo')
     .description(
-      'run a local demo: a git repository with 15 pull requests, a queue, the built-in CI and the web dashboard',
+      'run a local demo: two git repositories with pull requests and their queues, the built-in CI and the web dashboard',
     )
     .option('--port <port>', 'TCP port of the server and dashboard (0 = any free port)', '8080')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
@@ -114,9 +152,11 @@ export function demoCommand(): Command {
       'after',
       `
 The demo repository ${DEMO_REPO_SLUG} has 15 pull requests: most pass, #4, #9 and #13 break the
-test, and #6 and #11 change the same line (whichever merges second conflicts). The queue tests up
-to 3 PRs at once, without batching. Everything runs locally; the data dir is deleted and rebuilt
-on every run.
+test, and #6 and #11 change the same line (whichever merges second conflicts). Its queue tests up
+to 3 PRs at once, without batching (--mode chooses its mode). Beside it, ${DEMO_HOST}/acme/api has
+a parallel queue that batches: three lanes of three PRs, each lane one batch; #2 breaks the test, so
+its batch fails and is bisected; #10 has no impacted targets and waits NOT_READY. Everything runs
+locally; the data dir is deleted and rebuilt on every run.
 
 Examples:
   $ greenline demo
@@ -132,7 +172,7 @@ Examples:
           dataDir,
           logLevel: flags.logLevel,
           pollIntervalSeconds: '1',
-          ciMaxParallel: '2',
+          ciMaxParallel: '4',
         },
         // The demo's own settings only: no greenline.yaml, no GREENLINE_* environment.
         env: {},
@@ -140,8 +180,10 @@ Examples:
       });
       say(`[1/5] Preparing ${dataDir}`);
       await prepareDataDir(dataDir);
-      const repo = await buildDemoRepo(dataDir);
+      const repo = await buildDemoRepo(dataDir, SHOP);
+      const apiRepo = await buildDemoRepo(dataDir, API);
       say(`[2/5] Built the git repository ${repo.remote} with ${repo.prs.length} pull requests (refs/pull/<n>/head)`);
+      say(`      and ${apiRepo.remote} with ${apiRepo.prs.length}`);
 
       // Loaded here, not at the top: the other commands start without loading the server.
       const [{ openStore }, { bootstrap }, { connectRepo }, { createLogger, createServer }] = await Promise.all([
@@ -154,15 +196,21 @@ Examples:
       let token: string;
       try {
         token = (await bootstrap(db, Date.now())).token!; // a new data dir holds no token yet
-        await connectRepo(
-          db,
-          { org: 'default', slug: DEMO_REPO_SLUG, forge: 'git', remote: repo.remote, ciCommand: 'sh ./test.sh' },
-          Date.now(),
-        );
+        for (const [project, r] of [
+          [SHOP, repo],
+          [API, apiRepo],
+        ] as const) {
+          const slug = `${DEMO_HOST}/acme/${project.name}`;
+          await connectRepo(
+            db,
+            { org: 'default', slug, forge: 'git', remote: r.remote, ciCommand: 'sh ./test.sh' },
+            Date.now(),
+          );
+        }
       } finally {
         await db.destroy();
       }
-      say(`[3/5] Connected ${DEMO_REPO_SLUG} (forge git, CI command "sh ./test.sh")`);
+      say(`[3/5] Connected ${DEMO_REPO_SLUG} and ${DEMO_HOST}/acme/api (forge git, CI command "sh ./test.sh")`);
 
       const logger = createLogger(config);
       const server = createServer(config, logger);
@@ -177,23 +225,18 @@ Examples:
         throw err;
       }
       const url = server.url;
-      const [host, owner, name] = DEMO_REPO_SLUG.split('/') as [string, string, string];
-      const key = { repo: { host, owner, name }, targetBranch: 'main' };
-      let stopReports = () => {};
+      const stops: (() => void)[] = [];
       try {
-        await api(url, token, 'createQueue', { ...key, mode: flags.mode, concurrency: 3 });
+        await api(url, token, 'createQueue', { ...queueKey(SHOP), mode: flags.mode, concurrency: 3 });
+        await api(url, token, 'createQueue', { ...queueKey(API), ...API_QUEUE });
+        await api(url, token, 'updateQueue', { ...queueKey(API), ...API_BATCHING });
         say(`[4/5] Server listening on ${url}; created the ${flags.mode} queue for main (3 test runs at once)`);
-        for (const pr of repo.prs) {
-          if (flags.mode === 'parallel') {
-            await api(url, token, 'setImpactedTargets', {
-              ...key,
-              pr: { number: pr.number, sha: pr.headSha },
-              impactedTargets: [pr.area],
-            });
-          }
-          await api(url, token, 'submitPullRequest', { ...key, pr: { number: pr.number } });
-        }
-        say(`[5/5] Submitted ${repo.prs.length} pull requests`);
+        say(
+          `      and the parallel queue of acme/api (${API_QUEUE.concurrency} runs at once, batches of ${API_BATCHING.batchingMinSize})`,
+        );
+        await submitAll(url, token, SHOP, repo, flags.mode === 'parallel');
+        await submitAll(url, token, API, apiRepo, true);
+        say(`[5/5] Submitted ${repo.prs.length} pull requests, and ${apiRepo.prs.length} to acme/api`);
         say('');
         say(`Dashboard: ${url}/`);
         say(`API token: ${token}`);
@@ -202,14 +245,19 @@ Examples:
         );
         say('Press Ctrl-C to stop.');
         say('');
-        stopReports = reportConclusions(url, token, key, repo);
+        const waiting = apiRepo.prs.filter((p) => !p.area);
+        stops.push(reportConclusions(url, token, queueKey(SHOP), repo.prs.length));
+        stops.push(reportConclusions(url, token, queueKey(API), apiRepo.prs.length - waiting.length, 'acme/api '));
+        for (const pr of waiting) {
+          say(`  acme/api #${pr.number} waits NOT_READY: it has no impacted targets (setImpactedTargets admits it)`);
+        }
       } catch (err) {
         await server.stop();
         throw err;
       }
       await new Promise<void>((resolve) => {
         const shutdown = () => {
-          stopReports();
+          for (const stop of stops) stop();
           server
             .stop()
             .catch((err: unknown) => logger.error({ err }, 'stop failed'))

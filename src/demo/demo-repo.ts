@@ -1,9 +1,14 @@
 /**
- * The repository of `greenline demo`: a bare git repository whose `main` holds a small project (a
- * README, a settings file, feature files and `test.sh`), and one commit per pull request published
- * at `refs/pull/<n>/head` (the git forge's default PR ref pattern). Some PRs break the project's
- * test, two change the same line of settings.conf (whichever merges second conflicts), the rest pass.
- * Commits are written with git plumbing straight into the bare repository.
+ * The repositories of `greenline demo`: bare git repositories whose `main` holds a small project (a
+ * README, feature files and `test.sh`), and one commit per pull request published at
+ * `refs/pull/<n>/head` (the git forge's default PR ref pattern). Commits are written with git plumbing
+ * straight into the bare repository.
+ *
+ * - `shop` (SHOP): 15 PRs for a single-mode queue; some break the project's test, two change the same
+ *   line of settings.conf (whichever merges second conflicts), the rest pass.
+ * - `api` (API): 10 PRs in three areas for a parallel queue that batches: each area's three PRs are
+ *   one batch in their own lane; one PR breaks the test, so its batch fails and is bisected; the
+ *   tenth PR has no impacted targets and waits NOT_READY.
  */
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -18,7 +23,7 @@ export interface DemoPr {
   author: string;
   /** Files the PR adds or changes. */
   files: Record<string, string>;
-  /** Impacted target of the PR (its area of the project), for a parallel queue. */
+  /** Impacted target of the PR (its area of the project), for a parallel queue; empty: none uploaded. */
   area: string;
   outcome: DemoOutcome;
 }
@@ -31,31 +36,28 @@ export interface DemoRepo {
   prs: (DemoPr & { headSha: string })[];
 }
 
-/** The project's check: every feature file must say `works`. `sleep` makes a run last long enough to watch. */
-export const DEMO_TEST_SH = [
-  '#!/bin/sh',
-  '# The demo project\'s test: every feature file must say "works".',
-  'echo "Testing commit $GREENLINE_TEST_SHA (PRs $GREENLINE_PR_NUMBERS)"',
-  'sleep 2',
-  'status=0',
-  'for f in features/*.txt; do',
-  '  if grep -qx works "$f"; then echo "ok    $f"; else echo "FAIL  $f: expected \\"works\\", found \\"$(cat "$f")\\""; status=1; fi',
-  'done',
-  'exit $status',
-  '',
-].join('\n');
+/**
+ * The project's check: every feature file must say `works`. Sleeping `seconds` makes a run last long
+ * enough to watch.
+ */
+const testScript = (seconds: number): string =>
+  [
+    '#!/bin/sh',
+    '# The demo project\'s test: every feature file must say "works".',
+    'echo "Testing commit $GREENLINE_TEST_SHA (PRs $GREENLINE_PR_NUMBERS)"',
+    `sleep ${seconds}`,
+    'status=0',
+    'for f in features/*.txt; do',
+    '  if grep -qx works "$f"; then echo "ok    $f"; else echo "FAIL  $f: expected \\"works\\", found \\"$(cat "$f")\\""; status=1; fi',
+    'done',
+    'exit $status',
+    '',
+  ].join('\n');
 
 /** settings.conf serving on `port`: the line the two config PRs both change. */
 const settings = (port: number): Record<string, string> => ({
   'settings.conf': `name = shop\nport = ${port}\nlog = info\n`,
 });
-
-const BASE_FILES: Record<string, string> = {
-  'README.md': "# shop\n\nA tiny project that greenline's demo merges pull requests into.\n",
-  ...settings(8000),
-  'features/checkout.txt': 'works\n',
-  'test.sh': DEMO_TEST_SH,
-};
 
 const AUTHORS = ['Ada Lovelace', 'Grace Hopper', 'Alan Turing', 'Edsger Dijkstra', 'Barbara Liskov'];
 
@@ -66,24 +68,67 @@ interface PrSpec {
   files?: Record<string, string>;
 }
 
-/** The demo's 15 pull requests, in the order they are submitted. */
-const PR_SPECS: PrSpec[] = [
-  { title: 'Add product search', area: 'web', outcome: 'pass' },
-  { title: 'Add a wish list', area: 'web', outcome: 'pass' },
-  { title: 'Expose the orders API', area: 'api', outcome: 'pass' },
-  { title: 'Add gift cards', area: 'api', outcome: 'fail' },
-  { title: 'Document the install steps', area: 'docs', outcome: 'pass' },
-  { title: 'Serve on port 9000', area: 'config', outcome: 'pass', files: settings(9000) },
-  { title: 'Add product reviews', area: 'web', outcome: 'pass' },
-  { title: 'Rate-limit the API', area: 'api', outcome: 'pass' },
-  { title: 'Add a currency switcher', area: 'web', outcome: 'fail' },
-  { title: 'Document the API', area: 'docs', outcome: 'pass' },
-  { title: 'Serve on port 7000', area: 'config', outcome: 'conflict', files: settings(7000) },
-  { title: 'Add order tracking', area: 'api', outcome: 'pass' },
-  { title: 'Add a dark theme', area: 'web', outcome: 'fail' },
-  { title: 'Add a changelog', area: 'docs', outcome: 'pass' },
-  { title: 'Add newsletter sign-up', area: 'web', outcome: 'pass' },
-];
+/** One demo repository: its name (`<name>.git`, `acme/<name>`), what `main` holds, its PRs in submission order. */
+export interface DemoProject {
+  name: string;
+  baseFiles: Record<string, string>;
+  prs: PrSpec[];
+}
+
+/** The demo's first repository: 15 PRs for a single-mode queue. */
+export const SHOP: DemoProject = {
+  name: 'shop',
+  baseFiles: {
+    'README.md': "# shop\n\nA tiny project that greenline's demo merges pull requests into.\n",
+    ...settings(8000),
+    'features/checkout.txt': 'works\n',
+    'test.sh': testScript(2),
+  },
+  prs: [
+    { title: 'Add product search', area: 'web', outcome: 'pass' },
+    { title: 'Add a wish list', area: 'web', outcome: 'pass' },
+    { title: 'Expose the orders API', area: 'api', outcome: 'pass' },
+    { title: 'Add gift cards', area: 'api', outcome: 'fail' },
+    { title: 'Document the install steps', area: 'docs', outcome: 'pass' },
+    { title: 'Serve on port 9000', area: 'config', outcome: 'pass', files: settings(9000) },
+    { title: 'Add product reviews', area: 'web', outcome: 'pass' },
+    { title: 'Rate-limit the API', area: 'api', outcome: 'pass' },
+    { title: 'Add a currency switcher', area: 'web', outcome: 'fail' },
+    { title: 'Document the API', area: 'docs', outcome: 'pass' },
+    { title: 'Serve on port 7000', area: 'config', outcome: 'conflict', files: settings(7000) },
+    { title: 'Add order tracking', area: 'api', outcome: 'pass' },
+    { title: 'Add a dark theme', area: 'web', outcome: 'fail' },
+    { title: 'Add a changelog', area: 'docs', outcome: 'pass' },
+    { title: 'Add newsletter sign-up', area: 'web', outcome: 'pass' },
+  ],
+};
+
+/**
+ * The demo's second repository, for a parallel queue that batches three PRs at a time: three areas
+ * (lanes) of three PRs, #2 breaks the test (its batch fails and is bisected), and #10 is submitted
+ * without impacted targets (area empty), so it waits NOT_READY. Its test takes longer than the
+ * shop's, so batches and bisections can be watched.
+ */
+export const API: DemoProject = {
+  name: 'api',
+  baseFiles: {
+    'README.md': "# api\n\nA tiny service that greenline's demo merges batches of pull requests into.\n",
+    'features/health.txt': 'works\n',
+    'test.sh': testScript(6),
+  },
+  prs: [
+    { title: 'Add invoices', area: 'billing', outcome: 'pass' },
+    { title: 'Add refunds', area: 'billing', outcome: 'fail' },
+    { title: 'Add tax rates', area: 'billing', outcome: 'pass' },
+    { title: 'Index the catalogue', area: 'search', outcome: 'pass' },
+    { title: 'Add search filters', area: 'search', outcome: 'pass' },
+    { title: 'Rank results by popularity', area: 'search', outcome: 'pass' },
+    { title: 'Sign in with passkeys', area: 'auth', outcome: 'pass' },
+    { title: 'Expire idle sessions', area: 'auth', outcome: 'pass' },
+    { title: 'Add two-factor codes', area: 'auth', outcome: 'pass' },
+    { title: 'Document the webhooks', area: '', outcome: 'pass' },
+  ],
+};
 
 const slug = (title: string): string =>
   title
@@ -91,9 +136,9 @@ const slug = (title: string): string =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '');
 
-/** The demo's pull requests without a repository: what each changes and what should become of it. */
-export function demoPrs(): DemoPr[] {
-  return PR_SPECS.map((spec, i) => ({
+/** A demo project's pull requests without a repository: what each changes and what should become of it. */
+export function demoPrs(project: DemoProject = SHOP): DemoPr[] {
+  return project.prs.map((spec, i) => ({
     number: i + 1,
     title: spec.title,
     author: AUTHORS[i % AUTHORS.length]!,
@@ -103,9 +148,9 @@ export function demoPrs(): DemoPr[] {
   }));
 }
 
-/** Creates `<dir>/shop.git` (replacing one left there) with `main` and the PR refs. */
-export async function buildDemoRepo(dir: string): Promise<DemoRepo> {
-  const remote = path.join(dir, 'shop.git');
+/** Creates `<dir>/<project>.git` (replacing one left there) with `main` and the PR refs. */
+export async function buildDemoRepo(dir: string, project: DemoProject = SHOP): Promise<DemoRepo> {
+  const remote = path.join(dir, `${project.name}.git`);
   await rm(remote, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   await git(['init', '--quiet', '--bare', '--initial-branch=main', remote], { cwd: dir });
@@ -137,10 +182,10 @@ export async function buildDemoRepo(dir: string): Promise<DemoRepo> {
     return git(['commit-tree', tree, ...(parent ? ['-p', parent] : [])], { cwd: remote, env, input: `${message}\n` });
   };
 
-  const baseSha = await commit(null, BASE_FILES, 'Initial commit', 'Ada Lovelace');
+  const baseSha = await commit(null, project.baseFiles, 'Initial commit', 'Ada Lovelace');
   await git(['update-ref', 'refs/heads/main', baseSha], { cwd: remote });
   const prs: DemoRepo['prs'] = [];
-  for (const pr of demoPrs()) {
+  for (const pr of demoPrs(project)) {
     const headSha = await commit(baseSha, pr.files, pr.title, pr.author);
     await git(['update-ref', `refs/pull/${pr.number}/head`, headSha], { cwd: remote });
     prs.push({ ...pr, headSha });

@@ -337,7 +337,10 @@ describe('the dashboard files', () => {
     for (const file of [
       'app.js',
       'api.js',
-      'views.js',
+      'graph.js',
+      'queue-state.js',
+      'pages/queue.js',
+      'pages/settings.js',
       'charts.js',
       'dom.js',
       'links.js',

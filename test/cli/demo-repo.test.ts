@@ -8,7 +8,7 @@ import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
-import { buildDemoRepo, demoPrs, type DemoRepo } from '../../src/demo/demo-repo.js';
+import { API, buildDemoRepo, demoPrs, type DemoRepo } from '../../src/demo/demo-repo.js';
 import { requireBuilt, runCli } from '../e2e/greenline-process.js';
 import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
 
@@ -28,17 +28,18 @@ beforeAll(async () => {
 });
 afterAll(() => removeTempDir(dir));
 
-/** Checks out `rev` into a fresh directory and runs the project's test there. */
-async function testAt(rev: string): Promise<{ code: number; out: string }> {
+/** Checks out `rev` of `of` into a fresh directory and runs the project's test there. */
+async function testAtIn(of: DemoRepo, rev: string): Promise<{ code: number; out: string }> {
   const work = await mkdtemp(path.join(dir, 'work-'));
   const checkout = await run(
     'sh',
-    ['-c', 'git --git-dir "$0" archive "$1" | tar -x -C "$2"', repo.remote, rev, work],
+    ['-c', 'git --git-dir "$0" archive "$1" | tar -x -C "$2"', of.remote, rev, work],
     dir,
   );
   expect(checkout.code, checkout.out).toBe(0);
   return run('sh', ['./test.sh'], work);
 }
+const testAt = (rev: string) => testAtIn(repo, rev);
 
 describe('the demo repository', () => {
   it('has main and one ref per PR on top of it, with titles and authors', async () => {
@@ -106,6 +107,22 @@ describe('the demo repository', () => {
       .split('\n');
     expect(refs).toHaveLength(15);
     repo = again;
+  });
+});
+
+describe('the demo repository of the parallel queue', () => {
+  it('has three areas of three PRs (one batch per lane), one PR that breaks its batch, one without area', async () => {
+    const prs = demoPrs(API);
+    const areas: Record<string, number[]> = {};
+    for (const p of prs) areas[p.area] = [...(areas[p.area] ?? []), p.number];
+    expect(areas).toEqual({ billing: [1, 2, 3], search: [4, 5, 6], auth: [7, 8, 9], '': [10] });
+    expect(prs.filter((p) => p.outcome === 'fail').map((p) => p.number)).toEqual([2]);
+    const api = await buildDemoRepo(dir, API);
+    expect(api.remote).toBe(path.join(dir, 'api.git'));
+    const [main, broken] = await Promise.all([testAtIn(api, 'refs/heads/main'), testAtIn(api, 'refs/pull/2/head')]);
+    expect(main.code, main.out).toBe(0);
+    expect(broken.code).toBe(1);
+    expect(broken.out).toContain('FAIL  features/add-refunds.txt');
   });
 });
 

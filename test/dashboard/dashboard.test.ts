@@ -47,7 +47,7 @@ describe.skipIf(!haveChromium)('the web dashboard in Chromium, on greenline demo
     await page.evaluate(() => {
       (window as unknown as { mark: number }).mark = 42;
     });
-    await page.locator('.run .chain').first().waitFor({ timeout: 60_000 });
+    await page.locator('[data-run]').first().waitFor({ timeout: 60_000 });
     await page.locator('#recent-prs li[data-state="MERGED"]').first().waitFor({ timeout: 90_000 });
     await page.locator('#recent-prs li[data-state="FAILED"]').first().waitFor({ timeout: 90_000 });
     expect(await page.evaluate(() => (window as unknown as { mark?: number }).mark)).toBe(42);

@@ -7,7 +7,7 @@
  * a notice, except under CI=true, where that fails.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
@@ -42,7 +42,7 @@ export interface Demo {
   /** The dashboard's URL, without a trailing slash. */
   url: string;
   token: string;
-  /** The demo's data directory (its remote is `<dir>/shop.git`). */
+  /** The demo's data directory (its remotes are `<dir>/shop.git` and `<dir>/api.git`). */
   dir: string;
   browser: Browser;
   /** Everything the demo printed, and page errors. */
@@ -114,26 +114,38 @@ export function useDemo(): Demo {
   }
 
   /**
-   * Takes the demo's PRs still queued out of the queue and waits until it deleted their test branches:
-   * a stopped server keeps its runs' branches for when it starts again, and this one does not.
+   * Takes the PRs still queued out of each of the demo's queues and waits until it deleted their test
+   * branches: a stopped server keeps its runs' branches for when it starts again, and this one does not.
    */
-  async function emptyQueue(): Promise<void> {
+  async function emptyQueues(): Promise<void> {
+    const { queues } = (await demo.api('listQueues', {})) as { queues: { repo: unknown; targetBranch: string }[] };
     const deadline = Date.now() + 20_000;
-    for (;;) {
-      const queue = (await demo.api('getQueue', QUEUE_KEY)) as { enqueuedPullRequests: { prNumber: number }[] };
-      if (queue.enqueuedPullRequests.length === 0 || Date.now() > deadline) break;
-      // A PR being merged right now cannot be cancelled (400): it concludes by itself, and is gone next round.
-      for (const { prNumber } of queue.enqueuedPullRequests)
-        await fetch(`${demo.url}/v1/cancelPullRequest`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-token': demo.token },
-          body: JSON.stringify({ ...QUEUE_KEY, pr: { number: prNumber } }),
-        });
-      await new Promise((r) => setTimeout(r, 100));
+    for (const q of queues) {
+      const key = { repo: q.repo, targetBranch: q.targetBranch };
+      for (;;) {
+        const queue = (await demo.api('getQueue', key)) as { enqueuedPullRequests: { prNumber: number }[] };
+        if (queue.enqueuedPullRequests.length === 0 || Date.now() > deadline) break;
+        // Not through demo.api: a PR that concluded since getQueue answers 4xx, and a PR being merged
+        // right now cannot be cancelled (400); either is gone by the next round.
+        for (const { prNumber } of queue.enqueuedPullRequests)
+          await fetch(`${demo.url}/v1/cancelPullRequest`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-api-token': demo.token },
+            body: JSON.stringify({ ...key, pr: { number: prNumber } }),
+          });
+        await new Promise((r) => setTimeout(r, 100));
+      }
     }
-    const remote = path.join(demo.dir, 'shop.git');
+    const remotes = readdirSync(demo.dir).filter((name) => name.endsWith('.git'));
     const testBranches = (): string =>
-      execFileSync('git', ['for-each-ref', 'refs/heads/greenline-merge/'], { cwd: remote, encoding: 'utf8' });
+      remotes
+        .map((remote) =>
+          execFileSync('git', ['for-each-ref', 'refs/heads/greenline-merge/'], {
+            cwd: path.join(demo.dir, remote),
+            encoding: 'utf8',
+          }),
+        )
+        .join('');
     while (testBranches() !== '' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   }
 
@@ -182,7 +194,7 @@ export function useDemo(): Demo {
   afterAll(async () => {
     await demo.browser?.close();
     if (child && child.exitCode === null) {
-      await emptyQueue();
+      await emptyQueues();
       child.kill('SIGTERM');
       const timer = setTimeout(() => child?.kill('SIGKILL'), 20_000);
       await new Promise((r) => child?.once('exit', r));

@@ -5,13 +5,13 @@
 // place on each change, so focus and scroll stay where the user left them.
 import { call, failed } from '../api.js';
 import { HistoryCharts } from '../charts.js';
+import { QueueGraph } from '../graph.js';
 import { Badge, ExternalLink, errorText, Reason, Since, Until } from '../components.js';
 import { announce, confirmDialog } from '../dom.js';
 import { follow } from '../live.js';
 import { historyHref, prHref, settingsHref } from '../links.js';
 import { html, useEffect, useState } from '../ui.js';
 import { CONTROLS, FreezeBanner, ManagementBanner, outsideTerraform } from '../queue-state.js';
-import { RunsSection } from './queue-runs.js';
 
 /** @typedef {import('../../src/client/index.js').QueueActivity} QueueActivity */
 /** @typedef {import('../../src/client/index.js').QueueHistory} QueueHistory */
@@ -280,7 +280,10 @@ export function QueuePage({ queueKey }) {
     <${FreezeBanner} activity=${activity} />
     <${QueueHead} activity=${activity} />
     <${Controls} queueKey=${queueKey} activity=${activity} title=${title} />
-    <${RunsSection} queueKey=${queueKey} activity=${activity} />
+    <section aria-labelledby="runs-title" class="card" id="runs">
+      <h2 id="runs-title">The queue now</h2>
+      <${QueueGraph} queueKey=${queueKey} activity=${activity} />
+    </section>
     <section aria-labelledby="prs-title" class="card" id="prs">
       <h2 id="prs-title">Pull requests in queue order</h2>
       <${PrTable} queueKey=${queueKey} activity=${activity} />

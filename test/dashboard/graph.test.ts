@@ -1,0 +1,235 @@
+/**
+ * The queue graph (web/graph.js) in a real Chromium against `greenline demo` (harness.ts): the
+ * parallel queue acme/api first (batches in lanes, a failing batch bisected, a PR not ready), while
+ * its batches are in flight; then the single queue acme/shop (the target's tip, runs and PR links, a
+ * merged PR leaving instead of staying under a run, focus kept across live updates, Enter on a PR),
+ * and the page's own graph module working out the picture of a given activity.
+ */
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { expectAccessible, haveChromium, PR, QUEUE, screenshots, useDemo } from './harness.js';
+
+const API_QUEUE = '#/queue/demo.greenline.local/acme/api/main';
+const graph = (page: Page) => page.locator('.queue-graph');
+/** A run of the picture read at once (live updates change it): its label, classes and PRs. */
+const runInfo = (run: Locator) =>
+  run.evaluate((el) => ({
+    id: el.getAttribute('data-run') ?? '',
+    label: el.getAttribute('aria-label') ?? '',
+    cls: el.getAttribute('class') ?? '',
+    prs: [...el.querySelectorAll('[data-pr]')].map((e) => Number(e.getAttribute('data-pr'))),
+  }));
+
+describe.skipIf(!haveChromium)('the queue graph, on greenline demo', () => {
+  const demo = useDemo();
+
+  async function open(hash: string): Promise<Page> {
+    const page = await demo.signedIn();
+    await page.goto(`${demo.url}/${hash}`);
+    await page.getByText('Live', { exact: true }).waitFor({ timeout: 20_000 });
+    await graph(page).locator('.qg-target').waitFor();
+    return page;
+  }
+
+  it('draws the parallel queue: lanes side by side, batches in one box, a bisection run marked, the PR not ready apart', async () => {
+    const page = await open(API_QUEUE);
+    // Each area of acme/api is a lane; each lane's three PRs are tested as one batch.
+    await expect.poll(() => graph(page).locator('[data-lane]').count(), { timeout: 30_000 }).toBeGreaterThan(1);
+    const batch = graph(page).locator('[data-run][data-queue-type="main"].batch').first();
+    await batch.waitFor({ timeout: 30_000 });
+    const batched = await runInfo(batch);
+    expect(batched.prs.length, batched.label).toBeGreaterThan(1);
+    expect(batched.label).toMatch(/^Batch of \d, run [0-9a-f]{8}: (testing|building)/);
+    // #10 has no impacted targets: it is not ready, drawn apart from the lanes.
+    const notReady = graph(page)
+      .locator('.qg-not-ready')
+      .getByRole('link', { name: '#10 Document the webhooks, not ready' });
+    await notReady.waitFor({ timeout: 30_000 });
+    expect(await notReady.getAttribute('data-pr')).toBe('10');
+
+    // #2 breaks the test: the billing batch (#1-#3) fails and is bisected.
+    const bisection = graph(page).locator('[data-run][data-queue-type="bisection"]').first();
+    await bisection.waitFor({ timeout: 60_000 });
+    const bisecting = await runInfo(bisection);
+    expect(bisecting.cls).toContain('bisection');
+    expect(bisecting.label).toMatch(/^Bisection.*bisection of a failed batch/);
+    expect(bisecting.prs.length).toBeGreaterThan(0);
+    expect(
+      bisecting.prs.every((n) => [1, 2, 3].includes(n)),
+      bisecting.label,
+    ).toBe(true);
+    await screenshots(page, 'queue-graph-parallel');
+    await expectAccessible(page);
+    await page.close();
+  }, 120_000);
+
+  it('draws the target tip, each run with its PRs, each PR a link to its page', async () => {
+    const page = await open(QUEUE);
+    const target = await graph(page)
+      .locator('.qg-target')
+      .evaluate((el) => ({ sha: el.getAttribute('data-target') ?? '', text: el.textContent }));
+    expect(target.sha).toMatch(/^[0-9a-f]{40}$/);
+    expect(target.text).toContain(`main${target.sha.slice(0, 8)}`);
+    const run = graph(page).locator('[data-run]').first();
+    await run.waitFor({ timeout: 30_000 });
+    const drawn = await runInfo(run);
+    expect(drawn.id).toMatch(/^[0-9a-f-]{8,}$/);
+    expect(drawn.label).toMatch(/^(Run [0-9a-f]{8}|Batch of \d, run [0-9a-f]{8}): (testing|building)/);
+    expect(drawn.label).toContain(drawn.id.slice(0, 8));
+    // A PR of the run, read at once (live updates move PRs on): a link to its page, named by its
+    // <title> (also its tooltip): number, title, state.
+    const pr = await run
+      .locator('[data-pr]')
+      .first()
+      .evaluate((el) => ({
+        n: el.getAttribute('data-pr'),
+        href: el.getAttribute('href'),
+        name: el.querySelector('title')?.textContent ?? '',
+      }));
+    expect(pr.href).toBe(PR(Number(pr.n)));
+    expect(pr.name).toMatch(new RegExp(`^#${pr.n} .+, (testing|building)$`));
+    // The browser's accessible name is that title: the link is found by it (while the PR is in the picture).
+    const named = graph(page).getByRole('link', { name: new RegExp(`^#${pr.n} `) });
+    expect(await named.evaluateAll((els) => els.map((e) => e.getAttribute('data-pr')))).toEqual([pr.n]);
+    await screenshots(page, 'queue-graph');
+    await expectAccessible(page);
+    await page.close();
+  }, 60_000);
+
+  it('shows a PR that merged leaving, not pending under the run built on it', async () => {
+    const page = await open(QUEUE);
+    // A run built on PRs that merged while it tested says so; those PRs are drawn leaving, not under it.
+    const seen = await page.waitForFunction(
+      () => {
+        const root = document.querySelector('.queue-graph');
+        const run = [...(root?.querySelectorAll('[data-run]') ?? [])].find((r) =>
+          r.getAttribute('aria-label')?.includes('merged since'),
+        );
+        if (!root || !run) return null;
+        const label = run.getAttribute('aria-label') ?? '';
+        const merged = [...(/built on ([#\d, ]+), merged since/.exec(label)?.[1] ?? '').matchAll(/#(\d+)/g)].map((m) =>
+          Number(m[1]),
+        );
+        const numbers = (selector: string) =>
+          [...root.querySelectorAll(selector)].map((e) => Number(e.getAttribute('data-pr')));
+        return {
+          label,
+          merged,
+          inLanes: numbers('.qg-lane [data-pr]'),
+          leavingMerged: numbers('.qg-leaving [data-pr][data-state="MERGED"]'),
+        };
+      },
+      undefined,
+      { timeout: 90_000, polling: 50 },
+    );
+    const { label, merged, inLanes, leavingMerged } = (await seen.jsonValue())!;
+    expect(merged.length, label).toBeGreaterThan(0);
+    expect(
+      inLanes.filter((n) => merged.includes(n)),
+      label,
+    ).toEqual([]);
+    expect(
+      merged.some((n) => leavingMerged.includes(n)),
+      `${label}; leaving: ${leavingMerged}`,
+    ).toBe(true);
+    await page.close();
+  }, 120_000);
+
+  it('works out the picture from an activity: merged base PRs leave, the rest stay queued under the run', async () => {
+    const page = await open(QUEUE);
+    const pr = (prNumber: number, state: string, testRunId: string | null = null) => ({
+      prNumber,
+      prTitle: `Change ${prNumber}`,
+      state,
+      testRunId,
+      lane: null,
+      waitingOn: { code: 'PRS_AHEAD', message: `#${prNumber} waits.` },
+      explanation: { code: 'X', message: `#${prNumber} is ${state}.` },
+    });
+    const run = (testRunId: string, prNumbers: number[], dependentPrs: number[], queueType = 'main') => ({
+      testRunId,
+      queueType,
+      status: 'in_progress',
+      prNumbers,
+      dependentPrs,
+      lane: null,
+      retries: 0,
+    });
+    // #1 merged while the runs built on it tested; #2 passed and merges next; #3-#4 are a batch on #1
+    // and #2; #5 is tested on #1 to #4; #6 waits; #7 is not ready.
+    const activity = {
+      mode: 'single',
+      targetSha: 'a'.repeat(40),
+      pullRequests: [
+        pr(2, 'TESTS_PASSED', 'r2'),
+        pr(3, 'TESTING', 'r3'),
+        pr(4, 'TESTING', 'r3'),
+        pr(5, 'TESTING', 'r5'),
+        pr(6, 'PENDING'),
+        pr(7, 'NOT_READY'),
+      ],
+      testRuns: [run('r3', [3, 4], [1, 2]), run('r5', [5], [1, 2, 3, 4])],
+      recentPullRequests: [{ ...pr(1, 'MERGED'), stateChangedAt: new Date().toISOString(), flaky: false }],
+    };
+    // The page's own module (a string: the test runner would rewrite an import() in a function).
+    type Drawn = { number: number; state: string };
+    type Item = { kind: string; nodes: Drawn[]; after: number | null; onTopOf: number[]; mergedSince: number[] };
+    const picture = await page.evaluate<{ lanes: { items: Item[] }[]; notReady: Drawn[]; leaving: Drawn[] }>(
+      `import('/dashboard/graph.js').then((m) => m.picture(${JSON.stringify(activity)}))`,
+    );
+    const items = picture.lanes[0]!.items.map((i) => ({
+      kind: i.kind,
+      prs: i.nodes.map((n) => n.number),
+      after: i.after,
+      onTopOf: i.onTopOf,
+      mergedSince: i.mergedSince,
+    }));
+    expect(items).toEqual([
+      { kind: 'passed', prs: [2], after: null, onTopOf: [], mergedSince: [] },
+      { kind: 'run', prs: [3, 4], after: 2, onTopOf: [2], mergedSince: [1] },
+      { kind: 'run', prs: [5], after: 4, onTopOf: [2, 3, 4], mergedSince: [1] },
+      { kind: 'waiting', prs: [6], after: 5, onTopOf: [], mergedSince: [] },
+    ]);
+    expect(picture.notReady.map((n) => n.number)).toEqual([7]);
+    expect(picture.leaving.map((n) => [n.number, n.state])).toEqual([[1, 'MERGED']]);
+    await page.close();
+  }, 60_000);
+
+  it('keeps focus on a PR across live updates, and Enter opens its page', async () => {
+    const page = await open(QUEUE);
+    const prs = graph(page).locator('.qg-lane [data-pr]');
+    await prs.first().waitFor({ timeout: 30_000 });
+    // Tab goes from PR to PR in queue order (the document's order of the picture's links).
+    const first = await prs.first().getAttribute('data-pr');
+    await graph(page).locator(`.qg-lane [data-pr="${first}"]`).focus();
+    await page.keyboard.press('Tab');
+    const next = await page.evaluate((pr) => {
+      const links = [...document.querySelectorAll('.qg-lane [data-pr]')];
+      const at = links.findIndex((e) => e.getAttribute('data-pr') === pr);
+      return {
+        expected: links[at + 1]?.getAttribute('data-pr'),
+        focused: document.activeElement?.getAttribute('data-pr'),
+      };
+    }, first);
+    expect(next.focused).toBeTruthy();
+    expect(next.focused).toBe(next.expected);
+    // The PR furthest back: it stays in the queue while the picture changes around it.
+    const n = await prs.last().getAttribute('data-pr');
+    const node = graph(page).locator(`[data-pr="${n}"]`);
+    // Reached by keyboard (the focus ring shows for keyboard focus).
+    await node.focus();
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-pr'))).toBe(n);
+    const summary = page.locator('#qg-summary');
+    const before = await summary.textContent();
+    await expect.poll(() => summary.textContent(), { timeout: 60_000 }).not.toBe(before);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-pr'))).toBe(n);
+    const ring = await page.evaluate(() => getComputedStyle(document.activeElement!.querySelector('.qg-ring')!).stroke);
+    expect(ring).not.toBe('none');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: new RegExp(`^#${n} `) }).waitFor();
+    expect(page.url()).toContain(PR(Number(n)));
+    await page.close();
+  }, 90_000);
+});
