@@ -27,7 +27,7 @@ export const reprioritizePullRequest: V2Route = (app, { service }) => {
         prNumber: pr.number,
         priority: body.priorityValue ?? body.priorityName!,
       });
-      return pullRequestOut((await factsAfter(service, pr, written))!);
+      return pullRequestOut((await factsAfter(service, request, pr, written))!);
     },
   );
 };

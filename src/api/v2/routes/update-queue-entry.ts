@@ -41,7 +41,7 @@ export const updateQueueEntry: V2Route = (app, { service }) => {
         ...(allowBatching !== undefined ? { noBatch: !allowBatching } : {}),
         ...(direct !== undefined ? { forceEnqueued: direct } : {}),
       });
-      return pullRequestOut((await factsAfter(service, pr, written))!);
+      return pullRequestOut((await factsAfter(service, request, pr, written))!);
     },
   );
 };
