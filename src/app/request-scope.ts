@@ -16,10 +16,13 @@ export interface QueueKey {
   targetBranch: string;
 }
 
-/** A queue already read within the caller's organization (the v2 API addresses queues by id). */
+/**
+ * A queue already read within the caller's organization in the same request (the v2 API addresses
+ * queues and pull requests by id): what a write to it needs of its row.
+ */
 export interface ResolvedQueue {
   repo: RepoRow;
-  queue: QueueRow;
+  queue: Pick<QueueRow, 'id' | 'target_branch' | 'target_sha' | 'version'>;
 }
 
 /** The queue a call addresses: by repository and branch, or as read moments ago in the same request. */

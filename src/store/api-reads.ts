@@ -46,7 +46,15 @@ const latestEntry = prepare((db, p: { repoId: string; prNumber: number }) =>
     .leftJoin('entries', (join) =>
       join.onRef('entries.queue_id', '=', 'queues.id').on('entries.pr_number', '=', p.prNumber),
     )
-    .select(['repos.org_id', 'queues.id as queue_id', 'queues.target_branch', 'queues.config', 'entries.data'])
+    .select([
+      'repos.org_id',
+      'queues.id as queue_id',
+      'queues.target_branch',
+      'queues.config',
+      'queues.target_sha',
+      'queues.version',
+      'entries.data',
+    ])
     .where('repos.id', '=', p.repoId)
     // One row per queue of the repository: the most recently submitted entry first.
     .orderBy(sql`entries.data is null`)
@@ -57,7 +65,7 @@ const latestEntry = prepare((db, p: { repoId: string; prNumber: number }) =>
 
 /**
  * A pull request's most recently submitted entry in its repository's queues, with the queue's id,
- * branch and config (JSON), and the repository's org, in one query; undefined when the repository is
+ * branch, config (JSON) and what a write to it needs of its row, and the repository's org, in one query; undefined when the repository is
  * not (any more).
  */
 export async function findLatestEntryOfPr(
@@ -65,7 +73,17 @@ export async function findLatestEntryOfPr(
   repoId: string,
   prNumber: number,
 ): Promise<
-  { orgId: string; latest?: { queueId: string; targetBranch: string; config: string; entry: Entry } } | undefined
+  | {
+      orgId: string;
+      latest?: {
+        queueId: string;
+        targetBranch: string;
+        config: string;
+        entry: Entry;
+        queue: { id: string; target_branch: string; target_sha: string | null; version: number };
+      };
+    }
+  | undefined
 > {
   const [row] = await latestEntry(db, { repoId, prNumber });
   if (!row) return undefined;
@@ -78,6 +96,12 @@ export async function findLatestEntryOfPr(
             targetBranch: row.target_branch!,
             config: row.config!,
             entry: entryOf({ data: row.data }),
+            queue: {
+              id: row.queue_id!,
+              target_branch: row.target_branch!,
+              target_sha: row.target_sha,
+              version: Number(row.version),
+            },
           },
         }
       : {}),

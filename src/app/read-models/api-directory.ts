@@ -24,7 +24,7 @@ import { findRunRow, runOf } from '../../store/test-runs.js';
 import { forgeFor, type Adapters } from '../adapters.js';
 import { configOfRow, queueOfOrg } from './queue-lookup.js';
 import { bindingOf, repoRefOf } from '../repo-binding.js';
-import type { AuthContext, QueueKey } from '../request-scope.js';
+import type { AuthContext, QueueKey, ResolvedQueue } from '../request-scope.js';
 import type { PrView } from './pr-view.js';
 
 /** One pull request's stretch of testing in one finished run. */
@@ -59,6 +59,11 @@ export interface WrittenEntry {
   entry: Entry;
 }
 
+/** A PR's most recent entry as a lookup read it, with what a write to its queue needs of the queue's row. */
+export interface LatestEntry extends WrittenEntry {
+  queue: ResolvedQueue['queue'];
+}
+
 export interface QueueHandle {
   shortId: string;
   queue: QueueRow;
@@ -73,7 +78,7 @@ export interface PullRequestHandle {
   /** When the id was first given out. */
   createdAt: number;
   /** Its most recently submitted entry, as the lookup read it; absent when it was never submitted. */
-  latest?: WrittenEntry;
+  latest?: LatestEntry;
 }
 
 /** Ids and rows kept per map; past this many, the kept ones are dropped and read again. */

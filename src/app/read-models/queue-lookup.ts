@@ -6,7 +6,7 @@ import type { Database, QueueRow, RepoRow } from '../../store/database.js';
 import { findRepoAndQueue } from '../../store/queues.js';
 import { findRepo } from '../../store/repos.js';
 import { repoSlug } from '../repo-binding.js';
-import type { AuthContext, QueueTarget } from '../request-scope.js';
+import type { AuthContext, QueueKey, QueueTarget, ResolvedQueue } from '../request-scope.js';
 
 /** The repository, when it is connected to the caller's org; another org's repository looks unknown. */
 export async function repoOfOrg(db: Kysely<Database>, ctx: AuthContext, ref: RepoRef): Promise<RepoRow> {
@@ -19,8 +19,10 @@ export async function repoOfOrg(db: Kysely<Database>, ctx: AuthContext, ref: Rep
 export async function queueOfOrg(
   db: Kysely<Database>,
   ctx: AuthContext,
-  key: QueueTarget,
-): Promise<{ repo: RepoRow; queue: QueueRow }> {
+  key: QueueKey,
+): Promise<{ repo: RepoRow; queue: QueueRow }>;
+export async function queueOfOrg(db: Kysely<Database>, ctx: AuthContext, key: QueueTarget): Promise<ResolvedQueue>;
+export async function queueOfOrg(db: Kysely<Database>, ctx: AuthContext, key: QueueTarget): Promise<ResolvedQueue> {
   if ('queue' in key) {
     if (key.repo.org_id !== ctx.orgId) throw new HttpError('REPO_NOT_FOUND', repoSlug(key.repo));
     return key;

@@ -21,5 +21,7 @@ export async function liveEntryOf(service: MergeQueueService, request: FastifyRe
     pr,
     entry,
     key: { repo: repoRefOf(pr.repo), targetBranch: latest.targetBranch },
+    /** The entry's queue as the lookup read it: a write to it needs no second lookup. */
+    queue: { repo: pr.repo, queue: latest.queue },
   };
 }
