@@ -1,5 +1,6 @@
 /** Who is calling and which queue a call addresses: the first two arguments of most service calls. */
 import type { RepoRef } from '../engine/types.js';
+import type { QueueRow, RepoRow } from '../store/database.js';
 
 /** Who is calling: resolved from the x-api-token header. */
 export interface AuthContext {
@@ -14,3 +15,15 @@ export interface QueueKey {
   repo: RepoRef;
   targetBranch: string;
 }
+
+/**
+ * A queue already read within the caller's organization in the same request (the v2 API addresses
+ * queues and pull requests by id): what a write to it needs of its row.
+ */
+export interface ResolvedQueue {
+  repo: RepoRow;
+  queue: Pick<QueueRow, 'id' | 'target_branch' | 'target_sha' | 'version'>;
+}
+
+/** The queue a call addresses: by repository and branch, or as read moments ago in the same request. */
+export type QueueTarget = QueueKey | ResolvedQueue;

@@ -25,9 +25,9 @@ import type { ConcludedPage, ConcludedQuery } from './read-models/concluded-prs.
 import type { QueueActivity, QueueHistory, QueueSummary } from './read-models/queue-activity.js';
 import type { PrView } from './read-models/pr-view.js';
 import type { TestRunView } from './read-models/test-run-details.js';
-import type { AuthContext, QueueKey } from './request-scope.js';
+import type { AuthContext, QueueKey, QueueTarget } from './request-scope.js';
 
-export type { AuthContext, PrView, QueueKey, TestRunView, WrittenEntry };
+export type { AuthContext, PrView, QueueKey, QueueTarget, TestRunView, WrittenEntry };
 
 export interface QueueView {
   snapshot: QueueSnapshot;
@@ -88,7 +88,7 @@ export interface PullRequestService {
   /** Answers the PR's entry as the submission left it; undefined when the queue no longer holds it (merged at once). */
   submitPullRequest(
     ctx: AuthContext,
-    key: QueueKey,
+    key: QueueTarget,
     req: {
       prNumber: number;
       priority?: number | PriorityName | null;

@@ -12,14 +12,8 @@ import { mayMerge } from './freeze.js';
 import { isAdmitted } from './ordering.js';
 import { isReady } from './readiness.js';
 import { headOf } from './runs.js';
-import type { Entry, ImpactedTargets, PrInfo } from './types.js';
-
-function overlaps(a: ImpactedTargets | null, b: ImpactedTargets | null): boolean {
-  const x = a ?? 'ALL';
-  const y = b ?? 'ALL';
-  if ((x !== 'ALL' && x.length === 0) || (y !== 'ALL' && y.length === 0)) return false;
-  return x === 'ALL' || y === 'ALL' || x.some((t) => y.includes(t));
-}
+import { sharedTargets } from './parallel-graph.js';
+import type { Entry, PrInfo } from './types.js';
 
 /** Not started testing yet: what direct merge may still take past testing. */
 export const waitsToStart = (e: Entry): boolean =>
@@ -38,7 +32,7 @@ export function tryDirectMerge(d: Draft, entry: Entry, pr: PrInfo): void {
       (e) =>
         e.prNumber !== entry.prNumber &&
         isAdmitted(e) &&
-        (!parallel || overlaps(e.impactedTargets, entry.impactedTargets)),
+        (!parallel || sharedTargets(e.impactedTargets, entry.impactedTargets) !== null),
     );
   if (busy) return;
   const runId = `direct:${entry.id}:${entry.trip}`;

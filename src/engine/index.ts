@@ -11,7 +11,8 @@ export { testBranchName, testBranchPattern } from './test-branch.js';
 export { isInFlight } from './runs.js';
 export { testingTimeoutInForce, testingTimeoutInForceOf, MAX_CI_RETRIES } from './ci-retries.js';
 export { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY, type AdaptiveStatus } from './adaptive.js';
-export { laneHeads } from './parallel-graph.js';
+export { laneHeads, sharedTargets } from './parallel-graph.js';
+export { dependencyGraph } from './topology.js';
 
 export {
   queueOutlook,

@@ -12,6 +12,20 @@
 import type { Entry, ImpactedTargets } from './types.js';
 
 /**
+ * The targets two entries' targets share, by the rules above (no targets counts as `ALL`); `['ALL']`
+ * when both are `ALL`; null when they do not overlap.
+ */
+export function sharedTargets(a: ImpactedTargets | null, b: ImpactedTargets | null): string[] | null {
+  const x = a ?? 'ALL';
+  const y = b ?? 'ALL';
+  if ((x !== 'ALL' && x.length === 0) || (y !== 'ALL' && y.length === 0)) return null;
+  if (x === 'ALL') return y === 'ALL' ? ['ALL'] : [...y];
+  if (y === 'ALL') return [...x];
+  const shared = x.filter((t) => y.includes(t));
+  return shared.length > 0 ? shared : null;
+}
+
+/**
  * Target → PR numbers of the entries that have it, and each entry's targets. It may hold entries
  * that are not admitted; the graph only follows those with a position in the order.
  */
@@ -116,6 +130,23 @@ export class TargetGraph {
   /** Positions of every entry `i` transitively depends on, ascending. */
   ancestors(i: number): number[] {
     return closure(i, (j) => this.preds(j), Infinity);
+  }
+
+  /**
+   * Positions `i` depends on directly, ascending: its predecessors but those another predecessor
+   * depends on (the transitive reduction of the graph).
+   */
+  directlyAhead(i: number): number[] {
+    const preds = [...new Set(this.preds(i))].sort((a, b) => b - a);
+    const through = new Set<number>();
+    const out: number[] = [];
+    // From the nearest: a predecessor that is an ancestor of a nearer one is reached through it.
+    for (const j of preds) {
+      if (through.has(j)) continue;
+      out.push(j);
+      for (const k of this.ancestors(j)) through.add(k);
+    }
+    return out.sort((a, b) => a - b);
   }
 
   /** Positions of the entries that depend on `i` within `levels` edges, ascending. */

@@ -5,9 +5,9 @@
  * logic.
  */
 import type { Draft } from './draft.js';
-import { admittedOrder, comparePending, isAdmitted, sortedAdmitted } from './ordering.js';
+import { admittedOrder, comparePending, isAdmitted, queueOrder, sortedAdmitted } from './ordering.js';
 import { TargetGraph, TargetIndex } from './parallel-graph.js';
-import type { Entry } from './types.js';
+import type { Entry, QueueSnapshot } from './types.js';
 
 /**
  * Target indexes by the entries array they were built from. A decision's output entries are the
@@ -200,4 +200,24 @@ export class Topology {
     this.graph ??= new TargetGraph(this.index!, this.numbers, this.indexPositions());
     return this.graph;
   }
+}
+
+/**
+ * The admitted entries of a committed queue in queue order, each with the entries directly ahead of
+ * it: what it waits on (as `Topology.ancestors`), without those it waits on only through another.
+ * Single mode: the entry just ahead. Parallel mode: the earlier entries whose targets overlap its
+ * own, transitively reduced. Every edge goes from an earlier position to a later one of one order,
+ * so the graph has no cycle.
+ */
+export function dependencyGraph(snapshot: QueueSnapshot): { order: Entry[]; directlyAhead: Entry[][] } {
+  const order = queueOrder(snapshot, { includeNotReady: false });
+  if (snapshot.config.mode !== 'parallel')
+    return { order, directlyAhead: order.map((_e, i) => (i === 0 ? [] : [order[i - 1]])) };
+  const pos = new Map(order.map((e, i) => [e.prNumber, i]));
+  const graph = new TargetGraph(
+    new TargetIndex(order),
+    order.map((e) => e.prNumber),
+    pos,
+  );
+  return { order, directlyAhead: order.map((_e, i) => graph.directlyAhead(i).map((j) => order[j])) };
 }

@@ -10,12 +10,22 @@ import { prepare, prepareRows } from './prepared.js';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
+/** Short ids worked out, by queue id: every answer about an entry names its queue's. */
+const shortIds = new Map<string, string>();
+
 /** Ten lowercase letters and digits (about 51 bits) naming a queue. */
-export const queueShortIdOf = (queueId: string): string =>
-  BigInt(`0x${digest(`queue:${queueId}`).toString('hex').slice(0, 16)}`)
-    .toString(36)
-    .padStart(13, '0')
-    .slice(-10);
+export function queueShortIdOf(queueId: string): string {
+  let id = shortIds.get(queueId);
+  if (id === undefined) {
+    id = BigInt(`0x${digest(`queue:${queueId}`).toString('hex').slice(0, 16)}`)
+      .toString(36)
+      .padStart(13, '0')
+      .slice(-10);
+    if (shortIds.size >= 10_000) shortIds.clear();
+    shortIds.set(queueId, id);
+  }
+  return id;
+}
 
 /** A version-5-shaped UUID naming a repository's pull request. */
 export function pullRequestIdOf(repoId: string, prNumber: number): string {
@@ -48,6 +58,19 @@ export async function findQueueIdByShortId(db: Kysely<Database>, shortId: string
 
 export async function deleteQueueShortId(db: Kysely<Database>, queueId: string): Promise<void> {
   await db.deleteFrom('queue_short_ids').where('queue_id', '=', queueId).execute();
+}
+
+const pullRequestById = prepare((db, p: { id: string }) =>
+  db.selectFrom('pull_request_ids').select(['repo_id', 'pr_number', 'created_at']).where('id', '=', p.id),
+);
+
+/** What a pull request id names (its repository and number) and when it was given out; never changes once written. */
+export async function findPullRequestCoordinates(
+  db: Kysely<Database>,
+  id: string,
+): Promise<{ repoId: string; prNumber: number; createdAt: number } | undefined> {
+  const [row] = await pullRequestById(db, { id });
+  return row && { repoId: row.repo_id, prNumber: Number(row.pr_number), createdAt: Number(row.created_at) };
 }
 
 const pullRequestCreatedAt = prepare((db, p: { id: string }) =>

@@ -1,9 +1,10 @@
 /** Reads of the v2 API beyond v1's: runs of a queue by page, a pull request's entries across queues. */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Entry } from '../engine/types.js';
-import type { Database, RepoRow, TestRunRow } from './database.js';
+import type { Database, QueueRow, RepoRow, TestRunRow } from './database.js';
 import { entryOf } from './entries.js';
 import { prepare } from './prepared.js';
+import { QUEUE_AS_Q, splitQueueRow } from './queues.js';
 
 export interface RunPageQuery {
   queueIds: string[];
@@ -38,60 +39,92 @@ export async function listRunsPage(db: Kysely<Database>, q: RunPageQuery): Promi
     .execute();
 }
 
-/** A pull request's entries in the queues of its repository, most recently submitted first. */
-export async function listEntriesOfPr(
-  db: Kysely<Database>,
-  repoId: string,
-  prNumber: number,
-): Promise<{ queueId: string; targetBranch: string; entry: Entry }[]> {
-  const rows = await db
-    .selectFrom('entries')
-    .innerJoin('queues', 'queues.id', 'entries.queue_id')
-    .select(['entries.queue_id', 'entries.data', 'queues.target_branch'])
-    .where('queues.repo_id', '=', repoId)
-    .where('entries.pr_number', '=', prNumber)
-    .orderBy('entries.submitted_at', 'desc')
-    .execute();
-  return rows.map((r) => ({ queueId: r.queue_id, targetBranch: r.target_branch, entry: entryOf(r) }));
-}
-
-const prWithRepo = prepare((db, p: { id: string }) =>
-  db
-    .selectFrom('pull_request_ids')
-    .innerJoin('repos', 'repos.id', 'pull_request_ids.repo_id')
-    .selectAll('repos')
-    .select(['pull_request_ids.pr_number as pr_number', 'pull_request_ids.created_at as pr_created_at'])
-    .where('pull_request_ids.id', '=', p.id),
-);
-
-/** A pull request by its v2 id, with its repository: one query. */
-export async function findPullRequestWithRepo(
-  db: Kysely<Database>,
-  id: string,
-): Promise<{ repo: RepoRow; prNumber: number; createdAt: number } | undefined> {
-  const [row] = await prWithRepo(db, { id });
-  if (!row) return undefined;
-  const { pr_number, pr_created_at, ...repo } = row;
-  return { repo, prNumber: Number(pr_number), createdAt: Number(pr_created_at) };
-}
-
 const latestEntry = prepare((db, p: { repoId: string; prNumber: number }) =>
   db
-    .selectFrom('entries')
-    .innerJoin('queues', 'queues.id', 'entries.queue_id')
-    .select(['entries.queue_id', 'entries.data', 'queues.target_branch', 'queues.config'])
-    .where('queues.repo_id', '=', p.repoId)
-    .where('entries.pr_number', '=', p.prNumber)
+    .selectFrom('repos')
+    .leftJoin('queues', 'queues.repo_id', 'repos.id')
+    .leftJoin('entries', (join) =>
+      join.onRef('entries.queue_id', '=', 'queues.id').on('entries.pr_number', '=', p.prNumber),
+    )
+    .select([
+      'repos.org_id',
+      'queues.id as queue_id',
+      'queues.target_branch',
+      'queues.config',
+      'queues.target_sha',
+      'queues.version',
+      'entries.data',
+    ])
+    .where('repos.id', '=', p.repoId)
+    // One row per queue of the repository: the most recently submitted entry first.
+    .orderBy(sql`entries.data is null`)
     .orderBy('entries.submitted_at', 'desc')
-    .limit(1),
+    // A limit in the SQL text, not a parameter: SQLite then keeps only the best row while it sorts.
+    .limit(sql<number>`1`),
 );
 
-/** A pull request's most recently submitted entry in its repository's queues, with the queue's config (JSON). */
+/**
+ * A pull request's most recently submitted entry in its repository's queues, with the queue's id,
+ * branch, config (JSON) and what a write to it needs of its row, and the repository's org, in one query; undefined when the repository is
+ * not (any more).
+ */
 export async function findLatestEntryOfPr(
   db: Kysely<Database>,
   repoId: string,
   prNumber: number,
-): Promise<{ queueId: string; targetBranch: string; config: string; entry: Entry } | undefined> {
+): Promise<
+  | {
+      orgId: string;
+      latest?: {
+        queueId: string;
+        targetBranch: string;
+        config: string;
+        entry: Entry;
+        queue: { id: string; target_branch: string; target_sha: string | null; version: number };
+      };
+    }
+  | undefined
+> {
   const [row] = await latestEntry(db, { repoId, prNumber });
-  return row && { queueId: row.queue_id, targetBranch: row.target_branch, config: row.config, entry: entryOf(row) };
+  if (!row) return undefined;
+  return {
+    orgId: row.org_id,
+    ...(row.data !== null
+      ? {
+          latest: {
+            queueId: row.queue_id!,
+            targetBranch: row.target_branch!,
+            config: row.config!,
+            entry: entryOf({ data: row.data }),
+            queue: {
+              id: row.queue_id!,
+              target_branch: row.target_branch!,
+              target_sha: row.target_sha,
+              version: Number(row.version),
+            },
+          },
+        }
+      : {}),
+  };
+}
+
+const queueByShortId = prepare((db, p: { shortId: string }) =>
+  db
+    .selectFrom('queue_short_ids')
+    .innerJoin('queues', 'queues.id', 'queue_short_ids.queue_id')
+    .innerJoin('repos', 'repos.id', 'queues.repo_id')
+    .selectAll('repos')
+    .select(QUEUE_AS_Q)
+    .where('queue_short_ids.short_id', '=', p.shortId),
+);
+
+/** A queue by its v2 short id, with its repository, in one query. */
+export async function findQueueByShortId(
+  db: Kysely<Database>,
+  shortId: string,
+): Promise<{ repo: RepoRow; queue: QueueRow } | undefined> {
+  const [row] = await queueByShortId(db, { shortId });
+  if (!row) return undefined;
+  const { queue, rest: repo } = splitQueueRow(row, row.id);
+  return queue && { repo, queue };
 }

@@ -45,6 +45,62 @@ export async function findQueueVersion(db: Kysely<Database>, id: string): Promis
   return (await queueVersion(db, { id }))[0]?.version;
 }
 
+/** A queue row's columns under `q_` names, for a query that reads the queue beside another table's row. */
+export const QUEUE_AS_Q = [
+  'queues.id as q_id',
+  'queues.target_branch as q_target_branch',
+  'queues.state as q_state',
+  'queues.config as q_config',
+  'queues.target_sha as q_target_sha',
+  'queues.internal as q_internal',
+  'queues.version as q_version',
+  'queues.created_at as q_created_at',
+  'queues.updated_at as q_updated_at',
+  'queues.managed_by as q_managed_by',
+  'queues.drift_since as q_drift_since',
+] as const;
+
+type Prefixed = { [K in keyof QueueRow as K extends 'repo_id' ? never : `q_${K}`]: QueueRow[K] | null };
+
+/** The queue row read under `q_` names (QUEUE_AS_Q), undefined when a left join found none; the rest of the row apart. */
+export function splitQueueRow<R extends Prefixed>(
+  row: R,
+  repoId: string,
+): { queue: QueueRow | undefined; rest: Omit<R, keyof Prefixed> } {
+  const {
+    q_id,
+    q_target_branch,
+    q_state,
+    q_config,
+    q_target_sha,
+    q_internal,
+    q_version,
+    q_created_at,
+    q_updated_at,
+    q_managed_by,
+    q_drift_since,
+    ...rest
+  } = row;
+  const queue: QueueRow | undefined =
+    q_id === null
+      ? undefined
+      : {
+          id: q_id,
+          repo_id: repoId,
+          target_branch: q_target_branch!,
+          state: q_state!,
+          config: q_config!,
+          target_sha: q_target_sha,
+          internal: q_internal!,
+          version: q_version!,
+          created_at: q_created_at!,
+          updated_at: q_updated_at!,
+          managed_by: q_managed_by,
+          drift_since: q_drift_since,
+        };
+  return { queue, rest };
+}
+
 const repoAndQueue = prepare((db, p: { host: string; owner: string; name: string; targetBranch: string }) =>
   db
     .selectFrom('repos')
@@ -52,19 +108,7 @@ const repoAndQueue = prepare((db, p: { host: string; owner: string; name: string
       join.onRef('queues.repo_id', '=', 'repos.id').on('queues.target_branch', '=', p.targetBranch),
     )
     .selectAll('repos')
-    .select([
-      'queues.id as q_id',
-      'queues.target_branch as q_target_branch',
-      'queues.state as q_state',
-      'queues.config as q_config',
-      'queues.target_sha as q_target_sha',
-      'queues.internal as q_internal',
-      'queues.version as q_version',
-      'queues.created_at as q_created_at',
-      'queues.updated_at as q_updated_at',
-      'queues.managed_by as q_managed_by',
-      'queues.drift_since as q_drift_since',
-    ])
+    .select(QUEUE_AS_Q)
     .where('repos.host', '=', p.host)
     .where('repos.owner', '=', p.owner)
     .where('repos.name', '=', p.name),
@@ -78,37 +122,7 @@ export async function findRepoAndQueue(
 ): Promise<{ repo: RepoRow; queue: QueueRow | undefined } | undefined> {
   const [row] = await repoAndQueue(db, { host: ref.host, owner: ref.owner, name: ref.name, targetBranch });
   if (!row) return undefined;
-  const {
-    q_id,
-    q_target_branch,
-    q_state,
-    q_config,
-    q_target_sha,
-    q_internal,
-    q_version,
-    q_created_at,
-    q_updated_at,
-    q_managed_by,
-    q_drift_since,
-    ...repo
-  } = row;
-  const queue: QueueRow | undefined =
-    q_id === null
-      ? undefined
-      : {
-          id: q_id,
-          repo_id: repo.id,
-          target_branch: q_target_branch!,
-          state: q_state!,
-          config: q_config!,
-          target_sha: q_target_sha,
-          internal: q_internal!,
-          version: q_version!,
-          created_at: q_created_at!,
-          updated_at: q_updated_at!,
-          managed_by: q_managed_by,
-          drift_since: q_drift_since,
-        };
+  const { queue, rest: repo } = splitQueueRow(row, row.id);
   return { repo, queue };
 }
 

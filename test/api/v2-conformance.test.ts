@@ -180,6 +180,63 @@ describe.each(databases)('v2 API on $name', (database) => {
     expect(succeeded, 'operations never answered 2xx').toEqual([]);
   });
 
+  /** Each pending PR's number → the numbers of the PRs directly ahead of it, and the graph's edges. */
+  const dependencies = async (q: string) => {
+    const order = await ok('GET', `${q}/order`);
+    expect(order).toMatchObject({ isolationResolved: true, hasCycle: false });
+    const graph = await ok('GET', `${q}/graph?includeImpactedTargets=true`);
+    return {
+      ahead: Object.fromEntries(
+        order.pending.map((p: Json) => [p.pullRequest.number, p.directlyAhead.map((a: Json) => a.number)]),
+      ),
+      edges: graph.edges.map((e: Json) => [e.fromPullRequestNumber, e.toPullRequestNumber, e.commonImpactedTargets]),
+    };
+  };
+
+  it('answers directlyAhead and the graph from the engine: overlapping targets in graph mode, transitively reduced', async () => {
+    const queue = await createQueue({ mode: 'graph', concurrency: 1 });
+    const q = `/v2/merge-queues/${queue.id}`;
+    const targets: Record<number, string[]> = { 1: ['a'], 2: ['b'], 3: ['a', 'b'], 4: ['c'], 5: ['a'], 6: [] };
+    for (const [n, impactedTargets] of Object.entries(targets)) {
+      const pr = await submit(queue.id, { number: Number(n) });
+      await ok('PUT', '/v2/impacted-targets', {
+        repositoryId,
+        targetBranch: 'main',
+        sha: (pr as Json).sha,
+        number: Number(n),
+        impactedTargets,
+      });
+    }
+    await h.t.runEffects();
+    // 1 is testing (a batch, not pending). 5 overlaps 1 and 3 on `a`, but 3 already waits on 1: 5 is
+    // directly behind 3 only. 6 overlaps nothing.
+    expect(await dependencies(q)).toEqual({
+      ahead: { 2: [], 3: [1, 2], 4: [], 5: [3], 6: [] },
+      edges: [
+        [1, 3, ['a']],
+        [2, 3, ['b']],
+        [3, 5, ['a']],
+      ],
+    });
+  });
+
+  it('answers directlyAhead and the graph from the engine: the PR just ahead in queue mode', async () => {
+    const queue = await createQueue({ mode: 'queue', concurrency: 1 });
+    const q = `/v2/merge-queues/${queue.id}`;
+    await submit(queue.id, { number: 1 });
+    await submit(queue.id, { number: 2 });
+    await submit(queue.id, { number: 3, priorityName: 'high' });
+    await h.t.runEffects();
+    // 1 started testing alone and keeps its place; 3, of higher priority, comes next, before 2.
+    expect(await dependencies(q)).toEqual({
+      ahead: { 3: [1], 2: [3] },
+      edges: [
+        [1, 3, undefined],
+        [3, 2, undefined],
+      ],
+    });
+  });
+
   it('answers the v2 semantics where they differ from v1', async () => {
     const queue = await createQueue();
     const pr = await submit(queue.id, { number: 1 });

@@ -30,27 +30,29 @@ export async function pullRequestOf(
 }
 
 /**
- * What the wire says of a pull request: its most recent entry as the queue sees it or, never
+ * What the wire says of a pull request: its most recent entry as the lookup read it or, never
  * submitted, the forge's view (undefined when the forge does not know it either).
  */
 export async function factsOf(
   service: MergeQueueService,
   pr: PullRequestHandle,
 ): Promise<PullRequestFacts | undefined> {
-  const entry = await service.directory.latestEntry(pr);
-  if (entry) return { ...pr, entry };
+  if (pr.latest) return { ...pr, entry: entryView(pr.repo, pr.latest) };
   const forge = await service.directory.forgePullRequest(pr.repo, pr.number);
   return forge ? { ...pr, forge } : undefined;
 }
 
 /**
- * What the wire says of a pull request after a submission: the entry the write answered (the most
- * recent one, being just submitted) or, when the queue no longer holds it, the facts as they are now.
+ * What the wire says of a pull request after a write: the entry the write answered (the most recent
+ * one, being just written) or, when it answered none, the pull request as it is now.
  */
 export async function factsAfter(
   service: MergeQueueService,
+  request: FastifyRequest,
   pr: PullRequestHandle,
-  written: WrittenEntry | undefined,
+  written?: WrittenEntry,
 ): Promise<PullRequestFacts | undefined> {
-  return written ? { ...pr, entry: entryView(pr.repo, written) } : factsOf(service, pr);
+  return written
+    ? { ...pr, entry: entryView(pr.repo, written) }
+    : factsOf(service, await pullRequestOf(service, request, pr.id));
 }

@@ -20,7 +20,11 @@ export interface TargetRefreshDeps {
  * `merged` event is not applied yet, or older than a merge applied meanwhile, and the engine must not
  * mistake either for a push from outside. The next poll reads again.
  */
-export async function refreshTarget(deps: TargetRefreshDeps, queue: QueueRow, repo: RepoRow): Promise<void> {
+export async function refreshTarget(
+  deps: TargetRefreshDeps,
+  queue: Pick<QueueRow, 'id' | 'target_branch'>,
+  repo: RepoRow,
+): Promise<void> {
   const binding = bindingOf(repo);
   const readAt = deps.clock.now();
   const sha = await forgeFor(deps.adapters, binding).getBranchSha(binding, queue.target_branch);

@@ -9,28 +9,22 @@ import { type Entry, isTerminal, type PrInfo, type PrState, type QueueConfig } f
 import type { Clock } from '../../lib/clock.js';
 import {
   deleteQueueShortId,
+  findPullRequestCoordinates,
   queueShortIdOf,
-  findQueueIdByShortId,
   recordPullRequestId,
   recordPullRequestIds,
   recordQueueShortIds,
 } from '../../store/api-ids.js';
-import {
-  findLatestEntryOfPr,
-  findPullRequestWithRepo,
-  listEntriesOfPr,
-  listRunsPage,
-  type RunPageQuery,
-} from '../../store/api-reads.js';
+import { findQueueByShortId, findLatestEntryOfPr, listRunsPage, type RunPageQuery } from '../../store/api-reads.js';
 import type { Database, QueueRow, RepoRow, TestRunRow } from '../../store/database.js';
 import { findQueue, findQueueById, listQueuesOfRepos } from '../../store/queues.js';
 import { findRepoById, listRepos } from '../../store/repos.js';
 import { findEntry } from '../../store/entries.js';
 import { findRunRow, runOf } from '../../store/test-runs.js';
 import { forgeFor, type Adapters } from '../adapters.js';
-import { queueOfOrg } from './queue-lookup.js';
+import { configOfRow, queueOfOrg } from './queue-lookup.js';
 import { bindingOf, repoRefOf } from '../repo-binding.js';
-import type { AuthContext, QueueKey } from '../request-scope.js';
+import type { AuthContext, QueueKey, ResolvedQueue } from '../request-scope.js';
 import type { PrView } from './pr-view.js';
 
 /** One pull request's stretch of testing in one finished run. */
@@ -61,8 +55,13 @@ export interface EntryView {
 export interface WrittenEntry {
   queueId: string;
   targetBranch: string;
-  config: QueueConfig;
+  config: Readonly<QueueConfig>;
   entry: Entry;
+}
+
+/** A PR's most recent entry as a lookup read it, with what a write to its queue needs of the queue's row. */
+export interface LatestEntry extends WrittenEntry {
+  queue: ResolvedQueue['queue'];
 }
 
 export interface QueueHandle {
@@ -78,9 +77,19 @@ export interface PullRequestHandle {
   number: number;
   /** When the id was first given out. */
   createdAt: number;
+  /** Its most recently submitted entry, as the lookup read it; absent when it was never submitted. */
+  latest?: LatestEntry;
 }
 
+/** Ids and rows kept per map; past this many, the kept ones are dropped and read again. */
+const KEPT = 100_000;
+
 export class ApiDirectory {
+  /** Pull request ids → their repository, number and first mention: immutable once given out. */
+  private readonly named = new Map<string, { repoId: string; prNumber: number; createdAt: number }>();
+  /** Repository rows by id: never updated once written. */
+  private readonly repoRows = new Map<string, RepoRow>();
+
   constructor(private readonly deps: { db: Kysely<Database>; clock: Clock; adapters: Adapters }) {}
 
   /** The organization's queues (of one repository, one branch), oldest first. */
@@ -100,10 +109,8 @@ export class ApiDirectory {
   }
 
   async queue(ctx: AuthContext, shortId: string): Promise<QueueHandle | undefined> {
-    const queueId = await findQueueIdByShortId(this.deps.db, shortId);
-    const queue = queueId === undefined ? undefined : await findQueueById(this.deps.db, queueId);
-    const repo = queue && (await this.repo(ctx, queue.repo_id));
-    return queue && repo ? handleOf(shortId, queue, repo) : undefined;
+    const found = await findQueueByShortId(this.deps.db, shortId);
+    return found?.repo.org_id === ctx.orgId ? handleOf(shortId, found.queue, found.repo) : undefined;
   }
 
   /** The queue of a repository's branch (after a create), with its short id recorded. */
@@ -139,19 +146,38 @@ export class ApiDirectory {
     return { id, repo, number, createdAt };
   }
 
+  /**
+   * A pull request by its v2 id, with its most recent entry as committed now: one query. What the id
+   * names (repository and number) and the repository's row are kept once read: neither changes (a
+   * repository is never updated, and the query answers nothing once it is deleted).
+   */
   async pullRequest(ctx: AuthContext, id: string): Promise<PullRequestHandle | undefined> {
-    const found = await findPullRequestWithRepo(this.deps.db, id.toLowerCase());
-    if (found?.repo.org_id !== ctx.orgId) return undefined;
-    return { id: id.toLowerCase(), repo: found.repo, number: found.prNumber, createdAt: found.createdAt };
+    const key = id.toLowerCase();
+    const named = await this.kept(this.named, key, () => findPullRequestCoordinates(this.deps.db, key));
+    if (!named) return undefined;
+    const found = await findLatestEntryOfPr(this.deps.db, named.repoId, named.prNumber);
+    if (found?.orgId !== ctx.orgId) return undefined;
+    const repo = await this.kept(this.repoRows, named.repoId, () => findRepoById(this.deps.db, named.repoId));
+    if (!repo) return undefined;
+    const latest = found.latest;
+    return {
+      id: key,
+      repo,
+      number: named.prNumber,
+      createdAt: named.createdAt,
+      ...(latest ? { latest: { ...latest, config: configOfRow({ id: latest.queueId, config: latest.config }) } } : {}),
+    };
   }
 
-  /**
-   * The pull request's most recent entry as the queue sees it now (readiness against the queue's
-   * config), with the queue's short id and key; undefined when it was never submitted.
-   */
-  async latestEntry(pr: PullRequestHandle): Promise<EntryView | undefined> {
-    const found = await findLatestEntryOfPr(this.deps.db, pr.repo.id, pr.number);
-    return found && entryView(pr.repo, { ...found, config: JSON.parse(found.config) as QueueConfig });
+  /** What `map` keeps for `key`, read (and kept) when it holds nothing. */
+  private async kept<T>(map: Map<string, T>, key: string, read: () => Promise<T | undefined>): Promise<T | undefined> {
+    const known = map.get(key);
+    if (known !== undefined) return known;
+    const value = await read();
+    if (value === undefined) return undefined;
+    if (map.size >= KEPT) map.clear();
+    map.set(key, value);
+    return value;
   }
 
   /** The pull request as its forge reports it now; null when the forge does not know it. */
@@ -163,11 +189,6 @@ export class ApiDirectory {
   /** The pull request's entry in a queue (of any state), if it was ever submitted to it. */
   entryIn(queueId: string, number: number): Promise<Entry | undefined> {
     return findEntry(this.deps.db, queueId, number);
-  }
-
-  /** The pull request's entries in its repository's queues, most recently submitted first. */
-  entriesOf(repo: RepoRow, number: number) {
-    return listEntriesOfPr(this.deps.db, repo.id, number);
   }
 
   /** A test run and its queue, when the queue is the organization's. */

@@ -1,12 +1,12 @@
 /** Resolving a request's repository and queue within the caller's organization (404 otherwise). */
 import type { Kysely } from 'kysely';
-import type { RepoRef } from '../../engine/types.js';
+import type { QueueConfig, RepoRef } from '../../engine/types.js';
 import { HttpError } from '../../errors.js';
 import type { Database, QueueRow, RepoRow } from '../../store/database.js';
 import { findRepoAndQueue } from '../../store/queues.js';
 import { findRepo } from '../../store/repos.js';
 import { repoSlug } from '../repo-binding.js';
-import type { AuthContext, QueueKey } from '../request-scope.js';
+import type { AuthContext, QueueKey, QueueTarget, ResolvedQueue } from '../request-scope.js';
 
 /** The repository, when it is connected to the caller's org; another org's repository looks unknown. */
 export async function repoOfOrg(db: Kysely<Database>, ctx: AuthContext, ref: RepoRef): Promise<RepoRow> {
@@ -15,13 +15,35 @@ export async function repoOfOrg(db: Kysely<Database>, ctx: AuthContext, ref: Rep
   return repo;
 }
 
+/** The queue a call addresses, when it is the caller's org's (a queue read already is checked, not read again). */
 export async function queueOfOrg(
   db: Kysely<Database>,
   ctx: AuthContext,
   key: QueueKey,
-): Promise<{ repo: RepoRow; queue: QueueRow }> {
+): Promise<{ repo: RepoRow; queue: QueueRow }>;
+export async function queueOfOrg(db: Kysely<Database>, ctx: AuthContext, key: QueueTarget): Promise<ResolvedQueue>;
+export async function queueOfOrg(db: Kysely<Database>, ctx: AuthContext, key: QueueTarget): Promise<ResolvedQueue> {
+  if ('queue' in key) {
+    if (key.repo.org_id !== ctx.orgId) throw new HttpError('REPO_NOT_FOUND', repoSlug(key.repo));
+    return key;
+  }
   const found = await findRepoAndQueue(db, key.repo, key.targetBranch);
   if (!found || found.repo.org_id !== ctx.orgId) throw new HttpError('REPO_NOT_FOUND', repoSlug(key.repo));
   if (!found.queue) throw new HttpError('QUEUE_NOT_FOUND', key.targetBranch);
   return { repo: found.repo, queue: found.queue };
+}
+
+/** Parsed settings by queue id, with the JSON they were parsed from. */
+const settings = new Map<string, { text: string; config: Readonly<QueueConfig> }>();
+/** More queues than a server keeps: past this, the parsed settings are dropped and parsed again on use. */
+const SETTINGS_KEPT = 10_000;
+
+/** A queue's settings from its row, parsed again only when their JSON changed: they are read far more often than changed. */
+export function configOfRow(queue: Pick<QueueRow, 'id' | 'config'>): Readonly<QueueConfig> {
+  const known = settings.get(queue.id);
+  if (known?.text === queue.config) return known.config;
+  if (settings.size >= SETTINGS_KEPT) settings.clear();
+  const config = JSON.parse(queue.config) as QueueConfig;
+  settings.set(queue.id, { text: queue.config, config });
+  return config;
 }

@@ -50,7 +50,7 @@ import type { QueueExecutor } from '../executor/queue-executor.js';
 import { WebhookAdmin } from '../../webhooks/admin.js';
 import { NotifyAdmin } from '../../notify/admin.js';
 import type { UrlPolicy } from '../../webhooks/url-policy.js';
-import { queueOfOrg, repoOfOrg } from '../read-models/queue-lookup.js';
+import { configOfRow, queueOfOrg, repoOfOrg } from '../read-models/queue-lookup.js';
 import { bindingOf, repoRefOf, repoSlug } from '../repo-binding.js';
 import { assertPrNumber, configPatch, isBranchName } from './request-checks.js';
 import { refreshTarget } from '../forge/target-refresh.js';
@@ -63,6 +63,7 @@ import type {
   MergeQueueService,
   PrView,
   QueueKey,
+  QueueTarget,
   QueueUpdate,
   QueueView,
   TestRunView,
@@ -85,18 +86,8 @@ export interface ServiceDeps {
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** JSON.parse that keeps its last answer: a queue's settings are read far more often than changed. */
-function lastParsed<T>(): (text: string) => T {
-  let last: { text: string; value: T } | undefined;
-  return (text) => {
-    if (last?.text !== text) last = { text, value: JSON.parse(text) as T };
-    return last.value;
-  };
-}
-
 export class GreenlineService implements MergeQueueService {
   private readonly tokens: TokenCache;
-  private readonly configOf = lastParsed<Readonly<QueueConfig>>();
   readonly webhooks: WebhookAdmin;
   readonly notifications: NotifyAdmin;
   readonly directory: ApiDirectory;
@@ -223,7 +214,7 @@ export class GreenlineService implements MergeQueueService {
 
   async submitPullRequest(
     ctx: AuthContext,
-    key: QueueKey,
+    key: QueueTarget,
     req: {
       prNumber: number;
       priority?: number | string | null;
@@ -325,7 +316,7 @@ export class GreenlineService implements MergeQueueService {
       entry = await findEntryByBranch(this.deps.db, found.queue.id, pr.branch, TERMINAL_STATES);
       if (!entry) throw new HttpError('PR_NOT_SUBMITTED', `from branch ${JSON.stringify(pr.branch)}`);
     }
-    const queue = { targetBranch: key.targetBranch, config: this.configOf(found.queue.config) };
+    const queue = { targetBranch: key.targetBranch, config: configOfRow(found.queue) };
     const runId = entry.timeline.at(-1)?.runId;
     const url =
       entry.lastReason === 'TEST_RUN_REQUIRED_STATUS_FAILED' && runId

@@ -37,8 +37,7 @@ export const batchHistory: V2Route = (app, { service }) => {
       const data = await Promise.all(
         found.data.map(async (id) => {
           const pr = await service.directory.pullRequest(callerOf(request), id);
-          const [latest] = pr ? await service.directory.entriesOf(pr.repo, pr.number) : [];
-          const transitions = transitionsOut(id, latest?.entry.timeline ?? []);
+          const transitions = transitionsOut(id, pr?.latest?.entry.timeline ?? []);
           if (direction === 'newest') transitions.reverse();
           return { pullRequestId: id, transitions };
         }),

@@ -1,4 +1,4 @@
-import { factsOf } from '../lookups.js';
+import { factsAfter } from '../lookups.js';
 import { callerOf } from '../plugin.js';
 import type { V2Route } from '../route.js';
 import { Answer, UuidParams } from '../schemas.js';
@@ -20,7 +20,7 @@ export const dequeuePullRequest: V2Route = (app, { service }) => {
     async (request) => {
       const { pr, key } = await liveEntryOf(service, request, request.params.id);
       await service.cancelPullRequest(callerOf(request), key, pr.number);
-      return pullRequestOut((await factsOf(service, pr))!);
+      return pullRequestOut((await factsAfter(service, request, pr))!);
     },
   );
 };

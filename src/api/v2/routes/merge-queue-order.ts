@@ -1,4 +1,4 @@
-import { queueOrder } from '../../../engine/index.js';
+import { dependencyGraph, queueOrder } from '../../../engine/index.js';
 import type { Entry } from '../../../engine/types.js';
 import { prWebUrlOrGitHubForm } from '../../../forge-links.js';
 import { queueOf } from '../lookups.js';
@@ -12,7 +12,8 @@ const AWAITING_SHOWN = 100;
 
 /**
  * GET /v2/merge-queues/{id}/order: the dispatch order: batches with a run, then admitted PRs in the
- * order the engine considers them, then PRs awaiting admission (not ready).
+ * order the engine considers them, each with the PRs directly ahead of it in the engine's dependency
+ * graph (the graph operation's edges into it), then PRs awaiting admission (not ready).
  */
 export const mergeQueueOrder: V2Route = (app, { service }) => {
   app.get(
@@ -41,6 +42,8 @@ export const mergeQueueOrder: V2Route = (app, { service }) => {
         url: prWebUrlOrGitHubForm(handle.repo, e.prNumber),
       });
       const byNumber = new Map(order.map((e) => [e.prNumber, e]));
+      const graph = dependencyGraph(snapshot);
+      const ahead = new Map(graph.order.map((e, i) => [e.prNumber, graph.directlyAhead[i]!]));
       const inRun = new Set<number>();
       const batches = snapshot.runs
         .filter((r) => r.status === 'creating' || r.status === 'in_progress' || r.status === 'succeeded')
@@ -64,7 +67,7 @@ export const mergeQueueOrder: V2Route = (app, { service }) => {
             pullRequest: ref(e),
             schedulability: held ? 'heldBehindFailure' : 'schedulable',
             ...(held ? {} : { predictedBatch: snapshot.config.batch ? 1 : i + 1 }),
-            directlyAhead: [],
+            directlyAhead: (ahead.get(e.prNumber) ?? []).map(ref),
             heldBy: held ? failing.filter((f) => f !== e).map(ref) : [],
           };
         });
@@ -73,7 +76,9 @@ export const mergeQueueOrder: V2Route = (app, { service }) => {
         mode: modeOut(snapshot.config.mode),
         queueState: camel(snapshot.state),
         batchingEnabled: snapshot.config.batch,
+        // No batching rules (docs/api-v2.md): no isolation is left unresolved.
         isolationResolved: true,
+        // The engine's dependencies run from earlier to later positions of one order: never a cycle.
         hasCycle: false,
         batches,
         pending,

@@ -27,8 +27,7 @@ export const pullRequestHistory: V2Route = (app, { service }) => {
     async (request) => {
       const { direction, ...page } = request.query;
       const pr = await pullRequestOf(service, request, request.params.id);
-      const [latest] = await service.directory.entriesOf(pr.repo, pr.number);
-      const all = transitionsOut(pr.id, latest?.entry.timeline ?? []);
+      const all = transitionsOut(pr.id, pr.latest?.entry.timeline ?? []);
       if (direction === 'newest') all.reverse();
       return pageOfList('pullRequests.queueEntryHistory', { id: pr.id, direction }, page, all);
     },

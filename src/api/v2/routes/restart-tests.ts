@@ -1,5 +1,5 @@
 import { V2Error } from '../errors.js';
-import { factsOf } from '../lookups.js';
+import { factsAfter } from '../lookups.js';
 import { callerOf } from '../plugin.js';
 import type { V2Route } from '../route.js';
 import { Answer, UuidParams } from '../schemas.js';
@@ -27,7 +27,7 @@ export const restartTests: V2Route = (app, { service }) => {
           `Only a testing or pendingFailure entry's tests can be restarted; #${pr.number} is ${entry.state.toLowerCase()}`,
         );
       await service.restartTestsOnPullRequest(callerOf(request), key, pr.number);
-      return pullRequestOut((await factsOf(service, pr))!);
+      return pullRequestOut((await factsAfter(service, request, pr))!);
     },
   );
 };

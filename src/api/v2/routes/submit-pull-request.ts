@@ -42,7 +42,7 @@ export const submitPullRequest: V2Route = (app, { service }) => {
           'PR_ALREADY_ENQUEUED',
           `Pull request #${number} is already in this queue; change its priority with POST /v2/pull-requests/{id}/reprioritize`,
         );
-      const written = await service.submitPullRequest(ctx, handle.key, {
+      const written = await service.submitPullRequest(ctx, handle, {
         prNumber: number,
         ...(priorityValue !== undefined || priorityName !== undefined
           ? { priority: priorityValue ?? priorityName }
@@ -50,7 +50,8 @@ export const submitPullRequest: V2Route = (app, { service }) => {
         ...(allowBatching !== undefined ? { noBatch: !allowBatching } : {}),
         ...(direct !== undefined ? { forceEnqueued: direct } : {}),
       });
-      const facts = await factsAfter(service, await service.directory.pullRequestOf(handle.repo, number), written);
+      const pr = await service.directory.pullRequestOf(handle.repo, number);
+      const facts = await factsAfter(service, request, pr, written);
       void reply.code(201);
       return pullRequestOut(facts!);
     },

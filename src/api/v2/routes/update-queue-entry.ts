@@ -32,8 +32,8 @@ export const updateQueueEntry: V2Route = (app, { service }) => {
       const { priorityValue, priorityName, direct, allowBatching } = request.body;
       if (priorityValue !== undefined && priorityName !== undefined)
         throw invalid('send priorityValue or priorityName, not both');
-      const { pr, key } = await liveEntryOf(service, request, request.params.id);
-      const written = await service.submitPullRequest(callerOf(request), key, {
+      const { pr, queue } = await liveEntryOf(service, request, request.params.id);
+      const written = await service.submitPullRequest(callerOf(request), queue, {
         prNumber: pr.number,
         ...(priorityValue !== undefined || priorityName !== undefined
           ? { priority: priorityValue ?? priorityName }
@@ -41,7 +41,7 @@ export const updateQueueEntry: V2Route = (app, { service }) => {
         ...(allowBatching !== undefined ? { noBatch: !allowBatching } : {}),
         ...(direct !== undefined ? { forceEnqueued: direct } : {}),
       });
-      return pullRequestOut((await factsAfter(service, pr, written))!);
+      return pullRequestOut((await factsAfter(service, request, pr, written))!);
     },
   );
 };
