@@ -5,9 +5,9 @@
 // a filtered view can be linked to and survives a reload.
 import { call, failed } from '../api.js';
 import { HistoryCharts } from '../charts.js';
-import { Badge, errorText, Reason } from '../components.js';
+import { Badge, errorText, Reason, usePageTitle } from '../components.js';
 import { duration } from '../dom.js';
-import { prHref, queueHref } from '../links.js';
+import { prHref, queueHref, queueLabel } from '../links.js';
 import { html, useEffect, useState } from '../ui.js';
 
 /** @typedef {import('../../src/client/index.js').QueueRequest} QueueKey */
@@ -218,7 +218,8 @@ export function HistoryPage(/** @type {{ queueKey: QueueKey }} */ { queueKey }) 
 
   const first = view.after.length * view.take + 1;
   const shown = page?.pullRequests.length ?? 0;
-  const title = `${queueKey.repo.owner}/${queueKey.repo.name} → ${queueKey.targetBranch}`;
+  const title = queueLabel(queueKey);
+  usePageTitle(`History of ${title}`);
   return html`<article aria-labelledby="history-title" class="history">
     <div class="page-head">
       <h1 id="history-title">History of ${title}</h1>

@@ -14,13 +14,13 @@
 import { confirmThen, errorMessage } from '../actions.js';
 import { ApiError, call, failed } from '../api.js';
 import { announce, Since, time, Until } from '../dom.js';
-import { prHref, queueHref } from '../links.js';
+import { usePageTitle } from '../components.js';
+import { prHref, queueHref, queueLabel } from '../links.js';
 import { LiveIndicator, useLive } from '../live.js';
 import { html, useCallback, useEffect, useRef, useState } from '../ui.js';
 import { ExternalLink, StateBadge, Why, words } from '../words.js';
 
 const short = (/** @type {string | null | undefined} */ sha) => (sha ? sha.slice(0, 8) : '–');
-const queueLabel = (/** @type {QueueKey} */ key) => `${key.repo.owner}/${key.repo.name} → ${key.targetBranch}`;
 const PRIORITIES = ['urgent', 'high', 'medium', 'low'];
 
 /**
@@ -116,6 +116,13 @@ export function PrPage({ queueKey, prNumber }) {
     if (inQueue || (concluded && concluded.stateChangedAt !== pr.stateChangedAt)) reload();
   });
 
+  usePageTitle(
+    data
+      ? `#${prNumber} ${data.pr.prTitle} in ${queueLabel(queueKey)}`
+      : problem
+        ? `#${prNumber} in ${queueLabel(queueKey)}`
+        : null,
+  );
   if (!data) {
     if (problem)
       return html`<${Problem} queueKey=${queueKey} prNumber=${prNumber} problem=${problem} reload=${reload} />`;

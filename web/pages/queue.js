@@ -6,10 +6,10 @@
 import { call, failed } from '../api.js';
 import { HistoryCharts } from '../charts.js';
 import { QueueGraph } from '../graph.js';
-import { Badge, ExternalLink, errorText, Reason, Since, Until } from '../components.js';
+import { ApiProblem, Badge, ExternalLink, errorText, Reason, Since, Until, usePageTitle } from '../components.js';
 import { announce, confirmDialog } from '../dom.js';
 import { follow } from '../live.js';
-import { historyHref, prHref, settingsHref } from '../links.js';
+import { historyHref, prHref, queueLabel, settingsHref } from '../links.js';
 import { html, useEffect, useState } from '../ui.js';
 import { CONTROLS, FreezeBanner, ManagementBanner, outsideTerraform } from '../queue-state.js';
 
@@ -219,10 +219,10 @@ function RecentList({ queueKey, activity }) {
 export function QueuePage({ queueKey }) {
   const [activity, setActivity] = useState(/** @type {QueueActivity | null} */ (null));
   const [history, setHistory] = useState(/** @type {QueueHistory | null} */ (null));
-  const [error, setError] = useState(/** @type {string | null} */ (null));
+  const [error, setError] = useState(/** @type {unknown} */ (null));
   const [connection, setConnection] = useState(/** @type {Connection} */ ({ text: 'Connecting…', cls: 'waiting' }));
   const id = `${slug(queueKey)}/${queueKey.targetBranch}`;
-  const title = `${queueKey.repo.owner}/${queueKey.repo.name} → ${queueKey.targetBranch}`;
+  const title = queueLabel(queueKey);
 
   useEffect(() => {
     let stopped = false;
@@ -253,7 +253,7 @@ export function QueuePage({ queueKey }) {
         show(first);
         stop = follow(queueKey, show, setConnection);
       } catch (err) {
-        if (!stopped && !failed(err)) setError(errorText(err));
+        if (!stopped && !failed(err)) setError(err);
       }
     })();
     return () => {
@@ -262,13 +262,8 @@ export function QueuePage({ queueKey }) {
     };
   }, [id]);
 
-  if (error) {
-    return html`<div class="card">
-      <h1>Cannot show ${title}</h1>
-      <p class="error" role="alert">${error}</p>
-      <p><a href="#/">Back to the queues</a></p>
-    </div>`;
-  }
+  usePageTitle(activity ? title : error ? `Cannot show ${title}` : null);
+  if (error) return html`<${ApiProblem} error=${error} />`;
   if (!activity) return html`<p class="notice" role="status">Loading ${title}…</p>`;
   return html`<article aria-labelledby="queue-title">
     <div class="page-head">

@@ -5,9 +5,9 @@
 // the queue's state controls (pause, resume, drain) and its freezes. The server judges every value:
 // the page sends what was typed and shows the server's refusal beside the field it names.
 import { ApiError, call, failed } from '../api.js';
-import { errorText } from '../components.js';
+import { errorText, usePageTitle } from '../components.js';
 import { announce, confirmDialog, time } from '../dom.js';
-import { queueHref } from '../links.js';
+import { queueHref, queueLabel } from '../links.js';
 import { html, useCallback, useEffect, useRef, useState } from '../ui.js';
 import { CONTROLS, FreezeBanner, ManagementBanner, outsideTerraform } from '../queue-state.js';
 
@@ -513,7 +513,7 @@ export function SettingsPage({ queueKey }) {
   const [draft, setDraft] = useState(/** @type {Record<string, FormValue>} */ ({}));
   const [errors, setErrors] = useState(/** @type {Record<string, string>} */ ({}));
   const [saved, setSaved] = useState(/** @type {Outcome | null} */ (null));
-  const title = `${queueKey.repo.owner}/${queueKey.repo.name} → ${queueKey.targetBranch}`;
+  const title = queueLabel(queueKey);
 
   const reload = useCallback(async () => {
     try {
@@ -531,12 +531,9 @@ export function SettingsPage({ queueKey }) {
   }, [queueKey]);
 
   useEffect(() => {
-    reload().then((ok) => {
-      if (!ok) return;
-      document.title = `Settings of ${title} · greenline`;
-      announce(`Settings of ${title} loaded`);
-    });
-  }, [reload, title]);
+    reload();
+  }, [reload]);
+  usePageTitle(loaded ? `Settings of ${title}` : problem ? `Cannot show the settings of ${title}` : null);
 
   if (problem) {
     return html`<div class="card">
