@@ -76,7 +76,8 @@ export function useDemo(): Demo {
     newPage: async (size = DESKTOP) => {
       const context = await demo.browser.newContext({ viewport: size });
       const page = await context.newPage();
-      page.on('close', () => void context.close());
+      // When the browser closed first, it closed the context with it: nothing is left to close.
+      page.once('close', () => context.close().catch(() => {}));
       return page;
     },
     signedIn: async (size = DESKTOP) => {
