@@ -290,7 +290,7 @@ export function QueueGraph({ queueKey, activity }) {
     const edges = [];
     // The PRs waiting at the back of the lane are drawn small, in a block of two rows.
     let back = lane.items.length;
-    while (back > 0 && lane.items[back - 1]?.nodes[0]?.state === 'PENDING') back--;
+    while (back > 0 && lane.items[back - 1]?.kind === 'waiting') back--;
     for (const item of lane.items.slice(0, back)) {
       const boxed = item.kind !== 'waiting';
       const w = item.nodes.length * NODE_W + (item.nodes.length - 1) * GAP + (boxed ? 2 * PAD : 0);

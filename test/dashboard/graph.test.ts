@@ -195,6 +195,55 @@ describe.skipIf(!haveChromium)('the queue graph, on greenline demo', () => {
     await page.close();
   }, 60_000);
 
+  it('draws a run still building its test commit as a run, not among the PRs waiting behind', async () => {
+    const page = await open(QUEUE);
+    const pr = (prNumber: number, state: string, testRunId: string | null = null) => ({
+      prNumber,
+      prTitle: `Change ${prNumber}`,
+      prAuthor: 'octocat',
+      state,
+      testRunId,
+      lane: null,
+      waitingOn: { code: 'PRS_AHEAD', message: `#${prNumber} waits.` },
+      explanation: { code: 'X', message: `#${prNumber} is ${state}.` },
+    });
+    const run = (testRunId: string, prNumbers: number[], dependentPrs: number[], status: string) => ({
+      testRunId,
+      queueType: 'main',
+      status,
+      prNumbers,
+      dependentPrs,
+      baseSha: 'a'.repeat(40),
+      createdAt: new Date().toISOString(),
+      lane: null,
+      retries: 0,
+    });
+    // #9's run is being created (its PR is still PENDING): it is a run at the back of the lane; #10 waits.
+    const activity = {
+      mode: 'single',
+      state: 'RUNNING',
+      targetSha: 'a'.repeat(40),
+      pullRequests: [pr(8, 'TESTING', 'r8'), pr(9, 'PENDING', 'r9'), pr(10, 'PENDING')],
+      testRuns: [run('r8', [8], [], 'in_progress'), run('r9', [9], [8], 'creating')],
+      recentPullRequests: [],
+    };
+    const key = { repo: { host: 'demo.greenline.local', owner: 'acme', name: 'shop' }, targetBranch: 'main' };
+    const drawn = await page.evaluate<{ runs: string[]; waiting: string[] }>(
+      `Promise.all([import('/dashboard/graph.js'), import('/dashboard/ui.js')]).then(([g, ui]) => {
+        const el = document.createElement('div');
+        document.body.append(el);
+        ui.render(ui.html\`<\${g.QueueGraph} queueKey=\${${JSON.stringify(key)}} activity=\${${JSON.stringify(activity)}} />\`, el);
+        return {
+          runs: [...el.querySelectorAll('[data-run]')].map((n) => n.getAttribute('data-run')),
+          waiting: [...el.querySelectorAll('.qg-waiting-block [data-pr]')].map((n) => n.getAttribute('data-pr')),
+        };
+      })`,
+    );
+    expect(drawn.runs).toEqual(['r8', 'r9']);
+    expect(drawn.waiting).toEqual(['10']);
+    await page.close();
+  }, 60_000);
+
   it('keeps focus on a PR across live updates, and Enter opens its page', async () => {
     const page = await open(QUEUE);
     const prs = graph(page).locator('.qg-lane [data-pr]');
