@@ -135,26 +135,32 @@ describe.skipIf(!haveChromium)('the queue graph, on greenline demo', () => {
     await page.close();
   }, 120_000);
 
+  /** A PR of a hand-made activity, as getQueueActivity answers it. */
+  const pr = (prNumber: number, state: string, testRunId: string | null = null) => ({
+    prNumber,
+    prTitle: `Change ${prNumber}`,
+    prAuthor: 'octocat',
+    state,
+    testRunId,
+    lane: null,
+    waitingOn: { code: 'PRS_AHEAD', message: `#${prNumber} waits.` },
+    explanation: { code: 'X', message: `#${prNumber} is ${state}.` },
+  });
+  /** A main-queue test run of a hand-made activity. */
+  const run = (testRunId: string, prNumbers: number[], dependentPrs: number[], status: string) => ({
+    testRunId,
+    queueType: 'main',
+    status,
+    prNumbers,
+    dependentPrs,
+    baseSha: 'a'.repeat(40),
+    createdAt: new Date().toISOString(),
+    lane: null,
+    retries: 0,
+  });
+
   it('works out the picture from an activity: merged base PRs leave, the rest stay queued under the run', async () => {
     const page = await open(QUEUE);
-    const pr = (prNumber: number, state: string, testRunId: string | null = null) => ({
-      prNumber,
-      prTitle: `Change ${prNumber}`,
-      state,
-      testRunId,
-      lane: null,
-      waitingOn: { code: 'PRS_AHEAD', message: `#${prNumber} waits.` },
-      explanation: { code: 'X', message: `#${prNumber} is ${state}.` },
-    });
-    const run = (testRunId: string, prNumbers: number[], dependentPrs: number[], queueType = 'main') => ({
-      testRunId,
-      queueType,
-      status: 'in_progress',
-      prNumbers,
-      dependentPrs,
-      lane: null,
-      retries: 0,
-    });
     // #1 merged while the runs built on it tested; #2 passed and merges next; #3-#4 are a batch on #1
     // and #2; #5 is tested on #1 to #4; #6 waits; #7 is not ready.
     const activity = {
@@ -168,7 +174,7 @@ describe.skipIf(!haveChromium)('the queue graph, on greenline demo', () => {
         pr(6, 'PENDING'),
         pr(7, 'NOT_READY'),
       ],
-      testRuns: [run('r3', [3, 4], [1, 2]), run('r5', [5], [1, 2, 3, 4])],
+      testRuns: [run('r3', [3, 4], [1, 2], 'in_progress'), run('r5', [5], [1, 2, 3, 4], 'in_progress')],
       recentPullRequests: [{ ...pr(1, 'MERGED'), stateChangedAt: new Date().toISOString(), flaky: false }],
     };
     // The page's own module (a string: the test runner would rewrite an import() in a function).
@@ -197,27 +203,6 @@ describe.skipIf(!haveChromium)('the queue graph, on greenline demo', () => {
 
   it('draws a run still building its test commit as a run, not among the PRs waiting behind', async () => {
     const page = await open(QUEUE);
-    const pr = (prNumber: number, state: string, testRunId: string | null = null) => ({
-      prNumber,
-      prTitle: `Change ${prNumber}`,
-      prAuthor: 'octocat',
-      state,
-      testRunId,
-      lane: null,
-      waitingOn: { code: 'PRS_AHEAD', message: `#${prNumber} waits.` },
-      explanation: { code: 'X', message: `#${prNumber} is ${state}.` },
-    });
-    const run = (testRunId: string, prNumbers: number[], dependentPrs: number[], status: string) => ({
-      testRunId,
-      queueType: 'main',
-      status,
-      prNumbers,
-      dependentPrs,
-      baseSha: 'a'.repeat(40),
-      createdAt: new Date().toISOString(),
-      lane: null,
-      retries: 0,
-    });
     // #9's run is being created (its PR is still PENDING): it is a run at the back of the lane; #10 waits.
     const activity = {
       mode: 'single',
