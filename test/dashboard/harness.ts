@@ -7,10 +7,10 @@
  * a notice, except under CI=true, where that fails.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { requireBuilt } from '../e2e/greenline-process.js';
@@ -47,10 +47,7 @@ export interface Demo {
   browser: Browser;
   /** Everything the demo printed, and page errors. */
   output: () => string;
-  /**
-   * A new page of the given size, in a context of its own (axe-core, in expectAccessible, opens pages
-   * beside it, which a page of browser.newPage() does not allow).
-   */
+  /** A new page of the given size, in a browser context of its own. */
   newPage: (size?: { width: number; height: number }) => Promise<Page>;
   /** A page of the given size, signed in (the token set in sessionStorage through the form). */
   signedIn: (size?: { width: number; height: number }) => Promise<Page>;
@@ -72,7 +69,7 @@ export function useDemo(): Demo {
     dir: '',
     browser: undefined as unknown as Browser,
     output: () => output,
-    // A page of its own context (closed with it): axe-core opens a second page in the context of the page it checks.
+    // A page of its own context (closed with it): pages do not share storage or cookies.
     newPage: async (size = DESKTOP) => {
       const context = await demo.browser.newContext({ viewport: size });
       const page = await context.newPage();
@@ -207,11 +204,17 @@ export function useDemo(): Demo {
   return demo;
 }
 
+/** axe-core's source, run in the page as a script of the test (so the page's CSP does not apply). */
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
 /** axe-core's WCAG 2.1 A/AA checks on the page as it is now: zero violations, or the list of them. */
 export async function expectAccessible(page: Page): Promise<void> {
-  const { violations } = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-    .analyze();
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(() =>
+    (window as unknown as { axe: typeof import('axe-core') }).axe
+      .run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
+      .then((r) => r.violations),
+  );
   const found = violations.map(
     (v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
   );
