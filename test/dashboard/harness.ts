@@ -93,6 +93,13 @@ export function useDemo(): Demo {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-token': demo.token, ...headers },
         body: JSON.stringify(body),
+      }).catch((err: unknown) => {
+        // The demo is gone: say how it ended and what it printed last.
+        if (child?.exitCode !== null || child?.signalCode !== null)
+          throw new Error(
+            `the demo exited (code ${child?.exitCode}, signal ${child?.signalCode}); its output ends:\n${output.slice(-6000)}`,
+          );
+        throw err;
       });
       const text = await res.text();
       expect(res.status, text).toBe(200);

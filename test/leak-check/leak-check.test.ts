@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
-import { alive } from '../helpers/alive.js';
+import { startOf } from './processes.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const VITEST = path.join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
@@ -23,7 +23,8 @@ interface Outcome {
 }
 
 let dir: string;
-const started: number[] = [];
+/** The processes the fixtures left running, by pid and start time (a pid alone may be reused). */
+const started: { pid: number; start: string | null }[] = [];
 /** Temporary directories the leaky fixture did not remove (named in its report). */
 const leftDirs = new Set<string>();
 
@@ -43,7 +44,7 @@ async function runFixture(name: string, more: NodeJS.ProcessEnv = {}): Promise<O
         } catch {
           /* the fixture started nothing */
         }
-        started.push(...pids);
+        started.push(...pids.map((pid) => ({ pid, start: startOf(pid) })));
         for (const m of (stdout + stderr).matchAll(/temporary directory (\S+) was not removed/g)) leftDirs.add(m[1]!);
         resolve({ code: err ? Number(err.code) || 1 : 0, output: stdout + stderr, pids });
       },
@@ -52,7 +53,9 @@ async function runFixture(name: string, more: NodeJS.ProcessEnv = {}): Promise<O
 }
 
 afterAll(async () => {
-  for (const pid of started) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  // Only the very process the fixture started: once it has exited, its pid may belong to another
+  // test's process (pids wrap around at 32768 here).
+  for (const { pid, start } of started) if (start !== null && startOf(pid) === start) process.kill(pid, 'SIGKILL');
   for (const left of leftDirs) rmSync(left, { recursive: true, force: true });
   if (dir) await removeTempDir(dir);
 });

@@ -39,6 +39,12 @@ function stat(pid: number): { ppid: number; pgid: number; state: string; start: 
   return { state: f[0]!, ppid: Number(f[1]), pgid: Number(f[2]), start: f[19]! };
 }
 
+/**
+ * When the process with this pid started (clock ticks since boot), null when there is none: with the
+ * pid, it names one process, where a pid alone may name a later process that was given the same number.
+ */
+export const startOf = (pid: number): string | null => stat(pid)?.start ?? null;
+
 function cwdOf(pid: number): string {
   try {
     return readlinkSync(`/proc/${pid}/cwd`).replace(/ \(deleted\)$/, '');
