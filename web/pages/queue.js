@@ -6,8 +6,8 @@
 import { call, failed } from '../api.js';
 import { HistoryCharts } from '../charts.js';
 import { QueueGraph } from '../graph.js';
-import { ApiProblem, Badge, ExternalLink, errorText, Reason, Since, Until, usePageTitle } from '../components.js';
-import { announce, confirmDialog } from '../dom.js';
+import { ApiProblem, Badge, ExternalLink, Reason, Since, Until, usePageTitle } from '../components.js';
+import { confirmThen } from '../actions.js';
 import { follow } from '../live.js';
 import { historyHref, prHref, queueLabel, settingsHref } from '../links.js';
 import { html, useEffect, useState } from '../ui.js';
@@ -43,27 +43,14 @@ function QueueHead({ activity: a }) {
  * @param {{ queueKey: QueueKey, activity: QueueActivity, title: string }} props
  */
 function Controls({ queueKey, activity, title }) {
-  const [status, setStatus] = useState(/** @type {{ text: string, cls: string } | null} */ (null));
+  const [status, setStatus] = useState(/** @type {import('../actions.js').Outcome | null} */ (null));
   /** @param {(typeof CONTROLS)[number]} c */
   const run = async (c) => {
-    if (
-      !(await confirmDialog({
-        title: `${c.label} ${title}?`,
-        text: c.text + outsideTerraform(activity),
-        action: c.label,
-      }))
-    )
-      return;
-    let said;
-    try {
-      await call('updateQueue', { ...queueKey, state: c.state });
-      said = { text: `${c.label}: done.`, cls: 'notice' };
-    } catch (err) {
-      if (failed(err)) return;
-      said = { text: `${c.label} failed: ${errorText(err)}`, cls: 'error' };
-    }
-    setStatus(said);
-    announce(said.text);
+    const outcome = await confirmThen(
+      { title: `${c.label} ${title}?`, text: c.text + outsideTerraform(activity), action: c.label },
+      () => call('updateQueue', { ...queueKey, state: c.state }),
+    );
+    if (outcome) setStatus(outcome);
   };
   const state = upper(activity.state);
   // While the queue switches modes, updateQueue refuses every state.
@@ -89,7 +76,7 @@ function Controls({ queueKey, activity, title }) {
         </p>`
         : null
     }
-    ${status ? html`<p role="status" class=${status.cls}>${status.text}</p>` : null}`;
+    ${status ? html`<p role="status" class=${status.ok ? 'notice' : 'error'} title=${status.code}>${status.text}</p>` : null}`;
 }
 
 /**
