@@ -16,7 +16,7 @@ import {
   type RepoRef,
   type SubmittedReason,
 } from '../../engine/types.js';
-import { HttpError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 import type { CiStatus } from '../../ports.js';
 import type { Database, RepoRow } from '../../store/database.js';
 import {
@@ -124,12 +124,12 @@ export class GreenlineService implements MergeQueueService {
     const repo = await repoOfOrg(db, ctx, key.repo);
     const patch = configPatch({ mode: config.mode, concurrency: config.concurrency });
     if (!isBranchName(key.targetBranch)) {
-      throw new HttpError(
+      throw new ServiceError(
         'VALIDATION_FAILED',
         `targetBranch ${JSON.stringify(key.targetBranch)} is not a valid branch name`,
       );
     }
-    if (await findQueue(db, repo.id, key.targetBranch)) throw new HttpError('QUEUE_EXISTS', key.targetBranch);
+    if (await findQueue(db, repo.id, key.targetBranch)) throw new ServiceError('QUEUE_EXISTS', key.targetBranch);
     const s = newQueueSnapshot(repoRefOf(repo), key.targetBranch, patch, repo.test_branch_prefix);
     const now = clock.now();
     const id = newId();
@@ -149,7 +149,7 @@ export class GreenlineService implements MergeQueueService {
       });
     } catch (err) {
       // Lost a race with a concurrent create of the same queue (unique repo + branch).
-      if (await findQueue(db, repo.id, key.targetBranch)) throw new HttpError('QUEUE_EXISTS', key.targetBranch);
+      if (await findQueue(db, repo.id, key.targetBranch)) throw new ServiceError('QUEUE_EXISTS', key.targetBranch);
       throw err;
     }
     await refreshTarget(this.deps, (await findQueueById(db, id))!, repo).catch((err: unknown) =>
@@ -180,7 +180,7 @@ export class GreenlineService implements MergeQueueService {
       ...(deleteRequiredStatuses ? { requiredStatuses: null } : {}),
     });
     if (state !== undefined && !['RUNNING', 'PAUSED', 'DRAINING'].includes(state)) {
-      throw new HttpError('VALIDATION_FAILED', 'state must be one of RUNNING, PAUSED, DRAINING');
+      throw new ServiceError('VALIDATION_FAILED', 'state must be one of RUNNING, PAUSED, DRAINING');
     }
     const at = this.deps.clock.now();
     // Who wrote is recorded with the write itself, in its transaction (contract §2.10).
@@ -199,7 +199,7 @@ export class GreenlineService implements MergeQueueService {
     await executor.serial(queue.id, async () => {
       const prs = await listActivePrNumbers(db, queue.id, TERMINAL_STATES);
       if (prs.length > 0) {
-        throw new HttpError(
+        throw new ServiceError(
           'QUEUE_NOT_EMPTY',
           `${plural(prs.length, 'pull request')} (${prs.map((n) => `#${n}`).join(', ')})`,
         );
@@ -226,13 +226,16 @@ export class GreenlineService implements MergeQueueService {
     const { db, adapters, executor, clock, newId } = this.deps;
     assertPrNumber(req.prNumber);
     const priority = parsePriority(req.priority);
-    if (!priority.ok) throw new HttpError('VALIDATION_FAILED', priority.message);
+    if (!priority.ok) throw new ServiceError('VALIDATION_FAILED', priority.message);
     const { repo, queue } = await queueOfOrg(db, ctx, key);
     const binding = bindingOf(repo);
     const forge = forgeFor(adapters, binding);
     let pr = await forge.getPullRequest(binding, req.prNumber, queue.target_branch);
     if (!pr)
-      throw new HttpError('PR_NOT_FOUND', `Pull request #${req.prNumber} does not exist in ${repo.owner}/${repo.name}`);
+      throw new ServiceError(
+        'PR_NOT_FOUND',
+        `Pull request #${req.prNumber} does not exist in ${repo.owner}/${repo.name}`,
+      );
     const { entries, config } = await executor.read(queue.id, queue.version);
     // The poller watches only queues that hold PRs: an idle queue's head may be stale.
     if (queue.target_sha === null || entries.length === 0) await refreshTarget(this.deps, queue, repo);
@@ -304,17 +307,17 @@ export class GreenlineService implements MergeQueueService {
     // One query: the committed entry is what the queue's snapshot holds (or, terminal, no longer holds).
     const wanted = 'number' in pr && Number.isSafeInteger(pr.number) ? pr.number : -1;
     const found = await findPrOfQueue(this.deps.db, key.repo, key.targetBranch, wanted);
-    if (!found || found.orgId !== ctx.orgId) throw new HttpError('REPO_NOT_FOUND', repoSlug(key.repo));
-    if (!found.queue) throw new HttpError('QUEUE_NOT_FOUND', key.targetBranch);
+    if (!found || found.orgId !== ctx.orgId) throw new ServiceError('REPO_NOT_FOUND', repoSlug(key.repo));
+    if (!found.queue) throw new ServiceError('QUEUE_NOT_FOUND', key.targetBranch);
     let entry: Entry | undefined;
     if ('number' in pr) {
       assertPrNumber(pr.number, 0);
       entry = found.entry;
-      if (!entry) throw new HttpError('PR_NOT_SUBMITTED', `#${pr.number}`);
+      if (!entry) throw new ServiceError('PR_NOT_SUBMITTED', `#${pr.number}`);
     } else {
       // The forge reports head branches with the PR (github; git with a --pr-ref-pattern under refs/heads/).
       entry = await findEntryByBranch(this.deps.db, found.queue.id, pr.branch, TERMINAL_STATES);
-      if (!entry) throw new HttpError('PR_NOT_SUBMITTED', `from branch ${JSON.stringify(pr.branch)}`);
+      if (!entry) throw new ServiceError('PR_NOT_SUBMITTED', `from branch ${JSON.stringify(pr.branch)}`);
     }
     const queue = { targetBranch: key.targetBranch, config: configOfRow(found.queue) };
     const runId = entry.timeline.at(-1)?.runId;
@@ -341,17 +344,17 @@ export class GreenlineService implements MergeQueueService {
     const { db } = this.deps;
     const { queue } = await queueOfOrg(db, ctx, key);
     if (!Number.isInteger(query.take) || query.take < 1 || query.take > 100) {
-      throw new HttpError('VALIDATION_FAILED', 'take must be an integer from 1 to 100');
+      throw new ServiceError('VALIDATION_FAILED', 'take must be an integer from 1 to 100');
     }
     if (query.state !== undefined && !Object.values(PrState).includes(query.state)) {
-      throw new HttpError('VALIDATION_FAILED', `state must be one of ${Object.values(PrState).join(', ')}`);
+      throw new ServiceError('VALIDATION_FAILED', `state must be one of ${Object.values(PrState).join(', ')}`);
     }
     // The cursor is the id of the last entry of the previous page: opaque to clients, a UUID on the wire.
     let after: { submittedAt: number; prNumber: number } | undefined;
     if (query.cursor !== undefined) {
       const last = await findEntryById(db, queue.id, query.cursor);
       if (!last)
-        throw new HttpError(
+        throw new ServiceError(
           'VALIDATION_FAILED',
           'cursor is not a nextCursor returned by listPullRequests for this queue',
         );
@@ -387,12 +390,12 @@ export class GreenlineService implements MergeQueueService {
   ): Promise<void> {
     checkTargetsUpload(req);
     const repo = await findRepo(this.deps.db, key.repo.host, key.repo.owner, key.repo.name);
-    if (!repo) throw new HttpError('FORK_RUN_NOT_VERIFIED', `no repository ${repoSlug(key.repo)} is connected`);
+    if (!repo) throw new ServiceError('FORK_RUN_NOT_VERIFIED', `no repository ${repoSlug(key.repo)} is connected`);
     const binding = bindingOf(repo);
     const forge = forgeFor(this.deps.adapters, binding);
-    if (!forge.verifyForkRun) throw new HttpError('FORK_UPLOAD_UNSUPPORTED');
+    if (!forge.verifyForkRun) throw new ServiceError('FORK_UPLOAD_UNSUPPORTED');
     const verdict = await forge.verifyForkRun(binding, runId, req.sha);
-    if (!verdict.ok) throw new HttpError('FORK_RUN_NOT_VERIFIED', verdict.reason);
+    if (!verdict.ok) throw new ServiceError('FORK_RUN_NOT_VERIFIED', verdict.reason);
     await this.storeTargets(repo, req);
   }
 
@@ -481,8 +484,8 @@ export class GreenlineService implements MergeQueueService {
 function checkTargetsUpload(req: { prNumber: number; sha: string; targets: ImpactedTargets }): void {
   assertPrNumber(req.prNumber);
   if (!req.sha)
-    throw new HttpError('VALIDATION_FAILED', 'pr.sha must be the head commit sha the targets were computed for');
+    throw new ServiceError('VALIDATION_FAILED', 'pr.sha must be the head commit sha the targets were computed for');
   if (req.targets !== 'ALL' && !(Array.isArray(req.targets) && req.targets.every((t) => typeof t === 'string'))) {
-    throw new HttpError('VALIDATION_FAILED', 'impactedTargets must be a list of strings or "ALL"');
+    throw new ServiceError('VALIDATION_FAILED', 'impactedTargets must be a list of strings or "ALL"');
   }
 }
