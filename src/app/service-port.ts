@@ -52,6 +52,11 @@ export interface QueueUpdate extends Partial<QueueConfig> {
   state?: SettableQueueState;
   /** true removes the requiredStatuses override (requiredStatuses [] is an empty override: no check required). */
   deleteRequiredStatuses?: boolean;
+  /**
+   * While the queue switches modes, refuse the settings (and mode) with SWITCHING_MODES instead of
+   * applying them (Trunk's v2; v1 applies them and a mode retargets the switch).
+   */
+  refuseWhileSwitching?: boolean;
 }
 
 /**

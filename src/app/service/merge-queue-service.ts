@@ -172,7 +172,7 @@ export class GreenlineService implements MergeQueueService {
     source: ConfigSource = 'other',
   ): Promise<QueueView> {
     const { queue } = await queueOfOrg(this.deps.db, ctx, key);
-    const { state, deleteRequiredStatuses, requiredStatuses, ...rest } = update;
+    const { state, deleteRequiredStatuses, requiredStatuses, refuseWhileSwitching, ...rest } = update;
     // A list, empty or not, is the override (empty: no check required); deleteRequiredStatuses clears it.
     const patch = configPatch({
       ...rest,
@@ -188,7 +188,11 @@ export class GreenlineService implements MergeQueueService {
       alsoInTransaction: (trx: Transaction<Database>) => markConfigWrite(trx, queue.id, source === 'terraform', at),
     };
     if (Object.keys(patch).length > 0)
-      await this.deps.executor.applyOrThrow(queue.id, { kind: 'updateConfig', at, patch }, marked);
+      await this.deps.executor.applyOrThrow(
+        queue.id,
+        { kind: 'updateConfig', at, patch, ...(refuseWhileSwitching ? { refuseWhileSwitching } : {}) },
+        marked,
+      );
     if (state !== undefined) await this.deps.executor.applyOrThrow(queue.id, { kind: 'setState', at, state }, marked);
     return this.view(queue.id);
   }
