@@ -21,7 +21,7 @@ import { DeliveryWorker } from '../webhooks/delivery-worker.js';
 import { notificationWorker } from '../notify/worker.js';
 import { reasonMessage } from './read-models/pr-reason.js';
 import { failedCheckUrl } from './executor/ci-outcome.js';
-import type { UrlPolicy } from '../webhooks/url-policy.js';
+import type { UrlPolicy } from '../delivery/url-policy.js';
 import { QueueLeases } from './cluster/queue-leases.js';
 import { takeOverQueues } from './executor/queue-takeover.js';
 import { RetentionSweeper } from './cluster/retention.js';

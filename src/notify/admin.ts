@@ -17,7 +17,7 @@ import {
   updateChannel,
 } from '../store/notifications.js';
 import { findRepo, findRepoById } from '../store/repos.js';
-import { UrlPolicy, WebhookUrlError } from '../webhooks/url-policy.js';
+import { UrlPolicy, WebhookUrlError } from '../delivery/url-policy.js';
 import type { NotifyEvent } from './events.js';
 import { NOTIFY_KINDS, parseNotifyEvents } from './events.js';
 import { messageBody } from './fan-out.js';

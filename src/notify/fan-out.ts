@@ -13,7 +13,7 @@ import { findEntry } from '../store/entries.js';
 import { enabledChannelsOfQueue } from '../store/notifications.js';
 import { notifyOutbox } from '../store/outboxes.js';
 import { insertMessages, pendingMessage } from '../store/webhooks.js';
-import { newMessageId } from '../webhooks/signing.js';
+import { newMessageId } from '../delivery/signing.js';
 import { notifyEventOf } from './events.js';
 import type { Notice, PrNotice } from './notice.js';
 import { noticeText } from './notice.js';

@@ -12,7 +12,7 @@ import type { Database } from '../store/database.js';
 import { findChannel } from '../store/notifications.js';
 import { notifyOutbox } from '../store/outboxes.js';
 import { DEFAULT_TIMEOUT_MS, DeliveryWorker } from '../webhooks/delivery-worker.js';
-import { UrlPolicy } from '../webhooks/url-policy.js';
+import { UrlPolicy } from '../delivery/url-policy.js';
 import { sendToChannel } from './send.js';
 
 export const NOTIFY_DISABLE_AFTER_MS = 3 * DAY_MS;

@@ -20,8 +20,8 @@ import {
   updateSubscription,
 } from '../store/webhooks.js';
 import { FILTERABLE_EVENT_TYPES } from './events.js';
-import { generateSecret } from './signing.js';
-import { UrlPolicy, WebhookUrlError } from './url-policy.js';
+import { generateSecret } from '../delivery/signing.js';
+import { UrlPolicy, WebhookUrlError } from '../delivery/url-policy.js';
 
 export interface WebhookView {
   id: string;

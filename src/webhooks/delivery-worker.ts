@@ -33,9 +33,9 @@ import {
   updateMessage,
   updateSubscription,
 } from '../store/webhooks.js';
-import { attemptPost, type Outcome } from './http-post.js';
-import { signedHeaders } from './signing.js';
-import { UrlPolicy } from './url-policy.js';
+import { attemptPost, type Outcome } from '../delivery/http-post.js';
+import { signedHeaders } from '../delivery/signing.js';
+import { UrlPolicy } from '../delivery/url-policy.js';
 
 /** Delay before attempt n + 2 after attempt n + 1 failed (the first attempt is immediate). */
 export const RETRY_DELAYS_MS: readonly number[] = [

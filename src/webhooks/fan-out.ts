@@ -10,7 +10,7 @@ import type { Database } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
 import { enabledSubscriptionsOfOrg, insertMessages, pendingMessage } from '../store/webhooks.js';
 import { EVENT_TYPES, eventBody, isBatchEvent, isQueueEvent, isTestRunEvent } from './events.js';
-import { newMessageId } from './signing.js';
+import { newMessageId } from '../delivery/signing.js';
 
 /** Messages of one key are delivered in order: each PR's events, a queue's batch events, its test run events. */
 export function orderKey(queueId: string, event: QueueEventPayload): string {

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuthContext } from '../../src/app/service-port.js';
 import { DeliveryWorker } from '../../src/webhooks/delivery-worker.js';
-import { UrlPolicy } from '../../src/webhooks/url-policy.js';
+import { UrlPolicy } from '../../src/delivery/url-policy.js';
 import { createQueueFixture, type QueueFixture, type TestService } from '../helpers/service.js';
 import { Receiver } from './receiver.js';
 import type { Json } from '../helpers/json.js';

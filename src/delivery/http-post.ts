@@ -1,8 +1,9 @@
 /**
- * One webhook POST over node:http(s). The connection resolves the host with `lookup` — the URL
- * policy's, which refuses blocked addresses — so the address that was checked is the address that
- * is connected to: a name that resolves differently between a check and the request (DNS
- * rebinding) cannot slip through. Redirects are not followed; at most 4 KiB of the answer is kept.
+ * One delivery POST (a webhook, a chat message) over node:http(s). The connection resolves the host
+ * with `lookup` — the URL policy's, which refuses blocked addresses — so the address that was checked
+ * is the address that is connected to: a name that resolves differently between a check and the
+ * request (DNS rebinding) cannot slip through. Redirects are not followed; at most 4 KiB of the
+ * answer is kept.
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
