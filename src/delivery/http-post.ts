@@ -9,9 +9,13 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { SECOND_MS } from '../lib/time.js';
 import type { UrlPolicy } from './url-policy.js';
 
 const KEPT_BYTES = 4096;
+
+/** How long a receiver has to answer unless told otherwise. */
+export const DEFAULT_TIMEOUT_MS = 15 * SECOND_MS;
 
 export interface PostAnswer {
   status: number;

@@ -1,5 +1,5 @@
 /**
- * A queue event's chat messages: in the transaction that stores the event (webhooks/fan-out.ts), each
+ * A queue event's chat messages: in the transaction that stores the event (app/executor/queue-events.ts), each
  * enabled channel of the queue's org that covers the queue and chose the event gets one message in
  * the notification outbox, its body the exact payload to send (Slack blocks, a Teams card, or
  * `{ "text": … }`), written from what the store knows now: the PR, the transition's reason and detail,
@@ -11,10 +11,10 @@ import { prWebUrl, type RepoSite } from '../forge-links.js';
 import type { Database, NotifyKind } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
 import { enabledChannelsOfQueue } from '../store/notifications.js';
-import { notifyOutbox } from '../store/outboxes.js';
-import { insertMessages, pendingMessage } from '../store/webhooks.js';
+import { insertMessages, pendingMessage } from '../delivery/messages.js';
 import { newMessageId } from '../delivery/signing.js';
 import { notifyEventOf } from './events.js';
+import { NOTIFY_TABLES } from './outbox.js';
 import type { Notice, PrNotice } from './notice.js';
 import { noticeText } from './notice.js';
 import { slackMessage } from './slack.js';
@@ -125,7 +125,8 @@ export async function queueNotifications(
   const notice = await noticeOf(trx, q, event, ctx);
   if (notice === null) return 0;
   await insertMessages(
-    notifyOutbox(trx),
+    trx,
+    NOTIFY_TABLES,
     channels.map((c) =>
       pendingMessage(
         {

@@ -8,9 +8,11 @@ import type { QueueEventPayload } from '../engine/types.js';
 import type { RepoSite } from '../forge-links.js';
 import type { Database } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
-import { enabledSubscriptionsOfOrg, insertMessages, pendingMessage } from '../store/webhooks.js';
-import { EVENT_TYPES, eventBody, isBatchEvent, isQueueEvent, isTestRunEvent } from './events.js';
+import { insertMessages, pendingMessage } from '../delivery/messages.js';
 import { newMessageId } from '../delivery/signing.js';
+import { enabledSubscriptionsOfOrg } from '../store/webhooks.js';
+import { EVENT_TYPES, eventBody, isBatchEvent, isQueueEvent, isTestRunEvent } from './events.js';
+import { WEBHOOK_TABLES } from './outbox.js';
 
 /** Messages of one key are delivered in order: each PR's events, a queue's batch events, its test run events. */
 export function orderKey(queueId: string, event: QueueEventPayload): string {
@@ -55,6 +57,7 @@ export async function queueWebhookMessages(
   );
   await insertMessages(
     trx,
+    WEBHOOK_TABLES,
     subscriptions.map((s) =>
       pendingMessage(
         {
