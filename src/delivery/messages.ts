@@ -5,38 +5,43 @@
 import { type Insertable, type Kysely, sql, type Updateable } from 'kysely';
 import type { Database, DeliveryMessageRow, DeliveryMessagesTable } from '../store/database.js';
 import { dialectOf } from '../store/dialect.js';
+import { newMessageId } from './signing.js';
 import type { OutboxTables } from './tables.js';
 
-/** What a new message says; the rest of its row is that of a message not tried yet. */
+/** What a new message says: to which subscription, of which event, in which order, and its body. */
 export type NewMessage = Pick<
   Insertable<DeliveryMessagesTable>,
   'subscription_id' | 'queue_id' | 'event_id' | 'event_type' | 'order_key' | 'body'
-> & { message_id: string };
+>;
 
-/** A message's row before its first attempt, due at `at`. */
-export const pendingMessage = (m: NewMessage, at: number): Insertable<DeliveryMessagesTable> => ({
-  ...m,
-  status: 'pending',
-  attempts: 0,
-  manual: 0,
-  next_attempt_at: at,
-  last_status_code: null,
-  last_error: null,
-  delivered_at: null,
-  created_at: at,
-  updated_at: at,
-});
-
-/** Inserts messages; one already there for the same (subscription, event) is left as it is. */
-export async function insertMessages(
+/**
+ * Queues messages, each with a new message id, not tried yet and due at `at`; one already there for
+ * the same (subscription, event) is left as it is.
+ */
+export async function queueMessages(
   db: Kysely<Database>,
   tables: OutboxTables,
-  rows: Insertable<DeliveryMessagesTable>[],
+  messages: NewMessage[],
+  at: number,
 ): Promise<void> {
-  if (rows.length === 0) return;
+  if (messages.length === 0) return;
   await db
     .insertInto(tables.messages)
-    .values(rows)
+    .values(
+      messages.map((m) => ({
+        ...m,
+        message_id: newMessageId(),
+        status: 'pending' as const,
+        attempts: 0,
+        manual: 0,
+        next_attempt_at: at,
+        last_status_code: null,
+        last_error: null,
+        delivered_at: null,
+        created_at: at,
+        updated_at: at,
+      })),
+    )
     .onConflict((oc) => oc.columns(['subscription_id', 'event_id']).doNothing())
     .execute();
 }

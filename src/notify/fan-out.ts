@@ -11,8 +11,7 @@ import { prWebUrl, type RepoSite } from '../forge-links.js';
 import type { Database, NotifyKind } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
 import { enabledChannelsOfQueue } from '../store/notifications.js';
-import { insertMessages, pendingMessage } from '../delivery/messages.js';
-import { newMessageId } from '../delivery/signing.js';
+import { queueMessages } from '../delivery/messages.js';
 import { notifyEventOf } from './events.js';
 import { NOTIFY_TABLES } from './outbox.js';
 import type { Notice, PrNotice } from './notice.js';
@@ -124,23 +123,19 @@ export async function queueNotifications(
   if (channels.length === 0) return 0;
   const notice = await noticeOf(trx, q, event, ctx);
   if (notice === null) return 0;
-  await insertMessages(
+  await queueMessages(
     trx,
     NOTIFY_TABLES,
-    channels.map((c) =>
-      pendingMessage(
-        {
-          message_id: newMessageId(),
-          subscription_id: c.id,
-          queue_id: q.queueId,
-          event_id: eventId,
-          event_type: kind,
-          order_key: q.queueId,
-          body: messageBody(c.kind, notice),
-        },
-        at,
-      ),
-    ),
+    channels.map((c) => ({
+      subscription_id: c.id,
+      queue_id: q.queueId,
+      event_id: eventId,
+      event_type: kind,
+      // One queue's messages keep their order.
+      order_key: q.queueId,
+      body: messageBody(c.kind, notice),
+    })),
+    at,
   );
   return channels.length;
 }

@@ -8,8 +8,7 @@ import type { QueueEventPayload } from '../engine/types.js';
 import type { RepoSite } from '../forge-links.js';
 import type { Database } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
-import { insertMessages, pendingMessage } from '../delivery/messages.js';
-import { newMessageId } from '../delivery/signing.js';
+import { queueMessages } from '../delivery/messages.js';
 import { enabledSubscriptionsOfOrg } from '../store/webhooks.js';
 import { EVENT_TYPES, eventBody, isBatchEvent, isQueueEvent, isTestRunEvent } from './events.js';
 import { WEBHOOK_TABLES } from './outbox.js';
@@ -55,23 +54,18 @@ export async function queueWebhookMessages(
       author,
     }),
   );
-  await insertMessages(
+  await queueMessages(
     trx,
     WEBHOOK_TABLES,
-    subscriptions.map((s) =>
-      pendingMessage(
-        {
-          message_id: newMessageId(),
-          subscription_id: s.id,
-          queue_id: queueId,
-          event_id: eventId,
-          event_type: event.type,
-          order_key: orderKey(queueId, event),
-          body,
-        },
-        at,
-      ),
-    ),
+    subscriptions.map((s) => ({
+      subscription_id: s.id,
+      queue_id: queueId,
+      event_id: eventId,
+      event_type: event.type,
+      order_key: orderKey(queueId, event),
+      body,
+    })),
+    at,
   );
   return subscriptions.length;
 }

@@ -10,9 +10,9 @@ import { listAttempts } from '../../src/delivery/attempts.js';
 import type { Outcome } from '../../src/delivery/http-post.js';
 import {
   findMessage,
-  insertMessages,
   leaseMessages,
-  pendingMessage,
+  listMessages,
+  queueMessages,
   releaseDeliveryClaims,
   selectDueMessageIds,
 } from '../../src/delivery/messages.js';
@@ -106,41 +106,40 @@ describe.each(databases)('delivery outboxes on $name', (database) => {
 
   const worker = (o: Outbox<DeliverySubscription>) => new DeliveryWorker(o, { db, clock });
 
-  /** Queues message `id` for the outbox's subscription, due now. */
-  async function queue(tables: OutboxTables, subscriptionId: string, id: string): Promise<void> {
+  /** Queues a message for the subscription, due now; returns its id. */
+  async function queue(tables: OutboxTables, subscriptionId: string): Promise<string> {
     events += 1;
-    const message = { message_id: id, subscription_id: subscriptionId, queue_id: 'q1', event_id: events };
-    await insertMessages(db, tables, [
-      pendingMessage({ ...message, event_type: 'merged', order_key: 'q1', body: '{}' }, clock.now()),
-    ]);
+    const message = { subscription_id: subscriptionId, queue_id: 'q1', event_id: events, event_type: 'merged' };
+    await queueMessages(db, tables, [{ ...message, order_key: 'q1', body: '{}' }], clock.now());
+    return (await listMessages(db, tables, subscriptionId, 1))[0]!.message_id;
   }
 
   it("sends only its own outbox's messages: a due webhook is never sent by the notifications' worker, nor the other way round", async () => {
-    await queue(HOOKS, 'hook', 'msg_w1');
-    await queue(CHATS, 'chat', 'msg_n1');
+    const w1 = await queue(HOOKS, 'hook');
+    const n1 = await queue(CHATS, 'chat');
 
     await worker(outbox('chats', CHATS)).drain();
-    expect(sent).toEqual(['chats msg_n1']);
-    expect(await findMessage(db, HOOKS, 'msg_w1')).toMatchObject({ status: 'pending', attempts: 0 });
-    expect(await listAttempts(db, HOOKS, ['msg_w1'])).toEqual([]);
-    expect(await findMessage(db, CHATS, 'msg_n1')).toMatchObject({ status: 'delivered', attempts: 1 });
-    expect(await listAttempts(db, CHATS, ['msg_n1'])).toEqual([expect.objectContaining({ success: 1 })]);
+    expect(sent).toEqual([`chats ${n1}`]);
+    expect(await findMessage(db, HOOKS, w1)).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(await listAttempts(db, HOOKS, [w1])).toEqual([]);
+    expect(await findMessage(db, CHATS, n1)).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect(await listAttempts(db, CHATS, [n1])).toEqual([expect.objectContaining({ success: 1 })]);
 
     await worker(outbox('hooks', HOOKS)).drain();
-    expect(sent).toEqual(['chats msg_n1', 'hooks msg_w1']);
-    expect(await findMessage(db, HOOKS, 'msg_w1')).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect(sent).toEqual([`chats ${n1}`, `hooks ${w1}`]);
+    expect(await findMessage(db, HOOKS, w1)).toMatchObject({ status: 'delivered', attempts: 1 });
   });
 
   it("hands back a dead instance's claims one outbox at a time", async () => {
-    await queue(HOOKS, 'hook', 'msg_w1');
-    await queue(CHATS, 'chat', 'msg_n1');
+    const w1 = await queue(HOOKS, 'hook');
+    const n1 = await queue(CHATS, 'chat');
     const now = clock.now();
     for (const tables of [HOOKS, CHATS])
       await leaseMessages(db, tables, await selectDueMessageIds(db, tables, now, 10), now, now + HOUR, 'dead');
 
     expect(await releaseDeliveryClaims(db, CHATS, ['dead'], now)).toBe(1);
-    expect(await findMessage(db, CHATS, 'msg_n1')).toMatchObject({ claimed_by: null, next_attempt_at: now });
-    expect(await findMessage(db, HOOKS, 'msg_w1')).toMatchObject({ claimed_by: 'dead', next_attempt_at: now + HOUR });
+    expect(await findMessage(db, CHATS, n1)).toMatchObject({ claimed_by: null, next_attempt_at: now });
+    expect(await findMessage(db, HOOKS, w1)).toMatchObject({ claimed_by: 'dead', next_attempt_at: now + HOUR });
     await worker(outbox('hooks', HOOKS)).drain();
     expect(sent).toEqual([]);
   });
@@ -148,11 +147,11 @@ describe.each(databases)('delivery outboxes on $name', (database) => {
   it('tries a failing message again on the retry schedule and gives it up after the eighth attempt', async () => {
     answer = { success: false, statusCode: 503, error: 'HTTP 503', durationMs: 1 };
     const hooks = worker(outbox('hooks', HOOKS));
-    await queue(HOOKS, 'hook', 'msg_w1');
+    const w1 = await queue(HOOKS, 'hook');
     const waited: number[] = [];
     for (let attempt = 1; attempt < MAX_ATTEMPTS; attempt++) {
       await hooks.drain();
-      const m = await findMessage(db, HOOKS, 'msg_w1');
+      const m = await findMessage(db, HOOKS, w1);
       expect(m).toMatchObject({ status: 'pending', attempts: attempt, last_status_code: 503, last_error: 'HTTP 503' });
       waited.push(m!.next_attempt_at - clock.now());
       // Not a moment sooner.
@@ -163,15 +162,15 @@ describe.each(databases)('delivery outboxes on $name', (database) => {
     expect(waited).toEqual([...RETRY_DELAYS_MS]);
     expect(sent.length).toBe(MAX_ATTEMPTS - 1);
     await hooks.drain();
-    expect(await findMessage(db, HOOKS, 'msg_w1')).toMatchObject({ status: 'failed', attempts: MAX_ATTEMPTS });
-    expect(await listAttempts(db, HOOKS, ['msg_w1'])).toHaveLength(MAX_ATTEMPTS);
-    expect(await listAttempts(db, CHATS, ['msg_w1'])).toEqual([]);
+    expect(await findMessage(db, HOOKS, w1)).toMatchObject({ status: 'failed', attempts: MAX_ATTEMPTS });
+    expect(await listAttempts(db, HOOKS, [w1])).toHaveLength(MAX_ATTEMPTS);
+    expect(await listAttempts(db, CHATS, [w1])).toEqual([]);
   });
 
   it("disables a subscription failing for its outbox's time and gives up its pending messages; a success ends a run of failures", async () => {
     answer = { success: false, statusCode: null, error: 'connection refused', durationMs: 1 };
     const chats = worker(outbox('chats', CHATS, HOUR));
-    await queue(CHATS, 'chat', 'msg_n1');
+    await queue(CHATS, 'chat');
     await chats.drain();
     const failingSince = clock.now();
     const subscription = () => db.selectFrom('notify_subscriptions').selectAll().executeTakeFirstOrThrow();
@@ -183,8 +182,8 @@ describe.each(databases)('delivery outboxes on $name', (database) => {
     expect(await subscription()).toMatchObject({ enabled: 1, failing_since: null });
 
     answer = { success: false, statusCode: 500, error: 'HTTP 500', durationMs: 1 };
-    await queue(CHATS, 'chat', 'msg_n2');
-    await queue(CHATS, 'chat', 'msg_n3'); // waits behind msg_n2
+    const n2 = await queue(CHATS, 'chat');
+    const n3 = await queue(CHATS, 'chat'); // waits behind n2
     const since = clock.now();
     await chats.drain();
     for (const delay of RETRY_DELAYS_MS.slice(0, 3)) {
@@ -199,7 +198,7 @@ describe.each(databases)('delivery outboxes on $name', (database) => {
       enabled: 0,
       disabled_reason: `every attempt failed since ${new Date(since).toISOString()} (last: HTTP 500)`,
     });
-    for (const id of ['msg_n2', 'msg_n3'])
+    for (const id of [n2, n3])
       expect(await findMessage(db, CHATS, id)).toMatchObject({
         status: 'failed',
         last_error: 'the endpoint was disabled',
