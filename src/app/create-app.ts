@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { CiPort, CiStatusSink, ForgePort, RepoBinding } from '../ports.js';
-import type { Database } from '../store/database.js';
+import type { Database, NotifySubscriptionRow, WebhookSubscriptionRow } from '../store/database.js';
 import type { Adapters } from './adapters.js';
 import { CiOutcome } from './executor/ci-outcome.js';
 import type { Clock } from '../lib/clock.js';
@@ -17,11 +17,12 @@ import { ForgeObservations } from './forge/forge-observations.js';
 import { ForgePoller } from './forge/forge-poller.js';
 import { GreenlineService } from './service/merge-queue-service.js';
 import { QueueExecutor } from './executor/queue-executor.js';
-import { DeliveryWorker } from '../webhooks/delivery-worker.js';
-import { notificationWorker } from '../notify/worker.js';
+import { DeliveryWorker } from '../delivery/worker.js';
+import { webhookOutbox } from '../webhooks/outbox.js';
+import { notificationOutbox } from '../notify/outbox.js';
 import { reasonMessage } from './read-models/pr-reason.js';
 import { failedCheckUrl } from './executor/ci-outcome.js';
-import type { UrlPolicy } from '../webhooks/url-policy.js';
+import type { UrlPolicy } from '../delivery/url-policy.js';
 import { QueueLeases } from './cluster/queue-leases.js';
 import { takeOverQueues } from './executor/queue-takeover.js';
 import { RetentionSweeper } from './cluster/retention.js';
@@ -57,10 +58,10 @@ export interface App {
   adapters: Adapters;
   /** Applies what forges report by webhook (forge-webhooks.ts) to the queues. */
   forgeObservations: ForgeObservations;
-  /** Delivers webhook messages. */
-  webhooks: DeliveryWorker;
-  /** Delivers chat notifications (notify/worker.ts). */
-  notifier: DeliveryWorker;
+  /** Delivers webhook messages (webhooks/outbox.ts). */
+  webhooks: DeliveryWorker<WebhookSubscriptionRow>;
+  /** Delivers chat notifications (notify/outbox.ts). */
+  notifier: DeliveryWorker<NotifySubscriptionRow>;
   /** Deletes finished work records past their retention. */
   retention: RetentionSweeper;
   /** Starts the queue leases, the effect runner, the poller, the webhook delivery worker and the retention sweep. */
@@ -83,14 +84,14 @@ export function createApp(deps: AppDeps): App {
     ...(deps.instanceId !== undefined ? { instanceId: deps.instanceId } : {}),
     ...(logger ? { logger } : {}),
   });
-  const webhooks = new DeliveryWorker({
+  const webhooks = new DeliveryWorker(webhookOutbox, {
     db,
     clock,
     instanceId: leases.instanceId,
     ...(policy ? { policy } : {}),
     ...(logger ? { logger: logger.child({ part: 'webhooks' }) } : {}),
   });
-  const notifier = notificationWorker({
+  const notifier = new DeliveryWorker(notificationOutbox, {
     db,
     clock,
     instanceId: leases.instanceId,

@@ -49,7 +49,7 @@ import { prReason } from '../read-models/pr-reason.js';
 import type { QueueExecutor } from '../executor/queue-executor.js';
 import { WebhookAdmin } from '../../webhooks/admin.js';
 import { NotifyAdmin } from '../../notify/admin.js';
-import type { UrlPolicy } from '../../webhooks/url-policy.js';
+import type { UrlPolicy } from '../../delivery/url-policy.js';
 import { configOfRow, queueOfOrg, repoOfOrg } from '../read-models/queue-lookup.js';
 import { bindingOf, repoRefOf, repoSlug } from '../repo-binding.js';
 import { assertPrNumber, configPatch, isBranchName } from './request-checks.js';
