@@ -18,7 +18,7 @@ const item = (toState: string, reason: string, testRunId: string | null, detail?
   reason,
   message: `${reason} happened.`,
   testRunId,
-  ...(detail === undefined ? {} : { detail }),
+  detail: detail ?? null,
 });
 /** The fields of a PR noRunsText reads. */
 const prOf = (fields: Pick<SubmittedPullRequest, 'isCurrentlySubmittedToQueue' | 'waitingOn'>) =>
