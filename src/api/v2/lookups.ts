@@ -4,7 +4,7 @@ import { entryView, type PullRequestHandle, type QueueHandle } from '../../app/r
 import type { MergeQueueService, WrittenEntry } from '../../app/service-port.js';
 import type { RepoRow } from '../../store/database.js';
 import { prNotFound, queueNotFound, repoNotFound } from './errors.js';
-import { callerOf } from './plugin.js';
+import { callerOf } from './caller.js';
 import type { PullRequestFacts } from './wire.js';
 
 export async function queueOf(service: MergeQueueService, request: FastifyRequest, id: string): Promise<QueueHandle> {

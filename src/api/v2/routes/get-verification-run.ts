@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { runOf } from '../../../store/test-runs.js';
 import { V2Error } from '../errors.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { runOut } from '../runs.js';
 import { Answer } from '../schemas.js';

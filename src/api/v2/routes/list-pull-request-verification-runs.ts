@@ -3,7 +3,7 @@ import { runOf } from '../../../store/test-runs.js';
 import { invalid } from '../errors.js';
 import { pullRequestOf } from '../lookups.js';
 import { pageOfList, PageQuery } from '../paging.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { runOut } from '../runs.js';
 import { Answer, Query, UuidParams } from '../schemas.js';

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { isTerminal } from '../../../engine/types.js';
 import { invalid, V2Error } from '../errors.js';
 import { factsAfter, queueOf } from '../lookups.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { Answer, Body, IdParams, PriorityName, PriorityValue, PrNumber } from '../schemas.js';
 import { pullRequestOut } from '../wire.js';
