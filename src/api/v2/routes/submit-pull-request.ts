@@ -42,7 +42,7 @@ export const submitPullRequest: V2Route = (app, { service }) => {
           'PR_ALREADY_ENQUEUED',
           `Pull request #${number} is already in this queue; change its priority with POST /v2/pull-requests/{id}/reprioritize`,
         );
-      const written = await service.submitPullRequest(ctx, handle, {
+      const written = await service.submitPullRequest(ctx, handle.target, {
         prNumber: number,
         ...(priorityValue !== undefined || priorityName !== undefined
           ? { priority: priorityValue ?? priorityName }
