@@ -1,6 +1,6 @@
 import { V2Error } from '../errors.js';
 import { factsAfter } from '../lookups.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { Answer, UuidParams } from '../schemas.js';
 import { pullRequestOut } from '../wire.js';

@@ -1,7 +1,7 @@
 import { configSource } from '../../config-source.js';
 import { V2Error } from '../errors.js';
 import { queueOf } from '../lookups.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { Answer, Body, IdParams, Mode } from '../schemas.js';
 import { modeIn, stateChangeOut } from '../wire.js';
