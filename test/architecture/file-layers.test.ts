@@ -42,6 +42,13 @@ const RULES: LayerRule[] = [
     forbids: (to) =>
       to !== 'kysely' && !to.startsWith('node:') && !under('store/migrations')(to) && to !== 'store/dialect.ts',
   },
+  { name: 'src/notify never imports src/webhooks', applies: under('notify'), forbids: under('webhooks') },
+  { name: 'src/webhooks never imports src/notify', applies: under('webhooks'), forbids: under('notify') },
+  {
+    name: 'src/delivery (the outbox both share) imports neither src/webhooks nor src/notify',
+    applies: under('delivery'),
+    forbids: under('webhooks', 'notify'),
+  },
   {
     name: 'an adapter never imports another adapter',
     applies: under('adapters'),
@@ -124,6 +131,9 @@ describe('the file graph', () => {
       'store/migrations/y.ts': '',
       'store/migrations/011-z.ts':
         "import { createHash } from 'node:crypto';\nimport { rows } from '../rows.js';\nimport { v } from 'uuid';",
+      'notify/fan-out.ts': "import { sign } from '../delivery/signing.js';\nimport { hook } from '../webhooks/admin.js';",
+      'webhooks/admin.ts': "import { channel } from '../notify/fan-out.js';",
+      'delivery/signing.ts': "import type { Hook } from '../webhooks/admin.js';",
     });
     expect(Object.fromEntries(RULES.map((rule) => [rule.name, ruleViolations(graph, rule)]))).toEqual({
       [RULES[0]!.name]: ["api/v2/routes/x.ts:1 imports store/rows.ts ('../../../store/rows.js')"],
@@ -135,7 +145,10 @@ describe('the file graph', () => {
         "store/migrations/011-z.ts:2 imports store/rows.ts ('../rows.js')",
         "store/migrations/011-z.ts:3 imports uuid ('uuid')",
       ],
-      [RULES[3]!.name]: [
+      [RULES[3]!.name]: ["notify/fan-out.ts:2 imports webhooks/admin.ts ('../webhooks/admin.js')"],
+      [RULES[4]!.name]: ["webhooks/admin.ts:1 imports notify/fan-out.ts ('../notify/fan-out.js')"],
+      [RULES[5]!.name]: ["delivery/signing.ts:1 imports webhooks/admin.ts ('../webhooks/admin.js')"],
+      [RULES[6]!.name]: [
         "adapters/ci/command/run.ts:1 imports adapters/forge/git/mirror.ts ('../../forge/git/mirror.js')",
         "adapters/ci/scripted-ci.ts:1 imports adapters/ci/command/run.ts ('./command/run.js')",
       ],
