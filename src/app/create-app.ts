@@ -16,13 +16,18 @@ import { listenForEffects, type EffectNotifications } from './cluster/effect-not
 import { EffectRunner } from './executor/effect-runner.js';
 import { ForgeObservations } from './forge/forge-observations.js';
 import { ForgePoller } from './forge/forge-poller.js';
-import { GreenlineService } from './service/merge-queue-service.js';
+import { mergeQueueService } from './service/merge-queue-service.js';
+import type { MergeQueueService } from './service-port.js';
+import { TokenCache } from './admin/tokens.js';
+import { ApiDirectory } from './read-models/api-directory.js';
 import { QueueExecutor } from './executor/queue-executor.js';
 import { DeliveryWorker } from '../delivery/worker.js';
 import { webhookOutbox } from '../webhooks/outbox.js';
 import { notificationOutbox } from '../notify/outbox.js';
 import { reasonMessage } from './read-models/pr-reason.js';
 import type { UrlPolicy } from '../delivery/url-policy.js';
+import { WebhookAdmin } from '../webhooks/admin.js';
+import { NotifyAdmin } from '../notify/admin.js';
 import { QueueLeases } from './cluster/queue-leases.js';
 import { takeOverQueues } from './executor/queue-takeover.js';
 import { RetentionSweeper } from './cluster/retention.js';
@@ -49,7 +54,7 @@ export interface AppDeps {
 }
 
 export interface App {
-  service: GreenlineService;
+  service: MergeQueueService;
   executor: QueueExecutor;
   runner: EffectRunner;
   poller: ForgePoller;
@@ -153,16 +158,23 @@ export function createApp(deps: AppDeps): App {
     ...(logger ? { logger } : {}),
   });
   let notifications: EffectNotifications | null = null;
-  const service = new GreenlineService({
+  const service = mergeQueueService({
     db,
     executor,
     adapters,
     ciOutcome,
     clock,
     newId,
-    onWebhookWork: () => webhooks.wake(),
-    ...(policy ? { webhookPolicy: policy } : {}),
     ...(logger ? { logger } : {}),
+    auth: new TokenCache(db, clock),
+    directory: new ApiDirectory({ db, clock, adapters }),
+    webhooks: new WebhookAdmin({
+      db,
+      clock,
+      ...(policy ? { policy } : {}),
+      onWork: () => webhooks.wake(),
+    }),
+    notifications: new NotifyAdmin({ db, clock, ...(policy ? { policy } : {}) }),
   });
   const forgeObservations = new ForgeObservations({
     db,
