@@ -145,7 +145,7 @@ async function main(): Promise<void> {
   const layerOnly = await buildHttpApp({ service: memoised(t.service), logger: false, enumCase: 'upper' });
   try {
     const { token, ctx } = await t.createOrg('acme');
-    const repo = await t.connectRepo('acme', SLUG);
+    const repo = (await t.service.directory.repo(ctx, (await t.connectRepo('acme', SLUG)).id))!;
     const key = t.key(SLUG);
     await t.service.createQueue(ctx, key, { concurrency: 10 });
     const started = Date.now();
@@ -234,7 +234,7 @@ async function main(): Promise<void> {
       bearer,
     );
     const all = [baseline, read, layer, write, admit, v2Read, v2Admit, v2Write];
-    const version = async (branch = 'main') => (await t.service.directory.queueOf(repo, branch))!.queue.version;
+    const version = async (branch = 'main') => (await t.service.directory.queueOf(repo, branch))!.target.queue.version;
     const versionBefore = await version();
     const admittedBefore = await version('release');
     for (let round = 0; round < ROUNDS; round++) {

@@ -1,9 +1,9 @@
 /**
  * The server's settings, each described once: type and bounds, default, environment variable, flag,
- * the default as README.md's configuration table says it, and what it means. The type
- * `GreenlineConfig`, the defaults, the names read from the environment, the flags of `serve` and of
- * the admin commands, and the validation (config.ts) are built from it; test/cli/config-readme.test.ts
- * holds README.md's table to it in both directions.
+ * the default as the configuration reference says it, and what it means. The type `GreenlineConfig`,
+ * the defaults, the names read from the environment, the flags of `serve` and of the admin commands,
+ * the validation (config.ts) and docs/configuration.md (`npm run docs:config`,
+ * scripts/configuration-doc.ts) are built from it.
  */
 import {
   Type,
@@ -23,9 +23,9 @@ export interface SettingAnnotations {
   env: string;
   /** Its command-line flag with its argument (`--port <port>`); absent = no flag. */
   flag?: string;
-  /** What it means (the flag's help text). */
-  description?: string;
-  /** The default as README.md's table starts it, when that is not the `default` value itself. */
+  /** What it means: the flag's help text, and its meaning in docs/configuration.md. */
+  description: string;
+  /** The default as docs/configuration.md states it, when that is not the `default` value itself. */
   defaultText?: string;
   /** What a string must look like, for the error message when its pattern does not match. */
   mustBe?: string;
@@ -103,7 +103,7 @@ export const ServerConfigSchema = Type.Object({
   }),
   /**
    * Length of a queue lease: the instance driving a queue renews it every third of this; when that
-   * instance dies another takes its queues within this time (README "Running several instances").
+   * instance dies another takes its queues within this time (docs/instances.md).
    */
   leaseTtlSeconds: setting(Type.Integer({ minimum: 1, maximum: 3_600 }), {
     default: 15,
@@ -132,50 +132,51 @@ export const ServerConfigSchema = Type.Object({
     flag: '--v2-metrics-rate-limit <n>',
     description: 'requests per second per organization to the v2 metrics endpoints (default 5)',
   }),
-  /** Port of the operator metrics endpoint (docs/metrics.md; 0 = any free port); null = off. */
   operatorMetricsPort: setting(nullable(Type.Integer({ minimum: 0, maximum: 65535 })), {
     default: null,
     env: 'GREENLINE_OPERATOR_METRICS_PORT',
+    description: 'port of the operator metrics endpoint `GET /metrics` (process, event loop, HTTP latency; no token)',
     defaultText: 'off (`0` = any free port)',
   }),
   operatorMetricsHost: setting(Type.String({ minLength: 1 }), {
     default: '127.0.0.1',
     env: 'GREENLINE_OPERATOR_METRICS_HOST',
+    description: 'address the operator metrics endpoint listens on',
   }),
-  /** GitHub App id (with githubPrivateKeyPath): the github forge authenticates as the App. */
   githubAppId: setting(nullable(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })), {
     default: null,
     env: 'GREENLINE_GITHUB_APP_ID',
+    description: 'GitHub App id (with githubPrivateKeyPath): the github forge authenticates as the App',
     defaultText: 'none: authenticate as a GitHub App',
   }),
-  /** PEM file of the GitHub App's private key. */
   githubPrivateKeyPath: setting(nullable(Type.String({ minLength: 1 })), {
     default: null,
     env: 'GREENLINE_GITHUB_PRIVATE_KEY_PATH',
+    description: "PEM file of the GitHub App's private key",
     defaultText: 'none: authenticate as a GitHub App',
   }),
-  /** A token (PAT or other) for the github forge instead of an App. */
   githubToken: setting(nullable(Type.String({ minLength: 1 })), {
     default: null,
     env: 'GREENLINE_GITHUB_TOKEN',
+    description: 'a token (personal access token or other) for the github forge instead of an App',
     defaultText: 'none: a token instead of an App',
   }),
-  /** Secret of the GitHub webhook; POST /webhooks/github is served only when it is set. */
   githubWebhookSecret: setting(nullable(Type.String({ minLength: 1 })), {
     default: null,
     env: 'GREENLINE_GITHUB_WEBHOOK_SECRET',
+    description: 'secret of the GitHub webhook; `POST /webhooks/github` is served only when it is set',
     defaultText: 'none (no `/webhooks/github`)',
   }),
-  /** GitHub REST API base; https://HOST/api/v3 for GitHub Enterprise Server. */
   githubBaseUrl: setting(Type.String({ pattern: '^https?://[^/]' }), {
     default: 'https://api.github.com',
     env: 'GREENLINE_GITHUB_BASE_URL',
+    description: 'GitHub REST API base; `https://HOST/api/v3` for GitHub Enterprise Server',
     mustBe: 'be an http(s) URL such as https://api.github.com or https://github.example.com/api/v3',
   }),
-  /** Details link of the status check and comments; {owner} {repo} {branch} {pr} are replaced. */
   githubDetailsUrl: setting(nullable(Type.String({ minLength: 1 })), {
     default: null,
     env: 'GREENLINE_GITHUB_DETAILS_URL',
+    description: 'link of the status check and comments; `{owner}`, `{repo}`, `{branch}` and `{pr}` are replaced',
     defaultText: 'none',
   }),
   /**
@@ -190,13 +191,11 @@ export const ServerConfigSchema = Type.Object({
     defaultText: 'none (notifications have no dashboard link)',
     mustBe: 'be an http(s) URL such as https://greenline.example.com',
   }),
-  /**
-   * Hosts webhooks may be sent to (names, addresses, `*.example.com`); null = any host except
-   * link-local and cloud metadata addresses, which are always refused (docs/webhooks.md).
-   */
+  /** null = any host except link-local and cloud metadata addresses, which are always refused (docs/webhooks.md). */
   webhookAllowedHosts: setting(nullable(Type.Array(Type.String({ pattern: '^(\\*\\.)?[A-Za-z0-9._:[\\]-]+$' }))), {
     default: null,
     env: 'GREENLINE_WEBHOOK_ALLOWED_HOSTS',
+    description: 'hosts webhooks and chat notifications may be sent to (names, addresses, `*.example.com`)',
     defaultText: 'any host (comma-separated list or YAML list)',
     mustBe: 'be a host name or address',
   }),

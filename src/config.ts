@@ -1,7 +1,7 @@
 /**
  * Server configuration: defaults ← greenline.yaml (optional) ← GREENLINE_* environment ← flags.
  * Every setting is described once in config-schema.ts (type, bounds, default, environment variable,
- * flag; README.md's configuration table is tested against it). Each layer is read into the flat keys
+ * flag; docs/configuration.md is generated from it). Each layer is read into the flat keys
  * of the schema on its own (greenline.yaml's `github:` mapping too), then the layers are merged, and
  * the result validated once and frozen. Unknown keys are errors naming the key.
  *

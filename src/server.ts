@@ -26,7 +26,7 @@ import { OperatorMetrics } from './metrics/operator-metrics.js';
 import { createOperatorMetricsServer, type OperatorMetricsServer } from './metrics/operator-server.js';
 import { redact } from './redact.js';
 import { openStore, type Db } from './store/connect.js';
-import { UrlPolicy } from './webhooks/url-policy.js';
+import { UrlPolicy } from './delivery/url-policy.js';
 
 export interface Server {
   /**

@@ -7,21 +7,27 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { CiPort, CiStatusSink, ForgePort, RepoBinding } from '../ports.js';
-import type { Database } from '../store/database.js';
+import type { Database, NotifySubscriptionRow, WebhookSubscriptionRow } from '../store/database.js';
 import type { Adapters } from './adapters.js';
-import { CiOutcome } from './executor/ci-outcome.js';
+import { CiOutcome, failedCheckUrl } from './executor/ci-outcome.js';
 import type { Clock } from '../lib/clock.js';
+import { Signal } from '../lib/signal.js';
 import { listenForEffects, type EffectNotifications } from './cluster/effect-notifications.js';
 import { EffectRunner } from './executor/effect-runner.js';
 import { ForgeObservations } from './forge/forge-observations.js';
 import { ForgePoller } from './forge/forge-poller.js';
-import { GreenlineService } from './service/merge-queue-service.js';
+import { mergeQueueService } from './service/merge-queue-service.js';
+import type { MergeQueueService } from './service-port.js';
+import { TokenCache } from './admin/tokens.js';
+import { ApiDirectory } from './read-models/api-directory.js';
 import { QueueExecutor } from './executor/queue-executor.js';
-import { DeliveryWorker } from '../webhooks/delivery-worker.js';
-import { notificationWorker } from '../notify/worker.js';
+import { DeliveryWorker } from '../delivery/worker.js';
+import { webhookOutbox } from '../webhooks/outbox.js';
+import { notificationOutbox } from '../notify/outbox.js';
 import { reasonMessage } from './read-models/pr-reason.js';
-import { failedCheckUrl } from './executor/ci-outcome.js';
-import type { UrlPolicy } from '../webhooks/url-policy.js';
+import type { UrlPolicy } from '../delivery/url-policy.js';
+import { WebhookAdmin } from '../webhooks/admin.js';
+import { NotifyAdmin } from '../notify/admin.js';
 import { QueueLeases } from './cluster/queue-leases.js';
 import { takeOverQueues } from './executor/queue-takeover.js';
 import { RetentionSweeper } from './cluster/retention.js';
@@ -48,7 +54,7 @@ export interface AppDeps {
 }
 
 export interface App {
-  service: GreenlineService;
+  service: MergeQueueService;
   executor: QueueExecutor;
   runner: EffectRunner;
   poller: ForgePoller;
@@ -57,10 +63,10 @@ export interface App {
   adapters: Adapters;
   /** Applies what forges report by webhook (forge-webhooks.ts) to the queues. */
   forgeObservations: ForgeObservations;
-  /** Delivers webhook messages. */
-  webhooks: DeliveryWorker;
-  /** Delivers chat notifications (notify/worker.ts). */
-  notifier: DeliveryWorker;
+  /** Delivers webhook messages (webhooks/outbox.ts). */
+  webhooks: DeliveryWorker<WebhookSubscriptionRow>;
+  /** Delivers chat notifications (notify/outbox.ts). */
+  notifier: DeliveryWorker<NotifySubscriptionRow>;
   /** Deletes finished work records past their retention. */
   retention: RetentionSweeper;
   /** Starts the queue leases, the effect runner, the poller, the webhook delivery worker and the retention sweep. */
@@ -72,30 +78,53 @@ export interface App {
 export function createApp(deps: AppDeps): App {
   const { db, clock, logger } = deps;
   const newId = deps.newId ?? randomUUID;
-  const executor = new QueueExecutor({ db, newId, ...(logger ? { logger } : {}) });
+  const instanceId = deps.instanceId ?? randomUUID();
+  // The effect runner is built from the executor and the queue leases, yet both must wake it: the
+  // executor when it commits effects, the leases once the queues they took are recovered. A real
+  // cycle, so each is given this signal when built, and the runner listens to it once it exists.
+  const effectsDue = new Signal();
+  const executor = new QueueExecutor({
+    db,
+    newId,
+    onEffects: () => effectsDue.emit(),
+    ...(logger ? { logger } : {}),
+  });
   const ciOutcome = new CiOutcome({ db, executor, clock, ...(logger ? { logger } : {}) });
   const adapters: Adapters = { forges: deps.forges, ci: deps.createCi(ciOutcome.sink) };
   const policy = deps.webhookPolicy;
-  const leases = new QueueLeases({
+  const webhooks = new DeliveryWorker(webhookOutbox, {
     db,
     clock,
-    ...(deps.leaseTtlMs !== undefined ? { ttlMs: deps.leaseTtlMs } : {}),
-    ...(deps.instanceId !== undefined ? { instanceId: deps.instanceId } : {}),
-    ...(logger ? { logger } : {}),
-  });
-  const webhooks = new DeliveryWorker({
-    db,
-    clock,
-    instanceId: leases.instanceId,
+    instanceId,
     ...(policy ? { policy } : {}),
     ...(logger ? { logger: logger.child({ part: 'webhooks' }) } : {}),
   });
-  const notifier = notificationWorker({
+  const notifier = new DeliveryWorker(notificationOutbox, {
     db,
     clock,
-    instanceId: leases.instanceId,
+    instanceId,
     ...(policy ? { policy } : {}),
     ...(logger ? { logger: logger.child({ part: 'notifications' }) } : {}),
+  });
+  const leases = new QueueLeases({
+    db,
+    clock,
+    instanceId,
+    ...(deps.leaseTtlMs !== undefined ? { ttlMs: deps.leaseTtlMs } : {}),
+    ...(logger ? { logger } : {}),
+    onAcquired: async (queueIds, formerHolders) => {
+      await takeOverQueues(
+        { db, clock, ciOutcome, adapters, instanceId, ...(logger ? { logger } : {}) },
+        queueIds,
+        formerHolders,
+      );
+      // After the leases count the queues as held (once this resolves), so that their work is driven here.
+      setImmediate(() => {
+        effectsDue.emit();
+        webhooks.wake();
+        notifier.wake();
+      });
+    },
   });
   const runner = new EffectRunner({
     db,
@@ -112,19 +141,7 @@ export function createApp(deps: AppDeps): App {
     },
     ...(logger ? { logger } : {}),
   });
-  leases.onAcquired = async (queueIds, formerHolders) => {
-    await takeOverQueues(
-      { db, clock, ciOutcome, adapters, instanceId: leases.instanceId, ...(logger ? { logger } : {}) },
-      queueIds,
-      formerHolders,
-    );
-    setImmediate(() => {
-      runner.wake();
-      webhooks.wake();
-      notifier.wake();
-    });
-  };
-  executor.onEffects = () => runner.wake();
+  effectsDue.listen(() => runner.wake());
   const poller = new ForgePoller({
     db,
     adapters,
@@ -141,16 +158,23 @@ export function createApp(deps: AppDeps): App {
     ...(logger ? { logger } : {}),
   });
   let notifications: EffectNotifications | null = null;
-  const service = new GreenlineService({
+  const service = mergeQueueService({
     db,
     executor,
     adapters,
     ciOutcome,
     clock,
     newId,
-    onWebhookWork: () => webhooks.wake(),
-    ...(policy ? { webhookPolicy: policy } : {}),
     ...(logger ? { logger } : {}),
+    auth: new TokenCache(db, clock),
+    directory: new ApiDirectory({ db, clock, adapters }),
+    webhooks: new WebhookAdmin({
+      db,
+      clock,
+      ...(policy ? { policy } : {}),
+      onWork: () => webhooks.wake(),
+    }),
+    notifications: new NotifyAdmin({ db, clock, ...(policy ? { policy } : {}) }),
   });
   const forgeObservations = new ForgeObservations({
     db,

@@ -20,7 +20,11 @@ export function bindingOf(row: RepoRow): RepoBinding {
   };
 }
 
-export const repoRefOf = (row: RepoRow): RepoRef => ({ host: row.host, owner: row.owner, name: row.name });
+export const repoRefOf = (row: Pick<RepoRow, 'host' | 'owner' | 'name'>): RepoRef => ({
+  host: row.host,
+  owner: row.owner,
+  name: row.name,
+});
 export const repoSlug = (r: RepoRef): string => `${r.host}/${r.owner}/${r.name}`;
 
 /**

@@ -9,7 +9,7 @@ import { settingOf, type ConfigKey } from '../config-schema.js';
 import { openStore, type Db } from '../store/connect.js';
 import type { OrgRow } from '../store/database.js';
 import { findOrgById, findOrgByName, listOrgNames } from '../store/orgs.js';
-import { UrlPolicy } from '../webhooks/url-policy.js';
+import { UrlPolicy } from '../delivery/url-policy.js';
 
 export interface StoreFlags {
   dataDir?: string;

@@ -1,29 +1,24 @@
 /**
  * Chat channels of an organization: add, list (with how the latest message went), remove, test.
  * Shared by the CLI (every org, `orgId` null) and the API (the caller's org: a channel of another org
- * is "not found"). Errors are ServiceError. The URL is checked by the webhooks' URL policy.
+ * is "not found"). Errors are ServiceError. The URL is checked by the delivery URL policy (src/delivery).
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { ServiceError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
-import type { Database, NotifyKind, NotifySubscriptionRow, WebhookMessageRow } from '../store/database.js';
-import {
-  deleteChannel,
-  findChannel,
-  insertChannel,
-  latestMessages,
-  listChannels,
-  updateChannel,
-} from '../store/notifications.js';
+import { DEFAULT_TIMEOUT_MS } from '../delivery/http-post.js';
+import { latestMessages } from '../delivery/messages.js';
+import { UrlPolicy, WebhookUrlError } from '../delivery/url-policy.js';
+import type { Database, DeliveryMessageRow, NotifyKind, NotifySubscriptionRow } from '../store/database.js';
+import { deleteChannel, findChannel, insertChannel, listChannels, updateChannel } from '../store/notifications.js';
 import { findRepo, findRepoById } from '../store/repos.js';
-import { UrlPolicy, WebhookUrlError } from '../webhooks/url-policy.js';
 import type { NotifyEvent } from './events.js';
 import { NOTIFY_KINDS, parseNotifyEvents } from './events.js';
 import { messageBody } from './fan-out.js';
 import type { Notice } from './notice.js';
+import { NOTIFY_TABLES } from './outbox.js';
 import { sendToChannel } from './send.js';
-import { DEFAULT_TIMEOUT_MS } from '../webhooks/delivery-worker.js';
 
 export interface ChannelView {
   id: string;
@@ -176,6 +171,7 @@ export class NotifyAdmin {
   ): Promise<ChannelView[]> {
     const latest = await latestMessages(
       this.deps.db,
+      NOTIFY_TABLES,
       rows.map((r) => r.id),
     );
     const out: ChannelView[] = [];
@@ -193,7 +189,7 @@ function viewOf(
   r: NotifySubscriptionRow,
   org: string,
   repo: string | null,
-  last: WebhookMessageRow | undefined,
+  last: DeliveryMessageRow | undefined,
 ): ChannelView {
   return {
     id: r.id,

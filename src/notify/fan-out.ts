@@ -1,5 +1,5 @@
 /**
- * A queue event's chat messages: in the transaction that stores the event (webhooks/fan-out.ts), each
+ * A queue event's chat messages: in the transaction that stores the event (app/executor/queue-events.ts), each
  * enabled channel of the queue's org that covers the queue and chose the event gets one message in
  * the notification outbox, its body the exact payload to send (Slack blocks, a Teams card, or
  * `{ "text": … }`), written from what the store knows now: the PR, the transition's reason and detail,
@@ -11,10 +11,9 @@ import { prWebUrl, type RepoSite } from '../forge-links.js';
 import type { Database, NotifyKind } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
 import { enabledChannelsOfQueue } from '../store/notifications.js';
-import { notifyOutbox } from '../store/outboxes.js';
-import { insertMessages, pendingMessage } from '../store/webhooks.js';
-import { newMessageId } from '../webhooks/signing.js';
+import { queueMessages } from '../delivery/messages.js';
 import { notifyEventOf } from './events.js';
+import { NOTIFY_TABLES } from './outbox.js';
 import type { Notice, PrNotice } from './notice.js';
 import { noticeText } from './notice.js';
 import { slackMessage } from './slack.js';
@@ -124,22 +123,19 @@ export async function queueNotifications(
   if (channels.length === 0) return 0;
   const notice = await noticeOf(trx, q, event, ctx);
   if (notice === null) return 0;
-  await insertMessages(
-    notifyOutbox(trx),
-    channels.map((c) =>
-      pendingMessage(
-        {
-          message_id: newMessageId(),
-          subscription_id: c.id,
-          queue_id: q.queueId,
-          event_id: eventId,
-          event_type: kind,
-          order_key: q.queueId,
-          body: messageBody(c.kind, notice),
-        },
-        at,
-      ),
-    ),
+  await queueMessages(
+    trx,
+    NOTIFY_TABLES,
+    channels.map((c) => ({
+      subscription_id: c.id,
+      queue_id: q.queueId,
+      event_id: eventId,
+      event_type: kind,
+      // One queue's messages keep their order.
+      order_key: q.queueId,
+      body: messageBody(c.kind, notice),
+    })),
+    at,
   );
   return channels.length;
 }

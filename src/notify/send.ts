@@ -1,13 +1,13 @@
 /**
  * Sending one chat message: Slack through Slack's IncomingWebhook (@slack/webhook), Teams and generic
- * chat webhooks as a JSON POST. Every request goes out under the webhooks' URL policy: the URL is
+ * chat webhooks as a JSON POST. Every request goes out under the delivery URL policy: the URL is
  * checked, and the host's addresses as the connection resolves them (http-post.ts), so a channel
  * reaches no link-local or metadata address, and only allowed hosts when webhookAllowedHosts is set.
  */
 import { IncomingWebhook, IncomingWebhookHTTPError, type FetchFunction } from '@slack/webhook';
 import type { NotifyKind } from '../store/database.js';
-import { answerError, attemptPost, type Outcome, postOnce, timedAttempt } from '../webhooks/http-post.js';
-import type { UrlPolicy } from '../webhooks/url-policy.js';
+import { answerError, attemptPost, type Outcome, postOnce, timedAttempt } from '../delivery/http-post.js';
+import type { UrlPolicy } from '../delivery/url-policy.js';
 
 const USER_AGENT = 'greenline-notifications/1';
 

@@ -177,9 +177,10 @@ export interface WebhookSubscriptionsTable {
   updated_at: number;
 }
 
-export type WebhookMessageStatus = 'pending' | 'delivered' | 'failed';
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
-export interface WebhookMessagesTable {
+/** A message of a delivery outbox (webhook_messages, notify_messages; src/delivery/). */
+export interface DeliveryMessagesTable {
   /** Orders the messages of one order_key. */
   id: AutoId;
   /** The `webhook-id` header: the same on every attempt and redelivery. */
@@ -193,7 +194,7 @@ export interface WebhookMessagesTable {
   order_key: string;
   /** The exact JSON body sent. */
   body: string;
-  status: WebhookMessageStatus;
+  status: DeliveryStatus;
   /** Attempts made since the message was queued (or redelivered). */
   attempts: number;
   /** 1 when the next attempt is a redelivery asked for by a person. */
@@ -209,7 +210,7 @@ export interface WebhookMessagesTable {
   updated_at: number;
 }
 
-export interface WebhookAttemptsTable {
+export interface DeliveryAttemptsTable {
   id: AutoId;
   message_id: string;
   attempted_at: number;
@@ -265,11 +266,11 @@ export interface Database {
   queue_leases: QueueLeasesTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   notify_subscriptions: NotifySubscriptionsTable;
-  /** The chat messages' outbox: the shape of webhook_messages (store/outboxes.ts). */
-  notify_messages: WebhookMessagesTable;
-  notify_attempts: WebhookAttemptsTable;
-  webhook_messages: WebhookMessagesTable;
-  webhook_attempts: WebhookAttemptsTable;
+  /** The chat messages' outbox: the same delivery tables as the webhooks' (src/delivery/tables.ts). */
+  notify_messages: DeliveryMessagesTable;
+  notify_attempts: DeliveryAttemptsTable;
+  webhook_messages: DeliveryMessagesTable;
+  webhook_attempts: DeliveryAttemptsTable;
   github_deliveries: GitHubDeliveriesTable;
   queue_short_ids: QueueShortIdsTable;
   pull_request_ids: PullRequestIdsTable;
@@ -314,6 +315,6 @@ export type TransitionRow = Selectable<TransitionsTable>;
 export type QueueLeaseRow = Selectable<QueueLeasesTable>;
 export type NewTransition = Insertable<TransitionsTable>;
 export type WebhookSubscriptionRow = Selectable<WebhookSubscriptionsTable>;
-export type WebhookMessageRow = Selectable<WebhookMessagesTable>;
-export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
+export type DeliveryMessageRow = Selectable<DeliveryMessagesTable>;
+export type DeliveryAttemptRow = Selectable<DeliveryAttemptsTable>;
 export type NotifySubscriptionRow = Selectable<NotifySubscriptionsTable>;

@@ -1,6 +1,9 @@
-/** Chat channels (notify_subscriptions). Their outbox is the webhooks' queries through store/outboxes.ts. */
+/**
+ * Chat channels (notify_subscriptions). Their messages and attempts are the notifications' delivery
+ * outbox (src/delivery/, notify/outbox.ts).
+ */
 import type { Kysely, Updateable } from 'kysely';
-import type { Database, NotifySubscriptionRow, NotifySubscriptionsTable, WebhookMessageRow } from './database.js';
+import type { Database, NotifySubscriptionRow, NotifySubscriptionsTable } from './database.js';
 
 export async function insertChannel(db: Kysely<Database>, row: NotifySubscriptionRow): Promise<void> {
   await db.insertInto('notify_subscriptions').values(row).execute();
@@ -51,24 +54,4 @@ export async function updateChannel(
 
 export async function deleteChannel(db: Kysely<Database>, id: string): Promise<void> {
   await db.deleteFrom('notify_subscriptions').where('id', '=', id).execute();
-}
-
-/** The latest message of each of these channels. */
-export async function latestMessages(
-  db: Kysely<Database>,
-  channelIds: string[],
-): Promise<Map<string, WebhookMessageRow>> {
-  if (channelIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('notify_messages')
-    .selectAll()
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('notify_messages')
-        .select((e) => e.fn.max('id').as('id'))
-        .where('subscription_id', 'in', channelIds)
-        .groupBy('subscription_id'),
-    )
-    .execute();
-  return new Map(rows.map((r) => [r.subscription_id, r]));
 }

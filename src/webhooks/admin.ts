@@ -7,21 +7,20 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
 import { ServiceError } from '../errors.js';
-import type { Database, WebhookAttemptRow, WebhookMessageRow, WebhookSubscriptionRow } from '../store/database.js';
+import { listAttempts } from '../delivery/attempts.js';
+import { findMessage, listMessages, updateMessage } from '../delivery/messages.js';
+import { generateSecret } from '../delivery/signing.js';
+import { UrlPolicy, WebhookUrlError } from '../delivery/url-policy.js';
+import type { Database, DeliveryAttemptRow, DeliveryMessageRow, WebhookSubscriptionRow } from '../store/database.js';
 import {
   deleteSubscription,
-  findMessage,
   findSubscription,
   insertSubscription,
-  listAttempts,
-  listMessages,
   listSubscriptions,
-  updateMessage,
   updateSubscription,
 } from '../store/webhooks.js';
 import { FILTERABLE_EVENT_TYPES } from './events.js';
-import { generateSecret } from './signing.js';
-import { UrlPolicy, WebhookUrlError } from './url-policy.js';
+import { WEBHOOK_TABLES } from './outbox.js';
 
 export interface WebhookView {
   id: string;
@@ -80,7 +79,7 @@ export function viewOf(row: WebhookSubscriptionRow, orgName: string): WebhookVie
   };
 }
 
-function deliveryOf(m: WebhookMessageRow, attempts: WebhookAttemptRow[]): DeliveryView {
+function deliveryOf(m: DeliveryMessageRow, attempts: DeliveryAttemptRow[]): DeliveryView {
   return {
     id: m.message_id,
     eventType: m.event_type,
@@ -195,9 +194,10 @@ export class WebhookAdmin {
   /** The subscription's latest deliveries, newest first, with every attempt. */
   async deliveries(orgId: string | null, id: string, limit = 50): Promise<DeliveryView[]> {
     await this.find(orgId, id);
-    const messages = await listMessages(this.deps.db, id, limit);
+    const messages = await listMessages(this.deps.db, WEBHOOK_TABLES, id, limit);
     const attempts = await listAttempts(
       this.deps.db,
+      WEBHOOK_TABLES,
       messages.map((m) => m.message_id),
     );
     return messages.map((m) =>
@@ -213,7 +213,7 @@ export class WebhookAdmin {
    * pending and due now, with the whole retry schedule ahead of it.
    */
   async redeliver(orgId: string | null, deliveryId: string): Promise<void> {
-    const m = await findMessage(this.deps.db, deliveryId);
+    const m = await findMessage(this.deps.db, WEBHOOK_TABLES, deliveryId);
     const sub = m && (await findSubscription(this.deps.db, m.subscription_id));
     if (!m || !sub || (orgId !== null && sub.org_id !== orgId))
       throw new ServiceError('WEBHOOK_DELIVERY_NOT_FOUND', deliveryId);
@@ -224,7 +224,7 @@ export class WebhookAdmin {
       );
     }
     const now = this.deps.clock.now();
-    await updateMessage(this.deps.db, deliveryId, {
+    await updateMessage(this.deps.db, WEBHOOK_TABLES, deliveryId, {
       status: 'pending',
       attempts: 0,
       manual: 1,

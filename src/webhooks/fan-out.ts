@@ -8,9 +8,10 @@ import type { QueueEventPayload } from '../engine/types.js';
 import type { RepoSite } from '../forge-links.js';
 import type { Database } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
-import { enabledSubscriptionsOfOrg, insertMessages, pendingMessage } from '../store/webhooks.js';
+import { queueMessages } from '../delivery/messages.js';
+import { enabledSubscriptionsOfOrg } from '../store/webhooks.js';
 import { EVENT_TYPES, eventBody, isBatchEvent, isQueueEvent, isTestRunEvent } from './events.js';
-import { newMessageId } from './signing.js';
+import { WEBHOOK_TABLES } from './outbox.js';
 
 /** Messages of one key are delivered in order: each PR's events, a queue's batch events, its test run events. */
 export function orderKey(queueId: string, event: QueueEventPayload): string {
@@ -53,22 +54,18 @@ export async function queueWebhookMessages(
       author,
     }),
   );
-  await insertMessages(
+  await queueMessages(
     trx,
-    subscriptions.map((s) =>
-      pendingMessage(
-        {
-          message_id: newMessageId(),
-          subscription_id: s.id,
-          queue_id: queueId,
-          event_id: eventId,
-          event_type: event.type,
-          order_key: orderKey(queueId, event),
-          body,
-        },
-        at,
-      ),
-    ),
+    WEBHOOK_TABLES,
+    subscriptions.map((s) => ({
+      subscription_id: s.id,
+      queue_id: queueId,
+      event_id: eventId,
+      event_type: event.type,
+      order_key: orderKey(queueId, event),
+      body,
+    })),
+    at,
   );
   return subscriptions.length;
 }

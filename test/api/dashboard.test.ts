@@ -4,10 +4,13 @@
  * the dashboard's static files.
  */
 import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GreenlineClient } from '../../src/client/index.js';
 import { createApiToken } from '../../src/app/admin/tokens.js';
+import { WEB_DIR } from '../../src/api/web-assets.js';
 import { listApiTokens, revokeApiToken } from '../../src/store/api-tokens.js';
 import { createApiHarness, errorOf, json, REPO, SLUG, type ApiHarness } from './api-harness.js';
 import type { Json } from '../helpers/json.js';
@@ -334,25 +337,11 @@ describe('the dashboard files', () => {
     expect(page.headers['content-type']).toContain('text/html');
     expect(page.headers['content-security-policy']).toContain("default-src 'self'");
     expect(page.body).toContain('/dashboard/app.js');
-    for (const file of [
-      'app.js',
-      'api.js',
-      'graph.js',
-      'queue-state.js',
-      'pages/queue.js',
-      'pages/settings.js',
-      'charts.js',
-      'dom.js',
-      'links.js',
-      'components.js',
-      'pages/queues.js',
-      'words.js',
-      'live.js',
-      'actions.js',
-      'pages/pr.js',
-      'pages/history.js',
-      'style.css',
-    ]) {
+    // Every file of web/, those of its folders included: a module the server does not serve breaks the
+    // page that imports it.
+    const files = readdirSync(WEB_DIR, { recursive: true, encoding: 'utf8' }).filter((f) => path.extname(f) !== '');
+    expect(files).toEqual(expect.arrayContaining(['app.js', 'graph/layout.js', 'pages/pr.js', 'settings/changes.js']));
+    for (const file of files) {
       const res = await h.get(`/dashboard/${file}`, { 'x-api-token': undefined });
       expect(res.statusCode, file).toBe(200);
     }

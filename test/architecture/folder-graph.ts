@@ -96,12 +96,3 @@ export function cycleEdges(graph: FolderGraph, cycle: string[]): string[] {
       .map(([to, file]) => `${from} → ${to} (${file})`),
   );
 }
-
-/** Imports from one adapter into another adapter, as "from → to (file)". */
-export function siblingAdapterImports(graph: FolderGraph): string[] {
-  return [...graph.edges].flatMap(([from, out]) =>
-    from.startsWith('adapters/')
-      ? [...out].filter(([to]) => to.startsWith('adapters/')).map(([to, file]) => `${from} → ${to} (${file})`)
-      : [],
-  );
-}

@@ -3,10 +3,12 @@
  * parallel queue acme/api first (batches in lanes, a failing batch bisected, a PR not ready), while
  * its batches are in flight; then the single queue acme/shop (the target's tip, runs and PR links, a
  * merged PR leaving instead of staying under a run, focus kept across live updates, Enter on a PR),
- * and the page's own graph module working out the picture of a given activity.
+ * and a hand-made activity drawn by the page's own module. The picture's data, words and layout are
+ * tested in Node (test/web/graph.test.ts).
  */
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { activityOf, prOf, runOf } from '../web/activity.js';
 import { expectAccessible, haveChromium, PR, QUEUE, screenshots, useDemo } from './harness.js';
 
 const API_QUEUE = '#/queue/demo.greenline.local/acme/api/main';
@@ -135,83 +137,13 @@ describe.skipIf(!haveChromium)('the queue graph, on greenline demo', () => {
     await page.close();
   }, 120_000);
 
-  /** A PR of a hand-made activity, as getQueueActivity answers it. */
-  const pr = (prNumber: number, state: string, testRunId: string | null = null) => ({
-    prNumber,
-    prTitle: `Change ${prNumber}`,
-    prAuthor: 'octocat',
-    state,
-    testRunId,
-    lane: null,
-    waitingOn: { code: 'PRS_AHEAD', message: `#${prNumber} waits.` },
-    explanation: { code: 'X', message: `#${prNumber} is ${state}.` },
-  });
-  /** A main-queue test run of a hand-made activity. */
-  const run = (testRunId: string, prNumbers: number[], dependentPrs: number[], status: string) => ({
-    testRunId,
-    queueType: 'main',
-    status,
-    prNumbers,
-    dependentPrs,
-    baseSha: 'a'.repeat(40),
-    createdAt: new Date().toISOString(),
-    lane: null,
-    retries: 0,
-  });
-
-  it('works out the picture from an activity: merged base PRs leave, the rest stay queued under the run', async () => {
-    const page = await open(QUEUE);
-    // #1 merged while the runs built on it tested; #2 passed and merges next; #3-#4 are a batch on #1
-    // and #2; #5 is tested on #1 to #4; #6 waits; #7 is not ready.
-    const activity = {
-      mode: 'single',
-      targetSha: 'a'.repeat(40),
-      pullRequests: [
-        pr(2, 'TESTS_PASSED', 'r2'),
-        pr(3, 'TESTING', 'r3'),
-        pr(4, 'TESTING', 'r3'),
-        pr(5, 'TESTING', 'r5'),
-        pr(6, 'PENDING'),
-        pr(7, 'NOT_READY'),
-      ],
-      testRuns: [run('r3', [3, 4], [1, 2], 'in_progress'), run('r5', [5], [1, 2, 3, 4], 'in_progress')],
-      recentPullRequests: [{ ...pr(1, 'MERGED'), stateChangedAt: new Date().toISOString(), flaky: false }],
-    };
-    // The page's own module (a string: the test runner would rewrite an import() in a function).
-    type Drawn = { number: number; state: string };
-    type Item = { kind: string; nodes: Drawn[]; after: number | null; onTopOf: number[]; mergedSince: number[] };
-    const picture = await page.evaluate<{ lanes: { items: Item[] }[]; notReady: Drawn[]; leaving: Drawn[] }>(
-      `import('/dashboard/graph.js').then((m) => m.picture(${JSON.stringify(activity)}))`,
-    );
-    const items = picture.lanes[0]!.items.map((i) => ({
-      kind: i.kind,
-      prs: i.nodes.map((n) => n.number),
-      after: i.after,
-      onTopOf: i.onTopOf,
-      mergedSince: i.mergedSince,
-    }));
-    expect(items).toEqual([
-      { kind: 'passed', prs: [2], after: null, onTopOf: [], mergedSince: [] },
-      { kind: 'run', prs: [3, 4], after: 2, onTopOf: [2], mergedSince: [1] },
-      { kind: 'run', prs: [5], after: 4, onTopOf: [2, 3, 4], mergedSince: [1] },
-      { kind: 'waiting', prs: [6], after: 5, onTopOf: [], mergedSince: [] },
-    ]);
-    expect(picture.notReady.map((n) => n.number)).toEqual([7]);
-    expect(picture.leaving.map((n) => [n.number, n.state])).toEqual([[1, 'MERGED']]);
-    await page.close();
-  }, 60_000);
-
   it('draws a run still building its test commit as a run, not among the PRs waiting behind', async () => {
     const page = await open(QUEUE);
     // #9's run is being created (its PR is still PENDING): it is a run at the back of the lane; #10 waits.
-    const activity = {
-      mode: 'single',
-      state: 'RUNNING',
-      targetSha: 'a'.repeat(40),
-      pullRequests: [pr(8, 'TESTING', 'r8'), pr(9, 'PENDING', 'r9'), pr(10, 'PENDING')],
-      testRuns: [run('r8', [8], [], 'in_progress'), run('r9', [9], [8], 'creating')],
-      recentPullRequests: [],
-    };
+    const activity = activityOf({
+      pullRequests: [prOf(8, 'TESTING', 'r8'), prOf(9, 'PENDING', 'r9'), prOf(10, 'PENDING')],
+      testRuns: [runOf('r8', [8], []), runOf('r9', [9], [8], 'creating')],
+    });
     const key = { repo: { host: 'demo.greenline.local', owner: 'acme', name: 'shop' }, targetBranch: 'main' };
     const drawn = await page.evaluate<{ runs: string[]; waiting: string[] }>(
       `Promise.all([import('/dashboard/graph.js'), import('/dashboard/ui.js')]).then(([g, ui]) => {

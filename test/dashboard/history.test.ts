@@ -1,7 +1,8 @@
 /**
  * The history page in a real Chromium against `greenline demo` (harness.ts): every concluded PR newest
  * first with links, each filter, paging, a filtered address that reloads to the same view, the empty
- * states, the charts with their tables beside them, accessibility and screenshots.
+ * states, the charts with their tables beside them, accessibility and screenshots. The hours a chart
+ * draws and its title's range are tested in Node (test/web/charts.test.ts).
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -214,27 +215,6 @@ describe.skipIf(!haveChromium)('the history page, on greenline demo', () => {
     expect(await conclusions.locator('thead th').allTextContents()).toEqual(['Hour', 'Merged', 'Failed', 'Cancelled']);
     expect(await conclusions.locator('tfoot td').allTextContents()).toEqual([String(total.merged), '4', '0']);
     expect(await page.locator('#chart-conclusions rect.bar.failed').count()).toBeGreaterThan(0);
-
-    // The range drawn over a week of hours, by the hour of the first conclusion (or none).
-    // (A string: the test runner would rewrite a function's import().)
-    const titles = (await page.evaluate(`(async () => {
-      const { shownHours, rangeLabel } = await import('/dashboard/charts.js');
-      const HOUR = 3600000;
-      const now = Math.floor(Date.now() / HOUR) * HOUR;
-      const week = (ago) =>
-        Array.from({ length: 168 }, (_, i) => ({
-          start: new Date(now - (167 - i) * HOUR).toISOString(),
-          merged: 167 - i === ago ? 1 : 0, failed: 0, cancelled: 0, ciRuns: 0,
-        }));
-      return [null, 0, 5, 10, 30].map((ago) => rangeLabel(shownHours(week(ago))));
-    })()`)) as string[];
-    expect(titles.slice(0, 4)).toEqual([
-      'the last 6 hours',
-      'the last 6 hours',
-      'the last 6 hours',
-      'the last 11 hours',
-    ]);
-    expect(titles[4]).toMatch(/^since [A-Z][a-z]{2} [0-9]{2}:00 \(31 hours\)$/);
 
     await page.getByLabel('7 days').check();
     expect(await param(page, 'range')).toBe('7d');

@@ -4,7 +4,8 @@
  * instance runs nothing more and `dead` resolves. The forge is shared (one remote for every instance);
  * each instance has its own fake CI, which dies with it. Every effect call the forge or a CI performs
  * is appended to one shared log, in the order it happened; a call made while the instance takes queues
- * over (its clean-up of leftover test branches, test-branch-reconcile.ts) is marked `atTakeover`.
+ * over (its clean-up of leftover test branches, test-branch-reconcile.ts) is marked `atTakeover`: the
+ * takeover's listing of the test branches starts that clean-up, its call of the CI's `cleanUp` ends it.
  *
  *   const a = mortalInstance({ db, clock, forge, log, instanceId: 'a', dieAt: (call) => call.op === 'ciStart' ? 'before' : null });
  *   await a.drain();          // returns when idle, or as soon as the instance died
@@ -13,7 +14,7 @@ import { ScriptedCi } from '../../src/adapters/ci/scripted-ci.js';
 import type { InMemoryForge } from '../../src/adapters/forge/in-memory-forge.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createApp, type App } from '../../src/app/create-app.js';
-import type { CiPort, ForgePort } from '../../src/ports.js';
+import type { CiPort, ForgePort, RepoBinding } from '../../src/ports.js';
 import type { Db } from '../../src/store/connect.js';
 
 export type EffectOp = 'createTestBranch' | 'deleteBranch' | 'advanceTarget' | 'ciStart' | 'ciCancel';
@@ -87,6 +88,12 @@ export function mortalInstance(opts: MortalInstanceOptions): MortalInstance {
 
   const { forge, instanceId: instance } = opts;
   const mortalForge: ForgePort = Object.create(forge, {
+    listBranches: {
+      value: (binding: RepoBinding, prefix: string) => {
+        takingOver = true;
+        return forge.listBranches(binding, prefix);
+      },
+    },
     createTestBranch: {
       value: (
         binding: Parameters<ForgePort['createTestBranch']>[0],
@@ -115,6 +122,9 @@ export function mortalInstance(opts: MortalInstanceOptions): MortalInstance {
     start: (req) => perform({ instance, op: 'ciStart', runId: req.runId }, () => ci.start(req)),
     cancel: (runId) => perform({ instance, op: 'ciCancel', runId }, () => ci.cancel(runId)),
     getLog: (runId) => ci.getLog(runId),
+    cleanUp: async () => {
+      takingOver = false;
+    },
   };
 
   const app = createApp({
@@ -129,16 +139,6 @@ export function mortalInstance(opts: MortalInstanceOptions): MortalInstance {
       return mortalCi;
     },
   });
-
-  const takeOver = app.leases.onAcquired;
-  app.leases.onAcquired = async (queueIds, formerHolders) => {
-    takingOver = true;
-    try {
-      await takeOver(queueIds, formerHolders);
-    } finally {
-      takingOver = false;
-    }
-  };
 
   return {
     app,

@@ -1,7 +1,7 @@
 /**
  * Chat notifications delivered durably, on SQLite and PostgreSQL, to a real local HTTP receiver
  * standing in for Slack, Teams and a chat service: a failing PR's message carries the reason; a
- * channel down is retried on the webhooks' schedule (the fake clock walks it) and its messages keep
+ * channel down is retried on the delivery retry schedule (the fake clock walks it) and its messages keep
  * the queue's order; a restart in the middle loses nothing, and a dead instance's claim comes back on
  * takeover; a channel failing for 3 days is disabled
  * and listed with its last error; pausing and resuming a queue are announced, and never sent to a
@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { isAdaptiveCard } from '@microsoft/teams.cards';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { AuthContext } from '../../src/app/service-port.js';
-import { notifyOutbox } from '../../src/store/outboxes.js';
 import { takeOverQueues } from '../../src/app/executor/queue-takeover.js';
-import { leaseMessages, nextMessageDueAt, selectDueMessageIds } from '../../src/store/webhooks.js';
-import { RETRY_DELAYS_MS } from '../../src/webhooks/delivery-worker.js';
+import { leaseMessages, nextMessageDueAt, selectDueMessageIds } from '../../src/delivery/messages.js';
+import { RETRY_DELAYS_MS } from '../../src/delivery/retry-schedule.js';
+import { NOTIFY_TABLES } from '../../src/notify/outbox.js';
 import { testDatabases, type TestDatabase } from '../helpers/databases.js';
 import { createTestService, type TestService } from '../helpers/service.js';
 import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
@@ -121,7 +121,7 @@ describe.each(databases.map((d) => [d.name, d] as const))('chat notifications on
       await t.app.notifier.drain();
       // Only the queue's first message was tried; the others wait behind it.
       expect(chat.posts.length).toBe(1);
-      expect(await nextMessageDueAt(notifyOutbox(t.db))).toBe(t.clock.now() + 5 * SECOND);
+      expect(await nextMessageDueAt(t.db, NOTIFY_TABLES)).toBe(t.clock.now() + 5 * SECOND);
       for (const delay of RETRY_DELAYS_MS.slice(0, 3)) {
         t.clock.advance(delay);
         await t.app.notifier.drain();
@@ -130,8 +130,8 @@ describe.each(databases.map((d) => [d.name, d] as const))('chat notifications on
       const [listed] = await t.service.notifications.list(ctx.orgId, () => ctx.orgName);
       expect(listed!.failingSince).not.toBeNull();
       expect(listed!.lastMessage).toMatchObject({ status: 'pending' });
-      const head = await notifyOutbox(t.db)
-        .selectFrom('webhook_messages')
+      const head = await t.db
+        .selectFrom('notify_messages')
         .selectAll()
         .where('subscription_id', '=', channel.id)
         .orderBy('id')
@@ -191,11 +191,11 @@ describe.each(databases.map((d) => [d.name, d] as const))('chat notifications on
     await t.service.notifications.add(org(ctx), { kind: 'chat', url: `${chat.base}/chat` });
     await drive(t, ctx, [1]);
     // The dead instance claimed the message (its lease runs for another minute) and never answered.
-    const outbox = notifyOutbox(t.db);
     const now = t.clock.now();
     const claimed = await leaseMessages(
-      outbox,
-      await selectDueMessageIds(outbox, now, 10),
+      t.db,
+      NOTIFY_TABLES,
+      await selectDueMessageIds(t.db, NOTIFY_TABLES, now, 10),
       now,
       now + 60 * SECOND,
       'dead',

@@ -9,7 +9,9 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/store/connect.js';
+import { queueShortIdOf } from '../../src/store/api-ids.js';
 import { toEntryRow } from '../../src/store/entries.js';
+import { apiIds } from '../../src/store/migrations/011-api-ids.js';
 import { entryTitleAuthor } from '../../src/store/migrations/012-entry-title-author.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
 import { openMigrated, testDatabases } from '../helpers/databases.js';
@@ -50,6 +52,25 @@ describe.each(databases)('migrations on $name', (database) => {
       await migrateToLatest(db);
     } finally {
       await Promise.all(instances.map((db) => db.destroy()));
+    }
+  });
+
+  it('011 gives the queues there already the short ids the store derives', async () => {
+    const db = await openMigrated(database);
+    try {
+      await seedRepo(db, [
+        ['q1', 'main'],
+        ['q2', 'release'],
+      ]);
+      await apiIds.down!(db as never);
+      await apiIds.up(db as never);
+      const queues = await db.selectFrom('queues').select('id').orderBy('id').execute();
+      expect(queues.length).toBeGreaterThan(0);
+      expect(
+        await db.selectFrom('queue_short_ids').select(['queue_id', 'short_id']).orderBy('queue_id').execute(),
+      ).toEqual(queues.map(({ id }) => ({ queue_id: id, short_id: queueShortIdOf(id) })));
+    } finally {
+      await db.destroy();
     }
   });
 

@@ -5,8 +5,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuthContext } from '../../src/app/service-port.js';
-import { DeliveryWorker } from '../../src/webhooks/delivery-worker.js';
-import { UrlPolicy } from '../../src/webhooks/url-policy.js';
+import { UrlPolicy } from '../../src/delivery/url-policy.js';
+import { DeliveryWorker } from '../../src/delivery/worker.js';
+import { webhookOutbox } from '../../src/webhooks/outbox.js';
 import { createQueueFixture, type QueueFixture, type TestService } from '../helpers/service.js';
 import { Receiver } from './receiver.js';
 import type { Json } from '../helpers/json.js';
@@ -370,7 +371,7 @@ describe('webhook delivery', () => {
 
   it('a receiver slower than the timeout fails the attempt; the next attempt succeeds', async () => {
     const { t, ctx } = await setUp();
-    const worker = new DeliveryWorker({ db: t.db, clock: t.clock, timeoutMs: 300 });
+    const worker = new DeliveryWorker(webhookOutbox, { db: t.db, clock: t.clock, timeoutMs: 300 });
     receiver.behaviour = { kind: 'slow', ms: 3_000 };
     await drive(t, ctx, [1]);
     await worker.drain();
@@ -410,7 +411,7 @@ describe('webhook delivery', () => {
       `http://hooks.test:${new URL(receiver.url).port}/hooks`,
     );
     receiver.secret = secret;
-    const worker = new DeliveryWorker({ db: t.db, clock: t.clock, policy });
+    const worker = new DeliveryWorker(webhookOutbox, { db: t.db, clock: t.clock, policy });
     t.forge.openPr(REPO, { number: 1 });
     await t.service.submitPullRequest(ctx, t.key(REPO), { prNumber: 1 });
     await t.runEffects();

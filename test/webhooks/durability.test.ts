@@ -7,8 +7,9 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthContext } from '../../src/app/service-port.js';
-import { leaseMessages, nextMessageDueAt, selectDueMessageIds } from '../../src/store/webhooks.js';
-import { RETRY_DELAYS_MS } from '../../src/webhooks/delivery-worker.js';
+import { leaseMessages, nextMessageDueAt, selectDueMessageIds } from '../../src/delivery/messages.js';
+import { RETRY_DELAYS_MS } from '../../src/delivery/retry-schedule.js';
+import { WEBHOOK_TABLES } from '../../src/webhooks/outbox.js';
 import { testDatabases, type TestDatabase } from '../helpers/databases.js';
 import { createTestService, type TestService } from '../helpers/service.js';
 import { Receiver } from './receiver.js';
@@ -98,7 +99,7 @@ describe.each(databases.map((d) => [d.name, d] as const))('webhooks on %s', (_na
     await drive(t, ctx, [1, 2, 3]);
     await t.app.webhooks.drain();
     // The worker sleeps until the first retry: messages waiting behind a failed one are not due.
-    expect(await nextMessageDueAt(t.db)).toBe(t.clock.now() + 5 * SECOND);
+    expect(await nextMessageDueAt(t.db, WEBHOOK_TABLES)).toBe(t.clock.now() + 5 * SECOND);
     // Down through the first five retries (5 s, 5 min, 30 min, 2 h, 5 h after each failure).
     for (const delay of RETRY_DELAYS_MS.slice(0, 5)) {
       t.clock.advance(delay);
@@ -231,7 +232,8 @@ describe('a restart in the middle', () => {
     const now = first.t.clock.now();
     const claimed = await leaseMessages(
       first.t.db,
-      await selectDueMessageIds(first.t.db, now, 100),
+      WEBHOOK_TABLES,
+      await selectDueMessageIds(first.t.db, WEBHOOK_TABLES, now, 100),
       now,
       now + 75 * SECOND,
     );

@@ -10,8 +10,9 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ScriptedCi } from '../../src/adapters/ci/scripted-ci.js';
 import { createApp, type App } from '../../src/app/create-app.js';
 import type { AuthContext } from '../../src/app/service-port.js';
-import { findMessage, leaseMessages, selectDueMessageIds } from '../../src/store/webhooks.js';
-import { DEFAULT_TIMEOUT_MS } from '../../src/webhooks/delivery-worker.js';
+import { DEFAULT_TIMEOUT_MS } from '../../src/delivery/http-post.js';
+import { findMessage, leaseMessages, selectDueMessageIds } from '../../src/delivery/messages.js';
+import { WEBHOOK_TABLES } from '../../src/webhooks/outbox.js';
 import { testDatabases } from '../helpers/databases.js';
 import { createTestService, type TestService } from '../helpers/service.js';
 import { Receiver } from './receiver.js';
@@ -65,7 +66,14 @@ describe.each(databases)('webhook deliveries after a takeover on $name', (databa
     const claimed = await t.db
       .transaction()
       .execute(async (trx) =>
-        leaseMessages(trx, await selectDueMessageIds(trx, now, limit), now, now + RESERVATION_MS, instanceId),
+        leaseMessages(
+          trx,
+          WEBHOOK_TABLES,
+          await selectDueMessageIds(trx, WEBHOOK_TABLES, now, limit),
+          now,
+          now + RESERVATION_MS,
+          instanceId,
+        ),
       );
     return claimed.map((m) => m.message_id);
   }
@@ -84,7 +92,9 @@ describe.each(databases)('webhook deliveries after a takeover on $name', (databa
     const start = t.clock.now();
     const [ofA] = await claimHeads(t.app.leases.instanceId, 1); // A's attempt in flight: PR 1 submitted
     const [ofC] = await claimHeads('instance-c', 1); // C's: PR 2 submitted
-    expect((await findMessage(t.db, ofA!))?.order_key).not.toBe((await findMessage(t.db, ofC!))?.order_key);
+    expect((await findMessage(t.db, WEBHOOK_TABLES, ofA!))?.order_key).not.toBe(
+      (await findMessage(t.db, WEBHOOK_TABLES, ofC!))?.order_key,
+    );
 
     // A dies. B looks every second, as its lease rounds and delivery worker would.
     let resentAfter: number | null = null;
@@ -100,7 +110,10 @@ describe.each(databases)('webhook deliveries after a takeover on $name', (databa
     expect(resentAfter).toBe(TTL);
     expect(typesOf(1)).toEqual(['pull_request.submitted', 'pull_request.queued', 'pull_request.testing']);
     // C is alive: its attempt is still its own, and PR 2's later events wait behind it.
-    expect(await findMessage(t.db, ofC!)).toMatchObject({ status: 'pending', claimed_by: 'instance-c' });
+    expect(await findMessage(t.db, WEBHOOK_TABLES, ofC!)).toMatchObject({
+      status: 'pending',
+      claimed_by: 'instance-c',
+    });
     expect(typesOf(2)).toEqual([]);
 
     // C's reservation runs out without an answer recorded: the message is sent again, then the rest of PR 2.

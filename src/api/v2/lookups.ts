@@ -1,10 +1,14 @@
 /** Resolving a v2 request's ids within the caller's organization; unknown (or another org's) is 404. */
 import type { FastifyRequest } from 'fastify';
-import { entryView, type PullRequestHandle, type QueueHandle } from '../../app/read-models/api-directory.js';
+import {
+  entryView,
+  type PullRequestHandle,
+  type QueueHandle,
+  type RepositoryView,
+} from '../../app/read-models/api-directory.js';
 import type { MergeQueueService, WrittenEntry } from '../../app/service-port.js';
-import type { RepoRow } from '../../store/database.js';
 import { prNotFound, queueNotFound, repoNotFound } from './errors.js';
-import { callerOf } from './plugin.js';
+import { callerOf } from './caller.js';
 import type { PullRequestFacts } from './wire.js';
 
 export async function queueOf(service: MergeQueueService, request: FastifyRequest, id: string): Promise<QueueHandle> {
@@ -13,7 +17,7 @@ export async function queueOf(service: MergeQueueService, request: FastifyReques
   return handle;
 }
 
-export async function repoOf(service: MergeQueueService, request: FastifyRequest, id: string): Promise<RepoRow> {
+export async function repoOf(service: MergeQueueService, request: FastifyRequest, id: string): Promise<RepositoryView> {
   const repo = await service.directory.repo(callerOf(request), id);
   if (!repo) throw repoNotFound(id);
   return repo;

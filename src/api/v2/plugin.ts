@@ -7,10 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
-import type { AuthContext, MergeQueueService } from '../../app/service-port.js';
 import { parseJsonBody } from '../json-body.js';
 import type { ApiApp } from '../route-deps.js';
+import { callerOf, setCaller } from './caller.js';
 import { V2Error, v2ErrorHandler } from './errors.js';
+import type { V2RouteDeps } from './route.js';
 import { V2_ROUTES } from './routes.js';
 
 export interface V2Limits {
@@ -22,25 +23,8 @@ export interface V2Limits {
 
 export const DEFAULT_V2_LIMITS: V2Limits = { perSecond: 100, metricsPerSecond: 5 };
 
-export interface V2Deps {
-  service: MergeQueueService;
+export interface V2Deps extends V2RouteDeps {
   limits: V2Limits;
-}
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The route answers metrics (their own, lower request limit). */
-    metrics?: boolean;
-  }
-}
-
-const callers = new WeakMap<FastifyRequest, AuthContext>();
-
-/** The caller of an authenticated v2 request. */
-export function callerOf(request: FastifyRequest): AuthContext {
-  const ctx = callers.get(request);
-  if (!ctx) throw new V2Error(401, 'AUTHENTICATION_REQUIRED', 'Send an API token as Authorization: Bearer <token>');
-  return ctx;
 }
 
 /** Query values arrive as text: integers and booleans the route's schema declares are read as such. */
@@ -80,7 +64,7 @@ export async function registerV2(v2: ApiApp, deps: V2Deps): Promise<void> {
     const ctx = match ? await deps.service.authenticate(match[1]!) : null;
     if (!ctx)
       throw new V2Error(401, 'INVALID_TOKEN', 'The token in Authorization: Bearer <token> is not a valid API token');
-    callers.set(request, ctx);
+    setCaller(request, ctx);
   });
   v2.addHook('preValidation', async (request) => readQueryTypes(request));
   v2.setNotFoundHandler(async (request) => {

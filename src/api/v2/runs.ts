@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { QueueHandle } from '../../app/read-models/api-directory.js';
 import type { MergeQueueService } from '../../app/service-port.js';
 import type { TestRun } from '../../engine/types.js';
-import { callerOf } from './plugin.js';
+import { callerOf } from './caller.js';
 import { verificationRunOut } from './wire.js';
 
 export async function runOut(

@@ -2,7 +2,7 @@
  * Domain → v2 wire JSON (Trunk's v2 names): lowerCamelCase enums, queue modes `queue`/`graph`, the
  * PR record split into the pull request and its `queueEntry`, config names of v2. Times are ISO-8601.
  */
-import type { EntryView, QueueHandle } from '../../app/read-models/api-directory.js';
+import type { EntryView, QueueHandle, RepositoryView } from '../../app/read-models/api-directory.js';
 import type { TestRunView } from '../../app/service-port.js';
 import type {
   Entry,
@@ -14,7 +14,6 @@ import type {
   TimelineItem,
 } from '../../engine/types.js';
 import { commitWebUrl, prWebUrlOrGitHubForm, repoWebUrl } from '../../forge-links.js';
-import type { RepoRow } from '../../store/database.js';
 import { iso } from '../wire.js';
 
 /** `NOT_READY` → `notReady`, `merge_commit` → `mergeCommit`. */
@@ -61,8 +60,8 @@ export function configOut(c: QueueConfig) {
 
 /** Who manages the queue's config: Terraform marks it (contract §2.10), a later other write drifts it. */
 export function managedStateOf(handle: QueueHandle): 'manual' | 'terraform' | 'terraformWithDrift' {
-  if (handle.queue.managed_by !== 'terraform') return 'manual';
-  return handle.queue.drift_since === null ? 'terraform' : 'terraformWithDrift';
+  if (handle.queue.managedBy !== 'terraform') return 'manual';
+  return handle.queue.driftSince === null ? 'terraform' : 'terraformWithDrift';
 }
 
 export const pullRequestsUrl = (shortId: string) => `/v2/merge-queues/${shortId}/pull-requests`;
@@ -72,12 +71,12 @@ export function mergeQueueOut(handle: QueueHandle, snapshot: QueueSnapshot) {
   return {
     id: handle.shortId,
     repositoryId: repo.id,
-    targetBranch: queue.target_branch,
+    targetBranch: queue.targetBranch,
     state: camel(snapshot.state),
     mode: modeOut(snapshot.config.mode),
     managedState: managedStateOf(handle),
-    createdAt: iso(queue.created_at),
-    updatedAt: iso(queue.updated_at),
+    createdAt: iso(queue.createdAt),
+    updatedAt: iso(queue.updatedAt),
     repositoryUrl: repoWebUrl(repo),
     pullRequestsUrl: pullRequestsUrl(handle.shortId),
     config: configOut(snapshot.config),
@@ -119,7 +118,7 @@ export function queueEntryOut(view: EntryView['view'], queueShortId: string, lis
 
 export interface PullRequestFacts {
   id: string;
-  repo: RepoRow;
+  repo: RepositoryView;
   /** When the pull request's id was given out. */
   createdAt: number;
   /** Its entry (the most recent one), with the queue's short id. */
@@ -173,7 +172,7 @@ const CHECK_CONCLUSION: Record<string, string> = {
 /** A test run as a v2 verification run; `prIds` names the ids of the PRs it tested. */
 export function verificationRunOut(
   run: TestRun,
-  repo: RepoRow,
+  repo: RepositoryView,
   prIds: Map<number, string>,
   titles: Map<number, string>,
   details?: TestRunView,
@@ -235,7 +234,7 @@ export function transitionsOut(pullRequestId: string, timeline: TimelineItem[]) 
   }));
 }
 
-export function repositoryOut(repo: RepoRow) {
+export function repositoryOut(repo: RepositoryView) {
   return {
     id: repo.id,
     provider: repo.forge === 'github' || repo.host === 'github.com' ? 'github' : 'unknown',
@@ -244,7 +243,7 @@ export function repositoryOut(repo: RepoRow) {
     url: repoWebUrl(repo),
     defaultBranch: null,
     isPrivate: null,
-    createdAt: iso(repo.created_at),
-    updatedAt: iso(repo.created_at),
+    createdAt: iso(repo.createdAt),
+    updatedAt: iso(repo.createdAt),
   };
 }

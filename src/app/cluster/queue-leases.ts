@@ -32,6 +32,11 @@ export interface QueueLeasesDeps {
   /** This instance's id in lease rows and effect claims (default: a random UUID per start). */
   instanceId?: string;
   logger?: Logger;
+  /**
+   * Queues newly taken by this instance, and the other instances whose (expired) leases of them were
+   * taken; the queues count as held only once this resolves.
+   */
+  onAcquired?: (queueIds: string[], formerHolders: string[]) => Promise<void>;
 }
 
 export class QueueLeases {
@@ -45,11 +50,6 @@ export class QueueLeases {
   /** The extra round when the earliest lease held elsewhere expires. */
   private expiryTimer: NodeJS.Timeout | null = null;
   private stopped = false;
-  /**
-   * Queues newly taken by this instance, and the other instances whose (expired) leases of them were
-   * taken; the queues count as held only once this resolves.
-   */
-  onAcquired: (queueIds: string[], formerHolders: string[]) => Promise<void> = async () => {};
 
   constructor(private readonly deps: QueueLeasesDeps) {
     this.instanceId = deps.instanceId ?? randomUUID();
@@ -159,7 +159,7 @@ export class QueueLeases {
     ];
     logger?.info({ queues: fresh, instance: this.instanceId, from: formerHolders }, 'queue leases taken');
     try {
-      await this.onAcquired(fresh, formerHolders);
+      await this.deps.onAcquired?.(fresh, formerHolders);
       for (const id of fresh) this.held.set(id, until);
     } catch (err) {
       // Held in the store but not here: the next round finds them fresh again and retries the recovery.

@@ -62,6 +62,8 @@ export interface QueueExecutorDeps {
   db: Kysely<Database>;
   newId: () => string;
   logger?: Logger;
+  /** Called after a commit that wrote effects (the effect runner's wake-up). */
+  onEffects?: () => void;
 }
 
 export class QueueExecutor {
@@ -69,8 +71,6 @@ export class QueueExecutor {
   private readonly cache = new Map<string, { version: number; snapshot: QueueSnapshot }>();
   /** Per queue, the group of events still taking members (see `enqueue`). */
   private readonly open = new Map<string, OpenGroup>();
-  /** Called after a commit that wrote effects (the effect runner's wake-up). */
-  onEffects: () => void = () => {};
   /** Listeners told after each commit that changed a queue (the dashboard's live stream). */
   private readonly watchers = new Map<string, Set<() => void>>();
 
@@ -266,7 +266,7 @@ export class QueueExecutor {
           'transition',
         );
       }
-      if (wroteEffects) this.onEffects();
+      if (wroteEffects) this.deps.onEffects?.();
     }
     if (done.length > 0) for (const listener of this.watchers.get(queueId) ?? []) listener();
   }

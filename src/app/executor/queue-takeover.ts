@@ -9,9 +9,9 @@
  * 2. Runs in progress whose built-in CI ran in another instance lost their command with it: a run the
  *    statuses already settle gets its outcome; any other gets its `startCi` effect issued again, so
  *    this instance's CI runs it (and records itself as the run's CI instance).
- * 3. Webhook deliveries the former holders had in flight are due again at once (store:
- *    releaseDeliveryClaims) rather than after their 75 s reservation; messages of a PR still go out
- *    one after the other, the released one first.
+ * 3. Webhook and chat deliveries the former holders had in flight are due again at once
+ *    (delivery/messages.ts: releaseDeliveryClaims) rather than after their 75 s reservation; messages
+ *    of a PR still go out one after the other, the released one first.
  * 4. Test branches no queue of the repository needs any more (of finished or cancelled runs, or of
  *    runs the store does not know) are deleted from the forge (test-branch-reconcile.ts).
  * 5. The CI adapter removes what an earlier process on this data dir left behind (`CiPort.cleanUp`:
@@ -24,8 +24,9 @@ import type { Logger } from 'pino';
 import type { Database } from '../../store/database.js';
 import { releaseForeignClaims, reissueEffect } from '../../store/effects.js';
 import { findRunRow, listRunsWithForeignCi } from '../../store/test-runs.js';
-import { releaseDeliveryClaims } from '../../store/webhooks.js';
-import { notifyOutbox } from '../../store/outboxes.js';
+import { releaseDeliveryClaims } from '../../delivery/messages.js';
+import { NOTIFY_TABLES } from '../../notify/outbox.js';
+import { WEBHOOK_TABLES } from '../../webhooks/outbox.js';
 import type { Adapters } from '../adapters.js';
 import type { CiOutcome } from './ci-outcome.js';
 import type { Clock } from '../../lib/clock.js';
@@ -48,8 +49,8 @@ export async function takeOverQueues(
   const { db, clock, ciOutcome, instanceId, logger } = deps;
   const dead = formerHolders.filter((id) => id !== instanceId);
   const deliveries =
-    (await releaseDeliveryClaims(db, dead, clock.now())) +
-    (await releaseDeliveryClaims(notifyOutbox(db), dead, clock.now()));
+    (await releaseDeliveryClaims(db, WEBHOOK_TABLES, dead, clock.now())) +
+    (await releaseDeliveryClaims(db, NOTIFY_TABLES, dead, clock.now()));
   if (deliveries > 0)
     logger?.info(
       { from: formerHolders, deliveries },

@@ -2,11 +2,21 @@
  * What the v2 API addresses by id, within the caller's organization: queues by short id, repositories
  * and pull requests by UUID (store/api-ids.ts), test runs by their id. Anything of another
  * organization is answered as unknown (undefined), exactly like something that does not exist.
+ * It answers views (RepositoryView, QueueView, QueueRun), never the store's rows: the API reads
+ * what they say and hands a write the queue's `target` as it got it.
  */
 import type { Kysely } from 'kysely';
 import { readiness } from '../../engine/index.js';
-import { type Entry, isTerminal, type PrInfo, type PrState, type QueueConfig } from '../../engine/types.js';
+import {
+  type Entry,
+  isTerminal,
+  type PrInfo,
+  type PrState,
+  type QueueConfig,
+  type TestRun,
+} from '../../engine/types.js';
 import type { Clock } from '../../lib/clock.js';
+import type { RepoSite } from '../../forge-links.js';
 import {
   deleteQueueShortId,
   findPullRequestCoordinates,
@@ -16,7 +26,7 @@ import {
   recordQueueShortIds,
 } from '../../store/api-ids.js';
 import { findQueueByShortId, findLatestEntryOfPr, listRunsPage, type RunPageQuery } from '../../store/api-reads.js';
-import type { Database, QueueRow, RepoRow, TestRunRow } from '../../store/database.js';
+import type { Database, QueueRow, RepoRow } from '../../store/database.js';
 import { findQueue, findQueueById, listQueuesOfRepos } from '../../store/queues.js';
 import { findRepoById, listRepos } from '../../store/repos.js';
 import { findEntry } from '../../store/entries.js';
@@ -26,6 +36,30 @@ import { configOfRow, queueOfOrg } from './queue-lookup.js';
 import { bindingOf, repoRefOf } from '../repo-binding.js';
 import type { AuthContext, QueueKey, ResolvedQueue } from '../request-scope.js';
 import type { PrView } from './pr-view.js';
+
+/** A connected repository: what the API shows of it and builds its web addresses from. */
+export interface RepositoryView extends RepoSite {
+  id: string;
+  createdAt: number;
+}
+
+/** A queue: what the API shows of it besides its snapshot. */
+export interface QueueView {
+  id: string;
+  targetBranch: string;
+  /** 'terraform' once a config write came from Terraform or OpenTofu; null: not managed. */
+  managedBy: 'terraform' | null;
+  /** When a config write from outside Terraform first followed the last Terraform write; null: no drift. */
+  driftSince: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A test run with the queue it ran in. */
+export interface QueueRun {
+  queueId: string;
+  run: TestRun;
+}
 
 /** One pull request's stretch of testing in one finished run. */
 export interface TestingResult {
@@ -59,21 +93,24 @@ export interface WrittenEntry {
   entry: Entry;
 }
 
-/** A PR's most recent entry as a lookup read it, with what a write to its queue needs of the queue's row. */
+/** A PR's most recent entry as a lookup read it, with what a write to its queue needs. */
 export interface LatestEntry extends WrittenEntry {
-  queue: ResolvedQueue['queue'];
+  /** Hand it to a write on the queue: the queue as read, not looked up again. */
+  target: ResolvedQueue;
 }
 
 export interface QueueHandle {
   shortId: string;
-  queue: QueueRow;
-  repo: RepoRow;
+  queue: QueueView;
+  repo: RepositoryView;
   key: QueueKey;
+  /** Hand it to a write on the queue: the queue as read, not looked up again. */
+  target: ResolvedQueue;
 }
 
 export interface PullRequestHandle {
   id: string;
-  repo: RepoRow;
+  repo: RepositoryView;
   number: number;
   /** When the id was first given out. */
   createdAt: number;
@@ -114,9 +151,10 @@ export class ApiDirectory {
   }
 
   /** The queue of a repository's branch (after a create), with its short id recorded. */
-  async queueOf(repo: RepoRow, targetBranch: string): Promise<QueueHandle | undefined> {
-    const queue = await findQueue(this.deps.db, repo.id, targetBranch);
-    if (!queue) return undefined;
+  async queueOf(of: RepositoryView, targetBranch: string): Promise<QueueHandle | undefined> {
+    const repo = await this.repoRow(of.id);
+    const queue = repo && (await findQueue(this.deps.db, repo.id, targetBranch));
+    if (!repo || !queue) return undefined;
     const shortIds = await recordQueueShortIds(this.deps.db, [queue.id]);
     return handleOf(shortIds.get(queue.id)!, queue, repo);
   }
@@ -126,22 +164,22 @@ export class ApiDirectory {
     return deleteQueueShortId(this.deps.db, queueId);
   }
 
-  async repo(ctx: AuthContext, id: string): Promise<RepoRow | undefined> {
-    const repo = await findRepoById(this.deps.db, id.toLowerCase());
-    return repo?.org_id === ctx.orgId ? repo : undefined;
+  async repo(ctx: AuthContext, id: string): Promise<RepositoryView | undefined> {
+    const repo = await this.repoOfOrg(ctx, id);
+    return repo && repositoryView(repo);
   }
 
-  repos(ctx: AuthContext): Promise<RepoRow[]> {
-    return listRepos(this.deps.db, ctx.orgId);
+  async repos(ctx: AuthContext): Promise<RepositoryView[]> {
+    return (await listRepos(this.deps.db, ctx.orgId)).map(repositoryView);
   }
 
   /** The ids of a repository's pull requests, given out (and recorded) on first mention. */
-  pullRequestIds(repo: RepoRow, numbers: readonly number[]): Promise<Map<number, string>> {
+  pullRequestIds(repo: RepositoryView, numbers: readonly number[]): Promise<Map<number, string>> {
     return recordPullRequestIds(this.deps.db, repo.id, numbers, this.deps.clock.now());
   }
 
   /** A repository's pull request by number, its id given out (and recorded) on first mention. */
-  async pullRequestOf(repo: RepoRow, number: number): Promise<PullRequestHandle> {
+  async pullRequestOf(repo: RepositoryView, number: number): Promise<PullRequestHandle> {
     const { id, createdAt } = await recordPullRequestId(this.deps.db, repo.id, number, this.deps.clock.now());
     return { id, repo, number, createdAt };
   }
@@ -157,16 +195,36 @@ export class ApiDirectory {
     if (!named) return undefined;
     const found = await findLatestEntryOfPr(this.deps.db, named.repoId, named.prNumber);
     if (found?.orgId !== ctx.orgId) return undefined;
-    const repo = await this.kept(this.repoRows, named.repoId, () => findRepoById(this.deps.db, named.repoId));
+    const repo = await this.repoRow(named.repoId);
     if (!repo) return undefined;
     const latest = found.latest;
     return {
       id: key,
-      repo,
+      repo: repositoryView(repo),
       number: named.prNumber,
       createdAt: named.createdAt,
-      ...(latest ? { latest: { ...latest, config: configOfRow({ id: latest.queueId, config: latest.config }) } } : {}),
+      ...(latest
+        ? {
+            latest: {
+              queueId: latest.queueId,
+              targetBranch: latest.targetBranch,
+              config: configOfRow({ id: latest.queueId, config: latest.config }),
+              entry: latest.entry,
+              target: { repo, queue: latest.queue },
+            },
+          }
+        : {}),
     };
+  }
+
+  /** A repository's row, kept once read: a repository is never updated. */
+  private repoRow(id: string): Promise<RepoRow | undefined> {
+    return this.kept(this.repoRows, id, () => findRepoById(this.deps.db, id));
+  }
+
+  private async repoOfOrg(ctx: AuthContext, id: string): Promise<RepoRow | undefined> {
+    const repo = await findRepoById(this.deps.db, id.toLowerCase());
+    return repo?.org_id === ctx.orgId ? repo : undefined;
   }
 
   /** What `map` keeps for `key`, read (and kept) when it holds nothing. */
@@ -180,8 +238,10 @@ export class ApiDirectory {
     return value;
   }
 
-  /** The pull request as its forge reports it now; null when the forge does not know it. */
-  forgePullRequest(repo: RepoRow, number: number): Promise<PrInfo | null> {
+  /** The pull request as its forge reports it now; null when the forge does not know it (or the repository is gone). */
+  async forgePullRequest(of: RepositoryView, number: number): Promise<PrInfo | null> {
+    const repo = await this.repoRow(of.id);
+    if (!repo) return null;
     const binding = bindingOf(repo);
     return forgeFor(this.deps.adapters, binding).getPullRequest(binding, number);
   }
@@ -192,17 +252,18 @@ export class ApiDirectory {
   }
 
   /** A test run and its queue, when the queue is the organization's. */
-  async run(ctx: AuthContext, runId: string): Promise<{ handle: QueueHandle; row: TestRunRow } | undefined> {
+  async run(ctx: AuthContext, runId: string): Promise<{ handle: QueueHandle; run: TestRun } | undefined> {
     const row = await findRunRow(this.deps.db, runId);
     const queue = row && (await findQueueById(this.deps.db, row.queue_id));
-    const repo = queue && (await this.repo(ctx, queue.repo_id));
+    const repo = queue && (await this.repoOfOrg(ctx, queue.repo_id));
     if (!row || !queue || !repo) return undefined;
     const shortIds = await recordQueueShortIds(this.deps.db, [queue.id]);
-    return { handle: handleOf(shortIds.get(queue.id)!, queue, repo), row };
+    return { handle: handleOf(shortIds.get(queue.id)!, queue, repo), run: runOf(row) };
   }
 
-  runs(query: RunPageQuery): Promise<TestRunRow[]> {
-    return listRunsPage(this.deps.db, query);
+  /** A page of the queues' runs, newest first (ties: highest id first). */
+  async runs(query: RunPageQuery): Promise<QueueRun[]> {
+    return (await listRunsPage(this.deps.db, query)).map((row) => ({ queueId: row.queue_id, run: runOf(row) }));
   }
 
   /** The service's time (ms): what "now" means for a read's default window. */
@@ -243,7 +304,7 @@ export class ApiDirectory {
 }
 
 /** What the v2 wire says of an entry of a repository's queue. */
-export function entryView(repo: RepoRow, found: WrittenEntry): EntryView {
+export function entryView(repo: RepositoryView, found: WrittenEntry): EntryView {
   return {
     view: {
       entry: found.entry,
@@ -255,9 +316,27 @@ export function entryView(repo: RepoRow, found: WrittenEntry): EntryView {
   };
 }
 
+const repositoryView = (repo: RepoRow): RepositoryView => ({
+  id: repo.id,
+  forge: repo.forge,
+  host: repo.host,
+  owner: repo.owner,
+  name: repo.name,
+  pr_url_template: repo.pr_url_template,
+  createdAt: repo.created_at,
+});
+
 const handleOf = (shortId: string, queue: QueueRow, repo: RepoRow): QueueHandle => ({
   shortId,
-  queue,
-  repo,
+  queue: {
+    id: queue.id,
+    targetBranch: queue.target_branch,
+    managedBy: queue.managed_by,
+    driftSince: queue.drift_since,
+    createdAt: queue.created_at,
+    updatedAt: queue.updated_at,
+  },
+  repo: repositoryView(repo),
   key: { repo: repoRefOf(repo), targetBranch: queue.target_branch },
+  target: { repo, queue },
 });

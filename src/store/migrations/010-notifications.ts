@@ -4,7 +4,7 @@
  *   all its queues or one (repo_id + target_branch), the events they want (JSON string[]), and
  *   whether they are enabled (a channel failing continuously for 3 days is disabled);
  * - notify_messages and notify_attempts: the durable outbox of the messages, the same shape as
- *   webhook_messages and webhook_attempts (one set of outbox queries serves both: store/outboxes.ts);
+ *   webhook_messages and webhook_attempts (one set of outbox queries serves both: src/delivery/);
  * - repos.pr_url_template: where a PR is shown on its forge (`{n}` = PR number); null = the GitHub URL.
  */
 import type { Migration } from 'kysely';

@@ -4,8 +4,18 @@
  * Both ids are derived from what they name (store/api-ids.ts), so a row written twice is the same
  * row; existing queues get theirs here.
  */
+import { createHash } from 'node:crypto';
 import type { Migration } from 'kysely';
-import { queueShortIdOf } from '../api-ids.js';
+
+/**
+ * A queue's short id, as store/api-ids.ts derived it when this migration was written: ten lowercase
+ * letters and digits of the SHA-256 of `queue:<id>`. A copy frozen with the migration, which must
+ * give the ids it gave whatever the live code becomes.
+ */
+function queueShortIdOf(queueId: string): string {
+  const hex = createHash('sha256').update(`queue:${queueId}`).digest('hex').slice(0, 16);
+  return BigInt(`0x${hex}`).toString(36).padStart(13, '0').slice(-10);
+}
 
 export const apiIds: Migration = {
   async up(db): Promise<void> {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import { pageOfList, PageQuery } from '../paging.js';
 import type { V2Route } from '../route.js';
 import { Answer, Query } from '../schemas.js';

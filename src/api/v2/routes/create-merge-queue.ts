@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { configSource } from '../../config-source.js';
 import { V2Error } from '../errors.js';
 import { repoOf } from '../lookups.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { Answer, Body, Mode } from '../schemas.js';
 import { mergeQueueOut, modeIn } from '../wire.js';

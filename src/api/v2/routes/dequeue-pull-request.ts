@@ -1,5 +1,5 @@
 import { factsAfter } from '../lookups.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { Answer, UuidParams } from '../schemas.js';
 import { pullRequestOut } from '../wire.js';

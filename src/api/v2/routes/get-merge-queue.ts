@@ -1,5 +1,5 @@
 import { queueOf } from '../lookups.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { Answer, IdParams } from '../schemas.js';
 import { mergeQueueOut } from '../wire.js';

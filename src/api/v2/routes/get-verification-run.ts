@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { runOf } from '../../../store/test-runs.js';
 import { V2Error } from '../errors.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { runOut } from '../runs.js';
 import { Answer } from '../schemas.js';
@@ -23,7 +22,7 @@ export const getVerificationRun: V2Route = (app, { service }) => {
       const found = await service.directory.run(callerOf(request), id);
       if (!found)
         throw new V2Error(404, 'VERIFICATION_RUN_NOT_FOUND', `No verification run has id ${JSON.stringify(id)}`);
-      return runOut(service, request, found.handle, runOf(found.row), true);
+      return runOut(service, request, found.handle, found.run, true);
     },
   );
 };

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { V2Route } from '../route.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import { invalid } from '../errors.js';
 import { pageOfList, PageQuery } from '../paging.js';
 import { Answer, Query } from '../schemas.js';

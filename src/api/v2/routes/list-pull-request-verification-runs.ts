@@ -1,9 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { runOf } from '../../../store/test-runs.js';
 import { invalid } from '../errors.js';
 import { pullRequestOf } from '../lookups.js';
 import { pageOfList, PageQuery } from '../paging.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { runOut } from '../runs.js';
 import { Answer, Query, UuidParams } from '../schemas.js';
@@ -34,14 +33,14 @@ export const listPullRequestVerificationRuns: V2Route = (app, { service }) => {
       if (createdAfter !== undefined) throw invalid('createdAfter is not supported on this list; page with cursor');
       const pr = await pullRequestOf(service, request, request.params.id);
       const handles = await service.directory.queues(callerOf(request), { repoId: pr.repo.id });
-      const rows = await service.directory.runs({
+      const runs = await service.directory.runs({
         queueIds: handles.map((h) => h.queue.id),
         ...(status !== undefined ? { statuses: runStatusesIn(status) } : {}),
         limit: 100_000,
       });
-      const mine = rows.map(runOf).filter((r) => r.prNumbers.includes(pr.number));
+      const mine = runs.map(({ run }) => run).filter((r) => r.prNumbers.includes(pr.number));
       const found = pageOfList('pullRequests.listVerificationRuns', { id: pr.id, status }, page, mine);
-      const byQueue = new Map(rows.map((r) => [r.id, r.queue_id]));
+      const byQueue = new Map(runs.map(({ queueId, run }) => [run.id, queueId]));
       const data = await Promise.all(
         found.data.map((run) =>
           runOut(service, request, handles.find((h) => h.queue.id === byQueue.get(run.id))!, run, false),

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { PrState } from '../../../engine/types.js';
 import { invalid } from '../errors.js';
 import { queueOf } from '../lookups.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import { pageOfList, PageQuery } from '../paging.js';
 import type { V2Route } from '../route.js';
 import { Answer, DateTime, IdParams, Query } from '../schemas.js';

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { TestRunRow } from '../../../store/database.js';
-import { runOf } from '../../../store/test-runs.js';
+import type { QueueRun } from '../../../app/read-models/api-directory.js';
 import { queueOf } from '../lookups.js';
 import { DEFAULT_LIMIT, pageOf, PageQuery, readCursor } from '../paging.js';
 import type { V2Route } from '../route.js';
@@ -51,11 +50,11 @@ export const listQueueVerificationRuns: V2Route = (app, { service }) => {
         cursor,
         rows,
         limit,
-        (r: TestRunRow) => ({ createdAt: Number(r.created_at), id: r.id }),
+        ({ run }: QueueRun) => ({ createdAt: run.createdAt, id: run.id }),
         (r) => r,
         total,
       );
-      const data = await Promise.all(page.data.map((r) => runOut(service, request, handle, runOf(r), false)));
+      const data = await Promise.all(page.data.map(({ run }) => runOut(service, request, handle, run, false)));
       return { ...page, data };
     },
   );

@@ -22,6 +22,6 @@ export async function liveEntryOf(service: MergeQueueService, request: FastifyRe
     entry,
     key: { repo: repoRefOf(pr.repo), targetBranch: latest.targetBranch },
     /** The entry's queue as the lookup read it: a write to it needs no second lookup. */
-    queue: { repo: pr.repo, queue: latest.queue },
+    queue: latest.target,
   };
 }

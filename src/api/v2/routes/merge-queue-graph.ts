@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { dependencyGraph, sharedTargets } from '../../../engine/index.js';
 import { queueOf } from '../lookups.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { Answer, IdParams, Query } from '../schemas.js';
 import { camel } from '../wire.js';

@@ -1,5 +1,5 @@
 import { queueOf } from '../lookups.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { IdParams } from '../schemas.js';
 import { PROMETHEUS } from './organization-metrics.js';

@@ -2,7 +2,7 @@ import { dependencyGraph, queueOrder } from '../../../engine/index.js';
 import type { Entry } from '../../../engine/types.js';
 import { prWebUrlOrGitHubForm } from '../../../forge-links.js';
 import { queueOf } from '../lookups.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { Answer, IdParams } from '../schemas.js';
 import { camel, modeOut } from '../wire.js';

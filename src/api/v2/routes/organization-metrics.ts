@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { repoOf } from '../lookups.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { Query } from '../schemas.js';
 

@@ -2,7 +2,7 @@
 import type { SettableQueueState } from '../../../engine/types.js';
 import { configSource } from '../../config-source.js';
 import { queueOf } from '../lookups.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { Answer, IdParams } from '../schemas.js';
 import { stateChangeOut } from '../wire.js';

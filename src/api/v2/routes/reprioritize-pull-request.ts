@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import { factsAfter } from '../lookups.js';
 import type { V2Route } from '../route.js';
 import { Answer, Body, PriorityName, PriorityValue, UuidParams } from '../schemas.js';

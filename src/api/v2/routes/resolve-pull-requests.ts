@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { invalid } from '../errors.js';
 import { factsOf, repoOf } from '../lookups.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import { pageOfList, PageQuery } from '../paging.js';
 import type { V2Route } from '../route.js';
 import { Answer, Query } from '../schemas.js';

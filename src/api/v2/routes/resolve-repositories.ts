@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { V2Error } from '../errors.js';
 import { pageOfList, PageQuery } from '../paging.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { Answer, Query } from '../schemas.js';
 import { repositoryOut } from '../wire.js';

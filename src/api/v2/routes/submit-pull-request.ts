@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { isTerminal } from '../../../engine/types.js';
 import { invalid, V2Error } from '../errors.js';
 import { factsAfter, queueOf } from '../lookups.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { Answer, Body, IdParams, PriorityName, PriorityValue, PrNumber } from '../schemas.js';
 import { pullRequestOut } from '../wire.js';
@@ -42,7 +42,7 @@ export const submitPullRequest: V2Route = (app, { service }) => {
           'PR_ALREADY_ENQUEUED',
           `Pull request #${number} is already in this queue; change its priority with POST /v2/pull-requests/{id}/reprioritize`,
         );
-      const written = await service.submitPullRequest(ctx, handle, {
+      const written = await service.submitPullRequest(ctx, handle.target, {
         prNumber: number,
         ...(priorityValue !== undefined || priorityName !== undefined
           ? { priority: priorityValue ?? priorityName }

@@ -1,6 +1,6 @@
 import { configSource } from '../../config-source.js';
 import { queueOf } from '../lookups.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { Answer, Body, IdParams, Mode } from '../schemas.js';
 import { modeIn, stateChangeOut } from '../wire.js';

@@ -4,7 +4,7 @@ import type { QueueConfig } from '../../../engine/types.js';
 import { configSource } from '../../config-source.js';
 import { invalid, V2Error } from '../errors.js';
 import { queueOf } from '../lookups.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { Answer, Body, IdParams } from '../schemas.js';
 import { lowerSnake, mergeQueueOut } from '../wire.js';

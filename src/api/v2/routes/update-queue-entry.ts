@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { invalid } from '../errors.js';
 import { factsAfter } from '../lookups.js';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
 import { Answer, Body, PriorityName, PriorityValue, UuidParams } from '../schemas.js';
 import { pullRequestOut } from '../wire.js';

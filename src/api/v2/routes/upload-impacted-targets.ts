@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { callerOf } from '../plugin.js';
+import { callerOf } from '../caller.js';
 import { invalid, V2Error } from '../errors.js';
 import { repoOf } from '../lookups.js';
 import type { V2Route } from '../route.js';

@@ -1,10 +1,11 @@
 /**
- * Which URLs webhooks may be sent to. Always refused: schemes other than http(s), link-local
- * addresses (169.254.0.0/16, fe80::/10) and cloud metadata endpoints (169.254.169.254,
- * metadata.google.internal, fd00:ec2::254). With an allow-list (`webhookAllowedHosts`, env
- * GREENLINE_WEBHOOK_ALLOWED_HOSTS) only the hosts on it: exact names or addresses, or `*.example.com`
- * for every subdomain. Checked when a subscription is made (on the URL) and again at every attempt:
- * the URL, then every address the host resolves to, as the connection resolves it (connectLookup).
+ * Which URLs webhooks and chat notifications may be sent to. Always refused: schemes other than
+ * http(s), link-local addresses (169.254.0.0/16, fe80::/10) and cloud metadata endpoints
+ * (169.254.169.254, metadata.google.internal, fd00:ec2::254). With an allow-list
+ * (`webhookAllowedHosts`, env GREENLINE_WEBHOOK_ALLOWED_HOSTS) only the hosts on it: exact names or
+ * addresses, or `*.example.com` for every subdomain. Checked when a subscription or a channel is made
+ * (on the URL) and again at every attempt: the URL, then every address the host resolves to, as the
+ * connection resolves it (connectLookup).
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';

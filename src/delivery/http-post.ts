@@ -1,16 +1,21 @@
 /**
- * One webhook POST over node:http(s). The connection resolves the host with `lookup` — the URL
- * policy's, which refuses blocked addresses — so the address that was checked is the address that
- * is connected to: a name that resolves differently between a check and the request (DNS
- * rebinding) cannot slip through. Redirects are not followed; at most 4 KiB of the answer is kept.
+ * One delivery POST (a webhook, a chat message) over node:http(s). The connection resolves the host
+ * with `lookup` — the URL policy's, which refuses blocked addresses — so the address that was checked
+ * is the address that is connected to: a name that resolves differently between a check and the
+ * request (DNS rebinding) cannot slip through. Redirects are not followed; at most 4 KiB of the
+ * answer is kept.
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { SECOND_MS } from '../lib/time.js';
 import type { UrlPolicy } from './url-policy.js';
 
 const KEPT_BYTES = 4096;
+
+/** How long a receiver has to answer unless told otherwise. */
+export const DEFAULT_TIMEOUT_MS = 15 * SECOND_MS;
 
 export interface PostAnswer {
   status: number;

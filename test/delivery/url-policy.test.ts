@@ -1,6 +1,6 @@
 /** The webhook URL policy: refused schemes and addresses, the allow-list, and the check of resolved addresses. */
 import { describe, expect, it } from 'vitest';
-import { UrlPolicy, WebhookUrlError } from '../../src/webhooks/url-policy.js';
+import { UrlPolicy, WebhookUrlError } from '../../src/delivery/url-policy.js';
 import { loadConfig } from '../../src/config.js';
 
 const refused = (policy: UrlPolicy, url: string): string => {

@@ -1,0 +1,67 @@
+/**
+ * A PR's impacted targets uploaded (contract §2.6): by a caller of the org, or by a fork PR's CI that
+ * the repository's forge vouches for (§9). Stored per (PR, head sha) and applied to the queues that
+ * hold the PR at that head.
+ */
+import { TERMINAL_STATES, type ImpactedTargets } from '../../engine/index.js';
+import { ServiceError } from '../../errors.js';
+import { listActiveEntriesAtSha } from '../../store/entries.js';
+import { upsertImpactedTargets } from '../../store/impacted-targets.js';
+import { findRepo } from '../../store/repos.js';
+import { repoOfOrg } from '../read-models/queue-lookup.js';
+import { repoSlug } from '../repo-binding.js';
+import type { PullRequestService } from '../service-port.js';
+import { assertPrNumber } from './request-checks.js';
+import { forgeOfRepo, type ServiceDeps } from './service-deps.js';
+
+interface TargetsUpload {
+  prNumber: number;
+  sha: string;
+  targets: ImpactedTargets;
+}
+
+export function impactedTargets(
+  deps: Pick<ServiceDeps, 'db' | 'executor' | 'adapters' | 'clock'>,
+): Pick<PullRequestService, 'setImpactedTargets' | 'setImpactedTargetsFromFork'> {
+  const storeTargets = async (repoId: string, req: TargetsUpload): Promise<void> => {
+    const { db, executor, clock } = deps;
+    const at = clock.now();
+    await upsertImpactedTargets(db, repoId, req.prNumber, req.sha, req.targets, at);
+    for (const { queueId } of await listActiveEntriesAtSha(db, repoId, req.prNumber, req.sha, TERMINAL_STATES)) {
+      await executor.apply(queueId, {
+        kind: 'impactedTargets',
+        at,
+        prNumber: req.prNumber,
+        headSha: req.sha,
+        targets: req.targets,
+      });
+    }
+  };
+
+  return {
+    async setImpactedTargets(ctx, key, req) {
+      checkTargetsUpload(req);
+      await storeTargets((await repoOfOrg(deps.db, ctx, key.repo)).id, req);
+    },
+
+    async setImpactedTargetsFromFork(runId, key, req) {
+      checkTargetsUpload(req);
+      const repo = await findRepo(deps.db, key.repo.host, key.repo.owner, key.repo.name);
+      if (!repo) throw new ServiceError('FORK_RUN_NOT_VERIFIED', `no repository ${repoSlug(key.repo)} is connected`);
+      const { binding, forge } = forgeOfRepo(deps.adapters, repo);
+      if (!forge.verifyForkRun) throw new ServiceError('FORK_UPLOAD_UNSUPPORTED');
+      const verdict = await forge.verifyForkRun(binding, runId, req.sha);
+      if (!verdict.ok) throw new ServiceError('FORK_RUN_NOT_VERIFIED', verdict.reason);
+      await storeTargets(repo.id, req);
+    },
+  };
+}
+
+function checkTargetsUpload(req: TargetsUpload): void {
+  assertPrNumber(req.prNumber);
+  if (!req.sha)
+    throw new ServiceError('VALIDATION_FAILED', 'pr.sha must be the head commit sha the targets were computed for');
+  if (req.targets !== 'ALL' && !(Array.isArray(req.targets) && req.targets.every((t) => typeof t === 'string'))) {
+    throw new ServiceError('VALIDATION_FAILED', 'impactedTargets must be a list of strings or "ALL"');
+  }
+}

@@ -1,0 +1,86 @@
+/** Pull requests submitted to a queue, cancelled, their tests restarted (contract §2.1–§2.3). */
+import { parsePriority } from '../../engine/index.js';
+import { ServiceError } from '../../errors.js';
+import { findImpactedTargets } from '../../store/impacted-targets.js';
+import { refreshTarget } from '../forge/target-refresh.js';
+import { queueOfOrg } from '../read-models/queue-lookup.js';
+import type { PullRequestService } from '../service-port.js';
+import { assertPrNumber } from './request-checks.js';
+import { forgeOfRepo, type ServiceDeps } from './service-deps.js';
+
+export function pullRequestCommands(
+  deps: Pick<ServiceDeps, 'db' | 'executor' | 'adapters' | 'clock' | 'newId'>,
+): Pick<PullRequestService, 'submitPullRequest' | 'cancelPullRequest' | 'restartTestsOnPullRequest'> {
+  return {
+    async submitPullRequest(ctx, key, req) {
+      const { db, adapters, executor, clock, newId } = deps;
+      assertPrNumber(req.prNumber);
+      const priority = parsePriority(req.priority);
+      if (!priority.ok) throw new ServiceError('VALIDATION_FAILED', priority.message);
+      const { repo, queue } = await queueOfOrg(db, ctx, key);
+      const { binding, forge } = forgeOfRepo(adapters, repo);
+      let pr = await forge.getPullRequest(binding, req.prNumber, queue.target_branch);
+      if (!pr)
+        throw new ServiceError(
+          'PR_NOT_FOUND',
+          `Pull request #${req.prNumber} does not exist in ${repo.owner}/${repo.name}`,
+        );
+      const { entries, config } = await executor.read(queue.id, queue.version);
+      // The poller watches only queues that hold PRs: an idle queue's head may be stale.
+      if (queue.target_sha === null || entries.length === 0) await refreshTarget(deps, queue, repo);
+      // Direct merge (contract §6.9): the engine merges the PR at once when these facts allow it.
+      if (config.directMergeMode === 'always' && forge.directMergeFacts)
+        pr = { ...pr, ...(await forge.directMergeFacts(binding, pr)) };
+      // A PR submitted before keeps its entry id: the engine takes it from the PR's entry (the executor
+      // adds its previous trip), so the new id is used only for a PR's first submission.
+      let snapshot = await executor.applyOrThrow(queue.id, {
+        kind: 'submit',
+        at: clock.now(),
+        entryId: newId(),
+        pr,
+        reason: req.reason ?? 'API_REQUESTED',
+        ...(req.priority !== undefined ? { priority: priority.usedDefault ? null : priority.value } : {}),
+        ...(req.noBatch !== undefined ? { noBatch: req.noBatch } : {}),
+        ...(req.forceEnqueued !== undefined ? { forceEnqueued: req.forceEnqueued } : {}),
+      });
+      // Targets are often uploaded before the submission (contract §2.6): apply those for this head.
+      const targets = await findImpactedTargets(db, repo.id, pr.number, pr.headSha);
+      if (targets) {
+        const applied = await executor.apply(queue.id, {
+          kind: 'impactedTargets',
+          at: clock.now(),
+          prNumber: pr.number,
+          headSha: pr.headSha,
+          targets,
+        });
+        if (applied.ok) snapshot = applied.snapshot;
+      }
+      const entry = snapshot.entries.find((e) => e.prNumber === pr.number);
+      return entry && { queueId: queue.id, targetBranch: queue.target_branch, config: snapshot.config, entry };
+    },
+
+    async cancelPullRequest(ctx, key, prNumber, reason = 'API_REQUESTED') {
+      assertPrNumber(prNumber);
+      const { queue } = await queueOfOrg(deps.db, ctx, key);
+      const who = ctx.tokenName !== undefined ? { detail: `by API token "${ctx.tokenName}"` } : {};
+      await deps.executor.applyOrThrow(queue.id, {
+        kind: 'cancel',
+        at: deps.clock.now(),
+        prNumber,
+        reason,
+        ...who,
+      });
+    },
+
+    async restartTestsOnPullRequest(ctx, key, prNumber) {
+      assertPrNumber(prNumber);
+      const { queue } = await queueOfOrg(deps.db, ctx, key);
+      await deps.executor.applyOrThrow(queue.id, {
+        kind: 'restart',
+        at: deps.clock.now(),
+        prNumber,
+        reason: 'TESTS_RESTARTED_BY_API_REQUEST',
+      });
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/** A queue read, and its config and state changed (contract §2.9, §2.10). */
+import type { Transaction } from 'kysely';
+import { ServiceError } from '../../errors.js';
+import type { Database } from '../../store/database.js';
+import { markConfigWrite } from '../../store/queues.js';
+import { queueOfOrg } from '../read-models/queue-lookup.js';
+import type { QueueService } from '../service-port.js';
+import { configPatch } from './request-checks.js';
+import { queueView, type ServiceDeps } from './service-deps.js';
+
+export function queueSettings(
+  deps: Pick<ServiceDeps, 'db' | 'executor' | 'clock'>,
+): Pick<QueueService, 'getQueue' | 'updateQueue'> {
+  return {
+    async getQueue(ctx, key) {
+      const { queue } = await queueOfOrg(deps.db, ctx, key);
+      return queueView(deps, queue.id, queue.version);
+    },
+
+    async updateQueue(ctx, key, update, source = 'other') {
+      const { queue } = await queueOfOrg(deps.db, ctx, key);
+      const { state, deleteRequiredStatuses, requiredStatuses, refuseWhileSwitching, ...rest } = update;
+      // A list, empty or not, is the override (empty: no check required); deleteRequiredStatuses clears it.
+      const patch = configPatch({
+        ...rest,
+        ...(requiredStatuses ? { requiredStatuses } : {}),
+        ...(deleteRequiredStatuses ? { requiredStatuses: null } : {}),
+      });
+      if (state !== undefined && !['RUNNING', 'PAUSED', 'DRAINING'].includes(state)) {
+        throw new ServiceError('VALIDATION_FAILED', 'state must be one of RUNNING, PAUSED, DRAINING');
+      }
+      const at = deps.clock.now();
+      // Who wrote is recorded with the write itself, in its transaction (contract §2.10).
+      const marked = {
+        alsoInTransaction: (trx: Transaction<Database>) => markConfigWrite(trx, queue.id, source === 'terraform', at),
+      };
+      if (Object.keys(patch).length > 0)
+        await deps.executor.applyOrThrow(
+          queue.id,
+          { kind: 'updateConfig', at, patch, ...(refuseWhileSwitching ? { refuseWhileSwitching } : {}) },
+          marked,
+        );
+      if (state !== undefined) await deps.executor.applyOrThrow(queue.id, { kind: 'setState', at, state }, marked);
+      return queueView(deps, queue.id);
+    },
+  };
+}

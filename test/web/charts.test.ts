@@ -1,0 +1,48 @@
+/**
+ * The history charts' range in Node (web/charts.js): the hours a chart draws and what its title says of
+ * them. The charts as a person sees them are test/dashboard/history.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import type { QueueHistory } from '../../src/client/index.js';
+import { rangeLabel, shownHours } from '../../web/charts.js';
+
+type Hour = QueueHistory['hours'][number];
+const HOUR = 3_600_000;
+const NOW = Math.floor(Date.parse('2026-01-31T12:34:00Z') / HOUR) * HOUR;
+
+/** A week of hours, oldest first, with one merge `ago` hours before the current one (none when null). */
+const week = (ago: number | null): Hour[] =>
+  Array.from({ length: 168 }, (_, i) => ({
+    start: new Date(NOW - (167 - i) * HOUR).toISOString(),
+    merged: 167 - i === ago ? 1 : 0,
+    failed: 0,
+    cancelled: 0,
+    ciRuns: 0,
+    timeInQueueP50Seconds: null,
+    timeInQueueP95Seconds: null,
+    ciRunsPerMerge: null,
+  }));
+
+describe('the range a history chart draws', () => {
+  it('starts at the first hour with a conclusion or a CI run, showing at least the last 6 hours', () => {
+    expect([null, 0, 5, 10].map((ago) => rangeLabel(shownHours(week(ago))))).toEqual([
+      'the last 6 hours',
+      'the last 6 hours',
+      'the last 6 hours',
+      'the last 11 hours',
+    ]);
+    const hours = week(10);
+    expect(shownHours(hours)[0]).toBe(hours[157]);
+    const ciOnly = week(null).map((h, i) => (i === 160 ? { ...h, ciRuns: 2 } : h));
+    expect(shownHours(ciOnly)).toHaveLength(8);
+  });
+
+  it('names the first hour drawn, with its day, when the range is over a day', () => {
+    const hours = shownHours(week(30));
+    expect(hours).toHaveLength(31);
+    const first = new Date(hours[0]!.start);
+    const day = first.toLocaleDateString('en', { weekday: 'short' });
+    expect(rangeLabel(hours)).toBe(`since ${day} ${String(first.getHours()).padStart(2, '0')}:00 (31 hours)`);
+    expect(rangeLabel(hours.slice(-1))).toBe('the last 1 hour');
+  });
+});
