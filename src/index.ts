@@ -2,4 +2,4 @@
 export { createServer, type Server } from './server.js';
 export { loadConfig, readEnv, DEFAULT_CONFIG, ConfigError, type GreenlineConfig } from './config.js';
 export type { MergeQueueService, AuthContext, QueueKey, QueueView, PrView, TestRunView } from './app/service-port.js';
-export { HttpError, ERRORS, type ErrorCode } from './errors.js';
+export { ServiceError, SERVICE_ERRORS, type ServiceErrorCode } from './errors.js';

@@ -5,7 +5,8 @@
  */
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AuthContext, AuthService } from '../app/service-port.js';
-import { HttpError } from '../errors.js';
+import { ServiceError } from '../errors.js';
+import { RequestError } from './request-error.js';
 
 const contexts = new WeakMap<FastifyRequest, AuthContext>();
 
@@ -31,13 +32,13 @@ export function requireToken(service: AuthService): onRequestAsyncHookHandler {
       // §2.6): the upload is let through here and the run is checked with the forge once the body
       // names the repository and the head sha (forkRunOf).
       const runId = header(request, 'x-forked-workflow-run-id');
-      if (runId === '') throw new HttpError('UNAUTHORIZED');
-      if (!request.routeOptions.config.forkUploads) throw new HttpError('FORK_UPLOAD_UNSUPPORTED');
+      if (runId === '') throw new RequestError('UNAUTHORIZED');
+      if (!request.routeOptions.config.forkUploads) throw new ServiceError('FORK_UPLOAD_UNSUPPORTED');
       forkRuns.set(request, runId);
       return;
     }
     const context = await service.authenticate(token);
-    if (!context) throw new HttpError('UNAUTHORIZED');
+    if (!context) throw new RequestError('UNAUTHORIZED');
     contexts.set(request, context);
   };
 }
@@ -50,6 +51,6 @@ export function forkRunOf(request: FastifyRequest): string | undefined {
 /** The caller of an authenticated request. */
 export function authOf(request: FastifyRequest): AuthContext {
   const context = contexts.get(request);
-  if (!context) throw new HttpError('UNAUTHORIZED');
+  if (!context) throw new RequestError('UNAUTHORIZED');
   return context;
 }

@@ -7,7 +7,8 @@
 import { verify } from '@octokit/webhooks-methods';
 import type { FastifyInstance } from 'fastify';
 import type { DeliveryResult, WebhookDelivery } from '../app/forge/forge-webhooks.js';
-import { HttpError } from '../errors.js';
+import { ServiceError } from '../errors.js';
+import { RequestError } from './request-error.js';
 
 export interface GitHubWebhookReceiver {
   /** The webhook secret set on the GitHub App (or repository webhook). */
@@ -25,7 +26,7 @@ export async function registerGitHubWebhook(app: FastifyInstance, receiver: GitH
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const signature = header(request.headers['x-hub-signature-256']);
       if (!signature)
-        throw new HttpError('WEBHOOK_SIGNATURE_INVALID', 'is missing: the X-Hub-Signature-256 header is required');
+        throw new RequestError('WEBHOOK_SIGNATURE_INVALID', 'is missing: the X-Hub-Signature-256 header is required');
       const text = raw.toString('utf8');
       let valid = false;
       try {
@@ -34,14 +35,14 @@ export async function registerGitHubWebhook(app: FastifyInstance, receiver: GitH
         valid = false;
       }
       if (!valid)
-        throw new HttpError(
+        throw new RequestError(
           'WEBHOOK_SIGNATURE_INVALID',
           'does not match the body: check that the webhook secret is the one greenline is configured with',
         );
       const event = header(request.headers['x-github-event']);
       const id = header(request.headers['x-github-delivery']);
       if (!event || !id)
-        throw new HttpError(
+        throw new ServiceError(
           'VALIDATION_FAILED',
           'a GitHub delivery needs the X-GitHub-Event and X-GitHub-Delivery headers',
         );
@@ -53,10 +54,10 @@ export async function registerGitHubWebhook(app: FastifyInstance, receiver: GitH
           : text;
         payload = JSON.parse(json);
       } catch (err) {
-        throw new HttpError('INVALID_JSON', (err as Error).message);
+        throw new RequestError('INVALID_JSON', (err as Error).message);
       }
       if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
-        throw new HttpError('INVALID_JSON', 'a webhook payload is a JSON object');
+        throw new RequestError('INVALID_JSON', 'a webhook payload is a JSON object');
       }
       const result = await receiver.receive({ id, event, payload });
       return reply.code(200).send({ delivery: id, event, result });

@@ -5,7 +5,7 @@
  * are refused.
  */
 import type { FastifyRequest } from 'fastify';
-import { HttpError } from '../errors.js';
+import { RequestError } from './request-error.js';
 
 /** The first forbidden key in `value`; iterative, so that deeply nested bodies cannot overflow the stack. */
 function poisonedKey(value: unknown): string | null {
@@ -39,19 +39,19 @@ export function parseJsonBody(
   done: (error: Error | null, value?: unknown) => void,
 ): void {
   if (body.length === 0) {
-    done(new HttpError('INVALID_JSON', 'the body is empty'));
+    done(new RequestError('INVALID_JSON', 'the body is empty'));
     return;
   }
   let value: unknown;
   try {
     value = JSON.parse(body);
   } catch (error) {
-    done(new HttpError('INVALID_JSON', (error as Error).message));
+    done(new RequestError('INVALID_JSON', (error as Error).message));
     return;
   }
   // Without either name in the text, and no escape that could spell one, no key can be either.
   const suspect = body.includes('__proto__') || body.includes('constructor') || body.includes('\\');
   const key = suspect ? poisonedKey(value) : null;
-  if (key) done(new HttpError('INVALID_JSON', `a "${key}" key is not allowed`));
+  if (key) done(new RequestError('INVALID_JSON', `a "${key}" key is not allowed`));
   else done(null, value);
 }

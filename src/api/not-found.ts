@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { HttpError } from '../errors.js';
+import { RequestError } from './request-error.js';
 import type { ApiApp } from './route-deps.js';
 
 /**
@@ -10,7 +10,8 @@ export function notFoundHandler(app: ApiApp) {
   return async (request: FastifyRequest): Promise<never> => {
     const path = request.url.split('?')[0];
     const allowed = ['GET', 'POST'].find((method) => method !== request.method && app.hasRoute({ method, url: path }));
-    if (allowed) throw new HttpError('METHOD_NOT_ALLOWED', `${request.method} ${path} is not served; use ${allowed}`);
-    throw new HttpError('ROUTE_NOT_FOUND', `${request.method} ${path}`);
+    if (allowed)
+      throw new RequestError('METHOD_NOT_ALLOWED', `${request.method} ${path} is not served; use ${allowed}`);
+    throw new RequestError('ROUTE_NOT_FOUND', `${request.method} ${path}`);
   };
 }

@@ -6,7 +6,7 @@
  */
 import type { QueueKey } from '../app/service-port.js';
 import type { ImpactedTargets, PriorityName, RepoRef } from '../engine/types.js';
-import { HttpError } from '../errors.js';
+import { ServiceError } from '../errors.js';
 import { PRIORITY_NAMES } from './schemas/pull-request.js';
 
 const MAX_PR_NUMBER = 4294967295;
@@ -20,7 +20,7 @@ export function queueKey(body: { repo: RepoRef; targetBranch: string }): QueueKe
 export function prNumber(value: number | string, field = 'body/pr/number'): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < 1 || n > MAX_PR_NUMBER) {
-    throw new HttpError('VALIDATION_FAILED', `${field} must be between 1 and ${MAX_PR_NUMBER}`);
+    throw new ServiceError('VALIDATION_FAILED', `${field} must be between 1 and ${MAX_PR_NUMBER}`);
   }
   return n;
 }
@@ -30,7 +30,7 @@ export function canonical<T extends string>(values: readonly T[], input: string,
   const lower = input.toLowerCase();
   const found = values.find((v) => v.toLowerCase() === lower);
   if (found === undefined) {
-    throw new HttpError('VALIDATION_FAILED', `${field} must be one of ${values.join(', ')} (any letter case)`);
+    throw new ServiceError('VALIDATION_FAILED', `${field} must be one of ${values.join(', ')} (any letter case)`);
   }
   return found;
 }
@@ -39,7 +39,8 @@ export function priority(value: number | string | null | undefined): number | Pr
   if (typeof value !== 'string') return value;
   if (!/^[0-9]+$/.test(value)) return canonical(PRIORITY_NAMES, value, 'body/priority');
   const n = Number(value);
-  if (n > MAX_PRIORITY) throw new HttpError('VALIDATION_FAILED', `body/priority must be between 0 and ${MAX_PRIORITY}`);
+  if (n > MAX_PRIORITY)
+    throw new ServiceError('VALIDATION_FAILED', `body/priority must be between 0 and ${MAX_PRIORITY}`);
   return n;
 }
 

@@ -13,7 +13,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { QueueUpdate } from '../app/service-port.js';
 import type { FreezeSettings, Weekday } from '../engine/types.js';
-import { HttpError } from '../errors.js';
+import { ServiceError } from '../errors.js';
 import { canonical } from './parse-input.js';
 import { SETTABLE_QUEUE_STATES } from './schemas/common.js';
 import {
@@ -39,7 +39,7 @@ function alias<K extends keyof QueueUpdate>(
 ): void {
   if (value === undefined) return;
   if (update[name] !== undefined && update[name] !== value) {
-    throw new HttpError('VALIDATION_FAILED', `body/${legacy} disagrees with body/${name}; send only ${name}`);
+    throw new ServiceError('VALIDATION_FAILED', `body/${legacy} disagrees with body/${name}; send only ${name}`);
   }
   update[name] = value;
 }
@@ -75,7 +75,7 @@ function testingTimeout(
 export function toQueueUpdate(body: Body): QueueUpdate {
   const requiredStatuses = body.requiredStatuses ?? undefined;
   if (requiredStatuses && body.deleteRequiredStatuses) {
-    throw new HttpError(
+    throw new ServiceError(
       'VALIDATION_FAILED',
       'body/requiredStatuses cannot be set together with deleteRequiredStatuses: true',
     );

@@ -14,7 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HttpError } from '../errors.js';
+import { ServiceError } from '../errors.js';
 import type { ApiApp } from './route-deps.js';
 
 /** web/ beside src/ and dist/: both this file and its build sit two levels below the package root. */
@@ -95,7 +95,7 @@ export function registerDashboard(app: ApiApp, dir = WEB_DIR): void {
   );
   app.get<{ Params: { file: string } }>('/dashboard/:file', { schema: { hide: true } }, async (request, reply) => {
     const file = files.get(request.params.file);
-    if (!file) throw new HttpError('NOT_FOUND', `No dashboard file ${request.params.file}`);
+    if (!file) throw new ServiceError('NOT_FOUND', `No dashboard file ${request.params.file}`);
     return reply.headers(headers(file.type)).send(file.body);
   });
   app.get<{ Params: { folder: string; file: string } }>(
@@ -104,7 +104,7 @@ export function registerDashboard(app: ApiApp, dir = WEB_DIR): void {
     async (request, reply) => {
       const name = `${request.params.folder}/${request.params.file}`;
       const file = files.get(name);
-      if (!file) throw new HttpError('NOT_FOUND', `No dashboard file ${name}`);
+      if (!file) throw new ServiceError('NOT_FOUND', `No dashboard file ${name}`);
       return reply.headers(headers(file.type)).send(file.body);
     },
   );
@@ -115,7 +115,7 @@ export function registerDashboard(app: ApiApp, dir = WEB_DIR): void {
       const { name, file } = request.params;
       const found = vendor.get(name)?.get(file);
       if (!found || found.type !== TYPES['.js'])
-        throw new HttpError('NOT_FOUND', `No dashboard file vendor/${name}/${file}`);
+        throw new ServiceError('NOT_FOUND', `No dashboard file vendor/${name}/${file}`);
       return reply.headers(headers(found.type)).send(found.body);
     },
   );

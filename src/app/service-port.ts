@@ -3,7 +3,7 @@
  * interface per area (queues, pull requests, test runs, read models, auth, webhooks), and
  * MergeQueueService, all of them, implemented by src/app/service/merge-queue-service.ts. A caller
  * depends on the areas it uses. Implementations drive queues only through the engine (src/engine) and
- * persist through the store (src/store). Every method throws `HttpError` (src/errors.ts) for anything a
+ * persist through the store (src/store). Every method throws `ServiceError` (src/errors.ts) for anything a
  * caller did wrong.
  */
 import type {
@@ -52,6 +52,11 @@ export interface QueueUpdate extends Partial<QueueConfig> {
   state?: SettableQueueState;
   /** true removes the requiredStatuses override (requiredStatuses [] is an empty override: no check required). */
   deleteRequiredStatuses?: boolean;
+  /**
+   * While the queue switches modes, refuse the settings (and mode) with SWITCHING_MODES instead of
+   * applying them (Trunk's v2; v1 applies them and a mode retargets the switch).
+   */
+  refuseWhileSwitching?: boolean;
 }
 
 /**

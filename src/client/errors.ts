@@ -3,14 +3,14 @@
  * `{ error: { code, message } }` body, docs/errors.md). GreenlineNetworkError: no answer at all
  * (connection refused, DNS, reset, timeout). Both extend GreenlineError, so one `catch` can take both.
  */
-import type { ErrorCode } from '../errors.js';
+import type { V1ErrorCode } from '../api/error-status.js';
 
 /**
- * A code of the catalogue; UNEXPECTED_RESPONSE when the body was not greenline's error shape (e.g. a
- * proxy's HTML page) or a success body was not the JSON expected. Any other string: a code from a
- * newer server.
+ * A code of the v1 wire (docs/errors.md); UNEXPECTED_RESPONSE when the body was not greenline's
+ * error shape (e.g. a proxy's HTML page) or a success body was not the JSON expected. Any other
+ * string: a code from a newer server.
  */
-export type GreenlineErrorCode = ErrorCode | 'UNEXPECTED_RESPONSE' | (string & {});
+export type GreenlineErrorCode = V1ErrorCode | 'UNEXPECTED_RESPONSE' | (string & {});
 
 export class GreenlineError extends Error {
   override name = 'GreenlineError';

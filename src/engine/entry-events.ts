@@ -114,8 +114,12 @@ export function onSubmit(d: Draft, ev: Ev<'submit'>): Rejection | null {
 export function onCancel(d: Draft, ev: Ev<'cancel'>): Rejection | null {
   const e = queued(d, ev.prNumber);
   if (isRejection(e)) return e;
-  if (isMerging(d, ev.prNumber))
-    return invalid(`PR #${ev.prNumber} is being merged right now and can no longer be cancelled`);
+  if (isMerging(d, ev.prNumber)) {
+    return {
+      code: 'PR_BEING_MERGED',
+      message: `PR #${ev.prNumber} is being merged right now and can no longer be cancelled`,
+    };
+  }
   move(d, e, 'CANCELLED', ev.reason, ev.detail !== undefined ? { detail: ev.detail } : {});
   return null;
 }

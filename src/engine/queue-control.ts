@@ -10,7 +10,9 @@
  * Pausing emits `queue.paused`; leaving PAUSED (to RUNNING or DRAINING) emits `queue.resumed`.
  *
  * A mode change while entries are admitted enters SWITCHING_MODES; once none is left the new mode
- * applies and the queue returns to RUNNING. With nothing admitted the switch is immediate.
+ * applies and the queue returns to RUNNING. With nothing admitted the switch is immediate. While
+ * switching, a state write is refused (SWITCHING_MODES); a settings write applies (a mode retargets
+ * the switch) unless it asks to be refused (`refuseWhileSwitching`, Trunk's v2).
  */
 import { adaptToConfig } from './adaptive.js';
 import { validateConfigPatch } from './config-validation.js';
@@ -30,7 +32,7 @@ export function onSetState(d: Draft, ev: Ev<'setState'>): Rejection | null {
   }
   if (d.state === 'SWITCHING_MODES') {
     return {
-      code: 'INVALID_EVENT',
+      code: 'SWITCHING_MODES',
       message: `the queue is switching to ${d.internal.pendingMode} mode; its state can be set once the switch completed`,
     };
   }
@@ -45,8 +47,14 @@ export function onSetState(d: Draft, ev: Ev<'setState'>): Rejection | null {
 }
 
 export function onUpdateConfig(d: Draft, ev: Ev<'updateConfig'>): Rejection | null {
+  if (ev.refuseWhileSwitching && d.state === 'SWITCHING_MODES') {
+    return {
+      code: 'SWITCHING_MODES',
+      message: `the queue is switching to ${d.internal.pendingMode} mode; its settings can be changed once the switch completed`,
+    };
+  }
   const problem = validateConfigPatch(ev.patch as Record<string, unknown>);
-  if (problem) return { code: 'INVALID_EVENT', message: problem };
+  if (problem) return { code: 'INVALID_CONFIG', message: problem };
   const { mode, ...rest } = ev.patch;
   const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<QueueConfig>;
   d.config = { ...d.config, ...defined };

@@ -470,7 +470,11 @@ export type EngineEvent =
   | { kind: 'targetMoved'; at: number; sha: string }
   /** Time passed: timeouts, batching wait, PFD windows. */
   | { kind: 'tick'; at: number }
-  | { kind: 'updateConfig'; at: number; patch: Partial<QueueConfig> }
+  /**
+   * `refuseWhileSwitching`: while the queue switches modes, the write is refused (SWITCHING_MODES)
+   * instead of applied; Trunk's v2 asks this, v1 applies settings and retargets the switch.
+   */
+  | { kind: 'updateConfig'; at: number; patch: Partial<QueueConfig>; refuseWhileSwitching?: boolean }
   | { kind: 'setState'; at: number; state: SettableQueueState };
 
 // ---------------------------------------------------------------- effects (outputs)
@@ -583,6 +587,9 @@ export interface Rejection {
     | 'STALE_RUN_EVENT' // an event for a run that already finished or was superseded
     | 'RESTART_NOT_ALLOWED' // restart in a state where it is not meaningful
     | 'PR_ALREADY_MERGED' // submit of a PR whose changes are already in its base branch
+    | 'SWITCHING_MODES' // setState (or updateConfig refusing to) while the queue switches modes
+    | 'PR_BEING_MERGED' // cancel of a PR whose merge is in flight
+    | 'INVALID_CONFIG' // updateConfig with settings that fail validation (config-validation.ts)
     | 'INVALID_EVENT'; // anything else that cannot apply (with a message)
   message: string;
 }

@@ -1,11 +1,11 @@
 /**
  * Chat channels of an organization: add, list (with how the latest message went), remove, test.
  * Shared by the CLI (every org, `orgId` null) and the API (the caller's org: a channel of another org
- * is "not found"). Errors are HttpError. The URL is checked by the delivery URL policy (src/delivery).
+ * is "not found"). Errors are ServiceError. The URL is checked by the delivery URL policy (src/delivery).
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { HttpError } from '../errors.js';
+import { ServiceError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { DEFAULT_TIMEOUT_MS } from '../delivery/http-post.js';
 import { latestMessages } from '../delivery/messages.js';
@@ -67,7 +67,7 @@ export class NotifyAdmin {
 
   async add(org: { id: string; name: string }, req: AddChannelRequest): Promise<ChannelView> {
     if (!(NOTIFY_KINDS as readonly string[]).includes(req.kind)) {
-      throw new HttpError(
+      throw new ServiceError(
         'VALIDATION_FAILED',
         `unknown channel kind ${JSON.stringify(req.kind)}; use one of ${NOTIFY_KINDS.join(', ')}`,
       );
@@ -76,11 +76,11 @@ export class NotifyAdmin {
     try {
       url = this.policy.check(req.url);
     } catch (err) {
-      if (err instanceof WebhookUrlError) throw new HttpError('WEBHOOK_URL_REJECTED', err.message);
+      if (err instanceof WebhookUrlError) throw new ServiceError('WEBHOOK_URL_REJECTED', err.message);
       throw err;
     }
     if (Boolean(req.repo) !== Boolean(req.branch)) {
-      throw new HttpError(
+      throw new ServiceError(
         'VALIDATION_FAILED',
         'give both repo (HOST/OWNER/NAME) and branch for one queue, or neither for every queue of the organization',
       );
@@ -90,7 +90,7 @@ export class NotifyAdmin {
       const [host, owner, name, ...rest] = req.repo.split('/');
       const repo =
         host && owner && name && rest.length === 0 ? await findRepo(this.deps.db, host, owner, name) : undefined;
-      if (!repo || repo.org_id !== org.id) throw new HttpError('REPO_NOT_FOUND', req.repo);
+      if (!repo || repo.org_id !== org.id) throw new ServiceError('REPO_NOT_FOUND', req.repo);
       repoId = repo.id;
     }
     const now = this.deps.clock.now();
@@ -120,7 +120,7 @@ export class NotifyAdmin {
   /** The channel `id`, of `orgId` unless null; else NOTIFICATION_CHANNEL_NOT_FOUND. */
   async find(orgId: string | null, id: string): Promise<NotifySubscriptionRow> {
     const row = await findChannel(this.deps.db, id);
-    if (!row || (orgId !== null && row.org_id !== orgId)) throw new HttpError('NOTIFICATION_CHANNEL_NOT_FOUND', id);
+    if (!row || (orgId !== null && row.org_id !== orgId)) throw new ServiceError('NOTIFICATION_CHANNEL_NOT_FOUND', id);
     return row;
   }
 

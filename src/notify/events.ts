@@ -3,7 +3,7 @@
  * a PR left the queue (merged, failed, cancelled) or is failing, or the queue changed state.
  */
 import type { QueueEventPayload } from '../engine/types.js';
-import { HttpError } from '../errors.js';
+import { ServiceError } from '../errors.js';
 
 /** The kinds of channel: Slack incoming webhook, Teams workflow webhook, chat webhook taking `{ text }`. */
 export const NOTIFY_KINDS = ['slack', 'teams', 'chat'] as const;
@@ -53,7 +53,7 @@ export function parseNotifyEvents(events: readonly string[] | string | undefined
   if (list.length === 0) return [...DEFAULT_NOTIFY_EVENTS];
   for (const e of list) {
     if (!(NOTIFY_EVENTS as readonly string[]).includes(e)) {
-      throw new HttpError(
+      throw new ServiceError(
         'VALIDATION_FAILED',
         `unknown notification event ${JSON.stringify(e)}; known: ${NOTIFY_EVENTS.join(', ')}`,
       );

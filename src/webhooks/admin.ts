@@ -1,12 +1,12 @@
 /**
  * Webhook subscriptions of an organization: add, list, remove, rotate the secret, enable again, list
  * deliveries with their attempts, redeliver. Shared by the CLI (every org, `orgId` null) and the API
- * (the caller's org: a subscription or delivery of another org is "not found"). Errors are HttpError.
+ * (the caller's org: a subscription or delivery of another org is "not found"). Errors are ServiceError.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
-import { HttpError } from '../errors.js';
+import { ServiceError } from '../errors.js';
 import { listAttempts } from '../delivery/attempts.js';
 import { findMessage, listMessages, updateMessage } from '../delivery/messages.js';
 import { generateSecret } from '../delivery/signing.js';
@@ -109,7 +109,7 @@ export function parseEventTypes(events: readonly string[] | undefined | null): s
   if (list.length === 0) return null;
   for (const e of list) {
     if (!(FILTERABLE_EVENT_TYPES as readonly string[]).includes(e)) {
-      throw new HttpError(
+      throw new ServiceError(
         'VALIDATION_FAILED',
         `unknown webhook event type ${JSON.stringify(e)}; known: ${FILTERABLE_EVENT_TYPES.join(', ')}`,
       );
@@ -135,7 +135,7 @@ export class WebhookAdmin {
     try {
       parsed = this.policy.check(url);
     } catch (err) {
-      if (err instanceof WebhookUrlError) throw new HttpError('WEBHOOK_URL_REJECTED', err.message);
+      if (err instanceof WebhookUrlError) throw new ServiceError('WEBHOOK_URL_REJECTED', err.message);
       throw err;
     }
     const types = parseEventTypes(events);
@@ -163,7 +163,7 @@ export class WebhookAdmin {
   /** The subscription `id`, of `orgId` unless null; else WEBHOOK_NOT_FOUND. */
   async find(orgId: string | null, id: string): Promise<WebhookSubscriptionRow> {
     const row = await findSubscription(this.deps.db, id);
-    if (!row || (orgId !== null && row.org_id !== orgId)) throw new HttpError('WEBHOOK_NOT_FOUND', id);
+    if (!row || (orgId !== null && row.org_id !== orgId)) throw new ServiceError('WEBHOOK_NOT_FOUND', id);
     return row;
   }
 
@@ -216,10 +216,10 @@ export class WebhookAdmin {
     const m = await findMessage(this.deps.db, WEBHOOK_TABLES, deliveryId);
     const sub = m && (await findSubscription(this.deps.db, m.subscription_id));
     if (!m || !sub || (orgId !== null && sub.org_id !== orgId))
-      throw new HttpError('WEBHOOK_DELIVERY_NOT_FOUND', deliveryId);
+      throw new ServiceError('WEBHOOK_DELIVERY_NOT_FOUND', deliveryId);
     if (sub.enabled !== 1) {
-      throw new HttpError(
-        'INVALID_OPERATION',
+      throw new ServiceError(
+        'WEBHOOK_DISABLED',
         `webhook ${sub.id} is disabled (${sub.disabled_reason ?? 'no reason recorded'}); enable it first`,
       );
     }

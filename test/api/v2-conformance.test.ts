@@ -272,6 +272,59 @@ describe.each(databases)('v2 API on $name', (database) => {
     expect(json(await v2.call('GET', `/v2/merge-queues/${queue.id}`)).managedState).toBe('terraformWithDrift');
   });
 
+  it('answers each refusal of the service with the v2 code of its cause, and v1 as before', async () => {
+    const queue = await createQueue({ mode: 'queue' });
+    const q = `/v2/merge-queues/${queue.id}`;
+    const refusal = (res: Parameters<typeof json>[0]) => [res.statusCode, json(res).error.code];
+    // PR 1 passed its tests and its merge is in flight: no longer dequeued, nor restarted.
+    const one = await submit(queue.id, { number: 1 });
+    await h.t.runEffects();
+    await h.t.ci.pass(h.t.ci.startedRunIds()[0]!);
+    const dequeue = await v2.call('POST', `/v2/pull-requests/${one.id}/dequeue`);
+    expect(refusal(dequeue)).toEqual([409, 'PR_NOT_IN_ACTIVE_STATE']);
+    expect(json(dequeue).error.message).toMatch(/being merged/);
+    expect(refusal(await h.post('/v1/cancelPullRequest', h.body({ pr: { number: 1 } })))).toEqual([
+      400,
+      'INVALID_OPERATION',
+    ]);
+    expect(refusal(await v2.call('POST', `/v2/pull-requests/${one.id}/restart-tests`))).toEqual([
+      422,
+      'PR_TESTS_NOT_RESTARTABLE',
+    ]);
+    // Settings the queue's checks refuse are invalid, not a mode change.
+    expect(refusal(await v2.call('PATCH', `${q}/config`, { testingTimeoutMinutes: 0 }))).toEqual([
+      400,
+      'VALIDATION_FAILED',
+    ]);
+
+    // PR 2 under test when the mode changes: the queue switches modes once it has left.
+    await h.t.runEffects();
+    await submit(queue.id, { number: 2 });
+    await h.t.runEffects();
+    expect(await ok('POST', `${q}/switch-modes`, { mode: 'graph' })).toMatchObject({ state: 'switchingModes' });
+    expect(refusal(await v2.call('POST', `${q}/switch-modes`, { mode: 'queue' }))).toEqual([
+      409,
+      'MODE_CHANGE_IN_PROGRESS',
+    ]);
+    expect(refusal(await v2.call('PATCH', `${q}/config`, { concurrency: 3 }))).toEqual([
+      409,
+      'MODE_CHANGE_IN_PROGRESS',
+    ]);
+    // Trunk declares no 409 for pause: asked without the document's check.
+    const pause = await h.app.inject({
+      method: 'POST',
+      url: `${q}/pause`,
+      headers: { authorization: `Bearer ${h.token}` },
+    });
+    expect(refusal(pause)).toEqual([409, 'MODE_CHANGE_IN_PROGRESS']);
+    expect(json(await v2.call('GET', q))).toMatchObject({ state: 'switchingModes', mode: 'queue' });
+    expect(json(await v2.call('GET', q)).config.concurrency).not.toBe(3);
+    // v1 as before: a state is refused under INVALID_OPERATION, settings apply.
+    expect(refusal(await h.post('/v1/updateQueue', h.body({ state: 'PAUSED' })))).toEqual([400, 'INVALID_OPERATION']);
+    expect((await h.post('/v1/updateQueue', h.body({ concurrency: 3 }))).statusCode).toBe(200);
+    expect(json(await v2.call('GET', q)).config.concurrency).toBe(3);
+  });
+
   it('refuses schema-invalid requests with 400 or 422, never 5xx', async () => {
     const queue = await createQueue();
     const pr = await submit(queue.id, { number: 1 });

@@ -24,7 +24,7 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect, type Db } from '../../src/store/connect.js';
 import type { EffectRow } from '../../src/store/database.js';
-import { HttpError } from '../../src/errors.js';
+import { ServiceError } from '../../src/errors.js';
 import { dialectOf } from '../../src/store/dialect.js';
 import { listEffects } from '../../src/store/effects.js';
 import { findRunRow } from '../../src/store/test-runs.js';
@@ -142,7 +142,7 @@ async function runScenario(databaseUrl: string, sc: Scenario): Promise<void> {
           await current()
             .app.service.cancelPullRequest(ctx, key, action.pr)
             .catch((err: unknown) => {
-              if (!(err instanceof HttpError && err.code === 'INVALID_OPERATION')) throw err;
+              if (!(err instanceof ServiceError && err.code === 'PR_BEING_MERGED')) throw err;
             });
         }
       } else if (action.kind === 'ci') {

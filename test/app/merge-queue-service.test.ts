@@ -2,7 +2,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import type { PriorityName } from '../../src/engine/types.js';
-import { HttpError } from '../../src/errors.js';
+import { V1_ERRORS } from '../../src/api/error-status.js';
+import { ServiceError } from '../../src/errors.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';
 
 const REPO = 'github.com/acme/web';
@@ -15,13 +16,13 @@ beforeEach(async () => {
 });
 afterEach(() => t.close());
 
-async function httpError(p: Promise<unknown>): Promise<HttpError> {
+async function serviceError(p: Promise<unknown>): Promise<ServiceError> {
   const err = await p.then(
     () => null,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(HttpError);
-  return err as HttpError;
+  expect(err).toBeInstanceOf(ServiceError);
+  return err as ServiceError;
 }
 
 async function expectError(
@@ -30,8 +31,9 @@ async function expectError(
   status: number,
   message?: RegExp | string,
 ): Promise<void> {
-  const err = await httpError(p);
-  expect({ code: err.code, status: err.status }).toEqual({ code, status });
+  const err = await serviceError(p);
+  // The status is the v1 wire's for the code (src/api/error-status.ts).
+  expect({ code: err.code, status: V1_ERRORS[err.code][0] }).toEqual({ code, status });
   if (message) expect(err.message).toMatch(message);
 }
 

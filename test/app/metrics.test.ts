@@ -1,7 +1,7 @@
 /** Metrics of contract §7, computed from the store. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
-import type { HttpError } from '../../src/errors.js';
+import type { ServiceError } from '../../src/errors.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';
 
 const REPO = 'github.com/acme/web';
@@ -74,6 +74,6 @@ describe('metrics', () => {
     const err = await t.service
       .metrics(ctx, { repo: { host: 'github.com', owner: 'acme', name: 'nope' } })
       .catch((e: unknown) => e);
-    expect((err as HttpError).code).toBe('REPO_NOT_FOUND');
+    expect((err as ServiceError).code).toBe('REPO_NOT_FOUND');
   });
 });

@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
-import { HttpError } from '../../src/errors.js';
+import { ServiceError } from '../../src/errors.js';
 import { listEffects } from '../../src/store/effects.js';
 import { testDatabases } from '../helpers/databases.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';
@@ -114,7 +114,7 @@ describe.each(databases)('queue executor on $name', (database) => {
       t.service.cancelPullRequest(ctx, key, 3),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect(((results[1] as PromiseRejectedResult).reason as HttpError).code).toBe('PR_NOT_IN_QUEUE');
+    expect(((results[1] as PromiseRejectedResult).reason as ServiceError).code).toBe('PR_NOT_IN_QUEUE');
     const { snapshot } = await t.service.getQueue(ctx, key);
     expect(snapshot.entries.map((e) => e.prNumber)).toEqual([2]);
   });
@@ -174,11 +174,11 @@ describe.each(databases)('queue executor on $name', (database) => {
     expect(await version()).toBe(before.version + 1);
   });
 
-  it('turns engine rejections into 400 errors and writes nothing', async () => {
+  it('turns engine rejections into service errors of the same cause and writes nothing', async () => {
     const v0 = await version();
     const err = await t.service.cancelPullRequest(ctx, key, 5).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(HttpError);
-    expect((err as HttpError).status).toBe(400);
+    expect(err).toBeInstanceOf(ServiceError);
+    expect((err as ServiceError).code).toBe('PR_NOT_IN_QUEUE');
     expect(await version()).toBe(v0);
   });
 });

@@ -131,7 +131,9 @@ describe('cancel', () => {
   it('while its merge is in flight is refused', () => {
     const q = inState('TESTING');
     q.pass('r1');
-    expect(q.reject({ kind: 'cancel', prNumber: 1, reason: 'API_REQUESTED' })).toMatchObject({ code: 'INVALID_EVENT' });
+    expect(q.reject({ kind: 'cancel', prNumber: 1, reason: 'API_REQUESTED' })).toMatchObject({
+      code: 'PR_BEING_MERGED',
+    });
   });
 });
 
@@ -194,12 +196,32 @@ describe('queue states (§5.4)', () => {
     expect(q.snapshot).toMatchObject({ state: 'SWITCHING_MODES', config: { mode: 'single', concurrency: 3 } });
     q.submit(2);
     expect(q.state(2)).toBe('NOT_READY');
-    expect(q.reject({ kind: 'setState', state: 'RUNNING' }).message).toContain('switching');
+    expect(q.reject({ kind: 'setState', state: 'RUNNING' })).toMatchObject({
+      code: 'SWITCHING_MODES',
+      message: expect.stringContaining('switching'),
+    });
     q.send({ kind: 'impactedTargets', prNumber: 2, headSha: 'h2', targets: ['x'] });
     q.pass('r1');
     q.merged();
     expect(q.snapshot).toMatchObject({ state: 'RUNNING', config: { mode: 'parallel' } });
     expect(q.state(2)).toBe('PENDING');
+  });
+
+  it('while switching, applies settings and retargets the mode, unless the write asks to be refused', () => {
+    const q = new QueueDriver();
+    q.startTesting(1);
+    q.send({ kind: 'updateConfig', patch: { mode: 'parallel' } });
+    const refused = { kind: 'updateConfig', patch: { concurrency: 4 }, refuseWhileSwitching: true } as const;
+    expect(q.reject(refused)).toMatchObject({ code: 'SWITCHING_MODES', message: expect.stringContaining('parallel') });
+    expect(q.reject({ ...refused, patch: { mode: 'single' } }).code).toBe('SWITCHING_MODES');
+    expect(q.snapshot).toMatchObject({ state: 'SWITCHING_MODES', config: { mode: 'single', concurrency: 1 } });
+    q.send({ kind: 'updateConfig', patch: { concurrency: 4 } });
+    expect(q.snapshot.config.concurrency).toBe(4);
+    q.send({ kind: 'updateConfig', patch: { mode: 'single' } });
+    expect(q.snapshot.state).toBe('RUNNING');
+    // Nothing to refuse on a queue that is not switching.
+    q.send({ ...refused, patch: { concurrency: 2 } });
+    expect(q.snapshot.config.concurrency).toBe(2);
   });
 
   it('a mode change on an empty queue is immediate', () => {
@@ -210,7 +232,10 @@ describe('queue states (§5.4)', () => {
 
   it('refuses bad settings naming the field, and unknown states', () => {
     const q = new QueueDriver();
-    expect(q.reject({ kind: 'updateConfig', patch: { concurrency: 0 } }).message).toContain('concurrency');
+    expect(q.reject({ kind: 'updateConfig', patch: { concurrency: 0 } })).toMatchObject({
+      code: 'INVALID_CONFIG',
+      message: expect.stringContaining('concurrency'),
+    });
     expect(q.reject({ kind: 'updateConfig', patch: { bogus: 1 } as never }).message).toContain('bogus');
     expect(q.reject({ kind: 'setState', state: 'SWITCHING_MODES' as never }).code).toBe('INVALID_EVENT');
   });

@@ -170,7 +170,7 @@ function play(h: Harness, list: Action[], targetsOf: Map<number, ImpactedTargets
 
 const ALLOWED_REJECTIONS = new Set([
   'cancel:PR_NOT_IN_QUEUE',
-  'cancel:INVALID_EVENT',
+  'cancel:PR_BEING_MERGED',
   'restart:PR_NOT_IN_QUEUE',
   'restart:RESTART_NOT_ALLOWED',
   'prObserved:PR_NOT_IN_QUEUE',
@@ -182,7 +182,7 @@ const ALLOWED_REJECTIONS = new Set([
   'testBranchFailed:STALE_RUN_EVENT',
   'testBranchFailed:RUN_NOT_FOUND',
   'ciResult:STALE_RUN_EVENT',
-  'setState:INVALID_EVENT',
+  'setState:SWITCHING_MODES',
 ]);
 
 /** Failures that do not come from a PR's own code: timeouts of the random clock, pushes while merging. */

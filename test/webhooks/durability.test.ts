@@ -183,7 +183,7 @@ describe.each(databases.map((d) => [d.name, d] as const))('webhooks on %s', (_na
     await drive(t, ctx, [7]);
     expect((await t.service.webhooks.deliveries(ctx.orgId, subscriptionId, 1000)).length).toBe(count);
     await expect(t.service.webhooks.redeliver(ctx.orgId, deliveries[0]!.id)).rejects.toMatchObject({
-      code: 'INVALID_OPERATION',
+      code: 'WEBHOOK_DISABLED',
     });
 
     await t.service.webhooks.enable(ctx.orgId, subscriptionId);

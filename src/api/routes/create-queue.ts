@@ -1,5 +1,5 @@
 import type { QueueService } from '../../app/service-port.js';
-import { HttpError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 import { authOf } from '../auth.js';
 import { configSource } from '../config-source.js';
 import { canonical, queueKey } from '../parse-input.js';
@@ -35,7 +35,7 @@ export const createQueue: Route<QueueService> = (app, { service }) => {
         const setting =
           typeof body === 'object' && body !== null ? Object.keys(body).find((key) => UPDATE_ONLY.has(key)) : undefined;
         if (setting) {
-          throw new HttpError(
+          throw new ServiceError(
             'VALIDATION_FAILED',
             `body/${setting} cannot be set by createQueue; create the queue, then set it with updateQueue`,
           );

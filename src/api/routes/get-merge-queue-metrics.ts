@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { ReadModelService } from '../../app/service-port.js';
-import { HttpError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 import { authOf } from '../auth.js';
 import type { Route } from '../route-deps.js';
 import { ErrorBody } from '../schemas/common.js';
@@ -31,7 +31,7 @@ export const getMergeQueueMetrics: Route<ReadModelService> = (app, { service }) 
     async (request, reply) => {
       const { repo, repoHost } = request.query;
       if (repo !== undefined && repoHost === undefined) {
-        throw new HttpError(
+        throw new ServiceError(
           'VALIDATION_FAILED',
           'querystring/repoHost is required with repo (e.g. repoHost=github.com)',
         );

@@ -1,5 +1,5 @@
 import type { PullRequestService } from '../../app/service-port.js';
-import { HttpError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 import { authOf } from '../auth.js';
 import { prNumber, queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';
@@ -31,7 +31,7 @@ export const getSubmittedPullRequest: Route<PullRequestService> = (app, { servic
           : pr.branch !== undefined
             ? { branch: pr.branch }
             : null;
-      if (!lookup) throw new HttpError('VALIDATION_FAILED', 'body/pr must have number or branch');
+      if (!lookup) throw new ServiceError('VALIDATION_FAILED', 'body/pr must have number or branch');
       const view = await service.getSubmittedPullRequest(authOf(request), queueKey(request.body), lookup);
       const reply = submittedPr(view, enumCase(request.headers));
       if (request.body.includeTimeline === true) reply.timeline = timelineOut(view.entry, enumCase(request.headers));

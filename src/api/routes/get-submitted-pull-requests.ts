@@ -1,4 +1,4 @@
-import { HttpError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 import { authOf } from '../auth.js';
 import { prNumber, queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';
@@ -30,7 +30,7 @@ export const getSubmittedPullRequests: Route = (app, { service, enumCase }) => {
       const answers = await Promise.all(
         numbers.map((number) =>
           service.getSubmittedPullRequest(ctx, key, { number }).catch((err: unknown) => {
-            if (err instanceof HttpError && err.code === 'PR_NOT_SUBMITTED') return number;
+            if (err instanceof ServiceError && err.code === 'PR_NOT_SUBMITTED') return number;
             throw err;
           }),
         ),

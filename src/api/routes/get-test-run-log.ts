@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { TestRunService } from '../../app/service-port.js';
-import { HttpError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 import { authOf } from '../auth.js';
 import { queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';
@@ -26,7 +26,7 @@ export const getTestRunLog: Route<TestRunService> = (app, { service }) => {
     async (request, reply) => {
       const { testRunId } = request.body;
       const log = await service.getTestRunLog(authOf(request), queueKey(request.body), testRunId);
-      if (log === null) throw new HttpError('LOG_NOT_FOUND', testRunId);
+      if (log === null) throw new ServiceError('LOG_NOT_FOUND', testRunId);
       return reply.type('text/plain; charset=utf-8').send(log);
     },
   );

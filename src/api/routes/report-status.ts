@@ -1,5 +1,5 @@
 import type { TestRunService } from '../../app/service-port.js';
-import { HttpError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 import { CI_STATES } from '../../ports.js';
 import { authOf } from '../auth.js';
 import { canonical } from '../parse-input.js';
@@ -27,7 +27,7 @@ export const reportStatus: Route<TestRunService> = (app, { service }) => {
     async (request) => {
       const { body } = request;
       if (body.testRunId === undefined && body.sha === undefined) {
-        throw new HttpError('VALIDATION_FAILED', 'body must have testRunId or sha');
+        throw new ServiceError('VALIDATION_FAILED', 'body must have testRunId or sha');
       }
       const { host, owner, name } = body.repo;
       await service.reportStatus(authOf(request), {

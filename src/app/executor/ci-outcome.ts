@@ -13,7 +13,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { EngineEvent } from '../../engine/types.js';
-import { HttpError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 import type { CiStatusReport, CiStatusSink } from '../../ports.js';
 import type { CiStatusRow, Database } from '../../store/database.js';
 import { deleteCiStatuses, listCiStatuses, upsertCiStatus } from '../../store/ci-statuses.js';
@@ -69,7 +69,7 @@ export class CiOutcome {
   /** Stores a status and, when it settles the run, tells the engine. Unknown run → 404. */
   async record(report: CiStatusReport): Promise<void> {
     const run = await findRunRow(this.deps.db, report.runId);
-    if (!run) throw new HttpError('TEST_RUN_NOT_FOUND', report.runId);
+    if (!run) throw new ServiceError('TEST_RUN_NOT_FOUND', report.runId);
     const { context, state, url, description } = report.status;
     await upsertCiStatus(this.deps.db, {
       run_id: run.id,

@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import { setImmediate } from 'node:timers/promises';
 import { decide, decideAll, groupKey, type GroupableEvent } from '../../engine/index.js';
 import type { Effect, EngineEvent, QueueSnapshot, Rejection } from '../../engine/types.js';
-import { HttpError } from '../../errors.js';
+import { ServiceError, type ServiceErrorCode } from '../../errors.js';
 import { KeyedSerial } from '../../lib/keyed-serial.js';
 import type { Database, NewTransition, QueueRow } from '../../store/database.js';
 import { notifyEffects } from '../../store/effects.js';
@@ -89,10 +89,10 @@ export class QueueExecutor {
     return this.serial(queueId, () => this.applyNow(queueId, source, opts));
   }
 
-  /** Like `apply`, but a rejection becomes the matching HttpError (for API callers). */
+  /** Like `apply`, but a rejection becomes the matching ServiceError (for the service's callers). */
   async applyOrThrow(queueId: string, event: EngineEvent, opts: ApplyOptions = {}): Promise<QueueSnapshot> {
     const r = await this.apply(queueId, event, opts);
-    if (!r.ok) throw rejectionToHttpError(r.rejection);
+    if (!r.ok) throw rejectionToServiceError(r.rejection);
     return r.snapshot;
   }
 
@@ -135,11 +135,11 @@ export class QueueExecutor {
     queueId: string,
   ): Promise<{ row: QueueRow; snapshot: QueueSnapshot }> {
     const row = await lockQueue(trx, queueId);
-    if (!row) throw new HttpError('NOT_FOUND', `The queue ${queueId} no longer exists`);
+    if (!row) throw new ServiceError('NOT_FOUND', `The queue ${queueId} no longer exists`);
     const cached = this.cache.get(queueId);
     if (cached && cached.version === row.version) return { row, snapshot: cached.snapshot };
     const repo = await findRepoById(trx, row.repo_id);
-    if (!repo) throw new HttpError('NOT_FOUND', `The repository of queue ${queueId} no longer exists`);
+    if (!repo) throw new ServiceError('NOT_FOUND', `The repository of queue ${queueId} no longer exists`);
     const snapshot = await loadSnapshot(trx, row, repo);
     this.cache.set(queueId, { version: row.version, snapshot });
     return { row, snapshot };
@@ -272,12 +272,20 @@ export class QueueExecutor {
   }
 }
 
-/**
- * contract §5.3: cancel/restart of a PR not in the queue and restart in the wrong state are 400s; so
- * is the submission of a PR that is already merged.
- */
-export function rejectionToHttpError(r: Rejection): HttpError {
-  if (r.code === 'PR_NOT_IN_QUEUE' || r.code === 'RESTART_NOT_ALLOWED' || r.code === 'PR_ALREADY_MERGED')
-    return new HttpError(r.code, r.message);
-  return new HttpError('INVALID_OPERATION', r.message);
+/** The service error of each engine refusal: the same cause under the domain's code. */
+const REFUSALS: Record<Rejection['code'], ServiceErrorCode> = {
+  PR_NOT_IN_QUEUE: 'PR_NOT_IN_QUEUE',
+  RESTART_NOT_ALLOWED: 'RESTART_NOT_ALLOWED',
+  PR_ALREADY_MERGED: 'PR_ALREADY_MERGED',
+  SWITCHING_MODES: 'SWITCHING_MODES',
+  PR_BEING_MERGED: 'PR_BEING_MERGED',
+  INVALID_CONFIG: 'INVALID_CONFIG',
+  // The service sends no run events: from it, these would be malformed events too.
+  RUN_NOT_FOUND: 'INVALID_EVENT',
+  STALE_RUN_EVENT: 'INVALID_EVENT',
+  INVALID_EVENT: 'INVALID_EVENT',
+};
+
+export function rejectionToServiceError(r: Rejection): ServiceError {
+  return new ServiceError(REFUSALS[r.code], r.message);
 }

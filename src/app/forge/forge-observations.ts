@@ -18,7 +18,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { isTerminal, type EngineEvent, type Entry, type PriorityName } from '../../engine/types.js';
-import { HttpError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 import type { ForgeObservation, QueueCommand } from '../../forge-observations.js';
 import type { CiStatus } from '../../ports.js';
 import type { Database, QueueRow, RepoRow } from '../../store/database.js';
@@ -183,7 +183,7 @@ export class ForgeObservations {
       await call();
       return null;
     } catch (err) {
-      if (!(err instanceof HttpError) || err.status >= 500) throw err;
+      if (!(err instanceof ServiceError)) throw err;
       this.deps.logger?.info({ pr, code: err.code, message: err.message }, 'forge request refused');
       return err.message;
     }

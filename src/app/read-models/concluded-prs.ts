@@ -4,7 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import { TERMINAL_STATES, type Entry, type PrState, type QueueSnapshot } from '../../engine/types.js';
-import { HttpError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 import type { Database } from '../../store/database.js';
 import { countConcludedEntries, listConcludedEntries, type ConcludedFilter } from '../../store/queue-activity.js';
 import { queueConfigOf } from '../executor/snapshot-io.js';
@@ -46,7 +46,7 @@ const cursorOf = (e: Entry) => Buffer.from(`${e.stateChangedAt}:${e.prNumber}`).
 
 function afterOf(cursor: string): { at: number; prNumber: number } {
   const m = /^([0-9]{1,15}):([0-9]{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!m) throw new HttpError('VALIDATION_FAILED', BAD_CURSOR);
+  if (!m) throw new ServiceError('VALIDATION_FAILED', BAD_CURSOR);
   return { at: Number(m[1]), prNumber: Number(m[2]) };
 }
 
@@ -65,10 +65,10 @@ export async function listConcluded(
   q: ConcludedQuery,
 ): Promise<ConcludedPage> {
   if (!Number.isInteger(q.take) || q.take < 1 || q.take > MAX_CONCLUDED_TAKE) {
-    throw new HttpError('VALIDATION_FAILED', `take must be an integer from 1 to ${MAX_CONCLUDED_TAKE}`);
+    throw new ServiceError('VALIDATION_FAILED', `take must be an integer from 1 to ${MAX_CONCLUDED_TAKE}`);
   }
   if (q.from !== undefined && q.to !== undefined && q.from > q.to) {
-    throw new HttpError('VALIDATION_FAILED', 'from is after to: swap them, or leave one out');
+    throw new ServiceError('VALIDATION_FAILED', 'from is after to: swap them, or leave one out');
   }
   const after = q.cursor === undefined ? undefined : afterOf(q.cursor);
   const { queue } = await queueOfOrg(db, ctx, key);

@@ -14,7 +14,7 @@ import {
   type QueueSnapshot,
   type TestRun,
 } from '../../engine/types.js';
-import { HttpError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 import { percentile } from '../../lib/percentile.js';
 import { HOUR_MS } from '../../lib/time.js';
 import { countTransitionsInto, listLatestEntriesInStates } from '../../store/queue-activity.js';
@@ -221,7 +221,7 @@ export async function queueHistory(
   now: number,
 ): Promise<QueueHistory> {
   if (!Number.isInteger(hours) || hours < 1 || hours > MAX_HISTORY_HOURS) {
-    throw new HttpError('VALIDATION_FAILED', `hours must be an integer from 1 to ${MAX_HISTORY_HOURS}`);
+    throw new ServiceError('VALIDATION_FAILED', `hours must be an integer from 1 to ${MAX_HISTORY_HOURS}`);
   }
   const { queue } = await queueOfOrg(db, ctx, key);
   const start = Math.floor(now / HOUR_MS) * HOUR_MS - (hours - 1) * HOUR_MS;

@@ -1,7 +1,7 @@
 /** Resolving a request's repository and queue within the caller's organization (404 otherwise). */
 import type { Kysely } from 'kysely';
 import type { QueueConfig, RepoRef } from '../../engine/types.js';
-import { HttpError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 import type { Database, QueueRow, RepoRow } from '../../store/database.js';
 import { findRepoAndQueue } from '../../store/queues.js';
 import { findRepo } from '../../store/repos.js';
@@ -11,7 +11,7 @@ import type { AuthContext, QueueKey, QueueTarget, ResolvedQueue } from '../reque
 /** The repository, when it is connected to the caller's org; another org's repository looks unknown. */
 export async function repoOfOrg(db: Kysely<Database>, ctx: AuthContext, ref: RepoRef): Promise<RepoRow> {
   const repo = await findRepo(db, ref.host, ref.owner, ref.name);
-  if (!repo || repo.org_id !== ctx.orgId) throw new HttpError('REPO_NOT_FOUND', repoSlug(ref));
+  if (!repo || repo.org_id !== ctx.orgId) throw new ServiceError('REPO_NOT_FOUND', repoSlug(ref));
   return repo;
 }
 
@@ -24,12 +24,12 @@ export async function queueOfOrg(
 export async function queueOfOrg(db: Kysely<Database>, ctx: AuthContext, key: QueueTarget): Promise<ResolvedQueue>;
 export async function queueOfOrg(db: Kysely<Database>, ctx: AuthContext, key: QueueTarget): Promise<ResolvedQueue> {
   if ('queue' in key) {
-    if (key.repo.org_id !== ctx.orgId) throw new HttpError('REPO_NOT_FOUND', repoSlug(key.repo));
+    if (key.repo.org_id !== ctx.orgId) throw new ServiceError('REPO_NOT_FOUND', repoSlug(key.repo));
     return key;
   }
   const found = await findRepoAndQueue(db, key.repo, key.targetBranch);
-  if (!found || found.repo.org_id !== ctx.orgId) throw new HttpError('REPO_NOT_FOUND', repoSlug(key.repo));
-  if (!found.queue) throw new HttpError('QUEUE_NOT_FOUND', key.targetBranch);
+  if (!found || found.repo.org_id !== ctx.orgId) throw new ServiceError('REPO_NOT_FOUND', repoSlug(key.repo));
+  if (!found.queue) throw new ServiceError('QUEUE_NOT_FOUND', key.targetBranch);
   return { repo: found.repo, queue: found.queue };
 }
 

@@ -1,7 +1,7 @@
 /** Test runs as the API shows them (contract §2.7) and CI statuses reported from outside (extension). */
 import type { Kysely } from 'kysely';
 import type { ImpactedTargets, RepoRef, TestRun } from '../../engine/types.js';
-import { HttpError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 import { CI_STATES, type CiStatus } from '../../ports.js';
 import type { RepoSite } from '../../forge-links.js';
 import type { Database, QueueRow, RepoRow, TestRunRow } from '../../store/database.js';
@@ -38,7 +38,7 @@ export async function runOfQueue(
 ): Promise<{ repo: RepoRow; queue: QueueRow; row: TestRunRow }> {
   const { repo, queue } = await queueOfOrg(db, ctx, key);
   const row = await findRunRow(db, runId);
-  if (!row || row.queue_id !== queue.id) throw new HttpError('TEST_RUN_NOT_FOUND', runId);
+  if (!row || row.queue_id !== queue.id) throw new ServiceError('TEST_RUN_NOT_FOUND', runId);
   return { repo, queue, row };
 }
 
@@ -104,15 +104,15 @@ export async function reportStatus(
   const { db, ciOutcome } = deps;
   const { context, state } = req.status;
   if (typeof context !== 'string' || context === '')
-    throw new HttpError('VALIDATION_FAILED', 'context must be a non-empty status name');
+    throw new ServiceError('VALIDATION_FAILED', 'context must be a non-empty status name');
   if (!(CI_STATES as readonly string[]).includes(state))
-    throw new HttpError('VALIDATION_FAILED', `state must be one of ${CI_STATES.join(', ')}`);
+    throw new ServiceError('VALIDATION_FAILED', `state must be one of ${CI_STATES.join(', ')}`);
   if (!req.testRunId && !req.sha)
-    throw new HttpError('VALIDATION_FAILED', 'send testRunId or sha to name the test run');
+    throw new ServiceError('VALIDATION_FAILED', 'send testRunId or sha to name the test run');
   const repo = await repoOfOrg(db, ctx, req.repo);
   const row = req.testRunId ? await findRunRow(db, req.testRunId) : await findRunRowByTestSha(db, repo.id, req.sha!);
   const queue = row && (await findQueueById(db, row.queue_id));
   if (!row || queue?.repo_id !== repo.id)
-    throw new HttpError('TEST_RUN_NOT_FOUND', req.testRunId ?? `with test commit ${req.sha}`);
+    throw new ServiceError('TEST_RUN_NOT_FOUND', req.testRunId ?? `with test commit ${req.sha}`);
   await ciOutcome.record({ runId: row.id, status: req.status });
 }

@@ -4,7 +4,7 @@
  * hold the PR at that head.
  */
 import { TERMINAL_STATES, type ImpactedTargets } from '../../engine/index.js';
-import { HttpError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 import { listActiveEntriesAtSha } from '../../store/entries.js';
 import { upsertImpactedTargets } from '../../store/impacted-targets.js';
 import { findRepo } from '../../store/repos.js';
@@ -47,11 +47,11 @@ export function impactedTargets(
     async setImpactedTargetsFromFork(runId, key, req) {
       checkTargetsUpload(req);
       const repo = await findRepo(deps.db, key.repo.host, key.repo.owner, key.repo.name);
-      if (!repo) throw new HttpError('FORK_RUN_NOT_VERIFIED', `no repository ${repoSlug(key.repo)} is connected`);
+      if (!repo) throw new ServiceError('FORK_RUN_NOT_VERIFIED', `no repository ${repoSlug(key.repo)} is connected`);
       const { binding, forge } = forgeOfRepo(deps.adapters, repo);
-      if (!forge.verifyForkRun) throw new HttpError('FORK_UPLOAD_UNSUPPORTED');
+      if (!forge.verifyForkRun) throw new ServiceError('FORK_UPLOAD_UNSUPPORTED');
       const verdict = await forge.verifyForkRun(binding, runId, req.sha);
-      if (!verdict.ok) throw new HttpError('FORK_RUN_NOT_VERIFIED', verdict.reason);
+      if (!verdict.ok) throw new ServiceError('FORK_RUN_NOT_VERIFIED', verdict.reason);
       await storeTargets(repo.id, req);
     },
   };
@@ -60,8 +60,8 @@ export function impactedTargets(
 function checkTargetsUpload(req: TargetsUpload): void {
   assertPrNumber(req.prNumber);
   if (!req.sha)
-    throw new HttpError('VALIDATION_FAILED', 'pr.sha must be the head commit sha the targets were computed for');
+    throw new ServiceError('VALIDATION_FAILED', 'pr.sha must be the head commit sha the targets were computed for');
   if (req.targets !== 'ALL' && !(Array.isArray(req.targets) && req.targets.every((t) => typeof t === 'string'))) {
-    throw new HttpError('VALIDATION_FAILED', 'impactedTargets must be a list of strings or "ALL"');
+    throw new ServiceError('VALIDATION_FAILED', 'impactedTargets must be a list of strings or "ALL"');
   }
 }

@@ -1,6 +1,6 @@
 /** A queue's pull requests read: one by number or head branch, and a page of them (contract §2.4, §2.5). */
 import { PrState, TERMINAL_STATES, isTerminal, readiness, type Entry } from '../../engine/index.js';
-import { HttpError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 import { findEntryByBranch, findEntryById, findPrOfQueue, listEntriesPage } from '../../store/entries.js';
 import { failedCheckUrl } from '../executor/ci-outcome.js';
 import { prReason } from '../read-models/pr-reason.js';
@@ -18,17 +18,17 @@ export function pullRequestReads(
       // One query: the committed entry is what the queue's snapshot holds (or, terminal, no longer holds).
       const wanted = 'number' in pr && Number.isSafeInteger(pr.number) ? pr.number : -1;
       const found = await findPrOfQueue(deps.db, key.repo, key.targetBranch, wanted);
-      if (!found || found.orgId !== ctx.orgId) throw new HttpError('REPO_NOT_FOUND', repoSlug(key.repo));
-      if (!found.queue) throw new HttpError('QUEUE_NOT_FOUND', key.targetBranch);
+      if (!found || found.orgId !== ctx.orgId) throw new ServiceError('REPO_NOT_FOUND', repoSlug(key.repo));
+      if (!found.queue) throw new ServiceError('QUEUE_NOT_FOUND', key.targetBranch);
       let entry: Entry | undefined;
       if ('number' in pr) {
         assertPrNumber(pr.number, 0);
         entry = found.entry;
-        if (!entry) throw new HttpError('PR_NOT_SUBMITTED', `#${pr.number}`);
+        if (!entry) throw new ServiceError('PR_NOT_SUBMITTED', `#${pr.number}`);
       } else {
         // The forge reports head branches with the PR (github; git with a --pr-ref-pattern under refs/heads/).
         entry = await findEntryByBranch(deps.db, found.queue.id, pr.branch, TERMINAL_STATES);
-        if (!entry) throw new HttpError('PR_NOT_SUBMITTED', `from branch ${JSON.stringify(pr.branch)}`);
+        if (!entry) throw new ServiceError('PR_NOT_SUBMITTED', `from branch ${JSON.stringify(pr.branch)}`);
       }
       const queue = { targetBranch: key.targetBranch, config: configOfRow(found.queue) };
       const runId = entry.timeline.at(-1)?.runId;
@@ -49,17 +49,17 @@ export function pullRequestReads(
       const { db } = deps;
       const { queue } = await queueOfOrg(db, ctx, key);
       if (!Number.isInteger(query.take) || query.take < 1 || query.take > 100) {
-        throw new HttpError('VALIDATION_FAILED', 'take must be an integer from 1 to 100');
+        throw new ServiceError('VALIDATION_FAILED', 'take must be an integer from 1 to 100');
       }
       if (query.state !== undefined && !Object.values(PrState).includes(query.state)) {
-        throw new HttpError('VALIDATION_FAILED', `state must be one of ${Object.values(PrState).join(', ')}`);
+        throw new ServiceError('VALIDATION_FAILED', `state must be one of ${Object.values(PrState).join(', ')}`);
       }
       // The cursor is the id of the last entry of the previous page: opaque to clients, a UUID on the wire.
       let after: { submittedAt: number; prNumber: number } | undefined;
       if (query.cursor !== undefined) {
         const last = await findEntryById(db, queue.id, query.cursor);
         if (!last)
-          throw new HttpError(
+          throw new ServiceError(
             'VALIDATION_FAILED',
             'cursor is not a nextCursor returned by listPullRequests for this queue',
           );

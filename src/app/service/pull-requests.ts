@@ -1,6 +1,6 @@
 /** Pull requests submitted to a queue, cancelled, their tests restarted (contract §2.1–§2.3). */
 import { parsePriority } from '../../engine/index.js';
-import { HttpError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 import { findImpactedTargets } from '../../store/impacted-targets.js';
 import { refreshTarget } from '../forge/target-refresh.js';
 import { queueOfOrg } from '../read-models/queue-lookup.js';
@@ -16,12 +16,12 @@ export function pullRequestCommands(
       const { db, adapters, executor, clock, newId } = deps;
       assertPrNumber(req.prNumber);
       const priority = parsePriority(req.priority);
-      if (!priority.ok) throw new HttpError('VALIDATION_FAILED', priority.message);
+      if (!priority.ok) throw new ServiceError('VALIDATION_FAILED', priority.message);
       const { repo, queue } = await queueOfOrg(db, ctx, key);
       const { binding, forge } = forgeOfRepo(adapters, repo);
       let pr = await forge.getPullRequest(binding, req.prNumber, queue.target_branch);
       if (!pr)
-        throw new HttpError(
+        throw new ServiceError(
           'PR_NOT_FOUND',
           `Pull request #${req.prNumber} does not exist in ${repo.owner}/${repo.name}`,
         );

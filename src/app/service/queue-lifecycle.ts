@@ -1,6 +1,6 @@
 /** Queues created and deleted (contract §2.8, §2.11). */
 import { TERMINAL_STATES, newQueueSnapshot } from '../../engine/index.js';
-import { HttpError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 import { listActivePrNumbers } from '../../store/entries.js';
 import { deleteQueueRow, findQueue, findQueueById, insertQueue } from '../../store/queues.js';
 import { refreshTarget } from '../forge/target-refresh.js';
@@ -21,12 +21,12 @@ export function queueLifecycle(
       const repo = await repoOfOrg(db, ctx, key.repo);
       const patch = configPatch({ mode: config.mode, concurrency: config.concurrency });
       if (!isBranchName(key.targetBranch)) {
-        throw new HttpError(
+        throw new ServiceError(
           'VALIDATION_FAILED',
           `targetBranch ${JSON.stringify(key.targetBranch)} is not a valid branch name`,
         );
       }
-      if (await findQueue(db, repo.id, key.targetBranch)) throw new HttpError('QUEUE_EXISTS', key.targetBranch);
+      if (await findQueue(db, repo.id, key.targetBranch)) throw new ServiceError('QUEUE_EXISTS', key.targetBranch);
       const s = newQueueSnapshot(repoRefOf(repo), key.targetBranch, patch, repo.test_branch_prefix);
       const now = clock.now();
       const id = newId();
@@ -46,7 +46,7 @@ export function queueLifecycle(
         });
       } catch (err) {
         // Lost a race with a concurrent create of the same queue (unique repo + branch).
-        if (await findQueue(db, repo.id, key.targetBranch)) throw new HttpError('QUEUE_EXISTS', key.targetBranch);
+        if (await findQueue(db, repo.id, key.targetBranch)) throw new ServiceError('QUEUE_EXISTS', key.targetBranch);
         throw err;
       }
       await refreshTarget(deps, (await findQueueById(db, id))!, repo).catch((err: unknown) =>
@@ -60,7 +60,7 @@ export function queueLifecycle(
       await executor.serial(queue.id, async () => {
         const prs = await listActivePrNumbers(db, queue.id, TERMINAL_STATES);
         if (prs.length > 0) {
-          throw new HttpError(
+          throw new ServiceError(
             'QUEUE_NOT_EMPTY',
             `${plural(prs.length, 'pull request')} (${prs.map((n) => `#${n}`).join(', ')})`,
           );

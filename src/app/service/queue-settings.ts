@@ -1,6 +1,6 @@
 /** A queue read, and its config and state changed (contract §2.9, §2.10). */
 import type { Transaction } from 'kysely';
-import { HttpError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 import type { Database } from '../../store/database.js';
 import { markConfigWrite } from '../../store/queues.js';
 import { queueOfOrg } from '../read-models/queue-lookup.js';
@@ -19,7 +19,7 @@ export function queueSettings(
 
     async updateQueue(ctx, key, update, source = 'other') {
       const { queue } = await queueOfOrg(deps.db, ctx, key);
-      const { state, deleteRequiredStatuses, requiredStatuses, ...rest } = update;
+      const { state, deleteRequiredStatuses, requiredStatuses, refuseWhileSwitching, ...rest } = update;
       // A list, empty or not, is the override (empty: no check required); deleteRequiredStatuses clears it.
       const patch = configPatch({
         ...rest,
@@ -27,7 +27,7 @@ export function queueSettings(
         ...(deleteRequiredStatuses ? { requiredStatuses: null } : {}),
       });
       if (state !== undefined && !['RUNNING', 'PAUSED', 'DRAINING'].includes(state)) {
-        throw new HttpError('VALIDATION_FAILED', 'state must be one of RUNNING, PAUSED, DRAINING');
+        throw new ServiceError('VALIDATION_FAILED', 'state must be one of RUNNING, PAUSED, DRAINING');
       }
       const at = deps.clock.now();
       // Who wrote is recorded with the write itself, in its transaction (contract §2.10).
@@ -35,7 +35,11 @@ export function queueSettings(
         alsoInTransaction: (trx: Transaction<Database>) => markConfigWrite(trx, queue.id, source === 'terraform', at),
       };
       if (Object.keys(patch).length > 0)
-        await deps.executor.applyOrThrow(queue.id, { kind: 'updateConfig', at, patch }, marked);
+        await deps.executor.applyOrThrow(
+          queue.id,
+          { kind: 'updateConfig', at, patch, ...(refuseWhileSwitching ? { refuseWhileSwitching } : {}) },
+          marked,
+        );
       if (state !== undefined) await deps.executor.applyOrThrow(queue.id, { kind: 'setState', at, state }, marked);
       return queueView(deps, queue.id);
     },

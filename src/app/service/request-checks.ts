@@ -1,13 +1,13 @@
 /** Checks of request values the service does itself, so that no caller stores what cannot run. */
 import { validateConfigPatch } from '../../engine/index.js';
 import type { QueueConfig } from '../../engine/types.js';
-import { HttpError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 
 /** The defined settings of `input`, checked by the engine's rules; a bad one is a 400 naming it. */
 export function configPatch(input: Partial<QueueConfig>): Partial<QueueConfig> {
   const patch = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<QueueConfig>;
   const problem = validateConfigPatch(patch);
-  if (problem) throw new HttpError('VALIDATION_FAILED', problem);
+  if (problem) throw new ServiceError('VALIDATION_FAILED', problem);
   return patch;
 }
 
@@ -21,6 +21,6 @@ export function isBranchName(b: string): boolean {
 
 export function assertPrNumber(n: number, min = 1): void {
   if (!Number.isSafeInteger(n) || n < min || n > 4294967295) {
-    throw new HttpError('VALIDATION_FAILED', `pr.number must be an integer from ${min} to 4294967295`);
+    throw new ServiceError('VALIDATION_FAILED', `pr.number must be an integer from ${min} to 4294967295`);
   }
 }

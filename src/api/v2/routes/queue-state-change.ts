@@ -1,7 +1,6 @@
 /** POST /v2/merge-queues/{id}/pause, /resume and /drain share this: the state the engine reports after the write. */
 import type { SettableQueueState } from '../../../engine/types.js';
 import { configSource } from '../../config-source.js';
-import { V2Error } from '../errors.js';
 import { queueOf } from '../lookups.js';
 import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
@@ -23,11 +22,8 @@ export const queueStateChange =
       },
       async (request) => {
         const handle = await queueOf(service, request, request.params.id);
-        const ctx = callerOf(request);
-        const before = await service.getQueue(ctx, handle.key);
-        if (before.snapshot.state === 'SWITCHING_MODES')
-          throw new V2Error(409, 'MODE_CHANGE_IN_PROGRESS', 'The queue is switching modes; try again when it is done');
-        const view = await service.updateQueue(ctx, handle.key, { state }, configSource(request.headers));
+        // A queue switching modes refuses the state (SWITCHING_MODES: 409 MODE_CHANGE_IN_PROGRESS).
+        const view = await service.updateQueue(callerOf(request), handle.key, { state }, configSource(request.headers));
         return stateChangeOut(handle.shortId, view.snapshot);
       },
     );

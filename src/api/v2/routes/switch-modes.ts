@@ -1,5 +1,4 @@
 import { configSource } from '../../config-source.js';
-import { V2Error } from '../errors.js';
 import { queueOf } from '../lookups.js';
 import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
@@ -21,14 +20,11 @@ export const switchModes: V2Route = (app, { service }) => {
     },
     async (request) => {
       const handle = await queueOf(service, request, request.params.id);
-      const ctx = callerOf(request);
-      const before = await service.getQueue(ctx, handle.key);
-      if (before.snapshot.state === 'SWITCHING_MODES')
-        throw new V2Error(409, 'MODE_CHANGE_IN_PROGRESS', 'The queue is already switching modes');
+      // A queue already switching refuses (SWITCHING_MODES: 409 MODE_CHANGE_IN_PROGRESS).
       const view = await service.updateQueue(
-        ctx,
+        callerOf(request),
         handle.key,
-        { mode: modeIn(request.body.mode) },
+        { mode: modeIn(request.body.mode), refuseWhileSwitching: true },
         configSource(request.headers),
       );
       return stateChangeOut(handle.shortId, view.snapshot);

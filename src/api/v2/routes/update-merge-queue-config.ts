@@ -108,15 +108,14 @@ export const updateMergeQueueConfig: V2Route = (app, { service }) => {
       const handle = await queueOf(service, request, request.params.id);
       const ctx = callerOf(request);
       const update = configUpdate(request.body);
-      const before = await service.getQueue(ctx, handle.key);
-      if (before.snapshot.state === 'SWITCHING_MODES')
-        throw new V2Error(
-          409,
-          'MODE_CHANGE_IN_PROGRESS',
-          'The queue is switching modes; change its config when it is done',
-        );
+      // A queue switching modes refuses the write (SWITCHING_MODES: 409 MODE_CHANGE_IN_PROGRESS).
       if (Object.keys(update).length > 0)
-        await service.updateQueue(ctx, handle.key, update, configSource(request.headers));
+        await service.updateQueue(
+          ctx,
+          handle.key,
+          { ...update, refuseWhileSwitching: true },
+          configSource(request.headers),
+        );
       const after = await queueOf(service, request, handle.shortId);
       return mergeQueueOut(after, (await service.getQueue(ctx, handle.key)).snapshot);
     },
