@@ -131,7 +131,8 @@ describe('the file graph', () => {
       'store/migrations/y.ts': '',
       'store/migrations/011-z.ts':
         "import { createHash } from 'node:crypto';\nimport { rows } from '../rows.js';\nimport { v } from 'uuid';",
-      'notify/fan-out.ts': "import { sign } from '../delivery/signing.js';\nimport { hook } from '../webhooks/admin.js';",
+      'notify/fan-out.ts':
+        "import { sign } from '../delivery/signing.js';\nimport { hook } from '../webhooks/admin.js';",
       'webhooks/admin.ts': "import { channel } from '../notify/fan-out.js';",
       'delivery/signing.ts': "import type { Hook } from '../webhooks/admin.js';",
     });
