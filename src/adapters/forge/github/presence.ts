@@ -6,7 +6,7 @@
  * - commentsEnabled: one comment per PR and queue, found by a hidden marker and edited in place.
  * - createPrsForTestingBranches: a draft PR from each test branch to the target branch, opened when
  *   its run starts testing (so CI triggered by pull requests runs on it) and closed when the branch
- *   is deleted (GitHubForge.deleteBranch).
+ *   is deleted (deleteBranch, branches.ts).
  * - stateLabelsEnabled: one label `greenline:<state>` on the PR for its state in the queue, swapped
  *   as it moves; the last one stays when it leaves. A PR that carries one keeps being updated after
  *   the setting is turned off (contract §4), so no PR is left with a stale state label.
@@ -217,9 +217,8 @@ export class Presence {
   private async showLabel(repo: RepoBinding, pr: GitHubPull, stage: Stage, enabled: boolean): Promise<void> {
     const current = (pr.labels ?? []).map((l) => l.name).filter((name) => name.startsWith(LABEL_PREFIX));
     if (!enabled && current.length === 0) return;
-    const gh = await this.deps.clients.repoApi(repo);
-    const { api } = gh;
-    const loc = { ...gh.loc, issue_number: pr.number };
+    const { api, loc: repoLoc } = await this.deps.clients.repoApi(repo);
+    const loc = { ...repoLoc, issue_number: pr.number };
     const label = STATE_LABELS[stage];
     if (!current.includes(label))
       await api.request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', { ...loc, labels: [label] });
