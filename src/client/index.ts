@@ -2,12 +2,8 @@
  * greenline's TypeScript client (`import { GreenlineClient } from 'greenline/client'`): every endpoint
  * of the HTTP API, typed from the server's own schemas, over the global fetch.
  */
-export {
-  GreenlineClient,
-  DEFAULT_TIMEOUT_MS,
-  type GreenlineClientOptions,
-  type CallOptions,
-} from './greenline-client.js';
+export { GreenlineClient } from './greenline-client.js';
+export { DEFAULT_TIMEOUT_MS, type GreenlineClientOptions, type CallOptions } from './transport.js';
 export { GreenlineError, GreenlineApiError, GreenlineNetworkError, type GreenlineErrorCode } from './errors.js';
 export { ENDPOINTS, type EndpointName } from './endpoints.js';
 export {

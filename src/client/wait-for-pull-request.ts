@@ -5,7 +5,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GreenlineError } from './errors.js';
-import type { CallOptions, GreenlineClient } from './greenline-client.js';
+import type { GreenlineClient } from './greenline-client.js';
+import type { CallOptions } from './transport.js';
 import type { GetSubmittedPullRequestRequest, SubmittedPullRequest } from './types.js';
 
 export const TERMINAL_PR_STATES: readonly string[] = ['MERGED', 'FAILED', 'CANCELLED'];

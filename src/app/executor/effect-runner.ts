@@ -22,13 +22,12 @@
  * claimed by an instance that died. Building a test branch or starting CI for a run that is already
  * finished or cancelled is skipped (and logged): it would only leave a branch or a CI run behind.
  * Timers only wake the runner; the work and its schedule are rows.
+ *
+ * Each kind's work, and what the engine hears when its retries are spent, is a handler in effects/.
  */
-import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
-import { isInFlight, type Effect, type EngineEvent } from '../../engine/index.js';
-import type { Clock } from '../../lib/clock.js';
+import type { Effect, EngineEvent } from '../../engine/index.js';
 import { OutboxWorker } from '../../lib/outbox-worker.js';
-import type { Database, EffectRow } from '../../store/database.js';
+import type { EffectRow } from '../../store/database.js';
 import {
   completeEffect,
   failEffect,
@@ -40,27 +39,31 @@ import {
 } from '../../store/effects.js';
 import { findQueueById } from '../../store/queues.js';
 import { findRepoById } from '../../store/repos.js';
-import { findRunRow, runOf, setRunRequiredStatuses } from '../../store/test-runs.js';
-import { recordQueueEvent } from './queue-events.js';
-import type { NoticeContext } from '../../notify/fan-out.js';
-import { forgeFor, type Adapters } from '../adapters.js';
-import type { CiOutcome } from './ci-outcome.js';
-import type { QueueExecutor } from './queue-executor.js';
-import type { QueueLeases } from '../cluster/queue-leases.js';
-import { bindingOf, protectionStatuses, resolveRequiredStatuses } from '../repo-binding.js';
+import { bindingOf } from '../repo-binding.js';
+import { cancelCi } from './effects/cancel-ci.js';
+import { createTestBranch } from './effects/create-test-branch.js';
+import { deleteTestBranch } from './effects/delete-test-branch.js';
+import type { EffectHandler, EffectOf, EffectServices } from './effects/effect-handler.js';
+import { emitEvent } from './effects/emit-event.js';
+import { merge } from './effects/merge.js';
+import { retryCi } from './effects/retry-ci.js';
+import { scheduleWakeup } from './effects/schedule-wakeup.js';
+import { startCi } from './effects/start-ci.js';
 import { nextAttemptAt } from './retry-policy.js';
-import { outlookOf } from './pr-outlook.js';
-import { queueConfigOf } from './snapshot-io.js';
 
-export interface EffectRunnerDeps {
-  db: Kysely<Database>;
-  executor: QueueExecutor;
-  adapters: Adapters;
-  ciOutcome: CiOutcome;
-  clock: Clock;
-  /** Which queues this instance drives. */
-  leases: QueueLeases;
-  logger?: Logger;
+/** The handler of each effect kind. */
+const HANDLERS: { [K in Effect['kind']]: EffectHandler<K> } = {
+  createTestBranch,
+  startCi,
+  retryCi,
+  cancelCi,
+  deleteTestBranch,
+  merge,
+  emitEvent,
+  scheduleWakeup,
+};
+
+export interface EffectRunnerDeps extends EffectServices {
   /**
    * How long a claimed effect is held before another runner may take it over. Long (an effect may
    * fetch or push a big repository): a dead instance's claims come back sooner, when its queue is taken over.
@@ -69,12 +72,6 @@ export interface EffectRunnerDeps {
   /** Longest sleep between looks at the outbox (other instances may add work). */
   idlePollMs?: number;
   batchSize?: number;
-  /** Told when an event queued webhook deliveries. */
-  onWebhookMessages?: () => void;
-  /** Told when an event queued chat notifications. */
-  onNotifications?: () => void;
-  /** How chat notifications are written: the reason sentences, the server's public URL. */
-  notices: NoticeContext;
 }
 
 export class EffectRunner extends OutboxWorker {
@@ -180,208 +177,21 @@ export class EffectRunner extends OutboxWorker {
       );
       if (retryAt !== null) return rescheduleEffect(db, row.id, retryAt, message, clock.now());
       await failEffect(db, row.id, message, clock.now());
-      const giveUp = exhausted(effect, message, clock.now());
+      const giveUp = handlerOf(effect).exhausted?.(effect, `gave up after repeated errors: ${message}`, clock.now());
       if (giveUp) await executor.apply(row.queue_id, giveUp);
     }
   }
 
-  /**
-   * True, and logged, when the effect's run is finished or cancelled, so that building its branch or
-   * starting its CI would only leave something behind. A merge's rebuild of a test commit has no run
-   * of its own: it is never skipped (its branch is deleted after it, in its chain).
-   */
-  private async runIsOver(queueId: string, effect: RunEffect): Promise<boolean> {
-    const row = await findRunRow(this.deps.db, effect.runId);
-    if (!row || isInFlight(runOf(row))) return false;
-    this.deps.logger?.info(
-      { queue: queueId, effect: effect.key, run: effect.runId, status: row.status },
-      `${effect.kind} skipped: the run is already ${row.status}`,
-    );
-    return true;
-  }
-
   /** Does the effect's work; returns the event that reports its result, if any. */
   private async perform(queueId: string, effect: Effect): Promise<EngineEvent | null> {
-    const { db, adapters, clock } = this.deps;
-    const queue = await findQueueById(db, queueId);
-    const repo = queue && (await findRepoById(db, queue.repo_id));
+    const queue = await findQueueById(this.deps.db, queueId);
+    const repo = queue && (await findRepoById(this.deps.db, queue.repo_id));
     if (!queue || !repo) return null;
-    const binding = bindingOf(repo);
-    switch (effect.kind) {
-      case 'createTestBranch': {
-        if (await this.runIsOver(queueId, effect)) return null;
-        const r = await forgeFor(adapters, binding).createTestBranch(binding, {
-          branch: effect.branch,
-          baseSha: effect.baseSha,
-          prs: effect.prs,
-        });
-        const at = clock.now();
-        return r.ok
-          ? { kind: 'testBranchCreated', at, runId: effect.runId, sha: r.sha }
-          : { kind: 'testBranchFailed', at, runId: effect.runId, reason: r.reason, detail: r.detail };
-      }
-      case 'startCi': {
-        if (await this.runIsOver(queueId, effect)) return null;
-        const required =
-          resolveRequiredStatuses(effect.requiredStatuses, repo) ??
-          (await protectionStatuses(forgeFor(adapters, binding), binding, queue.target_branch));
-        if (!required) {
-          return {
-            kind: 'ciResult',
-            at: clock.now(),
-            runId: effect.runId,
-            outcome: 'failure',
-            reason: 'START_TEST_RUN_NO_REQUIRED_STATUSES',
-            detail:
-              'no required statuses: set requiredStatuses on the queue or connect the repository with a CI command',
-          };
-        }
-        // With no check required (an empty override) the built-in CI is not started: its result could
-        // change nothing, and evaluate() below passes the run at once.
-        const runsCi = repo.ci_command !== null && required.statuses.length > 0;
-        await setRunRequiredStatuses(
-          db,
-          effect.runId,
-          required.statuses,
-          required.source,
-          runsCi ? this.deps.leases.instanceId : null,
-        );
-        await this.deps.executor.apply(queueId, {
-          kind: 'ciStarted',
-          at: clock.now(),
-          runId: effect.runId,
-          requiredStatuses: required.statuses,
-        });
-        if (runsCi) {
-          await adapters.ci.start({
-            repo: binding,
-            runId: effect.runId,
-            branch: effect.branch,
-            sha: effect.sha,
-            targetBranch: queue.target_branch,
-            prNumbers: effect.prNumbers,
-            timeoutMinutes: effect.timeoutMinutes,
-          });
-        }
-        await this.deps.ciOutcome.evaluate(effect.runId);
-        return null;
-      }
-      case 'retryCi': {
-        if (await this.runIsOver(queueId, effect)) return null;
-        await this.deps.ciOutcome.forget(effect.runId);
-        const row = await findRunRow(db, effect.runId);
-        if (row?.ci_instance && row.required_statuses !== null) {
-          // This instance runs it now (the one that started it may have handed the queue over).
-          await setRunRequiredStatuses(
-            db,
-            effect.runId,
-            JSON.parse(row.required_statuses) as string[],
-            row.required_statuses_source ?? 'queue',
-            this.deps.leases.instanceId,
-          );
-          await adapters.ci.start({
-            repo: binding,
-            runId: effect.runId,
-            branch: effect.branch,
-            sha: effect.sha,
-            targetBranch: queue.target_branch,
-            prNumbers: effect.prNumbers,
-            timeoutMinutes: effect.timeoutMinutes,
-            attempt: effect.attempt,
-          });
-        }
-        await forgeFor(adapters, binding).rerunChecks?.(binding, { sha: effect.sha, branch: effect.branch });
-        return null;
-      }
-      case 'cancelCi':
-        await adapters.ci.cancel(effect.runId);
-        return null;
-      case 'deleteTestBranch':
-        await forgeFor(adapters, binding).deleteBranch(binding, effect.branch);
-        return null;
-      case 'merge': {
-        const r = await forgeFor(adapters, binding).advanceTarget(binding, {
-          targetBranch: queue.target_branch,
-          expectedSha: effect.expectedTargetSha,
-          testSha: effect.testSha,
-          prs: effect.prs,
-          method: effect.method,
-        });
-        const at = clock.now();
-        const prNumbers = effect.prs.map((p) => p.number);
-        return r.ok
-          ? { kind: 'merged', at, runId: effect.runId, prNumbers, newTargetSha: r.newSha }
-          : {
-              kind: 'mergeFailed',
-              at,
-              runId: effect.runId,
-              prNumbers,
-              reason: r.reason,
-              detail: r.detail,
-              ...(r.mergedPrNumbers ? { mergedPrNumbers: r.mergedPrNumbers } : {}),
-              ...(r.newSha ? { newTargetSha: r.newSha } : {}),
-            };
-      }
-      case 'emitEvent': {
-        const queued = await recordQueueEvent(db, queueId, effect.key, effect.event, clock.now(), this.deps.notices);
-        if (queued.webhooks > 0) this.deps.onWebhookMessages?.();
-        if (queued.notifications > 0) this.deps.onNotifications?.();
-        const forge = forgeFor(adapters, binding);
-        if (forge.onQueueEvent) {
-          const waiting = OUTLOOK_EVENTS.has(effect.event.type);
-          const outlook = waiting
-            ? await outlookOf(db, queueId, await this.deps.executor.read(queueId), clock.now())
-            : undefined;
-          await forge.onQueueEvent(
-            binding,
-            { targetBranch: queue.target_branch, config: queueConfigOf(queue), ...(outlook ? { outlook } : {}) },
-            effect.event,
-          );
-        }
-        return null;
-      }
-      case 'scheduleWakeup':
-        return { kind: 'tick', at: clock.now() };
-    }
+    return handlerOf(effect).perform({ ...this.deps, queueId, queue, repo, binding: bindingOf(repo) }, effect);
   }
 }
 
-/** The events of PRs still in the queue: the forge shows where they stand and when they should merge. */
-const OUTLOOK_EVENTS: ReadonlySet<string> = new Set([
-  'pull_request.submitted',
-  'pull_request.queued',
-  'pull_request.testing',
-  'pull_request.pending_failure',
-]);
-
-/** The effects that build or start something for a run. */
-type RunEffect = Extract<Effect, { kind: 'createTestBranch' | 'startCi' | 'retryCi' }>;
-
-/** What the engine hears when an effect's retry budget is spent; null for clean-up work. */
-function exhausted(effect: Effect, message: string, at: number): EngineEvent | null {
-  const detail = `gave up after repeated errors: ${message}`;
-  switch (effect.kind) {
-    case 'createTestBranch':
-      return { kind: 'testBranchFailed', at, runId: effect.runId, reason: 'START_TEST_RUN_RETRY_EXHAUSTED', detail };
-    case 'startCi':
-      return {
-        kind: 'ciResult',
-        at,
-        runId: effect.runId,
-        outcome: 'failure',
-        reason: 'START_TEST_RUN_RETRY_EXHAUSTED',
-        detail,
-      };
-    case 'merge':
-      return {
-        kind: 'mergeFailed',
-        at,
-        runId: effect.runId,
-        prNumbers: effect.prs.map((p) => p.number),
-        reason: 'GITHUB_API_MERGE_PR_FAILED',
-        detail,
-      };
-    default:
-      return null;
-  }
+/** The handler of the effect's kind. */
+function handlerOf<K extends Effect['kind']>(effect: EffectOf<K>): EffectHandler<K> {
+  return HANDLERS[effect.kind as K];
 }

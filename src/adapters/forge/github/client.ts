@@ -35,6 +35,12 @@ export interface GitHubClientOptions {
   retry?: { retries?: number; retryAfterBaseValue?: number };
 }
 
+/** One repository's client with the `{ owner, repo }` that every request about the repository names. */
+export interface RepoApi {
+  api: GitHubApi;
+  loc: { owner: string; repo: string };
+}
+
 /** GitHub's answer to a request that failed: its status and message. */
 export interface GitHubFailure {
   status: number;
@@ -96,6 +102,11 @@ export class GitHubClients {
       authStrategy: createAppAuth,
       auth: { appId: auth.appId, privateKey: auth.privateKey, installationId },
     });
+  }
+
+  /** forRepo, with the repository's `{ owner, repo }`. */
+  async repoApi(repo: RepoBinding): Promise<RepoApi> {
+    return { api: await this.forRepo(repo), loc: { owner: repo.repo.owner, repo: repo.repo.name } };
   }
 
   private async lookUpInstallation(repo: RepoBinding): Promise<number> {

@@ -18,7 +18,7 @@ import type { WebhookEventMap } from '@octokit/webhooks-types';
 import type { ForgeDelivery, ForgeObservation } from '../../../forge-observations.js';
 import type { CiStatus } from '../../../ports.js';
 import { parseQueueCommand } from './commands.js';
-import { checkRunState } from './github-forge.js';
+import { checkRunState } from './required-checks.js';
 
 /** A delivery's event name (X-GitHub-Event) with its payload. */
 export type GitHubWebhookEvent = {

@@ -6,7 +6,7 @@
  * - commentsEnabled: one comment per PR and queue, found by a hidden marker and edited in place.
  * - createPrsForTestingBranches: a draft PR from each test branch to the target branch, opened when
  *   its run starts testing (so CI triggered by pull requests runs on it) and closed when the branch
- *   is deleted (GitHubForge.deleteBranch).
+ *   is deleted (deleteBranch, branches.ts).
  * - stateLabelsEnabled: one label `greenline:<state>` on the PR for its state in the queue, swapped
  *   as it moves; the last one stays when it leaves. A PR that carries one keeps being updated after
  *   the setting is turned off (contract §4), so no PR is left with a stale state label.
@@ -17,7 +17,7 @@ import type { PrOutlook } from '../../../engine/eta.js';
 import type { QueueConfig, QueueEventPayload } from '../../../engine/types.js';
 import type { RepoBinding } from '../../../ports.js';
 import { hasStatus, type GitHubClients } from './client.js';
-import type { GitHubPull } from './github-forge.js';
+import { fetchPull, type GitHubPull } from './pulls.js';
 
 type Stage = 'submitted' | 'queued' | 'testing' | 'pending_failure' | 'merged' | 'failed' | 'canceled';
 
@@ -85,7 +85,6 @@ export class Presence {
     repo: RepoBinding,
     queue: { targetBranch: string; config: QueueConfig; outlook?: ReadonlyMap<number, PrOutlook> },
     event: QueueEventPayload,
-    pull: (n: number) => Promise<GitHubPull | null>,
   ): Promise<void> {
     const { config } = queue;
     const stage = event.type.split('.')[1] as Stage;
@@ -95,7 +94,7 @@ export class Presence {
       }
       if (!event.type.startsWith('pull_request.')) return;
       for (const n of event.prNumbers) {
-        const pr = await pull(n);
+        const pr = await fetchPull(await this.deps.clients.repoApi(repo), n);
         if (!pr) continue;
         const text = describe(stage, event) + outlookText(queue.outlook?.get(n));
         const link = this.link(repo, queue.targetBranch, n);
@@ -126,8 +125,7 @@ export class Presence {
     text: string,
     link: string | null,
   ): Promise<void> {
-    const api = await this.deps.clients.forRepo(repo);
-    const loc = { owner: repo.repo.owner, repo: repo.repo.name };
+    const { api, loc } = await this.deps.clients.repoApi(repo);
     const shown = SHOWN[stage];
     const name = checkName(branch);
     if (!this.deps.clients.canCreateCheckRuns) {
@@ -180,8 +178,7 @@ export class Presence {
     text: string,
     link: string | null,
   ): Promise<void> {
-    const api = await this.deps.clients.forRepo(repo);
-    const loc = { owner: repo.repo.owner, repo: repo.repo.name };
+    const { api, loc } = await this.deps.clients.repoApi(repo);
     const marker = commentMarker(branch);
     const shown = SHOWN[stage];
     const body = [
@@ -220,8 +217,8 @@ export class Presence {
   private async showLabel(repo: RepoBinding, pr: GitHubPull, stage: Stage, enabled: boolean): Promise<void> {
     const current = (pr.labels ?? []).map((l) => l.name).filter((name) => name.startsWith(LABEL_PREFIX));
     if (!enabled && current.length === 0) return;
-    const api = await this.deps.clients.forRepo(repo);
-    const loc = { owner: repo.repo.owner, repo: repo.repo.name, issue_number: pr.number };
+    const { api, loc: repoLoc } = await this.deps.clients.repoApi(repo);
+    const loc = { ...repoLoc, issue_number: pr.number };
     const label = STATE_LABELS[stage];
     if (!current.includes(label))
       await api.request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', { ...loc, labels: [label] });
@@ -238,12 +235,11 @@ export class Presence {
   private async openDraftPr(repo: RepoBinding, targetBranch: string, event: QueueEventPayload): Promise<void> {
     const key = `${repo.id}:${event.runId}`;
     if (this.draftsOpened.has(key)) return;
-    const api = await this.deps.clients.forRepo(repo);
+    const { api, loc } = await this.deps.clients.repoApi(repo);
     const prs = event.prNumbersInBatch.map((n) => `#${n}`).join(', ');
     try {
       await api.request('POST /repos/{owner}/{repo}/pulls', {
-        owner: repo.repo.owner,
-        repo: repo.repo.name,
+        ...loc,
         head: event.testBranch!,
         base: targetBranch,
         draft: true,

@@ -1,0 +1,123 @@
+/**
+ * Branches through the git refs API, and the test branches built on them: a test branch is built on
+ * a temporary branch (`<prefix>-temp/…`) from the base sha with the merges API (one merge commit per
+ * PR, conflict = START_TEST_RUN_MERGE_CONFLICT), then published as the run's branch and the temporary
+ * one deleted, so CI never sees a half-built branch.
+ */
+import type { Logger } from 'pino';
+import type { RunPr } from '../../../engine/types.js';
+import type { BuildResult, RepoBinding } from '../../../ports.js';
+import { failureOf, hasStatus, type RepoApi } from './client.js';
+
+/** A commit as the messages name it: its first 7 hex digits. */
+export const short = (sha: string): string => sha.slice(0, 7);
+
+/** `<prefix>/rest` → `<prefix>-temp/rest`: where a test branch is built before it is published. */
+export function tempBranchOf(repo: RepoBinding, branch: string): string {
+  const prefix = `${repo.testBranchPrefix}/`;
+  return branch.startsWith(prefix)
+    ? `${repo.testBranchPrefix}-temp/${branch.slice(prefix.length)}`
+    : `greenline-temp/${branch}`;
+}
+
+/** The branch's head, or null when there is no such branch. */
+export async function getBranchSha({ api, loc }: RepoApi, branch: string): Promise<string | null> {
+  try {
+    const { data } = await api.request('GET /repos/{owner}/{repo}/git/ref/{ref}', {
+      ...loc,
+      ref: `heads/${branch}`,
+    });
+    return data.object.sha;
+  } catch (err) {
+    if (hasStatus(err, 404)) return null;
+    throw err;
+  }
+}
+
+/** Names of the branches that start with `prefix` (matching refs). */
+export async function listBranches({ api, loc }: RepoApi, prefix: string): Promise<string[]> {
+  const { data } = await api.request('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', {
+    ...loc,
+    ref: `heads/${prefix}`,
+  });
+  return data.map((r) => r.ref.replace(/^refs\/heads\//, ''));
+}
+
+export async function createTestBranch(
+  gh: RepoApi,
+  logger: Logger,
+  repo: RepoBinding,
+  req: { branch: string; baseSha: string; prs: RunPr[] },
+): Promise<BuildResult> {
+  const { api, loc } = gh;
+  const temp = tempBranchOf(repo, req.branch);
+  await setBranch(gh, temp, req.baseSha);
+  let sha = req.baseSha;
+  for (const pr of req.prs) {
+    try {
+      const res = await api.request('POST /repos/{owner}/{repo}/merges', {
+        ...loc,
+        base: temp,
+        head: pr.headSha,
+        commit_message: `Merge #${pr.number} (${short(pr.headSha)}) into ${req.branch}`,
+      });
+      // 204: the head is already contained; the branch stays where it is.
+      if (res.status === 201) sha = (res.data as { sha: string }).sha;
+    } catch (err) {
+      if (!hasStatus(err, 409)) throw err;
+      await removeBranch(gh, temp);
+      const others = req.prs.slice(0, req.prs.indexOf(pr)).map((p) => `#${p.number}`);
+      return {
+        ok: false,
+        reason: 'START_TEST_RUN_MERGE_CONFLICT',
+        detail: `PR #${pr.number} does not merge cleanly onto ${short(req.baseSha)}${others.length ? ` with ${others.join(', ')}` : ''}: ${failureOf(err).message}`,
+      };
+    }
+  }
+  await setBranch(gh, req.branch, sha);
+  await removeBranch(gh, temp);
+  logger.info({ repo: `${loc.owner}/${loc.repo}`, branch: req.branch, sha }, 'test branch created');
+  return { ok: true, sha };
+}
+
+/** Closes the draft PRs opened for the branch (presence.ts), then deletes it; a missing branch is success. */
+export async function deleteBranch(gh: RepoApi, branch: string): Promise<void> {
+  const { api, loc } = gh;
+  const { data: open } = await api.request('GET /repos/{owner}/{repo}/pulls', {
+    ...loc,
+    head: `${loc.owner}:${branch}`,
+    state: 'open',
+    per_page: 100,
+  });
+  for (const pr of open) {
+    await api.request('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', {
+      ...loc,
+      pull_number: pr.number,
+      state: 'closed',
+    });
+  }
+  await removeBranch(gh, branch);
+}
+
+/** Creates `branch` at sha, or moves it there (a test branch belongs to its run: a retry may replace it). */
+async function setBranch({ api, loc }: RepoApi, branch: string, sha: string): Promise<void> {
+  try {
+    await api.request('POST /repos/{owner}/{repo}/git/refs', { ...loc, ref: `refs/heads/${branch}`, sha });
+  } catch (err) {
+    if (!hasStatus(err, 422)) throw err;
+    await api.request('PATCH /repos/{owner}/{repo}/git/refs/{ref}', {
+      ...loc,
+      ref: `heads/${branch}`,
+      sha,
+      force: true,
+    });
+  }
+}
+
+async function removeBranch({ api, loc }: RepoApi, branch: string): Promise<void> {
+  try {
+    await api.request('DELETE /repos/{owner}/{repo}/git/refs/{ref}', { ...loc, ref: `heads/${branch}` });
+  } catch (err) {
+    if (!hasStatus(err, 404, 422)) throw err;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Pull requests as GitHub's pulls API shows them, and what the queue reads of them: draft PRs, PRs
+ * with conflicts and PRs GitHub blocks (branch protection not met) are `not_mergeable`; while GitHub
+ * is still computing mergeability they are `in_progress`.
+ */
+import type { Mergeability, PrInfo, Unmergeable } from '../../../engine/types.js';
+import { hasStatus, type RepoApi } from './client.js';
+
+/** What the pulls API says about a PR (the fields the forge reads). */
+export interface GitHubPull {
+  number: number;
+  state: string;
+  merged?: boolean;
+  merged_at?: string | null;
+  draft?: boolean;
+  mergeable?: boolean | null;
+  mergeable_state?: string;
+  merge_commit_sha?: string | null;
+  title: string;
+  body?: string | null;
+  user: { login: string } | null;
+  head: { sha: string; ref: string };
+  base: { sha: string; ref: string };
+  labels?: { name: string }[];
+}
+
+/** The pulls API's PR, or null when it does not exist. */
+export async function fetchPull({ api, loc }: RepoApi, number: number): Promise<GitHubPull | null> {
+  try {
+    const { data } = await api.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
+      ...loc,
+      pull_number: number,
+    });
+    return data as GitHubPull;
+  } catch (err) {
+    if (hasStatus(err, 404)) return null;
+    throw err;
+  }
+}
+
+/** Whether GitHub reports the PR merged (by the queue or by anyone else). */
+export function isMerged(pr: GitHubPull | null): boolean {
+  return Boolean(pr?.merged || pr?.merged_at);
+}
+
+export function mergeabilityOf(pr: GitHubPull): Mergeability {
+  if (pr.draft) return 'not_mergeable';
+  if (pr.mergeable === false || pr.mergeable_state === 'dirty' || pr.mergeable_state === 'blocked')
+    return 'not_mergeable';
+  if (pr.mergeable === null || pr.mergeable === undefined || pr.mergeable_state === 'unknown') return 'in_progress';
+  return 'mergeable';
+}
+
+/** Why mergeabilityOf calls the PR not_mergeable. */
+function unmergeableOf(pr: GitHubPull): Unmergeable | undefined {
+  if (pr.draft) return { cause: 'draft' };
+  if (pr.mergeable === false || pr.mergeable_state === 'dirty') return { cause: 'conflict' };
+  if (pr.mergeable_state === 'blocked') return { cause: 'blocked' };
+  return undefined;
+}
+
+export function prInfoOf(pr: GitHubPull): PrInfo {
+  const unmergeable = unmergeableOf(pr);
+  return {
+    number: pr.number,
+    headSha: pr.head.sha,
+    baseBranch: pr.base.ref,
+    headBranch: pr.head.ref,
+    title: pr.title,
+    author: pr.user?.login ?? '',
+    mergeability: mergeabilityOf(pr),
+    ...(unmergeable ? { unmergeable } : {}),
+    ...(pr.labels ? { labels: pr.labels.map((l) => l.name) } : {}),
+  };
+}
