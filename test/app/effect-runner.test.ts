@@ -86,10 +86,16 @@ describe.each(databases)('effect runner on $name', (database) => {
     await t.runEffects();
     const effect = (await listEffects(t.db, await queueId())).find((e) => e.kind === 'createTestBranch')!;
     expect(effect).toMatchObject({ status: 'pending', attempts: 1, last_error: 'injected createTestBranch failure' });
-    expect(effect.run_at).toBe(t.clock.now() + 10_000);
+    // The first retry waits 10 s, spread by the retry policy's jitter to [5 s, 15 s).
+    expect(effect.run_at).toBeGreaterThanOrEqual(t.clock.now() + 5_000);
+    expect(effect.run_at).toBeLessThan(t.clock.now() + 15_000);
     expect(t.ci.started).toEqual([]);
 
-    t.clock.advance(10_000);
+    t.clock.advance(effect.run_at - t.clock.now() - 1);
+    await t.runEffects();
+    expect(t.ci.started).toEqual([]);
+
+    t.clock.advance(1);
     await t.runEffects();
     expect(t.ci.startedRunIds()).toEqual([await runOf(1)]);
   });
