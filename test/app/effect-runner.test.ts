@@ -210,8 +210,7 @@ describe.each(databases)('effect runner on $name', (database) => {
     t.app.start();
     t.forge.openPr(REPO, { number: 1 });
     await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
-    const deadline = Date.now() + 5_000;
-    while (t.ci.started.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await expect.poll(() => t.ci.started.length, { timeout: 5_000, interval: 10 }).toBeGreaterThan(0);
     expect(t.ci.startedRunIds()).toEqual([await runOf(1)]);
     await t.app.stop();
     const count = t.forge.calls.length;
@@ -240,11 +239,10 @@ describe.each(databases)('effect runner on $name', (database) => {
     t.forge.openPr('github.com/acme/api', { number: 7 });
     await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
     await t.service.submitPullRequest(ctx, api, { prNumber: 7 });
-    const deadline = Date.now() + 5_000;
-    while (t.ci.started.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await expect.poll(() => t.ci.started.length, { timeout: 5_000, interval: 10 }).toBeGreaterThan(0);
     expect(t.ci.started.map((s) => s.repo.repo.name)).toEqual(['api']);
     release();
-    while (t.ci.started.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await expect.poll(() => t.ci.started.length, { timeout: 5_000, interval: 10 }).toBeGreaterThanOrEqual(2);
     expect(t.ci.started.map((s) => s.repo.repo.name)).toEqual(['api', 'web']);
     await t.app.stop();
   });
