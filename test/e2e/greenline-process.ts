@@ -15,11 +15,11 @@ import { listeningAddress } from '../helpers/listening.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = path.join(ROOT, 'dist', 'cli.js');
 
-/** The built CLI must exist: `npm test` builds before it runs vitest. */
+/** The built CLI must exist: `npm run test:all` builds before it runs vitest. */
 export function requireBuilt(): void {
   if (!existsSync(CLI)) {
     throw new Error(
-      `${CLI} is missing: the end-to-end tests run the built server. Build it first with \`npm run build\` (\`npm test\` does).`,
+      `${CLI} is missing: the end-to-end tests run the built server. Build it first with \`npm run build\` (\`npm run test:all\` does).`,
     );
   }
 }
