@@ -4,9 +4,10 @@ import { defineConfig } from 'vitest/config';
 import { PG_ADMIN_URL, PG_REQUIRED_MESSAGE, pgReachable, TEST_DATABASE_ENV } from './test/helpers/pg-admin.js';
 
 /**
- * Tests by cost, as projects. `npm test` runs the quick tier, the projects `sqlite` and `other`: what
- * runs in this process's workers alone, in a few minutes, with no build. `npm run test:all` (CI) runs
- * every project: also `postgres`, `processes`, `browser` and `container`.
+ * Tests by cost, as projects. `npm test` runs the quick tier, the projects `sqlite` and `other`: the
+ * tests that run inside vitest's workers, with no build, browser, container or PostgreSQL. `npm run
+ * test:all` (what CI runs) builds and runs every project: also `postgres`, `processes`, `browser` and
+ * `container`.
  *
  * The service and API tests run on both databases, as the projects `sqlite` and `postgres`: the test
  * files under these folders that reach test/helpers/service.ts or test/helpers/databases.ts through
@@ -19,9 +20,12 @@ const DATABASE_HELPERS = ['test/helpers/service.ts', 'test/helpers/databases.ts'
 /** Runs on PostgreSQL alone: nothing to run in the `sqlite` project. */
 const POSTGRES_ONLY = ['test/app/postgres.test.ts'];
 /**
- * Folders and files whose tests run the built `greenline` (dist/, so after `npm run build`) or other
- * programs as child processes: servers, the command line, end-to-end runs. Each took from a minute to
- * several on a loaded two-core machine, where the quick tier's files take seconds.
+ * Folders and files whose tests run programs as child processes: `greenline` servers and commands
+ * (from dist/, built by `npm run build`; the command line falls back to the sources through tsx,
+ * slower still), tsc, systemd-analyze, end-to-end runs. On this two-core machine, loaded by other
+ * work, those measured took from half a minute to six minutes each, most of it starting processes,
+ * and without a build the command-line ones failed their 30 s timeouts; the slowest file left in the
+ * quick tier, the engine's property tests, took a minute and a half.
  */
 const PROCESS_TESTS = [
   'test/e2e',
@@ -34,7 +38,11 @@ const PROCESS_TESTS = [
   'test/client/cli-pr.test.ts',
   'test/client/cli-queue.test.ts',
   'test/client/cli-v2.test.ts',
+  'test/client/sdk-package.test.ts',
   'test/deploy/manifests.test.ts',
+  'test/notify/api.test.ts',
+  'test/sim/simulate-cli.test.ts',
+  'test/webhooks/cli.test.ts',
 ];
 /** The dashboard in Chromium. */
 const BROWSER_TESTS = ['test/dashboard'];
