@@ -5,9 +5,10 @@ import { PG_ADMIN_URL, PG_REQUIRED_MESSAGE, pgReachable, TEST_DATABASE_ENV } fro
 
 /**
  * Tests by cost, as projects. `npm test` runs the quick tier, the projects `sqlite` and `other`: the
- * tests that run inside vitest's workers, with no build, browser, container or PostgreSQL. `npm run
- * test:all` (what CI runs) builds and runs every project: also `postgres`, `processes`, `browser` and
- * `container`.
+ * tests that run inside vitest's workers, with no build, browser, container or PostgreSQL, on every
+ * core (`--maxWorkers=100%`; vitest's default leaves one free, on two cores a single worker: 557 s
+ * against 413 s measured here under a load of 6). `npm run test:all` (what CI runs) builds and runs
+ * every project: also `postgres`, `processes`, `browser` and `container`.
  *
  * The service and API tests run on both databases, as the projects `sqlite` and `postgres`: the test
  * files under these folders that reach test/helpers/service.ts or test/helpers/databases.ts through
