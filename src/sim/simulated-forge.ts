@@ -7,7 +7,7 @@
  * the merge has exactly the content the merged run tested (DESIGN §3 "Invariant"). A breach is counted,
  * not thrown, so a simulation reports it next to its figures.
  *
- * The tests' forge (`InMemoryForge`, adapters/forge/in-memory-forge.ts) keeps every commit's full PR list and answers
+ * The tests' forge (`InMemoryForge`, test/doubles/in-memory-forge.ts) keeps every commit's full PR list and answers
  * asynchronously; at 10,000 PRs that is quadratic memory, hence this lighter one.
  */
 import type { RunPr } from '../engine/index.js';

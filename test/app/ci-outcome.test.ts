@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { outcomeOf } from '../../src/app/executor/ci-outcome.js';
 import { resolveRequiredStatuses } from '../../src/app/repo-binding.js';
-import { nextAttemptAt, RETRY_RULES } from '../../src/app/executor/retry-policy.js';
+import { nextAttemptAt, RETRY_RULES, type RetryRule } from '../../src/app/executor/retry-policy.js';
 import type { RepoRow } from '../../src/store/database.js';
 
 const s = (context: string, state: string) => ({ context, state });
@@ -76,11 +76,36 @@ describe('resolveRequiredStatuses', () => {
 });
 
 describe('retry policy', () => {
+  const middle = () => 0.5;
+  const lowest = () => 0;
+  const highest = () => 1 - Number.EPSILON;
+
   it('backs off exponentially up to a cap, then gives up', () => {
-    expect(nextAttemptAt('merge', 1, 0)).toBe(2_000);
-    expect(nextAttemptAt('merge', 2, 0)).toBe(4_000);
-    expect(nextAttemptAt('merge', 5, 0)).toBe(10_000);
-    expect(nextAttemptAt('merge', RETRY_RULES.merge.maxAttempts, 0)).toBeNull();
-    expect(nextAttemptAt('createTestBranch', 4, 0)).toBeNull();
+    expect(nextAttemptAt('merge', 1, 0, middle)).toBe(2_000);
+    expect(nextAttemptAt('merge', 2, 0, middle)).toBe(4_000);
+    expect(nextAttemptAt('merge', 5, 0, middle)).toBe(10_000);
+    expect(nextAttemptAt('merge', RETRY_RULES.merge.maxAttempts, 0, middle)).toBeNull();
+    expect(nextAttemptAt('createTestBranch', 4, 0, middle)).toBeNull();
+  });
+
+  it('spreads each delay over [0.5, 1.5) of the backoff, from the random source', () => {
+    expect(nextAttemptAt('merge', 1, 100, lowest)).toBe(100 + 1_000);
+    expect(nextAttemptAt('merge', 1, 100, highest)).toBe(100 + 2_999);
+    expect(nextAttemptAt('merge', 5, 0, lowest)).toBe(5_000);
+    expect(nextAttemptAt('merge', 5, 0, highest)).toBe(14_999);
+    expect(nextAttemptAt('createTestBranch', 3, 0, () => 0.25)).toBe(30_000);
+    expect(nextAttemptAt('merge', RETRY_RULES.merge.maxAttempts, 0, lowest)).toBeNull();
+  });
+
+  it('keeps every rule and attempt within its bounds with the default random source', () => {
+    for (const [kind, rule] of Object.entries(RETRY_RULES) as [keyof typeof RETRY_RULES, RetryRule][]) {
+      for (let attempts = 1; attempts < rule.maxAttempts; attempts++) {
+        const backoff = Math.min(rule.firstDelayMs * 2 ** (attempts - 1), rule.maxDelayMs);
+        const delays = Array.from({ length: 50 }, () => nextAttemptAt(kind, attempts, 0)!);
+        expect(Math.min(...delays)).toBeGreaterThanOrEqual(backoff / 2);
+        expect(Math.max(...delays)).toBeLessThan(backoff * 1.5);
+        expect(new Set(delays).size).toBeGreaterThan(1);
+      }
+    }
   });
 });

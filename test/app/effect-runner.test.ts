@@ -86,10 +86,16 @@ describe.each(databases)('effect runner on $name', (database) => {
     await t.runEffects();
     const effect = (await listEffects(t.db, await queueId())).find((e) => e.kind === 'createTestBranch')!;
     expect(effect).toMatchObject({ status: 'pending', attempts: 1, last_error: 'injected createTestBranch failure' });
-    expect(effect.run_at).toBe(t.clock.now() + 10_000);
+    // The first retry waits 10 s, spread by the retry policy's jitter to [5 s, 15 s).
+    expect(effect.run_at).toBeGreaterThanOrEqual(t.clock.now() + 5_000);
+    expect(effect.run_at).toBeLessThan(t.clock.now() + 15_000);
     expect(t.ci.started).toEqual([]);
 
-    t.clock.advance(10_000);
+    t.clock.advance(effect.run_at - t.clock.now() - 1);
+    await t.runEffects();
+    expect(t.ci.started).toEqual([]);
+
+    t.clock.advance(1);
     await t.runEffects();
     expect(t.ci.startedRunIds()).toEqual([await runOf(1)]);
   });
@@ -204,8 +210,7 @@ describe.each(databases)('effect runner on $name', (database) => {
     t.app.start();
     t.forge.openPr(REPO, { number: 1 });
     await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
-    const deadline = Date.now() + 5_000;
-    while (t.ci.started.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await expect.poll(() => t.ci.started.length, { timeout: 5_000, interval: 10 }).toBeGreaterThan(0);
     expect(t.ci.startedRunIds()).toEqual([await runOf(1)]);
     await t.app.stop();
     const count = t.forge.calls.length;
@@ -234,11 +239,10 @@ describe.each(databases)('effect runner on $name', (database) => {
     t.forge.openPr('github.com/acme/api', { number: 7 });
     await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
     await t.service.submitPullRequest(ctx, api, { prNumber: 7 });
-    const deadline = Date.now() + 5_000;
-    while (t.ci.started.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await expect.poll(() => t.ci.started.length, { timeout: 5_000, interval: 10 }).toBeGreaterThan(0);
     expect(t.ci.started.map((s) => s.repo.repo.name)).toEqual(['api']);
     release();
-    while (t.ci.started.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await expect.poll(() => t.ci.started.length, { timeout: 5_000, interval: 10 }).toBeGreaterThanOrEqual(2);
     expect(t.ci.started.map((s) => s.repo.repo.name)).toEqual(['api', 'web']);
     await t.app.stop();
   });

@@ -9,6 +9,7 @@ import { notifyEffects } from '../../src/store/effects.js';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import { testDatabases } from '../helpers/databases.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const pg = (await testDatabases()).filter((d) => d.name === 'postgres');
 const REPO = 'github.com/acme/web';
@@ -44,10 +45,16 @@ describe.each(pg)('application on $name', (database) => {
     try {
       const queueId = (await t.db.selectFrom('queues').select('id').executeTakeFirstOrThrow()).id;
       // LISTEN is issued on a connection of its own: wait until it is in place.
-      await waitFor(async () => {
-        await t.db.transaction().execute((trx) => notifyEffects(trx, 'probe'));
-        return heard.includes('probe');
-      });
+      await waitUntil(
+        'the LISTEN connection to hear a probe',
+        10_000,
+        async () => {
+          await t.db.transaction().execute((trx) => notifyEffects(trx, 'probe'));
+          return heard.includes('probe') || undefined;
+        },
+        undefined,
+        50,
+      );
       await t.db
         .transaction()
         .execute(async (trx) => {
@@ -57,7 +64,13 @@ describe.each(pg)('application on $name', (database) => {
         .catch(() => undefined);
       t.forge.openPr(REPO, { number: 1 });
       await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
-      await waitFor(async () => heard.includes(queueId));
+      await waitUntil(
+        'the notification of the submission',
+        10_000,
+        () => heard.includes(queueId) || undefined,
+        undefined,
+        50,
+      );
       // Once, for the submission: nothing for the transaction that rolled back.
       expect(heard.filter((q) => q !== 'probe')).toEqual([queueId]);
     } finally {
@@ -88,11 +101,3 @@ describe.each(pg)('application on $name', (database) => {
     expect(snapshot.runs.length).toBe(2);
   });
 });
-
-async function waitFor(probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`nothing heard within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

@@ -5,7 +5,7 @@
  * claimed effects at once (not after the effects' own 10-minute lease) and its lost CI runs.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ScriptedCi } from '../../src/adapters/ci/scripted-ci.js';
+import { ScriptedCi } from '../doubles/scripted-ci.js';
 import { createApp, type App } from '../../src/app/create-app.js';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import { leaseEffects, listEffects, selectDueEffectIds } from '../../src/store/effects.js';

@@ -1,6 +1,6 @@
 /**
  * Runs the real `greenline` command line as a child process: the build in dist/ when it is newer than
- * every source file (`npm test` builds first), else the sources through tsx (slower to start).
+ * every source file (`npm run test:all` builds first), else the sources through tsx (slower to start).
  */
 import { execFile } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';

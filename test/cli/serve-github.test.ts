@@ -9,6 +9,7 @@ import { sign } from '@octokit/webhooks-methods';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_ARGS, ROOT, cleanEnv, runCli } from './run-cli.js';
 import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
+import { listeningAddress } from '../helpers/listening.js';
 import type { Json } from '../helpers/json.js';
 
 let dir: string;
@@ -38,12 +39,9 @@ async function serve(dataDir: string, env: Record<string, string>): Promise<{ ur
   child.stdout!.on('data', (d: Buffer) => {
     out += d.toString();
   });
-  const deadline = Date.now() + 30_000;
-  while (!/listening on (\S+)/.test(out)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { url: /listening on (\S+)/.exec(out)![1]!, child };
+  const url = await listeningAddress(child, () => out, 30_000);
+  if (!url) throw new Error(`serve did not start: ${out}`);
+  return { url, child };
 }
 
 async function deliver(

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_ARGS, ROOT, cleanEnv, runCli } from './run-cli.js';
 import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
+import { listeningAddress } from '../helpers/listening.js';
 import type { Json } from '../helpers/json.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 let dir: string;
 const children: ChildProcess[] = [];
@@ -54,12 +56,9 @@ async function serve(dataDir: string | null, extra: string[] = [], cwd = ROOT): 
     err += d.toString();
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 30_000;
-  while (!/listening on (\S+)/.test(out)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start: ${out}\n${err}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { child, url: /listening on (\S+)/.exec(out)![1]!, stdout: () => out, stderr: () => err, exited };
+  const url = await listeningAddress(child, () => out, 30_000);
+  if (!url) throw new Error(`serve did not start: ${out}\n${err}`);
+  return { child, url, stdout: () => out, stderr: () => err, exited };
 }
 
 async function api(url: string, token: string, path: string, body: unknown): Promise<{ status: number; json: Json }> {
@@ -240,11 +239,16 @@ describe('greenline serve', () => {
       expect((await api(s.url, token, 'createQueue', key)).status).toBe(200);
       expect((await api(s.url, token, 'submitPullRequest', { ...key, pr: { number: 1 } })).status).toBe(200);
       let state = '';
-      const deadline = Date.now() + 40_000;
-      while (state !== 'MERGED' && state !== 'FAILED' && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 250));
-        state = (await api(s.url, token, 'getSubmittedPullRequest', { ...key, pr: { number: 1 } })).json.state;
-      }
+      await waitUntil(
+        'PR 1 to merge or fail',
+        40_000,
+        async () => {
+          state = (await api(s.url, token, 'getSubmittedPullRequest', { ...key, pr: { number: 1 } })).json.state;
+          return state === 'MERGED' || state === 'FAILED' || undefined;
+        },
+        () => state,
+        250,
+      );
       expect(state).toBe('MERGED');
       // Squash (the default method): one new commit on main whose tree has the PR's file.
       git(work, 'fetch', '-q', 'origin');

@@ -27,15 +27,6 @@ const queueJson = async (address: string[]) => JSON.parse((await s.run(['queue',
 const prState = async (n: number): Promise<string> =>
   JSON.parse((await s.run(['pr', 'status', String(n), ...MAIN, '--json'])).stdout).state;
 
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 40_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 describe('greenline queue freeze', () => {
   it('holds a tested PR back until the freeze ends, then merges it without being told', async () => {
     const end = new Date(Date.now() + 12_000).toISOString();
@@ -54,12 +45,7 @@ describe('greenline queue freeze', () => {
     expect(shown).toMatch(/^freezes:\s+\{"windows":\[\],"oneOff":\[\{"from":/m);
 
     expect((await s.run(['pr', 'submit', '1', ...MAIN])).code).toBe(0);
-    expect(
-      await until(
-        () => prState(1),
-        (st) => st === 'TESTS_PASSED',
-      ),
-    ).toBe('TESTS_PASSED');
+    await expect.poll(() => prState(1), { timeout: 40_000, interval: 250 }).toBe('TESTS_PASSED');
     const base = await s.git.refSha('refs/heads/main');
     expect(await s.git.readFile('refs/heads/main', 'one.txt')).toBeNull();
     // Still frozen: the PR waits, and main has not moved.
@@ -68,12 +54,7 @@ describe('greenline queue freeze', () => {
       expect(await s.git.refSha('refs/heads/main')).toBe(base);
     }
 
-    expect(
-      await until(
-        () => prState(1),
-        (st) => st === 'MERGED',
-      ),
-    ).toBe('MERGED');
+    await expect.poll(() => prState(1), { timeout: 40_000, interval: 250 }).toBe('MERGED');
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(end));
     expect(await s.git.readFile('refs/heads/main', 'one.txt')).toBe('one\n');
     expect(await queueJson(MAIN)).toMatchObject({ frozen: false, frozenUntil: null, frozenReason: null });

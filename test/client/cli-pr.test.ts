@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git } from '../../src/git/git.js';
 import { GreenlineClient, type SubmittedPullRequest } from '../../src/client/index.js';
 import { startCliServer, type CliServer } from './cli-server.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const WEB = ['--repo', 'github.com/acme/web', '--branch', 'main'];
 const EXT = ['--repo', 'github.com/acme/ext', '--branch', 'ext-main'];
@@ -138,12 +139,9 @@ describe('greenline pr', () => {
       targetBranch: 'main',
       pr: { number: 3 },
     };
-    let state = '';
-    for (let i = 0; i < 200 && state !== 'TESTING'; i++) {
-      state = (await client.getSubmittedPullRequest(request)).state;
-      if (state !== 'TESTING') await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(state).toBe('TESTING');
+    await expect
+      .poll(async () => (await client.getSubmittedPullRequest(request)).state, { timeout: 30_000, interval: 50 })
+      .toBe('TESTING');
     const restarted = await s.run(['pr', 'restart', '3', ...WEB]);
     expect(restarted).toMatchObject({ code: 0, stdout: 'Restarted the tests of PR #3 in github.com/acme/web main.\n' });
     const cancelled = await s.run(['pr', 'cancel', '3', ...WEB]);
@@ -173,15 +171,21 @@ describe('greenline pr', () => {
   });
 });
 
-/** Reads PR `n` until `done` holds for it (or gives up after 30 s). */
+/** Reads PR `n` until `done` holds for it; fails after 30 s. */
 async function until(n: number, done: (pr: SubmittedPullRequest) => boolean): Promise<SubmittedPullRequest> {
   const client = new GreenlineClient({ url: s.url, token: s.token });
   const request = { repo: { host: 'github.com', owner: 'acme', name: 'web' }, targetBranch: 'main', pr: { number: n } };
-  for (let i = 0; ; i++) {
-    const pr = await client.getSubmittedPullRequest(request);
-    if (done(pr) || i === 300) return pr;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  let pr: SubmittedPullRequest | undefined;
+  return waitUntil(
+    `PR #${n} to reach the expected state`,
+    30_000,
+    async () => {
+      pr = await client.getSubmittedPullRequest(request);
+      return done(pr) ? pr : undefined;
+    },
+    () => pr && { state: pr.state, reason: pr.reason.code },
+    100,
+  );
 }
 
 describe('greenline pr and queue get say why a PR is where it is', () => {
@@ -293,13 +297,16 @@ describe('greenline targets set and test-run', () => {
     expect((await s.run(['pr', 'submit', '20', ...EXT])).code).toBe(0);
 
     // The test branch greenline-merge/pr-20/<run id> is pushed to the remote for CI to test.
-    let ref = '';
-    for (let i = 0; i < 200 && !ref; i++) {
-      ref = await git(['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads/greenline-merge/pr-20/'], {
-        cwd: s.git.remote,
-      });
-      if (!ref) await new Promise((r) => setTimeout(r, 100));
-    }
+    const ref = await waitUntil(
+      'the test branch of PR 20 on the remote',
+      30_000,
+      async () =>
+        (await git(['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads/greenline-merge/pr-20/'], {
+          cwd: s.git.remote,
+        })) || undefined,
+      undefined,
+      100,
+    );
     const [, runId, testSha] = /^refs\/heads\/greenline-merge\/pr-20\/(\S+) (\S+)$/.exec(ref)!;
     const pending = await s.run([
       'test-run',

@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeGitFixture, type GitFixture } from '../adapters/git-fixture.js';
+import { listeningAddress } from '../helpers/listening.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = path.join(ROOT, 'dist', 'cli.js');
@@ -105,15 +106,11 @@ export async function startCliServer(opts: CliServerOptions = {}): Promise<CliSe
   child.stderr!.on('data', (d: Buffer) => {
     out += d.toString();
   });
-  const deadline = Date.now() + 30_000;
-  while (!/listening on (\S+)/.test(out)) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`serve did not start: ${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
+  const url = await listeningAddress(child, () => out, 30_000);
+  if (!url) {
+    child.kill('SIGKILL');
+    throw new Error(`serve did not start: ${out}`);
   }
-  const url = /listening on (\S+)/.exec(out)![1]!;
   const cli: CliServer['cli'] = (args, env, stdin) => exec(home, args, env, stdin);
   return {
     url,

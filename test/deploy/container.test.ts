@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GitRemote } from '../e2e/git-remote.js';
 import { testDatabases, type TestDatabase } from '../helpers/databases.js';
 import { CA_BUNDLE, ensurePodman, Podman, ROOT } from './podman.js';
@@ -53,22 +53,29 @@ const volumes: string[] = [];
 let postgres: TestDatabase | undefined;
 let imageSize = 0;
 
+/** Polls `probe` until it answers something other than undefined; a probe that throws (a server still starting) is asked again. */
 async function waitUntil<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > deadline)
+  return vi
+    .waitFor(
+      async () => {
+        let value: T | undefined;
+        try {
+          value = await probe();
+        } catch (err) {
+          lastError = err;
+          throw err;
+        }
+        if (value === undefined) throw new Error(`not yet ${what}`);
+        return value;
+      },
+      { timeout: timeoutMs, interval: 250 },
+    )
+    .catch(() => {
       throw new Error(
         `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`,
       );
-    await new Promise((r) => setTimeout(r, 250));
-  }
+    });
 }
 
 /** A bare remote whose check.sh passes, PRs 1 and 2 adding a file each, and PR 3 whose check takes minutes. */

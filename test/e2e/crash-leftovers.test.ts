@@ -26,7 +26,8 @@ import { GitDaemon } from './git-daemon.js';
 import { GitRemote } from './git-remote.js';
 import { GreenlineProcess, killAll, requireBuilt, type GreenlineOptions } from './greenline-process.js';
 import { countOf, findLeftovers, processesWith, settledLeftovers } from './leftovers.js';
-import { QueueClient, waitUntil } from './queue-client.js';
+import { QueueClient } from './queue-client.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 requireBuilt();
 afterAll(killAll);

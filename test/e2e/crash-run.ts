@@ -8,7 +8,8 @@ import { expect } from 'vitest';
 import type { CiScript } from './ci-script.js';
 import type { GitRemote } from './git-remote.js';
 import type { GreenlineProcess, Transition } from './greenline-process.js';
-import { waitUntil, type QueueClient } from './queue-client.js';
+import type { QueueClient } from './queue-client.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { targetHistoryProblems } from './target-history.js';
 import type { Json } from '../helpers/json.js';
 

@@ -6,6 +6,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from '../helpers/free-port.js';
+import { WaitTimeout, waitUntil } from '../helpers/wait-until.js';
 
 const lsRemote = (url: string): Promise<boolean> =>
   new Promise((resolve) => execFile('git', ['ls-remote', url], { timeout: 5_000 }, (err) => resolve(!err)));
@@ -35,11 +36,18 @@ export class GitDaemon {
         { stdio: 'ignore' },
       );
       const daemon = new GitDaemon(child, port);
-      const deadline = Date.now() + 10_000;
-      while (child.exitCode === null && Date.now() < deadline) {
-        if (await lsRemote(daemon.url(probe))) return daemon;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      // Serving, or exited (its port was taken), or neither after 10 s.
+      const serving = await waitUntil(
+        `git daemon to serve ${probe}`,
+        10_000,
+        async () => (child.exitCode !== null ? false : (await lsRemote(daemon.url(probe))) || undefined),
+        undefined,
+        100,
+      ).catch((err: unknown) => {
+        if (err instanceof WaitTimeout) return false;
+        throw err;
+      });
+      if (serving) return daemon;
       await daemon.stop();
       // The port was taken between choosing and binding it: try another.
       if (attempt >= 2) throw new Error(`git daemon did not serve ${probe} on port ${port}`);

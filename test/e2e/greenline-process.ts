@@ -10,15 +10,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CiRecord } from './ci-script.js';
 import type { Json } from '../helpers/json.js';
+import { listeningAddress } from '../helpers/listening.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = path.join(ROOT, 'dist', 'cli.js');
 
-/** The built CLI must exist: `npm test` builds before it runs vitest. */
+/** The built CLI must exist: `npm run test:all` builds before it runs vitest. */
 export function requireBuilt(): void {
   if (!existsSync(CLI)) {
     throw new Error(
-      `${CLI} is missing: the end-to-end tests run the built server. Build it first with \`npm run build\` (\`npm test\` does).`,
+      `${CLI} is missing: the end-to-end tests run the built server. Build it first with \`npm run build\` (\`npm run test:all\` does).`,
     );
   }
 }
@@ -174,18 +175,12 @@ export class GreenlineProcess {
       ),
       token,
     );
-    const deadline = Date.now() + 20_000;
-    const LISTENING = /listening on (\S+)/;
-    let listening = LISTENING.exec(server.stdout);
-    while (!listening) {
-      if (server.child.exitCode !== null || Date.now() > deadline) {
-        server.child.kill('SIGKILL');
-        throw new Error(`greenline serve did not start:\n${server.stdout}\n${server.stderr}`);
-      }
-      await new Promise((r) => setTimeout(r, 50));
-      listening = LISTENING.exec(server.stdout);
+    const address = await listeningAddress(server.child, () => server.stdout, 20_000);
+    if (!address) {
+      server.child.kill('SIGKILL');
+      throw new Error(`greenline serve did not start:\n${server.stdout}\n${server.stderr}`);
     }
-    server.address = listening[1]!;
+    server.address = address;
     return server;
   }
 

@@ -14,7 +14,8 @@ import { CHECK_SH, writeCiScript } from './ci-script.js';
 import { CRASH_SERVE_ARGS, LEASE_TTL_S as TTL_S, expectCrashSafe, openPrs, settleAll } from './crash-run.js';
 import { GitRemote } from './git-remote.js';
 import { GreenlineProcess, killAll, requireBuilt } from './greenline-process.js';
-import { QueueClient, waitUntil } from './queue-client.js';
+import { QueueClient } from './queue-client.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 requireBuilt();

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { GitRemote } from './git-remote.js';
+import { WaitTimeout, waitUntil } from '../helpers/wait-until.js';
 
 export interface Leftovers {
   /** `greenline-merge/*` branches on the remote. */
@@ -75,11 +76,20 @@ export const countOf = (l: Leftovers): string =>
  * until nothing is left or `ms` passed, and returns what it saw last.
  */
 export async function settledLeftovers(find: () => Promise<Leftovers>, ms: number): Promise<Leftovers> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const seen = await find();
-    const none = seen.branches.length + seen.worktrees.length + seen.records.length + seen.processes.length === 0;
-    if (none || Date.now() > deadline) return seen;
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  let seen: Leftovers | undefined;
+  const none = (l: Leftovers): boolean =>
+    l.branches.length + l.worktrees.length + l.records.length + l.processes.length === 0;
+  await waitUntil(
+    'the leftovers to be cleaned up',
+    ms,
+    async () => {
+      seen = await find();
+      return none(seen) || undefined;
+    },
+    undefined,
+    250,
+  ).catch((err: unknown) => {
+    if (!(err instanceof WaitTimeout)) throw err;
+  });
+  return seen ?? find();
 }

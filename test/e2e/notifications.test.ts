@@ -12,7 +12,8 @@ import { ChatReceiver } from '../notify/chat-receiver.js';
 import { CHECK_SH, writeCiScript } from './ci-script.js';
 import { GitRemote } from './git-remote.js';
 import { GreenlineProcess, killAll, requireBuilt, runCli } from './greenline-process.js';
-import { QueueClient, SETTLE_MS, waitUntil } from './queue-client.js';
+import { QueueClient, SETTLE_MS } from './queue-client.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const SLUG = 'example.com/acme/shop';
 

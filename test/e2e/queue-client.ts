@@ -1,6 +1,7 @@
 /** One queue of a running greenline, driven through the v1 API over HTTP. */
 import type { ApiReply, GreenlineProcess } from './greenline-process.js';
 import type { Json } from '../helpers/json.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 export const TERMINAL = ['MERGED', 'FAILED', 'CANCELLED'];
 
@@ -12,26 +13,6 @@ export const TERMINAL = ['MERGED', 'FAILED', 'CANCELLED'];
 export const SETTLE_MS = 150_000;
 /** A scenario's test: its set-up, settling, and the checks after. */
 export const SCENARIO_MS = 240_000;
-
-/** Polls `probe` until it returns a value that is not undefined; the timeout error tells what it saw last. */
-export async function waitUntil<T>(
-  what: string,
-  timeoutMs: number,
-  probe: () => Promise<T | undefined>,
-  seen?: () => unknown,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${seen ? `; last seen: ${JSON.stringify(await seen())}` : ''}`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 export class QueueClient {
   readonly repo: { host: string; owner: string; name: string };

@@ -31,6 +31,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitRemote } from './git-remote.js';
 import type { Json } from '../helpers/json.js';
+import { listeningAddress } from '../helpers/listening.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SLUG = 'github.com/acme/web';
@@ -137,13 +139,17 @@ describe('the README quick start, run literally on a fresh clone', () => {
   const story = (): string => `server stdout:\n${serverOut}\nserver stderr (last 4000):\n${serverErr.slice(-4000)}`;
 
   async function waitTerminal(pr: number): Promise<Json> {
-    const deadline = Date.now() + 240_000;
-    for (;;) {
-      const got = await readmeJson(qs.get(pr));
-      if (TERMINAL.includes(String(got.state).toUpperCase())) return got;
-      if (Date.now() > deadline) throw new Error(`PR #${pr} is still ${got.state}\n${story()}`);
-      await new Promise((r) => setTimeout(r, 1_000));
-    }
+    let got: Json;
+    return waitUntil(
+      `PR #${pr} to leave the queue`,
+      240_000,
+      async () => {
+        got = await readmeJson(qs.get(pr));
+        return TERMINAL.includes(String(got.state).toUpperCase()) ? got : undefined;
+      },
+      () => `${got?.state}\n${story()}`,
+      1_000,
+    );
   }
 
   beforeAll(async () => {
@@ -178,16 +184,9 @@ describe('the README quick start, run literally on a fresh clone', () => {
     server.stderr!.on('data', (d: Buffer) => {
       serverErr += d.toString();
     });
-    const deadline = Date.now() + 60_000;
-    const LISTENING = /greenline listening on (http:\/\/\S+)/;
-    let listening = LISTENING.exec(serverOut);
-    while (!listening) {
-      if (server.exitCode !== null || Date.now() > deadline)
-        throw new Error(`npm start did not start the server\n${story()}`);
-      await new Promise((r) => setTimeout(r, 100));
-      listening = LISTENING.exec(serverOut);
-    }
-    url = listening[1]!;
+    const address = await listeningAddress(server, () => serverOut, 60_000, /greenline listening on (http:\/\/\S+)/);
+    if (!address) throw new Error(`npm start did not start the server\n${story()}`);
+    url = address;
     token = /^Token: (gl_\S+)$/m.exec(serverOut)?.[1] ?? '';
     expect(token, 'the first start prints a bootstrap token').toMatch(/^gl_/);
     qs = prepare(quickStartCommands(readFileSync(path.join(clone, 'README.md'), 'utf8')), token, '../remote.git', url);

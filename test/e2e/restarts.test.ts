@@ -13,7 +13,8 @@ import { CHECK_SH, writeCiScript } from './ci-script.js';
 import { CRASH_SERVE_ARGS, LEASE_TTL_S, expectCrashSafe, openPrs, settleAll } from './crash-run.js';
 import { GitRemote } from './git-remote.js';
 import { GreenlineProcess, killAll, requireBuilt } from './greenline-process.js';
-import { QueueClient, waitUntil } from './queue-client.js';
+import { QueueClient } from './queue-client.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 requireBuilt();
@@ -89,9 +90,11 @@ describe('one SQLite instance killed five times', () => {
 });
 
 async function waitForLog(p: GreenlineProcess, msg: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!p.logLines().some((l) => l.msg === msg)) {
-    if (Date.now() > deadline) throw new Error(`no "${msg}" in the log after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitUntil(
+    `"${msg}" in the log`,
+    timeoutMs,
+    () => p.logLines().some((l) => l.msg === msg) || undefined,
+    undefined,
+    100,
+  );
 }

@@ -7,7 +7,8 @@ import { afterAll, beforeAll } from 'vitest';
 import { writeCiScript, type CiScript } from './ci-script.js';
 import { GitRemote } from './git-remote.js';
 import { GreenlineProcess } from './greenline-process.js';
-import { QueueClient, waitUntil } from './queue-client.js';
+import { QueueClient } from './queue-client.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 export interface Scenario {

@@ -10,8 +10,8 @@
  *   const a = mortalInstance({ db, clock, forge, log, instanceId: 'a', dieAt: (call) => call.op === 'ciStart' ? 'before' : null });
  *   await a.drain();          // returns when idle, or as soon as the instance died
  */
-import { ScriptedCi } from '../../src/adapters/ci/scripted-ci.js';
-import type { InMemoryForge } from '../../src/adapters/forge/in-memory-forge.js';
+import { ScriptedCi } from '../doubles/scripted-ci.js';
+import type { InMemoryForge } from '../doubles/in-memory-forge.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createApp, type App } from '../../src/app/create-app.js';
 import type { CiPort, ForgePort, RepoBinding } from '../../src/ports.js';

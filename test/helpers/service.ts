@@ -15,8 +15,8 @@
  *   await t.close();
  */
 import { randomUUID } from 'node:crypto';
-import { ScriptedCi } from '../../src/adapters/ci/scripted-ci.js';
-import { InMemoryForge } from '../../src/adapters/forge/in-memory-forge.js';
+import { ScriptedCi } from '../doubles/scripted-ci.js';
+import { InMemoryForge } from '../doubles/in-memory-forge.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createApp, type App } from '../../src/app/create-app.js';
 import { ensureOrg } from '../../src/app/admin/org-admin.js';

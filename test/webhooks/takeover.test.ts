@@ -7,7 +7,7 @@
  * the receiver in order.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ScriptedCi } from '../../src/adapters/ci/scripted-ci.js';
+import { ScriptedCi } from '../doubles/scripted-ci.js';
 import { createApp, type App } from '../../src/app/create-app.js';
 import type { AuthContext } from '../../src/app/service-port.js';
 import { DEFAULT_TIMEOUT_MS } from '../../src/delivery/http-post.js';

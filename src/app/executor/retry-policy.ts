@@ -4,6 +4,12 @@
  *
  * Budgets follow contract §6.1 (starting a test run: ~3 retries over ~90 s) and §6.2 (merging: about
  * 10 attempts over ~60 s); clean-up work (branch deletion, CI cancel) keeps trying for longer.
+ *
+ * The delay doubles from `firstDelayMs` up to `maxDelayMs`, then is spread by a random factor in
+ * [0.5, 1.5), as graphile-worker's `calculateDelay` does: effects that failed together (a forge
+ * outage fails every queue's merge at once) come back at different times instead of as one herd.
+ * On average the budgets above hold; one delay is at least half and less than one and a half times
+ * the rule's.
  */
 import type { Effect } from '../../engine/types.js';
 
@@ -24,9 +30,18 @@ export const RETRY_RULES: Record<Effect['kind'], RetryRule> = {
   scheduleWakeup: { maxAttempts: 8, firstDelayMs: 1_000, maxDelayMs: 60_000 },
 };
 
-/** When to try again after `attempts` failed attempts, or null when the budget is spent. */
-export function nextAttemptAt(kind: Effect['kind'], attempts: number, now: number): number | null {
+/**
+ * When to try again after `attempts` failed attempts, or null when the budget is spent. `random`
+ * returns a number in [0, 1), as Math.random does.
+ */
+export function nextAttemptAt(
+  kind: Effect['kind'],
+  attempts: number,
+  now: number,
+  random: () => number = Math.random,
+): number | null {
   const rule = RETRY_RULES[kind];
   if (attempts >= rule.maxAttempts) return null;
-  return now + Math.min(rule.firstDelayMs * 2 ** (attempts - 1), rule.maxDelayMs);
+  const delay = Math.min(rule.firstDelayMs * 2 ** (attempts - 1), rule.maxDelayMs);
+  return now + Math.floor(delay * (0.5 + random()));
 }

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CHECK_SH } from '../ci-script.js';
-import { SCENARIO_MS, SETTLE_MS, waitUntil } from '../queue-client.js';
+import { SCENARIO_MS, SETTLE_MS } from '../queue-client.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { useScenario } from '../scenario.js';
 
 const SLUG = 'example.com/acme/frozen';

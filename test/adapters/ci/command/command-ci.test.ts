@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCommandCi, type CommandCi } from '../../../../src/adapters/ci/command/index.js';
@@ -9,6 +8,7 @@ import { ManualClock } from '../../../../src/lib/clock.js';
 import { git } from '../../../../src/git/git.js';
 import type { CiStartRequest, CiStatusReport } from '../../../../src/ports.js';
 import { makeGitFixture, type GitFixture } from '../../git-fixture.js';
+import { waitUntil } from '../../../helpers/wait-until.js';
 
 const logger = pino({ level: 'silent' });
 let fx: GitFixture;
@@ -49,23 +49,19 @@ const statesOf = (runId: string): string[] =>
   reports.filter((r) => r.runId === runId).map((r) => `${r.status.state}: ${r.status.description}`);
 
 /** Waits for the run's final status (anything but pending). */
-async function finished(runId: string, ms = 10_000): Promise<CiStatusReport> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const last = reports.filter((r) => r.runId === runId && r.status.state !== 'pending').at(-1);
-    if (last) return last;
-    if (Date.now() > until) throw new Error(`run ${runId} did not finish; statuses: ${statesOf(runId).join('; ')}`);
-    await sleep(20);
-  }
+function finished(runId: string, ms = 10_000): Promise<CiStatusReport> {
+  return waitUntil(
+    `run ${runId} to finish`,
+    ms,
+    () => reports.filter((r) => r.runId === runId && r.status.state !== 'pending').at(-1),
+    () => statesOf(runId),
+    20,
+  );
 }
 
 async function waitForFile(file: string, ms = 10_000): Promise<string> {
-  const until = Date.now() + ms;
-  while (!existsSync(file) || readFileSync(file, 'utf8') === '') {
-    if (Date.now() > until) throw new Error(`${file} never appeared`);
-    await sleep(20);
-  }
-  return readFileSync(file, 'utf8').trim();
+  const written = () => (existsSync(file) && readFileSync(file, 'utf8')) || undefined;
+  return (await waitUntil(`${file} to be written`, ms, written, undefined, 20)).trim();
 }
 
 /** A process is alive while /proc knows it and it is not a zombie waiting for its parent. */

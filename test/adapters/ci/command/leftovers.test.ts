@@ -7,7 +7,6 @@
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCommandCi, type CommandCi } from '../../../../src/adapters/ci/command/index.js';
@@ -17,6 +16,7 @@ import { addWorktree, removeLeftoverWorktrees, removeWorktree } from '../../../.
 import { git } from '../../../../src/git/git.js';
 import type { CiStartRequest } from '../../../../src/ports.js';
 import { makeGitFixture, type GitFixture } from '../../git-fixture.js';
+import { waitUntil } from '../../../helpers/wait-until.js';
 
 const logger = pino({ level: 'silent' });
 let fx: GitFixture;
@@ -70,12 +70,8 @@ function alive(pid: number): boolean {
 }
 
 async function waitForPid(file: string): Promise<number> {
-  const until = Date.now() + 10_000;
-  while (!existsSync(file) || readFileSync(file, 'utf8').trim() === '') {
-    if (Date.now() > until) throw new Error(`${file} never appeared`);
-    await sleep(20);
-  }
-  return Number(readFileSync(file, 'utf8').trim());
+  const written = () => (existsSync(file) && readFileSync(file, 'utf8').trim()) || undefined;
+  return Number(await waitUntil(`${file} to be written`, 10_000, written, undefined, 20));
 }
 
 const namesIn = async (dir: string): Promise<string[]> => (existsSync(dir) ? (await readdir(dir)).sort() : []);
@@ -159,7 +155,13 @@ describe('what a killed server left of its CI', () => {
     const unmarkedChild = await waitForPid(unmarkedPid);
     await unmarked.exited;
     // Until `env` ran, the forked shell still carries the marker.
-    while (readFileSync(`/proc/${unmarkedChild}/environ`, 'utf8').includes('GREENLINE_TEST_RUN_ID=')) await sleep(10);
+    await waitUntil(
+      `process ${unmarkedChild} to run without the marker`,
+      10_000,
+      () => !readFileSync(`/proc/${unmarkedChild}/environ`, 'utf8').includes('GREENLINE_TEST_RUN_ID=') || undefined,
+      undefined,
+      10,
+    );
 
     const stopped = await records.stopLeftoverGroups(() => false, 300);
     expect(stopped.map((r) => r.runId).sort()).toEqual(['run-orphan', 'run-ours']);

@@ -8,7 +8,7 @@ import { sign } from '@octokit/webhooks-methods';
 import Bottleneck from 'bottleneck';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { ScriptedCi } from '../../../../src/adapters/ci/scripted-ci.js';
+import { ScriptedCi } from '../../../doubles/scripted-ci.js';
 import { GitHubForge, type GitHubForgeOptions } from '../../../../src/adapters/forge/github/github-forge.js';
 import { readGitHubDelivery } from '../../../../src/adapters/forge/github/observations.js';
 import { buildHttpApp } from '../../../../src/api/build-app.js';

@@ -1,8 +1,8 @@
 /**
- * A scripted CI for tests: NEVER used by `greenline serve` (the simulator has its own, SimulatedCi). It records what it
+ * A scripted CI for tests (the simulator has its own, SimulatedCi). It records what it
  * was asked to start and cancel; the test decides each run's outcome by reporting statuses.
  */
-import type { CiPort, CiStartRequest, CiStatus, CiStatusSink } from '../../ports.js';
+import type { CiPort, CiStartRequest, CiStatus, CiStatusSink } from '../../src/ports.js';
 
 export class ScriptedCi implements CiPort {
   readonly started: CiStartRequest[] = [];

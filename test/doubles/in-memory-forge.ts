@@ -1,13 +1,13 @@
 /**
- * An in-memory, stateful forge for tests: NEVER used by `greenline serve` (the simulator has a lighter one, SimulatedForge).
+ * An in-memory, stateful forge for tests (the simulator has a lighter one, SimulatedForge).
  *
  * A commit is modelled as (parent, the ordered list of PR heads merged since the root), so a test can
  * read what any branch contains. Every repository's state is open for inspection (`state()`), so tests
  * can assert the whole forge after each step. Failures are injected explicitly.
  */
 import { createHash } from 'node:crypto';
-import type { PrInfo, RunPr } from '../../engine/types.js';
-import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../ports.js';
+import type { PrInfo, RunPr } from '../../src/engine/types.js';
+import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../src/ports.js';
 
 export interface InMemoryCommit {
   sha: string;
