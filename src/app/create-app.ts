@@ -21,7 +21,7 @@ import type { MergeQueueService } from './service-port.js';
 import { TokenCache } from './admin/tokens.js';
 import { ApiDirectory } from './read-models/api-directory.js';
 import { QueueExecutor } from './executor/queue-executor.js';
-import { DeliveryWorker } from '../delivery/worker.js';
+import { type DeliverySubscription, DeliveryWorker, type Outbox } from '../delivery/worker.js';
 import { webhookOutbox } from '../webhooks/outbox.js';
 import { notificationOutbox } from '../notify/outbox.js';
 import { reasonMessage } from './read-models/pr-reason.js';
@@ -92,20 +92,17 @@ export function createApp(deps: AppDeps): App {
   const ciOutcome = new CiOutcome({ db, executor, clock, ...(logger ? { logger } : {}) });
   const adapters: Adapters = { forges: deps.forges, ci: deps.createCi(ciOutcome.sink) };
   const policy = deps.webhookPolicy;
-  const webhooks = new DeliveryWorker(webhookOutbox, {
-    db,
-    clock,
-    instanceId,
-    ...(policy ? { policy } : {}),
-    ...(logger ? { logger: logger.child({ part: 'webhooks' }) } : {}),
-  });
-  const notifier = new DeliveryWorker(notificationOutbox, {
-    db,
-    clock,
-    instanceId,
-    ...(policy ? { policy } : {}),
-    ...(logger ? { logger: logger.child({ part: 'notifications' }) } : {}),
-  });
+  /** The worker of one delivery outbox; its log lines carry `part`. */
+  const deliveryWorker = <S extends DeliverySubscription>(outbox: Outbox<S>, part: string) =>
+    new DeliveryWorker(outbox, {
+      db,
+      clock,
+      instanceId,
+      ...(policy ? { policy } : {}),
+      ...(logger ? { logger: logger.child({ part }) } : {}),
+    });
+  const webhooks = deliveryWorker(webhookOutbox, 'webhooks');
+  const notifier = deliveryWorker(notificationOutbox, 'notifications');
   const leases = new QueueLeases({
     db,
     clock,
