@@ -6,7 +6,8 @@
 // What is shown is graph/picture.js, where graph/layout.js, in words graph/words.js: this module draws.
 import { layout } from './graph/layout.js';
 import { picture } from './graph/picture.js';
-import { clip, describe, headline, list, runLabel, runSentence, short } from './graph/words.js';
+import { clip, describe, headline, list, runLabel, runSentence } from './graph/words.js';
+import { short } from './links.js';
 import { prHref } from './links.js';
 import { html, useLayoutEffect, useMemo, useRef } from './ui.js';
 

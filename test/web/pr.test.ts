@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { SubmittedPullRequest } from '../../src/client/index.js';
-import { noRunsText, priorityChoices, runIdsOf, short, whyNoCi } from '../../web/pr/words.js';
+import { short } from '../../web/links.js';
+import { noRunsText, priorityChoices, runIdsOf, whyNoCi } from '../../web/pr/words.js';
 
 type TimelineItem = NonNullable<SubmittedPullRequest['timeline']>[number];
 

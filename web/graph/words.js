@@ -2,12 +2,12 @@
 // The queue graph in words: a run's label and sentence (its accessible name and tooltip), the headline
 // above the picture and the text alternative screen readers get instead of it.
 
+import { short } from '../links.js';
+
 /** @typedef {import('./picture.js').Item} Item */
 /** @typedef {import('./picture.js').Picture} Picture */
 /** @typedef {import('./picture.js').Run} Run */
 
-/** A commit or test run id as the picture shows it: its first 8 characters. */
-export const short = (/** @type {string | null} */ sha) => (sha ? sha.slice(0, 8) : '–');
 /** "#4, #5, #6" */
 export const list = (/** @type {number[]} */ ns) => ns.map((n) => `#${n}`).join(', ');
 /** `s` cut to `n` characters, "…" ending what was cut. */

@@ -9,7 +9,7 @@ import { QueueGraph } from '../graph.js';
 import { ApiProblem, Badge, ExternalLink, Reason, Since, Until, usePageTitle } from '../components.js';
 import { confirmThen } from '../actions.js';
 import { follow } from '../live.js';
-import { historyHref, prHref, queueLabel, settingsHref } from '../links.js';
+import { historyHref, prHref, queueLabel, settingsHref, short } from '../links.js';
 import { html, useEffect, useState } from '../ui.js';
 import { CONTROLS, FreezeBanner, ManagementBanner, outsideTerraform } from '../queue-state.js';
 
@@ -20,7 +20,6 @@ import { CONTROLS, FreezeBanner, ManagementBanner, outsideTerraform } from '../q
 /** @typedef {QueueActivity['recentPullRequests'][number]} RecentPr */
 /** @typedef {import('../live.js').Connection} Connection */
 
-const short = (/** @type {string | null} */ sha) => (sha ? sha.slice(0, 8) : '–');
 const upper = (/** @type {string} */ state) => String(state).toUpperCase();
 const slug = (/** @type {QueueKey} */ key) => `${key.repo.host}/${key.repo.owner}/${key.repo.name}`;
 /** How often the charts are read again while nothing concludes. */

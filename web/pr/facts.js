@@ -5,7 +5,7 @@ import { Since, time, Until } from '../dom.js';
 import { queueHref, queueLabel } from '../links.js';
 import { html } from '../ui.js';
 import { ExternalLink, Why } from '../words.js';
-import { short } from './words.js';
+import { short } from '../links.js';
 
 /** @typedef {import('../../src/client/index.js').SubmittedPullRequest} SubmittedPullRequest */
 /** @typedef {import('../../src/client/index.js').QueueRequest} QueueKey */

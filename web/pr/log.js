@@ -3,7 +3,7 @@
 import { ApiError, call, failed } from '../api.js';
 import { html, useEffect, useState } from '../ui.js';
 import { ErrorText } from './error-text.js';
-import { short } from './words.js';
+import { short } from '../links.js';
 
 /** @typedef {import('../../src/client/index.js').QueueRequest} QueueKey */
 

@@ -7,7 +7,8 @@ import { html } from '../ui.js';
 import { ExternalLink, StateBadge, Why } from '../words.js';
 import { ErrorText } from './error-text.js';
 import { LogViewer } from './log.js';
-import { short, whyNoCi } from './words.js';
+import { short } from '../links.js';
+import { whyNoCi } from './words.js';
 
 /** @typedef {import('../../src/client/index.js').TestingDetails} TestingDetails */
 /** @typedef {import('../../src/client/index.js').QueueRequest} QueueKey */

@@ -3,7 +3,7 @@
 import { time } from '../dom.js';
 import { html } from '../ui.js';
 import { StateBadge, Why } from '../words.js';
-import { short } from './words.js';
+import { short } from '../links.js';
 
 /** @typedef {import('./words.js').TimelineItem} TimelineItem */
 

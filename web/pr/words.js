@@ -1,12 +1,9 @@
 // @ts-check
-// The pull request page's words and choices, without Preact or the DOM: ids shortened, why a PR has no
+// The pull request page's words and choices, without Preact or the DOM: why a PR has no
 // test run, which test runs its timeline names, why a run never reached CI, the priorities to choose from.
 
 /** @typedef {import('../../src/client/index.js').SubmittedPullRequest} SubmittedPullRequest */
 /** @typedef {NonNullable<SubmittedPullRequest['timeline']>[number]} TimelineItem */
-
-/** A commit or test run id as the page shows it: its first 8 characters. */
-export const short = (/** @type {string | null | undefined} */ sha) => (sha ? sha.slice(0, 8) : '–');
 
 const PRIORITIES = ['urgent', 'high', 'medium', 'low'];
 
