@@ -14,18 +14,21 @@ import { html } from './ui.js';
 export const outsideTerraform = (a) =>
   a.managedBy === 'terraform' ? ' Terraform manages this queue: this counts as a change outside Terraform.' : '';
 
-/** The queue's state controls: each sets `state` through updateQueue after a confirmation. */
+/**
+ * The queue's state controls: each sets `state` through updateQueue after a confirmation that says what
+ * the state means, in the engine's words (src/engine/queue-states.ts; test/web/queue-state.test.ts).
+ */
 export const CONTROLS = [
   {
     state: 'PAUSED',
     label: 'Pause',
-    text: 'Pause the queue: no new test runs start; runs in flight finish and can still merge.',
+    text: 'Pause the queue: no PR is admitted, no test run starts and nothing merges until it is resumed; results of runs in flight are still recorded.',
   },
-  { state: 'RUNNING', label: 'Resume', text: 'Resume the queue: it starts test runs again.' },
+  { state: 'RUNNING', label: 'Resume', text: 'Resume the queue: ready PRs are admitted, tested and merged.' },
   {
     state: 'DRAINING',
     label: 'Drain',
-    text: 'Drain the queue: PRs already in it are tested and merged, new submissions are refused.',
+    text: 'Drain the queue: the PRs already admitted are tested and merged; new submissions are refused and PRs not yet admitted wait until it is resumed.',
   },
 ];
 

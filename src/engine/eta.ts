@@ -26,7 +26,8 @@ import { adaptiveStatus } from './adaptive.js';
 import { queueOrder } from './ordering.js';
 import { freezeStatus } from './freeze.js';
 import { laneHeads } from './parallel-graph.js';
-import { whyNotReady } from './readiness.js';
+import { NOT_READY_WHY, whyNotReady } from './readiness.js';
+import { QUEUE_STATE_MEANING } from './queue-states.js';
 import { isInFlight } from './runs.js';
 import type { Entry, QueueSnapshot, TestRun } from './types.js';
 
@@ -67,6 +68,8 @@ export const WAITING_CODES = [
   'NOT_READY',
   'IMPACTED_TARGETS',
   'QUEUE_PAUSED',
+  'QUEUE_DRAINING',
+  'SWITCHING_MODES',
   'FROZEN',
   'PRS_AHEAD',
   'TEST_SLOT',
@@ -90,6 +93,20 @@ export interface PrOutlook {
   waitingOn: WaitingOn;
   /** Epoch ms; null when it cannot be estimated. */
   estimatedMergeAt: number | null;
+}
+
+/** What holds every PR not admitted yet, whatever its own readiness: a queue that admits none. */
+function admissionHold(state: QueueSnapshot['state']): WaitingOn | null {
+  switch (state) {
+    case 'PAUSED':
+      return { code: 'QUEUE_PAUSED', message: QUEUE_STATE_MEANING.PAUSED };
+    case 'DRAINING':
+      return { code: 'QUEUE_DRAINING', message: QUEUE_STATE_MEANING.DRAINING };
+    case 'SWITCHING_MODES':
+      return { code: 'SWITCHING_MODES', message: QUEUE_STATE_MEANING.SWITCHING_MODES };
+    case 'RUNNING':
+      return null;
+  }
 }
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
@@ -124,27 +141,36 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
     positions.set(e.prNumber, p);
   });
 
+  // A PR not admitted yet waits first for the queue's state, then for what keeps it not ready.
+  const hold = admissionHold(snapshot.state);
   for (const e of snapshot.entries) {
     if (e.state !== 'NOT_READY') continue;
-    const missing = whyNotReady(snapshot, e) === 'IMPACTED_TARGETS_MISSING';
+    const why = whyNotReady(snapshot, e);
     out.set(e.prNumber, {
       position: null,
-      waitingOn: missing
-        ? { code: 'IMPACTED_TARGETS', message: 'It waits for the impacted targets of its head to be uploaded.' }
-        : { code: 'NOT_READY', message: 'It is not ready to be tested yet; its reason says why.' },
+      waitingOn:
+        hold ??
+        (why === 'IMPACTED_TARGETS_MISSING'
+          ? { code: 'IMPACTED_TARGETS', message: 'It waits for the impacted targets of its head to be uploaded.' }
+          : {
+              code: 'NOT_READY',
+              message:
+                why === null ? 'It is about to be admitted.' : `It is not ready to be tested: ${NOT_READY_WHY[why]}.`,
+            }),
       estimatedMergeAt: null,
     });
   }
 
   const freeze = freezeStatus(snapshot.config.freezes, now);
-  const halt: WaitingOn | null = freeze.frozen
-    ? {
-        code: 'FROZEN',
-        message: `The queue is frozen (${freeze.reason}) until ${new Date(freeze.until).toISOString()}: nothing merges before.`,
-      }
-    : snapshot.state === 'PAUSED'
-      ? { code: 'QUEUE_PAUSED', message: 'The queue is paused: nothing starts or merges until it is resumed.' }
-      : null;
+  const halt: WaitingOn | null =
+    snapshot.state === 'PAUSED'
+      ? { code: 'QUEUE_PAUSED', message: QUEUE_STATE_MEANING.PAUSED }
+      : freeze.frozen
+        ? {
+            code: 'FROZEN',
+            message: `The queue is frozen (${freeze.reason}) until ${new Date(freeze.until).toISOString()}: nothing merges before.`,
+          }
+        : null;
   if (halt) {
     for (const e of admitted)
       out.set(e.prNumber, { position: positions.get(e.prNumber)!, waitingOn: halt, estimatedMergeAt: null });

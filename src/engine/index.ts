@@ -1,7 +1,15 @@
 /** The queue engine's public API: a pure decision function over plain data, and its helpers. */
 export { decide, decideAll, groupKey, type GroupableEvent, type GroupDecision } from './decide.js';
 export { queueOrder, comparePending } from './ordering.js';
-export { readiness, isReady, sameUnmergeable, whyNotReady, type NotReadyReason } from './readiness.js';
+export {
+  readiness,
+  isReady,
+  sameUnmergeable,
+  whyNotReady,
+  NOT_READY_WHY,
+  type NotReadyReason,
+} from './readiness.js';
+export { QUEUE_STATE_MEANING, admitsPrs } from './queue-states.js';
 export { parsePriority, priorityNameOf, type ParsedPriority } from './priority.js';
 export { validateConfigPatch } from './config-validation.js';
 export { newQueueSnapshot, DEFAULT_QUEUE_CONFIG } from './config.js';

@@ -20,6 +20,19 @@ export type NotReadyReason =
   | 'MERGEABILITY_PENDING'
   | 'IMPACTED_TARGETS_MISSING';
 
+/** Each NotReadyReason in words: what keeps the PR out of the queue, and what to do. */
+export const NOT_READY_WHY: Record<NotReadyReason, string> = {
+  BASE_BRANCH_MISMATCH: "its base branch is not the queue's branch; it waits until it is retargeted",
+  CONFLICTS_WITH_TARGET:
+    'it conflicts with the target branch; merge or rebase the target branch into it, push, and submit it again',
+  DRAFT: 'it is a draft; mark it ready for review',
+  BLOCKED_BY_FORGE: 'the forge blocks merging it (branch protection: reviews or checks missing)',
+  NOT_MERGEABLE: 'the forge says it cannot be merged',
+  MERGEABILITY_PENDING: 'waiting for the forge to tell whether it can be merged',
+  IMPACTED_TARGETS_MISSING:
+    'waiting for the impacted targets of its head (parallel mode: setImpactedTargets, greenline targets set)',
+};
+
 const CAUSE_CODE: Record<Unmergeable['cause'], NotReadyReason> = {
   conflict: 'CONFLICTS_WITH_TARGET',
   draft: 'DRAFT',

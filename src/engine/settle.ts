@@ -11,6 +11,7 @@ import { announceFreeze } from './freeze.js';
 import { tryMerge } from './merging.js';
 import { completeModeSwitch } from './queue-control.js';
 import { isReady } from './readiness.js';
+import { admitsPrs } from './queue-states.js';
 import { abandonRun, isInFlight } from './runs.js';
 import { schedule } from './scheduling.js';
 import { requestWakeup } from './timers.js';
@@ -59,7 +60,7 @@ function settleRounds(d: Draft, fallback: QueuedReason): number | null {
 
 /** NOT_READY → PENDING for every ready entry, while the queue is RUNNING (contract §5.2). */
 function admit(d: Draft): void {
-  if (d.state !== 'RUNNING') return;
+  if (!admitsPrs(d.state)) return;
   for (const e of [...d.allEntries()]) {
     if (e.state === 'NOT_READY' && isReady({ targetBranch: d.base.targetBranch, config: d.config }, e)) {
       move(d, e, 'PENDING', 'MERGE_ITEM_NOW_READY', { patch: { admittedAt: d.at } });

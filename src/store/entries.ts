@@ -96,6 +96,7 @@ const prOfQueue = prepare(
         'repos.pr_url_template',
         'queues.id as queue_id',
         'queues.config',
+        'queues.state',
         'entries.data',
       ])
       .where('repos.host', '=', p.host)
@@ -105,7 +106,7 @@ const prOfQueue = prepare(
 
 /**
  * A PR's entry in the queue of a branch of a repository, with what is needed to show it, in one
- * lookup: the repository's org and site (for its forge links), the queue's id and settings (JSON),
+ * lookup: the repository's org and site (for its forge links), the queue's id, settings (JSON) and state,
  * the entry when there is one.
  */
 export async function findPrOfQueue(
@@ -113,7 +114,9 @@ export async function findPrOfQueue(
   repo: { host: string; owner: string; name: string },
   targetBranch: string,
   prNumber: number,
-): Promise<{ orgId: string; site: RepoSite; queue?: { id: string; config: string }; entry?: Entry } | undefined> {
+): Promise<
+  { orgId: string; site: RepoSite; queue?: { id: string; config: string; state: string }; entry?: Entry } | undefined
+> {
   const [row] = await prOfQueue(db, { host: repo.host, owner: repo.owner, name: repo.name, targetBranch, prNumber });
   if (!row) return undefined;
   return {
@@ -125,7 +128,7 @@ export async function findPrOfQueue(
       name: repo.name,
       pr_url_template: row.pr_url_template,
     },
-    ...(row.queue_id !== null ? { queue: { id: row.queue_id, config: row.config! } } : {}),
+    ...(row.queue_id !== null ? { queue: { id: row.queue_id, config: row.config!, state: row.state! } } : {}),
     ...(row.data !== null ? { entry: entryOf({ data: row.data }) } : {}),
   };
 }

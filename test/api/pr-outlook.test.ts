@@ -4,6 +4,7 @@
  * finished test runs.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { QUEUE_STATE_MEANING } from '../../src/engine/queue-states.js';
 import { createApiHarness, json, type ApiHarness } from './api-harness.js';
 
 const MIN = 60_000;
@@ -70,13 +71,26 @@ describe('position, waitingOn and estimatedMergeAt', () => {
     await h.post('/v1/updateQueue', h.body({ state: 'PAUSED' }));
     const pr = await getPr(1);
     expect(outlook(pr)).toEqual([1, 'QUEUE_PAUSED', null]);
-    expect(pr.waitingOn.message).toBe('The queue is paused: nothing starts or merges until it is resumed.');
+    expect(pr.waitingOn.message).toBe(QUEUE_STATE_MEANING.PAUSED);
+  });
+
+  it('say a PR submitted to a paused queue waits for the queue, in its waitingOn and its reason', async () => {
+    await h.post('/v1/updateQueue', h.body({ state: 'PAUSED' }));
+    await submit(1);
+    await h.t.runEffects();
+    const pr = await getPr(1);
+    expect(outlook(pr)).toEqual([null, 'QUEUE_PAUSED', null]);
+    expect(pr.waitingOn.message).toMatch(/^The queue is paused: no PR is admitted/);
+    expect(pr.reason).toMatchObject({ code: 'QUEUE_PAUSED' });
+    expect(pr.reason.message).toBe('Submitted: the queue is paused; it is admitted once the queue is resumed.');
   });
 
   it('give a PR that is not ready no position', async () => {
     h.t.forge.openPr('github.com/acme/web', { number: 4, mergeability: 'not_mergeable' });
     await submit(4);
     await h.t.runEffects();
-    expect(outlook(await getPr(4))).toEqual([null, 'NOT_READY', null]);
+    const pr = await getPr(4);
+    expect(outlook(pr)).toEqual([null, 'NOT_READY', null]);
+    expect(pr.waitingOn.message).toBe('It is not ready to be tested: the forge says it cannot be merged.');
   });
 });

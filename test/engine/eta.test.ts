@@ -200,6 +200,27 @@ describe('queueOutlook', () => {
       { 1: [1, 'QUEUE_PAUSED', null], 2: [2, 'QUEUE_PAUSED', null] },
     ],
     [
+      'paused: a PR not admitted yet waits for the queue before anything of its own',
+      {
+        ...queue({}, [entry(1, 'NOT_READY'), entry(2, 'NOT_READY', { mergeability: 'in_progress' })]),
+        state: 'PAUSED',
+      },
+      STATS,
+      { 1: [null, 'QUEUE_PAUSED', null], 2: [null, 'QUEUE_PAUSED', null] },
+    ],
+    [
+      'draining: admitted PRs go on, the others wait for the queue',
+      { ...queue({}, [entry(1, 'PENDING'), entry(2, 'NOT_READY')]), state: 'DRAINING' },
+      STATS,
+      { 1: [1, 'TEST_SLOT', 30], 2: [null, 'QUEUE_DRAINING', null] },
+    ],
+    [
+      'switching modes: the PRs not admitted wait for the switch',
+      { ...queue({}, [entry(2, 'NOT_READY')]), state: 'SWITCHING_MODES' },
+      STATS,
+      { 2: [null, 'SWITCHING_MODES', null] },
+    ],
+    [
       'frozen: nothing merges, no estimate',
       queue(
         {

@@ -8,11 +8,28 @@
  * otherwise its latest transition, with the transition's detail (which required status failed, the
  * conflicting files, who cancelled) and the test run it belongs to.
  */
-import { freezeStatus, isFreezeExempt, whyNotReady, type NotReadyReason } from '../../engine/index.js';
-import type { Entry, PrState, QueueSnapshot, TransitionReason } from '../../engine/types.js';
+import {
+  admitsPrs,
+  freezeStatus,
+  isFreezeExempt,
+  NOT_READY_WHY,
+  whyNotReady,
+  type NotReadyReason,
+} from '../../engine/index.js';
+import type { Entry, PrState, QueueSnapshot, QueueState, TransitionReason } from '../../engine/types.js';
 
-/** QUEUE_FROZEN: a PR that would test or merge waits for the end of a freeze (freezes, extension). */
-export type ReasonCode = TransitionReason | NotReadyReason | 'QUEUE_FROZEN';
+/**
+ * QUEUE_FROZEN: a PR that would test or merge waits for the end of a freeze (freezes, extension).
+ * QUEUE_PAUSED, QUEUE_DRAINING, QUEUE_SWITCHING_MODES: a PR ready to be admitted waits for the queue.
+ */
+export type ReasonCode = TransitionReason | NotReadyReason | 'QUEUE_FROZEN' | QueueHold;
+
+type QueueHold = 'QUEUE_PAUSED' | 'QUEUE_DRAINING' | 'QUEUE_SWITCHING_MODES';
+const HOLD_OF: Record<Exclude<QueueState, 'RUNNING'>, QueueHold> = {
+  PAUSED: 'QUEUE_PAUSED',
+  DRAINING: 'QUEUE_DRAINING',
+  SWITCHING_MODES: 'QUEUE_SWITCHING_MODES',
+};
 
 export interface PrReason {
   code: ReasonCode;
@@ -87,15 +104,11 @@ const WHY: Record<ReasonCode, string> = {
   PASSED_BY_OPTIMIZATION: 'a bisection run that included it passed, so it was not tested again',
   TEST_RUN_STARTED: 'its test run started',
   // not ready
-  BASE_BRANCH_MISMATCH: "its base branch is not the queue's branch; it waits until it is retargeted",
-  CONFLICTS_WITH_TARGET:
-    'it conflicts with the target branch; merge or rebase the target branch into it, push, and submit it again',
-  DRAFT: 'it is a draft; mark it ready for review',
-  BLOCKED_BY_FORGE: 'the forge blocks merging it (branch protection: reviews or checks missing)',
-  NOT_MERGEABLE: 'the forge says it cannot be merged',
-  MERGEABILITY_PENDING: 'waiting for the forge to tell whether it can be merged',
-  IMPACTED_TARGETS_MISSING:
-    'waiting for the impacted targets of its head (parallel mode: setImpactedTargets, greenline targets set)',
+  ...NOT_READY_WHY,
+  QUEUE_PAUSED: 'the queue is paused; it is admitted once the queue is resumed',
+  QUEUE_DRAINING: 'the queue is draining and admits no more PRs; it is admitted once the queue is resumed',
+  QUEUE_SWITCHING_MODES:
+    'the queue is switching modes; it is admitted once the PRs admitted before the switch are done',
   QUEUE_FROZEN: 'the queue is frozen; it goes on when the freeze ends',
 };
 
@@ -110,15 +123,7 @@ const STATE_WORD: Record<PrState, string> = {
   MERGED: 'Merged',
 };
 
-const NOT_READY_CODES: ReadonlySet<string> = new Set<NotReadyReason>([
-  'BASE_BRANCH_MISMATCH',
-  'CONFLICTS_WITH_TARGET',
-  'DRAFT',
-  'BLOCKED_BY_FORGE',
-  'NOT_MERGEABLE',
-  'MERGEABILITY_PENDING',
-  'IMPACTED_TARGETS_MISSING',
-]);
+const NOT_READY_CODES: ReadonlySet<string> = new Set(Object.keys(NOT_READY_WHY));
 
 /** `Failed: a required CI status failed.` The state word of the move, then why; a code unknown here is shown as is. */
 export function reasonMessage(to: PrState, code: string): string {
@@ -167,11 +172,12 @@ function heldByFreeze(queue: Pick<QueueSnapshot, 'config'>, entry: Entry, now: n
 }
 
 /**
- * The latest reason of an entry. `now`: the time a freeze is judged at (none: freezes are not told). `failedCheckUrl`: the link of the failed required status of the
+ * The latest reason of an entry. `queue.state`: the queue's state, which holds a ready entry that is not
+ * admitted yet (none: not told). `now`: the time a freeze is judged at (none: freezes are not told). `failedCheckUrl`: the link of the failed required status of the
  * entry's latest run, when CI reported one.
  */
 export function prReason(
-  queue: Pick<QueueSnapshot, 'targetBranch' | 'config'>,
+  queue: Pick<QueueSnapshot, 'targetBranch' | 'config'> & { state?: QueueState },
   entry: Entry,
   failedCheckUrl?: string | null,
   now?: number,
@@ -180,6 +186,10 @@ export function prReason(
   if (held) return held;
   if (entry.state === 'NOT_READY') {
     const code = whyNotReady(queue, entry);
+    if (code === null && queue.state !== undefined && !admitsPrs(queue.state)) {
+      const hold = HOLD_OF[queue.state as keyof typeof HOLD_OF];
+      return { code: hold, message: reasonMessage('NOT_READY', hold), at: entry.stateChangedAt };
+    }
     if (code !== null) {
       const detail = notReadyDetail(code, queue, entry);
       return {

@@ -1,5 +1,5 @@
 /** A queue's pull requests read: one by number or head branch, and a page of them (contract §2.4, §2.5). */
-import { PrState, TERMINAL_STATES, isTerminal, readiness, type Entry } from '../../engine/index.js';
+import { PrState, TERMINAL_STATES, isTerminal, readiness, type Entry, type QueueState } from '../../engine/index.js';
 import { ServiceError } from '../../errors.js';
 import { findEntryByBranch, findEntryById, findPrOfQueue, listEntriesPage } from '../../store/entries.js';
 import { failedCheckUrl } from '../executor/ci-outcome.js';
@@ -30,7 +30,11 @@ export function pullRequestReads(
         entry = await findEntryByBranch(deps.db, found.queue.id, pr.branch, TERMINAL_STATES);
         if (!entry) throw new ServiceError('PR_NOT_SUBMITTED', `from branch ${JSON.stringify(pr.branch)}`);
       }
-      const queue = { targetBranch: key.targetBranch, config: configOfRow(found.queue) };
+      const queue = {
+        targetBranch: key.targetBranch,
+        config: configOfRow(found.queue),
+        state: found.queue.state as QueueState,
+      };
       const runId = entry.timeline.at(-1)?.runId;
       const url =
         entry.lastReason === 'TEST_RUN_REQUIRED_STATUS_FAILED' && runId ? await failedCheckUrl(deps.db, runId) : null;
