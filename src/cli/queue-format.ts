@@ -4,9 +4,15 @@ import { formatFields, formatTable } from './output.js';
 import { formatEta } from './pr-format.js';
 import { describeQueue } from './queue-address.js';
 
-const show = (value: unknown): string =>
+/** What an unset setting means, where "none" would mislead. */
+const UNSET: Partial<Record<keyof QueueSettings, string>> = {
+  requiredStatuses:
+    "not set: the repository's required statuses apply (repo connect --required-status, its CI command, or the forge's branch protection)",
+};
+
+const show = (key: string, value: unknown): string =>
   value === null
-    ? 'null (none set)'
+    ? (UNSET[key as keyof QueueSettings] ?? 'null (none set)')
     : Array.isArray(value)
       ? value.length
         ? value.join(', ')
@@ -17,7 +23,7 @@ const show = (value: unknown): string =>
 
 /** Every setting under its wire name, which is also its option: batchingMinSize is --batching-min-size. */
 export function formatSettings(settings: QueueSettings): string {
-  return formatFields(Object.entries(settings).map(([k, v]) => [k, show(v)]));
+  return formatFields(Object.entries(settings).map(([k, v]) => [k, show(k, v)]));
 }
 
 /** Whether Terraform manages the queue (contract §2.10), as a line under its name; '' when it does not. */

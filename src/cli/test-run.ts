@@ -15,6 +15,13 @@ interface ReportFlags extends QueueFlags {
   description?: string;
 }
 
+/** Where a test run's required statuses came from, in words (the API's requiredStatusesSource). */
+const STATUSES_FROM: Record<TestingDetails['requiredStatusesSource'], string> = {
+  trunk_config: "the repository's settings (repo connect --required-status or its CI command)",
+  repo_provider_branch_protection: "the target branch's protection on the forge",
+  merge_instance: "the queue's requiredStatuses setting",
+};
+
 function formatTestRun(id: string, run: TestingDetails): string {
   const fields = formatFields([
     ['Test run', id],
@@ -24,7 +31,10 @@ function formatTestRun(id: string, run: TestingDetails): string {
     ['Test commit', run.testBranchSha ?? '(being built)'],
     ['Tested PRs', run.testedPullRequests.map((p) => `#${p.prNumber} ${p.title}`).join('; ')],
     ['Predicted base PRs', run.dependentPrs.length ? run.dependentPrs.map((n) => `#${n}`).join(' ') : '-'],
-    ['Required statuses', `${run.requiredStatuses.join(', ') || '-'} (from ${run.requiredStatusesSource})`],
+    [
+      'Required statuses',
+      `${run.requiredStatuses.join(', ') || 'none'}, from ${STATUSES_FROM[run.requiredStatusesSource] ?? run.requiredStatusesSource}`,
+    ],
     ...(run.impactedTargetsForTestedPrs
       ? [['Impacted targets', run.impactedTargetsForTestedPrs.join(', ') || '-'] as [string, string]]
       : []),

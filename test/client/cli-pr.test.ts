@@ -265,6 +265,9 @@ describe('greenline targets set and test-run', () => {
       statusChecks: [{ context: 'greenline/ci', state: 'SUCCESS' }],
     });
     expect(human.stdout).toMatch(/^Status:\s+succeeded$/m);
+    expect(human.stdout).toMatch(
+      /^Required statuses:\s+greenline\/ci, from the repository's settings \(repo connect --required-status or its CI command\)$/m,
+    );
     expect(human.stdout).toMatch(/^greenline\/ci\s+SUCCESS/m);
     expect(log.code, log.stderr).toBe(0);
     expect(log.stdout.length).toBeGreaterThan(0);

@@ -47,7 +47,7 @@ describe('greenline queue', () => {
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/^state:\s+RUNNING$/m);
     expect(shown.stdout).toMatch(/^concurrency:\s+2$/m);
-    expect(shown.stdout).toMatch(/^requiredStatuses:\s+null \(none set\)$/m);
+    expect(shown.stdout).toMatch(/^requiredStatuses:\s+not set: the repository.s required statuses apply/m);
     expect(shown.stdout).toMatch(/^No pull requests in the queue\.$/m);
     expect(JSON.parse(json.stdout)).toMatchObject({
       state: 'RUNNING',
@@ -101,7 +101,7 @@ describe('greenline queue', () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^Updated queue github.com\/acme\/web settings:$/m);
     expect(human.stdout).toMatch(/^batch:\s+false$/m);
-    expect(human.stdout).toMatch(/^requiredStatuses:\s+null/m);
+    expect(human.stdout).toMatch(/^requiredStatuses:\s+not set/m);
 
     for (const [command, state] of [
       ['pause', 'PAUSED'],
