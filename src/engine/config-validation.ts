@@ -8,10 +8,19 @@ import type { QueueConfig } from './types.js';
 
 type Check = (v: unknown) => string | null;
 
+/** The most test runs a queue may have at once (concurrency, bisectionConcurrency): the same on every API. */
+export const MAX_CONCURRENCY = 1000;
+
 const int =
   (min: number): Check =>
   (v) =>
     typeof v === 'number' && Number.isInteger(v) && v >= min ? null : `must be an integer >= ${min}`;
+const between =
+  (min: number, max: number): Check =>
+  (v) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max
+      ? null
+      : `must be an integer from ${min} to ${max}`;
 const bool: Check = (v) => (typeof v === 'boolean' ? null : 'must be true or false');
 const oneOf =
   (...values: string[]): Check =>
@@ -20,14 +29,14 @@ const oneOf =
 
 const CHECKS: Record<keyof QueueConfig, Check> = {
   mode: oneOf('single', 'parallel'),
-  concurrency: int(1),
+  concurrency: between(1, MAX_CONCURRENCY),
   testingTimeoutMinutes: int(1),
   pendingFailureDepth: int(0),
   canOptimisticallyMerge: bool,
   batch: bool,
   batchingMaxWaitTimeMinutes: int(1),
   batchingMinSize: int(1),
-  bisectionConcurrency: int(1),
+  bisectionConcurrency: between(1, MAX_CONCURRENCY),
   optimizationMode: oneOf('off', 'bisection_skip_redundant_tests'),
   mergeMethod: oneOf('merge_commit', 'squash', 'rebase'),
   directMergeMode: oneOf('off', 'always'),
@@ -47,7 +56,7 @@ const CHECKS: Record<keyof QueueConfig, Check> = {
     typeof v === 'number' && Number.isFinite(v) && v >= 0 ? null : 'must be a number of hours >= 0 (0 = never)',
   testBranchConstructionMode: oneOf('rename_temp_branch', 'push_new_branch_from_temp'),
   adaptiveMode: oneOf('off', 'on'),
-  adaptiveMinConcurrency: int(1),
+  adaptiveMinConcurrency: between(1, MAX_CONCURRENCY),
   freezes: (v) => (v === null ? null : freezeProblem(v)),
   ciRetries: (v) =>
     typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_CI_RETRIES

@@ -11,7 +11,7 @@ export {
 } from './readiness.js';
 export { QUEUE_STATE_MEANING, admitsPrs } from './queue-states.js';
 export { parsePriority, priorityNameOf, type ParsedPriority } from './priority.js';
-export { validateConfigPatch } from './config-validation.js';
+export { validateConfigPatch, MAX_CONCURRENCY } from './config-validation.js';
 export { newQueueSnapshot, DEFAULT_QUEUE_CONFIG } from './config.js';
 export { waitsToStart } from './direct-merge.js';
 export { runsInUse } from './settle.js';

@@ -77,7 +77,7 @@ describe('adaptive mode settings', () => {
 
   it.each([
     [{ adaptiveMode: 'auto' }, 'body/adaptiveMode must be one of off, on (any letter case)'],
-    [{ adaptiveMinConcurrency: 0 }, 'body/adaptiveMinConcurrency must be >= 1'],
+    [{ adaptiveMinConcurrency: 0 }, 'body/adaptiveMinConcurrency must be an integer from 1 to 1000, got 0'],
   ])('%j is refused with 400 naming the field, and changes nothing', async (fields, message) => {
     const res = await update({ concurrency: 6, ...fields });
     expect(errorOf(res)).toEqual({ status: 400, code: 'VALIDATION_FAILED', message: `Invalid request: ${message}` });

@@ -118,10 +118,16 @@ describe('createQueue', () => {
     expect(errorOf(await h.post('/v1/getQueue', h.body())).status).toBe(404);
   });
 
-  it('validates concurrency', async () => {
+  it('validates concurrency with the limits v2 has', async () => {
     expect(errorOf(await h.post('/v1/createQueue', h.body({ concurrency: 0 }))).message).toBe(
-      'Invalid request: body/concurrency must be >= 1',
+      'Invalid request: body/concurrency must be an integer from 1 to 1000, got 0',
     );
+    const tooMany = await h.post('/v1/createQueue', h.body({ concurrency: 1_000_000 }));
+    expect(tooMany.statusCode).toBe(400);
+    expect(errorOf(tooMany).message).toBe(
+      'Invalid request: body/concurrency must be an integer from 1 to 1000, got 1000000',
+    );
+    expect(errorOf(await h.post('/v1/getQueue', h.body())).status).toBe(404);
   });
 });
 
@@ -232,7 +238,12 @@ describe('updateQueue', () => {
   });
 
   it('names the field of a bad value', async () => {
-    expect(errorOf(await update({ concurrency: 0 })).message).toBe('Invalid request: body/concurrency must be >= 1');
+    expect(errorOf(await update({ concurrency: 0 })).message).toBe(
+      'Invalid request: body/concurrency must be an integer from 1 to 1000, got 0',
+    );
+    expect(errorOf(await update({ bisectionConcurrency: 1001 })).message).toBe(
+      'Invalid request: body/bisectionConcurrency must be an integer from 1 to 1000, got 1001',
+    );
     expect(errorOf(await update({ pendingFailureDepth: -1 })).message).toBe(
       'Invalid request: body/pendingFailureDepth must be >= 0',
     );

@@ -236,6 +236,9 @@ describe('queue states (§5.4)', () => {
       code: 'INVALID_CONFIG',
       message: expect.stringContaining('concurrency'),
     });
+    expect(q.reject({ kind: 'updateConfig', patch: { concurrency: 1001 } }).message).toBe(
+      'concurrency must be an integer from 1 to 1000, got 1001',
+    );
     expect(q.reject({ kind: 'updateConfig', patch: { bogus: 1 } as never }).message).toContain('bogus');
     expect(q.reject({ kind: 'setState', state: 'SWITCHING_MODES' as never }).code).toBe('INVALID_EVENT');
   });

@@ -152,7 +152,7 @@ describe('adaptive window', () => {
       'adaptiveMode must be one of off, on, got "auto"',
     );
     expect(q.reject({ kind: 'updateConfig', patch: { adaptiveMinConcurrency: 0 } }).message).toBe(
-      'adaptiveMinConcurrency must be an integer >= 1, got 0',
+      'adaptiveMinConcurrency must be an integer from 1 to 1000, got 0',
     );
   });
 });

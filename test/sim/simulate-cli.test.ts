@@ -123,7 +123,7 @@ describe('greenline simulate', () => {
   it('bad flags are usage errors that say what is wrong', async () => {
     const cases: [string[], RegExp][] = [
       [['--rate', 'many'], /--rate must be a number, got "many"/],
-      [['--concurrency', '0'], /--concurrency: concurrency must be an integer >= 1/],
+      [['--concurrency', '0'], /--concurrency: concurrency must be an integer from 1 to 1000/],
       [['--rate', '5', '--saturate'], /choose one way PRs arrive/],
       [['--replay', join(dir, 'missing.csv')], /cannot read --replay file .*missing\.csv: ENOENT/],
       [['--lanes', '2', '--mode', 'single'], /--lanes above 1 needs --mode parallel/],
@@ -134,7 +134,7 @@ describe('greenline simulate', () => {
       [['--ci-retries', '6'], /--ci-retries: ciRetries must be an integer from 0 to 5, got 6/],
       [
         ['--adaptive-min-concurrency', '0'],
-        /--adaptive-min-concurrency: adaptiveMinConcurrency must be an integer >= 1, got 0/,
+        /--adaptive-min-concurrency: adaptiveMinConcurrency must be an integer from 1 to 1000, got 0/,
       ],
     ];
     for (const [args, message] of cases) {

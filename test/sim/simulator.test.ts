@@ -252,7 +252,7 @@ describe('simulate', () => {
       [{ ci: { kind: 'uniform', minutes: 10, jitter: 10 } }, /--ci-jitter/],
       [{ lanes: 3 }, /--mode parallel/],
       [{ maxPrs: null, hours: null }, /--prs or --hours/],
-      [{ queue: { concurrency: 0 } }, /--concurrency: concurrency must be an integer >= 1/],
+      [{ queue: { concurrency: 0 } }, /--concurrency: concurrency must be an integer from 1 to 1000/],
       [{ queue: { pendingFailureDepth: -1 } }, /--pfd/],
     ];
     for (const [over, message] of bad) expect(validateOptions(options(over))).toMatch(message);

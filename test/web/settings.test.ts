@@ -6,7 +6,15 @@
 import { describe, expect, it } from 'vitest';
 import { QueueResponse, UpdateQueueRequest } from '../../src/api/schemas/queue.js';
 import type { QueueSettings } from '../../src/client/index.js';
-import { changeOf, changesOf, formValue, refusedSetting, savedText, valueWords } from '../../web/settings/changes.js';
+import {
+  changeOf,
+  changesOf,
+  formValue,
+  refusalWords,
+  refusedSetting,
+  savedText,
+  valueWords,
+} from '../../web/settings/changes.js';
 import {
   inEffect,
   NO_FREEZES,
@@ -163,6 +171,18 @@ describe('what saving the settings sends and says', () => {
       'not set',
       'a, b',
     ]);
+  });
+
+  it('words a refusal beside its field without the validator path', () => {
+    expect(
+      refusalWords('Invalid request: body/concurrency must be an integer from 1 to 1000, got 0', 'concurrency'),
+    ).toBe('Must be an integer from 1 to 1000, got 0.');
+    expect(refusalWords('ciRetries must be an integer from 0 to 5, got 9', 'ciRetries')).toBe(
+      'Must be an integer from 0 to 5, got 9.',
+    );
+    expect(refusalWords('deleteRequiredStatuses cannot be sent with requiredStatuses', 'requiredStatuses')).toBe(
+      'deleteRequiredStatuses cannot be sent with requiredStatuses.',
+    );
   });
 
   it('finds the setting a refusal names first; deleteRequiredStatuses is the requiredStatuses field', () => {

@@ -10,7 +10,7 @@ import { errorText, usePageTitle } from '../components.js';
 import { announce, confirmDialog } from '../dom.js';
 import { queueHref, queueLabel } from '../links.js';
 import { ManagementBanner } from '../queue-state.js';
-import { changesOf, formValue, refusedSetting, savedText } from '../settings/changes.js';
+import { changesOf, formValue, refusedSetting, refusalWords, savedText } from '../settings/changes.js';
 import { SettingsGroup } from '../settings/fields.js';
 import { FreezeSection } from '../settings/freezes.js';
 import { OutcomeLine } from '../settings/outcome.js';
@@ -151,7 +151,7 @@ export function SettingsPage({ queueKey }) {
       if (failed(err)) return;
       const message = err instanceof ApiError ? err.message : String(err);
       const at = refusedSetting(message, names);
-      if (at) setErrors({ [at]: message });
+      if (at) setErrors({ [at]: refusalWords(message, at) });
       const text = `Not saved: ${errorText(err)}. Nothing was changed.`;
       setSaved({ ok: false, text });
       announce(text);

@@ -111,3 +111,20 @@ export function refusedSetting(message, names) {
   const field = fieldNamed(message, [...names, 'deleteRequiredStatuses']);
   return field === 'deleteRequiredStatuses' ? 'requiredStatuses' : field;
 }
+
+/**
+ * A refusal as the form shows it beside its field, in words: without the API's "Invalid request:"
+ * and the validator's path to the field ("body/concurrency must be an integer from 1 to 1000, got 0"
+ * → "Must be an integer from 1 to 1000, got 0.").
+ * @param {string} message @param {string} field
+ */
+export function refusalWords(message, field) {
+  const text = message
+    .replace(/^Invalid request:\s*/, '')
+    .replace(new RegExp(`^(?:body/)?${field}\\s+`), '')
+    .trim();
+  // A setting's name (deleteRequiredStatuses) keeps its spelling; a word starts the sentence in capitals.
+  const first = text.split(/\s/)[0] ?? '';
+  const sentence = first === first.toLowerCase() ? text.charAt(0).toUpperCase() + text.slice(1) : text;
+  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
+}

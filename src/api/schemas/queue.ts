@@ -10,7 +10,7 @@ import {
   SETTABLE_QUEUE_STATES,
 } from './common.js';
 import { PrItem } from './pull-request.js';
-import { MAX_CI_RETRIES } from '../../engine/index.js';
+import { MAX_CI_RETRIES, MAX_CONCURRENCY } from '../../engine/index.js';
 
 export const MODES = ['single', 'parallel'] as const;
 export const MERGE_METHODS = ['merge_commit', 'squash', 'rebase'] as const;
@@ -70,6 +70,14 @@ export const FreezesInput = Nullable(
 );
 
 const Count = (description: string) => Type.Integer({ minimum: 1, maximum: 4294967295, description });
+/** A number of test runs at once: the engine's limits (config-validation.ts), as on v2. */
+const Runs = (description: string) =>
+  Type.Integer({
+    minimum: 1,
+    maximum: MAX_CONCURRENCY,
+    description,
+    'x-expected': `an integer from 1 to ${MAX_CONCURRENCY}`,
+  });
 const Flag = (description: string) => Type.Boolean({ description });
 
 export const QueueRequest = RequestObject({ ...QueueAddress });
@@ -78,15 +86,15 @@ export const QueueRequest = RequestObject({ ...QueueAddress });
 export const CreateQueueRequest = RequestObject({
   ...QueueAddress,
   mode: Type.Optional(AnyCaseEnum(MODES, { description: 'Default single' })),
-  concurrency: Type.Optional(Count('Test runs at once; default 1')),
+  concurrency: Type.Optional(Runs('Test runs at once; default 1')),
 });
 
 /** Settings of updateQueue, omitted = unchanged (contract §2.10). */
 export const QueueSettingsInput = {
   state: AnyCaseEnum(SETTABLE_QUEUE_STATES, { description: 'SWITCHING_MODES is entered by the service only' }),
   mode: AnyCaseEnum(MODES, { description: 'Changing it with PRs in the queue enters SWITCHING_MODES first' }),
-  concurrency: Count('Main-queue test runs at once'),
-  bisectionConcurrency: Count('Bisection test runs at once, beside the main-queue runs'),
+  concurrency: Runs('Main-queue test runs at once'),
+  bisectionConcurrency: Runs('Bisection test runs at once, beside the main-queue runs'),
   testingTimeoutMinutes: Type.Union([Count('Minutes'), Type.String({ pattern: '^[Aa][Uu][Tt][Oo]$' })], {
     description:
       'A test run older than this fails with TEST_RUN_TIMEOUT. Extension: "auto" = twice the p95 duration ' +
@@ -134,7 +142,7 @@ export const QueueSettingsInput = {
       'Extension, default off. on: concurrency is the ceiling of a window that grows per merged PR and ' +
       'shrinks to three quarters per failed group, and batches are sized from the measured failure rate',
   }),
-  adaptiveMinConcurrency: Count('Extension: floor of the adaptive window, capped at concurrency; default 2'),
+  adaptiveMinConcurrency: Runs('Extension: floor of the adaptive window, capped at concurrency; default 2'),
   freezes: FreezesInput,
   ciRetries: Type.Integer({
     minimum: 0,

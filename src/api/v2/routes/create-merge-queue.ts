@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { MAX_CONCURRENCY } from '../../../engine/index.js';
 import { configSource } from '../../config-source.js';
 import { V2Error } from '../errors.js';
 import { repoOf } from '../lookups.js';
@@ -22,8 +23,8 @@ export const createMergeQueue: V2Route = (app, { service }) => {
           repositoryId: Type.String({ format: 'uuid' }),
           targetBranch: Type.String({ minLength: 1 }),
           mode: Type.Optional(Mode),
-          concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-          bisectionConcurrency: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+          concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_CONCURRENCY })),
+          bisectionConcurrency: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_CONCURRENCY })),
           enqueueingLabel: Type.Optional(Type.String({ minLength: 1 })),
         }),
         response: { 201: Answer('MergeQueue', 'The queue created') },

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { QueueUpdate } from '../../../app/service-port.js';
+import { MAX_CONCURRENCY } from '../../../engine/index.js';
 import type { QueueConfig } from '../../../engine/types.js';
 import { configSource } from '../../config-source.js';
 import { invalid, V2Error } from '../errors.js';
@@ -16,8 +17,8 @@ const oneOf = (...values: string[]) => Type.Optional(Type.Union(values.map((v) =
 
 export const ConfigPatch = Body(
   {
-    concurrency: int(1, 1000),
-    bisectionConcurrency: int(0, 1000),
+    concurrency: int(1, MAX_CONCURRENCY),
+    bisectionConcurrency: int(0, MAX_CONCURRENCY),
     pendingFailureDepth: int(0, 1000),
     canOptimisticallyMerge: flag(),
     allowBatching: flag(),
