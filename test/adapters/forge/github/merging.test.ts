@@ -234,7 +234,15 @@ describe("GitHub stacks and GitHub's own merge queue", () => {
     api.rules.set('main', [
       {
         type: 'merge_queue',
-        parameters: { merge_method: 'SQUASH', grouping_strategy: 'ALLGREEN' },
+        parameters: {
+          check_response_timeout_minutes: 60,
+          grouping_strategy: 'ALLGREEN',
+          max_entries_to_build: 5,
+          max_entries_to_merge: 5,
+          merge_method: 'SQUASH',
+          min_entries_to_merge: 1,
+          min_entries_to_merge_wait_minutes: 5,
+        },
         ruleset_source_type: 'Repository',
         ruleset_source: 'acme/web',
         ruleset_id: 9,
