@@ -189,10 +189,11 @@ async function whyGitHubRefuses(
   if (todo.length === 0) return null;
   const target = req.targetBranch;
   const rules = await branchRules(gh, target);
+  // What lands exactly the tested commit: fast-forwarding the target, which needs merge_commit and the bypass.
   const landTested =
-    refusedFastForward === null
+    req.method !== 'merge_commit'
       ? `or use mergeMethod merge_commit and allow greenline's App to bypass the rule (greenline then fast-forwards ${target} to the tested commit)`
-      : `or allow greenline's App to bypass the rule, so that greenline can fast-forward ${target} to the tested commit (GitHub refused: ${oneLine(refusedFastForward)})`;
+      : `or allow greenline's App to bypass the rule, so that greenline can fast-forward ${target} to the tested commit${refusedFastForward ? ` (GitHub refused: ${oneLine(refusedFastForward)})` : ''}`;
   if (rules.mergeQueue) {
     return `${rules.mergeQueue} requires GitHub's merge queue (merge_queue rule), and GitHub refuses every merge made outside it; nothing merged: remove the merge_queue rule for ${target} to merge with greenline, ${landTested}`;
   }
