@@ -128,13 +128,17 @@ export async function advanceTarget(gh: RepoApi, logger: Logger, req: AdvanceReq
         if (failure.status === 405 && mayRetry(failure.message) && attempt < MERGE_ATTEMPTS) {
           const now = await getBranchSha(gh, req.targetBranch);
           if (now === newSha) continue;
-          return {
-            ok: false,
-            reason: 'TARGET_MOVED',
-            detail: `${req.targetBranch} moved to ${now ? short(now) : 'nothing'} while PR #${p.number} was being merged (GitHub: ${failure.message})`,
-            ...partial,
-            ...(now ? { newSha: now } : {}),
-          };
+          const moved = `${req.targetBranch} moved to ${now ? short(now) : 'nothing'} outside the queue while PR #${p.number} was being merged (GitHub: ${failure.message})`;
+          // Nothing merged yet: like any push from outside. Otherwise the PRs merged must be told.
+          if (merged.length === 0) {
+            return {
+              ok: false,
+              reason: 'TARGET_MOVED',
+              detail: `${moved}; nothing merged`,
+              ...(now ? { newSha: now } : {}),
+            };
+          }
+          return { ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED', detail: moved, ...partial };
         }
         logger.warn({ pr: p.number, status: failure.status, message: failure.message }, 'GitHub refused a merge');
         return {

@@ -289,6 +289,36 @@ describe('405 from the merge endpoint', () => {
     ]);
   });
 
+  it('tried again only while the target is where the merges left it: a push from outside meanwhile is said in words', async () => {
+    const { api, base, prs } = repo();
+    const outside = api.commit(base, 'pushed from outside');
+    // GitHub answers PR 1's merge "Base branch was modified" because someone pushed to main meanwhile.
+    const pushThenRefuse: typeof fetch = async (input, init) => {
+      if (init?.method === 'PUT' && String(input).endsWith('/pulls/1/merge') && api.branches.get('main') === base) {
+        api.branches.set('main', outside);
+        api.failNext('PUT', /pulls\/1\/merge$/, 405, {
+          message: 'Base branch was modified. Review and try the merge again.',
+        });
+      }
+      return api.fetch(input as string, init);
+    };
+    const forge = makeForge(api, { fetch: pushThenRefuse, retry: { retries: 0, retryAfterBaseValue: 1 } });
+    const r = await forge.advanceTarget(bindingFor(api), {
+      targetBranch: 'main',
+      expectedSha: base,
+      testSha: 'x',
+      prs,
+      method: 'squash',
+    });
+    expect(r).toEqual({
+      ok: false,
+      reason: 'TARGET_MOVED',
+      detail: `main moved to ${outside.slice(0, 7)} outside the queue while PR #1 was being merged (GitHub: Base branch was modified. Review and try the merge again.); nothing merged`,
+      newSha: outside,
+    });
+    expect(merges(api)).toEqual(['PUT /repos/acme/web/pulls/1/merge']);
+  });
+
   it("any other 405 is final: GitHub's message in words, with what merged before it", async () => {
     const { api, base, prs } = repo();
     api.pulls.get(2)!.mergeable = false;
