@@ -6,7 +6,7 @@
  *   Closed PRs do not exist for the queue.
  * - Test branches (branches.ts): built on a temporary branch with the merges API, then published.
  * - Merging (merging.ts): a fast-forward of the target where allowed, else the merge endpoint PR by PR;
- *   a batch GitHub would refuse part of (strict protection, merge_queue rules, stacks) is not started.
+ *   a batch GitHub would refuse part of (strict protection, merge_queue rules, stacks) is not merged at all.
  * - Required checks (required-checks.ts): branch protection's and rulesets', check runs as statuses,
  *   and the direct merge facts.
  * - Workflow runs (workflow-runs.ts): failed checks run again; fork runs vouching for uploads.
