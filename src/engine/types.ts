@@ -82,11 +82,12 @@ export type Mergeability = 'unspecified' | 'in_progress' | 'mergeable' | 'not_me
 /**
  * Why the forge calls a PR `not_mergeable`, when it tells: it conflicts with the target branch (with
  * the conflicting files when the forge names them), it is a draft, or the forge blocks it (GitHub
- * branch protection).
+ * branch protection; `detail` says why in words when the forge tells more, e.g. a GitHub stack).
  */
 export interface Unmergeable {
   cause: 'conflict' | 'draft' | 'blocked';
   files?: string[];
+  detail?: string;
 }
 export type QueueType = 'main' | 'bisection';
 

@@ -147,6 +147,8 @@ function notReadyDetail(
     }
     case 'IMPACTED_TARGETS_MISSING':
       return `none uploaded for head ${entry.headSha}`;
+    case 'BLOCKED_BY_FORGE':
+      return entry.unmergeable?.detail;
     default:
       return undefined;
   }

@@ -2,12 +2,17 @@
  * Branches through the git refs API, and the test branches built on them: a test branch is built on
  * a temporary branch (`<prefix>-temp/…`) from the base sha with the merges API (one merge commit per
  * PR, conflict = START_TEST_RUN_MERGE_CONFLICT), then published as the run's branch and the temporary
- * one deleted, so CI never sees a half-built branch.
+ * one deleted, so CI never sees a half-built branch. Each merge commit carries the message GitHub's
+ * merge endpoint would give the PR's merge (pulls.ts mergeCommitMessage): fast-forwarding the target
+ * to the tested commit lands good history. A 204 of the merges API ("already contained", also the
+ * answer to a retry of a merge that went through) is checked: the temporary branch's head is read and
+ * must contain the PR's head.
  */
 import type { Logger } from 'pino';
 import type { RunPr } from '../../../engine/types.js';
 import type { BuildResult, RepoBinding } from '../../../ports.js';
 import { failureOf, hasStatus, type RepoApi } from './client.js';
+import { fetchPull, mergeCommitMessage } from './pulls.js';
 
 /** A commit as the messages name it: its first 7 hex digits. */
 export const short = (sha: string): string => sha.slice(0, 7);
@@ -54,15 +59,16 @@ export async function createTestBranch(
   await setBranch(gh, temp, req.baseSha);
   let sha = req.baseSha;
   for (const pr of req.prs) {
+    const pull = await fetchPull(gh, pr.number);
     try {
       const res = await api.request('POST /repos/{owner}/{repo}/merges', {
         ...loc,
         base: temp,
         head: pr.headSha,
-        commit_message: `Merge #${pr.number} (${short(pr.headSha)}) into ${req.branch}`,
+        commit_message: pull ? mergeCommitMessage(pull, loc.owner) : `Merge pull request #${pr.number}`,
       });
-      // 204: the head is already contained; the branch stays where it is.
-      if (res.status === 201) sha = (res.data as { sha: string }).sha;
+      // 204: the head is already contained — or an earlier try merged it and its answer was lost.
+      sha = res.status === 201 ? (res.data as { sha: string }).sha : await headContaining(gh, temp, pr.headSha);
     } catch (err) {
       if (!hasStatus(err, 409)) throw err;
       await removeBranch(gh, temp);
@@ -78,6 +84,20 @@ export async function createTestBranch(
   await removeBranch(gh, temp);
   logger.info({ repo: `${loc.owner}/${loc.repo}`, branch: req.branch, sha }, 'test branch created');
   return { ok: true, sha };
+}
+
+/** The head of `branch`, which must contain `sha` (what a 204 of the merges API claims); throws otherwise. */
+async function headContaining(gh: RepoApi, branch: string, sha: string): Promise<string> {
+  const head = await getBranchSha(gh, branch);
+  if (head === null) throw new Error(`branch ${branch} disappeared while the test branch was being built`);
+  const { data } = await gh.api.request('GET /repos/{owner}/{repo}/compare/{basehead}', {
+    ...gh.loc,
+    basehead: `${sha}...${head}`,
+  });
+  if (data.status !== 'ahead' && data.status !== 'identical') {
+    throw new Error(`GitHub said ${branch} contains ${short(sha)}, but its head ${short(head)} does not`);
+  }
+  return head;
 }
 
 /** Closes the draft PRs opened for the branch (presence.ts), then deletes it; a missing branch is success. */

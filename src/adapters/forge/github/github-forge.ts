@@ -2,10 +2,11 @@
  * The github forge (`--forge github`): PRs, branches and merges through GitHub's REST API, one
  * module per part beside this one.
  *
- * - Readiness (pulls.ts): a PR's base, mergeability and draft flag come from the pulls API. Closed PRs
- *   do not exist for the queue.
+ * - Readiness (pulls.ts): a PR's base, mergeability, draft flag and stack come from the pulls API.
+ *   Closed PRs do not exist for the queue.
  * - Test branches (branches.ts): built on a temporary branch with the merges API, then published.
- * - Merging (merging.ts): a fast-forward of the target where allowed, else the merge endpoint PR by PR.
+ * - Merging (merging.ts): a fast-forward of the target where allowed, else the merge endpoint PR by PR;
+ *   a batch GitHub would refuse part of (strict protection, merge_queue rules, stacks) is not merged at all.
  * - Required checks (required-checks.ts): branch protection's and rulesets', check runs as statuses,
  *   and the direct merge facts.
  * - Workflow runs (workflow-runs.ts): failed checks run again; fork runs vouching for uploads.

@@ -1,6 +1,7 @@
 /**
  * The checks a branch requires and how a commit stands against them: branch protection's and
- * rulesets' required checks (contract §4: repo_provider_branch_protection), a commit's check runs as
+ * rulesets' required checks (contract §4: repo_provider_branch_protection) and what else they say
+ * about merging (up-to-date branches required, GitHub's merge queue required), a commit's check runs as
  * statuses, and the direct merge facts (asked only under `directMergeMode = always`): whether a PR's
  * head is built on its base's tip (compare: `ahead`) and the base's required checks passed on it.
  */
@@ -16,14 +17,38 @@ export interface CheckRunStatus {
   url?: string;
 }
 
-/** Branch protection's and rulesets' required checks of `branch`; none without protection. */
-export async function requiredStatuses({ api, loc }: RepoApi, branch: string): Promise<string[]> {
+/**
+ * What `branch`'s classic protection and rulesets say about merging into it: the checks they
+ * require, whether they require branches to be up to date before merging ("strict": classic
+ * `required_status_checks.strict` or a ruleset's `strict_required_status_checks_policy`, which GitHub
+ * enforces only with at least one required check) and where that comes from, and the ruleset that
+ * requires GitHub's own merge queue, if any. Read from the branch as any reader sees it and from the
+ * rules endpoint (`.../branches/{branch}/protection` needs admin rights).
+ */
+export interface BranchRules {
+  required: string[];
+  /** Names the setting that requires up-to-date branches; null when none does. */
+  strict: string | null;
+  /** Names the ruleset whose `merge_queue` rule requires GitHub's merge queue; null when none does. */
+  mergeQueue: string | null;
+}
+
+type Rule = {
+  type: string;
+  ruleset_source?: string;
+  parameters?: { required_status_checks?: { context: string }[]; strict_required_status_checks_policy?: boolean };
+};
+
+export async function branchRules({ api, loc }: RepoApi, branch: string): Promise<BranchRules> {
   const found = new Set<string>();
+  let strict: string | null = null;
+  let mergeQueue: string | null = null;
   try {
     const { data } = await api.request('GET /repos/{owner}/{repo}/branches/{branch}', { ...loc, branch });
     const checks = data.protection?.required_status_checks;
     for (const c of checks?.checks ?? []) found.add(c.context);
     for (const c of checks?.contexts ?? []) found.add(c);
+    if (checks?.strict && found.size > 0) strict = `${branch}'s branch protection`;
   } catch (err) {
     if (!hasStatus(err, 404)) throw err;
   }
@@ -33,14 +58,23 @@ export async function requiredStatuses({ api, loc }: RepoApi, branch: string): P
       branch,
       per_page: 100,
     });
-    for (const rule of data as { type: string; parameters?: { required_status_checks?: { context: string }[] } }[]) {
-      if (rule.type === 'required_status_checks')
-        for (const c of rule.parameters?.required_status_checks ?? []) found.add(c.context);
+    for (const rule of data as Rule[]) {
+      const ruleset = `the ruleset ${JSON.stringify(rule.ruleset_source ?? '?')} on ${branch}`;
+      if (rule.type === 'merge_queue') mergeQueue ??= ruleset;
+      if (rule.type !== 'required_status_checks') continue;
+      const checks = rule.parameters?.required_status_checks ?? [];
+      for (const c of checks) found.add(c.context);
+      if (rule.parameters?.strict_required_status_checks_policy && checks.length > 0) strict ??= ruleset;
     }
   } catch (err) {
     if (!hasStatus(err, 403, 404)) throw err;
   }
-  return [...found];
+  return { required: [...found], strict, mergeQueue };
+}
+
+/** Branch protection's and rulesets' required checks of `branch`; none without protection. */
+export async function requiredStatuses(gh: RepoApi, branch: string): Promise<string[]> {
+  return (await branchRules(gh, branch)).required;
 }
 
 /** The check runs GitHub has for a commit, as statuses (a check suite finished: catch up on missed check_run deliveries). */

@@ -2,8 +2,13 @@
  * A FAKE of GitHub's REST API for tests: an in-memory repository (branches, commits, pull requests,
  * check runs, statuses, comments, labels, App installations) answering the requests the github forge makes,
  * through a `fetch` function that records every call. `failNext` scripts answers (rate limits, 5xx,
- * refusals) for the next matching calls. Shapes follow GitHub's documented responses, trimmed to the
- * fields greenline reads.
+ * refusals) for the next matching calls; `failAfterNext` lets the next matching call take effect and
+ * then answers an error (a 5xx after the effect). Branch protection (classic, with `strict`) and
+ * rulesets are modelled as GitHub documents them: under "require branches to be up to date" a PR
+ * whose head does not contain its base's tip is `behind` and its merge is refused (405); protected
+ * branches refuse direct ref updates unless the caller may bypass them; a `merge_queue` rule refuses
+ * merges outside GitHub's queue; stacked PRs merge only through the asynchronous endpoint. Shapes
+ * follow GitHub's documented responses, trimmed to the fields greenline reads.
  */
 import { createHash, createVerify } from 'node:crypto';
 
@@ -18,9 +23,20 @@ export interface FakePull {
   title: string;
   body: string | null;
   user: { login: string };
-  head: { sha: string; ref: string };
+  head: { sha: string; ref: string; label: string };
   base: { sha: string; ref: string };
   labels: { name: string }[];
+  /** GitHub's native stack the PR belongs to (pull-request-stack), null when none. */
+  stack?: { base: { ref: string; sha: string }; size: number; position: number; id: number; number: number } | null;
+}
+
+/** A rule as `GET /repos/{owner}/{repo}/rules/branches/{branch}` lists it (repository-rule-detailed). */
+export interface FakeRule {
+  type: string;
+  parameters?: Record<string, unknown>;
+  ruleset_source_type?: 'Repository' | 'Organization';
+  ruleset_source?: string;
+  ruleset_id?: number;
 }
 
 export interface RecordedCall {
@@ -38,6 +54,8 @@ interface Scripted {
   status: number;
   body: unknown;
   headers: Record<string, string>;
+  /** The fake's own handler runs first (the effect happens), then this answer replaces its answer. */
+  after?: boolean;
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
@@ -58,6 +76,14 @@ export class FakeGitHubApi {
   readonly protectedBranches = new Set<string>();
   /** Required status checks of branch protection, by branch. */
   readonly requiredChecks = new Map<string, string[]>();
+  /** Branches whose classic protection requires branches to be up to date (`required_status_checks.strict`). */
+  readonly strictBranches = new Set<string>();
+  /** Ruleset rules that apply to a branch, as the rules endpoint lists them. */
+  readonly rules = new Map<string, FakeRule[]>();
+  /** Whether the caller may bypass branch protection and rulesets (an admin, or an App on the bypass list). */
+  bypassProtection = false;
+  /** Commit messages of the commits the merges and merge endpoints made, by sha. */
+  readonly messages = new Map<string, string>();
   readonly checkRuns: {
     id: number;
     name: string;
@@ -133,7 +159,7 @@ export class FakeGitHubApi {
       user: { login: 'ada' },
       labels: [],
       ...rest,
-      head: { sha: headSha, ref: `feature-${number}` },
+      head: { sha: headSha, ref: `feature-${number}`, label: `${this.owner}:feature-${number}` },
       base: { sha: this.branches.get(base) ?? '', ref: base },
     };
     this.pulls.set(number, pr);
@@ -150,6 +176,43 @@ export class FakeGitHubApi {
     count = 1,
   ): void {
     for (let i = 0; i < count; i++) this.scripted.push({ method, path, status, body, headers });
+  }
+
+  /** The next call matching method and path takes effect, then is answered `status` (GitHub failing after the fact). */
+  failAfterNext(method: string, path: RegExp, status: number, body: unknown = { message: 'Server Error' }): void {
+    this.scripted.push({ method, path, status, body, headers: {}, after: true });
+  }
+
+  /**
+   * Whether `branch` requires branches to be up to date before merging: classic protection's `strict`
+   * or a ruleset's `strict_required_status_checks_policy`, each only with at least one required check.
+   */
+  isStrict(branch: string): boolean {
+    const classic = this.strictBranches.has(branch) && (this.requiredChecks.get(branch) ?? []).length > 0;
+    return (
+      classic ||
+      (this.rules.get(branch) ?? []).some(
+        (r) =>
+          r.type === 'required_status_checks' &&
+          r.parameters?.strict_required_status_checks_policy === true &&
+          (r.parameters.required_status_checks as unknown[]).length > 0,
+      )
+    );
+  }
+
+  /** Names of the checks `branch` requires (classic protection and rulesets). */
+  private requiredOf(branch: string): string[] {
+    const fromRules = (this.rules.get(branch) ?? [])
+      .filter((r) => r.type === 'required_status_checks')
+      .flatMap((r) => (r.parameters!.required_status_checks as { context: string }[]).map((c) => c.context));
+    return [...new Set([...(this.requiredChecks.get(branch) ?? []), ...fromRules])];
+  }
+
+  /** A PR's mergeable_state as GitHub computes it now: `behind` under strict when its head lacks the base's tip. */
+  private mergeableStateOf(pr: FakePull): string {
+    const tip = this.branches.get(pr.base.ref);
+    const behind = tip !== undefined && this.isStrict(pr.base.ref) && !this.isAncestor(tip, pr.head.sha);
+    return pr.mergeable_state === 'clean' && behind ? 'behind' : pr.mergeable_state;
   }
 
   /** `METHOD path` of every call, in order (what the tests compare). */
@@ -189,6 +252,7 @@ export class FakeGitHubApi {
     let res: Response;
     if (at >= 0) {
       const [s] = this.scripted.splice(at, 1);
+      if (s!.after) this.answer(method, rawPath, url.searchParams, body, call.authorization);
       res = json(s!.status, s!.body, s!.headers);
     } else {
       res = this.answer(method, rawPath, url.searchParams, body, call.authorization);
@@ -262,7 +326,11 @@ export class FakeGitHubApi {
     if ((r = m(/^GET ~\/pulls\/(\d+)$/))) {
       const pr = this.pulls.get(Number(r[1]));
       return pr
-        ? json(200, { ...pr, base: { ...pr.base, sha: this.branches.get(pr.base.ref) ?? pr.base.sha } })
+        ? json(200, {
+            ...pr,
+            mergeable_state: this.mergeableStateOf(pr),
+            base: { ...pr.base, sha: this.branches.get(pr.base.ref) ?? pr.base.sha },
+          })
         : json(404, { message: 'Not Found' });
     }
     if ((r = m(/^GET ~\/pulls$/))) {
@@ -295,6 +363,7 @@ export class FakeGitHubApi {
         title: String(body!.title),
       });
       pr.head.ref = head;
+      pr.head.label = `${this.owner}:${head}`;
       return json(201, pr);
     }
     if ((r = m(/^PATCH ~\/pulls\/(\d+)$/))) {
@@ -311,11 +380,19 @@ export class FakeGitHubApi {
       if (body!.sha !== undefined && body!.sha !== pr.head.sha)
         return json(409, { message: 'Head branch was modified. Review and try the merge again.' });
       const target = this.branches.get(pr.base.ref)!;
+      const refused = this.mergeRefusal(pr, target);
+      if (refused) return json(405, { message: refused });
       const sha = this.commit(
         target,
         `${body!.merge_method}:${pr.number}:${pr.head.sha}:${String(body!.commit_title ?? '')}`,
       );
       if (body!.merge_method === 'merge') this.commits.set(sha, [target, pr.head.sha]);
+      const title =
+        body!.commit_title ??
+        (body!.merge_method === 'merge'
+          ? `Merge pull request #${pr.number} from ${pr.head.label.replace(':', '/')}`
+          : `${pr.title} (#${pr.number})`);
+      this.messages.set(sha, `${String(title)}\n\n${String(body!.commit_message ?? pr.title)}`);
       this.branches.set(pr.base.ref, sha);
       Object.assign(pr, { merged: true, state: 'closed', merge_commit_sha: sha });
       return json(200, { sha, merged: true, message: 'Pull Request successfully merged' });
@@ -345,8 +422,12 @@ export class FakeGitHubApi {
       const name = r[1]!;
       const now = this.branches.get(name);
       if (!now) return json(422, { message: 'Reference does not exist' });
-      if (this.protectedBranches.has(name))
+      if (this.protectedBranches.has(name) && !this.bypassProtection)
         return json(422, { message: `Protected branch update failed for refs/heads/${name}.` });
+      if ((this.rules.get(name) ?? []).length > 0 && !this.bypassProtection)
+        return json(422, {
+          message: 'Repository rule violations found\n\nChanges must be made through a pull request.\n\n',
+        });
       if (!body!.force && !this.isAncestor(now, String(body!.sha)))
         return json(422, { message: 'Update is not a fast forward' });
       this.branches.set(name, String(body!.sha));
@@ -364,6 +445,7 @@ export class FakeGitHubApi {
       if (this.conflicting.has(head)) return json(409, { message: 'Merge conflict' });
       const sha = createHash('sha1').update(`merge:${at}:${head}`).digest('hex');
       this.commits.set(sha, [at, head]);
+      this.messages.set(sha, String(body!.commit_message));
       this.branches.set(base, sha);
       return json(201, { sha, commit: { message: body!.commit_message } });
     }
@@ -382,12 +464,13 @@ export class FakeGitHubApi {
                 enforcement_level: 'everyone',
                 contexts: checks,
                 checks: checks.map((context) => ({ context, app_id: null })),
+                strict: this.strictBranches.has(name),
               },
             }
           : { enabled: false },
       });
     }
-    if ((r = m(/^GET ~\/rules\/branches\/(.+)$/))) return json(200, []);
+    if ((r = m(/^GET ~\/rules\/branches\/(.+)$/))) return json(200, this.rules.get(r[1]!) ?? []);
     if ((r = m(/^GET ~\/commits\/([0-9a-f]+)\/check-runs$/))) {
       const runs = this.checkRuns.filter(
         (c) => c.head_sha === r![1] && (!query.get('check_name') || c.name === query.get('check_name')),
@@ -470,6 +553,24 @@ export class FakeGitHubApi {
       return json(200, pr.labels);
     }
     return json(404, { message: `Not Found (the fake GitHub API does not know ${route})` });
+  }
+
+  /**
+   * Why GitHub's synchronous merge endpoint refuses an open PR (405), or null: a stacked PR, a
+   * `merge_queue` rule, or a head behind the base's tip under strict protection (GitHub then reports
+   * the required checks as expected, since they have not run on the up-to-date head).
+   */
+  private mergeRefusal(pr: FakePull, target: string): string | null {
+    if (pr.stack) return 'Pull request is part of a stack: merge it with the asynchronous merge endpoint.';
+    if ((this.rules.get(pr.base.ref) ?? []).some((r) => r.type === 'merge_queue'))
+      return 'Repository rule violations found\n\nChanges must be made through the merge queue\n\n';
+    if (this.isStrict(pr.base.ref) && !this.isAncestor(target, pr.head.sha)) {
+      const required = this.requiredOf(pr.base.ref);
+      return required.length === 1
+        ? `Required status check "${required[0]}" is expected.`
+        : `${required.length} of ${required.length} required status checks are expected.`;
+    }
+    return null;
   }
 
   /** A GitHub App JWT signed with the App's key, issued by the App id; an error response otherwise. */

@@ -226,6 +226,8 @@ describe('github forge: advanceTarget', () => {
     expect(r).toEqual({ ok: true, newSha: api.branches.get('main') });
     expect(api.log.slice(3)).toEqual([
       'PATCH /repos/acme/web/git/refs/heads/main',
+      'GET /repos/acme/web/branches/main', // what protection and rulesets say about merging PR by PR
+      'GET /repos/acme/web/rules/branches/main?per_page=100',
       'PUT /repos/acme/web/pulls/1/merge',
       'PUT /repos/acme/web/pulls/2/merge',
     ]);
@@ -282,7 +284,7 @@ describe('github forge: advanceTarget', () => {
     expect(r2).toEqual({
       ok: false,
       reason: 'GITHUB_API_MERGE_PR_FAILED',
-      detail: 'GitHub refused to merge PR #1 (HTTP 405): Pull Request is not mergeable',
+      detail: 'GitHub refused to merge PR #1 (HTTP 405): Pull Request is not mergeable; nothing merged',
     });
     // 405 is retried (GitHub answers it for "merge already in progress") before giving up.
     expect(api2.api.log.filter((l) => l.startsWith('PUT'))).toHaveLength(4);

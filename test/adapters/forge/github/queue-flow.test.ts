@@ -89,6 +89,7 @@ describe('github forge in the service', () => {
     expect(h.api.commits.get(testSha)).toEqual([base, head1]);
     const build = [
       `POST /repos/acme/web/git/refs`, // temp branch at the target head
+      'GET /repos/acme/web/pulls/1', // the message of its merge commit
       'POST /repos/acme/web/merges', // PR 1 merged into it
       'POST /repos/acme/web/git/refs', // the test branch
       `DELETE /repos/acme/web/git/refs/heads/greenline-merge-temp/pr-1/${run}`,
@@ -123,6 +124,8 @@ describe('github forge in the service', () => {
     expect(h.api.log).toEqual([
       'GET /repos/acme/web/git/ref/heads/main', // compare-and-swap: the target is where it was tested
       'GET /repos/acme/web/pulls/1', // the PR is at its tested head
+      'GET /repos/acme/web/branches/main', // nothing in protection or rulesets refuses the merge
+      'GET /repos/acme/web/rules/branches/main?per_page=100',
       'PUT /repos/acme/web/pulls/1/merge',
       ...show('PATCH'), // merged
       `GET /repos/acme/web/pulls?head=acme:${branch}&state=open&per_page=100`,
