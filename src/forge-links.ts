@@ -30,6 +30,12 @@ export function prWebUrl(r: RepoSite, n: number): string | null {
  */
 export const prWebUrlOrGitHubForm = (r: RepoSite, n: number): string => prWebUrl(r, n) ?? `${repoWebUrl(r)}/pull/${n}`;
 
+/** `{ url }` with the PR's web address, or nothing where none is known (v2's optional `url` fields). */
+export const prUrlField = (r: RepoSite, n: number): { url?: string } => {
+  const url = prWebUrl(r, n);
+  return url === null ? {} : { url };
+};
+
 /** The commit's web address: GitHub's form on GitHub; null on a plain git forge (none known). */
 export const commitWebUrl = (r: RepoSite, sha: string): string | null =>
   r.forge === 'github' ? `${repoWebUrl(r)}/commit/${sha}` : null;

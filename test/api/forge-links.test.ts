@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiHarness, json, SLUG, type ApiHarness } from './api-harness.js';
+import { v2Client } from './v2-client.js';
 
 let h: ApiHarness;
 beforeEach(async () => {
@@ -98,5 +99,22 @@ describe('links to the forge', () => {
     expect(details.testedPullRequests).toEqual([
       { prNumber: 2, prUrl: 'https://github.com/acme/web/pull/2', title: 'Change 2' },
     ]);
+  });
+
+  it('follows the same rule on v2: a provider and PR addresses only where the forge is GitHub or a template says', async () => {
+    await h.t.connectRepo('acme', GITHUB, { forge: 'github' });
+    await queueOf(GITHUB);
+    await queueOf(SLUG);
+    const v2 = v2Client(h, new Set());
+    const repoAt = async (url: string) =>
+      json(await v2.call('GET', `/v2/repositories?providerUrl=${encodeURIComponent(url)}`)).data[0];
+    const [github, plain] = [await repoAt('https://github.com/acme/app'), await repoAt('https://github.com/acme/web')];
+    expect([github.provider, plain.provider]).toEqual(['github', 'unknown']);
+    const prOf = async (repositoryId: string) =>
+      json(await v2.call('GET', `/v2/pull-requests?repositoryId=${repositoryId}&number=2`)).data[0];
+    expect((await prOf(github.id)).url).toBe('https://github.com/acme/app/pull/2');
+    const plainPr = await prOf(plain.id);
+    expect(plainPr.number).toBe(2);
+    expect(plainPr).not.toHaveProperty('url');
   });
 });

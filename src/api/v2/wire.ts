@@ -13,7 +13,7 @@ import type {
   TestRun,
   TimelineItem,
 } from '../../engine/types.js';
-import { commitWebUrl, prWebUrlOrGitHubForm, repoWebUrl } from '../../forge-links.js';
+import { commitWebUrl, prUrlField, repoWebUrl } from '../../forge-links.js';
 import { iso } from '../wire.js';
 
 /** `NOT_READY` → `notReady`, `merge_commit` → `mergeCommit`. */
@@ -141,7 +141,7 @@ export function pullRequestOut(f: PullRequestFacts, list = false) {
     sha: info.headSha,
     baseBranch: info.baseBranch,
     author: info.author,
-    url: prWebUrlOrGitHubForm(f.repo, number),
+    ...prUrlField(f.repo, number),
     state,
     isCurrentlySubmittedToQueue: f.entry?.view.isCurrentlySubmittedToQueue ?? false,
     ...(f.entry ? { queueEntry: queueEntryOut(f.entry.view, f.entry.queueShortId, list) } : {}),
@@ -183,7 +183,7 @@ export function verificationRunOut(
     number,
     sha: shas.get(number) ?? '',
     title: titles.get(number) ?? '',
-    url: prWebUrlOrGitHubForm(repo, number),
+    ...prUrlField(repo, number),
   });
   const targets = details?.impactedTargets;
   const testBranchCommitUrl = run.testSha && commitWebUrl(repo, run.testSha);
@@ -237,7 +237,7 @@ export function transitionsOut(pullRequestId: string, timeline: TimelineItem[]) 
 export function repositoryOut(repo: RepositoryView) {
   return {
     id: repo.id,
-    provider: repo.forge === 'github' || repo.host === 'github.com' ? 'github' : 'unknown',
+    provider: repo.forge === 'github' ? 'github' : 'unknown',
     path: `${repo.owner}/${repo.name}`,
     host: repo.host === 'github.com' ? null : repo.host,
     url: repoWebUrl(repo),

@@ -1,6 +1,6 @@
 import { dependencyGraph, queueOrder } from '../../../engine/index.js';
 import type { Entry } from '../../../engine/types.js';
-import { prWebUrlOrGitHubForm } from '../../../forge-links.js';
+import { prUrlField } from '../../../forge-links.js';
 import { queueOf } from '../lookups.js';
 import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
@@ -39,7 +39,7 @@ export const mergeQueueOrder: V2Route = (app, { service }) => {
         number: e.prNumber,
         sha: e.headSha,
         title: e.title,
-        url: prWebUrlOrGitHubForm(handle.repo, e.prNumber),
+        ...prUrlField(handle.repo, e.prNumber),
       });
       const byNumber = new Map(order.map((e) => [e.prNumber, e]));
       const graph = dependencyGraph(snapshot);
