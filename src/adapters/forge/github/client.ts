@@ -2,8 +2,10 @@
  * Octokit clients for the github forge: one per App installation (or one for a token), each with the
  * throttling plugin (waits out primary and secondary rate limits: 429, and 403 with retry-after or
  * x-ratelimit-reset) and the retry plugin (bounded retries of 5xx and 405 "merge already in
- * progress"). Everything goes through the `fetch` given (the global one unless injected).
+ * progress"). Everything goes through the `fetch` given (the global one unless injected). Each client
+ * is throttled on its own (its own lane of writes), as GitHub limits each installation and token.
  */
+import { createHash } from 'node:crypto';
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/core';
 import { retry } from '@octokit/plugin-retry';
@@ -77,6 +79,9 @@ export function hasStatus(err: unknown, ...statuses: number[]): boolean {
   return typeof e?.status === 'number' && e.response !== undefined && statuses.includes(e.status);
 }
 
+/** The client key of a token: a digest, so that two tokens never share a lane and no token is kept as a key. */
+const tokenKey = (token: string): string => `token:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
+
 export class GitHubClients {
   private readonly byInstallation = new Map<string, GitHubApi>();
   private readonly installationOfRepo = new Map<string, number>();
@@ -96,7 +101,7 @@ export class GitHubClients {
   /** The client for a repository: the token's, or its App installation's (looked up once when not configured). */
   async forRepo(repo: RepoBinding): Promise<GitHubApi> {
     const auth = this.opts.auth;
-    if (auth.kind === 'token') return this.client('token', { auth: auth.token });
+    if (auth.kind === 'token') return this.client(tokenKey(auth.token), { auth: auth.token });
     const installationId = repo.installationId ?? (await this.lookUpInstallation(repo));
     return this.client(`installation:${installationId}`, {
       authStrategy: createAppAuth,
@@ -164,6 +169,9 @@ export class GitHubClients {
       },
       throttle: {
         ...throttle,
+        // The throttling plugin's limiters are shared by the process and keyed by this id: each client
+        // (installation or token) gets its own lane of writes, as GitHub limits each one on its own.
+        id: key,
         onRateLimit: onLimit('rate limit'),
         onSecondaryRateLimit: onLimit('secondary rate limit'),
       },
