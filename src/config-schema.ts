@@ -179,6 +179,13 @@ export const ServerConfigSchema = Type.Object({
     description: 'link of the status check and comments; `{owner}`, `{repo}`, `{branch}` and `{pr}` are replaced',
     defaultText: 'none',
   }),
+  /** The least repository permission that lets a `/greenline merge|cancel` comment act (adapters/forge/github/permissions.ts). */
+  githubCommandPermission: setting(oneOf(['write', 'maintain', 'admin']), {
+    default: 'write',
+    env: 'GREENLINE_GITHUB_COMMAND_PERMISSION',
+    description:
+      'least permission on the repository a commenter needs for `/greenline merge` and `/greenline cancel` to act (write, maintain or admin)',
+  }),
   /**
    * The server's address as people reach it (e.g. https://greenline.example.com): chat notifications
    * link to the PR's dashboard page under it; null = no dashboard link.

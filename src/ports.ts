@@ -120,6 +120,15 @@ export interface ForgePort {
    */
   checkRunStatuses?(repo: RepoBinding, sha: string): Promise<CiStatus[]>;
   /**
+   * Whether the author of a PR comment may command the queue (their permission on the repository, as
+   * the forge tells it; `association` is how the forge's delivery described the author, when it did);
+   * when not, why, in words. Forges that cannot tell leave it out: every command is accepted.
+   */
+  mayCommand?(
+    repo: RepoBinding,
+    author: { login?: string; association?: string },
+  ): Promise<{ ok: true } | { ok: false; reason: string }>;
+  /**
    * Posts a comment on a PR (the answer to a queue command given in a comment that could not be
    * carried out). Forges without PR comments leave it out.
    */

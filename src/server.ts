@@ -79,7 +79,12 @@ export function tokenHint(orgs: readonly string[], config: Pick<GreenlineConfig,
 export function gitHubForgeOf(
   config: Pick<
     GreenlineConfig,
-    'githubAppId' | 'githubPrivateKeyPath' | 'githubToken' | 'githubBaseUrl' | 'githubDetailsUrl'
+    | 'githubAppId'
+    | 'githubPrivateKeyPath'
+    | 'githubToken'
+    | 'githubBaseUrl'
+    | 'githubDetailsUrl'
+    | 'githubCommandPermission'
   >,
   logger: Logger,
 ): GitHubForge | null {
@@ -91,6 +96,7 @@ export function gitHubForgeOf(
         token: config.githubToken,
         baseUrl: config.githubBaseUrl,
         detailsUrl: config.githubDetailsUrl,
+        commandPermission: config.githubCommandPermission,
       },
       logger,
     );

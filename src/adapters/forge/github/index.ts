@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { GitHubAuth } from './client.js';
 import { GitHubForge, type GitHubForgeOptions } from './github-forge.js';
+import type { CommandPermission } from './permissions.js';
 
 export { GitHubForge, type GitHubForgeOptions } from './github-forge.js';
 export { parseQueueCommand, type QueueCommand } from './commands.js';
@@ -24,6 +25,8 @@ export interface GitHubSettings {
   baseUrl: string;
   /** Link of status checks and comments (see GitHubForgeOptions.detailsUrl); null = no link. */
   detailsUrl: string | null;
+  /** The least permission that lets a PR comment command the queue; absent = write. */
+  commandPermission?: CommandPermission;
 }
 
 /** Settings that cannot work (an unreadable key file, a file that is no key); the message says which. */
@@ -62,5 +65,6 @@ export function gitHubForgeFromSettings(settings: GitHubSettings, logger: Logger
     baseUrl: settings.baseUrl,
     logger,
     ...(settings.detailsUrl ? { detailsUrl: settings.detailsUrl } : {}),
+    ...(settings.commandPermission ? { commandPermission: settings.commandPermission } : {}),
   });
 }
