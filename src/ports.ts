@@ -39,6 +39,21 @@ export class ForgeUnreachableError extends Error {
   override name = 'ForgeUnreachableError';
 }
 
+/**
+ * The forge's request budget is spent until `retryAt` (ms since the epoch): what needs the forge waits
+ * until then (an effect is retried at that time, its attempt not counted) instead of failing.
+ */
+export class ForgeRateLimitedError extends ForgeUnreachableError {
+  override name = 'ForgeRateLimitedError';
+  constructor(
+    message: string,
+    readonly retryAt: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
 export type BuildResult = { ok: true; sha: string } | { ok: false; reason: FailureReason; detail: string };
 
 export type AdvanceResult =

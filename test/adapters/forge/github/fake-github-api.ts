@@ -46,6 +46,24 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
   });
 
+/**
+ * GitHub's conditional requests: a successful GET answer carries an ETag of its content; a request
+ * naming that ETag in If-None-Match is answered 304 Not Modified without a body (which GitHub does
+ * not count against the rate limit).
+ */
+async function conditional(res: Response, ifNoneMatch: string | null): Promise<Response> {
+  if (res.status !== 200) return res;
+  const text = await res.text();
+  const etag = `W/"${createHash('sha1').update(text).digest('hex')}"`;
+  const headers = new Headers(res.headers);
+  headers.set('etag', etag);
+  if (ifNoneMatch === etag) {
+    headers.delete('content-type');
+    return new Response(null, { status: 304, headers });
+  }
+  return new Response(text, { status: 200, headers });
+}
+
 export class FakeGitHubApi {
   readonly calls: RecordedCall[] = [];
   readonly branches = new Map<string, string>();
@@ -195,6 +213,7 @@ export class FakeGitHubApi {
     } else {
       res = this.answer(method, rawPath, url.searchParams, body, call.authorization);
     }
+    if (method === 'GET') res = await conditional(res, headers.get('if-none-match'));
     call.status = res.status;
     return res;
   };

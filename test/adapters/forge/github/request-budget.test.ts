@@ -1,0 +1,107 @@
+/**
+ * The github forge's request budget against the FAKE GitHub API: conditional requests (ETag, 304),
+ * waiting for the rate limit's reset instead of failing, and the answers reported for metrics.
+ */
+import { describe, expect, it } from 'vitest';
+import type { GitHubResponseSeen } from '../../../../src/adapters/forge/github/request-budget.js';
+import { ManualClock } from '../../../../src/lib/clock.js';
+import { ForgeRateLimitedError } from '../../../../src/ports.js';
+import { FakeGitHubApi } from './fake-github-api.js';
+import { bindingFor, createGitHubHarness, makeForge } from './github-harness.js';
+
+function repoWithPr(): { api: FakeGitHubApi; base: string } {
+  const api = new FakeGitHubApi();
+  const base = api.commit(null, 'base');
+  api.branches.set('main', base);
+  api.openPr(1, { headSha: api.commit(base, 'one') });
+  return { api, base };
+}
+
+describe('github forge: request budget', () => {
+  it('reads are conditional: unchanged answers are 304 (free) and served from the cache, changed ones are read anew', async () => {
+    const { api } = repoWithPr();
+    const seen: GitHubResponseSeen[] = [];
+    const forge = makeForge(api, { onResponse: (r) => seen.push(r) });
+    const binding = bindingFor(api);
+    const first = await forge.getPullRequest(binding, 1);
+    expect(await forge.getPullRequest(binding, 1)).toEqual(first);
+    api.pulls.get(1)!.title = 'A better title';
+    expect((await forge.getPullRequest(binding, 1))?.title).toBe('A better title');
+    expect(await forge.getPullRequest(binding, 1)).toMatchObject({ title: 'A better title' });
+    expect(api.calls.map((c) => `${c.status} ${c.method} ${c.path}`)).toEqual([
+      '200 GET /repos/acme/web/pulls/1',
+      '304 GET /repos/acme/web/pulls/1',
+      '200 GET /repos/acme/web/pulls/1',
+      '304 GET /repos/acme/web/pulls/1',
+    ]);
+    expect(seen.map((r) => `${r.client} ${r.method} ${r.status}`)).toEqual([
+      'token GET 200',
+      'token GET 304',
+      'token GET 200',
+      'token GET 304',
+    ]);
+  });
+
+  it('with the budget down to its reserve, nothing is sent until the reset: the caller is told when to try again', async () => {
+    const { api } = repoWithPr();
+    const clock = new ManualClock(Date.UTC(2026, 0, 5, 9));
+    const forge = makeForge(api, { clock, rateLimitReserve: 10 });
+    const reset = clock.now() / 1000 + 1800;
+    const seen: GitHubResponseSeen[] = [];
+    const withBudget = makeForge(api, { clock, onResponse: (r) => seen.push(r) });
+    for (const f of [forge, withBudget]) {
+      api.failNext(
+        'GET',
+        /git\/ref\/heads\/main$/,
+        200,
+        { ref: 'refs/heads/main', object: { sha: 'a'.repeat(40) } },
+        {
+          'x-ratelimit-remaining': '7',
+          'x-ratelimit-reset': String(reset),
+        },
+      );
+      await f.getBranchSha(bindingFor(api), 'main');
+    }
+    expect(seen.at(-1)).toMatchObject({ remaining: 7 });
+    api.clearLog();
+    const refused = await forge.getPullRequest(bindingFor(api), 1).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ForgeRateLimitedError);
+    expect(refused).toMatchObject({ retryAt: reset * 1000, message: expect.stringMatching(/request budget/) });
+    expect(api.calls).toEqual([]);
+    clock.set(reset * 1000);
+    expect((await forge.getPullRequest(bindingFor(api), 1))?.number).toBe(1);
+    expect(api.log).toEqual(['GET /repos/acme/web/pulls/1']);
+  });
+
+  it('an effect that meets a spent budget waits for the reset, its attempt not counted, and then runs', async () => {
+    const h = await createGitHubHarness({ api: repoWithPr().api });
+    try {
+      h.clock.set(Date.now());
+      h.api.requiredChecks.set('main', ['build']);
+      await h.app.service.createQueue(h.ctx, h.key, {});
+      const reset = Math.floor(Date.now() / 1000) + 3600;
+      h.api.failNext(
+        'POST',
+        /\/merges$/,
+        403,
+        { message: 'API rate limit exceeded for installation ID 1.' },
+        { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) },
+      );
+      await h.app.service.submitPullRequest(h.ctx, h.key, { prNumber: 1 });
+      await h.runEffects();
+      const effect = await h.db
+        .selectFrom('effects')
+        .selectAll()
+        .where('kind', '=', 'createTestBranch')
+        .executeTakeFirstOrThrow();
+      expect(effect).toMatchObject({ status: 'pending', run_at: reset * 1000, attempts: 0 });
+      expect(effect.last_error).toMatch(/rate-limited token until .*API rate limit exceeded/);
+      h.clock.set(reset * 1000);
+      await h.runEffects();
+      const { entry } = await h.app.service.getSubmittedPullRequest(h.ctx, h.key, { number: 1 });
+      expect(entry.state).toBe('TESTING');
+    } finally {
+      await h.close();
+    }
+  });
+});
