@@ -87,6 +87,7 @@ export function gitHubForgeOf(
     | 'githubCommandPermission'
   >,
   logger: Logger,
+  metrics: OperatorMetrics | null = null,
 ): GitHubForge | null {
   try {
     return gitHubForgeFromSettings(
@@ -99,6 +100,7 @@ export function gitHubForgeOf(
         commandPermission: config.githubCommandPermission,
       },
       logger,
+      metrics ? { onResponse: (answer) => metrics.observeGitHub(answer) } : {},
     );
   } catch (err) {
     throw err instanceof GitHubSettingsError ? new ConfigError(err.message) : err;
@@ -149,7 +151,8 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
         const boot = await bootstrap(db, systemClock.now());
         if (boot.token === null) logger.info(tokenHint(boot.orgs, config));
         const git = createGitForge({ dataDir: config.dataDir, logger: logger.child({ part: 'git' }) });
-        const github = gitHubForgeOf(config, logger.child({ part: 'github' }));
+        const metrics = config.operatorMetricsPort === null ? null : new OperatorMetrics();
+        const github = gitHubForgeOf(config, logger.child({ part: 'github' }), metrics);
         if (github && !config.githubWebhookSecret)
           logger.warn(
             'the github forge is configured without githubWebhookSecret: CI results of GitHub checks, comments and labels are not received',
@@ -181,7 +184,6 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
           .catch((err: unknown) =>
             logger.warn({ err }, 'leftovers of an earlier CI process not removed; the next takeover tries again'),
           );
-        const metrics = config.operatorMetricsPort === null ? null : new OperatorMetrics();
         http = await buildHttpApp({
           service: app.service,
           logger,

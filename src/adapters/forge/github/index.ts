@@ -38,7 +38,11 @@ export class GitHubSettingsError extends Error {
  * The github forge the settings ask for: as a GitHub App (appId and privateKeyPath) or with a
  * token; null when neither is set.
  */
-export function gitHubForgeFromSettings(settings: GitHubSettings, logger: Logger): GitHubForge | null {
+export function gitHubForgeFromSettings(
+  settings: GitHubSettings,
+  logger: Logger,
+  more: Pick<GitHubForgeOptions, 'onResponse'> = {},
+): GitHubForge | null {
   let auth: GitHubAuth;
   if (settings.appId !== null && settings.privateKeyPath !== null) {
     let privateKey: string;
@@ -61,6 +65,7 @@ export function gitHubForgeFromSettings(settings: GitHubSettings, logger: Logger
     return null;
   }
   return new GitHubForge({
+    ...more,
     auth,
     baseUrl: settings.baseUrl,
     logger,

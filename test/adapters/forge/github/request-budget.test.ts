@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GitHubResponseSeen } from '../../../../src/adapters/forge/github/request-budget.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
+import { OperatorMetrics } from '../../../../src/metrics/operator-metrics.js';
 import { ForgeRateLimitedError } from '../../../../src/ports.js';
 import { FakeGitHubApi } from './fake-github-api.js';
 import { bindingFor, createGitHubHarness, makeForge } from './github-harness.js';
@@ -40,6 +41,23 @@ describe('github forge: request budget', () => {
       'token GET 200',
       'token GET 304',
     ]);
+  });
+
+  it('metrics: requests by method and status class, and the budget left of each client', async () => {
+    const { api } = repoWithPr();
+    const metrics = new OperatorMetrics();
+    const forge = makeForge(api, { onResponse: (a) => metrics.observeGitHub(a) });
+    api.failNext('GET', /pulls\/1$/, 404, { message: 'Not Found' }, { 'x-ratelimit-remaining': '4321' });
+    await forge.getPullRequest(bindingFor(api), 1);
+    await forge.getPullRequest(bindingFor(api), 1);
+    await forge.getPullRequest(bindingFor(api), 1);
+    await forge.reply(bindingFor(api), 1, 'hello');
+    const text = await metrics.render();
+    expect(text).toContain('greenline_github_requests_total{method="GET",status="4xx"} 1');
+    expect(text).toContain('greenline_github_requests_total{method="GET",status="2xx"} 1');
+    expect(text).toContain('greenline_github_requests_total{method="GET",status="3xx"} 1');
+    expect(text).toContain('greenline_github_requests_total{method="POST",status="2xx"} 1');
+    expect(text).toContain('greenline_github_rate_limit_remaining{client="token"} 4321');
   });
 
   it('with the budget down to its reserve, nothing is sent until the reset: the caller is told when to try again', async () => {
