@@ -93,7 +93,8 @@ export const ServerConfigSchema = Type.Object({
     default: 15,
     env: 'GREENLINE_POLL_INTERVAL_SECONDS',
     flag: '--poll-interval <seconds>',
-    description: 'how often to read target branches and queued PRs from the forge (default 15)',
+    description:
+      'how often to read target branches and queued PRs from the forge (default 15); with GitHub webhooks, the shortest wait of the safety-net reads, which back off up to 20 times it',
   }),
   ciMaxParallel: setting(Type.Integer({ minimum: 1, maximum: 256 }), {
     default: 2,

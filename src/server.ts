@@ -162,6 +162,8 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
           clock: systemClock,
           forges: { git, ...(github ? { github } : {}) },
           pollIntervalMs: config.pollIntervalSeconds * 1000,
+          // With its webhook, GitHub tells of changes: polling is the safety net.
+          webhookForges: github && config.githubWebhookSecret ? ['github'] : [],
           retentionMs: config.retentionDays * DAY_MS,
           logger,
           webhookPolicy: new UrlPolicy(config.webhookAllowedHosts),

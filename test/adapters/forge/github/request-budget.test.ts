@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { GitHubResponseSeen } from '../../../../src/adapters/forge/github/request-budget.js';
+import { ForgePoller } from '../../../../src/app/forge/forge-poller.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { OperatorMetrics } from '../../../../src/metrics/operator-metrics.js';
 import { ForgeRateLimitedError } from '../../../../src/ports.js';
@@ -118,6 +119,46 @@ describe('github forge: request budget', () => {
       await h.runEffects();
       const { entry } = await h.app.service.getSubmittedPullRequest(h.ctx, h.key, { number: 1 });
       expect(entry.state).toBe('TESTING');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('with webhooks, polling is a safety net that backs off while it finds nothing new; without, every interval reads', async () => {
+    const h = await createGitHubHarness({ api: repoWithPr().api });
+    try {
+      await h.app.service.createQueue(h.ctx, h.key, {});
+      await h.app.service.submitPullRequest(h.ctx, h.key, { prNumber: 1 });
+      const poller = (webhookForges: ('git' | 'github')[]) =>
+        new ForgePoller({
+          db: h.db,
+          adapters: h.app.adapters,
+          executor: h.app.executor,
+          clock: h.clock,
+          leases: h.app.leases,
+          intervalMs: 15_000,
+          safetyNetMaxMs: 300_000,
+          webhookForges,
+        });
+      /** Polls every 15 s for `ticks` intervals; the seconds (from the first) at which PR 1 was read. */
+      const readsOver = async (p: ForgePoller, ticks: number): Promise<number[]> => {
+        const start = h.clock.now();
+        const at: number[] = [];
+        for (let i = 0; i < ticks; i++) {
+          h.api.clearLog();
+          await p.pollOnce();
+          if (h.api.log.includes('GET /repos/acme/web/pulls/1')) at.push((h.clock.now() - start) / 1000);
+          h.clock.advance(15_000);
+        }
+        return at;
+      };
+      expect(await readsOver(poller([]), 5)).toEqual([0, 15, 30, 45, 60]);
+      const safetyNet = poller(['github']);
+      // Waits of 15, 30, 60, 120, 240 s, then at most 300 s.
+      expect(await readsOver(safetyNet, 61)).toEqual([0, 15, 45, 105, 225, 465, 765]);
+      // A change found at the next read (here: the PR's title, 150 s on) brings the wait back to the interval.
+      h.api.pulls.get(1)!.title = 'Renamed';
+      expect(await readsOver(safetyNet, 16)).toEqual([150, 165, 195]);
     } finally {
       await h.close();
     }
