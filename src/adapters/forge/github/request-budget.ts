@@ -123,7 +123,7 @@ export class RequestBudget {
   }
 
   /** A rate-limit answer that reaches here (not waited out) as ForgeRateLimitedError. */
-  private async converted<T>(call: () => Promise<T>): Promise<T> {
+  private async converted<T>(call: () => T | Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (err) {
