@@ -93,7 +93,8 @@ export const ServerConfigSchema = Type.Object({
     default: 15,
     env: 'GREENLINE_POLL_INTERVAL_SECONDS',
     flag: '--poll-interval <seconds>',
-    description: 'how often to read target branches and queued PRs from the forge (default 15)',
+    description:
+      'how often to read target branches and queued PRs from the forge (default 15); with GitHub webhooks, the shortest wait of the safety-net reads, which back off up to 20 times it',
   }),
   ciMaxParallel: setting(Type.Integer({ minimum: 1, maximum: 256 }), {
     default: 2,
@@ -178,6 +179,13 @@ export const ServerConfigSchema = Type.Object({
     env: 'GREENLINE_GITHUB_DETAILS_URL',
     description: 'link of the status check and comments; `{owner}`, `{repo}`, `{branch}` and `{pr}` are replaced',
     defaultText: 'none',
+  }),
+  /** The least repository permission that lets a `/greenline merge|cancel` comment act (adapters/forge/github/permissions.ts). */
+  githubCommandPermission: setting(oneOf(['write', 'maintain', 'admin']), {
+    default: 'write',
+    env: 'GREENLINE_GITHUB_COMMAND_PERMISSION',
+    description:
+      'least permission on the repository a commenter needs for `/greenline merge` and `/greenline cancel` to act (write, maintain or admin)',
   }),
   /**
    * The server's address as people reach it (e.g. https://greenline.example.com): chat notifications

@@ -29,8 +29,11 @@ export type ForgeObservation =
    * the enqueueing label of that branch's queue and label commands are enabled.
    */
   | { kind: 'prLabel'; prNumber: number; baseBranch: string; label: string; added: boolean }
-  /** A queue command in a comment on the PR, by `author` (login, when known). */
-  | { kind: 'prComment'; prNumber: number; command: QueueCommand; author?: string }
+  /**
+   * A queue command in a comment on the PR, by `author` (login, when known); `authorAssociation`: how
+   * the forge relates the author to the repository (GitHub's `author_association`), when it says.
+   */
+  | { kind: 'prComment'; prNumber: number; command: QueueCommand; author?: string; authorAssociation?: string }
   /** A branch was pushed to (created or moved): the queue of that target branch reads its head. */
   | { kind: 'branchPushed'; branch: string }
   /** A CI status of a commit (a test commit's, when it is one). */

@@ -39,6 +39,21 @@ export class ForgeUnreachableError extends Error {
   override name = 'ForgeUnreachableError';
 }
 
+/**
+ * The forge's request budget is spent until `retryAt` (ms since the epoch): what needs the forge waits
+ * until then (an effect is retried at that time, its attempt not counted) instead of failing.
+ */
+export class ForgeRateLimitedError extends ForgeUnreachableError {
+  override name = 'ForgeRateLimitedError';
+  constructor(
+    message: string,
+    readonly retryAt: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
 export type BuildResult = { ok: true; sha: string } | { ok: false; reason: FailureReason; detail: string };
 
 export type AdvanceResult =
@@ -119,6 +134,15 @@ export interface ForgePort {
    * report no checks leave it out.
    */
   checkRunStatuses?(repo: RepoBinding, sha: string): Promise<CiStatus[]>;
+  /**
+   * Whether the author of a PR comment may command the queue (their permission on the repository, as
+   * the forge tells it; `association` is how the forge's delivery described the author, when it did);
+   * when not, why, in words. Forges that cannot tell leave it out: every command is accepted.
+   */
+  mayCommand?(
+    repo: RepoBinding,
+    author: { login?: string; association?: string },
+  ): Promise<{ ok: true } | { ok: false; reason: string }>;
   /**
    * Posts a comment on a PR (the answer to a queue command given in a comment that could not be
    * carried out). Forges without PR comments leave it out.

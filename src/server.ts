@@ -79,9 +79,15 @@ export function tokenHint(orgs: readonly string[], config: Pick<GreenlineConfig,
 export function gitHubForgeOf(
   config: Pick<
     GreenlineConfig,
-    'githubAppId' | 'githubPrivateKeyPath' | 'githubToken' | 'githubBaseUrl' | 'githubDetailsUrl'
+    | 'githubAppId'
+    | 'githubPrivateKeyPath'
+    | 'githubToken'
+    | 'githubBaseUrl'
+    | 'githubDetailsUrl'
+    | 'githubCommandPermission'
   >,
   logger: Logger,
+  metrics: OperatorMetrics | null = null,
 ): GitHubForge | null {
   try {
     return gitHubForgeFromSettings(
@@ -91,8 +97,10 @@ export function gitHubForgeOf(
         token: config.githubToken,
         baseUrl: config.githubBaseUrl,
         detailsUrl: config.githubDetailsUrl,
+        commandPermission: config.githubCommandPermission,
       },
       logger,
+      metrics ? { onResponse: (answer) => metrics.observeGitHub(answer) } : {},
     );
   } catch (err) {
     throw err instanceof GitHubSettingsError ? new ConfigError(err.message) : err;
@@ -143,7 +151,8 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
         const boot = await bootstrap(db, systemClock.now());
         if (boot.token === null) logger.info(tokenHint(boot.orgs, config));
         const git = createGitForge({ dataDir: config.dataDir, logger: logger.child({ part: 'git' }) });
-        const github = gitHubForgeOf(config, logger.child({ part: 'github' }));
+        const metrics = config.operatorMetricsPort === null ? null : new OperatorMetrics();
+        const github = gitHubForgeOf(config, logger.child({ part: 'github' }), metrics);
         if (github && !config.githubWebhookSecret)
           logger.warn(
             'the github forge is configured without githubWebhookSecret: CI results of GitHub checks, comments and labels are not received',
@@ -153,6 +162,8 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
           clock: systemClock,
           forges: { git, ...(github ? { github } : {}) },
           pollIntervalMs: config.pollIntervalSeconds * 1000,
+          // With its webhook, GitHub tells of changes: polling is the safety net.
+          webhookForges: github && config.githubWebhookSecret ? ['github'] : [],
           retentionMs: config.retentionDays * DAY_MS,
           logger,
           webhookPolicy: new UrlPolicy(config.webhookAllowedHosts),
@@ -175,7 +186,6 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
           .catch((err: unknown) =>
             logger.warn({ err }, 'leftovers of an earlier CI process not removed; the next takeover tries again'),
           );
-        const metrics = config.operatorMetricsPort === null ? null : new OperatorMetrics();
         http = await buildHttpApp({
           service: app.service,
           logger,

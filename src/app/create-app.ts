@@ -39,6 +39,8 @@ export interface AppDeps {
   /** Builds the CI adapter around the sink where it must report statuses. */
   createCi: (onStatus: CiStatusSink) => CiPort;
   pollIntervalMs: number;
+  /** Forges whose changes arrive by webhook: the poller reads their queues as a safety net, with backoff. */
+  webhookForges?: readonly RepoBinding['forge'][];
   /** How long finished work records are kept (default RETENTION_MS, 30 days). */
   retentionMs?: number;
   /** Length of a queue lease (default 15 s): another instance takes a dead one's queues within it. */
@@ -146,6 +148,7 @@ export function createApp(deps: AppDeps): App {
     clock,
     leases,
     intervalMs: deps.pollIntervalMs,
+    ...(deps.webhookForges ? { webhookForges: deps.webhookForges } : {}),
     ...(logger ? { logger } : {}),
   });
   const retention = new RetentionSweeper({

@@ -210,6 +210,27 @@ export async function rescheduleEffect(
     .execute();
 }
 
+/** Like rescheduleEffect, with the attempt given back: a wait for the forge's rate limit is no failed attempt. */
+export async function postponeEffect(
+  db: Kysely<Database>,
+  id: number,
+  runAt: number,
+  error: string,
+  at: number,
+): Promise<void> {
+  await db
+    .updateTable('effects')
+    .set((eb) => ({
+      run_at: runAt,
+      attempts: eb('attempts', '-', 1),
+      last_error: error,
+      updated_at: at,
+      claimed_by: null,
+    }))
+    .where('id', '=', id)
+    .execute();
+}
+
 export async function failEffect(db: Kysely<Database>, id: number, error: string, at: number): Promise<void> {
   await db
     .updateTable('effects')

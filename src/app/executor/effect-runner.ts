@@ -4,7 +4,9 @@
  * its effect lease expires, or at once when another instance takes its queue over: queue-takeover.ts), executed through the repository's forge/CI adapters, and their results fed back
  * to the queue as engine events — the event and "effect done" commit in one transaction, so a result
  * is never applied twice. A thrown error is transient: the row is rescheduled by RETRY_RULES (the
- * backoff is stored in `run_at`); when the budget is spent the engine hears a failure.
+ * backoff is stored in `run_at`); when the budget is spent the engine hears a failure. A forge whose
+ * request budget is spent (ForgeRateLimitedError) postpones the effect to the budget's reset, the
+ * attempt not counted.
  *
  *   createTestBranch → testBranchCreated | testBranchFailed
  *   startCi          → ciStarted (fixes required statuses; the outcome comes later from statuses, see ci-outcome)
@@ -33,10 +35,12 @@ import {
   failEffect,
   leaseEffects,
   nextEffectRunAt,
+  postponeEffect,
   rescheduleEffect,
   selectDueEffectIds,
   selectQueuesWithDueEffects,
 } from '../../store/effects.js';
+import { ForgeRateLimitedError } from '../../ports.js';
 import { findQueueById } from '../../store/queues.js';
 import { findRepoById } from '../../store/repos.js';
 import { bindingOf } from '../repo-binding.js';
@@ -170,6 +174,10 @@ export class EffectRunner extends OutboxWorker {
       await completeEffect(db, row.id, clock.now());
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
+      if (err instanceof ForgeRateLimitedError) {
+        logger?.warn({ effect: effect.key, retryAt: err.retryAt, err: message }, 'effect waits for the rate limit');
+        return postponeEffect(db, row.id, Math.max(err.retryAt, clock.now()), message, clock.now());
+      }
       const retryAt = nextAttemptAt(effect.kind, row.attempts, clock.now());
       logger?.warn(
         { effect: effect.key, attempts: row.attempts, err: message },

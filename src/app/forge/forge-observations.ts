@@ -8,8 +8,9 @@
  *   prConvertedToDraft    → prConvertedToDraft, in every queue that holds the PR
  *   prLabel               → submit / cancel, for the enqueueingLabel of the PR's base branch's queue
  *                           when labelCommandsEnabled
- *   prComment             → submit / cancel when the queue of the PR's base branch has commandsEnabled;
- *                           a refusal is answered on the PR
+ *   prComment             → submit / cancel when the queue of the PR's base branch has commandsEnabled
+ *                           and the author may command it (the forge's mayCommand); a refusal is
+ *                           answered on the PR
  *   branchPushed          → the queue of that target branch reads its head (target-refresh.ts)
  *   ciStatus              → CI status of the test run of that commit (ci-outcome decides)
  *   checksCompleted       → every check of that test commit, in case one was missed
@@ -148,6 +149,16 @@ export class ForgeObservations {
     const base = (await forge.getPullRequest(binding, o.prNumber))?.baseBranch;
     const queue = queues.find((q) => q.target_branch === base);
     if (!queue || !queueConfigOf(queue).commandsEnabled) return false;
+    const author = {
+      ...(o.author ? { login: o.author } : {}),
+      ...(o.authorAssociation ? { association: o.authorAssociation } : {}),
+    };
+    const allowed = (await forge.mayCommand?.(binding, author)) ?? { ok: true };
+    if (!allowed.ok) {
+      this.deps.logger?.info({ pr: o.prNumber, author: o.author, reason: allowed.reason }, 'forge command not allowed');
+      await forge.reply?.(binding, o.prNumber, `${o.author ? `@${o.author}: ` : ''}${allowed.reason}`);
+      return true;
+    }
     const refused = await this.run(repo, queue, o.prNumber, o.command);
     if (refused)
       await forge.reply?.(

@@ -1,7 +1,11 @@
 /**
  * The git forge has no webhooks, so greenline looks: every interval, for each queue that holds
  * non-terminal entries and whose lease this instance holds (queue-leases.ts), it reads the target branch head and each queued PR from the forge and turns
- * differences into engine events (forge-observations.ts, the path webhook deliveries take too):
+ * differences into engine events (forge-observations.ts, the path webhook deliveries take too).
+ * Queues of a forge whose changes arrive by webhook (`webhookForges`: github with a webhook secret)
+ * are read as a safety net, with backoff: after a read that found nothing new the queue waits twice
+ * as long before the next (from the interval up to `safetyNetMaxMs`); a read that found a change
+ * brings it back to the interval.
  *   target head differs from the queue's          → targetMoved (see target-refresh for own merges)
  *   PR merged by someone else                     → prMergedOutside (forges that can tell: github)
  *   PR gone (closed)                              → prClosed
@@ -13,10 +17,11 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { waitsToStart } from '../../engine/index.js';
 import { TERMINAL_STATES } from '../../engine/types.js';
-import type { Database, QueueRow } from '../../store/database.js';
+import type { Database, QueueRow, RepoRow } from '../../store/database.js';
 import { listActiveEntries } from '../../store/entries.js';
 import { listQueuesWithActiveEntries } from '../../store/queues.js';
 import { findRepoById } from '../../store/repos.js';
+import type { RepoBinding } from '../../ports.js';
 import { forgeFor, type Adapters } from '../adapters.js';
 import type { Clock } from '../../lib/clock.js';
 import { observePr } from './forge-observations.js';
@@ -35,11 +40,17 @@ export interface ForgePollerDeps {
   clock: Clock;
   leases: QueueLeases;
   intervalMs: number;
+  /** Forges whose changes arrive by webhook: their queues are read as a safety net, with backoff. */
+  webhookForges?: readonly RepoBinding['forge'][];
+  /** The longest wait between two safety-net reads of a queue (default 20 intervals). */
+  safetyNetMaxMs?: number;
   logger?: Logger;
 }
 
 export class ForgePoller {
   private readonly periodic: Periodic;
+  /** Safety-net queues: when each is read next, and the wait after that read. */
+  private readonly pace = new Map<string, { nextAt: number; waitMs: number }>();
 
   constructor(private readonly deps: ForgePollerDeps) {
     this.periodic = new Periodic(
@@ -59,7 +70,9 @@ export class ForgePoller {
   /** One pass over every watched queue this instance holds (the lease round renewed first). */
   async pollOnce(): Promise<void> {
     await this.deps.leases.refresh();
-    for (const queue of await listQueuesWithActiveEntries(this.deps.db, TERMINAL_STATES)) {
+    const queues = await listQueuesWithActiveEntries(this.deps.db, TERMINAL_STATES);
+    for (const id of this.pace.keys()) if (!queues.some((q) => q.id === id)) this.pace.delete(id);
+    for (const queue of queues) {
       if (!this.deps.leases.holds(queue.id)) continue;
       await this.pollQueue(queue).catch((err: unknown) =>
         this.deps.logger?.warn({ err, queue: queue.id, branch: queue.target_branch }, 'polling the forge failed'),
@@ -68,10 +81,25 @@ export class ForgePoller {
   }
 
   private async pollQueue(queue: QueueRow): Promise<void> {
-    const { db, adapters } = this.deps;
-    const repo = await findRepoById(db, queue.repo_id);
+    const repo = await findRepoById(this.deps.db, queue.repo_id);
     if (!repo) return;
-    await refreshTarget(this.deps, queue, repo);
+    if (!this.deps.webhookForges?.includes(repo.forge)) {
+      await this.readQueue(queue, repo);
+      return;
+    }
+    const { clock, intervalMs } = this.deps;
+    const pace = this.pace.get(queue.id);
+    if (pace && clock.now() < pace.nextAt) return;
+    const changed = await this.readQueue(queue, repo);
+    const waitMs =
+      changed || !pace ? intervalMs : Math.min(pace.waitMs * 2, this.deps.safetyNetMaxMs ?? 20 * intervalMs);
+    this.pace.set(queue.id, { nextAt: clock.now() + waitMs, waitMs });
+  }
+
+  /** Reads the queue's target and PRs from the forge; true when something differed from the queue's view. */
+  private async readQueue(queue: QueueRow, repo: RepoRow): Promise<boolean> {
+    const { db, adapters } = this.deps;
+    let changed = await refreshTarget(this.deps, queue, repo);
     const binding = bindingOf(repo);
     const forge = forgeFor(adapters, binding);
     const entries = await listActiveEntries(db, queue.id, TERMINAL_STATES);
@@ -88,6 +116,8 @@ export class ForgePoller {
       if (pr && !mayMergeDirectly(pr) && !prChanged(entry, pr)) continue;
       const merged = !pr && (await forge.wasMerged?.(binding, entry.prNumber)) === true;
       await observePr(this.deps, queue.id, { kind: 'prSeen', prNumber: entry.prNumber, pr, merged });
+      changed = true;
     }
+    return changed;
   }
 }

@@ -2,14 +2,19 @@
  * Octokit clients for the github forge: one per App installation (or one for a token), each with the
  * throttling plugin (waits out primary and secondary rate limits: 429, and 403 with retry-after or
  * x-ratelimit-reset) and the retry plugin (bounded retries of 5xx and 405 "merge already in
- * progress"). Everything goes through the `fetch` given (the global one unless injected).
+ * progress"). Everything goes through the `fetch` given (the global one unless injected). Each client
+ * is throttled on its own (its own lane of writes), as GitHub limits each installation and token, and
+ * spends its request budget with care (request-budget.ts: conditional requests, waits for the reset).
  */
+import { createHash } from 'node:crypto';
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/core';
 import { retry } from '@octokit/plugin-retry';
 import { throttling, type ThrottlingOptions } from '@octokit/plugin-throttling';
 import type { Logger } from 'pino';
+import { type Clock, systemClock } from '../../../lib/clock.js';
 import { ForgeUnreachableError, type RepoBinding } from '../../../ports.js';
+import { type GitHubResponseSeen, RequestBudget } from './request-budget.js';
 
 export const GitHubOctokit = Octokit.plugin(throttling, retry);
 export type GitHubApi = InstanceType<typeof GitHubOctokit>;
@@ -33,6 +38,12 @@ export interface GitHubClientOptions {
   >;
   /** Retries of 5xx and 405 answers (default 3) and the base of their backoff in ms (default 1000). */
   retry?: { retries?: number; retryAfterBaseValue?: number };
+  /** The time the request budget's reset is compared with (default the system clock). */
+  clock?: Clock;
+  /** Requests of the hourly budget kept back: at this many left, requests wait for the reset (default 10). */
+  rateLimitReserve?: number;
+  /** Told of every answer of GitHub (metrics). */
+  onResponse?: (seen: GitHubResponseSeen) => void;
 }
 
 /** One repository's client with the `{ owner, repo }` that every request about the repository names. */
@@ -77,6 +88,9 @@ export function hasStatus(err: unknown, ...statuses: number[]): boolean {
   return typeof e?.status === 'number' && e.response !== undefined && statuses.includes(e.status);
 }
 
+/** The client key of a token: a digest, so that two tokens never share a lane and no token is kept as a key. */
+const tokenKey = (token: string): string => `token:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
+
 export class GitHubClients {
   private readonly byInstallation = new Map<string, GitHubApi>();
   private readonly installationOfRepo = new Map<string, number>();
@@ -96,7 +110,7 @@ export class GitHubClients {
   /** The client for a repository: the token's, or its App installation's (looked up once when not configured). */
   async forRepo(repo: RepoBinding): Promise<GitHubApi> {
     const auth = this.opts.auth;
-    if (auth.kind === 'token') return this.client('token', { auth: auth.token });
+    if (auth.kind === 'token') return this.client(tokenKey(auth.token), { auth: auth.token });
     const installationId = repo.installationId ?? (await this.lookUpInstallation(repo));
     return this.client(`installation:${installationId}`, {
       authStrategy: createAppAuth,
@@ -152,10 +166,16 @@ export class GitHubClients {
         return again;
       };
     const { maxRetries: _m, maxWaitSeconds: _w, ...throttle } = this.opts.throttle ?? {};
+    const budget = new RequestBudget({
+      clock: this.opts.clock ?? systemClock,
+      client: key.replace(':', ' ').replace(/^token .*/, 'token'),
+      ...(this.opts.rateLimitReserve !== undefined ? { reserve: this.opts.rateLimitReserve } : {}),
+      ...(this.opts.onResponse ? { onResponse: this.opts.onResponse } : {}),
+    });
     const octokit = new GitHubOctokit({
       baseUrl: this.baseUrl,
       userAgent: 'greenline',
-      request: this.opts.fetch ? { fetch: this.opts.fetch } : {},
+      request: { fetch: budget.wrapFetch(this.opts.fetch ?? ((input, init) => fetch(input, init))) },
       log: {
         debug: () => undefined,
         info: () => undefined,
@@ -164,6 +184,9 @@ export class GitHubClients {
       },
       throttle: {
         ...throttle,
+        // The throttling plugin's limiters are shared by the process and keyed by this id: each client
+        // (installation or token) gets its own lane of writes, as GitHub limits each one on its own.
+        id: key,
         onRateLimit: onLimit('rate limit'),
         onSecondaryRateLimit: onLimit('secondary rate limit'),
       },
@@ -171,6 +194,7 @@ export class GitHubClients {
       retry: { doNotRetry: [400, 401, 403, 404, 409, 410, 422, 429, 451], ...this.opts.retry },
       ...extra,
     });
+    budget.install(octokit);
     // Outermost (registered after the plugins and the App authentication): a request that still has no
     // answer after the retries, token requests included, reaches the caller as ForgeUnreachableError.
     octokit.hook.wrap('request', async (request, options) => {

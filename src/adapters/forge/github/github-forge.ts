@@ -10,6 +10,7 @@
  * - Required checks (required-checks.ts): branch protection's and rulesets', check runs as statuses,
  *   and the direct merge facts.
  * - Workflow runs (workflow-runs.ts): failed checks run again; fork runs vouching for uploads.
+ * - Permissions (permissions.ts): who may command the queue from a PR comment.
  * - Presence (onQueueEvent, presence.ts): check runs or commit statuses, one comment per PR, state
  *   labels, and draft PRs for test branches.
  */
@@ -20,6 +21,7 @@ import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../.
 import { createTestBranch, deleteBranch, getBranchSha, listBranches } from './branches.js';
 import { GitHubClients, type GitHubClientOptions, type RepoApi } from './client.js';
 import { type AdvanceRequest, advanceTarget } from './merging.js';
+import { type CommandPermission, mayCommand } from './permissions.js';
 import { Presence } from './presence.js';
 import { fetchPull, isMerged, prInfoOf } from './pulls.js';
 import { type CheckRunStatus, checkRunStatuses, directMergeFacts, requiredStatuses } from './required-checks.js';
@@ -31,16 +33,20 @@ export interface GitHubForgeOptions extends GitHubClientOptions {
    * are replaced. Absent = no link.
    */
   detailsUrl?: string;
+  /** The least permission on the repository that lets a PR comment command the queue (default write). */
+  commandPermission?: CommandPermission;
 }
 
 export class GitHubForge implements ForgePort {
   readonly clients: GitHubClients;
   private readonly logger: Logger;
   private readonly presence: Presence;
+  private readonly commandPermission: CommandPermission;
 
   constructor(opts: GitHubForgeOptions) {
     this.clients = new GitHubClients(opts);
     this.logger = opts.logger;
+    this.commandPermission = opts.commandPermission ?? 'write';
     this.presence = new Presence({
       clients: this.clients,
       logger: opts.logger,
@@ -111,6 +117,14 @@ export class GitHubForge implements ForgePort {
     headSha: string,
   ): Promise<{ ok: true } | { ok: false; reason: string }> {
     return verifyForkRun(this.clients, repo, runId, headSha);
+  }
+
+  /** Whether the author of a PR comment has the permission that lets comments command the queue (permissions.ts). */
+  async mayCommand(
+    repo: RepoBinding,
+    author: { login?: string; association?: string },
+  ): Promise<{ ok: true } | { ok: false; reason: string }> {
+    return mayCommand(await this.gh(repo), author, this.commandPermission);
   }
 
   /** Posts a comment on a PR (answers to comment commands that could not be carried out). */

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { GitHubAuth } from './client.js';
 import { GitHubForge, type GitHubForgeOptions } from './github-forge.js';
+import type { CommandPermission } from './permissions.js';
 
 export { GitHubForge, type GitHubForgeOptions } from './github-forge.js';
 export { parseQueueCommand, type QueueCommand } from './commands.js';
@@ -24,6 +25,8 @@ export interface GitHubSettings {
   baseUrl: string;
   /** Link of status checks and comments (see GitHubForgeOptions.detailsUrl); null = no link. */
   detailsUrl: string | null;
+  /** The least permission that lets a PR comment command the queue; absent = write. */
+  commandPermission?: CommandPermission;
 }
 
 /** Settings that cannot work (an unreadable key file, a file that is no key); the message says which. */
@@ -35,7 +38,11 @@ export class GitHubSettingsError extends Error {
  * The github forge the settings ask for: as a GitHub App (appId and privateKeyPath) or with a
  * token; null when neither is set.
  */
-export function gitHubForgeFromSettings(settings: GitHubSettings, logger: Logger): GitHubForge | null {
+export function gitHubForgeFromSettings(
+  settings: GitHubSettings,
+  logger: Logger,
+  more: Pick<GitHubForgeOptions, 'onResponse'> = {},
+): GitHubForge | null {
   let auth: GitHubAuth;
   if (settings.appId !== null && settings.privateKeyPath !== null) {
     let privateKey: string;
@@ -58,9 +65,11 @@ export function gitHubForgeFromSettings(settings: GitHubSettings, logger: Logger
     return null;
   }
   return new GitHubForge({
+    ...more,
     auth,
     baseUrl: settings.baseUrl,
     logger,
     ...(settings.detailsUrl ? { detailsUrl: settings.detailsUrl } : {}),
+    ...(settings.commandPermission ? { commandPermission: settings.commandPermission } : {}),
   });
 }

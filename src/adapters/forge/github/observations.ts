@@ -11,7 +11,7 @@
  *   check_run (any action), status       → ciStatus of the commit
  *   check_suite completed                → checksCompleted
  *   issue_comment created on a PR        → prComment with its `/greenline …` (or `/trunk …`) command,
- *                                          unless a bot wrote it
+ *                                          its author and author_association, unless a bot wrote it
  * Every other event and action is observed as nothing; a payload without a repository is no delivery.
  */
 import type { WebhookEventMap } from '@octokit/webhooks-types';
@@ -136,7 +136,16 @@ function comment(p: WebhookEventMap['issue_comment']): ForgeObservation[] {
   const command = parseQueueCommand(p.comment.body);
   if (!command) return [];
   const author = p.comment.user?.login;
-  return [{ kind: 'prComment', prNumber: p.issue.number, command, ...(author ? { author } : {}) }];
+  const association = p.comment.author_association;
+  return [
+    {
+      kind: 'prComment',
+      prNumber: p.issue.number,
+      command,
+      ...(author ? { author } : {}),
+      ...(association ? { authorAssociation: association } : {}),
+    },
+  ];
 }
 
 const isCiState = (s: unknown): s is CiStatus['state'] =>

@@ -64,6 +64,24 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
   });
 
+/**
+ * GitHub's conditional requests: a successful GET answer carries an ETag of its content; a request
+ * naming that ETag in If-None-Match is answered 304 Not Modified without a body (which GitHub does
+ * not count against the rate limit).
+ */
+async function conditional(res: Response, ifNoneMatch: string | null): Promise<Response> {
+  if (res.status !== 200) return res;
+  const text = await res.text();
+  const etag = `W/"${createHash('sha1').update(text).digest('hex')}"`;
+  const headers = new Headers(res.headers);
+  headers.set('etag', etag);
+  if (ifNoneMatch === etag) {
+    headers.delete('content-type');
+    return new Response(null, { status: 304, headers });
+  }
+  return new Response(text, { status: 200, headers });
+}
+
 export class FakeGitHubApi {
   readonly calls: RecordedCall[] = [];
   readonly branches = new Map<string, string>();
@@ -116,6 +134,8 @@ export class FakeGitHubApi {
     app: { slug: string };
     rerequests: number;
   }[] = [];
+  /** Repository roles of collaborators by login (admin, maintain, write, triage, read); others can read. */
+  readonly collaborators = new Map<string, string>();
   /** App installations by owner/name (App auth) and the installation tokens handed out. */
   readonly installations = new Map<string, number>();
   readonly issuedTokens: string[] = [];
@@ -257,6 +277,7 @@ export class FakeGitHubApi {
     } else {
       res = this.answer(method, rawPath, url.searchParams, body, call.authorization);
     }
+    if (method === 'GET') res = await conditional(res, headers.get('if-none-match'));
     call.status = res.status;
     return res;
   };
@@ -323,6 +344,7 @@ export class FakeGitHubApi {
       const run = this.workflowRuns.get(Number(r[1]));
       return run ? json(200, { id: Number(r[1]), ...run }) : json(404, { message: 'Not Found' });
     }
+    if ((r = m(/^GET ~\/collaborators\/([^/]+)\/permission$/))) return this.permissionOf(r[1]!);
     if ((r = m(/^GET ~\/pulls\/(\d+)$/))) {
       const pr = this.pulls.get(Number(r[1]));
       return pr
@@ -571,6 +593,38 @@ export class FakeGitHubApi {
         : `${required.length} of ${required.length} required status checks are expected.`;
     }
     return null;
+  }
+
+  /**
+   * `GET /repos/{owner}/{repo}/collaborators/{username}/permission`: `role_name` is the role (custom
+   * roles by their name); `permission` the legacy base role, maintain reported as write and triage as read.
+   */
+  private permissionOf(login: string): Response {
+    const role = this.collaborators.get(login) ?? 'read';
+    const legacy: Record<string, string> = { maintain: 'write', triage: 'read' };
+    const url = `${this.baseUrl}/users/${login}`;
+    const user = {
+      login,
+      id: 1,
+      node_id: 'MDQ6VXNlcjE=',
+      avatar_url: `https://github.test/images/${login}.gif`,
+      gravatar_id: '',
+      url,
+      html_url: `https://github.test/${login}`,
+      followers_url: `${url}/followers`,
+      following_url: `${url}/following{/other_user}`,
+      gists_url: `${url}/gists{/gist_id}`,
+      starred_url: `${url}/starred{/owner}{/repo}`,
+      subscriptions_url: `${url}/subscriptions`,
+      organizations_url: `${url}/orgs`,
+      repos_url: `${url}/repos`,
+      events_url: `${url}/events{/privacy}`,
+      received_events_url: `${url}/received_events`,
+      type: 'User',
+      site_admin: false,
+      role_name: role,
+    };
+    return json(200, { permission: legacy[role] ?? role, role_name: role, user });
   }
 
   /** A GitHub App JWT signed with the App's key, issued by the App id; an error response otherwise. */

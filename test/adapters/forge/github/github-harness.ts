@@ -87,10 +87,10 @@ export async function createGitHubHarness(
   opts: { api?: FakeGitHubApi; connect?: Partial<ConnectRepoRequest>; forge?: Partial<GitHubForgeOptions> } = {},
 ): Promise<GitHubHarness> {
   const api = opts.api ?? new FakeGitHubApi();
-  const forge = makeForge(api, opts.forge);
+  const clock = new ManualClock(Date.UTC(2026, 0, 5, 9));
+  const forge = makeForge(api, { clock, ...opts.forge });
   const db = connect({ databaseUrl: 'sqlite::memory:', dataDir: '' });
   await migrateToLatest(db);
-  const clock = new ManualClock(Date.UTC(2026, 0, 5, 9));
   const ci = new ScriptedCi();
   const app = createApp({
     db,

@@ -162,7 +162,7 @@ describe('GitHub payloads into forge observations', () => {
     expect(readGitHubDelivery('status', { ...all('status')[0]!, state: 'unknown' })?.observations).toEqual([]);
   });
 
-  it('issue_comment: a command created in a comment on a PR, with its author; not on issues, not by bots, not edited', () => {
+  it('issue_comment: a command created in a comment on a PR, with its author and author_association; not on issues, not by bots, not edited', () => {
     // GitHub's examples comment on an issue, without a command: nothing.
     for (const p of all('issue_comment')) expect(observed('issue_comment', p)).toEqual([]);
     const onPr = (body: string) => {
@@ -178,17 +178,19 @@ describe('GitHub payloads into forge observations', () => {
         kind: 'prComment',
         prNumber: 1,
         author: 'Codertocat',
+        authorAssociation: 'OWNER',
         command: { kind: 'merge', priority: 'high', noBatch: true },
       },
     ]);
     expect(observed('issue_comment', onPr('/trunk cancel'))).toEqual([
-      { kind: 'prComment', prNumber: 1, author: 'Codertocat', command: { kind: 'cancel' } },
+      { kind: 'prComment', prNumber: 1, author: 'Codertocat', authorAssociation: 'OWNER', command: { kind: 'cancel' } },
     ]);
     expect(observed('issue_comment', onPr('/greenline rebase'))).toEqual([
       {
         kind: 'prComment',
         prNumber: 1,
         author: 'Codertocat',
+        authorAssociation: 'OWNER',
         command: { kind: 'invalid', message: expect.stringMatching(/unknown command \/greenline rebase/) },
       },
     ]);
