@@ -18,13 +18,16 @@ import { CAPABILITIES, POLL_INTERVAL_MS, type ForgeWorld, type OpenPrOptions, ty
 
 type Payload = Record<string, Json>;
 
+/** GitHub's example payloads by event name. */
+const EXAMPLES = webhookExamples as unknown as { name: string; examples: Payload[] }[];
+
 /** A copy of GitHub's example payload of `event` (with `action`, if given). */
 function example(event: string, action?: string): Payload {
-  const found = webhookExamples
-    .find((e) => e.name === event)
-    ?.examples.find((x: Payload) => action === undefined || x.action === action);
+  const found = EXAMPLES.find((e) => e.name === event)?.examples.find(
+    (x) => action === undefined || x.action === action,
+  );
   if (!found) throw new Error(`no example payload of ${event} ${action ?? ''}`);
-  return structuredClone(found) as Payload;
+  return structuredClone(found);
 }
 
 /** The check run conclusion GitHub reports for a CI state. */
