@@ -163,6 +163,26 @@ export const SCENARIOS: readonly Scenario[] = [
       expect(await w.targetHolds()).toEqual(['#1 v1']);
     },
   },
+  ...(['squash', 'merge_commit', 'rebase'] as const).map(
+    (mergeMethod): Scenario => ({
+      name: `batch (${mergeMethod}): two PRs tested together land together`,
+      needs: [],
+      async run(w) {
+        await w.service.updateQueue(w.ctx, w.key, { mergeMethod, batch: true, batchingMinSize: 2 });
+        await w.openPr(1);
+        await w.openPr(2);
+        await w.service.submitPullRequest(w.ctx, w.key, { prNumber: 1 });
+        await submit(w, 2);
+        const sha = await testCommit(w, 2);
+        expect((await view(w, 1)).entry.runId).toBe((await view(w, 2)).entry.runId);
+        await w.reportCi(sha, 'build', 'success');
+        await settle(w);
+        await expectPr(w, 1, 'MERGED');
+        await expectPr(w, 2, 'MERGED');
+        expect(await w.targetHolds()).toEqual(['#1 v1', '#2 v1']);
+      },
+    }),
+  ),
   {
     name: 'push cancels: a push to a testing PR cancels it; its old test commit passing lands nothing',
     needs: [],
