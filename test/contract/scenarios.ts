@@ -183,6 +183,46 @@ export const SCENARIOS: readonly Scenario[] = [
       },
     }),
   ),
+  ...(['squash', 'merge_commit', 'rebase'] as const).map(
+    (mergeMethod): Scenario => ({
+      name: `in a row (${mergeMethod}): PR 2 is tested on top of PR 1; passed first, it lands after PR 1`,
+      needs: [],
+      async run(w) {
+        await w.service.updateQueue(w.ctx, w.key, { mergeMethod, concurrency: 2 });
+        const first = await openAndTest(w, 1);
+        await w.openPr(2);
+        await submit(w, 2);
+        const { entry } = await view(w, 2);
+        const { run } = await w.service.getTestingDetails(w.ctx, w.key, entry.runId!);
+        expect(run.prs.map((p) => p.number)).toEqual([1, 2]);
+        await w.reportCi(run.testSha!, 'build', 'success');
+        await settle(w);
+        await expectPr(w, 2, 'TESTS_PASSED', { words: /ahead/ });
+        expect(await w.targetHolds()).toEqual([]);
+        await pass(w, 1, first);
+        await expectPr(w, 2, 'MERGED');
+        expect(await w.targetHolds()).toEqual(['#1 v1', '#2 v1']);
+      },
+    }),
+  ),
+  {
+    name: 'in a row: PR 1 fails, so PR 2, tested on top of it, is tested again without it; only PR 2 lands',
+    needs: [],
+    async run(w) {
+      await w.service.updateQueue(w.ctx, w.key, { concurrency: 2 });
+      const first = await openAndTest(w, 1);
+      await w.openPr(2);
+      await submit(w, 2);
+      const onTop = (await view(w, 2)).entry.runId;
+      await w.reportCi(first, 'build', 'failure');
+      await settle(w);
+      await expectPr(w, 1, 'FAILED');
+      const again = await testCommit(w, 2);
+      expect((await view(w, 2)).entry.runId).not.toBe(onTop);
+      await pass(w, 2, again);
+      expect(await w.targetHolds()).toEqual(['#2 v1']);
+    },
+  },
   {
     name: 'push cancels: a push to a testing PR cancels it; its old test commit passing lands nothing',
     needs: [],
@@ -264,7 +304,7 @@ export const SCENARIOS: readonly Scenario[] = [
       await w.openPr(1);
       await setLabel(1, 'unrelated', true);
       await settle(w);
-      await expect(view(w, 1)).rejects.toThrow();
+      await expect(view(w, 1)).rejects.toMatchObject({ code: 'PR_NOT_SUBMITTED' });
       await setLabel(1, label, true);
       await settle(w);
       await testCommit(w, 1);
