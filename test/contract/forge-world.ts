@@ -1,12 +1,12 @@
 /**
  * A forge world: one forge adapter inside the real service, with a forge it talks to (GitHub's fake
- * API, real git repositories, …) that the forge contract (forge-contract.test.ts) acts on as the
+ * API, real git repositories, …) that the forge contract (forge-contract.ts) acts on as the
  * people and CI of a repository do, and reads back through the service's public reads and the
  * target branch.
  *
  * To put a forge adapter under the contract: write a world (github-world.ts and git-world.ts are
- * two), list what its forge can express in `capabilities`, and add it to WORLDS in
- * forge-contract.test.ts. A scenario runs in every world that has all its capabilities; a world
+ * two), list what its forge can express in `capabilities`, add it to WORLDS (worlds.ts) and give it
+ * a test file running the contract (github.test.ts is one). A scenario runs in every world that has all its capabilities; a world
  * lacking one does not get the scenario at all (README.md lists which scenario runs where).
  *
  * Conventions every world keeps:
@@ -83,6 +83,8 @@ export interface ForgeWorld {
   setLabel?(n: number, label: string, on: boolean): Promise<void>;
   /** A user with write access comments on PR `n` (capability `comments`). */
   comment?(n: number, body: string): Promise<void>;
+  /** greenline's answers to commands on PR `n`, oldest first (capability `comments`). */
+  replies?(n: number): Promise<string[]>;
   /** Marks draft PR `n` ready for review, or (false) converts it to a draft (capability `drafts`). */
   setDraft?(n: number, draft: boolean): Promise<void>;
 

@@ -228,6 +228,11 @@ class GitHubWorld implements ForgeWorld {
     });
   }
 
+  async replies(n: number): Promise<string[]> {
+    // The queue's own comment on the PR (its state, edited in place) is no answer.
+    return this.api.comments.filter((c) => c.issue === n && !c.body.includes('<!-- greenline:')).map((c) => c.body);
+  }
+
   async setDraft(n: number, draft: boolean): Promise<void> {
     Object.assign(this.pull(n), { draft, mergeable_state: draft ? 'draft' : 'clean' });
     await this.deliverPull(draft ? 'converted_to_draft' : 'ready_for_review', n);

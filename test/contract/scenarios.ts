@@ -2,7 +2,7 @@
  * The forge contract's scenarios: one table, each row what people and CI do on a forge and what
  * greenline must make of it, read through the service's public reads (a PR's state, its reason in
  * words) and the target branch (its sha, what it holds). A row names the capabilities it needs
- * (forge-world.ts); forge-contract.test.ts runs it in every world that has them.
+ * (forge-world.ts); forge-contract.ts runs it in every world that has them.
  *
  * Adding a row: a name, `needs`, and `run(w)` written against ForgeWorld alone. A row that needs
  * something no world can express yet adds a capability to CAPABILITIES and an optional method to
@@ -325,6 +325,16 @@ export const SCENARIOS: readonly Scenario[] = [
       await comment(1, '/greenline cancel');
       await settle(w);
       await expectPr(w, 1, 'CANCELLED', { code: 'USER_REQUESTED' });
+    },
+  },
+  {
+    name: 'comment commands: a command that cannot be carried out is answered on the PR, saying why',
+    needs: ['comments'],
+    async run(w) {
+      await w.openPr(1);
+      await cap(w.comment, 'comment').call(w, 1, '/greenline cancel');
+      await settle(w);
+      expect(await cap(w.replies, 'replies').call(w, 1)).toEqual([expect.stringMatching(/#1 is not in the queue/)]);
     },
   },
   {
