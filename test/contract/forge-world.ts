@@ -6,12 +6,14 @@
  *
  * To put a forge adapter under the contract: write a world (github-world.ts and git-world.ts are
  * two), list what its forge can express in `capabilities`, add it to WORLDS (worlds.ts) and give it
- * a test file running the contract (github.test.ts is one). A scenario runs in every world that has all its capabilities; a world
- * lacking one does not get the scenario at all (README.md lists which scenario runs where).
+ * a test file running the contract (github.test.ts is one). A scenario runs in every world that has
+ * all its capabilities; a world lacking one does not get the scenario at all (README.md lists which
+ * scenario runs where).
  *
  * Conventions every world keeps:
  * - One repository, its queue on `main` created with the service's defaults (merge method squash),
- *   CI reporting the check `build`, which the queue requires (`requireBuild`, done by `create`).
+ *   CI reporting the check `build`, which the forge's own settings require where it has them (GitHub
+ *   branch protection), else the repository's required statuses: set up by `create`.
  * - Actions change the forge and, where the forge tells greenline (webhook deliveries), tell it at
  *   once, as the forge would; effects are not run. `tick()` runs what greenline does on its own in
  *   one poll interval: the clock moves on by POLL_INTERVAL_MS, greenline polls the forge (the
