@@ -1,0 +1,281 @@
+/**
+ * The github world of the forge contract (forge-world.ts): the real service with the real github
+ * forge talking to the fake GitHub API (test/adapters/forge/github/github-harness.ts). People and CI
+ * act on the fake's repository and GitHub's webhook deliveries for what they did are posted, signed,
+ * to the service's webhook endpoint; each payload starts from GitHub's own example of that event and
+ * action (@octokit/webhooks-examples) with this repository's values put in.
+ *
+ * Commits of the fake carry no content: what the target holds is read from its history, a PR's
+ * version being on it when its head is an ancestor of the target or the PR was merged into a commit
+ * that is.
+ */
+import webhookExamples from '@octokit/webhooks-examples';
+import { createGitHubHarness, type GitHubHarness } from '../adapters/forge/github/github-harness.js';
+import type { FakePull } from '../adapters/forge/github/fake-github-api.js';
+import type { CiStatus } from '../../src/ports.js';
+import type { Json } from '../helpers/json.js';
+import { CAPABILITIES, POLL_INTERVAL_MS, type ForgeWorld, type OpenPrOptions, type WorldKind } from './forge-world.js';
+
+type Payload = Record<string, Json>;
+
+/** GitHub's example payloads by event name. */
+const EXAMPLES = webhookExamples as unknown as { name: string; examples: Payload[] }[];
+
+/** A copy of GitHub's example payload of `event` (with `action`, if given). */
+function example(event: string, action?: string): Payload {
+  const found = EXAMPLES.find((e) => e.name === event)?.examples.find(
+    (x) => action === undefined || x.action === action,
+  );
+  if (!found) throw new Error(`no example payload of ${event} ${action ?? ''}`);
+  return structuredClone(found);
+}
+
+/** The check run conclusion GitHub reports for a CI state. */
+const CONCLUSION: Record<CiStatus['state'], string | null> = {
+  pending: null,
+  success: 'success',
+  failure: 'failure',
+  error: 'failure',
+  cancelled: 'cancelled',
+};
+
+class GitHubWorld implements ForgeWorld {
+  /** Commits of PR versions (`#1 v1`) and outside pushes (their label), in the order they were made. */
+  private readonly made = new Map<string, string>();
+  private checkRunId = 5000;
+
+  constructor(private readonly h: GitHubHarness) {}
+
+  get service() {
+    return this.h.app.service;
+  }
+  get ctx() {
+    return this.h.ctx;
+  }
+  get key() {
+    return this.h.key;
+  }
+  private get api() {
+    return this.h.api;
+  }
+  private pull(n: number): FakePull {
+    const pr = this.api.pulls.get(n);
+    if (!pr) throw new Error(`no PR #${n}`);
+    return pr;
+  }
+
+  /** This repository in a payload, as GitHub writes it. */
+  private repository(): Payload {
+    const { owner, repo } = this.api;
+    const r = example('push').repository as Payload;
+    return {
+      ...r,
+      name: repo,
+      full_name: `${owner}/${repo}`,
+      html_url: `https://github.com/${owner}/${repo}`,
+      owner: { ...r.owner, login: owner, html_url: `https://github.com/${owner}` },
+    };
+  }
+
+  private async deliver(event: string, payload: Payload): Promise<void> {
+    const res = await this.h.deliver(event, { ...payload, repository: this.repository() });
+    if (res.status !== 200)
+      throw new Error(`the ${event} delivery was answered ${res.status}: ${JSON.stringify(res.body)}`);
+  }
+
+  private async deliverPull(action: string, n: number, more: Payload = {}): Promise<void> {
+    // The examples hold no `edited` payload: it is shaped as the others, with `changes` (given in `more`).
+    const p = example('pull_request', action === 'edited' ? 'opened' : action);
+    const pr = this.pull(n);
+    Object.assign(p.pull_request, {
+      number: n,
+      state: pr.state,
+      merged: pr.merged,
+      draft: pr.draft,
+      title: pr.title,
+      merge_commit_sha: pr.merge_commit_sha,
+      labels: pr.labels.map((l) => ({ ...p.pull_request.labels?.[0], name: l.name })),
+      head: { ...p.pull_request.head, sha: pr.head.sha, ref: pr.head.ref },
+      base: { ...p.pull_request.base, sha: this.api.branches.get(pr.base.ref) ?? pr.base.sha, ref: pr.base.ref },
+    });
+    await this.deliver('pull_request', { ...p, action, number: n, ...more });
+  }
+
+  /** A commit on the target, announced by a push delivery. */
+  private async moveTarget(label: string): Promise<string> {
+    const before = this.api.branches.get('main')!;
+    const sha = this.api.commit(before, label);
+    this.api.branches.set('main', sha);
+    const p = example('push');
+    await this.deliver('push', { ...p, ref: 'refs/heads/main', before, after: sha, created: false, deleted: false });
+    return sha;
+  }
+
+  async openPr(n: number, opts: OpenPrOptions = {}): Promise<void> {
+    const version = opts.version ?? 'v1';
+    const head = this.api.commit(this.api.branches.get('main')!, `#${n} ${version}`);
+    this.made.set(head, `#${n} ${version}`);
+    this.api.openPr(n, {
+      headSha: head,
+      title: `Change ${n}`,
+      draft: opts.draft ?? false,
+      mergeable: !opts.conflicting,
+      mergeable_state: opts.conflicting ? 'dirty' : opts.draft ? 'draft' : 'clean',
+    });
+    await this.deliverPull('opened', n);
+    if (opts.conflicting) await this.moveTarget(`clashes with #${n}`);
+  }
+
+  async pushToPr(n: number, version: string): Promise<void> {
+    const pr = this.pull(n);
+    const before = pr.head.sha;
+    pr.head.sha = this.api.commit(before, `#${n} ${version}`);
+    this.made.set(pr.head.sha, `#${n} ${version}`);
+    await this.deliverPull('synchronize', n, { before, after: pr.head.sha });
+  }
+
+  async pushToTarget(label: string): Promise<void> {
+    this.made.set(await this.moveTarget(label), label);
+  }
+
+  async reportCi(sha: string, context: string, state: CiStatus['state']): Promise<void> {
+    const run = {
+      id: this.checkRunId++,
+      name: context,
+      head_sha: sha,
+      status: state === 'pending' ? 'in_progress' : 'completed',
+      conclusion: CONCLUSION[state],
+    };
+    this.api.checkRuns.push(run);
+    const p = example('check_run', 'completed');
+    await this.deliver('check_run', {
+      ...p,
+      action: state === 'pending' ? 'created' : 'completed',
+      check_run: {
+        ...p.check_run,
+        ...run,
+        html_url: `https://github.com/${this.api.owner}/${this.api.repo}/runs/${run.id}`,
+        details_url: null,
+        pull_requests: [],
+      },
+    });
+  }
+
+  async closePr(n: number): Promise<void> {
+    this.pull(n).state = 'closed';
+    await this.deliverPull('closed', n);
+  }
+
+  async resolveConflict(n: number): Promise<void> {
+    await this.moveTarget(`no longer clashes with #${n}`);
+    // GitHub computes mergeability again and tells nobody: no delivery.
+    Object.assign(this.pull(n), { mergeable: true, mergeable_state: 'clean' });
+  }
+
+  async changeBase(n: number, branch: string): Promise<void> {
+    const pr = this.pull(n);
+    if (!this.api.branches.has(branch)) this.api.branches.set(branch, this.api.branches.get('main')!);
+    const from = pr.base;
+    pr.base = { ref: branch, sha: this.api.branches.get(branch)! };
+    await this.deliverPull('edited', n, { changes: { base: { ref: { from: from.ref }, sha: { from: from.sha } } } });
+  }
+
+  async mergeOutside(n: number): Promise<void> {
+    const { owner, repo, baseUrl } = this.api;
+    const pr = this.pull(n);
+    const before = this.api.branches.get('main')!;
+    // Merged by a person on GitHub: through GitHub's merge endpoint.
+    const res = await this.api.fetch(`${baseUrl}/repos/${owner}/${repo}/pulls/${n}/merge`, {
+      method: 'PUT',
+      body: JSON.stringify({ merge_method: 'squash', sha: pr.head.sha }),
+    });
+    if (res.status !== 200) throw new Error(`merging #${n} outside the queue: ${res.status}`);
+    await this.deliverPull('closed', n);
+    const p = example('push');
+    await this.deliver('push', { ...p, ref: 'refs/heads/main', before, after: pr.merge_commit_sha, deleted: false });
+  }
+
+  async setLabel(n: number, label: string, on: boolean): Promise<void> {
+    const pr = this.pull(n);
+    pr.labels = on ? [...pr.labels, { name: label }] : pr.labels.filter((l) => l.name !== label);
+    const p = example('pull_request', on ? 'labeled' : 'unlabeled');
+    await this.deliverPull(on ? 'labeled' : 'unlabeled', n, { label: { ...p.label, name: label } });
+  }
+
+  async comment(n: number, body: string): Promise<void> {
+    const p = example('issue_comment', 'created');
+    const { owner, repo } = this.api;
+    const url = `https://api.github.com/repos/${owner}/${repo}/pulls/${n}`;
+    await this.deliver('issue_comment', {
+      ...p,
+      issue: {
+        ...p.issue,
+        number: n,
+        pull_request: {
+          url,
+          html_url: `https://github.com/${owner}/${repo}/pull/${n}`,
+          diff_url: null,
+          patch_url: null,
+        },
+      },
+      comment: {
+        ...p.comment,
+        body,
+        author_association: 'OWNER',
+        user: { ...p.comment.user, login: 'ada', type: 'User' },
+      },
+      sender: { ...p.sender, login: 'ada', type: 'User' },
+    });
+  }
+
+  async replies(n: number): Promise<string[]> {
+    // The queue's own comment on the PR (its state, edited in place) is no answer.
+    return this.api.comments.filter((c) => c.issue === n && !c.body.includes('<!-- greenline:')).map((c) => c.body);
+  }
+
+  async setDraft(n: number, draft: boolean): Promise<void> {
+    Object.assign(this.pull(n), { draft, mergeable_state: draft ? 'draft' : 'clean' });
+    await this.deliverPull(draft ? 'converted_to_draft' : 'ready_for_review', n);
+  }
+
+  async tick(): Promise<void> {
+    this.h.clock.advance(POLL_INTERVAL_MS);
+    await this.h.app.poller.pollOnce();
+    await this.h.runEffects();
+  }
+
+  async targetSha(): Promise<string> {
+    return this.api.branches.get('main')!;
+  }
+
+  async targetHolds(): Promise<string[]> {
+    const target = await this.targetSha();
+    const held = new Set<string>();
+    for (const [sha, what] of this.made) if (this.api.isAncestor(sha, target)) held.add(what);
+    for (const pr of this.api.pulls.values()) {
+      const what = this.made.get(pr.head.sha);
+      if (what && pr.merged && pr.merge_commit_sha && this.api.isAncestor(pr.merge_commit_sha, target)) held.add(what);
+    }
+    // A PR's later version holds its earlier ones: the last made is the one on the target.
+    const latest = new Map<string, string>();
+    for (const what of this.made.values())
+      if (held.has(what)) latest.set(what.startsWith('#') ? what.split(' ')[0]! : what, what);
+    return [...latest.values()].sort();
+  }
+
+  close(): Promise<void> {
+    return this.h.close();
+  }
+}
+
+export const githubWorld: WorldKind = {
+  name: 'github',
+  capabilities: new Set(CAPABILITIES),
+  async create() {
+    const h = await createGitHubHarness();
+    h.api.branches.set('main', h.api.commit(null, 'base'));
+    h.api.requiredChecks.set('main', ['build']);
+    await h.app.service.createQueue(h.ctx, h.key, {});
+    return new GitHubWorld(h);
+  },
+};
