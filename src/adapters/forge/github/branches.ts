@@ -80,7 +80,7 @@ export async function createTestBranch(
   return { ok: true, sha };
 }
 
-/** Closes the draft PRs opened for the branch (presence.ts), then deletes it; a missing branch is success. */
+/** Closes the test PRs opened for the branch (presence.ts), then deletes it; a missing branch is success. */
 export async function deleteBranch(gh: RepoApi, branch: string): Promise<void> {
   const { api, loc } = gh;
   const { data: open } = await api.request('GET /repos/{owner}/{repo}/pulls', {

@@ -10,7 +10,7 @@
  *   and the direct merge facts.
  * - Workflow runs (workflow-runs.ts): failed checks run again; fork runs vouching for uploads.
  * - Presence (onQueueEvent, presence.ts): check runs or commit statuses, one comment per PR, state
- *   labels, and draft PRs for test branches.
+ *   labels, and test PRs for test branches.
  */
 import type { Logger } from 'pino';
 import type { PrOutlook } from '../../../engine/eta.js';

@@ -2,7 +2,7 @@
  * A FAKE of GitHub's REST API for tests: an in-memory repository (branches, commits, pull requests,
  * check runs, statuses, comments, labels, App installations) answering the requests the github forge makes,
  * through a `fetch` function that records every call. `failNext` scripts answers (rate limits, 5xx,
- * refusals) for the next matching calls. Shapes follow GitHub's documented responses, trimmed to the
+ * refusals) for the next matching calls; `failAfterNext` a 5xx after the call took effect. Shapes follow GitHub's documented responses, trimmed to the
  * fields greenline reads.
  */
 import { createHash, createVerify } from 'node:crypto';
@@ -96,7 +96,13 @@ export class FakeGitHubApi {
   /** Public key (PEM) that App JWTs must verify with; null = App auth not expected. */
   appPublicKey: string | null = null;
   appId: number | null = null;
+  /**
+   * Whether the repository refuses draft pull requests (a private repository of an account on
+   * GitHub Free): POST /pulls with draft answers 422.
+   */
+  draftsUnsupported = false;
   private scripted: Scripted[] = [];
+  private failingAfter: { method: string; path: RegExp; status: number }[] = [];
   private nextId = 1000;
 
   constructor(
@@ -152,6 +158,14 @@ export class FakeGitHubApi {
     for (let i = 0; i < count; i++) this.scripted.push({ method, path, status, body, headers });
   }
 
+  /**
+   * The next call matching method and path is carried out, then answered with `status` instead (a 5xx
+   * after the effect: GitHub did it, the caller does not know).
+   */
+  failAfterNext(method: string, path: RegExp, status: number): void {
+    this.failingAfter.push({ method, path, status });
+  }
+
   /** `METHOD path` of every call, in order (what the tests compare). */
   get log(): string[] {
     return this.calls.map((c) => `${c.method} ${c.path}`);
@@ -192,6 +206,11 @@ export class FakeGitHubApi {
       res = json(s!.status, s!.body, s!.headers);
     } else {
       res = this.answer(method, rawPath, url.searchParams, body, call.authorization);
+      const after = this.failingAfter.findIndex((s) => s.method === method && s.path.test(path));
+      if (after >= 0) {
+        const [s] = this.failingAfter.splice(after, 1);
+        res = json(s!.status, { message: 'Server Error' });
+      }
     }
     call.status = res.status;
     return res;
@@ -285,6 +304,18 @@ export class FakeGitHubApi {
         return json(422, {
           message: 'Validation Failed',
           errors: [{ message: `A pull request already exists for ${this.owner}:${head}.` }],
+        });
+      }
+      if (body!.draft === true && this.draftsUnsupported) {
+        return json(422, {
+          message: 'Validation Failed',
+          errors: [
+            {
+              resource: 'PullRequest',
+              code: 'custom',
+              message: 'Draft pull requests are not supported in this repository.',
+            },
+          ],
         });
       }
       const number = Math.max(0, ...this.pulls.keys()) + 1;
@@ -389,9 +420,12 @@ export class FakeGitHubApi {
     }
     if ((r = m(/^GET ~\/rules\/branches\/(.+)$/))) return json(200, []);
     if ((r = m(/^GET ~\/commits\/([0-9a-f]+)\/check-runs$/))) {
-      const runs = this.checkRuns.filter(
+      let runs = this.checkRuns.filter(
         (c) => c.head_sha === r![1] && (!query.get('check_name') || c.name === query.get('check_name')),
       );
+      // filter=latest (GitHub's default): the most recent check run of each name.
+      if (query.get('filter') !== 'all')
+        runs = runs.filter((c) => !runs.some((o) => o.name === c.name && o.id > c.id)).reverse();
       return json(200, {
         total_count: runs.length,
         check_runs: runs.map((c) => ({ ...c, html_url: `https://github.test/runs/${c.id}` })),
@@ -412,7 +446,12 @@ export class FakeGitHubApi {
     if ((r = m(/^PATCH ~\/check-runs\/(\d+)$/))) {
       const run = this.checkRuns.find((c) => c.id === Number(r![1]));
       if (!run) return json(404, { message: 'Not Found' });
-      Object.assign(run, { status: body!.status, conclusion: body!.conclusion ?? null, output: body!.output });
+      // A completed check run keeps its status and conclusion: GitHub answers 200 and changes neither.
+      if (run.status !== 'completed') {
+        if (body!.status !== undefined) run.status = String(body!.status);
+        if (body!.conclusion !== undefined) Object.assign(run, { status: 'completed', conclusion: body!.conclusion });
+      }
+      if (body!.output !== undefined) run.output = body!.output;
       return json(200, run);
     }
     if ((r = m(/^GET ~\/compare\/([0-9a-f]+)\.\.\.([0-9a-f]+)$/))) {
