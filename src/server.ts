@@ -79,7 +79,7 @@ export function tokenHint(orgs: readonly string[], config: Pick<GreenlineConfig,
 export function gitHubForgeOf(
   config: Pick<
     GreenlineConfig,
-    'githubAppId' | 'githubPrivateKeyPath' | 'githubToken' | 'githubBaseUrl' | 'githubDetailsUrl'
+    'githubAppId' | 'githubPrivateKeyPath' | 'githubToken' | 'githubBaseUrl' | 'githubDetailsUrl' | 'githubTestPrTitle'
   >,
   logger: Logger,
 ): GitHubForge | null {
@@ -91,6 +91,7 @@ export function gitHubForgeOf(
         token: config.githubToken,
         baseUrl: config.githubBaseUrl,
         detailsUrl: config.githubDetailsUrl,
+        testPrTitle: config.githubTestPrTitle,
       },
       logger,
     );

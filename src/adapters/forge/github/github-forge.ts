@@ -30,6 +30,11 @@ export interface GitHubForgeOptions extends GitHubClientOptions {
    * are replaced. Absent = no link.
    */
   detailsUrl?: string;
+  /**
+   * Title of the PRs opened for test branches (createPrsForTestingBranches); `{prs}` (`#12, #13`) and
+   * `{branch}` are replaced. Absent = DEFAULT_TEST_PR_TITLE (presence.ts).
+   */
+  testPrTitle?: string;
 }
 
 export class GitHubForge implements ForgePort {
@@ -44,6 +49,7 @@ export class GitHubForge implements ForgePort {
       clients: this.clients,
       logger: opts.logger,
       ...(opts.detailsUrl ? { detailsUrl: opts.detailsUrl } : {}),
+      ...(opts.testPrTitle ? { testPrTitle: opts.testPrTitle } : {}),
     });
   }
 

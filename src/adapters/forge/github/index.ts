@@ -24,6 +24,8 @@ export interface GitHubSettings {
   baseUrl: string;
   /** Link of status checks and comments (see GitHubForgeOptions.detailsUrl); null = no link. */
   detailsUrl: string | null;
+  /** Title template of test PRs (GitHubForgeOptions.testPrTitle). */
+  testPrTitle: string;
 }
 
 /** Settings that cannot work (an unreadable key file, a file that is no key); the message says which. */
@@ -62,5 +64,6 @@ export function gitHubForgeFromSettings(settings: GitHubSettings, logger: Logger
     baseUrl: settings.baseUrl,
     logger,
     ...(settings.detailsUrl ? { detailsUrl: settings.detailsUrl } : {}),
+    testPrTitle: settings.testPrTitle,
   });
 }

@@ -17,6 +17,7 @@
  * Best effort: a failure is logged and the queue goes on.
  */
 import type { Logger } from 'pino';
+import { DEFAULT_CONFIG } from '../../../config-schema.js';
 import type { PrOutlook } from '../../../engine/eta.js';
 import type { QueueConfig, QueueEventPayload } from '../../../engine/types.js';
 import type { RepoBinding } from '../../../ports.js';
@@ -334,8 +335,8 @@ export class Presence {
   }
 }
 
-/** The test PR's title: a Conventional Commits subject, so that PR title checks pass on it. */
-export const DEFAULT_TEST_PR_TITLE = 'ci: greenline test run for {prs}';
+/** The test PRs' title template without the server setting: the setting's default. */
+export const DEFAULT_TEST_PR_TITLE = DEFAULT_CONFIG.githubTestPrTitle;
 
 /** The title template with `{prs}` (`#12, #13`) and `{branch}` (the target branch) replaced. */
 export function testPrTitle(template: string, values: { prs: string; branch: string }): string {

@@ -7,7 +7,7 @@
 import { hasStatus, type RepoApi } from './client.js';
 import { getBranchSha } from './branches.js';
 
-type CheckState = 'pending' | 'success' | 'failure' | 'cancelled';
+type CheckState = 'pending' | 'success' | 'failure' | 'cancelled' | 'skipped';
 
 /** A check run as a commit status. */
 export interface CheckRunStatus {
@@ -57,11 +57,16 @@ export async function checkRunStatuses({ api, loc }: RepoApi, sha: string): Prom
   }));
 }
 
-/** A check run as a status: completed `cancelled` is a cancellation (tested again), not a failure. */
+/**
+ * A check run as a status: completed `cancelled` is a cancellation (tested again), not a failure;
+ * `skipped` and `neutral` ran nothing that could fail: `skipped` (passing beside checks that ran, but
+ * a test commit whose required checks were all skipped was not tested, see ci-outcome.ts).
+ */
 export function checkRunState(status: string | null | undefined, conclusion: string | null | undefined): CheckState {
   if (status !== 'completed') return 'pending';
   if (conclusion === 'cancelled') return 'cancelled';
-  return conclusion === 'success' || conclusion === 'neutral' || conclusion === 'skipped' ? 'success' : 'failure';
+  if (conclusion === 'skipped' || conclusion === 'neutral') return 'skipped';
+  return conclusion === 'success' ? 'success' : 'failure';
 }
 
 export async function directMergeFacts(
