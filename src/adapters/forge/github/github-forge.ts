@@ -2,10 +2,12 @@
  * The github forge (`--forge github`): PRs, branches and merges through GitHub's REST API, one
  * module per part beside this one.
  *
- * - Readiness (pulls.ts): a PR's base, mergeability and draft flag come from the pulls API. Closed PRs
- *   do not exist for the queue.
+ * - Readiness (pulls.ts): a PR's base, mergeability and draft flag come from the pulls API; a PR
+ *   blocked only by greenline's own required check is ready (required-checks.ts). Closed PRs do not
+ *   exist for the queue.
  * - Test branches (branches.ts): built on a temporary branch with the merges API, then published.
- * - Merging (merging.ts): a fast-forward of the target where allowed, else the merge endpoint PR by PR.
+ * - Merging (merging.ts): a fast-forward of the target where allowed, else the merge endpoint PR by PR;
+ *   greenline's own check passed first where the target requires it.
  * - Required checks (required-checks.ts): branch protection's and rulesets', check runs as statuses,
  *   and the direct merge facts.
  * - Workflow runs (workflow-runs.ts): failed checks run again; fork runs vouching for uploads.
@@ -21,7 +23,14 @@ import { GitHubClients, type GitHubClientOptions, type RepoApi } from './client.
 import { type AdvanceRequest, advanceTarget } from './merging.js';
 import { Presence } from './presence.js';
 import { fetchPull, isMerged, prInfoOf } from './pulls.js';
-import { type CheckRunStatus, checkRunStatuses, directMergeFacts, requiredStatuses } from './required-checks.js';
+import {
+  blockedOnlyByOwnCheck,
+  type CheckRunStatus,
+  checkRunStatuses,
+  directMergeFacts,
+  requiredStatuses,
+  requiresOwnCheck,
+} from './required-checks.js';
 import { rerunChecks, verifyForkRun } from './workflow-runs.js';
 
 export interface GitHubForgeOptions extends GitHubClientOptions {
@@ -59,9 +68,15 @@ export class GitHubForge implements ForgePort {
 
   async getPullRequest(repo: RepoBinding, number: number): Promise<PrInfo | null> {
     if (!Number.isSafeInteger(number) || number < 1) return null;
-    const pr = await fetchPull(await this.gh(repo), number);
+    const gh = await this.gh(repo);
+    const pr = await fetchPull(gh, number);
     if (pr?.state !== 'open') return null;
-    return prInfoOf(pr);
+    const ownCheckOnly =
+      pr.mergeable_state === 'blocked' &&
+      pr.mergeable !== false &&
+      !pr.draft &&
+      (await blockedOnlyByOwnCheck(gh, { number, headSha: pr.head.sha, baseBranch: pr.base.ref }));
+    return prInfoOf(pr, ownCheckOnly);
   }
 
   async wasMerged(repo: RepoBinding, number: number): Promise<boolean> {
@@ -98,8 +113,18 @@ export class GitHubForge implements ForgePort {
     return listBranches(await this.gh(repo), prefix);
   }
 
+  /**
+   * Where the target requires greenline's own check, the tested PR heads (and the tested commit, for
+   * a fast-forward) are given it as passed first: GitHub merges nothing whose required checks have
+   * not passed.
+   */
   async advanceTarget(repo: RepoBinding, req: AdvanceRequest): Promise<AdvanceResult> {
-    return advanceTarget(await this.gh(repo), this.logger, req);
+    const gh = await this.gh(repo);
+    if (await requiresOwnCheck(gh, req.targetBranch)) {
+      const heads = [...req.prs.map((p) => p.headSha), ...(req.method === 'merge_commit' ? [req.testSha] : [])];
+      await this.presence.showPassed(repo, req.targetBranch, heads);
+    }
+    return advanceTarget(gh, this.logger, req);
   }
 
   async requiredStatuses(repo: RepoBinding, branch: string): Promise<string[]> {

@@ -26,6 +26,8 @@ import { createOnce, NOT_RETRIED } from './create-once.js';
 import { fetchPull, type GitHubPull } from './pulls.js';
 
 type Stage = 'submitted' | 'queued' | 'testing' | 'pending_failure' | 'merged' | 'failed' | 'canceled';
+/** The stages shown by the check: the queue's, and `merging` (tests passed, greenline's required check passed). */
+type CheckStage = Stage | 'merging';
 
 /** The label each stage puts on the PR (stateLabelsEnabled). */
 const LABEL_PREFIX = 'greenline:';
@@ -48,7 +50,7 @@ interface Shown {
   emoji: string;
 }
 
-const SHOWN: Record<Stage, Shown> = {
+const SHOWN: Record<CheckStage, Shown> = {
   submitted: {
     status: 'queued',
     state: 'pending',
@@ -62,6 +64,13 @@ const SHOWN: Record<Stage, Shown> = {
     state: 'pending',
     title: 'Tests failed; waiting for the runs ahead to settle the blame',
     emoji: '⚠️',
+  },
+  merging: {
+    status: 'completed',
+    conclusion: 'success',
+    state: 'success',
+    title: 'Tests passed: merging',
+    emoji: '✅',
   },
   merged: { status: 'completed', conclusion: 'success', state: 'success', title: 'Merged', emoji: '✅' },
   failed: { status: 'completed', conclusion: 'failure', state: 'failure', title: 'Failed', emoji: '❌' },
@@ -135,6 +144,16 @@ export class Presence {
     }
   }
 
+  /**
+   * greenline's own check as passed on these commits (the tested PR heads, the tested commit): where
+   * the target requires that check, GitHub merges nothing without it. Failures are thrown: the merge
+   * would be refused anyway.
+   */
+  async showPassed(repo: RepoBinding, targetBranch: string, shas: string[]): Promise<void> {
+    const text = 'Its tests passed; the queue is merging it.';
+    for (const sha of new Set(shas)) await this.showCheck(repo, targetBranch, sha, 'merging', text, null);
+  }
+
   private link(repo: RepoBinding, branch: string, pr: number): string | null {
     const t = this.deps.detailsUrl;
     if (!t) return null;
@@ -149,7 +168,7 @@ export class Presence {
     repo: RepoBinding,
     branch: string,
     sha: string,
-    stage: Stage,
+    stage: CheckStage,
     text: string,
     link: string | null,
   ): Promise<void> {

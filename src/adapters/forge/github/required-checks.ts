@@ -1,11 +1,13 @@
 /**
  * The checks a branch requires and how a commit stands against them: branch protection's and
- * rulesets' required checks (contract §4: repo_provider_branch_protection), a commit's check runs as
- * statuses, and the direct merge facts (asked only under `directMergeMode = always`): whether a PR's
+ * rulesets' required checks (contract §4: repo_provider_branch_protection) without greenline's own,
+ * whether a blocked PR misses only greenline's own check, a commit's check runs as statuses, and the
+ * direct merge facts (asked only under `directMergeMode = always`): whether a PR's
  * head is built on its base's tip (compare: `ahead`) and the base's required checks passed on it.
  */
 import { hasStatus, type RepoApi } from './client.js';
 import { getBranchSha } from './branches.js';
+import { checkName } from './presence.js';
 
 type CheckState = 'pending' | 'success' | 'failure' | 'cancelled' | 'skipped';
 
@@ -16,14 +18,37 @@ export interface CheckRunStatus {
   url?: string;
 }
 
-/** Branch protection's and rulesets' required checks of `branch`; none without protection. */
-export async function requiredStatuses({ api, loc }: RepoApi, branch: string): Promise<string[]> {
+/** What branch protection and rulesets require of a PR into a branch (the parts the queue reads). */
+interface BranchRules {
+  /** Required checks, greenline's own included. */
+  checks: string[];
+  /** Approving reviews required (the highest of protection's and rulesets'). */
+  approvals: number;
+  /** Whether code owners must approve (who they are is not read: such a PR is left to GitHub). */
+  codeOwners: boolean;
+}
+
+type RulesetRule = {
+  type: string;
+  parameters?: {
+    required_status_checks?: { context: string }[];
+    required_approving_review_count?: number;
+    require_code_owner_review?: boolean;
+  };
+};
+
+async function branchRules({ api, loc }: RepoApi, branch: string): Promise<BranchRules> {
   const found = new Set<string>();
+  let approvals = 0;
+  let codeOwners = false;
   try {
     const { data } = await api.request('GET /repos/{owner}/{repo}/branches/{branch}', { ...loc, branch });
     const checks = data.protection?.required_status_checks;
     for (const c of checks?.checks ?? []) found.add(c.context);
     for (const c of checks?.contexts ?? []) found.add(c);
+    const reviews = data.protection?.required_pull_request_reviews;
+    approvals = reviews?.required_approving_review_count ?? data.required_approving_review_count ?? 0;
+    codeOwners = reviews?.require_code_owner_reviews === true;
   } catch (err) {
     if (!hasStatus(err, 404)) throw err;
   }
@@ -33,14 +58,81 @@ export async function requiredStatuses({ api, loc }: RepoApi, branch: string): P
       branch,
       per_page: 100,
     });
-    for (const rule of data as { type: string; parameters?: { required_status_checks?: { context: string }[] } }[]) {
+    for (const rule of data as RulesetRule[]) {
       if (rule.type === 'required_status_checks')
         for (const c of rule.parameters?.required_status_checks ?? []) found.add(c.context);
+      if (rule.type === 'pull_request') {
+        approvals = Math.max(approvals, rule.parameters?.required_approving_review_count ?? 0);
+        codeOwners ||= rule.parameters?.require_code_owner_review === true;
+      }
     }
   } catch (err) {
     if (!hasStatus(err, 403, 404)) throw err;
   }
-  return [...found];
+  return { checks: [...found], approvals, codeOwners };
+}
+
+/**
+ * Branch protection's and rulesets' required checks of `branch`, without greenline's own check
+ * (`greenline (<branch>)`, posted on PR heads only: a test commit never has it); none without
+ * protection.
+ */
+export async function requiredStatuses(gh: RepoApi, branch: string): Promise<string[]> {
+  return (await branchRules(gh, branch)).checks.filter((c) => c !== checkName(branch));
+}
+
+/** Whether `branch` requires greenline's own check (then the queue passes it before merging). */
+export async function requiresOwnCheck(gh: RepoApi, branch: string): Promise<boolean> {
+  return (await branchRules(gh, branch)).checks.includes(checkName(branch));
+}
+
+/**
+ * Whether a PR GitHub reports `blocked` misses nothing but greenline's own check, which the queue
+ * passes itself when it merges the PR. GitHub does not say why a PR is blocked, so this reads the
+ * requirements of its base branch: greenline's check is required; every other required check passed
+ * on the head (success, or skipped/neutral, as GitHub counts them); the approving reviews required
+ * are there (the latest review of each reviewer) and no reviewer's latest review requests changes;
+ * code owners' reviews are not required (who they are is not read). Anything else keeps it blocked.
+ */
+export async function blockedOnlyByOwnCheck(
+  gh: RepoApi,
+  pr: { number: number; headSha: string; baseBranch: string },
+): Promise<boolean> {
+  const own = checkName(pr.baseBranch);
+  const rules = await branchRules(gh, pr.baseBranch);
+  if (!rules.checks.includes(own) || rules.codeOwners) return false;
+  const others = rules.checks.filter((c) => c !== own);
+  if (others.length > 0) {
+    const states = await headStates(gh, pr.headSha);
+    if (!others.every((c) => states.get(c) === 'success' || states.get(c) === 'skipped')) return false;
+  }
+  if (rules.approvals === 0) return true;
+  const { api, loc } = gh;
+  const { data: reviews } = await api.request('GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews', {
+    ...loc,
+    pull_number: pr.number,
+    per_page: 100,
+  });
+  const latest = new Map<string, string>();
+  for (const r of reviews) {
+    if (r.user && (r.state === 'APPROVED' || r.state === 'CHANGES_REQUESTED' || r.state === 'DISMISSED'))
+      latest.set(r.user.login, r.state);
+  }
+  const states = [...latest.values()];
+  return !states.includes('CHANGES_REQUESTED') && states.filter((s) => s === 'APPROVED').length >= rules.approvals;
+}
+
+/** The state of each check and commit status on a commit (a check run wins over a status of the same name). */
+async function headStates(gh: RepoApi, sha: string): Promise<Map<string, string>> {
+  const { api, loc } = gh;
+  const { data: combined } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/status', {
+    ...loc,
+    ref: sha,
+    per_page: 100,
+  });
+  const states = new Map<string, string>(combined.statuses.map((s) => [s.context, s.state]));
+  for (const c of await checkRunStatuses(gh, sha)) states.set(c.context, c.state);
+  return states;
 }
 
 /** The check runs GitHub has for a commit, as statuses (a check suite finished: catch up on missed check_run deliveries). */
@@ -83,13 +175,7 @@ export async function directMergeFacts(
   const required = await requiredStatuses(gh, pr.baseBranch);
   let checksPassed = true;
   if (required.length > 0) {
-    const { data: combined } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/status', {
-      ...loc,
-      ref: pr.headSha,
-      per_page: 100,
-    });
-    const states = new Map<string, string>(combined.statuses.map((s) => [s.context, s.state]));
-    for (const c of await checkRunStatuses(gh, pr.headSha)) states.set(c.context, c.state);
+    const states = await headStates(gh, pr.headSha);
     checksPassed = required.every((name) => states.get(name) === 'success');
   }
   // `ahead`: the head contains the tip and adds to it, so merging it is a fast-forward.

@@ -58,6 +58,10 @@ export class FakeGitHubApi {
   readonly protectedBranches = new Set<string>();
   /** Required status checks of branch protection, by branch. */
   readonly requiredChecks = new Map<string, string[]>();
+  /** Approving reviews branch protection requires, by branch (a protected branch: see requiredChecks). */
+  readonly requiredApprovals = new Map<string, number>();
+  /** Reviews of pull requests, in the order they were submitted. */
+  readonly reviews: { pr: number; user: string; state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' }[] = [];
   readonly checkRuns: {
     id: number;
     name: string;
@@ -328,6 +332,17 @@ export class FakeGitHubApi {
       pr.head.ref = head;
       return json(201, pr);
     }
+    if ((r = m(/^GET ~\/pulls\/(\d+)\/reviews$/))) {
+      const n = Number(r[1]);
+      if (!this.pulls.has(n)) return json(404, { message: 'Not Found' });
+      return json(
+        200,
+        this.reviews
+          .map((v, i) => ({ ...v, id: i + 1 }))
+          .filter((v) => v.pr === n)
+          .map((v) => ({ id: v.id, user: { login: v.user }, state: v.state, body: '' })),
+      );
+    }
     if ((r = m(/^PATCH ~\/pulls\/(\d+)$/))) {
       const pr = this.pulls.get(Number(r[1]));
       if (!pr) return json(404, { message: 'Not Found' });
@@ -402,6 +417,7 @@ export class FakeGitHubApi {
       const name = r[1]!;
       if (!this.branches.has(name)) return json(404, { message: 'Branch not found' });
       const checks = this.requiredChecks.get(name);
+      const approvals = this.requiredApprovals.get(name);
       return json(200, {
         name,
         commit: { sha: this.branches.get(name) },
@@ -414,6 +430,15 @@ export class FakeGitHubApi {
                 contexts: checks,
                 checks: checks.map((context) => ({ context, app_id: null })),
               },
+              ...(approvals
+                ? {
+                    required_pull_request_reviews: {
+                      required_approving_review_count: approvals,
+                      require_code_owner_reviews: false,
+                      dismiss_stale_reviews: false,
+                    },
+                  }
+                : {}),
             }
           : { enabled: false },
       });

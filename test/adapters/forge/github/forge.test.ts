@@ -209,6 +209,8 @@ describe('github forge: advanceTarget', () => {
     const r = await advance(api, base, prs, 'merge_commit', testSha);
     expect(r).toEqual({ ok: true, newSha: testSha });
     expect(api.log).toEqual([
+      'GET /repos/acme/web/branches/main', // whether greenline's own check is required (own-check.test.ts)
+      'GET /repos/acme/web/rules/branches/main?per_page=100',
       'GET /repos/acme/web/git/ref/heads/main',
       'GET /repos/acme/web/pulls/1',
       'GET /repos/acme/web/pulls/2',
@@ -224,7 +226,7 @@ describe('github forge: advanceTarget', () => {
     api.clearLog();
     const r = await advance(api, base, prs, 'merge_commit', testSha);
     expect(r).toEqual({ ok: true, newSha: api.branches.get('main') });
-    expect(api.log.slice(3)).toEqual([
+    expect(api.log.slice(5)).toEqual([
       'PATCH /repos/acme/web/git/refs/heads/main',
       'PUT /repos/acme/web/pulls/1/merge',
       'PUT /repos/acme/web/pulls/2/merge',
