@@ -20,6 +20,7 @@ import type { PrInfo, QueueConfig, QueueEventPayload, RunPr } from '../../../eng
 import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../../ports.js';
 import { createTestBranch, deleteBranch, getBranchSha, listBranches } from './branches.js';
 import { GitHubClients, type GitHubClientOptions, type RepoApi } from './client.js';
+import { createOnce, NOT_RETRIED } from './create-once.js';
 import { type AdvanceRequest, advanceTarget } from './merging.js';
 import { Presence } from './presence.js';
 import { fetchPull, isMerged, prInfoOf } from './pulls.js';
@@ -143,14 +144,33 @@ export class GitHubForge implements ForgePort {
     return verifyForkRun(this.clients, repo, runId, headSha);
   }
 
-  /** Posts a comment on a PR (answers to comment commands that could not be carried out). */
+  /**
+   * Posts a comment on a PR (answers to comment commands that could not be carried out); after a
+   * 5xx, a last comment with the same text is the one posted.
+   */
   async reply(repo: RepoBinding, number: number, body: string): Promise<void> {
     const { api, loc } = await this.gh(repo);
-    await api.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
-      ...loc,
-      issue_number: number,
-      body,
-    });
+    await createOnce(
+      this.logger,
+      `reply on #${number}`,
+      async () => {
+        await api.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+          ...loc,
+          issue_number: number,
+          body,
+          request: NOT_RETRIED,
+        });
+        return true;
+      },
+      async () => {
+        const { data } = await api.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+          ...loc,
+          issue_number: number,
+          per_page: 100,
+        });
+        return data.at(-1)?.body === body ? true : null;
+      },
+    );
   }
 
   async onQueueEvent(

@@ -147,6 +147,19 @@ describe('github forge presence: a 5xx after the creation does not duplicate it'
   });
 });
 
+describe('github forge: a reply that GitHub posted despite a 5xx is not posted twice', () => {
+  it('the last comment with the same text is the one posted', async () => {
+    const { api, forge } = appRepo();
+    const b = bindingFor(api, { installationId: 9 });
+    api.failAfterNext('POST', /\/issues\/1\/comments$/, 502);
+    await forge.reply(b, 1, 'Only users with write access can command the queue.');
+    expect(api.comments.map((c) => c.body)).toEqual(['Only users with write access can command the queue.']);
+    // The same answer again later is a new comment.
+    await forge.reply(b, 1, 'Only users with write access can command the queue.');
+    expect(api.comments).toHaveLength(2);
+  });
+});
+
 describe('github client: 405 is final', () => {
   it('a 405 is not retried; the merge endpoint\'s "Base branch was modified" is', async () => {
     const { api, forge } = appRepo();
