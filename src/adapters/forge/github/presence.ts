@@ -197,11 +197,11 @@ export class Presence {
     // GitHub keeps a completed check run's status and conclusion for good: a new attempt (queued again,
     // or a new conclusion) gets a new check run; the same conclusion again only updates the text.
     if (known && (known.conclusion === null || known.conclusion === (shown.conclusion ?? null))) {
-      const { status: _s, conclusion: _c, ...text } = body;
+      const { status: _s, conclusion: _c, ...textOnly } = body;
       await api.request('PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', {
         ...loc,
         check_run_id: known.id,
-        ...(known.conclusion === null ? body : text),
+        ...(known.conclusion === null ? body : textOnly),
       });
       this.checkRuns.set(key, { id: known.id, conclusion: shown.conclusion ?? null });
       return;
@@ -332,17 +332,17 @@ export class Presence {
           return data.length > 0 ? true : null;
         },
       );
+    /** GitHub's message of a 422 (a refusal of the PR itself); null for any other failure. */
+    const refusal = (err: unknown): string | null => (hasStatus(err, 422) ? failureOf(err).message : null);
     try {
-      try {
-        await open(true);
-      } catch (err) {
-        if (!(hasStatus(err, 422) && /draft pull requests are not supported/i.test(failureOf(err).message))) throw err;
-        await open(false);
-      }
+      await open(true).catch((err: unknown) => {
+        if (!/draft pull requests are not supported/i.test(refusal(err) ?? '')) throw err;
+        return open(false); // the repository's plan has no drafts: a ready PR
+      });
     } catch (err) {
-      if (!hasStatus(err, 422)) throw err;
-      const { message } = failureOf(err);
-      if (!/already exists/i.test(message)) {
+      const message = refusal(err);
+      if (message === null) throw err;
+      if (!/a pull request already exists/i.test(message)) {
         this.deps.logger.warn(
           { head, base: targetBranch, message },
           `GitHub refused the test PR of ${head}: ${message}`,
