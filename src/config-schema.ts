@@ -187,6 +187,13 @@ export const ServerConfigSchema = Type.Object({
     description:
       'least permission on the repository a commenter needs for `/greenline merge` and `/greenline cancel` to act (write, maintain or admin)',
   }),
+  /** A Conventional Commits subject by default (`ci: …`), so that PR title checks pass on test PRs. */
+  githubTestPrTitle: setting(Type.String({ minLength: 1 }), {
+    default: 'ci: greenline test run for {prs}',
+    env: 'GREENLINE_GITHUB_TEST_PR_TITLE',
+    description:
+      'title of the PRs opened for test branches (createPrsForTestingBranches); `{prs}` (`#12, #13`) and `{branch}` are replaced',
+  }),
   /**
    * The server's address as people reach it (e.g. https://greenline.example.com): chat notifications
    * link to the PR's dashboard page under it; null = no dashboard link.

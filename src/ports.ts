@@ -176,9 +176,11 @@ export interface ForgePort {
 
 /**
  * The states of a CI status. `cancelled`: CI stopped the check (not greenline); the run is tested
- * again rather than failed (engine ci-retries.ts).
+ * again rather than failed (engine ci-retries.ts). `skipped`: CI concluded the check without running
+ * it (a GitHub check run concluded `skipped` or `neutral`); it passes beside checks that ran, but a
+ * run whose required statuses were all skipped was not tested (ci-outcome.ts).
  */
-export const CI_STATES = ['pending', 'success', 'failure', 'error', 'cancelled'] as const;
+export const CI_STATES = ['pending', 'success', 'failure', 'error', 'cancelled', 'skipped'] as const;
 
 export interface CiStatus {
   context: string;

@@ -85,6 +85,7 @@ export function gitHubForgeOf(
     | 'githubBaseUrl'
     | 'githubDetailsUrl'
     | 'githubCommandPermission'
+    | 'githubTestPrTitle'
   >,
   logger: Logger,
   metrics: OperatorMetrics | null = null,
@@ -98,6 +99,7 @@ export function gitHubForgeOf(
         baseUrl: config.githubBaseUrl,
         detailsUrl: config.githubDetailsUrl,
         commandPermission: config.githubCommandPermission,
+        testPrTitle: config.githubTestPrTitle,
       },
       logger,
       metrics ? { onResponse: (answer) => metrics.observeGitHub(answer) } : {},

@@ -114,6 +114,7 @@ export function toQueueUpdate(body: Body): QueueUpdate {
     adaptiveMinConcurrency: body.adaptiveMinConcurrency,
     freezes: freezesOf(body.freezes),
     ciRetries: body.ciRetries,
+    allSkippedPasses: body.allSkippedPasses,
     requiredStatusStartTimeoutMinutes: body.requiredStatusStartTimeoutMinutes,
   };
   alias(update, 'testingTimeoutMinutes', body.testingTimeoutMins, 'testingTimeoutMins');

@@ -64,6 +64,7 @@ const CHECKS: Record<keyof QueueConfig, Check> = {
       : `must be an integer from 0 to ${MAX_CI_RETRIES}`,
   requiredStatusStartTimeoutMinutes: int(0),
   testingTimeoutAuto: bool,
+  allSkippedPasses: bool,
 };
 
 export function validateConfigPatch(patch: Record<string, unknown>): string | null {

@@ -135,7 +135,9 @@ export type FailureReason =
   /** CI cancelled the run's checks, and again when they were run once more (cancelled is not failed). */
   | 'TEST_RUN_CANCELLED_BY_CI'
   /** A required status was not reported at all within `requiredStatusStartTimeoutMinutes`. */
-  | 'REQUIRED_STATUS_NEVER_STARTED';
+  | 'REQUIRED_STATUS_NEVER_STARTED'
+  /** Every required status was skipped on the test commit: nothing was tested (unless `allSkippedPasses`). */
+  | 'REQUIRED_STATUSES_SKIPPED';
 
 /** Why an entry was cancelled (webhook `cancellation_reason`). */
 export type CancellationReason =
@@ -216,6 +218,12 @@ export interface QueueConfig {
    * required status was not reported at all this many minutes after its CI started.
    */
   requiredStatusStartTimeoutMinutes?: number;
+  /**
+   * greenline extension, absent = false: a test run whose required statuses were all skipped (CI ran
+   * none of them, e.g. workflows that skip their jobs) passes; otherwise it fails with
+   * REQUIRED_STATUSES_SKIPPED (app/executor/ci-outcome.ts).
+   */
+  allSkippedPasses?: boolean;
   /**
    * greenline extension (`testingTimeoutMinutes: "auto"` on the wire), absent = false: the testing
    * timeout follows the durations of the queue's recent successful runs; `testingTimeoutMinutes`

@@ -56,7 +56,9 @@ describe('POST /v1/reportStatus', () => {
     expect(
       errorOf(await h.post('/v1/reportStatus', { repo: REPO, testRunId: runId, context: 'ci', state: 'green' }))
         .message,
-    ).toBe('Invalid request: body/state must be one of pending, success, failure, error, cancelled (any letter case)');
+    ).toBe(
+      'Invalid request: body/state must be one of pending, success, failure, error, cancelled, skipped (any letter case)',
+    );
     expect(
       errorOf(
         await h.post('/v1/reportStatus', {

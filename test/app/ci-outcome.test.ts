@@ -31,6 +31,21 @@ describe('outcomeOf', () => {
     });
   });
 
+  it('a skipped required status passes beside others that ran; all skipped fails, unless allSkippedPasses', () => {
+    expect(outcomeOf(['build', 'test'], [s('build', 'skipped'), s('test', 'success')])).toEqual({ outcome: 'success' });
+    expect(outcomeOf(['build', 'test'], [s('build', 'skipped'), s('test', 'pending')])).toBeNull();
+    expect(outcomeOf(['build', 'test'], [s('build', 'skipped'), s('test', 'skipped')])).toEqual({
+      outcome: 'failure',
+      reason: 'REQUIRED_STATUSES_SKIPPED',
+      detail: expect.stringMatching(
+        /^every required check \(build, test\) was skipped on the test commit, so nothing was tested: /,
+      ),
+    });
+    expect(
+      outcomeOf(['build', 'test'], [s('build', 'skipped'), s('test', 'skipped')], { allSkippedPasses: true }),
+    ).toEqual({ outcome: 'success' });
+  });
+
   it('ignores statuses that are not required', () => {
     expect(outcomeOf(['build'], [s('coverage', 'failure'), s('build', 'success')])).toEqual({ outcome: 'success' });
   });

@@ -37,6 +37,7 @@ const CONCLUSION: Record<CiStatus['state'], string | null> = {
   failure: 'failure',
   error: 'failure',
   cancelled: 'cancelled',
+  skipped: 'skipped',
 };
 
 class GitHubWorld implements ForgeWorld {

@@ -38,7 +38,10 @@ const GROUPS = [
     fields: ['adaptiveMode', 'adaptiveMinConcurrency'],
     readouts: ['adaptiveConcurrency', 'adaptiveBatchSize', 'adaptiveFailureRate'],
   },
-  { title: 'Required statuses and CI', fields: ['requiredStatuses', 'ciRetries', 'requiredStatusStartTimeoutMinutes'] },
+  {
+    title: 'Required statuses and CI',
+    fields: ['requiredStatuses', 'ciRetries', 'requiredStatusStartTimeoutMinutes', 'allSkippedPasses'],
+  },
   { title: 'Merging', fields: ['mergeMethod', 'directMergeMode', 'notReadyTimeoutHours'] },
   {
     title: 'Pull requests, comments and labels',
@@ -60,7 +63,7 @@ const GROUPS = [
  * (api.md, getQueue): absent means this value.
  * @type {Record<string, unknown>}
  */
-const ABSENT = { ciRetries: 0, requiredStatusStartTimeoutMinutes: 0, adaptiveMode: 'off' };
+const ABSENT = { ciRetries: 0, requiredStatusStartTimeoutMinutes: 0, adaptiveMode: 'off', allSkippedPasses: false };
 
 /** The largest integer the schemas allow where they mean "no upper bound". */
 export const UNBOUNDED = 4294967295;

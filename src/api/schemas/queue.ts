@@ -152,6 +152,10 @@ export const QueueSettingsInput = {
       'commit before the failure counts',
     'x-expected': `an integer from 0 to ${MAX_CI_RETRIES}`,
   }),
+  allSkippedPasses: Flag(
+    'Extension, default false: a test run whose required statuses were all skipped passes; otherwise it fails ' +
+      'with REQUIRED_STATUSES_SKIPPED, since nothing was tested',
+  ),
   requiredStatusStartTimeoutMinutes: Type.Integer({
     minimum: 0,
     maximum: 4294967295,
@@ -253,6 +257,7 @@ export const QueueSettingsProperties = {
     Type.Integer({ description: 'Extension, with testingTimeoutMinutes "auto": the timeout in force now, in minutes' }),
   ),
   ciRetries: Type.Optional(Type.Integer({ description: 'Extension: present only when above 0' })),
+  allSkippedPasses: Type.Optional(Type.Boolean({ description: 'Extension: present only when true' })),
   requiredStatusStartTimeoutMinutes: Type.Optional(
     Type.Integer({ description: 'Extension: present only when above 0' }),
   ),

@@ -39,7 +39,7 @@ export const TestingDetails = Type.Object({
     Type.Object({
       context: Type.String(),
       url: Type.Optional(Type.String()),
-      state: Type.String({ enum: ['PENDING', 'SUCCESS', 'FAILURE', 'ERROR'] }),
+      state: Type.String({ enum: ['PENDING', 'SUCCESS', 'FAILURE', 'ERROR', 'CANCELLED', 'SKIPPED'] }),
       description: Type.Optional(Type.String()),
     }),
     { description: 'Statuses reported for the test commit' },

@@ -2,10 +2,12 @@
  * From CI statuses to a test run's outcome. Statuses arrive from the built-in runner (through its
  * CiStatusSink) and from external CI (reportStatus); both are stored per (run, context), latest wins.
  * The run's required statuses are fixed when its CI starts (effect runner, `startCi`):
- *   every required context `success`              → ciResult success
- *   any required context `failure` or `error`     → ciResult failure (TEST_RUN_REQUIRED_STATUS_FAILED)
- *   else any required context `cancelled`         → ciResult cancelled (tested again, engine ci-retries.ts)
- *   otherwise (pending or not reported yet)       → wait
+ *   every required context `success` or `skipped` → ciResult success
+ *   … but every one `skipped`                      → ciResult failure (REQUIRED_STATUSES_SKIPPED: nothing
+ *                                                    was tested), unless the queue sets allSkippedPasses
+ *   any required context `failure` or `error`      → ciResult failure (TEST_RUN_REQUIRED_STATUS_FAILED)
+ *   else any required context `cancelled`          → ciResult cancelled (tested again, engine ci-retries.ts)
+ *   otherwise (pending or not reported yet)        → wait
  * A required context reported for the first time in the run's current attempt is told to the engine
  * (`ciStatusSeen`: `requiredStatusStartTimeoutMinutes`). When the engine runs CI again (`retryCi`),
  * the statuses of the run are forgotten (`forget`), so that the new attempt's statuses decide it.
@@ -17,18 +19,30 @@ import { ServiceError } from '../../errors.js';
 import type { CiStatusReport, CiStatusSink } from '../../ports.js';
 import type { CiStatusRow, Database } from '../../store/database.js';
 import { deleteCiStatuses, listCiStatuses, upsertCiStatus } from '../../store/ci-statuses.js';
+import { findQueueById } from '../../store/queues.js';
 import { findRunRow, runOf } from '../../store/test-runs.js';
 import { isInFlight } from '../../engine/index.js';
 import type { Clock } from '../../lib/clock.js';
 import type { QueueExecutor } from './queue-executor.js';
+import { queueConfigOf } from './snapshot-io.js';
 
 const failing = (state: string | undefined): boolean => state === 'failure' || state === 'error';
 
-/** The detail of a failure names the failed required status and, when it gave one, its description. */
+/** A run's outcome as its statuses decide it; null = not decided yet. */
+export type Outcome =
+  | { outcome: 'success' }
+  | { outcome: 'failure'; reason?: 'REQUIRED_STATUSES_SKIPPED'; detail: string }
+  | { outcome: 'cancelled'; detail: string };
+
+/**
+ * The detail of a failure names the failed required status and, when it gave one, its description;
+ * or, when every required status was skipped, says so and what to change.
+ */
 export function outcomeOf(
   required: string[],
   statuses: (Pick<CiStatusRow, 'context' | 'state'> & { description?: string | null })[],
-): { outcome: 'success' } | { outcome: 'failure' | 'cancelled'; detail: string } | null {
+  opts: { allSkippedPasses?: boolean } = {},
+): Outcome | null {
   const byContext = new Map(statuses.map((s) => [s.context, s]));
   const detail = (context: string): string => {
     const { state, description } = byContext.get(context)!;
@@ -38,7 +52,19 @@ export function outcomeOf(
   if (failed) return { outcome: 'failure', detail: detail(failed) };
   const cancelled = required.find((c) => byContext.get(c)?.state === 'cancelled');
   if (cancelled) return { outcome: 'cancelled', detail: detail(cancelled) };
-  return required.every((c) => byContext.get(c)?.state === 'success') ? { outcome: 'success' } : null;
+  const stateOf = (c: string) => byContext.get(c)?.state;
+  if (!required.every((c) => stateOf(c) === 'success' || stateOf(c) === 'skipped')) return null;
+  if (required.length > 0 && required.every((c) => stateOf(c) === 'skipped') && !opts.allSkippedPasses) {
+    return {
+      outcome: 'failure',
+      reason: 'REQUIRED_STATUSES_SKIPPED',
+      detail:
+        `every required check (${required.join(', ')}) was skipped on the test commit, so nothing was tested: ` +
+        'make the workflows run these jobs for the test branch (workflows that skip jobs on draft pull requests ' +
+        "or run only on some paths or branches skip them), or set the queue's allSkippedPasses to let such runs pass",
+    };
+  }
+  return { outcome: 'success' };
 }
 
 /** The link of the first failed required status of a run that reported one (null: none has a link). */
@@ -91,7 +117,7 @@ export class CiOutcome {
     if (!run || run.required_statuses === null) return;
     const required = JSON.parse(run.required_statuses) as string[];
     const statuses = await listCiStatuses(this.deps.db, runId);
-    const result = outcomeOf(required, statuses);
+    const result = outcomeOf(required, statuses, { allSkippedPasses: await this.allSkippedPasses(run.queue_id) });
     const at = this.deps.clock.now();
     if (!result) {
       const seen = new Set(runOf(run).statusesSeen ?? []);
@@ -110,10 +136,16 @@ export class CiOutcome {
               at,
               runId,
               outcome: 'failure',
-              reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+              reason: result.reason ?? 'TEST_RUN_REQUIRED_STATUS_FAILED',
               detail: result.detail,
             };
     await this.deps.executor.apply(run.queue_id, event);
+  }
+
+  /** The queue's allSkippedPasses setting (absent = false). */
+  private async allSkippedPasses(queueId: string): Promise<boolean> {
+    const queue = await findQueueById(this.deps.db, queueId);
+    return queue ? queueConfigOf(queue).allSkippedPasses === true : false;
   }
 
   /** Forgets the statuses of a run whose CI is run again: the new attempt's statuses decide it. */

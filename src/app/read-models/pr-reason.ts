@@ -84,6 +84,8 @@ const WHY: Record<ReasonCode, string> = {
   TEST_RUN_CANCELLED_BY_CI: 'CI cancelled its checks, and cancelled them again when they were run once more',
   REQUIRED_STATUS_NEVER_STARTED:
     'a required status was never reported within requiredStatusStartTimeoutMinutes (a path filter or a missing CI trigger?)',
+  REQUIRED_STATUSES_SKIPPED:
+    'CI skipped every required check on its test commit, so nothing was tested (make the workflows run on test branches, or set allSkippedPasses)',
   // cancelled
   PR_CLOSED: 'the PR was closed on the forge',
   PR_PUSHED_TO: 'new commits were pushed to the PR; submit it again to test its new head',

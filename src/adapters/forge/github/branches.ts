@@ -100,7 +100,7 @@ async function headContaining(gh: RepoApi, branch: string, sha: string): Promise
   return head;
 }
 
-/** Closes the draft PRs opened for the branch (presence.ts), then deletes it; a missing branch is success. */
+/** Closes the test PRs opened for the branch (presence.ts), then deletes it; a missing branch is success. */
 export async function deleteBranch(gh: RepoApi, branch: string): Promise<void> {
   const { api, loc } = gh;
   const { data: open } = await api.request('GET /repos/{owner}/{repo}/pulls', {

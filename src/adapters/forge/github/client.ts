@@ -1,10 +1,11 @@
 /**
  * Octokit clients for the github forge: one per App installation (or one for a token), each with the
  * throttling plugin (waits out primary and secondary rate limits: 429, and 403 with retry-after or
- * x-ratelimit-reset) and the retry plugin (bounded retries of 5xx and 405 "merge already in
- * progress"). Everything goes through the `fetch` given (the global one unless injected). Each client
- * is throttled on its own (its own lane of writes), as GitHub limits each installation and token, and
- * spends its request budget with care (request-budget.ts: conditional requests, waits for the reset).
+ * x-ratelimit-reset) and the retry plugin (bounded retries of 5xx, and of the 405 GitHub asks to
+ * merge again; creations that a retry could duplicate opt out, see create-once.ts). Everything goes
+ * through the `fetch` given (the global one unless injected). Each client is throttled on its own (its
+ * own lane of writes), as GitHub limits each installation and token, and spends its request budget
+ * with care (request-budget.ts: conditional requests, waits for the reset).
  */
 import { createHash } from 'node:crypto';
 import { createAppAuth } from '@octokit/auth-app';
@@ -16,7 +17,24 @@ import { type Clock, systemClock } from '../../../lib/clock.js';
 import { ForgeUnreachableError, type RepoBinding } from '../../../ports.js';
 import { type GitHubResponseSeen, RequestBudget } from './request-budget.js';
 
-export const GitHubOctokit = Octokit.plugin(throttling, retry);
+/**
+ * 405 is final, except where GitHub asks to try again: the merge endpoint's "Base branch was
+ * modified. Review and try the merge again." Registered before the retry plugin, so that its error
+ * hook sees the request's `retries` set to 0 for a final 405.
+ */
+function finalRefusals(octokit: Octokit): void {
+  octokit.hook.error('request', (error, options) => {
+    const e = error as { status?: unknown; message?: unknown };
+    const mergeAgain =
+      options.method === 'PUT' &&
+      /\/pulls\/[^/]+\/merge$/.test(String(options.url)) &&
+      /base branch was modified/i.test(String(e.message));
+    if (e.status === 405 && !mergeAgain) options.request = { ...options.request, retries: 0 };
+    throw error;
+  });
+}
+
+export const GitHubOctokit = Octokit.plugin(throttling, finalRefusals, retry);
 export type GitHubApi = InstanceType<typeof GitHubOctokit>;
 
 export type GitHubAuth = { kind: 'token'; token: string } | { kind: 'app'; appId: number; privateKey: string };
@@ -36,7 +54,7 @@ export interface GitHubClientOptions {
   throttle?: { maxRetries?: number; maxWaitSeconds?: number } & Partial<
     Omit<ThrottlingOptions, 'onRateLimit' | 'onSecondaryRateLimit'>
   >;
-  /** Retries of 5xx and 405 answers (default 3) and the base of their backoff in ms (default 1000). */
+  /** Retries of 5xx answers (default 3) and the base of their backoff in ms (default 1000). */
   retry?: { retries?: number; retryAfterBaseValue?: number };
   /** The time the request budget's reset is compared with (default the system clock). */
   clock?: Clock;

@@ -2,17 +2,19 @@
  * The github forge (`--forge github`): PRs, branches and merges through GitHub's REST API, one
  * module per part beside this one.
  *
- * - Readiness (pulls.ts): a PR's base, mergeability, draft flag and stack come from the pulls API.
- *   Closed PRs do not exist for the queue.
+ * - Readiness (pulls.ts): a PR's base, mergeability, draft flag and stack come from the pulls API; a
+ *   PR blocked only by greenline's own required check is ready (required-checks.ts). Closed PRs do not
+ *   exist for the queue.
  * - Test branches (branches.ts): built on a temporary branch with the merges API, then published.
  * - Merging (merging.ts): a fast-forward of the target where allowed, else the merge endpoint PR by PR;
- *   a batch GitHub would refuse part of (strict protection, merge_queue rules, stacks) is not merged at all.
+ *   a batch GitHub would refuse part of (strict protection, merge_queue rules, stacks) is not merged at
+ *   all; greenline's own check is passed first where the target requires it.
  * - Required checks (required-checks.ts): branch protection's and rulesets', check runs as statuses,
  *   and the direct merge facts.
  * - Workflow runs (workflow-runs.ts): failed checks run again; fork runs vouching for uploads.
  * - Permissions (permissions.ts): who may command the queue from a PR comment.
  * - Presence (onQueueEvent, presence.ts): check runs or commit statuses, one comment per PR, state
- *   labels, and draft PRs for test branches.
+ *   labels, and test PRs for test branches.
  */
 import type { Logger } from 'pino';
 import type { PrOutlook } from '../../../engine/eta.js';
@@ -20,11 +22,19 @@ import type { PrInfo, QueueConfig, QueueEventPayload, RunPr } from '../../../eng
 import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../../ports.js';
 import { createTestBranch, deleteBranch, getBranchSha, listBranches } from './branches.js';
 import { GitHubClients, type GitHubClientOptions, type RepoApi } from './client.js';
+import { createOnce, NOT_RETRIED } from './create-once.js';
 import { type AdvanceRequest, advanceTarget } from './merging.js';
 import { type CommandPermission, mayCommand } from './permissions.js';
 import { Presence } from './presence.js';
 import { fetchPull, isMerged, prInfoOf } from './pulls.js';
-import { type CheckRunStatus, checkRunStatuses, directMergeFacts, requiredStatuses } from './required-checks.js';
+import {
+  blockedOnlyByOwnCheck,
+  type CheckRunStatus,
+  checkRunStatuses,
+  directMergeFacts,
+  requiredStatuses,
+  requiresOwnCheck,
+} from './required-checks.js';
 import { rerunChecks, verifyForkRun } from './workflow-runs.js';
 
 export interface GitHubForgeOptions extends GitHubClientOptions {
@@ -35,6 +45,11 @@ export interface GitHubForgeOptions extends GitHubClientOptions {
   detailsUrl?: string;
   /** The least permission on the repository that lets a PR comment command the queue (default write). */
   commandPermission?: CommandPermission;
+  /**
+   * Title of the PRs opened for test branches (createPrsForTestingBranches); `{prs}` (`#12, #13`) and
+   * `{branch}` are replaced. Absent = DEFAULT_TEST_PR_TITLE (presence.ts).
+   */
+  testPrTitle?: string;
 }
 
 export class GitHubForge implements ForgePort {
@@ -51,6 +66,7 @@ export class GitHubForge implements ForgePort {
       clients: this.clients,
       logger: opts.logger,
       ...(opts.detailsUrl ? { detailsUrl: opts.detailsUrl } : {}),
+      ...(opts.testPrTitle ? { testPrTitle: opts.testPrTitle } : {}),
     });
   }
 
@@ -60,9 +76,15 @@ export class GitHubForge implements ForgePort {
 
   async getPullRequest(repo: RepoBinding, number: number): Promise<PrInfo | null> {
     if (!Number.isSafeInteger(number) || number < 1) return null;
-    const pr = await fetchPull(await this.gh(repo), number);
+    const gh = await this.gh(repo);
+    const pr = await fetchPull(gh, number);
     if (pr?.state !== 'open') return null;
-    return prInfoOf(pr);
+    const ownCheckOnly =
+      pr.mergeable_state === 'blocked' &&
+      pr.mergeable !== false &&
+      !pr.draft &&
+      (await blockedOnlyByOwnCheck(gh, { number, headSha: pr.head.sha, baseBranch: pr.base.ref }));
+    return prInfoOf(pr, ownCheckOnly);
   }
 
   async wasMerged(repo: RepoBinding, number: number): Promise<boolean> {
@@ -99,8 +121,18 @@ export class GitHubForge implements ForgePort {
     return listBranches(await this.gh(repo), prefix);
   }
 
+  /**
+   * Where the target requires greenline's own check, the tested PR heads (and the tested commit, for
+   * a fast-forward) are given it as passed first: GitHub merges nothing whose required checks have
+   * not passed.
+   */
   async advanceTarget(repo: RepoBinding, req: AdvanceRequest): Promise<AdvanceResult> {
-    return advanceTarget(await this.gh(repo), this.logger, req);
+    const gh = await this.gh(repo);
+    if (await requiresOwnCheck(gh, req.targetBranch)) {
+      const heads = [...req.prs.map((p) => p.headSha), ...(req.method === 'merge_commit' ? [req.testSha] : [])];
+      await this.presence.showPassed(repo, req.targetBranch, heads);
+    }
+    return advanceTarget(gh, this.logger, req);
   }
 
   async requiredStatuses(repo: RepoBinding, branch: string): Promise<string[]> {
@@ -127,14 +159,33 @@ export class GitHubForge implements ForgePort {
     return mayCommand(await this.gh(repo), author, this.commandPermission);
   }
 
-  /** Posts a comment on a PR (answers to comment commands that could not be carried out). */
+  /**
+   * Posts a comment on a PR (answers to comment commands that could not be carried out); after a
+   * 5xx, a last comment with the same text is the one posted.
+   */
   async reply(repo: RepoBinding, number: number, body: string): Promise<void> {
     const { api, loc } = await this.gh(repo);
-    await api.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
-      ...loc,
-      issue_number: number,
-      body,
-    });
+    await createOnce(
+      this.logger,
+      `reply on #${number}`,
+      async () => {
+        await api.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+          ...loc,
+          issue_number: number,
+          body,
+          request: NOT_RETRIED,
+        });
+        return true;
+      },
+      async () => {
+        const { data } = await api.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+          ...loc,
+          issue_number: number,
+          per_page: 100,
+        });
+        return data.at(-1)?.body === body ? true : null;
+      },
+    );
   }
 
   async onQueueEvent(

@@ -27,6 +27,8 @@ export interface GitHubSettings {
   detailsUrl: string | null;
   /** The least permission that lets a PR comment command the queue; absent = write. */
   commandPermission?: CommandPermission;
+  /** Title template of test PRs (GitHubForgeOptions.testPrTitle). */
+  testPrTitle: string;
 }
 
 /** Settings that cannot work (an unreadable key file, a file that is no key); the message says which. */
@@ -71,5 +73,6 @@ export function gitHubForgeFromSettings(
     logger,
     ...(settings.detailsUrl ? { detailsUrl: settings.detailsUrl } : {}),
     ...(settings.commandPermission ? { commandPermission: settings.commandPermission } : {}),
+    testPrTitle: settings.testPrTitle,
   });
 }

@@ -4,7 +4,9 @@
  * GitHub only through its asynchronous merge, which greenline does not use) are `not_mergeable`;
  * while GitHub is still computing mergeability they are `in_progress`. `behind` (the head lacks the
  * base's tip under "require branches to be up to date") is mergeable for the queue, which tests the
- * PR on the tip: whether the tested result can land is merging.ts's question.
+ * PR on the tip: whether the tested result can land is merging.ts's question. A PR blocked only by
+ * greenline's own check (`ownCheckOnly`, see required-checks.ts blockedOnlyByOwnCheck) is not blocked
+ * for the queue: the queue passes that check itself when it merges the PR.
  */
 import type { Mergeability, PrInfo, Unmergeable } from '../../../engine/types.js';
 import { hasStatus, type RepoApi } from './client.js';
@@ -78,26 +80,29 @@ export function stackedReason(pr: GitHubPull): string | null {
   return `PR #${pr.number} is part of a GitHub stack (${where}); GitHub merges stacked pull requests only through its asynchronous merge, which greenline does not support yet: remove the PR from the stack (unstack) to merge it through the queue`;
 }
 
-export function mergeabilityOf(pr: GitHubPull): Mergeability {
+/** Whether GitHub blocks the PR for the queue (not when it misses only greenline's own check). */
+const isBlocked = (pr: GitHubPull, ownCheckOnly: boolean): boolean => pr.mergeable_state === 'blocked' && !ownCheckOnly;
+
+export function mergeabilityOf(pr: GitHubPull, ownCheckOnly = false): Mergeability {
   if (pr.draft || pr.stack) return 'not_mergeable';
-  if (pr.mergeable === false || pr.mergeable_state === 'dirty' || pr.mergeable_state === 'blocked')
-    return 'not_mergeable';
+  if (pr.mergeable === false || pr.mergeable_state === 'dirty' || isBlocked(pr, ownCheckOnly)) return 'not_mergeable';
   if (pr.mergeable === null || pr.mergeable === undefined || pr.mergeable_state === 'unknown') return 'in_progress';
   return 'mergeable';
 }
 
 /** Why mergeabilityOf calls the PR not_mergeable. */
-function unmergeableOf(pr: GitHubPull): Unmergeable | undefined {
+function unmergeableOf(pr: GitHubPull, ownCheckOnly: boolean): Unmergeable | undefined {
   if (pr.draft) return { cause: 'draft' };
   if (pr.mergeable === false || pr.mergeable_state === 'dirty') return { cause: 'conflict' };
-  if (pr.mergeable_state === 'blocked') return { cause: 'blocked' };
+  if (isBlocked(pr, ownCheckOnly)) return { cause: 'blocked' };
   const stacked = stackedReason(pr);
   if (stacked) return { cause: 'blocked', detail: stacked };
   return undefined;
 }
 
-export function prInfoOf(pr: GitHubPull): PrInfo {
-  const unmergeable = unmergeableOf(pr);
+/** `ownCheckOnly`: GitHub blocks the PR, but only for greenline's own check. */
+export function prInfoOf(pr: GitHubPull, ownCheckOnly = false): PrInfo {
+  const unmergeable = unmergeableOf(pr, ownCheckOnly);
   return {
     number: pr.number,
     headSha: pr.head.sha,
@@ -105,7 +110,7 @@ export function prInfoOf(pr: GitHubPull): PrInfo {
     headBranch: pr.head.ref,
     title: pr.title,
     author: pr.user?.login ?? '',
-    mergeability: mergeabilityOf(pr),
+    mergeability: mergeabilityOf(pr, ownCheckOnly),
     ...(unmergeable ? { unmergeable } : {}),
     ...(pr.labels ? { labels: pr.labels.map((l) => l.name) } : {}),
   };

@@ -26,6 +26,7 @@ describe('github configuration', () => {
         GREENLINE_GITHUB_WEBHOOK_SECRET: 's',
         GREENLINE_GITHUB_BASE_URL: 'https://ghe.example.com/api/v3/',
         GREENLINE_GITHUB_DETAILS_URL: 'https://q/{pr}',
+        GREENLINE_GITHUB_TEST_PR_TITLE: 'chore: test {prs}',
       },
     });
     expect(c).toMatchObject({
@@ -35,6 +36,7 @@ describe('github configuration', () => {
       githubToken: null,
       githubBaseUrl: 'https://ghe.example.com/api/v3',
       githubDetailsUrl: 'https://q/{pr}',
+      githubTestPrTitle: 'chore: test {prs}',
     });
   });
 
@@ -62,6 +64,7 @@ describe('github configuration', () => {
 
   it('builds the forge for an App key file or a token, none without either, and refuses an unreadable key', async () => {
     const defaults = loadConfig({ cwd: dir, env: {} });
+    expect(defaults.githubTestPrTitle).toBe('ci: greenline test run for {prs}');
     expect(gitHubForgeOf(defaults, logger)).toBeNull();
     expect(gitHubForgeOf({ ...defaults, githubToken: 't' }, logger)!.clients.canCreateCheckRuns).toBe(false);
     const key = join(dir, 'app.pem');

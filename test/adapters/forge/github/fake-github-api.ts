@@ -102,6 +102,10 @@ export class FakeGitHubApi {
   bypassProtection = false;
   /** Commit messages of the commits the merges and merge endpoints made, by sha. */
   readonly messages = new Map<string, string>();
+  /** Approving reviews branch protection requires, by branch (a protected branch: see requiredChecks). */
+  readonly requiredApprovals = new Map<string, number>();
+  /** Reviews of pull requests, in the order they were submitted. */
+  readonly reviews: { pr: number; user: string; state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' }[] = [];
   readonly checkRuns: {
     id: number;
     name: string;
@@ -142,6 +146,11 @@ export class FakeGitHubApi {
   /** Public key (PEM) that App JWTs must verify with; null = App auth not expected. */
   appPublicKey: string | null = null;
   appId: number | null = null;
+  /**
+   * Whether the repository refuses draft pull requests (a private repository of an account on
+   * GitHub Free): POST /pulls with draft answers 422.
+   */
+  draftsUnsupported = false;
   private scripted: Scripted[] = [];
   private nextId = 1000;
 
@@ -377,6 +386,18 @@ export class FakeGitHubApi {
           errors: [{ message: `A pull request already exists for ${this.owner}:${head}.` }],
         });
       }
+      if (body!.draft === true && this.draftsUnsupported) {
+        return json(422, {
+          message: 'Validation Failed',
+          errors: [
+            {
+              resource: 'PullRequest',
+              code: 'custom',
+              message: 'Draft pull requests are not supported in this repository.',
+            },
+          ],
+        });
+      }
       const number = Math.max(0, ...this.pulls.keys()) + 1;
       const pr = this.openPr(number, {
         headSha: this.branches.get(head)!,
@@ -387,6 +408,17 @@ export class FakeGitHubApi {
       pr.head.ref = head;
       pr.head.label = `${this.owner}:${head}`;
       return json(201, pr);
+    }
+    if ((r = m(/^GET ~\/pulls\/(\d+)\/reviews$/))) {
+      const n = Number(r[1]);
+      if (!this.pulls.has(n)) return json(404, { message: 'Not Found' });
+      return json(
+        200,
+        this.reviews
+          .map((v, i) => ({ ...v, id: i + 1 }))
+          .filter((v) => v.pr === n)
+          .map((v) => ({ id: v.id, user: { login: v.user }, state: v.state, body: '' })),
+      );
     }
     if ((r = m(/^PATCH ~\/pulls\/(\d+)$/))) {
       const pr = this.pulls.get(Number(r[1]));
@@ -475,6 +507,7 @@ export class FakeGitHubApi {
       const name = r[1]!;
       if (!this.branches.has(name)) return json(404, { message: 'Branch not found' });
       const checks = this.requiredChecks.get(name);
+      const approvals = this.requiredApprovals.get(name);
       return json(200, {
         name,
         commit: { sha: this.branches.get(name) },
@@ -488,15 +521,27 @@ export class FakeGitHubApi {
                 checks: checks.map((context) => ({ context, app_id: null })),
                 strict: this.strictBranches.has(name),
               },
+              ...(approvals
+                ? {
+                    required_pull_request_reviews: {
+                      required_approving_review_count: approvals,
+                      require_code_owner_reviews: false,
+                      dismiss_stale_reviews: false,
+                    },
+                  }
+                : {}),
             }
           : { enabled: false },
       });
     }
     if ((r = m(/^GET ~\/rules\/branches\/(.+)$/))) return json(200, this.rules.get(r[1]!) ?? []);
     if ((r = m(/^GET ~\/commits\/([0-9a-f]+)\/check-runs$/))) {
-      const runs = this.checkRuns.filter(
+      let runs = this.checkRuns.filter(
         (c) => c.head_sha === r![1] && (!query.get('check_name') || c.name === query.get('check_name')),
       );
+      // filter=latest (GitHub's default): the most recent check run of each name.
+      if (query.get('filter') !== 'all')
+        runs = runs.filter((c) => !runs.some((o) => o.name === c.name && o.id > c.id)).reverse();
       return json(200, {
         total_count: runs.length,
         check_runs: runs.map((c) => ({ ...c, html_url: `https://github.test/runs/${c.id}` })),
@@ -517,7 +562,12 @@ export class FakeGitHubApi {
     if ((r = m(/^PATCH ~\/check-runs\/(\d+)$/))) {
       const run = this.checkRuns.find((c) => c.id === Number(r![1]));
       if (!run) return json(404, { message: 'Not Found' });
-      Object.assign(run, { status: body!.status, conclusion: body!.conclusion ?? null, output: body!.output });
+      // A completed check run keeps its status and conclusion: GitHub answers 200 and changes neither.
+      if (run.status !== 'completed') {
+        if (body!.status !== undefined) run.status = String(body!.status);
+        if (body!.conclusion !== undefined) Object.assign(run, { status: 'completed', conclusion: body!.conclusion });
+      }
+      if (body!.output !== undefined) run.output = body!.output;
       return json(200, run);
     }
     if ((r = m(/^GET ~\/compare\/([0-9a-f]+)\.\.\.([0-9a-f]+)$/))) {

@@ -209,6 +209,8 @@ describe('github forge: advanceTarget', () => {
     const r = await advance(api, base, prs, 'merge_commit', testSha);
     expect(r).toEqual({ ok: true, newSha: testSha });
     expect(api.log).toEqual([
+      'GET /repos/acme/web/branches/main', // whether greenline's own check is required (own-check.test.ts)
+      'GET /repos/acme/web/rules/branches/main?per_page=100',
       'GET /repos/acme/web/git/ref/heads/main',
       'GET /repos/acme/web/pulls/1',
       'GET /repos/acme/web/pulls/2',
@@ -224,7 +226,7 @@ describe('github forge: advanceTarget', () => {
     api.clearLog();
     const r = await advance(api, base, prs, 'merge_commit', testSha);
     expect(r).toEqual({ ok: true, newSha: api.branches.get('main') });
-    expect(api.log.slice(3)).toEqual([
+    expect(api.log.slice(5)).toEqual([
       'PATCH /repos/acme/web/git/refs/heads/main',
       'GET /repos/acme/web/branches/main', // what protection and rulesets say about merging PR by PR
       'GET /repos/acme/web/rules/branches/main?per_page=100',
@@ -286,8 +288,8 @@ describe('github forge: advanceTarget', () => {
       reason: 'GITHUB_API_MERGE_PR_FAILED',
       detail: 'GitHub refused to merge PR #1 (HTTP 405): Pull Request is not mergeable; nothing merged',
     });
-    // 405 is retried (GitHub answers it for "merge already in progress") before giving up.
-    expect(api2.api.log.filter((l) => l.startsWith('PUT'))).toHaveLength(4);
+    // 405 is final (only "Base branch was modified" is tried again).
+    expect(api2.api.log.filter((l) => l.startsWith('PUT'))).toHaveLength(1);
   });
 
   it('a 5xx on merge is retried, then the merge goes through', async () => {

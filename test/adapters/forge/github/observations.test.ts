@@ -113,12 +113,12 @@ describe('GitHub payloads into forge observations', () => {
     expect(states).toContainEqual(linter('pending'));
     expect(states).toContainEqual(linter('success'));
     expect(states).toContainEqual(linter('failure'));
-    // A neutral conclusion passes.
+    // A neutral conclusion ran nothing that could fail: skipped (it passes beside checks that ran).
     expect(states).toContainEqual([
       {
         kind: 'ciStatus',
         sha: 'd6fde92930d4715a2b49857d24b940956b26d2d3',
-        status: { context: 'randscape', state: 'success', url: 'http://github.com/github/hello-world/runs/4' },
+        status: { context: 'randscape', state: 'skipped', url: 'http://github.com/github/hello-world/runs/4' },
       },
     ]);
     const noLink = withAction('check_run', 'completed')[0]!;

@@ -122,6 +122,8 @@ describe('github forge in the service', () => {
     await h.runEffects();
     expect((await entry(1)).state).toBe('MERGED');
     expect(h.api.log).toEqual([
+      'GET /repos/acme/web/branches/main', // whether greenline's own check is required
+      'GET /repos/acme/web/rules/branches/main?per_page=100',
       'GET /repos/acme/web/git/ref/heads/main', // compare-and-swap: the target is where it was tested
       'GET /repos/acme/web/pulls/1', // the PR is at its tested head
       'GET /repos/acme/web/branches/main', // nothing in protection or rulesets refuses the merge
