@@ -4,6 +4,7 @@
  *
  * - Readiness (pulls.ts): a PR's base, mergeability and draft flag come from the pulls API. Closed PRs
  *   do not exist for the queue.
+ * - The repository (describeRepository): GitHub's own spelling of its name, for `repo connect`.
  * - Test branches (branches.ts): built on a temporary branch with the merges API, then published.
  * - Merging (merging.ts): a fast-forward of the target where allowed, else the merge endpoint PR by PR.
  * - Required checks (required-checks.ts): branch protection's and rulesets', check runs as statuses,
@@ -15,9 +16,9 @@
 import type { Logger } from 'pino';
 import type { PrOutlook } from '../../../engine/eta.js';
 import type { PrInfo, QueueConfig, QueueEventPayload, RunPr } from '../../../engine/types.js';
-import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../../ports.js';
+import type { AdvanceResult, BuildResult, ForgePort, ForgeRepository, RepoBinding } from '../../../ports.js';
 import { createTestBranch, deleteBranch, getBranchSha, listBranches } from './branches.js';
-import { GitHubClients, type GitHubClientOptions, type RepoApi } from './client.js';
+import { GitHubClients, hasStatus, type GitHubClientOptions, type RepoApi } from './client.js';
 import { type AdvanceRequest, advanceTarget } from './merging.js';
 import { Presence } from './presence.js';
 import { fetchPull, isMerged, prInfoOf } from './pulls.js';
@@ -90,6 +91,19 @@ export class GitHubForge implements ForgePort {
 
   async listBranches(repo: RepoBinding, prefix: string): Promise<string[]> {
     return listBranches(await this.gh(repo), prefix);
+  }
+
+  /** `GET /repos/{owner}/{repo}` (any letter case reaches it): GitHub's own spelling in `full_name`. */
+  async describeRepository(repo: RepoBinding): Promise<ForgeRepository | null> {
+    const { api, loc } = await this.gh(repo);
+    try {
+      const { data } = await api.request('GET /repos/{owner}/{repo}', loc);
+      const [owner = loc.owner, name = loc.repo] = data.full_name.split('/');
+      return { owner, name, defaultBranch: data.default_branch };
+    } catch (err) {
+      if (hasStatus(err, 404)) return null;
+      throw err;
+    }
   }
 
   async advanceTarget(repo: RepoBinding, req: AdvanceRequest): Promise<AdvanceResult> {

@@ -1,0 +1,90 @@
+/**
+ * GitHub's owner and repository names are case-insensitive, and GitHub has one spelling of its own
+ * (its canonical one), which its webhook payloads carry: a delivery in that spelling reaches a
+ * repository connected in another, and `repo connect` reads the repository from GitHub and stores
+ * GitHub's spelling.
+ */
+import examples from '@octokit/webhooks-examples';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connectRepo, forgeSpelling } from '../../../../src/app/admin/repo-admin.js';
+import { connect, type Db } from '../../../../src/store/connect.js';
+import { migrateToLatest } from '../../../../src/store/migrations/index.js';
+import type { Json } from '../../../helpers/json.js';
+import { FakeGitHubApi } from './fake-github-api.js';
+import { createGitHubHarness, makeForge, type GitHubHarness } from './github-harness.js';
+
+type Payload = Record<string, Json>;
+const labeled = (): Payload =>
+  structuredClone(
+    (examples as unknown as { name: string; examples: Payload[] }[])
+      .find((e) => e.name === 'pull_request')!
+      .examples.find((x) => x.action === 'labeled')!,
+  );
+
+const closing: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closing.splice(0)) await close();
+});
+
+describe('a repository connected in another letter case than GitHub spells it', () => {
+  it("a delivery in GitHub's spelling (Codertocat/Hello-World) is processed for the repository connected as codertocat/hello-world", async () => {
+    const api = new FakeGitHubApi('Codertocat', 'Hello-World');
+    const payload = labeled();
+    api.branches.set('master', api.commit(null, 'base'));
+    api.commits.set(payload.pull_request.head.sha, [api.branches.get('master')!]);
+    api.openPr(2, { headSha: payload.pull_request.head.sha, base: 'master' });
+    const h: GitHubHarness = await createGitHubHarness({
+      api,
+      connect: { slug: 'github.com/codertocat/hello-world' },
+    });
+    closing.push(() => h.close());
+    const key = { repo: { host: 'github.com', owner: 'codertocat', name: 'hello-world' }, targetBranch: 'master' };
+    await h.app.service.createQueue(h.ctx, key, {});
+    await h.app.service.updateQueue(h.ctx, key, { enqueueingLabel: 'bug', requiredStatuses: ['default'] });
+    expect(payload.repository.full_name).toBe('Codertocat/Hello-World');
+    expect((await h.deliver('pull_request', payload)).body.result).toBe('processed');
+    const { entry } = await h.app.service.getSubmittedPullRequest(h.ctx, key, { number: 2 });
+    expect(entry.timeline[0]).toMatchObject({ from: null, reason: 'USER_REQUESTED' });
+  });
+});
+
+describe('repo connect --forge github', () => {
+  async function store(): Promise<Db> {
+    const db = connect({ databaseUrl: 'sqlite::memory:', dataDir: '' });
+    await migrateToLatest(db);
+    closing.push(() => db.destroy());
+    return db;
+  }
+
+  it("reads the repository from GitHub (GET /repos/{owner}/{repo}) and stores GitHub's spelling, saying so", async () => {
+    const api = new FakeGitHubApi('Acme', 'Web');
+    const db = await store();
+    const req = { org: 'acme', slug: 'github.com/acme/web', forge: 'github' as const };
+    const spelled = await forgeSpelling(makeForge(api), req);
+    expect(api.log).toEqual(['GET /repos/acme/web']);
+    expect(spelled).toEqual({
+      slug: 'github.com/Acme/Web',
+      respelled: 'GitHub spells it Acme/Web; connected as github.com/Acme/Web',
+      defaultBranch: 'main',
+    });
+    const row = await connectRepo(db, { ...req, slug: spelled.slug }, 1);
+    expect(row).toMatchObject({ host: 'github.com', owner: 'Acme', name: 'Web' });
+    // Connecting it again, in any spelling, is refused.
+    await expect(connectRepo(db, req, 2)).rejects.toThrow(/already connected as github\.com\/Acme\/Web/);
+  });
+
+  it("says nothing of the spelling when it is already GitHub's; a repository GitHub does not show is refused", async () => {
+    const api = new FakeGitHubApi('acme', 'web');
+    const forge = makeForge(api);
+    expect(await forgeSpelling(forge, { org: 'acme', slug: 'github.com/acme/web', forge: 'github' })).toEqual({
+      slug: 'github.com/acme/web',
+      respelled: null,
+      defaultBranch: 'main',
+    });
+    await expect(
+      forgeSpelling(forge, { org: 'acme', slug: 'github.com/acme/nothing', forge: 'github' }),
+    ).rejects.toThrow(
+      "GitHub has no repository acme/nothing that greenline may read: check the name, and greenline's access to it (the GitHub App installed on it, or a token that may read it)",
+    );
+  });
+});
