@@ -5,6 +5,7 @@
  * - Readiness (pulls.ts): a PR's base, mergeability and draft flag come from the pulls API. Closed PRs
  *   do not exist for the queue.
  * - The repository (describeRepository): GitHub's own spelling of its name, for `repo connect`.
+ * - Installations (observeAccess): an `installation*` delivery has the App's installation looked up again.
  * - Test branches (branches.ts): built on a temporary branch with the merges API, then published.
  * - Merging (merging.ts): a fast-forward of the target where allowed, else the merge endpoint PR by PR.
  * - Required checks (required-checks.ts): branch protection's and rulesets', check runs as statuses,
@@ -21,6 +22,7 @@ import { createTestBranch, deleteBranch, getBranchSha, listBranches } from './br
 import { GitHubClients, hasStatus, type GitHubClientOptions, type RepoApi } from './client.js';
 import { type AdvanceRequest, advanceTarget } from './merging.js';
 import { Presence } from './presence.js';
+import { installationChangeOf } from './observations.js';
 import { fetchPull, isMerged, prInfoOf } from './pulls.js';
 import { type CheckRunStatus, checkRunStatuses, directMergeFacts, requiredStatuses } from './required-checks.js';
 import { rerunChecks, verifyForkRun } from './workflow-runs.js';
@@ -124,6 +126,19 @@ export class GitHubForge implements ForgePort {
     headSha: string,
   ): Promise<{ ok: true } | { ok: false; reason: string }> {
     return verifyForkRun(this.clients, repo, runId, headSha);
+  }
+
+  /**
+   * Reads a delivery about the App's installations (installationChangeOf): the forge forgets what it
+   * kept of that installation and of the repositories named, and looks them up again when next used.
+   * True when the delivery was one.
+   */
+  observeAccess(event: string, payload: unknown): boolean {
+    const change = installationChangeOf(event, payload);
+    if (!change) return false;
+    this.clients.forgetInstallation(change);
+    this.logger.info(change, 'the GitHub App installation changed: it is looked up again');
+    return true;
   }
 
   /** Posts a comment on a PR (answers to comment commands that could not be carried out). */

@@ -93,6 +93,8 @@ export class FakeGitHubApi {
   /** App installations by owner/name (App auth) and the installation tokens handed out. */
   readonly installations = new Map<string, number>();
   readonly issuedTokens: string[] = [];
+  /** Installations deleted (uninstall): GitHub makes no token for them (404) and takes none it made (401). */
+  readonly deletedInstallations = new Set<number>();
   /** Public key (PEM) that App JWTs must verify with; null = App auth not expected. */
   appPublicKey: string | null = null;
   appId: number | null = null;
@@ -140,6 +142,13 @@ export class FakeGitHubApi {
     };
     this.pulls.set(number, pr);
     return pr;
+  }
+
+  /** The App uninstalled from the repository: its installation is deleted, with its tokens. */
+  uninstall(): void {
+    const id = this.installations.get(`${this.owner}/${this.repo}`);
+    if (id !== undefined) this.deletedInstallations.add(id);
+    this.installations.delete(`${this.owner}/${this.repo}`);
   }
 
   /** The next `count` calls matching method and path get this answer instead of the fake's own. */
@@ -218,6 +227,7 @@ export class FakeGitHubApi {
     if ((r = /^POST \/app\/installations\/(\d+)\/access_tokens$/.exec(route))) {
       const bad = this.checkJwt(auth);
       if (bad) return bad;
+      if (this.deletedInstallations.has(Number(r[1]))) return json(404, { message: 'Not Found' });
       const token = `ghs_installation_${r[1]}_${this.issuedTokens.length + 1}`;
       this.issuedTokens.push(token);
       return json(201, {
@@ -235,6 +245,8 @@ export class FakeGitHubApi {
     }
     if (!route.includes(` ${repoPrefix}`)) return json(404, { message: 'Not Found' });
     if (this.appPublicKey !== null && !(auth ?? '').startsWith('token ghs_'))
+      return json(401, { message: 'Bad credentials' });
+    if (this.deletedInstallations.has(Number(/^token ghs_installation_(\d+)_/.exec(auth ?? '')?.[1])))
       return json(401, { message: 'Bad credentials' });
 
     if (route === `GET ${repoPrefix}`) return json(200, this.repository());

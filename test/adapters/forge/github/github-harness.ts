@@ -113,6 +113,7 @@ export async function createGitHubHarness(
     observations: app.forgeObservations,
     forge: 'github',
     translate: readGitHubDelivery,
+    observeAccess: (event, payload) => forge.observeAccess(event, payload),
   });
   const http = await buildHttpApp({
     service: app.service,
