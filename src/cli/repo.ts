@@ -185,6 +185,10 @@ With that configuration here, the repository is read from GitHub and stored as G
       await withStore(opts, async (db) => {
         const row = await connectRepo(db, { ...req, slug: spelled?.slug ?? slug }, Date.now());
         if (spelled?.respelled) process.stdout.write(`${spelled.respelled}.\n`);
+        if (opts.forge === 'github' && opts.remoteCheck && !spelled)
+          process.stdout.write(
+            'Not read from GitHub (no githubAppId and githubPrivateKeyPath, nor githubToken, in this configuration): stored as given.\n',
+          );
         const where =
           row.forge === 'github'
             ? `installation ${installationId ?? 'looked up by the GitHub App'}${spelled?.defaultBranch ? `, default branch ${spelled.defaultBranch}` : ''}`

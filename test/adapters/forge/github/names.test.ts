@@ -4,9 +4,14 @@
  * repository connected in another, and `repo connect` reads the repository from GitHub and stores
  * GitHub's spelling.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import examples from '@octokit/webhooks-examples';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { connectRepo, forgeSpelling } from '../../../../src/app/admin/repo-admin.js';
+import { repoCommand } from '../../../../src/cli/repo.js';
+import { listRepos } from '../../../../src/store/repos.js';
+import { makeTempDirSync, removeTempDir } from '../../../helpers/temp-dir.js';
 import { connect, type Db } from '../../../../src/store/connect.js';
 import { migrateToLatest } from '../../../../src/store/migrations/index.js';
 import type { Json } from '../../../helpers/json.js';
@@ -23,7 +28,7 @@ const labeled = (): Payload =>
 
 const closing: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  for (const close of closing.splice(0)) await close();
+  for (const close of closing.splice(0).reverse()) await close();
 });
 
 describe('a repository connected in another letter case than GitHub spells it', () => {
@@ -86,5 +91,60 @@ describe('repo connect --forge github', () => {
     ).rejects.toThrow(
       "GitHub has no repository acme/nothing that greenline may read: check the name, and greenline's access to it (the GitHub App installed on it, or a token that may read it)",
     );
+  });
+});
+
+describe('greenline repo connect --forge github (in this process, GitHub being the fake served over HTTP)', () => {
+  /** The fake GitHub behind a real HTTP server: the command reaches GitHub through the global fetch. */
+  async function serve(api: FakeGitHubApi): Promise<string> {
+    const server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const body = Buffer.concat(chunks).toString();
+      const answer = await api.fetch(`${api.baseUrl}${req.url}`, {
+        method: req.method!,
+        headers: req.headers as Record<string, string>,
+        ...(body ? { body } : {}),
+      });
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(await answer.text());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closing.push(() => new Promise((resolve) => server.close(() => resolve())));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  async function connectHere(args: string[]): Promise<string> {
+    const out: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      out.push(String(chunk));
+      return true;
+    });
+    try {
+      await repoCommand()
+        .exitOverride()
+        .parseAsync(['connect', ...args], { from: 'user' });
+    } finally {
+      write.mockRestore();
+    }
+    return out.join('');
+  }
+
+  it('says how GitHub spells the repository and stores that spelling', async () => {
+    const api = new FakeGitHubApi('Acme', 'Web');
+    const dir = makeTempDirSync('greenline-connect-');
+    closing.push(() => removeTempDir(dir));
+    vi.stubEnv('GREENLINE_GITHUB_TOKEN', 'ghp_test');
+    vi.stubEnv('GREENLINE_GITHUB_BASE_URL', await serve(api));
+    closing.push(async () => vi.unstubAllEnvs());
+    const out = await connectHere(['github.com/acme/web', '--org', 'acme', '--forge', 'github', '--data-dir', dir]);
+    expect(out).toBe(
+      'GitHub spells it Acme/Web; connected as github.com/Acme/Web.\n' +
+        'Connected github.com/Acme/Web to organization acme (forge github, installation looked up by the GitHub App, default branch main).\n',
+    );
+    expect(api.log).toEqual(['GET /repos/acme/web']);
+    const db = connect({ databaseUrl: null, dataDir: dir });
+    closing.push(() => db.destroy());
+    expect((await listRepos(db)).map((r) => `${r.host}/${r.owner}/${r.name}`)).toEqual(['github.com/Acme/Web']);
   });
 });
