@@ -136,7 +136,9 @@ describe('greenline repo connect --forge github (in this process, GitHub being t
     closing.push(() => removeTempDir(dir));
     vi.stubEnv('GREENLINE_GITHUB_TOKEN', 'ghp_test');
     vi.stubEnv('GREENLINE_GITHUB_BASE_URL', await serve(api));
-    closing.push(async () => vi.unstubAllEnvs());
+    closing.push(async () => {
+      vi.unstubAllEnvs();
+    });
     const out = await connectHere(['github.com/acme/web', '--org', 'acme', '--forge', 'github', '--data-dir', dir]);
     expect(out).toBe(
       'GitHub spells it Acme/Web; connected as github.com/Acme/Web.\n' +
