@@ -66,6 +66,13 @@ export type AdvanceResult =
       newSha?: string;
     };
 
+/** A repository as its forge describes it (ForgePort.describeRepository). */
+export interface ForgeRepository {
+  owner: string;
+  name: string;
+  defaultBranch: string;
+}
+
 export interface ForgePort {
   /**
    * Current state of a PR, or null when the forge has no such PR. `targetBranch` is the queue's branch:
@@ -109,6 +116,13 @@ export interface ForgePort {
    * cannot list branches leave it out: their leftover test branches are not reconciled.
    */
   listBranches?(repo: RepoBinding, prefix: string): Promise<string[]>;
+  /**
+   * The repository as the forge knows it, read from the forge: its owner and name in the forge's own
+   * (canonical) spelling, which may differ in letter case from the binding's, and its default branch;
+   * null when the forge has no such repository or does not let greenline see it. What `repo connect`
+   * stores. Forges that cannot tell leave it out: the name is stored as given.
+   */
+  describeRepository?(repo: RepoBinding): Promise<ForgeRepository | null>;
   /**
    * Advance `targetBranch` from exactly `expectedSha` to the tested state `testSha` (merging `prs` with
    * `method`), with compare-and-swap: never a blind force-push.

@@ -204,6 +204,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
                     observations: app.forgeObservations,
                     forge: 'github',
                     translate: readGitHubDelivery,
+                    observeAccess: (event, payload) => github.observeAccess(event, payload),
                   }).receive,
                 },
               }

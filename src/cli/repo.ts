@@ -5,12 +5,14 @@ import { runGit } from '../git/git.js';
 import { absoluteRemote, isLocalPath } from '../git/remote-path.js';
 import {
   connectRepo,
+  type ConnectRepoRequest,
   disconnectRepo,
+  forgeSpelling,
   DEFAULT_PR_REF_PATTERN,
   DEFAULT_TEST_BRANCH_PREFIX,
 } from '../app/admin/repo-admin.js';
 import { listRepos } from '../store/repos.js';
-import { orgsForListing, withStore, withStoreOptions, type StoreFlags } from './store-options.js';
+import { configFrom, orgsForListing, withStore, withStoreOptions, type StoreFlags } from './store-options.js';
 import { UsageError } from './usage-error.js';
 
 interface ConnectFlags extends StoreFlags {
@@ -48,6 +50,34 @@ async function checkRemote(remote: string, given: string): Promise<void> {
       : "Check the URL and git's credentials for it";
     throw new UsageError(
       `Cannot reach the remote ${remote}${resolvedFrom}: ${why}\n${fix}, or pass --no-remote-check to connect it anyway.`,
+    );
+  }
+}
+
+/**
+ * The repository as GitHub spells it (forgeSpelling), read through the github settings of the
+ * server's configuration; null when none is set there (the name is then stored as given: names are
+ * case-insensitive). A repository GitHub does not show is refused at connect time.
+ */
+async function gitHubSpelling(
+  flags: StoreFlags,
+  req: ConnectRepoRequest,
+): Promise<Awaited<ReturnType<typeof forgeSpelling>> | null> {
+  const config = configFrom({
+    dataDir: flags.dataDir,
+    databaseUrl: flags.databaseUrl,
+    ...(flags.config ? { config: flags.config } : {}),
+  });
+  // Loaded here, not at the top: the other admin commands start without loading the server.
+  const { createLogger, gitHubForgeOf } = await import('../server.js');
+  const github = gitHubForgeOf(config, createLogger(config));
+  if (!github) return null;
+  try {
+    return await forgeSpelling(github, req);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new UsageError(
+      `Cannot read ${req.slug} from GitHub: ${why}\nOr pass --no-remote-check to connect it anyway.`,
     );
   }
 }
@@ -92,7 +122,10 @@ Examples:
       '--required-status <name...>',
       'statuses a test commit needs when the queue sets none (default: greenline/ci with --ci-command)',
     )
-    .option('--no-remote-check', 'connect without first checking that git can reach the remote')
+    .option(
+      '--no-remote-check',
+      'connect without first checking that the repository can be reached (git: the remote; github: reading it from GitHub, whose spelling of the name is then stored)',
+    )
     .option(
       '--installation-id <n>',
       'GitHub App installation of the repository (--forge github; default: looked up by the app)',
@@ -106,7 +139,9 @@ Examples:
   $ greenline repo connect git.example.com/team/api --org team --forge git --remote /srv/git/api.git --pr-url-template "https://git.example.com/team/api/pulls/{n}"
   $ greenline repo connect github.com/acme/web --org acme --forge github --installation-id 12345678
 The github forge needs the server configured for GitHub (githubAppId + githubPrivateKeyPath, or
-githubToken; see docs/github.md). Its required statuses default to the branch's protection rules.`,
+githubToken; see docs/github.md). Its required statuses default to the branch's protection rules.
+With that configuration here, the repository is read from GitHub and stored as GitHub spells it
+(names are case-insensitive: github.com/acme/web connects github.com/Acme/Web when that is its name).`,
     )
     .action(async (slug: string, opts: ConnectFlags) => {
       let installationId: number | undefined;
@@ -134,26 +169,29 @@ githubToken; see docs/github.md). Its required statuses default to the branch's 
           throw new UsageError('--forge git needs --remote <url>: a path or URL git can fetch from and push to');
         if (opts.remoteCheck) await checkRemote(remote!, opts.remote);
       }
+      const req: ConnectRepoRequest = {
+        org: opts.org,
+        slug,
+        forge: opts.forge,
+        remote,
+        ciCommand: opts.ciCommand ?? null,
+        ...(opts.prRefPattern ? { prRefPattern: opts.prRefPattern } : {}),
+        ...(opts.prUrlTemplate ? { prUrlTemplate: opts.prUrlTemplate } : {}),
+        ...(opts.testBranchPrefix ? { testBranchPrefix: opts.testBranchPrefix } : {}),
+        ...(opts.requiredStatus ? { requiredStatuses: opts.requiredStatus } : {}),
+        ...(installationId !== undefined ? { installationId } : {}),
+      };
+      const spelled = opts.forge === 'github' && opts.remoteCheck ? await gitHubSpelling(opts, req) : null;
       await withStore(opts, async (db) => {
-        const row = await connectRepo(
-          db,
-          {
-            org: opts.org,
-            slug,
-            forge: opts.forge,
-            remote,
-            ciCommand: opts.ciCommand ?? null,
-            ...(opts.prRefPattern ? { prRefPattern: opts.prRefPattern } : {}),
-            ...(opts.prUrlTemplate ? { prUrlTemplate: opts.prUrlTemplate } : {}),
-            ...(opts.testBranchPrefix ? { testBranchPrefix: opts.testBranchPrefix } : {}),
-            ...(opts.requiredStatus ? { requiredStatuses: opts.requiredStatus } : {}),
-            ...(installationId !== undefined ? { installationId } : {}),
-          },
-          Date.now(),
-        );
+        const row = await connectRepo(db, { ...req, slug: spelled?.slug ?? slug }, Date.now());
+        if (spelled?.respelled) process.stdout.write(`${spelled.respelled}.\n`);
+        if (opts.forge === 'github' && opts.remoteCheck && !spelled)
+          process.stdout.write(
+            'Not read from GitHub (no githubAppId and githubPrivateKeyPath, nor githubToken, in this configuration): stored as given.\n',
+          );
         const where =
           row.forge === 'github'
-            ? `installation ${installationId ?? 'looked up by the GitHub App'}`
+            ? `installation ${installationId ?? 'looked up by the GitHub App'}${spelled?.defaultBranch ? `, default branch ${spelled.defaultBranch}` : ''}`
             : `remote ${row.remote}${row.remote === opts.remote ? '' : `, resolved from ${opts.remote}`}`;
         process.stdout.write(
           `Connected ${row.host}/${row.owner}/${row.name} to organization ${opts.org} (forge ${row.forge}, ${where}).\n`,

@@ -8,6 +8,7 @@ import type { Entry } from '../engine/types.js';
 import type { RepoSite } from '../forge-links.js';
 import type { Database, EntryRow } from './database.js';
 import { prepare, prepareRows } from './prepared.js';
+import { repoNamed } from './repos.js';
 
 export function toEntryRow(queueId: string, e: Entry): EntryRow {
   return {
@@ -93,15 +94,16 @@ const prOfQueue = prepare(
       .select([
         'repos.org_id',
         'repos.forge',
+        'repos.host',
+        'repos.owner',
+        'repos.name',
         'repos.pr_url_template',
         'queues.id as queue_id',
         'queues.config',
         'queues.state',
         'entries.data',
       ])
-      .where('repos.host', '=', p.host)
-      .where('repos.owner', '=', p.owner)
-      .where('repos.name', '=', p.name),
+      .where(repoNamed(p)),
 );
 
 /**
@@ -123,9 +125,10 @@ export async function findPrOfQueue(
     orgId: row.org_id,
     site: {
       forge: row.forge,
-      host: repo.host,
-      owner: repo.owner,
-      name: repo.name,
+      // The stored spelling (the request may name the repository in another letter case).
+      host: row.host,
+      owner: row.owner,
+      name: row.name,
       pr_url_template: row.pr_url_template,
     },
     ...(row.queue_id !== null ? { queue: { id: row.queue_id, config: row.config!, state: row.state! } } : {}),

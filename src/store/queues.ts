@@ -3,6 +3,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database, NewQueue, QueueRow, RepoRow } from './database.js';
 import { dialectOf } from './dialect.js';
 import { prepare } from './prepared.js';
+import { repoNamed } from './repos.js';
 
 export async function insertQueue(db: Kysely<Database>, queue: NewQueue): Promise<void> {
   await db.insertInto('queues').values(queue).execute();
@@ -109,9 +110,7 @@ const repoAndQueue = prepare((db, p: { host: string; owner: string; name: string
     )
     .selectAll('repos')
     .select(QUEUE_AS_Q)
-    .where('repos.host', '=', p.host)
-    .where('repos.owner', '=', p.owner)
-    .where('repos.name', '=', p.name),
+    .where(repoNamed(p)),
 );
 
 /** A repository and, when it has one, its queue for a branch: one lookup for both. */

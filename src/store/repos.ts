@@ -1,5 +1,9 @@
-/** Connected repositories and their forge/CI binding. One SQL operation per function. */
-import type { Kysely } from 'kysely';
+/**
+ * Connected repositories and their forge/CI binding. One SQL operation per function. A repository is
+ * found by its host/owner/name in any letter case: hosts are case-insensitive, and so are GitHub's
+ * owner and repository names (`acme/web` and `Acme/Web` are one repository).
+ */
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database, RepoRow } from './database.js';
 import { prepare } from './prepared.js';
 
@@ -7,8 +11,15 @@ export async function insertRepo(db: Kysely<Database>, repo: RepoRow): Promise<v
   await db.insertInto('repos').values(repo).execute();
 }
 
+/**
+ * The condition "this row of `repos` is host/owner/name", in any letter case (lower() on both sides;
+ * the index repos_host_owner_name_lower serves it). Every query that finds a repository by its name uses it.
+ */
+export const repoNamed = (p: { host: string; owner: string; name: string }) =>
+  sql<SqlBool>`lower(repos.host) = lower(${p.host}) and lower(repos.owner) = lower(${p.owner}) and lower(repos.name) = lower(${p.name})`;
+
 const repoAt = prepare((db, p: { host: string; owner: string; name: string }) =>
-  db.selectFrom('repos').selectAll().where('host', '=', p.host).where('owner', '=', p.owner).where('name', '=', p.name),
+  db.selectFrom('repos').selectAll().where(repoNamed(p)),
 );
 
 export async function findRepo(

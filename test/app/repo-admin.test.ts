@@ -43,6 +43,19 @@ describe('connectRepo', () => {
     ).rejects.toThrow(message);
   });
 
+  it('finds a repository by its name in any letter case, and refuses to connect it again in another spelling', async () => {
+    const row = await findRepo(f.t.db, 'github.com', 'acme', 'web');
+    expect((await findRepo(f.t.db, 'GitHub.COM', 'ACME', 'Web'))?.id).toBe(row!.id);
+    await expect(
+      connectRepo(f.t.db, { org: 'acme', slug: 'github.com/Acme/Web', forge: 'git', remote: '/x' }, 1),
+    ).rejects.toThrow(
+      'Repository github.com/Acme/Web is already connected as github.com/acme/web (names are case-insensitive: both name one repository); disconnect github.com/acme/web first to change its settings',
+    );
+    expect(await f.t.db.selectFrom('repos').select('id').execute()).toHaveLength(1);
+    await disconnectRepo(f.t.db, 'github.com/ACME/WEB');
+    expect(await findRepo(f.t.db, 'github.com', 'acme', 'web')).toBeUndefined();
+  });
+
   it('parses HOST/OWNER/NAME', () => {
     expect(parseRepoSlug('github.com/acme/web')).toEqual({ host: 'github.com', owner: 'acme', name: 'web' });
   });

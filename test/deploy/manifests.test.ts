@@ -66,25 +66,70 @@ describe('Kubernetes manifests', () => {
     return { pod, container };
   }
 
-  it('runs several instances on PostgreSQL with the database URL and GitHub key from the Secret', () => {
+  const secret = byKind(cluster, 'Secret');
+  const secretText = readFileSync(path.join(DEPLOY, 'kubernetes', 'secret.yaml'), 'utf8');
+  /** The github-* keys secret.yaml's comment lists as optional, one a line (`#   github-… what it is`). */
+  const documentedOptional = [...secretText.matchAll(/^# {3}(github-[a-z-]+) /gm)].map((m) => m[1]);
+
+  /**
+   * What a Deployment reads from the Secret (env vars and the key file) agrees with what secret.yaml
+   * documents: every key read is one the Secret holds; the github-* keys, optional there, are read with
+   * `optional: true` (a cluster on the git forge has none of them), database-url is required.
+   */
+  function checkSecretUse(deployment: Json): { pod: Json; container: Json } {
+    const { pod, container } = checkPod(deployment);
+    const refs: Json[] = (container.env ?? []).filter((e: Json) => e.valueFrom?.secretKeyRef);
+    const keyVolume = pod.volumes.find((v: Json) => v.secret);
+    const read = [
+      ...refs.map((e: Json) => ({ what: e.name, ...e.valueFrom.secretKeyRef })),
+      ...keyVolume.secret.items.map((i: Json) => ({
+        what: `volume ${keyVolume.name}`,
+        name: keyVolume.secret.secretName,
+        key: i.key,
+        optional: keyVolume.secret.optional,
+      })),
+    ];
+    const env = Object.fromEntries(refs.map((e: Json) => [e.name, e.valueFrom.secretKeyRef.key]));
+    expect(env).toMatchObject({
+      GREENLINE_GITHUB_APP_ID: 'github-app-id',
+      GREENLINE_GITHUB_PRIVATE_KEY_PATH: 'github-app-private-key-path',
+      GREENLINE_GITHUB_WEBHOOK_SECRET: 'github-webhook-secret',
+    });
+    for (const ref of read) {
+      expect(ref.name, ref.what).toBe(secret.metadata.name);
+      expect(Object.keys(secret.stringData), ref.what).toContain(ref.key);
+      expect(ref.optional === true, `${ref.what} reads ${ref.key} as optional`).toBe(
+        documentedOptional.includes(ref.key),
+      );
+    }
+    // Every github setting the Secret holds is read, the webhook secret included (without it no CI result arrives).
+    expect(
+      read
+        .map((r) => r.key)
+        .filter((k) => k.startsWith('github-'))
+        .sort(),
+    ).toEqual(documentedOptional);
+    expect(secretText).toMatch(/Every github-\* key is optional/);
+    expect(documentedOptional.sort()).toEqual(
+      Object.keys(secret.stringData)
+        .filter((k) => k.startsWith('github-'))
+        .sort(),
+    );
+    // The key path the Secret gives is where the Deployment mounts the key.
+    const keyMount = container.volumeMounts.find((m: Json) => m.name === keyVolume.name);
+    expect(keyVolume.secret.items.map((i: Json) => i.key)).toEqual(['github-app-private-key']);
+    expect(secret.stringData['github-app-private-key-path']).toBe(
+      `${keyMount.mountPath}/${keyVolume.secret.items[0].path}`,
+    );
+    return { pod, container };
+  }
+
+  it('runs several instances on PostgreSQL with the database URL and the github settings from the Secret', () => {
     const deployment = byKind(cluster, 'Deployment');
     expect(deployment.spec.replicas).toBeGreaterThan(1);
-    const { pod, container } = checkPod(deployment);
-    const secret = byKind(cluster, 'Secret');
-    const fromSecret = container.env
-      .filter((e: Json) => e.valueFrom?.secretKeyRef)
-      .map((e: Json) => [e.name, e.valueFrom.secretKeyRef]);
-    expect(Object.fromEntries(fromSecret).GREENLINE_DATABASE_URL).toEqual({
-      name: secret.metadata.name,
-      key: 'database-url',
-    });
-    for (const [, ref] of fromSecret) expect(Object.keys(secret.stringData)).toContain(ref.key);
-    const keyVolume = pod.volumes.find((v: Json) => v.secret);
-    expect(keyVolume.secret.secretName).toBe(secret.metadata.name);
-    expect(keyVolume.secret.items.map((i: Json) => i.key)).toEqual(['github-app-private-key']);
-    const keyMount = container.volumeMounts.find((m: Json) => m.name === keyVolume.name);
-    const keyPath = container.env.find((e: Json) => e.name === 'GREENLINE_GITHUB_PRIVATE_KEY_PATH').value;
-    expect(keyPath).toBe(`${keyMount.mountPath}/${keyVolume.secret.items[0].path}`);
+    const { container } = checkSecretUse(deployment);
+    const database = container.env.find((e: Json) => e.name === 'GREENLINE_DATABASE_URL');
+    expect(database.valueFrom.secretKeyRef).toEqual({ name: secret.metadata.name, key: 'database-url' });
     const service = byKind(cluster, 'Service');
     expect(service.spec.selector).toEqual(deployment.spec.selector.matchLabels);
   });
@@ -93,7 +138,7 @@ describe('Kubernetes manifests', () => {
     const deployment = byKind(sqlite, 'Deployment');
     expect(deployment.spec.replicas).toBe(1);
     expect(deployment.spec.strategy.type).toBe('Recreate');
-    const { pod, container } = checkPod(deployment);
+    const { pod, container } = checkSecretUse(deployment);
     expect(container.env ?? []).not.toContainEqual(expect.objectContaining({ name: 'GREENLINE_DATABASE_URL' }));
     const data = container.volumeMounts.find((m: Json) => m.mountPath === '/var/lib/greenline');
     const volume = pod.volumes.find((v: Json) => v.name === data.name);

@@ -1,9 +1,13 @@
-/** Connecting repositories to an organization: shared by the CLI and tests. */
+/**
+ * Connecting repositories to an organization: shared by the CLI and tests. A repository's name is
+ * case-insensitive (one repository, whatever the letter case); it is stored as its forge spells it.
+ */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { isLocalPath } from '../../git/remote-path.js';
 import { TERMINAL_STATES } from '../../engine/types.js';
+import type { ForgePort } from '../../ports.js';
 import type { Database, RepoRow } from '../../store/database.js';
 import { listActivePrNumbers } from '../../store/entries.js';
 import { listQueuesOfRepos } from '../../store/queues.js';
@@ -41,6 +45,46 @@ export function parseRepoSlug(slug: string): { host: string; owner: string; name
   return { host, owner, name };
 }
 
+/** How the service names each forge in what it tells the user. */
+const FORGE_NAMES: Record<ConnectRepoRequest['forge'], string> = { git: 'The git forge', github: 'GitHub' };
+
+/**
+ * The repository of `req` as its forge spells it, asked of the forge before connecting: `slug` is what
+ * to connect (the forge's own owner/name, e.g. GitHub's `Acme/Web` for `acme/web`), `respelled` a
+ * sentence for the user when that differs from the name given (null otherwise). Names are
+ * case-insensitive, but the forge's webhook payloads and links carry its own spelling. A forge that
+ * cannot describe repositories keeps the name given; a repository the forge does not show is refused.
+ */
+export async function forgeSpelling(
+  forge: ForgePort,
+  req: ConnectRepoRequest,
+): Promise<{ slug: string; respelled: string | null; defaultBranch: string | null }> {
+  const { host, owner, name } = parseRepoSlug(req.slug);
+  if (!forge.describeRepository) return { slug: req.slug, respelled: null, defaultBranch: null };
+  // The binding the repository will have, before it is stored (so without an id).
+  const described = await forge.describeRepository({
+    id: '',
+    org: req.org,
+    repo: { host, owner, name },
+    forge: req.forge,
+    remote: req.remote ?? null,
+    prRefPattern: req.prRefPattern ?? DEFAULT_PR_REF_PATTERN,
+    ciCommand: req.ciCommand ?? null,
+    testBranchPrefix: req.testBranchPrefix ?? DEFAULT_TEST_BRANCH_PREFIX,
+    installationId: req.installationId ?? null,
+  });
+  const forgeName = FORGE_NAMES[req.forge];
+  if (!described) {
+    throw new Error(
+      `${forgeName} has no repository ${owner}/${name} that greenline may read: check the name, and greenline's access to it${req.forge === 'github' ? ' (the GitHub App installed on it, or a token that may read it)' : ''}`,
+    );
+  }
+  const slug = `${host}/${described.owner}/${described.name}`;
+  const respelled =
+    slug === req.slug ? null : `${forgeName} spells it ${described.owner}/${described.name}; connected as ${slug}`;
+  return { slug, respelled, defaultBranch: described.defaultBranch };
+}
+
 export async function connectRepo(db: Kysely<Database>, req: ConnectRepoRequest, at: number): Promise<RepoRow> {
   const { host, owner, name } = parseRepoSlug(req.slug);
   if (req.prRefPattern !== undefined && !req.prRefPattern.includes('{n}')) {
@@ -61,8 +105,14 @@ export async function connectRepo(db: Kysely<Database>, req: ConnectRepoRequest,
   if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(prefix)) {
     throw new Error(`Invalid test branch prefix "${prefix}": use a branch-name path such as greenline-merge`);
   }
-  if (await findRepo(db, host, owner, name)) {
-    throw new Error(`Repository ${req.slug} is already connected; disconnect it first to change its settings`);
+  const connected = await findRepo(db, host, owner, name);
+  if (connected) {
+    const as = `${connected.host}/${connected.owner}/${connected.name}`;
+    throw new Error(
+      as === req.slug
+        ? `Repository ${req.slug} is already connected; disconnect it first to change its settings`
+        : `Repository ${req.slug} is already connected as ${as} (names are case-insensitive: both name one repository); disconnect ${as} first to change its settings`,
+    );
   }
   const org = await ensureOrg(db, req.org, at);
   const row: RepoRow = {

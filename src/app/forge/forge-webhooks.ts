@@ -3,7 +3,9 @@
  * into observations (GitHub: adapters/forge/github/observations.ts) and applied to the repository's
  * queues (forge-observations.ts). Each delivery id is processed once (github_deliveries, kept 14 days:
  * retention.ts); a delivery whose processing failed is forgotten again so that the forge's redelivery
- * gets another chance. Deliveries for repositories not connected with that forge are ignored.
+ * gets another chance. Deliveries for repositories not connected with that forge are ignored (a
+ * repository is found by its name in any letter case). Deliveries about the forge's access to
+ * repositories (GitHub: the App's installations) go to the forge adapter itself (observeAccess).
  */
 import type { Kysely } from 'kysely';
 import type { ForgeDelivery } from '../../forge-observations.js';
@@ -33,6 +35,11 @@ export interface ForgeWebhooksDeps {
   forge: RepoBinding['forge'];
   /** The forge adapter's translation of a delivery; null when it names no repository. */
   translate(event: string, payload: unknown): ForgeDelivery | null;
+  /**
+   * The forge adapter's reading of a delivery about its own access to repositories (GitHub: the App's
+   * installations), which names no repository: true when the delivery was one (it is processed then).
+   */
+  observeAccess?(event: string, payload: unknown): boolean;
 }
 
 export class ForgeWebhooks {
@@ -51,6 +58,7 @@ export class ForgeWebhooks {
   };
 
   private async handle(delivery: WebhookDelivery): Promise<DeliveryResult> {
+    if (this.deps.observeAccess?.(delivery.event, delivery.payload ?? {})) return 'processed';
     const seen = this.deps.translate(delivery.event, delivery.payload ?? {});
     if (!seen || seen.observations.length === 0) return 'ignored';
     const { host, owner, name } = seen.repo;

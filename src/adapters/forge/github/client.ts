@@ -108,9 +108,12 @@ export function hasStatus(err: unknown, ...statuses: number[]): boolean {
 
 /** The client key of a token: a digest, so that two tokens never share a lane and no token is kept as a key. */
 const tokenKey = (token: string): string => `token:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
+/** A repository's key in the caches: `owner/name` in lower case (GitHub's names are case-insensitive). */
+const repoKey = (repo: RepoBinding): string => `${repo.repo.owner}/${repo.repo.name}`.toLowerCase();
 
 export class GitHubClients {
   private readonly byInstallation = new Map<string, GitHubApi>();
+  /** The installation looked up for each repository (repoKey), while GitHub says nothing changed. */
   private readonly installationOfRepo = new Map<string, number>();
   private appClient: GitHubApi | null = null;
 
@@ -125,11 +128,50 @@ export class GitHubClients {
     return this.opts.auth.kind === 'app';
   }
 
-  /** The client for a repository: the token's, or its App installation's (looked up once when not configured). */
+  /**
+   * The client for a repository: the token's, or its App installation's. An installation not
+   * configured is looked up once and kept until GitHub says it changed: an `installation*` delivery
+   * (forgetInstallation), or an installation token it no longer hands out (the App was uninstalled,
+   * perhaps installed again under a new id), which has it looked up again, once.
+   */
   async forRepo(repo: RepoBinding): Promise<GitHubApi> {
     const auth = this.opts.auth;
     if (auth.kind === 'token') return this.client(tokenKey(auth.token), { auth: auth.token });
-    const installationId = repo.installationId ?? (await this.lookUpInstallation(repo));
+    if (repo.installationId != null) return this.installationClient(repo.installationId);
+    const known = this.installationOfRepo.get(repoKey(repo));
+    if (known !== undefined) {
+      const client = this.installationClient(known);
+      try {
+        // The installation's token: kept by the client until it expires, created (one request) otherwise.
+        await client.auth({ type: 'installation' });
+        return client;
+      } catch (err) {
+        if (!hasStatus(err, 401, 404)) throw err;
+        this.opts.logger.info(
+          { repo: repoKey(repo), installationId: known, status: (err as { status: number }).status },
+          'GitHub refused a token for the installation; looking it up again',
+        );
+        this.forgetInstallation({ installationId: known, repositories: [] });
+      }
+    }
+    return this.installationClient(await this.lookUpInstallation(repo));
+  }
+
+  /**
+   * Forgets what is kept of an installation (GitHub told it changed: created, deleted, suspended,
+   * unsuspended, new permissions accepted, repositories added or removed): its client with its token,
+   * and which repositories it was looked up for, as well as the installation looked up for each of
+   * `repositories` (`owner/name`). The next request of those repositories looks them up again.
+   */
+  forgetInstallation(change: { installationId: number; repositories: string[] }): void {
+    this.byInstallation.delete(`installation:${change.installationId}`);
+    const names = new Set(change.repositories.map((r) => r.toLowerCase()));
+    for (const [key, id] of this.installationOfRepo)
+      if (id === change.installationId || names.has(key)) this.installationOfRepo.delete(key);
+  }
+
+  private installationClient(installationId: number): GitHubApi {
+    const auth = this.opts.auth as Extract<GitHubAuth, { kind: 'app' }>;
     return this.client(`installation:${installationId}`, {
       authStrategy: createAppAuth,
       auth: { appId: auth.appId, privateKey: auth.privateKey, installationId },
@@ -142,9 +184,7 @@ export class GitHubClients {
   }
 
   private async lookUpInstallation(repo: RepoBinding): Promise<number> {
-    const key = `${repo.repo.owner}/${repo.repo.name}`;
-    const known = this.installationOfRepo.get(key);
-    if (known !== undefined) return known;
+    const key = repoKey(repo);
     const auth = this.opts.auth as Extract<GitHubAuth, { kind: 'app' }>;
     this.appClient ??= this.client('app', {
       authStrategy: createAppAuth,
@@ -160,7 +200,7 @@ export class GitHubClients {
     } catch (err) {
       if (hasStatus(err, 404)) {
         throw new ForgeUnreachableError(
-          `The GitHub App (id ${auth.appId}) is not installed on ${key}: install it on the repository, or connect it with --installation-id`,
+          `The GitHub App (id ${auth.appId}) is not installed on ${repo.repo.owner}/${repo.repo.name}: install it on the repository, or connect it with --installation-id`,
         );
       }
       throw err;
@@ -215,10 +255,14 @@ export class GitHubClients {
     budget.install(octokit);
     // Outermost (registered after the plugins and the App authentication): a request that still has no
     // answer after the retries, token requests included, reaches the caller as ForgeUnreachableError.
+    // An installation's token that GitHub no longer takes (401: the App was uninstalled) is dropped with
+    // its client: the next request of its repositories gets a new token, or finds the installation gone.
     octokit.hook.wrap('request', async (request, options) => {
       try {
         return await request(options);
       } catch (err) {
+        if (key.startsWith('installation:') && hasStatus(err, 401) && this.byInstallation.get(key) === octokit)
+          this.byInstallation.delete(key);
         throw unreachableOrSelf(err);
       }
     });

@@ -5,6 +5,8 @@
  * - Readiness (pulls.ts): a PR's base, mergeability, draft flag and stack come from the pulls API; a
  *   PR blocked only by greenline's own required check is ready (required-checks.ts). Closed PRs do not
  *   exist for the queue.
+ * - The repository (describeRepository): GitHub's own spelling of its name, for `repo connect`.
+ * - Installations (observeAccess): an `installation*` delivery has the App's installation looked up again.
  * - Test branches (branches.ts): built on a temporary branch with the merges API, then published.
  * - Merging (merging.ts): a fast-forward of the target where allowed, else the merge endpoint PR by PR;
  *   a batch GitHub would refuse part of (strict protection, merge_queue rules, stacks) is not merged at
@@ -19,13 +21,14 @@
 import type { Logger } from 'pino';
 import type { PrOutlook } from '../../../engine/eta.js';
 import type { PrInfo, QueueConfig, QueueEventPayload, RunPr } from '../../../engine/types.js';
-import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../../ports.js';
+import type { AdvanceResult, BuildResult, ForgePort, ForgeRepository, RepoBinding } from '../../../ports.js';
 import { createTestBranch, deleteBranch, getBranchSha, listBranches } from './branches.js';
-import { GitHubClients, type GitHubClientOptions, type RepoApi } from './client.js';
+import { GitHubClients, hasStatus, type GitHubClientOptions, type RepoApi } from './client.js';
 import { createOnce, NOT_RETRIED } from './create-once.js';
 import { type AdvanceRequest, advanceTarget } from './merging.js';
 import { type CommandPermission, mayCommand } from './permissions.js';
 import { Presence } from './presence.js';
+import { installationChangeOf } from './observations.js';
 import { fetchPull, isMerged, prInfoOf } from './pulls.js';
 import {
   blockedOnlyByOwnCheck,
@@ -47,9 +50,9 @@ export interface GitHubForgeOptions extends GitHubClientOptions {
   commandPermission?: CommandPermission;
   /**
    * Title of the PRs opened for test branches (createPrsForTestingBranches); `{prs}` (`#12, #13`) and
-   * `{branch}` are replaced. Absent = DEFAULT_TEST_PR_TITLE (presence.ts).
+   * `{branch}` are replaced (the server setting githubTestPrTitle).
    */
-  testPrTitle?: string;
+  testPrTitle: string;
 }
 
 export class GitHubForge implements ForgePort {
@@ -66,7 +69,7 @@ export class GitHubForge implements ForgePort {
       clients: this.clients,
       logger: opts.logger,
       ...(opts.detailsUrl ? { detailsUrl: opts.detailsUrl } : {}),
-      ...(opts.testPrTitle ? { testPrTitle: opts.testPrTitle } : {}),
+      testPrTitle: opts.testPrTitle,
     });
   }
 
@@ -121,6 +124,19 @@ export class GitHubForge implements ForgePort {
     return listBranches(await this.gh(repo), prefix);
   }
 
+  /** `GET /repos/{owner}/{repo}` (any letter case reaches it): GitHub's own spelling in `full_name`. */
+  async describeRepository(repo: RepoBinding): Promise<ForgeRepository | null> {
+    const { api, loc } = await this.gh(repo);
+    try {
+      const { data } = await api.request('GET /repos/{owner}/{repo}', loc);
+      const [owner = loc.owner, name = loc.repo] = data.full_name.split('/');
+      return { owner, name, defaultBranch: data.default_branch };
+    } catch (err) {
+      if (hasStatus(err, 404)) return null;
+      throw err;
+    }
+  }
+
   /**
    * Where the target requires greenline's own check, the tested PR heads (and the tested commit, for
    * a fast-forward) are given it as passed first: GitHub merges nothing whose required checks have
@@ -157,6 +173,19 @@ export class GitHubForge implements ForgePort {
     author: { login?: string; association?: string },
   ): Promise<{ ok: true } | { ok: false; reason: string }> {
     return mayCommand(await this.gh(repo), author, this.commandPermission);
+  }
+
+  /**
+   * Reads a delivery about the App's installations (installationChangeOf): the forge forgets what it
+   * kept of that installation and of the repositories named, and looks them up again when next used.
+   * True when the delivery was one.
+   */
+  observeAccess(event: string, payload: unknown): boolean {
+    const change = installationChangeOf(event, payload);
+    if (!change) return false;
+    this.clients.forgetInstallation(change);
+    this.logger.info(change, 'the GitHub App installation changed: it is looked up again');
+    return true;
   }
 
   /**

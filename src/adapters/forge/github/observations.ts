@@ -13,6 +13,8 @@
  *   issue_comment created on a PR        → prComment with its `/greenline …` (or `/trunk …`) command,
  *                                          its author and author_association, unless a bot wrote it
  * Every other event and action is observed as nothing; a payload without a repository is no delivery.
+ * `installation` and `installation_repositories` deliveries are read apart (installationChangeOf): they
+ * change the App's access to repositories, not a repository.
  */
 import type { WebhookEventMap } from '@octokit/webhooks-types';
 import type { ForgeDelivery, ForgeObservation } from '../../../forge-observations.js';
@@ -146,6 +148,35 @@ function comment(p: WebhookEventMap['issue_comment']): ForgeObservation[] {
       ...(association ? { authorAssociation: association } : {}),
     },
   ];
+}
+
+/** What an `installation*` delivery says changed: the App's installation, and the repositories it names. */
+export interface InstallationChange {
+  installationId: number;
+  /** `owner/name` of each repository the delivery names (given, added or removed). */
+  repositories: string[];
+}
+
+/**
+ * The change an `installation` delivery (created, deleted, suspend, unsuspend,
+ * new_permissions_accepted) or `installation_repositories` delivery (added, removed) tells of the
+ * App's installation; null for every other delivery. Such deliveries name no single repository: they
+ * concern the access the forge keeps (GitHubClients.forgetInstallation), not the queues.
+ */
+export function installationChangeOf(event: string, payload: unknown): InstallationChange | null {
+  if (event !== 'installation' && event !== 'installation_repositories') return null;
+  // Read defensively, as readGitHubDelivery reads (the fields of both events' payloads).
+  type Named = { full_name?: string } | null;
+  const p = payload as {
+    installation?: { id?: unknown };
+    repositories?: Named[];
+    repositories_added?: Named[];
+    repositories_removed?: Named[];
+  };
+  const id = p.installation?.id;
+  if (typeof id !== 'number') return null;
+  const named = [...(p.repositories ?? []), ...(p.repositories_added ?? []), ...(p.repositories_removed ?? [])];
+  return { installationId: id, repositories: named.flatMap((r) => (r?.full_name ? [r.full_name] : [])) };
 }
 
 const isCiState = (s: unknown): s is CiStatus['state'] =>

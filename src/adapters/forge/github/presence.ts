@@ -17,7 +17,6 @@
  * Best effort: a failure is logged and the queue goes on.
  */
 import type { Logger } from 'pino';
-import { DEFAULT_CONFIG } from '../../../config-schema.js';
 import type { PrOutlook } from '../../../engine/eta.js';
 import type { QueueConfig, QueueEventPayload } from '../../../engine/types.js';
 import type { RepoBinding } from '../../../ports.js';
@@ -104,8 +103,8 @@ export interface PresenceDeps {
   clients: GitHubClients;
   logger: Logger;
   detailsUrl?: string;
-  /** Title template of test PRs (createPrsForTestingBranches): `{prs}`, `{branch}`; default DEFAULT_TEST_PR_TITLE. */
-  testPrTitle?: string;
+  /** Title template of test PRs (createPrsForTestingBranches): `{prs}`, `{branch}`. */
+  testPrTitle: string;
 }
 
 export class Presence {
@@ -312,7 +311,7 @@ export class Presence {
       ...loc,
       head,
       base: targetBranch,
-      title: testPrTitle(this.deps.testPrTitle ?? DEFAULT_TEST_PR_TITLE, { prs, branch: targetBranch }),
+      title: testPrTitle(this.deps.testPrTitle, { prs, branch: targetBranch }),
       body: `Test branch of greenline merge queue run \`${event.runId}\` (${prs} on \`${targetBranch}\`). It is closed when the run ends; do not merge it.`,
     };
     const open = (draft: boolean) =>
@@ -353,9 +352,6 @@ export class Presence {
     this.draftsOpened.add(key);
   }
 }
-
-/** The test PRs' title template without the server setting: the setting's default. */
-export const DEFAULT_TEST_PR_TITLE = DEFAULT_CONFIG.githubTestPrTitle;
 
 /** The title template with `{prs}` (`#12, #13`) and `{branch}` (the target branch) replaced. */
 export function testPrTitle(template: string, values: { prs: string; branch: string }): string {

@@ -143,6 +143,8 @@ export class FakeGitHubApi {
   /** App installations by owner/name (App auth) and the installation tokens handed out. */
   readonly installations = new Map<string, number>();
   readonly issuedTokens: string[] = [];
+  /** Installations deleted (uninstall): GitHub makes no token for them (404) and takes none it made (401). */
+  readonly deletedInstallations = new Set<number>();
   /** Public key (PEM) that App JWTs must verify with; null = App auth not expected. */
   appPublicKey: string | null = null;
   appId: number | null = null;
@@ -151,6 +153,8 @@ export class FakeGitHubApi {
    * GitHub Free): POST /pulls with draft answers 422.
    */
   draftsUnsupported = false;
+  /** The repository's default branch (`GET /repos/{owner}/{repo}`). */
+  defaultBranch = 'main';
   private scripted: Scripted[] = [];
   private nextId = 1000;
 
@@ -193,6 +197,13 @@ export class FakeGitHubApi {
     };
     this.pulls.set(number, pr);
     return pr;
+  }
+
+  /** The App uninstalled from the repository: its installation is deleted, with its tokens. */
+  uninstall(): void {
+    const id = this.installations.get(`${this.owner}/${this.repo}`);
+    if (id !== undefined) this.deletedInstallations.add(id);
+    this.installations.delete(`${this.owner}/${this.repo}`);
   }
 
   /** The next `count` calls matching method and path get this answer instead of the fake's own. */
@@ -299,6 +310,9 @@ export class FakeGitHubApi {
     auth: string | null,
   ): Response {
     const seg = rawPath.split('/').filter(Boolean).map(decodeURIComponent);
+    // GitHub's owner and repository names are case-insensitive: any spelling reaches the repository.
+    if (seg[0] === 'repos' && `${seg[1]}/${seg[2]}`.toLowerCase() === `${this.owner}/${this.repo}`.toLowerCase())
+      seg.splice(1, 2, this.owner, this.repo);
     const route = `${method} /${seg.join('/')}`;
     const repoPrefix = `/repos/${this.owner}/${this.repo}`;
     const m = (re: RegExp) => re.exec(route.replace(`${method} ${repoPrefix}`, `${method} ~`));
@@ -307,6 +321,7 @@ export class FakeGitHubApi {
     if ((r = /^POST \/app\/installations\/(\d+)\/access_tokens$/.exec(route))) {
       const bad = this.checkJwt(auth);
       if (bad) return bad;
+      if (this.deletedInstallations.has(Number(r[1]))) return json(404, { message: 'Not Found' });
       const token = `ghs_installation_${r[1]}_${this.issuedTokens.length + 1}`;
       this.issuedTokens.push(token);
       return json(201, {
@@ -325,7 +340,10 @@ export class FakeGitHubApi {
     if (!route.includes(` ${repoPrefix}`)) return json(404, { message: 'Not Found' });
     if (this.appPublicKey !== null && !(auth ?? '').startsWith('token ghs_'))
       return json(401, { message: 'Bad credentials' });
+    if (this.deletedInstallations.has(Number(/^token ghs_installation_(\d+)_/.exec(auth ?? '')?.[1])))
+      return json(401, { message: 'Bad credentials' });
 
+    if (route === `GET ${repoPrefix}`) return json(200, this.repository());
     if ((r = m(/^GET ~\/actions\/runs$/))) {
       const runs = [...this.workflowRuns]
         .filter(([, w]) => !query.get('head_sha') || w.head_sha === query.get('head_sha'))
@@ -675,6 +693,118 @@ export class FakeGitHubApi {
       role_name: role,
     };
     return json(200, { permission: legacy[role] ?? role, role_name: role, user });
+  }
+
+  /**
+   * `GET /repos/{owner}/{repo}`: the repository as GitHub describes it (its `full-repository` schema's
+   * required fields), with the owner and name in the fake's spelling, GitHub's canonical one.
+   */
+  repository(): Record<string, unknown> {
+    const full = `${this.owner}/${this.repo}`;
+    const api = `${this.baseUrl}/repos/${full}`;
+    const web = `https://github.test/${full}`;
+    const user = `${this.baseUrl}/users/${this.owner}`;
+    const urls = Object.fromEntries(
+      Object.entries({
+        archive: '/{archive_format}{/ref}',
+        assignees: '/assignees{/user}',
+        blobs: '/git/blobs{/sha}',
+        branches: '/branches{/branch}',
+        collaborators: '/collaborators{/collaborator}',
+        comments: '/comments{/number}',
+        commits: '/commits{/sha}',
+        compare: '/compare/{base}...{head}',
+        contents: '/contents/{+path}',
+        contributors: '/contributors',
+        deployments: '/deployments',
+        downloads: '/downloads',
+        events: '/events',
+        forks: '/forks',
+        git_commits: '/git/commits{/sha}',
+        git_refs: '/git/refs{/sha}',
+        git_tags: '/git/tags{/sha}',
+        hooks: '/hooks',
+        issue_comment: '/issues/comments{/number}',
+        issue_events: '/issues/events{/number}',
+        issues: '/issues{/number}',
+        keys: '/keys{/key_id}',
+        labels: '/labels{/name}',
+        languages: '/languages',
+        merges: '/merges',
+        milestones: '/milestones{/number}',
+        notifications: '/notifications{?since,all,participating}',
+        pulls: '/pulls{/number}',
+        releases: '/releases{/id}',
+        stargazers: '/stargazers',
+        statuses: '/statuses/{sha}',
+        subscribers: '/subscribers',
+        subscription: '/subscription',
+        tags: '/tags',
+        teams: '/teams',
+        trees: '/git/trees{/sha}',
+      }).map(([k, tail]) => [`${k}_url`, `${api}${tail}`]),
+    );
+    return {
+      id: 1296269,
+      node_id: 'MDEwOlJlcG9zaXRvcnkxMjk2MjY5',
+      name: this.repo,
+      full_name: full,
+      owner: {
+        login: this.owner,
+        id: 1,
+        node_id: 'MDQ6VXNlcjE=',
+        avatar_url: 'https://github.test/images/avatar.gif',
+        gravatar_id: '',
+        url: user,
+        html_url: `https://github.test/${this.owner}`,
+        followers_url: `${user}/followers`,
+        following_url: `${user}/following{/other_user}`,
+        gists_url: `${user}/gists{/gist_id}`,
+        starred_url: `${user}/starred{/owner}{/repo}`,
+        subscriptions_url: `${user}/subscriptions`,
+        organizations_url: `${user}/orgs`,
+        repos_url: `${user}/repos`,
+        events_url: `${user}/events{/privacy}`,
+        received_events_url: `${user}/received_events`,
+        type: 'Organization',
+        site_admin: false,
+      },
+      private: true,
+      html_url: web,
+      description: null,
+      fork: false,
+      url: api,
+      ...urls,
+      clone_url: `${web}.git`,
+      git_url: `git://github.test/${full}.git`,
+      ssh_url: `git@github.test:${full}.git`,
+      svn_url: web,
+      mirror_url: null,
+      homepage: null,
+      language: 'TypeScript',
+      default_branch: this.defaultBranch,
+      forks: 0,
+      forks_count: 0,
+      stargazers_count: 0,
+      watchers: 0,
+      watchers_count: 0,
+      network_count: 0,
+      subscribers_count: 0,
+      open_issues: this.pulls.size,
+      open_issues_count: this.pulls.size,
+      size: 108,
+      has_issues: true,
+      has_projects: true,
+      has_wiki: true,
+      has_pages: false,
+      has_discussions: false,
+      archived: false,
+      disabled: false,
+      license: null,
+      pushed_at: '2026-01-05T09:00:00Z',
+      created_at: '2025-01-05T09:00:00Z',
+      updated_at: '2026-01-05T09:00:00Z',
+    };
   }
 
   /** A GitHub App JWT signed with the App's key, issued by the App id; an error response otherwise. */

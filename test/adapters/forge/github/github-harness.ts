@@ -9,6 +9,7 @@ import Bottleneck from 'bottleneck';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { ScriptedCi } from '../../../doubles/scripted-ci.js';
+import { DEFAULT_CONFIG } from '../../../../src/config-schema.js';
 import { GitHubForge, type GitHubForgeOptions } from '../../../../src/adapters/forge/github/github-forge.js';
 import { readGitHubDelivery } from '../../../../src/adapters/forge/github/observations.js';
 import { buildHttpApp } from '../../../../src/api/build-app.js';
@@ -41,6 +42,7 @@ export function quickLimits(): Pick<GitHubForgeOptions, 'throttle' | 'retry'> {
 
 export function makeForge(api: FakeGitHubApi, more: Partial<GitHubForgeOptions> = {}): GitHubForge {
   return new GitHubForge({
+    testPrTitle: DEFAULT_CONFIG.githubTestPrTitle,
     auth: { kind: 'token', token: 'ghp_test' },
     baseUrl: api.baseUrl,
     logger,
@@ -113,6 +115,7 @@ export async function createGitHubHarness(
     observations: app.forgeObservations,
     forge: 'github',
     translate: readGitHubDelivery,
+    observeAccess: (event, payload) => forge.observeAccess(event, payload),
   });
   const http = await buildHttpApp({
     service: app.service,
