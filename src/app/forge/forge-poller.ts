@@ -7,6 +7,9 @@
  *   PR gone (closed)                              → prClosed
  *   head, base, title or mergeability changed     → prObserved
  *   the only PR, not started, may merge directly  → prObserved with the forge's direct-merge facts
+ *   a run testing with no CI news for CHECKS_QUIET_MS → every check of its test commit read again
+ *                                                   (a delivery that was lost), at most once per that time;
+ *                                                   a retry waiting for its workflows is carried out instead
  * A failing queue is logged and retried at the next interval; the others go on.
  */
 import type { Kysely } from 'kysely';
@@ -27,9 +30,20 @@ import type { QueueLeases } from '../cluster/queue-leases.js';
 import { bindingOf } from '../repo-binding.js';
 import { queueConfigOf } from '../executor/snapshot-io.js';
 import { refreshTarget } from './target-refresh.js';
+import type { CiOutcome } from '../executor/ci-outcome.js';
+import { MINUTE_MS } from '../../lib/time.js';
+import type { ForgePort, RepoBinding } from '../../ports.js';
+import { listQuietRuns } from '../../store/ci-statuses.js';
+import { resumeRerun } from '../executor/check-reruns.js';
+import { runOf } from '../../store/test-runs.js';
+
+/** How long a testing run may hear nothing from CI before its checks are read from the forge again. */
+export const CHECKS_QUIET_MS = 10 * MINUTE_MS;
 
 export interface ForgePollerDeps {
   db: Kysely<Database>;
+  /** Where the checks read again are recorded. */
+  ciOutcome: CiOutcome;
   adapters: Adapters;
   executor: QueueExecutor;
   clock: Clock;
@@ -40,6 +54,8 @@ export interface ForgePollerDeps {
 
 export class ForgePoller {
   private readonly periodic: Periodic;
+  /** When each quiet run's checks were last read again. */
+  private readonly reread = new Map<string, number>();
 
   constructor(private readonly deps: ForgePollerDeps) {
     this.periodic = new Periodic(
@@ -88,6 +104,22 @@ export class ForgePoller {
       if (pr && !mayMergeDirectly(pr) && !prChanged(entry, pr)) continue;
       const merged = !pr && (await forge.wasMerged?.(binding, entry.prNumber)) === true;
       await observePr(this.deps, queue.id, { kind: 'prSeen', prNumber: entry.prNumber, pr, merged });
+    }
+    await this.rereadQuietRuns(queue, binding, forge);
+  }
+
+  /** Reads again the checks of the queue's testing runs that heard nothing from CI for CHECKS_QUIET_MS. */
+  private async rereadQuietRuns(queue: QueueRow, binding: RepoBinding, forge: ForgePort): Promise<void> {
+    if (!forge.checkRunStatuses) return;
+    const now = this.deps.clock.now();
+    const since = now - CHECKS_QUIET_MS;
+    for (const [runId, at] of this.reread) if (at < since) this.reread.delete(runId);
+    for (const row of await listQuietRuns(this.deps.db, queue.id, since)) {
+      if ((runOf(row).ciStartedAt ?? row.created_at) > since || this.reread.has(row.id)) continue;
+      this.reread.set(row.id, now);
+      if (await resumeRerun(this.deps, binding, row.id)) continue;
+      for (const status of await forge.checkRunStatuses(binding, row.test_sha!))
+        await this.deps.ciOutcome.record({ runId: row.id, status });
     }
   }
 }

@@ -16,6 +16,7 @@ import { deliveryClaims } from './009-delivery-claims.js';
 import { notifications } from './010-notifications.js';
 import { apiIds } from './011-api-ids.js';
 import { entryTitleAuthor } from './012-entry-title-author.js';
+import { ciResults } from './013-ci-results.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '010-notifications': notifications,
   '011-api-ids': apiIds,
   '012-entry-title-author': entryTitleAuthor,
+  '013-ci-results': ciResults,
 };
 
 /**

@@ -2,7 +2,8 @@
  * Branches through the git refs API, and the test branches built on them: a test branch is built on
  * a temporary branch (`<prefix>-temp/…`) from the base sha with the merges API (one merge commit per
  * PR, conflict = START_TEST_RUN_MERGE_CONFLICT), then published as the run's branch and the temporary
- * one deleted, so CI never sees a half-built branch.
+ * one deleted, so CI never sees a half-built branch. The built sha is told to `onBuilt` before the
+ * branch is published, so that a check reported on it at once finds its run.
  */
 import type { Logger } from 'pino';
 import type { RunPr } from '../../../engine/types.js';
@@ -47,7 +48,7 @@ export async function createTestBranch(
   gh: RepoApi,
   logger: Logger,
   repo: RepoBinding,
-  req: { branch: string; baseSha: string; prs: RunPr[] },
+  req: { branch: string; baseSha: string; prs: RunPr[]; onBuilt?: (sha: string) => Promise<void> },
 ): Promise<BuildResult> {
   const { api, loc } = gh;
   const temp = tempBranchOf(repo, req.branch);
@@ -74,6 +75,7 @@ export async function createTestBranch(
       };
     }
   }
+  await req.onBuilt?.(sha);
   await setBranch(gh, req.branch, sha);
   await removeBranch(gh, temp);
   logger.info({ repo: `${loc.owner}/${loc.repo}`, branch: req.branch, sha }, 'test branch created');

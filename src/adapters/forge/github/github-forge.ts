@@ -15,13 +15,13 @@
 import type { Logger } from 'pino';
 import type { PrOutlook } from '../../../engine/eta.js';
 import type { PrInfo, QueueConfig, QueueEventPayload, RunPr } from '../../../engine/types.js';
-import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../../ports.js';
+import type { AdvanceResult, BuildResult, CiStatus, ForgePort, RepoBinding } from '../../../ports.js';
 import { createTestBranch, deleteBranch, getBranchSha, listBranches } from './branches.js';
 import { GitHubClients, type GitHubClientOptions, type RepoApi } from './client.js';
 import { type AdvanceRequest, advanceTarget } from './merging.js';
 import { Presence } from './presence.js';
 import { fetchPull, isMerged, prInfoOf } from './pulls.js';
-import { type CheckRunStatus, checkRunStatuses, directMergeFacts, requiredStatuses } from './required-checks.js';
+import { commitChecks, directMergeFacts, requiredStatuses } from './required-checks.js';
 import { rerunChecks, verifyForkRun } from './workflow-runs.js';
 
 export interface GitHubForgeOptions extends GitHubClientOptions {
@@ -75,13 +75,16 @@ export class GitHubForge implements ForgePort {
 
   async createTestBranch(
     repo: RepoBinding,
-    req: { branch: string; baseSha: string; prs: RunPr[] },
+    req: { branch: string; baseSha: string; prs: RunPr[]; onBuilt?: (sha: string) => Promise<void> },
   ): Promise<BuildResult> {
     return createTestBranch(await this.gh(repo), this.logger, repo, req);
   }
 
-  async rerunChecks(repo: RepoBinding, commit: { sha: string; branch: string }): Promise<void> {
-    await rerunChecks(await this.gh(repo), commit.sha);
+  async rerunChecks(
+    repo: RepoBinding,
+    commit: { sha: string; branch: string; only?: string[] },
+  ): Promise<{ waiting: string[] }> {
+    return rerunChecks(await this.gh(repo), commit.sha, commit.only);
   }
 
   async deleteBranch(repo: RepoBinding, branch: string): Promise<void> {
@@ -100,8 +103,9 @@ export class GitHubForge implements ForgePort {
     return requiredStatuses(await this.gh(repo), branch);
   }
 
-  async checkRunStatuses(repo: RepoBinding, sha: string): Promise<CheckRunStatus[]> {
-    return checkRunStatuses(await this.gh(repo), sha);
+  /** The commit's check runs and its commit statuses (the combined status). */
+  async checkRunStatuses(repo: RepoBinding, sha: string): Promise<CiStatus[]> {
+    return commitChecks(await this.gh(repo), sha);
   }
 
   async verifyForkRun(
