@@ -92,7 +92,10 @@ export interface ForgePort {
    * A check whose workflow is still running cannot be run again yet: its workflow's id is in `waiting`,
    * and the caller asks again for `only` those once the forge reports the commit's checks completed.
    */
-  rerunChecks?(repo: RepoBinding, commit: { sha: string; branch: string; only?: string[] }): Promise<{ waiting: string[] }>;
+  rerunChecks?(
+    repo: RepoBinding,
+    commit: { sha: string; branch: string; only?: string[] },
+  ): Promise<{ waiting: string[] }>;
   /**
    * Names of the branches the forge holds now whose names start with `prefix` (the repository's test
    * branches), read from the forge itself, not from a cache. What lets an instance that takes queues

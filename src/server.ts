@@ -180,7 +180,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
           );
         const metrics = config.operatorMetricsPort === null ? null : new OperatorMetrics();
         // GitHub's deliveries are stored when they arrive and processed by this worker.
-        const deliveries = (githubDeliveries =
+        const deliveries =
           github && config.githubWebhookSecret
             ? new ForgeWebhooks({
                 db,
@@ -190,7 +190,8 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
                 translate: readGitHubDelivery,
                 logger: logger.child({ part: 'github-deliveries' }),
               })
-            : null);
+            : null;
+        githubDeliveries = deliveries;
         http = await buildHttpApp({
           service: app.service,
           logger,

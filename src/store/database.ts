@@ -300,7 +300,11 @@ export interface GitHubDeliveriesTable {
   /** The verified payload (JSON) while it waits to be processed; null once done (migration 013). */
   payload: ColumnType<string | null, string | null | undefined, string | null>;
   /** pending (to be processed, at `next_attempt_at`), done, or failed (given up after its retries). */
-  status: ColumnType<'pending' | 'done' | 'failed', 'pending' | 'done' | 'failed' | undefined, 'pending' | 'done' | 'failed'>;
+  status: ColumnType<
+    'pending' | 'done' | 'failed',
+    'pending' | 'done' | 'failed' | undefined,
+    'pending' | 'done' | 'failed'
+  >;
   attempts: ColumnType<number, number | undefined, number>;
   next_attempt_at: ColumnType<number | null, number | null | undefined, number | null>;
   /** What processing it did: processed or ignored. */

@@ -80,7 +80,12 @@ export async function claimDelivery(
 }
 
 /** The delivery was processed: what it did is kept, its payload is not. */
-export async function completeDelivery(db: Kysely<Database>, id: string, result: string, attempts: number): Promise<void> {
+export async function completeDelivery(
+  db: Kysely<Database>,
+  id: string,
+  result: string,
+  attempts: number,
+): Promise<void> {
   await db
     .updateTable('github_deliveries')
     .set({ status: 'done', result, attempts, payload: null, next_attempt_at: null, last_error: null })

@@ -96,6 +96,11 @@ export class FakeGitHubApi {
   /** Public key (PEM) that App JWTs must verify with; null = App auth not expected. */
   appPublicKey: string | null = null;
   appId: number | null = null;
+  /**
+   * Called with each call once it is answered (with the answer's body) and before greenline gets the
+   * answer: what happens on GitHub meanwhile (a check that completes, a delivery sent).
+   */
+  onAnswered: ((call: RecordedCall, body: unknown) => Promise<void> | void) | null = null;
   private scripted: Scripted[] = [];
   private nextId = 1000;
 
@@ -194,6 +199,7 @@ export class FakeGitHubApi {
       res = this.answer(method, rawPath, url.searchParams, body, call.authorization);
     }
     call.status = res.status;
+    if (this.onAnswered) await this.onAnswered(call, res.status === 204 ? null : await res.clone().json());
     return res;
   };
 
