@@ -9,12 +9,13 @@ export interface Pruned {
   queueEvents: number;
   githubDeliveries: number;
   earlyCiStatuses: number;
+  ciRerunsWaiting: number;
 }
 
 /**
  * Deletes what finished before `cutoffs.finished`: effects done or failed, webhook and chat messages
  * delivered or given up (their attempts go with them), and queue events (each was fanned out when it was
- * stored); the GitHub delivery ids received before `cutoffs.githubDeliveries`; and the CI statuses
+ * stored) and CI retries still waiting for workflows (their run is long over); the GitHub delivery ids received before `cutoffs.githubDeliveries`; and the CI statuses
  * held for unknown commits received before `cutoffs.earlyCiStatuses`.
  */
 export async function pruneFinished(
@@ -41,6 +42,10 @@ export async function pruneFinished(
     .deleteFrom('github_deliveries')
     .where('received_at', '<', cutoffs.githubDeliveries)
     .executeTakeFirst();
+  const ciRerunsWaiting = await db
+    .deleteFrom('ci_reruns_waiting')
+    .where('created_at', '<', cutoffs.finished)
+    .executeTakeFirst();
   const earlyCiStatuses = await db
     .deleteFrom('early_ci_statuses')
     .where('received_at', '<', cutoffs.earlyCiStatuses)
@@ -52,5 +57,6 @@ export async function pruneFinished(
     queueEvents: Number(queueEvents.numDeletedRows),
     githubDeliveries: Number(githubDeliveries.numDeletedRows),
     earlyCiStatuses: Number(earlyCiStatuses.numDeletedRows),
+    ciRerunsWaiting: Number(ciRerunsWaiting.numDeletedRows),
   };
 }

@@ -2,7 +2,7 @@
  * CI results that must not be lost:
  * - early_ci_statuses: statuses a forge reported for a commit no test run is known to have yet (a
  *   check that finished before its run learned its test commit), kept a while and applied when a run
- *   gets that commit (app/executor/early-statuses.ts); pruned by the retention sweep;
+ *   gets that commit (app/executor/ci-outcome.ts); pruned by the retention sweep;
  * - ci_reruns_waiting: a test run's CI retry waiting for workflow runs to complete before their failed
  *   jobs can be re-run (app/executor/check-reruns.ts);
  * - github_deliveries holds each verified delivery until it is processed: the endpoint answers at once
