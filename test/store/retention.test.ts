@@ -12,6 +12,7 @@ import {
   RetentionSweeper,
 } from '../../src/app/cluster/retention.js';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
+import { setWaitingRerun } from '../../src/store/ci-reruns.js';
 import { holdEarlyStatus } from '../../src/store/early-ci-statuses.js';
 import { storeDelivery } from '../../src/store/github-deliveries.js';
 import { testDatabases } from '../helpers/databases.js';
@@ -124,6 +125,10 @@ describe.each(databases)('retention sweep on $name', (database) => {
     const push = (id: string) => ({ id, event: 'push', payload: '{}' });
     await storeDelivery(t.db, push('old-delivery'), t.clock.now() - GITHUB_DELIVERY_RETENTION_MS - 1);
     await storeDelivery(t.db, push('recent-delivery'), t.clock.now() - GITHUB_DELIVERY_RETENTION_MS + DAY);
+    // A CI retry left waiting for a workflow since before the retention: its run is long over.
+    const waiting = { runId: 'old-run', sha: 'c'.repeat(40), branch: 'greenline-merge/x', workflowRuns: ['77'] };
+    await setWaitingRerun(t.db, waiting, t.clock.now() - RETENTION_MS - 1);
+    await setWaitingRerun(t.db, { ...waiting, runId: 'recent-run' }, t.clock.now() - DAY);
     // CI statuses held for a commit no run had: one received just over a day ago goes, one just under stays.
     const status = { context: 'build', state: 'success' as const };
     await holdEarlyStatus(t.db, 'repo', 'a'.repeat(40), status, t.clock.now() - EARLY_CI_STATUS_RETENTION_MS - 1);
@@ -137,6 +142,7 @@ describe.each(databases)('retention sweep on $name', (database) => {
       queueEvents: old.events,
       githubDeliveries: 1,
       earlyCiStatuses: 1,
+      ciRerunsWaiting: 1,
     });
     expect(await t.db.selectFrom('early_ci_statuses').select('sha').execute()).toEqual([{ sha: 'b'.repeat(40) }]);
     expect(await t.db.selectFrom('github_deliveries').select('id').execute()).toEqual([{ id: 'recent-delivery' }]);
@@ -160,6 +166,7 @@ describe.each(databases)('retention sweep on $name', (database) => {
       queueEvents: 0,
       githubDeliveries: 0,
       earlyCiStatuses: 0,
+      ciRerunsWaiting: 0,
     });
   });
 
