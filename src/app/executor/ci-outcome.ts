@@ -111,9 +111,11 @@ export class CiOutcome {
 
   /**
    * The run's test commit is `sha` (built, perhaps not yet published): from now on what is reported
-   * for it goes to the run, and what was held for it is recorded now.
+   * for it goes to the run, and what was held for it is recorded now. A merge's rebuild of a test
+   * commit has no run: nothing is recorded for it.
    */
   async adoptTestCommit(runId: string, repoId: string, sha: string): Promise<void> {
+    if (!(await findRunRow(this.deps.db, runId))) return;
     await setRunTestSha(this.deps.db, runId, sha);
     for (const status of await takeEarlyStatuses(this.deps.db, repoId, sha)) await this.record({ runId, status });
   }

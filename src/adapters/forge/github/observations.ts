@@ -9,9 +9,8 @@
  *   pull_request labeled / unlabeled     → prLabel, and prTouched (a queued PR's labels are read again)
  *   push to a branch                     → branchPushed (a deleted branch is no push)
  *   check_run (any action), status       → ciStatus of the commit
- *   workflow_run completed               → checksCompleted
- *   check_suite completed                → checksCompleted; concluded `startup_failure` or
- *                                          `action_required` (its workflow could not start): checksBlocked
+ *   workflow_run, check_suite completed  → checksCompleted; concluded `startup_failure` or
+ *                                          `action_required` (its checks could not run): checksBlocked
  *   issue_comment created on a PR        → prComment with its `/greenline …` (or `/trunk …`) command,
  *                                          unless a bot wrote it
  * Every other event and action is observed as nothing; a payload without a repository is no delivery.
@@ -82,9 +81,10 @@ function observationsOf(event: GitHubWebhookEvent): ForgeObservation[] {
     }
     case 'workflow_run': {
       const p = event.payload;
-      return p.action === 'completed' && p.workflow_run
-        ? [{ kind: 'checksCompleted', sha: p.workflow_run.head_sha }]
-        : [];
+      if (p.action !== 'completed' || !p.workflow_run) return [];
+      const sha = p.workflow_run.head_sha;
+      const blocked = blockedSuite(p.workflow_run.conclusion, 'GitHub Actions');
+      return [blocked ? { kind: 'checksBlocked', sha, detail: blocked } : { kind: 'checksCompleted', sha }];
     }
     case 'status': {
       const p = event.payload;

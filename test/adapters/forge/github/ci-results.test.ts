@@ -47,7 +47,12 @@ const byEvent = new Map(
 );
 /** GitHub's (latest) example payload of the event and action, a copy to change, moved to acme/web. */
 function example(event: string, action: string): Record<string, Json> {
-  const payload = structuredClone(byEvent.get(event)!.findLast((x) => x.action === action)!);
+  const payload = structuredClone(
+    byEvent
+      .get(event)!
+      .filter((x) => x.action === action)
+      .at(-1)!,
+  );
   Object.assign(payload.repository, { name: 'web', full_name: 'acme/web', html_url: REPO.html_url });
   payload.repository.owner.login = 'acme';
   return payload;
