@@ -19,7 +19,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { EngineEvent } from '../../engine/types.js';
 import { ServiceError } from '../../errors.js';
-import type { CiStatus, CiStatusReport, CiStatusSink } from '../../ports.js';
+import type { CiStatus, CiStatusReport, CiStatusSink, ForgePort, RepoBinding } from '../../ports.js';
 import type { CiStatusRow, Database } from '../../store/database.js';
 import { deleteCiStatuses, listCiStatuses, upsertCiStatus } from '../../store/ci-statuses.js';
 import { findWaitingRerun } from '../../store/ci-reruns.js';
@@ -169,6 +169,14 @@ export class CiOutcome {
       reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
       detail,
     });
+  }
+
+  /**
+   * Reads every check the forge holds for the run's test commit and records it: what CI may have
+   * reported without greenline hearing it (before the run knew its commit, a lost delivery).
+   */
+  async readChecksAgain(forge: ForgePort, binding: RepoBinding, runId: string, sha: string): Promise<void> {
+    for (const status of (await forge.checkRunStatuses?.(binding, sha)) ?? []) await this.record({ runId, status });
   }
 
   /** Forgets the statuses of a run whose CI is run again: the new attempt's statuses decide it. */

@@ -118,8 +118,7 @@ export class ForgePoller {
       if ((runOf(row).ciStartedAt ?? row.created_at) > since || this.reread.has(row.id)) continue;
       this.reread.set(row.id, now);
       if (await resumeRerun(this.deps, binding, row.id)) continue;
-      for (const status of await forge.checkRunStatuses(binding, row.test_sha!))
-        await this.deps.ciOutcome.record({ runId: row.id, status });
+      await this.deps.ciOutcome.readChecksAgain(forge, binding, row.id, row.test_sha!);
     }
   }
 }

@@ -54,8 +54,7 @@ export const startCi: EffectHandler<'startCi'> = {
         timeoutMinutes: effect.timeoutMinutes,
       });
     }
-    const checks = (await forgeFor(adapters, binding).checkRunStatuses?.(binding, effect.sha)) ?? [];
-    for (const status of checks) await ctx.ciOutcome.record({ runId: effect.runId, status });
+    await ctx.ciOutcome.readChecksAgain(forgeFor(adapters, binding), binding, effect.runId, effect.sha);
     await ctx.ciOutcome.evaluate(effect.runId);
     return null;
   },
