@@ -166,6 +166,18 @@ describe('CI results of a test commit, whenever they come', () => {
     );
   });
 
+  it('a workflow run that could not start (workflow_run completed startup_failure) fails the run as well', async () => {
+    const { testSha } = await submitAndTest();
+    const completed = example('workflow_run', 'completed');
+    Object.assign(completed.workflow_run, { head_sha: testSha, status: 'completed', conclusion: 'startup_failure' });
+    validWebhook('webhook-workflow-run-completed', completed);
+    await h.deliver('workflow_run', completed);
+    await h.runEffects();
+    const e = await entry(1);
+    expect(e.state).toBe('FAILED');
+    expect(e.timeline.at(-1)!.detail).toMatch(/^the GitHub Actions workflow could not start \(startup_failure\)/);
+  });
+
   it('a suite waiting for approval (action_required) fails the run, saying what to allow', async () => {
     const { testSha } = await submitAndTest();
     const suite = example('check_suite', 'completed');
