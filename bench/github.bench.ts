@@ -48,6 +48,7 @@ async function idleHour(webhook: boolean): Promise<void> {
     const poller = new ForgePoller({
       db: h.db,
       adapters: h.app.adapters,
+      ciOutcome: h.app.ciOutcome,
       executor: h.app.executor,
       clock: h.clock,
       leases: h.app.leases,

@@ -39,7 +39,9 @@ export type ForgeObservation =
   /** A CI status of a commit (a test commit's, when it is one). */
   | { kind: 'ciStatus'; sha: string; status: CiStatus }
   /** The checks of a commit completed: every check of it is to be read, in case one was missed. */
-  | { kind: 'checksCompleted'; sha: string };
+  | { kind: 'checksCompleted'; sha: string }
+  /** The checks of a commit could not run (a broken workflow file, runs awaiting approval), `detail` says why. */
+  | { kind: 'checksBlocked'; sha: string; detail: string };
 
 /** A delivery translated: the repository it is about and what was seen in it. */
 export interface ForgeDelivery {

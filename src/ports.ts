@@ -98,17 +98,26 @@ export interface ForgePort {
   getBranchSha(repo: RepoBinding, branch: string): Promise<string | null>;
   /**
    * Build the test commit: baseSha with every PR head of `prs` merged in order, and publish it as
-   * `branch`. Idempotent: an existing branch with the same content is success.
+   * `branch`. Idempotent: an existing branch with the same content is success. Forges whose CI may
+   * report on the commit as soon as it is published tell its sha to `onBuilt` first (and wait for it).
    */
-  createTestBranch(repo: RepoBinding, req: { branch: string; baseSha: string; prs: RunPr[] }): Promise<BuildResult>;
+  createTestBranch(
+    repo: RepoBinding,
+    req: { branch: string; baseSha: string; prs: RunPr[]; onBuilt?: (sha: string) => Promise<void> },
+  ): Promise<BuildResult>;
   /** Delete a branch; deleting a branch that does not exist is success. */
   deleteBranch(repo: RepoBinding, branch: string): Promise<void>;
   /**
    * Asks the forge's CI to run the checks of a test commit again (`ciRetries`, or after a
    * cancellation): the statuses it then reports decide the run. Forges without CI of their own leave
    * it out (the built-in CI, or external CI told by the `test_run.retry_requested` webhook, runs again).
+   * A check whose workflow is still running cannot be run again yet: its workflow's id is in `waiting`,
+   * and the caller asks again for `only` those once the forge reports the commit's checks completed.
    */
-  rerunChecks?(repo: RepoBinding, commit: { sha: string; branch: string }): Promise<void>;
+  rerunChecks?(
+    repo: RepoBinding,
+    commit: { sha: string; branch: string; only?: string[] },
+  ): Promise<{ waiting: string[] }>;
   /**
    * Names of the branches the forge holds now whose names start with `prefix` (the repository's test
    * branches), read from the forge itself, not from a cache. What lets an instance that takes queues

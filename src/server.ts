@@ -121,6 +121,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
   }
   let db: Db | null = null;
   let app: App | null = null;
+  let githubDeliveries: ForgeWebhooks | null = null;
   let ci: CommandCi | null = null;
   let http: FastifyInstance | null = null;
   let operator: OperatorMetricsServer | null = null;
@@ -130,12 +131,14 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
   async function stop(): Promise<void> {
     await operator?.stop();
     await http?.close();
+    await githubDeliveries?.stop();
     await app?.stop();
     await ci?.stop();
     await db?.destroy();
     operator = null;
     http = null;
     app = null;
+    githubDeliveries = null;
     ci = null;
     db = null;
   }
@@ -188,29 +191,32 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
           .catch((err: unknown) =>
             logger.warn({ err }, 'leftovers of an earlier CI process not removed; the next takeover tries again'),
           );
+        // GitHub's deliveries are stored when they arrive and processed by this worker.
+        const deliveries =
+          github && config.githubWebhookSecret
+            ? new ForgeWebhooks({
+                db,
+                clock: systemClock,
+                observations: app.forgeObservations,
+                forge: 'github',
+                translate: readGitHubDelivery,
+                observeAccess: (event, payload) => github.observeAccess(event, payload),
+                logger: logger.child({ part: 'github-deliveries' }),
+              })
+            : null;
+        githubDeliveries = deliveries;
         http = await buildHttpApp({
           service: app.service,
           logger,
           enumCase: config.enumCase,
           v2Limits: { perSecond: config.v2RateLimit, metricsPerSecond: config.v2MetricsRateLimit },
           ...(metrics ? { onRequestDone: (timing) => metrics.observeRequest(timing) } : {}),
-          ...(github && config.githubWebhookSecret
-            ? {
-                githubWebhooks: {
-                  secret: config.githubWebhookSecret,
-                  receive: new ForgeWebhooks({
-                    db,
-                    clock: systemClock,
-                    observations: app.forgeObservations,
-                    forge: 'github',
-                    translate: readGitHubDelivery,
-                    observeAccess: (event, payload) => github.observeAccess(event, payload),
-                  }).receive,
-                },
-              }
+          ...(deliveries && config.githubWebhookSecret
+            ? { githubWebhooks: { secret: config.githubWebhookSecret, receive: deliveries.receive } }
             : {}),
         });
         app.start();
+        deliveries?.start();
         const address = await http.listen({ port: config.port, host: config.host });
         url = address;
         if (metrics) {

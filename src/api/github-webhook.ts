@@ -3,6 +3,9 @@
  * the authentication). The body is read raw, and `X-Hub-Signature-256` is verified on exactly those
  * bytes before anything is parsed; an unsigned or tampered delivery is 401 and nothing is processed.
  * Both of GitHub's content types are accepted: application/json and form-encoded `payload=…`.
+ * A verified delivery is stored and answered at once (GitHub fails a delivery not answered within
+ * 10 s): `200 {"delivery", "event", "result"}` with `result` `accepted` (processed in the background,
+ * app/forge/forge-webhooks.ts), `duplicate` (seen before) or `ignored` (nothing greenline acts on).
  */
 import { verify } from '@octokit/webhooks-methods';
 import type { FastifyInstance } from 'fastify';

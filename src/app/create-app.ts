@@ -143,6 +143,7 @@ export function createApp(deps: AppDeps): App {
   effectsDue.listen(() => runner.wake());
   const poller = new ForgePoller({
     db,
+    ciOutcome,
     adapters,
     executor,
     clock,

@@ -1,6 +1,6 @@
 /** CI statuses reported for test runs: one row per (run, context), the latest report wins. */
 import type { Kysely } from 'kysely';
-import type { CiStatusRow, Database } from './database.js';
+import type { CiStatusRow, Database, TestRunRow } from './database.js';
 
 export async function upsertCiStatus(db: Kysely<Database>, row: CiStatusRow): Promise<void> {
   await db
@@ -24,4 +24,30 @@ export async function listCiStatuses(db: Kysely<Database>, runId: string): Promi
 /** Forgets a run's statuses (its CI runs again on the same commit). */
 export async function deleteCiStatuses(db: Kysely<Database>, runId: string): Promise<void> {
   await db.deleteFrom('ci_statuses').where('run_id', '=', runId).execute();
+}
+
+/**
+ * The queue's runs testing a known commit, with their required statuses fixed, for which no status
+ * was recorded since `since`: runs whose CI may have reported what greenline did not hear.
+ */
+export async function listQuietRuns(db: Kysely<Database>, queueId: string, since: number): Promise<TestRunRow[]> {
+  return db
+    .selectFrom('test_runs')
+    .selectAll()
+    .where('queue_id', '=', queueId)
+    .where('status', '=', 'in_progress')
+    .where('test_sha', 'is not', null)
+    .where('required_statuses', 'is not', null)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('ci_statuses')
+            .select('ci_statuses.run_id')
+            .whereRef('ci_statuses.run_id', '=', 'test_runs.id')
+            .where('ci_statuses.updated_at', '>=', since),
+        ),
+      ),
+    )
+    .orderBy('created_at')
+    .execute();
 }

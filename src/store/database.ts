@@ -272,6 +272,8 @@ export interface Database {
   webhook_messages: DeliveryMessagesTable;
   webhook_attempts: DeliveryAttemptsTable;
   github_deliveries: GitHubDeliveriesTable;
+  early_ci_statuses: EarlyCiStatusesTable;
+  ci_reruns_waiting: CiRerunsWaitingTable;
   queue_short_ids: QueueShortIdsTable;
   pull_request_ids: PullRequestIdsTable;
 }
@@ -294,6 +296,40 @@ export interface GitHubDeliveriesTable {
   /** The X-GitHub-Delivery id. */
   id: string;
   event: string;
+  received_at: number;
+  /** The verified payload (JSON) while it waits to be processed; null once done (migration 013). */
+  payload: ColumnType<string | null, string | null | undefined, string | null>;
+  /** pending (to be processed, at `next_attempt_at`), done, or failed (given up after its retries). */
+  status: ColumnType<
+    'pending' | 'done' | 'failed',
+    'pending' | 'done' | 'failed' | undefined,
+    'pending' | 'done' | 'failed'
+  >;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** What processing it did: processed or ignored. */
+  result: ColumnType<string | null, string | null | undefined, string | null>;
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A run's CI retry waiting for workflow runs to complete before re-running them (migration 013). */
+export interface CiRerunsWaitingTable {
+  run_id: string;
+  sha: string;
+  branch: string;
+  /** JSON array of the forge's ids of the workflow runs waited for. */
+  workflow_runs: string;
+  created_at: number;
+}
+
+/** CI statuses of a commit no test run was known to have when they arrived (migration 013). */
+export interface EarlyCiStatusesTable {
+  repo_id: string;
+  sha: string;
+  context: string;
+  state: string;
+  url: string | null;
+  description: string | null;
   received_at: number;
 }
 

@@ -8,16 +8,19 @@ export interface Pruned {
   notifyMessages: number;
   queueEvents: number;
   githubDeliveries: number;
+  earlyCiStatuses: number;
+  ciRerunsWaiting: number;
 }
 
 /**
  * Deletes what finished before `cutoffs.finished`: effects done or failed, webhook and chat messages
  * delivered or given up (their attempts go with them), and queue events (each was fanned out when it was
- * stored); and the GitHub delivery ids received before `cutoffs.githubDeliveries`.
+ * stored) and CI retries still waiting for workflows (their run is long over); the GitHub delivery ids received before `cutoffs.githubDeliveries`; and the CI statuses
+ * held for unknown commits received before `cutoffs.earlyCiStatuses`.
  */
 export async function pruneFinished(
   db: Kysely<Database>,
-  cutoffs: { finished: number; githubDeliveries: number },
+  cutoffs: { finished: number; githubDeliveries: number; earlyCiStatuses: number },
 ): Promise<Pruned> {
   const effects = await db
     .deleteFrom('effects')
@@ -39,11 +42,21 @@ export async function pruneFinished(
     .deleteFrom('github_deliveries')
     .where('received_at', '<', cutoffs.githubDeliveries)
     .executeTakeFirst();
+  const ciRerunsWaiting = await db
+    .deleteFrom('ci_reruns_waiting')
+    .where('created_at', '<', cutoffs.finished)
+    .executeTakeFirst();
+  const earlyCiStatuses = await db
+    .deleteFrom('early_ci_statuses')
+    .where('received_at', '<', cutoffs.earlyCiStatuses)
+    .executeTakeFirst();
   return {
     effects: Number(effects.numDeletedRows),
     webhookMessages: Number(webhookMessages.numDeletedRows),
     notifyMessages: Number(notifyMessages.numDeletedRows),
     queueEvents: Number(queueEvents.numDeletedRows),
     githubDeliveries: Number(githubDeliveries.numDeletedRows),
+    earlyCiStatuses: Number(earlyCiStatuses.numDeletedRows),
+    ciRerunsWaiting: Number(ciRerunsWaiting.numDeletedRows),
   };
 }

@@ -1,5 +1,5 @@
 /** Test runs. The whole TestRun is JSON in `data`; the other columns are copies for queries. */
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { TestRun } from '../engine/types.js';
 import type { Database, TestRunRow } from './database.js';
 import { prepare, prepareRows } from './prepared.js';
@@ -26,13 +26,17 @@ const runsUpsert = prepareRows((db, rows: RunWrite[]) =>
     .onConflict((oc) =>
       oc.column('id').doUpdateSet((eb) => ({
         status: eb.ref('excluded.status'),
-        test_sha: eb.ref('excluded.test_sha'),
+        // The test commit told before the engine heard of it (setRunTestSha) is kept until it has.
+        test_sha: sql<string | null>`coalesce(${eb.ref('excluded.test_sha')}, test_runs.test_sha)`,
         data: eb.ref('excluded.data'),
       })),
     ),
 );
 
-/** Inserts or updates runs; the resolved required statuses of an existing run are kept. */
+/**
+ * Inserts or updates runs; the resolved required statuses of an existing run are kept, and so is a
+ * test commit recorded before the run's own data has it.
+ */
 export async function upsertRuns(db: Kysely<Database>, queueId: string, runs: TestRun[]): Promise<void> {
   if (runs.length === 0) return;
   await runsUpsert(
@@ -92,6 +96,14 @@ export async function findRunRowByTestSha(
     .where('test_runs.test_sha', '=', sha)
     .orderBy('test_runs.created_at', 'desc')
     .executeTakeFirst();
+}
+
+/**
+ * Records the run's test commit as soon as it is built, before it is published and before the engine
+ * hears of it (testBranchCreated), so that what CI reports on it finds the run (findRunRowByTestSha).
+ */
+export async function setRunTestSha(db: Kysely<Database>, runId: string, sha: string): Promise<void> {
+  await db.updateTable('test_runs').set({ test_sha: sha }).where('id', '=', runId).execute();
 }
 
 /**

@@ -13,6 +13,7 @@ import { queueShortIdOf } from '../../src/store/api-ids.js';
 import { toEntryRow } from '../../src/store/entries.js';
 import { apiIds } from '../../src/store/migrations/011-api-ids.js';
 import { entryTitleAuthor } from '../../src/store/migrations/012-entry-title-author.js';
+import { ciResults } from '../../src/store/migrations/014-ci-results.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
 import { openMigrated, testDatabases } from '../helpers/databases.js';
 import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
@@ -92,6 +93,35 @@ describe.each(databases)('migrations on $name', (database) => {
       expect(await db.selectFrom('entries').select(['title', 'author']).execute()).toEqual([
         { title: 'Ünïcode “title” 100%', author: 'Alice' },
       ]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('014 counts the GitHub deliveries received before it as processed, and undoes cleanly', async () => {
+    const db = await openMigrated(database);
+    try {
+      await ciResults.down!(db as never);
+      await db
+        .insertInto('github_deliveries' as never)
+        .values({ id: 'd1', event: 'push', received_at: 1 } as never)
+        .execute();
+      await ciResults.up(db as never);
+      expect(await db.selectFrom('github_deliveries').selectAll().execute()).toEqual([
+        {
+          id: 'd1',
+          event: 'push',
+          received_at: 1,
+          payload: null,
+          status: 'done',
+          attempts: 0,
+          next_attempt_at: null,
+          result: null,
+          last_error: null,
+        },
+      ]);
+      await db.selectFrom('early_ci_statuses').selectAll().execute();
+      await db.selectFrom('ci_reruns_waiting').selectAll().execute();
     } finally {
       await db.destroy();
     }

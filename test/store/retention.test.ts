@@ -5,9 +5,16 @@
  * pending work, recent records, entries, runs and transitions stay. On both databases.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GITHUB_DELIVERY_RETENTION_MS, RETENTION_MS, RetentionSweeper } from '../../src/app/cluster/retention.js';
+import {
+  EARLY_CI_STATUS_RETENTION_MS,
+  GITHUB_DELIVERY_RETENTION_MS,
+  RETENTION_MS,
+  RetentionSweeper,
+} from '../../src/app/cluster/retention.js';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
-import { claimDelivery } from '../../src/store/github-deliveries.js';
+import { setWaitingRerun } from '../../src/store/ci-reruns.js';
+import { holdEarlyStatus } from '../../src/store/early-ci-statuses.js';
+import { storeDelivery } from '../../src/store/github-deliveries.js';
 import { testDatabases } from '../helpers/databases.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';
 
@@ -115,8 +122,17 @@ describe.each(databases)('retention sweep on $name', (database) => {
       runs: await count('test_runs'),
     };
     // GitHub delivery ids: one received just over 14 days ago goes, one just under stays.
-    await claimDelivery(t.db, 'old-delivery', 'push', t.clock.now() - GITHUB_DELIVERY_RETENTION_MS - 1);
-    await claimDelivery(t.db, 'recent-delivery', 'push', t.clock.now() - GITHUB_DELIVERY_RETENTION_MS + DAY);
+    const push = (id: string) => ({ id, event: 'push', payload: '{}' });
+    await storeDelivery(t.db, push('old-delivery'), t.clock.now() - GITHUB_DELIVERY_RETENTION_MS - 1);
+    await storeDelivery(t.db, push('recent-delivery'), t.clock.now() - GITHUB_DELIVERY_RETENTION_MS + DAY);
+    // A CI retry left waiting for a workflow since before the retention: its run is long over.
+    const waiting = { runId: 'old-run', sha: 'c'.repeat(40), branch: 'greenline-merge/x', workflowRuns: ['77'] };
+    await setWaitingRerun(t.db, waiting, t.clock.now() - RETENTION_MS - 1);
+    await setWaitingRerun(t.db, { ...waiting, runId: 'recent-run' }, t.clock.now() - DAY);
+    // CI statuses held for a commit no run had: one received just over a day ago goes, one just under stays.
+    const status = { context: 'build', state: 'success' as const };
+    await holdEarlyStatus(t.db, 'repo', 'a'.repeat(40), status, t.clock.now() - EARLY_CI_STATUS_RETENTION_MS - 1);
+    await holdEarlyStatus(t.db, 'repo', 'b'.repeat(40), status, t.clock.now() - EARLY_CI_STATUS_RETENTION_MS + 1);
 
     const pruned = await t.app.retention.sweepOnce();
     expect(pruned).toEqual({
@@ -125,7 +141,10 @@ describe.each(databases)('retention sweep on $name', (database) => {
       notifyMessages: 0,
       queueEvents: old.events,
       githubDeliveries: 1,
+      earlyCiStatuses: 1,
+      ciRerunsWaiting: 1,
     });
+    expect(await t.db.selectFrom('early_ci_statuses').select('sha').execute()).toEqual([{ sha: 'b'.repeat(40) }]);
     expect(await t.db.selectFrom('github_deliveries').select('id').execute()).toEqual([{ id: 'recent-delivery' }]);
     expect(await count('effects')).toBe(before.effects - pruned.effects);
     expect(await count('webhook_messages')).toBe(before.messages - 2);
@@ -146,6 +165,8 @@ describe.each(databases)('retention sweep on $name', (database) => {
       notifyMessages: 0,
       queueEvents: 0,
       githubDeliveries: 0,
+      earlyCiStatuses: 0,
+      ciRerunsWaiting: 0,
     });
   });
 

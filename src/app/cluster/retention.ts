@@ -2,8 +2,9 @@
  * Finished work records are kept for `retentionMs` (the server's `retentionDays`; default
  * RETENTION_MS, 30 days), then deleted by a sweep every hour (and once at start): effects done or
  * failed, webhook messages delivered or given up with their attempts (listWebhookDeliveries shows
- * what is kept), and queue events. GitHub delivery ids, by which each delivery is processed once
- * (forge-webhooks.ts), are kept 14 days. The queues' state, entries, test runs and transitions (PR
+ * what is kept), queue events, and CI retries left waiting for workflows (executor/check-reruns.ts). GitHub delivery ids, by which each delivery is processed once
+ * (forge-webhooks.ts), are kept 14 days; CI statuses held for a commit no test run had yet
+ * (executor/ci-outcome.ts), an hour. The queues' state, entries, test runs and transitions (PR
  * history and metrics) are never deleted by it. Every instance sweeps; the deletes are idempotent.
  */
 import type { Kysely } from 'kysely';
@@ -17,6 +18,8 @@ import { Periodic } from './periodic.js';
 export const RETENTION_MS = 30 * DAY_MS;
 /** GitHub redelivers on request for a few days. */
 export const GITHUB_DELIVERY_RETENTION_MS = 14 * DAY_MS;
+/** A test run learns its commit within seconds of CI reporting on it (it is told before it is published), or never. */
+export const EARLY_CI_STATUS_RETENTION_MS = HOUR_MS;
 const SWEEP_INTERVAL_MS = HOUR_MS;
 
 export class RetentionSweeper {
@@ -46,6 +49,7 @@ export class RetentionSweeper {
     const pruned = await pruneFinished(this.deps.db, {
       finished: now - this.retentionMs,
       githubDeliveries: now - GITHUB_DELIVERY_RETENTION_MS,
+      earlyCiStatuses: now - EARLY_CI_STATUS_RETENTION_MS,
     });
     if (Object.values(pruned).some((n) => n > 0)) this.deps.logger?.info(pruned, 'finished work records deleted');
     return pruned;

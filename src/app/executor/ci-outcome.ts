@@ -11,16 +11,23 @@
  * A required context reported for the first time in the run's current attempt is told to the engine
  * (`ciStatusSeen`: `requiredStatusStartTimeoutMinutes`). When the engine runs CI again (`retryCi`),
  * the statuses of the run are forgotten (`forget`), so that the new attempt's statuses decide it.
+ * A run whose checks could not run at all (`fail`: a workflow that could not start) fails at once.
+ *
+ * Statuses a forge reports for a commit (`recordForCommit`) go to the run whose test commit it is; those
+ * for a commit no run has yet are held (store/early-ci-statuses.ts) and recorded when a run gets that
+ * commit (`adoptTestCommit`: when it is built, before it is published).
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { EngineEvent } from '../../engine/types.js';
 import { ServiceError } from '../../errors.js';
-import type { CiStatusReport, CiStatusSink } from '../../ports.js';
+import type { CiStatus, CiStatusReport, CiStatusSink, ForgePort, RepoBinding } from '../../ports.js';
 import type { CiStatusRow, Database } from '../../store/database.js';
 import { deleteCiStatuses, listCiStatuses, upsertCiStatus } from '../../store/ci-statuses.js';
+import { findWaitingRerun } from '../../store/ci-reruns.js';
+import { holdEarlyStatus, takeEarlyStatuses } from '../../store/early-ci-statuses.js';
 import { findQueueById } from '../../store/queues.js';
-import { findRunRow, runOf } from '../../store/test-runs.js';
+import { findRunRow, findRunRowByTestSha, runOf, setRunTestSha } from '../../store/test-runs.js';
 import { isInFlight } from '../../engine/index.js';
 import type { Clock } from '../../lib/clock.js';
 import type { QueueExecutor } from './queue-executor.js';
@@ -109,6 +116,37 @@ export class CiOutcome {
   }
 
   /**
+   * Records what the forge reports for a commit of the repository for the run whose test commit it is;
+   * without such a run, holds it for the run that gets that commit. While the run's retry waits for
+   * workflows to complete (check-reruns.ts), the failures reported are the old attempt's and are
+   * passed over. True when a run had it.
+   */
+  async recordForCommit(repoId: string, sha: string, statuses: CiStatus[]): Promise<boolean> {
+    const run = await findRunRowByTestSha(this.deps.db, repoId, sha);
+    if (!run) {
+      for (const status of statuses) await holdEarlyStatus(this.deps.db, repoId, sha, status, this.deps.clock.now());
+      return false;
+    }
+    const retrying = (await findWaitingRerun(this.deps.db, run.id)) !== null;
+    for (const status of statuses) {
+      if (retrying && (failing(status.state) || status.state === 'cancelled')) continue;
+      await this.record({ runId: run.id, status });
+    }
+    return true;
+  }
+
+  /**
+   * The run's test commit is `sha` (built, perhaps not yet published): from now on what is reported
+   * for it goes to the run, and what was held for it is recorded now. A merge's rebuild of a test
+   * commit has no run: nothing is recorded for it.
+   */
+  async adoptTestCommit(runId: string, repoId: string, sha: string): Promise<void> {
+    if (!(await findRunRow(this.deps.db, runId))) return;
+    await setRunTestSha(this.deps.db, runId, sha);
+    for (const status of await takeEarlyStatuses(this.deps.db, repoId, sha)) await this.record({ runId, status });
+  }
+
+  /**
    * Sends the run's outcome to its queue when its required statuses settle it; otherwise tells it
    * which required statuses were reported for the first time.
    */
@@ -146,6 +184,31 @@ export class CiOutcome {
   private async allSkippedPasses(queueId: string): Promise<boolean> {
     const queue = await findQueueById(this.deps.db, queueId);
     return queue ? queueConfigOf(queue).allSkippedPasses === true : false;
+  }
+
+  /**
+   * Fails a run whose checks could not run at all (GitHub: a workflow that could not start), `detail`
+   * saying why and what to change; the engine runs CI again when ciRetries allows.
+   */
+  async fail(runId: string, detail: string): Promise<void> {
+    const run = await findRunRow(this.deps.db, runId);
+    if (!run || !isInFlight(runOf(run))) return;
+    await this.deps.executor.apply(run.queue_id, {
+      kind: 'ciResult',
+      at: this.deps.clock.now(),
+      runId,
+      outcome: 'failure',
+      reason: 'TEST_RUN_REQUIRED_STATUS_FAILED',
+      detail,
+    });
+  }
+
+  /**
+   * Reads every check the forge holds for the run's test commit and records it: what CI may have
+   * reported without greenline hearing it (before the run knew its commit, a lost delivery).
+   */
+  async readChecksAgain(forge: ForgePort, binding: RepoBinding, runId: string, sha: string): Promise<void> {
+    for (const status of (await forge.checkRunStatuses?.(binding, sha)) ?? []) await this.record({ runId, status });
   }
 
   /** Forgets the statuses of a run whose CI is run again: the new attempt's statuses decide it. */

@@ -8,8 +8,10 @@
  * request budget is spent (ForgeRateLimitedError) postpones the effect to the budget's reset, the
  * attempt not counted.
  *
- *   createTestBranch → testBranchCreated | testBranchFailed
- *   startCi          → ciStarted (fixes required statuses; the outcome comes later from statuses, see ci-outcome)
+ *   createTestBranch → testBranchCreated | testBranchFailed (the test commit is recorded for its run
+ *                       as soon as it is built, before it is published: see ci-outcome, adoptTestCommit)
+ *   startCi          → ciStarted (fixes required statuses, reads the checks the forge already holds for
+ *                       the commit; the outcome comes later from statuses, see ci-outcome)
  *   retryCi          → (forgets the run's statuses, runs the built-in CI again or asks the forge to re-run
  *                       the checks; external CI hears `test_run.retry_requested`)
  *   merge            → merged | mergeFailed

@@ -12,8 +12,11 @@
  *                           and the author may command it (the forge's mayCommand); a refusal is
  *                           answered on the PR
  *   branchPushed          → the queue of that target branch reads its head (target-refresh.ts)
- *   ciStatus              → CI status of the test run of that commit (ci-outcome decides)
- *   checksCompleted       → every check of that test commit, in case one was missed
+ *   ciStatus              → CI status of the test run of that commit (ci-outcome decides); held
+ *                           for the run that gets that commit when none has it yet
+ *   checksCompleted       → every check of that test commit, in case one was missed; or, when a retry
+ *                           of its run waits for its workflows to complete, their failed jobs re-run
+ *   checksBlocked         → the test run of that commit fails (or is retried per ciRetries), saying why
  * `observePr` is the one path by which what the forge tells of a PR reaches the engine.
  */
 import type { Kysely } from 'kysely';
@@ -33,6 +36,7 @@ import type { QueueExecutor } from '../executor/queue-executor.js';
 import { bindingOf } from '../repo-binding.js';
 import { queueConfigOf } from '../executor/snapshot-io.js';
 import { refreshTarget } from './target-refresh.js';
+import { resumeRerun } from '../executor/check-reruns.js';
 import type { AuthContext, PullRequestService } from '../service-port.js';
 
 /** Observations of a PR that go to the engine as they are. */
@@ -113,11 +117,21 @@ export class ForgeObservations {
         return true;
       }
       case 'ciStatus':
-        return this.recordStatuses(repo, o.sha, async () => [o.status]);
+        return this.recordStatuses(repo, o.sha, [o.status]);
       case 'checksCompleted': {
         const binding = bindingOf(repo);
         const forge = forgeFor(this.deps.adapters, binding);
+        // A retry waiting for the commit's workflows to complete re-runs their failed jobs now; their
+        // checks are then the new attempt's, still to come.
+        const run = await findRunRowByTestSha(this.deps.db, repo.id, o.sha);
+        if (run && (await resumeRerun(this.deps, binding, run.id))) return true;
         return this.recordStatuses(repo, o.sha, async () => (await forge.checkRunStatuses?.(binding, o.sha)) ?? []);
+      }
+      case 'checksBlocked': {
+        const run = await findRunRowByTestSha(this.deps.db, repo.id, o.sha);
+        if (!run) return false;
+        await this.deps.ciOutcome.fail(run.id, o.detail);
+        return true;
       }
     }
   }
@@ -132,11 +146,20 @@ export class ForgeObservations {
     return out;
   }
 
-  private async recordStatuses(repo: RepoRow, sha: string, statuses: () => Promise<CiStatus[]>): Promise<boolean> {
-    const run = await findRunRowByTestSha(this.deps.db, repo.id, sha);
-    if (!run) return false;
-    for (const status of await statuses()) await this.deps.ciOutcome.record({ runId: run.id, status });
-    return true;
+  /**
+   * Records the statuses for the run whose test commit `sha` is; those of a commit no run has (yet) are
+   * held for the run that gets it (ci-outcome.ts). Statuses read from the forge are read for test commits only.
+   */
+  private async recordStatuses(
+    repo: RepoRow,
+    sha: string,
+    statuses: CiStatus[] | (() => Promise<CiStatus[]>),
+  ): Promise<boolean> {
+    if (typeof statuses === 'function') {
+      if (!(await findRunRowByTestSha(this.deps.db, repo.id, sha))) return false;
+      statuses = await statuses();
+    }
+    return this.deps.ciOutcome.recordForCommit(repo.id, sha, statuses);
   }
 
   private async onComment(

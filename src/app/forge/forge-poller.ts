@@ -11,6 +11,9 @@
  *   PR gone (closed)                              → prClosed
  *   head, base, title or mergeability changed     → prObserved
  *   the only PR, not started, may merge directly  → prObserved with the forge's direct-merge facts
+ *   a run testing with no CI news for CHECKS_QUIET_MS → every check of its test commit read again
+ *                                                   (a delivery that was lost), at most once per that time;
+ *                                                   a retry waiting for its workflows is carried out instead
  * A failing queue is logged and retried at the next interval; the others go on.
  */
 import type { Kysely } from 'kysely';
@@ -21,7 +24,6 @@ import type { Database, QueueRow, RepoRow } from '../../store/database.js';
 import { listActiveEntries } from '../../store/entries.js';
 import { listQueuesWithActiveEntries } from '../../store/queues.js';
 import { findRepoById } from '../../store/repos.js';
-import type { RepoBinding } from '../../ports.js';
 import { forgeFor, type Adapters } from '../adapters.js';
 import type { Clock } from '../../lib/clock.js';
 import { observePr } from './forge-observations.js';
@@ -32,9 +34,20 @@ import type { QueueLeases } from '../cluster/queue-leases.js';
 import { bindingOf } from '../repo-binding.js';
 import { queueConfigOf } from '../executor/snapshot-io.js';
 import { refreshTarget } from './target-refresh.js';
+import type { CiOutcome } from '../executor/ci-outcome.js';
+import { MINUTE_MS } from '../../lib/time.js';
+import type { ForgePort, RepoBinding } from '../../ports.js';
+import { listQuietRuns } from '../../store/ci-statuses.js';
+import { resumeRerun } from '../executor/check-reruns.js';
+import { runOf } from '../../store/test-runs.js';
+
+/** How long a testing run may hear nothing from CI before its checks are read from the forge again. */
+export const CHECKS_QUIET_MS = 10 * MINUTE_MS;
 
 export interface ForgePollerDeps {
   db: Kysely<Database>;
+  /** Where the checks read again are recorded. */
+  ciOutcome: CiOutcome;
   adapters: Adapters;
   executor: QueueExecutor;
   clock: Clock;
@@ -51,6 +64,8 @@ export class ForgePoller {
   private readonly periodic: Periodic;
   /** Safety-net queues: when each is read next, and the wait after that read. */
   private readonly pace = new Map<string, { nextAt: number; waitMs: number }>();
+  /** When each quiet run's checks were last read again. */
+  private readonly reread = new Map<string, number>();
 
   constructor(private readonly deps: ForgePollerDeps) {
     this.periodic = new Periodic(
@@ -118,6 +133,21 @@ export class ForgePoller {
       await observePr(this.deps, queue.id, { kind: 'prSeen', prNumber: entry.prNumber, pr, merged });
       changed = true;
     }
+    await this.rereadQuietRuns(queue, binding, forge);
     return changed;
+  }
+
+  /** Reads again the checks of the queue's testing runs that heard nothing from CI for CHECKS_QUIET_MS. */
+  private async rereadQuietRuns(queue: QueueRow, binding: RepoBinding, forge: ForgePort): Promise<void> {
+    if (!forge.checkRunStatuses) return;
+    const now = this.deps.clock.now();
+    const since = now - CHECKS_QUIET_MS;
+    for (const [runId, at] of this.reread) if (at < since) this.reread.delete(runId);
+    for (const row of await listQuietRuns(this.deps.db, queue.id, since)) {
+      if ((runOf(row).ciStartedAt ?? row.created_at) > since || this.reread.has(row.id)) continue;
+      this.reread.set(row.id, now);
+      if (await resumeRerun(this.deps, binding, row.id)) continue;
+      await this.deps.ciOutcome.readChecksAgain(forge, binding, row.id, row.test_sha!);
+    }
   }
 }

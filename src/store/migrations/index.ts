@@ -17,6 +17,7 @@ import { notifications } from './010-notifications.js';
 import { apiIds } from './011-api-ids.js';
 import { entryTitleAuthor } from './012-entry-title-author.js';
 import { repoNameCase } from './013-repo-name-case.js';
+import { ciResults } from './014-ci-results.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '011-api-ids': apiIds,
   '012-entry-title-author': entryTitleAuthor,
   '013-repo-name-case': repoNameCase,
+  '014-ci-results': ciResults,
 };
 
 /**

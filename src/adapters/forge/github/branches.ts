@@ -7,6 +7,8 @@
  * to the tested commit lands good history. A 204 of the merges API ("already contained", also the
  * answer to a retry of a merge that went through) is checked: the temporary branch's head is read and
  * must contain the PR's head.
+ * The built sha is told to `onBuilt` before the branch is published, so that a check reported on it at
+ * once finds its run.
  */
 import type { Logger } from 'pino';
 import type { RunPr } from '../../../engine/types.js';
@@ -52,7 +54,7 @@ export async function createTestBranch(
   gh: RepoApi,
   logger: Logger,
   repo: RepoBinding,
-  req: { branch: string; baseSha: string; prs: RunPr[] },
+  req: { branch: string; baseSha: string; prs: RunPr[]; onBuilt?: (sha: string) => Promise<void> },
 ): Promise<BuildResult> {
   const { api, loc } = gh;
   const temp = tempBranchOf(repo, req.branch);
@@ -80,6 +82,7 @@ export async function createTestBranch(
       };
     }
   }
+  await req.onBuilt?.(sha);
   await setBranch(gh, req.branch, sha);
   await removeBranch(gh, temp);
   logger.info({ repo: `${loc.owner}/${loc.repo}`, branch: req.branch, sha }, 'test branch created');

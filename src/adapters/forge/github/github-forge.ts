@@ -21,7 +21,7 @@
 import type { Logger } from 'pino';
 import type { PrOutlook } from '../../../engine/eta.js';
 import type { PrInfo, QueueConfig, QueueEventPayload, RunPr } from '../../../engine/types.js';
-import type { AdvanceResult, BuildResult, ForgePort, ForgeRepository, RepoBinding } from '../../../ports.js';
+import type { AdvanceResult, BuildResult, CiStatus, ForgePort, ForgeRepository, RepoBinding } from '../../../ports.js';
 import { createTestBranch, deleteBranch, getBranchSha, listBranches } from './branches.js';
 import { GitHubClients, hasStatus, type GitHubClientOptions, type RepoApi } from './client.js';
 import { createOnce, NOT_RETRIED } from './create-once.js';
@@ -32,8 +32,7 @@ import { installationChangeOf } from './observations.js';
 import { fetchPull, isMerged, prInfoOf } from './pulls.js';
 import {
   blockedOnlyByOwnCheck,
-  type CheckRunStatus,
-  checkRunStatuses,
+  commitChecks,
   directMergeFacts,
   requiredStatuses,
   requiresOwnCheck,
@@ -107,13 +106,16 @@ export class GitHubForge implements ForgePort {
 
   async createTestBranch(
     repo: RepoBinding,
-    req: { branch: string; baseSha: string; prs: RunPr[] },
+    req: { branch: string; baseSha: string; prs: RunPr[]; onBuilt?: (sha: string) => Promise<void> },
   ): Promise<BuildResult> {
     return createTestBranch(await this.gh(repo), this.logger, repo, req);
   }
 
-  async rerunChecks(repo: RepoBinding, commit: { sha: string; branch: string }): Promise<void> {
-    await rerunChecks(await this.gh(repo), commit.sha);
+  async rerunChecks(
+    repo: RepoBinding,
+    commit: { sha: string; branch: string; only?: string[] },
+  ): Promise<{ waiting: string[] }> {
+    return rerunChecks(await this.gh(repo), commit.sha, commit.only);
   }
 
   async deleteBranch(repo: RepoBinding, branch: string): Promise<void> {
@@ -155,8 +157,9 @@ export class GitHubForge implements ForgePort {
     return requiredStatuses(await this.gh(repo), branch);
   }
 
-  async checkRunStatuses(repo: RepoBinding, sha: string): Promise<CheckRunStatus[]> {
-    return checkRunStatuses(await this.gh(repo), sha);
+  /** The commit's check runs and its commit statuses (the combined status). */
+  async checkRunStatuses(repo: RepoBinding, sha: string): Promise<CiStatus[]> {
+    return commitChecks(await this.gh(repo), sha);
   }
 
   async verifyForkRun(

@@ -9,7 +9,8 @@
  *   pull_request labeled / unlabeled     → prLabel, and prTouched (a queued PR's labels are read again)
  *   push to a branch                     → branchPushed (a deleted branch is no push)
  *   check_run (any action), status       → ciStatus of the commit
- *   check_suite completed                → checksCompleted
+ *   workflow_run, check_suite completed  → checksCompleted; concluded `startup_failure` or
+ *                                          `action_required` (its checks could not run): checksBlocked
  *   issue_comment created on a PR        → prComment with its `/greenline …` (or `/trunk …`) command,
  *                                          its author and author_association, unless a bot wrote it
  * Every other event and action is observed as nothing; a payload without a repository is no delivery.
@@ -75,9 +76,17 @@ function observationsOf(event: GitHubWebhookEvent): ForgeObservation[] {
     }
     case 'check_suite': {
       const p = event.payload;
-      return p.action === 'completed' && p.check_suite
-        ? [{ kind: 'checksCompleted', sha: p.check_suite.head_sha }]
-        : [];
+      if (p.action !== 'completed' || !p.check_suite) return [];
+      const sha = p.check_suite.head_sha;
+      const blocked = blockedSuite(p.check_suite.conclusion, p.check_suite.app?.name);
+      return [blocked ? { kind: 'checksBlocked', sha, detail: blocked } : { kind: 'checksCompleted', sha }];
+    }
+    case 'workflow_run': {
+      const p = event.payload;
+      if (p.action !== 'completed' || !p.workflow_run) return [];
+      const sha = p.workflow_run.head_sha;
+      const blocked = blockedSuite(p.workflow_run.conclusion, 'GitHub Actions');
+      return [blocked ? { kind: 'checksBlocked', sha, detail: blocked } : { kind: 'checksCompleted', sha }];
     }
     case 'status': {
       const p = event.payload;
@@ -99,6 +108,23 @@ function observationsOf(event: GitHubWebhookEvent): ForgeObservation[] {
       return comment(event.payload);
     default:
       return [];
+  }
+}
+
+/**
+ * Why a completed check suite's checks never ran, in words; null when they ran. `startup_failure`: the
+ * workflow could not start (a broken workflow file); `action_required`: its runs wait for someone to
+ * approve them (a workflow from a fork, a first-time contributor).
+ */
+function blockedSuite(conclusion: string | null | undefined, app: string | null | undefined): string | null {
+  const what = app === 'GitHub Actions' || !app ? 'the GitHub Actions workflow' : `the checks of ${app}`;
+  switch (conclusion) {
+    case 'startup_failure':
+      return `${what} could not start (startup_failure): check the workflow file on the test branch (GitHub shows the error on the workflow run)`;
+    case 'action_required':
+      return `${what} did not run (action_required): its runs wait for approval in the repository's Actions tab; allow workflows to run on greenline's branches`;
+    default:
+      return null;
   }
 }
 

@@ -2,10 +2,12 @@
  * The checks a branch requires and how a commit stands against them: branch protection's and
  * rulesets' required checks (contract §4: repo_provider_branch_protection) without greenline's own,
  * what else they say about merging (up-to-date branches required, GitHub's merge queue required),
- * whether a blocked PR misses only greenline's own check, a commit's check runs as statuses, and the
+ * whether a blocked PR misses only greenline's own check, a commit's check runs as statuses (with its
+ * commit statuses: every check of a test commit, read again), and the
  * direct merge facts (asked only under `directMergeMode = always`): whether a PR's
  * head is built on its base's tip (compare: `ahead`) and the base's required checks passed on it.
  */
+import type { CiStatus } from '../../../ports.js';
 import { hasStatus, type RepoApi } from './client.js';
 import { getBranchSha } from './branches.js';
 import { checkName } from './presence.js';
@@ -169,6 +171,34 @@ export async function checkRunStatuses({ api, loc }: RepoApi, sha: string): Prom
     ...(r.html_url ? { url: r.html_url } : {}),
   }));
 }
+
+/**
+ * Every check GitHub holds for a commit, as statuses: its commit statuses (the combined status) and
+ * its check runs, a check run winning over a commit status of the same name.
+ */
+export async function commitChecks(gh: RepoApi, sha: string): Promise<CiStatus[]> {
+  const { api, loc } = gh;
+  const { data: combined } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/status', {
+    ...loc,
+    ref: sha,
+    per_page: 100,
+  });
+  const byContext = new Map<string, CiStatus>();
+  for (const s of combined.statuses) {
+    if (!isCommitState(s.state)) continue;
+    byContext.set(s.context, {
+      context: s.context,
+      state: s.state,
+      ...(s.target_url ? { url: s.target_url } : {}),
+      ...(s.description ? { description: s.description } : {}),
+    });
+  }
+  for (const c of await checkRunStatuses(gh, sha)) byContext.set(c.context, c);
+  return [...byContext.values()];
+}
+
+const isCommitState = (s: string): s is 'pending' | 'success' | 'failure' | 'error' =>
+  s === 'pending' || s === 'success' || s === 'failure' || s === 'error';
 
 /**
  * A check run as a status: completed `cancelled` is a cancellation (tested again), not a failure;

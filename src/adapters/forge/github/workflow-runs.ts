@@ -14,20 +14,30 @@ const RERUNNABLE = new Set(['failure', 'cancelled', 'timed_out']);
  * of other GitHub Apps that ended so are re-requested (their app is sent a `check_suite` `rerequested`
  * event). Checks reported as commit statuses (the statuses API) cannot be re-run by GitHub: the CI
  * behind them hears `test_run.retry_requested`.
+ *
+ * A job fails while the rest of its workflow run goes on, and GitHub refuses to re-run a workflow run
+ * that has not completed (403): the ids of the workflow runs still running are returned as `waiting`,
+ * and the caller asks again for `only` those once they completed (`workflow_run`/`check_suite`
+ * completed). With `only`, other workflow runs and the other Apps' suites are left alone (they were
+ * dealt with the first time).
  */
-export async function rerunChecks({ api, loc }: RepoApi, sha: string): Promise<void> {
+export async function rerunChecks({ api, loc }: RepoApi, sha: string, only?: string[]): Promise<{ waiting: string[] }> {
   const { data: runs } = await api.request('GET /repos/{owner}/{repo}/actions/runs', {
     ...loc,
     head_sha: sha,
     per_page: 100,
   });
+  const waiting: string[] = [];
   for (const run of runs.workflow_runs) {
-    if (run.status === 'completed' && RERUNNABLE.has(run.conclusion ?? ''))
+    if (only && !only.includes(String(run.id))) continue;
+    if (run.status !== 'completed') waiting.push(String(run.id));
+    else if (RERUNNABLE.has(run.conclusion ?? ''))
       await api.request('POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs', {
         ...loc,
         run_id: Number(run.id),
       });
   }
+  if (only) return { waiting };
   const { data: suites } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/check-suites', {
     ...loc,
     ref: sha,
@@ -41,6 +51,7 @@ export async function rerunChecks({ api, loc }: RepoApi, sha: string): Promise<v
         check_suite_id: Number(suite.id),
       });
   }
+  return { waiting };
 }
 
 /**

@@ -1,15 +1,22 @@
-/** createTestBranch → testBranchCreated | testBranchFailed; skipped when the run is over. */
+/**
+ * createTestBranch → testBranchCreated | testBranchFailed; skipped when the run is over. The test
+ * commit is recorded for its run as soon as it is built, before the branch is published (the forge's
+ * `onBuilt`, or its result for forges that do not tell), so that CI reporting on it at once finds the run.
+ */
 import { forgeFor } from '../../adapters.js';
 import { type EffectHandler, runIsOver } from './effect-handler.js';
 
 export const createTestBranch: EffectHandler<'createTestBranch'> = {
   async perform(ctx, effect) {
     if (await runIsOver(ctx, effect)) return null;
+    const adopt = (sha: string) => ctx.ciOutcome.adoptTestCommit(effect.runId, ctx.repo.id, sha);
     const r = await forgeFor(ctx.adapters, ctx.binding).createTestBranch(ctx.binding, {
       branch: effect.branch,
       baseSha: effect.baseSha,
       prs: effect.prs,
+      onBuilt: adopt,
     });
+    if (r.ok) await adopt(r.sha);
     const at = ctx.clock.now();
     return r.ok
       ? { kind: 'testBranchCreated', at, runId: effect.runId, sha: r.sha }

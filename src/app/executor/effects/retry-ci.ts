@@ -1,10 +1,10 @@
 /**
  * retryCi: forgets the run's statuses, runs the built-in CI again (on this instance) when it ran the
- * run, and asks the forge to re-run the checks; external CI hears `test_run.retry_requested`.
- * Skipped when the run is over.
+ * run, and asks the forge to re-run the checks (waiting for workflows still running: check-reruns.ts);
+ * external CI hears `test_run.retry_requested`. Skipped when the run is over.
  */
-import { forgeFor } from '../../adapters.js';
 import { findRunRow, setRunRequiredStatuses } from '../../../store/test-runs.js';
+import { rerunChecks } from '../check-reruns.js';
 import { type EffectHandler, runIsOver } from './effect-handler.js';
 
 export const retryCi: EffectHandler<'retryCi'> = {
@@ -33,7 +33,7 @@ export const retryCi: EffectHandler<'retryCi'> = {
         attempt: effect.attempt,
       });
     }
-    await forgeFor(adapters, binding).rerunChecks?.(binding, { sha: effect.sha, branch: effect.branch });
+    await rerunChecks(ctx, binding, { runId: effect.runId, sha: effect.sha, branch: effect.branch });
     return null;
   },
 };

@@ -1,8 +1,9 @@
 /**
  * startCi → ciStarted: fixes the run's required statuses (the queue's, the repository's, or the
- * forge's branch protection), starts the built-in CI when the repository has a command, and
- * evaluates the run at once; the outcome comes later from statuses (ci-outcome.ts). Skipped when the
- * run is over.
+ * forge's branch protection), starts the built-in CI when the repository has a command, reads
+ * again every check the forge already holds for the test commit (what was reported before the run
+ * knew its commit), and evaluates the run at once; the outcome comes later from statuses
+ * (ci-outcome.ts). Skipped when the run is over.
  */
 import { forgeFor } from '../../adapters.js';
 import { protectionStatuses, resolveRequiredStatuses } from '../../repo-binding.js';
@@ -53,6 +54,7 @@ export const startCi: EffectHandler<'startCi'> = {
         timeoutMinutes: effect.timeoutMinutes,
       });
     }
+    await ctx.ciOutcome.readChecksAgain(forgeFor(adapters, binding), binding, effect.runId, effect.sha);
     await ctx.ciOutcome.evaluate(effect.runId);
     return null;
   },

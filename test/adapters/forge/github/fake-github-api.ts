@@ -155,6 +155,11 @@ export class FakeGitHubApi {
   draftsUnsupported = false;
   /** The repository's default branch (`GET /repos/{owner}/{repo}`). */
   defaultBranch = 'main';
+  /**
+   * Called with each call once it is answered (with the answer's body) and before greenline gets the
+   * answer: what happens on GitHub meanwhile (a check that completes, a delivery sent).
+   */
+  onAnswered: ((call: RecordedCall, body: unknown) => Promise<void> | void) | null = null;
   private scripted: Scripted[] = [];
   private nextId = 1000;
 
@@ -299,6 +304,8 @@ export class FakeGitHubApi {
     }
     if (method === 'GET') res = await conditional(res, headers.get('if-none-match'));
     call.status = res.status;
+    if (this.onAnswered)
+      await this.onAnswered(call, res.status === 204 || res.status === 304 ? null : await res.clone().json());
     return res;
   };
 

@@ -1,7 +1,8 @@
 /**
  * The real service over in-memory SQLite with the real github forge talking to the FAKE GitHub API
  * (fake-github-api.ts) through an injected fetch, and the real webhook endpoint fed signed deliveries.
- * Nothing runs in the background: tests call runEffects().
+ * Nothing runs in the background: tests call runEffects(), and `deliver` processes the delivery it
+ * posted (the endpoint only stores it) before it returns.
  */
 import { randomUUID } from 'node:crypto';
 import { sign } from '@octokit/webhooks-methods';
@@ -76,12 +77,18 @@ export interface GitHubHarness {
   ctx: AuthContext;
   key: QueueKey;
   runEffects(): Promise<void>;
-  /** POSTs a delivery to /webhooks/github, signed with SECRET unless told otherwise. */
+  /** The worker that processes the stored webhook deliveries. */
+  webhooks: ForgeWebhooks;
+  /**
+   * POSTs a delivery to /webhooks/github, signed with SECRET unless told otherwise, then processes the
+   * stored deliveries. `result`: what processing it did (`processed`, `ignored`), or the endpoint's
+   * answer when it was not stored (`duplicate`, `ignored`).
+   */
   deliver(
     event: string,
     payload: unknown,
     opts?: { id?: string; signature?: string | null; tamper?: boolean },
-  ): Promise<{ status: number; body: Json }>;
+  ): Promise<{ status: number; body: Json; result?: string }>;
   close(): Promise<void>;
 }
 
@@ -116,6 +123,7 @@ export async function createGitHubHarness(
     forge: 'github',
     translate: readGitHubDelivery,
     observeAccess: (event, payload) => forge.observeAccess(event, payload),
+    logger,
   });
   const http = await buildHttpApp({
     service: app.service,
@@ -134,11 +142,13 @@ export async function createGitHubHarness(
     ctx,
     key: { repo: { host: 'github.com', owner: api.owner, name: api.repo }, targetBranch: 'main' },
     runEffects: () => app.runner.drain(),
+    webhooks,
     async deliver(event, payload, o = {}) {
       const body = JSON.stringify(payload);
       const signature = o.signature === undefined ? await sign(SECRET, body) : o.signature;
       // Tampered: the same payload with a field added after it was signed.
       const sent = o.tamper ? `${body.slice(0, -1)},"tampered":true}` : body;
+      const id = o.id ?? `delivery-${++deliveries}`;
       const res = await http.inject({
         method: 'POST',
         url: '/webhooks/github',
@@ -146,11 +156,15 @@ export async function createGitHubHarness(
         headers: {
           'content-type': 'application/json',
           'x-github-event': event,
-          'x-github-delivery': o.id ?? `delivery-${++deliveries}`,
+          'x-github-delivery': id,
           ...(signature !== null ? { 'x-hub-signature-256': signature } : {}),
         },
       });
-      return { status: res.statusCode, body: res.json() };
+      const answer = res.json<Json>();
+      if (answer?.result !== 'accepted') return { status: res.statusCode, body: answer, result: answer?.result };
+      await webhooks.drain();
+      const row = await db.selectFrom('github_deliveries').select('result').where('id', '=', id).executeTakeFirst();
+      return { status: res.statusCode, body: answer, result: row?.result ?? 'pending' };
     },
     async close() {
       await http.close();

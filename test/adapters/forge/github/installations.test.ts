@@ -58,9 +58,9 @@ describe('the GitHub App uninstalled and installed again under a new id', () => 
     expect((await h.forge.getPullRequest(b, 1))?.number).toBe(1);
 
     api.uninstall();
-    expect((await h.deliver('installation', installation('deleted', 77))).body.result).toBe('processed');
+    expect((await h.deliver('installation', installation('deleted', 77))).body.result).toBe('accepted');
     api.installations.set('acme/web', 78);
-    expect((await h.deliver('installation', installation('created', 78))).body.result).toBe('processed');
+    expect((await h.deliver('installation', installation('created', 78))).body.result).toBe('accepted');
 
     api.clearLog();
     expect((await h.forge.getPullRequest(b, 1))?.number).toBe(1);
@@ -97,14 +97,14 @@ describe('the GitHub App uninstalled and installed again under a new id', () => 
     expect(api.log).toEqual(['GET /repos/acme/web/git/ref/heads/main']);
   });
 
-  it("every example of GitHub's installation and installation_repositories deliveries is processed", async () => {
+  it("every example of GitHub's installation and installation_repositories deliveries is accepted and acted on at once", async () => {
     const api = installedApp();
     h = await createGitHubHarness({ api, forge: { auth: APP } });
     let n = 0;
     for (const event of ['installation', 'installation_repositories'])
       for (const payload of examplesOf(event)) {
         const res = await h.deliver(event, payload, { id: `installation-${++n}` });
-        expect(res.body.result, `${event} ${payload.action}`).toBe('processed');
+        expect(res.body.result, `${event} ${payload.action}`).toBe('accepted');
       }
     expect(n).toBe(10);
   });

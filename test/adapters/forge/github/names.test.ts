@@ -47,7 +47,7 @@ describe('a repository connected in another letter case than GitHub spells it', 
     await h.app.service.createQueue(h.ctx, key, {});
     await h.app.service.updateQueue(h.ctx, key, { enqueueingLabel: 'bug', requiredStatuses: ['default'] });
     expect(payload.repository.full_name).toBe('Codertocat/Hello-World');
-    expect((await h.deliver('pull_request', payload)).body.result).toBe('processed');
+    expect((await h.deliver('pull_request', payload)).result).toBe('processed');
     const { entry } = await h.app.service.getSubmittedPullRequest(h.ctx, key, { number: 2 });
     expect(entry.timeline[0]).toMatchObject({ from: null, reason: 'USER_REQUESTED' });
   });

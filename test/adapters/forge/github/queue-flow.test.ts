@@ -106,6 +106,8 @@ describe('github forge in the service', () => {
         ...build,
         'GET /repos/acme/web/branches/main', // required statuses: branch protection
         'GET /repos/acme/web/rules/branches/main?per_page=100', // and rulesets
+        `GET /repos/acme/web/commits/${testSha}/status?per_page=100`, // checks reported before the run knew its commit
+        `GET /repos/acme/web/commits/${testSha}/check-runs?per_page=100`,
       ],
       [['GET /repos/acme/web/pulls/1', 'GET /repos/acme/web/git/ref/heads/main'], events, build],
     );
@@ -118,7 +120,7 @@ describe('github forge in the service', () => {
     h.api.clearLog();
 
     const res = await h.deliver('check_run', checkRun(testSha, 'build', 'success'));
-    expect(res).toEqual({ status: 200, body: expect.objectContaining({ result: 'processed' }) });
+    expect(res).toMatchObject({ status: 200, body: { result: 'accepted' }, result: 'processed' });
     await h.runEffects();
     expect((await entry(1)).state).toBe('MERGED');
     expect(h.api.log).toEqual([
@@ -146,7 +148,7 @@ describe('github forge in the service', () => {
   it('a failed required check fails the PR: status failure, comment updated, test branch and draft PR cleaned up, nothing merged', async () => {
     const { branch, testSha } = await submitAndTest();
     h.api.clearLog();
-    expect((await h.deliver('check_run', checkRun(testSha, 'lint', 'failure'))).body.result).toBe('processed');
+    expect((await h.deliver('check_run', checkRun(testSha, 'lint', 'failure'))).result).toBe('processed');
     await h.runEffects();
     expect((await entry(1)).state).toBe('TESTING'); // lint is not required
     await h.deliver('check_run', checkRun(testSha, 'build', 'failure'));
@@ -245,7 +247,7 @@ describe('github forge in the service', () => {
       sender: { login: 'ada', type: 'User' },
       pull_request: { number: 1, merged: false, base: { ref: 'main' }, head: { sha: pushed } },
     });
-    expect(res.body.result).toBe('processed');
+    expect(res.result).toBe('processed');
     await h.runEffects();
     const e = await entry(1);
     expect(e.state).toBe('CANCELLED');

@@ -133,6 +133,7 @@ describe('github forge: request budget', () => {
         new ForgePoller({
           db: h.db,
           adapters: h.app.adapters,
+          ciOutcome: h.app.ciOutcome,
           executor: h.app.executor,
           clock: h.clock,
           leases: h.app.leases,

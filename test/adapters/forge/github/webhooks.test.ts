@@ -1,13 +1,16 @@
 /**
  * POST /webhooks/github fed GitHub's own example payloads (@octokit/webhooks-examples), each signed
- * for real with the webhook secret; tampered and unsigned deliveries; duplicate delivery ids.
+ * for real with the webhook secret; tampered and unsigned deliveries; duplicate delivery ids; a
+ * delivery answered before it is processed, and processed again after a failure.
  */
 import { sign } from '@octokit/webhooks-methods';
 import examples from '@octokit/webhooks-examples';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { readGitHubDelivery } from '../../../../src/adapters/forge/github/observations.js';
+import { buildHttpApp } from '../../../../src/api/build-app.js';
+import { ForgeWebhooks } from '../../../../src/app/forge/forge-webhooks.js';
 import type { QueueKey } from '../../../../src/app/service-port.js';
 import type { Entry } from '../../../../src/engine/types.js';
-import { freePort } from '../../../helpers/free-port.js';
 import { FakeGitHubApi } from './fake-github-api.js';
 import { createGitHubHarness, SECRET, type GitHubHarness } from './github-harness.js';
 import type { Json } from '../../../helpers/json.js';
@@ -47,17 +50,21 @@ const deliveries = async (): Promise<number> =>
   (await h.db.selectFrom('github_deliveries').select('id').execute()).length;
 
 describe('POST /webhooks/github', () => {
-  it('answers every example delivery of the events it reads with 200 (processed or ignored)', async () => {
+  it('answers every example delivery of the events it reads with 200 (accepted, then processed, or ignored)', async () => {
     let n = 0;
+    let accepted = 0;
     for (const event of EVENTS) {
       for (const payload of byEvent.get(event)!) {
         const res = await h.deliver(event, payload, { id: `example-${++n}` });
         expect(res.status, `${event} ${payload.action ?? ''}`).toBe(200);
-        expect(['processed', 'ignored']).toContain(res.body.result);
+        expect(['accepted', 'ignored']).toContain(res.body.result);
+        expect(['processed', 'ignored']).toContain(res.result);
+        if (res.body.result === 'accepted') accepted++;
       }
     }
     expect(n).toBeGreaterThan(50);
-    expect(await deliveries()).toBe(n);
+    expect(accepted).toBeGreaterThan(10);
+    expect(await deliveries()).toBe(accepted);
   });
 
   it('refuses unsigned, tampered and wrongly signed deliveries with 401 and processes nothing', async () => {
@@ -122,12 +129,14 @@ describe('POST /webhooks/github', () => {
       },
     });
     expect(res.statusCode).toBe(200);
-    expect(res.json().result).toBe('processed');
+    expect(res.json().result).toBe('accepted');
+    await h.webhooks.drain();
+    expect((await entry(2)).state).not.toBe('CANCELLED');
   });
 
   it('the enqueueing label submits the PR once, even when the delivery comes twice; converted_to_draft cancels it', async () => {
     const labeled = example('pull_request', 'labeled');
-    expect((await h.deliver('pull_request', labeled, { id: 'same' })).body.result).toBe('processed');
+    expect((await h.deliver('pull_request', labeled, { id: 'same' })).result).toBe('processed');
     expect((await h.deliver('pull_request', labeled, { id: 'same' })).body).toEqual({
       delivery: 'same',
       event: 'pull_request',
@@ -140,23 +149,83 @@ describe('POST /webhooks/github', () => {
     expect(await entry(2)).toMatchObject({ state: 'CANCELLED', lastReason: 'PR_CONVERTED_TO_DRAFT' });
   });
 
-  it('the enqueueing label while GitHub cannot be reached is 502 FORGE_UNREACHABLE, and the PR is not submitted', async () => {
-    const closed = await freePort(); // nothing listens there
-    const down = await createGitHubHarness({
-      api: h.api,
-      forge: { baseUrl: `http://127.0.0.1:${closed}`, fetch: globalThis.fetch, retry: { retries: 0 } },
+  it('answers before processing finishes: the delivery is stored, and processed in the background', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
     });
+    const applied: string[] = [];
+    const webhooks = new ForgeWebhooks({
+      db: h.db,
+      clock: h.clock,
+      forge: 'github',
+      translate: readGitHubDelivery,
+      observations: {
+        async apply(_repo, _queues, o) {
+          applied.push(o.kind);
+          await held; // a slow observation: rate-limit waits, a slow GitHub
+          return true;
+        },
+      },
+    });
+    const http = await buildHttpApp({
+      service: h.app.service,
+      logger: false,
+      enumCase: 'upper',
+      githubWebhooks: { secret: SECRET, receive: webhooks.receive },
+    });
+    webhooks.start();
     try {
-      await down.app.service.createQueue(down.ctx, key, {});
-      await down.app.service.updateQueue(down.ctx, key, { enqueueingLabel: 'bug' });
-      const res = await down.deliver('pull_request', example('pull_request', 'labeled'));
-      expect(res.status).toBe(502);
-      expect(res.body.error.code).toBe('FORGE_UNREACHABLE');
-      expect(res.body.error.message).toMatch(/GitHub cannot be reached: .*ECONNREFUSED/);
-      await expect(down.app.service.getSubmittedPullRequest(down.ctx, key, { number: 2 })).rejects.toThrow();
+      const body = JSON.stringify(example('pull_request', 'labeled'));
+      const res = await http.inject({
+        method: 'POST',
+        url: '/webhooks/github',
+        payload: body,
+        headers: {
+          'content-type': 'application/json',
+          'x-github-event': 'pull_request',
+          'x-github-delivery': 'slow-1',
+          'x-hub-signature-256': await sign(SECRET, body),
+        },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ delivery: 'slow-1', event: 'pull_request', result: 'accepted' });
+      await vi.waitFor(() => expect(applied).toEqual(['prLabel']));
+      const row = () => h.db.selectFrom('github_deliveries').selectAll().where('id', '=', 'slow-1').executeTakeFirst();
+      expect(await row()).toMatchObject({ status: 'pending', event: 'pull_request' });
+      release();
+      await vi.waitFor(async () =>
+        expect(await row()).toMatchObject({ status: 'done', result: 'processed', payload: null }),
+      );
     } finally {
-      await down.close();
+      release();
+      await webhooks.stop();
+      await http.close();
     }
+  });
+
+  it('a delivery whose processing fails is tried again later, not lost', async () => {
+    // GitHub answers 502 to every try of the PR's read (the client's own retries included).
+    h.api.failNext('GET', /\/pulls\/2$/, 502, { message: 'Server Error' }, {}, 4);
+    const res = await h.deliver('pull_request', example('pull_request', 'labeled'), { id: 'flaky' });
+    expect(res).toMatchObject({ status: 200, body: { result: 'accepted' }, result: 'pending' });
+    const row = () => h.db.selectFrom('github_deliveries').selectAll().where('id', '=', 'flaky').executeTakeFirst();
+    expect(await row()).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      last_error: expect.stringMatching(/502|Server Error/),
+    });
+    await expect(entry(2)).rejects.toThrow(/never been submitted/);
+    await h.webhooks.drain(); // not due yet
+    expect(await row()).toMatchObject({ attempts: 1 });
+    h.clock.advance(5_000);
+    await h.webhooks.drain();
+    expect(await row()).toMatchObject({ status: 'done', attempts: 2, result: 'processed', last_error: null });
+    expect((await entry(2)).timeline.filter((t) => t.reason === 'USER_REQUESTED')).toHaveLength(1);
+    // A redelivery of the same id changes nothing.
+    expect((await h.deliver('pull_request', example('pull_request', 'labeled'), { id: 'flaky' })).result).toBe(
+      'duplicate',
+    );
   });
 
   it('unlabeled takes the PR out; closed without merge cancels with PR_CLOSED', async () => {
@@ -178,8 +247,7 @@ describe('POST /webhooks/github', () => {
       return p;
     };
     expect(
-      (await h.deliver('issue_comment', comment('Looks good.\n/greenline merge --priority high --no-batch'))).body
-        .result,
+      (await h.deliver('issue_comment', comment('Looks good.\n/greenline merge --priority high --no-batch'))).result,
     ).toBe('processed');
     expect(await entry(2)).toMatchObject({ priorityName: 'high', noBatch: true, lastReason: expect.any(String) });
     await h.deliver('issue_comment', comment('/trunk cancel'));
@@ -192,8 +260,8 @@ describe('POST /webhooks/github', () => {
     await h.deliver('issue_comment', comment('/greenline merge -p someday'));
     expect(h.api.comments.at(-1)!.body).toMatch(/^@Codertocat greenline could not do that: .*priority/);
     // Plain comments and comments on issues are not commands.
-    expect((await h.deliver('issue_comment', comment('merge it please'))).body.result).toBe('ignored');
-    expect((await h.deliver('issue_comment', example('issue_comment', 'created'))).body.result).toBe('ignored');
+    expect((await h.deliver('issue_comment', comment('merge it please'))).result).toBe('ignored');
+    expect((await h.deliver('issue_comment', example('issue_comment', 'created'))).result).toBe('ignored');
   });
 
   it('a status on the test commit decides the run: the example status, pointed at the test sha, merges the PR', async () => {
@@ -205,12 +273,12 @@ describe('POST /webhooks/github', () => {
     const status = example('status');
     status.sha = run.run.testSha;
     status.state = 'success';
-    expect((await h.deliver('status', status)).body.result).toBe('processed');
+    expect((await h.deliver('status', status)).result).toBe('processed');
     await h.runEffects();
     expect((await entry(2)).state).toBe('MERGED');
     expect(h.api.pulls.get(2)!.merged).toBe(true);
     // The same status on a commit that is no test commit is ignored.
-    expect((await h.deliver('status', example('status'))).body.result).toBe('ignored');
+    expect((await h.deliver('status', example('status'))).result).toBe('ignored');
   });
 
   it('check_suite completed reads the check runs of the test commit (catching up on a missed check_run)', async () => {
@@ -227,7 +295,7 @@ describe('POST /webhooks/github', () => {
     });
     const suite = example('check_suite', 'completed');
     suite.check_suite.head_sha = run.run.testSha;
-    expect((await h.deliver('check_suite', suite)).body.result).toBe('processed');
+    expect((await h.deliver('check_suite', suite)).result).toBe('processed');
     await h.runEffects();
     expect(await entry(2)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
   });
@@ -236,11 +304,11 @@ describe('POST /webhooks/github', () => {
     const moved = h.api.commit(h.api.branches.get('master')!, 'outside');
     h.api.branches.set('master', moved);
     const push = byEvent.get('push')!.find((p) => p.ref === 'refs/heads/master')!;
-    expect((await h.deliver('push', push)).body.result).toBe('processed');
+    expect((await h.deliver('push', push)).result).toBe('processed');
     expect((await h.app.service.getQueue(h.ctx, key)).snapshot.targetSha).toBe(moved);
     const other = example('pull_request', 'labeled');
     other.repository.name = 'Other';
     other.repository.html_url = 'https://github.com/Codertocat/Other';
-    expect((await h.deliver('pull_request', other)).body.result).toBe('ignored');
+    expect((await h.deliver('pull_request', other)).result).toBe('ignored');
   });
 });
