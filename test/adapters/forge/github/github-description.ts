@@ -1,0 +1,312 @@
+/**
+ * GitHub's own REST API description (@octokit/openapi, api.github.com) as a checker for the fake of
+ * GitHub: which operation a `METHOD path` is (path templates; literal segments win over parameters;
+ * parameters GitHub marks `x-multi-segment`, such as `git/ref/{ref}` and `branches/{branch}`, may span
+ * slashes), whether a request is one GitHub takes (path and query parameters, `per_page` ≤ 100, unknown
+ * query parameters, the JSON body with no field and no enum value GitHub does not know) and whether an
+ * answer is one GitHub gives (a documented status, a body valid against that status's schema), and the
+ * documented example answer of an operation. Loaded once per process and compiled per operation on
+ * first use (Ajv); the description is OpenAPI 3.0, so `nullable` is rewritten to JSON Schema first.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+
+type Schema = Record<string, unknown>;
+type Json = Record<string, unknown>;
+
+export interface Violation {
+  method: string;
+  path: string;
+  message: string;
+}
+
+export interface Operation {
+  method: string;
+  /** The path template, e.g. `/repos/{owner}/{repo}/pulls/{pull_number}`. */
+  template: string;
+  operationId: string;
+  params: Map<string, Json>;
+  spec: Json;
+}
+
+export interface Match {
+  op: Operation;
+  /** Path parameters by name, decoded. */
+  pathParams: Record<string, string>;
+}
+
+interface Description {
+  doc: Json;
+  /** Segment tree of the path templates. */
+  root: Node;
+}
+
+interface Node {
+  literal: Map<string, Node>;
+  param: { name: string; node: Node } | null;
+  ops: Map<string, Operation>;
+}
+
+const newNode = (): Node => ({ literal: new Map(), param: null, ops: new Map() });
+// ajv-formats is CommonJS: its default export arrives as the module object under NodeNext.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv) => void;
+
+let loaded: Description | null = null;
+
+function description(): Description {
+  if (loaded) return loaded;
+  const file = createRequire(import.meta.url).resolve('@octokit/openapi/generated/api.github.com.json');
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as Json;
+  const components = doc.components as Record<string, Record<string, unknown>>;
+  for (const s of Object.values(components.schemas!)) toJsonSchema(s);
+  const root = newNode();
+  for (const [template, item] of Object.entries(doc.paths as Record<string, Json>)) {
+    let node = root;
+    for (const seg of template.split('/').filter(Boolean)) {
+      const param = /^\{(.+)\}$/.exec(seg)?.[1];
+      if (param) {
+        node.param ??= { name: param, node: newNode() };
+        node = node.param.node;
+      } else {
+        if (!node.literal.has(seg)) node.literal.set(seg, newNode());
+        node = node.literal.get(seg)!;
+      }
+    }
+    for (const [method, spec] of Object.entries(item)) {
+      if (!['get', 'post', 'put', 'patch', 'delete', 'head'].includes(method)) continue;
+      const params = new Map<string, Json>();
+      for (const p of [...((item.parameters as Json[]) ?? []), ...(((spec as Json).parameters as Json[]) ?? [])]) {
+        const param = resolve(doc, p);
+        params.set(`${String(param.in)}:${String(param.name)}`, param);
+      }
+      node.ops.set(method.toUpperCase(), {
+        method: method.toUpperCase(),
+        template,
+        operationId: String((spec as Json).operationId),
+        params,
+        spec: spec as Json,
+      });
+    }
+  }
+  loaded = { doc, root };
+  return loaded;
+}
+
+/** OpenAPI 3.0 → JSON Schema, in place: `nullable` becomes a `null` type (or an anyOf with one). */
+function toJsonSchema(s: unknown): void {
+  if (!s || typeof s !== 'object') return;
+  if (Array.isArray(s)) {
+    for (const x of s) toJsonSchema(x);
+    return;
+  }
+  const o = s as Schema;
+  for (const [k, v] of Object.entries(o)) if (k !== 'example' && k !== 'enum' && k !== 'default') toJsonSchema(v);
+  if (o.nullable !== true) return;
+  delete o.nullable;
+  if (typeof o.type === 'string') {
+    o.type = [o.type, 'null'];
+    if (Array.isArray(o.enum) && !o.enum.includes(null)) o.enum.push(null);
+  } else if (Object.keys(o).some((k) => ['$ref', 'anyOf', 'oneOf', 'allOf', 'enum'].includes(k))) {
+    const rest = { ...o };
+    for (const k of Object.keys(o)) if (k !== 'description') delete o[k];
+    o.anyOf = [{ type: 'null' }, rest];
+  }
+}
+
+/** A `$ref` to the description's components, followed (once, not recursively). */
+function resolve(doc: Json, x: Json): Json {
+  let at = x;
+  while (typeof at.$ref === 'string') {
+    at = at.$ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((o, k) => (o as Json)[k], doc) as Json;
+  }
+  return at;
+}
+
+/** The operation GitHub has for `METHOD path` (path without query, percent-encoded as sent), or null. */
+export function findOperation(method: string, rawPath: string): Match | null {
+  const segs = rawPath.split('/').filter(Boolean);
+  const walk = (node: Node, i: number, params: Record<string, string>): Match | null => {
+    if (i === segs.length) {
+      const op = node.ops.get(method);
+      return op ? { op, pathParams: params } : null;
+    }
+    const lit = node.literal.get(decodeURIComponent(segs[i]!));
+    const viaLiteral = lit ? walk(lit, i + 1, params) : null;
+    if (viaLiteral || !node.param) return viaLiteral;
+    const { name, node: next } = node.param;
+    // A multi-segment parameter takes as few segments as leave a match (`commits/{ref}/check-runs`).
+    const ends = multiSegment(next, name) ? segs.length : i + 1;
+    for (let end = i + 1; end <= ends; end++) {
+      const value = segs.slice(i, end).map(decodeURIComponent).join('/');
+      const found = walk(next, end, { ...params, [name]: value });
+      if (found) return found;
+    }
+    return null;
+  };
+  return walk(description().root, 0, {});
+}
+
+/** Whether the path parameter `name` below this node is one GitHub lets span slashes. */
+function multiSegment(node: Node, name: string): boolean {
+  const ops: Operation[] = [];
+  const collect = (n: Node): void => {
+    ops.push(...n.ops.values());
+    for (const c of n.literal.values()) collect(c);
+    if (n.param) collect(n.param.node);
+  };
+  collect(node);
+  return ops.some((op) => op.params.get(`path:${name}`)?.['x-multi-segment'] === true);
+}
+
+const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false, logger: false });
+const coercing = new Ajv({ strict: false, coerceTypes: true, validateSchema: false, logger: false });
+addFormats(ajv);
+addFormats(coercing);
+let componentsAdded = false;
+const compiled = new Map<string, ValidateFunction>();
+const compiledParams = new Map<string, ValidateFunction>();
+
+/** A validator of a schema from the description, its `$ref`s resolved in the description's components. */
+function validator(key: string, schema: Json, strictBody = false): ValidateFunction {
+  const found = compiled.get(key);
+  if (found) return found;
+  const { doc } = description();
+  if (!componentsAdded) {
+    ajv.addSchema({ $id: 'gh', components: { schemas: (doc.components as Json).schemas } });
+    componentsAdded = true;
+  }
+  const prepared = strictBody ? strictObjects(doc, schema, 0) : rebase(schema);
+  const v = ajv.compile(prepared as Schema);
+  compiled.set(key, v);
+  return v;
+}
+
+/** `$ref`s of an operation's own schema pointed at the components added as `gh`. */
+function rebase(s: unknown): unknown {
+  if (!s || typeof s !== 'object') return s;
+  if (Array.isArray(s)) return s.map(rebase);
+  const out: Json = {};
+  for (const [k, v] of Object.entries(s as Json))
+    out[k] = k === '$ref' && typeof v === 'string' ? `gh${v}` : k === 'example' ? v : rebase(v);
+  return out;
+}
+
+/**
+ * A request body schema with its `$ref`s inlined and objects that list their properties closed
+ * (`additionalProperties: false` where the description says nothing): GitHub ignores or refuses fields
+ * it does not take, and a field it ignores is a field greenline believes has an effect.
+ */
+function strictObjects(doc: Json, s: unknown, depth: number, inAllOf = false): unknown {
+  if (!s || typeof s !== 'object' || depth > 30) return s;
+  if (Array.isArray(s)) return s.map((x) => strictObjects(doc, x, depth + 1, inAllOf));
+  let o = s as Json;
+  if (typeof o.$ref === 'string') {
+    const { $ref: _r, ...rest } = o;
+    o = { ...resolve(doc, o), ...rest };
+  }
+  const out: Json = {};
+  for (const [k, v] of Object.entries(o)) {
+    if (k === 'example' || k === 'enum' || k === 'default') out[k] = v;
+    else if (k === 'properties')
+      out[k] = Object.fromEntries(
+        Object.entries(v as Json).map(([name, p]) => [name, strictObjects(doc, p, depth + 1)]),
+      );
+    else out[k] = strictObjects(doc, v, depth + 1, k === 'allOf');
+  }
+  if (out.properties && out.additionalProperties === undefined && !inAllOf) out.additionalProperties = false;
+  return out;
+}
+
+const ajvMessage = (v: ValidateFunction): string =>
+  (v.errors ?? [])
+    .slice(0, 5)
+    .map(
+      (e) =>
+        `${e.instancePath || '(body)'} ${e.message ?? ''}${
+          e.params && 'additionalProperty' in e.params ? `: ${String(e.params.additionalProperty)}` : ''
+        }${e.params && 'allowedValues' in e.params ? ` (${(e.params.allowedValues as unknown[]).join(', ')})` : ''}`,
+    )
+    .join('; ');
+
+/** What in a request GitHub would not take, in words (empty: GitHub takes it). */
+export function checkRequest(
+  method: string,
+  rawPath: string,
+  query: URLSearchParams,
+  body: unknown,
+): { match: Match | null; problems: string[] } {
+  const match = findOperation(method, rawPath);
+  if (!match) return { match: null, problems: [`GitHub has no ${method} ${rawPath}`] };
+  const { op, pathParams } = match;
+  const problems: string[] = [];
+  const checkParam = (where: string, name: string, value: string | undefined) => {
+    const p = op.params.get(`${where}:${name}`);
+    if (!p) return problems.push(`${op.method} ${op.template} takes no ${where} parameter ${name}`);
+    if (value === undefined) return;
+    const key = `${op.operationId}:${where}:${name}`;
+    let v = compiledParams.get(key);
+    if (!v) {
+      const schema = { ...((p.schema as Json) ?? {}) };
+      if (name === 'per_page') schema.maximum = 100; // "The number of results per page (max 100)"
+      v = coercing.compile(schema);
+      compiledParams.set(key, v);
+    }
+    if (!v(value)) problems.push(`${where} parameter ${name}=${value}: ${ajvMessage(v)}`);
+    return;
+  };
+  for (const [name, value] of Object.entries(pathParams)) checkParam('path', name, value);
+  for (const [name, value] of query) checkParam('query', name, value);
+  for (const [key, p] of op.params)
+    if (key.startsWith('query:') && p.required === true && !query.has(String(p.name)))
+      problems.push(`query parameter ${String(p.name)} is required`);
+  const requestBody = op.spec.requestBody
+    ? resolve(description().doc, op.spec.requestBody as Json)
+    : undefined;
+  const schema = (requestBody?.content as Json | undefined)?.['application/json'] as Json | undefined;
+  if (body !== null && body !== undefined) {
+    if (!schema?.schema) problems.push(`${op.method} ${op.template} takes no JSON body`);
+    else {
+      const v = validator(`${op.operationId}:request`, schema.schema as Json, true);
+      if (!v(body)) problems.push(`body: ${ajvMessage(v)}`);
+    }
+  } else if (requestBody?.required === true) problems.push(`${op.method} ${op.template} requires a JSON body`);
+  return { match, problems };
+}
+
+/** The documented answer of `op` for `status` (its `$ref` followed), or null when GitHub never answers so. */
+function documented(op: Operation, status: number): Json | null {
+  const responses = op.spec.responses as Record<string, Json>;
+  const r = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
+  return r ? resolve(description().doc, r) : null;
+}
+
+/** What in an answer GitHub would not give, in words (empty: GitHub answers so). */
+export function checkResponse(op: Operation, status: number, body: unknown): string[] {
+  const r = documented(op, status);
+  if (!r) {
+    const known = Object.keys(op.spec.responses as Json).join(', ');
+    return [`GitHub does not answer ${op.method} ${op.template} with ${status} (it documents ${known})`];
+  }
+  const schema = ((r.content as Json | undefined)?.['application/json'] as Json | undefined)?.schema as
+    | Json
+    | undefined;
+  if (!schema) return body === null || body === undefined || status >= 400 ? [] : [`answer ${status} has no body`];
+  const v = validator(`${op.operationId}:${status}`, schema);
+  return v(body) ? [] : [`answer ${status}: ${ajvMessage(v)}`];
+}
+
+/** GitHub's documented example answer of `op` for `status`, or undefined. */
+export function exampleAnswer(op: Operation, status: number): unknown {
+  const r = documented(op, status);
+  const json = (r?.content as Json | undefined)?.['application/json'] as Json | undefined;
+  const first = Object.values((json?.examples as Record<string, Json>) ?? {})[0];
+  if (!first) return undefined;
+  const example = resolve(description().doc, first);
+  return structuredClone(example.value);
+}
