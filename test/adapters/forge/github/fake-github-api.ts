@@ -6,11 +6,15 @@
  * fields greenline reads.
  */
 import { createHash, createVerify } from 'node:crypto';
+import { afterEach } from 'vitest';
+import { checkRequest, checkResponse, exampleAnswer, type Operation, type Violation } from './github-description.js';
 
 export interface FakePull {
   number: number;
   state: 'open' | 'closed';
   merged: boolean;
+  merged_at: string | null;
+  closed_at: string | null;
   draft: boolean;
   mergeable: boolean | null;
   mergeable_state: string;
@@ -40,11 +44,17 @@ interface Scripted {
   headers: Record<string, string>;
 }
 
+/** An answer; GitHub's error answers carry `documentation_url` beside their message. */
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
-  new Response(status === 204 ? null : JSON.stringify(body), {
+  new Response(status === 204 ? null : JSON.stringify(withDocs(status, body)), {
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
   });
+
+const withDocs = (status: number, body: unknown): unknown =>
+  status >= 400 && isObject(body) && typeof body.message === 'string' && !('documentation_url' in body)
+    ? { ...body, documentation_url: 'https://docs.github.com/rest' }
+    : body;
 
 export class FakeGitHubApi {
   readonly calls: RecordedCall[] = [];
@@ -97,13 +107,25 @@ export class FakeGitHubApi {
   appPublicKey: string | null = null;
   appId: number | null = null;
   private scripted: Scripted[] = [];
+  private failingAfter: Scripted[] = [];
   private nextId = 1000;
+  /** What GitHub would not have taken or answered so (see github-description.ts); tests expect none. */
+  readonly violations: Violation[] = [];
+  /** Requests GitHub counts against the rate limit (every answer but a 304). */
+  billable = 0;
+  /** Primary rate limit per hour of a token or installation. */
+  rateLimit = 5000;
+  private readonly budgets = new Map<string, { used: number; reset: number; who: string }>();
+  /** The fake's clock (rate-limit windows); tests may set it. */
+  now: () => number = () => Date.now();
 
   constructor(
     readonly owner = 'acme',
     readonly repo = 'web',
     readonly baseUrl = 'https://api.github.test',
-  ) {}
+  ) {
+    made.push(this);
+  }
 
   /** A commit on top of `parent` (or a root commit), with a deterministic sha. */
   commit(parent: string | null, label: string): string {
@@ -124,6 +146,8 @@ export class FakeGitHubApi {
       number,
       state: 'open',
       merged: false,
+      merged_at: null,
+      closed_at: null,
       draft: false,
       mergeable: true,
       mergeable_state: 'clean',
@@ -152,6 +176,32 @@ export class FakeGitHubApi {
     for (let i = 0; i < count; i++) this.scripted.push({ method, path, status, body, headers });
   }
 
+  /**
+   * The next `count` calls matching method and path are carried out (the handler runs, its effect stays)
+   * and then answered with a server error, as GitHub does when it fails after applying a write.
+   */
+  failAfterEffect(method: string, path: RegExp, status = 502, count = 1): void {
+    const body = { message: status === 502 ? 'Server Error' : 'Internal Server Error' };
+    for (let i = 0; i < count; i++) this.failingAfter.push({ method, path, status, body, headers: {} });
+  }
+
+  /** GitHub's secondary rate limit for the next `count` matching calls: 403 (or 429) with retry-after. */
+  secondaryLimitNext(method: string, path: RegExp, retryAfterSeconds = 60, status: 403 | 429 = 403, count = 1): void {
+    this.failNext(
+      method,
+      path,
+      status,
+      {
+        message:
+          'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.',
+        documentation_url:
+          'https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits',
+      },
+      { 'retry-after': String(retryAfterSeconds) },
+      count,
+    );
+  }
+
   /** `METHOD path` of every call, in order (what the tests compare). */
   get log(): string[] {
     return this.calls.map((c) => `${c.method} ${c.path}`);
@@ -177,25 +227,113 @@ export class FakeGitHubApi {
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
     const method = (init?.method ?? 'GET').toUpperCase();
-    const rawPath = url.pathname.replace(new URL(this.baseUrl).pathname.replace(/\/$/, ''), '');
-    const path = decodeURIComponent(rawPath) + (url.search ? decodeURIComponent(url.search) : '');
+    const sentPath = url.pathname.replace(new URL(this.baseUrl).pathname.replace(/\/$/, ''), '');
+    const rawPath = this.canonicalPath(sentPath);
+    const path = decodeURIComponent(sentPath) + (url.search ? decodeURIComponent(url.search) : '');
     const body =
       typeof init?.body === 'string' && init.body !== '' ? (JSON.parse(init.body) as Record<string, unknown>) : null;
     const headers = new Headers(init?.headers);
     const call: RecordedCall = { method, path, body, authorization: headers.get('authorization'), status: 0 };
     this.calls.push(call);
     if (process.env.FAKE_GH_TRACE) console.log(Date.now() % 100000, method, path);
+    const { match, problems } = checkRequest(method, rawPath, url.searchParams, body);
+    for (const message of problems) this.violations.push({ method, path, message });
+    const res = match
+      ? await this.envelope(match.op, method, rawPath, url.searchParams, body, headers)
+      : json(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
+    call.status = res.status;
+    return res;
+  };
+
+  /** GitHub's answer around the fake's own: rate limits, scripted answers, full shapes, pages, ETags. */
+  private async envelope(
+    op: Operation,
+    method: string,
+    rawPath: string,
+    query: URLSearchParams,
+    body: Record<string, unknown> | null,
+    headers: Headers,
+  ): Promise<Response> {
+    const path = decodeURIComponent(rawPath) + (query.size > 0 ? `?${decodeURIComponent(query.toString())}` : '');
+    const auth = headers.get('authorization');
+    const budget = this.budgetOf(auth);
+    const limitHeaders = () => ({
+      'x-ratelimit-limit': String(this.rateLimit),
+      'x-ratelimit-remaining': String(Math.max(0, this.rateLimit - budget.used)),
+      'x-ratelimit-used': String(budget.used),
+      'x-ratelimit-reset': String(Math.floor(budget.reset / 1000)),
+      'x-ratelimit-resource': 'core',
+    });
+    if (budget.used >= this.rateLimit)
+      return json(
+        403,
+        {
+          message: `API rate limit exceeded for ${budget.who}. If you reach out to GitHub Support for help, please include the request ID.`,
+          documentation_url:
+            'https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-primary-rate-limits',
+        },
+        limitHeaders(),
+      );
     const at = this.scripted.findIndex((s) => s.method === method && s.path.test(path));
     let res: Response;
     if (at >= 0) {
       const [s] = this.scripted.splice(at, 1);
       res = json(s!.status, s!.body, s!.headers);
     } else {
-      res = this.answer(method, rawPath, url.searchParams, body, call.authorization);
+      res = this.answer(method, rawPath, query, body, auth);
+      const after = this.failingAfter.findIndex((s) => s.method === method && s.path.test(path));
+      if (after >= 0) {
+        const [s] = this.failingAfter.splice(after, 1);
+        res = json(s!.status, s!.body, s!.headers);
+      }
     }
-    call.status = res.status;
-    return res;
-  };
+    const text = await res.text();
+    let data: unknown = text === '' ? null : JSON.parse(text);
+    const extra: Record<string, string> = {};
+    if (res.ok && data !== null) {
+      if (method === 'GET' && op.params.has('query:page')) {
+        const paged = paginate(data, query);
+        data = paged.data;
+        const link = linkHeader(`${this.baseUrl}${rawPath}`, query, paged.page, paged.last);
+        if (link) extra.link = link;
+      }
+      data = fullShape(exampleAnswer(op, res.status), data);
+    }
+    for (const message of checkResponse(op, res.status, data)) this.violations.push({ method, path, message });
+    if (method === 'GET' && res.status === 200) {
+      const etag = `W/"${createHash('sha256').update(JSON.stringify(data)).digest('hex').slice(0, 40)}"`;
+      extra.etag = etag;
+      if (headers.get('if-none-match') === etag)
+        return new Response(null, { status: 304, headers: { ...limitHeaders(), etag } });
+    }
+    this.billable++;
+    budget.used++;
+    const out = Object.fromEntries(res.headers);
+    return new Response(res.status === 204 || data === null ? null : JSON.stringify(data), {
+      status: res.status,
+      headers: { ...limitHeaders(), ...extra, ...out },
+    });
+  }
+
+  /** `/repos/OWNER/REPO/…` in any letter case → the repository's canonical spelling (GitHub is case-insensitive). */
+  private canonicalPath(rawPath: string): string {
+    const m = /^\/repos\/([^/]+)\/([^/]+)(.*)$/.exec(rawPath);
+    if (!m || `${m[1]}/${m[2]}`.toLowerCase() !== `${this.owner}/${this.repo}`.toLowerCase()) return rawPath;
+    return `/repos/${this.owner}/${this.repo}${m[3]}`;
+  }
+
+  /** The primary rate-limit budget of a token or App installation, renewed an hour after its window began. */
+  private budgetOf(auth: string | null): { used: number; reset: number; who: string } {
+    const installation = /ghs_installation_(\d+)_/.exec(auth ?? '')?.[1];
+    const who = installation ? `installation ID ${installation}` : `user ID 1`;
+    const key = installation ?? auth ?? '';
+    let b = this.budgets.get(key);
+    if (!b || this.now() >= b.reset) {
+      b = { used: 0, reset: this.now() + 3600_000, who };
+      this.budgets.set(key, b);
+    }
+    return b;
+  }
 
   private answer(
     method: string,
@@ -300,7 +438,8 @@ export class FakeGitHubApi {
     if ((r = m(/^PATCH ~\/pulls\/(\d+)$/))) {
       const pr = this.pulls.get(Number(r[1]));
       if (!pr) return json(404, { message: 'Not Found' });
-      if (body!.state === 'closed') pr.state = 'closed';
+      if (body!.state === 'closed')
+        Object.assign(pr, { state: 'closed', closed_at: new Date(this.now()).toISOString() });
       return json(200, pr);
     }
     if ((r = m(/^PUT ~\/pulls\/(\d+)\/merge$/))) {
@@ -317,7 +456,8 @@ export class FakeGitHubApi {
       );
       if (body!.merge_method === 'merge') this.commits.set(sha, [target, pr.head.sha]);
       this.branches.set(pr.base.ref, sha);
-      Object.assign(pr, { merged: true, state: 'closed', merge_commit_sha: sha });
+      const at = new Date(this.now()).toISOString();
+      Object.assign(pr, { merged: true, state: 'closed', merge_commit_sha: sha, merged_at: at, closed_at: at });
       return json(200, { sha, merged: true, message: 'Pull Request successfully merged' });
     }
     if ((r = m(/^GET ~\/git\/ref\/heads\/(.+)$/))) {
@@ -484,3 +624,59 @@ export class FakeGitHubApi {
     return null;
   }
 }
+
+/** The lists GitHub pages inside an object answer (`{ total_count, check_runs: [...] }` and the like). */
+const PAGED_KEYS = ['check_runs', 'check_suites', 'workflow_runs', 'statuses'];
+
+/** One page of a list answer (`per_page` default 30, at most 100; `page` from 1) and the number of the last. */
+function paginate(data: unknown, query: URLSearchParams): { data: unknown; page: number; last: number } {
+  const perPage = Math.min(100, Number(query.get('per_page') ?? 30) || 30);
+  const page = Math.max(1, Number(query.get('page') ?? 1) || 1);
+  const cut = (all: unknown[]) => all.slice((page - 1) * perPage, page * perPage);
+  const lastOf = (all: unknown[]) => Math.max(1, Math.ceil(all.length / perPage));
+  if (Array.isArray(data)) return { data: cut(data), page, last: lastOf(data) };
+  const o = data as Record<string, unknown>;
+  const key = PAGED_KEYS.find((k) => Array.isArray(o?.[k]));
+  if (!key) return { data, page: 1, last: 1 };
+  const all = o[key] as unknown[];
+  return { data: { ...o, total_count: all.length, [key]: cut(all) }, page, last: lastOf(all) };
+}
+
+/** GitHub's `Link` header: `<url?page=3>; rel="prev", <…>; rel="next", <…>; rel="last", <…>; rel="first"`. */
+function linkHeader(base: string, query: URLSearchParams, page: number, last: number): string | null {
+  const to = (n: number) => {
+    const q = new URLSearchParams(query);
+    q.set('page', String(n));
+    return `<${base}?${q.toString()}>`;
+  };
+  const parts: string[] = [];
+  if (page > 1) parts.push(`${to(page - 1)}; rel="prev"`);
+  if (page < last) parts.push(`${to(page + 1)}; rel="next"`, `${to(last)}; rel="last"`);
+  if (page > 1) parts.push(`${to(1)}; rel="first"`);
+  return parts.length > 0 ? parts.join(', ') : null;
+}
+
+/**
+ * The fake's answer over GitHub's documented example: every field GitHub sends is there, the fake's own
+ * values win; each item of a list over the example's first item.
+ */
+function fullShape(example: unknown, own: unknown): unknown {
+  if (own === undefined) return example;
+  if (Array.isArray(own)) return Array.isArray(example) ? own.map((x) => fullShape(example[0], x)) : own;
+  if (!isObject(own) || !isObject(example)) return own;
+  const out: Record<string, unknown> = { ...example };
+  for (const [k, v] of Object.entries(own)) out[k] = fullShape(example[k], v);
+  return out;
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** Every fake made in a test file; a test after which any of them saw a violation fails. */
+const made: FakeGitHubApi[] = [];
+afterEach(() => {
+  const seen = made.flatMap((api) => api.violations.splice(0));
+  if (seen.length > 0)
+    throw new Error(
+      `GitHub would not have taken or answered this:\n${seen.map((v) => `  ${v.method} ${v.path}: ${v.message}`).join('\n')}`,
+    );
+});
