@@ -2,7 +2,8 @@
  * Octokit clients for the github forge: one per App installation (or one for a token), each with the
  * throttling plugin (waits out primary and secondary rate limits: 429, and 403 with retry-after or
  * x-ratelimit-reset) and the retry plugin (bounded retries of 5xx and 405 "merge already in
- * progress"). Everything goes through the `fetch` given (the global one unless injected).
+ * progress"). Everything goes through the `fetch` given (the global one unless injected). `allPages`
+ * reads every page of a list answer.
  */
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/core';
@@ -75,6 +76,30 @@ export function failureOf(err: unknown): GitHubFailure {
 export function hasStatus(err: unknown, ...statuses: number[]): boolean {
   const e = err as { status?: unknown; response?: unknown };
   return typeof e?.status === 'number' && e.response !== undefined && statuses.includes(e.status);
+}
+
+/** The `rel="next"` address of a `Link` header, or null on the last page. */
+function nextPage(link: string | undefined): string | null {
+  return /<([^>]+)>;\s*rel="next"/.exec(link ?? '')?.[1] ?? null;
+}
+
+/**
+ * Every item of a list GitHub answers in pages: the first answer's items, then those of each page its
+ * `Link` header names as `rel="next"`. `items` picks the list from an answer (the answer itself, or the
+ * list inside it: `check_runs`, `statuses`, …).
+ */
+export async function allPages<D, T>(
+  api: GitHubApi,
+  first: Promise<{ data: D; headers: { link?: string } }>,
+  items: (data: D) => T[],
+): Promise<T[]> {
+  let res = await first;
+  const all = [...items(res.data)];
+  for (let next = nextPage(res.headers.link); next !== null; next = nextPage(res.headers.link)) {
+    res = (await api.request({ method: 'GET', url: next })) as unknown as typeof res;
+    all.push(...items(res.data));
+  }
+  return all;
 }
 
 export class GitHubClients {

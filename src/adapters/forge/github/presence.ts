@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import type { PrOutlook } from '../../../engine/eta.js';
 import type { QueueConfig, QueueEventPayload } from '../../../engine/types.js';
 import type { RepoBinding } from '../../../ports.js';
-import { hasStatus, type GitHubClients } from './client.js';
+import { allPages, hasStatus, type GitHubClients } from './client.js';
 import { fetchPull, type GitHubPull } from './pulls.js';
 
 type Stage = 'submitted' | 'queued' | 'testing' | 'pending_failure' | 'merged' | 'failed' | 'canceled';
@@ -193,12 +193,16 @@ export class Presence {
     const key = `${repo.id}:${pr}:${branch}`;
     let id = this.comments.get(key);
     if (id === undefined) {
-      const { data } = await api.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
-        ...loc,
-        issue_number: pr,
-        per_page: 100,
-      });
-      const found = data.find((c) => c.body?.startsWith(marker));
+      const comments = await allPages(
+        api,
+        api.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+          ...loc,
+          issue_number: pr,
+          per_page: 100,
+        }),
+        (data) => data,
+      );
+      const found = comments.find((c) => c.body?.startsWith(marker));
       id = found ? Number(found.id) : undefined;
     }
     if (id === undefined) {

@@ -4,7 +4,7 @@
  * statuses, and the direct merge facts (asked only under `directMergeMode = always`): whether a PR's
  * head is built on its base's tip (compare: `ahead`) and the base's required checks passed on it.
  */
-import { hasStatus, type RepoApi } from './client.js';
+import { allPages, hasStatus, type RepoApi } from './client.js';
 import { getBranchSha } from './branches.js';
 
 type CheckState = 'pending' | 'success' | 'failure' | 'cancelled';
@@ -28,12 +28,12 @@ export async function requiredStatuses({ api, loc }: RepoApi, branch: string): P
     if (!hasStatus(err, 404)) throw err;
   }
   try {
-    const { data } = await api.request('GET /repos/{owner}/{repo}/rules/branches/{branch}', {
-      ...loc,
-      branch,
-      per_page: 100,
-    });
-    for (const rule of data as { type: string; parameters?: { required_status_checks?: { context: string }[] } }[]) {
+    const rules = await allPages(
+      api,
+      api.request('GET /repos/{owner}/{repo}/rules/branches/{branch}', { ...loc, branch, per_page: 100 }),
+      (data) => data,
+    );
+    for (const rule of rules as { type: string; parameters?: { required_status_checks?: { context: string }[] } }[]) {
       if (rule.type === 'required_status_checks')
         for (const c of rule.parameters?.required_status_checks ?? []) found.add(c.context);
     }
@@ -45,12 +45,12 @@ export async function requiredStatuses({ api, loc }: RepoApi, branch: string): P
 
 /** The check runs GitHub has for a commit, as statuses (a check suite finished: catch up on missed check_run deliveries). */
 export async function checkRunStatuses({ api, loc }: RepoApi, sha: string): Promise<CheckRunStatus[]> {
-  const { data } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', {
-    ...loc,
-    ref: sha,
-    per_page: 100,
-  });
-  return data.check_runs.map((r) => ({
+  const runs = await allPages(
+    api,
+    api.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { ...loc, ref: sha, per_page: 100 }),
+    (data) => data.check_runs,
+  );
+  return runs.map((r) => ({
     context: r.name,
     state: checkRunState(r.status, r.conclusion),
     ...(r.html_url ? { url: r.html_url } : {}),
@@ -78,12 +78,12 @@ export async function directMergeFacts(
   const required = await requiredStatuses(gh, pr.baseBranch);
   let checksPassed = true;
   if (required.length > 0) {
-    const { data: combined } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/status', {
-      ...loc,
-      ref: pr.headSha,
-      per_page: 100,
-    });
-    const states = new Map<string, string>(combined.statuses.map((s) => [s.context, s.state]));
+    const statuses = await allPages(
+      api,
+      api.request('GET /repos/{owner}/{repo}/commits/{ref}/status', { ...loc, ref: pr.headSha, per_page: 100 }),
+      (data) => data.statuses,
+    );
+    const states = new Map<string, string>(statuses.map((s) => [s.context, s.state]));
     for (const c of await checkRunStatuses(gh, pr.headSha)) states.set(c.context, c.state);
     checksPassed = required.every((name) => states.get(name) === 'success');
   }
