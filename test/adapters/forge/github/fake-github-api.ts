@@ -297,7 +297,7 @@ export class FakeGitHubApi {
         const link = linkHeader(`${this.baseUrl}${rawPath}`, query, paged.page, paged.last);
         if (link) extra.link = link;
       }
-      data = fullShape(exampleAnswer(op, res.status), data);
+      data = fullShape(this.ofThisRepository(exampleAnswer(op, res.status)), data);
     }
     for (const message of checkResponse(op, res.status, data)) this.violations.push({ method, path, message });
     if (method === 'GET' && res.status === 200) {
@@ -313,6 +313,15 @@ export class FakeGitHubApi {
       status: res.status,
       headers: { ...limitHeaders(), ...extra, ...out },
     });
+  }
+
+  /** GitHub's example repository (octocat/Hello-World) in an example answer → this one, canonically spelled. */
+  private ofThisRepository(example: unknown): unknown {
+    if (example === undefined) return undefined;
+    const text = JSON.stringify(example)
+      .replaceAll('octocat/Hello-World', `${this.owner}/${this.repo}`)
+      .replaceAll('"name":"Hello-World"', `"name":${JSON.stringify(this.repo)}`);
+    return JSON.parse(text);
   }
 
   /** `/repos/OWNER/REPO/…` in any letter case → the repository's canonical spelling (GitHub is case-insensitive). */
@@ -542,7 +551,8 @@ export class FakeGitHubApi {
         id: this.nextId++,
         name: String(body!.name),
         head_sha: String(body!.head_sha),
-        status: String(body!.status),
+        // GitHub: `queued` unless told; a conclusion completes the run.
+        status: body!.conclusion ? 'completed' : String(body!.status ?? 'queued'),
         conclusion: (body!.conclusion as string) ?? null,
         output: body!.output,
       };
