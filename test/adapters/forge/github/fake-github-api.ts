@@ -7,7 +7,14 @@
  */
 import { createHash, createVerify } from 'node:crypto';
 import { afterEach } from 'vitest';
-import { checkRequest, checkResponse, exampleAnswer, type Operation, type Violation } from './github-description.js';
+import {
+  checkRequest,
+  checkResponse,
+  checkWebhook,
+  exampleAnswer,
+  type Operation,
+  type Violation,
+} from './github-description.js';
 
 export interface FakePull {
   number: number;
@@ -683,8 +690,17 @@ const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'obj
 
 /** Every fake made in a test file; a test after which any of them saw a violation fails. */
 const made: FakeGitHubApi[] = [];
+/** Webhook payloads the tests built that GitHub would not send. */
+const deliveryViolations: Violation[] = [];
+
+/** Checks a webhook payload a test delivers or reads against GitHub's schema of its event and action. */
+export function checkDelivery(event: string, payload: unknown): void {
+  for (const message of checkWebhook(event, payload))
+    deliveryViolations.push({ method: 'WEBHOOK', path: event, message });
+}
+
 afterEach(() => {
-  const seen = made.flatMap((api) => api.violations.splice(0));
+  const seen = [...deliveryViolations.splice(0), ...made.flatMap((api) => api.violations.splice(0))];
   if (seen.length > 0)
     throw new Error(
       `GitHub would not have taken or answered this:\n${seen.map((v) => `  ${v.method} ${v.path}: ${v.message}`).join('\n')}`,

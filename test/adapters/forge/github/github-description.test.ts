@@ -4,7 +4,9 @@
  * give, is a violation (and a test that produces one fails).
  */
 import { describe, expect, it } from 'vitest';
-import { checkResponse, findOperation } from './github-description.js';
+import examples from '@octokit/webhooks-examples';
+import { checkResponse, checkWebhook, findOperation } from './github-description.js';
+import { gitHubExample } from './webhook-examples.js';
 import { FakeGitHubApi } from './fake-github-api.js';
 
 function repo(): FakeGitHubApi {
@@ -84,5 +86,23 @@ describe("GitHub's description as the fake's referee", () => {
       '/repos/{owner}/{repo}/branches/{branch}/protection',
     );
     expect(findOperation('GET', '/repos/acme/web/commits/abc/check-runs')?.pathParams.ref).toBe('abc');
+  });
+
+  it('a webhook payload GitHub would not send (a field missing, a state it does not know) is a violation', () => {
+    const raw = (examples as unknown as { name: string; examples: { action?: string }[] }[])
+      .find((e) => e.name === 'pull_request')!
+      .examples.find((p) => p.action === 'opened')!;
+    expect(checkWebhook('pull_request', raw)).toEqual([
+      "pull-request-opened payload: /pull_request must have required property 'auto_merge'",
+    ]);
+    expect(checkWebhook('pull_request', gitHubExample('pull_request', 'opened'))).toEqual([]);
+    const status = gitHubExample('status');
+    status.state = 'passed';
+    expect(checkWebhook('status', status)).toEqual([
+      'status payload: /state must be equal to one of the allowed values (pending, success, failure, error)',
+    ]);
+    expect(checkWebhook('pull_request', { action: 'teleported' })).toEqual([
+      'GitHub sends no pull_request teleported delivery',
+    ]);
   });
 });

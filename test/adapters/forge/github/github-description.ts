@@ -5,7 +5,8 @@
  * slashes), whether a request is one GitHub takes (path and query parameters, `per_page` ≤ 100, unknown
  * query parameters, the JSON body with no field and no enum value GitHub does not know) and whether an
  * answer is one GitHub gives (a documented status, a body valid against that status's schema), and the
- * documented example answer of an operation. Loaded once per process and compiled per operation on
+ * documented example answer of an operation; and whether a webhook payload is one GitHub sends
+ * (@octokit/openapi-webhooks). Loaded once per process and compiled per operation on
  * first use (Ajv); the description is OpenAPI 3.0, so `nullable` is rewritten to JSON Schema first.
  */
 import { readFileSync } from 'node:fs';
@@ -181,13 +182,13 @@ function validator(key: string, schema: Json, strictBody = false): ValidateFunct
   return v;
 }
 
-/** `$ref`s of an operation's own schema pointed at the components added as `gh`. */
-function rebase(s: unknown): unknown {
+/** `$ref`s of an operation's own schema pointed at the components added as `base` (`gh`, `ghw`). */
+function rebase(s: unknown, base = 'gh'): unknown {
   if (!s || typeof s !== 'object') return s;
-  if (Array.isArray(s)) return s.map(rebase);
+  if (Array.isArray(s)) return s.map((x) => rebase(x, base));
   const out: Json = {};
   for (const [k, v] of Object.entries(s as Json))
-    out[k] = k === '$ref' && typeof v === 'string' ? `gh${v}` : k === 'example' ? v : rebase(v);
+    out[k] = k === '$ref' && typeof v === 'string' ? `${base}${v}` : k === 'example' ? v : rebase(v, base);
   return out;
 }
 
@@ -331,4 +332,118 @@ export function exampleAnswer(op: Operation, status: number): unknown {
     examples.set(key, value);
   }
   return structuredClone(examples.get(key));
+}
+
+let webhooks: { doc: Json; byKey: Record<string, Json> } | null = null;
+const webhookAjv = new Ajv({ strict: false, allErrors: true, verbose: true, validateSchema: false, logger: false });
+addFormats(webhookAjv);
+const webhookValidators = new Map<string, ValidateFunction>();
+
+/** The validator of a webhook payload (by event and action), or the reason there is none. */
+function webhookValidator(event: string, payload: unknown): { key: string; v: ValidateFunction } | string {
+  if (!webhooks) {
+    const file = createRequire(import.meta.url).resolve('@octokit/openapi-webhooks/generated/api.github.com.json');
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as Json;
+    const schemas = (doc.components as Json).schemas as Json;
+    for (const s of Object.values(schemas)) toJsonSchema(s);
+    webhookAjv.addSchema({ $id: 'ghw', components: { schemas } });
+    webhooks = { doc, byKey: doc.webhooks as Record<string, Json> };
+  }
+  const action = (payload as { action?: unknown } | null)?.action;
+  const kebab = (x: string) => x.replaceAll('_', '-');
+  const key = [typeof action === 'string' ? `${kebab(event)}-${kebab(action)}` : null, kebab(event)].find(
+    (k) => k !== null && webhooks!.byKey[k],
+  );
+  if (!key) return `GitHub sends no ${event}${typeof action === 'string' ? ` ${action}` : ''} delivery`;
+  let v = webhookValidators.get(key);
+  if (!v) {
+    const body = (webhooks.byKey[key]!.post as Json).requestBody as Json;
+    const schema = ((body.content as Json)['application/json'] as Json).schema as Json;
+    v = webhookAjv.compile(rebase(schema, 'ghw') as Schema);
+    webhookValidators.set(key, v);
+  }
+  return { key, v };
+}
+
+/**
+ * What in a webhook delivery's payload GitHub would not send, in words (empty: GitHub sends it so),
+ * against @octokit/openapi-webhooks' schema of the event and action (`pull_request` `opened` →
+ * `pull-request-opened`; `push`, `status`: the event alone).
+ */
+export function checkWebhook(event: string, payload: unknown): string[] {
+  const found = webhookValidator(event, payload);
+  if (typeof found === 'string') return [found];
+  return found.v(payload) ? [] : [`${found.key} payload: ${ajvMessage(found.v)}`];
+}
+
+/**
+ * A payload brought to the shape GitHub sends today, in place: each field the schema requires and the
+ * payload lacks is added with a plain value of its type (null where it may be null), and a value of the
+ * wrong type or format is replaced so. For payloads written before a field existed (the examples of
+ * @octokit/webhooks-examples); the payload's own values stay where they are valid.
+ */
+export function completeWebhook<T>(event: string, payload: T): T {
+  const found = webhookValidator(event, payload);
+  if (typeof found === 'string') return payload;
+  const { v } = found;
+  for (let round = 0; round < 10 && !v(payload); round++) {
+    // Of alternatives (oneOf: a reviewer or a team), only the one the payload comes closest to is completed.
+    const branch = (path: string) => /^(.*?\/oneOf\/)(\d+)/.exec(path);
+    const counts = new Map<string, number>();
+    for (const e of v.errors ?? []) {
+      const b = branch(e.schemaPath);
+      if (b) counts.set(b[0], (counts.get(b[0]) ?? 0) + 1);
+    }
+    const closest = (b: RegExpExecArray) =>
+      [...counts].filter(([k]) => k.startsWith(b[1]!)).sort((x, y) => x[1] - y[1])[0]![0] === b[0];
+    for (const e of v.errors ?? []) {
+      const b = branch(e.schemaPath);
+      if (b && !closest(b)) continue;
+      const parts = e.instancePath.split('/').slice(1);
+      const at = parts.reduce<unknown>((o, k) => (o as Json | undefined)?.[k], payload) as Json | undefined;
+      if (e.keyword === 'required') {
+        const name = (e.params as { missingProperty: string }).missingProperty;
+        const props = ((e.parentSchema as Json | undefined)?.properties ?? {}) as Json;
+        if (at && typeof at === 'object' && !(name in at))
+          at[name] = plainValue(props[name] as Json | undefined, 0, name);
+      } else if (['type', 'format', 'enum'].includes(e.keyword) && parts.length > 0) {
+        const holder = parts.slice(0, -1).reduce<unknown>((o, k) => (o as Json)[k], payload) as Json;
+        holder[parts[parts.length - 1]!] = plainValue(e.parentSchema as Json, 0, parts[parts.length - 1]);
+      }
+    }
+  }
+  return payload;
+}
+
+/**
+ * A plain valid value of a schema: null where allowed, the first enum value, a typical string of a
+ * format (an address for a `…url` field, as GitHub fills one the sender left out).
+ */
+function plainValue(schema: Json | undefined, depth: number, name = ''): unknown {
+  if (!schema || depth > 8) return null;
+  const s =
+    typeof schema.$ref === 'string' ? resolve(webhooks!.doc, { $ref: schema.$ref.replace(/^ghw/, '') }) : schema;
+  const types = ([] as unknown[]).concat(s.type ?? []);
+  if (types.includes('null')) return null;
+  if (Array.isArray(s.enum)) return s.enum[0];
+  const choice = ((s.anyOf ?? s.oneOf) as Json[] | undefined)?.find((x) => x.type !== 'null');
+  if (choice) return plainValue(choice, depth + 1);
+  if (Array.isArray(s.allOf)) return Object.assign({}, ...(s.allOf as Json[]).map((x) => plainValue(x, depth + 1)));
+  const format = s.format;
+  if (types.includes('string'))
+    return format === 'date-time'
+      ? '2026-01-05T09:00:00Z'
+      : format === 'uri' || format === 'uri-template' || name.endsWith('url')
+        ? 'https://github.com'
+        : format === 'email'
+          ? 'octocat@github.com'
+          : '';
+  if (types.includes('integer') || types.includes('number')) return 0;
+  if (types.includes('boolean')) return false;
+  if (types.includes('array')) return [];
+  const out: Json = {};
+  const props = (s.properties ?? {}) as Json;
+  for (const name of (s.required as string[] | undefined) ?? [])
+    out[name] = plainValue(props[name] as Json, depth + 1, name);
+  return out;
 }

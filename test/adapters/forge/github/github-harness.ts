@@ -1,6 +1,7 @@
 /**
  * The real service over in-memory SQLite with the real github forge talking to the FAKE GitHub API
- * (fake-github-api.ts) through an injected fetch, and the real webhook endpoint fed signed deliveries.
+ * (fake-github-api.ts) through an injected fetch, and the real webhook endpoint fed signed deliveries
+ * (each payload checked against GitHub's webhook schema of its event and action).
  * Nothing runs in the background: tests call runEffects().
  */
 import { randomUUID } from 'node:crypto';
@@ -21,7 +22,7 @@ import type { AuthContext, QueueKey } from '../../../../src/app/service-port.js'
 import type { RepoBinding } from '../../../../src/ports.js';
 import { connect, type Db } from '../../../../src/store/connect.js';
 import { migrateToLatest } from '../../../../src/store/migrations/index.js';
-import { FakeGitHubApi } from './fake-github-api.js';
+import { checkDelivery, FakeGitHubApi } from './fake-github-api.js';
 import type { Json } from '../../../helpers/json.js';
 
 export const SECRET = 'It is a secret to everybody';
@@ -132,6 +133,7 @@ export async function createGitHubHarness(
     key: { repo: { host: 'github.com', owner: api.owner, name: api.repo }, targetBranch: 'main' },
     runEffects: () => app.runner.drain(),
     async deliver(event, payload, o = {}) {
+      checkDelivery(event, payload);
       const body = JSON.stringify(payload);
       const signature = o.signature === undefined ? await sign(SECRET, body) : o.signature;
       // Tampered: the same payload with a field added after it was signed.
