@@ -2,8 +2,19 @@
  * A FAKE of GitHub's REST API for tests: an in-memory repository (branches, commits, pull requests,
  * check runs, statuses, comments, labels, App installations) answering the requests the github forge makes,
  * through a `fetch` function that records every call. `failNext` scripts answers (rate limits, 5xx,
- * refusals) for the next matching calls. Shapes follow GitHub's documented responses, trimmed to the
- * fields greenline reads.
+ * refusals) for the next matching calls; `failAfterEffect` lets a write happen and answers 5xx all the
+ * same; `secondaryLimitNext` answers GitHub's secondary rate limit.
+ *
+ * It cannot be kinder than GitHub: every request is checked against GitHub's own description
+ * (github-description.ts: routes, parameters, bodies) and so is every answer (documented status and
+ * schema); what GitHub would not take or give is a `violation`, and a test after which any fake saw one
+ * fails (as does one that delivered or read a webhook payload GitHub would not send: `checkDelivery`).
+ * The handlers' answers are trimmed to what greenline reads; fetch() fills them in from the operation's
+ * documented example, so answers are full-shaped. Around every answer, as GitHub does: owner/repo in any
+ * letter case (answers spell them as the constructor was given), pages of list answers (`per_page` 30 by
+ * default, at most 100, `page`, a `Link` header), rate-limit headers and a primary budget per token or
+ * installation (`rateLimit` an hour on the fake's `now()`; 403 when spent), `ETag` on GET answers and a
+ * free `304` for a matching `If-None-Match`, and a count of the requests GitHub would bill (`billable`).
  */
 import { createHash, createVerify } from 'node:crypto';
 import { afterEach } from 'vitest';
@@ -699,10 +710,12 @@ export function checkDelivery(event: string, payload: unknown): void {
     deliveryViolations.push({ method: 'WEBHOOK', path: event, message });
 }
 
-afterEach(() => {
-  const seen = [...deliveryViolations.splice(0), ...made.flatMap((api) => api.violations.splice(0))];
-  if (seen.length > 0)
-    throw new Error(
-      `GitHub would not have taken or answered this:\n${seen.map((v) => `  ${v.method} ${v.path}: ${v.message}`).join('\n')}`,
-    );
-});
+// Under vitest only: a benchmark or script may drive the fake outside a test run (and read `violations`).
+if (process.env.VITEST)
+  afterEach(() => {
+    const seen = [...deliveryViolations.splice(0), ...made.flatMap((api) => api.violations.splice(0))];
+    if (seen.length > 0)
+      throw new Error(
+        `GitHub would not have taken or answered this:\n${seen.map((v) => `  ${v.method} ${v.path}: ${v.message}`).join('\n')}`,
+      );
+  });
