@@ -95,7 +95,7 @@ function description(): Description {
         node = node.literal.get(seg)!;
       }
     }
-    for (const op of ops) node.ops.set(op.method, op);
+    for (const op of ops) if (!node.ops.has(op.method)) node.ops.set(op.method, op); // the first of two names for one URL
   }
   loaded = { doc, root };
   return loaded;
