@@ -92,6 +92,7 @@ export async function createGitHubHarness(
   const db = connect({ databaseUrl: 'sqlite::memory:', dataDir: '' });
   await migrateToLatest(db);
   const clock = new ManualClock(Date.UTC(2026, 0, 5, 9));
+  api.now = () => clock.now(); // rate-limit windows and timestamps on the service's clock
   const ci = new ScriptedCi();
   const app = createApp({
     db,
