@@ -710,12 +710,14 @@ export function checkDelivery(event: string, payload: unknown): void {
     deliveryViolations.push({ method: 'WEBHOOK', path: event, message });
 }
 
-// Under vitest only: a benchmark or script may drive the fake outside a test run (and read `violations`).
-if (process.env.VITEST)
-  afterEach(() => {
-    const seen = [...deliveryViolations.splice(0), ...made.flatMap((api) => api.violations.splice(0))];
-    if (seen.length > 0)
-      throw new Error(
-        `GitHub would not have taken or answered this:\n${seen.map((v) => `  ${v.method} ${v.path}: ${v.message}`).join('\n')}`,
-      );
-  });
+/** Throws, naming each, when any fake (or delivered payload) saw what GitHub would not take or give since last asked. */
+export function expectNoViolations(): void {
+  const seen = [...deliveryViolations.splice(0), ...made.flatMap((api) => api.violations.splice(0))];
+  if (seen.length > 0)
+    throw new Error(
+      `GitHub would not have taken or answered this:\n${seen.map((v) => `  ${v.method} ${v.path}: ${v.message}`).join('\n')}`,
+    );
+}
+
+// After every test (under vitest only: a benchmark or script may drive the fake outside a test run).
+if (process.env.VITEST) afterEach(expectNoViolations);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import examples from '@octokit/webhooks-examples';
 import { checkResponse, checkWebhook, findOperation } from './github-description.js';
 import { gitHubExample } from './webhook-examples.js';
-import { FakeGitHubApi } from './fake-github-api.js';
+import { expectNoViolations, FakeGitHubApi } from './fake-github-api.js';
 
 function repo(): FakeGitHubApi {
   const api = new FakeGitHubApi();
@@ -104,5 +104,15 @@ describe("GitHub's description as the fake's referee", () => {
     expect(checkWebhook('pull_request', { action: 'teleported' })).toEqual([
       'GitHub sends no pull_request teleported delivery',
     ]);
+  });
+
+  it('a test after which a fake saw a violation fails, without the test asking', async () => {
+    const api = repo();
+    await send(api, 'GET', '/repos/acme/web/pulls/1?expand=all');
+    // What the fake's module runs after every test:
+    expect(() => expectNoViolations()).toThrow(
+      'GitHub would not have taken or answered this:\n  GET /repos/acme/web/pulls/1?expand=all: GET /repos/{owner}/{repo}/pulls/{pull_number} takes no query parameter expand',
+    );
+    expect(() => expectNoViolations()).not.toThrow();
   });
 });
