@@ -98,4 +98,16 @@ describe('the fake GitHub around its answers', () => {
     expect(res.status).toBe(502);
     expect(api.comments.map((c) => c.body)).toEqual(['hello']);
   });
+
+  it("a commit's combined status says its state, from the latest status of each context", async () => {
+    const api = repo();
+    const sha = api.branches.get('main')!;
+    const combined = async () =>
+      ((await (await get(api, `/repos/Acme/Web/commits/${sha}/status`)).json()) as { state: string }).state;
+    expect(await combined()).toBe('pending');
+    api.statuses.push({ sha, context: 'build', state: 'failure' }, { sha, context: 'lint', state: 'success' });
+    expect(await combined()).toBe('failure');
+    api.statuses.push({ sha, context: 'build', state: 'success' });
+    expect(await combined()).toBe('success');
+  });
 });

@@ -600,7 +600,19 @@ export class FakeGitHubApi {
         .filter((s) => s.sha === r![1])
         .reverse()
         .filter((s, i, all) => all.findIndex((x) => x.context === s.context) === i); // the latest per context
-      return json(200, { sha: r[1], statuses: statuses.map((s) => ({ context: s.context, state: s.state })) });
+      // GitHub's combined state: failure if any is error or failure, pending if none or any pending.
+      const states = statuses.map((s) => s.state);
+      const state = states.some((x) => x === 'error' || x === 'failure')
+        ? 'failure'
+        : states.length === 0 || states.includes('pending')
+          ? 'pending'
+          : 'success';
+      return json(200, {
+        sha: r[1],
+        state,
+        total_count: statuses.length,
+        statuses: statuses.map((s) => ({ context: s.context, state: s.state })),
+      });
     }
     if ((r = m(/^POST ~\/statuses\/([0-9a-f]+)$/))) {
       this.statuses.push({ sha: r[1]!, context: String(body!.context), state: String(body!.state) });
