@@ -50,7 +50,7 @@ describe("GitHub's description as the fake's referee", () => {
     const api = repo();
     await send(api, 'GET', '/repos/acme/web/issues/1/comments?per_page=101&order=asc');
     expect(taken(api)).toEqual([
-      'GET /repos/acme/web/issues/1/comments?per_page=101&order=asc: query parameter per_page=101: (body) must be <= 100',
+      'GET /repos/acme/web/issues/1/comments?per_page=101&order=asc: query parameter per_page=101: it must be <= 100',
       'GET /repos/acme/web/issues/1/comments?per_page=101&order=asc: GET /repos/{owner}/{repo}/issues/{issue_number}/comments takes no query parameter order',
     ]);
   });

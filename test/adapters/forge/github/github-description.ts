@@ -218,12 +218,12 @@ function strictObjects(doc: Json, s: unknown, depth: number, inAllOf = false): u
   return out;
 }
 
-const ajvMessage = (v: ValidateFunction): string =>
+const ajvMessage = (v: ValidateFunction, whole = '(body)'): string =>
   (v.errors ?? [])
     .slice(0, 5)
     .map(
       (e) =>
-        `${e.instancePath || '(body)'} ${e.message ?? ''}${
+        `${e.instancePath || whole} ${e.message ?? ''}${
           e.params && 'additionalProperty' in e.params ? `: ${String(e.params.additionalProperty)}` : ''
         }${e.params && 'allowedValues' in e.params ? ` (${(e.params.allowedValues as unknown[]).join(', ')})` : ''}`,
     )
@@ -252,7 +252,7 @@ export function checkRequest(
       v = coercing.compile(schema);
       compiledParams.set(key, v);
     }
-    if (!v(value)) problems.push(`${where} parameter ${name}=${value}: ${ajvMessage(v)}`);
+    if (!v(value)) problems.push(`${where} parameter ${name}=${value}: ${ajvMessage(v, 'it').trim()}`);
     return;
   };
   for (const [name, value] of Object.entries(pathParams)) checkParam('path', name, value);
