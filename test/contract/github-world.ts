@@ -9,25 +9,18 @@
  * version being on it when its head is an ancestor of the target or the PR was merged into a commit
  * that is.
  */
-import webhookExamples from '@octokit/webhooks-examples';
 import { createGitHubHarness, type GitHubHarness } from '../adapters/forge/github/github-harness.js';
 import type { FakePull } from '../adapters/forge/github/fake-github-api.js';
+import { gitHubExample } from '../adapters/forge/github/webhook-examples.js';
 import type { CiStatus } from '../../src/ports.js';
 import type { Json } from '../helpers/json.js';
 import { CAPABILITIES, POLL_INTERVAL_MS, type ForgeWorld, type OpenPrOptions, type WorldKind } from './forge-world.js';
 
 type Payload = Record<string, Json>;
 
-/** GitHub's example payloads by event name. */
-const EXAMPLES = webhookExamples as unknown as { name: string; examples: Payload[] }[];
-
-/** A copy of GitHub's example payload of `event` (with `action`, if given). */
+/** A copy of GitHub's example payload of `event` (with `action`, if given), completed to today's schemas. */
 function example(event: string, action?: string): Payload {
-  const found = EXAMPLES.find((e) => e.name === event)?.examples.find(
-    (x) => action === undefined || x.action === action,
-  );
-  if (!found) throw new Error(`no example payload of ${event} ${action ?? ''}`);
-  return structuredClone(found);
+  return gitHubExample(event, action);
 }
 
 /** The check run conclusion GitHub reports for a CI state. */
@@ -65,10 +58,10 @@ class GitHubWorld implements ForgeWorld {
     return pr;
   }
 
-  /** This repository in a payload, as GitHub writes it. */
-  private repository(): Payload {
+  /** This repository in a payload of `event`, as GitHub writes it (push payloads give times as numbers). */
+  private repository(event: string, payload: Payload): Payload {
     const { owner, repo } = this.api;
-    const r = example('push').repository as Payload;
+    const r = (payload.repository ?? example(event).repository) as Payload;
     return {
       ...r,
       name: repo,
@@ -79,7 +72,7 @@ class GitHubWorld implements ForgeWorld {
   }
 
   private async deliver(event: string, payload: Payload): Promise<void> {
-    const res = await this.h.deliver(event, { ...payload, repository: this.repository() });
+    const res = await this.h.deliver(event, { ...payload, repository: this.repository(event, payload) });
     if (res.status !== 200)
       throw new Error(`the ${event} delivery was answered ${res.status}: ${JSON.stringify(res.body)}`);
   }
@@ -156,7 +149,7 @@ class GitHubWorld implements ForgeWorld {
         ...p.check_run,
         ...run,
         html_url: `https://github.com/${this.api.owner}/${this.api.repo}/runs/${run.id}`,
-        details_url: null,
+        details_url: `https://github.com/${this.api.owner}/${this.api.repo}/runs/${run.id}`,
         pull_requests: [],
       },
     });
@@ -215,8 +208,8 @@ class GitHubWorld implements ForgeWorld {
         pull_request: {
           url,
           html_url: `https://github.com/${owner}/${repo}/pull/${n}`,
-          diff_url: null,
-          patch_url: null,
+          diff_url: `https://github.com/${owner}/${repo}/pull/${n}.diff`,
+          patch_url: `https://github.com/${owner}/${repo}/pull/${n}.patch`,
         },
       },
       comment: {

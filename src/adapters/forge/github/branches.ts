@@ -13,7 +13,7 @@
 import type { Logger } from 'pino';
 import type { RunPr } from '../../../engine/types.js';
 import type { BuildResult, RepoBinding } from '../../../ports.js';
-import { failureOf, hasStatus, type RepoApi } from './client.js';
+import { allPages, failureOf, hasStatus, type RepoApi } from './client.js';
 import { fetchPull, mergeCommitMessage } from './pulls.js';
 
 /** A commit as the messages name it: its first 7 hex digits. */
@@ -43,11 +43,12 @@ export async function getBranchSha({ api, loc }: RepoApi, branch: string): Promi
 
 /** Names of the branches that start with `prefix` (matching refs). */
 export async function listBranches({ api, loc }: RepoApi, prefix: string): Promise<string[]> {
-  const { data } = await api.request('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', {
-    ...loc,
-    ref: `heads/${prefix}`,
-  });
-  return data.map((r) => r.ref.replace(/^refs\/heads\//, ''));
+  const refs = await allPages(
+    api,
+    api.request('GET /repos/{owner}/{repo}/git/matching-refs/{ref}', { ...loc, ref: `heads/${prefix}` }),
+    (data) => data,
+  );
+  return refs.map((r) => r.ref.replace(/^refs\/heads\//, ''));
 }
 
 export async function createTestBranch(
@@ -106,12 +107,16 @@ async function headContaining(gh: RepoApi, branch: string, sha: string): Promise
 /** Closes the test PRs opened for the branch (presence.ts), then deletes it; a missing branch is success. */
 export async function deleteBranch(gh: RepoApi, branch: string): Promise<void> {
   const { api, loc } = gh;
-  const { data: open } = await api.request('GET /repos/{owner}/{repo}/pulls', {
-    ...loc,
-    head: `${loc.owner}:${branch}`,
-    state: 'open',
-    per_page: 100,
-  });
+  const open = await allPages(
+    api,
+    api.request('GET /repos/{owner}/{repo}/pulls', {
+      ...loc,
+      head: `${loc.owner}:${branch}`,
+      state: 'open',
+      per_page: 100,
+    }),
+    (data) => data,
+  );
   for (const pr of open) {
     await api.request('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', {
       ...loc,

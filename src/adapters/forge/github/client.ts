@@ -5,7 +5,8 @@
  * merge again; creations that a retry could duplicate opt out, see create-once.ts). Everything goes
  * through the `fetch` given (the global one unless injected). Each client is throttled on its own (its
  * own lane of writes), as GitHub limits each installation and token, and spends its request budget
- * with care (request-budget.ts: conditional requests, waits for the reset).
+ * with care (request-budget.ts: conditional requests, waits for the reset). `allPages` reads every
+ * page of a list answer.
  */
 import { createHash } from 'node:crypto';
 import { createAppAuth } from '@octokit/auth-app';
@@ -110,6 +111,30 @@ export function hasStatus(err: unknown, ...statuses: number[]): boolean {
 const tokenKey = (token: string): string => `token:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
 /** A repository's key in the caches: `owner/name` in lower case (GitHub's names are case-insensitive). */
 const repoKey = (repo: RepoBinding): string => `${repo.repo.owner}/${repo.repo.name}`.toLowerCase();
+
+/** The `rel="next"` address of a `Link` header, or null on the last page. */
+function nextPage(link: string | undefined): string | null {
+  return /<([^>]+)>;\s*rel="next"/.exec(link ?? '')?.[1] ?? null;
+}
+
+/**
+ * Every item of a list GitHub answers in pages: the first answer's items, then those of each page its
+ * `Link` header names as `rel="next"`. `items` picks the list from an answer (the answer itself, or the
+ * list inside it: `check_runs`, `statuses`, …).
+ */
+export async function allPages<D, T>(
+  api: GitHubApi,
+  first: Promise<{ data: D; headers: { link?: string } }>,
+  items: (data: D) => T[],
+): Promise<T[]> {
+  let res = await first;
+  const all = [...items(res.data)];
+  for (let next = nextPage(res.headers.link); next !== null; next = nextPage(res.headers.link)) {
+    res = (await api.request({ method: 'GET', url: next })) as unknown as typeof res;
+    all.push(...items(res.data));
+  }
+  return all;
+}
 
 export class GitHubClients {
   private readonly byInstallation = new Map<string, GitHubApi>();

@@ -20,7 +20,7 @@ import type { Logger } from 'pino';
 import type { PrOutlook } from '../../../engine/eta.js';
 import type { QueueConfig, QueueEventPayload } from '../../../engine/types.js';
 import type { RepoBinding } from '../../../ports.js';
-import { failureOf, hasStatus, type GitHubClients, type RepoApi } from './client.js';
+import { allPages, failureOf, hasStatus, type GitHubClients, type RepoApi } from './client.js';
 import { createOnce, NOT_RETRIED } from './create-once.js';
 import { fetchPull, type GitHubPull } from './pulls.js';
 
@@ -248,12 +248,16 @@ export class Presence {
     ].join('\n');
     const key = `${repo.id}:${pr}:${branch}`;
     const findComment = async (): Promise<number | null> => {
-      const { data } = await api.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
-        ...loc,
-        issue_number: pr,
-        per_page: 100,
-      });
-      const found = data.find((c) => c.body?.startsWith(marker));
+      const comments = await allPages(
+        api,
+        api.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+          ...loc,
+          issue_number: pr,
+          per_page: 100,
+        }),
+        (data) => data,
+      );
+      const found = comments.find((c) => c.body?.startsWith(marker));
       return found ? Number(found.id) : null;
     };
     let id = this.comments.get(key) ?? (await findComment());

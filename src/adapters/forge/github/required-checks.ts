@@ -8,7 +8,7 @@
  * head is built on its base's tip (compare: `ahead`) and the base's required checks passed on it.
  */
 import type { CiStatus } from '../../../ports.js';
-import { hasStatus, type RepoApi } from './client.js';
+import { allPages, hasStatus, type RepoApi } from './client.js';
 import { getBranchSha } from './branches.js';
 import { checkName } from './presence.js';
 
@@ -72,12 +72,12 @@ export async function branchRules({ api, loc }: RepoApi, branch: string): Promis
     if (!hasStatus(err, 404)) throw err;
   }
   try {
-    const { data } = await api.request('GET /repos/{owner}/{repo}/rules/branches/{branch}', {
-      ...loc,
-      branch,
-      per_page: 100,
-    });
-    for (const rule of data as Rule[]) {
+    const rules = await allPages(
+      api,
+      api.request('GET /repos/{owner}/{repo}/rules/branches/{branch}', { ...loc, branch, per_page: 100 }),
+      (data) => data,
+    );
+    for (const rule of rules as Rule[]) {
       const ruleset = `the ruleset ${JSON.stringify(rule.ruleset_source ?? '?')} on ${branch}`;
       if (rule.type === 'merge_queue') mergeQueue ??= ruleset;
       if (rule.type === 'pull_request') {
@@ -147,25 +147,17 @@ export async function blockedOnlyByOwnCheck(
 
 /** The state of each check and commit status on a commit (a check run wins over a status of the same name). */
 async function headStates(gh: RepoApi, sha: string): Promise<Map<string, string>> {
-  const { api, loc } = gh;
-  const { data: combined } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/status', {
-    ...loc,
-    ref: sha,
-    per_page: 100,
-  });
-  const states = new Map<string, string>(combined.statuses.map((s) => [s.context, s.state]));
-  for (const c of await checkRunStatuses(gh, sha)) states.set(c.context, c.state);
-  return states;
+  return new Map((await commitChecks(gh, sha)).map((c) => [c.context, c.state]));
 }
 
 /** The check runs GitHub has for a commit, as statuses (a check suite finished: catch up on missed check_run deliveries). */
 export async function checkRunStatuses({ api, loc }: RepoApi, sha: string): Promise<CheckRunStatus[]> {
-  const { data } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', {
-    ...loc,
-    ref: sha,
-    per_page: 100,
-  });
-  return data.check_runs.map((r) => ({
+  const runs = await allPages(
+    api,
+    api.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { ...loc, ref: sha, per_page: 100 }),
+    (data) => data.check_runs,
+  );
+  return runs.map((r) => ({
     context: r.name,
     state: checkRunState(r.status, r.conclusion),
     ...(r.html_url ? { url: r.html_url } : {}),
@@ -178,13 +170,13 @@ export async function checkRunStatuses({ api, loc }: RepoApi, sha: string): Prom
  */
 export async function commitChecks(gh: RepoApi, sha: string): Promise<CiStatus[]> {
   const { api, loc } = gh;
-  const { data: combined } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/status', {
-    ...loc,
-    ref: sha,
-    per_page: 100,
-  });
+  const statuses = await allPages(
+    api,
+    api.request('GET /repos/{owner}/{repo}/commits/{ref}/status', { ...loc, ref: sha, per_page: 100 }),
+    (data) => data.statuses,
+  );
   const byContext = new Map<string, CiStatus>();
-  for (const s of combined.statuses) {
+  for (const s of statuses) {
     if (!isCommitState(s.state)) continue;
     byContext.set(s.context, {
       context: s.context,

@@ -3,7 +3,7 @@
  * fork PR's workflow run vouching for its impacted-target upload.
  */
 import type { RepoBinding } from '../../../ports.js';
-import { hasStatus, type GitHubClients, type RepoApi } from './client.js';
+import { allPages, hasStatus, type GitHubClients, type RepoApi } from './client.js';
 
 /** Conclusions of a workflow run or check suite worth running again. */
 const RERUNNABLE = new Set(['failure', 'cancelled', 'timed_out']);
@@ -22,13 +22,13 @@ const RERUNNABLE = new Set(['failure', 'cancelled', 'timed_out']);
  * dealt with the first time).
  */
 export async function rerunChecks({ api, loc }: RepoApi, sha: string, only?: string[]): Promise<{ waiting: string[] }> {
-  const { data: runs } = await api.request('GET /repos/{owner}/{repo}/actions/runs', {
-    ...loc,
-    head_sha: sha,
-    per_page: 100,
-  });
+  const runs = await allPages(
+    api,
+    api.request('GET /repos/{owner}/{repo}/actions/runs', { ...loc, head_sha: sha, per_page: 100 }),
+    (data) => data.workflow_runs,
+  );
   const waiting: string[] = [];
-  for (const run of runs.workflow_runs) {
+  for (const run of runs) {
     if (only && !only.includes(String(run.id))) continue;
     if (run.status !== 'completed') waiting.push(String(run.id));
     else if (RERUNNABLE.has(run.conclusion ?? ''))
@@ -38,12 +38,12 @@ export async function rerunChecks({ api, loc }: RepoApi, sha: string, only?: str
       });
   }
   if (only) return { waiting };
-  const { data: suites } = await api.request('GET /repos/{owner}/{repo}/commits/{ref}/check-suites', {
-    ...loc,
-    ref: sha,
-    per_page: 100,
-  });
-  for (const suite of suites.check_suites) {
+  const suites = await allPages(
+    api,
+    api.request('GET /repos/{owner}/{repo}/commits/{ref}/check-suites', { ...loc, ref: sha, per_page: 100 }),
+    (data) => data.check_suites,
+  );
+  for (const suite of suites) {
     if (suite.app?.slug === 'github-actions' || suite.status !== 'completed') continue;
     if (RERUNNABLE.has(suite.conclusion ?? ''))
       await api.request('POST /repos/{owner}/{repo}/check-suites/{check_suite_id}/rerequest', {

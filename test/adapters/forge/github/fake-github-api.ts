@@ -2,20 +2,42 @@
  * A FAKE of GitHub's REST API for tests: an in-memory repository (branches, commits, pull requests,
  * check runs, statuses, comments, labels, App installations) answering the requests the github forge makes,
  * through a `fetch` function that records every call. `failNext` scripts answers (rate limits, 5xx,
- * refusals) for the next matching calls; `failAfterNext` lets the next matching call take effect and
- * then answers an error (a 5xx after the effect). Branch protection (classic, with `strict`) and
- * rulesets are modelled as GitHub documents them: under "require branches to be up to date" a PR
- * whose head does not contain its base's tip is `behind` and its merge is refused (405); protected
- * branches refuse direct ref updates unless the caller may bypass them; a `merge_queue` rule refuses
- * merges outside GitHub's queue; stacked PRs merge only through the asynchronous endpoint. Shapes
- * follow GitHub's documented responses, trimmed to the fields greenline reads.
+ * refusals) for the next matching calls; `failAfterEffect` lets a write happen and answers 5xx all the
+ * same; `secondaryLimitNext` answers GitHub's secondary rate limit.
+ *
+ * It cannot be kinder than GitHub: every request is checked against GitHub's own description
+ * (github-description.ts: routes, parameters, bodies) and so is every answer (documented status and
+ * schema); what GitHub would not take or give is a `violation`, and a test after which any fake saw one
+ * fails (as does one that delivered or read a webhook payload GitHub would not send: `checkDelivery`).
+ * The handlers' answers are trimmed to what greenline reads; fetch() fills them in from the operation's
+ * documented example, so answers are full-shaped. Around every answer, as GitHub does: owner/repo in any
+ * letter case (answers spell them as the constructor was given), pages of list answers (`per_page` 30 by
+ * default, at most 100, `page`, a `Link` header), rate-limit headers and a primary budget per token or
+ * installation (`rateLimit` an hour on the fake's `now()`; 403 when spent), `ETag` on GET answers and a
+ * free `304` for a matching `If-None-Match`, and a count of the requests GitHub would bill (`billable`).
+ * Branch protection (classic, with `strict`) and rulesets are modelled as GitHub documents them: under
+ * "require branches to be up to date" a PR whose head does not contain its base's tip is `behind` and
+ * its merge is refused (405); protected branches refuse direct ref updates unless the caller may
+ * bypass them; a `merge_queue` rule refuses merges outside GitHub's queue; stacked PRs merge only
+ * through the asynchronous endpoint.
  */
 import { createHash, createVerify } from 'node:crypto';
+import { afterEach } from 'vitest';
+import {
+  checkRequest,
+  checkResponse,
+  checkWebhook,
+  exampleAnswer,
+  type Operation,
+  type Violation,
+} from './github-description.js';
 
 export interface FakePull {
   number: number;
   state: 'open' | 'closed';
   merged: boolean;
+  merged_at: string | null;
+  closed_at: string | null;
   draft: boolean;
   mergeable: boolean | null;
   mergeable_state: string;
@@ -54,33 +76,19 @@ interface Scripted {
   status: number;
   body: unknown;
   headers: Record<string, string>;
-  /** The fake's own handler runs first (the effect happens), then this answer replaces its answer. */
-  after?: boolean;
 }
 
+/** An answer; GitHub's error answers carry `documentation_url` beside their message. */
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
-  new Response(status === 204 ? null : JSON.stringify(body), {
+  new Response(status === 204 ? null : JSON.stringify(withDocs(status, body)), {
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
   });
 
-/**
- * GitHub's conditional requests: a successful GET answer carries an ETag of its content; a request
- * naming that ETag in If-None-Match is answered 304 Not Modified without a body (which GitHub does
- * not count against the rate limit).
- */
-async function conditional(res: Response, ifNoneMatch: string | null): Promise<Response> {
-  if (res.status !== 200) return res;
-  const text = await res.text();
-  const etag = `W/"${createHash('sha1').update(text).digest('hex')}"`;
-  const headers = new Headers(res.headers);
-  headers.set('etag', etag);
-  if (ifNoneMatch === etag) {
-    headers.delete('content-type');
-    return new Response(null, { status: 304, headers });
-  }
-  return new Response(text, { status: 200, headers });
-}
+const withDocs = (status: number, body: unknown): unknown =>
+  status >= 400 && isObject(body) && typeof body.message === 'string' && !('documentation_url' in body)
+    ? { ...body, documentation_url: 'https://docs.github.com/rest' }
+    : body;
 
 export class FakeGitHubApi {
   readonly calls: RecordedCall[] = [];
@@ -161,13 +169,25 @@ export class FakeGitHubApi {
    */
   onAnswered: ((call: RecordedCall, body: unknown) => Promise<void> | void) | null = null;
   private scripted: Scripted[] = [];
+  private failingAfter: Scripted[] = [];
   private nextId = 1000;
+  /** What GitHub would not have taken or answered so (see github-description.ts); tests expect none. */
+  readonly violations: Violation[] = [];
+  /** Requests GitHub counts against the rate limit (every answer but a 304). */
+  billable = 0;
+  /** Primary rate limit per hour of a token or installation. */
+  rateLimit = 5000;
+  private readonly budgets = new Map<string, { used: number; reset: number; who: string }>();
+  /** The fake's clock (rate-limit windows); tests may set it. */
+  now: () => number = () => Date.now();
 
   constructor(
     readonly owner = 'acme',
     readonly repo = 'web',
     readonly baseUrl = 'https://api.github.test',
-  ) {}
+  ) {
+    made.push(this);
+  }
 
   /** A commit on top of `parent` (or a root commit), with a deterministic sha. */
   commit(parent: string | null, label: string): string {
@@ -188,6 +208,8 @@ export class FakeGitHubApi {
       number,
       state: 'open',
       merged: false,
+      merged_at: null,
+      closed_at: null,
       draft: false,
       mergeable: true,
       mergeable_state: 'clean',
@@ -223,11 +245,6 @@ export class FakeGitHubApi {
     for (let i = 0; i < count; i++) this.scripted.push({ method, path, status, body, headers });
   }
 
-  /** The next call matching method and path takes effect, then is answered `status` (GitHub failing after the fact). */
-  failAfterNext(method: string, path: RegExp, status: number, body: unknown = { message: 'Server Error' }): void {
-    this.scripted.push({ method, path, status, body, headers: {}, after: true });
-  }
-
   /**
    * Whether `branch` requires branches to be up to date before merging: classic protection's `strict`
    * or a ruleset's `strict_required_status_checks_policy`, each only with at least one required check.
@@ -260,6 +277,32 @@ export class FakeGitHubApi {
     return pr.mergeable_state === 'clean' && behind ? 'behind' : pr.mergeable_state;
   }
 
+  /**
+   * The next `count` calls matching method and path are carried out (the handler runs, its effect stays)
+   * and then answered with a server error, as GitHub does when it fails after applying a write.
+   */
+  failAfterEffect(method: string, path: RegExp, status = 502, count = 1): void {
+    const body = { message: status === 502 ? 'Server Error' : 'Internal Server Error' };
+    for (let i = 0; i < count; i++) this.failingAfter.push({ method, path, status, body, headers: {} });
+  }
+
+  /** GitHub's secondary rate limit for the next `count` matching calls: 403 (or 429) with retry-after. */
+  secondaryLimitNext(method: string, path: RegExp, retryAfterSeconds = 60, status: 403 | 429 = 403, count = 1): void {
+    this.failNext(
+      method,
+      path,
+      status,
+      {
+        message:
+          'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.',
+        documentation_url:
+          'https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits',
+      },
+      { 'retry-after': String(retryAfterSeconds) },
+      count,
+    );
+  }
+
   /** `METHOD path` of every call, in order (what the tests compare). */
   get log(): string[] {
     return this.calls.map((c) => `${c.method} ${c.path}`);
@@ -285,29 +328,124 @@ export class FakeGitHubApi {
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
     const method = (init?.method ?? 'GET').toUpperCase();
-    const rawPath = url.pathname.replace(new URL(this.baseUrl).pathname.replace(/\/$/, ''), '');
-    const path = decodeURIComponent(rawPath) + (url.search ? decodeURIComponent(url.search) : '');
+    const sentPath = url.pathname.replace(new URL(this.baseUrl).pathname.replace(/\/$/, ''), '');
+    const rawPath = this.canonicalPath(sentPath);
+    const path = decodeURIComponent(sentPath) + (url.search ? decodeURIComponent(url.search) : '');
     const body =
       typeof init?.body === 'string' && init.body !== '' ? (JSON.parse(init.body) as Record<string, unknown>) : null;
     const headers = new Headers(init?.headers);
     const call: RecordedCall = { method, path, body, authorization: headers.get('authorization'), status: 0 };
     this.calls.push(call);
     if (process.env.FAKE_GH_TRACE) console.log(Date.now() % 100000, method, path);
-    const at = this.scripted.findIndex((s) => s.method === method && s.path.test(path));
-    let res: Response;
-    if (at >= 0) {
-      const [s] = this.scripted.splice(at, 1);
-      if (s!.after) this.answer(method, rawPath, url.searchParams, body, call.authorization);
-      res = json(s!.status, s!.body, s!.headers);
-    } else {
-      res = this.answer(method, rawPath, url.searchParams, body, call.authorization);
-    }
-    if (method === 'GET') res = await conditional(res, headers.get('if-none-match'));
+    const { match, problems } = checkRequest(method, rawPath, url.searchParams, body);
+    for (const message of problems) this.violations.push({ method, path, message });
+    const res = match
+      ? await this.envelope(match.op, method, rawPath, url.searchParams, body, headers)
+      : json(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
     call.status = res.status;
     if (this.onAnswered)
       await this.onAnswered(call, res.status === 204 || res.status === 304 ? null : await res.clone().json());
     return res;
   };
+
+  /** GitHub's answer around the fake's own: rate limits, scripted answers, full shapes, pages, ETags. */
+  private async envelope(
+    op: Operation,
+    method: string,
+    rawPath: string,
+    query: URLSearchParams,
+    body: Record<string, unknown> | null,
+    headers: Headers,
+  ): Promise<Response> {
+    const path = decodeURIComponent(rawPath) + (query.size > 0 ? `?${decodeURIComponent(query.toString())}` : '');
+    const auth = headers.get('authorization');
+    const budget = this.budgetOf(auth);
+    const limitHeaders = () => ({
+      'x-ratelimit-limit': String(this.rateLimit),
+      'x-ratelimit-remaining': String(Math.max(0, this.rateLimit - budget.used)),
+      'x-ratelimit-used': String(budget.used),
+      'x-ratelimit-reset': String(Math.floor(budget.reset / 1000)),
+      'x-ratelimit-resource': 'core',
+    });
+    if (budget.used >= this.rateLimit)
+      return json(
+        403,
+        {
+          message: `API rate limit exceeded for ${budget.who}. If you reach out to GitHub Support for help, please include the request ID.`,
+          documentation_url:
+            'https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-primary-rate-limits',
+        },
+        limitHeaders(),
+      );
+    const at = this.scripted.findIndex((s) => s.method === method && s.path.test(path));
+    let res: Response;
+    if (at >= 0) {
+      const [s] = this.scripted.splice(at, 1);
+      res = json(s!.status, s!.body, s!.headers);
+    } else {
+      res = this.answer(method, rawPath, query, body, auth);
+      const after = this.failingAfter.findIndex((s) => s.method === method && s.path.test(path));
+      if (after >= 0) {
+        const [s] = this.failingAfter.splice(after, 1);
+        res = json(s!.status, s!.body, s!.headers);
+      }
+    }
+    const text = await res.text();
+    let data: unknown = text === '' ? null : JSON.parse(text);
+    const extra: Record<string, string> = {};
+    if (res.ok && data !== null) {
+      if (method === 'GET' && op.params.has('query:page')) {
+        const paged = paginate(data, query);
+        data = paged.data;
+        const link = linkHeader(`${this.baseUrl}${rawPath}`, query, paged.page, paged.last);
+        if (link) extra.link = link;
+      }
+      data = fullShape(this.ofThisRepository(exampleAnswer(op, res.status)), data);
+    }
+    for (const message of checkResponse(op, res.status, data)) this.violations.push({ method, path, message });
+    if (method === 'GET' && res.status === 200) {
+      const etag = `W/"${createHash('sha256').update(JSON.stringify(data)).digest('hex').slice(0, 40)}"`;
+      extra.etag = etag;
+      if (headers.get('if-none-match') === etag)
+        return new Response(null, { status: 304, headers: { ...limitHeaders(), etag } });
+    }
+    this.billable++;
+    budget.used++;
+    const out = Object.fromEntries(res.headers);
+    return new Response(res.status === 204 || data === null ? null : JSON.stringify(data), {
+      status: res.status,
+      headers: { ...limitHeaders(), ...extra, ...out },
+    });
+  }
+
+  /** GitHub's example repository (octocat/Hello-World) in an example answer → this one, canonically spelled. */
+  private ofThisRepository(example: unknown): unknown {
+    if (example === undefined) return undefined;
+    const text = JSON.stringify(example)
+      .replaceAll('octocat/Hello-World', `${this.owner}/${this.repo}`)
+      .replaceAll('"name":"Hello-World"', `"name":${JSON.stringify(this.repo)}`);
+    return JSON.parse(text);
+  }
+
+  /** `/repos/OWNER/REPO/…` in any letter case → the repository's canonical spelling (GitHub is case-insensitive). */
+  private canonicalPath(rawPath: string): string {
+    const m = /^\/repos\/([^/]+)\/([^/]+)(.*)$/.exec(rawPath);
+    if (!m || `${m[1]}/${m[2]}`.toLowerCase() !== `${this.owner}/${this.repo}`.toLowerCase()) return rawPath;
+    return `/repos/${this.owner}/${this.repo}${m[3]}`;
+  }
+
+  /** The primary rate-limit budget of a token or App installation, renewed an hour after its window began. */
+  private budgetOf(auth: string | null): { used: number; reset: number; who: string } {
+    const installation = /ghs_installation_(\d+)_/.exec(auth ?? '')?.[1];
+    const who = installation ? `installation ID ${installation}` : `user ID 1`;
+    const key = installation ?? auth ?? '';
+    let b = this.budgets.get(key);
+    if (!b || this.now() >= b.reset) {
+      b = { used: 0, reset: this.now() + 3600_000, who };
+      this.budgets.set(key, b);
+    }
+    return b;
+  }
 
   private answer(
     method: string,
@@ -448,7 +586,8 @@ export class FakeGitHubApi {
     if ((r = m(/^PATCH ~\/pulls\/(\d+)$/))) {
       const pr = this.pulls.get(Number(r[1]));
       if (!pr) return json(404, { message: 'Not Found' });
-      if (body!.state === 'closed') pr.state = 'closed';
+      if (body!.state === 'closed')
+        Object.assign(pr, { state: 'closed', closed_at: new Date(this.now()).toISOString() });
       return json(200, pr);
     }
     if ((r = m(/^PUT ~\/pulls\/(\d+)\/merge$/))) {
@@ -473,7 +612,8 @@ export class FakeGitHubApi {
           : `${pr.title} (#${pr.number})`);
       this.messages.set(sha, `${String(title)}\n\n${String(body!.commit_message ?? pr.title)}`);
       this.branches.set(pr.base.ref, sha);
-      Object.assign(pr, { merged: true, state: 'closed', merge_commit_sha: sha });
+      const at = new Date(this.now()).toISOString();
+      Object.assign(pr, { merged: true, state: 'closed', merge_commit_sha: sha, merged_at: at, closed_at: at });
       return json(200, { sha, merged: true, message: 'Pull Request successfully merged' });
     }
     if ((r = m(/^GET ~\/git\/ref\/heads\/(.+)$/))) {
@@ -577,7 +717,8 @@ export class FakeGitHubApi {
         id: this.nextId++,
         name: String(body!.name),
         head_sha: String(body!.head_sha),
-        status: String(body!.status),
+        // GitHub: `queued` unless told; a conclusion completes the run.
+        status: body!.conclusion ? 'completed' : String(body!.status ?? 'queued'),
         conclusion: (body!.conclusion as string) ?? null,
         output: body!.output,
       };
@@ -612,7 +753,19 @@ export class FakeGitHubApi {
         .filter((s) => s.sha === r![1])
         .reverse()
         .filter((s, i, all) => all.findIndex((x) => x.context === s.context) === i); // the latest per context
-      return json(200, { sha: r[1], statuses: statuses.map((s) => ({ context: s.context, state: s.state })) });
+      // GitHub's combined state: failure if any is error or failure, pending if none or any pending.
+      const states = statuses.map((s) => s.state);
+      const state = states.some((x) => x === 'error' || x === 'failure')
+        ? 'failure'
+        : states.length === 0 || states.includes('pending')
+          ? 'pending'
+          : 'success';
+      return json(200, {
+        sha: r[1],
+        state,
+        total_count: statuses.length,
+        statuses: statuses.map((s) => ({ context: s.context, state: s.state })),
+      });
     }
     if ((r = m(/^POST ~\/statuses\/([0-9a-f]+)$/))) {
       this.statuses.push({ sha: r[1]!, context: String(body!.context), state: String(body!.state) });
@@ -826,3 +979,72 @@ export class FakeGitHubApi {
     return null;
   }
 }
+
+/** The lists GitHub pages inside an object answer (`{ total_count, check_runs: [...] }` and the like). */
+const PAGED_KEYS = ['check_runs', 'check_suites', 'workflow_runs', 'statuses'];
+
+/** One page of a list answer (`per_page` default 30, at most 100; `page` from 1) and the number of the last. */
+function paginate(data: unknown, query: URLSearchParams): { data: unknown; page: number; last: number } {
+  const perPage = Math.min(100, Number(query.get('per_page') ?? 30) || 30);
+  const page = Math.max(1, Number(query.get('page') ?? 1) || 1);
+  const cut = (all: unknown[]) => all.slice((page - 1) * perPage, page * perPage);
+  const lastOf = (all: unknown[]) => Math.max(1, Math.ceil(all.length / perPage));
+  if (Array.isArray(data)) return { data: cut(data), page, last: lastOf(data) };
+  const o = data as Record<string, unknown>;
+  const key = PAGED_KEYS.find((k) => Array.isArray(o?.[k]));
+  if (!key) return { data, page: 1, last: 1 };
+  const all = o[key] as unknown[];
+  return { data: { ...o, total_count: all.length, [key]: cut(all) }, page, last: lastOf(all) };
+}
+
+/** GitHub's `Link` header: `<url?page=3>; rel="prev", <…>; rel="next", <…>; rel="last", <…>; rel="first"`. */
+function linkHeader(base: string, query: URLSearchParams, page: number, last: number): string | null {
+  const to = (n: number) => {
+    const q = new URLSearchParams(query);
+    q.set('page', String(n));
+    return `<${base}?${q.toString()}>`;
+  };
+  const parts: string[] = [];
+  if (page > 1) parts.push(`${to(page - 1)}; rel="prev"`);
+  if (page < last) parts.push(`${to(page + 1)}; rel="next"`, `${to(last)}; rel="last"`);
+  if (page > 1) parts.push(`${to(1)}; rel="first"`);
+  return parts.length > 0 ? parts.join(', ') : null;
+}
+
+/**
+ * The fake's answer over GitHub's documented example: every field GitHub sends is there, the fake's own
+ * values win; each item of a list over the example's first item.
+ */
+function fullShape(example: unknown, own: unknown): unknown {
+  if (own === undefined) return example;
+  if (Array.isArray(own)) return Array.isArray(example) ? own.map((x) => fullShape(example[0], x)) : own;
+  if (!isObject(own) || !isObject(example)) return own;
+  const out: Record<string, unknown> = { ...example };
+  for (const [k, v] of Object.entries(own)) out[k] = fullShape(example[k], v);
+  return out;
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** Every fake made in a test file; a test after which any of them saw a violation fails. */
+const made: FakeGitHubApi[] = [];
+/** Webhook payloads the tests built that GitHub would not send. */
+const deliveryViolations: Violation[] = [];
+
+/** Checks a webhook payload a test delivers or reads against GitHub's schema of its event and action. */
+export function checkDelivery(event: string, payload: unknown): void {
+  for (const message of checkWebhook(event, payload))
+    deliveryViolations.push({ method: 'WEBHOOK', path: event, message });
+}
+
+/** Throws, naming each, when any fake (or delivered payload) saw what GitHub would not take or give since last asked. */
+export function expectNoViolations(): void {
+  const seen = [...deliveryViolations.splice(0), ...made.flatMap((api) => api.violations.splice(0))];
+  if (seen.length > 0)
+    throw new Error(
+      `GitHub would not have taken or answered this:\n${seen.map((v) => `  ${v.method} ${v.path}: ${v.message}`).join('\n')}`,
+    );
+}
+
+// After every test (under vitest only: a benchmark or script may drive the fake outside a test run).
+if (process.env.VITEST) afterEach(expectNoViolations);

@@ -1,8 +1,9 @@
 /**
  * The real service over in-memory SQLite with the real github forge talking to the FAKE GitHub API
- * (fake-github-api.ts) through an injected fetch, and the real webhook endpoint fed signed deliveries.
- * Nothing runs in the background: tests call runEffects(), and `deliver` processes the delivery it
- * posted (the endpoint only stores it) before it returns.
+ * (fake-github-api.ts) through an injected fetch, and the real webhook endpoint fed signed deliveries
+ * (each payload checked against GitHub's webhook schema of its event and action). Nothing runs in the
+ * background: tests call runEffects(), and `deliver` processes the delivery it posted (the endpoint only
+ * stores it) before it returns.
  */
 import { randomUUID } from 'node:crypto';
 import { sign } from '@octokit/webhooks-methods';
@@ -23,7 +24,7 @@ import type { AuthContext, QueueKey } from '../../../../src/app/service-port.js'
 import type { RepoBinding } from '../../../../src/ports.js';
 import { connect, type Db } from '../../../../src/store/connect.js';
 import { migrateToLatest } from '../../../../src/store/migrations/index.js';
-import { FakeGitHubApi } from './fake-github-api.js';
+import { checkDelivery, FakeGitHubApi } from './fake-github-api.js';
 import type { Json } from '../../../helpers/json.js';
 
 export const SECRET = 'It is a secret to everybody';
@@ -100,6 +101,7 @@ export async function createGitHubHarness(
   const forge = makeForge(api, { clock, ...opts.forge });
   const db = connect({ databaseUrl: 'sqlite::memory:', dataDir: '' });
   await migrateToLatest(db);
+  api.now = () => clock.now(); // rate-limit windows and timestamps on the service's clock
   const ci = new ScriptedCi();
   const app = createApp({
     db,
@@ -144,6 +146,7 @@ export async function createGitHubHarness(
     runEffects: () => app.runner.drain(),
     webhooks,
     async deliver(event, payload, o = {}) {
+      checkDelivery(event, payload);
       const body = JSON.stringify(payload);
       const signature = o.signature === undefined ? await sign(SECRET, body) : o.signature;
       // Tampered: the same payload with a field added after it was signed.

@@ -186,7 +186,7 @@ describe('merge_commit: the target receives the history GitHub would give it', (
 describe('test branches: a 204 of the merges API is checked', () => {
   it('a 5xx after the merge went through: the retry answers 204, and the test branch still contains the PR', async () => {
     const { api, base, h1 } = repo();
-    api.failAfterNext('POST', /\/merges$/, 502); // PR 1 is merged, then GitHub answers 502
+    api.failAfterEffect('POST', /\/merges$/, 502); // PR 1 is merged, then GitHub answers 502
     const built = await makeForge(api).createTestBranch(bindingFor(api), {
       branch: 'greenline-merge/t/run',
       baseSha: base,

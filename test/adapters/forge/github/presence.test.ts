@@ -104,7 +104,7 @@ describe('github forge presence: check runs as GitHub keeps them', () => {
 describe('github forge presence: a 5xx after the creation does not duplicate it', () => {
   it('check run: created once, found by its name and head sha', async () => {
     const { api, forge } = appRepo();
-    api.failAfterNext('POST', /\/check-runs$/, 502);
+    api.failAfterEffect('POST', /\/check-runs$/, 502);
     await forge.onQueueEvent(bindingFor(api, { installationId: 9 }), queue(), event('pull_request.queued'));
     expect(api.checkRuns).toHaveLength(1);
     expect(api.log.filter((l) => l === 'POST /repos/acme/web/check-runs')).toHaveLength(1);
@@ -123,7 +123,7 @@ describe('github forge presence: a 5xx after the creation does not duplicate it'
 
   it('comment: created once, found by its marker', async () => {
     const { api, forge } = appRepo();
-    api.failAfterNext('POST', /\/issues\/1\/comments$/, 500);
+    api.failAfterEffect('POST', /\/issues\/1\/comments$/, 500);
     await forge.onQueueEvent(
       bindingFor(api, { installationId: 9 }),
       queue({ commentsEnabled: true, statusCheckEnabled: false }),
@@ -136,7 +136,7 @@ describe('github forge presence: a 5xx after the creation does not duplicate it'
   it('test PR: created once, found by its head branch', async () => {
     const { api, forge, head } = appRepo();
     api.branches.set('greenline-merge/main/run-1', head);
-    api.failAfterNext('POST', /\/pulls$/, 502);
+    api.failAfterEffect('POST', /\/pulls$/, 502);
     await forge.onQueueEvent(
       bindingFor(api, { installationId: 9 }),
       queue({ createPrsForTestingBranches: true, statusCheckEnabled: false }),
@@ -151,7 +151,7 @@ describe('github forge: a reply that GitHub posted despite a 5xx is not posted t
   it('the last comment with the same text is the one posted', async () => {
     const { api, forge } = appRepo();
     const b = bindingFor(api, { installationId: 9 });
-    api.failAfterNext('POST', /\/issues\/1\/comments$/, 502);
+    api.failAfterEffect('POST', /\/issues\/1\/comments$/, 502);
     await forge.reply(b, 1, 'Only users with write access can command the queue.');
     expect(api.comments.map((c) => c.body)).toEqual(['Only users with write access can command the queue.']);
     // The same answer again later is a new comment.

@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Entry } from '../../../../src/engine/types.js';
 import { createGitHubHarness, type GitHubHarness } from './github-harness.js';
+import { gitHubExample } from './webhook-examples.js';
 
 let h: GitHubHarness;
 let base: string;
@@ -22,23 +23,16 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-const REPO = { name: 'web', html_url: 'https://github.com/acme/web', owner: { login: 'acme' } };
+const ACME = { owner: 'acme', name: 'web' };
 const entry = async (n: number): Promise<Entry> =>
   (await h.app.service.getSubmittedPullRequest(h.ctx, h.key, { number: n })).entry;
-const checkRun = (sha: string, name: string, conclusion: 'success' | 'failure' | 'cancelled') => ({
-  action: 'completed',
-  check_run: {
-    id: 1,
-    name,
-    head_sha: sha,
-    status: 'completed',
-    conclusion,
-    html_url: 'https://github.test/ci/1',
-    details_url: null,
-  },
-  repository: REPO,
-  sender: { login: 'ci-bot', type: 'Bot' },
-});
+/** GitHub's check_run completed delivery for acme/web, about `sha`. */
+const checkRun = (sha: string, name: string, conclusion: 'success' | 'failure' | 'cancelled') => {
+  const p = gitHubExample('check_run', 'completed', ACME);
+  Object.assign(p.check_run, { id: 1, name, head_sha: sha, status: 'completed', conclusion });
+  p.check_run.html_url = 'https://github.test/ci/1';
+  return p;
+};
 
 /** Submits PR 1 and runs effects until it is testing; returns its run id, test branch and test sha. */
 async function submitAndTest(): Promise<{ run: string; branch: string; testSha: string }> {
@@ -240,13 +234,12 @@ describe('github forge in the service', () => {
     const pushed = h.api.commit(head1, 'pr1 again');
     h.api.pulls.get(1)!.head.sha = pushed;
     h.api.clearLog();
-    const res = await h.deliver('pull_request', {
-      action: 'synchronize',
-      number: 1,
-      repository: REPO,
-      sender: { login: 'ada', type: 'User' },
-      pull_request: { number: 1, merged: false, base: { ref: 'main' }, head: { sha: pushed } },
-    });
+    const sync = gitHubExample('pull_request', 'synchronize', ACME);
+    sync.number = 1;
+    Object.assign(sync.pull_request, { number: 1, merged: false });
+    sync.pull_request.base.ref = 'main';
+    sync.pull_request.head.sha = pushed;
+    const res = await h.deliver('pull_request', sync);
     expect(res.result).toBe('processed');
     await h.runEffects();
     const e = await entry(1);

@@ -1,10 +1,10 @@
 /**
- * POST /webhooks/github fed GitHub's own example payloads (@octokit/webhooks-examples), each signed
- * for real with the webhook secret; tampered and unsigned deliveries; duplicate delivery ids; a
- * delivery answered before it is processed, and processed again after a failure.
+ * POST /webhooks/github fed GitHub's own example payloads (@octokit/webhooks-examples, completed to
+ * today's webhook schemas: webhook-examples.ts), each signed for real with the webhook secret; tampered
+ * and unsigned deliveries; duplicate delivery ids; a delivery answered before it is processed, and
+ * processed again after a failure.
  */
 import { sign } from '@octokit/webhooks-methods';
-import examples from '@octokit/webhooks-examples';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { readGitHubDelivery } from '../../../../src/adapters/forge/github/observations.js';
 import { buildHttpApp } from '../../../../src/api/build-app.js';
@@ -13,13 +13,12 @@ import type { QueueKey } from '../../../../src/app/service-port.js';
 import type { Entry } from '../../../../src/engine/types.js';
 import { FakeGitHubApi } from './fake-github-api.js';
 import { createGitHubHarness, SECRET, type GitHubHarness } from './github-harness.js';
+import { gitHubExamples } from './webhook-examples.js';
 import type { Json } from '../../../helpers/json.js';
 
 type Payload = Record<string, Json>;
 const EVENTS = ['pull_request', 'push', 'check_run', 'check_suite', 'status', 'issue_comment'];
-const byEvent = new Map(
-  (examples as unknown as { name: string; examples: Payload[] }[]).map((e) => [e.name, e.examples]),
-);
+const byEvent = new Map(EVENTS.map((e) => [e, gitHubExamples(e) as Payload[]]));
 const example = (event: string, action?: string): Payload => {
   const found = byEvent.get(event)!.find((x) => action === undefined || x.action === action);
   if (!found) throw new Error(`no ${event} ${action} example`);
