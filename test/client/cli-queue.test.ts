@@ -15,7 +15,9 @@ beforeAll(async () => {
   s = await startCliServer({
     beforeServe: async (git) => {
       await git.openPr(7, { 'seven.txt': '7\n' });
-      await git.setRef('refs/heads/infra', git.baseSha);
+      // A queue is created only for a branch the remote has.
+      for (const branch of ['settings', 'infra', 'doomed', 'metrics'])
+        await git.setRef(`refs/heads/${branch}`, git.baseSha);
     },
   });
 });
