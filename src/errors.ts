@@ -32,6 +32,8 @@ export const SERVICE_ERRORS = {
   NOTIFICATION_CHANNEL_NOT_FOUND:
     'No notification channel has id {detail}; see listNotificationChannels (or `greenline notify list`)',
   QUEUE_EXISTS: 'A merge queue already exists for branch "{detail}" in this repository',
+  /** createQueue for a branch the forge says it does not have. */
+  TARGET_BRANCH_NOT_FOUND: 'No branch {detail}: create it first, or check the name',
   QUEUE_NOT_EMPTY:
     'The queue still holds {detail}; cancel them or let them merge (set state DRAINING and wait) before deleting it',
   // The engine's refusals (src/engine/types.ts Rejection), with the engine's message as detail.

@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { ConcludedPage } from '../app/read-models/concluded-prs.js';
 import type { QueueActivity, QueueHistory, QueueManagement, QueueSummary } from '../app/read-models/queue-activity.js';
 import { prReason } from '../app/read-models/pr-reason.js';
-import { testingTimeoutInForceOf } from '../engine/index.js';
+import { TARGET_UNREAD_SENTENCE, testingTimeoutInForceOf } from '../engine/index.js';
 import type { Entry, PrState, QueueState } from '../engine/types.js';
 import type {
   ConcludedResponse,
@@ -40,6 +40,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
     testingTimeoutMinutesInForce: testingTimeoutInForceOf(snapshot),
     ciRetries: snapshot.config.ciRetries ?? 0,
     targetSha: snapshot.targetSha,
+    targetUnread: snapshot.targetSha === null ? TARGET_UNREAD_SENTENCE : null,
     ...freezeState(snapshot, a.at),
     ...managementOut(a.management),
     pullRequests: a.pullRequests.map(({ entry: e, lane, outlook }) => ({

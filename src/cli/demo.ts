@@ -241,7 +241,7 @@ Examples:
         say(`Dashboard: ${url}/`);
         say(`API token: ${token}`);
         say(
-          'Open the dashboard, sign in with the token, and watch the PRs move to MERGED and FAILED (about a minute).',
+          'Open the dashboard, sign in with the token, and watch the PRs move to MERGED and FAILED (about half a minute on a quiet machine).',
         );
         say('Press Ctrl-C to stop.');
         say('');

@@ -1,11 +1,16 @@
 /**
  * Admin commands act on the server's store directly, so they take the same --data-dir,
- * --database-url and --config as `serve` (and read the same GREENLINE_* environment).
+ * --database-url and --config as `serve` (and read the same GREENLINE_* environment). Each says on
+ * stderr which database it used, and warns when it has just created it empty: run from another
+ * directory than the server's, the default ./.greenline is not the server's.
  */
+import { existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { type Command, Option } from 'commander';
 import { KindGuard, type TSchema } from '@sinclair/typebox';
 import { loadConfig, type GreenlineConfig } from '../config.js';
 import { settingOf, type ConfigKey } from '../config-schema.js';
+import { redact } from '../redact.js';
 import { openStore, type Db } from '../store/connect.js';
 import type { OrgRow } from '../store/database.js';
 import { findOrgById, findOrgByName, listOrgNames } from '../store/orgs.js';
@@ -58,14 +63,58 @@ export function configFrom(
   return loadConfig({ flags: values, ...(config !== undefined ? { configPath: config } : {}) });
 }
 
-/** Opens the store named by the flags (openStore), runs `work`, and closes the store. */
+/** A path as the user would type it here: `./.greenline` under the current directory, else absolute. */
+function shown(path: string, cwd: string): string {
+  const rel = relative(cwd, path);
+  return rel === '' ? '.' : rel.startsWith('..') || rel.startsWith('/') ? path : `./${rel}`;
+}
+
+/**
+ * What an admin command says about the store it is about to open (before opening it, which creates
+ * a SQLite file and its directory): the line naming it, and a warning when it does not exist yet.
+ */
+export function storeNotice(
+  cfg: Pick<GreenlineConfig, 'databaseUrl' | 'dataDir'>,
+  cwd = process.cwd(),
+): { using: string; created: string | null } {
+  const url = cfg.databaseUrl;
+  if (url && !url.startsWith('sqlite:')) return { using: `Using the database ${redact(url)}.`, created: null };
+  if (url) {
+    const file = url.slice('sqlite:'.length);
+    return {
+      using: `Using the database ${shown(file, cwd)}.`,
+      created:
+        file === ':memory:' || existsSync(file)
+          ? null
+          : `created a new empty database ${shown(file, cwd)}: is this the database the server uses? pass --database-url`,
+    };
+  }
+  const file = join(cfg.dataDir, 'greenline.db');
+  const dir = shown(cfg.dataDir, cwd);
+  return {
+    using: `Using the data directory ${dir} (database ${shown(file, cwd)}).`,
+    created: !existsSync(cfg.dataDir)
+      ? `created a new empty data directory ${dir}: is this the directory the server uses? pass --data-dir`
+      : !existsSync(file)
+        ? `created a new empty database in ${dir}: is this the directory the server uses? pass --data-dir`
+        : null,
+  };
+}
+
+/**
+ * Opens the store named by the flags (openStore), says which one on stderr (storeNotice), runs
+ * `work`, and closes the store.
+ */
 export async function withStore<T>(flags: StoreFlags, work: (db: Db) => Promise<T>): Promise<T> {
   const cfg = configFrom({
     dataDir: flags.dataDir,
     databaseUrl: flags.databaseUrl,
     ...(flags.config ? { config: flags.config } : {}),
   });
+  const notice = storeNotice(cfg);
   const db = await openStore({ databaseUrl: cfg.databaseUrl, dataDir: cfg.dataDir });
+  process.stderr.write(`${notice.using}\n`);
+  if (notice.created) process.stderr.write(`warning: ${notice.created}\n`);
   try {
     return await work(db);
   } finally {

@@ -18,7 +18,8 @@
  * - Failures: each group ahead in the lane that has not passed fails with probability r, and a
  *   failure restarts the runs behind it that started before it ended (`failureDelay`). The
  *   estimate is conditional on the PR's own tests passing: an estimate of a merge.
- * - A paused or frozen queue merges nothing until someone or something resumes it: no estimate.
+ * - A paused or frozen queue merges nothing until someone or something resumes it, a queue whose
+ *   target branch is not known tests nothing until it is read: no estimate.
  */
 import { percentile } from '../lib/percentile.js';
 import { MINUTE_MS } from '../lib/time.js';
@@ -27,7 +28,7 @@ import { queueOrder } from './ordering.js';
 import { freezeStatus } from './freeze.js';
 import { laneHeads } from './parallel-graph.js';
 import { NOT_READY_WHY, whyNotReady } from './readiness.js';
-import { QUEUE_STATE_MEANING } from './queue-states.js';
+import { QUEUE_STATE_MEANING, TARGET_UNREAD_SENTENCE } from './queue-states.js';
 import { isInFlight } from './runs.js';
 import type { Entry, QueueSnapshot, TestRun } from './types.js';
 
@@ -61,10 +62,12 @@ export function queueStatistics(runs: readonly FinishedRun[]): QueueStatistics {
 }
 
 /**
- * What a PR waits on. `FROZEN` is for a queue whose merges are suspended by a freeze window (the
+ * What a PR waits on. `TARGET_UNREAD` is for a queue whose target branch was never read from the
+ * forge (nothing can be tested before it is). `FROZEN` is for a queue whose merges are suspended by a freeze window (the
  * snapshot's `frozen` flag, where the queue has one).
  */
 export const WAITING_CODES = [
+  'TARGET_UNREAD',
   'NOT_READY',
   'IMPACTED_TARGETS',
   'QUEUE_PAUSED',
@@ -93,6 +96,12 @@ export interface PrOutlook {
   waitingOn: WaitingOn;
   /** Epoch ms; null when it cannot be estimated. */
   estimatedMergeAt: number | null;
+}
+
+/** What holds every PR of a queue whose target branch is not known: nothing can be tested on it. */
+function targetHold(snapshot: Pick<QueueSnapshot, 'targetSha'>): WaitingOn | null {
+  if (snapshot.targetSha !== null) return null;
+  return { code: 'TARGET_UNREAD', message: TARGET_UNREAD_SENTENCE };
 }
 
 /** What holds every PR not admitted yet, whatever its own readiness: a queue that admits none. */
@@ -141,8 +150,10 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
     positions.set(e.prNumber, p);
   });
 
-  // A PR not admitted yet waits first for the queue's state, then for what keeps it not ready.
-  const hold = admissionHold(snapshot.state);
+  // A PR not admitted yet waits first for the target branch and the queue's state, then for what
+  // keeps it not ready.
+  const unread = targetHold(snapshot);
+  const hold = unread ?? admissionHold(snapshot.state);
   for (const e of snapshot.entries) {
     if (e.state !== 'NOT_READY') continue;
     const why = whyNotReady(snapshot, e);
@@ -163,14 +174,15 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
 
   const freeze = freezeStatus(snapshot.config.freezes, now);
   const halt: WaitingOn | null =
-    snapshot.state === 'PAUSED'
+    unread ??
+    (snapshot.state === 'PAUSED'
       ? { code: 'QUEUE_PAUSED', message: QUEUE_STATE_MEANING.PAUSED }
       : freeze.frozen
         ? {
             code: 'FROZEN',
             message: `The queue is frozen (${freeze.reason}) until ${new Date(freeze.until).toISOString()}: nothing merges before.`,
           }
-        : null;
+        : null);
   if (halt) {
     for (const e of admitted)
       out.set(e.prNumber, { position: positions.get(e.prNumber)!, waitingOn: halt, estimatedMergeAt: null });

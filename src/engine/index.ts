@@ -9,7 +9,7 @@ export {
   NOT_READY_WHY,
   type NotReadyReason,
 } from './readiness.js';
-export { QUEUE_STATE_MEANING, admitsPrs } from './queue-states.js';
+export { QUEUE_STATE_MEANING, TARGET_UNREAD, TARGET_UNREAD_SENTENCE, admitsPrs } from './queue-states.js';
 export { parsePriority, priorityNameOf, type ParsedPriority } from './priority.js';
 export { validateConfigPatch, MAX_CONCURRENCY } from './config-validation.js';
 export { newQueueSnapshot, DEFAULT_QUEUE_CONFIG } from './config.js';

@@ -101,6 +101,7 @@ const prOfQueue = prepare(
         'queues.id as queue_id',
         'queues.config',
         'queues.state',
+        'queues.target_sha',
         'entries.data',
       ])
       .where(repoNamed(p)),
@@ -108,7 +109,7 @@ const prOfQueue = prepare(
 
 /**
  * A PR's entry in the queue of a branch of a repository, with what is needed to show it, in one
- * lookup: the repository's org and site (for its forge links), the queue's id, settings (JSON) and state,
+ * lookup: the repository's org and site (for its forge links), the queue's id, settings (JSON), state and target commit,
  * the entry when there is one.
  */
 export async function findPrOfQueue(
@@ -117,7 +118,13 @@ export async function findPrOfQueue(
   targetBranch: string,
   prNumber: number,
 ): Promise<
-  { orgId: string; site: RepoSite; queue?: { id: string; config: string; state: string }; entry?: Entry } | undefined
+  | {
+      orgId: string;
+      site: RepoSite;
+      queue?: { id: string; config: string; state: string; target_sha: string | null };
+      entry?: Entry;
+    }
+  | undefined
 > {
   const [row] = await prOfQueue(db, { host: repo.host, owner: repo.owner, name: repo.name, targetBranch, prNumber });
   if (!row) return undefined;
@@ -131,7 +138,9 @@ export async function findPrOfQueue(
       name: row.name,
       pr_url_template: row.pr_url_template,
     },
-    ...(row.queue_id !== null ? { queue: { id: row.queue_id, config: row.config!, state: row.state! } } : {}),
+    ...(row.queue_id !== null
+      ? { queue: { id: row.queue_id, config: row.config!, state: row.state!, target_sha: row.target_sha } }
+      : {}),
     ...(row.data !== null ? { entry: entryOf({ data: row.data }) } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_QUEUE_CONFIG } from '../../src/engine/config.js';
 import { createApiHarness, errorOf, json, SLUG, type ApiHarness } from './api-harness.js';
+import { v2Client } from './v2-client.js';
 
 const SETTINGS_KEYS = [
   'state',
@@ -128,6 +129,64 @@ describe('createQueue', () => {
       'Invalid request: body/concurrency must be an integer from 1 to 1000, got 1000000',
     );
     expect(errorOf(await h.post('/v1/getQueue', h.body())).status).toBe(404);
+  });
+});
+
+describe('createQueue for a branch the forge does not have', () => {
+  const missing = 'No branch doesnotexist in github.com/acme/web: create it first, or check the name';
+
+  it('is refused on v1 with a 400 that names the branch and what to do', async () => {
+    expect(errorOf(await h.post('/v1/createQueue', h.body({ targetBranch: 'doesnotexist' })))).toEqual({
+      status: 400,
+      code: 'TARGET_BRANCH_NOT_FOUND',
+      message: missing,
+    });
+    expect(errorOf(await h.post('/v1/getQueue', h.body({ targetBranch: 'doesnotexist' }))).status).toBe(404);
+    h.t.forge.pushToBranch(SLUG, 'doesnotexist');
+    expect((await h.post('/v1/createQueue', h.body({ targetBranch: 'doesnotexist' }))).statusCode).toBe(200);
+  });
+
+  it('is refused on v2 with a 400 that names the branch and what to do', async () => {
+    const v2 = v2Client(h);
+    const repositoryId = json(await v2.call('GET', '/v2/repositories?providerUrl=https://github.com/acme/web.git'))
+      .data[0].id;
+    const res = await v2.call('POST', '/v2/merge-queues', { repositoryId, targetBranch: 'doesnotexist' });
+    expect([res.statusCode, json(res).error]).toEqual([400, { code: 'VALIDATION_FAILED', message: missing }]);
+    expect(json(await v2.call('GET', `/v2/merge-queues?repositoryId=${repositoryId}`)).data).toEqual([]);
+  });
+
+  it('is accepted when the forge cannot be reached, and the queue and its PRs say that its branch could not be read', async () => {
+    h.t.forge.failNext('getBranchSha', new Error('connect ECONNREFUSED'));
+    const release = (extra: Record<string, unknown> = {}) => h.body({ targetBranch: 'release', ...extra });
+    expect((await h.post('/v1/createQueue', release())).statusCode).toBe(200);
+    h.t.forge.openPr(SLUG, { number: 1, baseBranch: 'release' });
+    expect((await h.post('/v1/submitPullRequest', release({ pr: { number: 1 } }))).statusCode).toBe(200);
+    await h.t.runEffects();
+
+    const unread =
+      /^(Submitted|Queued): the target branch could not be read from the forge yet \(the forge could not be reached, or has no such branch\): nothing is tested until it is, and it is read again while PRs wait; if the branch does not exist, create it, or delete this queue and create one for the right branch\.$/;
+    const pr = json(await h.post('/v1/getSubmittedPullRequest', release({ pr: { number: 1 } })));
+    expect(pr.reason).toMatchObject({
+      code: 'TARGET_UNREAD',
+      message: expect.stringMatching(unread),
+      detail: 'target branch release',
+    });
+    expect(pr.waitingOn).toEqual({
+      code: 'TARGET_UNREAD',
+      message:
+        'The target branch could not be read from the forge yet (the forge could not be reached, or has no such branch): nothing is tested until it is, and it is read again while PRs wait; if the branch does not exist, create it, or delete this queue and create one for the right branch.',
+    });
+    const activity = json(await h.post('/v1/getQueueActivity', release()));
+    expect(activity).toMatchObject({ targetSha: null, targetUnread: pr.waitingOn.message });
+    expect(activity.pullRequests[0].explanation.code).toBe('TARGET_UNREAD');
+
+    // Once the branch is there, the poller reads it and the PR is tested.
+    h.t.forge.pushToBranch(SLUG, 'release');
+    await h.t.app.poller.pollOnce();
+    await h.t.runEffects();
+    const tested = json(await h.post('/v1/getSubmittedPullRequest', release({ pr: { number: 1 } })));
+    expect([tested.state, tested.reason.code]).toEqual(['TESTING', 'TEST_RUN_STARTED']);
+    expect(json(await h.post('/v1/getQueueActivity', release())).targetUnread).toBeNull();
   });
 });
 
@@ -340,6 +399,7 @@ describe('the Terraform management marker (contract §2.10)', () => {
       const branch = `tf-${i}`;
       const write = (fields: Record<string, unknown>, extra?: Record<string, string>) =>
         h.post('/v1/updateQueue', h.body({ targetBranch: branch, ...fields }), extra);
+      h.t.forge.pushToBranch(SLUG, branch);
       await h.post('/v1/createQueue', h.body({ targetBranch: branch }));
       expect((await write({ concurrency: 2 }, headers)).statusCode).toBe(200);
       expect(await marker(branch), JSON.stringify(headers)).toEqual({ managedBy: 'terraform', driftSince: null });

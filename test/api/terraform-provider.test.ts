@@ -119,6 +119,7 @@ function stateFrom(answer: Record<string, Json>): Attributes {
 }
 
 async function create(branch: string, config: Config): Promise<Attributes> {
+  if (!h.t.forge.state(SLUG).branches.has(branch)) h.t.forge.pushToBranch(SLUG, branch);
   const created = await call('createQueue', {
     ...identity(branch),
     ...(config.mode ? { mode: config.mode } : {}),
@@ -228,6 +229,7 @@ describe("Trunk's Terraform provider, unchanged, against default settings", () =
 
   it('imports host/owner/name/branch, a branch with a slash included, set up outside Terraform', async () => {
     const plain = { 'content-type': 'application/json', 'x-api-token': token };
+    h.t.forge.pushToBranch(SLUG, 'release/2026');
     expect((await call('createQueue', identity('release/2026'), plain)).status).toBe(200);
     const outside = await call(
       'updateQueue',

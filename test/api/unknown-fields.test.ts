@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiHarness, errorOf, REPO, type ApiHarness } from './api-harness.js';
+import { createApiHarness, errorOf, REPO, SLUG, type ApiHarness } from './api-harness.js';
 import type { Json } from '../helpers/json.js';
 
 type Schema = {
@@ -139,6 +139,7 @@ describe('unknown fields', () => {
   });
 
   it('says so on updateQueue {"concurency": 2} and leaves the queue unchanged', async () => {
+    h.t.forge.pushToBranch(SLUG, 'typo');
     await h.post('/v1/createQueue', { ...queue, targetBranch: 'typo' });
     const res = await h.post('/v1/updateQueue', { ...queue, targetBranch: 'typo', concurency: 2 });
     expect(errorOf(res).message).toMatch(

@@ -107,6 +107,13 @@ describe('createQueue / getQueue', () => {
         /targetBranch .* is not a valid branch name/,
       );
     }
+    await expectError(
+      t.service.createQueue(ctx, t.key(REPO, 'release/2026.1'), {}),
+      'TARGET_BRANCH_NOT_FOUND',
+      400,
+      'No branch release/2026.1 in github.com/acme/web: create it first, or check the name',
+    );
+    t.forge.pushToBranch(REPO, 'release/2026.1');
     await t.service.createQueue(ctx, t.key(REPO, 'release/2026.1'), {});
   });
 

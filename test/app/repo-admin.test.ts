@@ -66,7 +66,7 @@ describe('disconnectRepo', () => {
     f.t.forge.openPr(f.repo, { number: 3 });
     await f.t.service.submitPullRequest(f.ctx, f.key, { prNumber: 3 });
     await expect(disconnectRepo(f.t.db, f.repo)).rejects.toThrow(
-      /branch "main" of github.com\/acme\/web still holds #3/,
+      /branch "main" of github.com\/acme\/web still holds #3; cancel them first \(greenline pr cancel 3 --repo github.com\/acme\/web --branch main, or the dashboard\)/,
     );
     await f.t.service.cancelPullRequest(f.ctx, f.key, 3);
     await disconnectRepo(f.t.db, f.repo);

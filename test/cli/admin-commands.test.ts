@@ -3,7 +3,7 @@
  * admin commands and `serve` on a PostgreSQL server that cannot be reached.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,7 +60,9 @@ describe('greenline token', () => {
     const none = await runCli(['token', 'create', '--org', 'acme', '--data-dir', empty]);
     expect(none.code).toBe(1);
     expect(none.stderr).toBe(
-      'error: Organization acme does not exist (there is no organization yet); ' +
+      `Using the data directory ${empty} (database ${empty}/greenline.db).\n` +
+        `warning: created a new empty data directory ${empty}: is this the directory the server uses? pass --data-dir\n` +
+        'error: Organization acme does not exist (there is no organization yet); ' +
         'pass --create-org to create it (greenline token create --org acme --create-org)\n',
     );
 
@@ -69,12 +71,32 @@ describe('greenline token', () => {
     const typo = await runCli(['token', 'create', '--org', 'acmee', '--data-dir', empty]);
     expect(typo.code).toBe(1);
     expect(typo.stderr).toBe(
-      'error: Organization acmee does not exist (existing organizations: acme, zeta); ' +
+      `Using the data directory ${empty} (database ${empty}/greenline.db).\n` +
+        'error: Organization acmee does not exist (existing organizations: acme, zeta); ' +
         'pass --create-org to create it (greenline token create --org acmee --create-org)\n',
     );
     const list = await runCli(['token', 'list', '--data-dir', empty]);
     expect(list.stdout).not.toContain('acmee');
     expect(list.stdout.trimEnd().split('\n')).toHaveLength(2);
+  });
+
+  it('says which data directory it used, and warns when it just created it empty, run from another directory', async () => {
+    const elsewhere = join(dir, 'elsewhere');
+    mkdirSync(elsewhere);
+    const first = await runCli(['token', 'list'], {}, elsewhere);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toBe(
+      'Using the data directory ./.greenline (database ./.greenline/greenline.db).\n' +
+        'warning: created a new empty data directory ./.greenline: is this the directory the server uses? pass --data-dir\n',
+    );
+    expect(existsSync(join(elsewhere, '.greenline', 'greenline.db'))).toBe(true);
+    const again = await runCli(['token', 'list'], {}, elsewhere);
+    expect(again.stderr).toBe('Using the data directory ./.greenline (database ./.greenline/greenline.db).\n');
+    const file = join(dir, 'loose.db');
+    const url = await runCli(['token', 'list', '--database-url', `sqlite:${file}`], {}, elsewhere);
+    expect(url.stderr).toBe(
+      `Using the database ${file}.\nwarning: created a new empty database ${file}: is this the database the server uses? pass --database-url\n`,
+    );
   });
 
   it('create without --org fails with a message', async () => {

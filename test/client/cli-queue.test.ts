@@ -15,6 +15,9 @@ beforeAll(async () => {
   s = await startCliServer({
     beforeServe: async (git) => {
       await git.openPr(7, { 'seven.txt': '7\n' });
+      // A queue is created only for a branch the remote has.
+      for (const branch of ['settings', 'infra', 'doomed', 'metrics'])
+        await git.setRef(`refs/heads/${branch}`, git.baseSha);
     },
   });
 });
@@ -118,6 +121,14 @@ describe('greenline queue', () => {
       mergeMethod: 'merge_commit',
       requiredStatuses: null,
     });
+  });
+
+  it('refuses to create a queue for a branch the remote does not have, naming it', async () => {
+    const refused = await s.run(['queue', 'create', ...Q, '--branch', 'doesnotexist']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      'error: No branch doesnotexist in github.com/acme/web: create it first, or check the name (400 TARGET_BRANCH_NOT_FOUND)\n',
+    );
   });
 
   it('says in `queue get` whether Terraform manages the queue, and since when it was changed outside Terraform', async () => {

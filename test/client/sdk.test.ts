@@ -105,6 +105,7 @@ describe('GreenlineClient: every endpoint', () => {
 
   it('queues: create, get, update, delete; metrics; health', async () => {
     const q = { ...MAIN, targetBranch: 'sdk' };
+    h.t.forge.pushToBranch(SLUG, 'sdk');
     expect(await client.createQueue({ ...q, mode: 'parallel', concurrency: 2 })).toEqual({});
     expect(await client.getQueue(q)).toMatchObject({
       state: 'RUNNING',

@@ -4,6 +4,8 @@
  * states, the charts with their tables beside them, accessibility and screenshots. The hours a chart
  * draws and its title's range are tested in Node (test/web/charts.test.ts).
  */
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { expectAccessible, haveChromium, PHONE, PR, QUEUE_KEY, screenshots, useDemo } from './harness.js';
@@ -178,6 +180,10 @@ describe.skipIf(!haveChromium)('the history page, on greenline demo', () => {
   it('says how to get a history on a queue where nothing concluded', async () => {
     // Every test lets the demo's queue finish: PRs being merged at the end could not be cancelled.
     await allConcluded();
+    // A queue is created only for a branch the repository has.
+    execFileSync('git', ['update-ref', 'refs/heads/release', 'refs/heads/main'], {
+      cwd: path.join(demo.dir, 'shop.git'),
+    });
     await demo.api('createQueue', { ...QUEUE_KEY, targetBranch: 'release' });
     const page = await demo.signedIn();
     await page.goto(`${demo.url}/#/history/demo.greenline.local/acme/shop/release`);

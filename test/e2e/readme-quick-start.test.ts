@@ -19,12 +19,12 @@
  * Install: `npm ci` would download and compile every dependency (minutes on a loaded machine, and
  * needs the registry). The clone instead gets a symlink to this repository's node_modules — the
  * dependencies `npm ci` installs from the same package-lock.json — and runs `npm run build`, which is
- * what `npm ci` runs last (the `prepare` script). Everything after that is the README's literally;
- * note that the first `npx greenline` in a clone installs the clone into npm's npx cache, which runs
- * `prepare` (a build) once more: that is npm's doing, and part of what a user waits for too.
+ * what `npm ci` runs last (the `prepare` script). Everything after that is the README's literally.
+ * `npx greenline`, which the README says works too, installs the clone into npm's npx cache and runs
+ * `prepare` once more: it must leave the built dist/, from which the server runs, as it is.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -244,7 +244,8 @@ describe('the README quick start, run literally on a fresh clone', () => {
     expect(four.detail).toMatch(/PR #4 changes nothing/);
   }, 300_000);
 
-  it('shows the failed PR as FAILED, and why, with `npx greenline pr status`', async () => {
+  it('shows the failed PR as FAILED, and why, with `npx greenline pr status`, without rebuilding dist/', async () => {
+    const built = statSync(path.join(clone, 'dist', 'cli.js')).mtimeMs;
     const r = await run(
       'npx',
       ['greenline', 'pr', 'status', '3', '--repo', SLUG, '--branch', 'main'],
@@ -257,9 +258,10 @@ describe('the README quick start, run literally on a fresh clone', () => {
     expect(r.stdout).toMatch(/^Why:\s+Failed: a required CI status failed\./m);
     expect(r.stdout).toMatch(/^Detail:\s+required status "greenline\/ci" reported failure/m);
     expect(r.stdout).toMatch(/greenline test-run log /);
+    expect(statSync(path.join(clone, 'dist', 'cli.js')).mtimeMs).toBe(built);
   }, 120_000);
 
-  it('adds nothing to main for a merged PR submitted again: 400 PR_ALREADY_MERGED from curl and from `greenline pr submit`', async () => {
+  it('adds nothing to main for a merged PR submitted again: 400 PR_ALREADY_MERGED from curl and from `node dist/cli.js pr submit`', async () => {
     const before = await remote.sha('main');
     const answer = await readmeJson(qs.submit(1));
     expect(answer.error).toMatchObject({ code: 'PR_ALREADY_MERGED' });
@@ -276,8 +278,8 @@ describe('the README quick start, run literally on a fresh clone', () => {
     expect(status.status).toBe(400);
 
     const cli = await run(
-      'npx',
-      ['greenline', 'pr', 'submit', '1', '--repo', SLUG, '--branch', 'main'],
+      process.execPath,
+      ['dist/cli.js', 'pr', 'submit', '1', '--repo', SLUG, '--branch', 'main'],
       clone,
       userEnv({ GREENLINE_URL: url, GREENLINE_TOKEN: token }),
     );

@@ -16,6 +16,7 @@ beforeEach(async () => {
   // The same owner/name on another host, connected to the other organization.
   await t.connectRepo('other', 'git.example.com/acme/api');
   const other = await t.createOrg('other');
+  t.forge.pushToBranch('github.com/acme/web', 'release');
   await m.h.t.service.createQueue(m.ctx, t.key('github.com/acme/web'), {});
   await m.h.t.service.createQueue(m.ctx, t.key('github.com/acme/web', 'release'), {});
   await m.h.t.service.createQueue(m.ctx, t.key('github.com/acme/api'), {});

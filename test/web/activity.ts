@@ -87,6 +87,7 @@ export function activityOf(parts: Partial<QueueActivity>): QueueActivity {
     testingTimeoutMinutesInForce: 60,
     ciRetries: 0,
     targetSha: 'a'.repeat(40),
+    targetUnread: null,
     managedBy: null,
     driftSince: null,
     pullRequests: [],

@@ -31,8 +31,9 @@ function QueueHead({ activity: a }) {
   const retries = a.ciRetries > 0 ? ` · failed runs retried up to ${a.ciRetries}×` : '';
   return html`<div class="queue-state">
     <${Badge} state=${a.state} />
-    <span> ${a.mode} mode, ${a.concurrency} at once${a.batch ? ', batching' : ''}; target at ${short(a.targetSha)}</span>
+    <span> ${a.mode} mode, ${a.concurrency} at once${a.batch ? ', batching' : ''}; target ${a.targetSha === null ? 'not read yet' : `at ${short(a.targetSha)}`}</span>
     <span class="muted" id="ci-settings">${` · ${timeout}${retries}`}</span>
+    ${a.targetUnread ? html`<p class="why" id="target-unread" role="status">${a.targetUnread}</p>` : null}
   </div>`;
 }
 

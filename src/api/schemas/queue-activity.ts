@@ -114,6 +114,12 @@ export const QueueActivityResponse = Type.Object({
   testingTimeoutMinutesInForce: Type.Integer({ description: 'The testing timeout that applies now, in minutes' }),
   ciRetries: Type.Integer({ description: 'The ciRetries setting (0 = off)' }),
   targetSha: Nullable(Type.String({ description: 'Last known commit of the target branch' })),
+  targetUnread: Nullable(
+    Type.String({
+      description:
+        'Why nothing is tested while the target branch is not known (it could not be read from the forge), in words; null once it was read',
+    }),
+  ),
   ...FreezeStateProperties,
   ...Management,
   pullRequests: Type.Array(ActivityPr, { description: 'Queue order; NOT_READY PRs last' }),

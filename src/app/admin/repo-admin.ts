@@ -148,7 +148,7 @@ export async function disconnectRepo(db: Kysely<Database>, slug: string): Promis
     const prs = await listActivePrNumbers(db, q.id, TERMINAL_STATES);
     if (prs.length > 0) {
       throw new Error(
-        `The queue for branch "${q.target_branch}" of ${slug} still holds ${prs.map((n) => `#${n}`).join(', ')}; cancel them first`,
+        `The queue for branch "${q.target_branch}" of ${slug} still holds ${prs.map((n) => `#${n}`).join(', ')}; cancel them first (greenline pr cancel ${prs[0]} --repo ${slug} --branch ${q.target_branch}, or the dashboard), then disconnect it`,
       );
     }
   }

@@ -13,6 +13,7 @@ import {
   freezeStatus,
   isFreezeExempt,
   NOT_READY_WHY,
+  TARGET_UNREAD,
   whyNotReady,
   type NotReadyReason,
 } from '../../engine/index.js';
@@ -21,8 +22,9 @@ import type { Entry, PrState, QueueSnapshot, QueueState, TransitionReason } from
 /**
  * QUEUE_FROZEN: a PR that would test or merge waits for the end of a freeze (freezes, extension).
  * QUEUE_PAUSED, QUEUE_DRAINING, QUEUE_SWITCHING_MODES: a PR ready to be admitted waits for the queue.
+ * TARGET_UNREAD: a PR waiting to be admitted or tested waits for the queue's target branch to be read.
  */
-export type ReasonCode = TransitionReason | NotReadyReason | 'QUEUE_FROZEN' | QueueHold;
+export type ReasonCode = TransitionReason | NotReadyReason | 'QUEUE_FROZEN' | 'TARGET_UNREAD' | QueueHold;
 
 type QueueHold = 'QUEUE_PAUSED' | 'QUEUE_DRAINING' | 'QUEUE_SWITCHING_MODES';
 const HOLD_OF: Record<Exclude<QueueState, 'RUNNING'>, QueueHold> = {
@@ -112,6 +114,7 @@ const WHY: Record<ReasonCode, string> = {
   QUEUE_SWITCHING_MODES:
     'the queue is switching modes; it is admitted once the PRs admitted before the switch are done',
   QUEUE_FROZEN: 'the queue is frozen; it goes on when the freeze ends',
+  TARGET_UNREAD,
 };
 
 const STATE_WORD: Record<PrState, string> = {
@@ -177,17 +180,26 @@ function heldByFreeze(queue: Pick<QueueSnapshot, 'config'>, entry: Entry, now: n
 
 /**
  * The latest reason of an entry. `queue.state`: the queue's state, which holds a ready entry that is not
- * admitted yet (none: not told). `now`: the time a freeze is judged at (none: freezes are not told). `failedCheckUrl`: the link of the failed required status of the
+ * admitted yet (none: not told). `queue.targetSha`: null when the target branch is not known, which
+ * holds every entry waiting to be admitted or tested (none: not told). `now`: the time a freeze is judged at (none: freezes are not told). `failedCheckUrl`: the link of the failed required status of the
  * entry's latest run, when CI reported one.
  */
 export function prReason(
-  queue: Pick<QueueSnapshot, 'targetBranch' | 'config'> & { state?: QueueState },
+  queue: Pick<QueueSnapshot, 'targetBranch' | 'config'> & { state?: QueueState; targetSha?: string | null },
   entry: Entry,
   failedCheckUrl?: string | null,
   now?: number,
 ): PrReason {
   const held = now === undefined ? null : heldByFreeze(queue, entry, now);
   if (held) return held;
+  if (queue.targetSha === null && (entry.state === 'NOT_READY' || entry.state === 'PENDING')) {
+    return {
+      code: 'TARGET_UNREAD',
+      message: reasonMessage(entry.state, 'TARGET_UNREAD'),
+      detail: `target branch ${queue.targetBranch}`,
+      at: entry.stateChangedAt,
+    };
+  }
   if (entry.state === 'NOT_READY') {
     const code = whyNotReady(queue, entry);
     if (code === null && queue.state !== undefined && !admitsPrs(queue.state)) {

@@ -34,6 +34,7 @@ export function pullRequestReads(
         targetBranch: key.targetBranch,
         config: configOfRow(found.queue),
         state: found.queue.state as QueueState,
+        targetSha: found.queue.target_sha,
       };
       const runId = entry.timeline.at(-1)?.runId;
       const url =

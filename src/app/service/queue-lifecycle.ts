@@ -2,15 +2,34 @@
 import { TERMINAL_STATES, newQueueSnapshot } from '../../engine/index.js';
 import { ServiceError } from '../../errors.js';
 import { listActivePrNumbers } from '../../store/entries.js';
+import type { RepoRow } from '../../store/database.js';
 import { deleteQueueRow, findQueue, findQueueById, insertQueue } from '../../store/queues.js';
 import { refreshTarget } from '../forge/target-refresh.js';
 import { queueOfOrg, repoOfOrg } from '../read-models/queue-lookup.js';
-import { repoRefOf } from '../repo-binding.js';
+import { repoRefOf, repoSlug } from '../repo-binding.js';
 import type { QueueService } from '../service-port.js';
 import { configPatch, isBranchName } from './request-checks.js';
-import type { ServiceDeps } from './service-deps.js';
+import { forgeOfRepo, type ServiceDeps } from './service-deps.js';
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+const UNREADABLE = 'the target branch could not be read from the forge; the poller reads it again';
+
+/**
+ * Whether the forge has the branch a queue is created for: refused (TARGET_BRANCH_NOT_FOUND) when the
+ * forge says it has none; false when the forge could not be asked (the queue is created and its PRs
+ * say that its target branch could not be read, engine/target-unread.ts, until it is).
+ */
+async function targetExists(deps: Pick<ServiceDeps, 'adapters' | 'logger'>, repo: RepoRow, branch: string) {
+  const { binding, forge } = forgeOfRepo(deps.adapters, repo);
+  try {
+    if ((await forge.getBranchSha(binding, branch)) !== null) return true;
+  } catch (err) {
+    deps.logger?.warn({ err, branch }, UNREADABLE);
+    return false;
+  }
+  throw new ServiceError('TARGET_BRANCH_NOT_FOUND', `${branch} in ${repoSlug(repoRefOf(repo))}`);
+}
 
 export function queueLifecycle(
   deps: Pick<ServiceDeps, 'db' | 'executor' | 'adapters' | 'clock' | 'newId' | 'logger' | 'directory'>,
@@ -27,6 +46,7 @@ export function queueLifecycle(
         );
       }
       if (await findQueue(db, repo.id, key.targetBranch)) throw new ServiceError('QUEUE_EXISTS', key.targetBranch);
+      const readable = await targetExists(deps, repo, key.targetBranch);
       const s = newQueueSnapshot(repoRefOf(repo), key.targetBranch, patch, repo.test_branch_prefix);
       const now = clock.now();
       const id = newId();
@@ -49,8 +69,9 @@ export function queueLifecycle(
         if (await findQueue(db, repo.id, key.targetBranch)) throw new ServiceError('QUEUE_EXISTS', key.targetBranch);
         throw err;
       }
+      if (!readable) return;
       await refreshTarget(deps, (await findQueueById(db, id))!, repo).catch((err: unknown) =>
-        deps.logger?.warn({ err, branch: key.targetBranch }, 'target branch not readable yet; the poller will retry'),
+        deps.logger?.warn({ err, branch: key.targetBranch }, UNREADABLE),
       );
     },
 

@@ -79,6 +79,10 @@ export class GitForge implements ForgePort {
   async getBranchSha(repo: RepoBinding, branch: string): Promise<string | null> {
     const m = this.mirrors.get(repo);
     await m.refresh();
+    // A branch pushed moments ago (then a queue created for it) may postdate the reused fetch.
+    const sha = await m.resolve(`refs/heads/${branch}`);
+    if (sha) return sha;
+    await m.refresh(0);
     return m.resolve(`refs/heads/${branch}`);
   }
 

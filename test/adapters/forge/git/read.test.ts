@@ -147,6 +147,13 @@ describe('git forge: branches', () => {
     expect(pr?.title).toBe('Pushed just now');
   });
 
+  it('finds a branch pushed within the freshness window instead of calling it missing', async () => {
+    const forge = createGitForge({ dataDir: fx.dataDir, logger, fetchTtlMs: 60_000 });
+    expect(await forge.getBranchSha(fx.binding(), 'main')).toBe(fx.baseSha);
+    await fx.setRef('refs/heads/release', fx.baseSha);
+    expect(await forge.getBranchSha(fx.binding(), 'release')).toBe(fx.baseSha);
+  });
+
   it('sees a branch deleted on the remote as gone after a fetch', async () => {
     await fx.setRef('refs/heads/feature', fx.baseSha);
     const forge = createGitForge({ dataDir: fx.dataDir, logger, fetchTtlMs: 0 });
