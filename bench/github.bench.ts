@@ -3,7 +3,8 @@
  * forge against the FAKE GitHub API (test/adapters/forge/github/fake-github-api.ts), on a manual clock.
  * Requests are counted as GitHub bills them against the hourly budget of 5,000 (a token, or an App
  * installation outside GitHub Enterprise Cloud): every answer but 304 Not Modified. Prints measurements
- * beside their goals; never fails on them.
+ * beside their goals; never fails on them, but fails when the fake saw a request, an answer or a
+ * delivery GitHub would not take or give (the fake is as strict as in the tests).
  *
  * 1. An idle queue holding 20 PRs for an hour (their test run waits for CI; nothing changes), the
  *    poller ticking every 15 s: with the webhook (polling is the safety net, with backoff) and without
@@ -12,8 +13,9 @@
  *    with its status check and comment. Goal ≤ 25 requests.
  */
 import { ForgePoller } from '../src/app/forge/forge-poller.js';
-import type { RecordedCall } from '../test/adapters/forge/github/fake-github-api.js';
+import { expectNoViolations, type RecordedCall } from '../test/adapters/forge/github/fake-github-api.js';
 import { createGitHubHarness, type GitHubHarness } from '../test/adapters/forge/github/github-harness.js';
+import { checkRunCompleted } from '../test/adapters/forge/github/webhook-examples.js';
 
 const PRS = 20;
 const TICK_MS = 15_000;
@@ -83,12 +85,7 @@ async function oneMerge(): Promise<void> {
     await h.runEffects();
     const { entry } = await h.app.service.getSubmittedPullRequest(h.ctx, h.key, { number: 1 });
     const testSha = h.api.branches.get(`greenline-merge/pr-1/${entry.runId}`)!;
-    await h.deliver('check_run', {
-      action: 'completed',
-      check_run: { id: 1, name: 'build', head_sha: testSha, status: 'completed', conclusion: 'success' },
-      repository: { name: 'web', html_url: 'https://github.com/acme/web', owner: { login: 'acme' } },
-      sender: { login: 'ci-bot', type: 'Bot' },
-    });
+    await h.deliver('check_run', checkRunCompleted({ owner: 'acme', name: 'web' }, testSha, 'build', 'success'));
     await h.runEffects();
     const after = await h.app.service.getSubmittedPullRequest(h.ctx, h.key, { number: 1 });
     if (after.entry.state !== 'MERGED') throw new Error(`PR 1 is ${after.entry.state}, not MERGED`);
@@ -108,6 +105,8 @@ async function oneMerge(): Promise<void> {
 await idleHour(true);
 await idleHour(false);
 await oneMerge();
+// Figures count only if every request and answer was one GitHub would take and give.
+expectNoViolations();
 
 console.log('GitHub request budget (billable requests: every answer but 304 Not Modified)\n');
 const width = Math.max(...rows.map((r) => r.scenario.length));

@@ -4,18 +4,13 @@
  * again when the run starts and when it has heard nothing for a while), a workflow that could not
  * start (`startup_failure`), and a retry (`ciRetries`) asked for while the failed job's workflow run is
  * still running. GitHub is the FAKE API of fake-github-api.ts; deliveries are signed and posted to
- * the webhook endpoint, their payloads checked against GitHub's webhook schemas where they are built here.
+ * the webhook endpoint, each built from GitHub's example payload of its event (webhook-examples.ts).
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import examples from '@octokit/webhooks-examples';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import formatsPlugin from 'ajv-formats';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CHECKS_QUIET_MS } from '../../../../src/app/forge/forge-poller.js';
 import type { Entry } from '../../../../src/engine/types.js';
-import type { Json } from '../../../helpers/json.js';
 import { createGitHubHarness, type GitHubHarness } from './github-harness.js';
+import { checkRunCompleted, gitHubExample } from './webhook-examples.js';
 
 let h: GitHubHarness;
 let base: string;
@@ -32,48 +27,13 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-const REPO = { name: 'web', html_url: 'https://github.com/acme/web', owner: { login: 'acme' } };
+const ACME = { owner: 'acme', name: 'web' };
 const entry = async (n: number): Promise<Entry> =>
   (await h.app.service.getSubmittedPullRequest(h.ctx, h.key, { number: n })).entry;
-const checkRun = (sha: string, name: string, conclusion: 'success' | 'failure') => ({
-  action: 'completed',
-  check_run: { id: 1, name, head_sha: sha, status: 'completed', conclusion, html_url: 'https://github.test/ci/1' },
-  repository: REPO,
-  sender: { login: 'ci-bot', type: 'Bot' },
-});
-
-const byEvent = new Map(
-  (examples as unknown as { name: string; examples: Record<string, Json>[] }[]).map((e) => [e.name, e.examples]),
-);
-/** GitHub's (latest) example payload of the event and action, a copy to change, moved to acme/web. */
-function example(event: string, action: string): Record<string, Json> {
-  const payload = structuredClone(
-    byEvent
-      .get(event)!
-      .filter((x) => x.action === action)
-      .at(-1)!,
-  );
-  Object.assign(payload.repository, { name: 'web', full_name: 'acme/web', html_url: REPO.html_url });
-  payload.repository.owner.login = 'acme';
-  return payload;
-}
-
-/** GitHub's webhook schemas (@octokit/openapi-webhooks), read once. */
-let webhookSchemas: Ajv2020 | null = null;
-
-/** A payload checked against GitHub's schema of its event and action, e.g. `webhook-check-suite-completed`. */
-function validWebhook(schema: string, payload: unknown): void {
-  if (!webhookSchemas) {
-    const file = createRequire(import.meta.url).resolve('@octokit/openapi-webhooks/generated/api.github.com.json');
-    const document = JSON.parse(readFileSync(file, 'utf8')) as { components: unknown };
-    webhookSchemas = new Ajv2020({ strict: false, allErrors: true });
-    // ajv-formats is CommonJS: its default export is the plugin itself.
-    (formatsPlugin as unknown as (a: Ajv2020) => void)(webhookSchemas);
-    webhookSchemas.addSchema({ components: document.components }, 'webhooks');
-  }
-  const validate = webhookSchemas.getSchema(`webhooks#/components/schemas/${schema}`)!;
-  expect(validate(payload), JSON.stringify(validate.errors, null, 1)).toBe(true);
-}
+const checkRun = (sha: string, name: string, conclusion: 'success' | 'failure') =>
+  checkRunCompleted(ACME, sha, name, conclusion);
+/** GitHub's example delivery of `event` and `action` (completed to its schema), moved to acme/web: a copy to change. */
+const example = (event: string, action: string) => gitHubExample(event, action, ACME);
 
 /** Submits PR 1 and runs effects until it is testing; returns its test branch and test sha. */
 async function submitAndTest(): Promise<{ branch: string; testSha: string }> {
@@ -106,7 +66,9 @@ describe('CI results of a test commit, whenever they come', () => {
       if (call.method !== 'POST' || call.path !== '/repos/acme/web/merges') return;
       // The merge commit is built on the temporary branch: CI that runs on every push reports on it.
       const sha = (body as { sha: string }).sha;
-      const status = { sha, context: 'build', state: 'success', repository: REPO, sender: { login: 'ci' } };
+      const status = gitHubExample('status', undefined, ACME);
+      Object.assign(status, { sha, context: 'build', state: 'success' });
+      status.commit.sha = sha;
       results.push((await h.deliver('status', status)).result);
     };
     await h.app.service.submitPullRequest(h.ctx, h.key, { prNumber: 1 });
@@ -156,7 +118,6 @@ describe('CI results of a test commit, whenever they come', () => {
       conclusion: 'startup_failure',
       app: { ...suite.check_suite.app, slug: 'github-actions', name: 'GitHub Actions' },
     });
-    validWebhook('webhook-check-suite-completed', suite);
     expect((await h.deliver('check_suite', suite)).result).toBe('processed');
     await h.runEffects();
     const e = await entry(1);
@@ -170,7 +131,6 @@ describe('CI results of a test commit, whenever they come', () => {
     const { testSha } = await submitAndTest();
     const completed = example('workflow_run', 'completed');
     Object.assign(completed.workflow_run, { head_sha: testSha, status: 'completed', conclusion: 'startup_failure' });
-    validWebhook('webhook-workflow-run-completed', completed);
     await h.deliver('workflow_run', completed);
     await h.runEffects();
     const e = await entry(1);
@@ -186,7 +146,6 @@ describe('CI results of a test commit, whenever they come', () => {
       conclusion: 'action_required',
       app: { ...suite.check_suite.app, slug: 'github-actions', name: 'GitHub Actions' },
     });
-    validWebhook('webhook-check-suite-completed', suite);
     await h.deliver('check_suite', suite);
     await h.runEffects();
     const e = await entry(1);
@@ -219,7 +178,6 @@ describe('CI results of a test commit, whenever they come', () => {
     h.api.workflowRuns.set(77, { ...h.api.workflowRuns.get(77)!, status: 'completed', conclusion: 'failure' });
     const completed = example('workflow_run', 'completed');
     Object.assign(completed.workflow_run, { id: 77, head_sha: testSha, status: 'completed', conclusion: 'failure' });
-    validWebhook('webhook-workflow-run-completed', completed);
     expect((await h.deliver('workflow_run', completed)).result).toBe('processed');
     await h.runEffects();
     expect(h.api.log.filter((c) => c.includes('rerun'))).toEqual([

@@ -3,23 +3,25 @@
  * `author_association` where it is conclusive, GitHub's collaborator permission otherwise, and a
  * reply saying why to everyone else.
  */
-import examples from '@octokit/webhooks-examples';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GitHubForgeOptions } from '../../../../src/adapters/forge/github/github-forge.js';
 import type { Json } from '../../../helpers/json.js';
 import { FakeGitHubApi } from './fake-github-api.js';
 import { createGitHubHarness, type GitHubHarness } from './github-harness.js';
+import { gitHubExample } from './webhook-examples.js';
 
 type Payload = Record<string, Json>;
-const createdComment = (examples as unknown as { name: string; examples: Payload[] }[])
-  .find((e) => e.name === 'issue_comment')!
-  .examples.find((x) => x.action === 'created')!;
-
 /** GitHub's example comment, on PR 2 of Codertocat/Hello-World, by `login` as `association`. */
 function comment(body: string, login: string, association: string): Payload {
-  const p = structuredClone(createdComment);
+  const p = gitHubExample('issue_comment', 'created');
   p.issue.number = 2;
-  p.issue.pull_request = { url: 'https://api.github.com/repos/Codertocat/Hello-World/pulls/2' };
+  p.issue.pull_request = {
+    url: 'https://api.github.com/repos/Codertocat/Hello-World/pulls/2',
+    html_url: 'https://github.com/Codertocat/Hello-World/pull/2',
+    diff_url: 'https://github.com/Codertocat/Hello-World/pull/2.diff',
+    patch_url: 'https://github.com/Codertocat/Hello-World/pull/2.patch',
+    merged_at: null,
+  };
   p.comment.body = body;
   p.comment.user.login = login;
   p.sender.login = login;

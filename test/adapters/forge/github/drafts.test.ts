@@ -10,6 +10,7 @@ import { DEFAULT_QUEUE_CONFIG } from '../../../../src/engine/config.js';
 import type { QueueEventPayload } from '../../../../src/engine/types.js';
 import { bindingFor, createGitHubHarness, type GitHubHarness, makeForge } from './github-harness.js';
 import { FakeGitHubApi } from './fake-github-api.js';
+import { gitHubExample } from './webhook-examples.js';
 
 const BRANCH = 'greenline-merge/main/run-1';
 
@@ -111,12 +112,12 @@ describe('github forge in the service: required checks that were all skipped', (
   let h: GitHubHarness;
   afterEach(() => h.close());
 
-  const checkRun = (sha: string, name: string, conclusion: string) => ({
-    action: 'completed',
-    check_run: { id: 1, name, head_sha: sha, status: 'completed', conclusion, html_url: 'https://github.test/ci/1' },
-    repository: { name: 'web', html_url: 'https://github.com/acme/web', owner: { login: 'acme' } },
-    sender: { login: 'ci-bot', type: 'Bot' },
-  });
+  /** GitHub's check_run completed delivery for acme/web, about `sha`. */
+  const checkRun = (sha: string, name: string, conclusion: 'success' | 'neutral' | 'skipped') => {
+    const p = gitHubExample('check_run', 'completed', { owner: 'acme', name: 'web' });
+    Object.assign(p.check_run!, { id: 1, name, head_sha: sha, status: 'completed', conclusion });
+    return p;
+  };
 
   /** PR 1 submitted and testing on a queue requiring build and test; its test commit's sha. */
   async function testing1(settings: { allSkippedPasses?: boolean } = {}): Promise<string> {

@@ -10,9 +10,10 @@
  * schema); what GitHub would not take or give is a `violation`, and a test after which any fake saw one
  * fails (as does one that delivered or read a webhook payload GitHub would not send: `checkDelivery`).
  * The handlers' answers are trimmed to what greenline reads; fetch() fills them in from the operation's
- * documented example, so answers are full-shaped. Around every answer, as GitHub does: owner/repo in any
- * letter case (answers spell them as the constructor was given), pages of list answers (`per_page` 30 by
- * default, at most 100, `page`, a `Link` header), rate-limit headers and a primary budget per token or
+ * documented example (but for what its description says otherwise: `asDescribed`), so answers are
+ * full-shaped. Around every answer, as GitHub does: owner/repo in any letter case (answers spell them
+ * as the constructor was given), pages of list answers (`per_page` 30 by default, at most 100, `page`,
+ * a `Link` header), rate-limit headers and a primary budget per token or
  * installation (`rateLimit` an hour on the fake's `now()`; 403 when spent), `ETag` on GET answers and a
  * free `304` for a matching `If-None-Match`, and a count of the requests GitHub would bill (`billable`).
  * Branch protection (classic, with `strict`) and rulesets are modelled as GitHub documents them: under
@@ -400,7 +401,7 @@ export class FakeGitHubApi {
         const link = linkHeader(`${this.baseUrl}${rawPath}`, query, paged.page, paged.last);
         if (link) extra.link = link;
       }
-      data = fullShape(this.ofThisRepository(exampleAnswer(op, res.status)), data);
+      data = asDescribed(op, fullShape(this.ofThisRepository(exampleAnswer(op, res.status)), data));
     }
     for (const message of checkResponse(op, res.status, data)) this.violations.push({ method, path, message });
     if (method === 'GET' && res.status === 200) {
@@ -541,12 +542,18 @@ export class FakeGitHubApi {
       if (!this.branches.has(head))
         return json(422, {
           message: 'Validation Failed',
-          errors: [{ message: `No commits between main and ${head}` }],
+          errors: [{ resource: 'PullRequest', code: 'custom', message: `No commits between main and ${head}` }],
         });
       if ([...this.pulls.values()].some((p) => p.state === 'open' && p.head.ref === head)) {
         return json(422, {
           message: 'Validation Failed',
-          errors: [{ message: `A pull request already exists for ${this.owner}:${head}.` }],
+          errors: [
+            {
+              resource: 'PullRequest',
+              code: 'custom',
+              message: `A pull request already exists for ${this.owner}:${head}.`,
+            },
+          ],
         });
       }
       if (body!.draft === true && this.draftsUnsupported) {
@@ -1022,6 +1029,17 @@ function fullShape(example: unknown, own: unknown): unknown {
   const out: Record<string, unknown> = { ...example };
   for (const [k, v] of Object.entries(own)) out[k] = fullShape(example[k], v);
   return out;
+}
+
+/**
+ * An answer filled from an example that its operation's description contradicts, as the description
+ * says: `repos/get` says "The `parent` and `source` objects are present when the repository is a fork",
+ * yet its example, of a repository that is not a fork (`"fork": false`), has both.
+ */
+function asDescribed(op: Operation, data: unknown): unknown {
+  if (op.operationId !== 'repos/get' || !isObject(data) || data.fork !== false) return data;
+  const { parent: _parent, source: _source, ...notAFork } = data;
+  return notAFork;
 }
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);

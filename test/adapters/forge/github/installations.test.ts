@@ -5,11 +5,11 @@
  * GitHub no longer creates has the installation looked up again, once.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import examples from '@octokit/webhooks-examples';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Json } from '../../../helpers/json.js';
 import { FakeGitHubApi } from './fake-github-api.js';
 import { bindingFor, createGitHubHarness, makeForge, type GitHubHarness } from './github-harness.js';
+import { gitHubExamples } from './webhook-examples.js';
 
 type Payload = Record<string, Json>;
 const { privateKey, publicKey } = generateKeyPairSync('rsa', {
@@ -19,13 +19,9 @@ const { privateKey, publicKey } = generateKeyPairSync('rsa', {
 });
 const APP = { kind: 'app' as const, appId: 4321, privateKey };
 
-const examplesOf = (event: string): Payload[] =>
-  structuredClone(
-    (examples as unknown as { name: string; examples: Payload[] }[]).find((e) => e.name === event)!.examples,
-  );
 /** GitHub's example `installation` delivery of `action`, for installation `id` on acme/web. */
 function installation(action: string, id: number): Payload {
-  const p = examplesOf('installation').find((x) => x.action === action)!;
+  const p = gitHubExamples('installation').find((x) => x.action === action)!;
   p.installation.id = id;
   p.repositories = [{ ...p.repositories[0], full_name: 'acme/web', name: 'web' }];
   return p;
@@ -102,7 +98,7 @@ describe('the GitHub App uninstalled and installed again under a new id', () => 
     h = await createGitHubHarness({ api, forge: { auth: APP } });
     let n = 0;
     for (const event of ['installation', 'installation_repositories'])
-      for (const payload of examplesOf(event)) {
+      for (const payload of gitHubExamples(event)) {
         const res = await h.deliver(event, payload, { id: `installation-${++n}` });
         expect(res.body.result, `${event} ${payload.action}`).toBe('accepted');
       }

@@ -79,7 +79,10 @@ describe('strict protection: require branches to be up to date before merging', 
       method: 'PUT',
       body: JSON.stringify({ merge_method: 'squash' }),
     });
-    expect([put.status, await put.json()]).toEqual([405, { message: 'Required status check "build" is expected.' }]);
+    expect([put.status, await put.json()]).toEqual([
+      405,
+      { message: 'Required status check "build" is expected.', documentation_url: expect.any(String) },
+    ]);
   });
 
   it('squash batch under classic strict: nothing merged, and the reason names the setting and what to change', async () => {

@@ -6,7 +6,6 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import examples from '@octokit/webhooks-examples';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { connectRepo, forgeSpelling } from '../../../../src/app/admin/repo-admin.js';
 import { repoCommand } from '../../../../src/cli/repo.js';
@@ -14,17 +13,11 @@ import { listRepos } from '../../../../src/store/repos.js';
 import { makeTempDirSync, removeTempDir } from '../../../helpers/temp-dir.js';
 import { connect, type Db } from '../../../../src/store/connect.js';
 import { migrateToLatest } from '../../../../src/store/migrations/index.js';
-import type { Json } from '../../../helpers/json.js';
 import { FakeGitHubApi } from './fake-github-api.js';
 import { createGitHubHarness, makeForge, type GitHubHarness } from './github-harness.js';
+import { gitHubExample } from './webhook-examples.js';
 
-type Payload = Record<string, Json>;
-const labeled = (): Payload =>
-  structuredClone(
-    (examples as unknown as { name: string; examples: Payload[] }[])
-      .find((e) => e.name === 'pull_request')!
-      .examples.find((x) => x.action === 'labeled')!,
-  );
+const labeled = () => gitHubExample('pull_request', 'labeled');
 
 const closing: (() => Promise<void>)[] = [];
 afterEach(async () => {

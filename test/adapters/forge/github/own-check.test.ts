@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { bindingFor, createGitHubHarness, type GitHubHarness, makeForge } from './github-harness.js';
 import { FakeGitHubApi } from './fake-github-api.js';
+import { checkRunCompleted } from './webhook-examples.js';
 
 const OWN = 'greenline (main)';
 
@@ -104,12 +105,7 @@ describe("github forge in the service: greenline's own check required", () => {
     const { entry } = await h.app.service.getSubmittedPullRequest(h.ctx, h.key, { number: 1 });
     expect(entry.state).toBe('TESTING');
     const testSha = h.api.branches.get(`greenline-merge/pr-1/${entry.runId}`)!;
-    await h.deliver('check_run', {
-      action: 'completed',
-      check_run: { id: 1, name: 'build', head_sha: testSha, status: 'completed', conclusion: 'success' },
-      repository: { name: 'web', html_url: 'https://github.com/acme/web', owner: { login: 'acme' } },
-      sender: { login: 'ci-bot', type: 'Bot' },
-    });
+    await h.deliver('check_run', checkRunCompleted({ owner: 'acme', name: 'web' }, testSha, 'build', 'success'));
     await h.runEffects();
     expect((await h.app.service.getSubmittedPullRequest(h.ctx, h.key, { number: 1 })).entry.state).toBe('MERGED');
     expect(h.api.pulls.get(1)!.merged).toBe(true);

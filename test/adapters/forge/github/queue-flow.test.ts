@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Entry } from '../../../../src/engine/types.js';
 import { createGitHubHarness, type GitHubHarness } from './github-harness.js';
-import { gitHubExample } from './webhook-examples.js';
+import { checkRunCompleted, gitHubExample } from './webhook-examples.js';
 
 let h: GitHubHarness;
 let base: string;
@@ -27,12 +27,8 @@ const ACME = { owner: 'acme', name: 'web' };
 const entry = async (n: number): Promise<Entry> =>
   (await h.app.service.getSubmittedPullRequest(h.ctx, h.key, { number: n })).entry;
 /** GitHub's check_run completed delivery for acme/web, about `sha`. */
-const checkRun = (sha: string, name: string, conclusion: 'success' | 'failure' | 'cancelled') => {
-  const p = gitHubExample('check_run', 'completed', ACME);
-  Object.assign(p.check_run, { id: 1, name, head_sha: sha, status: 'completed', conclusion });
-  p.check_run.html_url = 'https://github.test/ci/1';
-  return p;
-};
+const checkRun = (sha: string, name: string, conclusion: Parameters<typeof checkRunCompleted>[3]) =>
+  checkRunCompleted(ACME, sha, name, conclusion);
 
 /** Submits PR 1 and runs effects until it is testing; returns its run id, test branch and test sha. */
 async function submitAndTest(): Promise<{ run: string; branch: string; testSha: string }> {
@@ -158,7 +154,9 @@ describe('github forge in the service', () => {
     ];
     expectCalls(h.api.log, [...events, ...cleanUp], [events, cleanUp]);
     expect(h.api.statuses.at(-1)).toMatchObject({ state: 'failure' });
-    expect(h.api.comments[0]!.body).toMatch(/❌ Failed[\s\S]*TEST_RUN_REQUIRED_STATUS_FAILED/);
+    expect(h.api.comments[0]!.body).toMatch(
+      /❌ Failed[\s\S]*Taken out of the queue\. Failed: a required CI status failed\. required status "build" reported failure/,
+    );
     expect(h.api.branches.get('main')).toBe(base);
   });
 

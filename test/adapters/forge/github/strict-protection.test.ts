@@ -7,6 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitHubHarness, type GitHubHarness } from './github-harness.js';
+import { checkRunCompleted } from './webhook-examples.js';
 
 let h: GitHubHarness;
 let base: string;
@@ -35,12 +36,7 @@ async function testBatchGreen(): Promise<string> {
   expect(entry.state).toBe('TESTING');
   const testSha = h.api.branches.get(`greenline-merge/pr-1-2/${entry.runId}`)!;
   expect(testSha).toBeDefined();
-  await h.deliver('check_run', {
-    action: 'completed',
-    check_run: { id: 1, name: 'build', head_sha: testSha, status: 'completed', conclusion: 'success' },
-    repository: { name: 'web', html_url: 'https://github.com/acme/web', owner: { login: 'acme' } },
-    sender: { login: 'ci-bot', type: 'Bot' },
-  });
+  await h.deliver('check_run', checkRunCompleted({ owner: 'acme', name: 'web' }, testSha, 'build', 'success'));
   await h.runEffects();
   return testSha;
 }
@@ -59,6 +55,10 @@ describe('strict protection in the queue', () => {
       detail:
         "main's branch protection requires branches to be up to date before merging (strict); greenline merges with squash, which GitHub then refuses for every PR after the first (#2); nothing merged: turn off 'Require branches to be up to date before merging' in main's branch protection, or use mergeMethod merge_commit and allow greenline's App to bypass the rule (greenline then fast-forwards main to the tested commit)",
     });
+    // The PR's comment on GitHub says the same, in the same words.
+    expect(h.api.comments.find((c) => c.issue === 1)?.body).toContain(
+      "Taken out of the queue. Failed: the forge refused to merge it. main's branch protection requires branches to be up to date before merging (strict)",
+    );
     // The other PR was not at fault: it is tested again on its own.
     expect((await view(2)).entry.state).toBe('TESTING');
   });

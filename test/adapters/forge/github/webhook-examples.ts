@@ -38,3 +38,16 @@ export function gitHubExample(event: string, action?: string, repo?: { owner: st
       .replaceAll('"name":"Hello-World"', `"name":${JSON.stringify(repo.name)}`),
   ) as Payload;
 }
+
+/** GitHub's `check_run` `completed` delivery about `sha` on `repo`: the check `name` concluded so. */
+export function checkRunCompleted(
+  repo: { owner: string; name: string },
+  sha: string,
+  name: string,
+  conclusion: 'success' | 'failure' | 'cancelled',
+): Payload {
+  const p = gitHubExample('check_run', 'completed', repo);
+  Object.assign(p.check_run, { id: 1, name, head_sha: sha, status: 'completed', conclusion });
+  p.check_run.html_url = 'https://github.test/ci/1';
+  return p;
+}
