@@ -19,8 +19,7 @@
  *   labels, and test PRs for test branches.
  */
 import type { Logger } from 'pino';
-import type { PrOutlook } from '../../../engine/eta.js';
-import type { PrInfo, QueueConfig, QueueEventPayload, RunPr } from '../../../engine/types.js';
+import type { PrInfo, QueueEventPayload, RunPr } from '../../../engine/types.js';
 import type { AdvanceResult, BuildResult, CiStatus, ForgePort, ForgeRepository, RepoBinding } from '../../../ports.js';
 import { createTestBranch, deleteBranch, getBranchSha, listBranches } from './branches.js';
 import { GitHubClients, hasStatus, type GitHubClientOptions, type RepoApi } from './client.js';
@@ -222,7 +221,7 @@ export class GitHubForge implements ForgePort {
 
   async onQueueEvent(
     repo: RepoBinding,
-    queue: { targetBranch: string; config: QueueConfig; outlook?: ReadonlyMap<number, PrOutlook> },
+    queue: Parameters<NonNullable<ForgePort['onQueueEvent']>>[1],
     event: QueueEventPayload,
   ): Promise<void> {
     await this.presence.onQueueEvent(repo, queue, event);

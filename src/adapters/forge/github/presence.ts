@@ -18,8 +18,8 @@
  */
 import type { Logger } from 'pino';
 import type { PrOutlook } from '../../../engine/eta.js';
-import type { QueueConfig, QueueEventPayload } from '../../../engine/types.js';
-import type { RepoBinding } from '../../../ports.js';
+import type { QueueEventPayload } from '../../../engine/types.js';
+import type { ForgePort, RepoBinding } from '../../../ports.js';
 import { allPages, failureOf, hasStatus, type GitHubClients, type RepoApi } from './client.js';
 import { createOnce, NOT_RETRIED } from './create-once.js';
 import { fetchPull, type GitHubPull } from './pulls.js';
@@ -119,7 +119,7 @@ export class Presence {
 
   async onQueueEvent(
     repo: RepoBinding,
-    queue: { targetBranch: string; config: QueueConfig; outlook?: ReadonlyMap<number, PrOutlook> },
+    queue: Parameters<NonNullable<ForgePort['onQueueEvent']>>[1],
     event: QueueEventPayload,
   ): Promise<void> {
     const { config } = queue;
@@ -132,7 +132,7 @@ export class Presence {
       for (const n of event.prNumbers) {
         const pr = await fetchPull(await this.deps.clients.repoApi(repo), n);
         if (!pr) continue;
-        const text = describe(stage, event) + outlookText(queue.outlook?.get(n));
+        const text = describe(stage, event, queue.reasons?.get(n)) + outlookText(queue.outlook?.get(n));
         const link = this.link(repo, queue.targetBranch, n);
         if (config.statusCheckEnabled) await this.showCheck(repo, queue.targetBranch, pr.head.sha, stage, text, link);
         if (config.commentsEnabled) await this.showComment(repo, queue.targetBranch, n, stage, text, link);
@@ -378,8 +378,13 @@ export function outlookText(outlook: PrOutlook | undefined): string {
   return `\n\n${parts.join(' ')}`;
 }
 
-function describe(stage: Stage, event: QueueEventPayload): string {
-  const reason = event.reason ? ` (${event.reason})` : '';
+/**
+ * The stage in words. Past its test run, the PR's reason as the queue words it everywhere (the
+ * API's, the dashboard's), with its specifics: which check failed, which setting blocks merging.
+ */
+function describe(stage: Stage, event: QueueEventPayload, why?: { message: string; detail?: string }): string {
+  // Without the words (a caller that has none), the reason's code.
+  const reason = why ? `${why.message}${why.detail ? ` ${why.detail}` : ''}` : event.reason;
   const batch = event.batched
     ? ` together with ${event.prNumbersInBatch
         .filter((n) => !event.prNumbers.includes(n))
@@ -390,16 +395,16 @@ function describe(stage: Stage, event: QueueEventPayload): string {
     case 'submitted':
       return "Submitted to the merge queue. It is admitted once GitHub reports it mergeable, not a draft, and based on the queue's branch.";
     case 'queued':
-      return `Waiting for a test slot${reason}.`;
+      return reason ?? 'Waiting for a test slot.';
     case 'testing':
       return `Testing${batch} on \`${event.testBranch ?? '?'}\`${event.testBranchSha ? ` at ${event.testBranchSha.slice(0, 7)}` : ''}.`;
     case 'pending_failure':
-      return `The test run failed${reason}; waiting for the runs ahead of it before it is blamed.`;
+      return `The test run failed; waiting for the runs ahead of it before it is blamed.${reason ? ` ${reason}` : ''}`;
     case 'merged':
-      return `Merged by the queue${reason}.`;
+      return reason ?? 'Merged by the queue.';
     case 'failed':
-      return `Taken out of the queue: ${event.reason ?? 'failed'}. Fix the problem and submit it again.`;
+      return `Taken out of the queue. ${reason ?? 'Its test run failed.'} Fix the problem and submit it again.`;
     case 'canceled':
-      return `Cancelled${reason}.`;
+      return reason ?? 'Cancelled.';
   }
 }

@@ -1,9 +1,11 @@
 /**
  * emitEvent: the queue event is stored in queue_events and fanned out to webhook subscriptions and
- * chat channels (queue-events.ts), then shown on the forge, with where the PRs stand for the events
- * of PRs still in the queue.
+ * chat channels (queue-events.ts), then shown on the forge, with why each PR is where it is (its reason
+ * in words) and where the PRs stand for the events of PRs still in the queue.
  */
+import { findEntry } from '../../../store/entries.js';
 import { forgeFor } from '../../adapters.js';
+import { prReason } from '../../read-models/pr-reason.js';
 import { outlookOf } from '../pr-outlook.js';
 import { recordQueueEvent } from '../queue-events.js';
 import { queueConfigOf } from '../snapshot-io.js';
@@ -27,9 +29,19 @@ export const emitEvent: EffectHandler<'emitEvent'> = {
     if (forge.onQueueEvent) {
       const waiting = OUTLOOK_EVENTS.has(effect.event.type);
       const outlook = waiting ? await outlookOf(db, queueId, await ctx.executor.read(queueId), clock.now()) : undefined;
+      const config = queueConfigOf(queue);
+      const reasons = new Map<number, { message: string; detail?: string }>();
+      if (effect.event.type.startsWith('pull_request.')) {
+        for (const n of effect.event.prNumbers) {
+          const entry = await findEntry(db, queueId, n);
+          if (!entry) continue;
+          const { message, detail } = prReason({ targetBranch: queue.target_branch, config }, entry);
+          reasons.set(n, { message, ...(detail !== undefined ? { detail } : {}) });
+        }
+      }
       await forge.onQueueEvent(
         binding,
-        { targetBranch: queue.target_branch, config: queueConfigOf(queue), ...(outlook ? { outlook } : {}) },
+        { targetBranch: queue.target_branch, config, ...(outlook ? { outlook } : {}), reasons },
         effect.event,
       );
     }
