@@ -182,7 +182,7 @@ export interface ForgePort {
       config: QueueConfig;
       /** Where each PR of the queue stands now, for the PRs the event is about (engine/eta.ts). */
       outlook?: ReadonlyMap<number, PrOutlook>;
-      /** Why each PR the event is about is where it is, in words (app/read-models/pr-reason.ts). */
+      /** Why each PR the event is about is where it is, in words (engine/pr-reason.ts). */
       reasons?: ReadonlyMap<number, { message: string; detail?: string }>;
     },
     event: QueueEventPayload,

@@ -2,7 +2,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { ConcludedPage } from '../app/read-models/concluded-prs.js';
 import type { QueueActivity, QueueHistory, QueueManagement, QueueSummary } from '../app/read-models/queue-activity.js';
-import { prReason } from '../app/read-models/pr-reason.js';
+import { prReason } from '../engine/pr-reason.js';
 import { TARGET_UNREAD_SENTENCE, testingTimeoutInForceOf } from '../engine/index.js';
 import type { Entry, PrState, QueueState } from '../engine/types.js';
 import type {

@@ -6,7 +6,7 @@
  * Times are ISO-8601 strings.
  */
 import type { Static } from '@sinclair/typebox';
-import { reasonMessage, type PrReason } from '../app/read-models/pr-reason.js';
+import { reasonMessage, type PrReason } from '../engine/pr-reason.js';
 import type { PrView, QueueView, TestRunView } from '../app/service-port.js';
 import {
   adaptiveStatus,

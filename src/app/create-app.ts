@@ -24,7 +24,7 @@ import { QueueExecutor } from './executor/queue-executor.js';
 import { type DeliverySubscription, DeliveryWorker, type Outbox } from '../delivery/worker.js';
 import { webhookOutbox } from '../webhooks/outbox.js';
 import { notificationOutbox } from '../notify/outbox.js';
-import { reasonMessage } from './read-models/pr-reason.js';
+import { reasonMessage } from '../engine/pr-reason.js';
 import type { UrlPolicy } from '../delivery/url-policy.js';
 import { WebhookAdmin } from '../webhooks/admin.js';
 import { NotifyAdmin } from '../notify/admin.js';

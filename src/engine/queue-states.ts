@@ -1,6 +1,6 @@
 /**
  * What each queue state means for the PRs in it, in words (and what an unread target branch means): the one source of these sentences for the
- * PRs' `waitingOn` (eta.ts), their reasons (app/read-models/pr-reason.ts) and the dashboard's state
+ * PRs' `waitingOn` (eta.ts), their reasons (pr-reason.ts) and the dashboard's state
  * controls (web/queue-state.js, held to the same words by test/web/queue-state.test.ts).
  */
 import type { QueueState } from './types.js';

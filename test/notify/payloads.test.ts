@@ -10,7 +10,7 @@ import type { IncomingWebhookSendArguments } from '@slack/webhook';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueueEventPayload } from '../../src/engine/types.js';
 import { failedCheckUrl } from '../../src/app/executor/ci-outcome.js';
-import { reasonMessage } from '../../src/app/read-models/pr-reason.js';
+import { reasonMessage } from '../../src/engine/pr-reason.js';
 import { notifyEventOf, parseNotifyEvents } from '../../src/notify/events.js';
 import { type EventQueue, messageBody, noticeOf } from '../../src/notify/fan-out.js';
 import { inWords, type Notice, noticeText } from '../../src/notify/notice.js';

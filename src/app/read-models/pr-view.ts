@@ -2,7 +2,7 @@
 import type { PrOutlook } from '../../engine/eta.js';
 import type { Entry, Readiness } from '../../engine/types.js';
 import type { RepoSite } from '../../forge-links.js';
-import type { PrReason } from './pr-reason.js';
+import type { PrReason } from '../../engine/pr-reason.js';
 
 export interface PrView {
   entry: Entry;

@@ -3,7 +3,7 @@ import { PrState, TERMINAL_STATES, isTerminal, readiness, type Entry, type Queue
 import { ServiceError } from '../../errors.js';
 import { findEntryByBranch, findEntryById, findPrOfQueue, listEntriesPage } from '../../store/entries.js';
 import { failedCheckUrl } from '../executor/ci-outcome.js';
-import { prReason } from '../read-models/pr-reason.js';
+import { prReason } from '../../engine/pr-reason.js';
 import { configOfRow, queueOfOrg } from '../read-models/queue-lookup.js';
 import { repoSlug } from '../repo-binding.js';
 import type { PullRequestService } from '../service-port.js';

@@ -5,7 +5,7 @@
  */
 import { findEntry } from '../../../store/entries.js';
 import { forgeFor } from '../../adapters.js';
-import { prReason } from '../../read-models/pr-reason.js';
+import { prReason } from '../../../engine/pr-reason.js';
 import { outlookOf } from '../pr-outlook.js';
 import { recordQueueEvent } from '../queue-events.js';
 import { queueConfigOf } from '../snapshot-io.js';

@@ -16,8 +16,8 @@ import {
   TARGET_UNREAD,
   whyNotReady,
   type NotReadyReason,
-} from '../../engine/index.js';
-import type { Entry, PrState, QueueSnapshot, QueueState, TransitionReason } from '../../engine/types.js';
+} from './index.js';
+import type { Entry, PrState, QueueSnapshot, QueueState, TransitionReason } from './types.js';
 
 /**
  * QUEUE_FROZEN: a PR that would test or merge waits for the end of a freeze (freezes, extension).
