@@ -46,6 +46,12 @@ export const CAPABILITIES = [
   'comments',
   /** Draft PRs: opened as draft, marked ready, converted back to draft. */
   'drafts',
+  /** Commenters without write access, whose commands greenline must not carry out (with `comments`). */
+  'permissions',
+  /** CI results the forge holds but never told greenline of (a lost webhook delivery). */
+  'lostDeliveries',
+  /** "Require branches to be up to date before merging" on the target (GitHub's strict protection). */
+  'strictProtection',
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
@@ -83,12 +89,19 @@ export interface ForgeWorld {
   mergeOutside?(n: number): Promise<void>;
   /** Adds or removes a label of PR `n` (capability `labels`). */
   setLabel?(n: number, label: string, on: boolean): Promise<void>;
-  /** A user with write access comments on PR `n` (capability `comments`). */
-  comment?(n: number, body: string): Promise<void>;
+  /**
+   * A user comments on PR `n` (capability `comments`): one with write access, or (`by: 'reader'`,
+   * capability `permissions`) one who may only read the repository.
+   */
+  comment?(n: number, body: string, by?: 'writer' | 'reader'): Promise<void>;
   /** greenline's answers to commands on PR `n`, oldest first (capability `comments`). */
   replies?(n: number): Promise<string[]>;
   /** Marks draft PR `n` ready for review, or (false) converts it to a draft (capability `drafts`). */
   setDraft?(n: number, draft: boolean): Promise<void>;
+  /** CI reports a check of a commit to the forge, and greenline is never told (capability `lostDeliveries`). */
+  reportCiUnheard?(sha: string, context: string, state: CiStatus['state']): Promise<void>;
+  /** The target starts requiring branches to be up to date before merging (capability `strictProtection`). */
+  requireUpToDate?(): Promise<void>;
 
   /** One poll interval passes: greenline polls the forge, then runs every due effect. */
   tick(): Promise<void>;

@@ -133,6 +133,19 @@ class GitHubWorld implements ForgeWorld {
   }
 
   async reportCi(sha: string, context: string, state: CiStatus['state']): Promise<void> {
+    await this.deliverCheckRun(this.addCheckRun(sha, context, state));
+  }
+
+  async reportCiUnheard(sha: string, context: string, state: CiStatus['state']): Promise<void> {
+    this.addCheckRun(sha, context, state);
+  }
+
+  async requireUpToDate(): Promise<void> {
+    this.api.strictBranches.add('main');
+  }
+
+  /** A check run on GitHub, as CI creates it. */
+  private addCheckRun(sha: string, context: string, state: CiStatus['state']) {
     const run = {
       id: this.checkRunId++,
       name: context,
@@ -141,10 +154,15 @@ class GitHubWorld implements ForgeWorld {
       conclusion: CONCLUSION[state],
     };
     this.api.checkRuns.push(run);
+    return run;
+  }
+
+  /** GitHub's check_run delivery of a check run. */
+  private async deliverCheckRun(run: ReturnType<GitHubWorld['addCheckRun']>): Promise<void> {
     const p = example('check_run', 'completed');
     await this.deliver('check_run', {
       ...p,
-      action: state === 'pending' ? 'created' : 'completed',
+      action: run.status === 'completed' ? 'completed' : 'created',
       check_run: {
         ...p.check_run,
         ...run,
@@ -196,7 +214,9 @@ class GitHubWorld implements ForgeWorld {
     await this.deliverPull(on ? 'labeled' : 'unlabeled', n, { label: { ...p.label, name: label } });
   }
 
-  async comment(n: number, body: string): Promise<void> {
+  async comment(n: number, body: string, by: 'writer' | 'reader' = 'writer'): Promise<void> {
+    // A reader: someone who contributed before, whom GitHub reports as such (no write access).
+    const [login, association] = by === 'writer' ? ['ada', 'OWNER'] : ['mallory', 'CONTRIBUTOR'];
     const p = example('issue_comment', 'created');
     const { owner, repo } = this.api;
     const url = `https://api.github.com/repos/${owner}/${repo}/pulls/${n}`;
@@ -215,10 +235,10 @@ class GitHubWorld implements ForgeWorld {
       comment: {
         ...p.comment,
         body,
-        author_association: 'OWNER',
-        user: { ...p.comment.user, login: 'ada', type: 'User' },
+        author_association: association,
+        user: { ...p.comment.user, login, type: 'User' },
       },
-      sender: { ...p.sender, login: 'ada', type: 'User' },
+      sender: { ...p.sender, login, type: 'User' },
     });
   }
 

@@ -347,6 +347,53 @@ export const SCENARIOS: readonly Scenario[] = [
       await expectPr(w, 1, 'CANCELLED', { code: 'PR_CONVERTED_TO_DRAFT', words: /draft/i });
     },
   },
+  {
+    name: 'permissions: a command from someone without write access is refused, answered why; the PR stays queued',
+    needs: ['comments', 'permissions'],
+    async run(w) {
+      const comment = cap(w.comment, 'comment').bind(w);
+      await openAndTest(w, 1);
+      await comment(1, '/greenline cancel', 'reader');
+      await settle(w);
+      await expectPr(w, 1, 'TESTING');
+      expect(await cap(w.replies, 'replies').call(w, 1)).toEqual([
+        expect.stringMatching(/only people with write access/),
+      ]);
+    },
+  },
+  {
+    name: 'deliveries lost: a CI result greenline never heard of is read from the forge once the run is quiet, and the PR merges',
+    needs: ['lostDeliveries'],
+    async run(w) {
+      const sha = await openAndTest(w, 1);
+      await cap(w.reportCiUnheard, 'reportCiUnheard').call(w, sha, 'build', 'success');
+      await settle(w);
+      await expectPr(w, 1, 'TESTING');
+      // The queue reads a quiet run's checks again after ten minutes without news.
+      for (let i = 0; i < 11; i++) await w.tick();
+      await settle(w);
+      await expectPr(w, 1, 'MERGED');
+      expect(await w.targetHolds()).toEqual(['#1 v1']);
+    },
+  },
+  {
+    name: 'strict protection: a batch the forge would merge only in part is not merged at all; the PR says which setting blocks',
+    needs: ['strictProtection'],
+    async run(w) {
+      await cap(w.requireUpToDate, 'requireUpToDate').call(w);
+      await w.service.updateQueue(w.ctx, w.key, { batch: true, batchingMinSize: 2 });
+      await w.openPr(1);
+      await w.openPr(2);
+      await w.service.submitPullRequest(w.ctx, w.key, { prNumber: 1 });
+      await submit(w, 2);
+      await w.reportCi(await testCommit(w, 1), 'build', 'success');
+      await settle(w);
+      await expectPr(w, 1, 'FAILED', { words: /up to date before merging/ });
+      expect(await w.targetHolds()).toEqual([]);
+      // The other PR was not at fault: tested again on its own.
+      await expectPr(w, 2, 'TESTING');
+    },
+  },
 ];
 
 /** A world's name and capabilities (a WorldKind, without the need to make one). */
