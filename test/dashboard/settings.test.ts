@@ -150,7 +150,7 @@ describe.skipIf(!haveChromium)('the queue settings page in Chromium, on greenlin
     await page.getByRole('button', { name: 'Save settings' }).click();
     const error = page.locator('#error-ciRetries');
     await error.waitFor();
-    expect(await error.textContent()).toBe('Invalid request: body/ciRetries must be an integer from 0 to 5, got 9');
+    expect(await error.textContent()).toBe('Must be an integer from 0 to 5, got 9.');
     expect(await page.locator('#setting-ciRetries').getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator('#setting-ciRetries').getAttribute('aria-describedby')).toContain('error-ciRetries');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('setting-ciRetries');
@@ -170,7 +170,7 @@ describe.skipIf(!haveChromium)('the queue settings page in Chromium, on greenlin
     expect(await buttons()).toBe('Pause,Drain');
 
     await controls.getByRole('button', { name: 'Pause' }).click();
-    expect(await answer(page, 'cancel')).toContain('no new test runs start');
+    expect(await answer(page, 'cancel')).toContain('no test run starts and nothing merges until it is resumed');
     expect((await getQueue()).state).toBe('RUNNING');
 
     await controls.getByRole('button', { name: 'Pause' }).click();

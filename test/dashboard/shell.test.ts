@@ -228,8 +228,27 @@ describe.skipIf(!haveChromium)('the dashboard shell in Chromium', () => {
       await page.evaluate(() => {
         (window as unknown as { mark: number }).mark = 42;
       });
+      // A repository with a main branch (a queue is refused on a branch that does not exist).
       const remote = path.join(dir, 'web.git');
+      const work = path.join(dir, 'web');
       execFileSync('git', ['init', '--bare', '--quiet', remote]);
+      execFileSync('git', ['init', '--quiet', '-b', 'main', work]);
+      execFileSync(
+        'git',
+        [
+          '-c',
+          'user.name=Ada',
+          '-c',
+          'user.email=ada@example.com',
+          'commit',
+          '--quiet',
+          '--allow-empty',
+          '-m',
+          'start',
+        ],
+        { cwd: work },
+      );
+      execFileSync('git', ['push', '--quiet', remote, 'main'], { cwd: work });
       const [connect, create] = await empty.locator('pre').allTextContents();
       const cli = `${process.execPath} ${path.join(ROOT, 'dist', 'cli.js')}`;
       execFileSync(
