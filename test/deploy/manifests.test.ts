@@ -27,23 +27,38 @@ const MODELS: Record<string, new (data: Json) => { validate(): void }> = {
   'v1/PersistentVolumeClaim': PersistentVolumeClaim,
 };
 
-function manifests(dir: string): { file: string; doc: Json }[] {
-  return readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.yaml'))
-    .flatMap((e) => {
-      const file = path.join(dir, e.name);
-      return parseAllDocuments(readFileSync(file, 'utf8')).map((d) => {
-        if (d.errors.length > 0) throw new Error(`${file}: ${d.errors.map((x) => x.message).join('; ')}`);
-        return { file: path.relative(ROOT, file), doc: d.toJS() };
-      });
-    });
+/** Every file under `dir`, at any depth. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name))
+    .sort();
 }
 
-const cluster = manifests(path.join(DEPLOY, 'kubernetes'));
-const sqlite = manifests(path.join(DEPLOY, 'kubernetes', 'sqlite'));
+/** Every document of every `.yaml` file directly in `dir`. */
+function manifests(dir: string): { file: string; doc: Json }[] {
+  return filesUnder(dir)
+    .filter((file) => path.dirname(file) === dir && file.endsWith('.yaml'))
+    .flatMap((file) =>
+      parseAllDocuments(readFileSync(file, 'utf8')).map((d) => {
+        if (d.errors.length > 0) throw new Error(`${file}: ${d.errors.map((x) => x.message).join('; ')}`);
+        return { file: path.relative(ROOT, file), doc: d.toJS() };
+      }),
+    );
+}
+
+const KUBERNETES = path.join(DEPLOY, 'kubernetes');
+const cluster = manifests(KUBERNETES);
+const sqlite = manifests(path.join(KUBERNETES, 'sqlite'));
 const byKind = (set: typeof cluster, kind: string): Json => set.find((m) => m.doc.kind === kind)!.doc;
 
 describe('Kubernetes manifests', () => {
+  it('are the two variants, every file a YAML manifest, every document of it an object', () => {
+    const validated = new Set([...cluster, ...sqlite].map((m) => m.file));
+    expect(filesUnder(KUBERNETES).map((f) => path.relative(ROOT, f))).toEqual([...validated].sort());
+    for (const { file, doc } of [...cluster, ...sqlite]) expect(typeof doc?.kind, file).toBe('string');
+  });
+
   it.each([...cluster, ...sqlite].map((m) => [`${m.file} ${m.doc.kind}`, m.doc]))('%s is valid', (_name, doc) => {
     const Model = MODELS[`${doc.apiVersion}/${doc.kind}`];
     expect(Model, `a model for ${doc.apiVersion} ${doc.kind}`).toBeDefined();
@@ -63,6 +78,14 @@ describe('Kubernetes manifests', () => {
     const mounts = container.volumeMounts.map((m: Json) => m.mountPath);
     expect(mounts).toEqual(expect.arrayContaining(['/var/lib/greenline', '/tmp']));
     expect(deployment.spec.selector.matchLabels).toEqual(deployment.spec.template.metadata.labels);
+    // It uses what it declares and declares what it uses: each volume is mounted, each mount has its volume.
+    expect(mounts.length).toBe(new Set(container.volumeMounts.map((m: Json) => m.name)).size);
+    expect(container.volumeMounts.map((m: Json) => m.name).sort()).toEqual(pod.volumes.map((v: Json) => v.name).sort());
+    // service.yaml, which both variants use, reaches it: its selector picks the pods, its target port is theirs.
+    const service = byKind(cluster, 'Service');
+    expect(service.spec.selector).toEqual(deployment.spec.template.metadata.labels);
+    const ports = container.ports.map((p: Json) => p.name);
+    for (const port of service.spec.ports) expect(ports).toContain(port.targetPort);
     return { pod, container };
   }
 
