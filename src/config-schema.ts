@@ -68,6 +68,13 @@ export const ServerConfigSchema = Type.Object({
     description: 'postgres://… to use PostgreSQL instead of SQLite in the data dir',
     mustBe: 'start with postgres://, postgresql:// or sqlite:',
   }),
+  databaseStartupWaitSeconds: setting(Type.Integer({ minimum: 0, maximum: 3_600 }), {
+    default: 60,
+    env: 'GREENLINE_DATABASE_STARTUP_WAIT_SECONDS',
+    flag: '--database-startup-wait <seconds>',
+    description:
+      'how long `serve` keeps trying, once a second, a PostgreSQL server that refuses connections, is not in DNS yet or is starting up (a database container started beside greenline) before it gives up (default 60; 0: one try)',
+  }),
   /** Spelling of states on the wire: the spec's UPPERCASE, or Trunk's current lowercase. */
   enumCase: setting(oneOf(['upper', 'lower']), {
     default: 'upper',

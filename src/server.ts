@@ -152,7 +152,10 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
     },
     async start() {
       try {
-        db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+        db = await openStore(
+          { databaseUrl: config.databaseUrl, dataDir: config.dataDir },
+          { forMs: config.databaseStartupWaitSeconds * 1000, onWait: (sentence) => logger.warn(sentence) },
+        );
         const boot = await bootstrap(db, systemClock.now());
         if (boot.token === null) logger.info(tokenHint(boot.orgs, config));
         const git = createGitForge({ dataDir: config.dataDir, logger: logger.child({ part: 'git' }) });

@@ -120,14 +120,31 @@ export function connect(opts: ConnectOptions): Db {
 }
 
 /**
- * Opens the store and brings its schema up to date: what the server and the admin commands do first.
- * A PostgreSQL server that cannot be reached is an error naming it (the URL without its password),
- * the cause, and what to check.
+ * How long `openStore` keeps trying a PostgreSQL server that is not up yet: one that refuses
+ * connections, whose host name does not resolve yet, or that is starting up (SQLSTATE 57P03), as a
+ * database container started beside greenline is for its first seconds.
  */
-export async function openStore(opts: ConnectOptions): Promise<Db> {
+export interface DatabaseWait {
+  /** From the first try; 0 for a single try. */
+  forMs: number;
+  /** Told, in a sentence, of each try that found the server not up yet. */
+  onWait(sentence: string): void;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const NOT_UP_YET: ReadonlySet<unknown> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', '57P03']);
+const RETRY_MS = 1_000;
+
+/**
+ * Opens the store and brings its schema up to date: what the server and the admin commands do first.
+ * A PostgreSQL server that cannot be reached (after `wait`, when given) is an error naming it (the URL
+ * without its password), the cause, and what to check.
+ */
+export async function openStore(opts: ConnectOptions, wait?: DatabaseWait): Promise<Db> {
   const db = connect(opts);
   try {
-    if (pools.has(db)) await reach(db, opts.databaseUrl!);
+    if (pools.has(db)) await reach(db, opts.databaseUrl!, wait);
     await migrateToLatest(db);
     return db;
   } catch (err) {
@@ -136,16 +153,31 @@ export async function openStore(opts: ConnectOptions): Promise<Db> {
   }
 }
 
-async function reach(db: Db, url: string): Promise<void> {
-  try {
-    await sql`select 1`.execute(db);
-  } catch (err) {
-    const { code, message } = err as { code?: unknown; message?: unknown };
-    // A host with several addresses fails with an AggregateError, whose message is empty.
-    const cause = typeof message === 'string' && message !== '' ? message : String(code ?? err);
-    throw new Error(`Could not connect to the database at ${redact(url)}: ${cause}. ${whatToCheck(code)}`, {
-      cause: err,
-    });
+async function reach(db: Db, url: string, wait?: DatabaseWait): Promise<void> {
+  const now = wait?.now ?? Date.now;
+  const sleep = wait?.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const start = now();
+  for (let tries = 1; ; tries++) {
+    try {
+      await sql`select 1`.execute(db);
+      return;
+    } catch (err) {
+      const { code, message } = err as { code?: unknown; message?: unknown };
+      // A host with several addresses fails with an AggregateError, whose message is empty.
+      const cause = typeof message === 'string' && message !== '' ? message : String(code ?? err);
+      const waited = now() - start;
+      if (wait && NOT_UP_YET.has(code) && waited + RETRY_MS <= wait.forMs) {
+        wait.onWait(
+          `The database at ${redact(url)} is not up yet (${cause}): trying again in ${RETRY_MS / 1000} s, for up to ${wait.forMs / 1000} s.`,
+        );
+        await sleep(RETRY_MS);
+        continue;
+      }
+      const after = tries > 1 ? ` (tried ${tries} times in ${Math.round(waited / 1000)} s)` : '';
+      throw new Error(`Could not connect to the database at ${redact(url)}${after}: ${cause}. ${whatToCheck(code)}`, {
+        cause: err,
+      });
+    }
   }
 }
 

@@ -255,7 +255,18 @@ describe('a PostgreSQL server that cannot be reached', () => {
       `connect ECONNREFUSED 127.0.0.1:${port}. Check that PostgreSQL is running and listens on that host and port, ` +
       'and that the URL is right (the URL comes from --database-url, GREENLINE_DATABASE_URL or databaseUrl in greenline.yaml).\n';
     const [serve, tokens, fromEnv] = await Promise.all([
-      runCli(['serve', '--port', '0', '--data-dir', join(dir, 'pg-down'), '--database-url', url]),
+      // Without its start-up wait: serve would keep trying a server that refuses for a minute.
+      runCli([
+        'serve',
+        '--port',
+        '0',
+        '--data-dir',
+        join(dir, 'pg-down'),
+        '--database-url',
+        url,
+        '--database-startup-wait',
+        '0',
+      ]),
       runCli(['token', 'list', '--database-url', url]),
       runCli(['repo', 'list'], { GREENLINE_DATABASE_URL: url }),
     ]);
