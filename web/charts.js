@@ -12,7 +12,8 @@ import { html } from './ui.js';
 
 const W = 640;
 const H = 240;
-const PAD = { left: 48, right: 12, top: 14, bottom: 30 };
+// Room on the left for a tick's label ("100s") at the phone's larger text (style.css).
+const PAD = { left: 64, right: 12, top: 14, bottom: 30 };
 /** The fewest hours a chart draws. */
 const MIN_HOURS = 6;
 
@@ -41,27 +42,35 @@ export function rangeLabel(/** @type {Hour[]} */ hours) {
   return `since ${hourLabel(hours[0]?.start ?? '', true)} (${n} hours)`;
 }
 
-/** A "nice" upper bound for an axis. */
-function niceMax(/** @type {number} */ max) {
-  if (!(max > 0)) return 1;
-  const step = 10 ** Math.floor(Math.log10(max));
-  return [1, 2, 2.5, 5, 10].map((m) => m * step).find((v) => v >= max) ?? max;
+/**
+ * The ticks of an axis from 0 past `max`: whole numbers a round step apart (1, 2, 5, 10, 20, 50 …),
+ * at most four steps; the last tick is the axis's top.
+ * @param {number} max
+ * @returns {number[]}
+ */
+export function axisTicks(max) {
+  const top = max > 0 ? max : 1;
+  let step = 1;
+  for (let p = 1; Math.ceil(top / step) > 4; p *= 10)
+    step = [p, 2 * p, 5 * p].find((s) => Math.ceil(top / s) <= 4) ?? 10 * p;
+  return Array.from({ length: Math.ceil(top / step) + 1 }, (_, i) => i * step);
 }
 
-/** The axes of `hours` up to `max`: x and y of values, the width of an hour, grid and labels. */
+/** The axes of `hours` for values up to `max`: x and y of values, the width of an hour, grid and labels. */
 function frame(/** @type {Hour[]} */ hours, /** @type {number} */ max, /** @type {string} */ unit) {
   const innerW = W - PAD.left - PAD.right;
   const innerH = H - PAD.top - PAD.bottom;
   const band = innerW / hours.length;
+  const ticks = axisTicks(max);
+  const top = ticks.at(-1) ?? 1;
   const x = (/** @type {number} */ i) => PAD.left + (i + 0.5) * band;
-  const y = (/** @type {number} */ v) => PAD.top + innerH - (v / max) * innerH;
-  const grid = [0, 0.5, 1].map((f) => {
-    const v = max * f;
-    return html`<g class="grid">
+  const y = (/** @type {number} */ v) => PAD.top + innerH - (v / top) * innerH;
+  const grid = ticks.map(
+    (v) => html`<g class="grid">
       <line x1=${PAD.left} x2=${W - PAD.right} y1=${y(v)} y2=${y(v)} />
-      <text x=${PAD.left - 6} y=${y(v) + 5} text-anchor="end">${Math.round(v * 10) / 10}${unit}</text>
-    </g>`;
-  });
+      <text x=${PAD.left - 6} y=${y(v) + 5} text-anchor="end">${v}${unit}</text>
+    </g>`,
+  );
   // Over a day: a label at each midnight; otherwise every few hours.
   const days = hours.length > 24;
   const every = Math.ceil(hours.length / 8);
@@ -151,7 +160,7 @@ const SERIES = /** @type {const} */ ([
 export function ConclusionsChart(/** @type {{ history: QueueHistory }} */ { history }) {
   const hours = shownHours(history.hours);
   const { total } = history;
-  const max = niceMax(Math.max(...hours.map((b) => b.merged + b.failed + b.cancelled)));
+  const max = Math.max(...hours.map((b) => b.merged + b.failed + b.cancelled));
   const f = frame(hours, max, '');
   const bars = hours.flatMap((b, i) => {
     let base = 0;
@@ -186,7 +195,7 @@ export function TimeInQueueChart(/** @type {{ history: QueueHistory }} */ { hist
   const top = Math.max(0, ...hours.map((b) => b.timeInQueueP95Seconds ?? 0));
   const [div, unit, word] = top < 120 ? [1, 's', 's'] : [60, 'm', 'min'];
   const inUnit = (/** @type {number | null} */ v) => (v === null ? null : Math.round((v / div) * 10) / 10);
-  const max = niceMax(Math.max(...hours.map((b) => inUnit(b.timeInQueueP95Seconds) ?? 0)));
+  const max = Math.max(...hours.map((b) => inUnit(b.timeInQueueP95Seconds) ?? 0));
   const f = frame(hours, max, unit);
   const line = (/** @type {'timeInQueueP50Seconds' | 'timeInQueueP95Seconds'} */ key, /** @type {string} */ cls) => {
     const pts = /** @type {[number, number][]} */ (
@@ -227,7 +236,7 @@ export function TimeInQueueChart(/** @type {{ history: QueueHistory }} */ { hist
 export function RunsPerMergeChart(/** @type {{ history: QueueHistory }} */ { history }) {
   const hours = shownHours(history.hours);
   const { total } = history;
-  const max = niceMax(Math.max(1, ...hours.map((b) => b.ciRunsPerMerge ?? 0)));
+  const max = Math.max(1, ...hours.map((b) => b.ciRunsPerMerge ?? 0));
   const f = frame(hours, max, '');
   const bars = hours.map((b, i) =>
     b.ciRunsPerMerge === null

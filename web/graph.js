@@ -1,8 +1,8 @@
 // @ts-check
 // The queue as a live picture: the target branch's tip on the left, each lane's test runs in flight
 // to its right in merge order (a run's PRs in one box: a batch is a box of several; bisection runs are
-// marked), the PRs waiting behind them, the PRs not ready yet underneath, and the latest concluded PRs
-// leaving on the far left. Every PR is a link to its page; a text alternative says the same in words.
+// marked), the PRs waiting behind them, the PRs not ready yet underneath, and under them the latest
+// concluded PRs leaving. Every PR is a link to its page; a text alternative says the same in words.
 // What is shown is graph/picture.js, where graph/layout.js, in words graph/words.js: this module draws.
 import { layout } from './graph/layout.js';
 import { picture } from './graph/picture.js';
@@ -12,6 +12,8 @@ import { prHref } from './links.js';
 import { html, useLayoutEffect, useMemo, useRef } from './ui.js';
 
 /** @typedef {import('../src/client/index.js').QueueActivity} QueueActivity */
+/** How small a wide screen may draw a picture wider than its box (graph.css), rather than scroll it. */
+const SMALLEST = 0.75;
 /** @typedef {{ repo: import('../src/client/index.js').RepoRef, targetBranch: string }} QueueKey */
 /** @typedef {import('./graph/picture.js').Run} Run */
 /** @typedef {import('./graph/layout.js').PlacedItem} PlacedItem */
@@ -99,16 +101,6 @@ export function QueueGraph({ queueKey, activity }) {
   // The PR focused before this drawing: after it, its (maybe new) element gets the focus back.
   const active = document.activeElement;
   const focusedPr = root.current?.contains(active) ? active?.getAttribute('data-pr') : null;
-  // On a screen too narrow to show the target's tip and two groups after it, the picture first scrolls
-  // there (once, when it is first shown: live updates never move it).
-  const scroller = useRef(/** @type {HTMLDivElement | null} */ (null));
-  const scrolled = useRef(false);
-  useLayoutEffect(() => {
-    const box = scroller.current;
-    if (scrolled.current || !box?.isConnected) return;
-    scrolled.current = true;
-    if (box.clientWidth < at.scroll.below) box.scrollLeft = at.scroll.left;
-  });
   useLayoutEffect(() => {
     if (!focusedPr || !root.current || root.current.contains(document.activeElement)) return;
     const again = root.current.querySelector(`[data-pr="${focusedPr}"]`);
@@ -121,11 +113,12 @@ export function QueueGraph({ queueKey, activity }) {
   const { width, height, trunk } = at;
   return html`<div class="queue-graph" ref=${root}>
     <p class="qg-caption muted small" aria-hidden="true">${headline(pic)}</p>
-    <div class="qg-scroll" ref=${scroller}>
+    <div class="qg-scroll">
       <svg
         class="qg"
         width=${width}
         height=${height}
+        style=${{ '--qg-smallest': `${Math.round(width * SMALLEST)}px` }}
         viewBox=${`0 0 ${width} ${height}`}
         role="group"
         aria-label=${`The queue of ${branch} as a picture`}

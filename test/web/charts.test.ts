@@ -1,10 +1,10 @@
 /**
- * The history charts' range in Node (web/charts.js): the hours a chart draws and what its title says of
- * them. The charts as a person sees them are test/dashboard/history.test.ts.
+ * The history charts in Node (web/charts.js): the hours a chart draws, what its title says of them and
+ * the ticks of its axis. The charts as a person sees them are test/dashboard/history.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import type { QueueHistory } from '../../src/client/index.js';
-import { rangeLabel, shownHours } from '../../web/charts.js';
+import { axisTicks, rangeLabel, shownHours } from '../../web/charts.js';
 
 type Hour = QueueHistory['hours'][number];
 const HOUR = 3_600_000;
@@ -44,5 +44,19 @@ describe('the range a history chart draws', () => {
     const day = first.toLocaleDateString('en', { weekday: 'short' });
     expect(rangeLabel(hours)).toBe(`since ${day} ${String(first.getHours()).padStart(2, '0')}:00 (31 hours)`);
     expect(rangeLabel(hours.slice(-1))).toBe('the last 1 hour');
+  });
+});
+
+describe('the ticks of a chart axis', () => {
+  it('are whole numbers a round step apart, from 0 to at least the largest value, at most four steps', () => {
+    expect(axisTicks(2.5)).toEqual([0, 1, 2, 3]);
+    expect(axisTicks(1.3)).toEqual([0, 1, 2]);
+    expect(axisTicks(0)).toEqual([0, 1]);
+    expect(axisTicks(1)).toEqual([0, 1]);
+    expect(axisTicks(4)).toEqual([0, 1, 2, 3, 4]);
+    expect(axisTicks(9)).toEqual([0, 5, 10]);
+    expect(axisTicks(100)).toEqual([0, 50, 100]);
+    expect(axisTicks(119)).toEqual([0, 50, 100, 150]);
+    expect(axisTicks(3000)).toEqual([0, 1000, 2000, 3000]);
   });
 });

@@ -184,20 +184,28 @@ describe('the layout of a picture', () => {
     expect(at.height).toBe(notReady.y + notReady.h + 20);
   });
 
-  it('puts the PRs leaving left of the trunk, a merged one with a line into it, and scrolls there on a narrow screen', () => {
+  it('puts the PRs leaving under the lanes and the PRs not ready, right of the trunk, a merged one with a line into it', () => {
     const empty = layout(picture(activityOf({})));
     const at = layout(
-      picture(activityOf({ recentPullRequests: [concludedOf(1, 'MERGED'), concludedOf(2, 'FAILED')] })),
+      picture(
+        activityOf({
+          pullRequests: [prOf(5, 'NOT_READY')],
+          recentPullRequests: [concludedOf(1, 'MERGED'), concludedOf(2, 'FAILED')],
+        }),
+      ),
     );
-    expect(empty.trunk.x).toBe(12);
-    expect(empty.scroll.left).toBe(0);
-    expect(at.trunk.x).toBeGreaterThan(at.leaving!.prs[0]!.x + at.leaving!.prs[0]!.w);
-    expect(at.scroll).toEqual({ below: empty.scroll.below + at.trunk.x - 12, left: at.trunk.x - 12 });
+    // The trunk stays on the far left, the lanes where they are without PRs leaving.
+    expect([at.trunk.x, at.lanes[0]?.label.x]).toEqual([empty.trunk.x, empty.lanes[0]?.label.x]);
+    const [first, second] = at.leaving!.prs;
+    expect(first!.x).toBe(at.trunk.x + at.trunk.w + 40);
+    expect(first!.y).toBeGreaterThan(at.notReady!.prs[0]!.y + at.notReady!.prs[0]!.h);
     expect(at.leaving!.prs.map((p) => [p.node.number, p.size, p.line])).toEqual([
-      [1, 'leaving', `M${12 + 150},${at.leaving!.prs[0]!.y + 15} H${at.trunk.x}`],
+      [1, 'leaving', `M${first!.x},${first!.y + 15} H${at.trunk.x + at.trunk.w}`],
       [2, 'leaving', null],
     ]);
-    expect(at.empty).toEqual({ x: at.trunk.x + at.trunk.w + 40, y: expect.any(Number) });
+    // The trunk reaches down to the last PR leaving; the picture ends under it.
+    expect(at.trunk.y + at.trunk.h).toBe(second!.y + second!.h);
+    expect(at.height).toBe(second!.y + second!.h + 20);
   });
 
   it('arcs an arrow under the row when it skips items, and curves it gently between neighbours', () => {

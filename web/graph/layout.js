@@ -1,7 +1,8 @@
 // @ts-check
 // Where the queue graph draws each part of a picture (picture.js), in SVG user units: the target's tip
 // on the left, each lane a row of boxes in merge order with the arrows between them and the PRs waiting
-// at its back in a block of small chips, the PRs not ready underneath, the PRs leaving on the far left.
+// at its back in a block of small chips, the PRs not ready underneath, the PRs leaving under them (so
+// that the tip and the first run come first on a narrow screen, and four runs fit a desktop's width).
 // Pure geometry: ../graph.js draws what this places.
 
 /** @typedef {import('./picture.js').DrawnPr} DrawnPr */
@@ -23,9 +24,7 @@
 /** @typedef {{ label: Point, prs: PlacedPr[] }} Block PRs drawn together under a label */
 /** @typedef {{ lane: Lane, label: Point, arrows: Arrow[], items: PlacedItem[], waiting: Block | null }} PlacedLane */
 /**
- * The whole picture placed. `leaving` PRs that merged have a `line` into the trunk. `scroll`: on a
- * screen narrower than `below`, the picture first scrolls `left` (to the trunk, the PRs leaving being
- * to its left).
+ * The whole picture placed. `leaving` PRs that merged have a `line` into the trunk.
  * @typedef {{
  *   width: number,
  *   height: number,
@@ -34,7 +33,6 @@
  *   empty: Point | null,
  *   notReady: Block | null,
  *   leaving: { label: Point, prs: (PlacedPr & { line: string | null })[] } | null,
- *   scroll: { below: number, left: number },
  * }} Layout
  */
 
@@ -73,11 +71,12 @@ export function arrowPath(a, b) {
  * @returns {Layout}
  */
 export function layout(pic) {
-  const trunkX = pic.leaving.length ? MARGIN + LEAVE_W + 36 : MARGIN;
+  const trunkX = MARGIN;
   const lanesX = trunkX + TRUNK_W + 40;
   const lanesH = Math.max(1, pic.lanes.length) * ROW_H;
   const notReadyY = MARGIN + lanesH;
-  const leavingH = LANE_LABEL + pic.leaving.length * (LEAVE_H + 10);
+  const leavingY = notReadyY + (pic.notReady.length ? LANE_LABEL + NODE_H + 20 : 0);
+  const leavingH = pic.leaving.length ? LANE_LABEL + pic.leaving.length * (LEAVE_H + 10) : 0;
   /** @type {Map<number, Point>} where each PR's node ends: its arrows start there */
   const ends = new Map();
   let width = lanesX;
@@ -137,13 +136,14 @@ export function layout(pic) {
   });
   if (pic.lanes.length === 0) width = lanesX + 260;
   if (pic.notReady.length) width = Math.max(width, lanesX + pic.notReady.length * (NODE_W + GAP));
+  if (pic.leaving.length) width = Math.max(width, lanesX + LEAVE_W);
   width += MARGIN;
 
   return {
     width,
-    height: Math.max(notReadyY + (pic.notReady.length ? LANE_LABEL + NODE_H + 20 : 0), MARGIN + leavingH + 10),
+    height: leavingY + (leavingH ? leavingH + 10 : 0),
     // The trunk reaches every lane and every leaving PR that merged into it.
-    trunk: { x: trunkX, y: MARGIN, w: TRUNK_W, h: Math.max(lanesH - 18, leavingH) },
+    trunk: { x: trunkX, y: MARGIN, w: TRUNK_W, h: leavingH ? leavingY + leavingH - 10 - MARGIN : lanesH - 18 },
     lanes,
     empty: pic.lanes.length === 0 ? { x: lanesX, y: MARGIN + ROW_H / 2 } : null,
     notReady: pic.notReady.length
@@ -161,14 +161,13 @@ export function layout(pic) {
       : null,
     leaving: pic.leaving.length
       ? {
-          label: { x: MARGIN, y: MARGIN + 14 },
+          label: { x: lanesX, y: leavingY + 14 },
           prs: pic.leaving.map((node, i) => {
-            const y = MARGIN + LANE_LABEL + i * (LEAVE_H + 10);
-            const line = node.state === 'MERGED' ? `M${MARGIN + LEAVE_W},${y + LEAVE_H / 2} H${trunkX}` : null;
-            return { node, x: MARGIN, y, w: LEAVE_W, h: LEAVE_H, size: 'leaving', line };
+            const y = leavingY + LANE_LABEL + i * (LEAVE_H + 10);
+            const line = node.state === 'MERGED' ? `M${lanesX},${y + LEAVE_H / 2} H${trunkX + TRUNK_W}` : null;
+            return { node, x: lanesX, y, w: LEAVE_W, h: LEAVE_H, size: 'leaving', line };
           }),
         }
       : null,
-    scroll: { below: lanesX + 2 * (NODE_W + STEP), left: trunkX - MARGIN },
   };
 }

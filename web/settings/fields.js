@@ -17,6 +17,13 @@ import { hintOf, sentence, typesOf, UNBOUNDED } from './schema.js';
 /** @typedef {import('./changes.js').ListValue} ListValue */
 
 /**
+ * A setting's name with a line break allowed before each word inside it ("required|Status|Start…"),
+ * so that a narrow column breaks it between its words, never inside one.
+ * @param {string} name
+ */
+const nameWithBreaks = (name) => name.split(/(?=[A-Z])/).map((word, i) => (i === 0 ? word : html`<wbr />${word}`));
+
+/**
  * One setting: its name, its input, its meaning and hint, and the server's refusal when it named it.
  * @param {{ name: string, schema: Schema, kind: Kind, value: FormValue, onChange: (v: FormValue) => void,
  *   error: string | null, activity: QueueActivity }} props
@@ -38,7 +45,7 @@ function Setting({ name, schema, kind, value, onChange, error, activity }) {
     return html`<div class="setting checkbox">
       <input type="checkbox" ...${common} checked=${value === true}
         onChange=${(/** @type {Event} */ e) => onChange(/** @type {HTMLInputElement} */ (e.currentTarget).checked)} />
-      <label for=${id}><code>${name}</code></label>
+      <label for=${id}><code>${nameWithBreaks(name)}</code></label>
       ${meaning}${errorLine}
     </div>`;
   }
@@ -76,7 +83,7 @@ function Setting({ name, schema, kind, value, onChange, error, activity }) {
     input = html`<input type="text" ...${common} value=${value} onInput=${onText} />`;
   }
   return html`<div class=${`setting ${kind}`}>
-    ${kind === 'list' ? html`<span class="label" id=${`label-${name}`}><code>${name}</code></span>` : html`<label for=${id}><code>${name}</code></label>`}
+    ${kind === 'list' ? html`<span class="label" id=${`label-${name}`}><code>${nameWithBreaks(name)}</code></span>` : html`<label for=${id}><code>${nameWithBreaks(name)}</code></label>`}
     <div class="field">${input}</div>
     ${meaning}${errorLine}
   </div>`;
