@@ -196,36 +196,26 @@ export async function completeEffect(db: Kysely<Database>, id: number, at: numbe
     .execute();
 }
 
+/**
+ * Runs the effect again at `runAt`. `attempt: 'given back'`: the attempt that just ended does not
+ * count (a wait for the forge's rate limit is no failed attempt).
+ */
 export async function rescheduleEffect(
   db: Kysely<Database>,
   id: number,
   runAt: number,
   error: string,
   at: number,
-): Promise<void> {
-  await db
-    .updateTable('effects')
-    .set({ run_at: runAt, last_error: error, updated_at: at, claimed_by: null })
-    .where('id', '=', id)
-    .execute();
-}
-
-/** Like rescheduleEffect, with the attempt given back: a wait for the forge's rate limit is no failed attempt. */
-export async function postponeEffect(
-  db: Kysely<Database>,
-  id: number,
-  runAt: number,
-  error: string,
-  at: number,
+  attempt: 'counted' | 'given back' = 'counted',
 ): Promise<void> {
   await db
     .updateTable('effects')
     .set((eb) => ({
       run_at: runAt,
-      attempts: eb('attempts', '-', 1),
       last_error: error,
       updated_at: at,
       claimed_by: null,
+      ...(attempt === 'given back' ? { attempts: eb('attempts', '-', 1) } : {}),
     }))
     .where('id', '=', id)
     .execute();

@@ -37,7 +37,6 @@ import {
   failEffect,
   leaseEffects,
   nextEffectRunAt,
-  postponeEffect,
   rescheduleEffect,
   selectDueEffectIds,
   selectQueuesWithDueEffects,
@@ -178,7 +177,7 @@ export class EffectRunner extends OutboxWorker {
       const message = err instanceof Error ? err.message : String(err);
       if (err instanceof ForgeRateLimitedError) {
         logger?.warn({ effect: effect.key, retryAt: err.retryAt, err: message }, 'effect waits for the rate limit');
-        return postponeEffect(db, row.id, Math.max(err.retryAt, clock.now()), message, clock.now());
+        return rescheduleEffect(db, row.id, Math.max(err.retryAt, clock.now()), message, clock.now(), 'given back');
       }
       const retryAt = nextAttemptAt(effect.kind, row.attempts, clock.now());
       logger?.warn(
