@@ -12,9 +12,8 @@
  * 2. One PR merged end to end: submitted, test branch built, CI result by webhook, merged, cleaned up,
  *    with its status check and comment. Goal ≤ 25 requests.
  */
-import { ForgePoller } from '../src/app/forge/forge-poller.js';
 import { expectNoViolations, type RecordedCall } from '../test/adapters/forge/github/fake-github-api.js';
-import { createGitHubHarness, type GitHubHarness } from '../test/adapters/forge/github/github-harness.js';
+import { createGitHubHarness, type GitHubHarness, pollerOf } from '../test/adapters/forge/github/github-harness.js';
 import { checkRunCompleted } from '../test/adapters/forge/github/webhook-examples.js';
 
 const PRS = 20;
@@ -47,16 +46,7 @@ async function idleHour(webhook: boolean): Promise<void> {
   try {
     for (let i = 1; i <= PRS; i++) await h.app.service.submitPullRequest(h.ctx, h.key, { prNumber: i });
     await h.runEffects();
-    const poller = new ForgePoller({
-      db: h.db,
-      adapters: h.app.adapters,
-      ciOutcome: h.app.ciOutcome,
-      executor: h.app.executor,
-      clock: h.clock,
-      leases: h.app.leases,
-      intervalMs: TICK_MS,
-      webhookForges: webhook ? ['github'] : [],
-    });
+    const poller = pollerOf(h, { intervalMs: TICK_MS, webhookForges: webhook ? ['github'] : [] });
     // The first read of every PR is paid for by submitting; the hour starts after it.
     await poller.pollOnce();
     h.clock.advance(TICK_MS);

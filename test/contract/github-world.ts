@@ -18,11 +18,6 @@ import { CAPABILITIES, POLL_INTERVAL_MS, type ForgeWorld, type OpenPrOptions, ty
 
 type Payload = Record<string, Json>;
 
-/** A copy of GitHub's example payload of `event` (with `action`, if given), completed to today's schemas. */
-function example(event: string, action?: string): Payload {
-  return gitHubExample(event, action);
-}
-
 /** The check run conclusion GitHub reports for a CI state. */
 const CONCLUSION: Record<CiStatus['state'], string | null> = {
   pending: null,
@@ -61,7 +56,7 @@ class GitHubWorld implements ForgeWorld {
   /** This repository in a payload of `event`, as GitHub writes it (push payloads give times as numbers). */
   private repository(event: string, payload: Payload): Payload {
     const { owner, repo } = this.api;
-    const r = (payload.repository ?? example(event).repository) as Payload;
+    const r = (payload.repository ?? gitHubExample(event).repository) as Payload;
     return {
       ...r,
       name: repo,
@@ -79,7 +74,7 @@ class GitHubWorld implements ForgeWorld {
 
   private async deliverPull(action: string, n: number, more: Payload = {}): Promise<void> {
     // The examples hold no `edited` payload: it is shaped as the others, with `changes` (given in `more`).
-    const p = example('pull_request', action === 'edited' ? 'opened' : action);
+    const p = gitHubExample('pull_request', action === 'edited' ? 'opened' : action);
     const pr = this.pull(n);
     Object.assign(p.pull_request, {
       number: n,
@@ -100,7 +95,7 @@ class GitHubWorld implements ForgeWorld {
     const before = this.api.branches.get('main')!;
     const sha = this.api.commit(before, label);
     this.api.branches.set('main', sha);
-    const p = example('push');
+    const p = gitHubExample('push');
     await this.deliver('push', { ...p, ref: 'refs/heads/main', before, after: sha, created: false, deleted: false });
     return sha;
   }
@@ -159,7 +154,7 @@ class GitHubWorld implements ForgeWorld {
 
   /** GitHub's check_run delivery of a check run. */
   private async deliverCheckRun(run: ReturnType<GitHubWorld['addCheckRun']>): Promise<void> {
-    const p = example('check_run', 'completed');
+    const p = gitHubExample('check_run', 'completed');
     await this.deliver('check_run', {
       ...p,
       action: run.status === 'completed' ? 'completed' : 'created',
@@ -203,21 +198,21 @@ class GitHubWorld implements ForgeWorld {
     });
     if (res.status !== 200) throw new Error(`merging #${n} outside the queue: ${res.status}`);
     await this.deliverPull('closed', n);
-    const p = example('push');
+    const p = gitHubExample('push');
     await this.deliver('push', { ...p, ref: 'refs/heads/main', before, after: pr.merge_commit_sha, deleted: false });
   }
 
   async setLabel(n: number, label: string, on: boolean): Promise<void> {
     const pr = this.pull(n);
     pr.labels = on ? [...pr.labels, { name: label }] : pr.labels.filter((l) => l.name !== label);
-    const p = example('pull_request', on ? 'labeled' : 'unlabeled');
+    const p = gitHubExample('pull_request', on ? 'labeled' : 'unlabeled');
     await this.deliverPull(on ? 'labeled' : 'unlabeled', n, { label: { ...p.label, name: label } });
   }
 
   async comment(n: number, body: string, by: 'writer' | 'reader' = 'writer'): Promise<void> {
     // A reader: someone who contributed before, whom GitHub reports as such (no write access).
     const [login, association] = by === 'writer' ? ['ada', 'OWNER'] : ['mallory', 'CONTRIBUTOR'];
-    const p = example('issue_comment', 'created');
+    const p = gitHubExample('issue_comment', 'created');
     const { owner, repo } = this.api;
     const url = `https://api.github.com/repos/${owner}/${repo}/pulls/${n}`;
     await this.deliver('issue_comment', {

@@ -9,21 +9,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CHECKS_QUIET_MS } from '../../../../src/app/forge/forge-poller.js';
 import type { Entry } from '../../../../src/engine/types.js';
-import { createGitHubHarness, type GitHubHarness } from './github-harness.js';
+import { createOnePrHarness, type GitHubHarness, submitAndTest } from './github-harness.js';
 import { checkRunCompleted, gitHubExample } from './webhook-examples.js';
 
 let h: GitHubHarness;
-let base: string;
-let head1: string;
 
 beforeEach(async () => {
-  h = await createGitHubHarness();
-  base = h.api.commit(null, 'base');
-  h.api.branches.set('main', base);
-  head1 = h.api.commit(base, 'pr1');
-  h.api.openPr(1, { headSha: head1, title: 'Add a feature' });
-  h.api.requiredChecks.set('main', ['build']);
-  await h.app.service.createQueue(h.ctx, h.key, {});
+  ({ h } = await createOnePrHarness());
 });
 afterEach(() => h.close());
 
@@ -34,16 +26,6 @@ const checkRun = (sha: string, name: string, conclusion: 'success' | 'failure') 
   checkRunCompleted(ACME, sha, name, conclusion);
 /** GitHub's example delivery of `event` and `action` (completed to its schema), moved to acme/web: a copy to change. */
 const example = (event: string, action: string) => gitHubExample(event, action, ACME);
-
-/** Submits PR 1 and runs effects until it is testing; returns its test branch and test sha. */
-async function submitAndTest(): Promise<{ branch: string; testSha: string }> {
-  await h.app.service.submitPullRequest(h.ctx, h.key, { prNumber: 1 });
-  await h.runEffects();
-  const e = await entry(1);
-  expect(e.state).toBe('TESTING');
-  const branch = `greenline-merge/pr-1/${e.runId}`;
-  return { branch, testSha: h.api.branches.get(branch)! };
-}
 
 describe('CI results of a test commit, whenever they come', () => {
   it('a check_run delivered while the test branch is being published (before createTestBranch returns) counts', async () => {
@@ -96,7 +78,7 @@ describe('CI results of a test commit, whenever they come', () => {
   });
 
   it('a run whose deliveries were all lost completes once it has heard nothing for a while: its checks are read again', async () => {
-    const { testSha } = await submitAndTest();
+    const { testSha } = await submitAndTest(h);
     h.api.checkRuns.push({ id: 1, name: 'build', head_sha: testSha, status: 'completed', conclusion: 'success' });
     h.api.clearLog();
     await h.app.poller.pollOnce();
@@ -111,7 +93,7 @@ describe('CI results of a test commit, whenever they come', () => {
   });
 
   it('a GitHub Actions workflow that could not start (check suite startup_failure) fails the run at once, saying why', async () => {
-    const { testSha } = await submitAndTest();
+    const { testSha } = await submitAndTest(h);
     const suite = example('check_suite', 'completed');
     Object.assign(suite.check_suite, {
       head_sha: testSha,
@@ -128,7 +110,7 @@ describe('CI results of a test commit, whenever they come', () => {
   });
 
   it('a workflow run that could not start (workflow_run completed startup_failure) fails the run as well', async () => {
-    const { testSha } = await submitAndTest();
+    const { testSha } = await submitAndTest(h);
     const completed = example('workflow_run', 'completed');
     Object.assign(completed.workflow_run, { head_sha: testSha, status: 'completed', conclusion: 'startup_failure' });
     await h.deliver('workflow_run', completed);
@@ -139,7 +121,7 @@ describe('CI results of a test commit, whenever they come', () => {
   });
 
   it('a suite waiting for approval (action_required) fails the run, saying what to allow', async () => {
-    const { testSha } = await submitAndTest();
+    const { testSha } = await submitAndTest(h);
     const suite = example('check_suite', 'completed');
     Object.assign(suite.check_suite, {
       head_sha: testSha,
@@ -156,7 +138,7 @@ describe('CI results of a test commit, whenever they come', () => {
   it('ciRetries: a job failing while its workflow run goes on is re-run once the run completed, and the retry counts once', async () => {
     h.api.requiredChecks.set('main', ['build', 'test']);
     await h.app.service.updateQueue(h.ctx, h.key, { ciRetries: 1 });
-    const { testSha } = await submitAndTest();
+    const { testSha } = await submitAndTest(h);
     h.api.workflowRuns.set(77, {
       status: 'in_progress',
       conclusion: null,
@@ -197,7 +179,7 @@ describe('CI results of a test commit, whenever they come', () => {
 
   it('ciRetries: when the workflow_run completed delivery is lost, the waiting retry is carried out once the run is quiet', async () => {
     await h.app.service.updateQueue(h.ctx, h.key, { ciRetries: 1 });
-    const { testSha } = await submitAndTest();
+    const { testSha } = await submitAndTest(h);
     h.api.workflowRuns.set(77, {
       status: 'in_progress',
       conclusion: null,

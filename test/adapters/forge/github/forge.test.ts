@@ -4,10 +4,10 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { QueueEventPayload, RunPr, TransitionReason } from '../../../../src/engine/types.js';
+import type { RunPr } from '../../../../src/engine/types.js';
 import { ForgeUnreachableError } from '../../../../src/ports.js';
 import { freePort } from '../../../helpers/free-port.js';
-import { bindingFor, makeForge } from './github-harness.js';
+import { bindingFor, makeForge, prEvent } from './github-harness.js';
 import { FakeGitHubApi } from './fake-github-api.js';
 
 /** A repository on the fake API with `main` at `base` and PRs 1 and 2 (heads h1, h2; `prs` both in order). */
@@ -27,23 +27,6 @@ function repoWithPrs(): { api: FakeGitHubApi; base: string; h1: string; h2: stri
 }
 
 /** A PR event as the engine emits it, for PR `pr`. */
-const prEvent = (
-  type: QueueEventPayload['type'],
-  pr = 1,
-  reason: TransitionReason | null = null,
-): QueueEventPayload => ({
-  type,
-  at: 0,
-  prNumbers: [pr],
-  prNumbersInBatch: [pr],
-  runId: null,
-  testBranch: null,
-  testBranchSha: null,
-  reason,
-  batched: false,
-  isBisection: false,
-});
-
 describe('github forge: pull requests', () => {
   it('maps draft, conflicts, blocked and unknown mergeability; closed or missing PRs are null', async () => {
     const { api } = repoWithPrs();

@@ -6,6 +6,7 @@
  * stores it) before it returns.
  */
 import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
 import { sign } from '@octokit/webhooks-methods';
 import Bottleneck from 'bottleneck';
 import type { FastifyInstance } from 'fastify';
@@ -17,10 +18,12 @@ import { readGitHubDelivery } from '../../../../src/adapters/forge/github/observ
 import { buildHttpApp } from '../../../../src/api/build-app.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { createApp, type App } from '../../../../src/app/create-app.js';
+import { ForgePoller, type ForgePollerDeps } from '../../../../src/app/forge/forge-poller.js';
 import { ForgeWebhooks } from '../../../../src/app/forge/forge-webhooks.js';
 import { ensureOrg } from '../../../../src/app/admin/org-admin.js';
 import { connectRepo, type ConnectRepoRequest } from '../../../../src/app/admin/repo-admin.js';
 import type { AuthContext, QueueKey } from '../../../../src/app/service-port.js';
+import type { QueueEventPayload, TransitionReason } from '../../../../src/engine/types.js';
 import type { RepoBinding } from '../../../../src/ports.js';
 import { connect, type Db } from '../../../../src/store/connect.js';
 import { migrateToLatest } from '../../../../src/store/migrations/index.js';
@@ -53,6 +56,24 @@ export function makeForge(api: FakeGitHubApi, more: Partial<GitHubForgeOptions> 
     ...more,
   });
 }
+
+/** A queue event about PR `pr` alone (no run, no batch), as the engine emits it. */
+export const prEvent = (
+  type: QueueEventPayload['type'],
+  pr = 1,
+  reason: TransitionReason | null = null,
+): QueueEventPayload => ({
+  type,
+  at: 0,
+  prNumbers: [pr],
+  prNumbersInBatch: [pr],
+  runId: null,
+  testBranch: null,
+  testBranchSha: null,
+  reason,
+  batched: false,
+  isBisection: false,
+});
 
 export function bindingFor(api: FakeGitHubApi, more: Partial<RepoBinding> = {}): RepoBinding {
   return {
@@ -175,4 +196,45 @@ export async function createGitHubHarness(
       await db.destroy();
     },
   };
+}
+
+/**
+ * A harness with one PR ready to queue: main at a root commit (`base`), PR 1 "Add a feature" on top
+ * of it (`head1`), `build` required by main's branch protection, and main's queue created.
+ */
+export async function createOnePrHarness(): Promise<{ h: GitHubHarness; base: string; head1: string }> {
+  const h = await createGitHubHarness();
+  const base = h.api.commit(null, 'base');
+  h.api.branches.set('main', base);
+  const head1 = h.api.commit(base, 'pr1');
+  h.api.openPr(1, { headSha: head1, title: 'Add a feature' });
+  h.api.requiredChecks.set('main', ['build']);
+  await h.app.service.createQueue(h.ctx, h.key, {});
+  return { h, base, head1 };
+}
+
+/** Submits PR 1 and runs effects until it is testing; returns its run id, test branch and test sha. */
+export async function submitAndTest(h: GitHubHarness): Promise<{ run: string; branch: string; testSha: string }> {
+  await h.app.service.submitPullRequest(h.ctx, h.key, { prNumber: 1 });
+  await h.runEffects();
+  const { entry } = await h.app.service.getSubmittedPullRequest(h.ctx, h.key, { number: 1 });
+  expect(entry.state).toBe('TESTING');
+  const branch = `greenline-merge/pr-1/${entry.runId}`;
+  return { run: entry.runId!, branch, testSha: h.api.branches.get(branch)! };
+}
+
+/** A forge poller over the harness's service and clock, with the pace given (what the service's own poller is, made to measure). */
+export function pollerOf(
+  h: GitHubHarness,
+  pace: Pick<ForgePollerDeps, 'intervalMs' | 'webhookForges' | 'safetyNetMaxMs'>,
+): ForgePoller {
+  return new ForgePoller({
+    db: h.db,
+    adapters: h.app.adapters,
+    ciOutcome: h.app.ciOutcome,
+    executor: h.app.executor,
+    clock: h.clock,
+    leases: h.app.leases,
+    ...pace,
+  });
 }

@@ -3,10 +3,9 @@
  * every page of a PR's comments, a commit's check runs and its combined status.
  */
 import { describe, expect, it } from 'vitest';
-import type { QueueEventPayload } from '../../../../src/engine/types.js';
 import { DEFAULT_QUEUE_CONFIG } from '../../../../src/engine/config.js';
 import { commentMarker } from '../../../../src/adapters/forge/github/presence.js';
-import { bindingFor, makeForge } from './github-harness.js';
+import { bindingFor, makeForge, prEvent } from './github-harness.js';
 import { FakeGitHubApi } from './fake-github-api.js';
 
 function repoWithPr(): { api: FakeGitHubApi; base: string; head: string } {
@@ -18,18 +17,7 @@ function repoWithPr(): { api: FakeGitHubApi; base: string; head: string } {
   return { api, base, head };
 }
 
-const queued: QueueEventPayload = {
-  type: 'pull_request.queued',
-  at: 0,
-  prNumbers: [1],
-  prNumbersInBatch: [1],
-  runId: null,
-  testBranch: null,
-  testBranchSha: null,
-  reason: null,
-  batched: false,
-  isBisection: false,
-};
+const queued = prEvent('pull_request.queued');
 
 describe('github forge: lists of more than one page', () => {
   it('a PR with 150 comments whose queue comment is on page 2 gets that comment edited, not a second one', async () => {

@@ -7,7 +7,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_QUEUE_CONFIG } from '../../../../src/engine/config.js';
 import type { QueueConfig, QueueEventPayload, TransitionReason } from '../../../../src/engine/types.js';
-import { bindingFor, makeForge } from './github-harness.js';
+import { bindingFor, makeForge, prEvent } from './github-harness.js';
 import { FakeGitHubApi } from './fake-github-api.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', {
@@ -29,18 +29,7 @@ function appRepo(): { api: FakeGitHubApi; forge: ReturnType<typeof makeForge>; h
   return { api, forge, head };
 }
 
-const event = (type: QueueEventPayload['type'], reason: TransitionReason | null = null): QueueEventPayload => ({
-  type,
-  at: 0,
-  prNumbers: [1],
-  prNumbersInBatch: [1],
-  runId: null,
-  testBranch: null,
-  testBranchSha: null,
-  reason,
-  batched: false,
-  isBisection: false,
-});
+const event = (type: QueueEventPayload['type'], reason: TransitionReason | null = null) => prEvent(type, 1, reason);
 
 const queue = (config: Partial<QueueConfig> = {}) => ({
   targetBranch: 'main',

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Entry } from '../../../../src/engine/types.js';
-import { createGitHubHarness, type GitHubHarness } from './github-harness.js';
+import { createOnePrHarness, type GitHubHarness, submitAndTest } from './github-harness.js';
 import { checkRunCompleted, gitHubExample } from './webhook-examples.js';
 
 let h: GitHubHarness;
@@ -13,13 +13,7 @@ let base: string;
 let head1: string;
 
 beforeEach(async () => {
-  h = await createGitHubHarness();
-  base = h.api.commit(null, 'base');
-  h.api.branches.set('main', base);
-  head1 = h.api.commit(base, 'pr1');
-  h.api.openPr(1, { headSha: head1, title: 'Add a feature' });
-  h.api.requiredChecks.set('main', ['build']);
-  await h.app.service.createQueue(h.ctx, h.key, {});
+  ({ h, base, head1 } = await createOnePrHarness());
 });
 afterEach(() => h.close());
 
@@ -29,16 +23,6 @@ const entry = async (n: number): Promise<Entry> =>
 /** GitHub's check_run completed delivery for acme/web, about `sha`. */
 const checkRun = (sha: string, name: string, conclusion: Parameters<typeof checkRunCompleted>[3]) =>
   checkRunCompleted(ACME, sha, name, conclusion);
-
-/** Submits PR 1 and runs effects until it is testing; returns its run id, test branch and test sha. */
-async function submitAndTest(): Promise<{ run: string; branch: string; testSha: string }> {
-  await h.app.service.submitPullRequest(h.ctx, h.key, { prNumber: 1 });
-  await h.runEffects();
-  const e = await entry(1);
-  expect(e.state).toBe('TESTING');
-  const branch = `greenline-merge/pr-1/${e.runId}`;
-  return { run: e.runId!, branch, testSha: h.api.branches.get(branch)! };
-}
 
 /**
  * The calls made are exactly `expected`, and those of each chain in its order. Effects of different
@@ -75,7 +59,7 @@ const show = (comment: 'GET+POST' | 'PATCH'): string[] => [
 describe('github forge in the service', () => {
   it('submit → test → merge makes exactly these GitHub calls', async () => {
     h.api.clearLog();
-    const { run, branch, testSha } = await submitAndTest();
+    const { run, branch, testSha } = await submitAndTest(h);
     expect(h.api.commits.get(testSha)).toEqual([base, head1]);
     const build = [
       `POST /repos/acme/web/git/refs`, // temp branch at the target head
@@ -136,7 +120,7 @@ describe('github forge in the service', () => {
   });
 
   it('a failed required check fails the PR: status failure, comment updated, test branch and draft PR cleaned up, nothing merged', async () => {
-    const { branch, testSha } = await submitAndTest();
+    const { branch, testSha } = await submitAndTest(h);
     h.api.clearLog();
     expect((await h.deliver('check_run', checkRun(testSha, 'lint', 'failure'))).result).toBe('processed');
     await h.runEffects();
@@ -162,7 +146,7 @@ describe('github forge in the service', () => {
 
   it("ciRetries: a failed required check is run again through GitHub (failed Actions jobs re-run, other Apps' suites re-requested); a pass then merges, flaky", async () => {
     await h.app.service.updateQueue(h.ctx, h.key, { ciRetries: 1 });
-    const { testSha } = await submitAndTest();
+    const { testSha } = await submitAndTest(h);
     h.api.workflowRuns.set(77, {
       status: 'completed',
       conclusion: 'failure',
@@ -218,7 +202,7 @@ describe('github forge in the service', () => {
   });
 
   it('a check run concluded cancelled is not a failure: it is run again, and cancelled twice fails TEST_RUN_CANCELLED_BY_CI', async () => {
-    const { testSha } = await submitAndTest();
+    const { testSha } = await submitAndTest(h);
     await h.deliver('check_run', checkRun(testSha, 'build', 'cancelled'));
     await h.runEffects();
     expect((await entry(1)).state).toBe('TESTING');
@@ -228,7 +212,7 @@ describe('github forge in the service', () => {
   });
 
   it('a push to a queued PR (synchronize) cancels it with PR_PUSHED_TO', async () => {
-    const { branch } = await submitAndTest();
+    const { branch } = await submitAndTest(h);
     const pushed = h.api.commit(head1, 'pr1 again');
     h.api.pulls.get(1)!.head.sha = pushed;
     h.api.clearLog();

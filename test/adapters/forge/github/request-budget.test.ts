@@ -4,12 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { GitHubResponseSeen } from '../../../../src/adapters/forge/github/request-budget.js';
-import { ForgePoller } from '../../../../src/app/forge/forge-poller.js';
+import type { ForgePoller } from '../../../../src/app/forge/forge-poller.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { OperatorMetrics } from '../../../../src/metrics/operator-metrics.js';
 import { ForgeRateLimitedError } from '../../../../src/ports.js';
 import { FakeGitHubApi } from './fake-github-api.js';
-import { bindingFor, createGitHubHarness, makeForge } from './github-harness.js';
+import { bindingFor, createGitHubHarness, makeForge, pollerOf } from './github-harness.js';
 
 function repoWithPr(): { api: FakeGitHubApi; base: string } {
   const api = new FakeGitHubApi();
@@ -131,17 +131,7 @@ describe('github forge: request budget', () => {
       await h.app.service.createQueue(h.ctx, h.key, {});
       await h.app.service.submitPullRequest(h.ctx, h.key, { prNumber: 1 });
       const poller = (webhookForges: ('git' | 'github')[]) =>
-        new ForgePoller({
-          db: h.db,
-          adapters: h.app.adapters,
-          ciOutcome: h.app.ciOutcome,
-          executor: h.app.executor,
-          clock: h.clock,
-          leases: h.app.leases,
-          intervalMs: 15_000,
-          safetyNetMaxMs: 300_000,
-          webhookForges,
-        });
+        pollerOf(h, { intervalMs: 15_000, safetyNetMaxMs: 300_000, webhookForges });
       /** Polls every 15 s for `ticks` intervals; the seconds (from the first) at which PR 1 was read. */
       const readsOver = async (p: ForgePoller, ticks: number): Promise<number[]> => {
         const start = h.clock.now();
