@@ -192,7 +192,7 @@ export const ServerConfigSchema = Type.Object({
     default: 'write',
     env: 'GREENLINE_GITHUB_COMMAND_PERMISSION',
     description:
-      'least permission on the repository a commenter needs for `/greenline merge` and `/greenline cancel` to act (write, maintain or admin)',
+      'least permission on the repository a person needs for `/greenline merge` and `/greenline cancel` comments and the enqueueing label to act (write, maintain or admin)',
   }),
   /** A Conventional Commits subject by default (`ci: …`), so that PR title checks pass on test PRs. */
   githubTestPrTitle: setting(Type.String({ minLength: 1 }), {
