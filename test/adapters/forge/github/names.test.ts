@@ -31,6 +31,7 @@ describe('a repository connected in another letter case than GitHub spells it', 
     api.branches.set('master', api.commit(null, 'base'));
     api.commits.set(payload.pull_request.head.sha, [api.branches.get('master')!]);
     api.openPr(2, { headSha: payload.pull_request.head.sha, base: 'master' });
+    api.collaborators.set(payload.sender.login, 'admin'); // who labels the PR may command the queue
     const h: GitHubHarness = await createGitHubHarness({
       api,
       connect: { slug: 'github.com/codertocat/hello-world' },

@@ -36,6 +36,8 @@ beforeEach(async () => {
   head = example('pull_request', 'labeled').pull_request.head.sha;
   api.commits.set(head, [base]);
   api.openPr(2, { headSha: head, base: 'master', title: 'Update the README with new information.' });
+  // The examples' sender labels the PR: one who may command the queue.
+  api.collaborators.set(example('pull_request', 'labeled').sender.login, 'admin');
   h = await createGitHubHarness({ api });
   key = { repo: { host: 'github.com', owner: 'Codertocat', name: 'Hello-World' }, targetBranch: 'master' };
   await h.app.service.createQueue(h.ctx, key, {});
