@@ -26,36 +26,50 @@ export function sharedTargets(a: ImpactedTargets | null, b: ImpactedTargets | nu
 }
 
 /**
- * Target → PR numbers of the entries that have it, and each entry's targets. It may hold entries
- * that are not admitted; the graph only follows those with a position in the order.
+ * Target → PR numbers of the entries that have it. It may hold entries that are not admitted; the
+ * graph only follows those with a position in the order. Built on first use: questions about the
+ * front of the queue are answered by a scan of the positions ahead instead (TargetGraph.preds).
  */
 export class TargetIndex {
-  readonly byTarget = new Map<string, number[]>();
-  readonly targets = new Map<number, ImpactedTargets>();
+  private built: Map<string, number[]> | null = null;
 
-  constructor(entries: readonly Entry[]) {
-    for (const e of entries) {
+  constructor(private readonly entries: readonly Entry[]) {}
+
+  get isBuilt(): boolean {
+    return this.built !== null;
+  }
+
+  get byTarget(): ReadonlyMap<string, readonly number[]> {
+    if (this.built) return this.built;
+    const byTarget = new Map<string, number[]>();
+    for (const e of this.entries) {
       // An admitted entry without targets (admitted before a switch to parallel) counts as ALL.
       const t = e.impactedTargets ?? 'ALL';
-      this.targets.set(e.prNumber, t);
       if (t === 'ALL') continue;
       for (const name of t) {
-        const list = this.byTarget.get(name);
+        const list = byTarget.get(name);
         if (list) list.push(e.prNumber);
-        else this.byTarget.set(name, [e.prNumber]);
+        else byTarget.set(name, [e.prNumber]);
       }
     }
+    this.built = byTarget;
+    return byTarget;
   }
 }
 
 export class TargetGraph {
   /** Positions of `ALL` entries, ascending. */
   private readonly alls: number[] = [];
+  /** Positions read by scans instead of the index (see `preds`). */
+  private scanned = 0;
 
   constructor(
     private readonly index: TargetIndex,
     private readonly numbers: readonly number[],
-    private readonly pos: ReadonlyMap<number, number>,
+    /** Positions by PR number (asked for only when the index is used). */
+    private readonly positions: () => ReadonlyMap<number, number>,
+    /** An entry's impacted targets by PR number, as they are now (none: `ALL`). */
+    private readonly targetsOf: (prNumber: number) => ImpactedTargets | null,
   ) {
     numbers.forEach((_n, i) => {
       if (this.targetsAt(i) === 'ALL') this.alls.push(i);
@@ -63,7 +77,7 @@ export class TargetGraph {
   }
 
   private targetsAt(i: number): ImpactedTargets {
-    return this.index.targets.get(this.numbers[i]) ?? 'ALL';
+    return this.targetsOf(this.numbers[i]) ?? 'ALL';
   }
 
   private isEmpty(i: number): boolean {
@@ -97,9 +111,21 @@ export class TargetGraph {
       for (let j = last + 1; j < i; j++) if (!this.isEmpty(j)) out.push(j);
       return out;
     }
+    // Near the front, the positions ahead are read instead of building the index; once the scans
+    // have read as many positions as the order holds, the index is built (as Topology.position does).
+    if (!this.index.isBuilt && this.scanned + i <= this.numbers.length) {
+      this.scanned += i;
+      const own = new Set(t);
+      for (let j = 0; j < i; j++) {
+        const other = this.targetsAt(j);
+        if (other !== 'ALL' && other.some((name) => own.has(name))) out.push(j);
+      }
+      return out;
+    }
+    const pos = this.positions();
     for (const name of t) {
       for (const n of this.index.byTarget.get(name) ?? []) {
-        const j = this.pos.get(n);
+        const j = pos.get(n);
         if (j !== undefined && j < i) out.push(j);
       }
     }
@@ -118,9 +144,10 @@ export class TargetGraph {
     }
     const nextAll = this.alls.find((a) => a > i);
     if (nextAll !== undefined) out.push(nextAll); // later ALL entries depend on it through this one
+    const pos = this.positions();
     for (const name of t) {
       for (const n of this.index.byTarget.get(name) ?? []) {
-        const j = this.pos.get(n);
+        const j = pos.get(n);
         if (j !== undefined && j > i) out.push(j);
       }
     }
@@ -176,10 +203,10 @@ export function laneHeads(admitted: readonly Entry[]): number[] {
     for (const n of numbers.slice(1)) union(pos.get(numbers[0])!, pos.get(n)!);
   }
   const overlapping = admitted.flatMap((e, i) => {
-    const t = index.targets.get(e.prNumber)!;
+    const t = e.impactedTargets ?? 'ALL';
     return t === 'ALL' || t.length > 0 ? [i] : [];
   });
-  if (admitted.some((e) => index.targets.get(e.prNumber) === 'ALL')) {
+  if (admitted.some((e) => (e.impactedTargets ?? 'ALL') === 'ALL')) {
     for (const i of overlapping) union(overlapping[0], i);
   }
   return admitted.map((_e, i) => admitted[find(i)].prNumber);

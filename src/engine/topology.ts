@@ -197,7 +197,12 @@ export class Topology {
   }
 
   private targetGraph(): TargetGraph {
-    this.graph ??= new TargetGraph(this.index!, this.numbers, this.indexPositions());
+    this.graph ??= new TargetGraph(
+      this.index!,
+      this.numbers,
+      () => this.indexPositions(),
+      (n) => this.lookup(n).impactedTargets,
+    );
     return this.graph;
   }
 }
@@ -217,7 +222,8 @@ export function dependencyGraph(snapshot: QueueSnapshot): { order: Entry[]; dire
   const graph = new TargetGraph(
     new TargetIndex(order),
     order.map((e) => e.prNumber),
-    pos,
+    () => pos,
+    (n) => order[pos.get(n)!]!.impactedTargets,
   );
   return { order, directlyAhead: order.map((_e, i) => graph.directlyAhead(i).map((j) => order[j])) };
 }
