@@ -2,6 +2,7 @@
 import { SubscriptionCalls } from './subscription-calls.js';
 import type { CallOptions } from './transport.js';
 import type {
+  CurrentToken,
   HealthResponse,
   ListConcludedPullRequestsRequest,
   ListConcludedPullRequestsResponse,
@@ -45,6 +46,11 @@ export class DashboardCalls extends SubscriptionCalls {
     for await (const message of this.events('streamQueueEvents', query, options)) {
       if (message.event === 'activity' && message.data) yield JSON.parse(message.data) as QueueActivity;
     }
+  }
+
+  /** Extension: the token of the calls, with its scopes, repositories and expiry (what it may do). */
+  getCurrentToken(options?: CallOptions): Promise<CurrentToken> {
+    return this.json('getCurrentToken', {}, options);
   }
 
   /** Extension: liveness; needs no token. */

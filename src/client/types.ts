@@ -20,6 +20,7 @@ import type {
   TestRunLogRequest as TestRunLogSchema,
 } from '../api/schemas/extensions.js';
 import type { MetricsQuery as MetricsQuerySchema } from '../api/schemas/metrics.js';
+import type { CurrentToken as CurrentTokenSchema } from '../api/schemas/tokens.js';
 import type {
   GetSubmittedBatchRequest,
   GetSubmittedRequest,
@@ -118,6 +119,8 @@ export type ListNotificationChannelsResponse = Static<typeof ListChannelsSchema>
 /** `{ id }`: deleteNotificationChannel, enableNotificationChannel and testNotificationChannel. */
 export type NotificationChannelRequest = Static<typeof ChannelRequestSchema>;
 export type TestNotificationChannelResponse = Static<typeof TestChannelSchema>;
+/** getCurrentToken's answer: the token of the request, its scopes (with what they imply), repositories and expiry. */
+export type CurrentToken = Static<typeof CurrentTokenSchema>;
 /** listQueues' answer: every queue of the organization with state, mode, depth and throughput. */
 export type ListQueuesResponse = Static<typeof ListQueuesSchema>;
 /** getQueueActivity's answer, and the data of each streamQueueEvents event. */

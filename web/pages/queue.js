@@ -10,6 +10,7 @@ import { ApiProblem, Badge, ExternalLink, Reason, Since, Until, usePageTitle } f
 import { confirmThen } from '../actions.js';
 import { follow } from '../live.js';
 import { historyHref, prHref, queueLabel, settingsHref, short } from '../links.js';
+import { useScopes } from '../permissions.js';
 import { html, useEffect, useState } from '../ui.js';
 import { CONTROLS, FreezeBanner, ManagementBanner, outsideTerraform } from '../queue-state.js';
 
@@ -210,6 +211,7 @@ export function QueuePage({ queueKey }) {
   const [connection, setConnection] = useState(/** @type {Connection} */ ({ text: 'Connecting…', cls: 'waiting' }));
   const id = `${slug(queueKey)}/${queueKey.targetBranch}`;
   const title = queueLabel(queueKey);
+  const can = useScopes();
 
   useEffect(() => {
     let stopped = false;
@@ -256,12 +258,12 @@ export function QueuePage({ queueKey }) {
     <div class="page-head">
       <h1 id="queue-title">${title}</h1>
       <span class=${`live ${connection.cls}`} role="status">${connection.text}</span>
-      <a href=${settingsHref(queueKey)}>Settings</a>
+      ${can('queues:write') ? html`<a href=${settingsHref(queueKey)}>Settings</a>` : null}
     </div>
     <${ManagementBanner} activity=${activity} />
     <${FreezeBanner} activity=${activity} />
     <${QueueHead} activity=${activity} />
-    <${Controls} queueKey=${queueKey} activity=${activity} title=${title} />
+    ${can('queues:write') ? html`<${Controls} queueKey=${queueKey} activity=${activity} title=${title} />` : null}
     <section aria-labelledby="runs-title" class="card" id="runs">
       <h2 id="runs-title">The queue now</h2>
       <${QueueGraph} queueKey=${queueKey} activity=${activity} />

@@ -5,6 +5,7 @@
 import { call, failed } from '../api.js';
 import { ApiProblem, Badge, Loading, usePageTitle } from '../components.js';
 import { historyHref, queueHref, queueLabel, settingsHref } from '../links.js';
+import { tokenHas, useScopes } from '../permissions.js';
 import { html, useCallback, useEffect, useState } from '../ui.js';
 import { words } from '../words.js';
 
@@ -24,6 +25,7 @@ function managedNote(q) {
 
 /** @param {{ q: QueueSummary }} props One queue: its links, state, mode, depth and throughput. */
 function QueueRow({ q }) {
+  const can = useScopes();
   const key = { repo: q.repo, targetBranch: q.targetBranch };
   const label = queueLabel(key);
   return html`<tr>
@@ -31,7 +33,7 @@ function QueueRow({ q }) {
       <a href=${queueHref(key)}>${label}</a>
       <span class="muted block">${q.repo.host}${managedNote(q)}</span>
       <span class="queue-links block">
-        <a href=${settingsHref(key)}>Settings<span class="visually-hidden"> of ${label}</span></a>
+        ${can('queues:write') ? html`<a href=${settingsHref(key)}>Settings<span class="visually-hidden"> of ${label}</span></a>` : null}
         <a href=${historyHref(key)}>History<span class="visually-hidden"> of ${label}</span></a>
       </span>
     </th>
@@ -153,7 +155,9 @@ export function QueuesPage() {
   /** Reads the list; returns the function that ignores its answer (a newer read or the page left). */
   const load = useCallback(() => {
     let stale = false;
-    Promise.all([call('listQueues'), call('listNotificationChannels')]).then(
+    // The chat channels are an administrator's: a token without admin is not shown them.
+    const channels = tokenHas('admin').then((admin) => (admin ? call('listNotificationChannels') : { channels: [] }));
+    Promise.all([call('listQueues'), channels]).then(
       ([{ queues }, { channels }]) => {
         if (!stale) setState({ status: 'shown', queues, channels, at: new Date() });
       },

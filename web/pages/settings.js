@@ -16,6 +16,7 @@ import { FreezeSection } from '../settings/freezes.js';
 import { OutcomeLine } from '../settings/outcome.js';
 import { groupsOf, kindOf, settingOf } from '../settings/schema.js';
 import { StateControls } from '../settings/state-controls.js';
+import { useScopes } from '../permissions.js';
 import { html, useCallback, useEffect, useState } from '../ui.js';
 
 /** @typedef {import('../../src/client/index.js').Queue} Queue */
@@ -59,6 +60,9 @@ export function SettingsPage({ queueKey }) {
   const [errors, setErrors] = useState(/** @type {Record<string, string>} */ ({}));
   const [saved, setSaved] = useState(/** @type {Outcome | null} */ (null));
   const title = queueLabel(queueKey);
+  // A token without queues:write sees the settings and may change none of them.
+  const can = useScopes();
+  const writable = can('queues:write');
 
   const reload = useCallback(async () => {
     try {
@@ -165,21 +169,32 @@ export function SettingsPage({ queueKey }) {
       <a href=${queueHref(queueKey)}>Back to the queue</a>
     </div>
     <${ManagementBanner} activity=${activity} />
-    <${StateControls} q=${q} activity=${activity} title=${title} run=${run} />
+    ${writable ? html`<${StateControls} q=${q} activity=${activity} title=${title} run=${run} />` : null}
     <form class="settings-form" noValidate onSubmit=${save} aria-labelledby="form-title">
       <h2 id="form-title">Settings</h2>
-      <p class="muted">Each setting by its API name, with what it means. Saving sends only the settings you
-        changed to updateQueue; the server checks them and names any it refuses.</p>
+      ${
+        writable
+          ? html`<p class="muted">Each setting by its API name, with what it means. Saving sends only the settings you
+        changed to updateQueue; the server checks them and names any it refuses.</p>`
+          : html`<p class="notice" id="read-only-note">Each setting by its API name, with what it means. This API token
+        may not change them: that needs the scope queues:write (greenline token create --scopes queues:write).</p>`
+      }
+      <fieldset class="plain" disabled=${!writable}>
       ${groups.map(
         (g) => html`<${SettingsGroup} key=${g.title} group=${g} schemas=${schemas} q=${q} activity=${activity}
           kind=${kind} shown=${shown} errors=${errors}
           onChange=${(/** @type {string} */ name, /** @type {FormValue} */ v) => setDraft((d) => ({ ...d, [name]: v }))} />`,
       )}
-      <div class="actions save-bar">
+      </fieldset>
+      ${
+        writable
+          ? html`<div class="actions save-bar">
         <button type="submit">Save settings</button>
         <${OutcomeLine} outcome=${saved} id="save-outcome" />
-      </div>
+      </div>`
+          : null
+      }
     </form>
-    <${FreezeSection} q=${q} activity=${activity} schemas=${schemas} title=${title} run=${run} />
+    ${writable ? html`<${FreezeSection} q=${q} activity=${activity} schemas=${schemas} title=${title} run=${run} />` : null}
   </article>`;
 }

@@ -3,6 +3,7 @@
 // confirmation, with the outcome in words.
 import { confirmThen } from '../actions.js';
 import { call } from '../api.js';
+import { useScopes } from '../permissions.js';
 import { html, useEffect, useState } from '../ui.js';
 import { words } from '../words.js';
 import { priorityChoices } from './words.js';
@@ -34,7 +35,15 @@ export function Actions({ queueKey, pr, reload }) {
     setOutcome(result);
     await reload();
   };
-  const { actions } = pr;
+  const can = useScopes();
+  // Only what the token may do: every action needs pull_requests:write, a priority also pull_requests:priority.
+  const write = can('pull_requests:write');
+  const actions = {
+    cancel: write && pr.actions.cancel,
+    restartTests: write && pr.actions.restartTests,
+    submitAgain: write && pr.actions.submitAgain,
+    changePriority: write && can('pull_requests:priority') && pr.actions.changePriority,
+  };
   const any = actions.cancel || actions.restartTests || actions.changePriority || actions.submitAgain;
   return html`
     ${
