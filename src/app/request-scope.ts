@@ -1,6 +1,7 @@
 /** Who is calling and which queue a call addresses: the first two arguments of most service calls. */
 import type { RepoRef } from '../engine/types.js';
 import type { QueueRow, RepoRow } from '../store/database.js';
+import type { Scope } from './scopes.js';
 
 /** Who is calling: resolved from the x-api-token header. */
 export interface AuthContext {
@@ -9,6 +10,12 @@ export interface AuthContext {
   tokenId: string;
   /** The token's name, which says who cancelled a PR; absent for calls not made with a token. */
   tokenName?: string;
+  /** What the caller may do (app/scopes.ts): a token's scopes with what they imply. */
+  scopes: ReadonlySet<Scope>;
+  /** The repositories (`host/owner/name`, lower case) the caller may act on; absent: all of its org's. */
+  repos?: readonly string[];
+  /** When the token stops being valid (ms); absent: never. */
+  expiresAt?: number;
 }
 
 export interface QueueKey {

@@ -77,6 +77,59 @@ describe('an OIDC ID token', () => {
     expect(pr.body.state).toBe('MERGED');
   });
 
+  it('uploads impacted targets through v2 as a Bearer token', async () => {
+    const lookup = await fetch(`${h.base}/v2/repositories?providerUrl=https://github.com/acme/web`, {
+      headers: { authorization: `Bearer ${h.token}` },
+    });
+    const repositoryId = ((await lookup.json()) as Json).data[0].id;
+    const res = await fetch(`${h.base}/v2/impacted-targets`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${await idToken()}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        repositoryId,
+        targetBranch: 'main',
+        sha: 'c'.repeat(40),
+        number: 1,
+        impactedTargets: ['//web:v2'],
+      }),
+    });
+    expect(res.status, await res.text()).toBe(202);
+    const repo = await findRepo(h.t.db, REPO.host, REPO.owner, REPO.name);
+    expect(await findImpactedTargets(h.t.db, repo!.id, 1, 'c'.repeat(40))).toEqual(['//web:v2']);
+  });
+
+  it("acts on no other repository, even one of its repository's organization", async () => {
+    const api = { host: 'github.com', owner: 'acme', name: 'api' };
+    expect((await post('/v1/createQueue', h.token, { repo: api, targetBranch: 'main' })).status).toBe(200);
+    h.t.forge.openPr('github.com/acme/api', { number: 1 });
+    const res = await upload(await idToken(), api);
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('INSUFFICIENT_PERMISSIONS');
+    expect(res.body.error.message).toContain('github.com/acme/web, not github.com/acme/api');
+    const repo = await findRepo(h.t.db, 'github.com', 'acme', 'api');
+    expect(await findImpactedTargets(h.t.db, repo!.id, 1, 'b'.repeat(40))).toBeNull();
+  });
+
+  it('may call no other endpoint: reads, submissions and settings are refused', async () => {
+    const jwt = await idToken();
+    const calls: [string, unknown][] = [
+      ['/v1/getQueue', h.body()],
+      ['/v1/submitPullRequest', { ...h.body(), pr: { number: 1 } }],
+      ['/v1/updateQueue', { ...h.body(), state: 'PAUSED' }],
+      ['/v1/listQueues', {}],
+    ];
+    for (const [path, body] of calls) {
+      const res = await post(path, jwt, body);
+      expect([path, res.status, res.body.error.code]).toEqual([path, 403, 'INSUFFICIENT_PERMISSIONS']);
+      expect(res.body.error.message, path).toMatch(/needs the scope/);
+    }
+    const v2 = await fetch(`${h.base}/v2/merge-queues`, { headers: { authorization: `Bearer ${jwt}` } });
+    expect(v2.status).toBe(403);
+    expect(((await v2.json()) as Json).error.code).toBe('INSUFFICIENT_PERMISSIONS');
+    expect((await post('/v1/getQueue', h.token, h.body())).body.state).toBe('RUNNING');
+    expect((await post('/v1/getSubmittedPullRequest', h.token, { ...h.body(), pr: { number: 1 } })).status).toBe(404);
+  });
+
   it('is refused with the audience this server expects when issued for another', async () => {
     expect(await refusal(await idToken({ audience: 'https://github.com/acme' }))).toEqual({
       status: 401,

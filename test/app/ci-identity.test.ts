@@ -41,6 +41,9 @@ describe('an ID token', () => {
       orgName: 'acme',
       tokenId: 'oidc:github.com/acme/web',
       tokenName: 'workflow "Build and test" run 9182 by mona',
+      scopes: new Set(['impacted_targets:write', 'test_runs:report']),
+      repos: ['github.com/acme/web'],
+      expiresAt: t.clock.now() + 5 * 60_000,
     });
   });
 

@@ -15,10 +15,14 @@ import type { Clock } from '../../lib/clock.js';
 import type { Database } from '../../store/database.js';
 import { reposNamedWithOrg } from '../../store/repos.js';
 import type { AuthContext } from '../request-scope.js';
+import type { Scope } from '../scopes.js';
 import { OidcVerifier, type OidcSettings } from './oidc-verifier.js';
 
 /** The host of the repositories GitHub Actions' `repository` claim names (`owner/name`). */
 export const REPOSITORY_HOST = 'github.com';
+
+/** What an ID token may do: upload impacted targets and report statuses, nothing else (no read). */
+export const CI_IDENTITY_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['impacted_targets:write', 'test_runs:report']);
 
 /** The prefix of the caller id of a CI identity: `oidc:` + the repository. */
 export const CI_IDENTITY_ID_PREFIX = 'oidc:';
@@ -82,6 +86,9 @@ export class CiIdentity {
       orgName: repo.org_name,
       tokenId: `${CI_IDENTITY_ID_PREFIX}${slug}`,
       tokenName: runName(payload),
+      scopes: CI_IDENTITY_SCOPES,
+      repos: [slug],
+      ...(payload.exp === undefined ? {} : { expiresAt: payload.exp * 1000 }),
     };
   }
 }
