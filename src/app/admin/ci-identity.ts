@@ -19,13 +19,13 @@ import type { Scope } from '../scopes.js';
 import { OidcVerifier, type OidcSettings } from './oidc-verifier.js';
 
 /** The host of the repositories GitHub Actions' `repository` claim names (`owner/name`). */
-export const REPOSITORY_HOST = 'github.com';
+const REPOSITORY_HOST = 'github.com';
 
 /** What an ID token may do: upload impacted targets and report statuses, nothing else (no read). */
 export const CI_IDENTITY_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['impacted_targets:write', 'test_runs:report']);
 
 /** The prefix of the caller id of a CI identity: `oidc:` + the repository. */
-export const CI_IDENTITY_ID_PREFIX = 'oidc:';
+const CI_IDENTITY_ID_PREFIX = 'oidc:';
 
 /** Whether a presented credential is shaped like a JSON Web Token (three base64url parts); API tokens never are. */
 export const looksLikeJwt = (credential: string): boolean => /^[\w-]+\.[\w-]+\.[\w-]*$/.test(credential);
