@@ -12,6 +12,7 @@ import { deleteWebhook } from './routes/delete-webhook.js';
 import { enableWebhook } from './routes/enable-webhook.js';
 import { getMergeQueueMetrics } from './routes/get-merge-queue-metrics.js';
 import { getMergeQueueTestingDetails } from './routes/get-merge-queue-testing-details.js';
+import { getCurrentToken } from './routes/get-current-token.js';
 import { getQueue } from './routes/get-queue.js';
 import { getQueueActivity } from './routes/get-queue-activity.js';
 import { getQueueHistory } from './routes/get-queue-history.js';
@@ -68,4 +69,5 @@ export const V1_ROUTES: readonly Route[] = [
   getQueueHistory,
   listConcludedPullRequests,
   streamQueueEvents,
+  getCurrentToken,
 ];

@@ -117,6 +117,7 @@ describe('GET /v1/openapi.json and /docs', () => {
       '/v1/deleteWebhook',
       '/v1/enableNotificationChannel',
       '/v1/enableWebhook',
+      '/v1/getCurrentToken',
       '/v1/getMergeQueueMetrics',
       '/v1/getMergeQueueTestingDetails',
       '/v1/getQueue',

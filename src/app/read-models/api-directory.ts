@@ -28,12 +28,13 @@ import {
 import { findQueueByShortId, findLatestEntryOfPr, listRunsPage, type RunPageQuery } from '../../store/api-reads.js';
 import type { Database, QueueRow, RepoRow } from '../../store/database.js';
 import { findQueue, findQueueById, listQueuesOfRepos } from '../../store/queues.js';
-import { findRepoById, listRepos } from '../../store/repos.js';
+import { findRepoById } from '../../store/repos.js';
 import { findEntry } from '../../store/entries.js';
 import { findRunRow, runOf } from '../../store/test-runs.js';
 import { forgeFor, type Adapters } from '../adapters.js';
-import { configOfRow, queueOfOrg } from './queue-lookup.js';
-import { bindingOf, repoRefOf } from '../repo-binding.js';
+import { configOfRow, queueOfOrg, reposOfCaller } from './queue-lookup.js';
+import { bindingOf, repoRefOf, repoSlug } from '../repo-binding.js';
+import { requireRepo } from '../scopes.js';
 import type { AuthContext, QueueKey, ResolvedQueue } from '../request-scope.js';
 import type { PrView } from './pr-view.js';
 
@@ -131,7 +132,7 @@ export class ApiDirectory {
 
   /** The organization's queues (of one repository, one branch), oldest first. */
   async queues(ctx: AuthContext, filter: { repoId?: string; targetBranch?: string } = {}): Promise<QueueHandle[]> {
-    const repos = (await listRepos(this.deps.db, ctx.orgId)).filter(
+    const repos = (await reposOfCaller(this.deps.db, ctx)).filter(
       (r) => filter.repoId === undefined || r.id === filter.repoId,
     );
     const byId = new Map(repos.map((r) => [r.id, r]));
@@ -147,7 +148,9 @@ export class ApiDirectory {
 
   async queue(ctx: AuthContext, shortId: string): Promise<QueueHandle | undefined> {
     const found = await findQueueByShortId(this.deps.db, shortId);
-    return found?.repo.org_id === ctx.orgId ? handleOf(shortId, found.queue, found.repo) : undefined;
+    if (found?.repo.org_id !== ctx.orgId) return undefined;
+    requireRepo(ctx, repoSlug(found.repo));
+    return handleOf(shortId, found.queue, found.repo);
   }
 
   /** The queue of a repository's branch (after a create), with its short id recorded. */
@@ -170,7 +173,7 @@ export class ApiDirectory {
   }
 
   async repos(ctx: AuthContext): Promise<RepositoryView[]> {
-    return (await listRepos(this.deps.db, ctx.orgId)).map(repositoryView);
+    return (await reposOfCaller(this.deps.db, ctx)).map(repositoryView);
   }
 
   /** The ids of a repository's pull requests, given out (and recorded) on first mention. */
@@ -197,6 +200,7 @@ export class ApiDirectory {
     if (found?.orgId !== ctx.orgId) return undefined;
     const repo = await this.repoRow(named.repoId);
     if (!repo) return undefined;
+    requireRepo(ctx, repoSlug(repo));
     const latest = found.latest;
     return {
       id: key,
@@ -224,7 +228,9 @@ export class ApiDirectory {
 
   private async repoOfOrg(ctx: AuthContext, id: string): Promise<RepoRow | undefined> {
     const repo = await findRepoById(this.deps.db, id.toLowerCase());
-    return repo?.org_id === ctx.orgId ? repo : undefined;
+    if (repo?.org_id !== ctx.orgId) return undefined;
+    requireRepo(ctx, repoSlug(repo));
+    return repo;
   }
 
   /** What `map` keeps for `key`, read (and kept) when it holds nothing. */

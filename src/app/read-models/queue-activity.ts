@@ -24,10 +24,9 @@ import { listEntriesInStates } from '../../store/metrics-entries.js';
 import { listRunsOfWindow } from '../../store/metrics-runs.js';
 import { listTransitionsOfRecentPrs } from '../../store/metrics-transitions.js';
 import { listQueuesOfRepos } from '../../store/queues.js';
-import { listRepos } from '../../store/repos.js';
 import type { QueueExecutor } from '../executor/queue-executor.js';
 import { outlookOf } from '../executor/pr-outlook.js';
-import { queueOfOrg } from './queue-lookup.js';
+import { queueOfOrg, reposOfCaller } from './queue-lookup.js';
 import { queueConfigOf } from '../executor/snapshot-io.js';
 import type { AuthContext, QueueKey } from '../request-scope.js';
 
@@ -68,7 +67,7 @@ const managementOf = (q: QueueRow): QueueManagement => ({ managedBy: q.managed_b
 
 /** The organization's queues, sorted by repository and branch. Four queries whatever their number. */
 export async function listQueueSummaries(db: Kysely<Database>, ctx: AuthContext, now: number): Promise<QueueSummary[]> {
-  const repos = await listRepos(db, ctx.orgId);
+  const repos = await reposOfCaller(db, ctx);
   const repoById = new Map(repos.map((r) => [r.id, r]));
   const queues = await listQueuesOfRepos(
     db,

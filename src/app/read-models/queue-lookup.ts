@@ -7,10 +7,15 @@ import type { QueueConfig, RepoRef } from '../../engine/types.js';
 import { ServiceError } from '../../errors.js';
 import type { Database, QueueRow, RepoRow } from '../../store/database.js';
 import { findRepoAndQueue } from '../../store/queues.js';
-import { findRepo } from '../../store/repos.js';
+import { findRepo, listRepos } from '../../store/repos.js';
 import { repoSlug } from '../repo-binding.js';
 import type { AuthContext, QueueKey, QueueTarget, ResolvedQueue } from '../request-scope.js';
-import { requireRepo } from '../scopes.js';
+import { repoAllowed, requireRepo } from '../scopes.js';
+
+/** The repositories of the caller's organization that its token may act on. */
+export async function reposOfCaller(db: Kysely<Database>, ctx: AuthContext): Promise<RepoRow[]> {
+  return (await listRepos(db, ctx.orgId)).filter((r) => repoAllowed(ctx, repoSlug(r)));
+}
 
 /** The repository, when it is connected to the caller's org; another org's repository looks unknown. */
 export async function repoOfOrg(db: Kysely<Database>, ctx: AuthContext, ref: RepoRef): Promise<RepoRow> {

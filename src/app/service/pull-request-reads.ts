@@ -7,6 +7,7 @@ import { prReason } from '../../engine/pr-reason.js';
 import { configOfRow, queueOfOrg } from '../read-models/queue-lookup.js';
 import { repoSlug } from '../repo-binding.js';
 import type { PullRequestService } from '../service-port.js';
+import { requireRepo } from '../scopes.js';
 import { assertPrNumber } from './request-checks.js';
 import { outlookNow, type ServiceDeps } from './service-deps.js';
 
@@ -19,6 +20,7 @@ export function pullRequestReads(
       const wanted = 'number' in pr && Number.isSafeInteger(pr.number) ? pr.number : -1;
       const found = await findPrOfQueue(deps.db, key.repo, key.targetBranch, wanted);
       if (!found || found.orgId !== ctx.orgId) throw new ServiceError('REPO_NOT_FOUND', repoSlug(key.repo));
+      requireRepo(ctx, repoSlug(key.repo));
       if (!found.queue) throw new ServiceError('QUEUE_NOT_FOUND', key.targetBranch);
       let entry: Entry | undefined;
       if ('number' in pr) {

@@ -2,7 +2,7 @@
 import { listConcluded } from '../read-models/concluded-prs.js';
 import { renderMetrics } from '../read-models/metrics.js';
 import { listQueueSummaries, queueActivity, queueHistory } from '../read-models/queue-activity.js';
-import { queueOfOrg, repoOfOrg } from '../read-models/queue-lookup.js';
+import { queueOfOrg, repoOfOrg, reposOfCaller } from '../read-models/queue-lookup.js';
 import type { ReadModelService } from '../service-port.js';
 import type { ServiceDeps } from './service-deps.js';
 
@@ -10,7 +10,9 @@ export function readModels(deps: Pick<ServiceDeps, 'db' | 'executor' | 'clock'>)
   const { db, executor, clock } = deps;
   return {
     async metrics(ctx, filter) {
-      const repoIds = filter.repo ? [(await repoOfOrg(db, ctx, filter.repo)).id] : undefined;
+      const repoIds = filter.repo
+        ? [(await repoOfOrg(db, ctx, filter.repo)).id]
+        : ctx.repos && (await reposOfCaller(db, ctx)).map((r) => r.id);
       return renderMetrics(db, { orgId: ctx.orgId, repoIds, now: clock.now() });
     },
 
