@@ -201,6 +201,26 @@ export const ServerConfigSchema = Type.Object({
     description:
       'title of the PRs opened for test branches (createPrsForTestingBranches); `{prs}` (`#12, #13`) and `{branch}` are replaced',
   }),
+  /** CI identity (docs/ci-identity.md): whose OIDC ID tokens are accepted where an API token goes. */
+  oidcIssuer: setting(Type.String({ pattern: '^(https?://[^/].*)?$' }), {
+    default: 'https://token.actions.githubusercontent.com',
+    env: 'GREENLINE_OIDC_ISSUER',
+    description:
+      "issuer (`iss`) of the OIDC ID tokens a CI job may present instead of an API token, to upload impacted targets and report statuses for the repository the token names; GitHub Actions' by default; empty: none accepted",
+    mustBe: 'be an http(s) URL such as https://token.actions.githubusercontent.com, or empty to accept no ID token',
+  }),
+  oidcAudience: setting(Type.String({ minLength: 1 }), {
+    default: 'greenline',
+    env: 'GREENLINE_OIDC_AUDIENCE',
+    description: 'audience (`aud`) an OIDC ID token must be issued for: the CI job requests its token for it',
+  }),
+  oidcJwksUrl: setting(nullable(Type.String({ pattern: '^https?://[^/]' })), {
+    default: null,
+    env: 'GREENLINE_OIDC_JWKS_URL',
+    description: "where the issuer's signing keys (JSON Web Key Set) are read, to check OIDC ID tokens",
+    defaultText: '`<oidcIssuer>/.well-known/jwks`',
+    mustBe: 'be an http(s) URL such as https://token.actions.githubusercontent.com/.well-known/jwks',
+  }),
   /**
    * The server's address as people reach it (e.g. https://greenline.example.com): chat notifications
    * link to the PR's dashboard page under it; null = no dashboard link.

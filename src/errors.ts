@@ -19,6 +19,11 @@ export const SERVICE_ERRORS = {
   FORK_UPLOAD_UNSUPPORTED:
     'A workflow run id (x-forked-workflow-run-id) authenticates only setImpactedTargets, for repositories connected with the github forge; send an organization API token in the x-api-token header',
   FORK_RUN_NOT_VERIFIED: 'The workflow run in x-forked-workflow-run-id does not vouch for this upload: {detail}',
+  /** An OIDC ID token of a CI provider presented as credential (app/admin/ci-identity.ts), and why it is refused. */
+  OIDC_TOKEN_REFUSED: 'The OIDC ID token is refused: {detail}',
+  /** The issuer's key set could not be read, so an ID token could be neither accepted nor refused. */
+  OIDC_KEYS_UNAVAILABLE:
+    "The OIDC ID token cannot be checked now: the issuer's key set could not be read from {detail}; retry later",
   /** The queue or repository disappeared while the request was handled; also a dashboard file. */
   NOT_FOUND: '{detail}',
   REPO_NOT_FOUND: 'Repository {detail} is not connected to this organization',

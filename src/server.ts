@@ -17,6 +17,7 @@ import {
 } from './adapters/forge/github/index.js';
 import { buildHttpApp } from './api/build-app.js';
 import { createApp, type App } from './app/create-app.js';
+import { oidcSettingsOf } from './app/admin/oidc-verifier.js';
 import { ForgeWebhooks } from './app/forge/forge-webhooks.js';
 import { bootstrap } from './app/admin/org-admin.js';
 import { ConfigError, type GreenlineConfig } from './config.js';
@@ -176,6 +177,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
           logger,
           webhookPolicy: new UrlPolicy(config.webhookAllowedHosts),
           publicUrl: config.publicUrl,
+          ciIdentity: oidcSettingsOf(config),
           leaseTtlMs: config.leaseTtlSeconds * 1000,
           createCi: (onStatus) => {
             const command = createCommandCi({

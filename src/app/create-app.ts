@@ -19,6 +19,9 @@ import { ForgePoller } from './forge/forge-poller.js';
 import { mergeQueueService } from './service/merge-queue-service.js';
 import type { MergeQueueService } from './service-port.js';
 import { TokenCache } from './admin/tokens.js';
+import { Credentials } from './admin/credentials.js';
+import { CiIdentity } from './admin/ci-identity.js';
+import type { OidcSettings } from './admin/oidc-verifier.js';
 import { ApiDirectory } from './read-models/api-directory.js';
 import { QueueExecutor } from './executor/queue-executor.js';
 import { type DeliverySubscription, DeliveryWorker, type Outbox } from '../delivery/worker.js';
@@ -53,6 +56,8 @@ export interface AppDeps {
   webhookPolicy?: UrlPolicy;
   /** The server's public address, for the dashboard links of chat notifications; null = none. */
   publicUrl?: string | null;
+  /** The OIDC issuer whose ID tokens are accepted as CI identity (admin/ci-identity.ts); absent or null = none. */
+  ciIdentity?: OidcSettings | null;
 }
 
 export interface App {
@@ -167,7 +172,10 @@ export function createApp(deps: AppDeps): App {
     clock,
     newId,
     ...(logger ? { logger } : {}),
-    auth: new TokenCache(db, clock),
+    auth: new Credentials(
+      new TokenCache(db, clock),
+      deps.ciIdentity ? new CiIdentity(db, deps.ciIdentity, clock) : null,
+    ),
     directory: new ApiDirectory({ db, clock, adapters }),
     webhooks: new WebhookAdmin({
       db,

@@ -31,6 +31,27 @@ export async function findRepo(
   return (await repoAt(db, { host, owner, name }))[0];
 }
 
+/**
+ * Every repository named host/owner/name in any letter case, with its organization's name: one, unless
+ * stores from before names were compared in any case hold several spellings.
+ */
+export async function reposNamedWithOrg(
+  db: Kysely<Database>,
+  host: string,
+  owner: string,
+  name: string,
+): Promise<(RepoRow & { org_name: string })[]> {
+  return db
+    .selectFrom('repos')
+    .innerJoin('orgs', 'orgs.id', 'repos.org_id')
+    .selectAll('repos')
+    .select('orgs.name as org_name')
+    .where(repoNamed({ host, owner, name }))
+    .orderBy('orgs.name')
+    .orderBy('repos.id')
+    .execute();
+}
+
 const repoById = prepare((db, p: { id: string }) => db.selectFrom('repos').selectAll().where('id', '=', p.id));
 
 export async function findRepoById(db: Kysely<Database>, id: string): Promise<RepoRow | undefined> {

@@ -8,6 +8,7 @@ import { buildHttpApp } from '../../src/api/build-app.js';
 import type { EnumCase } from '../../src/api/wire.js';
 import type { MergeQueueService } from '../../src/app/service-port.js';
 import type { V2Limits } from '../../src/api/v2/plugin.js';
+import type { OidcSettings } from '../../src/app/admin/oidc-verifier.js';
 import { createTestService, type TestService } from '../helpers/service.js';
 import type { Json } from '../helpers/json.js';
 
@@ -36,10 +37,15 @@ export interface HarnessOptions {
   wrap?: (service: MergeQueueService) => MergeQueueService;
   /** Request limits of the v2 API (default: the server's). */
   v2Limits?: V2Limits;
+  /** The OIDC issuer whose ID tokens are accepted as CI identity (default: none). */
+  ciIdentity?: OidcSettings;
 }
 
 export async function createApiHarness(opts: HarnessOptions = {}): Promise<ApiHarness> {
-  const t = await createTestService(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {});
+  const t = await createTestService({
+    ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}),
+    ...(opts.ciIdentity ? { ciIdentity: opts.ciIdentity } : {}),
+  });
   const { token } = await t.createOrg('acme');
   await t.connectRepo('acme', SLUG);
   const service = opts.wrap ? opts.wrap(t.service) : t.service;

@@ -104,6 +104,34 @@ describe('loadConfig', () => {
     ).toBe(90);
   });
 
+  it("reads the CI identity's issuer, audience and key set from the environment and the file; empty issuer: none", () => {
+    expect(DEFAULT_CONFIG).toMatchObject({
+      oidcIssuer: 'https://token.actions.githubusercontent.com',
+      oidcAudience: 'greenline',
+      oidcJwksUrl: null,
+    });
+    writeFileSync(join(dir, 'greenline.yaml'), 'oidcAudience: https://greenline.example.com\n');
+    expect(
+      loadConfig({
+        cwd: dir,
+        env: {
+          GREENLINE_OIDC_ISSUER: 'https://ghe.example.com/_services/token',
+          GREENLINE_OIDC_JWKS_URL: 'https://keys.example/jwks',
+        },
+      }),
+    ).toMatchObject({
+      oidcIssuer: 'https://ghe.example.com/_services/token',
+      oidcAudience: 'https://greenline.example.com',
+      oidcJwksUrl: 'https://keys.example/jwks',
+    });
+    expect(loadConfig({ cwd: dir, env: { GREENLINE_OIDC_ISSUER: '' } }).oidcIssuer).toBe('');
+    expect(() =>
+      loadConfig({ cwd: dir, env: { GREENLINE_OIDC_ISSUER: 'token.actions.githubusercontent.com' } }),
+    ).toThrow(
+      'oidcIssuer must be an http(s) URL such as https://token.actions.githubusercontent.com, or empty to accept no ID token, got "token.actions.githubusercontent.com"',
+    );
+  });
+
   it("an environment variable or flag set to the default value wins over the file's github: mapping", () => {
     writeFileSync(join(dir, 'greenline.yaml'), 'github:\n  baseUrl: https://ghe.example.com/api/v3\n');
     expect(loadConfig({ cwd: dir, env: {} }).githubBaseUrl).toBe('https://ghe.example.com/api/v3');

@@ -23,6 +23,7 @@ import { createApp, type App } from '../../src/app/create-app.js';
 import { ensureOrg } from '../../src/app/admin/org-admin.js';
 import { connectRepo as connectRepoRow, type ConnectRepoRequest } from '../../src/app/admin/repo-admin.js';
 import { createApiToken } from '../../src/app/admin/tokens.js';
+import type { OidcSettings } from '../../src/app/admin/oidc-verifier.js';
 import type { AuthContext, MergeQueueService, QueueKey } from '../../src/app/service-port.js';
 import { connect, type Db } from '../../src/store/connect.js';
 import type { RepoRow } from '../../src/store/database.js';
@@ -36,6 +37,8 @@ export interface TestServiceOptions {
   now?: number;
   /** The server's public URL (dashboard links of chat notifications). */
   publicUrl?: string;
+  /** The OIDC issuer whose ID tokens are accepted as CI identity (default: none). */
+  ciIdentity?: OidcSettings;
 }
 
 export interface TestService {
@@ -71,6 +74,7 @@ export async function createTestService(opts: TestServiceOptions = {}): Promise<
     pollIntervalMs: 60_000,
     newId: randomUUID,
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
+    ...(opts.ciIdentity ? { ciIdentity: opts.ciIdentity } : {}),
     createCi: (onStatus) => {
       ci.onStatus = onStatus;
       return ci;
