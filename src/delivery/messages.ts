@@ -5,6 +5,7 @@
 import { type Insertable, type Kysely, sql, type Updateable } from 'kysely';
 import type { Database, DeliveryMessageRow, DeliveryMessagesTable } from '../store/database.js';
 import { dialectOf } from '../store/dialect.js';
+import { ENDPOINT_DOWN_STATUSES } from './retry-schedule.js';
 import { newMessageId } from './signing.js';
 import type { OutboxTables } from './tables.js';
 
@@ -94,9 +95,22 @@ export async function nextMessageDueAt(db: Kysely<Database>, tables: OutboxTable
   return row?.next === null || row?.next === undefined ? null : Number(row.next);
 }
 
+/** Which of these messages are pending behind an earlier pending message of their order key. */
+export async function heldMessageIds(
+  db: Kysely<Database>,
+  tables: OutboxTables,
+  messages: readonly Pick<DeliveryMessageRow, 'message_id' | 'status'>[],
+): Promise<Set<string>> {
+  const pending = messages.filter((m) => m.status === 'pending').map((m) => m.message_id);
+  if (pending.length === 0) return new Set();
+  const heads = await chainHeads(db, tables).select('m.message_id').where('m.message_id', 'in', pending).execute();
+  const free = new Set(heads.map((h) => h.message_id));
+  return new Set(pending.filter((id) => !free.has(id)));
+}
+
 /**
  * Claims messages for `claimedBy` (an instance id) until `until` (their next attempt moves there) and
- * returns them.
+ * returns them. A claimed message is never made due early (releaseMessagesWaitingForEndpoint).
  */
 export async function leaseMessages(
   db: Kysely<Database>,
@@ -104,7 +118,7 @@ export async function leaseMessages(
   ids: number[],
   now: number,
   until: number,
-  claimedBy: string | null = null,
+  claimedBy: string,
 ): Promise<DeliveryMessageRow[]> {
   if (ids.length === 0) return [];
   await db
@@ -141,6 +155,54 @@ export async function releaseDeliveryClaims(
     .where('claimed_by', 'in', [...instances])
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
+}
+
+/**
+ * Its endpoint answered 2xx at `now`: the subscription's messages waiting for a retry after an
+ * endpoint failure (no answer, or 502/503/504: retry-schedule.ts) are due now; those held behind them
+ * follow in order. Messages whose failure was their own keep their schedule, and a message with an
+ * attempt in flight (claimed) is left to it. Returns how many are due now.
+ */
+export async function releaseMessagesWaitingForEndpoint(
+  db: Kysely<Database>,
+  tables: OutboxTables,
+  subscriptionId: string,
+  now: number,
+): Promise<number> {
+  const r = await db
+    .updateTable(tables.messages)
+    .set({ next_attempt_at: now, updated_at: now })
+    .where('subscription_id', '=', subscriptionId)
+    .where('status', '=', 'pending')
+    .where('claimed_by', 'is', null)
+    .where('attempts', '>', 0)
+    .where('next_attempt_at', '>', now)
+    .where((eb) =>
+      eb.or([eb('last_status_code', 'is', null), eb('last_status_code', 'in', [...ENDPOINT_DOWN_STATUSES])]),
+    )
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/**
+ * Whether a message of the subscription was delivered after `at` (an attempt that failed began then):
+ * the endpoint answered 2xx while that attempt was under way.
+ */
+export async function deliveredAfter(
+  db: Kysely<Database>,
+  tables: OutboxTables,
+  subscriptionId: string,
+  at: number,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom(tables.messages)
+    .select('id')
+    .where('subscription_id', '=', subscriptionId)
+    .where('status', '=', 'delivered')
+    .where('delivered_at', '>', at)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export async function updateMessage(
