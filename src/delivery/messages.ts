@@ -68,8 +68,11 @@ function chainHeads(db: Kysely<Database>, tables: OutboxTables) {
 
 /**
  * Pending messages due at `now` whose order key has no earlier pending message (of the same
- * subscription): at most one per key, oldest first. On PostgreSQL rows another worker is claiming
- * are skipped.
+ * subscription): at most one per key, oldest first. Due: its next attempt has come; or, early, it
+ * waits for its endpoint (its last failure was the endpoint's: retry-schedule.ts) and a message was
+ * queued behind it since its last attempt: the new event is a reason to see whether the endpoint is
+ * back (as it would be tried at once if it had no message ahead of it). On PostgreSQL rows another
+ * worker is claiming are skipped.
  */
 export async function selectDueMessageIds(
   db: Kysely<Database>,
@@ -79,7 +82,25 @@ export async function selectDueMessageIds(
 ): Promise<number[]> {
   const rows = await chainHeads(db, tables)
     .select('m.id')
-    .where('m.next_attempt_at', '<=', now)
+    .where((eb) =>
+      eb.or([
+        eb('m.next_attempt_at', '<=', now),
+        eb.and([
+          eb('m.attempts', '>', 0),
+          eb('m.claimed_by', 'is', null),
+          eb.or([eb('m.last_status_code', 'is', null), eb('m.last_status_code', 'in', [...ENDPOINT_DOWN_STATUSES])]),
+          eb.exists(
+            eb
+              .selectFrom(`${tables.messages} as n`)
+              .select(sql.lit(1).as('one'))
+              .whereRef('n.subscription_id', '=', 'm.subscription_id')
+              .whereRef('n.order_key', '=', 'm.order_key')
+              .whereRef('n.id', '>', 'm.id')
+              .whereRef('n.created_at', '>', 'm.updated_at'),
+          ),
+        ]),
+      ]),
+    )
     .orderBy('m.id')
     .limit(limit)
     .$if(dialectOf(db) === 'postgres', (q) => q.forUpdate().skipLocked())
@@ -110,7 +131,9 @@ export async function heldMessageIds(
 
 /**
  * Claims messages for `claimedBy` (an instance id) until `until` (their next attempt moves there) and
- * returns them. A claimed message is never made due early (releaseMessagesWaitingForEndpoint).
+ * returns them as they were before (with the next attempt they were due for: an early attempt that
+ * fails keeps it). A claimed message is never made due early (releaseMessagesWaitingForEndpoint).
+ * Call it in the transaction that selected the ids.
  */
 export async function leaseMessages(
   db: Kysely<Database>,
@@ -121,19 +144,20 @@ export async function leaseMessages(
   claimedBy: string,
 ): Promise<DeliveryMessageRow[]> {
   if (ids.length === 0) return [];
-  await db
-    .updateTable(tables.messages)
-    .set({ next_attempt_at: until, updated_at: now, claimed_by: claimedBy })
-    .where('id', 'in', ids)
-    .where('status', '=', 'pending')
-    .execute();
-  return db
+  const rows = await db
     .selectFrom(tables.messages)
     .selectAll()
     .where('id', 'in', ids)
     .where('status', '=', 'pending')
     .orderBy('id')
     .execute();
+  await db
+    .updateTable(tables.messages)
+    .set({ next_attempt_at: until, updated_at: now, claimed_by: claimedBy })
+    .where('id', 'in', ids)
+    .where('status', '=', 'pending')
+    .execute();
+  return rows;
 }
 
 /**

@@ -22,6 +22,6 @@ export function waitingReason(
   if (m.attempts === 0) return `not tried yet; due ${iso(m.next_attempt_at)}`;
   const failure = m.last_error ?? `HTTP ${m.last_status_code}`;
   return endpointWasDown({ statusCode: m.last_status_code })
-    ? `the endpoint did not take it (${failure}); tried again at ${iso(m.next_attempt_at)}, or at once when the endpoint answers 2xx to another delivery`
+    ? `the endpoint did not take it (${failure}); tried again at ${iso(m.next_attempt_at)}, or sooner: at once when the endpoint takes another delivery, and early (not counted if it fails) when a later event of the same PR (or queue) is queued`
     : `the receiver refused it (${failure}); tried again at ${iso(m.next_attempt_at)}`;
 }

@@ -161,6 +161,9 @@ export class DeliveryWorker<S extends DeliverySubscription> extends OutboxWorker
       success: outcome.success ? 1 : 0,
       manual: message.manual,
     });
+    // Tried early (a message was queued behind it while it waited for its endpoint): a failure keeps
+    // its place in the schedule and does not count.
+    const early = message.next_attempt_at > at;
     const attempts = message.attempts + 1;
     if (outcome.success) {
       await updateMessage(db, tables, message.message_id, {
@@ -180,10 +183,10 @@ export class DeliveryWorker<S extends DeliverySubscription> extends OutboxWorker
       );
       return;
     }
-    const retryAt = nextAttemptAt(attempts, now);
+    const retryAt = early ? message.next_attempt_at : nextAttemptAt(attempts, now);
     await updateMessage(db, tables, message.message_id, {
       status: retryAt === null ? 'failed' : 'pending',
-      attempts,
+      attempts: early ? message.attempts : attempts,
       manual: 0,
       next_attempt_at: retryAt ?? now,
       last_status_code: outcome.statusCode,

@@ -311,6 +311,44 @@ describe.each(databases)('delivery outboxes on $name', (database) => {
       expect(row!.delivered_at).toBe(clock.now());
     });
 
+    it('a later event of the same order is a reason to try the waiting one early; a failed early try does not count nor move its retry', async () => {
+      const w = worker(outbox(name, tables));
+      const first = await queue(tables, subscription, 'pr-1');
+      const refusedOnItsOwn = await queue(tables, subscription, 'pr-2');
+      respond = (m) =>
+        m.message_id === refusedOnItsOwn ? { ...REFUSED, statusCode: 400, error: 'HTTP 400' } : REFUSED;
+      await w.drain();
+      clock.advance(RETRY_DELAYS_MS[0]!);
+      await w.drain();
+      const retryAt = clock.now() + RETRY_DELAYS_MS[1]!;
+      sent = [];
+
+      // Still down: a new event behind `first` makes it try early; the failure leaves its schedule as it was.
+      clock.advance(2_000);
+      const second = await queue(tables, subscription, 'pr-1');
+      await queue(tables, subscription, 'pr-2'); // behind the one refused on its own: no early try
+      await w.drain();
+      expect(sentOf(name)).toEqual([first]);
+      expect(await findMessage(db, tables, first)).toMatchObject({
+        status: 'pending',
+        attempts: 2,
+        next_attempt_at: retryAt,
+        last_error: REFUSED.error,
+      });
+      expect(await listAttempts(db, tables, [first])).toHaveLength(3);
+      await w.drain();
+      expect(sentOf(name)).toEqual([first]); // once per new event, not again
+
+      // Back: the next event of the PR sends the three of them, in order, seconds after the recovery.
+      clock.advance(2_000);
+      respond = (m) => (m.message_id === refusedOnItsOwn ? { ...REFUSED, statusCode: 400, error: 'HTTP 400' } : OK);
+      const third = await queue(tables, subscription, 'pr-1');
+      await w.drain();
+      expect(sentOf(name)).toEqual([first, first, second, third]);
+      expect(await findMessage(db, tables, first)).toMatchObject({ status: 'delivered', attempts: 3 });
+      expect(await findMessage(db, tables, refusedOnItsOwn)).toMatchObject({ status: 'pending', attempts: 2 });
+    });
+
     it('two instances draining after the endpoint is back send each message once, each order kept', async () => {
       const w1 = worker(outbox(name, tables), 'instance-1');
       const w2 = worker(outbox(name, tables), 'instance-2');

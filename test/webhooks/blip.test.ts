@@ -95,7 +95,7 @@ async function blipStarts(s: Setup): Promise<void> {
   });
   expect(first.lastError).toMatch(/ECONNREFUSED/);
   expect(first.waiting).toBe(
-    `the endpoint did not take it (${first.lastError}); tried again at ${new Date(first.nextAttemptAt!).toISOString()}, or at once when the endpoint answers 2xx to another delivery`,
+    `the endpoint did not take it (${first.lastError}); tried again at ${new Date(first.nextAttemptAt!).toISOString()}, or sooner: at once when the endpoint takes another delivery, and early (not counted if it fails) when a later event of the same PR (or queue) is queued`,
   );
   const later = deliveries.filter((d) => d !== first);
   expect(later.map((d) => [d.attempts, d.waiting])).toEqual(
@@ -140,6 +140,30 @@ describe.each(databases.map((d) => [d.name, d] as const))('a receiver blip on %s
     const ofPr1 = deliveries.filter((d) => (JSON.parse(d.body) as { pr_number: number }).pr_number === 1);
     expect(ofPr1.length).toBe(4);
     for (const d of ofPr1) expect(d.deliveredAt! - recovered).toBeLessThanOrEqual(2 * SECOND);
+    await expectEachDeliveredOnce(s);
+  });
+
+  it("with no other PR's traffic, the PR's own next event finds the receiver back: no 5-minute wait either", async () => {
+    receiver = await new Receiver().start();
+    const s = await setUp(await database.url());
+    await receiver.down();
+    s.t.forge.openPr(REPO, { number: 1, author: 'dev1' });
+    await s.t.service.submitPullRequest(s.ctx, s.t.key(REPO), { prNumber: 1 });
+    await s.t.runEffects(); // submitted, queued, testing
+    await s.t.app.webhooks.drain();
+    s.t.clock.advance(RETRY_DELAYS_MS[0]!);
+    await s.t.app.webhooks.drain(); // refused twice: the next retry is 5 minutes away
+
+    s.t.clock.advance(3 * SECOND);
+    await receiver.up();
+    const recovered = s.t.clock.now();
+    s.t.clock.advance(2 * SECOND);
+    await s.t.ci.pass(s.t.ci.startedRunIds()[0]!);
+    await s.t.runEffects(); // merged
+    await s.t.app.webhooks.drain();
+    expect(typesOf(1)).toEqual(EVENTS);
+    const deliveries = await s.t.service.webhooks.deliveries(s.ctx.orgId, s.subscriptionId);
+    for (const d of deliveries) expect(d.deliveredAt! - recovered).toBeLessThanOrEqual(2 * SECOND);
     await expectEachDeliveredOnce(s);
   });
 
