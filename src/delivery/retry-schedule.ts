@@ -11,8 +11,11 @@
  * would have failed then. Every other failure (a 4xx, a 500, a redirect) is the receiver refusing that
  * message: it keeps its schedule. When the endpoint answers 2xx, the messages waiting for a retry after
  * an endpoint failure are due at once, and those held behind them for ordering follow, in order (the
- * worker, delivery/worker.ts); the state is the rows' (last status, next attempt), so a restart in an
- * outage changes nothing. Such an early attempt counts as one of the 8.
+ * worker, delivery/worker.ts); such an attempt counts as one of the 8. And a new message queued behind
+ * one waiting for its endpoint has that one tried early (messages.ts, selectDueMessageIds), as it would
+ * be tried at once without ordering: a failed early try neither counts nor moves the retry. The state
+ * is the rows' (last status, next attempt, when queued and last tried), so a restart in an outage
+ * changes nothing.
  */
 import { HOUR_MS, MINUTE_MS, SECOND_MS } from '../lib/time.js';
 

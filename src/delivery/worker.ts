@@ -14,8 +14,9 @@
  * - in order: a message waits while an earlier one of its order key (the fan-outs) is pending;
  * - a blip costs no minutes: when a subscription answers 2xx, its messages waiting for a retry after
  *   an endpoint failure are due at once, and those held behind them follow in order; a message whose
- *   attempt failed while another of its subscription was being delivered is tried again at once
- *   (retry-schedule.ts says which failures are the endpoint's).
+ *   attempt failed while another of its subscription was being delivered is tried again at once; a
+ *   message waiting for its endpoint is tried early when a message is queued behind it, and a failed
+ *   early try does not count (retry-schedule.ts says which failures are the endpoint's).
  *
  * Every attempt is recorded in the outbox's attempts table. Each worker reads and writes only the
  * tables of its outbox. Time comes from the injected Clock; timers only wake the worker, the schedule
