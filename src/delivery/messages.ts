@@ -67,6 +67,15 @@ function chainHeads(db: Kysely<Database>, tables: OutboxTables) {
 }
 
 /**
+ * A message (its columns under `prefix`) waiting for its endpoint: tried, no attempt in flight, and its
+ * last failure the endpoint's (no answer, or a gateway's 502/503/504: retry-schedule.ts).
+ */
+function waitsForEndpoint(prefix: '' | 'm.') {
+  const column = (name: string) => sql.ref(`${prefix}${name}`);
+  return sql<boolean>`(${column('attempts')} > 0 and ${column('claimed_by')} is null and (${column('last_status_code')} is null or ${column('last_status_code')} in (${sql.join([...ENDPOINT_DOWN_STATUSES])})))`;
+}
+
+/**
  * Pending messages due at `now` whose order key has no earlier pending message (of the same
  * subscription): at most one per key, oldest first. Due: its next attempt has come; or, early, it
  * waits for its endpoint (its last failure was the endpoint's: retry-schedule.ts) and a message was
@@ -86,9 +95,7 @@ export async function selectDueMessageIds(
       eb.or([
         eb('m.next_attempt_at', '<=', now),
         eb.and([
-          eb('m.attempts', '>', 0),
-          eb('m.claimed_by', 'is', null),
-          eb.or([eb('m.last_status_code', 'is', null), eb('m.last_status_code', 'in', [...ENDPOINT_DOWN_STATUSES])]),
+          waitsForEndpoint('m.'),
           eb.exists(
             eb
               .selectFrom(`${tables.messages} as n`)
@@ -198,12 +205,8 @@ export async function releaseMessagesWaitingForEndpoint(
     .set({ next_attempt_at: now, updated_at: now })
     .where('subscription_id', '=', subscriptionId)
     .where('status', '=', 'pending')
-    .where('claimed_by', 'is', null)
-    .where('attempts', '>', 0)
     .where('next_attempt_at', '>', now)
-    .where((eb) =>
-      eb.or([eb('last_status_code', 'is', null), eb('last_status_code', 'in', [...ENDPOINT_DOWN_STATUSES])]),
-    )
+    .where(waitsForEndpoint(''))
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
 }
