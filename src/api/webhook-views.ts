@@ -22,6 +22,7 @@ export function deliveryOut(d: DeliveryView) {
     status: d.status,
     attempts: d.attempts,
     nextAttemptAt: isoOrNull(d.nextAttemptAt),
+    waiting: d.waiting,
     lastStatusCode: d.lastStatusCode,
     lastError: d.lastError,
     createdAt: iso(d.createdAt),

@@ -28,7 +28,8 @@ function deliveryLines(d: DeliveryView): string {
   const head =
     `${d.id}  ${d.eventType}  ${d.status}  attempts ${d.attempts}  created ${isoOrDash(d.createdAt)}` +
     (d.status === 'pending' ? `  next ${isoOrDash(d.nextAttemptAt)}` : '') +
-    (d.deliveredAt !== null ? `  delivered ${isoOrDash(d.deliveredAt)}` : '');
+    (d.deliveredAt !== null ? `  delivered ${isoOrDash(d.deliveredAt)}` : '') +
+    (d.waiting !== null ? `\n  ${d.waiting}` : '');
   const attempts = d.attemptLog.map(
     (a) =>
       `    ${isoOrDash(a.at)}  ${a.success ? 'ok' : 'failed'}  ${a.statusCode ?? '-'}  ${a.durationMs} ms` +

@@ -5,6 +5,7 @@
 import { type Insertable, type Kysely, sql, type Updateable } from 'kysely';
 import type { Database, DeliveryMessageRow, DeliveryMessagesTable } from '../store/database.js';
 import { dialectOf } from '../store/dialect.js';
+import { ENDPOINT_DOWN_STATUSES } from './retry-schedule.js';
 import { newMessageId } from './signing.js';
 import type { OutboxTables } from './tables.js';
 
@@ -66,9 +67,21 @@ function chainHeads(db: Kysely<Database>, tables: OutboxTables) {
 }
 
 /**
+ * A message (its columns under `prefix`) waiting for its endpoint: tried, no attempt in flight, and its
+ * last failure the endpoint's (no answer, or a gateway's 502/503/504: retry-schedule.ts).
+ */
+function waitsForEndpoint(prefix: '' | 'm.') {
+  const column = (name: string) => sql.ref(`${prefix}${name}`);
+  return sql<boolean>`(${column('attempts')} > 0 and ${column('claimed_by')} is null and (${column('last_status_code')} is null or ${column('last_status_code')} in (${sql.join([...ENDPOINT_DOWN_STATUSES])})))`;
+}
+
+/**
  * Pending messages due at `now` whose order key has no earlier pending message (of the same
- * subscription): at most one per key, oldest first. On PostgreSQL rows another worker is claiming
- * are skipped.
+ * subscription): at most one per key, oldest first. Due: its next attempt has come; or, early, it
+ * waits for its endpoint (its last failure was the endpoint's: retry-schedule.ts) and a message was
+ * queued behind it since its last attempt: the new event is a reason to see whether the endpoint is
+ * back (as it would be tried at once if it had no message ahead of it). On PostgreSQL rows another
+ * worker is claiming are skipped.
  */
 export async function selectDueMessageIds(
   db: Kysely<Database>,
@@ -78,7 +91,23 @@ export async function selectDueMessageIds(
 ): Promise<number[]> {
   const rows = await chainHeads(db, tables)
     .select('m.id')
-    .where('m.next_attempt_at', '<=', now)
+    .where((eb) =>
+      eb.or([
+        eb('m.next_attempt_at', '<=', now),
+        eb.and([
+          waitsForEndpoint('m.'),
+          eb.exists(
+            eb
+              .selectFrom(`${tables.messages} as n`)
+              .select(sql.lit(1).as('one'))
+              .whereRef('n.subscription_id', '=', 'm.subscription_id')
+              .whereRef('n.order_key', '=', 'm.order_key')
+              .whereRef('n.id', '>', 'm.id')
+              .whereRef('n.created_at', '>', 'm.updated_at'),
+          ),
+        ]),
+      ]),
+    )
     .orderBy('m.id')
     .limit(limit)
     .$if(dialectOf(db) === 'postgres', (q) => q.forUpdate().skipLocked())
@@ -94,9 +123,24 @@ export async function nextMessageDueAt(db: Kysely<Database>, tables: OutboxTable
   return row?.next === null || row?.next === undefined ? null : Number(row.next);
 }
 
+/** Which of these messages are pending behind an earlier pending message of their order key. */
+export async function heldMessageIds(
+  db: Kysely<Database>,
+  tables: OutboxTables,
+  messages: readonly Pick<DeliveryMessageRow, 'message_id' | 'status'>[],
+): Promise<Set<string>> {
+  const pending = messages.filter((m) => m.status === 'pending').map((m) => m.message_id);
+  if (pending.length === 0) return new Set();
+  const heads = await chainHeads(db, tables).select('m.message_id').where('m.message_id', 'in', pending).execute();
+  const free = new Set(heads.map((h) => h.message_id));
+  return new Set(pending.filter((id) => !free.has(id)));
+}
+
 /**
  * Claims messages for `claimedBy` (an instance id) until `until` (their next attempt moves there) and
- * returns them.
+ * returns them as they were before (with the next attempt they were due for: an early attempt that
+ * fails keeps it). A claimed message is never made due early (releaseMessagesWaitingForEndpoint).
+ * Call it in the transaction that selected the ids.
  */
 export async function leaseMessages(
   db: Kysely<Database>,
@@ -104,22 +148,23 @@ export async function leaseMessages(
   ids: number[],
   now: number,
   until: number,
-  claimedBy: string | null = null,
+  claimedBy: string,
 ): Promise<DeliveryMessageRow[]> {
   if (ids.length === 0) return [];
-  await db
-    .updateTable(tables.messages)
-    .set({ next_attempt_at: until, updated_at: now, claimed_by: claimedBy })
-    .where('id', 'in', ids)
-    .where('status', '=', 'pending')
-    .execute();
-  return db
+  const rows = await db
     .selectFrom(tables.messages)
     .selectAll()
     .where('id', 'in', ids)
     .where('status', '=', 'pending')
     .orderBy('id')
     .execute();
+  await db
+    .updateTable(tables.messages)
+    .set({ next_attempt_at: until, updated_at: now, claimed_by: claimedBy })
+    .where('id', 'in', ids)
+    .where('status', '=', 'pending')
+    .execute();
+  return rows;
 }
 
 /**
@@ -141,6 +186,50 @@ export async function releaseDeliveryClaims(
     .where('claimed_by', 'in', [...instances])
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
+}
+
+/**
+ * Its endpoint answered 2xx at `now`: the subscription's messages waiting for a retry after an
+ * endpoint failure (no answer, or 502/503/504: retry-schedule.ts) are due now; those held behind them
+ * follow in order. Messages whose failure was their own keep their schedule, and a message with an
+ * attempt in flight (claimed) is left to it. Returns how many are due now.
+ */
+export async function releaseMessagesWaitingForEndpoint(
+  db: Kysely<Database>,
+  tables: OutboxTables,
+  subscriptionId: string,
+  now: number,
+): Promise<number> {
+  const r = await db
+    .updateTable(tables.messages)
+    .set({ next_attempt_at: now, updated_at: now })
+    .where('subscription_id', '=', subscriptionId)
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '>', now)
+    .where(waitsForEndpoint(''))
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/**
+ * Whether a message of the subscription was delivered after `at` (an attempt that failed began then):
+ * the endpoint answered 2xx while that attempt was under way.
+ */
+export async function deliveredAfter(
+  db: Kysely<Database>,
+  tables: OutboxTables,
+  subscriptionId: string,
+  at: number,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom(tables.messages)
+    .select('id')
+    .where('subscription_id', '=', subscriptionId)
+    .where('status', '=', 'delivered')
+    .where('delivered_at', '>', at)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export async function updateMessage(

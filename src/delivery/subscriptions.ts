@@ -23,7 +23,26 @@ export async function markFailing(
   return row?.failing_since ?? null;
 }
 
-/** Records how delivery to the subscription stands: a run of failures ended, or it was disabled. */
+/**
+ * Ends the subscription's run of failures (a 2xx answer at `now`); whether one was under way, in which
+ * case messages may be waiting for the endpoint to be back.
+ */
+export async function endFailingRun(
+  db: Kysely<Database>,
+  tables: OutboxTables,
+  id: string,
+  now: number,
+): Promise<boolean> {
+  const r = await db
+    .updateTable(tables.subscriptions)
+    .set({ failing_since: null, updated_at: now })
+    .where('id', '=', id)
+    .where('failing_since', 'is not', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Records how delivery to the subscription stands: it was disabled. */
 export async function setDeliveryState(
   db: Kysely<Database>,
   tables: OutboxTables,

@@ -11,12 +11,18 @@
  *   this instance's id, so a crash mid-attempt means it is attempted again: once the lease runs out,
  *   or sooner, when another instance takes the dead one's queues over and hands its claims back
  *   (queue-takeover.ts); the message id (`webhook-id`) is the same on every attempt;
- * - in order: a message waits while an earlier one of its order key (the fan-outs) is pending.
+ * - in order: a message waits while an earlier one of its order key (the fan-outs) is pending;
+ * - a blip costs no minutes: when a subscription answers 2xx, its messages waiting for a retry after
+ *   an endpoint failure are due at once, and those held behind them follow in order; a message whose
+ *   attempt failed while another of its subscription was being delivered is tried again at once; a
+ *   message waiting for its endpoint is tried early when a message is queued behind it, and a failed
+ *   early try does not count (retry-schedule.ts says which failures are the endpoint's).
  *
  * Every attempt is recorded in the outbox's attempts table. Each worker reads and writes only the
  * tables of its outbox. Time comes from the injected Clock; timers only wake the worker, the schedule
  * is in the rows, so deliveries survive a restart.
  */
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock.js';
@@ -26,14 +32,16 @@ import type { Database, DeliveryMessageRow } from '../store/database.js';
 import { insertAttempt } from './attempts.js';
 import { DEFAULT_TIMEOUT_MS, type Outcome } from './http-post.js';
 import {
+  deliveredAfter,
   failPendingMessages,
   leaseMessages,
   nextMessageDueAt,
+  releaseMessagesWaitingForEndpoint,
   selectDueMessageIds,
   updateMessage,
 } from './messages.js';
-import { nextAttemptAt } from './retry-schedule.js';
-import { markFailing, setDeliveryState } from './subscriptions.js';
+import { endpointWasDown, nextAttemptAt } from './retry-schedule.js';
+import { endFailingRun, markFailing, setDeliveryState } from './subscriptions.js';
 import type { DeliverySubscriptionColumns, OutboxTables } from './tables.js';
 import { UrlPolicy } from './url-policy.js';
 
@@ -70,12 +78,13 @@ export interface DeliveryWorkerDeps {
   idlePollMs?: number;
   /** Messages attempted side by side at most. */
   concurrency?: number;
-  /** This instance's id, recorded on the messages it claims. */
+  /** This instance's id, recorded on the messages it claims; default a new random one. */
   instanceId?: string;
 }
 
 export class DeliveryWorker<S extends DeliverySubscription> extends OutboxWorker {
   private readonly limits: SendLimits;
+  private readonly instanceId: string;
 
   constructor(
     private readonly outbox: Outbox<S>,
@@ -88,6 +97,7 @@ export class DeliveryWorker<S extends DeliverySubscription> extends OutboxWorker
       onError: (err) => deps.logger?.error({ err }, `${outbox.what} worker could not read the outbox`),
     });
     this.limits = { policy: deps.policy ?? new UrlPolicy(), timeoutMs: deps.timeoutMs ?? DEFAULT_TIMEOUT_MS };
+    this.instanceId = deps.instanceId ?? randomUUID();
   }
 
   protected async lookAtOutbox(): Promise<void> {
@@ -114,7 +124,7 @@ export class DeliveryWorker<S extends DeliverySubscription> extends OutboxWorker
           await selectDueMessageIds(trx, tables, now, this.deps.concurrency ?? 16),
           now,
           lease,
-          this.deps.instanceId ?? null,
+          this.instanceId,
         ),
       );
     await Promise.all(
@@ -152,6 +162,9 @@ export class DeliveryWorker<S extends DeliverySubscription> extends OutboxWorker
       success: outcome.success ? 1 : 0,
       manual: message.manual,
     });
+    // Tried early (a message was queued behind it while it waited for its endpoint): a failure keeps
+    // its place in the schedule and does not count.
+    const early = message.next_attempt_at > at;
     const attempts = message.attempts + 1;
     if (outcome.success) {
       await updateMessage(db, tables, message.message_id, {
@@ -164,18 +177,17 @@ export class DeliveryWorker<S extends DeliverySubscription> extends OutboxWorker
         claimed_by: null,
         updated_at: now,
       });
-      if (subscription.failing_since !== null)
-        await setDeliveryState(db, tables, subscription.id, { failing_since: null, updated_at: now });
+      if (await endFailingRun(db, tables, subscription.id, now)) await this.endpointAnswered(subscription, now);
       logger?.debug(
         { message: message.message_id, url: subscription.url, status: outcome.statusCode },
         `${what} delivered`,
       );
       return;
     }
-    const retryAt = nextAttemptAt(attempts, now);
+    const retryAt = early ? message.next_attempt_at : nextAttemptAt(attempts, now);
     await updateMessage(db, tables, message.message_id, {
       status: retryAt === null ? 'failed' : 'pending',
-      attempts,
+      attempts: early ? message.attempts : attempts,
       manual: 0,
       next_attempt_at: retryAt ?? now,
       last_status_code: outcome.statusCode,
@@ -188,6 +200,11 @@ export class DeliveryWorker<S extends DeliverySubscription> extends OutboxWorker
       retryAt === null ? `${what} delivery failed; giving up` : `${what} delivery failed; will retry`,
     );
     const since = await markFailing(db, tables, subscription.id, at);
+    // The endpoint answered 2xx while this attempt was under way: it is back, so what waits for it goes
+    // now. Checked once this message is unclaimed and the run of failures marked, so that either this
+    // check sees that delivery, or that delivery ends the run and finds this message to release.
+    if (retryAt !== null && endpointWasDown(outcome) && (await deliveredAfter(db, tables, subscription.id, at)))
+      await this.endpointAnswered(subscription, now);
     const { disableAfterMs } = this.outbox;
     if (since !== null && now - since >= disableAfterMs) {
       const reason = `every attempt failed since ${new Date(since).toISOString()} (last: ${outcome.error})`;
@@ -198,5 +215,15 @@ export class DeliveryWorker<S extends DeliverySubscription> extends OutboxWorker
         `${what} endpoint disabled after ${Math.round(disableAfterMs / DAY_MS)} days of failures`,
       );
     }
+  }
+
+  /** The subscription answered 2xx at `now`: what waits for it after an endpoint failure is due now. */
+  private async endpointAnswered(subscription: S, now: number): Promise<void> {
+    const released = await releaseMessagesWaitingForEndpoint(this.deps.db, this.outbox.tables, subscription.id, now);
+    if (released > 0)
+      this.deps.logger?.info(
+        { subscription: subscription.id, url: subscription.url, released },
+        `${this.outbox.what} endpoint answered again; the deliveries waiting for it are sent now, in order`,
+      );
   }
 }

@@ -8,9 +8,10 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
 import { ServiceError } from '../errors.js';
 import { listAttempts } from '../delivery/attempts.js';
-import { findMessage, listMessages, updateMessage } from '../delivery/messages.js';
+import { findMessage, heldMessageIds, listMessages, updateMessage } from '../delivery/messages.js';
 import { generateSecret } from '../delivery/signing.js';
 import { UrlPolicy, WebhookUrlError } from '../delivery/url-policy.js';
+import { waitingReason } from '../delivery/waiting.js';
 import type { Database, DeliveryAttemptRow, DeliveryMessageRow, WebhookSubscriptionRow } from '../store/database.js';
 import {
   deleteSubscription,
@@ -50,6 +51,8 @@ export interface DeliveryView {
   status: 'pending' | 'delivered' | 'failed';
   attempts: number;
   nextAttemptAt: number | null;
+  /** Why it is pending and when it goes, in words; null when not pending. */
+  waiting: string | null;
   lastStatusCode: number | null;
   lastError: string | null;
   createdAt: number;
@@ -79,13 +82,14 @@ export function viewOf(row: WebhookSubscriptionRow, orgName: string): WebhookVie
   };
 }
 
-function deliveryOf(m: DeliveryMessageRow, attempts: DeliveryAttemptRow[]): DeliveryView {
+function deliveryOf(m: DeliveryMessageRow, attempts: DeliveryAttemptRow[], held: boolean): DeliveryView {
   return {
     id: m.message_id,
     eventType: m.event_type,
     status: m.status,
     attempts: m.attempts,
     nextAttemptAt: m.status === 'pending' ? m.next_attempt_at : null,
+    waiting: waitingReason(m, held),
     lastStatusCode: m.last_status_code,
     lastError: m.last_error,
     createdAt: m.created_at,
@@ -200,10 +204,12 @@ export class WebhookAdmin {
       WEBHOOK_TABLES,
       messages.map((m) => m.message_id),
     );
+    const held = await heldMessageIds(this.deps.db, WEBHOOK_TABLES, messages);
     return messages.map((m) =>
       deliveryOf(
         m,
         attempts.filter((a) => a.message_id === m.message_id),
+        held.has(m.message_id),
       ),
     );
   }

@@ -161,6 +161,33 @@ describe.each(databases.map((d) => [d.name, d] as const))('chat notifications on
     }
   });
 
+  it("a Slack blip of 8 seconds: the queue's next event finds the channel back and every waiting message follows at once, in order", async () => {
+    chat = await new ChatReceiver().start();
+    const { t, ctx } = await setUp(await database.url());
+    await t.service.notifications.add(org(ctx), {
+      kind: 'slack',
+      url: `${chat.base}/slack`,
+      events: ['failed', 'merged'],
+    });
+    chat.status = 503;
+    await drive(t, ctx, [1, 2]);
+    await t.app.notifier.drain();
+    t.clock.advance(RETRY_DELAYS_MS[0]!);
+    await t.app.notifier.drain(); // PR 1's message refused twice: 5 minutes to its next retry; PR 2's behind it
+    expect(chat.posts.map((p) => p.answered)).toEqual([503, 503]);
+
+    t.clock.advance(3 * SECOND);
+    chat.status = 200;
+    const recovered = t.clock.now();
+    t.clock.advance(2 * SECOND);
+    await drive(t, ctx, [3]);
+    await t.app.notifier.drain();
+    const texts = chat.delivered('/slack').map((p) => (p.body.text as string).split('\n')[0]);
+    expect(texts).toEqual(['#1 Change 1 failed', '#2 Change 2 merged', '#3 Change 3 failed']);
+    const rows = await t.db.selectFrom('notify_messages').selectAll().orderBy('id').execute();
+    expect(rows.map((r) => [r.status, r.delivered_at! - recovered])).toEqual(rows.map(() => ['delivered', 2 * SECOND]));
+  });
+
   it('a restart in the middle loses nothing', async () => {
     chat = await new ChatReceiver().start();
     // SQLite: a database file, which outlives the first process's connection.

@@ -125,6 +125,7 @@ describe('rotate, delete, deliveries, redeliver', () => {
           status: 'delivered',
           attempts: 1,
           nextAttemptAt: null,
+          waiting: null,
           lastStatusCode: 204,
           lastError: null,
           createdAt: expect.any(String),

@@ -236,6 +236,7 @@ describe('a restart in the middle', () => {
       await selectDueMessageIds(first.t.db, WEBHOOK_TABLES, now, 100),
       now,
       now + 75 * SECOND,
+      'a-dead-instance',
     );
     expect(claimed.length).toBe(2);
     const at = first.t.clock.now();

@@ -1,7 +1,8 @@
 /**
  * A real webhook receiver: a node:http server on 127.0.0.1 that checks every delivery with the
  * `standardwebhooks` package (an independent implementation of the signature scheme) and records it.
- * Its answer is set per test: 204, an error status, a redirect, or a slow answer.
+ * Its answer is set per test: 204, an error status, a redirect, or a slow answer; or it is down
+ * (down(): the port stops listening, connections are refused) until up() listens on it again.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -106,12 +107,26 @@ export class Receiver {
     return this.received.filter((r) => r.answered >= 200 && r.answered < 300);
   }
 
+  /** Stops listening (and drops open connections): attempts are refused until up(). */
+  async down(): Promise<void> {
+    const s = this.server!;
+    s.closeAllConnections();
+    await new Promise<void>((resolve, reject) => s.close((err) => (err ? reject(err) : resolve())));
+  }
+
+  /** Listens again on the same address after down(). */
+  async up(): Promise<void> {
+    const { port } = new URL(this.url);
+    await new Promise<void>((resolve) => this.server!.listen(Number(port), '127.0.0.1', resolve));
+  }
+
   async close(): Promise<void> {
     const s = this.server;
     this.server = null;
     if (!s) return;
     for (const timer of this.slowAnswers) clearTimeout(timer);
     this.slowAnswers.clear();
+    if (!s.listening) return;
     s.closeAllConnections();
     await new Promise<void>((resolve) => s.close(() => resolve()));
   }

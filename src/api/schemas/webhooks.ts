@@ -77,6 +77,12 @@ export const Delivery = Type.Object({
   status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
   attempts: Type.Integer(),
   nextAttemptAt: Nullable(DateTime('When the next attempt is due (pending only)')),
+  waiting: Nullable(
+    Type.String({
+      description:
+        'Why a pending delivery has not gone out yet and when it will, in words (held behind an earlier event, the endpoint did not take it, the receiver refused it); null when not pending',
+    }),
+  ),
   lastStatusCode: Nullable(Type.Integer()),
   lastError: Nullable(Type.String()),
   createdAt: DateTime('When the event was queued for delivery'),
