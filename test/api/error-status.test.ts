@@ -24,6 +24,9 @@ const V1_INVALID_OPERATION = [
   'WEBHOOK_DISABLED',
 ];
 
+/** v1 answers an expired token as any other token it refuses: 401 UNAUTHORIZED, the message saying it expired. */
+const V1_UNAUTHORIZED = ['TOKEN_EXPIRED'];
+
 describe('the error tables', () => {
   it('no code is in both catalogues', () => {
     expect(Object.keys(SERVICE_ERRORS).filter((c) => c in REQUEST_ERRORS)).toEqual([]);
@@ -36,10 +39,11 @@ describe('the error tables', () => {
     expect(Object.keys(table).sort()).toEqual([...codes].sort());
   });
 
-  it('v1 writes each code as itself, but the refusals it always called INVALID_OPERATION', () => {
+  it('v1 writes each code as itself, but the refusals it always called INVALID_OPERATION and an expired token', () => {
     for (const code of codes) {
       const [status, wire] = V1_ERRORS[code as keyof typeof V1_ERRORS];
       if (V1_INVALID_OPERATION.includes(code)) expect([status, wire], code).toEqual([400, 'INVALID_OPERATION']);
+      else if (V1_UNAUTHORIZED.includes(code)) expect([status, wire], code).toEqual([401, 'UNAUTHORIZED']);
       else expect(wire, code).toBe(code);
     }
   });

@@ -64,6 +64,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   '/v1/enableNotificationChannel': { id: 'channel' },
   '/v1/testNotificationChannel': { id: 'channel' },
   '/v1/listQueues': {},
+  '/v1/getCurrentToken': {},
   '/v1/getQueueActivity': queue,
   '/v1/getQueueHistory': queue,
   '/v1/listConcludedPullRequests': queue,
