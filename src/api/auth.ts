@@ -7,6 +7,7 @@ import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AuthContext, AuthService } from '../app/service-port.js';
 import { ServiceError } from '../errors.js';
 import { RequestError } from './request-error.js';
+import { sourceOf } from './request-source.js';
 
 const contexts = new WeakMap<FastifyRequest, AuthContext>();
 
@@ -39,7 +40,7 @@ export function requireToken(service: AuthService): onRequestAsyncHookHandler {
     }
     const context = await service.authenticate(token);
     if (!context) throw new RequestError('UNAUTHORIZED');
-    contexts.set(request, context);
+    contexts.set(request, { ...context, source: sourceOf(request) });
   };
 }
 

@@ -15,6 +15,7 @@ import { getMergeQueueTestingDetails } from './routes/get-merge-queue-testing-de
 import { getQueue } from './routes/get-queue.js';
 import { getQueueActivity } from './routes/get-queue-activity.js';
 import { getQueueHistory } from './routes/get-queue-history.js';
+import { listAuditEvents } from './routes/list-audit-events.js';
 import { listConcludedPullRequests } from './routes/list-concluded-pull-requests.js';
 import { getSubmittedPullRequest } from './routes/get-submitted-pull-request.js';
 import { getSubmittedPullRequests } from './routes/get-submitted-pull-requests.js';
@@ -68,4 +69,5 @@ export const V1_ROUTES: readonly Route[] = [
   getQueueHistory,
   listConcludedPullRequests,
   streamQueueEvents,
+  listAuditEvents,
 ];

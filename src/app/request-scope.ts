@@ -1,4 +1,5 @@
 /** Who is calling and which queue a call addresses: the first two arguments of most service calls. */
+import type { AuditSource } from '../audit/audit-log.js';
 import type { RepoRef } from '../engine/types.js';
 import type { QueueRow, RepoRow } from '../store/database.js';
 
@@ -9,6 +10,10 @@ export interface AuthContext {
   tokenId: string;
   /** The token's name, which says who cancelled a PR; absent for calls not made with a token. */
   tokenName?: string;
+  /** Where the request came from (client address, user agent, x-source), for the audit log; set by the API's auth hooks. */
+  source?: AuditSource;
+  /** The forge user who gave a comment command or set a label, when the call is theirs (the audit log's actor). */
+  forgeUser?: string;
 }
 
 export interface QueueKey {

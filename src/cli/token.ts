@@ -1,8 +1,9 @@
 /** `greenline token create | list | revoke`: API tokens of organizations. */
 import { Command } from 'commander';
 import { ensureOrg } from '../app/admin/org-admin.js';
-import { createApiToken } from '../app/admin/tokens.js';
-import { listApiTokens, revokeApiToken } from '../store/api-tokens.js';
+import { createApiToken, revokeToken } from '../app/admin/tokens.js';
+import { listApiTokens } from '../store/api-tokens.js';
+import { cliCaller } from './cli-caller.js';
 import { existingOrg, orgsForListing, withStore, withStoreOptions, type StoreFlags } from './store-options.js';
 
 export function tokenCommand(): Command {
@@ -33,13 +34,13 @@ Examples:
     .action(async (opts: StoreFlags & { org: string; name: string; createOrg?: boolean }) => {
       await withStore(opts, async (db) => {
         const org = opts.createOrg
-          ? await ensureOrg(db, opts.org, Date.now())
+          ? await ensureOrg(db, opts.org, Date.now(), cliCaller())
           : await existingOrg(
               db,
               opts.org,
               `pass --create-org to create it (greenline token create --org ${opts.org} --create-org)`,
             );
-        const { id, token: secret } = await createApiToken(db, org.id, opts.name, Date.now());
+        const { id, token: secret } = await createApiToken(db, org.id, opts.name, Date.now(), cliCaller());
         process.stdout.write(
           `Created token ${id} "${opts.name}" for organization ${org.name}. It is shown only this once:\n${secret}\n`,
         );
@@ -84,7 +85,7 @@ Example:
     )
     .action(async (id: string, opts: StoreFlags) => {
       await withStore(opts, async (db) => {
-        if (!(await revokeApiToken(db, id, Date.now())))
+        if (!(await revokeToken(db, id, Date.now(), cliCaller())))
           throw new Error(`No active token has id ${id}; see \`greenline token list\``);
         process.stdout.write(`Revoked token ${id}.\n`);
       });

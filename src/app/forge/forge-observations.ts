@@ -105,7 +105,13 @@ export class ForgeObservations {
         if (!queue) return false;
         const config = queueConfigOf(queue);
         if (!config.labelCommandsEnabled || o.label !== config.enqueueingLabel) return false;
-        await this.run(repo, queue, o.prNumber, o.added ? { kind: 'merge', noBatch: false } : { kind: 'cancel' });
+        await this.run(
+          repo,
+          queue,
+          o.prNumber,
+          o.added ? { kind: 'merge', noBatch: false } : { kind: 'cancel' },
+          o.sender,
+        );
         return true;
       }
       case 'prComment':
@@ -182,7 +188,7 @@ export class ForgeObservations {
       await forge.reply?.(binding, o.prNumber, `${o.author ? `@${o.author}: ` : ''}${allowed.reason}`);
       return true;
     }
-    const refused = await this.run(repo, queue, o.prNumber, o.command);
+    const refused = await this.run(repo, queue, o.prNumber, o.command, o.author);
     if (refused)
       await forge.reply?.(
         binding,
@@ -192,16 +198,23 @@ export class ForgeObservations {
     return true;
   }
 
-  /** Runs a queue command for the PR; what the service refused, in words (null: done). */
-  private async run(repo: RepoRow, queue: QueueRow, prNumber: number, command: QueueCommand): Promise<string | null> {
+  /** Runs a queue command for the PR, given by forge user `user` when known; what the service refused, in words (null: done). */
+  private async run(
+    repo: RepoRow,
+    queue: QueueRow,
+    prNumber: number,
+    command: QueueCommand,
+    user: string | undefined,
+  ): Promise<string | null> {
     if (command.kind === 'invalid') return command.message;
     const key = { repo: { host: repo.host, owner: repo.owner, name: repo.name }, targetBranch: queue.target_branch };
     const { service } = this.deps;
+    const ctx = ctxOf(repo, user);
     if (command.kind === 'cancel')
-      return this.quietly(() => service.cancelPullRequest(ctxOf(repo), key, prNumber, 'USER_REQUESTED'), prNumber);
+      return this.quietly(() => service.cancelPullRequest(ctx, key, prNumber, 'USER_REQUESTED'), prNumber);
     return this.quietly(
       () =>
-        service.submitPullRequest(ctxOf(repo), key, {
+        service.submitPullRequest(ctx, key, {
           prNumber,
           reason: 'USER_REQUESTED',
           ...(command.priority !== undefined ? { priority: priorityOf(command.priority) } : {}),
@@ -227,5 +240,10 @@ export class ForgeObservations {
 /** A number stays a number; a name is checked by the service (which answers what is accepted). */
 const priorityOf = (p: string): number | PriorityName => (/^\d+$/.test(p) ? Number(p) : (p as PriorityName));
 
-/** Commands seen on the forge act for the repository's organization. */
-const ctxOf = (repo: RepoRow): AuthContext => ({ orgId: repo.org_id, orgName: '', tokenId: `${repo.forge}-webhook` });
+/** Commands seen on the forge act for the repository's organization, in the name of the forge user who gave them. */
+const ctxOf = (repo: RepoRow, user: string | undefined): AuthContext => ({
+  orgId: repo.org_id,
+  orgName: '',
+  tokenId: `${repo.forge}-webhook`,
+  ...(user !== undefined ? { forgeUser: user } : {}),
+});

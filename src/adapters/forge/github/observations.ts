@@ -139,7 +139,14 @@ function pullRequest(p: WebhookEventMap['pull_request']): ForgeObservation[] {
       // The label may submit or cancel (prLabel); a queued PR's labels also decide freeze exemptions (prTouched).
       return label
         ? [
-            { kind: 'prLabel', prNumber, baseBranch: pr.base.ref, label, added: p.action === 'labeled' },
+            {
+              kind: 'prLabel',
+              prNumber,
+              baseBranch: pr.base.ref,
+              label,
+              added: p.action === 'labeled',
+              ...(p.sender?.login ? { sender: p.sender.login } : {}),
+            },
             { kind: 'prTouched', prNumber },
           ]
         : [];
