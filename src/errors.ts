@@ -9,6 +9,10 @@
  * one code (INVALID_OPERATION), as it always did.
  */
 export const SERVICE_ERRORS = {
+  /** The caller's token lacks the scope a call needs, or is limited to other repositories (app/scopes.ts). */
+  INSUFFICIENT_PERMISSIONS: '{detail}',
+  /** A token past its expiry (`greenline token create --expires-in`). */
+  TOKEN_EXPIRED: '{detail}',
   /** A value the service checks is out of range or malformed; the detail names the field. */
   VALIDATION_FAILED: 'Invalid request: {detail}',
   /** An upload vouched for by a workflow run, for a repository whose forge cannot check runs. */

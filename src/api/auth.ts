@@ -1,9 +1,11 @@
 /**
  * Token authentication of the v1 API (contract §9): every request carries the organization's token
  * in `x-api-token`; the service resolves it to an AuthContext, or the request is refused with 401
- * before its body is read.
+ * before its body is read. Then the caller must have one of the scopes the route declares (v1 and
+ * v2 alike), or it is refused with 403 INSUFFICIENT_PERMISSIONS.
  */
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { missingScope, hasAnyScope, type Scope } from '../app/scopes.js';
 import type { AuthContext, AuthService } from '../app/service-port.js';
 import { ServiceError } from '../errors.js';
 import { RequestError } from './request-error.js';
@@ -22,7 +24,20 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route takes uploads authenticated by a fork PR's workflow run (contract §2.6, §9). */
     forkUploads?: boolean;
+    /**
+     * The scopes that allow a call (any one of them): every authenticated route declares them
+     * (test/api/route-scopes.test.ts checks). What a body asks for beyond them (a priority,
+     * skipping batching) the service checks.
+     */
+    scopes?: readonly Scope[];
   }
+}
+
+/** Refuses a caller who has none of the scopes the request's route declares (a route declaring none allows none). */
+export function requireRouteScopes(request: FastifyRequest, ctx: AuthContext): void {
+  const anyOf = request.routeOptions.config.scopes ?? [];
+  if (!hasAnyScope(ctx, anyOf))
+    throw missingScope(ctx, anyOf, `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`);
 }
 
 export function requireToken(service: AuthService): onRequestAsyncHookHandler {
@@ -40,6 +55,7 @@ export function requireToken(service: AuthService): onRequestAsyncHookHandler {
     }
     const context = await service.authenticate(token);
     if (!context) throw new RequestError('UNAUTHORIZED');
+    requireRouteScopes(request, context);
     contexts.set(request, { ...context, source: sourceOf(request) });
   };
 }

@@ -2,6 +2,7 @@
 import type { AuditSource } from '../audit/audit-log.js';
 import type { RepoRef } from '../engine/types.js';
 import type { QueueRow, RepoRow } from '../store/database.js';
+import type { Scope } from './scopes.js';
 
 /** Who is calling: resolved from the x-api-token header. */
 export interface AuthContext {
@@ -10,6 +11,12 @@ export interface AuthContext {
   tokenId: string;
   /** The token's name, which says who cancelled a PR; absent for calls not made with a token. */
   tokenName?: string;
+  /** What the caller may do (app/scopes.ts): a token's scopes with what they imply. */
+  scopes: ReadonlySet<Scope>;
+  /** The repositories (`host/owner/name`, lower case) the caller may act on; absent: all of its org's. */
+  repos?: readonly string[];
+  /** When the token stops being valid (ms); absent: never. */
+  expiresAt?: number;
   /** Where the request came from (client address, user agent, x-source), for the audit log; set by the API's auth hooks. */
   source?: AuditSource;
   /** The forge user who gave a comment command or set a label, when the call is theirs (the audit log's actor). */

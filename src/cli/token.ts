@@ -40,7 +40,7 @@ Examples:
               opts.org,
               `pass --create-org to create it (greenline token create --org ${opts.org} --create-org)`,
             );
-        const { id, token: secret } = await createApiToken(db, org.id, opts.name, Date.now(), cliCaller());
+        const { id, token: secret } = await createApiToken(db, org.id, opts.name, Date.now(), {}, cliCaller());
         process.stdout.write(
           `Created token ${id} "${opts.name}" for organization ${org.name}. It is shown only this once:\n${secret}\n`,
         );

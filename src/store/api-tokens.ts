@@ -1,9 +1,9 @@
 /** API tokens, stored as SHA-256 hashes only. One SQL operation per function. */
 import type { Kysely } from 'kysely';
-import type { ApiTokenRow, Database } from './database.js';
+import type { ApiTokenRow, Database, NewApiToken } from './database.js';
 import { prepare } from './prepared.js';
 
-export async function insertApiToken(db: Kysely<Database>, token: ApiTokenRow): Promise<void> {
+export async function insertApiToken(db: Kysely<Database>, token: NewApiToken): Promise<void> {
   await db.insertInto('api_tokens').values(token).execute();
 }
 
@@ -23,6 +23,11 @@ export async function findActiveTokenWithOrg(
   hash: string,
 ): Promise<(ApiTokenRow & { org_name: string }) | undefined> {
   return (await activeTokenWithOrg(db, { hash }))[0];
+}
+
+/** Records that a token was used at `at`. */
+export async function markApiTokenUsed(db: Kysely<Database>, id: string, at: number): Promise<void> {
+  await db.updateTable('api_tokens').set({ last_used_at: at }).where('id', '=', id).execute();
 }
 
 /** Whether any organization has an active (unrevoked) token. */

@@ -21,6 +21,14 @@ export interface ApiTokensTable {
   token_hash: string;
   created_at: number;
   revoked_at: number | null;
+  /** JSON list of the token's scopes (app/scopes.ts); null: every scope. */
+  scopes: string | null;
+  /** JSON list of the repositories (`host/owner/name`) the token is limited to; null: all of its org's. */
+  repos: string | null;
+  /** When the token stops being valid (ms); null: never. */
+  expires_at: number | null;
+  /** When the token was last used (ms, to the minute); null: never. */
+  last_used_at: number | null;
 }
 
 export interface ReposTable {
@@ -355,6 +363,8 @@ export interface EarlyCiStatusesTable {
 
 export type OrgRow = Selectable<OrgsTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
+/** A token to store; scopes, repositories, expiry and last use may be left out (null). */
+export type NewApiToken = Insertable<ApiTokensTable>;
 /** A repository row; `github_installation_id` and `pr_url_template` may be left out when writing one (null then). */
 export type RepoRow = Omit<Selectable<ReposTable>, 'github_installation_id' | 'pr_url_template'> & {
   github_installation_id?: number | null;

@@ -10,6 +10,7 @@ import {
   generateToken,
   hashToken,
 } from '../../src/app/admin/tokens.js';
+import { EVERY_SCOPE } from '../../src/app/scopes.js';
 import { insertApiToken, listApiTokens, revokeApiToken } from '../../src/store/api-tokens.js';
 import { connect, type Db } from '../../src/store/connect.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
@@ -54,6 +55,7 @@ describe('tokens', () => {
       orgName: 'acme',
       tokenId: id,
       tokenName: 'ci',
+      scopes: EVERY_SCOPE,
     });
     expect(await authenticateToken(db, generateToken())).toBeNull();
     expect(await authenticateToken(db, 'not-a-token')).toBeNull();
@@ -95,7 +97,13 @@ describe('TokenCache', () => {
     const tokens = new TokenCache(server, clock);
     const org = await ensureOrg(cli, 'acme', 1);
     const { id, token } = await createApiToken(cli, org.id, 'ci', 1);
-    expect(await tokens.authenticate(token)).toEqual({ orgId: org.id, orgName: 'acme', tokenId: id, tokenName: 'ci' });
+    expect(await tokens.authenticate(token)).toEqual({
+      orgId: org.id,
+      orgName: 'acme',
+      tokenId: id,
+      tokenName: 'ci',
+      scopes: EVERY_SCOPE,
+    });
     await revokeApiToken(cli, id, clock.now());
     // Within the bound the remembered answer stands (that is the documented delay) …
     clock.advance(TOKEN_RECHECK_MS - 1);

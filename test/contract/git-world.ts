@@ -16,6 +16,7 @@ import { ensureOrg } from '../../src/app/admin/org-admin.js';
 import { connectRepo } from '../../src/app/admin/repo-admin.js';
 import { createApp, type App } from '../../src/app/create-app.js';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
+import { EVERY_SCOPE } from '../../src/app/scopes.js';
 import { git } from '../../src/git/git.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { CiStatus } from '../../src/ports.js';
@@ -140,7 +141,7 @@ export const gitWorld: WorldKind = {
       },
     });
     const org = await ensureOrg(db, 'acme', clock.now());
-    const ctx: AuthContext = { orgId: org.id, orgName: org.name, tokenId: 'test' };
+    const ctx: AuthContext = { orgId: org.id, orgName: org.name, tokenId: 'test', scopes: EVERY_SCOPE };
     const { owner, name } = fx.binding().repo;
     const slug = `local/${owner}/${name}`;
     await connectRepo(

@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { ScriptedCi } from '../doubles/scripted-ci.js';
 import { InMemoryForge } from '../doubles/in-memory-forge.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { EVERY_SCOPE } from '../../src/app/scopes.js';
 import { createApp, type App } from '../../src/app/create-app.js';
 import { ensureOrg } from '../../src/app/admin/org-admin.js';
 import { connectRepo as connectRepoRow, type ConnectRepoRequest } from '../../src/app/admin/repo-admin.js';
@@ -86,7 +87,7 @@ export async function createTestService(opts: TestServiceOptions = {}): Promise<
     async createOrg(name) {
       const org = await ensureOrg(db, name, clock.now());
       const { id, token } = await createApiToken(db, org.id, 'test', clock.now());
-      return { token, ctx: { orgId: org.id, orgName: org.name, tokenId: id } };
+      return { token, ctx: { orgId: org.id, orgName: org.name, tokenId: id, scopes: EVERY_SCOPE } };
     },
     connectRepo: (org, slug, more = {}) =>
       connectRepoRow(db, { forge: 'git', ciCommand: 'true', ...more, org, slug }, clock.now()),

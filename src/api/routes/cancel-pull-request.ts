@@ -13,6 +13,7 @@ export const cancelPullRequest: Route<PullRequestService> = (app, { service }) =
   app.post(
     '/cancelPullRequest',
     {
+      config: { scopes: ['pull_requests:write'] },
       schema: { summary: 'Cancel a PR in a queue', tags: ['Pull requests'], body: PrRequest, response: replies(Empty) },
     },
     async (request) => {

@@ -13,6 +13,7 @@ export const createNotificationChannel: Route<NotificationService> = (app, { ser
   app.post(
     '/createNotificationChannel',
     {
+      config: { scopes: ['admin'] },
       schema: {
         summary: 'Send queue events to a chat channel (extension)',
         description:

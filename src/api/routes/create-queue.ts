@@ -24,6 +24,7 @@ export const createQueue: Route<QueueService> = (app, { service }) => {
   app.post(
     '/createQueue',
     {
+      config: { scopes: ['queues:write'] },
       schema: {
         summary: 'Create a queue for a branch',
         tags: ['Queues'],

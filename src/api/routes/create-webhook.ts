@@ -13,6 +13,7 @@ export const createWebhook: Route<WebhookService> = (app, { service }) => {
   app.post(
     '/createWebhook',
     {
+      config: { scopes: ['admin'] },
       schema: {
         summary: 'Subscribe a URL to queue events (extension)',
         description: "Answers the subscription and its signing secret (shown only this once). Not part of Trunk's API.",

@@ -9,6 +9,7 @@ export const deleteNotificationChannel: Route<NotificationService> = (app, { ser
   app.post(
     '/deleteNotificationChannel',
     {
+      config: { scopes: ['admin'] },
       schema: {
         summary: 'Remove a chat notification channel (extension)',
         description: "Its messages, pending ones included, go with it. Not part of Trunk's API.",

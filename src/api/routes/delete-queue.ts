@@ -13,6 +13,7 @@ export const deleteQueue: Route<QueueService> = (app, { service }) => {
   app.post(
     '/deleteQueue',
     {
+      config: { scopes: ['queues:write'] },
       schema: { summary: 'Delete an empty queue', tags: ['Queues'], body: QueueRequest, response: replies(Empty) },
     },
     async (request) => {

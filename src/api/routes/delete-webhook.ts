@@ -9,6 +9,7 @@ export const deleteWebhook: Route<WebhookService> = (app, { service }) => {
   app.post(
     '/deleteWebhook',
     {
+      config: { scopes: ['admin'] },
       schema: {
         summary: 'Remove a webhook subscription (extension)',
         description: "Its deliveries, pending ones included, go with it. Not part of Trunk's API.",

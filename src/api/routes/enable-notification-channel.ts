@@ -9,6 +9,7 @@ export const enableNotificationChannel: Route<NotificationService> = (app, { ser
   app.post(
     '/enableNotificationChannel',
     {
+      config: { scopes: ['admin'] },
       schema: {
         summary: 'Enable a disabled chat notification channel (extension)',
         description: "New events are sent to it again. Not part of Trunk's API.",

@@ -9,6 +9,7 @@ export const enableWebhook: Route<WebhookService> = (app, { service }) => {
   app.post(
     '/enableWebhook',
     {
+      config: { scopes: ['admin'] },
       schema: {
         summary: 'Enable a disabled webhook subscription again (extension)',
         description:

@@ -18,6 +18,7 @@ export const getMergeQueueMetrics: Route<ReadModelService> = (app, { service }) 
   app.get(
     '/getMergeQueueMetrics',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: 'Get queue metrics in Prometheus text format',
         tags: ['Metrics'],

@@ -11,6 +11,7 @@ export const getMergeQueueTestingDetails: Route<TestRunService> = (app, { servic
   app.post(
     '/getMergeQueueTestingDetails',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: 'Get the details of a test run',
         tags: ['Pull requests'],

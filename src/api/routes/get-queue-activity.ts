@@ -15,6 +15,7 @@ export const getQueueActivity: Route<ReadModelService> = (app, { service, enumCa
   app.post(
     '/getQueueActivity',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: "Get a queue's live activity (extension)",
         description:

@@ -11,6 +11,7 @@ export const getQueueHistory: Route<ReadModelService> = (app, { service }) => {
   app.post(
     '/getQueueHistory',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: "Get a queue's history by hour (extension)",
         description:

@@ -11,6 +11,7 @@ export const getQueue: Route<QueueService> = (app, { service, enumCase }) => {
   app.post(
     '/getQueue',
     {
+      config: { scopes: ['read'] },
       schema: { summary: 'Get a queue', tags: ['Queues'], body: QueueRequest, response: replies(QueueResponse) },
     },
     async (request) =>

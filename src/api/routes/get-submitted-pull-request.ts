@@ -16,6 +16,7 @@ export const getSubmittedPullRequest: Route<PullRequestService> = (app, { servic
   app.post(
     '/getSubmittedPullRequest',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: 'Get the status of a submitted PR',
         tags: ['Pull requests'],

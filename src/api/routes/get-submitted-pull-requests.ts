@@ -15,6 +15,7 @@ export const getSubmittedPullRequests: Route = (app, { service, enumCase }) => {
   app.post(
     '/getSubmittedPullRequests',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: 'Get the status of several submitted PRs',
         tags: ['Pull requests'],

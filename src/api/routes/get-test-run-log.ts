@@ -12,6 +12,7 @@ export const getTestRunLog: Route<TestRunService> = (app, { service }) => {
   app.post(
     '/getTestRunLog',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: 'Get the log of a test run (extension)',
         description: "Only runs of the built-in CI runner keep a log. Not part of Trunk's API.",

@@ -15,6 +15,7 @@ export const listConcludedPullRequests: Route<ReadModelService> = (app, { servic
   app.post(
     '/listConcludedPullRequests',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: "List a queue's concluded PRs (extension)",
         description:

@@ -13,6 +13,7 @@ export const listMergeQueueTestingResults: Route = (app, { service, enumCase }) 
   app.post(
     '/listMergeQueueTestingResults',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: "List a queue's finished testing results",
         tags: ['Queues'],

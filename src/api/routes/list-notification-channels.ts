@@ -10,6 +10,7 @@ export const listNotificationChannels: Route<NotificationService> = (app, { serv
   app.post(
     '/listNotificationChannels',
     {
+      config: { scopes: ['admin'] },
       schema: {
         summary: 'List chat notification channels (extension)',
         description: "With each channel's latest message: status, attempts, last error. Not part of Trunk's API.",

@@ -12,6 +12,7 @@ export const listPullRequests: Route<PullRequestService> = (app, { service, enum
   app.post(
     '/listPullRequests',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: "List a queue's PRs",
         tags: ['Pull requests'],

@@ -10,6 +10,7 @@ export const listQueues: Route<ReadModelService> = (app, { service, enumCase }) 
   app.post(
     '/listQueues',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: "List the organization's queues (extension)",
         description:

@@ -10,6 +10,7 @@ export const listWebhookDeliveries: Route<WebhookService> = (app, { service }) =
   app.post(
     '/listWebhookDeliveries',
     {
+      config: { scopes: ['admin'] },
       schema: {
         summary: 'List the deliveries of a webhook subscription (extension)',
         description:

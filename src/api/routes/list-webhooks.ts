@@ -10,6 +10,7 @@ export const listWebhooks: Route<WebhookService> = (app, { service }) => {
   app.post(
     '/listWebhooks',
     {
+      config: { scopes: ['admin'] },
       schema: {
         summary: 'List webhook subscriptions (extension)',
         description: "Secrets are never listed. Not part of Trunk's API.",

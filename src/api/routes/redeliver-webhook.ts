@@ -9,6 +9,7 @@ export const redeliverWebhook: Route<WebhookService> = (app, { service }) => {
   app.post(
     '/redeliverWebhook',
     {
+      config: { scopes: ['admin'] },
       schema: {
         summary: 'Send a webhook delivery again (extension)',
         description:

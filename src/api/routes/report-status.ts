@@ -16,6 +16,7 @@ export const reportStatus: Route<TestRunService> = (app, { service }) => {
   app.post(
     '/reportStatus',
     {
+      config: { scopes: ['test_runs:report'] },
       schema: {
         summary: 'Report a CI status for a test run (extension)',
         description: "Give testRunId or sha. Not part of Trunk's API.",

@@ -13,6 +13,7 @@ export const restartTestsOnPullRequest: Route<PullRequestService> = (app, { serv
   app.post(
     '/restartTestsOnPullRequest',
     {
+      config: { scopes: ['pull_requests:write'] },
       schema: {
         summary: 'Restart the tests of a PR in a queue',
         tags: ['Pull requests'],

@@ -9,6 +9,7 @@ export const rotateWebhookSecret: Route<WebhookService> = (app, { service }) => 
   app.post(
     '/rotateWebhookSecret',
     {
+      config: { scopes: ['admin'] },
       schema: {
         summary: 'Replace the signing secret of a webhook subscription (extension)',
         description: "The next attempt is signed with the new secret. Not part of Trunk's API.",

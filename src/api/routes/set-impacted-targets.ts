@@ -15,7 +15,7 @@ export const setImpactedTargets: Route<PullRequestService> = (app, { service }) 
   app.post(
     '/setImpactedTargets',
     {
-      config: { forkUploads: true },
+      config: { forkUploads: true, scopes: ['pull_requests:write', 'impacted_targets:write'] },
       schema: {
         summary: 'Set the impacted targets of a PR',
         tags: ['Pull requests'],

@@ -32,6 +32,7 @@ export const streamQueueEvents: Route<AuthService & ReadModelService> = (app, { 
     '/streamQueueEvents',
     {
       sse: 'manual',
+      config: { scopes: ['read'] },
       schema: {
         summary: "Stream a queue's activity as server-sent events (extension)",
         description:

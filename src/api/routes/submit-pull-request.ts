@@ -20,6 +20,7 @@ export const submitPullRequest: Route<PullRequestService> = (app, { service }) =
     app.post(
       url,
       {
+        config: { scopes: ['pull_requests:write'] },
         schema: { summary, deprecated, tags: ['Pull requests'], body: SubmitRequest, response: replies(Empty) },
       },
       async (request) => {

@@ -9,6 +9,7 @@ export const testNotificationChannel: Route<NotificationService> = (app, { servi
   app.post(
     '/testNotificationChannel',
     {
+      config: { scopes: ['admin'] },
       schema: {
         summary: 'Send a test message to a chat notification channel (extension)',
         description:

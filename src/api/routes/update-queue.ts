@@ -18,6 +18,7 @@ export const updateQueue: Route<QueueService> = (app, { service, enumCase }) => 
   app.post(
     '/updateQueue',
     {
+      config: { scopes: ['queues:write'] },
       schema: {
         summary: "Change a queue's state or settings",
         tags: ['Queues'],

@@ -13,6 +13,7 @@ import { validationMessage, type SchemaError } from '../validation-message.js';
 export type V2Code =
   | 'AUTHENTICATION_REQUIRED'
   | 'INVALID_TOKEN'
+  | 'INSUFFICIENT_PERMISSIONS'
   | 'INTERNAL_ERROR'
   | 'VALIDATION_FAILED'
   | 'NOT_FOUND'
@@ -83,6 +84,8 @@ export const V2_ERRORS = {
   BAD_REQUEST: [400, 'VALIDATION_FAILED'],
   PAYLOAD_TOO_LARGE: [400, 'VALIDATION_FAILED'],
   UNAUTHORIZED: [401, 'INVALID_TOKEN'], // not on v2 (Authorization: Bearer, plugin.ts)
+  TOKEN_EXPIRED: [401, 'INVALID_TOKEN'],
+  INSUFFICIENT_PERMISSIONS: [403, 'INSUFFICIENT_PERMISSIONS'],
   WEBHOOK_SIGNATURE_INVALID: [401, 'INVALID_TOKEN'], // not on v2
   ROUTE_NOT_FOUND: [404, 'NOT_FOUND'], // not on v2 (its own not-found handler, plugin.ts)
   METHOD_NOT_ALLOWED: [404, 'NOT_FOUND'], // not on v2

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
+import { requireRouteScopes } from '../auth.js';
 import { parseJsonBody } from '../json-body.js';
 import { sourceOf } from '../request-source.js';
 import type { ApiApp } from '../route-deps.js';
@@ -65,6 +66,7 @@ export async function registerV2(v2: ApiApp, deps: V2Deps): Promise<void> {
     const ctx = match ? await deps.service.authenticate(match[1]!) : null;
     if (!ctx)
       throw new V2Error(401, 'INVALID_TOKEN', 'The token in Authorization: Bearer <token> is not a valid API token');
+    requireRouteScopes(request, ctx);
     setCaller(request, { ...ctx, source: sourceOf(request) });
   });
   v2.addHook('preValidation', async (request) => readQueryTypes(request));

@@ -1,6 +1,7 @@
 /**
  * API tokens: `gl_` + 32 random bytes in base64url, shown once, stored as SHA-256 hex, compared in
- * constant time, revocable. A token belongs to one organization.
+ * constant time, revocable. A token belongs to one organization; it may be limited to scopes and
+ * repositories (app/scopes.ts) and expire. Its last use is recorded to the minute.
  *
  * The server remembers valid tokens for one second (TokenCache), so that requests need no query to
  * authenticate; a token revoked meanwhile (the CLI writes the database directly, from another
@@ -11,9 +12,17 @@ import type { Kysely } from 'kysely';
 import { inTransaction } from '../../store/transaction.js';
 import type { Database } from '../../store/database.js';
 import { recordAudit, SYSTEM, type AuditCaller } from '../../audit/audit-log.js';
-import { findActiveTokenWithOrg, findApiToken, insertApiToken, revokeApiToken } from '../../store/api-tokens.js';
+import {
+  findActiveTokenWithOrg,
+  findApiToken,
+  insertApiToken,
+  markApiTokenUsed,
+  revokeApiToken,
+} from '../../store/api-tokens.js';
 import type { Clock } from '../../lib/clock.js';
+import { ServiceError } from '../../errors.js';
 import type { AuthContext } from '../request-scope.js';
+import { effectiveScopes, type Scope } from '../scopes.js';
 
 const PREFIX = 'gl_';
 
@@ -21,6 +30,15 @@ export const hashToken = (token: string): string => createHash('sha256').update(
 
 export function generateToken(): string {
   return PREFIX + randomBytes(32).toString('base64url');
+}
+
+/** What a token is limited to; each absent: no limit (every scope, every repository, no expiry). */
+export interface TokenLimits {
+  scopes?: readonly Scope[];
+  /** `host/owner/name` of repositories connected to the token's organization. */
+  repos?: readonly string[];
+  /** When it stops being valid (ms). */
+  expiresAt?: number;
 }
 
 /**
@@ -32,6 +50,7 @@ export async function createApiToken(
   orgId: string,
   name: string,
   at: number,
+  limits: TokenLimits = {},
   by: AuditCaller = SYSTEM,
 ): Promise<{ id: string; token: string }> {
   const token = generateToken();
@@ -44,8 +63,16 @@ export async function createApiToken(
       token_hash: hashToken(token),
       created_at: at,
       revoked_at: null,
+      scopes: limits.scopes ? JSON.stringify(limits.scopes) : null,
+      repos: limits.repos ? JSON.stringify(limits.repos.map((r) => r.toLowerCase())) : null,
+      expires_at: limits.expiresAt ?? null,
     });
-    await recordAudit(trx, { orgId, at, by, action: 'token.create', target: { token: id, name } });
+    const limited = {
+      ...(limits.scopes ? { scopes: limits.scopes } : {}),
+      ...(limits.repos ? { repos: limits.repos } : {}),
+      ...(limits.expiresAt !== undefined ? { expiresAt: new Date(limits.expiresAt).toISOString() } : {}),
+    };
+    await recordAudit(trx, { orgId, at, by, action: 'token.create', target: { token: id, name, ...limited } });
   });
   return { id, token };
 }
@@ -67,17 +94,51 @@ export async function revokeToken(db: Kysely<Database>, id: string, at: number, 
   });
 }
 
-const wellFormed = (token: string): boolean => token.startsWith(PREFIX) && token.length <= 200;
+/** How stale a token's recorded last use may be: it is written at most this often. */
+export const LAST_USED_PRECISION_MS = 60_000;
 
-async function contextOfHash(db: Kysely<Database>, presented: string): Promise<AuthContext | null> {
-  const row = await findActiveTokenWithOrg(db, presented);
-  if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), Buffer.from(presented, 'hex'))) return null;
-  return { orgId: row.org_id, orgName: row.org_name, tokenId: row.id, tokenName: row.name };
+/** The refusal of a token past its expiry, saying when it expired and what to do. */
+export function tokenExpired(ctx: Pick<AuthContext, 'orgName' | 'tokenName'>, expiresAt: number): ServiceError {
+  return new ServiceError(
+    'TOKEN_EXPIRED',
+    `The API token "${ctx.tokenName ?? ''}" expired at ${new Date(expiresAt).toISOString()}; create a new one with greenline token create --org ${ctx.orgName} --name <name> (and --expires-in for how long it lasts)`,
+  );
 }
 
-/** Resolves a presented token to its org, or null when it is unknown, revoked or malformed. */
-export async function authenticateToken(db: Kysely<Database>, token: string): Promise<AuthContext | null> {
-  return wellFormed(token) ? contextOfHash(db, hashToken(token)) : null;
+const wellFormed = (token: string): boolean => token.startsWith(PREFIX) && token.length <= 200;
+
+/**
+ * The caller a token hash names, or null when no active token has it; throws TOKEN_EXPIRED for a
+ * token past its expiry. Records the token's use when the recorded one is a minute old or more.
+ */
+async function contextOfHash(db: Kysely<Database>, presented: string, now: number): Promise<AuthContext | null> {
+  const row = await findActiveTokenWithOrg(db, presented);
+  if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), Buffer.from(presented, 'hex'))) return null;
+  const ctx: AuthContext = {
+    orgId: row.org_id,
+    orgName: row.org_name,
+    tokenId: row.id,
+    tokenName: row.name,
+    scopes: effectiveScopes(row.scopes === null ? null : (JSON.parse(row.scopes) as Scope[])),
+    ...(row.repos === null ? {} : { repos: JSON.parse(row.repos) as string[] }),
+    ...(row.expires_at === null ? {} : { expiresAt: row.expires_at }),
+  };
+  if (row.expires_at !== null && now >= row.expires_at) throw tokenExpired(ctx, row.expires_at);
+  if (row.last_used_at === null || now - row.last_used_at >= LAST_USED_PRECISION_MS)
+    await markApiTokenUsed(db, row.id, now);
+  return ctx;
+}
+
+/**
+ * Resolves a presented token to its caller, or null when it is unknown, revoked or malformed;
+ * throws TOKEN_EXPIRED for an expired one.
+ */
+export async function authenticateToken(
+  db: Kysely<Database>,
+  token: string,
+  now: number = Date.now(),
+): Promise<AuthContext | null> {
+  return wellFormed(token) ? contextOfHash(db, hashToken(token), now) : null;
 }
 
 /** How long a valid token is taken as still valid without asking the database: the revocation delay. */
@@ -103,9 +164,13 @@ export class TokenCache {
     const now = this.clock.now();
     const known = this.valid.get(presented);
     // (A clock set back makes the answer stale too.)
-    if (known && now >= known.checkedAt && now - known.checkedAt < TOKEN_RECHECK_MS) return known.context;
+    if (known && now >= known.checkedAt && now - known.checkedAt < TOKEN_RECHECK_MS) {
+      const { expiresAt } = known.context;
+      if (expiresAt !== undefined && now >= expiresAt) throw tokenExpired(known.context, expiresAt);
+      return known.context;
+    }
     this.valid.delete(presented);
-    const context = await contextOfHash(this.db, presented);
+    const context = await contextOfHash(this.db, presented, now);
     if (context) {
       this.valid.set(presented, { context, checkedAt: now });
       if (this.valid.size > MAX_REMEMBERED) this.valid.delete(this.valid.keys().next().value!);

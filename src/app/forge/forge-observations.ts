@@ -34,6 +34,7 @@ import type { Clock } from '../../lib/clock.js';
 import { observedPrEvent } from './pr-observation.js';
 import type { QueueExecutor } from '../executor/queue-executor.js';
 import { bindingOf } from '../repo-binding.js';
+import { EVERY_SCOPE } from '../scopes.js';
 import { queueConfigOf } from '../executor/snapshot-io.js';
 import { refreshTarget } from './target-refresh.js';
 import { resumeRerun } from '../executor/check-reruns.js';
@@ -240,10 +241,11 @@ export class ForgeObservations {
 /** A number stays a number; a name is checked by the service (which answers what is accepted). */
 const priorityOf = (p: string): number | PriorityName => (/^\d+$/.test(p) ? Number(p) : (p as PriorityName));
 
-/** Commands seen on the forge act for the repository's organization, in the name of the forge user who gave them. */
+/** Commands seen on the forge act for the repository's organization, with every scope, in the name of the forge user who gave them. */
 const ctxOf = (repo: RepoRow, user: string | undefined): AuthContext => ({
   orgId: repo.org_id,
   orgName: '',
   tokenId: `${repo.forge}-webhook`,
+  scopes: EVERY_SCOPE,
   ...(user !== undefined ? { forgeUser: user } : {}),
 });

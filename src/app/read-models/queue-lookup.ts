@@ -1,4 +1,7 @@
-/** Resolving a request's repository and queue within the caller's organization (404 otherwise). */
+/**
+ * Resolving a request's repository and queue within the caller's organization (404 otherwise), and
+ * among the repositories the caller's token is limited to (403 INSUFFICIENT_PERMISSIONS otherwise).
+ */
 import type { Kysely } from 'kysely';
 import type { QueueConfig, RepoRef } from '../../engine/types.js';
 import { ServiceError } from '../../errors.js';
@@ -7,11 +10,13 @@ import { findRepoAndQueue } from '../../store/queues.js';
 import { findRepo } from '../../store/repos.js';
 import { repoSlug } from '../repo-binding.js';
 import type { AuthContext, QueueKey, QueueTarget, ResolvedQueue } from '../request-scope.js';
+import { requireRepo } from '../scopes.js';
 
 /** The repository, when it is connected to the caller's org; another org's repository looks unknown. */
 export async function repoOfOrg(db: Kysely<Database>, ctx: AuthContext, ref: RepoRef): Promise<RepoRow> {
   const repo = await findRepo(db, ref.host, ref.owner, ref.name);
   if (!repo || repo.org_id !== ctx.orgId) throw new ServiceError('REPO_NOT_FOUND', repoSlug(ref));
+  requireRepo(ctx, repoSlug(repo));
   return repo;
 }
 
@@ -25,10 +30,12 @@ export async function queueOfOrg(db: Kysely<Database>, ctx: AuthContext, key: Qu
 export async function queueOfOrg(db: Kysely<Database>, ctx: AuthContext, key: QueueTarget): Promise<ResolvedQueue> {
   if ('queue' in key) {
     if (key.repo.org_id !== ctx.orgId) throw new ServiceError('REPO_NOT_FOUND', repoSlug(key.repo));
+    requireRepo(ctx, repoSlug(key.repo));
     return key;
   }
   const found = await findRepoAndQueue(db, key.repo, key.targetBranch);
   if (!found || found.repo.org_id !== ctx.orgId) throw new ServiceError('REPO_NOT_FOUND', repoSlug(key.repo));
+  requireRepo(ctx, repoSlug(found.repo));
   if (!found.queue) throw new ServiceError('QUEUE_NOT_FOUND', key.targetBranch);
   return { repo: found.repo, queue: found.queue };
 }

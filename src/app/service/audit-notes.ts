@@ -1,5 +1,5 @@
 /** The service's changes as the audit log records them (src/audit/audit-log.ts): who, what, where. */
-import type { AuditAction, AuditChange, AuditEntry, AuditTarget } from '../../audit/audit-log.js';
+import type { AuditAction, AuditCaller, AuditChange, AuditEntry, AuditTarget } from '../../audit/audit-log.js';
 import type { RepoRow } from '../../store/database.js';
 import { repoRefOf, repoSlug } from '../repo-binding.js';
 import type { AuthContext } from '../request-scope.js';
@@ -10,9 +10,12 @@ export const placeOf = (repo: RepoRow, targetBranch?: string): AuditTarget => ({
   ...(targetBranch !== undefined ? { targetBranch } : {}),
 });
 
+/** Who made a change: the caller's context, or (a fork PR's CI) what stands for it. */
+export type Changer = Pick<AuthContext, 'orgId' | 'orgName'> & AuditCaller;
+
 /** The caller's change. */
 export function noteOf(
-  ctx: AuthContext,
+  ctx: Changer,
   at: number,
   action: AuditAction,
   target: AuditTarget,

@@ -13,8 +13,7 @@ import { repoOfOrg } from '../read-models/queue-lookup.js';
 import { repoSlug } from '../repo-binding.js';
 import type { PullRequestService } from '../service-port.js';
 import { recordAudit } from '../../audit/audit-log.js';
-import type { AuthContext } from '../request-scope.js';
-import { noteOf, placeOf } from './audit-notes.js';
+import { noteOf, placeOf, type Changer } from './audit-notes.js';
 import { assertPrNumber } from './request-checks.js';
 import { forgeOfRepo, type ServiceDeps } from './service-deps.js';
 
@@ -27,7 +26,7 @@ interface TargetsUpload {
 export function impactedTargets(
   deps: Pick<ServiceDeps, 'db' | 'executor' | 'adapters' | 'clock'>,
 ): Pick<PullRequestService, 'setImpactedTargets' | 'setImpactedTargetsFromFork'> {
-  const storeTargets = async (ctx: AuthContext, repo: RepoRow, req: TargetsUpload): Promise<void> => {
+  const storeTargets = async (ctx: Changer, repo: RepoRow, req: TargetsUpload): Promise<void> => {
     const { db, executor, clock } = deps;
     const at = clock.now();
     await db.transaction().execute(async (trx) => {

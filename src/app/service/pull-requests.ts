@@ -4,6 +4,7 @@ import { ServiceError } from '../../errors.js';
 import { findImpactedTargets } from '../../store/impacted-targets.js';
 import { refreshTarget } from '../forge/target-refresh.js';
 import { queueOfOrg } from '../read-models/queue-lookup.js';
+import { requireScope } from '../scopes.js';
 import type { PullRequestService } from '../service-port.js';
 import { noteOf, placeOf } from './audit-notes.js';
 import { assertPrNumber } from './request-checks.js';
@@ -16,6 +17,10 @@ export function pullRequestCommands(
     async submitPullRequest(ctx, key, req) {
       const { db, adapters, executor, clock, newId } = deps;
       assertPrNumber(req.prNumber);
+      if (req.priority !== undefined)
+        requireScope(ctx, ['pull_requests:priority'], 'Setting the priority of a pull request');
+      if (req.noBatch === true)
+        requireScope(ctx, ['pull_requests:skip_batching'], 'Submitting a pull request to be tested alone (noBatch)');
       const priority = parsePriority(req.priority);
       if (!priority.ok) throw new ServiceError('VALIDATION_FAILED', priority.message);
       const { repo, queue } = await queueOfOrg(db, ctx, key);

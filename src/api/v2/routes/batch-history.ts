@@ -16,6 +16,7 @@ export const batchHistory: V2Route = (app, { service }) => {
   app.get(
     '/queue-entry-history',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: 'Queue-entry timelines of several pull requests',
         tags: ['Pull requests'],

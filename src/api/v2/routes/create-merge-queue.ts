@@ -16,6 +16,7 @@ export const createMergeQueue: V2Route = (app, { service }) => {
   app.post(
     '/merge-queues',
     {
+      config: { scopes: ['queues:write'] },
       schema: {
         summary: 'Create a merge queue',
         tags: ['Merge queues'],

@@ -8,6 +8,7 @@ export const deleteMergeQueue: V2Route = (app, { service }) => {
   app.delete(
     '/merge-queues/:id',
     {
+      config: { scopes: ['queues:write'] },
       schema: {
         summary: 'Delete an empty merge queue',
         tags: ['Merge queues'],

@@ -10,6 +10,7 @@ export const dequeuePullRequest: V2Route = (app, { service }) => {
   app.post(
     '/pull-requests/:id/dequeue',
     {
+      config: { scopes: ['pull_requests:write'] },
       schema: {
         summary: 'Remove a pull request from its merge queue',
         tags: ['Pull requests'],

@@ -9,6 +9,7 @@ export const getMergeQueue: V2Route = (app, { service }) => {
   app.get(
     '/merge-queues/:id',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: 'Get a merge queue',
         tags: ['Merge queues'],

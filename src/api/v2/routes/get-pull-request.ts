@@ -9,6 +9,7 @@ export const getPullRequest: V2Route = (app, { service }) => {
   app.get(
     '/pull-requests/:id',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: 'Get a pull request',
         tags: ['Pull requests'],

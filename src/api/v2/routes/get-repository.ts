@@ -8,6 +8,7 @@ export const getRepository: V2Route = (app, { service }) => {
   app.get(
     '/repositories/:id',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: 'Get a repository',
         tags: ['Repositories'],

@@ -10,6 +10,7 @@ export const getVerificationRun: V2Route = (app, { service }) => {
   app.get(
     '/merge-queue-verification-runs/:id',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: 'Get a verification run',
         tags: ['Verification runs'],

@@ -11,6 +11,7 @@ export const listMergeQueues: V2Route = (app, { service }) => {
   app.get(
     '/merge-queues',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: "List the organization's merge queues",
         tags: ['Merge queues'],

@@ -14,6 +14,7 @@ export const listPullRequestVerificationRuns: V2Route = (app, { service }) => {
   app.get(
     '/pull-requests/:id/verification-runs',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: 'List the verification runs that tested a pull request',
         tags: ['Verification runs'],

@@ -15,6 +15,7 @@ export const listQueuePullRequests: V2Route = (app, { service }) => {
   app.get(
     '/merge-queues/:id/pull-requests',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: "List a merge queue's pull requests",
         tags: ['Pull requests'],

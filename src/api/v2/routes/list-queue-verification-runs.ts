@@ -16,6 +16,7 @@ export const listQueueVerificationRuns: V2Route = (app, { service }) => {
   app.get(
     '/merge-queues/:id/verification-runs',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: "List a merge queue's verification runs",
         tags: ['Verification runs'],

@@ -15,6 +15,7 @@ export const listTestingResults: V2Route = (app, { service }) => {
   app.get(
     '/merge-queues/:id/testing-results',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: "List a merge queue's testing results",
         tags: ['Merge queues'],

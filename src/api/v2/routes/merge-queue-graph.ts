@@ -26,6 +26,7 @@ export const mergeQueueGraph: V2Route = (app, { service }) => {
   app.get(
     '/merge-queues/:id/graph',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: "A merge queue's dependency graph",
         tags: ['Merge queues'],

@@ -9,7 +9,7 @@ export const mergeQueueMetrics: V2Route = (app, { service }) => {
   app.get(
     '/merge-queues/:id/metrics',
     {
-      config: { metrics: true },
+      config: { metrics: true, scopes: ['read'] },
       schema: { summary: 'Prometheus metrics of one merge queue', tags: ['Metrics'], params: IdParams },
     },
     async (request, reply) => {

@@ -19,6 +19,7 @@ export const mergeQueueOrder: V2Route = (app, { service }) => {
   app.get(
     '/merge-queues/:id/order',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: "A merge queue's dispatch order",
         tags: ['Merge queues'],

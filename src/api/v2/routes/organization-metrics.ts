@@ -11,7 +11,7 @@ export const organizationMetrics: V2Route = (app, { service }) => {
   app.get(
     '/merge-queues/metrics',
     {
-      config: { metrics: true },
+      config: { metrics: true, scopes: ['read'] },
       schema: {
         summary: "Prometheus metrics of the organization's merge queues",
         tags: ['Metrics'],

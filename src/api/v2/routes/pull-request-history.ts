@@ -16,6 +16,7 @@ export const pullRequestHistory: V2Route = (app, { service }) => {
   app.get(
     '/pull-requests/:id/queue-entry-history',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: "A pull request's queue-entry state transitions",
         tags: ['Pull requests'],

@@ -13,6 +13,7 @@ export const queueStateChange =
     app.post(
       `/merge-queues/:id/${action}`,
       {
+        config: { scopes: ['queues:write'] },
         schema: {
           summary,
           tags: ['Merge queues'],

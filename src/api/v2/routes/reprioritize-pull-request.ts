@@ -11,6 +11,7 @@ export const reprioritizePullRequest: V2Route = (app, { service }) => {
   app.post(
     '/pull-requests/:id/reprioritize',
     {
+      config: { scopes: ['pull_requests:priority'] },
       schema: {
         summary: "Change a queued pull request's priority",
         tags: ['Pull requests'],

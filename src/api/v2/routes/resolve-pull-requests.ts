@@ -15,6 +15,7 @@ export const resolvePullRequests: V2Route = (app, { service }) => {
   app.get(
     '/pull-requests',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: 'Find pull requests by repository and number or branch',
         tags: ['Pull requests'],

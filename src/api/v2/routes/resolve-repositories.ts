@@ -27,6 +27,7 @@ export const resolveRepositories: V2Route = (app, { service }) => {
   app.get(
     '/repositories',
     {
+      config: { scopes: ['read'] },
       schema: {
         summary: 'Find a repository by its provider URL',
         tags: ['Repositories'],

@@ -10,6 +10,7 @@ export const restartTests: V2Route = (app, { service }) => {
   app.post(
     '/pull-requests/:id/restart-tests',
     {
+      config: { scopes: ['pull_requests:write'] },
       schema: {
         summary: "Restart a pull request's tests",
         tags: ['Pull requests'],

@@ -15,6 +15,7 @@ export const submitPullRequest: V2Route = (app, { service }) => {
   app.post(
     '/merge-queues/:id/pull-requests',
     {
+      config: { scopes: ['pull_requests:write'] },
       schema: {
         summary: 'Submit a pull request to a merge queue',
         tags: ['Pull requests'],

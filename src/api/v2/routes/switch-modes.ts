@@ -10,6 +10,7 @@ export const switchModes: V2Route = (app, { service }) => {
   app.post(
     '/merge-queues/:id/switch-modes',
     {
+      config: { scopes: ['queues:write'] },
       schema: {
         summary: 'Switch a merge queue between queue and graph mode',
         tags: ['Merge queues'],

@@ -97,6 +97,7 @@ export const updateMergeQueueConfig: V2Route = (app, { service }) => {
   app.patch(
     '/merge-queues/:id/config',
     {
+      config: { scopes: ['queues:write'] },
       schema: {
         summary: "Change a merge queue's config (JSON Merge Patch)",
         tags: ['Merge queues'],

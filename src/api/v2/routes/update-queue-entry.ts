@@ -12,6 +12,7 @@ export const updateQueueEntry: V2Route = (app, { service }) => {
   app.patch(
     '/pull-requests/:id/queue-entry',
     {
+      config: { scopes: ['pull_requests:write'] },
       schema: {
         summary: "Change a queued pull request's entry",
         tags: ['Pull requests'],

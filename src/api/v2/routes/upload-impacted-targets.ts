@@ -13,6 +13,7 @@ export const uploadImpactedTargets: V2Route = (app, { service }) => {
   app.put(
     '/impacted-targets',
     {
+      config: { scopes: ['pull_requests:write', 'impacted_targets:write'] },
       schema: {
         summary: "Upload the impacted targets of a pull request's head commit",
         tags: ['Impacted targets'],

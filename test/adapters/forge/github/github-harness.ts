@@ -23,6 +23,7 @@ import { ForgeWebhooks } from '../../../../src/app/forge/forge-webhooks.js';
 import { ensureOrg } from '../../../../src/app/admin/org-admin.js';
 import { connectRepo, type ConnectRepoRequest } from '../../../../src/app/admin/repo-admin.js';
 import type { AuthContext, QueueKey } from '../../../../src/app/service-port.js';
+import { EVERY_SCOPE } from '../../../../src/app/scopes.js';
 import type { QueueEventPayload, TransitionReason } from '../../../../src/engine/types.js';
 import type { RepoBinding } from '../../../../src/ports.js';
 import { connect, type Db } from '../../../../src/store/connect.js';
@@ -136,7 +137,7 @@ export async function createGitHubHarness(
     },
   });
   const org = await ensureOrg(db, 'acme', clock.now());
-  const ctx: AuthContext = { orgId: org.id, orgName: org.name, tokenId: 'test' };
+  const ctx: AuthContext = { orgId: org.id, orgName: org.name, tokenId: 'test', scopes: EVERY_SCOPE };
   const slug = `github.com/${api.owner}/${api.repo}`;
   await connectRepo(db, { org: 'acme', slug, forge: 'github', ...opts.connect }, clock.now());
   const webhooks = new ForgeWebhooks({
