@@ -13,6 +13,7 @@ export const listAuditEvents: Route<AuditService> = (app, { service }) => {
   app.post(
     '/listAuditEvents',
     {
+      config: { scopes: ['admin', 'audit:read'] },
       schema: {
         summary: 'List audit log entries (extension)',
         description:
