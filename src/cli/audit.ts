@@ -93,14 +93,10 @@ Examples:
           ...(opts.to !== undefined ? { to: opts.to } : {}),
           ...(opts.cursor !== undefined ? { cursor: opts.cursor } : {}),
         };
-        let page;
-        try {
-          page = await readAuditLog(db, org.id, query, (name) => FLAGS[name]);
-        } catch (err) {
+        const page = await readAuditLog(db, org.id, query, (name) => FLAGS[name]).catch((err: unknown) => {
           // The filters are the user's: say what is wrong with them, without the API's wording.
-          if (err instanceof ServiceError) throw new Error(err.message.replace(/^Invalid request: /, ''));
-          throw err;
-        }
+          throw err instanceof ServiceError ? new Error(err.message.replace(/^Invalid request: /, '')) : err;
+        });
         if (opts.json) {
           process.stdout.write(`${JSON.stringify(page, null, 2)}\n`);
           return;
