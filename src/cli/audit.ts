@@ -32,8 +32,7 @@ const FLAGS: Record<keyof AuditQuery, string> = {
 
 /** One line: time, actor, action, target, then the changes and where from. */
 export function auditLine(e: AuditEventView): string {
-  const { org: _org, ...target } = e.target;
-  const what = Object.entries(target)
+  const what = Object.entries(e.target)
     .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
     .join(' ');
   const changes = e.changes
