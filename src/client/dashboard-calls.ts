@@ -3,6 +3,8 @@ import { SubscriptionCalls } from './subscription-calls.js';
 import type { CallOptions } from './transport.js';
 import type {
   HealthResponse,
+  ListAuditEventsRequest,
+  ListAuditEventsResponse,
   ListConcludedPullRequestsRequest,
   ListConcludedPullRequestsResponse,
   ListQueuesResponse,
@@ -45,6 +47,11 @@ export class DashboardCalls extends SubscriptionCalls {
     for await (const message of this.events('streamQueueEvents', query, options)) {
       if (message.event === 'activity' && message.data) yield JSON.parse(message.data) as QueueActivity;
     }
+  }
+
+  /** Extension: the organization's audit log, newest first, filtered, a page at a time (`nextCursor`); needs `admin` or `audit:read`. */
+  listAuditEvents(body: ListAuditEventsRequest = {}, options?: CallOptions): Promise<ListAuditEventsResponse> {
+    return this.json('listAuditEvents', body, options);
   }
 
   /** Extension: liveness; needs no token. */

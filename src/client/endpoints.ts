@@ -39,6 +39,7 @@ export const ENDPOINTS = {
   getQueueHistory: { method: 'POST', path: '/v1/getQueueHistory' },
   listConcludedPullRequests: { method: 'POST', path: '/v1/listConcludedPullRequests' },
   streamQueueEvents: { method: 'GET', path: '/v1/streamQueueEvents' },
+  listAuditEvents: { method: 'POST', path: '/v1/listAuditEvents' },
   healthz: { method: 'GET', path: '/healthz' },
 } as const satisfies Record<string, { method: 'GET' | 'POST'; path: string }>;
 
