@@ -124,7 +124,8 @@ export const ServerConfigSchema = Type.Object({
     default: 30,
     env: 'GREENLINE_RETENTION_DAYS',
     flag: '--retention-days <days>',
-    description: 'days finished work records (effects, webhook deliveries, queue events, audit log entries) are kept (default 30)',
+    description:
+      'days finished work records (effects, webhook deliveries, queue events, audit log entries) are kept (default 30)',
   }),
   /** Requests per second an organization may send to the v2 API (docs/api-v2.md, "Request limits"). */
   v2RateLimit: setting(Type.Integer({ minimum: 1, maximum: 1_000_000 }), {
