@@ -65,7 +65,7 @@ const MORE: Partial<Record<ConfigKey, string>> = {
     'is how long a queue goes undriven when the instance driving it dies ([instances.md](instances.md)).',
   retentionDays:
     'is how long finished work records are kept before the hourly sweep deletes them: effects done or failed, ' +
-    'webhook deliveries made or given up, queue events. PR history, runs and transitions are kept.',
+    'webhook deliveries made or given up, queue events, audit log entries ([audit-log.md](audit-log.md)). PR history, runs and transitions are kept.',
   v2RateLimit:
     'and `v2MetricsRateLimit` are the requests per second each organization may send to the v2 API and to its ' +
     'metrics endpoints; more are answered `429 RATE_LIMIT_EXCEEDED` ([api-v2.md](api-v2.md)).',

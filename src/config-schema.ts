@@ -119,12 +119,13 @@ export const ServerConfigSchema = Type.Object({
     flag: '--lease-ttl <seconds>',
     description: 'length of a queue lease: when an instance dies, another takes its queues over within it (default 15)',
   }),
-  /** Days finished work records (effects, webhook deliveries, queue events) are kept (src/app/cluster/retention.ts). */
+  /** Days finished work records (effects, webhook deliveries, queue events, audit log entries) are kept (src/app/cluster/retention.ts). */
   retentionDays: setting(Type.Integer({ minimum: 1, maximum: 3_650 }), {
     default: 30,
     env: 'GREENLINE_RETENTION_DAYS',
     flag: '--retention-days <days>',
-    description: 'days finished work records (effects, webhook deliveries, queue events) are kept (default 30)',
+    description:
+      'days finished work records (effects, webhook deliveries, queue events, audit log entries) are kept (default 30)',
   }),
   /** Requests per second an organization may send to the v2 API (docs/api-v2.md, "Request limits"). */
   v2RateLimit: setting(Type.Integer({ minimum: 1, maximum: 1_000_000 }), {

@@ -26,7 +26,8 @@ export type ForgeObservation =
   | { kind: 'prConvertedToDraft'; prNumber: number }
   /**
    * A label was added to or removed from a PR whose base is `baseBranch`: a merge or cancel when it is
-   * the enqueueing label of that branch's queue and label commands are enabled.
+   * the enqueueing label of that branch's queue and label commands are enabled. `sender`: who set or
+   * removed it (login), when the forge says.
    */
   /** A label added to or removed from the PR, by `sender` (login, when the forge says). */
   | { kind: 'prLabel'; prNumber: number; baseBranch: string; label: string; added: boolean; sender?: string }

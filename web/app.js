@@ -9,6 +9,7 @@ import { queueHref, queueLabel } from './links.js';
 import { PrPage } from './pages/pr.js';
 import { QueuePage } from './pages/queue.js';
 import { HistoryPage } from './pages/history.js';
+import { AuditPage } from './pages/audit.js';
 import { QueuesPage } from './pages/queues.js';
 import { SettingsPage } from './pages/settings.js';
 import { html, render, useEffect, useRef, useState } from './ui.js';
@@ -44,6 +45,7 @@ const routes = [
   { path: 'pr/:queue/:pr', page: PullRequestPage, crumb: ({ pr }) => `#${pr}` },
   { path: 'settings/:queue', page: SettingsPage, crumb: () => 'Settings' },
   { path: 'history/:queue', page: HistoryPage, crumb: () => 'History' },
+  { path: 'audit', page: AuditPage, crumb: () => 'Audit log' },
 ];
 
 /**
@@ -96,7 +98,7 @@ function Breadcrumbs({ found }) {
   const queueKey = found?.props.queueKey;
   const last = found?.route.crumb?.(found.props);
   /** @type {[string, string | null][]} label and address (null: the current page) */
-  const items = [['Queues', found && !queueKey ? null : '#/']];
+  const items = [['Queues', found && !queueKey && last === undefined ? null : '#/']];
   if (queueKey) items.push([queueLabel(queueKey), last === undefined ? null : queueHref(queueKey)]);
   if (last !== undefined) items.push([last, null]);
   return html`<nav id="crumbs" aria-label="Breadcrumb">

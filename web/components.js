@@ -1,9 +1,9 @@
 // @ts-check
 // Small components the pages share: the page title, loading and problem notices. Badge, Since and
 // Until live in dom.js beside their plain DOM twins (one implementation for both).
-import { ApiError } from './api.js';
+import { ApiError, call, failed } from './api.js';
 import { announce } from './dom.js';
-import { html, useEffect } from './ui.js';
+import { html, useEffect, useState } from './ui.js';
 import { Why } from './words.js';
 
 export { Badge, Since, Until } from './dom.js';
@@ -79,4 +79,32 @@ export function ApiProblem({ error, retry, home = true }) {
       ${home ? html`<a href="#/">Back to the queues</a>` : null}
     </p>
   <//>`;
+}
+
+/**
+ * The answer of POST /v1/<endpoint> with `body`, asked again whenever `body` changes: the last
+ * answer (null before the first, or after an error), the error in words, and whether a call is out.
+ * @template {import('./api.js').Endpoint} E
+ * @param {E} endpoint
+ * @param {Parameters<import('../src/client/index.js').GreenlineClient[E]>[0]} body
+ */
+export function useCall(endpoint, body) {
+  const [answer, setAnswer] = useState({ data: /** @type {unknown} */ (null), error: '', loading: true });
+  const key = JSON.stringify(body);
+  useEffect(() => {
+    let live = true;
+    setAnswer((a) => ({ ...a, loading: true }));
+    call(endpoint, body).then(
+      (/** @type {unknown} */ data) => {
+        if (live) setAnswer({ data, error: '', loading: false });
+      },
+      (/** @type {unknown} */ err) => {
+        if (live && !failed(err)) setAnswer({ data: null, error: errorText(err), loading: false });
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [endpoint, key]);
+  return answer;
 }

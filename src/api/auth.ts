@@ -9,6 +9,7 @@ import { missingScope, hasAnyScope, type Scope } from '../app/scopes.js';
 import type { AuthContext, AuthService } from '../app/service-port.js';
 import { ServiceError } from '../errors.js';
 import { RequestError } from './request-error.js';
+import { sourceOf } from './request-source.js';
 
 const contexts = new WeakMap<FastifyRequest, AuthContext>();
 
@@ -55,7 +56,7 @@ export function requireToken(service: AuthService): onRequestAsyncHookHandler {
     const context = await service.authenticate(token);
     if (!context) throw new RequestError('UNAUTHORIZED');
     requireRouteScopes(request, context);
-    contexts.set(request, context);
+    contexts.set(request, { ...context, source: sourceOf(request) });
   };
 }
 

@@ -16,6 +16,7 @@ import { getCurrentToken } from './routes/get-current-token.js';
 import { getQueue } from './routes/get-queue.js';
 import { getQueueActivity } from './routes/get-queue-activity.js';
 import { getQueueHistory } from './routes/get-queue-history.js';
+import { listAuditEvents } from './routes/list-audit-events.js';
 import { listConcludedPullRequests } from './routes/list-concluded-pull-requests.js';
 import { getSubmittedPullRequest } from './routes/get-submitted-pull-request.js';
 import { getSubmittedPullRequests } from './routes/get-submitted-pull-requests.js';
@@ -70,4 +71,5 @@ export const V1_ROUTES: readonly Route[] = [
   listConcludedPullRequests,
   streamQueueEvents,
   getCurrentToken,
+  listAuditEvents,
 ];

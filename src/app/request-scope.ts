@@ -1,4 +1,5 @@
 /** Who is calling and which queue a call addresses: the first two arguments of most service calls. */
+import type { AuditSource } from '../audit/audit-log.js';
 import type { RepoRef } from '../engine/types.js';
 import type { QueueRow, RepoRow } from '../store/database.js';
 import type { Scope } from './scopes.js';
@@ -16,6 +17,10 @@ export interface AuthContext {
   repos?: readonly string[];
   /** When the token stops being valid (ms); absent: never. */
   expiresAt?: number;
+  /** Where the request came from (client address, user agent, x-source), for the audit log; set by the API's auth hooks. */
+  source?: AuditSource;
+  /** The forge user who gave a comment command or set a label, when the call is theirs (the audit log's actor). */
+  forgeUser?: string;
 }
 
 export interface QueueKey {

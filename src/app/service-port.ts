@@ -25,6 +25,7 @@ import type { ConcludedPage, ConcludedQuery } from './read-models/concluded-prs.
 import type { QueueActivity, QueueHistory, QueueSummary } from './read-models/queue-activity.js';
 import type { PrView } from './read-models/pr-view.js';
 import type { TestRunView } from './read-models/test-run-details.js';
+import type { AuditPage, AuditQuery } from '../audit/audit-read.js';
 import type { AuthContext, QueueKey, QueueTarget } from './request-scope.js';
 
 export type { AuthContext, PrView, QueueKey, QueueTarget, TestRunView, WrittenEntry };
@@ -192,6 +193,12 @@ export interface DirectoryService {
   readonly directory: ApiDirectory;
 }
 
+/** The audit log: who changed what in the caller's organization (docs/audit-log.md). */
+export interface AuditService {
+  /** Extension: the organization's audit log entries matching `query`, newest first, a page at a time. */
+  listAuditEvents(ctx: AuthContext, query: AuditQuery): Promise<AuditPage>;
+}
+
 /** The whole service: what the HTTP API serves. */
 export type MergeQueueService = AuthService &
   QueueService &
@@ -200,4 +207,5 @@ export type MergeQueueService = AuthService &
   ReadModelService &
   WebhookService &
   NotificationService &
-  DirectoryService;
+  DirectoryService &
+  AuditService;

@@ -5,6 +5,7 @@
  */
 import { Argument, Command } from 'commander';
 import { ensureOrg } from '../app/admin/org-admin.js';
+import { cliCaller } from './cli-caller.js';
 import { systemClock } from '../lib/clock.js';
 import { NotifyAdmin, type ChannelView } from '../notify/admin.js';
 import { DEFAULT_NOTIFY_EVENTS, NOTIFY_EVENTS, NOTIFY_KINDS } from '../notify/events.js';
@@ -80,14 +81,18 @@ Examples:
         opts: StoreFlags & { org: string; repo?: string; branch?: string; events?: string },
       ) => {
         await withStore(opts, async (db) => {
-          const org = await ensureOrg(db, opts.org, Date.now());
-          const c = await adminOf(db, opts).add(org, {
-            kind,
-            url,
-            repo: opts.repo ?? null,
-            branch: opts.branch ?? null,
-            events: opts.events ?? null,
-          });
+          const org = await ensureOrg(db, opts.org, Date.now(), cliCaller());
+          const c = await adminOf(db, opts).add(
+            org,
+            {
+              kind,
+              url,
+              repo: opts.repo ?? null,
+              branch: opts.branch ?? null,
+              events: opts.events ?? null,
+            },
+            cliCaller(),
+          );
           const scope = c.queue ? `the queue ${c.queue.repo} (${c.queue.branch})` : 'every queue';
           process.stdout.write(
             `Created ${c.kind} channel ${c.id} for ${scope} of organization ${org.name}: ${c.url} (${c.events.join(', ')}).\n`,
@@ -121,7 +126,7 @@ Examples:
   channelCommand('remove', 'remove a channel and its messages (pending ones are not sent)').action(
     async (id: string, opts: StoreFlags) => {
       await withStore(opts, async (db) => {
-        await adminOf(db, opts).remove(null, id);
+        await adminOf(db, opts).remove(null, id, cliCaller());
         process.stdout.write(`Removed notification channel ${id}.\n`);
       });
     },
@@ -130,7 +135,7 @@ Examples:
   channelCommand('enable', 'enable a channel that was disabled after 3 days of failed messages').action(
     async (id: string, opts: StoreFlags) => {
       await withStore(opts, async (db) => {
-        await adminOf(db, opts).enable(null, id);
+        await adminOf(db, opts).enable(null, id, cliCaller());
         process.stdout.write(`Enabled notification channel ${id}.\n`);
       });
     },

@@ -12,6 +12,7 @@ import { simulateCommand } from './simulate.js';
 import { targetsCommand } from './targets.js';
 import { testRunCommand } from './test-run.js';
 import { tokenCommand } from './token.js';
+import { auditCommand } from './audit.js';
 import { webhookCommand } from './webhook.js';
 import { notifyCommand } from './notify.js';
 
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
     .addCommand(repoCommand())
     .addCommand(webhookCommand())
     .addCommand(notifyCommand())
+    .addCommand(auditCommand())
     .addCommand(simulateCommand())
     .addCommand(queueCommand())
     .addCommand(prCommand())

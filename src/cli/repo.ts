@@ -11,6 +11,7 @@ import {
   DEFAULT_PR_REF_PATTERN,
   DEFAULT_TEST_BRANCH_PREFIX,
 } from '../app/admin/repo-admin.js';
+import { cliCaller } from './cli-caller.js';
 import { listRepos } from '../store/repos.js';
 import { configFrom, orgsForListing, withStore, withStoreOptions, type StoreFlags } from './store-options.js';
 import { UsageError } from './usage-error.js';
@@ -183,7 +184,7 @@ With that configuration here, the repository is read from GitHub and stored as G
       };
       const spelled = opts.forge === 'github' && opts.remoteCheck ? await gitHubSpelling(opts, req) : null;
       await withStore(opts, async (db) => {
-        const row = await connectRepo(db, { ...req, slug: spelled?.slug ?? slug }, Date.now());
+        const row = await connectRepo(db, { ...req, slug: spelled?.slug ?? slug }, Date.now(), cliCaller());
         if (spelled?.respelled) process.stdout.write(`${spelled.respelled}.\n`);
         if (opts.forge === 'github' && opts.remoteCheck && !spelled)
           process.stdout.write(
@@ -235,7 +236,7 @@ Example:
     )
     .action(async (slug: string, opts: StoreFlags) => {
       await withStore(opts, async (db) => {
-        await disconnectRepo(db, slug);
+        await disconnectRepo(db, slug, cliCaller());
         process.stdout.write(`Disconnected ${slug}.\n`);
       });
     });

@@ -1,13 +1,14 @@
 /** `greenline token create | list | revoke`: API tokens of organizations, their scopes, repositories and expiry. */
 import { Command } from 'commander';
 import { ensureOrg } from '../app/admin/org-admin.js';
-import { createApiToken } from '../app/admin/tokens.js';
+import { createApiToken, revokeToken } from '../app/admin/tokens.js';
 import { repoSlug } from '../app/repo-binding.js';
 import { SCOPE_DESCRIPTIONS, SCOPES, parseScopes, type Scope } from '../app/scopes.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from '../lib/time.js';
-import { listApiTokens, revokeApiToken } from '../store/api-tokens.js';
+import { listApiTokens } from '../store/api-tokens.js';
 import type { ApiTokenRow } from '../store/database.js';
 import { listRepos } from '../store/repos.js';
+import { cliCaller } from './cli-caller.js';
 import { existingOrg, orgsForListing, withStore, withStoreOptions, type StoreFlags } from './store-options.js';
 
 const UNIT_MS = { s: SECOND_MS, m: MINUTE_MS, h: HOUR_MS, d: DAY_MS } as const;
@@ -102,7 +103,7 @@ Examples:
         const lifetime = opts.expiresIn === undefined ? undefined : parseDuration(opts.expiresIn);
         await withStore(opts, async (db) => {
           const org = opts.createOrg
-            ? await ensureOrg(db, opts.org, Date.now())
+            ? await ensureOrg(db, opts.org, Date.now(), cliCaller())
             : await existingOrg(
                 db,
                 opts.org,
@@ -123,11 +124,18 @@ Examples:
           }
           const now = Date.now();
           const expiresAt = lifetime === undefined ? undefined : now + lifetime;
-          const { id, token: secret } = await createApiToken(db, org.id, opts.name, now, {
-            ...(scopes ? { scopes } : {}),
-            ...(repos.length > 0 ? { repos } : {}),
-            ...(expiresAt !== undefined ? { expiresAt } : {}),
-          });
+          const { id, token: secret } = await createApiToken(
+            db,
+            org.id,
+            opts.name,
+            now,
+            {
+              ...(scopes ? { scopes } : {}),
+              ...(repos.length > 0 ? { repos } : {}),
+              ...(expiresAt !== undefined ? { expiresAt } : {}),
+            },
+            cliCaller(),
+          );
           const what = [
             scopes
               ? `scopes ${['read', ...scopes.filter((s) => s !== 'read')].join(', ')}`
@@ -176,7 +184,7 @@ Example:
     )
     .action(async (id: string, opts: StoreFlags) => {
       await withStore(opts, async (db) => {
-        if (!(await revokeApiToken(db, id, Date.now())))
+        if (!(await revokeToken(db, id, Date.now(), cliCaller())))
           throw new Error(`No active token has id ${id}; see \`greenline token list\``);
         process.stdout.write(`Revoked token ${id}.\n`);
       });

@@ -5,6 +5,7 @@
  */
 import { Command } from 'commander';
 import { ensureOrg } from '../app/admin/org-admin.js';
+import { cliCaller } from './cli-caller.js';
 import { WebhookAdmin, viewOf, type DeliveryView } from '../webhooks/admin.js';
 import { EVENT_TYPES, QUEUE_EVENT_TYPES } from '../webhooks/events.js';
 import { systemClock } from '../lib/clock.js';
@@ -71,9 +72,9 @@ Examples:
     )
     .action(async (url: string, opts: StoreFlags & { org: string; events?: string }) => {
       await withStore(opts, async (db) => {
-        const org = await ensureOrg(db, opts.org, Date.now());
+        const org = await ensureOrg(db, opts.org, Date.now(), cliCaller());
         const events = opts.events === undefined ? null : opts.events.split(',');
-        const { webhook: w, secret } = await adminOf(db, opts).create(org, url, events);
+        const { webhook: w, secret } = await adminOf(db, opts).create(org, url, events, cliCaller());
         process.stdout.write(
           `Created webhook ${w.id} for organization ${org.name}: ${w.url} (${w.events?.join(', ') ?? 'all events'}).\n` +
             `Its signing secret is shown only this once:\n${secret}\n`,
@@ -112,7 +113,7 @@ Examples:
   subscriptionCommand('remove', 'remove a subscription and its deliveries (pending ones are not sent)').action(
     async (id: string, opts: StoreFlags) => {
       await withStore(opts, async (db) => {
-        await adminOf(db, opts).remove(null, id);
+        await adminOf(db, opts).remove(null, id, cliCaller());
         process.stdout.write(`Removed webhook ${id}.\n`);
       });
     },
@@ -123,7 +124,7 @@ Examples:
     "replace a subscription's signing secret; the new one is printed once, alone on the last line, and the old one stops at once",
   ).action(async (id: string, opts: StoreFlags) => {
     await withStore(opts, async (db) => {
-      const secret = await adminOf(db, opts).rotateSecret(null, id);
+      const secret = await adminOf(db, opts).rotateSecret(null, id, cliCaller());
       process.stdout.write(`New signing secret of webhook ${id}, shown only this once:\n${secret}\n`);
     });
   });
@@ -131,7 +132,7 @@ Examples:
   subscriptionCommand('enable', 'enable a subscription that was disabled after 5 days of failed deliveries').action(
     async (id: string, opts: StoreFlags) => {
       await withStore(opts, async (db) => {
-        await adminOf(db, opts).enable(null, id);
+        await adminOf(db, opts).enable(null, id, cliCaller());
         process.stdout.write(`Enabled webhook ${id}.\n`);
       });
     },
@@ -167,7 +168,7 @@ Example:
     )
     .action(async (deliveryId: string, opts: StoreFlags) => {
       await withStore(opts, async (db) => {
-        await adminOf(db, opts).redeliver(null, deliveryId);
+        await adminOf(db, opts).redeliver(null, deliveryId, cliCaller());
         process.stdout.write(`Delivery ${deliveryId} will be sent again.\n`);
       });
     });

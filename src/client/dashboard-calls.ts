@@ -4,6 +4,8 @@ import type { CallOptions } from './transport.js';
 import type {
   CurrentToken,
   HealthResponse,
+  ListAuditEventsRequest,
+  ListAuditEventsResponse,
   ListConcludedPullRequestsRequest,
   ListConcludedPullRequestsResponse,
   ListQueuesResponse,
@@ -51,6 +53,11 @@ export class DashboardCalls extends SubscriptionCalls {
   /** Extension: the token of the calls, with its scopes, repositories and expiry (what it may do). */
   getCurrentToken(options?: CallOptions): Promise<CurrentToken> {
     return this.json('getCurrentToken', {}, options);
+  }
+
+  /** Extension: the organization's audit log, newest first, filtered, a page at a time (`nextCursor`); needs `admin` or `audit:read`. */
+  listAuditEvents(body: ListAuditEventsRequest = {}, options?: CallOptions): Promise<ListAuditEventsResponse> {
+    return this.json('listAuditEvents', body, options);
   }
 
   /** Extension: liveness; needs no token. */

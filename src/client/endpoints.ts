@@ -40,6 +40,7 @@ export const ENDPOINTS = {
   listConcludedPullRequests: { method: 'POST', path: '/v1/listConcludedPullRequests' },
   streamQueueEvents: { method: 'GET', path: '/v1/streamQueueEvents' },
   getCurrentToken: { method: 'POST', path: '/v1/getCurrentToken' },
+  listAuditEvents: { method: 'POST', path: '/v1/listAuditEvents' },
   healthz: { method: 'GET', path: '/healthz' },
 } as const satisfies Record<string, { method: 'GET' | 'POST'; path: string }>;
 

@@ -4,6 +4,10 @@
  * imports are type-only, so the client loads none of the server's code at run time.
  */
 import type { Static } from '@sinclair/typebox';
+import type {
+  ListAuditEventsRequest as AuditRequestSchema,
+  ListAuditEventsResponse as AuditResponseSchema,
+} from '../api/schemas/audit.js';
 import type { Empty, ErrorBody } from '../api/schemas/common.js';
 import type {
   ConcludedRequest,
@@ -132,6 +136,11 @@ export type ListConcludedPullRequestsRequest = Static<typeof ConcludedRequest>;
 export type ListConcludedPullRequestsResponse = Static<typeof ConcludedResponse>;
 /** One concluded PR of listConcludedPullRequests. */
 export type ConcludedPullRequest = ListConcludedPullRequestsResponse['pullRequests'][number];
+/** listAuditEvents' body: filters (repo, targetBranch, actor, action, from, to) and paging (cursor, take). */
+export type ListAuditEventsRequest = Static<typeof AuditRequestSchema>;
+export type ListAuditEventsResponse = Static<typeof AuditResponseSchema>;
+/** One entry of the audit log. */
+export type AuditEvent = ListAuditEventsResponse['events'][number];
 /** streamQueueEvents' query: `repo` as owner/name, `repoHost`, `targetBranch`. */
 export type StreamQueueEventsQuery = Static<typeof StreamQuery>;
 

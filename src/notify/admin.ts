@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { hostOf, recordAudit, type AuditAction, type AuditCaller } from '../audit/audit-log.js';
 import { ServiceError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { DEFAULT_TIMEOUT_MS } from '../delivery/http-post.js';
@@ -65,7 +66,7 @@ export class NotifyAdmin {
     this.policy = deps.policy ?? new UrlPolicy();
   }
 
-  async add(org: { id: string; name: string }, req: AddChannelRequest): Promise<ChannelView> {
+  async add(org: { id: string; name: string }, req: AddChannelRequest, by: AuditCaller): Promise<ChannelView> {
     if (!(NOTIFY_KINDS as readonly string[]).includes(req.kind)) {
       throw new ServiceError(
         'VALIDATION_FAILED',
@@ -108,7 +109,16 @@ export class NotifyAdmin {
       created_at: now,
       updated_at: now,
     };
-    await insertChannel(this.deps.db, row);
+    await this.deps.db.transaction().execute(async (trx) => {
+      await insertChannel(trx, row);
+      await this.audit(
+        trx,
+        row,
+        'notification_channel.create',
+        by,
+        req.repo ? { repo: req.repo, targetBranch: req.branch } : {},
+      );
+    });
     return (await this.views([row], () => org.name))[0]!;
   }
 
@@ -124,19 +134,45 @@ export class NotifyAdmin {
     return row;
   }
 
-  async remove(orgId: string | null, id: string): Promise<void> {
-    await this.find(orgId, id);
-    await deleteChannel(this.deps.db, id);
+  async remove(orgId: string | null, id: string, by: AuditCaller): Promise<void> {
+    const row = await this.find(orgId, id);
+    await this.deps.db.transaction().execute(async (trx) => {
+      await deleteChannel(trx, id);
+      await this.audit(trx, row, 'notification_channel.delete', by);
+    });
   }
 
   /** Enables a channel that was disabled after 3 days of failures. */
-  async enable(orgId: string | null, id: string): Promise<void> {
-    await this.find(orgId, id);
-    await updateChannel(this.deps.db, id, {
-      enabled: 1,
-      disabled_reason: null,
-      failing_since: null,
-      updated_at: this.deps.clock.now(),
+  async enable(orgId: string | null, id: string, by: AuditCaller): Promise<void> {
+    const row = await this.find(orgId, id);
+    await this.deps.db.transaction().execute(async (trx) => {
+      await updateChannel(trx, id, {
+        enabled: 1,
+        disabled_reason: null,
+        failing_since: null,
+        updated_at: this.deps.clock.now(),
+      });
+      await this.audit(trx, row, 'notification_channel.enable', by);
+    });
+  }
+
+  /**
+   * Records a change of channel `row` by `by`: the log names it by id, kind and its URL's host only
+   * (a Slack or Teams URL is itself the secret).
+   */
+  private audit(
+    db: Kysely<Database>,
+    row: NotifySubscriptionRow,
+    action: AuditAction,
+    by: AuditCaller,
+    more: Record<string, unknown> = {},
+  ): Promise<void> {
+    return recordAudit(db, {
+      orgId: row.org_id,
+      at: this.deps.clock.now(),
+      by,
+      action,
+      target: { channel: row.id, kind: row.kind, host: hostOf(row.url), ...more },
     });
   }
 

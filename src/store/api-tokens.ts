@@ -50,6 +50,11 @@ export async function listApiTokens(db: Kysely<Database>, orgId?: string): Promi
 }
 
 /** Marks a token revoked; returns false when no unrevoked token has that id. */
+/** The token with this id, revoked or not. */
+export async function findApiToken(db: Kysely<Database>, id: string): Promise<ApiTokenRow | undefined> {
+  return db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 export async function revokeApiToken(db: Kysely<Database>, id: string, at: number): Promise<boolean> {
   const r = await db
     .updateTable('api_tokens')

@@ -284,7 +284,27 @@ export interface Database {
   ci_reruns_waiting: CiRerunsWaitingTable;
   queue_short_ids: QueueShortIdsTable;
   pull_request_ids: PullRequestIdsTable;
+  audit_events: AuditEventsTable;
 }
+
+/** The audit log (migration 016): one row per change; JSON as text. */
+export interface AuditEventsTable {
+  id: AutoId;
+  org_id: string;
+  at: number;
+  actor_kind: string;
+  actor_id: string;
+  actor_name: string;
+  action: string;
+  /** `host/owner/name` of the repository the change concerns, for filtering; null: none. */
+  repo: string | null;
+  target_branch: string | null;
+  target: string;
+  changes: string | null;
+  source: string | null;
+}
+
+export type AuditEventRow = Selectable<AuditEventsTable>;
 
 /** A queue's short id in the v2 API (migration 010). */
 export interface QueueShortIdsTable {

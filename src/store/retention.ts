@@ -10,12 +10,13 @@ export interface Pruned {
   githubDeliveries: number;
   earlyCiStatuses: number;
   ciRerunsWaiting: number;
+  auditEvents: number;
 }
 
 /**
  * Deletes what finished before `cutoffs.finished`: effects done or failed, webhook and chat messages
  * delivered or given up (their attempts go with them), and queue events (each was fanned out when it was
- * stored) and CI retries still waiting for workflows (their run is long over); the GitHub delivery ids received before `cutoffs.githubDeliveries`; and the CI statuses
+ * stored), CI retries still waiting for workflows (their run is long over) and audit log entries; the GitHub delivery ids received before `cutoffs.githubDeliveries`; and the CI statuses
  * held for unknown commits received before `cutoffs.earlyCiStatuses`.
  */
 export async function pruneFinished(
@@ -46,6 +47,7 @@ export async function pruneFinished(
     .deleteFrom('ci_reruns_waiting')
     .where('created_at', '<', cutoffs.finished)
     .executeTakeFirst();
+  const auditEvents = await db.deleteFrom('audit_events').where('at', '<', cutoffs.finished).executeTakeFirst();
   const earlyCiStatuses = await db
     .deleteFrom('early_ci_statuses')
     .where('received_at', '<', cutoffs.earlyCiStatuses)
@@ -58,5 +60,6 @@ export async function pruneFinished(
     githubDeliveries: Number(githubDeliveries.numDeletedRows),
     earlyCiStatuses: Number(earlyCiStatuses.numDeletedRows),
     ciRerunsWaiting: Number(ciRerunsWaiting.numDeletedRows),
+    auditEvents: Number(auditEvents.numDeletedRows),
   };
 }

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
+import { hostOf, recordAudit, type AuditAction, type AuditCaller } from '../audit/audit-log.js';
 import { ServiceError } from '../errors.js';
 import { listAttempts } from '../delivery/attempts.js';
 import { findMessage, heldMessageIds, listMessages, updateMessage } from '../delivery/messages.js';
@@ -129,11 +130,12 @@ export class WebhookAdmin {
     this.policy = deps.policy ?? new UrlPolicy();
   }
 
-  /** Subscribes `url`; the returned secret is the only time it is shown. */
+  /** Subscribes `url` for `by`; the returned secret is the only time it is shown. */
   async create(
     org: { id: string; name: string },
     url: string,
-    events?: readonly string[] | null,
+    events: readonly string[] | null | undefined,
+    by: AuditCaller,
   ): Promise<{ webhook: WebhookView; secret: string }> {
     let parsed: URL;
     try {
@@ -156,7 +158,10 @@ export class WebhookAdmin {
       created_at: now,
       updated_at: now,
     };
-    await insertSubscription(this.deps.db, row);
+    await this.deps.db.transaction().execute(async (trx) => {
+      await insertSubscription(trx, row);
+      await this.audit(trx, row, 'webhook.create', by, types === null ? {} : { events: types });
+    });
     return { webhook: viewOf(row, org.name), secret: row.secret };
   }
 
@@ -171,27 +176,36 @@ export class WebhookAdmin {
     return row;
   }
 
-  async remove(orgId: string | null, id: string): Promise<void> {
-    await this.find(orgId, id);
-    await deleteSubscription(this.deps.db, id);
+  async remove(orgId: string | null, id: string, by: AuditCaller): Promise<void> {
+    const row = await this.find(orgId, id);
+    await this.deps.db.transaction().execute(async (trx) => {
+      await deleteSubscription(trx, id);
+      await this.audit(trx, row, 'webhook.delete', by);
+    });
   }
 
   /** A new secret, effective for the next attempt; the old one stops working at once. */
-  async rotateSecret(orgId: string | null, id: string): Promise<string> {
-    await this.find(orgId, id);
+  async rotateSecret(orgId: string | null, id: string, by: AuditCaller): Promise<string> {
+    const row = await this.find(orgId, id);
     const secret = generateSecret();
-    await updateSubscription(this.deps.db, id, { secret, updated_at: this.deps.clock.now() });
+    await this.deps.db.transaction().execute(async (trx) => {
+      await updateSubscription(trx, id, { secret, updated_at: this.deps.clock.now() });
+      await this.audit(trx, row, 'webhook.rotate_secret', by);
+    });
     return secret;
   }
 
   /** Enables a disabled subscription again (new events are delivered; redeliver given-up ones). */
-  async enable(orgId: string | null, id: string): Promise<void> {
-    await this.find(orgId, id);
-    await updateSubscription(this.deps.db, id, {
-      enabled: 1,
-      disabled_reason: null,
-      failing_since: null,
-      updated_at: this.deps.clock.now(),
+  async enable(orgId: string | null, id: string, by: AuditCaller): Promise<void> {
+    const row = await this.find(orgId, id);
+    await this.deps.db.transaction().execute(async (trx) => {
+      await updateSubscription(trx, id, {
+        enabled: 1,
+        disabled_reason: null,
+        failing_since: null,
+        updated_at: this.deps.clock.now(),
+      });
+      await this.audit(trx, row, 'webhook.enable', by);
     });
   }
 
@@ -218,7 +232,7 @@ export class WebhookAdmin {
    * Sends a delivery again, whatever its state, with the same `webhook-id` and body: it becomes
    * pending and due now, with the whole retry schedule ahead of it.
    */
-  async redeliver(orgId: string | null, deliveryId: string): Promise<void> {
+  async redeliver(orgId: string | null, deliveryId: string, by: AuditCaller): Promise<void> {
     const m = await findMessage(this.deps.db, WEBHOOK_TABLES, deliveryId);
     const sub = m && (await findSubscription(this.deps.db, m.subscription_id));
     if (!m || !sub || (orgId !== null && sub.org_id !== orgId))
@@ -230,13 +244,33 @@ export class WebhookAdmin {
       );
     }
     const now = this.deps.clock.now();
-    await updateMessage(this.deps.db, WEBHOOK_TABLES, deliveryId, {
-      status: 'pending',
-      attempts: 0,
-      manual: 1,
-      next_attempt_at: now,
-      updated_at: now,
+    await this.deps.db.transaction().execute(async (trx) => {
+      await updateMessage(trx, WEBHOOK_TABLES, deliveryId, {
+        status: 'pending',
+        attempts: 0,
+        manual: 1,
+        next_attempt_at: now,
+        updated_at: now,
+      });
+      await this.audit(trx, sub, 'webhook.redeliver', by, { delivery: deliveryId, eventType: m.event_type });
     });
     this.deps.onWork?.();
+  }
+
+  /** Records a change of subscription `row` by `by`: the log names it by id and its URL's host only. */
+  private audit(
+    db: Kysely<Database>,
+    row: WebhookSubscriptionRow,
+    action: AuditAction,
+    by: AuditCaller,
+    more: Record<string, unknown> = {},
+  ): Promise<void> {
+    return recordAudit(db, {
+      orgId: row.org_id,
+      at: this.deps.clock.now(),
+      by,
+      action,
+      target: { webhook: row.id, host: hostOf(row.url), ...more },
+    });
   }
 }

@@ -126,6 +126,7 @@ describe('GET /v1/openapi.json and /docs', () => {
       '/v1/getSubmittedPullRequest',
       '/v1/getSubmittedPullRequests',
       '/v1/getTestRunLog',
+      '/v1/listAuditEvents',
       '/v1/listConcludedPullRequests',
       '/v1/listMergeQueueTestingResults',
       '/v1/listNotificationChannels',

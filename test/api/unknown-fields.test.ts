@@ -68,6 +68,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   '/v1/getQueueActivity': queue,
   '/v1/getQueueHistory': queue,
   '/v1/listConcludedPullRequests': queue,
+  '/v1/listAuditEvents': {},
 };
 
 const resolve = (doc: Record<string, unknown>, schema: Schema): Schema =>

@@ -74,7 +74,11 @@ describe.each(databases.map((d) => [d.name, d] as const))('chat notifications on
     chat = await new ChatReceiver().start();
     const { t, ctx } = await setUp(await database.url());
     for (const kind of ['slack', 'teams', 'chat'])
-      await t.service.notifications.add(org(ctx), { kind, url: `${chat.base}/${kind}`, events: ['failed', 'merged'] });
+      await t.service.notifications.add(
+        org(ctx),
+        { kind, url: `${chat.base}/${kind}`, events: ['failed', 'merged'] },
+        ctx,
+      );
     await drive(t, ctx, [1, 2]);
     await t.app.notifier.drain();
 
@@ -108,10 +112,10 @@ describe.each(databases.map((d) => [d.name, d] as const))('chat notifications on
     const webhookReceiver = await new Receiver().start();
     try {
       const { t, ctx } = await setUp(await database.url());
-      const { secret } = await t.service.webhooks.create(org(ctx), webhookReceiver.url);
+      const { secret } = await t.service.webhooks.create(org(ctx), webhookReceiver.url, undefined, ctx);
       webhookReceiver.secret = secret;
       webhookReceiver.now = () => t.clock.now();
-      const channel = await t.service.notifications.add(org(ctx), { kind: 'chat', url: `${chat.base}/chat` });
+      const channel = await t.service.notifications.add(org(ctx), { kind: 'chat', url: `${chat.base}/chat` }, ctx);
       chat.status = 503;
       await drive(t, ctx, [1, 3]);
       await t.service.updateQueue(ctx, t.key(REPO), { state: 'PAUSED' });
@@ -164,11 +168,15 @@ describe.each(databases.map((d) => [d.name, d] as const))('chat notifications on
   it("a Slack blip of 8 seconds: the queue's next event finds the channel back and every waiting message follows at once, in order", async () => {
     chat = await new ChatReceiver().start();
     const { t, ctx } = await setUp(await database.url());
-    await t.service.notifications.add(org(ctx), {
-      kind: 'slack',
-      url: `${chat.base}/slack`,
-      events: ['failed', 'merged'],
-    });
+    await t.service.notifications.add(
+      org(ctx),
+      {
+        kind: 'slack',
+        url: `${chat.base}/slack`,
+        events: ['failed', 'merged'],
+      },
+      ctx,
+    );
     chat.status = 503;
     await drive(t, ctx, [1, 2]);
     await t.app.notifier.drain();
@@ -193,7 +201,7 @@ describe.each(databases.map((d) => [d.name, d] as const))('chat notifications on
     // SQLite: a database file, which outlives the first process's connection.
     const url = database.name === 'sqlite' ? `sqlite:${join(dir, 'greenline.db')}` : await database.url();
     const first = await setUp(url);
-    await first.t.service.notifications.add(org(first.ctx), { kind: 'slack', url: `${chat.base}/slack` });
+    await first.t.service.notifications.add(org(first.ctx), { kind: 'slack', url: `${chat.base}/slack` }, first.ctx);
     chat.status = 500;
     await drive(first.t, first.ctx, [1]);
     await first.t.app.notifier.drain();
@@ -215,7 +223,7 @@ describe.each(databases.map((d) => [d.name, d] as const))('chat notifications on
   it('a message claimed by an instance that died is sent again when its queues are taken over', async () => {
     chat = await new ChatReceiver().start();
     const { t, ctx } = await setUp(await database.url());
-    await t.service.notifications.add(org(ctx), { kind: 'chat', url: `${chat.base}/chat` });
+    await t.service.notifications.add(org(ctx), { kind: 'chat', url: `${chat.base}/chat` }, ctx);
     await drive(t, ctx, [1]);
     // The dead instance claimed the message (its lease runs for another minute) and never answered.
     const now = t.clock.now();
@@ -242,7 +250,7 @@ describe.each(databases.map((d) => [d.name, d] as const))('chat notifications on
   it('a channel failing for 3 days is disabled, with the reason listed; enabled again it gets new events', async () => {
     chat = await new ChatReceiver().start();
     const { t, ctx } = await setUp(await database.url());
-    const channel = await t.service.notifications.add(org(ctx), { kind: 'teams', url: `${chat.base}/teams` });
+    const channel = await t.service.notifications.add(org(ctx), { kind: 'teams', url: `${chat.base}/teams` }, ctx);
     chat.status = 500;
     for (let day = 0; day < 4; day++) {
       await drive(t, ctx, [2 * day + 1]);
@@ -260,7 +268,7 @@ describe.each(databases.map((d) => [d.name, d] as const))('chat notifications on
     await t.app.notifier.drain();
     expect(chat.posts.length).toBe(tried);
 
-    await t.service.notifications.enable(ctx.orgId, channel.id);
+    await t.service.notifications.enable(ctx.orgId, channel.id, ctx);
     chat.status = 200;
     await drive(t, ctx, [13]);
     await t.app.notifier.drain();

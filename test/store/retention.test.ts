@@ -1,7 +1,7 @@
 /**
  * The retention sweep deletes finished work records older than 30 days — effects done or failed,
  * webhook messages delivered or given up (with their attempts), queue events — and GitHub delivery
- * ids older than 14 days, and nothing else:
+ * ids older than 14 days, audit log entries older than 30 days, and nothing else:
  * pending work, recent records, entries, runs and transitions stay. On both databases.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -27,7 +27,15 @@ let ctx: AuthContext;
 let key: QueueKey;
 
 const count = async (
-  table: 'effects' | 'webhook_messages' | 'webhook_attempts' | 'queue_events' | 'entries' | 'transitions' | 'test_runs',
+  table:
+    | 'effects'
+    | 'webhook_messages'
+    | 'webhook_attempts'
+    | 'queue_events'
+    | 'entries'
+    | 'transitions'
+    | 'test_runs'
+    | 'audit_events',
 ) =>
   Number(
     (
@@ -53,7 +61,7 @@ describe.each(databases)('retention sweep on $name', (database) => {
   }
 
   it('deletes what finished more than 30 days ago and keeps the rest', async () => {
-    await t.service.webhooks.create({ id: ctx.orgId, name: ctx.orgName }, 'http://127.0.0.1:9/hooks');
+    await t.service.webhooks.create({ id: ctx.orgId, name: ctx.orgName }, 'http://127.0.0.1:9/hooks', undefined, ctx);
     await activity(1);
     // An old message delivered (with its attempt) and an old one given up; the others stay pending.
     const [first, second] = await t.db.selectFrom('webhook_messages').select('message_id').orderBy('id').execute();
@@ -83,6 +91,7 @@ describe.each(databases)('retention sweep on $name', (database) => {
       effects: await count('effects'),
       messages: await count('webhook_messages'),
       events: await count('queue_events'),
+      audit: await count('audit_events'),
       pendingEffects: Number(
         (
           await t.db
@@ -143,6 +152,7 @@ describe.each(databases)('retention sweep on $name', (database) => {
       githubDeliveries: 1,
       earlyCiStatuses: 1,
       ciRerunsWaiting: 1,
+      auditEvents: old.audit,
     });
     expect(await t.db.selectFrom('early_ci_statuses').select('sha').execute()).toEqual([{ sha: 'b'.repeat(40) }]);
     expect(await t.db.selectFrom('github_deliveries').select('id').execute()).toEqual([{ id: 'recent-delivery' }]);
@@ -167,6 +177,7 @@ describe.each(databases)('retention sweep on $name', (database) => {
       githubDeliveries: 0,
       earlyCiStatuses: 0,
       ciRerunsWaiting: 0,
+      auditEvents: 0,
     });
   });
 

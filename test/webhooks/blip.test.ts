@@ -55,7 +55,12 @@ async function setUp(databaseUrl: string, existing?: Omit<Setup, 't'>, now?: num
   const { ctx } = await t.createOrg('acme');
   await t.connectRepo('acme', REPO);
   await t.service.createQueue(ctx, t.key(REPO), { concurrency: 1 });
-  const { webhook, secret } = await t.service.webhooks.create({ id: ctx.orgId, name: ctx.orgName }, receiver.url);
+  const { webhook, secret } = await t.service.webhooks.create(
+    { id: ctx.orgId, name: ctx.orgName },
+    receiver.url,
+    undefined,
+    ctx,
+  );
   receiver.secret = secret;
   return { t, ctx, subscriptionId: webhook.id };
 }

@@ -27,7 +27,12 @@ async function setUp(opts: { databaseUrl?: string } = {}): Promise<QueueFixture>
   f = await createQueueFixture({ ...opts, queue: { concurrency: 1 } });
   receiver = await new Receiver().start();
   receiver.now = () => f!.t.clock.now();
-  const { secret } = await f.t.service.webhooks.create({ id: f.ctx.orgId, name: f.ctx.orgName }, receiver.url);
+  const { secret } = await f.t.service.webhooks.create(
+    { id: f.ctx.orgId, name: f.ctx.orgName },
+    receiver.url,
+    undefined,
+    f.ctx,
+  );
   receiver.secret = secret;
   return f;
 }
@@ -68,11 +73,12 @@ describe('queue events (freezes)', () => {
     const named = await new Receiver().start();
     try {
       named.now = () => t.clock.now();
-      const { secret } = await t.service.webhooks.create({ id: ctx.orgId, name: ctx.orgName }, named.url, [
-        'queue.frozen',
-        'queue.unfrozen',
-        'pull_request.merged',
-      ]);
+      const { secret } = await t.service.webhooks.create(
+        { id: ctx.orgId, name: ctx.orgName },
+        named.url,
+        ['queue.frozen', 'queue.unfrozen', 'pull_request.merged'],
+        ctx,
+      );
       named.secret = secret;
       const from = t.clock.now();
       const until = from + 60 * SECOND;
@@ -132,9 +138,12 @@ describe('webhook delivery', () => {
     // A subscription without a filter gets Trunk's event types only: the one of setUp hears nothing of it.
     const named = await new Receiver().start();
     named.now = () => t.clock.now();
-    const { secret } = await t.service.webhooks.create({ id: ctx.orgId, name: ctx.orgName }, named.url, [
-      'test_run.retry_requested',
-    ]);
+    const { secret } = await t.service.webhooks.create(
+      { id: ctx.orgId, name: ctx.orgName },
+      named.url,
+      ['test_run.retry_requested'],
+      ctx,
+    );
     named.secret = secret;
     await t.service.updateQueue(ctx, key, { ciRetries: 1 });
     t.forge.openPr(REPO, { number: 1, title: 'Change 1', author: 'dev1' });
@@ -294,11 +303,12 @@ describe('webhook delivery', () => {
     await t.service.updateQueue(ctx, t.key(REPO), { batch: true, batchingMinSize: 2 });
     receiver = await new Receiver().start();
     receiver.now = () => t.clock.now();
-    const { secret } = await t.service.webhooks.create({ id: ctx.orgId, name: ctx.orgName }, receiver.url, [
-      'pull_request_batch.submitted',
-      'pull_request_batch.testing',
-      'pull_request_batch.merged',
-    ]);
+    const { secret } = await t.service.webhooks.create(
+      { id: ctx.orgId, name: ctx.orgName },
+      receiver.url,
+      ['pull_request_batch.submitted', 'pull_request_batch.testing', 'pull_request_batch.merged'],
+      ctx,
+    );
     receiver.secret = secret;
     await drive(t, ctx, [1, 2]);
     await t.app.webhooks.drain();
@@ -409,6 +419,8 @@ describe('webhook delivery', () => {
     const { secret } = await t.service.webhooks.create(
       { id: ctx.orgId, name: ctx.orgName },
       `http://hooks.test:${new URL(receiver.url).port}/hooks`,
+      undefined,
+      ctx,
     );
     receiver.secret = secret;
     const worker = new DeliveryWorker(webhookOutbox, { db: t.db, clock: t.clock, policy });

@@ -44,7 +44,12 @@ async function setUp(databaseUrl: string, existing?: { ctx: AuthContext; subscri
   const { ctx } = await t.createOrg('acme');
   await t.connectRepo('acme', REPO);
   await t.service.createQueue(ctx, t.key(REPO), { concurrency: 1 });
-  const { webhook, secret } = await t.service.webhooks.create({ id: ctx.orgId, name: ctx.orgName }, receiver.url);
+  const { webhook, secret } = await t.service.webhooks.create(
+    { id: ctx.orgId, name: ctx.orgName },
+    receiver.url,
+    undefined,
+    ctx,
+  );
   receiver.secret = secret;
   receiver.now = () => t.clock.now();
   return { t, ctx, subscriptionId: webhook.id };
@@ -151,7 +156,7 @@ describe.each(databases.map((d) => [d.name, d] as const))('webhooks on %s', (_na
     expect(receiver.received.filter((r) => r.body.type === 'pull_request.queued').length).toBe(1);
     // A person sends it again: same webhook-id and body, the whole schedule ahead of it.
     receiver.behaviour = { kind: 'ok' };
-    await t.service.webhooks.redeliver(ctx.orgId, submitted.id);
+    await t.service.webhooks.redeliver(ctx.orgId, submitted.id, ctx);
     await t.app.webhooks.drain();
     const again = (await t.service.webhooks.deliveries(ctx.orgId, subscriptionId, 1000)).find(
       (d) => d.id === submitted.id,
@@ -182,11 +187,11 @@ describe.each(databases.map((d) => [d.name, d] as const))('webhooks on %s', (_na
     const count = deliveries.length;
     await drive(t, ctx, [7]);
     expect((await t.service.webhooks.deliveries(ctx.orgId, subscriptionId, 1000)).length).toBe(count);
-    await expect(t.service.webhooks.redeliver(ctx.orgId, deliveries[0]!.id)).rejects.toMatchObject({
+    await expect(t.service.webhooks.redeliver(ctx.orgId, deliveries[0]!.id, ctx)).rejects.toMatchObject({
       code: 'WEBHOOK_DISABLED',
     });
 
-    await t.service.webhooks.enable(ctx.orgId, subscriptionId);
+    await t.service.webhooks.enable(ctx.orgId, subscriptionId, ctx);
     receiver.behaviour = { kind: 'ok' };
     await drive(t, ctx, [8]);
     await t.app.webhooks.drain();
@@ -196,7 +201,7 @@ describe.each(databases.map((d) => [d.name, d] as const))('webhooks on %s', (_na
   it('signs with the new secret after a rotation (the old one no longer verifies)', async () => {
     receiver = await new Receiver().start();
     const { t, ctx, subscriptionId } = await setUp(await database.url());
-    const secret = await t.service.webhooks.rotateSecret(ctx.orgId, subscriptionId);
+    const secret = await t.service.webhooks.rotateSecret(ctx.orgId, subscriptionId, ctx);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     await drive(t, ctx, [1]);
     await t.app.webhooks.drain();
@@ -204,7 +209,7 @@ describe.each(databases.map((d) => [d.name, d] as const))('webhooks on %s', (_na
     receiver.secret = secret;
     receiver.rejected.length = 0;
     const [first] = receiver.delivered();
-    await t.service.webhooks.redeliver(ctx.orgId, first!.id);
+    await t.service.webhooks.redeliver(ctx.orgId, first!.id, ctx);
     await t.app.webhooks.drain();
     expect(receiver.rejected).toEqual([]);
     expect(receiver.received.at(-1)!.id).toBe(first!.id);

@@ -37,7 +37,12 @@ describe.each(databases)('webhook deliveries after a takeover on $name', (databa
     ({ ctx } = await t.createOrg('acme'));
     await t.connectRepo('acme', REPO);
     await t.service.createQueue(ctx, t.key(REPO), {});
-    const { secret } = await t.service.webhooks.create({ id: ctx.orgId, name: ctx.orgName }, receiver.url);
+    const { secret } = await t.service.webhooks.create(
+      { id: ctx.orgId, name: ctx.orgName },
+      receiver.url,
+      undefined,
+      ctx,
+    );
     receiver.secret = secret;
     receiver.now = () => t.clock.now();
     const instance = (instanceId: string) =>

@@ -3,9 +3,8 @@
 // filtered and a page at a time (listConcludedPullRequests), and the queue's charts
 // (getQueueHistory). The filters, the page and the charts' range are kept in the address's query, so
 // a filtered view can be linked to and survives a reload.
-import { call, failed } from '../api.js';
 import { HistoryCharts } from '../charts.js';
-import { Badge, errorText, Reason, usePageTitle } from '../components.js';
+import { Badge, Reason, useCall, usePageTitle } from '../components.js';
 import { duration } from '../dom.js';
 import { prHref, queueHref, queueLabel } from '../links.js';
 import { html, useEffect, useState } from '../ui.js';
@@ -78,34 +77,6 @@ function requestOf(/** @type {QueueKey} */ key, /** @type {View} */ v) {
   const cursor = v.after.at(-1);
   if (cursor) body.cursor = cursor;
   return body;
-}
-
-/**
- * The answer of POST /v1/<endpoint> with `body`, asked again whenever `body` changes: the last
- * answer (null before the first, or after an error), the error in words, and whether a call is out.
- * @template {import('../api.js').Endpoint} E
- * @param {E} endpoint
- * @param {Parameters<import('../../src/client/index.js').GreenlineClient[E]>[0]} body
- */
-function useCall(endpoint, body) {
-  const [answer, setAnswer] = useState({ data: /** @type {unknown} */ (null), error: '', loading: true });
-  const key = JSON.stringify(body);
-  useEffect(() => {
-    let live = true;
-    setAnswer((a) => ({ ...a, loading: true }));
-    call(endpoint, body).then(
-      (/** @type {unknown} */ data) => {
-        if (live) setAnswer({ data, error: '', loading: false });
-      },
-      (/** @type {unknown} */ err) => {
-        if (live && !failed(err)) setAnswer({ data: null, error: errorText(err), loading: false });
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [endpoint, key]);
-  return answer;
 }
 
 /** The filters form: edits are applied together with "Apply filters". */

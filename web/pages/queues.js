@@ -1,7 +1,8 @@
 // @ts-check
 // The queues page (#/): every queue of the organization with its state, mode, depth and last hour's
 // throughput, links to its queue, settings and history pages, and the organization's chat
-// notification channels, read again every few seconds. Without queues it says how to create one.
+// notification channels, read again every few seconds, and a link to the audit log. Without queues
+// it says how to create one.
 import { call, failed } from '../api.js';
 import { ApiProblem, Badge, Loading, usePageTitle } from '../components.js';
 import { historyHref, queueHref, queueLabel, settingsHref } from '../links.js';
@@ -187,7 +188,10 @@ export function QueuesPage() {
   if (state.status === 'loading') return html`<${Loading} />`;
   if (state.status === 'failed') return html`<${ApiProblem} error=${state.error} retry=${load} home=${false} />`;
   return html`<section aria-labelledby="queues-title">
-      <h1 id="queues-title">Queues</h1>
+      <div class="page-head">
+        <h1 id="queues-title">Queues</h1>
+        <a href="#/audit" id="audit-link">Audit log</a>
+      </div>
       ${state.queues.length === 0 ? html`<${NoQueues} at=${state.at} />` : html`<${QueuesTable} queues=${state.queues} />`}
     </section>
     <${Channels} channels=${state.channels} />`;

@@ -30,6 +30,7 @@ export const createNotificationChannel: Route<NotificationService> = (app, { ser
         await service.notifications.add(
           { id: ctx.orgId, name: ctx.orgName },
           { kind, url, repo: repo ?? null, branch: branch ?? null, events: events ?? null },
+          ctx,
         ),
       );
     },

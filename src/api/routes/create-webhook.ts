@@ -28,6 +28,7 @@ export const createWebhook: Route<WebhookService> = (app, { service }) => {
         { id: ctx.orgId, name: ctx.orgName },
         request.body.url,
         request.body.events,
+        ctx,
       );
       return { ...webhookOut(webhook), secret };
     },

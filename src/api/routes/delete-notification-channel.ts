@@ -19,7 +19,7 @@ export const deleteNotificationChannel: Route<NotificationService> = (app, { ser
       },
     },
     async (request) => {
-      await service.notifications.remove(authOf(request).orgId, request.body.id);
+      await service.notifications.remove(authOf(request).orgId, request.body.id, authOf(request));
       return {};
     },
   );

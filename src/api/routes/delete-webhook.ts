@@ -19,7 +19,7 @@ export const deleteWebhook: Route<WebhookService> = (app, { service }) => {
       },
     },
     async (request) => {
-      await service.webhooks.remove(authOf(request).orgId, request.body.id);
+      await service.webhooks.remove(authOf(request).orgId, request.body.id, authOf(request));
       return {};
     },
   );

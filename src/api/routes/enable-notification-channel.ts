@@ -19,7 +19,7 @@ export const enableNotificationChannel: Route<NotificationService> = (app, { ser
       },
     },
     async (request) => {
-      await service.notifications.enable(authOf(request).orgId, request.body.id);
+      await service.notifications.enable(authOf(request).orgId, request.body.id, authOf(request));
       return {};
     },
   );

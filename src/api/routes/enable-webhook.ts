@@ -20,7 +20,7 @@ export const enableWebhook: Route<WebhookService> = (app, { service }) => {
       },
     },
     async (request) => {
-      await service.webhooks.enable(authOf(request).orgId, request.body.id);
+      await service.webhooks.enable(authOf(request).orgId, request.body.id, authOf(request));
       return {};
     },
   );

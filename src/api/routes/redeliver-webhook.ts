@@ -20,7 +20,7 @@ export const redeliverWebhook: Route<WebhookService> = (app, { service }) => {
       },
     },
     async (request) => {
-      await service.webhooks.redeliver(authOf(request).orgId, request.body.deliveryId);
+      await service.webhooks.redeliver(authOf(request).orgId, request.body.deliveryId, authOf(request));
       return {};
     },
   );

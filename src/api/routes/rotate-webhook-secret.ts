@@ -20,7 +20,7 @@ export const rotateWebhookSecret: Route<WebhookService> = (app, { service }) => 
     },
     async (request) => {
       const { id } = request.body;
-      return { id, secret: await service.webhooks.rotateSecret(authOf(request).orgId, id) };
+      return { id, secret: await service.webhooks.rotateSecret(authOf(request).orgId, id, authOf(request)) };
     },
   );
 };

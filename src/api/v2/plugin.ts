@@ -9,6 +9,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
 import { requireRouteScopes } from '../auth.js';
 import { parseJsonBody } from '../json-body.js';
+import { sourceOf } from '../request-source.js';
 import type { ApiApp } from '../route-deps.js';
 import { callerOf, setCaller } from './caller.js';
 import { V2Error, v2ErrorHandler } from './errors.js';
@@ -66,7 +67,7 @@ export async function registerV2(v2: ApiApp, deps: V2Deps): Promise<void> {
     if (!ctx)
       throw new V2Error(401, 'INVALID_TOKEN', 'The token in Authorization: Bearer <token> is not a valid API token');
     requireRouteScopes(request, ctx);
-    setCaller(request, ctx);
+    setCaller(request, { ...ctx, source: sourceOf(request) });
   });
   v2.addHook('preValidation', async (request) => readQueryTypes(request));
   v2.setNotFoundHandler(async (request) => {

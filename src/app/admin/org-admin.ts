@@ -1,9 +1,11 @@
 /** Administration of organizations and their tokens, shared by the CLI, server bootstrap and tests. */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { inTransaction } from '../../store/transaction.js';
 import type { Database, OrgRow } from '../../store/database.js';
 import { anyActiveToken } from '../../store/api-tokens.js';
 import { findOrgByName, insertOrg, insertOrgIfMissing, listOrgNames, lockOrgByName } from '../../store/orgs.js';
+import { recordAudit, SYSTEM, type AuditCaller } from '../../audit/audit-log.js';
 import { createApiToken } from './tokens.js';
 
 const ORG_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -16,13 +18,21 @@ export function validateOrgName(name: string): void {
   }
 }
 
-/** The org named `name`, created when missing. */
-export async function ensureOrg(db: Kysely<Database>, name: string, at: number): Promise<OrgRow> {
+/** The org named `name`, created when missing (by `by`, greenline itself unless told). */
+export async function ensureOrg(
+  db: Kysely<Database>,
+  name: string,
+  at: number,
+  by: AuditCaller = SYSTEM,
+): Promise<OrgRow> {
   validateOrgName(name);
   const found = await findOrgByName(db, name);
   if (found) return found;
   const org: OrgRow = { id: randomUUID(), name, created_at: at };
-  await insertOrg(db, org);
+  await inTransaction(db, async (trx) => {
+    await insertOrg(trx, org);
+    await recordAudit(trx, { orgId: org.id, at, by, action: 'org.create', target: { org: name } });
+  });
   return org;
 }
 

@@ -8,10 +8,12 @@ import type { Kysely } from 'kysely';
 import { isLocalPath } from '../../git/remote-path.js';
 import { TERMINAL_STATES } from '../../engine/types.js';
 import type { ForgePort } from '../../ports.js';
+import { inTransaction } from '../../store/transaction.js';
 import type { Database, RepoRow } from '../../store/database.js';
 import { listActivePrNumbers } from '../../store/entries.js';
 import { listQueuesOfRepos } from '../../store/queues.js';
 import { deleteRepo, findRepo, insertRepo } from '../../store/repos.js';
+import { recordAudit, SYSTEM, type AuditCaller } from '../../audit/audit-log.js';
 import { ensureOrg } from './org-admin.js';
 
 export const DEFAULT_PR_REF_PATTERN = 'refs/pull/{n}/head';
@@ -85,7 +87,12 @@ export async function forgeSpelling(
   return { slug, respelled, defaultBranch: described.defaultBranch };
 }
 
-export async function connectRepo(db: Kysely<Database>, req: ConnectRepoRequest, at: number): Promise<RepoRow> {
+export async function connectRepo(
+  db: Kysely<Database>,
+  req: ConnectRepoRequest,
+  at: number,
+  by: AuditCaller = SYSTEM,
+): Promise<RepoRow> {
   const { host, owner, name } = parseRepoSlug(req.slug);
   if (req.prRefPattern !== undefined && !req.prRefPattern.includes('{n}')) {
     throw new Error(`Invalid PR ref pattern "${req.prRefPattern}": it must contain {n}, e.g. refs/pull/{n}/head`);
@@ -114,7 +121,7 @@ export async function connectRepo(db: Kysely<Database>, req: ConnectRepoRequest,
         : `Repository ${req.slug} is already connected as ${as} (names are case-insensitive: both name one repository); disconnect ${as} first to change its settings`,
     );
   }
-  const org = await ensureOrg(db, req.org, at);
+  const org = await ensureOrg(db, req.org, at, by);
   const row: RepoRow = {
     id: randomUUID(),
     org_id: org.id,
@@ -132,7 +139,16 @@ export async function connectRepo(db: Kysely<Database>, req: ConnectRepoRequest,
     ...(req.installationId !== undefined ? { github_installation_id: req.installationId } : {}),
     ...(req.prUrlTemplate !== undefined ? { pr_url_template: req.prUrlTemplate } : {}),
   };
-  await insertRepo(db, row);
+  await inTransaction(db, async (trx) => {
+    await insertRepo(trx, row);
+    await recordAudit(trx, {
+      orgId: org.id,
+      at,
+      by,
+      action: 'repo.connect',
+      target: { org: org.name, repo: `${host}/${owner}/${name}`, forge: req.forge },
+    });
+  });
   return row;
 }
 
@@ -140,7 +156,12 @@ export async function connectRepo(db: Kysely<Database>, req: ConnectRepoRequest,
  * Disconnects a repository and deletes its queues. Refuses while any queue still holds a PR, so that
  * no submission is silently dropped.
  */
-export async function disconnectRepo(db: Kysely<Database>, slug: string): Promise<void> {
+export async function disconnectRepo(
+  db: Kysely<Database>,
+  slug: string,
+  by: AuditCaller = SYSTEM,
+  at = Date.now(),
+): Promise<void> {
   const { host, owner, name } = parseRepoSlug(slug);
   const repo = await findRepo(db, host, owner, name);
   if (!repo) throw new Error(`Repository ${slug} is not connected`);
@@ -152,5 +173,14 @@ export async function disconnectRepo(db: Kysely<Database>, slug: string): Promis
       );
     }
   }
-  await deleteRepo(db, repo.id);
+  await inTransaction(db, async (trx) => {
+    await deleteRepo(trx, repo.id);
+    await recordAudit(trx, {
+      orgId: repo.org_id,
+      at,
+      by,
+      action: 'repo.disconnect',
+      target: { repo: `${repo.host}/${repo.owner}/${repo.name}` },
+    });
+  });
 }

@@ -9,8 +9,16 @@
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { inTransaction } from '../../store/transaction.js';
 import type { Database } from '../../store/database.js';
-import { findActiveTokenWithOrg, insertApiToken, markApiTokenUsed } from '../../store/api-tokens.js';
+import { recordAudit, SYSTEM, type AuditCaller } from '../../audit/audit-log.js';
+import {
+  findActiveTokenWithOrg,
+  findApiToken,
+  insertApiToken,
+  markApiTokenUsed,
+  revokeApiToken,
+} from '../../store/api-tokens.js';
 import type { Clock } from '../../lib/clock.js';
 import { ServiceError } from '../../errors.js';
 import type { AuthContext } from '../request-scope.js';
@@ -33,28 +41,57 @@ export interface TokenLimits {
   expiresAt?: number;
 }
 
-/** Creates a token for an org; the returned `token` is the only time the secret exists in clear. */
+/**
+ * Creates a token for an org (by `by`, greenline itself unless told); the returned `token` is the only
+ * time the secret exists in clear.
+ */
 export async function createApiToken(
   db: Kysely<Database>,
   orgId: string,
   name: string,
   at: number,
   limits: TokenLimits = {},
+  by: AuditCaller = SYSTEM,
 ): Promise<{ id: string; token: string }> {
   const token = generateToken();
   const id = randomUUID();
-  await insertApiToken(db, {
-    id,
-    org_id: orgId,
-    name,
-    token_hash: hashToken(token),
-    created_at: at,
-    revoked_at: null,
-    scopes: limits.scopes ? JSON.stringify(limits.scopes) : null,
-    repos: limits.repos ? JSON.stringify(limits.repos.map((r) => r.toLowerCase())) : null,
-    expires_at: limits.expiresAt ?? null,
+  await inTransaction(db, async (trx) => {
+    await insertApiToken(trx, {
+      id,
+      org_id: orgId,
+      name,
+      token_hash: hashToken(token),
+      created_at: at,
+      revoked_at: null,
+      scopes: limits.scopes ? JSON.stringify(limits.scopes) : null,
+      repos: limits.repos ? JSON.stringify(limits.repos.map((r) => r.toLowerCase())) : null,
+      expires_at: limits.expiresAt ?? null,
+    });
+    const limited = {
+      ...(limits.scopes ? { scopes: limits.scopes } : {}),
+      ...(limits.repos ? { repos: limits.repos } : {}),
+      ...(limits.expiresAt !== undefined ? { expiresAt: new Date(limits.expiresAt).toISOString() } : {}),
+    };
+    await recordAudit(trx, { orgId, at, by, action: 'token.create', target: { token: id, name, ...limited } });
   });
   return { id, token };
+}
+
+/** Revokes the active token `id` (by `by`); false when no active token has that id. */
+export async function revokeToken(db: Kysely<Database>, id: string, at: number, by: AuditCaller): Promise<boolean> {
+  const row = await findApiToken(db, id);
+  if (!row) return false;
+  return inTransaction(db, async (trx) => {
+    if (!(await revokeApiToken(trx, id, at))) return false;
+    await recordAudit(trx, {
+      orgId: row.org_id,
+      at,
+      by,
+      action: 'token.revoke',
+      target: { token: id, name: row.name },
+    });
+    return true;
+  });
 }
 
 /** How stale a token's recorded last use may be: it is written at most this often. */

@@ -2,7 +2,8 @@
  * Finished work records are kept for `retentionMs` (the server's `retentionDays`; default
  * RETENTION_MS, 30 days), then deleted by a sweep every hour (and once at start): effects done or
  * failed, webhook messages delivered or given up with their attempts (listWebhookDeliveries shows
- * what is kept), queue events, and CI retries left waiting for workflows (executor/check-reruns.ts). GitHub delivery ids, by which each delivery is processed once
+ * what is kept), queue events, CI retries left waiting for workflows (executor/check-reruns.ts) and the
+ * audit log's entries (docs/audit-log.md). GitHub delivery ids, by which each delivery is processed once
  * (forge-webhooks.ts), are kept 14 days; CI statuses held for a commit no test run had yet
  * (executor/ci-outcome.ts), an hour. The queues' state, entries, test runs and transitions (PR
  * history and metrics) are never deleted by it. Every instance sweeps; the deletes are idempotent.

@@ -22,6 +22,8 @@ import type { Database, NewTransition, QueueRow } from '../../store/database.js'
 import { notifyEffects } from '../../store/effects.js';
 import { findQueueVersion, lockQueue } from '../../store/queues.js';
 import { findRepoById } from '../../store/repos.js';
+import { recordAudit } from '../../audit/audit-log.js';
+import { recordQueueDecisions, type AuditNote } from './queue-audit.js';
 import { loadSnapshot, pruneSnapshot, withPreviousTrip, writeDecision } from './snapshot-io.js';
 
 export type ApplyResult = { ok: true; snapshot: QueueSnapshot } | { ok: false; rejection: Rejection };
@@ -29,6 +31,8 @@ export type ApplyResult = { ok: true; snapshot: QueueSnapshot } | { ok: false; r
 export interface ApplyOptions {
   /** Extra writes committed atomically with the decision (e.g. marking the effect that caused it done). */
   alsoInTransaction?: (trx: Transaction<Database>) => Promise<void>;
+  /** The caller's change as the audit log records it, written with the decision when the event is applied. */
+  audit?: AuditNote;
 }
 
 /**
@@ -41,6 +45,7 @@ export type EventSource =
 
 interface GroupItem {
   event: GroupableEvent;
+  audit: AuditNote | undefined;
   resolve: (result: ApplyResult) => void;
   reject: (err: unknown) => void;
 }
@@ -84,7 +89,7 @@ export class QueueExecutor {
   /** Applies one event to a queue. Rejections are returned, never thrown; store errors are thrown. */
   apply(queueId: string, source: EventSource, opts: ApplyOptions = {}): Promise<ApplyResult> {
     const key = typeof source === 'object' && !opts.alsoInTransaction ? groupKey(source) : null;
-    if (key !== null) return this.enqueue(queueId, source as EngineEvent, key);
+    if (key !== null) return this.enqueue(queueId, source as EngineEvent, key, opts.audit);
     this.open.delete(queueId);
     return this.serial(queueId, () => this.applyNow(queueId, source, opts));
   }
@@ -150,7 +155,12 @@ export class QueueExecutor {
    * loop, are decided together and committed in one transaction (group commit); each caller still gets
    * its own result. Anything else queued in between closes the open group, so order is kept.
    */
-  private enqueue(queueId: string, event: EngineEvent, key: string): Promise<ApplyResult> {
+  private enqueue(
+    queueId: string,
+    event: EngineEvent,
+    key: string,
+    audit: AuditNote | undefined,
+  ): Promise<ApplyResult> {
     let group = this.open.get(queueId);
     if (!group || group.key !== key) {
       const fresh: OpenGroup = { key, items: [] };
@@ -164,7 +174,7 @@ export class QueueExecutor {
       group = fresh;
     }
     const items = group.items;
-    return new Promise((resolve, reject) => items.push({ event: event as GroupableEvent, resolve, reject }));
+    return new Promise((resolve, reject) => items.push({ event: event as GroupableEvent, audit, resolve, reject }));
   }
 
   private async applyGroup(queueId: string, items: GroupItem[]): Promise<void> {
@@ -188,7 +198,9 @@ export class QueueExecutor {
         const snapshot =
           group.snapshot === before
             ? current
-            : await this.write(trx, row, before, group.snapshot, group.effects, at, done);
+            : await this.write(trx, row, before, group.snapshot, group.effects, at, done, null);
+        for (const [i, item] of items.entries())
+          if (!group.rejections[i]) await recordNote(trx, item.audit, before, group.snapshot);
         return group.rejections.map((rejection) => (rejection ? { ok: false, rejection } : { ok: true, snapshot }));
       });
       this.published(queueId, done);
@@ -219,7 +231,17 @@ export class QueueExecutor {
           this.deps.logger?.debug({ queueId, event: event.kind, rejection: decision.rejection }, 'event rejected');
           return decision;
         }
-        const snapshot = await this.write(trx, row, before, decision.snapshot, decision.effects, event.at, done);
+        const snapshot = await this.write(
+          trx,
+          row,
+          before,
+          decision.snapshot,
+          decision.effects,
+          event.at,
+          done,
+          event.kind,
+        );
+        await recordNote(trx, opts.audit, before, decision.snapshot);
         await opts.alsoInTransaction?.(trx);
         return { ok: true, snapshot };
       })
@@ -240,8 +262,10 @@ export class QueueExecutor {
     effects: Effect[],
     at: number,
     done: Committed[],
+    cause: EngineEvent['kind'] | null,
   ): Promise<QueueSnapshot> {
     const { version, transitions } = await writeDecision(trx, row, before, after, effects, at);
+    await recordQueueDecisions(trx, row, before, after, transitions, at, cause);
     // The queue's holder may be another instance: on PostgreSQL it hears of the effects at commit.
     if (effects.length > 0) await notifyEffects(trx, row.id);
     const snapshot = pruneSnapshot(after);
@@ -270,6 +294,17 @@ export class QueueExecutor {
     }
     if (done.length > 0) for (const listener of this.watchers.get(queueId) ?? []) listener();
   }
+}
+
+/** Writes the caller's change to the audit log, as its note describes it. */
+async function recordNote(
+  trx: Transaction<Database>,
+  note: AuditNote | undefined,
+  before: QueueSnapshot,
+  after: QueueSnapshot,
+): Promise<void> {
+  const entry = note?.(before, after);
+  if (entry) await recordAudit(trx, entry);
 }
 
 /** The service error of each engine refusal: the same cause under the domain's code. */

@@ -110,7 +110,13 @@ export class ForgeObservations {
         const who = o.sender ? { login: o.sender } : {};
         if (!(await this.allowed(repo, o.prNumber, who, `the ${o.added ? '' : 'removed '}label "${o.label}"`)))
           return true;
-        await this.run(repo, queue, o.prNumber, o.added ? { kind: 'merge', noBatch: false } : { kind: 'cancel' });
+        await this.run(
+          repo,
+          queue,
+          o.prNumber,
+          o.added ? { kind: 'merge', noBatch: false } : { kind: 'cancel' },
+          o.sender,
+        );
         return true;
       }
       case 'prComment':
@@ -182,7 +188,7 @@ export class ForgeObservations {
       ...(o.authorAssociation ? { association: o.authorAssociation } : {}),
     };
     if (!(await this.allowed(repo, o.prNumber, author, 'the command'))) return true;
-    const refused = await this.run(repo, queue, o.prNumber, o.command);
+    const refused = await this.run(repo, queue, o.prNumber, o.command, o.author);
     if (refused)
       await forge.reply?.(
         binding,
@@ -215,16 +221,23 @@ export class ForgeObservations {
     return false;
   }
 
-  /** Runs a queue command for the PR; what the service refused, in words (null: done). */
-  private async run(repo: RepoRow, queue: QueueRow, prNumber: number, command: QueueCommand): Promise<string | null> {
+  /** Runs a queue command for the PR, given by forge user `user` when known; what the service refused, in words (null: done). */
+  private async run(
+    repo: RepoRow,
+    queue: QueueRow,
+    prNumber: number,
+    command: QueueCommand,
+    user: string | undefined,
+  ): Promise<string | null> {
     if (command.kind === 'invalid') return command.message;
     const key = { repo: { host: repo.host, owner: repo.owner, name: repo.name }, targetBranch: queue.target_branch };
     const { service } = this.deps;
+    const ctx = ctxOf(repo, user);
     if (command.kind === 'cancel')
-      return this.quietly(() => service.cancelPullRequest(ctxOf(repo), key, prNumber, 'USER_REQUESTED'), prNumber);
+      return this.quietly(() => service.cancelPullRequest(ctx, key, prNumber, 'USER_REQUESTED'), prNumber);
     return this.quietly(
       () =>
-        service.submitPullRequest(ctxOf(repo), key, {
+        service.submitPullRequest(ctx, key, {
           prNumber,
           reason: 'USER_REQUESTED',
           ...(command.priority !== undefined ? { priority: priorityOf(command.priority) } : {}),
@@ -250,10 +263,11 @@ export class ForgeObservations {
 /** A number stays a number; a name is checked by the service (which answers what is accepted). */
 const priorityOf = (p: string): number | PriorityName => (/^\d+$/.test(p) ? Number(p) : (p as PriorityName));
 
-/** Commands seen on the forge act for the repository's organization, with every scope. */
-const ctxOf = (repo: RepoRow): AuthContext => ({
+/** Commands seen on the forge act for the repository's organization, with every scope, in the name of the forge user who gave them. */
+const ctxOf = (repo: RepoRow, user: string | undefined): AuthContext => ({
   orgId: repo.org_id,
   orgName: '',
   tokenId: `${repo.forge}-webhook`,
   scopes: EVERY_SCOPE,
+  ...(user !== undefined ? { forgeUser: user } : {}),
 });

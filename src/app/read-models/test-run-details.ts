@@ -12,7 +12,9 @@ import { findQueueById } from '../../store/queues.js';
 import { findRunRow, findRunRowByTestSha, runOf } from '../../store/test-runs.js';
 import type { CiOutcome } from '../executor/ci-outcome.js';
 import { queueOfOrg, repoOfOrg } from './queue-lookup.js';
-import { resolveRequiredStatuses } from '../repo-binding.js';
+import { repoRefOf, repoSlug, resolveRequiredStatuses } from '../repo-binding.js';
+import { recordAudit } from '../../audit/audit-log.js';
+import type { Clock } from '../../lib/clock.js';
 import { queueConfigOf } from '../executor/snapshot-io.js';
 import type { AuthContext, QueueKey } from '../request-scope.js';
 
@@ -97,7 +99,7 @@ export async function testingDetails(
 
 /** External CI reports a status for a test run of a repo of the caller's org, by run id or test sha. */
 export async function reportStatus(
-  deps: { db: Kysely<Database>; ciOutcome: CiOutcome },
+  deps: { db: Kysely<Database>; ciOutcome: CiOutcome; clock: Clock },
   ctx: AuthContext,
   req: { repo: RepoRef; testRunId?: string; sha?: string; status: CiStatus },
 ): Promise<void> {
@@ -115,4 +117,18 @@ export async function reportStatus(
   if (!row || queue?.repo_id !== repo.id)
     throw new ServiceError('TEST_RUN_NOT_FOUND', req.testRunId ?? `with test commit ${req.sha}`);
   await ciOutcome.record({ runId: row.id, status: req.status });
+  await recordAudit(db, {
+    orgId: ctx.orgId,
+    at: deps.clock.now(),
+    by: ctx,
+    action: 'test_run.report_status',
+    target: {
+      ...(ctx.orgName ? { org: ctx.orgName } : {}),
+      repo: repoSlug(repoRefOf(repo)),
+      targetBranch: queue.target_branch,
+      testRun: row.id,
+      context,
+      state,
+    },
+  });
 }

@@ -7,10 +7,13 @@ import { TERMINAL_STATES, type ImpactedTargets } from '../../engine/index.js';
 import { ServiceError } from '../../errors.js';
 import { listActiveEntriesAtSha } from '../../store/entries.js';
 import { upsertImpactedTargets } from '../../store/impacted-targets.js';
+import type { RepoRow } from '../../store/database.js';
 import { findRepo } from '../../store/repos.js';
 import { repoOfOrg } from '../read-models/queue-lookup.js';
 import { repoSlug } from '../repo-binding.js';
 import type { PullRequestService } from '../service-port.js';
+import { recordAudit } from '../../audit/audit-log.js';
+import { noteOf, placeOf, type Changer } from './audit-notes.js';
 import { assertPrNumber } from './request-checks.js';
 import { forgeOfRepo, type ServiceDeps } from './service-deps.js';
 
@@ -23,11 +26,22 @@ interface TargetsUpload {
 export function impactedTargets(
   deps: Pick<ServiceDeps, 'db' | 'executor' | 'adapters' | 'clock'>,
 ): Pick<PullRequestService, 'setImpactedTargets' | 'setImpactedTargetsFromFork'> {
-  const storeTargets = async (repoId: string, req: TargetsUpload): Promise<void> => {
+  const storeTargets = async (ctx: Changer, repo: RepoRow, req: TargetsUpload): Promise<void> => {
     const { db, executor, clock } = deps;
     const at = clock.now();
-    await upsertImpactedTargets(db, repoId, req.prNumber, req.sha, req.targets, at);
-    for (const { queueId } of await listActiveEntriesAtSha(db, repoId, req.prNumber, req.sha, TERMINAL_STATES)) {
+    await db.transaction().execute(async (trx) => {
+      await upsertImpactedTargets(trx, repo.id, req.prNumber, req.sha, req.targets, at);
+      await recordAudit(
+        trx,
+        noteOf(ctx, at, 'pull_request.set_impacted_targets', {
+          ...placeOf(repo),
+          pr: req.prNumber,
+          sha: req.sha,
+          impactedTargets: req.targets === 'ALL' ? 'ALL' : req.targets.length,
+        }),
+      );
+    });
+    for (const { queueId } of await listActiveEntriesAtSha(db, repo.id, req.prNumber, req.sha, TERMINAL_STATES)) {
       await executor.apply(queueId, {
         kind: 'impactedTargets',
         at,
@@ -41,7 +55,7 @@ export function impactedTargets(
   return {
     async setImpactedTargets(ctx, key, req) {
       checkTargetsUpload(req);
-      await storeTargets((await repoOfOrg(deps.db, ctx, key.repo)).id, req);
+      await storeTargets(ctx, await repoOfOrg(deps.db, ctx, key.repo), req);
     },
 
     async setImpactedTargetsFromFork(runId, key, req) {
@@ -52,7 +66,12 @@ export function impactedTargets(
       if (!forge.verifyForkRun) throw new ServiceError('FORK_UPLOAD_UNSUPPORTED');
       const verdict = await forge.verifyForkRun(binding, runId, req.sha);
       if (!verdict.ok) throw new ServiceError('FORK_RUN_NOT_VERIFIED', verdict.reason);
-      await storeTargets(repo.id, req);
+      // A fork PR's CI has no token: its workflow run, which the forge vouched for, is the caller.
+      await storeTargets(
+        { orgId: repo.org_id, orgName: '', tokenId: `fork-run:${runId}`, tokenName: 'fork PR workflow run' },
+        repo,
+        req,
+      );
     },
   };
 }

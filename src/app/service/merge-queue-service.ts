@@ -10,7 +10,9 @@
  *   impacted-targets.ts    setImpactedTargets, setImpactedTargetsFromFork
  *   test-runs.ts           getTestingDetails, reportStatus, getTestRunLog
  *   read-models.ts         metrics and the dashboard's views
+ * and the audit log's reads (src/audit/audit-read.ts).
  */
+import { readAuditLog } from '../../audit/audit-read.js';
 import type { AuthService, MergeQueueService } from '../service-port.js';
 import { impactedTargets } from './impacted-targets.js';
 import { pullRequestReads } from './pull-request-reads.js';
@@ -41,5 +43,6 @@ export function mergeQueueService(deps: MergeQueueServiceDeps): MergeQueueServic
     webhooks: deps.webhooks,
     notifications: deps.notifications,
     directory: deps.directory,
+    listAuditEvents: (ctx, query) => readAuditLog(deps.db, ctx.orgId, query),
   };
 }

@@ -6,6 +6,7 @@ import { refreshTarget } from '../forge/target-refresh.js';
 import { queueOfOrg } from '../read-models/queue-lookup.js';
 import { requireScope } from '../scopes.js';
 import type { PullRequestService } from '../service-port.js';
+import { noteOf, placeOf } from './audit-notes.js';
 import { assertPrNumber } from './request-checks.js';
 import { forgeOfRepo, type ServiceDeps } from './service-deps.js';
 
@@ -38,16 +39,29 @@ export function pullRequestCommands(
         pr = { ...pr, ...(await forge.directMergeFacts(binding, pr)) };
       // A PR submitted before keeps its entry id: the engine takes it from the PR's entry (the executor
       // adds its previous trip), so the new id is used only for a PR's first submission.
-      let snapshot = await executor.applyOrThrow(queue.id, {
-        kind: 'submit',
-        at: clock.now(),
-        entryId: newId(),
-        pr,
-        reason: req.reason ?? 'API_REQUESTED',
-        ...(req.priority !== undefined ? { priority: priority.usedDefault ? null : priority.value } : {}),
+      const at = clock.now();
+      const submitted = {
+        pr: pr.number,
+        ...(req.priority !== undefined ? { priority: req.priority } : {}),
         ...(req.noBatch !== undefined ? { noBatch: req.noBatch } : {}),
         ...(req.forceEnqueued !== undefined ? { forceEnqueued: req.forceEnqueued } : {}),
-      });
+      };
+      let snapshot = await executor.applyOrThrow(
+        queue.id,
+        {
+          kind: 'submit',
+          at,
+          entryId: newId(),
+          pr,
+          reason: req.reason ?? 'API_REQUESTED',
+          ...(req.priority !== undefined ? { priority: priority.usedDefault ? null : priority.value } : {}),
+          ...(req.noBatch !== undefined ? { noBatch: req.noBatch } : {}),
+          ...(req.forceEnqueued !== undefined ? { forceEnqueued: req.forceEnqueued } : {}),
+        },
+        {
+          audit: () => noteOf(ctx, at, 'pull_request.submit', { ...placeOf(repo, queue.target_branch), ...submitted }),
+        },
+      );
       // Targets are often uploaded before the submission (contract §2.6): apply those for this head.
       const targets = await findImpactedTargets(db, repo.id, pr.number, pr.headSha);
       if (targets) {
@@ -66,26 +80,30 @@ export function pullRequestCommands(
 
     async cancelPullRequest(ctx, key, prNumber, reason = 'API_REQUESTED') {
       assertPrNumber(prNumber);
-      const { queue } = await queueOfOrg(deps.db, ctx, key);
+      const { repo, queue } = await queueOfOrg(deps.db, ctx, key);
       const who = ctx.tokenName !== undefined ? { detail: `by API token "${ctx.tokenName}"` } : {};
-      await deps.executor.applyOrThrow(queue.id, {
-        kind: 'cancel',
-        at: deps.clock.now(),
-        prNumber,
-        reason,
-        ...who,
-      });
+      const at = deps.clock.now();
+      await deps.executor.applyOrThrow(
+        queue.id,
+        { kind: 'cancel', at, prNumber, reason, ...who },
+        {
+          audit: () =>
+            noteOf(ctx, at, 'pull_request.cancel', { ...placeOf(repo, queue.target_branch), pr: prNumber, reason }),
+        },
+      );
     },
 
     async restartTestsOnPullRequest(ctx, key, prNumber) {
       assertPrNumber(prNumber);
-      const { queue } = await queueOfOrg(deps.db, ctx, key);
-      await deps.executor.applyOrThrow(queue.id, {
-        kind: 'restart',
-        at: deps.clock.now(),
-        prNumber,
-        reason: 'TESTS_RESTARTED_BY_API_REQUEST',
-      });
+      const { repo, queue } = await queueOfOrg(deps.db, ctx, key);
+      const at = deps.clock.now();
+      await deps.executor.applyOrThrow(
+        queue.id,
+        { kind: 'restart', at, prNumber, reason: 'TESTS_RESTARTED_BY_API_REQUEST' },
+        {
+          audit: () => noteOf(ctx, at, 'pull_request.restart', { ...placeOf(repo, queue.target_branch), pr: prNumber }),
+        },
+      );
     },
   };
 }

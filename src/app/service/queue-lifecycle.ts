@@ -1,4 +1,5 @@
 /** Queues created and deleted (contract §2.8, §2.11). */
+import { recordAudit } from '../../audit/audit-log.js';
 import { TERMINAL_STATES, newQueueSnapshot } from '../../engine/index.js';
 import { ServiceError } from '../../errors.js';
 import { listActivePrNumbers } from '../../store/entries.js';
@@ -8,6 +9,7 @@ import { refreshTarget } from '../forge/target-refresh.js';
 import { queueOfOrg, repoOfOrg } from '../read-models/queue-lookup.js';
 import { repoRefOf, repoSlug } from '../repo-binding.js';
 import type { QueueService } from '../service-port.js';
+import { noteOf, placeOf } from './audit-notes.js';
 import { configPatch, isBranchName } from './request-checks.js';
 import { forgeOfRepo, type ServiceDeps } from './service-deps.js';
 
@@ -51,18 +53,27 @@ export function queueLifecycle(
       const now = clock.now();
       const id = newId();
       try {
-        await insertQueue(db, {
-          id,
-          repo_id: repo.id,
-          target_branch: key.targetBranch,
-          state: s.state,
-          config: JSON.stringify(s.config),
-          target_sha: null,
-          internal: JSON.stringify(s.internal),
-          version: 0,
-          created_at: now,
-          updated_at: now,
-          managed_by: source === 'terraform' ? 'terraform' : null,
+        await db.transaction().execute(async (trx) => {
+          await insertQueue(trx, {
+            id,
+            repo_id: repo.id,
+            target_branch: key.targetBranch,
+            state: s.state,
+            config: JSON.stringify(s.config),
+            target_sha: null,
+            internal: JSON.stringify(s.internal),
+            version: 0,
+            created_at: now,
+            updated_at: now,
+            managed_by: source === 'terraform' ? 'terraform' : null,
+          });
+          await recordAudit(
+            trx,
+            noteOf(ctx, now, 'queue.create', placeOf(repo, key.targetBranch), {
+              mode: { from: null, to: s.config.mode },
+              concurrency: { from: null, to: s.config.concurrency },
+            }),
+          );
         });
       } catch (err) {
         // Lost a race with a concurrent create of the same queue (unique repo + branch).
@@ -77,7 +88,7 @@ export function queueLifecycle(
 
     async deleteQueue(ctx, key) {
       const { db, executor } = deps;
-      const { queue } = await queueOfOrg(db, ctx, key);
+      const { repo, queue } = await queueOfOrg(db, ctx, key);
       await executor.serial(queue.id, async () => {
         const prs = await listActivePrNumbers(db, queue.id, TERMINAL_STATES);
         if (prs.length > 0) {
@@ -86,7 +97,10 @@ export function queueLifecycle(
             `${plural(prs.length, 'pull request')} (${prs.map((n) => `#${n}`).join(', ')})`,
           );
         }
-        await deleteQueueRow(db, queue.id);
+        await db.transaction().execute(async (trx) => {
+          await deleteQueueRow(trx, queue.id);
+          await recordAudit(trx, noteOf(ctx, deps.clock.now(), 'queue.delete', placeOf(repo, queue.target_branch)));
+        });
         await deps.directory.forgetQueue(queue.id);
         executor.forget(queue.id);
       });

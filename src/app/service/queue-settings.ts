@@ -5,8 +5,13 @@ import type { Database } from '../../store/database.js';
 import { markConfigWrite } from '../../store/queues.js';
 import { queueOfOrg } from '../read-models/queue-lookup.js';
 import type { QueueService } from '../service-port.js';
+import { changesOf } from '../../audit/audit-log.js';
+import { noteOf, placeOf } from './audit-notes.js';
 import { configPatch } from './request-checks.js';
 import { queueView, type ServiceDeps } from './service-deps.js';
+
+/** The action of each state a caller may set. */
+const STATE_ACTIONS = { RUNNING: 'queue.resume', PAUSED: 'queue.pause', DRAINING: 'queue.drain' } as const;
 
 export function queueSettings(
   deps: Pick<ServiceDeps, 'db' | 'executor' | 'clock'>,
@@ -18,7 +23,7 @@ export function queueSettings(
     },
 
     async updateQueue(ctx, key, update, source = 'other') {
-      const { queue } = await queueOfOrg(deps.db, ctx, key);
+      const { repo, queue } = await queueOfOrg(deps.db, ctx, key);
       const { state, deleteRequiredStatuses, requiredStatuses, refuseWhileSwitching, ...rest } = update;
       // A list, empty or not, is the override (empty: no check required); deleteRequiredStatuses clears it.
       const patch = configPatch({
@@ -34,13 +39,27 @@ export function queueSettings(
       const marked = {
         alsoInTransaction: (trx: Transaction<Database>) => markConfigWrite(trx, queue.id, source === 'terraform', at),
       };
+      const place = placeOf(repo, queue.target_branch);
       if (Object.keys(patch).length > 0)
         await deps.executor.applyOrThrow(
           queue.id,
           { kind: 'updateConfig', at, patch, ...(refuseWhileSwitching ? { refuseWhileSwitching } : {}) },
-          marked,
+          {
+            ...marked,
+            audit: (before, after) =>
+              noteOf(ctx, at, 'queue.update', place, changesOf({ ...before.config }, { ...after.config })),
+          },
         );
-      if (state !== undefined) await deps.executor.applyOrThrow(queue.id, { kind: 'setState', at, state }, marked);
+      if (state !== undefined)
+        await deps.executor.applyOrThrow(
+          queue.id,
+          { kind: 'setState', at, state },
+          {
+            ...marked,
+            audit: (before, after) =>
+              noteOf(ctx, at, STATE_ACTIONS[state], place, { state: { from: before.state, to: after.state } }),
+          },
+        );
       return queueView(deps, queue.id);
     },
   };

@@ -3,7 +3,7 @@ import { reportStatus, runOfQueue, testingDetails } from '../read-models/test-ru
 import type { TestRunService } from '../service-port.js';
 import type { ServiceDeps } from './service-deps.js';
 
-export function testRuns(deps: Pick<ServiceDeps, 'db' | 'adapters' | 'ciOutcome'>): TestRunService {
+export function testRuns(deps: Pick<ServiceDeps, 'db' | 'adapters' | 'ciOutcome' | 'clock'>): TestRunService {
   return {
     getTestingDetails: (ctx, key, testRunId) => testingDetails(deps.db, ctx, key, testRunId),
 

@@ -19,6 +19,7 @@ import { entryTitleAuthor } from './012-entry-title-author.js';
 import { repoNameCase } from './013-repo-name-case.js';
 import { ciResults } from './014-ci-results.js';
 import { tokenScopes } from './015-token-scopes.js';
+import { auditEvents } from './016-audit-events.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '013-repo-name-case': repoNameCase,
   '014-ci-results': ciResults,
   '015-token-scopes': tokenScopes,
+  '016-audit-events': auditEvents,
 };
 
 /**

@@ -66,16 +66,16 @@ describe('GitHub payloads into forge observations', () => {
     }
   });
 
-  it("pull_request: labeled and unlabeled name the label and the PR's base branch, and have the PR read again", () => {
+  it("pull_request: labeled and unlabeled name the label, the PR's base branch and who set it, and have the PR read again", () => {
     for (const p of withAction('pull_request', 'labeled')) {
       expect(observed('pull_request', p)).toEqual([
-        { kind: 'prLabel', prNumber: 2, baseBranch: 'master', label: 'bug', added: true, sender: 'Codertocat' },
+        { kind: 'prLabel', prNumber: 2, baseBranch: 'master', label: 'bug', added: true, sender: p.sender!.login },
         { kind: 'prTouched', prNumber: 2 },
       ]);
     }
     for (const p of withAction('pull_request', 'unlabeled')) {
       expect(observed('pull_request', p)).toEqual([
-        { kind: 'prLabel', prNumber: 2, baseBranch: 'master', label: 'bug', added: false, sender: 'Codertocat' },
+        { kind: 'prLabel', prNumber: 2, baseBranch: 'master', label: 'bug', added: false, sender: p.sender!.login },
         { kind: 'prTouched', prNumber: 2 },
       ]);
     }
