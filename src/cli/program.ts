@@ -14,6 +14,7 @@ import { testRunCommand } from './test-run.js';
 import { tokenCommand } from './token.js';
 import { webhookCommand } from './webhook.js';
 import { notifyCommand } from './notify.js';
+import { hookCommand } from './hook.js';
 
 /** package.json sits two levels up from both src/cli/ and dist/cli/. */
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
     .addCommand(testRunCommand())
     .addCommand(metricsCommand())
     .addCommand(healthCommand())
+    .addCommand(hookCommand())
     .addCommand(demoCommand())
     .addHelpText(
       'after',
