@@ -34,7 +34,14 @@ export function parsePostReceive(input: string): NotifyRefsMovedRequest['refs'] 
 }
 
 export function hookCommand(): Command {
-  const hook = new Command('hook').description('commands for the git hooks of the repositories greenline serves');
+  const hook = new Command('hook')
+    .description('commands for the git hooks of the repositories greenline serves')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ greenline hook post-receive --url https://greenline.example.com --token "$(cat /etc/greenline/hook-token)"`,
+    );
   withClientOptions(hook.command('post-receive'))
     .description(
       'tell the server which refs a push moved, so that their queues are read at once: run it from the post-receive hook of the bare repository greenline fetches from (it reads git\'s "<old> <new> <ref>" lines on stdin)',
@@ -57,8 +64,8 @@ Install (in the bare repository, e.g. /srv/git/web.git):
   $ chmod +x hooks/post-receive
 
 Examples:
-  $ echo "$OLD $NEW refs/heads/main" | greenline hook post-receive --url http://127.0.0.1:8080 --token "$GREENLINE_TOKEN"
-  $ greenline hook post-receive --repo example.com/team/web < moved-refs.txt`,
+  $ greenline hook post-receive --repo example.com/team/web < moved-refs.txt
+  $ echo "$OLD $NEW refs/heads/main" | greenline hook post-receive --url http://127.0.0.1:8080 --token "$GREENLINE_TOKEN"`,
     )
     .action(async (flags: PostReceiveFlags) => {
       if (process.stdin.isTTY)
