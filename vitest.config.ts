@@ -35,6 +35,7 @@ const PROCESS_TESTS = [
   'test/cli/serve.test.ts',
   'test/cli/serve-github.test.ts',
   'test/cli/version.test.ts',
+  'test/cli/hook-post-receive.test.ts',
   'test/client/cli-freeze.test.ts',
   'test/client/cli-pr.test.ts',
   'test/client/cli-queue.test.ts',

@@ -101,7 +101,7 @@ export const ServerConfigSchema = Type.Object({
     env: 'GREENLINE_POLL_INTERVAL_SECONDS',
     flag: '--poll-interval <seconds>',
     description:
-      'how often to read target branches and queued PRs from the forge (default 15); with GitHub webhooks, the shortest wait of the safety-net reads, which back off up to 20 times it',
+      'how often to read target branches and queued PRs from the forge (default 15); an idle queue (nothing moved, no PR tested) backs off up to 8 times it until something changes it or a push notification arrives (docs/git-forge.md); with GitHub webhooks, the shortest wait of the safety-net reads, which back off up to 20 times it',
   }),
   ciMaxParallel: setting(Type.Integer({ minimum: 1, maximum: 256 }), {
     default: 2,

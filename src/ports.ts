@@ -85,6 +85,12 @@ export interface ForgePort {
    */
   wasMerged?(repo: RepoBinding, number: number): Promise<boolean>;
   /**
+   * Told that refs of the repository moved (a push notification): the next read must look at the
+   * remote again rather than answer from what the forge read recently. Forges that read afresh every
+   * time leave it out.
+   */
+  refsMoved?(repo: RepoBinding): void;
+  /**
    * What direct merge needs to know of a PR (contract §6.9, `directMergeMode = always`): `baseSha`,
    * the tip of its base branch when its head is built on that tip (absent otherwise), and whether
    * the checks its base branch requires passed on its head. Asked only when the setting is on.

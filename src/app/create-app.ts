@@ -90,10 +90,15 @@ export function createApp(deps: AppDeps): App {
   // executor when it commits effects, the leases once the queues they took are recovered. A real
   // cycle, so each is given this signal when built, and the runner listens to it once it exists.
   const effectsDue = new Signal();
+  // Likewise the poller, built from the executor, hears of every change of a queue from it.
+  const queueChanged: ((queueId: string) => void)[] = [];
   const executor = new QueueExecutor({
     db,
     newId,
     onEffects: () => effectsDue.emit(),
+    onChange: (queueId) => {
+      for (const listener of queueChanged) listener(queueId);
+    },
     ...(logger ? { logger } : {}),
   });
   const ciOutcome = new CiOutcome({ db, executor, clock, ...(logger ? { logger } : {}) });
@@ -157,6 +162,7 @@ export function createApp(deps: AppDeps): App {
     ...(deps.webhookForges ? { webhookForges: deps.webhookForges } : {}),
     ...(logger ? { logger } : {}),
   });
+  queueChanged.push((queueId) => poller.wake(queueId));
   const retention = new RetentionSweeper({
     db,
     clock,
@@ -184,6 +190,7 @@ export function createApp(deps: AppDeps): App {
       onWork: () => webhooks.wake(),
     }),
     notifications: new NotifyAdmin({ db, clock, ...(policy ? { policy } : {}) }),
+    readQueues: (repo, refs) => poller.refsMoved(repo, refs),
   });
   const forgeObservations = new ForgeObservations({
     db,

@@ -199,8 +199,31 @@ export interface AuditService {
   listAuditEvents(ctx: AuthContext, query: AuditQuery): Promise<AuditPage>;
 }
 
+/** A ref that moved on a repository's remote, as a `post-receive` hook reads it on stdin. */
+export interface MovedRef {
+  ref: string;
+  /** All zeros: the ref was created. */
+  oldSha: string;
+  /** All zeros: the ref was deleted. */
+  newSha: string;
+}
+
+/** Push notifications: a forge tells that refs moved. */
+export interface RefsService {
+  /**
+   * Extension: refs of a repository of the caller's org moved (the repository named, or found by its
+   * remote `url`); the queues they concern (their target branch, PR heads) are read now. Answers how
+   * many queues were read.
+   */
+  notifyRefsMoved(
+    ctx: AuthContext,
+    req: { repo?: RepoRef; url?: string; refs: readonly MovedRef[] },
+  ): Promise<{ queuesRead: number }>;
+}
+
 /** The whole service: what the HTTP API serves. */
 export type MergeQueueService = AuthService &
+  RefsService &
   QueueService &
   PullRequestService &
   TestRunService &

@@ -15,6 +15,7 @@ import { tokenCommand } from './token.js';
 import { auditCommand } from './audit.js';
 import { webhookCommand } from './webhook.js';
 import { notifyCommand } from './notify.js';
+import { hookCommand } from './hook.js';
 
 /** package.json sits two levels up from both src/cli/ and dist/cli/. */
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
     .addCommand(testRunCommand())
     .addCommand(metricsCommand())
     .addCommand(healthCommand())
+    .addCommand(hookCommand())
     .addCommand(demoCommand())
     .addHelpText(
       'after',

@@ -5,6 +5,8 @@ import type {
   CreateQueueRequest,
   EmptyResponse,
   MetricsQuery,
+  NotifyRefsMovedRequest,
+  NotifyRefsMovedResponse,
   Queue,
   QueueRequest,
   QueueSettings,
@@ -39,6 +41,11 @@ export class QueueCalls extends PullRequestCalls {
   /** Extension: external CI reports a check's state for a test run (by id or test commit sha). */
   reportStatus(body: ReportStatusRequest, options?: CallOptions): Promise<EmptyResponse> {
     return this.json('reportStatus', body, options);
+  }
+
+  /** Extension: a push notification, refs of a repository moved; the queues they concern are read now. */
+  notifyRefsMoved(body: NotifyRefsMovedRequest, options?: CallOptions): Promise<NotifyRefsMovedResponse> {
+    return this.json('notifyRefsMoved', body, options);
   }
 
   /** Extension: the built-in CI runner's output of a test run, as text. */

@@ -20,6 +20,8 @@ import type {
 } from '../api/schemas/queue-activity.js';
 import type {
   Health,
+  NotifyRefsMovedRequest as NotifyRefsMovedSchema,
+  NotifyRefsMovedResponse as NotifyRefsMovedResponseSchema,
   ReportStatusRequest as ReportStatusSchema,
   TestRunLogRequest as TestRunLogSchema,
 } from '../api/schemas/extensions.js';
@@ -100,6 +102,9 @@ export type QueueSettings = Static<typeof QueueSettingsSchema>;
 
 export type MetricsQuery = Static<typeof MetricsQuerySchema>;
 export type ReportStatusRequest = Static<typeof ReportStatusSchema>;
+export type NotifyRefsMovedRequest = Static<typeof NotifyRefsMovedSchema>;
+/** How many queues the moved refs concern were read now. */
+export type NotifyRefsMovedResponse = Static<typeof NotifyRefsMovedResponseSchema>;
 export type TestRunLogRequest = Static<typeof TestRunLogSchema>;
 export type HealthResponse = Static<typeof Health>;
 

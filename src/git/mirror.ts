@@ -3,9 +3,12 @@
  * (`+refs/heads/*:refs/heads/*`) and the PR heads of the repository's PR ref pattern. Test commits are
  * built in it and pushed from it; the command CI checks test commits out of it.
  *
- * Fetches are on demand with a freshness window: reads accept a fetch that started at most
- * `fetchTtlMs` ago, and concurrent callers share one fetch, so a burst of calls fetches once. Our own
- * pushes update the mirror's refs at once, so reads after a write never wait for the window.
+ * Looks at the remote are on demand with a freshness window: reads accept a look that started at most
+ * `fetchTtlMs` ago, and concurrent callers share one look, so a burst of calls looks once. A look is
+ * one `git ls-remote`, compared with the refs the mirror holds (kept in memory): only when a branch or
+ * PR head moved does it fetch. Reads of branches and PR heads are answered from that memory, without a
+ * process. Our own pushes update the mirror's refs at once, so reads after a write never wait for the
+ * window.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
@@ -55,9 +58,13 @@ export function changeOneAtATime<T>(mirrorDir: string, change: () => Promise<T>)
 
 export class Mirror {
   private initialised: Promise<void> | null = null;
-  /** Start time of the last fetch that succeeded, and the fetch under way with its start time. */
+  /** Start time of the last look that succeeded, and the look under way with its start time. */
   private lastFetchStart = -Infinity;
+  /** Looks that started before this time do not serve reads (see `outdated`). */
+  private outdatedAt = -Infinity;
   private inflight: { startedAt: number; done: Promise<void> } | null = null;
+  /** The mirror's branches and PR heads (ref → sha) after the last look; null: not known. */
+  private known: Map<string, string> | null = null;
 
   constructor(
     readonly dir: string,
@@ -67,6 +74,10 @@ export class Mirror {
 
   /** The binding may be reconnected with another remote or ref pattern; the newest one wins. */
   rebind(binding: RepoBinding): void {
+    if (binding.remote !== this.binding.remote || binding.prRefPattern !== this.binding.prRefPattern) {
+      this.known = null;
+      this.lastFetchStart = -Infinity;
+    }
     this.binding = binding;
   }
 
@@ -81,9 +92,12 @@ export class Mirror {
     return this.binding.prRefPattern.replace('{n}', String(n));
   }
 
-  /** Fetches unless a fetch started within the freshness window (or `maxAgeMs`) already. */
+  /**
+   * Looks at the remote unless a look started within the freshness window (or `maxAgeMs`) already,
+   * fetching when a branch or PR head moved.
+   */
   async refresh(maxAgeMs = this.opts.fetchTtlMs): Promise<void> {
-    const notBefore = Date.now() - maxAgeMs;
+    const notBefore = Math.max(Date.now() - maxAgeMs, this.outdatedAt);
     await this.init();
     for (;;) {
       if (this.lastFetchStart >= notBefore) return;
@@ -92,7 +106,7 @@ export class Mirror {
       await this.inflight.done.catch(() => undefined);
     }
     const startedAt = Date.now();
-    const done = this.fetch()
+    const done = this.look()
       .then(() => {
         this.lastFetchStart = Math.max(this.lastFetchStart, startedAt);
       })
@@ -103,8 +117,14 @@ export class Mirror {
     return done;
   }
 
+  /** The remote changed (its refs moved): the next read looks again, even within the freshness window. */
+  outdated(): void {
+    this.outdatedAt = Date.now();
+  }
+
   /** The commit a ref points at in the mirror, or null when there is no such ref. */
   async resolve(ref: string): Promise<string | null> {
+    if (this.known && this.tracks(ref)) return this.known.get(ref) ?? null;
     const out = await runGit(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: this.dir, okCodes: [1] });
     return out.code === 0 ? out.stdout.trim() : null;
   }
@@ -178,12 +198,50 @@ export class Mirror {
    */
   async setLocalRef(ref: string, sha: string | null): Promise<void> {
     try {
-      await changeOneAtATime(this.dir, () =>
-        git(sha ? ['update-ref', ref, sha] : ['update-ref', '-d', ref], { cwd: this.dir }),
-      );
+      await changeOneAtATime(this.dir, async () => {
+        await git(sha ? ['update-ref', ref, sha] : ['update-ref', '-d', ref], { cwd: this.dir });
+        if (!this.known || !this.tracks(ref)) return;
+        if (sha) this.known.set(ref, sha);
+        else this.known.delete(ref);
+      });
     } catch {
       this.lastFetchStart = -Infinity;
+      this.known = null;
     }
+  }
+
+  /** Whether the mirror fetches `ref`: a branch, or a PR head of the binding's pattern. */
+  private tracks(ref: string): boolean {
+    if (ref.startsWith('refs/heads/')) return true;
+    const [before, after] = this.binding.prRefPattern.split('{n}') as [string, string];
+    return ref.length > before.length + after.length && ref.startsWith(before) && ref.endsWith(after);
+  }
+
+  /** The branches and PR heads of `lines` (`<sha> <tab or space> <ref>`, as ls-remote and for-each-ref print them). */
+  private trackedRefs(lines: string): Map<string, string> {
+    const refs = new Map<string, string>();
+    for (const line of lines.split('\n')) {
+      const m = /^([0-9a-f]+)\s+(\S+)$/.exec(line);
+      if (m && this.tracks(m[2]!)) refs.set(m[2]!, m[1]!);
+    }
+    return refs;
+  }
+
+  /**
+   * One `git ls-remote`; a fetch only when the remote's branches or PR heads differ from the mirror's
+   * (then the mirror's refs are read again, in the same turn as the fetch).
+   */
+  private async look(): Promise<void> {
+    const remote = this.trackedRefs((await this.network(['ls-remote', '--refs', '--', this.url])).stdout);
+    const known = this.known;
+    if (known && known.size === remote.size && [...remote].every(([ref, sha]) => known.get(ref) === sha)) return;
+    await changeOneAtATime(this.dir, async () => {
+      this.known = null;
+      await this.fetch();
+      this.known = this.trackedRefs(
+        await git(['for-each-ref', '--format=%(objectname) %(refname)'], { cwd: this.dir }),
+      );
+    });
   }
 
   private init(): Promise<void> {
@@ -198,6 +256,7 @@ export class Mirror {
     return this.initialised;
   }
 
+  /** Fetches every branch and PR head (the caller holds the mirror's turn: changeOneAtATime). */
   private async fetch(): Promise<void> {
     const specs = ['+refs/heads/*:refs/heads/*'];
     const pattern = this.binding.prRefPattern;
@@ -205,9 +264,7 @@ export class Mirror {
       const glob = pattern.replace('{n}', '*');
       specs.push(`+${glob}:${glob}`);
     }
-    await changeOneAtATime(this.dir, () =>
-      this.network(['fetch', '--prune', '--no-tags', '--quiet', '--', this.url, ...specs]),
-    );
+    await this.network(['fetch', '--prune', '--no-tags', '--quiet', '--', this.url, ...specs]);
   }
 
   private async missingCommits(shas: readonly string[]): Promise<string[]> {

@@ -1,6 +1,6 @@
 /** greenline's endpoints beyond Trunk's v1 API: reportStatus, getTestRunLog, healthz, OpenAPI, /docs. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApiHarness, errorOf, json, REPO, type ApiHarness } from './api-harness.js';
+import { createApiHarness, errorOf, json, REPO, SLUG, type ApiHarness } from './api-harness.js';
 
 let h: ApiHarness;
 beforeEach(async () => {
@@ -134,6 +134,7 @@ describe('GET /v1/openapi.json and /docs', () => {
       '/v1/listQueues',
       '/v1/listWebhookDeliveries',
       '/v1/listWebhooks',
+      '/v1/notifyRefsMoved',
       '/v1/queuePullRequest',
       '/v1/redeliverWebhook',
       '/v1/reportStatus',
@@ -166,5 +167,43 @@ describe('GET /v1/openapi.json and /docs', () => {
     expect(bundle.statusCode).toBe(200);
     const spec = await h.app.inject({ method: 'GET', url: '/docs/json' });
     expect(json(spec).openapi).toBe('3.1.0');
+  });
+});
+
+describe('POST /v1/notifyRefsMoved', () => {
+  const SHA = (c: string) => c.repeat(40);
+  const moved = (ref: string) => ({ ref, oldSha: SHA('0'), newSha: SHA('a') });
+
+  it("reads the queue of a PR head that moved at once, found by the repository's name or its remote", async () => {
+    await h.queueWithPrs(1);
+    await h.post('/v1/submitPullRequest', h.body({ pr: { number: 1 } }));
+    await h.t.app.leases.refresh();
+    h.t.forge.pushToPr(SLUG, 1);
+    const res = await h.post('/v1/notifyRefsMoved', { repo: REPO, refs: [moved('refs/pull/1/head')] });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(json(res)).toEqual({ queuesRead: 1 });
+    expect(await prState()).toBe('CANCELLED');
+
+    await h.t.connectRepo('acme', 'github.com/acme/api', { remote: '/srv/git/api.git' });
+    const byUrl = await h.post('/v1/notifyRefsMoved', { url: '/srv/git/api.git/', refs: [moved('refs/heads/main')] });
+    expect(json(byUrl)).toEqual({ queuesRead: 0 });
+  });
+
+  it('says what is wrong with a request: neither or both of repo and url, an unknown remote, a bad sha', async () => {
+    const neither = await h.post('/v1/notifyRefsMoved', { refs: [moved('refs/heads/main')] });
+    expect(errorOf(neither)).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+    expect(errorOf(neither).message).toContain('name the repository by repo {host, owner, name} or by url');
+    const both = await h.post('/v1/notifyRefsMoved', { repo: REPO, url: '/x', refs: [moved('refs/heads/main')] });
+    expect(errorOf(both).status).toBe(400);
+    const unknown = await h.post('/v1/notifyRefsMoved', { url: '/srv/git/none.git', refs: [moved('refs/heads/main')] });
+    expect(errorOf(unknown)).toMatchObject({ status: 404, code: 'REPO_NOT_FOUND' });
+    expect(errorOf(unknown).message).toContain('no repository of this organization was connected with that --remote');
+    const badSha = await h.post('/v1/notifyRefsMoved', {
+      repo: REPO,
+      refs: [{ ref: 'refs/heads/main', oldSha: 'x', newSha: SHA('a') }],
+    });
+    expect(errorOf(badSha)).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+    const none = await h.post('/v1/notifyRefsMoved', { repo: REPO, refs: [] });
+    expect(errorOf(none).status).toBe(400);
   });
 });

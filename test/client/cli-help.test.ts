@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 
-const CLIENT_COMMANDS = ['pr', 'queue', 'targets', 'test-run', 'metrics', 'health'];
+const CLIENT_COMMANDS = ['pr', 'queue', 'targets', 'test-run', 'metrics', 'health', 'hook'];
 
 function helpOf(cmd: Command): string {
   let out = '';

@@ -13,6 +13,23 @@ export const ReportStatusRequest = RequestObject({
   description: Type.Optional(Text()),
 });
 
+export const NotifyRefsMovedRequest = RequestObject({
+  repo: Type.Optional(Repo),
+  url: Type.Optional(Name({ description: "The repository's remote, as connected with --remote (give this or repo)" })),
+  refs: Type.Array(
+    RequestObject({
+      ref: Name({ description: 'The full ref name', examples: ['refs/heads/main', 'refs/pull/12/head'] }),
+      oldSha: CommitSha('What the ref pointed at before (all zeros: created)'),
+      newSha: CommitSha('What it points at now (all zeros: deleted)'),
+    }),
+    { minItems: 1, maxItems: 10_000, description: 'The refs that moved' },
+  ),
+});
+
+export const NotifyRefsMovedResponse = Type.Object({
+  queuesRead: Type.Integer({ description: 'How many queues the moved refs concern were read from the forge now' }),
+});
+
 export const TestRunLogRequest = RequestObject({
   ...QueueAddress,
   testRunId: Name(),

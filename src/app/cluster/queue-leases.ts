@@ -10,7 +10,8 @@
  *
  * A queue this instance takes (at start-up or from an instance that stopped renewing) is handed to
  * `onAcquired`, with the instances that held the taken leases before, before its work resumes: that
- * is where the dead holders' unfinished work is recovered (queue-takeover.ts). A stopping instance
+ * is where the dead holders' unfinished work is recovered (queue-takeover.ts). Its lease is renewed
+ * once that is done, however long it took. A stopping instance
  * gives its leases up, so that another takes them at once.
  */
 import { randomUUID } from 'node:crypto';
@@ -160,7 +161,12 @@ export class QueueLeases {
     logger?.info({ queues: fresh, instance: this.instanceId, from: formerHolders }, 'queue leases taken');
     try {
       await this.deps.onAcquired?.(fresh, formerHolders);
-      for (const id of fresh) this.held.set(id, until);
+      // The recovery may have outlasted the lease written before it (a hundred repositories on a busy
+      // machine): renewed now, or the queues would count as not held, be found fresh by the next
+      // round and recovered again, round after round, never driven.
+      const renewedUntil = clock.now() + this.ttlMs;
+      for (const id of await acquireQueueLeases(db, fresh, this.instanceId, clock.now(), renewedUntil))
+        this.held.set(id, renewedUntil);
     } catch (err) {
       // Held in the store but not here: the next round finds them fresh again and retries the recovery.
       logger?.error({ err, queues: fresh }, 'recovering taken queues failed; retrying at the next renewal');

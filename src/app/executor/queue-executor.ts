@@ -69,6 +69,8 @@ export interface QueueExecutorDeps {
   logger?: Logger;
   /** Called after a commit that wrote effects (the effect runner's wake-up). */
   onEffects?: () => void;
+  /** Called after each commit that changed a queue (the forge poller's wake-up of a queue that backed off). */
+  onChange?: (queueId: string) => void;
 }
 
 export class QueueExecutor {
@@ -292,7 +294,9 @@ export class QueueExecutor {
       }
       if (wroteEffects) this.deps.onEffects?.();
     }
-    if (done.length > 0) for (const listener of this.watchers.get(queueId) ?? []) listener();
+    if (done.length === 0) return;
+    this.deps.onChange?.(queueId);
+    for (const listener of this.watchers.get(queueId) ?? []) listener();
   }
 }
 

@@ -2,10 +2,16 @@
  * The git forge has no webhooks, so greenline looks: every interval, for each queue that holds
  * non-terminal entries and whose lease this instance holds (queue-leases.ts), it reads the target branch head and each queued PR from the forge and turns
  * differences into engine events (forge-observations.ts, the path webhook deliveries take too).
+ * Reading costs what changed, not what exists: the forge answers unmoved refs from what it read last
+ * (the git forge: one `ls-remote` per repository, mergeability kept per (target, head)).
+ * An idle queue backs off: when a read found nothing new and none of its PRs is in a test run, it
+ * waits twice as long before the next (from the interval up to `idleMaxMs`). Anything that changes
+ * the queue (a command, a CI result, a webhook: every commit of the executor, told by `wake`) brings
+ * it back to the interval, and a push notification (`refsMoved`) reads the repository's queues at once.
  * Queues of a forge whose changes arrive by webhook (`webhookForges`: github with a webhook secret)
  * are read as a safety net, with backoff: after a read that found nothing new the queue waits twice
- * as long before the next (from the interval up to `safetyNetMaxMs`); a read that found a change
- * brings it back to the interval.
+ * as long before the next (from the interval up to `safetyNetMaxMs`), busy or not; a read that found
+ * a change brings it back to the interval.
  *   target head differs from the queue's          → targetMoved (see target-refresh for own merges)
  *   PR merged by someone else                     → prMergedOutside (forges that can tell: github)
  *   PR gone (closed)                              → prClosed
@@ -40,9 +46,12 @@ import type { ForgePort, RepoBinding } from '../../ports.js';
 import { listQuietRuns } from '../../store/ci-statuses.js';
 import { resumeRerun } from '../executor/check-reruns.js';
 import { runOf } from '../../store/test-runs.js';
+import { KeyedSerial } from '../../lib/keyed-serial.js';
 
 /** How long a testing run may hear nothing from CI before its checks are read from the forge again. */
 export const CHECKS_QUIET_MS = 10 * MINUTE_MS;
+/** An idle queue of a polled forge is read at least every this many intervals (2 minutes at 15 s). */
+export const IDLE_MAX_INTERVALS = 8;
 
 export interface ForgePollerDeps {
   db: Kysely<Database>;
@@ -57,13 +66,17 @@ export interface ForgePollerDeps {
   webhookForges?: readonly RepoBinding['forge'][];
   /** The longest wait between two safety-net reads of a queue (default 20 intervals). */
   safetyNetMaxMs?: number;
+  /** The longest wait between two reads of an idle queue of a polled forge (default IDLE_MAX_INTERVALS intervals). */
+  idleMaxMs?: number;
   logger?: Logger;
 }
 
 export class ForgePoller {
   private readonly periodic: Periodic;
-  /** Safety-net queues: when each is read next, and the wait after that read. */
-  private readonly pace = new Map<string, { nextAt: number; waitMs: number }>();
+  /** Queues that back off: when each is read next, the wait after that read, and whether it is a safety net. */
+  private readonly pace = new Map<string, { nextAt: number; waitMs: number; safetyNet: boolean }>();
+  /** One read of a queue at a time (the interval's and a push notification's). */
+  private readonly reading = new KeyedSerial();
   /** When each quiet run's checks were last read again. */
   private readonly reread = new Map<string, number>();
 
@@ -82,6 +95,40 @@ export class ForgePoller {
     return this.periodic.stop();
   }
 
+  /**
+   * The queue changed (a command, a CI result, a webhook): a polled queue that backed off is read
+   * at the interval again, from the next poll. Safety-net queues keep their pace: their changes come
+   * by webhook.
+   */
+  wake(queueId: string): void {
+    if (this.pace.get(queueId)?.safetyNet === false) this.pace.delete(queueId);
+  }
+
+  /**
+   * Refs of the repository moved (a push notification): the forge looks again, and every queue of the
+   * repository that this instance holds, has entries and that `refs` concern (its target branch, or
+   * a PR head) is read now. Returns how many were read.
+   */
+  async refsMoved(repo: RepoRow, refs: readonly string[]): Promise<number> {
+    const binding = bindingOf(repo);
+    forgeFor(this.deps.adapters, binding).refsMoved?.(binding);
+    const [before, after] = binding.prRefPattern.split('{n}') as [string, string];
+    const prHeadMoved = refs.some(
+      (r) => r.length > before.length + after.length && r.startsWith(before) && r.endsWith(after),
+    );
+    const queues = (await listQueuesWithActiveEntries(this.deps.db, TERMINAL_STATES)).filter(
+      (q) =>
+        q.repo_id === repo.id &&
+        this.deps.leases.holds(q.id) &&
+        (prHeadMoved || refs.includes(`refs/heads/${q.target_branch}`)),
+    );
+    for (const queue of queues) {
+      this.pace.delete(queue.id);
+      await this.pollQueue(queue);
+    }
+    return queues.length;
+  }
+
   /** One pass over every watched queue this instance holds (the lease round renewed first). */
   async pollOnce(): Promise<void> {
     await this.deps.leases.refresh();
@@ -96,23 +143,26 @@ export class ForgePoller {
   }
 
   private async pollQueue(queue: QueueRow): Promise<void> {
-    const repo = await findRepoById(this.deps.db, queue.repo_id);
-    if (!repo) return;
-    if (!this.deps.webhookForges?.includes(repo.forge)) {
-      await this.readQueue(queue, repo);
-      return;
-    }
     const { clock, intervalMs } = this.deps;
     const pace = this.pace.get(queue.id);
-    if (pace && clock.now() < pace.nextAt) return;
-    const changed = await this.readQueue(queue, repo);
-    const waitMs =
-      changed || !pace ? intervalMs : Math.min(pace.waitMs * 2, this.deps.safetyNetMaxMs ?? 20 * intervalMs);
-    this.pace.set(queue.id, { nextAt: clock.now() + waitMs, waitMs });
+    // Due within half an interval: read now (the tick after would be late, a pass takes time).
+    if (pace && clock.now() < pace.nextAt - intervalMs / 2) return;
+    const repo = await findRepoById(this.deps.db, queue.repo_id);
+    if (!repo) return;
+    const safetyNet = this.deps.webhookForges?.includes(repo.forge) === true;
+    const { changed, busy } = await this.reading.run(queue.id, () => this.readQueue(queue, repo));
+    const maxMs = safetyNet
+      ? (this.deps.safetyNetMaxMs ?? 20 * intervalMs)
+      : (this.deps.idleMaxMs ?? IDLE_MAX_INTERVALS * intervalMs);
+    const waitMs = changed || !pace || (busy && !safetyNet) ? intervalMs : Math.min(pace.waitMs * 2, maxMs);
+    this.pace.set(queue.id, { nextAt: clock.now() + waitMs, waitMs, safetyNet });
   }
 
-  /** Reads the queue's target and PRs from the forge; true when something differed from the queue's view. */
-  private async readQueue(queue: QueueRow, repo: RepoRow): Promise<boolean> {
+  /**
+   * Reads the queue's target and PRs from the forge. `changed`: something differed from the queue's
+   * view; `busy`: a PR of the queue is in a test run or being merged.
+   */
+  private async readQueue(queue: QueueRow, repo: RepoRow): Promise<{ changed: boolean; busy: boolean }> {
     const { db, adapters } = this.deps;
     let changed = await refreshTarget(this.deps, queue, repo);
     const binding = bindingOf(repo);
@@ -134,7 +184,7 @@ export class ForgePoller {
       changed = true;
     }
     await this.rereadQuietRuns(queue, binding, forge);
-    return changed;
+    return { changed, busy: entries.some((e) => !waitsToStart(e)) };
   }
 
   /** Reads again the checks of the queue's testing runs that heard nothing from CI for CHECKS_QUIET_MS. */

@@ -10,6 +10,7 @@
  *   impacted-targets.ts    setImpactedTargets, setImpactedTargetsFromFork
  *   test-runs.ts           getTestingDetails, reportStatus, getTestRunLog
  *   read-models.ts         metrics and the dashboard's views
+ *   refs-moved.ts          notifyRefsMoved
  * and the audit log's reads (src/audit/audit-read.ts).
  */
 import { readAuditLog } from '../../audit/audit-read.js';
@@ -20,11 +21,15 @@ import { pullRequestCommands } from './pull-requests.js';
 import { queueLifecycle } from './queue-lifecycle.js';
 import { queueSettings } from './queue-settings.js';
 import { readModels } from './read-models.js';
+import { refsNotices, type RefsMovedDeps } from './refs-moved.js';
 import type { ServiceDeps } from './service-deps.js';
 import { testRuns } from './test-runs.js';
 
 /** The areas' collaborators, and those the service hands out as they are (webhooks, notifications). */
-export interface MergeQueueServiceDeps extends ServiceDeps, Pick<MergeQueueService, 'webhooks' | 'notifications'> {
+export interface MergeQueueServiceDeps
+  extends ServiceDeps,
+    Pick<RefsMovedDeps, 'readQueues'>,
+    Pick<MergeQueueService, 'webhooks' | 'notifications'> {
   /** Resolves API tokens to their callers (admin/tokens.ts). */
   auth: AuthService;
 }
@@ -40,6 +45,7 @@ export function mergeQueueService(deps: MergeQueueServiceDeps): MergeQueueServic
     ...impactedTargets(deps),
     ...testRuns(deps),
     ...readModels(deps),
+    ...refsNotices(deps),
     webhooks: deps.webhooks,
     notifications: deps.notifications,
     directory: deps.directory,

@@ -84,6 +84,8 @@ export class CommandCi implements CiPort {
   /** Absolute: git resolves a relative work tree path against the mirror, the command's cwd against ours. */
   private readonly dataDir: string;
   private stopped = false;
+  /** The clean-up of what an earlier process left (see `cleanUp`). */
+  private cleaned: Promise<void> | null = null;
 
   constructor(private readonly opts: CommandCiOptions) {
     if (!Number.isInteger(opts.maxParallel) || opts.maxParallel < 1) {
@@ -137,9 +139,20 @@ export class CommandCi implements CiPort {
 
   /**
    * Stops the CI process groups an earlier process on this data dir left running and removes its
-   * work trees (with their registrations in the mirrors): everything of runs not started here.
+   * work trees (with their registrations in the mirrors): everything of runs not started here. Once
+   * per process: what an earlier process left is there from the start, so once it is removed a later
+   * takeover finds nothing more (and need not run `git worktree prune` in every mirror again). A
+   * clean-up that failed is tried again at the next call.
    */
-  async cleanUp(): Promise<void> {
+  cleanUp(): Promise<void> {
+    this.cleaned ??= this.removeLeftovers().catch((err: unknown) => {
+      this.cleaned = null;
+      throw err;
+    });
+    return this.cleaned;
+  }
+
+  private async removeLeftovers(): Promise<void> {
     const ours = (runId: string): boolean => this.started.has(runId);
     const stopped = await this.groups.stopLeftoverGroups(ours, this.graceMs);
     const worktrees = await removeLeftoverWorktrees(

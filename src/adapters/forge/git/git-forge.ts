@@ -10,12 +10,17 @@
  * - Mergeability: whether the head merges cleanly onto the target branch (`merge-tree`), and the
  *   conflicting files when it does not.
  * - Closed, draft, reviews: unknown; a PR exists while its ref exists.
+ *
+ * Reading a PR whose refs did not move costs no process: the mirror answers refs from memory after one
+ * look at the remote (mirror.ts), commits never change (their subject and author are kept by sha), and
+ * mergeability is kept by (target sha, head sha), so `merge-tree` never runs twice for the same pair.
  */
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { PrInfo, RunPr } from '../../../engine/types.js';
 import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../../ports.js';
 import { planAdvance } from './advance-plan.js';
-import { mergeTree, readCommits, subject, type Identity, type MergeTreeResult } from './commits.js';
+import { type CommitInfo, mergeTree, readCommits, subject, type Identity, type MergeTreeResult } from './commits.js';
 import { GitError, runGit } from '../../../git/git.js';
 import { buildMergeChain, shortSha } from './merge-chain.js';
 import { Mirrors, type Mirror, type PushedRef } from '../../../git/mirror.js';
@@ -32,11 +37,19 @@ export interface GitForgeOptions {
 }
 
 type MergeMethodName = Parameters<ForgePort['advanceTarget']>[1]['method'];
+type Mergeability = Pick<PrInfo, 'mergeability' | 'unmergeable' | 'alreadyInBase'>;
+
+/** How many commits, and how many (target, head) merge answers, are kept: far more than queued PRs. */
+const CACHED = 20_000;
 
 export class GitForge implements ForgePort {
   private readonly mirrors: Mirrors;
   private readonly logger: Logger;
   private readonly committer: Identity;
+  /** Commits read, by sha (a commit never changes). */
+  private readonly commits = new LRUCache<string, CommitInfo>({ max: CACHED });
+  /** Whether a head merges onto a target, by `<target sha>:<head sha>`. */
+  private readonly merges = new LRUCache<string, Mergeability>({ max: CACHED });
 
   constructor(opts: GitForgeOptions) {
     this.mirrors = new Mirrors({
@@ -61,7 +74,7 @@ export class GitForge implements ForgePort {
     }
     if (!headSha) return null;
     const baseBranch = targetBranch ?? (await m.defaultBranch()) ?? 'main';
-    const head = (await readCommits(m.dir, [headSha])).get(headSha)!;
+    const head = await this.commit(m, headSha);
     const targetSha = await m.resolve(`refs/heads/${baseBranch}`);
     const ref = m.prRef(number);
     return {
@@ -70,10 +83,14 @@ export class GitForge implements ForgePort {
       baseBranch,
       title: subject(head.message),
       author: head.authorName,
-      ...(targetSha ? await mergeOnto(m, targetSha, headSha) : { mergeability: 'unspecified' as const }),
+      ...(targetSha ? await this.mergeOnto(m, targetSha, headSha) : { mergeability: 'unspecified' as const }),
       // PR heads read from branches (a --pr-ref-pattern under refs/heads/) have a head branch.
       ...(ref.startsWith('refs/heads/') ? { headBranch: ref.slice('refs/heads/'.length) } : {}),
     };
+  }
+
+  refsMoved(repo: RepoBinding): void {
+    this.mirrors.get(repo).outdated();
   }
 
   async getBranchSha(repo: RepoBinding, branch: string): Promise<string | null> {
@@ -205,30 +222,44 @@ export class GitForge implements ForgePort {
     const missing = await m.ensureCommits(shas);
     if (missing.length > 0) throw new Error(`commits not found on the remote: ${missing.join(', ')}`);
   }
-}
 
-/**
- * Whether the head merges cleanly onto the target (the conflicting files when not), and whether that
- * merge would change anything.
- */
-async function mergeOnto(
-  m: Mirror,
-  targetSha: string,
-  headSha: string,
-): Promise<Pick<PrInfo, 'mergeability' | 'unmergeable' | 'alreadyInBase'>> {
-  let merged: MergeTreeResult;
-  try {
-    merged = await mergeTree(m.dir, targetSha, headSha);
-  } catch (err) {
-    if (err instanceof GitError && /unrelated histories/.test(err.stderr))
-      return { mergeability: 'not_mergeable', unmergeable: { cause: 'conflict' } };
-    throw err;
+  /** A commit of the mirror, read once. */
+  private async commit(m: Mirror, sha: string): Promise<CommitInfo> {
+    let info = this.commits.get(sha);
+    if (!info) {
+      info = (await readCommits(m.dir, [sha])).get(sha)!;
+      this.commits.set(sha, info);
+    }
+    return info;
   }
-  if (!merged.clean) return { mergeability: 'not_mergeable', unmergeable: { cause: 'conflict', files: merged.files } };
-  return {
-    mergeability: 'mergeable',
-    alreadyInBase: merged.tree === (await readCommits(m.dir, [targetSha])).get(targetSha)!.tree,
-  };
+
+  /**
+   * Whether the head merges cleanly onto the target (the conflicting files when not), and whether that
+   * merge would change anything; worked out once per (target, head).
+   */
+  private async mergeOnto(m: Mirror, targetSha: string, headSha: string): Promise<Mergeability> {
+    const key = `${targetSha}:${headSha}`;
+    let answer = this.merges.get(key);
+    if (!answer) {
+      answer = await this.workOutMerge(m, targetSha, headSha);
+      this.merges.set(key, answer);
+    }
+    return answer;
+  }
+
+  private async workOutMerge(m: Mirror, targetSha: string, headSha: string): Promise<Mergeability> {
+    let merged: MergeTreeResult;
+    try {
+      merged = await mergeTree(m.dir, targetSha, headSha);
+    } catch (err) {
+      if (err instanceof GitError && /unrelated histories/.test(err.stderr))
+        return { mergeability: 'not_mergeable', unmergeable: { cause: 'conflict' } };
+      throw err;
+    }
+    if (!merged.clean)
+      return { mergeability: 'not_mergeable', unmergeable: { cause: 'conflict', files: merged.files } };
+    return { mergeability: 'mergeable', alreadyInBase: merged.tree === (await this.commit(m, targetSha)).tree };
+  }
 }
 
 async function assertBranchName(branch: string): Promise<void> {

@@ -114,6 +114,30 @@ describe('what a killed server left of its CI', () => {
     expect(await namesIn(path.join(fx.dataDir, 'ci-processes'))).toEqual([]);
   });
 
+  it('cleans up once per process: a later takeover starts no git process (counted by git: GIT_TRACE2_EVENT)', async () => {
+    const dead = makeCi();
+    await dead.start(request('run-left', 'sleep 60'));
+    await waitUntil(
+      'the run to start',
+      10_000,
+      async () => (await namesIn(path.join(fx.dataDir, 'worktrees'))).length > 0 || undefined,
+    );
+    const next = makeCi();
+    const trace = path.join(fx.root, 'trace.json');
+    await writeFile(trace, '');
+    process.env.GIT_TRACE2_EVENT = trace;
+    try {
+      await next.cleanUp();
+      const first = readFileSync(trace, 'utf8').length;
+      expect(first).toBeGreaterThan(0);
+      expect(await namesIn(path.join(fx.dataDir, 'worktrees'))).toEqual([]);
+      await next.cleanUp();
+      expect(readFileSync(trace, 'utf8').length).toBe(first);
+    } finally {
+      delete process.env.GIT_TRACE2_EVENT;
+    }
+  });
+
   it('a recorded group is signalled only when it is still the one recorded (pid reuse)', async () => {
     const records = new ProcessRecords(path.join(fx.dataDir, 'ci-processes'));
     const marker = { ...process.env, GREENLINE_TEST_RUN_ID: 'run-ours' } as Record<string, string>;
