@@ -69,6 +69,10 @@ const VALID: Record<string, Record<string, unknown>> = {
   '/v1/getQueueHistory': queue,
   '/v1/listConcludedPullRequests': queue,
   '/v1/listAuditEvents': {},
+  '/v1/notifyRefsMoved': {
+    repo: REPO,
+    refs: [{ ref: 'refs/heads/main', oldSha: 'a'.repeat(40), newSha: 'b'.repeat(40) }],
+  },
 };
 
 const resolve = (doc: Record<string, unknown>, schema: Schema): Schema =>
