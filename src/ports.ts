@@ -18,7 +18,7 @@ export interface RepoBinding {
   id: string;
   org: string;
   repo: RepoRef;
-  forge: 'git' | 'github';
+  forge: 'git' | 'github' | 'gitea';
   /** Git remote URL (git forge) or API base (github). */
   remote: string | null;
   /** Ref pattern of PR heads for the git forge, `{n}` replaced by the number. */
