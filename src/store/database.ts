@@ -2,10 +2,14 @@
  * The store's tables as Kysely types. Portable across SQLite and PostgreSQL: text, integer/bigint
  * (times are milliseconds since the epoch), booleans as integer 0/1, JSON as text.
  */
+import type { RepoBinding } from '../ports.js';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 /** An auto-increment id: generated on insert, a number when read. */
 type AutoId = Generated<number>;
+
+/** The forge a repository is connected with (RepoBinding['forge']). */
+export type RepoForge = RepoBinding['forge'];
 
 export interface OrgsTable {
   id: string;
@@ -29,7 +33,7 @@ export interface ReposTable {
   host: string;
   owner: string;
   name: string;
-  forge: 'git' | 'github';
+  forge: RepoForge;
   remote: string | null;
   pr_ref_pattern: string;
   ci_command: string | null;
