@@ -339,6 +339,30 @@ export class FakeGiteaApi {
     Object.assign(this.pull(n), { state: 'closed', closed_at: iso(this.now()) });
   }
 
+  /**
+   * Someone merges PR `n` on the forge's web page (a merge commit, no checks asked): the base moves
+   * and the PR shows merged.
+   */
+  async mergeOnForge(n: number, by = 'ada'): Promise<string> {
+    const pr = this.pull(n);
+    const made = await this.mergeCommits('merge', pr, (await this.branchSha(pr.base))!, await this.headOf(n));
+    if (typeof made !== 'string') throw new Error(`PR #${n} does not merge: ${JSON.stringify(made.body)}`);
+    await this.setBranch(pr.base, made);
+    this.markMerged(pr, made, by);
+    return made;
+  }
+
+  private markMerged(pr: FakePull, sha: string, by: string): void {
+    Object.assign(pr, {
+      state: 'closed',
+      merged: true,
+      merged_at: iso(this.now()),
+      closed_at: iso(this.now()),
+      merged_by: by,
+      merge_commit_sha: sha,
+    });
+  }
+
   /** The repository label `name` (made when missing); its id. */
   label(name: string): number {
     const found = this.labels.find((l) => l.name === name);
@@ -719,14 +743,7 @@ export class FakeGiteaApi {
       mergeSha = made;
       await this.setBranch(pr.base, mergeSha);
     }
-    Object.assign(pr, {
-      state: 'closed',
-      merged: true,
-      merged_at: iso(this.now()),
-      closed_at: iso(this.now()),
-      merged_by: this.tokenUser,
-      merge_commit_sha: mergeSha,
-    });
+    this.markMerged(pr, mergeSha, this.tokenUser);
     return { status: 200, body: null };
   }
 

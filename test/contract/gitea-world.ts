@@ -1,0 +1,194 @@
+/**
+ * The gitea and forgejo worlds of the forge contract (forge-world.ts): the real service over in-memory
+ * SQLite with the real gitea forge talking to the fake of each dialect
+ * (test/adapters/forge/gitea/fake-gitea-api.ts: a real HTTP server over a real bare repository,
+ * every request checked against the dialect's Swagger document), git going over its HTTP protocol.
+ * A PR's commit writes `pr-<n>.txt` = its version; a push outside the queue writes
+ * `outside/<label>.txt`; what the target holds is read from those files. The target's branch
+ * protection requires the status `build`.
+ *
+ * Greenline learns of changes by polling (`tick`), the path Forgejo's missing `status` event leaves
+ * for every forge: CI posts its statuses on the forge and reports them to the service's status API
+ * as external CI does; a status posted on the forge alone (`reportCiUnheard`) is read from the
+ * forge once the run is quiet. Labels, comment commands and a PR turned into a draft (a `WIP:` title,
+ * told by the `edited` delivery) arrive by webhook only, so they are not capabilities of these worlds
+ * until they are told by webhook deliveries.
+ */
+import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
+import { createGitForge } from '../../src/adapters/forge/git/index.js';
+import { GiteaForge } from '../../src/adapters/forge/gitea/index.js';
+import { ensureOrg } from '../../src/app/admin/org-admin.js';
+import { connectRepo } from '../../src/app/admin/repo-admin.js';
+import { createApp, type App } from '../../src/app/create-app.js';
+import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
+import { git } from '../../src/git/git.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import type { CiStatus } from '../../src/ports.js';
+import { connect, type Db } from '../../src/store/connect.js';
+import { migrateToLatest } from '../../src/store/migrations/index.js';
+import { ScriptedCi } from '../doubles/scripted-ci.js';
+import { APP_LINES, appWithLine } from '../adapters/git-fixture.js';
+import { type Dialect, FakeGiteaApi, type StatusState } from '../adapters/forge/gitea/fake-gitea-api.js';
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
+import { type ForgeWorld, type OpenPrOptions, POLL_INTERVAL_MS, type WorldKind } from './forge-world.js';
+
+/** The commit status state a CI state is posted as (the forges have no `cancelled`). */
+const POSTED: Record<CiStatus['state'], StatusState> = {
+  pending: 'pending',
+  success: 'success',
+  failure: 'failure',
+  error: 'error',
+  cancelled: 'error',
+  skipped: 'skipped',
+};
+
+class GiteaWorld implements ForgeWorld {
+  constructor(
+    private readonly fake: FakeGiteaApi,
+    private readonly dataDir: string,
+    private readonly db: Db,
+    private readonly app: App,
+    private readonly clock: ManualClock,
+    readonly ctx: AuthContext,
+    readonly key: QueueKey,
+  ) {}
+
+  get service() {
+    return this.app.service;
+  }
+
+  /** A commit of `files` on the target, pushed to it. */
+  private async moveTarget(files: Record<string, string>, message: string): Promise<void> {
+    await this.fake.setBranch('main', await this.fake.commit(await this.targetSha(), files, message));
+  }
+
+  async openPr(n: number, opts: OpenPrOptions = {}): Promise<void> {
+    const files: Record<string, string> = { [`pr-${n}.txt`]: `${opts.version ?? 'v1'}\n` };
+    if (opts.conflicting) files['src/app.txt'] = appWithLine(1, `line one as PR ${n} has it`);
+    const head = await this.fake.commit(await this.targetSha(), files, `Change ${n}`);
+    await this.fake.openPr(n, { headSha: head, title: `${opts.draft ? 'WIP: ' : ''}Change ${n}` });
+    if (opts.conflicting)
+      await this.moveTarget({ 'src/app.txt': appWithLine(1, 'line one as main has it') }, `Clash with #${n}`);
+  }
+
+  async pushToPr(n: number, version: string): Promise<void> {
+    const head = await this.fake.headOf(n);
+    await this.fake.pushToPr(n, await this.fake.commit(head, { [`pr-${n}.txt`]: `${version}\n` }, `Change ${n}`));
+  }
+
+  async pushToTarget(label: string): Promise<void> {
+    await this.moveTarget({ [`outside/${label}.txt`]: `${label}\n` }, label);
+  }
+
+  async reportCi(sha: string, context: string, state: CiStatus['state']): Promise<void> {
+    this.fake.addStatus(sha, context, POSTED[state]);
+    await this.service.reportStatus(this.ctx, { repo: this.key.repo, sha, status: { context, state } });
+  }
+
+  async reportCiUnheard(sha: string, context: string, state: CiStatus['state']): Promise<void> {
+    this.fake.addStatus(sha, context, POSTED[state]);
+  }
+
+  async closePr(n: number): Promise<void> {
+    this.fake.closePr(n);
+  }
+
+  async resolveConflict(n: number): Promise<void> {
+    await this.moveTarget({ 'src/app.txt': APP_LINES }, `No longer clash with #${n}`);
+  }
+
+  async changeBase(n: number, branch: string): Promise<void> {
+    if (!(await this.fake.branchSha(branch))) await this.fake.setBranch(branch, await this.targetSha());
+    this.fake.pull(n).base = branch;
+  }
+
+  async mergeOutside(n: number): Promise<void> {
+    await this.fake.mergeOnForge(n);
+  }
+
+  async tick(): Promise<void> {
+    this.clock.advance(POLL_INTERVAL_MS);
+    await this.app.poller.pollOnce();
+    await this.app.runner.drain();
+  }
+
+  async targetSha(): Promise<string> {
+    const sha = await this.fake.branchSha('main');
+    if (!sha) throw new Error('main does not exist');
+    return sha;
+  }
+
+  async targetHolds(): Promise<string[]> {
+    const files = (await git(['ls-tree', '-r', '--name-only', 'main'], { cwd: this.fake.bare })).split('\n');
+    const held: string[] = [];
+    for (const file of files) {
+      const pr = /^pr-(\d+)\.txt$/.exec(file);
+      const outside = /^outside\/(.+)\.txt$/.exec(file);
+      if (pr) held.push(`#${pr[1]} ${(await this.fake.fileAt('main', file))!.trim()}`);
+      if (outside) held.push(outside[1]!);
+    }
+    return held.sort();
+  }
+
+  async close(): Promise<void> {
+    await this.app.stop();
+    await this.db.destroy();
+    // A scenario may end with a PR still testing: its test branch is the run's, not a leftover.
+    const branches = await git(['for-each-ref', '--format=%(refname)', 'refs/heads/greenline-merge/'], {
+      cwd: this.fake.bare,
+    });
+    for (const ref of branches.split('\n').filter(Boolean))
+      await git(['update-ref', '-d', ref], { cwd: this.fake.bare });
+    await this.fake.close();
+    await removeTempDir(this.dataDir);
+  }
+}
+
+function giteaWorldOf(dialect: Dialect): WorldKind {
+  return {
+    name: dialect,
+    capabilities: new Set(['close', 'conflicts', 'baseChange', 'outsideMerge', 'lostDeliveries']),
+    async create() {
+      const fake = await FakeGiteaApi.start(dialect);
+      await fake.setBranch(
+        'main',
+        await fake.commit(await fake.branchSha('main'), { 'src/app.txt': APP_LINES }, 'Add the app'),
+      );
+      fake.protections.push({ rule_name: 'main', enable_status_check: true, status_check_contexts: ['build'] });
+      const dataDir = await makeTempDir(`greenline-${dialect}-world-`);
+      const db = connect({ databaseUrl: 'sqlite::memory:', dataDir: '' });
+      await migrateToLatest(db);
+      const clock = new ManualClock(Date.UTC(2026, 0, 5, 9));
+      const logger = pino({ level: 'silent' });
+      const ci = new ScriptedCi();
+      const forge = new GiteaForge({
+        url: fake.url,
+        token: fake.token,
+        // Every read fetches: the scenarios push to the forge between reads.
+        git: createGitForge({ dataDir, logger, fetchTtlMs: 0 }),
+        logger,
+      });
+      const app = createApp({
+        db,
+        clock,
+        forges: { gitea: forge },
+        pollIntervalMs: POLL_INTERVAL_MS,
+        newId: randomUUID,
+        createCi: (onStatus) => {
+          ci.onStatus = onStatus;
+          return ci;
+        },
+      });
+      const org = await ensureOrg(db, 'acme', clock.now());
+      const ctx: AuthContext = { orgId: org.id, orgName: org.name, tokenId: 'test' };
+      await connectRepo(db, { org: 'acme', slug: '127.0.0.1/acme/web', forge: 'gitea', remote: fake.url }, clock.now());
+      const key: QueueKey = { repo: { host: '127.0.0.1', owner: 'acme', name: 'web' }, targetBranch: 'main' };
+      await app.service.createQueue(ctx, key, {});
+      return new GiteaWorld(fake, dataDir, db, app, clock, ctx, key);
+    },
+  };
+}
+
+export const giteaWorld = giteaWorldOf('gitea');
+export const forgejoWorld = giteaWorldOf('forgejo');
