@@ -29,6 +29,8 @@ export interface SettingAnnotations {
   defaultText?: string;
   /** What a string must look like, for the error message when its pattern does not match. */
   mustBe?: string;
+  /** A credential: error messages never show its value (redact.ts). */
+  secret?: true;
 }
 
 export type Setting = TSchema & SettingAnnotations;
@@ -168,12 +170,14 @@ export const ServerConfigSchema = Type.Object({
     env: 'GREENLINE_GITHUB_TOKEN',
     description: 'a token (personal access token or other) for the github forge instead of an App',
     defaultText: 'none: a token instead of an App',
+    secret: true,
   }),
   githubWebhookSecret: setting(nullable(Type.String({ minLength: 1 })), {
     default: null,
     env: 'GREENLINE_GITHUB_WEBHOOK_SECRET',
     description: 'secret of the GitHub webhook; `POST /webhooks/github` is served only when it is set',
     defaultText: 'none (no `/webhooks/github`)',
+    secret: true,
   }),
   githubBaseUrl: setting(Type.String({ pattern: '^https?://[^/]' }), {
     default: 'https://api.github.com',
@@ -192,7 +196,7 @@ export const ServerConfigSchema = Type.Object({
     default: 'write',
     env: 'GREENLINE_GITHUB_COMMAND_PERMISSION',
     description:
-      'least permission on the repository a commenter needs for `/greenline merge` and `/greenline cancel` to act (write, maintain or admin)',
+      'least permission on the repository a person needs for `/greenline merge` and `/greenline cancel` comments and the enqueueing label to act (write, maintain or admin)',
   }),
   /** A Conventional Commits subject by default (`ci: …`), so that PR title checks pass on test PRs. */
   githubTestPrTitle: setting(Type.String({ minLength: 1 }), {
@@ -200,6 +204,31 @@ export const ServerConfigSchema = Type.Object({
     env: 'GREENLINE_GITHUB_TEST_PR_TITLE',
     description:
       'title of the PRs opened for test branches (createPrsForTestingBranches); `{prs}` (`#12, #13`) and `{branch}` are replaced',
+  }),
+  /** The Gitea or Forgejo server of the gitea forge (docs/gitea.md); its API is `<giteaUrl>/api/v1`. */
+  giteaUrl: setting(nullable(Type.String({ pattern: '^https?://[^/]' })), {
+    default: null,
+    env: 'GREENLINE_GITEA_URL',
+    description:
+      'web address of the Gitea or Forgejo server (e.g. https://git.example.com, or https://codeberg.org); its API is `<url>/api/v1`',
+    defaultText: 'none (no gitea forge)',
+    mustBe: 'be an http(s) URL such as https://git.example.com',
+  }),
+  giteaToken: setting(nullable(Type.String({ minLength: 1 })), {
+    default: null,
+    env: 'GREENLINE_GITEA_TOKEN',
+    description:
+      'access token of the Gitea or Forgejo user greenline acts as (sent as `Authorization: token …`; scopes in docs/gitea.md)',
+    defaultText: 'none (no gitea forge)',
+    secret: true,
+  }),
+  giteaWebhookSecret: setting(nullable(Type.String({ minLength: 1 })), {
+    default: null,
+    env: 'GREENLINE_GITEA_WEBHOOK_SECRET',
+    description:
+      'secret of the Gitea or Forgejo webhook; `POST /webhooks/gitea` is served only when it is set (without it, polling alone)',
+    defaultText: 'none (no `/webhooks/gitea`)',
+    secret: true,
   }),
   /**
    * The server's address as people reach it (e.g. https://greenline.example.com): chat notifications

@@ -275,7 +275,7 @@ export interface Database {
   notify_attempts: DeliveryAttemptsTable;
   webhook_messages: DeliveryMessagesTable;
   webhook_attempts: DeliveryAttemptsTable;
-  github_deliveries: GitHubDeliveriesTable;
+  forge_deliveries: ForgeDeliveriesTable;
   early_ci_statuses: EarlyCiStatusesTable;
   ci_reruns_waiting: CiRerunsWaitingTable;
   queue_short_ids: QueueShortIdsTable;
@@ -296,9 +296,12 @@ export interface PullRequestIdsTable {
   created_at: number;
 }
 
-export interface GitHubDeliveriesTable {
-  /** The X-GitHub-Delivery id. */
+/** Webhook deliveries of the forges (migration 017; github_deliveries before). */
+export interface ForgeDeliveriesTable {
+  /** The delivery's id (X-GitHub-Delivery, X-Gitea-Delivery, X-Forgejo-Delivery). */
   id: string;
+  /** The forge that sent it: its worker processes it. */
+  forge: ColumnType<RepoForge, RepoForge | undefined, RepoForge>;
   event: string;
   received_at: number;
   /** The verified payload (JSON) while it waits to be processed; null once done (migration 013). */

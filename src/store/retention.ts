@@ -7,7 +7,7 @@ export interface Pruned {
   webhookMessages: number;
   notifyMessages: number;
   queueEvents: number;
-  githubDeliveries: number;
+  forgeDeliveries: number;
   earlyCiStatuses: number;
   ciRerunsWaiting: number;
 }
@@ -15,12 +15,12 @@ export interface Pruned {
 /**
  * Deletes what finished before `cutoffs.finished`: effects done or failed, webhook and chat messages
  * delivered or given up (their attempts go with them), and queue events (each was fanned out when it was
- * stored) and CI retries still waiting for workflows (their run is long over); the GitHub delivery ids received before `cutoffs.githubDeliveries`; and the CI statuses
+ * stored) and CI retries still waiting for workflows (their run is long over); the forges' webhook delivery ids received before `cutoffs.forgeDeliveries`; and the CI statuses
  * held for unknown commits received before `cutoffs.earlyCiStatuses`.
  */
 export async function pruneFinished(
   db: Kysely<Database>,
-  cutoffs: { finished: number; githubDeliveries: number; earlyCiStatuses: number },
+  cutoffs: { finished: number; forgeDeliveries: number; earlyCiStatuses: number },
 ): Promise<Pruned> {
   const effects = await db
     .deleteFrom('effects')
@@ -38,9 +38,9 @@ export async function pruneFinished(
     .where('updated_at', '<', cutoffs.finished)
     .executeTakeFirst();
   const queueEvents = await db.deleteFrom('queue_events').where('created_at', '<', cutoffs.finished).executeTakeFirst();
-  const githubDeliveries = await db
-    .deleteFrom('github_deliveries')
-    .where('received_at', '<', cutoffs.githubDeliveries)
+  const forgeDeliveries = await db
+    .deleteFrom('forge_deliveries')
+    .where('received_at', '<', cutoffs.forgeDeliveries)
     .executeTakeFirst();
   const ciRerunsWaiting = await db
     .deleteFrom('ci_reruns_waiting')
@@ -55,7 +55,7 @@ export async function pruneFinished(
     webhookMessages: Number(webhookMessages.numDeletedRows),
     notifyMessages: Number(notifyMessages.numDeletedRows),
     queueEvents: Number(queueEvents.numDeletedRows),
-    githubDeliveries: Number(githubDeliveries.numDeletedRows),
+    forgeDeliveries: Number(forgeDeliveries.numDeletedRows),
     earlyCiStatuses: Number(earlyCiStatuses.numDeletedRows),
     ciRerunsWaiting: Number(ciRerunsWaiting.numDeletedRows),
   };

@@ -87,8 +87,11 @@ export interface ForgeWorld {
   changeBase?(n: number, branch: string): Promise<void>;
   /** Someone merges PR `n` into the target outside the queue (capability `outsideMerge`). */
   mergeOutside?(n: number): Promise<void>;
-  /** Adds or removes a label of PR `n` (capability `labels`). */
-  setLabel?(n: number, label: string, on: boolean): Promise<void>;
+  /**
+   * Adds or removes a label of PR `n` (capability `labels`), as one with write access or (`by: 'reader'`,
+   * capability `permissions`) one who may label PRs but not write to the repository.
+   */
+  setLabel?(n: number, label: string, on: boolean, by?: 'writer' | 'reader'): Promise<void>;
   /**
    * A user comments on PR `n` (capability `comments`): one with write access, or (`by: 'reader'`,
    * capability `permissions`) one who may only read the repository.

@@ -202,11 +202,13 @@ class GitHubWorld implements ForgeWorld {
     await this.deliver('push', { ...p, ref: 'refs/heads/main', before, after: pr.merge_commit_sha, deleted: false });
   }
 
-  async setLabel(n: number, label: string, on: boolean): Promise<void> {
+  async setLabel(n: number, label: string, on: boolean, by: 'writer' | 'reader' = 'writer'): Promise<void> {
     const pr = this.pull(n);
     pr.labels = on ? [...pr.labels, { name: label }] : pr.labels.filter((l) => l.name !== label);
     const p = gitHubExample('pull_request', on ? 'labeled' : 'unlabeled');
-    await this.deliverPull(on ? 'labeled' : 'unlabeled', n, { label: { ...p.label, name: label } });
+    // Labels can be set with triage access, which is not enough to command the queue.
+    const sender = { ...p.sender, login: by === 'writer' ? 'ada' : 'trixie' };
+    await this.deliverPull(on ? 'labeled' : 'unlabeled', n, { label: { ...p.label, name: label }, sender });
   }
 
   async comment(n: number, body: string, by: 'writer' | 'reader' = 'writer'): Promise<void> {
@@ -284,6 +286,8 @@ export const githubWorld: WorldKind = {
     const h = await createGitHubHarness();
     h.api.branches.set('main', h.api.commit(null, 'base'));
     h.api.requiredChecks.set('main', ['build']);
+    h.api.collaborators.set('ada', 'admin');
+    h.api.collaborators.set('trixie', 'triage');
     await h.app.service.createQueue(h.ctx, h.key, {});
     return new GitHubWorld(h);
   },

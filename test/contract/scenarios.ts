@@ -362,6 +362,20 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    name: 'permissions: the enqueueing label set by someone without write access is ignored, answered why; the PR is not submitted',
+    needs: ['labels', 'comments', 'permissions'],
+    async run(w) {
+      const label = (await w.service.getQueue(w.ctx, w.key)).snapshot.config.enqueueingLabel;
+      await w.openPr(1);
+      await cap(w.setLabel, 'setLabel').call(w, 1, label, true, 'reader');
+      await settle(w);
+      await expect(view(w, 1)).rejects.toMatchObject({ code: 'PR_NOT_SUBMITTED' });
+      expect(await cap(w.replies, 'replies').call(w, 1)).toEqual([
+        expect.stringMatching(/ignored the label .* only people with write access/),
+      ]);
+    },
+  },
+  {
     name: 'deliveries lost: a CI result greenline never heard of is read from the forge once the run is quiet, and the PR merges',
     needs: ['lostDeliveries'],
     async run(w) {

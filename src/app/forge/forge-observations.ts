@@ -7,10 +7,13 @@
  *                           queue that holds the PR
  *   prConvertedToDraft    → prConvertedToDraft, in every queue that holds the PR
  *   prLabel               → submit / cancel, for the enqueueingLabel of the PR's base branch's queue
- *                           when labelCommandsEnabled
+ *                           when labelCommandsEnabled and whoever set the label may command it
+ *   prLabels              → the same, the enqueueingLabel being added when the PR is not queued and
+ *                           has it, removed when the queued PR had it and has it no more
  *   prComment             → submit / cancel when the queue of the PR's base branch has commandsEnabled
- *                           and the author may command it (the forge's mayCommand); a refusal is
- *                           answered on the PR
+ *                           and the author may command it
+ *   (Who may command: the forge's mayCommand, e.g. write access on GitHub; a refusal is answered on
+ *   the PR with the reason.)
  *   branchPushed          → the queue of that target branch reads its head (target-refresh.ts)
  *   ciStatus              → CI status of the test run of that commit (ci-outcome decides); held
  *                           for the run that gets that commit when none has it yet
@@ -105,8 +108,27 @@ export class ForgeObservations {
         if (!queue) return false;
         const config = queueConfigOf(queue);
         if (!config.labelCommandsEnabled || o.label !== config.enqueueingLabel) return false;
-        await this.run(repo, queue, o.prNumber, o.added ? { kind: 'merge', noBatch: false } : { kind: 'cancel' });
-        return true;
+        return this.onLabel(repo, queue, o);
+      }
+      case 'prLabels': {
+        const queue = queues.find((q) => q.target_branch === o.baseBranch);
+        if (!queue) return false;
+        const config = queueConfigOf(queue);
+        const label = config.enqueueingLabel;
+        if (!config.labelCommandsEnabled || !label) return false;
+        const entry = await findEntry(this.deps.db, queue.id, o.prNumber);
+        const queued = entry !== undefined && !isTerminal(entry.state);
+        const has = o.labels.includes(label);
+        if (has === queued || (!has && !entry?.labels?.includes(label))) return false;
+        const { prNumber, baseBranch, sender } = o;
+        return this.onLabel(repo, queue, {
+          kind: 'prLabel',
+          prNumber,
+          baseBranch,
+          label,
+          added: has,
+          ...(sender ? { sender } : {}),
+        });
       }
       case 'prComment':
         return this.onComment(repo, queues, o);
@@ -176,12 +198,7 @@ export class ForgeObservations {
       ...(o.author ? { login: o.author } : {}),
       ...(o.authorAssociation ? { association: o.authorAssociation } : {}),
     };
-    const allowed = (await forge.mayCommand?.(binding, author)) ?? { ok: true };
-    if (!allowed.ok) {
-      this.deps.logger?.info({ pr: o.prNumber, author: o.author, reason: allowed.reason }, 'forge command not allowed');
-      await forge.reply?.(binding, o.prNumber, `${o.author ? `@${o.author}: ` : ''}${allowed.reason}`);
-      return true;
-    }
+    if (!(await this.allowed(repo, o.prNumber, author, 'the command'))) return true;
     const refused = await this.run(repo, queue, o.prNumber, o.command);
     if (refused)
       await forge.reply?.(
@@ -190,6 +207,41 @@ export class ForgeObservations {
         `${o.author ? `@${o.author} ` : ''}greenline could not do that: ${refused}`,
       );
     return true;
+  }
+
+  /** The enqueueing label added (merge) or removed (cancel), when whoever did it may command the queue. */
+  private async onLabel(
+    repo: RepoRow,
+    queue: QueueRow,
+    o: Extract<ForgeObservation, { kind: 'prLabel' }>,
+  ): Promise<boolean> {
+    const who = o.sender ? { login: o.sender } : {};
+    if (!(await this.allowed(repo, o.prNumber, who, `the ${o.added ? '' : 'removed '}label "${o.label}"`))) return true;
+    await this.run(repo, queue, o.prNumber, o.added ? { kind: 'merge', noBatch: false } : { kind: 'cancel' });
+    return true;
+  }
+
+  /**
+   * Whether `author` may command the queue (the forge's mayCommand; forges that cannot tell accept
+   * everyone). A refusal is logged and answered on the PR with the reason; `what` names what was ignored.
+   */
+  private async allowed(
+    repo: RepoRow,
+    prNumber: number,
+    author: { login?: string; association?: string },
+    what: string,
+  ): Promise<boolean> {
+    const binding = bindingOf(repo);
+    const forge = forgeFor(this.deps.adapters, binding);
+    const allowed = (await forge.mayCommand?.(binding, author)) ?? { ok: true };
+    if (allowed.ok) return true;
+    this.deps.logger?.info({ pr: prNumber, author: author.login, reason: allowed.reason }, 'forge command not allowed');
+    await forge.reply?.(
+      binding,
+      prNumber,
+      `${author.login ? `@${author.login}: ` : ''}greenline ignored ${what}: ${allowed.reason}`,
+    );
+    return false;
   }
 
   /** Runs a queue command for the PR; what the service refused, in words (null: done). */

@@ -18,6 +18,7 @@ import { apiIds } from './011-api-ids.js';
 import { entryTitleAuthor } from './012-entry-title-author.js';
 import { repoNameCase } from './013-repo-name-case.js';
 import { ciResults } from './014-ci-results.js';
+import { forgeDeliveries } from './017-forge-deliveries.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '012-entry-title-author': entryTitleAuthor,
   '013-repo-name-case': repoNameCase,
   '014-ci-results': ciResults,
+  '017-forge-deliveries': forgeDeliveries,
 };
 
 /**

@@ -59,7 +59,7 @@ describe('github: who may command the queue from a comment', () => {
     await h.deliver('issue_comment', comment('/greenline merge', 'bob', 'NONE'));
     expect(await state()).toBeNull();
     expect(h.api.comments.at(-1)!.body).toBe(
-      '@bob: only people with write access to Codertocat/Hello-World can command the merge queue; ask a maintainer',
+      '@bob: greenline ignored the command: only people with write access to Codertocat/Hello-World can command the merge queue; ask a maintainer',
     );
     // NONE is conclusive: GitHub is not asked.
     expect(permissionCalls()).toEqual([]);
@@ -69,7 +69,7 @@ describe('github: who may command the queue from a comment', () => {
     expect(await state()).not.toBeNull();
     await h.deliver('issue_comment', comment('/greenline cancel', 'mallory', 'CONTRIBUTOR'));
     expect(await state()).not.toBe('CANCELLED');
-    expect(h.api.comments.at(-1)!.body).toMatch(/^@mallory: only people with write access/);
+    expect(h.api.comments.at(-1)!.body).toMatch(/^@mallory: greenline ignored the command: only people with write access/);
     expect(permissionCalls()).toEqual([]);
   });
 
@@ -79,7 +79,7 @@ describe('github: who may command the queue from a comment', () => {
     h.api.collaborators.set('wri', 'write');
     await h.deliver('issue_comment', comment('/greenline merge', 'tri', 'MEMBER'));
     expect(await state()).toBeNull();
-    expect(h.api.comments.at(-1)!.body).toMatch(/^@tri: only people with write access/);
+    expect(h.api.comments.at(-1)!.body).toMatch(/^@tri: greenline ignored the command: only people with write access/);
     await h.deliver('issue_comment', comment('/greenline merge', 'wri', 'COLLABORATOR'));
     expect(await state()).not.toBeNull();
     expect(permissionCalls()).toEqual([
@@ -95,7 +95,7 @@ describe('github: who may command the queue from a comment', () => {
     await h.deliver('issue_comment', comment('/greenline merge', 'wri', 'COLLABORATOR'));
     expect(await state()).toBeNull();
     expect(h.api.comments.at(-1)!.body).toBe(
-      '@wri: only people with maintain access to Codertocat/Hello-World can command the merge queue; ask a maintainer',
+      '@wri: greenline ignored the command: only people with maintain access to Codertocat/Hello-World can command the merge queue; ask a maintainer',
     );
     await h.deliver('issue_comment', comment('/greenline merge', 'mai', 'MEMBER'));
     expect(await state()).not.toBeNull();

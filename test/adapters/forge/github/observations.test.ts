@@ -69,13 +69,13 @@ describe('GitHub payloads into forge observations', () => {
   it("pull_request: labeled and unlabeled name the label and the PR's base branch, and have the PR read again", () => {
     for (const p of withAction('pull_request', 'labeled')) {
       expect(observed('pull_request', p)).toEqual([
-        { kind: 'prLabel', prNumber: 2, baseBranch: 'master', label: 'bug', added: true },
+        { kind: 'prLabel', prNumber: 2, baseBranch: 'master', label: 'bug', added: true, sender: 'Codertocat' },
         { kind: 'prTouched', prNumber: 2 },
       ]);
     }
     for (const p of withAction('pull_request', 'unlabeled')) {
       expect(observed('pull_request', p)).toEqual([
-        { kind: 'prLabel', prNumber: 2, baseBranch: 'master', label: 'bug', added: false },
+        { kind: 'prLabel', prNumber: 2, baseBranch: 'master', label: 'bug', added: false, sender: 'Codertocat' },
         { kind: 'prTouched', prNumber: 2 },
       ]);
     }
