@@ -7,20 +7,24 @@
  * `outside/<label>.txt`; what the target holds is read from those files. The target's branch
  * protection requires the status `build`.
  *
- * Greenline learns of changes by polling (`tick`), the path Forgejo's missing `status` event leaves
- * for every forge: CI posts its statuses on the forge and reports them to the service's status API
- * as external CI does; a status posted on the forge alone (`reportCiUnheard`) is read from the
- * forge once the run is quiet. Labels, comment commands and a PR turned into a draft (a `WIP:` title,
- * told by the `edited` delivery) arrive by webhook only, so they are not capabilities of these worlds
- * until they are told by webhook deliveries.
+ * Greenline learns of PR changes by polling (`tick`), the path Forgejo's missing `status` event
+ * leaves for every forge: CI posts its statuses on the forge and reports them to the service's status
+ * API as external CI does; a status posted on the forge alone (`reportCiUnheard`) is read from the
+ * forge once the run is quiet. Labels and comment commands arrive by webhook: the fake posts its
+ * signed deliveries to the service's `POST /webhooks/gitea`. A PR turned into a draft (a `WIP:`
+ * title) is told only as an `edited` delivery that greenline reads as the PR touched, not as a
+ * conversion to draft, so `drafts` is not a capability.
  */
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { createGitForge } from '../../src/adapters/forge/git/index.js';
 import { GiteaForge } from '../../src/adapters/forge/gitea/index.js';
+import { GITEA_WEBHOOK_EVENTS, readGiteaDelivery } from '../../src/adapters/forge/gitea/webhook-events.js';
+import { buildHttpApp } from '../../src/api/build-app.js';
 import { ensureOrg } from '../../src/app/admin/org-admin.js';
 import { connectRepo } from '../../src/app/admin/repo-admin.js';
 import { createApp, type App } from '../../src/app/create-app.js';
+import { ForgeWebhooks } from '../../src/app/forge/forge-webhooks.js';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import { git } from '../../src/git/git.js';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -43,16 +47,61 @@ const POSTED: Record<CiStatus['state'], StatusState> = {
   skipped: 'skipped',
 };
 
+/** The secret of the forge's webhook to the service. */
+const SECRET = 'gitea-world-secret';
+
+/** How the world reaches the service's webhook endpoint and its deliveries' worker. */
+interface Receiver {
+  webhooks: ForgeWebhooks;
+  close(): Promise<void>;
+}
+
 class GiteaWorld implements ForgeWorld {
   constructor(
     private readonly fake: FakeGiteaApi,
     private readonly dataDir: string,
     private readonly db: Db,
     private readonly app: App,
+    private readonly receiver: Receiver,
     private readonly clock: ManualClock,
     readonly ctx: AuthContext,
     readonly key: QueueKey,
   ) {}
+
+  /** The forge's delivery of `eventType` posted, signed, to the service; then processed. */
+  private async deliver(eventType: string, payload: Record<string, unknown>): Promise<void> {
+    for (const answer of await this.fake.deliver(eventType, payload))
+      if (answer.status !== 200)
+        throw new Error(`the ${eventType} delivery was answered ${answer.status}: ${answer.body}`);
+    await this.receiver.webhooks.drain();
+  }
+
+  async setLabel(n: number, label: string, on: boolean, by: 'writer' | 'reader' = 'writer'): Promise<void> {
+    const pr = this.fake.pull(n);
+    const id = this.fake.label(label);
+    pr.labels = on ? [...pr.labels.filter((l) => l !== id), id] : pr.labels.filter((l) => l !== id);
+    const action = pr.labels.length > 0 ? 'label_updated' : 'label_cleared';
+    const payload = await this.fake.pullRequestPayload(action, n, { sender: this.fake.userJson(this.person(by)) });
+    await this.deliver('pull_request_label', payload);
+  }
+
+  /** A person with write access, or one who may only read the repository. */
+  private person(by: 'writer' | 'reader'): string {
+    const login = by === 'reader' ? 'rex' : 'ada';
+    this.fake.users.set(login, by === 'reader' ? 'read' : 'write');
+    return login;
+  }
+
+  async comment(n: number, body: string, by: 'writer' | 'reader' = 'writer'): Promise<void> {
+    const comment = this.fake.addComment(n, body, this.person(by));
+    await this.deliver('issue_comment', this.fake.commentPayload(n, comment));
+  }
+
+  async replies(n: number): Promise<string[]> {
+    return this.fake.comments
+      .filter((c) => c.issue === n && c.user === this.fake.tokenUser && !c.body.startsWith('<!-- greenline:'))
+      .map((c) => c.body);
+  }
 
   get service() {
     return this.app.service;
@@ -132,6 +181,7 @@ class GiteaWorld implements ForgeWorld {
   }
 
   async close(): Promise<void> {
+    await this.receiver.close();
     await this.app.stop();
     await this.db.destroy();
     // A scenario may end with a PR still testing: its test branch is the run's, not a leftover.
@@ -148,7 +198,16 @@ class GiteaWorld implements ForgeWorld {
 function giteaWorldOf(dialect: Dialect): WorldKind {
   return {
     name: dialect,
-    capabilities: new Set(['close', 'conflicts', 'baseChange', 'outsideMerge', 'lostDeliveries']),
+    capabilities: new Set([
+      'close',
+      'conflicts',
+      'baseChange',
+      'outsideMerge',
+      'labels',
+      'comments',
+      'permissions',
+      'lostDeliveries',
+    ]),
     async create() {
       const fake = await FakeGiteaApi.start(dialect);
       await fake.setBranch(
@@ -185,7 +244,23 @@ function giteaWorldOf(dialect: Dialect): WorldKind {
       await connectRepo(db, { org: 'acme', slug: '127.0.0.1/acme/web', forge: 'gitea', remote: fake.url }, clock.now());
       const key: QueueKey = { repo: { host: '127.0.0.1', owner: 'acme', name: 'web' }, targetBranch: 'main' };
       await app.service.createQueue(ctx, key, {});
-      return new GiteaWorld(fake, dataDir, db, app, clock, ctx, key);
+      const webhooks = new ForgeWebhooks({
+        db,
+        clock,
+        observations: app.forgeObservations,
+        forge: 'gitea',
+        translate: readGiteaDelivery,
+        logger,
+      });
+      const http = await buildHttpApp({
+        service: app.service,
+        logger: false,
+        enumCase: 'upper',
+        giteaWebhooks: { secret: SECRET, receive: webhooks.receive, events: GITEA_WEBHOOK_EVENTS },
+      });
+      fake.hooks.push({ url: `${await http.listen({ port: 0, host: '127.0.0.1' })}/webhooks/gitea`, secret: SECRET });
+      const receiver = { webhooks, close: () => http.close() };
+      return new GiteaWorld(fake, dataDir, db, app, receiver, clock, ctx, key);
     },
   };
 }
