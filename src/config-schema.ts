@@ -29,6 +29,8 @@ export interface SettingAnnotations {
   defaultText?: string;
   /** What a string must look like, for the error message when its pattern does not match. */
   mustBe?: string;
+  /** A credential: error messages never show its value (redact.ts). */
+  secret?: true;
 }
 
 export type Setting = TSchema & SettingAnnotations;
@@ -169,12 +171,14 @@ export const ServerConfigSchema = Type.Object({
     env: 'GREENLINE_GITHUB_TOKEN',
     description: 'a token (personal access token or other) for the github forge instead of an App',
     defaultText: 'none: a token instead of an App',
+    secret: true,
   }),
   githubWebhookSecret: setting(nullable(Type.String({ minLength: 1 })), {
     default: null,
     env: 'GREENLINE_GITHUB_WEBHOOK_SECRET',
     description: 'secret of the GitHub webhook; `POST /webhooks/github` is served only when it is set',
     defaultText: 'none (no `/webhooks/github`)',
+    secret: true,
   }),
   githubBaseUrl: setting(Type.String({ pattern: '^https?://[^/]' }), {
     default: 'https://api.github.com',
@@ -221,6 +225,31 @@ export const ServerConfigSchema = Type.Object({
     description: "where the issuer's signing keys (JSON Web Key Set) are read, to check OIDC ID tokens",
     defaultText: '`<oidcIssuer>/.well-known/jwks`',
     mustBe: 'be an http(s) URL such as https://token.actions.githubusercontent.com/.well-known/jwks',
+  }),
+  /** The Gitea or Forgejo server of the gitea forge (docs/gitea.md); its API is `<giteaUrl>/api/v1`. */
+  giteaUrl: setting(nullable(Type.String({ pattern: '^https?://[^/]' })), {
+    default: null,
+    env: 'GREENLINE_GITEA_URL',
+    description:
+      'web address of the Gitea or Forgejo server (e.g. https://git.example.com, or https://codeberg.org); its API is `<url>/api/v1`',
+    defaultText: 'none (no gitea forge)',
+    mustBe: 'be an http(s) URL such as https://git.example.com',
+  }),
+  giteaToken: setting(nullable(Type.String({ minLength: 1 })), {
+    default: null,
+    env: 'GREENLINE_GITEA_TOKEN',
+    description:
+      'access token of the Gitea or Forgejo user greenline acts as (sent as `Authorization: token …`; scopes in docs/gitea.md)',
+    defaultText: 'none (no gitea forge)',
+    secret: true,
+  }),
+  giteaWebhookSecret: setting(nullable(Type.String({ minLength: 1 })), {
+    default: null,
+    env: 'GREENLINE_GITEA_WEBHOOK_SECRET',
+    description:
+      'secret of the Gitea or Forgejo webhook; `POST /webhooks/gitea` is served only when it is set (without it, polling alone)',
+    defaultText: 'none (no `/webhooks/gitea`)',
+    secret: true,
   }),
   /**
    * The server's address as people reach it (e.g. https://greenline.example.com): chat notifications

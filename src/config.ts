@@ -23,6 +23,7 @@ import {
   type Setting,
 } from './config-schema.js';
 import { readConfigFile } from './config-file.js';
+import { shownValue } from './redact.js';
 
 export { DEFAULT_CONFIG, type GreenlineConfig } from './config-schema.js';
 
@@ -101,7 +102,7 @@ function coerce(schema: TSchema, v: unknown): unknown {
 
 /** What is wrong with `raw` as the value of `key`, in words. */
 function problem(key: Key, s: Setting, schema: TSchema, raw: unknown, v: unknown): string {
-  const got = `got ${JSON.stringify(raw)}`;
+  const got = `got ${shownValue(raw, s.secret === true)}`;
   if (KindGuard.IsInteger(schema))
     return `${key} must be an integer from ${schema.minimum} to ${schema.maximum}, ${got}`;
   if (KindGuard.IsUnion(schema)) return `${key} must be one of ${schema.anyOf.map((m) => m.const).join(', ')}, ${got}`;
@@ -137,7 +138,16 @@ export function validateConfig(input: Layer): Readonly<GreenlineConfig> {
       'githubAppId and githubPrivateKeyPath go together: set both to authenticate as a GitHub App (or set githubToken instead)',
     );
   }
-  return Object.freeze({ ...config, githubBaseUrl: config.githubBaseUrl.replace(/\/+$/, '') });
+  if ((config.giteaUrl === null) !== (config.giteaToken === null)) {
+    throw new ConfigError(
+      'giteaUrl and giteaToken go together: set both for the gitea forge (the server, and the token greenline acts with there; see docs/gitea.md)',
+    );
+  }
+  return Object.freeze({
+    ...config,
+    githubBaseUrl: config.githubBaseUrl.replace(/\/+$/, ''),
+    giteaUrl: config.giteaUrl?.replace(/\/+$/, '') ?? null,
+  });
 }
 
 export interface LoadConfigOptions {

@@ -1,12 +1,15 @@
 /**
  * Where a repository's PRs and commits are shown on its forge. GitHub (github.com or a GitHub
- * Enterprise host) has known forms; a plain git forge has none, unless its repository was connected
- * with a PR URL template (`greenline repo connect --pr-url-template`, `{n}` = the PR's number).
+ * Enterprise host) and Gitea/Forgejo have known forms (a Gitea repository is connected with its PR
+ * form as its template, since its server may live under a path: repo-admin.ts); a plain git forge has
+ * none, unless its repository was connected with a PR URL template (`greenline repo connect
+ * --pr-url-template`, `{n}` = the PR's number).
  */
+import type { RepoBinding } from './ports.js';
 
 /** What the addresses are made of: a repository row has these fields. */
 export interface RepoSite {
-  forge: 'git' | 'github';
+  forge: RepoBinding['forge'];
   host: string;
   owner: string;
   name: string;
@@ -18,10 +21,17 @@ export interface RepoSite {
 export const repoWebUrl = (r: Pick<RepoSite, 'host' | 'owner' | 'name'>): string =>
   `https://${r.host}/${r.owner}/${r.name}`;
 
-/** The PR's web address: the repository's template, GitHub's form on GitHub, else null (none known). */
+/** The PR's web address: the repository's template, the forge's form on GitHub and Gitea, else null (none known). */
 export function prWebUrl(r: RepoSite, n: number): string | null {
   if (r.pr_url_template) return r.pr_url_template.replaceAll('{n}', String(n));
-  return r.forge === 'github' ? `${repoWebUrl(r)}/pull/${n}` : null;
+  switch (r.forge) {
+    case 'github':
+      return `${repoWebUrl(r)}/pull/${n}`;
+    case 'gitea':
+      return `${repoWebUrl(r)}/pulls/${n}`;
+    case 'git':
+      return null;
+  }
 }
 
 /**
@@ -36,6 +46,14 @@ export const prUrlField = (r: RepoSite, n: number): { url?: string } => {
   return url === null ? {} : { url };
 };
 
-/** The commit's web address: GitHub's form on GitHub; null on a plain git forge (none known). */
-export const commitWebUrl = (r: RepoSite, sha: string): string | null =>
-  r.forge === 'github' ? `${repoWebUrl(r)}/commit/${sha}` : null;
+/**
+ * The commit's web address: the forge's form on GitHub, and on Gitea beside where its PRs are shown
+ * (`<url>/<owner>/<name>/pulls/{n}` → `<url>/<owner>/<name>/commit/<sha>`); null on a plain git forge
+ * (none known).
+ */
+export function commitWebUrl(r: RepoSite, sha: string): string | null {
+  if (r.forge === 'github') return `${repoWebUrl(r)}/commit/${sha}`;
+  if (r.forge !== 'gitea') return null;
+  const pulls = /^(.*)\/pulls\/\{n\}$/.exec(r.pr_url_template ?? '');
+  return `${pulls ? pulls[1] : repoWebUrl(r)}/commit/${sha}`;
+}

@@ -1,7 +1,9 @@
 /**
  * Forge observations: what a forge adapter reports it saw (a webhook delivery), in the service's
- * words rather than the forge's. Adapters translate their payloads into these (GitHub:
- * adapters/forge/github/observations.ts); app/forge/forge-observations.ts applies them to the queues.
+ * words rather than the forge's, and the queue commands of PR comments, read alike on every forge.
+ * Adapters translate their payloads into these (GitHub: adapters/forge/github/observations.ts; Gitea
+ * and Forgejo: adapters/forge/gitea/webhook-events.ts); app/forge/forge-observations.ts applies them
+ * to the queues.
  */
 import type { PrInfo } from './engine/types.js';
 import type { CiStatus } from './ports.js';
@@ -25,12 +27,18 @@ export type ForgeObservation =
   /** The PR became a draft. */
   | { kind: 'prConvertedToDraft'; prNumber: number }
   /**
-   * A label was added to or removed from a PR whose base is `baseBranch`: a merge or cancel when it is
-   * the enqueueing label of that branch's queue and label commands are enabled. `sender`: who set or
-   * removed it (login), when the forge says.
+   * A label was added to or removed from a PR whose base is `baseBranch`, by `sender` (login, when the
+   * forge says): a merge or cancel when it is the enqueueing label of that branch's queue and label
+   * commands are enabled.
    */
-  /** A label added to or removed from the PR, by `sender` (login, when the forge says). */
   | { kind: 'prLabel'; prNumber: number; baseBranch: string; label: string; added: boolean; sender?: string }
+  /**
+   * The labels a PR whose base is `baseBranch` has now, after `sender` changed them, from a forge that
+   * tells the whole set rather than what changed (Gitea, Forgejo): the enqueueing label counts as added
+   * when a PR that branch's queue does not hold has it, and as removed when the queued PR had it (the
+   * labels last read of it) and has it no more.
+   */
+  | { kind: 'prLabels'; prNumber: number; baseBranch: string; labels: string[]; sender?: string }
   /**
    * A queue command in a comment on the PR, by `author` (login, when known); `authorAssociation`: how
    * the forge relates the author to the repository (GitHub's `author_association`), when it says.
@@ -49,4 +57,43 @@ export type ForgeObservation =
 export interface ForgeDelivery {
   repo: { host: string; owner: string; name: string };
   observations: ForgeObservation[];
+}
+
+const PREFIX = /^\/(greenline|trunk)\s+(\S+)(.*)$/;
+
+/**
+ * The command in a PR comment (contract §6.11): `/greenline merge [--priority P | -p P | --priority=P]
+ * [--no-batch]` or `/greenline cancel`; `/trunk …` is accepted too, for teams moving from Trunk. The
+ * first line of the comment that starts with one of the prefixes is the command; null when none does.
+ */
+export function parseQueueCommand(body: string): QueueCommand | null {
+  const line = body
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .find((l) => PREFIX.test(l));
+  if (!line) return null;
+  const [, prog, verb, rest] = PREFIX.exec(line)!;
+  const args = rest!.trim() === '' ? [] : rest!.trim().split(/\s+/);
+  if (verb === 'cancel') {
+    return args.length === 0
+      ? { kind: 'cancel' }
+      : { kind: 'invalid', message: `/${prog} cancel takes no options, got ${args.join(' ')}` };
+  }
+  if (verb !== 'merge')
+    return { kind: 'invalid', message: `unknown command /${prog} ${verb}: use /${prog} merge or /${prog} cancel` };
+  let priority: string | undefined;
+  let noBatch = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--no-batch') noBatch = true;
+    else if (a.startsWith('--priority=')) priority = a.slice('--priority='.length);
+    else if (a === '--priority' || a === '-p') {
+      priority = args[++i];
+      if (priority === undefined)
+        return { kind: 'invalid', message: `${a} needs a value: urgent, high, medium, low or a number from 0 to 255` };
+    } else {
+      return { kind: 'invalid', message: `unknown option ${a} of /${prog} merge: use --priority P and --no-batch` };
+    }
+  }
+  return { kind: 'merge', noBatch, ...(priority !== undefined ? { priority } : {}) };
 }

@@ -18,8 +18,8 @@ export interface RepoBinding {
   id: string;
   org: string;
   repo: RepoRef;
-  forge: 'git' | 'github';
-  /** Git remote URL (git forge) or API base (github). */
+  forge: 'git' | 'github' | 'gitea';
+  /** Git remote URL (git forge), or the web address of the Gitea or Forgejo server (gitea); null on github. */
   remote: string | null;
   /** Ref pattern of PR heads for the git forge, `{n}` replaced by the number. */
   prRefPattern: string;

@@ -10,6 +10,7 @@ import { pino, type Logger } from 'pino';
 import { createCommandCi, type CommandCi } from './adapters/ci/command/index.js';
 import { createGitForge } from './adapters/forge/git/index.js';
 import {
+  GITHUB_WEBHOOK_EVENTS,
   gitHubForgeFromSettings,
   GitHubSettingsError,
   readGitHubDelivery,
@@ -217,7 +218,13 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
           v2Limits: { perSecond: config.v2RateLimit, metricsPerSecond: config.v2MetricsRateLimit },
           ...(metrics ? { onRequestDone: (timing) => metrics.observeRequest(timing) } : {}),
           ...(deliveries && config.githubWebhookSecret
-            ? { githubWebhooks: { secret: config.githubWebhookSecret, receive: deliveries.receive } }
+            ? {
+                githubWebhooks: {
+                  secret: config.githubWebhookSecret,
+                  receive: deliveries.receive,
+                  events: GITHUB_WEBHOOK_EVENTS,
+                },
+              }
             : {}),
         });
         app.start();

@@ -28,3 +28,14 @@ describe('forge links', () => {
     expect(prWebUrlOrGitHubForm(templated, 7)).toBe('https://git.example.com/team/api/-/merge_requests/7');
   });
 });
+
+describe('gitea forge links', () => {
+  const gitea: RepoSite = { forge: 'gitea', host: 'codeberg.org', owner: 'acme', name: 'web', pr_url_template: null };
+  it("links PRs and commits in Gitea's form, beside the PR template a connected Gitea repository has", () => {
+    expect(prWebUrl(gitea, 7)).toBe('https://codeberg.org/acme/web/pulls/7');
+    expect(commitWebUrl(gitea, SHA)).toBe(`https://codeberg.org/acme/web/commit/${SHA}`);
+    const underPath = { ...gitea, pr_url_template: 'https://example.com/git/acme/web/pulls/{n}' };
+    expect(prWebUrl(underPath, 7)).toBe('https://example.com/git/acme/web/pulls/7');
+    expect(commitWebUrl(underPath, SHA)).toBe(`https://example.com/git/acme/web/commit/${SHA}`);
+  });
+});

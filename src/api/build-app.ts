@@ -15,6 +15,7 @@ import { enumCaseFor } from './config-source.js';
 import { registerDashboard } from './web-assets.js';
 import { errorHandler } from './error-handler.js';
 import { registerGitHubWebhook, type GitHubWebhookReceiver } from './github-webhook.js';
+import { registerGiteaWebhook, type GiteaWebhookReceiver } from './gitea-webhook.js';
 import { parseJsonBody } from './json-body.js';
 import { notFoundHandler } from './not-found.js';
 import { registerOpenApi } from './openapi.js';
@@ -46,6 +47,8 @@ export interface HttpAppDeps {
   onRequestDone?: (timing: RequestTiming) => void;
   /** Serves POST /webhooks/github when given (the github forge with a webhook secret). */
   githubWebhooks?: GitHubWebhookReceiver;
+  /** Serves POST /webhooks/gitea when given (the gitea forge with a webhook secret). */
+  giteaWebhooks?: GiteaWebhookReceiver;
   /** Request limits of the v2 API per organization (default 100/s, metrics 5/s). */
   v2Limits?: V2Limits;
 }
@@ -90,6 +93,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   await app.register(fastifySse, { heartbeatInterval: SSE_KEEP_ALIVE_MS });
   healthz(app, { service, enumCase });
   if (deps.githubWebhooks) await registerGitHubWebhook(fastify as unknown as FastifyInstance, deps.githubWebhooks);
+  if (deps.giteaWebhooks) await registerGiteaWebhook(fastify as unknown as FastifyInstance, deps.giteaWebhooks);
   registerDashboard(app);
   await app.register(
     async (v1: ApiApp) => {

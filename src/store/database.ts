@@ -2,10 +2,14 @@
  * The store's tables as Kysely types. Portable across SQLite and PostgreSQL: text, integer/bigint
  * (times are milliseconds since the epoch), booleans as integer 0/1, JSON as text.
  */
+import type { RepoBinding } from '../ports.js';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 /** An auto-increment id: generated on insert, a number when read. */
 type AutoId = Generated<number>;
+
+/** The forge a repository is connected with (RepoBinding['forge']). */
+export type RepoForge = RepoBinding['forge'];
 
 export interface OrgsTable {
   id: string;
@@ -37,7 +41,7 @@ export interface ReposTable {
   host: string;
   owner: string;
   name: string;
-  forge: 'git' | 'github';
+  forge: RepoForge;
   remote: string | null;
   pr_ref_pattern: string;
   ci_command: string | null;
@@ -279,7 +283,7 @@ export interface Database {
   notify_attempts: DeliveryAttemptsTable;
   webhook_messages: DeliveryMessagesTable;
   webhook_attempts: DeliveryAttemptsTable;
-  github_deliveries: GitHubDeliveriesTable;
+  forge_deliveries: ForgeDeliveriesTable;
   early_ci_statuses: EarlyCiStatusesTable;
   ci_reruns_waiting: CiRerunsWaitingTable;
   queue_short_ids: QueueShortIdsTable;
@@ -320,9 +324,12 @@ export interface PullRequestIdsTable {
   created_at: number;
 }
 
-export interface GitHubDeliveriesTable {
-  /** The X-GitHub-Delivery id. */
+/** Webhook deliveries of the forges (migration 017; github_deliveries before). */
+export interface ForgeDeliveriesTable {
+  /** The delivery's id (X-GitHub-Delivery, X-Gitea-Delivery, X-Forgejo-Delivery). */
   id: string;
+  /** The forge that sent it: its worker processes it. */
+  forge: ColumnType<RepoForge, RepoForge | undefined, RepoForge>;
   event: string;
   received_at: number;
   /** The verified payload (JSON) while it waits to be processed; null once done (migration 013). */

@@ -7,7 +7,7 @@ export interface Pruned {
   webhookMessages: number;
   notifyMessages: number;
   queueEvents: number;
-  githubDeliveries: number;
+  forgeDeliveries: number;
   earlyCiStatuses: number;
   ciRerunsWaiting: number;
   auditEvents: number;
@@ -16,12 +16,12 @@ export interface Pruned {
 /**
  * Deletes what finished before `cutoffs.finished`: effects done or failed, webhook and chat messages
  * delivered or given up (their attempts go with them), and queue events (each was fanned out when it was
- * stored), CI retries still waiting for workflows (their run is long over) and audit log entries; the GitHub delivery ids received before `cutoffs.githubDeliveries`; and the CI statuses
+ * stored), CI retries still waiting for workflows (their run is long over) and audit log entries; the forges' webhook delivery ids received before `cutoffs.forgeDeliveries`; and the CI statuses
  * held for unknown commits received before `cutoffs.earlyCiStatuses`.
  */
 export async function pruneFinished(
   db: Kysely<Database>,
-  cutoffs: { finished: number; githubDeliveries: number; earlyCiStatuses: number },
+  cutoffs: { finished: number; forgeDeliveries: number; earlyCiStatuses: number },
 ): Promise<Pruned> {
   const effects = await db
     .deleteFrom('effects')
@@ -39,9 +39,9 @@ export async function pruneFinished(
     .where('updated_at', '<', cutoffs.finished)
     .executeTakeFirst();
   const queueEvents = await db.deleteFrom('queue_events').where('created_at', '<', cutoffs.finished).executeTakeFirst();
-  const githubDeliveries = await db
-    .deleteFrom('github_deliveries')
-    .where('received_at', '<', cutoffs.githubDeliveries)
+  const forgeDeliveries = await db
+    .deleteFrom('forge_deliveries')
+    .where('received_at', '<', cutoffs.forgeDeliveries)
     .executeTakeFirst();
   const ciRerunsWaiting = await db
     .deleteFrom('ci_reruns_waiting')
@@ -57,7 +57,7 @@ export async function pruneFinished(
     webhookMessages: Number(webhookMessages.numDeletedRows),
     notifyMessages: Number(notifyMessages.numDeletedRows),
     queueEvents: Number(queueEvents.numDeletedRows),
-    githubDeliveries: Number(githubDeliveries.numDeletedRows),
+    forgeDeliveries: Number(forgeDeliveries.numDeletedRows),
     earlyCiStatuses: Number(earlyCiStatuses.numDeletedRows),
     ciRerunsWaiting: Number(ciRerunsWaiting.numDeletedRows),
     auditEvents: Number(auditEvents.numDeletedRows),

@@ -4,6 +4,7 @@
  */
 import type { WorldKind } from './forge-world.js';
 import { gitWorld } from './git-world.js';
+import { forgejoWorld, giteaWorld } from './gitea-world.js';
 import { githubWorld } from './github-world.js';
 
-export const WORLDS: readonly WorldKind[] = [githubWorld, gitWorld];
+export const WORLDS: readonly WorldKind[] = [githubWorld, gitWorld, giteaWorld, forgejoWorld];

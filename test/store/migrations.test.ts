@@ -14,6 +14,7 @@ import { toEntryRow } from '../../src/store/entries.js';
 import { apiIds } from '../../src/store/migrations/011-api-ids.js';
 import { entryTitleAuthor } from '../../src/store/migrations/012-entry-title-author.js';
 import { ciResults } from '../../src/store/migrations/014-ci-results.js';
+import { forgeDeliveries } from '../../src/store/migrations/017-forge-deliveries.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
 import { openMigrated, testDatabases } from '../helpers/databases.js';
 import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
@@ -98,18 +99,21 @@ describe.each(databases)('migrations on $name', (database) => {
     }
   });
 
-  it('014 counts the GitHub deliveries received before it as processed, and undoes cleanly', async () => {
+  it('014 counts the GitHub deliveries received before it as processed, 017 as the github forge’s, and both undo cleanly', async () => {
     const db = await openMigrated(database);
     try {
+      await forgeDeliveries.down!(db as never);
       await ciResults.down!(db as never);
       await db
         .insertInto('github_deliveries' as never)
         .values({ id: 'd1', event: 'push', received_at: 1 } as never)
         .execute();
       await ciResults.up(db as never);
-      expect(await db.selectFrom('github_deliveries').selectAll().execute()).toEqual([
+      await forgeDeliveries.up(db as never);
+      expect(await db.selectFrom('forge_deliveries').selectAll().execute()).toEqual([
         {
           id: 'd1',
+          forge: 'github',
           event: 'push',
           received_at: 1,
           payload: null,

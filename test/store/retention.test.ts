@@ -7,14 +7,14 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   EARLY_CI_STATUS_RETENTION_MS,
-  GITHUB_DELIVERY_RETENTION_MS,
+  FORGE_DELIVERY_RETENTION_MS,
   RETENTION_MS,
   RetentionSweeper,
 } from '../../src/app/cluster/retention.js';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import { setWaitingRerun } from '../../src/store/ci-reruns.js';
 import { holdEarlyStatus } from '../../src/store/early-ci-statuses.js';
-import { storeDelivery } from '../../src/store/github-deliveries.js';
+import { storeDelivery } from '../../src/store/forge-deliveries.js';
 import { testDatabases } from '../helpers/databases.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';
 
@@ -132,8 +132,8 @@ describe.each(databases)('retention sweep on $name', (database) => {
     };
     // GitHub delivery ids: one received just over 14 days ago goes, one just under stays.
     const push = (id: string) => ({ id, event: 'push', payload: '{}' });
-    await storeDelivery(t.db, push('old-delivery'), t.clock.now() - GITHUB_DELIVERY_RETENTION_MS - 1);
-    await storeDelivery(t.db, push('recent-delivery'), t.clock.now() - GITHUB_DELIVERY_RETENTION_MS + DAY);
+    await storeDelivery(t.db, 'github', push('old-delivery'), t.clock.now() - FORGE_DELIVERY_RETENTION_MS - 1);
+    await storeDelivery(t.db, 'github', push('recent-delivery'), t.clock.now() - FORGE_DELIVERY_RETENTION_MS + DAY);
     // A CI retry left waiting for a workflow since before the retention: its run is long over.
     const waiting = { runId: 'old-run', sha: 'c'.repeat(40), branch: 'greenline-merge/x', workflowRuns: ['77'] };
     await setWaitingRerun(t.db, waiting, t.clock.now() - RETENTION_MS - 1);
@@ -149,13 +149,13 @@ describe.each(databases)('retention sweep on $name', (database) => {
       webhookMessages: 2,
       notifyMessages: 0,
       queueEvents: old.events,
-      githubDeliveries: 1,
+      forgeDeliveries: 1,
       earlyCiStatuses: 1,
       ciRerunsWaiting: 1,
       auditEvents: old.audit,
     });
     expect(await t.db.selectFrom('early_ci_statuses').select('sha').execute()).toEqual([{ sha: 'b'.repeat(40) }]);
-    expect(await t.db.selectFrom('github_deliveries').select('id').execute()).toEqual([{ id: 'recent-delivery' }]);
+    expect(await t.db.selectFrom('forge_deliveries').select('id').execute()).toEqual([{ id: 'recent-delivery' }]);
     expect(await count('effects')).toBe(before.effects - pruned.effects);
     expect(await count('webhook_messages')).toBe(before.messages - 2);
     expect(await count('webhook_attempts')).toBe(0);
@@ -174,7 +174,7 @@ describe.each(databases)('retention sweep on $name', (database) => {
       webhookMessages: 0,
       notifyMessages: 0,
       queueEvents: 0,
-      githubDeliveries: 0,
+      forgeDeliveries: 0,
       earlyCiStatuses: 0,
       ciRerunsWaiting: 0,
       auditEvents: 0,

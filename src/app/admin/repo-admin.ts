@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { isLocalPath } from '../../git/remote-path.js';
 import { TERMINAL_STATES } from '../../engine/types.js';
-import type { ForgePort } from '../../ports.js';
+import type { ForgePort, RepoBinding } from '../../ports.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { Database, RepoRow } from '../../store/database.js';
 import { listActivePrNumbers } from '../../store/entries.js';
@@ -23,7 +23,7 @@ export interface ConnectRepoRequest {
   org: string;
   /** `host/owner/name`, e.g. `github.com/acme/web`. */
   slug: string;
-  forge: 'git' | 'github';
+  forge: RepoBinding['forge'];
   remote?: string | null;
   ciCommand?: string | null;
   prRefPattern?: string;
@@ -48,7 +48,11 @@ export function parseRepoSlug(slug: string): { host: string; owner: string; name
 }
 
 /** How the service names each forge in what it tells the user. */
-const FORGE_NAMES: Record<ConnectRepoRequest['forge'], string> = { git: 'The git forge', github: 'GitHub' };
+const FORGE_NAMES: Record<ConnectRepoRequest['forge'], string> = {
+  git: 'The git forge',
+  github: 'GitHub',
+  gitea: 'Gitea',
+};
 
 /**
  * The repository of `req` as its forge spells it, asked of the forge before connecting: `slug` is what

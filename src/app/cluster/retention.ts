@@ -17,8 +17,8 @@ import { DAY_MS, HOUR_MS } from '../../lib/time.js';
 import { Periodic } from './periodic.js';
 
 export const RETENTION_MS = 30 * DAY_MS;
-/** GitHub redelivers on request for a few days. */
-export const GITHUB_DELIVERY_RETENTION_MS = 14 * DAY_MS;
+/** Forges redeliver on request (GitHub for a few days). */
+export const FORGE_DELIVERY_RETENTION_MS = 14 * DAY_MS;
 /** A test run learns its commit within seconds of CI reporting on it (it is told before it is published), or never. */
 export const EARLY_CI_STATUS_RETENTION_MS = HOUR_MS;
 const SWEEP_INTERVAL_MS = HOUR_MS;
@@ -49,7 +49,7 @@ export class RetentionSweeper {
     const now = this.deps.clock.now();
     const pruned = await pruneFinished(this.deps.db, {
       finished: now - this.retentionMs,
-      githubDeliveries: now - GITHUB_DELIVERY_RETENTION_MS,
+      forgeDeliveries: now - FORGE_DELIVERY_RETENTION_MS,
       earlyCiStatuses: now - EARLY_CI_STATUS_RETENTION_MS,
     });
     if (Object.values(pruned).some((n) => n > 0)) this.deps.logger?.info(pruned, 'finished work records deleted');

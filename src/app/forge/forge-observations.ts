@@ -8,6 +8,8 @@
  *   prConvertedToDraft    → prConvertedToDraft, in every queue that holds the PR
  *   prLabel               → submit / cancel, for the enqueueingLabel of the PR's base branch's queue
  *                           when labelCommandsEnabled and whoever set the label may command it
+ *   prLabels              → the same, the enqueueingLabel being added when the PR is not queued and
+ *                           has it, removed when the queued PR had it and has it no more
  *   prComment             → submit / cancel when the queue of the PR's base branch has commandsEnabled
  *                           and the author may command it
  *   (Who may command: the forge's mayCommand, e.g. write access on GitHub; a refusal is answered on
@@ -107,17 +109,27 @@ export class ForgeObservations {
         if (!queue) return false;
         const config = queueConfigOf(queue);
         if (!config.labelCommandsEnabled || o.label !== config.enqueueingLabel) return false;
-        const who = o.sender ? { login: o.sender } : {};
-        if (!(await this.allowed(repo, o.prNumber, who, `the ${o.added ? '' : 'removed '}label "${o.label}"`)))
-          return true;
-        await this.run(
-          repo,
-          queue,
-          o.prNumber,
-          o.added ? { kind: 'merge', noBatch: false } : { kind: 'cancel' },
-          o.sender,
-        );
-        return true;
+        return this.onLabel(repo, queue, o);
+      }
+      case 'prLabels': {
+        const queue = queues.find((q) => q.target_branch === o.baseBranch);
+        if (!queue) return false;
+        const config = queueConfigOf(queue);
+        const label = config.enqueueingLabel;
+        if (!config.labelCommandsEnabled || !label) return false;
+        const entry = await findEntry(this.deps.db, queue.id, o.prNumber);
+        const queued = entry !== undefined && !isTerminal(entry.state);
+        const has = o.labels.includes(label);
+        if (has === queued || (!has && !entry?.labels?.includes(label))) return false;
+        const { prNumber, baseBranch, sender } = o;
+        return this.onLabel(repo, queue, {
+          kind: 'prLabel',
+          prNumber,
+          baseBranch,
+          label,
+          added: has,
+          ...(sender ? { sender } : {}),
+        });
       }
       case 'prComment':
         return this.onComment(repo, queues, o);
@@ -195,6 +207,24 @@ export class ForgeObservations {
         o.prNumber,
         `${o.author ? `@${o.author} ` : ''}greenline could not do that: ${refused}`,
       );
+    return true;
+  }
+
+  /** The enqueueing label added (merge) or removed (cancel), when whoever did it may command the queue. */
+  private async onLabel(
+    repo: RepoRow,
+    queue: QueueRow,
+    o: Extract<ForgeObservation, { kind: 'prLabel' }>,
+  ): Promise<boolean> {
+    const who = o.sender ? { login: o.sender } : {};
+    if (!(await this.allowed(repo, o.prNumber, who, `the ${o.added ? '' : 'removed '}label "${o.label}"`))) return true;
+    await this.run(
+      repo,
+      queue,
+      o.prNumber,
+      o.added ? { kind: 'merge', noBatch: false } : { kind: 'cancel' },
+      o.sender,
+    );
     return true;
   }
 

@@ -1,13 +1,14 @@
 /**
  * A forge's webhook deliveries (already verified by the HTTP layer), translated by the forge's adapter
- * into observations (GitHub: adapters/forge/github/observations.ts) and applied to the repository's
- * queues (forge-observations.ts).
+ * into observations (GitHub: adapters/forge/github/observations.ts; Gitea and Forgejo:
+ * adapters/forge/gitea/webhook-events.ts) and applied to the repository's queues (forge-observations.ts).
+ * One worker per forge: each stores and processes its own forge's deliveries.
  *
- * GitHub gives a receiver 10 s to answer and does not redeliver by itself, so a delivery is answered
- * at once and processed durably: `receive` stores it (github_deliveries, with its payload) and answers
- * `accepted`; this worker processes the stored deliveries in the background, as the outbox workers
- * do (lib/outbox-worker.ts): a due delivery is claimed with a lease, processed, and marked done; a
- * failure is tried again on the delivery outboxes' schedule (delivery/retry-schedule.ts: 5 s, 5 min,
+ * GitHub gives a receiver 10 s to answer and does not redeliver by itself (Gitea and Forgejo give
+ * 5 s by default), so a delivery is answered at once and processed durably: `receive` stores it
+ * (forge_deliveries, with its payload and forge) and answers `accepted`; this worker processes the
+ * stored deliveries in the background, as the outbox workers do (lib/outbox-worker.ts): a due
+ * delivery is claimed with a lease, processed, and marked done; a failure is tried again on the delivery outboxes' schedule (delivery/retry-schedule.ts: 5 s, 5 min,
  * 30 min … then given up and logged). Each delivery id is processed once (a redelivery is
  * `duplicate`; ids are kept 14 days: retention.ts). A delivery that names no repository connected
  * with this forge, or tells nothing greenline acts on, is `ignored` and not stored.
@@ -33,16 +34,16 @@ import {
   selectDueDeliveryIds,
   type StoredDelivery,
   storeDelivery,
-} from '../../store/github-deliveries.js';
+} from '../../store/forge-deliveries.js';
 import { listQueuesOfRepos } from '../../store/queues.js';
 import { findRepo } from '../../store/repos.js';
 import type { Clock } from '../../lib/clock.js';
 import type { ForgeObservations } from './forge-observations.js';
 
 export interface WebhookDelivery {
-  /** The delivery's id (GitHub: X-GitHub-Delivery). */
+  /** The delivery's id (GitHub: X-GitHub-Delivery; Gitea: X-Gitea-Delivery). */
   id: string;
-  /** The event's name (GitHub: X-GitHub-Event). */
+  /** The event's name (GitHub: X-GitHub-Event; Gitea: X-Gitea-Event). */
   event: string;
   payload: unknown;
 }
@@ -50,7 +51,7 @@ export interface WebhookDelivery {
 /** The answer to a delivery: stored to be processed, seen before, or nothing greenline acts on. */
 export type DeliveryResult = 'accepted' | 'duplicate' | 'ignored';
 
-/** What processing a stored delivery did (github_deliveries.result). */
+/** What processing a stored delivery did (forge_deliveries.result). */
 export type ProcessingResult = 'processed' | 'ignored';
 
 /** How long a delivery being processed is held before another worker may take it (rate-limit waits included). */
@@ -60,7 +61,7 @@ export interface ForgeWebhooksDeps {
   db: Kysely<Database>;
   clock: Clock;
   observations: Pick<ForgeObservations, 'apply'>;
-  /** The forge the deliveries come from: only repositories connected with it are concerned. */
+  /** The forge the deliveries come from: only repositories connected with it are concerned, only its deliveries processed. */
   forge: RepoBinding['forge'];
   /** The forge adapter's translation of a delivery; null when it names no repository. */
   translate(event: string, payload: unknown): ForgeDelivery | null;
@@ -77,7 +78,7 @@ export interface ForgeWebhooksDeps {
 export class ForgeWebhooks extends OutboxWorker {
   constructor(private readonly deps: ForgeWebhooksDeps) {
     super({
-      nextDueAt: () => nextDeliveryDueAt(deps.db),
+      nextDueAt: () => nextDeliveryDueAt(deps.db, deps.forge),
       clock: deps.clock,
       ...(deps.idlePollMs !== undefined ? { idlePollMs: deps.idlePollMs } : {}),
       onError: (err) => deps.logger?.error({ err }, 'webhook deliveries could not be read'),
@@ -91,6 +92,7 @@ export class ForgeWebhooks extends OutboxWorker {
     if (!(await this.concerning(delivery.event, delivery.payload))) return 'ignored';
     const stored = await storeDelivery(
       db,
+      this.deps.forge,
       { id: delivery.id, event: delivery.event, payload: JSON.stringify(delivery.payload ?? {}) },
       clock.now(),
     );
@@ -113,7 +115,7 @@ export class ForgeWebhooks extends OutboxWorker {
     const { db, clock } = this.deps;
     const now = clock.now();
     let done = 0;
-    for (const id of await selectDueDeliveryIds(db, now, 20)) {
+    for (const id of await selectDueDeliveryIds(db, this.deps.forge, now, 20)) {
       const claimed = await claimDelivery(db, id, now, now + LEASE_MS);
       if (!claimed) continue;
       await this.process(claimed);

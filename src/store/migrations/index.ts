@@ -20,6 +20,7 @@ import { repoNameCase } from './013-repo-name-case.js';
 import { ciResults } from './014-ci-results.js';
 import { tokenScopes } from './015-token-scopes.js';
 import { auditEvents } from './016-audit-events.js';
+import { forgeDeliveries } from './017-forge-deliveries.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '014-ci-results': ciResults,
   '015-token-scopes': tokenScopes,
   '016-audit-events': auditEvents,
+  '017-forge-deliveries': forgeDeliveries,
 };
 
 /**

@@ -6,8 +6,12 @@ import { GitHubForge, type GitHubForgeOptions } from './github-forge.js';
 import type { CommandPermission } from './permissions.js';
 
 export { GitHubForge, type GitHubForgeOptions } from './github-forge.js';
-export { parseQueueCommand, type QueueCommand } from './commands.js';
-export { gitHubObservations, readGitHubDelivery, type GitHubWebhookEvent } from './observations.js';
+export {
+  GITHUB_WEBHOOK_EVENTS,
+  gitHubObservations,
+  readGitHubDelivery,
+  type GitHubWebhookEvent,
+} from './observations.js';
 
 export function createGitHubForge(opts: GitHubForgeOptions): GitHubForge {
   return new GitHubForge(opts);

@@ -18,10 +18,22 @@
  * change the App's access to repositories, not a repository.
  */
 import type { WebhookEventMap } from '@octokit/webhooks-types';
-import type { ForgeDelivery, ForgeObservation } from '../../../forge-observations.js';
+import { type ForgeDelivery, type ForgeObservation, parseQueueCommand } from '../../../forge-observations.js';
 import type { CiStatus } from '../../../ports.js';
-import { parseQueueCommand } from './commands.js';
 import { checkRunState } from './required-checks.js';
+
+/** The events read here (X-GitHub-Event): every other delivery is observed as nothing. */
+export const GITHUB_WEBHOOK_EVENTS: readonly string[] = [
+  'pull_request',
+  'push',
+  'check_run',
+  'check_suite',
+  'workflow_run',
+  'status',
+  'issue_comment',
+  'installation',
+  'installation_repositories',
+];
 
 /** A delivery's event name (X-GitHub-Event) with its payload. */
 export type GitHubWebhookEvent = {

@@ -1,10 +1,9 @@
-/** The github settings of the server configuration, the forge built from them, and the comment command parser. */
+/** The github settings of the server configuration, and the forge built from them. */
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseQueueCommand } from '../../../../src/adapters/forge/github/index.js';
 import { ConfigError, loadConfig } from '../../../../src/config.js';
 import { gitHubForgeOf } from '../../../../src/server.js';
 import { makeTempDir, removeTempDir } from '../../../helpers/temp-dir.js';
@@ -89,24 +88,5 @@ describe('github configuration', () => {
     expect(() =>
       gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'not-a-key.pem') }, logger),
     ).toThrow(/not a PEM private key/);
-  });
-});
-
-describe('comment commands', () => {
-  it.each([
-    ['/greenline merge', { kind: 'merge', noBatch: false }],
-    ['LGTM\n/trunk merge -p urgent --no-batch', { kind: 'merge', priority: 'urgent', noBatch: true }],
-    ['/greenline merge --priority=10', { kind: 'merge', priority: '10', noBatch: false }],
-    ['/greenline cancel', { kind: 'cancel' }],
-    ['/trunk cancel now', { kind: 'invalid', message: '/trunk cancel takes no options, got now' }],
-    [
-      '/greenline stack',
-      { kind: 'invalid', message: 'unknown command /greenline stack: use /greenline merge or /greenline cancel' },
-    ],
-    ['/greenline merge --priority', { kind: 'invalid', message: expect.stringMatching(/needs a value/) }],
-    ['please /greenline merge', null],
-    ['nothing here', null],
-  ])('%j', (body, expected) => {
-    expect(parseQueueCommand(body)).toEqual(expected);
   });
 });

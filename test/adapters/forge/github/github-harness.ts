@@ -14,7 +14,7 @@ import { pino } from 'pino';
 import { ScriptedCi } from '../../../doubles/scripted-ci.js';
 import { DEFAULT_CONFIG } from '../../../../src/config-schema.js';
 import { GitHubForge, type GitHubForgeOptions } from '../../../../src/adapters/forge/github/github-forge.js';
-import { readGitHubDelivery } from '../../../../src/adapters/forge/github/observations.js';
+import { GITHUB_WEBHOOK_EVENTS, readGitHubDelivery } from '../../../../src/adapters/forge/github/observations.js';
 import { buildHttpApp } from '../../../../src/api/build-app.js';
 import { ManualClock } from '../../../../src/lib/clock.js';
 import { createApp, type App } from '../../../../src/app/create-app.js';
@@ -153,7 +153,7 @@ export async function createGitHubHarness(
     service: app.service,
     logger: false,
     enumCase: 'upper',
-    githubWebhooks: { secret: SECRET, receive: webhooks.receive },
+    githubWebhooks: { secret: SECRET, receive: webhooks.receive, events: GITHUB_WEBHOOK_EVENTS },
   });
   let deliveries = 0;
   return {
@@ -188,7 +188,7 @@ export async function createGitHubHarness(
       const answer = res.json<Json>();
       if (answer?.result !== 'accepted') return { status: res.statusCode, body: answer, result: answer?.result };
       await webhooks.drain();
-      const row = await db.selectFrom('github_deliveries').select('result').where('id', '=', id).executeTakeFirst();
+      const row = await db.selectFrom('forge_deliveries').select('result').where('id', '=', id).executeTakeFirst();
       return { status: res.statusCode, body: answer, result: row?.result ?? 'pending' };
     },
     async close() {

@@ -6,7 +6,7 @@
  */
 import { sign } from '@octokit/webhooks-methods';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { readGitHubDelivery } from '../../../../src/adapters/forge/github/observations.js';
+import { GITHUB_WEBHOOK_EVENTS, readGitHubDelivery } from '../../../../src/adapters/forge/github/observations.js';
 import { buildHttpApp } from '../../../../src/api/build-app.js';
 import { ForgeWebhooks } from '../../../../src/app/forge/forge-webhooks.js';
 import type { QueueKey } from '../../../../src/app/service-port.js';
@@ -48,7 +48,7 @@ afterEach(() => h.close());
 const entry = async (n: number): Promise<Entry> =>
   (await h.app.service.getSubmittedPullRequest(h.ctx, key, { number: n })).entry;
 const deliveries = async (): Promise<number> =>
-  (await h.db.selectFrom('github_deliveries').select('id').execute()).length;
+  (await h.db.selectFrom('forge_deliveries').select('id').execute()).length;
 
 describe('POST /webhooks/github', () => {
   it('answers every example delivery of the events it reads with 200 (accepted, then processed, or ignored)', async () => {
@@ -173,7 +173,7 @@ describe('POST /webhooks/github', () => {
       service: h.app.service,
       logger: false,
       enumCase: 'upper',
-      githubWebhooks: { secret: SECRET, receive: webhooks.receive },
+      githubWebhooks: { secret: SECRET, receive: webhooks.receive, events: GITHUB_WEBHOOK_EVENTS },
     });
     webhooks.start();
     try {
@@ -192,7 +192,7 @@ describe('POST /webhooks/github', () => {
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual({ delivery: 'slow-1', event: 'pull_request', result: 'accepted' });
       await vi.waitFor(() => expect(applied).toEqual(['prLabel']));
-      const row = () => h.db.selectFrom('github_deliveries').selectAll().where('id', '=', 'slow-1').executeTakeFirst();
+      const row = () => h.db.selectFrom('forge_deliveries').selectAll().where('id', '=', 'slow-1').executeTakeFirst();
       expect(await row()).toMatchObject({ status: 'pending', event: 'pull_request' });
       release();
       await vi.waitFor(async () =>
@@ -210,7 +210,7 @@ describe('POST /webhooks/github', () => {
     h.api.failNext('GET', /\/pulls\/2$/, 502, { message: 'Server Error' }, {}, 4);
     const res = await h.deliver('pull_request', example('pull_request', 'labeled'), { id: 'flaky' });
     expect(res).toMatchObject({ status: 200, body: { result: 'accepted' }, result: 'pending' });
-    const row = () => h.db.selectFrom('github_deliveries').selectAll().where('id', '=', 'flaky').executeTakeFirst();
+    const row = () => h.db.selectFrom('forge_deliveries').selectAll().where('id', '=', 'flaky').executeTakeFirst();
     expect(await row()).toMatchObject({
       status: 'pending',
       attempts: 1,

@@ -1,11 +1,12 @@
 /**
- * GitHub webhook deliveries (by `X-GitHub-Delivery` id): each verified delivery is stored with its
- * payload when it arrives and processed from here (app/forge/forge-webhooks.ts), once: a pending row
- * is claimed by moving its next attempt past a lease, then marked done (its payload dropped) or
- * scheduled again after a failure, until it is given up (failed).
+ * Forges' webhook deliveries (by their delivery id: X-GitHub-Delivery, X-Gitea-Delivery,
+ * X-Forgejo-Delivery): each verified delivery is stored with its payload and the forge that sent it
+ * when it arrives, and processed from here by that forge's worker (app/forge/forge-webhooks.ts), once:
+ * a pending row is claimed by moving its next attempt past a lease, then marked done (its payload
+ * dropped) or scheduled again after a failure, until it is given up (failed).
  */
 import type { Kysely } from 'kysely';
-import type { Database } from './database.js';
+import type { Database, RepoForge } from './database.js';
 
 export interface StoredDelivery {
   id: string;
@@ -18,22 +19,29 @@ export interface StoredDelivery {
 /** Stores a delivery to be processed at `at`; false when it was stored before (a redelivery or a duplicate). */
 export async function storeDelivery(
   db: Kysely<Database>,
+  forge: RepoForge,
   delivery: { id: string; event: string; payload: string },
   at: number,
 ): Promise<boolean> {
   const res = await db
-    .insertInto('github_deliveries')
-    .values({ ...delivery, received_at: at, status: 'pending', attempts: 0, next_attempt_at: at })
+    .insertInto('forge_deliveries')
+    .values({ ...delivery, forge, received_at: at, status: 'pending', attempts: 0, next_attempt_at: at })
     .onConflict((oc) => oc.column('id').doNothing())
     .executeTakeFirst();
   return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
-/** Ids of pending deliveries due at `now`, in the order they were received. */
-export async function selectDueDeliveryIds(db: Kysely<Database>, now: number, limit: number): Promise<string[]> {
+/** Ids of the forge's pending deliveries due at `now`, in the order they were received. */
+export async function selectDueDeliveryIds(
+  db: Kysely<Database>,
+  forge: RepoForge,
+  now: number,
+  limit: number,
+): Promise<string[]> {
   const rows = await db
-    .selectFrom('github_deliveries')
+    .selectFrom('forge_deliveries')
     .select('id')
+    .where('forge', '=', forge)
     .where('status', '=', 'pending')
     .where('next_attempt_at', '<=', now)
     .orderBy('received_at')
@@ -43,11 +51,12 @@ export async function selectDueDeliveryIds(db: Kysely<Database>, now: number, li
   return rows.map((r) => r.id);
 }
 
-/** When the next pending delivery is due; null when none is pending. */
-export async function nextDeliveryDueAt(db: Kysely<Database>): Promise<number | null> {
+/** When the forge's next pending delivery is due; null when none is pending. */
+export async function nextDeliveryDueAt(db: Kysely<Database>, forge: RepoForge): Promise<number | null> {
   const row = await db
-    .selectFrom('github_deliveries')
+    .selectFrom('forge_deliveries')
     .select((eb) => eb.fn.min('next_attempt_at').as('next'))
+    .where('forge', '=', forge)
     .where('status', '=', 'pending')
     .executeTakeFirst();
   return row?.next === null || row?.next === undefined ? null : Number(row.next);
@@ -64,7 +73,7 @@ export async function claimDelivery(
   until: number,
 ): Promise<StoredDelivery | null> {
   const res = await db
-    .updateTable('github_deliveries')
+    .updateTable('forge_deliveries')
     .set({ next_attempt_at: until })
     .where('id', '=', id)
     .where('status', '=', 'pending')
@@ -72,7 +81,7 @@ export async function claimDelivery(
     .executeTakeFirst();
   if (Number(res.numUpdatedRows) === 0) return null;
   const row = await db
-    .selectFrom('github_deliveries')
+    .selectFrom('forge_deliveries')
     .select(['id', 'event', 'payload', 'attempts'])
     .where('id', '=', id)
     .executeTakeFirstOrThrow();
@@ -87,7 +96,7 @@ export async function completeDelivery(
   attempts: number,
 ): Promise<void> {
   await db
-    .updateTable('github_deliveries')
+    .updateTable('forge_deliveries')
     .set({ status: 'done', result, attempts, payload: null, next_attempt_at: null, last_error: null })
     .where('id', '=', id)
     .execute();
@@ -102,7 +111,7 @@ export async function failDeliveryAttempt(
   retryAt: number | null,
 ): Promise<void> {
   await db
-    .updateTable('github_deliveries')
+    .updateTable('forge_deliveries')
     .set(
       retryAt === null
         ? { status: 'failed', attempts, last_error: error, next_attempt_at: null }

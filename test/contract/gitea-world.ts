@@ -1,0 +1,270 @@
+/**
+ * The gitea and forgejo worlds of the forge contract (forge-world.ts): the real service over in-memory
+ * SQLite with the real gitea forge talking to the fake of each dialect
+ * (test/adapters/forge/gitea/fake-gitea-api.ts: a real HTTP server over a real bare repository,
+ * every request checked against the dialect's Swagger document), git going over its HTTP protocol.
+ * A PR's commit writes `pr-<n>.txt` = its version; a push outside the queue writes
+ * `outside/<label>.txt`; what the target holds is read from those files. The target's branch
+ * protection requires the status `build`.
+ *
+ * Greenline learns of PR changes by polling (`tick`), the path Forgejo's missing `status` event
+ * leaves for every forge: CI posts its statuses on the forge and reports them to the service's status
+ * API as external CI does; a status posted on the forge alone (`reportCiUnheard`) is read from the
+ * forge once the run is quiet. Labels and comment commands arrive by webhook: the fake posts its
+ * signed deliveries to the service's `POST /webhooks/gitea`. A PR turned into a draft (a `WIP:`
+ * title) is told only as an `edited` delivery that greenline reads as the PR touched, not as a
+ * conversion to draft, so `drafts` is not a capability.
+ */
+import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
+import { createGitForge } from '../../src/adapters/forge/git/index.js';
+import { GiteaForge } from '../../src/adapters/forge/gitea/index.js';
+import { GITEA_WEBHOOK_EVENTS, readGiteaDelivery } from '../../src/adapters/forge/gitea/webhook-events.js';
+import { buildHttpApp } from '../../src/api/build-app.js';
+import { ensureOrg } from '../../src/app/admin/org-admin.js';
+import { connectRepo } from '../../src/app/admin/repo-admin.js';
+import { createApp, type App } from '../../src/app/create-app.js';
+import { ForgeWebhooks } from '../../src/app/forge/forge-webhooks.js';
+import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
+import { git } from '../../src/git/git.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import type { CiStatus } from '../../src/ports.js';
+import { connect, type Db } from '../../src/store/connect.js';
+import { migrateToLatest } from '../../src/store/migrations/index.js';
+import { ScriptedCi } from '../doubles/scripted-ci.js';
+import { APP_LINES, appWithLine } from '../adapters/git-fixture.js';
+import { EVERY_SCOPE } from '../../src/app/scopes.js';
+import { type Dialect, FakeGiteaApi, type StatusState } from '../adapters/forge/gitea/fake-gitea-api.js';
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
+import { type ForgeWorld, type OpenPrOptions, POLL_INTERVAL_MS, type WorldKind } from './forge-world.js';
+
+/** The commit status state a CI state is posted as (the forges have no `cancelled`). */
+const POSTED: Record<CiStatus['state'], StatusState> = {
+  pending: 'pending',
+  success: 'success',
+  failure: 'failure',
+  error: 'error',
+  cancelled: 'error',
+  skipped: 'skipped',
+};
+
+/** The secret of the forge's webhook to the service. */
+const SECRET = 'gitea-world-secret';
+
+/** How the world reaches the service's webhook endpoint and its deliveries' worker. */
+interface Receiver {
+  webhooks: ForgeWebhooks;
+  close(): Promise<void>;
+}
+
+class GiteaWorld implements ForgeWorld {
+  constructor(
+    private readonly fake: FakeGiteaApi,
+    private readonly dataDir: string,
+    private readonly db: Db,
+    private readonly app: App,
+    private readonly receiver: Receiver,
+    private readonly clock: ManualClock,
+    readonly ctx: AuthContext,
+    readonly key: QueueKey,
+  ) {}
+
+  /** The forge's delivery of `eventType` posted, signed, to the service; then processed. */
+  private async deliver(eventType: string, payload: Record<string, unknown>): Promise<void> {
+    for (const answer of await this.fake.deliver(eventType, payload))
+      if (answer.status !== 200)
+        throw new Error(`the ${eventType} delivery was answered ${answer.status}: ${answer.body}`);
+    await this.receiver.webhooks.drain();
+  }
+
+  async setLabel(n: number, label: string, on: boolean, by: 'writer' | 'reader' = 'writer'): Promise<void> {
+    const pr = this.fake.pull(n);
+    const id = this.fake.label(label);
+    pr.labels = on ? [...pr.labels.filter((l) => l !== id), id] : pr.labels.filter((l) => l !== id);
+    const action = pr.labels.length > 0 ? 'label_updated' : 'label_cleared';
+    const payload = await this.fake.pullRequestPayload(action, n, { sender: this.fake.userJson(this.person(by)) });
+    await this.deliver('pull_request_label', payload);
+  }
+
+  /** A person with write access, or one who may only read the repository. */
+  private person(by: 'writer' | 'reader'): string {
+    const login = by === 'reader' ? 'rex' : 'ada';
+    this.fake.users.set(login, by === 'reader' ? 'read' : 'write');
+    return login;
+  }
+
+  async comment(n: number, body: string, by: 'writer' | 'reader' = 'writer'): Promise<void> {
+    const comment = this.fake.addComment(n, body, this.person(by));
+    await this.deliver('issue_comment', this.fake.commentPayload(n, comment));
+  }
+
+  async replies(n: number): Promise<string[]> {
+    return this.fake.comments
+      .filter((c) => c.issue === n && c.user === this.fake.tokenUser && !c.body.startsWith('<!-- greenline:'))
+      .map((c) => c.body);
+  }
+
+  get service() {
+    return this.app.service;
+  }
+
+  /** A commit of `files` on the target, pushed to it. */
+  private async moveTarget(files: Record<string, string>, message: string): Promise<void> {
+    await this.fake.setBranch('main', await this.fake.commit(await this.targetSha(), files, message));
+  }
+
+  async openPr(n: number, opts: OpenPrOptions = {}): Promise<void> {
+    const files: Record<string, string> = { [`pr-${n}.txt`]: `${opts.version ?? 'v1'}\n` };
+    if (opts.conflicting) files['src/app.txt'] = appWithLine(1, `line one as PR ${n} has it`);
+    const head = await this.fake.commit(await this.targetSha(), files, `Change ${n}`);
+    await this.fake.openPr(n, { headSha: head, title: `${opts.draft ? 'WIP: ' : ''}Change ${n}` });
+    if (opts.conflicting)
+      await this.moveTarget({ 'src/app.txt': appWithLine(1, 'line one as main has it') }, `Clash with #${n}`);
+  }
+
+  async pushToPr(n: number, version: string): Promise<void> {
+    const head = await this.fake.headOf(n);
+    await this.fake.pushToPr(n, await this.fake.commit(head, { [`pr-${n}.txt`]: `${version}\n` }, `Change ${n}`));
+  }
+
+  async pushToTarget(label: string): Promise<void> {
+    await this.moveTarget({ [`outside/${label}.txt`]: `${label}\n` }, label);
+  }
+
+  async reportCi(sha: string, context: string, state: CiStatus['state']): Promise<void> {
+    this.fake.addStatus(sha, context, POSTED[state]);
+    await this.service.reportStatus(this.ctx, { repo: this.key.repo, sha, status: { context, state } });
+  }
+
+  async reportCiUnheard(sha: string, context: string, state: CiStatus['state']): Promise<void> {
+    this.fake.addStatus(sha, context, POSTED[state]);
+  }
+
+  async closePr(n: number): Promise<void> {
+    this.fake.closePr(n);
+  }
+
+  async resolveConflict(n: number): Promise<void> {
+    await this.moveTarget({ 'src/app.txt': APP_LINES }, `No longer clash with #${n}`);
+  }
+
+  async changeBase(n: number, branch: string): Promise<void> {
+    if (!(await this.fake.branchSha(branch))) await this.fake.setBranch(branch, await this.targetSha());
+    this.fake.pull(n).base = branch;
+  }
+
+  async mergeOutside(n: number): Promise<void> {
+    await this.fake.mergeOnForge(n);
+  }
+
+  async tick(): Promise<void> {
+    this.clock.advance(POLL_INTERVAL_MS);
+    await this.app.poller.pollOnce();
+    await this.app.runner.drain();
+  }
+
+  async targetSha(): Promise<string> {
+    const sha = await this.fake.branchSha('main');
+    if (!sha) throw new Error('main does not exist');
+    return sha;
+  }
+
+  async targetHolds(): Promise<string[]> {
+    const files = (await git(['ls-tree', '-r', '--name-only', 'main'], { cwd: this.fake.bare })).split('\n');
+    const held: string[] = [];
+    for (const file of files) {
+      const pr = /^pr-(\d+)\.txt$/.exec(file);
+      const outside = /^outside\/(.+)\.txt$/.exec(file);
+      if (pr) held.push(`#${pr[1]} ${(await this.fake.fileAt('main', file))!.trim()}`);
+      if (outside) held.push(outside[1]!);
+    }
+    return held.sort();
+  }
+
+  async close(): Promise<void> {
+    await this.receiver.close();
+    await this.app.stop();
+    await this.db.destroy();
+    // A scenario may end with a PR still testing: its test branch is the run's, not a leftover.
+    const branches = await git(['for-each-ref', '--format=%(refname)', 'refs/heads/greenline-merge/'], {
+      cwd: this.fake.bare,
+    });
+    for (const ref of branches.split('\n').filter(Boolean))
+      await git(['update-ref', '-d', ref], { cwd: this.fake.bare });
+    await this.fake.close();
+    await removeTempDir(this.dataDir);
+  }
+}
+
+function giteaWorldOf(dialect: Dialect): WorldKind {
+  return {
+    name: dialect,
+    capabilities: new Set([
+      'close',
+      'conflicts',
+      'baseChange',
+      'outsideMerge',
+      'labels',
+      'comments',
+      'permissions',
+      'lostDeliveries',
+    ]),
+    async create() {
+      const fake = await FakeGiteaApi.start(dialect);
+      await fake.setBranch(
+        'main',
+        await fake.commit(await fake.branchSha('main'), { 'src/app.txt': APP_LINES }, 'Add the app'),
+      );
+      fake.protections.push({ rule_name: 'main', enable_status_check: true, status_check_contexts: ['build'] });
+      const dataDir = await makeTempDir(`greenline-${dialect}-world-`);
+      const db = connect({ databaseUrl: 'sqlite::memory:', dataDir: '' });
+      await migrateToLatest(db);
+      const clock = new ManualClock(Date.UTC(2026, 0, 5, 9));
+      const logger = pino({ level: 'silent' });
+      const ci = new ScriptedCi();
+      const forge = new GiteaForge({
+        url: fake.url,
+        token: fake.token,
+        // Every read fetches: the scenarios push to the forge between reads.
+        git: createGitForge({ dataDir, logger, fetchTtlMs: 0 }),
+        logger,
+      });
+      const app = createApp({
+        db,
+        clock,
+        forges: { gitea: forge },
+        pollIntervalMs: POLL_INTERVAL_MS,
+        newId: randomUUID,
+        createCi: (onStatus) => {
+          ci.onStatus = onStatus;
+          return ci;
+        },
+      });
+      const org = await ensureOrg(db, 'acme', clock.now());
+      const ctx: AuthContext = { orgId: org.id, orgName: org.name, tokenId: 'test', scopes: EVERY_SCOPE };
+      await connectRepo(db, { org: 'acme', slug: '127.0.0.1/acme/web', forge: 'gitea', remote: fake.url }, clock.now());
+      const key: QueueKey = { repo: { host: '127.0.0.1', owner: 'acme', name: 'web' }, targetBranch: 'main' };
+      await app.service.createQueue(ctx, key, {});
+      const webhooks = new ForgeWebhooks({
+        db,
+        clock,
+        observations: app.forgeObservations,
+        forge: 'gitea',
+        translate: readGiteaDelivery,
+        logger,
+      });
+      const http = await buildHttpApp({
+        service: app.service,
+        logger: false,
+        enumCase: 'upper',
+        giteaWebhooks: { secret: SECRET, receive: webhooks.receive, events: GITEA_WEBHOOK_EVENTS },
+      });
+      fake.hooks.push({ url: `${await http.listen({ port: 0, host: '127.0.0.1' })}/webhooks/gitea`, secret: SECRET });
+      const receiver = { webhooks, close: () => http.close() };
+      return new GiteaWorld(fake, dataDir, db, app, receiver, clock, ctx, key);
+    },
+  };
+}
+
+export const giteaWorld = giteaWorldOf('gitea');
+export const forgejoWorld = giteaWorldOf('forgejo');

@@ -1,0 +1,22 @@
+/** The comment commands, read alike on every forge. */
+import { describe, expect, it } from 'vitest';
+import { parseQueueCommand } from '../src/forge-observations.js';
+
+describe('comment commands', () => {
+  it.each([
+    ['/greenline merge', { kind: 'merge', noBatch: false }],
+    ['LGTM\n/trunk merge -p urgent --no-batch', { kind: 'merge', priority: 'urgent', noBatch: true }],
+    ['/greenline merge --priority=10', { kind: 'merge', priority: '10', noBatch: false }],
+    ['/greenline cancel', { kind: 'cancel' }],
+    ['/trunk cancel now', { kind: 'invalid', message: '/trunk cancel takes no options, got now' }],
+    [
+      '/greenline stack',
+      { kind: 'invalid', message: 'unknown command /greenline stack: use /greenline merge or /greenline cancel' },
+    ],
+    ['/greenline merge --priority', { kind: 'invalid', message: expect.stringMatching(/needs a value/) }],
+    ['please /greenline merge', null],
+    ['nothing here', null],
+  ])('%j', (body, expected) => {
+    expect(parseQueueCommand(body)).toEqual(expected);
+  });
+});
