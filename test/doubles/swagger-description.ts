@@ -50,11 +50,22 @@ export interface SwaggerMatch {
 
 interface Node {
   literal: Map<string, Node>;
+  /** Segments of literal text and parameters, e.g. `{index}.{diffType}`, by their pattern. */
+  mixed: Map<string, { re: RegExp; node: Node }>;
   param: Node | null;
   ops: Map<string, SwaggerOperation>;
 }
 
-const newNode = (): Node => ({ literal: new Map(), param: null, ops: new Map() });
+const newNode = (): Node => ({ literal: new Map(), mixed: new Map(), param: null, ops: new Map() });
+
+/** `{index}.{diffType}` → a pattern capturing each parameter. */
+const mixedPattern = (seg: string): RegExp =>
+  new RegExp(
+    `^${seg
+      .split(/\{[^}]+\}/)
+      .map((lit) => lit.replace(/[.+?^${}()|[\]\\*]/g, '\\$&'))
+      .join('([^/]+?)')}$`,
+  );
 
 /** A schema change one document needs to describe what its server sends: `definition.property` takes `also`. */
 export interface Allowance {
@@ -102,8 +113,11 @@ export class SwaggerDescription {
     for (const [template, item] of Object.entries(this.doc.paths as Record<string, Json>)) {
       let node = this.root;
       for (const seg of template.split('/').filter(Boolean)) {
-        if (/^\{.+\}$/.test(seg)) node = node.param ??= newNode();
-        else {
+        if (/^\{[^}]+\}$/.test(seg)) node = node.param ??= newNode();
+        else if (seg.includes('{')) {
+          if (!node.mixed.has(seg)) node.mixed.set(seg, { re: mixedPattern(seg), node: newNode() });
+          node = node.mixed.get(seg)!.node;
+        } else {
           if (!node.literal.has(seg)) node.literal.set(seg, newNode());
           node = node.literal.get(seg)!;
         }
@@ -151,10 +165,16 @@ export class SwaggerDescription {
         const names = [...op.template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
         return { op, pathParams: Object.fromEntries(names.map((n, k) => [n, values[k]!])) };
       }
-      const lit = node.literal.get(decodeURIComponent(segs[i]!));
+      const seg = decodeURIComponent(segs[i]!);
+      const lit = node.literal.get(seg);
       const viaLiteral = lit ? walk(lit, i + 1, values) : null;
-      if (viaLiteral || !node.param) return viaLiteral;
-      return walk(node.param, i + 1, [...values, decodeURIComponent(segs[i]!)]);
+      if (viaLiteral) return viaLiteral;
+      for (const { re, node: next } of node.mixed.values()) {
+        const m = re.exec(seg);
+        const found = m ? walk(next, i + 1, [...values, ...m.slice(1)]) : null;
+        if (found) return found;
+      }
+      return node.param ? walk(node.param, i + 1, [...values, seg]) : null;
     };
     return walk(this.root, 0, []);
   }

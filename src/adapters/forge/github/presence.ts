@@ -17,64 +17,23 @@
  * Best effort: a failure is logged and the queue goes on.
  */
 import type { Logger } from 'pino';
-import type { PrOutlook } from '../../../engine/eta.js';
 import type { QueueEventPayload } from '../../../engine/types.js';
+import {
+  type CheckStage,
+  checkName,
+  commentBody,
+  commentMarker,
+  describeStage,
+  LABEL_PREFIX,
+  outlookText,
+  SHOWN,
+  STATE_LABELS,
+  type Stage,
+} from '../../../forge-presence.js';
 import type { ForgePort, RepoBinding } from '../../../ports.js';
 import { allPages, failureOf, hasStatus, type GitHubClients, type RepoApi } from './client.js';
 import { createOnce, NOT_RETRIED } from './create-once.js';
 import { fetchPull, type GitHubPull } from './pulls.js';
-
-type Stage = 'submitted' | 'queued' | 'testing' | 'pending_failure' | 'merged' | 'failed' | 'canceled';
-/** The stages shown by the check: the queue's, and `merging` (tests passed, greenline's required check passed). */
-type CheckStage = Stage | 'merging';
-
-/** The label each stage puts on the PR (stateLabelsEnabled). */
-const LABEL_PREFIX = 'greenline:';
-const STATE_LABELS: Record<Stage, string> = {
-  submitted: `${LABEL_PREFIX}not-ready`,
-  queued: `${LABEL_PREFIX}queued`,
-  testing: `${LABEL_PREFIX}testing`,
-  pending_failure: `${LABEL_PREFIX}pending-failure`,
-  merged: `${LABEL_PREFIX}merged`,
-  failed: `${LABEL_PREFIX}failed`,
-  canceled: `${LABEL_PREFIX}cancelled`,
-};
-
-interface Shown {
-  status: 'queued' | 'in_progress' | 'completed';
-  conclusion?: 'success' | 'failure' | 'cancelled';
-  /** Commit status state (token auth). */
-  state: 'pending' | 'success' | 'failure' | 'error';
-  title: string;
-  emoji: string;
-}
-
-const SHOWN: Record<CheckStage, Shown> = {
-  submitted: {
-    status: 'queued',
-    state: 'pending',
-    title: 'Submitted: waiting until the pull request is ready',
-    emoji: '⏳',
-  },
-  queued: { status: 'queued', state: 'pending', title: 'Queued', emoji: '⏳' },
-  testing: { status: 'in_progress', state: 'pending', title: 'Testing', emoji: '🧪' },
-  pending_failure: {
-    status: 'in_progress',
-    state: 'pending',
-    title: 'Tests failed; waiting for the runs ahead to settle the blame',
-    emoji: '⚠️',
-  },
-  merging: {
-    status: 'completed',
-    conclusion: 'success',
-    state: 'success',
-    title: 'Tests passed: merging',
-    emoji: '✅',
-  },
-  merged: { status: 'completed', conclusion: 'success', state: 'success', title: 'Merged', emoji: '✅' },
-  failed: { status: 'completed', conclusion: 'failure', state: 'failure', title: 'Failed', emoji: '❌' },
-  canceled: { status: 'completed', conclusion: 'cancelled', state: 'error', title: 'Cancelled', emoji: '🚫' },
-};
 
 /** A check run greenline shows: its id, and its conclusion once completed (null before). */
 interface ShownCheckRun {
@@ -95,9 +54,6 @@ async function latestCheckRun({ api, loc }: RepoApi, sha: string, name: string):
     ? { id: Number(run.id), conclusion: run.status === 'completed' ? (run.conclusion ?? 'neutral') : null }
     : null;
 }
-
-export const checkName = (targetBranch: string): string => `greenline (${targetBranch})`;
-export const commentMarker = (targetBranch: string): string => `<!-- greenline:queue=${targetBranch} -->`;
 
 export interface PresenceDeps {
   clients: GitHubClients;
@@ -132,7 +88,7 @@ export class Presence {
       for (const n of event.prNumbers) {
         const pr = await fetchPull(await this.deps.clients.repoApi(repo), n);
         if (!pr) continue;
-        const text = describe(stage, event, queue.reasons?.get(n)) + outlookText(queue.outlook?.get(n));
+        const text = describeStage(stage, event, queue.reasons?.get(n), 'GitHub') + outlookText(queue.outlook?.get(n));
         const link = this.link(repo, queue.targetBranch, n);
         if (config.statusCheckEnabled) await this.showCheck(repo, queue.targetBranch, pr.head.sha, stage, text, link);
         if (config.commentsEnabled) await this.showComment(repo, queue.targetBranch, n, stage, text, link);
@@ -236,16 +192,7 @@ export class Presence {
   ): Promise<void> {
     const { api, loc } = await this.deps.clients.repoApi(repo);
     const marker = commentMarker(branch);
-    const shown = SHOWN[stage];
-    const body = [
-      marker,
-      `**greenline merge queue** (\`${branch}\`): ${shown.emoji} ${shown.title}`,
-      '',
-      text,
-      ...(link ? ['', `[Details](${link})`] : []),
-      '',
-      '<sub>Comment `/greenline merge` to submit this pull request, `/greenline cancel` to take it out of the queue.</sub>',
-    ].join('\n');
+    const body = commentBody(branch, stage, text, link);
     const key = `${repo.id}:${pr}:${branch}`;
     const findComment = async (): Promise<number | null> => {
       const comments = await allPages(
@@ -360,51 +307,4 @@ export class Presence {
 /** The title template with `{prs}` (`#12, #13`) and `{branch}` (the target branch) replaced. */
 export function testPrTitle(template: string, values: { prs: string; branch: string }): string {
   return template.replaceAll('{prs}', values.prs).replaceAll('{branch}', values.branch);
-}
-
-/**
- * Where the PR stands, as a paragraph after the stage's text: its position, what it waits on, and
- * its estimated merge time (UTC), when the queue knows them; '' otherwise.
- */
-export function outlookText(outlook: PrOutlook | undefined): string {
-  if (!outlook) return '';
-  const parts = [
-    ...(outlook.position !== null ? [`Position ${outlook.position} in the queue.`] : []),
-    `Waiting on: ${outlook.waitingOn.message}`,
-    outlook.estimatedMergeAt !== null
-      ? `Estimated merge: ${new Date(outlook.estimatedMergeAt).toISOString().slice(0, 16).replace('T', ' ')} UTC (if its tests pass).`
-      : 'Estimated merge: not known yet.',
-  ];
-  return `\n\n${parts.join(' ')}`;
-}
-
-/**
- * The stage in words. Past its test run, the PR's reason as the queue words it everywhere (the
- * API's, the dashboard's), with its specifics: which check failed, which setting blocks merging.
- */
-function describe(stage: Stage, event: QueueEventPayload, why?: { message: string; detail?: string }): string {
-  // Without the words (a caller that has none), the reason's code.
-  const reason = why ? `${why.message}${why.detail ? ` ${why.detail}` : ''}` : event.reason;
-  const batch = event.batched
-    ? ` together with ${event.prNumbersInBatch
-        .filter((n) => !event.prNumbers.includes(n))
-        .map((n) => `#${n}`)
-        .join(', ')}`
-    : '';
-  switch (stage) {
-    case 'submitted':
-      return "Submitted to the merge queue. It is admitted once GitHub reports it mergeable, not a draft, and based on the queue's branch.";
-    case 'queued':
-      return reason ?? 'Waiting for a test slot.';
-    case 'testing':
-      return `Testing${batch} on \`${event.testBranch ?? '?'}\`${event.testBranchSha ? ` at ${event.testBranchSha.slice(0, 7)}` : ''}.`;
-    case 'pending_failure':
-      return `The test run failed; waiting for the runs ahead of it before it is blamed.${reason ? ` ${reason}` : ''}`;
-    case 'merged':
-      return reason ?? 'Merged by the queue.';
-    case 'failed':
-      return `Taken out of the queue. ${reason ?? 'Its test run failed.'} Fix the problem and submit it again.`;
-    case 'canceled':
-      return reason ?? 'Cancelled.';
-  }
 }

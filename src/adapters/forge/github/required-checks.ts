@@ -10,7 +10,7 @@
 import type { CiStatus } from '../../../ports.js';
 import { allPages, hasStatus, type RepoApi } from './client.js';
 import { getBranchSha } from './branches.js';
-import { checkName } from './presence.js';
+import { checkName } from '../../../forge-presence.js';
 
 type CheckState = 'pending' | 'success' | 'failure' | 'cancelled' | 'skipped';
 

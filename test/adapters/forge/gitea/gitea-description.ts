@@ -10,7 +10,8 @@ export type Dialect = 'gitea' | 'forgejo';
 
 /**
  * Where the documents differ from their servers (the reference data's errata): a commit with no
- * statuses has the combined state `""` (Gitea returns an empty CombinedStatus), which neither enum lists.
+ * statuses has the combined state `""` (Gitea returns an empty CombinedStatus), which neither enum
+ * lists; a PR not merged has `merge_commit_sha: null` (a `*string` in Go, null in the captured payloads).
  */
 const ALLOWANCES: Allowance[] = [
   {
@@ -18,6 +19,12 @@ const ALLOWANCES: Allowance[] = [
     property: 'state',
     also: [''],
     why: 'a commit without statuses answers an empty CombinedStatus, state ""',
+  },
+  {
+    definition: 'PullRequest',
+    property: 'merge_commit_sha',
+    also: [null],
+    why: 'MergedCommitID is a *string: null until the PR is merged',
   },
 ];
 

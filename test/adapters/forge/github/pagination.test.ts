@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_QUEUE_CONFIG } from '../../../../src/engine/config.js';
-import { commentMarker } from '../../../../src/adapters/forge/github/presence.js';
+import { commentMarker } from '../../../../src/forge-presence.js';
 import { bindingFor, makeForge, prEvent } from './github-harness.js';
 import { FakeGitHubApi } from './fake-github-api.js';
 
