@@ -231,15 +231,15 @@ export const ServerConfigSchema = Type.Object({
     default: null,
     env: 'GREENLINE_GITEA_URL',
     description:
-      'web address of the Gitea or Forgejo server (e.g. https://git.example.com, or https://codeberg.org); its API is `<url>/api/v1`',
-    defaultText: 'none (no gitea forge)',
+      'web address of the Gitea or Forgejo server (e.g. https://git.example.com, or https://codeberg.org; its API is `<url>/api/v1`): where `repo connect --forge gitea` finds repositories of its host',
+    defaultText: 'none (`https://HOST` of each repository)',
     mustBe: 'be an http(s) URL such as https://git.example.com',
   }),
   giteaToken: setting(nullable(Type.String({ minLength: 1 })), {
     default: null,
     env: 'GREENLINE_GITEA_TOKEN',
     description:
-      'access token of the Gitea or Forgejo user greenline acts as (sent as `Authorization: token …`; scopes in docs/gitea.md)',
+      'access token of the Gitea or Forgejo user greenline acts as (sent as `Authorization: token …`; scopes in docs/gitea.md); the gitea forge is available when it is set',
     defaultText: 'none (no gitea forge)',
     secret: true,
   }),

@@ -138,9 +138,9 @@ export function validateConfig(input: Layer): Readonly<GreenlineConfig> {
       'githubAppId and githubPrivateKeyPath go together: set both to authenticate as a GitHub App (or set githubToken instead)',
     );
   }
-  if ((config.giteaUrl === null) !== (config.giteaToken === null)) {
+  if (config.giteaUrl !== null && config.giteaToken === null) {
     throw new ConfigError(
-      'giteaUrl and giteaToken go together: set both for the gitea forge (the server, and the token greenline acts with there; see docs/gitea.md)',
+      'giteaUrl needs giteaToken: the token of the Gitea or Forgejo user greenline acts as (see docs/gitea.md)',
     );
   }
   return Object.freeze({

@@ -8,7 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import { isAbsolute } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { createCommandCi, type CommandCi } from './adapters/ci/command/index.js';
-import { createGitForge } from './adapters/forge/git/index.js';
+import { createGitForge, type GitForge } from './adapters/forge/git/index.js';
+import { GITEA_WEBHOOK_EVENTS, GiteaForge, readGiteaDelivery } from './adapters/forge/gitea/index.js';
 import {
   GITHUB_WEBHOOK_EVENTS,
   gitHubForgeFromSettings,
@@ -112,6 +113,19 @@ export function gitHubForgeOf(
 }
 
 /**
+ * The gitea forge of the configuration's gitea settings, null without giteaToken. Each repository is
+ * on the server it was connected with (its binding's remote); giteaUrl is the server of any other.
+ */
+export function giteaForgeOf(
+  config: Pick<GreenlineConfig, 'giteaUrl' | 'giteaToken'>,
+  git: GitForge,
+  logger: Logger,
+): GiteaForge | null {
+  if (config.giteaToken === null) return null;
+  return new GiteaForge({ url: config.giteaUrl ?? '', token: config.giteaToken, git, logger });
+}
+
+/**
  * `config` comes from `loadConfig`, which makes its paths absolute: git and the CI runner's commands
  * run in other directories, where a relative data dir would name another place.
  */
@@ -124,6 +138,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
   let db: Db | null = null;
   let app: App | null = null;
   let githubDeliveries: ForgeWebhooks | null = null;
+  let giteaDeliveries: ForgeWebhooks | null = null;
   let ci: CommandCi | null = null;
   let http: FastifyInstance | null = null;
   let operator: OperatorMetricsServer | null = null;
@@ -134,6 +149,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
     await operator?.stop();
     await http?.close();
     await githubDeliveries?.stop();
+    await giteaDeliveries?.stop();
     await app?.stop();
     await ci?.stop();
     await db?.destroy();
@@ -141,6 +157,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
     http = null;
     app = null;
     githubDeliveries = null;
+    giteaDeliveries = null;
     ci = null;
     db = null;
   }
@@ -167,13 +184,21 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
           logger.warn(
             'the github forge is configured without githubWebhookSecret: CI results of GitHub checks, comments and labels are not received',
           );
+        const gitea = giteaForgeOf(config, git, logger.child({ part: 'gitea' }));
+        if (gitea && !config.giteaWebhookSecret)
+          logger.warn(
+            'the gitea forge is configured without giteaWebhookSecret: changes on Gitea are read by polling alone, and comment commands are not received',
+          );
         app = createApp({
           db,
           clock: systemClock,
-          forges: { git, ...(github ? { github } : {}) },
+          forges: { git, ...(github ? { github } : {}), ...(gitea ? { gitea } : {}) },
           pollIntervalMs: config.pollIntervalSeconds * 1000,
-          // With its webhook, GitHub tells of changes: polling is the safety net.
-          webhookForges: github && config.githubWebhookSecret ? ['github'] : [],
+          // With its webhook, a forge tells of changes: polling is the safety net.
+          webhookForges: [
+            ...(github && config.githubWebhookSecret ? (['github'] as const) : []),
+            ...(gitea && config.giteaWebhookSecret ? (['gitea'] as const) : []),
+          ],
           retentionMs: config.retentionDays * DAY_MS,
           logger,
           webhookPolicy: new UrlPolicy(config.webhookAllowedHosts),
@@ -211,6 +236,19 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
               })
             : null;
         githubDeliveries = deliveries;
+        // Gitea's and Forgejo's likewise, by their own worker.
+        const giteaWebhooks =
+          gitea && config.giteaWebhookSecret
+            ? new ForgeWebhooks({
+                db,
+                clock: systemClock,
+                observations: app.forgeObservations,
+                forge: 'gitea',
+                translate: readGiteaDelivery,
+                logger: logger.child({ part: 'gitea-deliveries' }),
+              })
+            : null;
+        giteaDeliveries = giteaWebhooks;
         http = await buildHttpApp({
           service: app.service,
           logger,
@@ -226,9 +264,19 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
                 },
               }
             : {}),
+          ...(giteaWebhooks && config.giteaWebhookSecret
+            ? {
+                giteaWebhooks: {
+                  secret: config.giteaWebhookSecret,
+                  receive: giteaWebhooks.receive,
+                  events: GITEA_WEBHOOK_EVENTS,
+                },
+              }
+            : {}),
         });
         app.start();
         deliveries?.start();
+        giteaWebhooks?.start();
         const address = await http.listen({ port: config.port, host: config.host });
         url = address;
         if (metrics) {

@@ -54,6 +54,13 @@ const FORGE_NAMES: Record<ConnectRepoRequest['forge'], string> = {
   gitea: 'Gitea',
 };
 
+/** Where greenline's access to a repository is given, for the message saying it has none. */
+const ACCESS_HINTS: Record<ConnectRepoRequest['forge'], string> = {
+  git: '',
+  github: ' (the GitHub App installed on it, or a token that may read it)',
+  gitea: ' (giteaToken: the token of a user who may read and push to it)',
+};
+
 /**
  * The repository of `req` as its forge spells it, asked of the forge before connecting: `slug` is what
  * to connect (the forge's own owner/name, e.g. GitHub's `Acme/Web` for `acme/web`), `respelled` a
@@ -65,24 +72,35 @@ export async function forgeSpelling(
   forge: ForgePort,
   req: ConnectRepoRequest,
 ): Promise<{ slug: string; respelled: string | null; defaultBranch: string | null }> {
-  const { host, owner, name } = parseRepoSlug(req.slug);
   if (!forge.describeRepository) return { slug: req.slug, respelled: null, defaultBranch: null };
-  // The binding the repository will have, before it is stored (so without an id).
-  const described = await forge.describeRepository({
+  return spellingOf(req, await forge.describeRepository(pendingBinding(req)));
+}
+
+/** The binding the repository of `req` will have, before it is stored (so without an id). */
+export function pendingBinding(req: ConnectRepoRequest): RepoBinding {
+  return {
     id: '',
     org: req.org,
-    repo: { host, owner, name },
+    repo: parseRepoSlug(req.slug),
     forge: req.forge,
     remote: req.remote ?? null,
     prRefPattern: req.prRefPattern ?? DEFAULT_PR_REF_PATTERN,
     ciCommand: req.ciCommand ?? null,
     testBranchPrefix: req.testBranchPrefix ?? DEFAULT_TEST_BRANCH_PREFIX,
     installationId: req.installationId ?? null,
-  });
+  };
+}
+
+/** forgeSpelling of what the forge described (null: it has no such repository greenline may read). */
+export function spellingOf(
+  req: ConnectRepoRequest,
+  described: { owner: string; name: string; defaultBranch: string | null } | null,
+): { slug: string; respelled: string | null; defaultBranch: string | null } {
+  const { host, owner, name } = parseRepoSlug(req.slug);
   const forgeName = FORGE_NAMES[req.forge];
   if (!described) {
     throw new Error(
-      `${forgeName} has no repository ${owner}/${name} that greenline may read: check the name, and greenline's access to it${req.forge === 'github' ? ' (the GitHub App installed on it, or a token that may read it)' : ''}`,
+      `${forgeName}${req.forge === 'gitea' && req.remote ? ` at ${req.remote}` : ''} has no repository ${owner}/${name} that greenline may read: check the name, and greenline's access to it${ACCESS_HINTS[req.forge]}`,
     );
   }
   const slug = `${host}/${described.owner}/${described.name}`;

@@ -218,13 +218,7 @@ export class ForgeObservations {
   ): Promise<boolean> {
     const who = o.sender ? { login: o.sender } : {};
     if (!(await this.allowed(repo, o.prNumber, who, `the ${o.added ? '' : 'removed '}label "${o.label}"`))) return true;
-    await this.run(
-      repo,
-      queue,
-      o.prNumber,
-      o.added ? { kind: 'merge', noBatch: false } : { kind: 'cancel' },
-      o.sender,
-    );
+    await this.run(repo, queue, o.prNumber, o.added ? { kind: 'merge', noBatch: false } : { kind: 'cancel' }, o.sender);
     return true;
   }
 

@@ -40,6 +40,7 @@ import {
 } from '../../../forge-presence.js';
 import type { AdvanceResult, BuildResult, CiStatus, ForgePort, ForgeRepository, RepoBinding } from '../../../ports.js';
 import { GiteaApiError, GiteaClient, hasStatus } from './client.js';
+import { ciStateOf } from './webhook-events.js';
 
 /** What the gitea forge leaves to git: the git forge, on the repository's clone URL. */
 export type GitOperations = Pick<ForgePort, 'getBranchSha' | 'createTestBranch' | 'deleteBranch' | 'advanceTarget'> &
@@ -94,16 +95,6 @@ export interface GiteaRepositoryFacts extends ForgeRepository {
   /** Branch protection rules: the branch (glob) each protects and the status contexts it requires. */
   protections: { rule: string; requiredContexts: string[] }[];
 }
-
-/** A commit status state of the forges as a CI state. */
-const CI_STATE: Record<string, CiStatus['state']> = {
-  pending: 'pending',
-  success: 'success',
-  failure: 'failure',
-  error: 'error',
-  warning: 'failure',
-  skipped: 'skipped',
-};
 
 /** Repository permissions that let a PR comment command the queue. */
 const MAY_COMMAND = new Set(['write', 'admin', 'owner']);
@@ -254,7 +245,7 @@ export class GiteaForge implements ForgePort {
     }
     return statuses.map((s) => ({
       context: s.context,
-      state: CI_STATE[s.status] ?? 'pending',
+      state: ciStateOf(s.status) ?? 'pending',
       ...(s.target_url ? { url: s.target_url } : {}),
       ...(s.description ? { description: s.description } : {}),
     }));

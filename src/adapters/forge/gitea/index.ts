@@ -5,3 +5,4 @@ export {
   type GiteaRepositoryFacts,
   type GitOperations,
 } from './gitea-forge.js';
+export { ciStateOf, GITEA_WEBHOOK_EVENTS, readGiteaDelivery } from './webhook-events.js';

@@ -174,23 +174,16 @@ function comment(p: GiteaPayload): ForgeObservation[] {
   return [{ kind: 'prComment', prNumber, command, ...(author ? { author } : {}) }];
 }
 
-/**
- * A Gitea commit status state as a CI status state: `skipped` passes (Gitea ranks it above success);
- * `warning` does not (Gitea ranks it between failure and pending); null for a state Gitea does not define.
- */
-export function ciStateOf(state: string | undefined): CiStatus['state'] | null {
-  switch (state) {
-    case 'success':
-    case 'skipped':
-      return 'success';
-    case 'pending':
-      return 'pending';
-    case 'failure':
-    case 'warning':
-      return 'failure';
-    case 'error':
-      return 'error';
-    default:
-      return null;
-  }
-}
+/** The forges' commit status states as CI states: `warning` counts as a failure (the check did not pass). */
+const CI_STATES: Readonly<Record<string, CiStatus['state']>> = {
+  pending: 'pending',
+  success: 'success',
+  failure: 'failure',
+  error: 'error',
+  warning: 'failure',
+  skipped: 'skipped',
+};
+
+/** A Gitea or Forgejo commit status state as a CI state; null for a state the forges do not define. */
+export const ciStateOf = (state: string | undefined): CiStatus['state'] | null =>
+  state !== undefined && Object.hasOwn(CI_STATES, state) ? CI_STATES[state]! : null;

@@ -43,8 +43,9 @@ describe('gitea configuration', () => {
 
   it('names the problem: a URL without its token, a URL that is no URL', () => {
     expect(() => loadConfig({ cwd: dir, env: { GREENLINE_GITEA_URL: 'https://git.example.com' } })).toThrow(
-      /giteaUrl and giteaToken go together/,
+      /giteaUrl needs giteaToken/,
     );
+    expect(loadConfig({ cwd: dir, env: { GREENLINE_GITEA_TOKEN: 't' } }).giteaUrl).toBeNull();
     expect(() =>
       loadConfig({ cwd: dir, env: { GREENLINE_GITEA_URL: 'git.example.com', GREENLINE_GITEA_TOKEN: 't' } }),
     ).toThrow('giteaUrl must be an http(s) URL such as https://git.example.com, got "git.example.com"');

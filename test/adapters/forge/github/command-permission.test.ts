@@ -69,7 +69,9 @@ describe('github: who may command the queue from a comment', () => {
     expect(await state()).not.toBeNull();
     await h.deliver('issue_comment', comment('/greenline cancel', 'mallory', 'CONTRIBUTOR'));
     expect(await state()).not.toBe('CANCELLED');
-    expect(h.api.comments.at(-1)!.body).toMatch(/^@mallory: greenline ignored the command: only people with write access/);
+    expect(h.api.comments.at(-1)!.body).toMatch(
+      /^@mallory: greenline ignored the command: only people with write access/,
+    );
     expect(permissionCalls()).toEqual([]);
   });
 
