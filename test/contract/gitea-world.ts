@@ -11,9 +11,8 @@
  * leaves for every forge: CI posts its statuses on the forge and reports them to the service's status
  * API as external CI does; a status posted on the forge alone (`reportCiUnheard`) is read from the
  * forge once the run is quiet. Labels and comment commands arrive by webhook: the fake posts its
- * signed deliveries to the service's `POST /webhooks/gitea`. A PR turned into a draft (a `WIP:`
- * title) is told only as an `edited` delivery that greenline reads as the PR touched, not as a
- * conversion to draft, so `drafts` is not a capability.
+ * signed deliveries to the service's `POST /webhooks/gitea`. A PR is a draft by its title (`WIP:`),
+ * which greenline sees when it reads the PR.
  */
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
@@ -140,6 +139,12 @@ class GiteaWorld implements ForgeWorld {
     this.fake.addStatus(sha, context, POSTED[state]);
   }
 
+  async setDraft(n: number, draft: boolean): Promise<void> {
+    const pr = this.fake.pull(n);
+    const title = pr.title.replace(/^\s*(WIP:|\[WIP\])\s*/i, '');
+    pr.title = draft ? `WIP: ${title}` : title;
+  }
+
   async closePr(n: number): Promise<void> {
     this.fake.closePr(n);
   }
@@ -206,6 +211,7 @@ function giteaWorldOf(dialect: Dialect): WorldKind {
       'outsideMerge',
       'labels',
       'comments',
+      'drafts',
       'permissions',
       'lostDeliveries',
     ]),
