@@ -89,6 +89,8 @@ const EXPECTED: Record<string, Scope[]> = {
   'POST /v1/listConcludedPullRequests': R,
   'GET /v1/streamQueueEvents': R,
   'POST /v1/getCurrentToken': R,
+  'POST /v1/listAuditEvents': ['admin', 'audit:read'],
+  'POST /v1/notifyRefsMoved': ['refs:notify'],
   'GET /v2/merge-queues': R,
   'POST /v2/merge-queues': QW,
   'GET /v2/merge-queues/metrics': R,
