@@ -60,6 +60,24 @@ export const SHOWN: Record<CheckStage, Shown> = {
   canceled: { status: 'completed', conclusion: 'cancelled', state: 'error', title: 'Cancelled', emoji: '🚫' },
 };
 
+/**
+ * The details link of a PR's queue status: `template` (the forge's details URL setting) with `{owner}`,
+ * `{repo}`, `{branch}` and `{pr}` filled in; null without a template.
+ */
+export function detailsLink(
+  template: string | undefined | null,
+  repo: { owner: string; name: string },
+  branch: string,
+  pr: number,
+): string | null {
+  if (!template) return null;
+  return template
+    .replaceAll('{owner}', repo.owner)
+    .replaceAll('{repo}', repo.name)
+    .replaceAll('{branch}', encodeURIComponent(branch))
+    .replaceAll('{pr}', String(pr));
+}
+
 /** The name of greenline's own check (a check run, or a commit status context) of a queue on a commit. */
 export const checkName = (targetBranch: string): string => `greenline (${targetBranch})`;
 export const commentMarker = (targetBranch: string): string => `<!-- greenline:queue=${targetBranch} -->`;

@@ -32,6 +32,7 @@ import {
   commentBody,
   commentMarker,
   describeStage,
+  detailsLink,
   LABEL_PREFIX,
   outlookText,
   SHOWN,
@@ -321,7 +322,7 @@ export class GiteaForge implements ForgePort {
         if (!pr) continue;
         const text =
           describeStage(stage, event, queue.reasons?.get(n), 'the forge') + outlookText(queue.outlook?.get(n));
-        const link = this.link(repo, targetBranch, n);
+        const link = detailsLink(this.opts.detailsUrl, repo.repo, targetBranch, n);
         if (config.statusCheckEnabled) await this.showStatus(repo, targetBranch, pr.head.sha, stage, link);
         if (config.commentsEnabled)
           await this.showComment(repo, targetBranch, n, commentBody(targetBranch, stage, text, link));
@@ -330,16 +331,6 @@ export class GiteaForge implements ForgePort {
         this.opts.logger.warn({ err, event: event.type, pr: n }, 'could not show a queue event on the forge');
       }
     }
-  }
-
-  private link(repo: RepoBinding, branch: string, pr: number): string | null {
-    const t = this.opts.detailsUrl;
-    if (!t) return null;
-    return t
-      .replaceAll('{owner}', repo.repo.owner)
-      .replaceAll('{repo}', repo.repo.name)
-      .replaceAll('{branch}', encodeURIComponent(branch))
-      .replaceAll('{pr}', String(pr));
   }
 
   private async showStatus(

@@ -24,6 +24,7 @@ import {
   commentBody,
   commentMarker,
   describeStage,
+  detailsLink,
   LABEL_PREFIX,
   outlookText,
   SHOWN,
@@ -89,7 +90,7 @@ export class Presence {
         const pr = await fetchPull(await this.deps.clients.repoApi(repo), n);
         if (!pr) continue;
         const text = describeStage(stage, event, queue.reasons?.get(n), 'GitHub') + outlookText(queue.outlook?.get(n));
-        const link = this.link(repo, queue.targetBranch, n);
+        const link = detailsLink(this.deps.detailsUrl, repo.repo, queue.targetBranch, n);
         if (config.statusCheckEnabled) await this.showCheck(repo, queue.targetBranch, pr.head.sha, stage, text, link);
         if (config.commentsEnabled) await this.showComment(repo, queue.targetBranch, n, stage, text, link);
         await this.showLabel(repo, pr, stage, config.stateLabelsEnabled);
@@ -107,16 +108,6 @@ export class Presence {
   async showPassed(repo: RepoBinding, targetBranch: string, shas: string[]): Promise<void> {
     const text = 'Its tests passed; the queue is merging it.';
     for (const sha of new Set(shas)) await this.showCheck(repo, targetBranch, sha, 'merging', text, null);
-  }
-
-  private link(repo: RepoBinding, branch: string, pr: number): string | null {
-    const t = this.deps.detailsUrl;
-    if (!t) return null;
-    return t
-      .replaceAll('{owner}', repo.repo.owner)
-      .replaceAll('{repo}', repo.repo.name)
-      .replaceAll('{branch}', encodeURIComponent(branch))
-      .replaceAll('{pr}', String(pr));
   }
 
   private async showCheck(
