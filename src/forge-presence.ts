@@ -112,6 +112,12 @@ export function outlookText(outlook: PrOutlook | undefined): string {
   return `\n\n${parts.join(' ')}`;
 }
 
+/** Text ending as a sentence ends (a detail may start with a name, such as a branch's: kept as it is). */
+const sentence = (text: string): string => {
+  const t = text.trim();
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+};
+
 /**
  * The stage in words. Past its test run, the PR's reason as the queue words it everywhere (the
  * API's, the dashboard's), with its specifics: which check failed, which setting blocks merging.
@@ -123,7 +129,7 @@ export function describeStage(
   forgeName: string,
 ): string {
   // Without the words (a caller that has none), the reason's code.
-  const reason = why ? `${why.message}${why.detail ? ` ${why.detail}` : ''}` : event.reason;
+  const reason = why ? [why.message, ...(why.detail ? [why.detail] : [])].map(sentence).join(' ') : event.reason;
   const batch = event.batched
     ? ` together with ${event.prNumbersInBatch
         .filter((n) => !event.prNumbers.includes(n))

@@ -846,6 +846,8 @@ export class FakeGiteaApi {
         ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
       },
     });
+    // git stops reading its input when it has what it needs (or fails): a write it never reads is no error here.
+    child.stdin.on('error', () => {});
     child.stdin.end(raw);
     const chunks: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => chunks.push(c));

@@ -139,7 +139,7 @@ describe('github forge in the service', () => {
     expectCalls(h.api.log, [...events, ...cleanUp], [events, cleanUp]);
     expect(h.api.statuses.at(-1)).toMatchObject({ state: 'failure' });
     expect(h.api.comments[0]!.body).toMatch(
-      /❌ Failed[\s\S]*Taken out of the queue\. Failed: a required CI status failed\. required status "build" reported failure/,
+      /❌ Failed[\s\S]*Taken out of the queue\. Failed: a required CI status failed\. required status "build" reported failure\. Fix the problem/,
     );
     expect(h.api.branches.get('main')).toBe(base);
   });
