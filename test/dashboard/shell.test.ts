@@ -49,7 +49,8 @@ describe.skipIf(!haveChromium)('the dashboard shell in Chromium', () => {
     await page.getByRole('heading', { name: 'Queues', level: 1 }).waitFor();
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
     expect(await page.evaluate(() => sessionStorage.getItem('greenline.token'))).toBe(demo.token);
-    expect(await page.title()).toBe('Queues · greenline');
+    // The page sets its title once it has rendered, a moment after its heading shows.
+    await page.waitForFunction(() => document.title === 'Queues · greenline', undefined, { timeout: 5_000 });
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('status').getByText('Signed out.').waitFor();
