@@ -10,6 +10,17 @@ import type { Entry, QueueType, RunPr, TestRun } from './types.js';
 export const isInFlight = (run: TestRun | undefined): boolean =>
   run !== undefined && (run.status === 'creating' || run.status === 'in_progress');
 
+/**
+ * Whether a run takes one of the main runs allowed at once (`concurrency`): a main run in flight,
+ * except while it is retried after a failure (`ciRetries`): a retry is a blame test, on the bisection
+ * budget (ci-retries.ts).
+ */
+export const takesMainSlot = (run: TestRun): boolean =>
+  run.queueType === 'main' && isInFlight(run) && (run.failedRetries ?? 0) === 0;
+
+/** Whether a run takes one of the bisection runs allowed at once (`bisectionConcurrency`): see takesMainSlot. */
+export const takesBisectionSlot = (run: TestRun): boolean => isInFlight(run) && !takesMainSlot(run);
+
 export const headOf = (e: Entry): RunPr => ({ number: e.prNumber, headSha: e.headSha });
 
 export const samePr = (a: RunPr, b: RunPr): boolean => a.number === b.number && a.headSha === b.headSha;
