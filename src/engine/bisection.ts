@@ -97,7 +97,7 @@ export function startBisection(d: Draft, run: TestRun, members: Entry[]): void {
 export function scheduleBisections(d: Draft, topo: Topology): boolean {
   const target = d.targetSha;
   if (d.state === 'PAUSED' || target === null) return false;
-  let free = d.config.bisectionConcurrency - d.allRuns().filter(takesBisectionSlot).length;
+  let free = d.config.bisectionConcurrency - d.allRuns().filter((r) => takesBisectionSlot(d, r)).length;
   for (const b of d.internal.bisections) {
     for (let i = 0; i < b.parts.length; i++) {
       const part = b.parts[i];

@@ -42,11 +42,11 @@ import { MINUTE_MS } from '../lib/time.js';
 import { percentile } from '../lib/percentile.js';
 import { readmit } from './bisection.js';
 import type { Draft } from './draft.js';
-import { abandonRun, isInFlight, membersOf } from './runs.js';
+import { abandonRun, isInFlight, keepsFailingInBase, membersOf } from './runs.js';
 import { Topology } from './topology.js';
 import { emitBatchEvent, eventPayload, move } from './transitions.js';
 import type { Entry, QueueConfig, QueueSnapshot, TestRun } from './types.js';
-import { activeGroups, keepsFailingInBase, knownToFail, restartGroup } from './validity.js';
+import { activeGroups, knownToFail, restartGroup } from './validity.js';
 import { bisectingSet } from './bisection-state.js';
 
 export const MAX_CI_RETRIES = 5;

@@ -46,7 +46,7 @@ export function schedule(d: Draft, topo: Topology): ScheduleOutcome {
     !bisecting.has(e.prNumber) &&
     !merging.has(e.prNumber) &&
     mayTest(d, e);
-  let free = mainConcurrency(d) - d.allRuns().filter(takesMainSlot).length;
+  let free = mainConcurrency(d) - d.allRuns().filter((r) => takesMainSlot(d, r)).length;
   const taken = new Set<number>();
   // The walk reads the order entry by entry (topo.at): it usually stops after the first few.
   let size: number | null = null; // PRs per group, once a group forms

@@ -21,7 +21,7 @@ import { bisectingSet } from './bisection-state.js';
 import type { Draft } from './draft.js';
 import { isAdmitted } from './ordering.js';
 import { reasonForLeaver, reasonForNewcomer } from './reasons.js';
-import { abandonRun, groupKey, isInFlight, isStarting, mergedSince, samePr } from './runs.js';
+import { abandonRun, groupKey, isInFlight, isStarting, keepsFailingInBase, mergedSince, samePr } from './runs.js';
 import type { Topology } from './topology.js';
 import { emitBatchEvent, move } from './transitions.js';
 import type { Entry, QueuedReason, TestRun } from './types.js';
@@ -63,11 +63,6 @@ export function knownToFail(d: Draft, e: Entry, bisecting: ReadonlySet<number>):
  */
 export function isSteppedOut(d: Draft, e: Entry): boolean {
   return e.state === 'PENDING_FAILURE' && isInFlight(d.run(e.runId));
-}
-
-/** Anti-flake (contract §6.6): failing groups ahead stay in the base of new runs, so a pass can vouch for them. */
-export function keepsFailingInBase(d: Draft): boolean {
-  return d.config.canOptimisticallyMerge && d.config.pendingFailureDepth > 0;
 }
 
 export function checkRun(
