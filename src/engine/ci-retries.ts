@@ -180,8 +180,8 @@ const STATUS_FAILED = 'TEST_RUN_REQUIRED_STATUS_FAILED';
  * - a run behind that included it already failed: it is retried and steps out at once;
  * - the first run behind that includes it would answer later than it is worth waiting for: the
  *   runs behind would spend more CI time on top of it until then (each of them, for as long) than
- *   they have spent so far and would throw away if it stepped out now (no run behind: at once). It
- *   is retried and steps out at once.
+ *   they have spent so far and would throw away if it stepped out now. It is retried and steps out
+ *   at once. (With no run behind that includes it, the retry answers first: it stays TESTING.)
  *
  * False: the caller retries the run if it may (the group stays TESTING, a suspect), else the failure
  * counts.
@@ -252,24 +252,14 @@ function explainedAhead(
  * far, which stepping out now throws away.
  */
 function evidenceTooLate(d: Draft, run: TestRun, answering: readonly TestRun[]): string | null {
-  if (answering.length === 0) {
-    // Nothing waits behind it (a quiet queue): it stays TESTING, and the retry decides as it would anyway.
-    return waitsBehind(d, run) ? `${ofWhat(run)} failed, and no run behind it includes it` : null;
-  }
+  // No run behind includes it: the retry is the first answer; runs started meanwhile build on it.
+  if (answering.length === 0) return null;
   const took = d.at - run.createdAt;
   const wait = Math.max(0, Math.min(...answering.map((b) => b.createdAt + took)) - d.at);
   const spent = answering.reduce((sum, b) => sum + (d.at - b.createdAt), 0);
   if (wait * answering.length <= spent) return null;
   const minutes = Math.max(1, Math.round(wait / MINUTE_MS));
   return `${ofWhat(run)} failed, and the first run behind it that includes it answers in about ${minutes} minute${minutes === 1 ? '' : 's'}`;
-}
-
-/** Whether a PR behind the run's group waits to be tested (PENDING): its run would be built on top of it. */
-function waitsBehind(d: Draft, run: TestRun): boolean {
-  const topo = Topology.of(d);
-  const last = Math.max(...run.prNumbers.map((n) => topo.position(n)));
-  for (let i = last + 1; i < topo.size; i++) if (topo.at(i).state === 'PENDING') return true;
-  return false;
 }
 
 const failedRun = (d: Draft, run: TestRun, detail: string | null): TestRun => ({
