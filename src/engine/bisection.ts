@@ -41,11 +41,11 @@ import { bisectingSet, bisectionOfRun } from './bisection-state.js';
 import type { Draft } from './draft.js';
 import { mayTest } from './freeze.js';
 import type { Bisection, BisectionPart } from './working-state.js';
-import { contentKey, headOf, isInFlight, membersOf, mergedSince, startRun } from './runs.js';
+import { contentKey, headOf, membersOf, mergedSince, startRun, takesBisectionSlot } from './runs.js';
 import { Topology } from './topology.js';
 import { emitBatchEvent, move } from './transitions.js';
 import { activeGroups, checkRun, dependenciesOf, isEvidence, restartGroup } from './validity.js';
-import type { Entry, FailureReason, TestRun } from './types.js';
+import type { Entry, FailureReason, PassedReason, TestRun } from './types.js';
 
 /** Only a failed test says something about the tree; a timeout or a start error does not. */
 const reusable = (reason: FailureReason | null): boolean => reason === 'TEST_RUN_REQUIRED_STATUS_FAILED';
@@ -97,8 +97,7 @@ export function startBisection(d: Draft, run: TestRun, members: Entry[]): void {
 export function scheduleBisections(d: Draft, topo: Topology): boolean {
   const target = d.targetSha;
   if (d.state === 'PAUSED' || target === null) return false;
-  let free =
-    d.config.bisectionConcurrency - d.allRuns().filter((r) => r.queueType === 'bisection' && isInFlight(r)).length;
+  let free = d.config.bisectionConcurrency - d.allRuns().filter((r) => takesBisectionSlot(d, r)).length;
   for (const b of d.internal.bisections) {
     for (let i = 0; i < b.parts.length; i++) {
       const part = b.parts[i];
@@ -133,12 +132,27 @@ export function bisectionPassed(d: Draft, run: TestRun): void {
   const members = takePart(d, run);
   if (b) releaseFollowers(d, b, run, members);
   if (members.length === 0) return;
+  readmit(d, run, members, overtakers, 'TEST_RUN_PASSED');
+}
+
+/**
+ * PRs out of the merge order whose run passed are cleared (policy 4): tested by this run, or again in
+ * the main queue behind the groups that left them out. Also for a group a failed run stepped out of
+ * the chain whose retry passed (ci-retries.ts; `passed` = TEST_RUN_PASSED_AFTER_RETRY).
+ */
+export function readmit(
+  d: Draft,
+  run: TestRun,
+  members: Entry[],
+  overtakers: ReadonlySet<number>,
+  passed: PassedReason,
+): void {
   const topo = Topology.of(d);
   const behind = leftOut(d, topo, members);
   const cost = behind.reduce((sum, g) => sum + ciTime(d, g.run), 0);
   const numbers = members.map((m) => m.prNumber);
   if (cost < ciTime(d, run) && stillHolds(d, topo, run, overtakers)) {
-    for (const m of members) move(d, m, 'TESTS_PASSED', 'TEST_RUN_PASSED', { patch: { verifiedByTestRun: run.id } });
+    for (const m of members) move(d, m, 'TESTS_PASSED', passed, { patch: { verifiedByTestRun: run.id } });
     for (const g of behind) restartGroup(d, g.run, g.members, 'BISECTION_TEST_RUN_PASSED');
     return;
   }

@@ -15,17 +15,39 @@
  * - `testingTimeoutMinutes: "auto"`: twice the p95 of the last 50 successful runs, never under 10
  *   minutes; `testingTimeoutMinutes` applies until 10 runs are known.
  *
- * How retries meet the rest of the queue: while a run is retried its PRs stay TESTING, so a retry
- * happens before PENDING_FAILURE — `pendingFailureDepth` only counts once the retries are spent, and
- * the runs behind keep testing on top of it (it is not known to fail). Under optimistic merging a run
- * behind that passes still vouches for the PRs of a run being retried (SUCCESSOR_TEST_RUN_PASSED),
- * and the retry is stopped. Each attempt gets the full testing timeout from its own start.
+ * How retries meet the rest of the queue: a failed main run is retried at once, in parallel with
+ * what the queue does meanwhile, and the runs behind it that include it are evidence (a bad PR fails
+ * every run that includes it; a flake fails one run):
+ *
+ * - While the retry runs the group stays TESTING and the runs behind keep testing on top of it. A run
+ *   behind that includes it and passes vouches for it (SUCCESSOR_TEST_RUN_PASSED, as under optimistic
+ *   merging) and the retry is stopped at once; the retry passing vouches too
+ *   (TEST_RUN_PASSED_AFTER_RETRY). A run behind that had already passed when it failed vouches at once,
+ *   without a retry.
+ * - A run behind that includes it and fails (or had failed) is evidence that the failure is its own:
+ *   the group steps out of the chain — PENDING_FAILURE, every run built on it restarts without it as
+ *   for a known failure (validity.ts `knownToFail`) — but is not rejected: its retry keeps running and
+ *   decides. It passes: the group re-enters the queue as a cleared bisection part does (bisection.ts
+ *   `readmit`, policy 4). It fails: FAILED with the run's reason (a bad PR failed twice). The failure
+ *   of the run behind is explained by the group ahead: that run is not retried, its group restarts
+ *   without the culprit (PREREQUISITE_MERGE_ITEM_FAILED).
+ * - `pendingFailureDepth` counts once the retries are spent. Under anti-flake (optimistic merging with
+ *   a pending failure depth), which keeps failing groups in the base of the runs behind, a failed run
+ *   is retried and stays TESTING until its retries are spent, and passes vouch for it (run-results.ts).
+ *
+ * Each attempt gets the full testing timeout from its own start. With `ciRetries` 0 none of this
+ * applies (cancellations are still run again once).
  */
 import { MINUTE_MS } from '../lib/time.js';
 import { percentile } from '../lib/percentile.js';
+import { readmit } from './bisection.js';
 import type { Draft } from './draft.js';
-import { eventPayload } from './transitions.js';
-import type { QueueConfig, QueueSnapshot, TestRun } from './types.js';
+import { abandonRun, isInFlight, keepsFailingInBase, membersOf } from './runs.js';
+import { Topology } from './topology.js';
+import { emitBatchEvent, eventPayload, move } from './transitions.js';
+import type { Entry, QueueConfig, QueueSnapshot, TestRun } from './types.js';
+import { activeGroups, knownToFail, restartGroup } from './validity.js';
+import { bisectingSet } from './bisection-state.js';
 
 export const MAX_CI_RETRIES = 5;
 /** How many successful runs `testingTimeoutMinutes: "auto"` looks at, and how many it needs first. */
@@ -122,4 +144,164 @@ export function startDeadline(d: Draft, run: TestRun): number | null {
   if (minutes <= 0 || run.status !== 'in_progress' || run.ciStartedAt === undefined) return null;
   if (missingStatuses(run).length === 0) return null;
   return run.ciStartedAt + minutes * MINUTE_MS;
+}
+
+/** Whether failures of `run` are judged by the evidence of the runs behind it (see the header). */
+const byEvidence = (d: Draft, run: TestRun): boolean =>
+  (d.config.ciRetries ?? 0) > 0 && run.queueType === 'main' && !keepsFailingInBase(d);
+
+/** A group whose main run failed and is being retried, still TESTING: the runs behind decide on it. */
+function isSuspect(run: TestRun | undefined, members: readonly Entry[]): run is TestRun {
+  return (
+    run !== undefined &&
+    run.queueType === 'main' &&
+    isInFlight(run) &&
+    (run.failedRetries ?? 0) > 0 &&
+    members.length > 0 &&
+    members.every((m) => m.state === 'TESTING')
+  );
+}
+
+/** Whether `run` tested every PR of `group` at its current head. */
+function includes(run: TestRun, group: readonly Entry[]): boolean {
+  const heads = new Set(run.prs.map((p) => `${p.number}@${p.headSha}`));
+  return group.every((m) => heads.has(`${m.prNumber}@${m.headSha}`));
+}
+
+const STATUS_FAILED = 'TEST_RUN_REQUIRED_STATUS_FAILED';
+
+/**
+ * A main run's required statuses failed (`detail`: what CI said). Returns whether the evidence of the
+ * queue settled what happens (see the header):
+ *
+ * - the run included a suspect ahead: the suspect steps out, and this run's group restarts without
+ *   it (its failure is explained; it is not retried);
+ * - a run behind that included the group already passed: the group is vouched for, without a retry;
+ * - a run behind that included it already failed: it is retried and steps out at once;
+ * - the first run behind that includes it would answer later than it is worth waiting for: the
+ *   runs behind would spend more CI time on top of it until then (each of them, for as long) than
+ *   they have spent so far and would throw away if it stepped out now. It is retried and steps out
+ *   at once. (With no run behind that includes it, the retry answers first: it stays TESTING.)
+ *
+ * False: the caller retries the run if it may (the group stays TESTING, a suspect), else the failure
+ * counts.
+ */
+export function failedByEvidence(d: Draft, run: TestRun, detail: string | null): boolean {
+  if (!byEvidence(d, run)) return false;
+  const groups = activeGroups(d, Topology.of(d));
+  const own = membersOf(d, run).filter((m) => m.state === 'TESTING');
+  if (own.length === 0) return false;
+  if (explainedAhead(d, run, own, groups, detail)) return true;
+  if ((run.failedRetries ?? 0) >= (d.config.ciRetries ?? 0)) return false;
+  let failedBehind: TestRun | null = null;
+  const answering: TestRun[] = [];
+  for (const [id, members] of groups) {
+    const behind = d.run(id);
+    if (id === run.id || !behind || behind.queueType !== 'main' || !includes(behind, own)) continue;
+    if (behind.status === 'succeeded' && members.every((m) => m.state === 'TESTS_PASSED')) {
+      d.putRun(failedRun(d, run, detail));
+      for (const m of own)
+        move(d, m, 'TESTS_PASSED', 'SUCCESSOR_TEST_RUN_PASSED', { patch: { verifiedByTestRun: behind.id } });
+      return true;
+    }
+    if (behind.status === 'failed' || (isInFlight(behind) && (behind.failedRetries ?? 0) > 0)) failedBehind = behind;
+    else if (isInFlight(behind)) answering.push(behind);
+  }
+  const why = failedBehind
+    ? `${ofWhat(run)} failed, and so did a run that includes it (${ofWhat(failedBehind)})`
+    : evidenceTooLate(d, run, answering);
+  if (why === null || !retryCi(d, run, 'failure')) return false;
+  stepOut(d, d.run(run.id)!, own, why);
+  return true;
+}
+
+/**
+ * Suspects ahead that `run` included are stepped out by its failure; then, or when it included a
+ * group already known to fail, its failure is explained and its group restarts without them.
+ */
+function explainedAhead(
+  d: Draft,
+  run: TestRun,
+  own: readonly Entry[],
+  groups: ReadonlyMap<string, Entry[]>,
+  detail: string | null,
+): boolean {
+  let explained = false;
+  for (const [id, members] of groups) {
+    const ahead = d.run(id);
+    if (id === run.id || !isSuspect(ahead, members) || !includes(run, members)) continue;
+    stepOut(d, ahead, members, `${ofWhat(ahead)} failed, and so did a run that includes it (${ofWhat(run)})`);
+    explained = true;
+  }
+  const ownNumbers = new Set(run.prNumbers);
+  const bisecting = bisectingSet(d);
+  explained ||= run.prs.some((p) => {
+    const e = d.entry(p.number);
+    return !ownNumbers.has(p.number) && e !== undefined && knownToFail(d, e, bisecting);
+  });
+  if (!explained) return false;
+  d.putRun(failedRun(d, run, detail));
+  restartGroup(d, d.run(run.id), own, 'PREREQUISITE_MERGE_ITEM_FAILED');
+  return true;
+}
+
+/**
+ * Why waiting for the runs behind (`answering`: in flight, including the group) is not worth it, or
+ * null when it is. Their answer is expected one duration of the failed run after each started; until
+ * the first comes, each of them keeps testing on top of the failure, against what they have spent so
+ * far, which stepping out now throws away.
+ */
+function evidenceTooLate(d: Draft, run: TestRun, answering: readonly TestRun[]): string | null {
+  // No run behind includes it: the retry is the first answer; runs started meanwhile build on it.
+  if (answering.length === 0) return null;
+  const took = d.at - run.createdAt;
+  const wait = Math.max(0, Math.min(...answering.map((b) => b.createdAt + took)) - d.at);
+  const spent = answering.reduce((sum, b) => sum + (d.at - b.createdAt), 0);
+  if (wait * answering.length <= spent) return null;
+  const minutes = Math.max(1, Math.round(wait / MINUTE_MS));
+  return `${ofWhat(run)} failed, and the first run behind it that includes it answers in about ${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
+const failedRun = (d: Draft, run: TestRun, detail: string | null): TestRun => ({
+  ...run,
+  status: 'failed',
+  finishedAt: d.at,
+  failureReason: STATUS_FAILED,
+  failureDetail: detail,
+});
+
+const ofWhat = (run: TestRun): string => `the test run of ${run.prNumbers.map((n) => `#${n}`).join(', ')}`;
+
+/**
+ * A suspect steps out of the chain: PENDING_FAILURE while its retry runs; the runs built on it
+ * restart without it (validity sweep).
+ */
+function stepOut(d: Draft, run: TestRun, members: readonly Entry[], why: string): void {
+  const detail = `${why}: the runs behind it are tested without it until its retry decides`;
+  const moved = members
+    .filter((m) => m.state === 'TESTING')
+    .map((m) => move(d, m, 'PENDING_FAILURE', STATUS_FAILED, { detail }).prNumber);
+  emitBatchEvent(d, 'pull_request_batch.pending_failure', moved, run, STATUS_FAILED);
+}
+
+/**
+ * A main run passed. A suspect ahead that it included is vouched for (SUCCESSOR_TEST_RUN_PASSED) and
+ * its retry stopped (optimistic merging does this for every group ahead, run-results.ts). Returns
+ * whether the run was the retry of a group that stepped out: it re-enters the queue (policy 4).
+ */
+export function retryEvidencePassed(d: Draft, run: TestRun): boolean {
+  const members = membersOf(d, run);
+  if (members.length > 0 && members.every((m) => m.state === 'PENDING_FAILURE')) {
+    readmit(d, run, members, new Set(), 'TEST_RUN_PASSED_AFTER_RETRY');
+    return true;
+  }
+  if (!byEvidence(d, run) || d.config.canOptimisticallyMerge) return false;
+  for (const [id, group] of activeGroups(d, Topology.of(d))) {
+    const ahead = d.run(id);
+    if (id === run.id || !isSuspect(ahead, group) || !includes(run, group)) continue;
+    abandonRun(d, ahead);
+    for (const m of group)
+      move(d, m, 'TESTS_PASSED', 'SUCCESSOR_TEST_RUN_PASSED', { patch: { verifiedByTestRun: run.id } });
+  }
+  return false;
 }

@@ -9,6 +9,8 @@
  * 2. with `pendingFailureDepth` = N > 0, the groups within N levels behind it finished testing
  *    (none PENDING or TESTING); newly admitted successors count too.
  *
+ * A group whose retry is still running (stepped out of the chain, ci-retries.ts) waits for it.
+ *
  * Then a successor that included it and passed would already have vouched for it under optimistic
  * merging (run-results.ts); otherwise the failure is its own: a single PR → FAILED with the run's
  * failure reason, a batch → bisection (bisection.ts). Either way adaptive mode's window halves.
@@ -17,7 +19,7 @@ import { recordGroupFailure } from './adaptive.js';
 import { bisectingSet } from './bisection-state.js';
 import { startBisection } from './bisection.js';
 import type { Draft } from './draft.js';
-import { groupKey } from './runs.js';
+import { groupKey, isInFlight } from './runs.js';
 import type { Topology } from './topology.js';
 import { emitBatchEvent, move } from './transitions.js';
 import { activeGroups, dependenciesOf } from './validity.js';
@@ -30,6 +32,7 @@ export function resolvePendingFailures(d: Draft, topo: Topology): boolean {
   for (const [runId, members] of activeGroups(d, topo)) {
     if (!members.every((m) => m.state === 'PENDING_FAILURE')) continue;
     const run = d.run(runId);
+    if (isInFlight(run)) continue; // its retry decides (ci-retries.ts)
     if (builtOn(d, run, topo, members).some(unsettled)) continue;
     const depth = d.config.pendingFailureDepth;
     if (depth > 0) {

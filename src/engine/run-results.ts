@@ -5,7 +5,14 @@
  * (SUCCESSOR_TEST_RUN_PASSED, `verifiedByTestRun` = this run) and their own runs stop.
  */
 import { bisectingSet } from './bisection-state.js';
-import { recordRunDuration, retryCi, timeoutMinutes, wasRetried } from './ci-retries.js';
+import {
+  failedByEvidence,
+  recordRunDuration,
+  retryCi,
+  retryEvidencePassed,
+  timeoutMinutes,
+  wasRetried,
+} from './ci-retries.js';
 import { bisectionFailed, bisectionPassed } from './bisection.js';
 import type { Draft } from './draft.js';
 import { rebuildCreated, rebuildFailed } from './merging.js';
@@ -85,6 +92,7 @@ export function onCiResult(d: Draft, ev: Ev<'ciResult'>): Rejection | null {
     runFailed(d, found, 'TEST_RUN_CANCELLED_BY_CI', ev.detail ?? 'CI cancelled the checks, again after a retry');
     return null;
   }
+  if (statusFailure && failedByEvidence(d, found, ev.detail ?? null)) return null;
   if (statusFailure && retryCi(d, found, 'failure')) return null;
   runFailed(d, found, ev.reason ?? 'TEST_RUN_REQUIRED_STATUS_FAILED', ev.detail ?? null);
   return null;
@@ -129,6 +137,7 @@ function runPassed(d: Draft, found: TestRun): void {
     bisectionPassed(d, run);
     return;
   }
+  if (retryEvidencePassed(d, run)) return;
   const reason = wasRetried(run) ? 'TEST_RUN_PASSED_AFTER_RETRY' : 'TEST_RUN_PASSED';
   for (const m of membersOf(d, run)) {
     if (m.state === 'TESTING') move(d, m, 'TESTS_PASSED', reason, { patch: { verifiedByTestRun: run.id } });

@@ -10,6 +10,23 @@ import type { Entry, QueueType, RunPr, TestRun } from './types.js';
 export const isInFlight = (run: TestRun | undefined): boolean =>
   run !== undefined && (run.status === 'creating' || run.status === 'in_progress');
 
+/** Anti-flake (contract §6.6): failing groups ahead stay in the base of new runs, so a pass can vouch for them. */
+export function keepsFailingInBase(d: Draft): boolean {
+  return d.config.canOptimisticallyMerge && d.config.pendingFailureDepth > 0;
+}
+
+/**
+ * Whether a run takes one of the main runs allowed at once (`concurrency`): a main run in flight,
+ * except while it is retried after a failure (`ciRetries`) outside anti-flake: such a retry is a blame
+ * test, on the bisection budget, while the runs behind go on (ci-retries.ts). Under anti-flake the
+ * runs behind keep the group in their base until its retries are spent; its retry keeps its slot.
+ */
+export const takesMainSlot = (d: Draft, run: TestRun): boolean =>
+  run.queueType === 'main' && isInFlight(run) && ((run.failedRetries ?? 0) === 0 || keepsFailingInBase(d));
+
+/** Whether a run takes one of the bisection runs allowed at once (`bisectionConcurrency`): see takesMainSlot. */
+export const takesBisectionSlot = (d: Draft, run: TestRun): boolean => isInFlight(run) && !takesMainSlot(d, run);
+
 export const headOf = (e: Entry): RunPr => ({ number: e.prNumber, headSha: e.headSha });
 
 export const samePr = (a: RunPr, b: RunPr): boolean => a.number === b.number && a.headSha === b.headSha;

@@ -24,7 +24,7 @@ import { batchSize, isAdaptive, mainConcurrency } from './adaptive.js';
 import { bisectingSet } from './bisection-state.js';
 import type { Draft } from './draft.js';
 import { mayTest } from './freeze.js';
-import { groupKey, isInFlight, isStarting, membersOf, startRun } from './runs.js';
+import { groupKey, isInFlight, isStarting, membersOf, startRun, takesMainSlot } from './runs.js';
 import { Topology } from './topology.js';
 import { dependenciesOf, isSkippable, restartGroup } from './validity.js';
 import type { Entry, TestRun } from './types.js';
@@ -46,7 +46,7 @@ export function schedule(d: Draft, topo: Topology): ScheduleOutcome {
     !bisecting.has(e.prNumber) &&
     !merging.has(e.prNumber) &&
     mayTest(d, e);
-  let free = mainConcurrency(d) - d.allRuns().filter((r) => r.queueType === 'main' && isInFlight(r)).length;
+  let free = mainConcurrency(d) - d.allRuns().filter((r) => takesMainSlot(d, r)).length;
   const taken = new Set<number>();
   // The walk reads the order entry by entry (topo.at): it usually stops after the first few.
   let size: number | null = null; // PRs per group, once a group forms

@@ -21,7 +21,7 @@ import { bisectingSet } from './bisection-state.js';
 import type { Draft } from './draft.js';
 import { isAdmitted } from './ordering.js';
 import { reasonForLeaver, reasonForNewcomer } from './reasons.js';
-import { abandonRun, groupKey, isInFlight, isStarting, mergedSince, samePr } from './runs.js';
+import { abandonRun, groupKey, isInFlight, isStarting, keepsFailingInBase, mergedSince, samePr } from './runs.js';
 import type { Topology } from './topology.js';
 import { emitBatchEvent, move } from './transitions.js';
 import type { Entry, QueuedReason, TestRun } from './types.js';
@@ -45,12 +45,24 @@ export function dependenciesOf(topo: Topology, group: readonly Entry[]): Entry[]
 /**
  * A group ahead whose own run failed, that a run built on it cannot outlive: under bisection (the
  * batch failed, its parts are being tested), or in PENDING_FAILURE when no later pass can vouch for it
- * (optimistic merging off) and nothing waits for one (pending failure depth 0). A run that includes it
- * would fail the same way; it restarts without it at once.
+ * (optimistic merging off) and nothing waits for one (pending failure depth 0), or in PENDING_FAILURE
+ * while its retry runs (stepped out of the chain by evidence, ci-retries.ts) unless anti-flake keeps
+ * failing groups in the base. A run that includes it would fail the same way; it restarts without it
+ * at once.
  */
 export function knownToFail(d: Draft, e: Entry, bisecting: ReadonlySet<number>): boolean {
   if (bisecting.has(e.prNumber)) return true;
-  return e.state === 'PENDING_FAILURE' && !d.config.canOptimisticallyMerge && d.config.pendingFailureDepth === 0;
+  if (e.state !== 'PENDING_FAILURE') return false;
+  if (!d.config.canOptimisticallyMerge && d.config.pendingFailureDepth === 0) return true;
+  return isSteppedOut(d, e) && !keepsFailingInBase(d);
+}
+
+/**
+ * A group in PENDING_FAILURE whose run is still in flight: a failed run whose retry runs while the
+ * group stands out of the chain (ci-retries.ts). Failed runs are otherwise finished.
+ */
+export function isSteppedOut(d: Draft, e: Entry): boolean {
+  return e.state === 'PENDING_FAILURE' && isInFlight(d.run(e.runId));
 }
 
 export function checkRun(

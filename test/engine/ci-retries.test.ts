@@ -216,6 +216,137 @@ describe('retries with pending-failure depth and optimistic merging', () => {
   });
 });
 
+describe('retries decided by the runs behind (ciRetries, optimistic merging off)', () => {
+  /** PRs 1..n tested at once, each run on top of the ones ahead; `age` of CI time passes. */
+  function chain(n: number, config: Record<string, unknown> = {}, age = 30 * MIN) {
+    const q = new QueueDriver({ ciRetries: 1, concurrency: n, ...config });
+    for (let k = 1; k <= n; k++) q.submit(k);
+    const runs = Array.from({ length: n }, (_, k) => q.entry(k + 1).runId!);
+    for (const r of runs) q.built(r);
+    q.tick(age);
+    return { q, runs };
+  }
+
+  it('a run behind that includes the failed group and passes vouches for it; its retry stops at once', () => {
+    const { q, runs } = chain(2);
+    q.fail(runs[0]);
+    expect(q.effect('retryCi').runId).toBe(runs[0]);
+    expect(q.state(1)).toBe('TESTING');
+    q.pass(runs[1]);
+    expect(q.entry(1)).toMatchObject({
+      state: 'TESTS_PASSED',
+      lastReason: 'SUCCESSOR_TEST_RUN_PASSED',
+      verifiedByTestRun: runs[1],
+    });
+    expect(q.effect('cancelCi').runId).toBe(runs[0]);
+    expect(q.effect('merge')).toMatchObject({ runId: runs[1], prs: [{ number: 1 }, { number: 2 }] });
+  });
+
+  it('a run behind that already passed vouches at once: no retry', () => {
+    const { q, runs } = chain(2);
+    q.pass(runs[1]);
+    q.fail(runs[0]);
+    expect(q.effectsOf('retryCi')).toEqual([]);
+    expect(q.entry(1)).toMatchObject({ state: 'TESTS_PASSED', lastReason: 'SUCCESSOR_TEST_RUN_PASSED' });
+    expect(q.effect('merge').runId).toBe(runs[1]);
+  });
+
+  it('a run behind that fails too steps the group out: the runs behind restart without it, its retry decides', () => {
+    const { q, runs } = chain(3);
+    q.fail(runs[0]);
+    q.fail(runs[1]);
+    // The failure of the run behind is explained by #1: it is not retried.
+    expect(q.effectsOf('retryCi')).toEqual([]);
+    expect(q.entry(1)).toMatchObject({ state: 'PENDING_FAILURE', lastReason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
+    expect(q.last(1).detail).toBe(
+      'the test run of #1 failed, and so did a run that includes it (the test run of #2): the runs behind it are tested without it until its retry decides',
+    );
+    expect(q.run(runs[0]).status).toBe('in_progress');
+    expect(q.run(runs[1]).status).toBe('failed');
+    expect(q.run(runs[2]).status).toBe('cancelled');
+    expect(q.entry(2).lastReason).toBe('PREREQUISITE_MERGE_ITEM_FAILED');
+    expect(q.runOf(2).dependentPrs).toEqual([]);
+    expect(q.runOf(3).dependentPrs).toEqual([2]);
+    // A bad PR fails twice.
+    q.fail(runs[0]);
+    expect(q.entry(1)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
+  });
+
+  it('a stepped-out group whose retry passes re-enters the queue behind the runs that left it out', () => {
+    const { q, runs } = chain(4);
+    q.fail(runs[0]);
+    q.fail(runs[1]);
+    const [r2, r3, r4] = [2, 3, 4].map((n) => q.entry(n).runId!);
+    for (const r of [r2, r3, r4]) q.built(r);
+    q.tick(20 * MIN); // the three runs behind have used more CI time (60 min) than #1's two attempts (50)
+    q.pass(runs[0]);
+    expect(q.entry(1)).toMatchObject({ state: 'PENDING', lastReason: 'BISECTION_TEST_RUN_PASSED' });
+    expect([r2, r3, r4].map((r) => q.run(r).status)).toEqual(['in_progress', 'in_progress', 'in_progress']);
+    // Tested again behind them, in the slot its retry no longer takes.
+    expect(q.effect('createTestBranch').prs.map((p) => p.number)).toEqual([2, 3, 4, 1]);
+    for (const r of [r2, r3, r4]) {
+      q.pass(r);
+      q.merged();
+    }
+    expect([2, 3, 4].map((n) => q.state(n))).toEqual(['MERGED', 'MERGED', 'MERGED']);
+    expect(q.state(1)).toBe('PENDING');
+  });
+
+  it('a stepped-out group whose retry passes and costs less to keep than the runs behind is tested by it', () => {
+    const { q, runs } = chain(2);
+    q.fail(runs[0]);
+    q.fail(runs[1]);
+    const r2 = q.entry(2).runId!;
+    q.built(r2);
+    q.pass(runs[0]);
+    expect(q.entry(1)).toMatchObject({ state: 'TESTS_PASSED', lastReason: 'TEST_RUN_PASSED_AFTER_RETRY' });
+    expect(q.run(r2).status).toBe('cancelled');
+    expect(q.runOf(2).dependentPrs).toEqual([1]);
+  });
+
+  it('no run behind includes it: it stays TESTING; its retry takes no main slot, so the next PR is tested on top of it', () => {
+    const q = new QueueDriver({ ciRetries: 1, concurrency: 1 });
+    const r1 = q.startTesting(1);
+    q.submit(2);
+    expect(q.effectsOf('createTestBranch')).toEqual([]);
+    q.tick(30 * MIN);
+    q.fail(r1);
+    expect(q.effect('retryCi').runId).toBe(r1);
+    expect(q.state(1)).toBe('TESTING');
+    expect(q.effect('createTestBranch').prs.map((p) => p.number)).toEqual([1, 2]);
+  });
+
+  it('the first run behind that includes it answers too late: it steps out at once', () => {
+    const q = new QueueDriver({ ciRetries: 1, concurrency: 2 });
+    const r1 = q.startTesting(1);
+    q.tick(25 * MIN);
+    const r2 = q.startTesting(2);
+    q.tick(5 * MIN);
+    q.fail(r1);
+    expect(q.state(1)).toBe('PENDING_FAILURE');
+    expect(q.last(1).detail).toContain('answers in about 25 minutes');
+    expect(q.run(r2).status).toBe('cancelled');
+    expect(q.runOf(2).dependentPrs).toEqual([]);
+  });
+
+  it('with ciRetries 0 nothing of this applies: the first failure counts and the runs behind restart', () => {
+    const { q, runs } = chain(2, { ciRetries: 0 });
+    q.fail(runs[0]);
+    expect(q.effectsOf('retryCi')).toEqual([]);
+    expect(q.entry(1)).toMatchObject({ state: 'FAILED' });
+    expect(q.run(runs[1]).status).toBe('cancelled');
+  });
+
+  it('under anti-flake the group stays TESTING and in the base of the runs behind while it is retried', () => {
+    const { q, runs } = chain(2, { canOptimisticallyMerge: true, pendingFailureDepth: 1 }, 1);
+    q.tick(25 * MIN);
+    q.fail(runs[0]);
+    q.fail(runs[1]);
+    expect(q.state(1)).toBe('TESTING');
+    expect(q.run(runs[0]).failedRetries).toBe(1);
+  });
+});
+
 describe('settings validation', () => {
   it.each([
     [{ ciRetries: 6 }, 'ciRetries must be an integer from 0 to 5, got 6'],
