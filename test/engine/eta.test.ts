@@ -2,6 +2,7 @@
  * queueOutlook and queueStatistics: position, what each PR waits on and its estimated merge time,
  * as tables over hand-built queue snapshots.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   failureDelay,
@@ -454,5 +455,43 @@ describe('estimatedMergeRange: the model sampled', () => {
     // Without arrivals it would start at its deadline, 59 minutes from now.
     expect(median).toBeLessThan(59 + 30);
     expect(p10).toBeGreaterThanOrEqual(30);
+  });
+});
+
+describe('estimatedMergeRange: properties', () => {
+  it('for any queue: p10 ≤ estimate ≤ p90, none before now, merges in queue order, and the same answer twice', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom<PrState>('PENDING', 'TESTING', 'TESTS_PASSED'), { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.boolean(),
+        fc.double({ min: 0, max: 0.6, noNaN: true }),
+        fc.array(fc.integer({ min: 1, max: 90 }), { minLength: 1, maxLength: 10 }),
+        (states, concurrency, batch, rate, minutes) => {
+          // Entries that passed or test come first, as the engine keeps started groups ahead.
+          const order = { TESTS_PASSED: 0, TESTING: 1, PENDING: 2 } as Record<string, number>;
+          const sorted = [...states].sort((a, b) => order[a] - order[b]);
+          const entries = sorted.map((st, i) => entry(i + 1, st, st === 'TESTING' ? { runId: `r${i + 1}` } : {}));
+          const runs = entries.filter((e) => e.runId !== null).map((e) => run(e.runId!, [e.prNumber], 5));
+          const s = queue({ concurrency, batch, batchingMinSize: 2 }, entries, runs);
+          const durations = minutes.map((m) => m * MIN).sort((a, b) => a - b);
+          const stats: QueueStatistics = { ciMs: durations[0], failureRate: rate, samples: 10, durations };
+          const first = queueOutlook(s, stats, NOW);
+          expect(JSON.stringify([...queueOutlook(s, stats, NOW)])).toBe(JSON.stringify([...first]));
+          let previous = NOW;
+          for (const o of [...first.values()].sort((a, b) => a.position! - b.position!)) {
+            expect(o.estimatedMergeAt).not.toBeNull();
+            const r = o.estimatedMergeRange!;
+            expect(r.p10).toBeLessThanOrEqual(o.estimatedMergeAt!);
+            expect(o.estimatedMergeAt!).toBeLessThanOrEqual(r.p90);
+            expect(r.p10).toBeGreaterThanOrEqual(NOW);
+            // Without failures the model merges in order; with them, merged PRs only go earlier.
+            if (rate === 0) expect(o.estimatedMergeAt!).toBeGreaterThanOrEqual(previous);
+            previous = o.estimatedMergeAt!;
+          }
+        },
+      ),
+      { numRuns: 150, seed: 7 },
+    );
   });
 });
