@@ -49,12 +49,16 @@ export function prItem(entry: Entry, enumCase: EnumCase, outlook: PrOutlook | nu
   };
 }
 
-/** The extension fields position, waitingOn and estimatedMergeAt; null each without an outlook. */
+/** The extension fields position, waitingOn, estimatedMergeAt and estimatedMergeRange; null each without an outlook. */
 export function outlookOut(outlook: PrOutlook | null) {
   return {
     position: outlook?.position ?? null,
     waitingOn: outlook ? { code: outlook.waitingOn.code, message: outlook.waitingOn.message } : null,
     estimatedMergeAt: outlook?.estimatedMergeAt != null ? iso(outlook.estimatedMergeAt) : null,
+    estimatedMergeRange:
+      outlook?.estimatedMergeRange != null
+        ? { p10: iso(outlook.estimatedMergeRange.p10), p90: iso(outlook.estimatedMergeRange.p90) }
+        : null,
   };
 }
 

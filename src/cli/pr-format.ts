@@ -40,6 +40,14 @@ export function formatEta(pr: Pick<PullRequestItem, 'estimatedMergeAt' | 'waitin
   return `in ${minutes} min (${pr.estimatedMergeAt.slice(11, 16)} UTC)`;
 }
 
+/** `, between 14:20 and 15:10 UTC` (the estimate's p10 to p90), or nothing when that is the estimate itself. */
+export function formatRange(pr: Pick<PullRequestItem, 'estimatedMergeRange'>): string {
+  const r = pr.estimatedMergeRange;
+  if (!r || r.p10 === r.p90) return '';
+  const day = (iso: string): string => (iso.slice(0, 10) === r.p10.slice(0, 10) ? '' : `${iso.slice(0, 10)} `);
+  return `, between ${r.p10.slice(11, 16)} and ${day(r.p90)}${r.p90.slice(11, 16)} UTC`;
+}
+
 /** Position, what the PR waits on and the estimate, while it is in the queue. */
 function outlookFields(pr: SubmittedPullRequest, now: number): [string, string][] {
   if (pr.waitingOn === null) return [];
@@ -48,7 +56,9 @@ function outlookFields(pr: SubmittedPullRequest, now: number): [string, string][
     ['Waiting on', `${pr.waitingOn.message} (${pr.waitingOn.code})`],
     [
       'Estimated merge',
-      pr.estimatedMergeAt === null ? 'unknown (no estimate yet, or the queue does not merge now)' : formatEta(pr, now),
+      pr.estimatedMergeAt === null
+        ? 'unknown (no estimate yet, or the queue does not merge now)'
+        : `${formatEta(pr, now)}${formatRange(pr)}`,
     ],
   ];
 }

@@ -30,6 +30,8 @@ import { laneHeads } from './parallel-graph.js';
 import { NOT_READY_WHY, whyNotReady } from './readiness.js';
 import { QUEUE_STATE_MEANING, TARGET_UNREAD_SENTENCE } from './queue-states.js';
 import { isInFlight } from './runs.js';
+import { type ModelGroup, sampleMerges, seedOf } from './eta-model.js';
+import type { Bisection } from './working-state.js';
 import type { Entry, QueueSnapshot, TestRun } from './types.js';
 
 /** What the queue's recent history says about its runs. */
@@ -40,12 +42,20 @@ export interface QueueStatistics {
   failureRate: number;
   /** How many finished runs the figures come from. */
   samples: number;
+  /** Their durations, ascending, in ms (absent: every run takes `ciMs`). */
+  durations?: number[];
+  /**
+   * Probability that one PR fails its tests: the failure rate spread over the runs' sizes,
+   * 1 − (1 − failureRate)^(1 / mean PRs per run) (absent: `failureRate`).
+   */
+  prFailureRate?: number;
 }
 
 /** How many of the latest finished runs the statistics use. */
 export const STATISTICS_RUNS = 50;
 
-export type FinishedRun = Pick<TestRun, 'queueType' | 'status' | 'createdAt' | 'finishedAt'>;
+export type FinishedRun = Pick<TestRun, 'queueType' | 'status' | 'createdAt' | 'finishedAt'> &
+  Partial<Pick<TestRun, 'prNumbers'>>;
 
 /** Statistics of finished runs (any order; the latest STATISTICS_RUNS main runs count). */
 export function queueStatistics(runs: readonly FinishedRun[]): QueueStatistics {
@@ -58,7 +68,31 @@ export function queueStatistics(runs: readonly FinishedRun[]): QueueStatistics {
   if (finished.length === 0) return { ciMs: null, failureRate: 0, samples: 0 };
   const durations = finished.map((r) => Math.max(0, r.finishedAt! - r.createdAt)).sort((a, b) => a - b);
   const failed = finished.filter((r) => r.status === 'failed').length;
-  return { ciMs: percentile(durations, 50), failureRate: failed / finished.length, samples: finished.length };
+  const failureRate = failed / finished.length;
+  return {
+    ciMs: percentile(durations, 50),
+    failureRate,
+    samples: finished.length,
+    durations,
+    prFailureRate: prFailureRate(finished.map((r) => [Math.max(1, r.prNumbers?.length ?? 1), r.status === 'failed'])),
+  };
+}
+
+/**
+ * The probability p that one PR fails its tests, from finished runs of several sizes: each good PR
+ * passes in one finished main run (a restarted run is cancelled, not finished), each failed run holds
+ * one PR that failed it (most of the time: two bad PRs in one batch are rare), so
+ * p = failed runs / (PRs of the passed runs + failed runs). Counting per PR, not per run, keeps the
+ * good PRs of a failed batch, tested again after their bisection, from diluting it.
+ */
+export function prFailureRate(runs: readonly (readonly [size: number, failed: boolean])[]): number {
+  let passed = 0;
+  let failed = 0;
+  for (const [size, f] of runs) {
+    if (f) failed++;
+    else passed += size;
+  }
+  return passed + failed === 0 ? 0 : failed / (passed + failed);
 }
 
 /**
@@ -94,8 +128,10 @@ export interface PrOutlook {
   /** 1-based place in queue order (parallel mode: in its lane); null while NOT_READY. */
   position: number | null;
   waitingOn: WaitingOn;
-  /** Epoch ms; null when it cannot be estimated. */
+  /** Epoch ms: the median of the model's merge times; null when it cannot be estimated. */
   estimatedMergeAt: number | null;
+  /** The 10th and 90th percentiles of the model's merge times, epoch ms; null without an estimate. */
+  estimatedMergeRange: { p10: number; p90: number } | null;
 }
 
 /** What holds every PR of a queue whose target branch is not known: nothing can be tested on it. */
@@ -169,6 +205,7 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
                 why === null ? 'It is about to be admitted.' : `It is not ready to be tested: ${NOT_READY_WHY[why]}.`,
             }),
       estimatedMergeAt: null,
+      estimatedMergeRange: null,
     });
   }
 
@@ -185,7 +222,12 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
         : null);
   if (halt) {
     for (const e of admitted)
-      out.set(e.prNumber, { position: positions.get(e.prNumber)!, waitingOn: halt, estimatedMergeAt: null });
+      out.set(e.prNumber, {
+        position: positions.get(e.prNumber)!,
+        waitingOn: halt,
+        estimatedMergeAt: null,
+        estimatedMergeRange: null,
+      });
     return out;
   }
 
@@ -245,6 +287,25 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
     }
   }
 
+  const model =
+    D === null
+      ? null
+      : sampleMerges({
+          groups: modelGroups(snapshot, admitted, lanes, groupOf, size, inFlightRun),
+          now,
+          slots,
+          durations: stats.durations?.length ? stats.durations : [D],
+          prFailureRate: stats.prFailureRate ?? r,
+          arrivalRate: arrivalRate(snapshot, now),
+          seed: seedOf(
+            `${snapshot.repo.host}/${snapshot.repo.owner}/${snapshot.repo.name}:${snapshot.targetBranch}@${now}`,
+          ),
+          samples: Math.min(
+            MODEL_SAMPLES,
+            Math.max(MODEL_SAMPLES_MIN, Math.floor(MODEL_WORK / Math.max(1, admitted.length))),
+          ),
+        });
+
   // Walk the order: each group's start and end of testing, its expected delay from failures ahead
   // of it, then merges in lane order.
   const lastMerge = new Map<number, number>();
@@ -275,6 +336,7 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
           message: 'Its test run failed; it waits for the runs ahead of it to tell whether the failure is its own.',
         },
         estimatedMergeAt: null,
+        estimatedMergeRange: null,
       });
       return;
     }
@@ -323,7 +385,13 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
     }
     const merge = Math.max(end, lastMerge.get(lane) ?? now);
     lastMerge.set(lane, merge);
-    out.set(e.prNumber, { position, waitingOn, estimatedMergeAt: D === null ? null : Math.round(merge) });
+    const estimate = D === null ? null : (model?.get(e.prNumber) ?? { median: merge, p10: merge, p90: merge });
+    out.set(e.prNumber, {
+      position,
+      waitingOn,
+      estimatedMergeAt: estimate && Math.round(estimate.median),
+      estimatedMergeRange: estimate && { p10: Math.round(estimate.p10), p90: Math.round(estimate.p90) },
+    });
   });
   return out;
 }
@@ -343,4 +411,96 @@ export function failureDelay(ahead: readonly { end: number }[], start: number, r
     expected += r * (g.end - start);
   }
   return none >= 0.5 ? 0 : expected;
+}
+
+/** Samples of the model per estimate; fewer for long queues (MODEL_WORK PR-samples in all), never below the minimum. */
+export const MODEL_SAMPLES = 51;
+const MODEL_SAMPLES_MIN = 11;
+const MODEL_WORK = 100_000;
+
+/** PRs arriving per ms, from the submissions of the PRs in the queue (the latest 20); 0 with fewer than 3. */
+function arrivalRate(snapshot: QueueSnapshot, now: number): number {
+  const times = snapshot.entries
+    .map((e) => e.submittedAt)
+    .filter((t) => t <= now)
+    .sort((a, b) => b - a)
+    .slice(0, 20);
+  if (times.length < 3) return 0;
+  const span = now - times[times.length - 1];
+  return span > 0 ? (times.length - 1) / span : 0;
+}
+
+/** The queue's groups in order, as the model (eta-model.ts) takes them. */
+function modelGroups(
+  snapshot: QueueSnapshot,
+  admitted: readonly Entry[],
+  lanes: readonly number[],
+  groupOf: ReadonlyMap<number, Group>,
+  size: number,
+  inFlightRun: (e: Entry) => TestRun | undefined,
+): ModelGroup[] {
+  const bisections = (snapshot.internal as { bisections?: Bisection[] }).bisections ?? [];
+  const partOf = new Map<number, Bisection['parts'][number]>();
+  for (const b of bisections) for (const part of b.parts) for (const n of part.prNumbers) partOf.set(n, part);
+  const runs = new Map(snapshot.runs.map((run) => [run.id, run]));
+  const out: ModelGroup[] = [];
+  const seen = new Set<unknown>();
+  admitted.forEach((e, i) => {
+    const lane = lanes[i];
+    const part = partOf.get(e.prNumber);
+    if (part) {
+      if (seen.has(part)) return;
+      seen.add(part);
+      const run = part.runId === null ? undefined : runs.get(part.runId);
+      out.push({
+        members: part.prNumbers,
+        lane,
+        kind: 'part',
+        readyAt: 0,
+        ...(isInFlight(run) ? { runStart: run!.createdAt } : {}),
+      });
+      return;
+    }
+    if (e.state === 'TESTS_PASSED') {
+      out.push({ members: [e.prNumber], lane, kind: 'passed', readyAt: 0 });
+      return;
+    }
+    if (e.state === 'PENDING_FAILURE') {
+      const key = e.runId ?? e;
+      if (seen.has(key)) return;
+      seen.add(key);
+      const members = admitted.filter(
+        (m) => m === e || (e.runId !== null && m.runId === e.runId && m.state === 'PENDING_FAILURE'),
+      );
+      out.push({ members: members.map((m) => m.prNumber), lane, kind: 'failing', readyAt: 0 });
+      return;
+    }
+    const run = inFlightRun(e);
+    if (run) {
+      if (seen.has(run.id)) return;
+      seen.add(run.id);
+      const members = admitted.filter((m) => m.runId === run.id && !partOf.has(m.prNumber));
+      out.push({
+        members: members.map((m) => m.prNumber),
+        lane,
+        kind: 'running',
+        readyAt: 0,
+        runStart: run.createdAt,
+        mainSlot: run.queueType === 'main',
+      });
+      return;
+    }
+    const group = groupOf.get(e.prNumber);
+    if (!group || seen.has(group)) return;
+    seen.add(group);
+    const members = group.members.filter((m) => !partOf.has(m.prNumber)).map((m) => m.prNumber);
+    out.push({
+      members,
+      lane,
+      kind: 'waiting',
+      readyAt: group.readyAt,
+      ...(group.batchWait ? { missing: size - group.members.length } : {}),
+    });
+  });
+  return out;
 }

@@ -47,7 +47,16 @@ export interface SimulationSummary {
    * The merge time estimated at submission (queueOutlook) against the real one, for merged PRs whose
    * time in queue began in the window: absolute error as a share of the time in queue. null without any.
    */
-  eta: { p50: number; p90: number; estimated: number; unestimated: number } | null;
+  eta: {
+    p50: number;
+    p90: number;
+    estimated: number;
+    unestimated: number;
+    /** Share of the estimated PRs that merged within their estimatedMergeRange (p10 to p90). */
+    inRange: number;
+    /** Share of the estimated PRs that merged later than their estimatedMergeAt. */
+    later: number;
+  } | null;
   /** CI runs started in the window per PR merged in it, bisection runs included. */
   ciRunsPerMerge: number;
   /** CI time spent (cancelled runs up to their cancellation) per merged PR, in hours. */
@@ -88,7 +97,7 @@ export class MetricsCollector {
   readonly depth: [number, number][] = [];
   private readonly ciSpend: CiSpend[] = [];
   private readonly queueTimes: { submittedAt: number; minutes: number }[] = [];
-  private readonly etaErrors: { submittedAt: number; share: number | null }[] = [];
+  private readonly etaErrors: { submittedAt: number; share: number | null; inRange: boolean; later: boolean }[] = [];
   arrived = 0;
   merged = 0;
   failedBad = 0;
@@ -131,7 +140,12 @@ export class MetricsCollector {
   }
 
   /** A terminal entry leaves the simulation. */
-  entryDone(e: Entry, bad: boolean, estimatedMergeAt: number | null = null): void {
+  entryDone(
+    e: Entry,
+    bad: boolean,
+    estimatedMergeAt: number | null = null,
+    range: { p10: number; p90: number } | null = null,
+  ): void {
     this.entryRestarts(e);
     if (e.state === 'MERGED') {
       this.merged++;
@@ -146,6 +160,8 @@ export class MetricsCollector {
         submittedAt: this.minutes(e.submittedAt),
         share:
           estimatedMergeAt === null || inQueue <= 0 ? null : Math.abs(estimatedMergeAt - e.stateChangedAt) / inQueue,
+        inRange: range !== null && range.p10 <= e.stateChangedAt && e.stateChangedAt <= range.p90,
+        later: estimatedMergeAt !== null && e.stateChangedAt > estimatedMergeAt,
       });
     } else if (e.state === 'FAILED') {
       if (bad) this.failedBad++;
@@ -212,6 +228,8 @@ export class MetricsCollector {
               p90: percentile(shares, 90)!,
               estimated: shares.length,
               unestimated: etaWindow.length - shares.length,
+              inRange: etaWindow.filter((x) => x.share !== null && x.inRange).length / shares.length,
+              later: etaWindow.filter((x) => x.share !== null && x.later).length / shares.length,
             },
       ciRunsPerMerge: perMerge(runs),
       ciHoursPerMerge: perMerge(ciMinutes / 60),

@@ -23,6 +23,7 @@ import {
   type FinishedRun,
   type Effect,
   type EngineEvent,
+  type PrOutlook,
   type QueueSnapshot,
   type TestRun,
 } from '../engine/index.js';
@@ -79,7 +80,7 @@ class Simulation {
   /** The latest finished runs, for the queue statistics the estimates use (as the service keeps them). */
   private readonly finishedRuns: FinishedRun[] = [];
   /** Each PR's estimated merge time at submission (queueOutlook), null when there was none. */
-  private readonly estimates = new Map<number, number | null>();
+  private readonly estimates = new Map<number, Pick<PrOutlook, 'estimatedMergeAt' | 'estimatedMergeRange'>>();
 
   constructor(private readonly o: SimulationOptions) {
     this.snapshot = newQueueSnapshot(
@@ -151,6 +152,7 @@ class Simulation {
   private finished(run: TestRun, outcome: 'success' | 'failure'): void {
     this.finishedRuns.push({
       queueType: run.queueType,
+      prNumbers: run.prNumbers,
       status: outcome === 'success' ? 'succeeded' : 'failed',
       createdAt: run.createdAt,
       finishedAt: this.now,
@@ -161,7 +163,10 @@ class Simulation {
   /** The estimate a client would read right after submitting (getSubmittedPullRequest). */
   private estimate(prNumber: number): void {
     const outlook = queueOutlook(this.snapshot, queueStatistics(this.finishedRuns), this.now).get(prNumber);
-    this.estimates.set(prNumber, outlook?.estimatedMergeAt ?? null);
+    this.estimates.set(prNumber, {
+      estimatedMergeAt: outlook?.estimatedMergeAt ?? null,
+      estimatedMergeRange: outlook?.estimatedMergeRange ?? null,
+    });
   }
 
   /** Events the forge answers at once, and (saturated arrivals) PRs that keep the queue full. */
@@ -316,7 +321,13 @@ class Simulation {
       entries = [];
       for (const e of s.entries) {
         if (isTerminal(e.state)) {
-          this.metrics.entryDone(e, this.prs.get(e.prNumber)?.bad ?? false, this.estimates.get(e.prNumber) ?? null);
+          const estimate = this.estimates.get(e.prNumber);
+          this.metrics.entryDone(
+            e,
+            this.prs.get(e.prNumber)?.bad ?? false,
+            estimate?.estimatedMergeAt ?? null,
+            estimate?.estimatedMergeRange ?? null,
+          );
           this.estimates.delete(e.prNumber);
         } else entries.push(e);
       }

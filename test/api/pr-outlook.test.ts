@@ -48,7 +48,11 @@ describe('position, waitingOn and estimatedMergeAt', () => {
     await h.t.runEffects();
     h.t.clock.advance(4 * MIN);
     expect(outlook(await getPr(2))).toEqual([1, 'RUN_IN_FLIGHT', 6]);
-    expect(outlook(await getPr(3))).toEqual([2, 'PRS_AHEAD', 16]);
+    const third = await getPr(3);
+    expect(outlook(third)).toEqual([2, 'PRS_AHEAD', 16]);
+    // One CI time observed, no failure: the range is the estimate itself.
+    expect(third.estimatedMergeRange).toEqual({ p10: third.estimatedMergeAt, p90: third.estimatedMergeAt });
+    expect(first.estimatedMergeRange).toBeNull();
 
     const queue = json(await h.post('/v1/getQueue', h.body()));
     expect(queue.enqueuedPullRequests.map(outlook)).toEqual([

@@ -5,6 +5,7 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 const ITEM_KEYS = [
   'estimatedMergeAt',
+  'estimatedMergeRange',
   'id',
   'noBatch',
   'prAuthor',

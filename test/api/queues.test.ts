@@ -211,6 +211,7 @@ describe('getQueue', () => {
     ]);
     expect(Object.keys(queue.enqueuedPullRequests[1]).sort()).toEqual([
       'estimatedMergeAt',
+      'estimatedMergeRange',
       'id',
       'noBatch',
       'position',

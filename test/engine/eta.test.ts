@@ -2,10 +2,12 @@
  * queueOutlook and queueStatistics: position, what each PR waits on and its estimated merge time,
  * as tables over hand-built queue snapshots.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   failureDelay,
   type FinishedRun,
+  prFailureRate,
   queueOutlook,
   queueStatistics,
   type QueueStatistics,
@@ -109,12 +111,18 @@ describe('queueStatistics', () => {
     [
       'median duration, failure share',
       [finished(10, 'succeeded'), finished(20, 'failed'), finished(40, 'succeeded')],
-      { ciMs: 20 * MIN, failureRate: 1 / 3, samples: 3 },
+      {
+        ciMs: 20 * MIN,
+        failureRate: 1 / 3,
+        samples: 3,
+        durations: [10 * MIN, 20 * MIN, 40 * MIN],
+        prFailureRate: 1 / 3,
+      },
     ],
     [
       'cancelled and bisection runs are left out',
       [finished(10, 'succeeded'), finished(5, 'cancelled'), finished(50, 'failed', NOW, 'bisection')],
-      { ciMs: 10 * MIN, failureRate: 0, samples: 1 },
+      { ciMs: 10 * MIN, failureRate: 0, samples: 1, durations: [10 * MIN], prFailureRate: 0 },
     ],
     [
       'only the latest 50 count',
@@ -122,10 +130,39 @@ describe('queueStatistics', () => {
         ...Array.from({ length: 50 }, (_, i) => finished(10, 'succeeded', NOW - i * MIN)),
         ...Array.from({ length: 30 }, (_, i) => finished(90, 'failed', NOW - (100 + i) * MIN)),
       ],
-      { ciMs: 10 * MIN, failureRate: 0, samples: 50 },
+      { ciMs: 10 * MIN, failureRate: 0, samples: 50, durations: Array(50).fill(10 * MIN), prFailureRate: 0 },
     ],
   ])('%s', (_name, runs, expected) => {
     expect(queueStatistics(runs)).toEqual(expected);
+  });
+});
+
+describe('prFailureRate', () => {
+  it.each<[string, [number, boolean][], number]>([
+    ['no runs', [], 0],
+    [
+      'single PRs: the share of failed runs',
+      [
+        [1, true],
+        [1, false],
+        [1, false],
+        [1, false],
+      ],
+      0.25,
+    ],
+    // One bad PR per failed run; the good PRs count once, in the run they passed.
+    [
+      'batches: per PR',
+      [
+        [4, true],
+        [4, false],
+        [3, false],
+        [2, false],
+      ],
+      1 / 10,
+    ],
+  ])('%s', (_name, runs, expected) => {
+    expect(prFailureRate(runs)).toBeCloseTo(expected);
   });
 });
 
@@ -299,10 +336,10 @@ describe('queueOutlook', () => {
         [entry(1, 'TESTING', { runId: 'r1' }), entry(2, 'TESTING', { runId: 'r2' }), entry(3, 'PENDING')],
         [run('r1', [1], 20), run('r2', [2], 10)],
       ),
-      { ciMs: 30 * MIN, failureRate: 0.5, samples: 20 },
-      // #2: one group ahead, as likely to pass as not: the median is no delay. #3 starts now under
-      // two: 0.5 * 10 + 0.5 * 20 more.
-      { 1: [1, 'RUN_IN_FLIGHT', 10], 2: [2, 'RUN_IN_FLIGHT', 20], 3: [3, 'TEST_SLOT', 45] },
+      { ciMs: 30 * MIN, failureRate: 0.2, samples: 20 },
+      // Each PR fails with probability 0.2, which restarts the runs behind it when it ends. #2 and #3
+      // most likely see no failure ahead (0.8 and 0.64): the median is no delay (the range below).
+      { 1: [1, 'RUN_IN_FLIGHT', 10], 2: [2, 'RUN_IN_FLIGHT', 20], 3: [3, 'TEST_SLOT', 30] },
     ],
   ])('%s', (_name, snapshot, stats, expected) => {
     expect(table(snapshot, stats)).toEqual(expected);
@@ -320,5 +357,141 @@ describe('queueOutlook', () => {
       'Its test run is in flight (started 10 minutes ago; runs take about 30 minutes).',
     );
     expect(outlook.get(2)!.waitingOn.message).toBe('1 PR is ahead of it in the queue.');
+  });
+});
+
+/** [median, p10, p90] in minutes from now, by PR number. */
+function ranges(s: QueueSnapshot, stats: QueueStatistics, now = NOW): Record<number, [number, number, number] | null> {
+  const out: Record<number, [number, number, number] | null> = {};
+  for (const [n, o] of queueOutlook(s, stats, now)) {
+    out[n] =
+      o.estimatedMergeAt === null || o.estimatedMergeRange === null
+        ? null
+        : [
+            (o.estimatedMergeAt - now) / MIN,
+            (o.estimatedMergeRange.p10 - now) / MIN,
+            (o.estimatedMergeRange.p90 - now) / MIN,
+          ];
+  }
+  return out;
+}
+
+describe('estimatedMergeRange: the model sampled', () => {
+  const ahead = () =>
+    queue(
+      { concurrency: 3 },
+      [entry(1, 'TESTING', { runId: 'r1' }), entry(2, 'TESTING', { runId: 'r2' }), entry(3, 'PENDING')],
+      [run('r1', [1], 20), run('r2', [2], 10)],
+    );
+
+  it('a failure ahead restarts the runs behind it when it ends: the range reaches the restart', () => {
+    // #2 is restarted at +10 when #1 fails (0.2); #3 at +20 when #2 fails (0.2), else at +10 (0.16).
+    expect(ranges(ahead(), { ciMs: 30 * MIN, failureRate: 0.2, samples: 20 })).toEqual({
+      1: [10, 10, 10],
+      2: [20, 20, 40],
+      3: [30, 30, 50],
+    });
+  });
+
+  it('no failure and one CI time: the range is the estimate', () => {
+    expect(ranges(ahead(), STATS)).toEqual({ 1: [10, 10, 10], 2: [20, 20, 20], 3: [30, 30, 30] });
+  });
+
+  it('CI durations are drawn from the recent ones; the range contains the estimate', () => {
+    const stats: QueueStatistics = {
+      ...STATS,
+      durations: [20, 25, 30, 35, 40, 60].map((m) => m * MIN),
+      prFailureRate: 0.05,
+    };
+    const s = queue(
+      { concurrency: 2 },
+      [entry(1, 'TESTING', { runId: 'r1' }), ...[2, 3, 4, 5, 6].map((n) => entry(n, 'PENDING'))],
+      [run('r1', [1], 10)],
+    );
+    const r = ranges(s, stats);
+    for (const n of [1, 2, 3, 4, 5, 6]) {
+      const [median, p10, p90] = r[n]!;
+      expect(p10).toBeLessThanOrEqual(median);
+      expect(median).toBeLessThanOrEqual(p90);
+      expect(p10).toBeGreaterThanOrEqual(0);
+    }
+    // The run in flight has run 10 minutes: it ends 10 to 50 minutes from now.
+    expect(r[1]![1]).toBeGreaterThanOrEqual(10);
+    expect(r[1]![2]).toBeLessThanOrEqual(50);
+    // Merges keep queue order, so do the estimates; the slowest run ahead widens the range.
+    for (const n of [2, 3, 4, 5, 6]) expect(r[n]![0]).toBeGreaterThanOrEqual(r[n - 1]![0]);
+    expect(r[6]![2] - r[6]![1]).toBeGreaterThan(0);
+  });
+
+  it('is deterministic: the same snapshot, statistics and time give the same estimates', () => {
+    const stats: QueueStatistics = { ...STATS, failureRate: 0.3, durations: [20, 30, 45].map((m) => m * MIN) };
+    expect(JSON.stringify([...queueOutlook(ahead(), stats, NOW)])).toBe(
+      JSON.stringify([...queueOutlook(structuredClone(ahead()), { ...stats }, NOW)]),
+    );
+  });
+
+  it('bisection: a PR whose batch fails on another PR is merged after its half clears', () => {
+    // A batch of four testing for 0 minutes, one PR in three bad: PR 1's batch most likely fails
+    // at +30 (1 − 0.7³ = 66%), its half clears at +60 (nothing behind started without it, so that
+    // run counts) or, when its half fails too, its quarter at +90.
+    const s = queue(
+      { concurrency: 2, batch: true, batchingMinSize: 4 },
+      [1, 2, 3, 4].map((n) => entry(n, 'TESTING', { runId: 'r1' })),
+      [run('r1', [1, 2, 3, 4], 0)],
+    );
+    const r = ranges(s, { ciMs: 30 * MIN, failureRate: 0.3, samples: 20, prFailureRate: 0.3 });
+    expect(r[1]).toEqual([60, 30, 90]);
+  });
+
+  it('an open batch may fill before its deadline: PRs arriving fast start it earlier', () => {
+    // PR 1 waits for its batch (deadline in 5 minutes); PRs arrived every 30 s before it.
+    const s = queue({ concurrency: 2, batch: true, batchingMinSize: 4, batchingMaxWaitTimeMinutes: 60 }, [
+      ...[1].map((n) => entry(n, 'PENDING', { admittedAt: NOW - MIN, submittedAt: NOW - MIN })),
+    ]);
+    s.entries.push(
+      ...[2, 3, 4, 5, 6].map((n) => entry(n, 'NOT_READY', { submittedAt: NOW - (n - 1) * 30_000, admittedAt: null })),
+    );
+    const [median, p10] = ranges(s, STATS)[1]!;
+    // Without arrivals it would start at its deadline, 59 minutes from now.
+    expect(median).toBeLessThan(59 + 30);
+    expect(p10).toBeGreaterThanOrEqual(30);
+  });
+});
+
+describe('estimatedMergeRange: properties', () => {
+  it('for any queue: p10 ≤ estimate ≤ p90, none before now, merges in queue order, and the same answer twice', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom<PrState>('PENDING', 'TESTING', 'TESTS_PASSED'), { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.boolean(),
+        fc.double({ min: 0, max: 0.6, noNaN: true }),
+        fc.array(fc.integer({ min: 1, max: 90 }), { minLength: 1, maxLength: 10 }),
+        (states, concurrency, batch, rate, minutes) => {
+          // Entries that passed or test come first, as the engine keeps started groups ahead.
+          const order = { TESTS_PASSED: 0, TESTING: 1, PENDING: 2 } as Record<string, number>;
+          const sorted = [...states].sort((a, b) => order[a] - order[b]);
+          const entries = sorted.map((st, i) => entry(i + 1, st, st === 'TESTING' ? { runId: `r${i + 1}` } : {}));
+          const runs = entries.filter((e) => e.runId !== null).map((e) => run(e.runId!, [e.prNumber], 5));
+          const s = queue({ concurrency, batch, batchingMinSize: 2 }, entries, runs);
+          const durations = minutes.map((m) => m * MIN).sort((a, b) => a - b);
+          const stats: QueueStatistics = { ciMs: durations[0], failureRate: rate, samples: 10, durations };
+          const first = queueOutlook(s, stats, NOW);
+          expect(JSON.stringify([...queueOutlook(s, stats, NOW)])).toBe(JSON.stringify([...first]));
+          let previous = NOW;
+          for (const o of [...first.values()].sort((a, b) => a.position! - b.position!)) {
+            expect(o.estimatedMergeAt).not.toBeNull();
+            const r = o.estimatedMergeRange!;
+            expect(r.p10).toBeLessThanOrEqual(o.estimatedMergeAt!);
+            expect(o.estimatedMergeAt!).toBeLessThanOrEqual(r.p90);
+            expect(r.p10).toBeGreaterThanOrEqual(NOW);
+            // Without failures the model merges in order; with them, merged PRs only go earlier.
+            if (rate === 0) expect(o.estimatedMergeAt!).toBeGreaterThanOrEqual(previous);
+            previous = o.estimatedMergeAt!;
+          }
+        },
+      ),
+      { numRuns: 150, seed: 7 },
+    );
   });
 });

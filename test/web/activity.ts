@@ -33,6 +33,7 @@ export function prOf(
     position: null,
     waitingOn: state === 'NOT_READY' ? null : { code: 'PRS_AHEAD', message: `#${prNumber} waits.` },
     estimatedMergeAt: null,
+    estimatedMergeRange: null,
     prUrl: null,
     headCommitUrl: null,
   };

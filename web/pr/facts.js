@@ -59,6 +59,13 @@ export function Facts({ queueKey, pr }) {
               <dt>Estimated merge</dt>
               <dd id="pr-eta">
                 ${pr.estimatedMergeAt ? html`${time(pr.estimatedMergeAt)} (<${Until} iso=${pr.estimatedMergeAt} />)` : 'unknown'}
+                ${
+                  pr.estimatedMergeRange && pr.estimatedMergeRange.p10 !== pr.estimatedMergeRange.p90
+                    ? html`<span id="pr-eta-range" class="muted">
+                        between ${time(pr.estimatedMergeRange.p10)} and ${time(pr.estimatedMergeRange.p90)}</span
+                      >`
+                    : null
+                }
               </dd>
             `
           : null

@@ -158,6 +158,19 @@ export function OutlookProperties() {
           'not ready, failing, paused or frozen queue, concluded)',
       }),
     ),
+    estimatedMergeRange: Nullable(
+      Type.Object(
+        {
+          p10: Type.String({ format: 'date-time', description: 'The PR merges later than this 9 times in 10' }),
+          p90: Type.String({ format: 'date-time', description: 'The PR merges earlier than this 9 times in 10' }),
+        },
+        {
+          description:
+            "greenline extension: how sure estimatedMergeAt is: the 10th and 90th percentiles of the merge times of the queue's model " +
+            '(estimatedMergeAt is their median); null whenever estimatedMergeAt is',
+        },
+      ),
+    ),
   };
 }
 

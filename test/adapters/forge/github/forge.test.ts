@@ -498,6 +498,7 @@ describe('github forge: status checks as an App', () => {
           position: 2,
           waitingOn: { code: 'PRS_AHEAD' as const, message: '1 PR is ahead of it in the queue.' },
           estimatedMergeAt: Date.UTC(2026, 0, 31, 14, 32),
+          estimatedMergeRange: null,
         },
       ],
     ]);

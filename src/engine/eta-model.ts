@@ -1,0 +1,300 @@
+/**
+ * The estimated merge time as a distribution: a small Monte-Carlo run of the queue's model, each
+ * sample drawing which PRs are bad, how long each run takes and how fast the open batch fills, then
+ * following the engine's documented policy (scheduling.ts, failure.ts, bisection.ts) in queue order.
+ * The median of a PR's samples is its estimate (it minimises the absolute error), p10 and p90 its
+ * range. Deterministic: the draws come from a generator seeded by the queue and `now`.
+ *
+ * One sample, per lane in queue order:
+ * - Each PR is bad with the per-PR failure probability p (the share of failed runs spread over their
+ *   sizes); a PR that passed its tests is good. A group with a bad PR fails.
+ * - A run lasts a duration drawn from the recent finished runs; a run in flight, one drawn among
+ *   those longer than it has run so far.
+ * - A group that has not started starts when it is ready (its batching deadline, or earlier when the
+ *   PRs arriving at the queue's recent rate fill it) and a slot is free.
+ * - A failure is known when the group's run ended and everything ahead of it settled; every run
+ *   behind it that started before then restarts then (as often as failures ahead land in its run).
+ * - A failed batch is bisected at once (not on the main slots): halves tested for a drawn duration,
+ *   a failing half split again, a single failing PR evicted. A cleared part re-enters the queue just
+ *   behind the groups that started without it and is tested again there; when none did, its run
+ *   counts as its test. Groups behind a failed batch merge without waiting for it.
+ * - A passing group merges when its run ended and the groups ahead of it in the lane merged.
+ * A PR's samples are those in which it is good: the estimate is that of a merge.
+ */
+/** A merge-time distribution: median and the 10th and 90th percentiles, epoch ms. */
+export interface MergeDistribution {
+  median: number;
+  p10: number;
+  p90: number;
+}
+
+/** What the model starts from: the queue's groups in order, as the scheduler forms them. */
+export interface ModelGroup {
+  members: readonly number[];
+  lane: number;
+  kind: 'passed' | 'failing' | 'running' | 'waiting' | 'part';
+  /** For `running` and `part` (with a run): when the run started. */
+  runStart?: number;
+  /** `waiting`: the earliest start (now, or the batching deadline). */
+  readyAt: number;
+  /** `waiting`, a batch that may fill before its deadline: how many PRs it lacks. */
+  missing?: number;
+  /** `running`: the run occupies a main slot. */
+  mainSlot?: boolean;
+}
+
+export interface ModelInput {
+  groups: readonly ModelGroup[];
+  now: number;
+  slots: number;
+  /** Recent CI durations, ascending, ms (at least one). */
+  durations: readonly number[];
+  /** Probability that a PR is bad. */
+  prFailureRate: number;
+  /** PRs arriving per ms (0: none expected). */
+  arrivalRate: number;
+  seed: number;
+  samples: number;
+}
+
+/** mulberry32: small, fast, good enough for sampling. */
+function generator(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** FNV-1a hash of a string, for seeds. */
+export function seedOf(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** The first index of `sorted` whose value is ≥ x. */
+function lowerBound(sorted: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+interface Deferred {
+  members: readonly number[];
+  /** When the part passed. */
+  at: number;
+  /** Groups behind the failed batch that started before `at`, without it. */
+  overtaken: number;
+}
+
+interface Lane {
+  /** Merge time of the last group that merges, in order. */
+  merged: number;
+  /** When everything processed so far has settled (passed or failed). */
+  settled: number;
+  /** Failure times, ascending (they are, in queue order). */
+  failures: number[];
+  deferred: Deferred[];
+}
+
+/** Merge-time distribution of every PR the model can merge, by PR number. */
+export function sampleMerges(input: ModelInput): Map<number, MergeDistribution> {
+  const { groups, now, durations, slots } = input;
+  const p = Math.min(1, Math.max(0, input.prFailureRate));
+  const rand = generator(input.seed);
+  const draw = (): number => durations[Math.floor(rand() * durations.length)];
+  /** A duration longer than `elapsed` (a run in flight); its end no earlier than now. */
+  const remaining = (start: number): number => {
+    const from = lowerBound(durations, now - start);
+    if (from >= durations.length) return now;
+    return Math.max(now, start + durations[from + Math.floor(rand() * (durations.length - from))]);
+  };
+  const exponential = (rate: number): number => -Math.log(1 - rand()) / rate;
+
+  const prs: number[] = [];
+  const index = new Map<number, number>();
+  for (const g of groups)
+    for (const n of g.members)
+      if (!index.has(n)) {
+        index.set(n, prs.length);
+        prs.push(n);
+      }
+  // Members as indices into `prs` (PRs still to arrive: below zero).
+  const indices = groups.map((g) => g.members.map((n) => index.get(n)!));
+  const M = input.samples;
+  const merges = new Float64Array(prs.length * M).fill(Number.NaN);
+  const bad = new Uint8Array(prs.length);
+
+  for (let s = 0; s < M; s++) {
+    for (let i = 0; i < prs.length; i++) bad[i] = rand() < p ? 1 : 0;
+    // PRs still to arrive into an open batch: numbers below zero, bad with the same probability.
+    const arriving: boolean[] = [];
+    const isBad = (i: number): boolean => (i < 0 ? arriving[-i - 1] : bad[i] === 1);
+    const anyBad = (members: readonly number[]): boolean => {
+      for (const i of members) if (isBad(i)) return true;
+      return false;
+    };
+    const record = (members: readonly number[], at: number): void => {
+      for (const i of members) if (i >= 0 && bad[i] === 0) merges[i * M + s] = at;
+    };
+    // Slots: end times of the main runs occupying them, ascending.
+    const busy: number[] = [];
+    const occupy = (end: number): void => {
+      let i = busy.length;
+      while (i > 0 && busy[i - 1] > end) i--;
+      busy.splice(i, 0, end);
+    };
+    const slotFreeAt = (ready: number): number =>
+      busy.length < slots ? ready : Math.max(ready, busy[busy.length - slots]);
+    // Runs in flight: their ends, drawn first so that they hold their slots.
+    const runEnds = new Map<ModelGroup, number>();
+    for (const g of groups) {
+      if ((g.kind === 'running' || g.kind === 'part') && g.runStart !== undefined) {
+        const end = remaining(g.runStart);
+        runEnds.set(g, end);
+        if (g.mainSlot) occupy(end);
+      }
+    }
+    const lanes = new Map<number, Lane>();
+    const laneOf = (k: number): Lane => {
+      let l = lanes.get(k);
+      if (!l) {
+        l = { merged: now, settled: now, failures: [], deferred: [] };
+        lanes.set(k, l);
+      }
+      return l;
+    };
+    /** The end of a run from `start`, restarted by every failure ahead that lands in it. */
+    const withRestarts = (lane: Lane, start: number, end: number): number => {
+      const f = lane.failures;
+      for (;;) {
+        const i = lowerBound(f, end) - 1; // the latest failure before the end
+        if (i < 0 || f[i] <= start) return end;
+        start = f[i];
+        end = start + draw();
+      }
+    };
+    /** A failing part restarts the main runs behind the batch as a failure does. */
+    const partFailed = (lane: Lane, members: readonly number[], at: number): void => {
+      lane.failures.splice(lowerBound(lane.failures, at), 0, at);
+      if (members.length > 1) bisect(lane, members, at);
+    };
+    const bisect = (lane: Lane, members: readonly number[], at: number): void => {
+      const cut = Math.ceil(members.length / 2);
+      for (const half of [members.slice(0, cut), members.slice(cut)]) {
+        if (half.length === 0) continue;
+        const end = at + draw();
+        if (!anyBad(half)) lane.deferred.push({ members: half, at: end, overtaken: 0 });
+        else partFailed(lane, half, end);
+      }
+    };
+    /** Cleared parts that passed by `until` re-enter ahead of what starts later. */
+    const reenter = (lane: Lane, until: number): void => {
+      if (lane.deferred.length === 0) return;
+      const due = lane.deferred.filter((d) => d.at <= until);
+      if (due.length === 0) return;
+      lane.deferred = lane.deferred.filter((d) => d.at > until);
+      due.sort((a, b) => a.at - b.at);
+      for (const d of due) {
+        let end = d.at;
+        if (d.overtaken > 0) {
+          const start = slotFreeAt(d.at);
+          end = withRestarts(lane, start, start + draw());
+          occupy(end);
+        }
+        lane.merged = Math.max(end, lane.merged);
+        lane.settled = Math.max(end, lane.settled);
+        record(d.members, lane.merged);
+      }
+    };
+    const fail = (lane: Lane, members: readonly number[], end: number): void => {
+      const at = Math.max(end, lane.settled);
+      lane.failures.splice(lowerBound(lane.failures, at), 0, at);
+      lane.settled = at;
+      if (members.length > 1) bisect(lane, members, at);
+    };
+
+    for (let gi = 0; gi < groups.length; gi++) {
+      const g = groups[gi];
+      const own = indices[gi];
+      const lane = laneOf(g.lane);
+      if (g.kind === 'passed') {
+        lane.merged = Math.max(now, lane.merged);
+        record(own, lane.merged);
+        continue;
+      }
+      if (g.kind === 'failing') {
+        fail(lane, own, now);
+        continue;
+      }
+      if (g.kind === 'part') {
+        const end = runEnds.get(g) ?? now + draw();
+        if (!anyBad(own)) lane.deferred.push({ members: own, at: end, overtaken: 0 });
+        else partFailed(lane, own, end);
+        continue;
+      }
+      let start: number;
+      let end: number;
+      let members = own;
+      if (g.kind === 'running') {
+        start = g.runStart ?? now;
+        end = runEnds.get(g) ?? now;
+      } else {
+        let ready = g.readyAt;
+        if (g.missing !== undefined && g.missing > 0 && input.arrivalRate > 0) {
+          // The batch takes the PRs that arrive before its deadline, up to its size.
+          let at = now;
+          const joined: number[] = [];
+          for (let k = 0; k < g.missing; k++) {
+            at += exponential(input.arrivalRate);
+            if (at >= ready) break;
+            arriving.push(rand() < p);
+            joined.push(-arriving.length);
+          }
+          if (joined.length === g.missing) ready = at;
+          if (joined.length > 0) members = [...members, ...joined];
+        }
+        start = slotFreeAt(ready);
+        reenter(lane, start);
+        end = start + draw();
+      }
+      for (const d of lane.deferred) if (start < d.at) d.overtaken++;
+      end = withRestarts(lane, start, end);
+      if (g.kind === 'waiting') occupy(end);
+      if (anyBad(members)) fail(lane, members, end);
+      else {
+        lane.settled = Math.max(end, lane.settled);
+        lane.merged = Math.max(end, lane.merged);
+        record(members, lane.merged);
+      }
+    }
+    for (const lane of lanes.values()) reenter(lane, Number.POSITIVE_INFINITY);
+  }
+
+  const out = new Map<number, MergeDistribution>();
+  const mine = new Float64Array(M);
+  prs.forEach((n, i) => {
+    let k = 0;
+    for (let s = 0; s < M; s++) {
+      const v = merges[i * M + s];
+      if (!Number.isNaN(v)) mine[k++] = v;
+    }
+    if (k === 0) return;
+    const sorted = mine.subarray(0, k).sort();
+    const at = (q: number): number => sorted[Math.min(k - 1, Math.max(0, Math.ceil(q * k) - 1))];
+    out.set(n, { median: at(0.5), p10: at(0.1), p90: at(0.9) });
+  });
+  return out;
+}
