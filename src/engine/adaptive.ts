@@ -23,10 +23,17 @@
  * failures (Zuul keeps 3); it defaults to 2.
  *
  * Batch size (with `batch` on) follows the measured failure rate p̂, the exponentially weighted mean
- * of the queue's conclusions, x = 1 for a PR that FAILED and 0 for one the queue merged, weight 1/20
- * (about the last 20 conclusions):
+ * of the queue's conclusions, x = 1 for a PR that FAILED and 0 for one the queue merged, weight 1/50
+ * (about the last 50 conclusions):
  *
- *   p̂ ← p̂ + (x − p̂) / 20, from p̂ = 0
+ *   p̂ ← p̂ + (x − p̂) / 50, from p̂ = 0
+ *
+ * The memory is long because the size changes at thresholds (p̂ > 1/9 halves 8 to 4): with weight
+ * 1/20, p̂'s standard deviation at p = 5% is about 3.5 points, and two or three failures close together
+ * (a bisected batch often yields one, the PRs behind it another) pushed p̂ past 11% for 7.6% of the
+ * groups formed in the simulator, each then half the size the failure rate called for. With 1/50 the
+ * deviation is about 2.2 points and that share 2.3%; a lasting change of the failure rate still shows
+ * within a few dozen conclusions (docs/simulator.md).
  *   B = batchingMinSize while p̂ = 0 (no failure measured yet), else clamp(2^⌊log₂((1 − p̂)/p̂)⌋, 1, batchingMinSize)
  *
  * 2^⌊log₂((1 − p)/p)⌋ is the group size of binary splitting (Hwang's generalised binary splitting),
@@ -46,7 +53,7 @@ import type { QueueConfig, QueueSnapshot } from './types.js';
 
 export const DEFAULT_ADAPTIVE_MIN_CONCURRENCY = 2;
 /** Weight of each new conclusion in p̂. */
-const FAILURE_RATE_WEIGHT = 1 / 20;
+const FAILURE_RATE_WEIGHT = 1 / 50;
 
 /** What adaptive mode currently does, for operators (getQueue). */
 export interface AdaptiveStatus {

@@ -158,8 +158,8 @@ describe('adaptive window', () => {
 });
 
 describe('adaptive batch size', () => {
-  /** Expected p̂ after conclusions, by the documented rule: p̂ ← p̂ + (x − p̂)/20 from 0. */
-  const ewma = (xs: number[]): number => xs.reduce((p, x) => p + (x - p) / 20, 0);
+  /** Expected p̂ after conclusions, by the documented rule: p̂ ← p̂ + (x − p̂)/50 from 0. */
+  const ewma = (xs: number[]): number => xs.reduce((p, x) => p + (x - p) / 50, 0);
 
   it('measures p̂ from the PRs the queue concludes', () => {
     const q = adaptive({ concurrency: 2, adaptiveMinConcurrency: 1 });
@@ -209,23 +209,23 @@ describe('adaptive batch size', () => {
     const size = () => adaptiveStatus(q.snapshot)!.batchSize;
     const rate = () => adaptiveStatus(q.snapshot)!.failureRate;
     expect(size()).toBe(8);
-    for (const n of [1, 2]) {
+    for (const n of [1, 2, 3, 4, 5]) {
       q.submit(n); // alone: one PR waiting is fewer than a batch
       failHead(q, n);
     }
-    expect(rate()).toBeCloseTo(ewma([1, 1]), 12);
-    expect(size()).toBe(8); // p̂ = 0.0975: (1 − p̂)/p̂ = 9.3
-    q.submit(3);
-    failHead(q, 3);
-    expect(size()).toBe(4); // p̂ = 0.143: 6.0
-    for (let n = 4; n <= 8; n++) q.submit(n);
-    expect(q.runOf(4).prNumbers).toEqual([4]);
-    mergeHead(q, 4); // its pass frees the slot for the four waiting
-    expect(q.runOf(5).prNumbers).toEqual([5, 6, 7, 8]);
-    expect(size()).toBe(4); // p̂ = 0.135: 6.4
-    mergeHead(q, 5);
-    expect(rate()).toBeCloseTo(ewma([1, 1, 1, 0, 0, 0, 0, 0]), 12);
-    expect(size()).toBe(8); // p̂ = 0.110: 8.1
+    expect(rate()).toBeCloseTo(ewma([1, 1, 1, 1, 1]), 12);
+    expect(size()).toBe(8); // p̂ = 0.096: (1 − p̂)/p̂ = 9.4
+    q.submit(6);
+    failHead(q, 6);
+    expect(size()).toBe(4); // p̂ = 0.114: 7.8
+    for (let n = 7; n <= 11; n++) q.submit(n);
+    expect(q.runOf(7).prNumbers).toEqual([7]);
+    mergeHead(q, 7); // its pass frees the slot for the four waiting
+    expect(q.runOf(8).prNumbers).toEqual([8, 9, 10, 11]);
+    expect(size()).toBe(4); // p̂ = 0.112: 7.9
+    mergeHead(q, 8);
+    expect(rate()).toBeCloseTo(ewma([1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0]), 12);
+    expect(size()).toBe(8); // p̂ = 0.103: 8.7
   });
 });
 
