@@ -24,6 +24,7 @@
 import { MINUTE_MS } from '../lib/time.js';
 import { percentile } from '../lib/percentile.js';
 import type { Draft } from './draft.js';
+import { gatingStatuses, quarantinedNow } from './quarantine.js';
 import { eventPayload } from './transitions.js';
 import type { QueueConfig, QueueSnapshot, TestRun } from './types.js';
 
@@ -110,16 +111,19 @@ export function recordRunDuration(d: Draft, run: TestRun): void {
   if (durations.length > RUN_DURATIONS_KEPT) durations.splice(0, durations.length - RUN_DURATIONS_KEPT);
 }
 
-/** The required statuses of the run's current attempt not reported yet; empty when not known. */
-export function missingStatuses(run: TestRun): string[] {
+/**
+ * The required statuses of the run's current attempt not reported yet; empty when not known.
+ * Quarantined statuses do not gate, so they are not waited for (quarantine.ts, `gatingStatuses`).
+ */
+export function missingStatuses(run: TestRun, quarantined: readonly string[] = []): string[] {
   const seen = new Set(run.statusesSeen ?? []);
-  return (run.requiredStatuses ?? []).filter((c) => !seen.has(c));
+  return gatingStatuses(run.requiredStatuses ?? [], quarantined).filter((c) => !seen.has(c));
 }
 
 /** When a required status not reported by then fails the run; null when off or nothing is missing. */
 export function startDeadline(d: Draft, run: TestRun): number | null {
   const minutes = d.config.requiredStatusStartTimeoutMinutes ?? 0;
   if (minutes <= 0 || run.status !== 'in_progress' || run.ciStartedAt === undefined) return null;
-  if (missingStatuses(run).length === 0) return null;
+  if (missingStatuses(run, quarantinedNow(d.config, d.internal.autoQuarantined)).length === 0) return null;
   return run.ciStartedAt + minutes * MINUTE_MS;
 }

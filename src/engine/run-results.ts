@@ -9,6 +9,7 @@ import { recordRunDuration, retryCi, timeoutMinutes, wasRetried } from './ci-ret
 import { bisectionFailed, bisectionPassed } from './bisection.js';
 import type { Draft } from './draft.js';
 import { rebuildCreated, rebuildFailed } from './merging.js';
+import { countStatusResults, noteFailedStatuses } from './quarantine.js';
 import { abandonRun, isInFlight, membersOf } from './runs.js';
 import { Topology } from './topology.js';
 import { emitBatchEvent, move } from './transitions.js';
@@ -76,6 +77,7 @@ export function onCiResult(d: Draft, ev: Ev<'ciResult'>): Rejection | null {
   const found = findRun(d, ev.runId, 'in_progress');
   if (isRejection(found)) return found;
   if (ev.outcome === 'success') {
+    countStatusResults(d, found, 'passed', ev.failedStatuses);
     runPassed(d, found);
     return null;
   }
@@ -85,7 +87,8 @@ export function onCiResult(d: Draft, ev: Ev<'ciResult'>): Rejection | null {
     runFailed(d, found, 'TEST_RUN_CANCELLED_BY_CI', ev.detail ?? 'CI cancelled the checks, again after a retry');
     return null;
   }
-  if (statusFailure && retryCi(d, found, 'failure')) return null;
+  if (statusFailure && retryCi(d, noteFailedStatuses(found, ev.failedStatuses), 'failure')) return null;
+  if (statusFailure) countStatusResults(d, found, 'failed', ev.failedStatuses);
   runFailed(d, found, ev.reason ?? 'TEST_RUN_REQUIRED_STATUS_FAILED', ev.detail ?? null);
   return null;
 }
