@@ -46,6 +46,7 @@ export {
 export {
   statusFlakiness,
   quarantinedStatusesOf,
+  autoQuarantinedOf,
   gatingStatuses,
   STATUS_RESULTS_KEPT,
   DEFAULT_AUTO_QUARANTINE_THRESHOLD,

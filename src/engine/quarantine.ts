@@ -257,3 +257,7 @@ export function statusFlakiness(snapshot: QueueSnapshot): StatusFlakiness[] {
 /** The statuses quarantined now for a stored snapshot (what ci-outcome.ts leaves out of a run's outcome). */
 export const quarantinedStatusesOf = (snapshot: QueueSnapshot): string[] =>
   quarantinedNow(snapshot.config, readInternal(snapshot).autoQuarantined);
+
+/** The statuses quarantined automatically now, with the figures and why (the audit log records each change). */
+export const autoQuarantinedOf = (snapshot: QueueSnapshot): Readonly<Record<string, AutoQuarantine>> =>
+  readInternal(snapshot).autoQuarantined;
