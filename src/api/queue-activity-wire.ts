@@ -11,7 +11,16 @@ import type {
   QueueActivityResponse,
   QueueHistoryResponse,
 } from './schemas/queue-activity.js';
-import { forgeLinksOut, freezeState, iso, outlookOut, reasonOut, stateOut, type EnumCase } from './wire.js';
+import {
+  forgeLinksOut,
+  freezeState,
+  iso,
+  outlookOut,
+  quarantineFields,
+  reasonOut,
+  stateOut,
+  type EnumCase,
+} from './wire.js';
 
 /** Who manages the queue's config (contract §2.10): the same two fields in every dashboard answer. */
 const managementOut = (m: QueueManagement) => ({
@@ -42,6 +51,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
     targetSha: snapshot.targetSha,
     targetUnread: snapshot.targetSha === null ? TARGET_UNREAD_SENTENCE : null,
     ...freezeState(snapshot, a.at),
+    ...quarantinedOut(snapshot),
     ...managementOut(a.management),
     pullRequests: a.pullRequests.map(({ entry: e, lane, outlook }) => ({
       prNumber: e.prNumber,
@@ -125,4 +135,11 @@ export function concludedOut(page: ConcludedPage, enumCase: EnumCase): Static<ty
 function passedAfterRetry(e: Entry): boolean {
   const pass = [...e.timeline].reverse().find((t) => t.to === 'TESTS_PASSED');
   return pass?.reason === 'TEST_RUN_PASSED_AFTER_RETRY';
+}
+
+/** The statuses quarantined now, with their figures (getQueue's statusQuarantine, quarantined ones only). */
+function quarantinedOut(snapshot: QueueActivity['snapshot']): Partial<Static<typeof QueueActivityResponse>> {
+  const all = quarantineFields(snapshot).statusQuarantine ?? [];
+  const quarantined = all.filter((s) => s.quarantined);
+  return quarantined.length > 0 ? { statusQuarantine: quarantined } : {};
 }

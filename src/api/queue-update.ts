@@ -18,6 +18,7 @@ import { canonical } from './parse-input.js';
 import { SETTABLE_QUEUE_STATES } from './schemas/common.js';
 import {
   ADAPTIVE_MODES,
+  AUTO_QUARANTINE_MODES,
   DIRECT_MERGE_MODES,
   MERGE_METHODS,
   MODES,
@@ -116,6 +117,10 @@ export function toQueueUpdate(body: Body): QueueUpdate {
     ciRetries: body.ciRetries,
     allSkippedPasses: body.allSkippedPasses,
     requiredStatusStartTimeoutMinutes: body.requiredStatusStartTimeoutMinutes,
+    quarantinedStatuses: body.quarantinedStatuses,
+    autoQuarantine: anyCase(AUTO_QUARANTINE_MODES, body.autoQuarantine, 'autoQuarantine'),
+    autoQuarantineThreshold: body.autoQuarantineThreshold,
+    autoQuarantineMinResults: body.autoQuarantineMinResults,
   };
   alias(update, 'testingTimeoutMinutes', body.testingTimeoutMins, 'testingTimeoutMins');
   alias(update, 'batch', body.isBatching, 'isBatching');

@@ -10,6 +10,9 @@ import { reasonMessage, type PrReason } from '../engine/pr-reason.js';
 import type { PrView, QueueView, TestRunView } from '../app/service-port.js';
 import {
   adaptiveStatus,
+  statusFlakiness,
+  DEFAULT_AUTO_QUARANTINE_THRESHOLD,
+  DEFAULT_AUTO_QUARANTINE_MIN_RESULTS,
   allowedActions,
   DEFAULT_ADAPTIVE_MIN_CONCURRENCY,
   freezeStatus,
@@ -143,6 +146,38 @@ export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase, at: n
       ? { requiredStatusStartTimeoutMinutes: c.requiredStatusStartTimeoutMinutes }
       : {}),
     ...freezeFields(snapshot, at),
+    ...quarantineFields(snapshot),
+  };
+}
+
+/**
+ * greenline's quarantine of required statuses: the settings while used, and each status's figures
+ * while a setting is used, a status is quarantined or CI is retried (absent otherwise).
+ */
+export function quarantineFields(snapshot: QueueSnapshot): Partial<Static<typeof QueueSettings>> {
+  const c = snapshot.config;
+  const statuses = statusFlakiness(snapshot);
+  const manual = c.quarantinedStatuses ?? [];
+  const auto = c.autoQuarantine === 'on';
+  const shown = manual.length > 0 || auto || (c.ciRetries ?? 0) > 0 || statuses.some((s) => s.quarantined);
+  return {
+    ...(manual.length > 0 ? { quarantinedStatuses: [...manual] } : {}),
+    ...(auto
+      ? {
+          autoQuarantine: 'on' as const,
+          autoQuarantineThreshold: c.autoQuarantineThreshold ?? DEFAULT_AUTO_QUARANTINE_THRESHOLD,
+          autoQuarantineMinResults: c.autoQuarantineMinResults ?? DEFAULT_AUTO_QUARANTINE_MIN_RESULTS,
+        }
+      : {}),
+    ...(shown
+      ? {
+          statusQuarantine: statuses.map((s) => ({
+            ...s,
+            recentFlakyRate: Math.round(s.recentFlakyRate * 10000) / 10000,
+            quarantinedSince: s.quarantinedSince === null ? null : iso(s.quarantinedSince),
+          })),
+        }
+      : {}),
   };
 }
 

@@ -25,6 +25,10 @@ export const AUDIT_ACTIONS = {
   'queue.resume': 'a queue was set running again',
   'queue.drain': 'a queue was set draining',
   'queue.state_change': 'the queue changed its own state (a mode switch finished); `changes.state` says how',
+  'queue.status_quarantine':
+    'the queue quarantined a flaky required status by itself (autoQuarantine); `target.status` and `target.reason` say which and why',
+  'queue.status_quarantine_lift':
+    'the queue lifted its automatic quarantine of a required status; `target.status` and `target.reason` say which and why',
   'token.create': 'an API token was created',
   'token.revoke': 'an API token was revoked',
   'webhook.create': 'a webhook subscription was created',

@@ -48,6 +48,7 @@ import { emitBatchEvent, eventPayload, move } from './transitions.js';
 import type { Entry, QueueConfig, QueueSnapshot, TestRun } from './types.js';
 import { activeGroups, knownToFail, restartGroup } from './validity.js';
 import { bisectingSet } from './bisection-state.js';
+import { gatingStatuses, quarantinedNow } from './quarantine.js';
 
 export const MAX_CI_RETRIES = 5;
 /** How many successful runs `testingTimeoutMinutes: "auto"` looks at, and how many it needs first. */
@@ -132,17 +133,20 @@ export function recordRunDuration(d: Draft, run: TestRun): void {
   if (durations.length > RUN_DURATIONS_KEPT) durations.splice(0, durations.length - RUN_DURATIONS_KEPT);
 }
 
-/** The required statuses of the run's current attempt not reported yet; empty when not known. */
-export function missingStatuses(run: TestRun): string[] {
+/**
+ * The required statuses of the run's current attempt not reported yet; empty when not known.
+ * Quarantined statuses do not gate, so they are not waited for (quarantine.ts, `gatingStatuses`).
+ */
+export function missingStatuses(run: TestRun, quarantined: readonly string[] = []): string[] {
   const seen = new Set(run.statusesSeen ?? []);
-  return (run.requiredStatuses ?? []).filter((c) => !seen.has(c));
+  return gatingStatuses(run.requiredStatuses ?? [], quarantined).filter((c) => !seen.has(c));
 }
 
 /** When a required status not reported by then fails the run; null when off or nothing is missing. */
 export function startDeadline(d: Draft, run: TestRun): number | null {
   const minutes = d.config.requiredStatusStartTimeoutMinutes ?? 0;
   if (minutes <= 0 || run.status !== 'in_progress' || run.ciStartedAt === undefined) return null;
-  if (missingStatuses(run).length === 0) return null;
+  if (missingStatuses(run, quarantinedNow(d.config, d.internal.autoQuarantined)).length === 0) return null;
   return run.ciStartedAt + minutes * MINUTE_MS;
 }
 

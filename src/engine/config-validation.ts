@@ -4,6 +4,7 @@
  */
 import { freezeProblem } from './freeze.js';
 import { MAX_CI_RETRIES } from './ci-retries.js';
+import { STATUS_RESULTS_KEPT } from './quarantine.js';
 import type { QueueConfig } from './types.js';
 
 type Check = (v: unknown) => string | null;
@@ -65,6 +66,14 @@ const CHECKS: Record<keyof QueueConfig, Check> = {
   requiredStatusStartTimeoutMinutes: int(0),
   testingTimeoutAuto: bool,
   allSkippedPasses: bool,
+  quarantinedStatuses: (v) =>
+    Array.isArray(v) && v.every((s) => typeof s === 'string' && s.length > 0)
+      ? null
+      : 'must be a list of non-empty status names',
+  autoQuarantine: oneOf('off', 'on'),
+  autoQuarantineThreshold: (v) =>
+    typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= 1 ? null : 'must be a number above 0 and at most 1',
+  autoQuarantineMinResults: between(1, STATUS_RESULTS_KEPT),
 };
 
 export function validateConfigPatch(patch: Record<string, unknown>): string | null {

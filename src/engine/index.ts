@@ -43,4 +43,14 @@ export {
   type FreezeInterval,
   type FreezeStatus,
 } from './freeze.js';
+export {
+  statusFlakiness,
+  quarantinedStatusesOf,
+  autoQuarantinedOf,
+  gatingStatuses,
+  STATUS_RESULTS_KEPT,
+  DEFAULT_AUTO_QUARANTINE_THRESHOLD,
+  DEFAULT_AUTO_QUARANTINE_MIN_RESULTS,
+  type StatusFlakiness,
+} from './quarantine.js';
 export * from './types.js';

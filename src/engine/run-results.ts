@@ -16,6 +16,7 @@ import {
 import { bisectionFailed, bisectionPassed } from './bisection.js';
 import type { Draft } from './draft.js';
 import { rebuildCreated, rebuildFailed } from './merging.js';
+import { countStatusResults, noteFailedStatuses } from './quarantine.js';
 import { abandonRun, isInFlight, membersOf } from './runs.js';
 import { Topology } from './topology.js';
 import { emitBatchEvent, move } from './transitions.js';
@@ -83,6 +84,7 @@ export function onCiResult(d: Draft, ev: Ev<'ciResult'>): Rejection | null {
   const found = findRun(d, ev.runId, 'in_progress');
   if (isRejection(found)) return found;
   if (ev.outcome === 'success') {
+    countStatusResults(d, found, 'passed', ev.failedStatuses);
     runPassed(d, found);
     return null;
   }
@@ -92,8 +94,10 @@ export function onCiResult(d: Draft, ev: Ev<'ciResult'>): Rejection | null {
     runFailed(d, found, 'TEST_RUN_CANCELLED_BY_CI', ev.detail ?? 'CI cancelled the checks, again after a retry');
     return null;
   }
-  if (statusFailure && failedByEvidence(d, found, ev.detail ?? null)) return null;
-  if (statusFailure && retryCi(d, found, 'failure')) return null;
+  const noted = statusFailure ? noteFailedStatuses(found, ev.failedStatuses) : found;
+  if (statusFailure && failedByEvidence(d, noted, ev.detail ?? null)) return null;
+  if (statusFailure && retryCi(d, noted, 'failure')) return null;
+  if (statusFailure) countStatusResults(d, found, 'failed', ev.failedStatuses);
   runFailed(d, found, ev.reason ?? 'TEST_RUN_REQUIRED_STATUS_FAILED', ev.detail ?? null);
   return null;
 }

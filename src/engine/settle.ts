@@ -8,6 +8,7 @@ import { scheduleBisections } from './bisection.js';
 import type { Draft } from './draft.js';
 import { resolvePendingFailures } from './failure.js';
 import { announceFreeze } from './freeze.js';
+import { reviewQuarantine } from './quarantine.js';
 import { tryMerge } from './merging.js';
 import { completeModeSwitch } from './queue-control.js';
 import { isReady } from './readiness.js';
@@ -26,6 +27,7 @@ const MAX_ROUNDS = 1000;
 export function settle(d: Draft, fallback: QueuedReason): void {
   let batchDeadline: number | null = null;
   announceFreeze(d);
+  reviewQuarantine(d);
   for (let pass = 0; pass < MAX_ROUNDS; pass++) {
     batchDeadline = settleRounds(d, fallback);
     const before = d.version;

@@ -6,6 +6,7 @@
  */
 import { HOUR_MS } from '../lib/time.js';
 import { attemptDeadline, missingStatuses, startDeadline, timeoutMinutes } from './ci-retries.js';
+import { quarantinedNow } from './quarantine.js';
 import type { Draft } from './draft.js';
 import { nextFreezeEdge } from './freeze.js';
 import { runFailed } from './run-results.js';
@@ -23,7 +24,7 @@ export function expireRuns(d: Draft): void {
     const start = startDeadline(d, run);
     if (start !== null && start <= d.at) {
       d.emit({ kind: 'cancelCi', key: `${run.id}:cancelCi`, runId: run.id });
-      const missing = missingStatuses(run)
+      const missing = missingStatuses(run, quarantinedNow(d.config, d.internal.autoQuarantined))
         .map((c) => `"${c}"`)
         .join(', ');
       const minutes = d.config.requiredStatusStartTimeoutMinutes;

@@ -76,6 +76,7 @@ export type MergeMethod = (typeof MergeMethod)[keyof typeof MergeMethod];
 
 export type DirectMergeMode = 'off' | 'always';
 export type AdaptiveMode = 'off' | 'on';
+export type AutoQuarantineMode = 'off' | 'on';
 export type OptimizationMode = 'off' | 'bisection_skip_redundant_tests';
 export type TestBranchConstructionMode = 'rename_temp_branch' | 'push_new_branch_from_temp';
 export type Mergeability = 'unspecified' | 'in_progress' | 'mergeable' | 'not_mergeable';
@@ -232,6 +233,21 @@ export interface QueueConfig {
   testingTimeoutAuto?: boolean;
   /** greenline extension: scheduled freezes and one-off freezes (freeze.ts); absent = never frozen. */
   freezes?: FreezeSettings | null;
+  /**
+   * greenline extension, absent = none: required statuses that do not gate. Their failure neither
+   * fails a run nor blocks its merge; it is still reported and counted (quarantine.ts).
+   */
+  quarantinedStatuses?: string[];
+  /**
+   * greenline extension, absent = 'off'. 'on': a required status flaky in at least
+   * `autoQuarantineThreshold` of its recent results is quarantined, and the quarantine lifted when
+   * newer results fall under half the threshold (quarantine.ts).
+   */
+  autoQuarantine?: AutoQuarantineMode;
+  /** greenline extension: the flaky share (0–1, exclusive of 0) that quarantines a status; absent = 0.1. */
+  autoQuarantineThreshold?: number;
+  /** greenline extension: results a status needs before it is quarantined or lifted; absent = 20. */
+  autoQuarantineMinResults?: number;
 }
 
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
@@ -392,6 +408,8 @@ export interface TestRun {
   requiredStatuses?: string[];
   /** The required statuses reported at least once (even pending) in the current attempt. */
   statusesSeen?: string[];
+  /** The required statuses that failed in an earlier attempt of the run (quarantine.ts); absent = none. */
+  failedStatuses?: string[];
 }
 
 // ---------------------------------------------------------------- the snapshot
@@ -456,6 +474,11 @@ export type EngineEvent =
       outcome: 'success' | 'failure' | 'cancelled';
       reason?: FailureReason;
       detail?: string;
+      /**
+       * The required statuses that reported a failure in this attempt, when CI names them: those that
+       * decided a failure, and on a success those quarantined that failed without gating.
+       */
+      failedStatuses?: string[];
     }
   /** CI started for the run's current attempt, deciding on `requiredStatuses`. */
   | { kind: 'ciStarted'; at: number; runId: string; requiredStatuses: string[] }
@@ -513,6 +536,9 @@ export interface QueueEventPayload {
     | 'queue.resumed'
     | 'queue.frozen'
     | 'queue.unfrozen'
+    /** A required status was quarantined (no longer gates) or its quarantine was lifted (quarantine.ts). */
+    | 'queue.status_quarantined'
+    | 'queue.status_quarantine_lifted'
     /** CI of a run is started again on the same test commit (`ciRetries`, or after a cancellation). */
     | 'test_run.retry_requested';
   at: number;
@@ -528,6 +554,8 @@ export interface QueueEventPayload {
   isBisection: boolean;
   /** queue.frozen / queue.unfrozen: why the queue is (was) frozen and until when (null: no end known). */
   freeze?: { reason: string; until: number | null };
+  /** queue.status_quarantined / queue.status_quarantine_lifted: which status, whether automatic, and why in words. */
+  quarantine?: { status: string; automatic: boolean; reason: string };
 }
 
 /**

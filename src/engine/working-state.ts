@@ -91,6 +91,33 @@ export interface EngineInternal {
   /** Counters since the queue was created: CI run again (`retryCi`), and runs that passed after a retry. */
   ciRetries: number;
   flakyPasses: number;
+  /** Per required status: its results, flaky passes and recent results (quarantine.ts). */
+  statusStats: Record<string, StatusStats>;
+  /** The statuses quarantined automatically (`autoQuarantine: "on"`), with why (quarantine.ts). */
+  autoQuarantined: Record<string, AutoQuarantine>;
+  /** The quarantined statuses last announced, in order: what a change is announced against. */
+  quarantineAnnounced: string[];
+  /** Why automatic quarantines were lifted in this decision, until announced (empty between decisions). */
+  quarantineLifts: Record<string, string>;
+}
+
+export interface StatusStats {
+  /** Results counted since the queue was created. */
+  results: number;
+  /** Runs whose status failed and then passed when CI was run again (TEST_RUN_PASSED_AFTER_RETRY). */
+  flakyPasses: number;
+  /** Failures of the status while quarantined, on runs that passed. */
+  ignoredFailures: number;
+  /** The latest results, oldest first, 1 = flaky: since its automatic quarantine while it holds. */
+  recent: number[];
+}
+
+export interface AutoQuarantine {
+  since: number;
+  /** The figures that decided it: flaky results among the results looked at. */
+  flaky: number;
+  results: number;
+  reason: string;
 }
 
 export interface AdaptiveState {
@@ -128,5 +155,19 @@ export function readInternal(snapshot: QueueSnapshot): EngineInternal {
     runDurations: [...(raw.runDurations ?? [])],
     ciRetries: raw.ciRetries ?? 0,
     flakyPasses: raw.flakyPasses ?? 0,
+    statusStats: Object.fromEntries(
+      Object.entries(raw.statusStats ?? {}).map(([k, v]) => [
+        k,
+        {
+          results: v.results,
+          flakyPasses: v.flakyPasses,
+          ignoredFailures: v.ignoredFailures ?? 0,
+          recent: [...v.recent],
+        },
+      ]),
+    ),
+    autoQuarantined: Object.fromEntries(Object.entries(raw.autoQuarantined ?? {}).map(([k, v]) => [k, { ...v }])),
+    quarantineAnnounced: [...(raw.quarantineAnnounced ?? [])],
+    quarantineLifts: {},
   };
 }

@@ -88,6 +88,21 @@ export function newQueueMetrics() {
       'Test runs that passed after CI was run again (flaky), since the queue was created',
       ['repo', 'branch'] as const,
     ),
+    statusFlakyPasses: counter(
+      'greenline_status_flaky_passes_total',
+      'Test runs where this required status failed and then passed when CI was run again, since the queue was created',
+      ['repo', 'branch', 'status'] as const,
+    ),
+    statusResults: counter(
+      'greenline_status_results_total',
+      'Results of this required status counted for flakiness (passes, flaky passes, failures that held), since the queue was created',
+      ['repo', 'branch', 'status'] as const,
+    ),
+    statusQuarantined: gauge(
+      'greenline_status_quarantined',
+      '1 while this required status is quarantined (does not gate merges); by = setting or automatic',
+      ['repo', 'branch', 'status', 'by'] as const,
+    ),
     laneDepth: gauge(
       'greenline_lane_depth',
       'PRs in the queue per lane of a parallel queue (overlapping impacted targets); lane = PR number at its front',

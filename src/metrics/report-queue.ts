@@ -7,7 +7,7 @@
  * hour-window.ts says; everything else is `main`.
  * Every Trunk series is emitted for both queue types, zeros included (contract §7).
  */
-import { frozenSeconds, queueOrder } from '../engine/index.js';
+import { frozenSeconds, queueOrder, statusFlakiness } from '../engine/index.js';
 import { readInternal } from '../engine/working-state.js';
 import { PrState, type QueueSnapshot, type QueueType, type TestRun } from '../engine/types.js';
 import type { MetricsTransition } from '../store/metrics-transitions.js';
@@ -52,6 +52,11 @@ export function reportQueue(m: QueueMetrics, q: QueueData, after: number): void 
   const internal = readInternal(snapshot);
   m.ciRetries.inc({ repo, branch }, internal.ciRetries);
   m.flakyPasses.inc({ repo, branch }, internal.flakyPasses);
+  for (const s of statusFlakiness(snapshot)) {
+    m.statusFlakyPasses.inc({ repo, branch, status: s.status }, s.flakyPasses);
+    m.statusResults.inc({ repo, branch, status: s.status }, s.results);
+    if (s.quarantinedBy !== null) m.statusQuarantined.set({ repo, branch, status: s.status, by: s.quarantinedBy }, 1);
+  }
 
   reportNow(m, labels, q);
   if (snapshot.config.freezes || readInternal(snapshot).frozenMs > 0)

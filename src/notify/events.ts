@@ -1,6 +1,7 @@
 /**
  * The events a chat channel may choose (docs/notifications.md), and which queue event each one is:
- * a PR left the queue (merged, failed, cancelled) or is failing, or the queue changed state.
+ * a PR left the queue (merged, failed, cancelled) or is failing, the queue changed state, or a required
+ * status was quarantined or its quarantine lifted.
  */
 import type { QueueEventPayload } from '../engine/types.js';
 import { ServiceError } from '../errors.js';
@@ -17,6 +18,8 @@ export const NOTIFY_EVENTS = [
   'queue_resumed',
   'queue_frozen',
   'queue_unfrozen',
+  'status_quarantined',
+  'status_quarantine_lifted',
 ] as const;
 
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
@@ -29,6 +32,8 @@ export const DEFAULT_NOTIFY_EVENTS: readonly NotifyEvent[] = [
   'queue_resumed',
   'queue_frozen',
   'queue_unfrozen',
+  'status_quarantined',
+  'status_quarantine_lifted',
 ];
 
 const EVENT_OF: Partial<Record<QueueEventPayload['type'], NotifyEvent>> = {
@@ -40,6 +45,8 @@ const EVENT_OF: Partial<Record<QueueEventPayload['type'], NotifyEvent>> = {
   'queue.resumed': 'queue_resumed',
   'queue.frozen': 'queue_frozen',
   'queue.unfrozen': 'queue_unfrozen',
+  'queue.status_quarantined': 'status_quarantined',
+  'queue.status_quarantine_lifted': 'status_quarantine_lifted',
 };
 
 /** The notification event of a queue event; null for those never announced (a batch's events: each PR's are). */

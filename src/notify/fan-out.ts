@@ -81,6 +81,7 @@ export async function noticeOf(
     pr: null,
     at: event.at,
     ...(event.freeze ? { freeze: event.freeze } : {}),
+    ...(event.quarantine ? { quarantine: { ...event.quarantine } } : {}),
   };
   const to = STATE_OF[event.type];
   if (to === undefined) return notice;

@@ -40,6 +40,8 @@ export interface Notice {
   title?: string;
   /** queue_frozen / queue_unfrozen: the freeze's reason, and when it ends (ended); null: no end known. */
   freeze?: { reason: string; until: number | null };
+  /** status_quarantined / status_quarantine_lifted: which required status, whether automatic, why. */
+  quarantine?: { status: string; automatic: boolean; reason: string };
 }
 
 const OUTCOME: Record<NotifyEvent, string> = {
@@ -51,13 +53,29 @@ const OUTCOME: Record<NotifyEvent, string> = {
   queue_resumed: 'resumed',
   queue_frozen: 'frozen',
   queue_unfrozen: 'unfrozen',
+  status_quarantined: 'quarantined',
+  status_quarantine_lifted: 'lifted the quarantine of',
 };
 
 /** `#42 Add login failed` or `Queue github.com/acme/web (main) paused`. */
 export function headline(n: Notice): string {
   if (n.title !== undefined) return n.title;
   if (n.pr) return `#${n.pr.number} ${n.pr.title} ${OUTCOME[n.event]}`;
+  if (n.quarantine) return quarantineHeadline(n, n.quarantine);
   return `Queue ${n.repo} (${n.branch}) ${OUTCOME[n.event]}${n.freeze ? freezeWords(n.event, n.freeze) : ''}`;
+}
+
+/**
+ * `Queue github.com/acme/web (main) quarantined required status "lint" automatically: flaky in 6 of
+ * its last 40 results (15%), …` — or `lifted the quarantine of …`.
+ */
+function quarantineHeadline(n: Notice, q: { status: string; automatic: boolean; reason: string }): string {
+  const how = q.automatic ? ' automatically' : '';
+  const what =
+    n.event === 'status_quarantine_lifted'
+      ? `lifted the quarantine of required status "${q.status}"${how}`
+      : `quarantined required status "${q.status}"${how} (it no longer gates merges)`;
+  return `Queue ${n.repo} (${n.branch}) ${what}: ${q.reason}`;
 }
 
 /** ` until 2026-11-24T18:00:00.000Z: release 2.4` (frozen) or ` (the freeze for release 2.4 ended)`. */

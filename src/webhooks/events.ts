@@ -33,7 +33,14 @@ export const EVENT_TYPES: readonly QueueEventPayload['type'][] = [...PR_EVENT_TY
  * subscription to every event sees Trunk's event types and no others: the queue's state changes, and
  * CI asked to run a test run again (`ciRetries`, a cancellation).
  */
-export const QUEUE_EVENT_TYPES = ['queue.paused', 'queue.resumed', 'queue.frozen', 'queue.unfrozen'] as const;
+export const QUEUE_EVENT_TYPES = [
+  'queue.paused',
+  'queue.resumed',
+  'queue.frozen',
+  'queue.unfrozen',
+  'queue.status_quarantined',
+  'queue.status_quarantine_lifted',
+] as const;
 export const TEST_RUN_EVENT_TYPES = ['test_run.retry_requested'] as const;
 export const EXTENSION_EVENT_TYPES: readonly QueueEventPayload['type'][] = [
   ...QUEUE_EVENT_TYPES,
@@ -81,7 +88,8 @@ function publishedReason(action: string, reason: string | null): string | null {
 /**
  * The JSON body of one event, fields as in contract §8.1 (PR events) and §8.2 (batch events); a queue
  * event (greenline's) carries the freeze's reason and `frozen_until` (queue.frozen: when it ends;
- * queue.unfrozen: when it ended).
+ * queue.unfrozen: when it ended); queue.status_quarantined / queue.status_quarantine_lifted carry the
+ * `required_status`, whether it was `automatic`, and the `reason` in words.
  */
 export function eventBody(event: QueueEventPayload, ctx: EventContext): Record<string, unknown> {
   const action = event.type.slice(event.type.indexOf('.') + 1);
@@ -93,8 +101,9 @@ export function eventBody(event: QueueEventPayload, ctx: EventContext): Record<s
       repository: { host: ctx.repo.host, owner: ctx.repo.owner, name: ctx.repo.name },
       target_branch: ctx.targetBranch,
       timestamp: new Date(event.at).toISOString(),
-      reason: event.freeze?.reason ?? null,
+      reason: event.freeze?.reason ?? event.quarantine?.reason ?? null,
       frozen_until: event.freeze?.until != null ? new Date(event.freeze.until).toISOString() : null,
+      ...(event.quarantine ? { required_status: event.quarantine.status, automatic: event.quarantine.automatic } : {}),
     };
   }
   if (isTestRunEvent(event.type)) return testRunEventBody(event, ctx, action);

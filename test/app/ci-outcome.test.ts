@@ -17,6 +17,7 @@ describe('outcomeOf', () => {
     expect(outcomeOf(['build', 'lint'], [s('lint', 'error')])).toEqual({
       outcome: 'failure',
       detail: 'required status "lint" reported error',
+      failedStatuses: ['lint'],
     });
     expect(outcomeOf(['build'], [s('build', 'failure')])).toMatchObject({ outcome: 'failure' });
   });
@@ -44,6 +45,28 @@ describe('outcomeOf', () => {
     expect(
       outcomeOf(['build', 'test'], [s('build', 'skipped'), s('test', 'skipped')], { allSkippedPasses: true }),
     ).toEqual({ outcome: 'success' });
+  });
+
+  it('leaves quarantined statuses out of the outcome, naming them when they failed', () => {
+    const quarantined = ['lint'];
+    expect(outcomeOf(['build', 'lint'], [s('lint', 'failure')], { quarantined })).toBeNull();
+    expect(outcomeOf(['build', 'lint'], [s('build', 'success'), s('lint', 'failure')], { quarantined })).toEqual({
+      outcome: 'success',
+      failedStatuses: ['lint'],
+    });
+    expect(outcomeOf(['build', 'lint'], [s('build', 'success')], { quarantined })).toEqual({ outcome: 'success' });
+    expect(outcomeOf(['build', 'lint'], [s('build', 'failure'), s('lint', 'failure')], { quarantined })).toEqual({
+      outcome: 'failure',
+      detail: 'required status "build" reported failure',
+      failedStatuses: ['build', 'lint'],
+    });
+  });
+
+  it('every required status quarantined: all of them decide (at least one status keeps gating)', () => {
+    expect(outcomeOf(['lint'], [s('lint', 'failure')], { quarantined: ['lint'] })).toMatchObject({
+      outcome: 'failure',
+      failedStatuses: ['lint'],
+    });
   });
 
   it('ignores statuses that are not required', () => {

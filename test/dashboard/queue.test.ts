@@ -168,6 +168,21 @@ describe.skipIf(!haveChromium)('the queue page in Chromium, on greenline demo', 
     await page.close();
   }, 60_000);
 
+  it('lists the quarantined checks with how and why; none listed once the quarantine is lifted', async () => {
+    await demo.api('updateQueue', { ...QUEUE_KEY, quarantinedStatuses: ['lint'] });
+    const page = await openQueue();
+    const item = page.locator('#quarantine li[data-status="lint"]');
+    await item.waitFor();
+    expect(await item.textContent()).toBe(
+      "lint — by the queue setting: listed in the queue's quarantinedStatuses setting",
+    );
+    expect(await page.locator('#quarantine').textContent()).toContain('their failures do not block merges');
+    await expectAccessible(page);
+    await demo.api('updateQueue', { ...QUEUE_KEY, quarantinedStatuses: [] });
+    await page.locator('#quarantine').waitFor({ state: 'detached' });
+    await page.close();
+  }, 60_000);
+
   it('keeps the focus on the same link and the scroll position while the page updates live', async () => {
     // Paused and without runs in flight, the queue's PRs stay where they are.
     await demo.api('updateQueue', { ...QUEUE_KEY, state: 'PAUSED' });

@@ -7,7 +7,9 @@
  * test commit. Model CI fails a commit when it contains a head of a "bad" PR, or when told to flake;
  * a flaky forge reports a merge conflict instead of a built branch, or merges only half of a group.
  * With `cancels`, a flake of CI is a cancellation every other time instead of a failure. CI asked to
- * run again (`retryCi`) reports again on the same commit.
+ * run again (`retryCi`) reports again on the same commit. With `namedStatuses`, CI has two required
+ * statuses: `build` fails on a bad PR, `lint` is the one that flakes; a run's outcome leaves out the
+ * statuses quarantined (as app/executor/ci-outcome.ts does) and names the failed ones.
  *
  * Effects are executed into a pool of pending reports (branch built, CI result, merge result,
  * wakeup); the test decides which report arrives next. Every decision is checked:
@@ -20,7 +22,9 @@
  */
 import {
   decide,
+  gatingStatuses,
   newQueueSnapshot,
+  quarantinedStatusesOf,
   type Effect,
   type EngineEvent,
   type Entry,
@@ -67,6 +71,8 @@ export class Harness {
   ciRuns = 0;
   ciRetries = 0;
   flakyPasses = 0;
+  /** With named statuses: decisions that had a status quarantined. */
+  quarantinedDecisions = 0;
   private ids = 0;
   private roots = 0;
   private flakes = 0;
@@ -76,6 +82,7 @@ export class Harness {
     config: Partial<QueueConfig>,
     readonly bad: ReadonlySet<number> = new Set(),
     readonly cancels = false,
+    readonly namedStatuses = false,
   ) {
     this.snapshot = newQueueSnapshot({ host: 'github.com', owner: 'acme', name: 'app' }, 'main', config, 'gl');
     this.target = this.newRoot();
@@ -104,6 +111,7 @@ export class Harness {
     }
     this.checkIdentity(before, d.snapshot);
     this.snapshot = d.snapshot;
+    if (quarantinedStatusesOf(d.snapshot).length > 0) this.quarantinedDecisions++;
     for (const e of d.effects) this.execute(e);
     this.checkNoneLost();
     return true;
@@ -219,14 +227,26 @@ export class Harness {
         return;
       case 'ci': {
         const content = this.commits.get(report.sha)!;
-        const ok = !flake && !content.prs.some((p) => this.bad.has(p.number));
+        const badCode = content.prs.some((p) => this.bad.has(p.number));
+        let ok = !flake && !badCode;
         const cancelled = flake && this.cancels && this.flakes++ % 2 === 0;
         const retried = this.snapshot.runs.find((r) => r.id === report.runId);
+        let failedStatuses: string[] | undefined;
+        if (this.namedStatuses && !cancelled) {
+          const required = ['build', 'lint'];
+          if (retried?.status === 'in_progress' && retried.requiredStatuses === undefined)
+            this.send({ kind: 'ciStarted', at: this.now, runId: report.runId, requiredStatuses: required });
+          const failing = [...(badCode ? ['build'] : []), ...(flake ? ['lint'] : [])];
+          const gating = gatingStatuses(required, quarantinedStatusesOf(this.snapshot));
+          ok = !failing.some((s) => gating.includes(s));
+          if (failing.length > 0) failedStatuses = failing;
+        }
         const accepted = this.send({
           kind: 'ciResult',
           at: this.now,
           runId: report.runId,
           outcome: ok ? 'success' : cancelled ? 'cancelled' : 'failure',
+          ...(failedStatuses ? { failedStatuses } : {}),
         });
         if (accepted && ok) this.passedShas.add(report.sha);
         if (accepted && ok && retried && (retried.failedRetries ?? 0) + (retried.cancelledRetries ?? 0) > 0)

@@ -208,7 +208,28 @@ const batchingPatch: fc.Arbitrary<Partial<QueueConfig>> = fc
   .map(([p, b]) => ({ ...p, ...b, batch: true }));
 
 /** What the retry scenarios exercised, summed over their runs. */
-const seen = { retries: 0, flakyPasses: 0 };
+const seen = { retries: 0, flakyPasses: 0, quarantined: 0 };
+
+/**
+ * Quarantine on top of retries: automatic mode with a low bar, and perhaps `lint` (the flaky status)
+ * or both statuses quarantined by the setting (then both gate: at least one status keeps gating).
+ */
+const withQuarantine = (patch: fc.Arbitrary<Partial<QueueConfig>>): fc.Arbitrary<Partial<QueueConfig>> =>
+  fc
+    .tuple(
+      withRetries(patch),
+      fc.constantFrom('off' as const, 'on' as const, 'on' as const),
+      fc.constantFrom(0.05, 0.2, 0.5),
+      fc.integer({ min: 1, max: 4 }),
+      fc.constantFrom([], ['lint'], ['build', 'lint']),
+    )
+    .map(([p, autoQuarantine, autoQuarantineThreshold, autoQuarantineMinResults, quarantinedStatuses]) => ({
+      ...p,
+      autoQuarantine,
+      autoQuarantineThreshold,
+      autoQuarantineMinResults,
+      quarantinedStatuses: [...quarantinedStatuses],
+    }));
 
 /** Retries of CI that fails or is cancelled: 0 to 2, on top of the other settings. */
 const withRetries = (patch: fc.Arbitrary<Partial<QueueConfig>>): fc.Arbitrary<Partial<QueueConfig>> =>
@@ -222,8 +243,11 @@ function scenario(opts: {
   batching?: boolean;
   /** CI flakes are failures or cancellations, and the queue retries them (`ciRetries`). */
   retries?: boolean;
+  /** CI names its statuses (a bad PR fails `build`, flakes fail `lint`) and the queue quarantines. */
+  quarantine?: boolean;
 }) {
-  const patch = opts.batching ? batchingPatch : configPatch;
+  const base = opts.batching ? batchingPatch : configPatch;
+  const patch = opts.quarantine ? withQuarantine(base) : base;
   return fc.property(
     actions({
       flakes: opts.flakes,
@@ -240,12 +264,14 @@ function scenario(opts: {
         { ...config, mode: opts.mode, testingTimeoutMinutes: 60, batchingMaxWaitTimeMinutes: 5 },
         bad,
         opts.retries ?? false,
+        opts.quarantine ?? false,
       );
       const targetsOf = new Map<number, ImpactedTargets>();
       play(h, list, targetsOf);
       const drained = h.drain((n) => targetsOf.get(n) ?? ['t'], picks);
       seen.retries += h.ciRetries;
       seen.flakyPasses += h.flakyPasses;
+      seen.quarantined += h.quarantinedDecisions;
       const unexpected = h.rejections.filter((r) => !ALLOWED_REJECTIONS.has(r));
       expect(h.violations).toEqual([]);
       expect(unexpected).toEqual([]);
@@ -290,6 +316,17 @@ describe('engine properties', () => {
     fc.assert(scenario({ mode: 'parallel', flakes: true, retries: true }), runs));
   it('single mode, batches that bisect, flaky and cancelling CI, retries', () =>
     fc.assert(scenario({ mode: 'single', flakes: true, batching: true, retries: true }), runs));
+  it('single mode, named statuses, flaky CI, retries and quarantine', () =>
+    fc.assert(scenario({ mode: 'single', flakes: true, retries: true, quarantine: true }), runs));
+  it('single mode, batches that bisect, named statuses, flaky CI, retries and quarantine', () =>
+    fc.assert(scenario({ mode: 'single', flakes: true, batching: true, retries: true, quarantine: true }), runs));
+  it('parallel mode, named statuses, flaky CI, retries and quarantine', () =>
+    fc.assert(scenario({ mode: 'parallel', flakes: true, retries: true, quarantine: true }), runs));
+  it('the quarantine scenarios did quarantine a status', () => {
+    const before = seen.quarantined;
+    fc.assert(scenario({ mode: 'single', flakes: true, retries: true, quarantine: true }), { numRuns: 100, seed: 7 });
+    expect(seen.quarantined - before).toBeGreaterThan(0);
+  });
   it('the retry scenarios did retry CI and saw runs pass after a retry', () => {
     const before = { ...seen };
     fc.assert(scenario({ mode: 'single', flakes: true, retries: true }), { numRuns: 300, seed: 21 });

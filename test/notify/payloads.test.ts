@@ -163,7 +163,7 @@ describe('events', () => {
     ]);
   });
 
-  it('defaults to failed, cancelled and the queue state changes; names an unknown event', () => {
+  it('defaults to failed, cancelled, the queue state changes and quarantines; names an unknown event', () => {
     expect(parseNotifyEvents(undefined)).toEqual([
       'failed',
       'cancelled',
@@ -171,9 +171,30 @@ describe('events', () => {
       'queue_resumed',
       'queue_frozen',
       'queue_unfrozen',
+      'status_quarantined',
+      'status_quarantine_lifted',
     ]);
     expect(parseNotifyEvents('merged, failed')).toEqual(['merged', 'failed']);
     expect(() => parseNotifyEvents(['merged', 'landed'])).toThrow(/unknown notification event "landed"; known: merged/);
+  });
+
+  it('a quarantine says which status, how and why, in words', () => {
+    expect(notifyEventOf('queue.status_quarantined')).toBe('status_quarantined');
+    const n = {
+      event: 'status_quarantined' as const,
+      repo: 'github.com/acme/web',
+      branch: 'main',
+      queueUrl: null,
+      pr: null,
+      at: 0,
+      quarantine: { status: 'lint', automatic: true, reason: 'flaky in 6 of its last 40 results (15%)' },
+    };
+    expect(noticeText(n)).toMatch(
+      /^Queue github.com\/acme\/web \(main\) quarantined required status "lint" automatically \(it no longer gates merges\): flaky in 6 of its last 40 results \(15%\)/,
+    );
+    expect(noticeText({ ...n, event: 'status_quarantine_lifted' })).toMatch(
+      /lifted the quarantine of required status "lint" automatically: flaky in 6/,
+    );
   });
 
   let t: TestService;

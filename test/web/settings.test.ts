@@ -54,6 +54,7 @@ describe('the settings form, from the schemas', () => {
       'Batching',
       'Adaptive mode',
       'Required statuses and CI',
+      'Flaky checks (quarantine)',
       'Merging',
       'Pull requests, comments and labels',
     ]);

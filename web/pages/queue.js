@@ -39,6 +39,26 @@ function QueueHead({ activity: a }) {
 }
 
 /**
+ * The required statuses quarantined now (they do not gate merges), each with how and why; nothing
+ * when none is. @param {{ activity: QueueActivity }} props
+ */
+function QuarantineNote({ activity: a }) {
+  const list = a.statusQuarantine ?? [];
+  if (list.length === 0) return null;
+  return html`<div class="notice" id="quarantine" role="status">
+    <p>Quarantined checks (their failures do not block merges; they are still reported):</p>
+    <ul>
+      ${list.map(
+        (s) =>
+          html`<li key=${s.status} data-status=${s.status}>
+            <strong>${s.status}</strong>${` — ${s.quarantinedBy === 'automatic' ? 'automatically' : 'by the queue setting'}: ${s.quarantineReason ?? ''}`}
+          </li>`,
+      )}
+    </ul>
+  </div>`;
+}
+
+/**
  * Pause, Resume and Drain, each after a confirmation; the button of the state the queue is in is
  * disabled, and all three while the queue switches modes. The outcome is said in `status` and to screen readers.
  * @param {{ queueKey: QueueKey, activity: QueueActivity, title: string }} props
@@ -263,6 +283,7 @@ export function QueuePage({ queueKey }) {
     <${ManagementBanner} activity=${activity} />
     <${FreezeBanner} activity=${activity} />
     <${QueueHead} activity=${activity} />
+    <${QuarantineNote} activity=${activity} />
     ${can('queues:write') ? html`<${Controls} queueKey=${queueKey} activity=${activity} title=${title} />` : null}
     <section aria-labelledby="runs-title" class="card" id="runs">
       <h2 id="runs-title">The queue now</h2>

@@ -42,6 +42,10 @@ const GROUPS = [
     title: 'Required statuses and CI',
     fields: ['requiredStatuses', 'ciRetries', 'requiredStatusStartTimeoutMinutes', 'allSkippedPasses'],
   },
+  {
+    title: 'Flaky checks (quarantine)',
+    fields: ['quarantinedStatuses', 'autoQuarantine', 'autoQuarantineThreshold', 'autoQuarantineMinResults'],
+  },
   { title: 'Merging', fields: ['mergeMethod', 'directMergeMode', 'notReadyTimeoutHours'] },
   {
     title: 'Pull requests, comments and labels',
@@ -63,7 +67,16 @@ const GROUPS = [
  * (api.md, getQueue): absent means this value.
  * @type {Record<string, unknown>}
  */
-const ABSENT = { ciRetries: 0, requiredStatusStartTimeoutMinutes: 0, adaptiveMode: 'off', allSkippedPasses: false };
+const ABSENT = {
+  ciRetries: 0,
+  requiredStatusStartTimeoutMinutes: 0,
+  adaptiveMode: 'off',
+  allSkippedPasses: false,
+  quarantinedStatuses: [],
+  autoQuarantine: 'off',
+  autoQuarantineThreshold: 0.1,
+  autoQuarantineMinResults: 20,
+};
 
 /** The largest integer the schemas allow where they mean "no upper bound". */
 export const UNBOUNDED = 4294967295;

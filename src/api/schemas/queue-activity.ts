@@ -15,7 +15,7 @@ import {
   RequestObject,
 } from './common.js';
 import { ForgeLinkProperties, OutlookProperties, PrReason } from './pull-request.js';
-import { FreezeStateProperties, MODES } from './queue.js';
+import { FreezeStateProperties, MODES, StatusQuarantineOut } from './queue.js';
 
 /** contract §2.10 "Management source": not in getQueue/updateQueue, whose fields Terraform parses. */
 const Management = {
@@ -121,6 +121,11 @@ export const QueueActivityResponse = Type.Object({
     }),
   ),
   ...FreezeStateProperties,
+  statusQuarantine: Type.Optional(
+    Type.Array(StatusQuarantineOut, {
+      description: 'Extension: the required statuses quarantined now (they do not gate), how and why; absent when none',
+    }),
+  ),
   ...Management,
   pullRequests: Type.Array(ActivityPr, { description: 'Queue order; NOT_READY PRs last' }),
   testRuns: Type.Array(ActivityRun, { description: 'Runs in flight, in the queue order of their first tested PR' }),

@@ -10,7 +10,7 @@ import {
   SETTABLE_QUEUE_STATES,
 } from './common.js';
 import { PrItem } from './pull-request.js';
-import { MAX_CI_RETRIES, MAX_CONCURRENCY } from '../../engine/index.js';
+import { MAX_CI_RETRIES, MAX_CONCURRENCY, STATUS_RESULTS_KEPT } from '../../engine/index.js';
 
 export const MODES = ['single', 'parallel'] as const;
 export const MERGE_METHODS = ['merge_commit', 'squash', 'rebase'] as const;
@@ -18,6 +18,7 @@ export const DIRECT_MERGE_MODES = ['off', 'always'] as const;
 export const OPTIMIZATION_MODES = ['off', 'bisection_skip_redundant_tests'] as const;
 export const TEST_BRANCH_CONSTRUCTION_MODES = ['rename_temp_branch', 'push_new_branch_from_temp'] as const;
 export const ADAPTIVE_MODES = ['off', 'on'] as const;
+export const AUTO_QUARANTINE_MODES = ['off', 'on'] as const;
 
 /**
  * The `freezes` setting (extension, freeze.ts). The engine checks what a schema cannot (time zones,
@@ -164,6 +165,28 @@ export const QueueSettingsInput = {
       'was not reported at all this many minutes after its CI started',
     'x-expected': 'an integer of minutes >= 0 (0 = off)',
   }),
+  quarantinedStatuses: Type.Array(Name(), {
+    description:
+      'Extension, default []: required statuses that do not gate. Their failure neither fails a test run ' +
+      'nor blocks its merge; it is still reported and counted. [] quarantines none (the list is replaced as a whole)',
+  }),
+  autoQuarantine: AnyCaseEnum(AUTO_QUARANTINE_MODES, {
+    description:
+      'Extension, default off. on: a required status flaky in at least autoQuarantineThreshold of its recent ' +
+      'results is quarantined, and lifted when newer results fall under half the threshold',
+  }),
+  autoQuarantineThreshold: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 1,
+    description: 'Extension, default 0.1: the flaky share of recent results that quarantines a status',
+    'x-expected': 'a number above 0 and at most 1',
+  }),
+  autoQuarantineMinResults: Type.Integer({
+    minimum: 1,
+    maximum: STATUS_RESULTS_KEPT,
+    description: 'Extension, default 20: results a status needs before it is quarantined or lifted',
+    'x-expected': `an integer from 1 to ${STATUS_RESULTS_KEPT}`,
+  }),
 };
 
 /** Names older clients send (contract §3 #2), mapped onto the settings above by update-queue.ts. */
@@ -207,6 +230,22 @@ export const FreezeStateProperties = {
     ),
   ),
 };
+
+/** One required status's flakiness and quarantine (extension, engine quarantine.ts). */
+export const StatusQuarantineOut = Type.Object({
+  status: Type.String({ description: 'The required status (check name)' }),
+  results: Type.Integer({ description: 'Results counted since the queue was created' }),
+  flakyPasses: Type.Integer({ description: 'Runs where it failed and then passed when CI was run again' }),
+  ignoredFailures: Type.Integer({ description: 'Failures while quarantined, on runs that passed' }),
+  recentResults: Type.Integer({ description: 'Results the recent rate is over (since its quarantine, if any)' }),
+  recentFlakyRate: Type.Number({ description: 'Flaky share of the recent results, 0 to 1' }),
+  quarantined: Type.Boolean(),
+  quarantinedBy: Nullable(
+    Type.String({ enum: ['setting', 'automatic'], description: 'How it was quarantined; null when not' }),
+  ),
+  quarantinedSince: Nullable(Type.String({ description: 'When an automatic quarantine started; null otherwise' })),
+  quarantineReason: Nullable(Type.String({ description: 'Why, in words, with the figures; null when not' })),
+});
 
 /** getQueue's fields without the PR list: what updateQueue returns (contract §2.9, §2.10). */
 export const QueueSettingsProperties = {
@@ -260,6 +299,20 @@ export const QueueSettingsProperties = {
   allSkippedPasses: Type.Optional(Type.Boolean({ description: 'Extension: present only when true' })),
   requiredStatusStartTimeoutMinutes: Type.Optional(
     Type.Integer({ description: 'Extension: present only when above 0' }),
+  ),
+  // Quarantine (extension): present only while a status is quarantined or a quarantine setting is used.
+  quarantinedStatuses: Type.Optional(
+    Type.Array(Type.String(), { description: 'Extension: the setting, present only when not empty' }),
+  ),
+  autoQuarantine: Type.Optional(Type.Literal('on', { description: 'Extension: present only while it is on' })),
+  autoQuarantineThreshold: Type.Optional(Type.Number({ description: 'Extension, with autoQuarantine on' })),
+  autoQuarantineMinResults: Type.Optional(Type.Integer({ description: 'Extension, with autoQuarantine on' })),
+  statusQuarantine: Type.Optional(
+    Type.Array(StatusQuarantineOut, {
+      description:
+        'Extension: each required status counted or quarantined, with its flaky figures and, when quarantined, ' +
+        'how and why; present with a quarantine setting in use, a status quarantined, or ciRetries above 0',
+    }),
   ),
 };
 

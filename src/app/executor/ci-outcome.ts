@@ -8,6 +8,10 @@
  *   any required context `failure` or `error`      → ciResult failure (TEST_RUN_REQUIRED_STATUS_FAILED)
  *   else any required context `cancelled`          → ciResult cancelled (tested again, engine ci-retries.ts)
  *   otherwise (pending or not reported yet)        → wait
+ * Quarantined required statuses (the queue's `quarantinedStatuses` and those quarantined automatically,
+ * engine quarantine.ts) do not decide: the rules above apply to the others, unless every required
+ * status is quarantined (then all decide). A quarantined status that failed is still told to the
+ * engine (`failedStatuses`), which counts it.
  * A required context reported for the first time in the run's current attempt is told to the engine
  * (`ciStatusSeen`: `requiredStatusStartTimeoutMinutes`). When the engine runs CI again (`retryCi`),
  * the statuses of the run are forgotten (`forget`), so that the new attempt's statuses decide it.
@@ -28,7 +32,8 @@ import { findWaitingRerun } from '../../store/ci-reruns.js';
 import { holdEarlyStatus, takeEarlyStatuses } from '../../store/early-ci-statuses.js';
 import { findQueueById } from '../../store/queues.js';
 import { findRunRow, findRunRowByTestSha, runOf, setRunTestSha } from '../../store/test-runs.js';
-import { isInFlight } from '../../engine/index.js';
+import { gatingStatuses, isInFlight, quarantinedStatusesOf } from '../../engine/index.js';
+import type { QueueSnapshot } from '../../engine/types.js';
 import type { Clock } from '../../lib/clock.js';
 import type { QueueExecutor } from './queue-executor.js';
 import { queueConfigOf } from './snapshot-io.js';
@@ -36,21 +41,37 @@ import { queueConfigOf } from './snapshot-io.js';
 const failing = (state: string | undefined): boolean => state === 'failure' || state === 'error';
 
 /** A run's outcome as its statuses decide it; null = not decided yet. */
-export type Outcome =
+export type Outcome = (
   | { outcome: 'success' }
   | { outcome: 'failure'; reason?: 'REQUIRED_STATUSES_SKIPPED'; detail: string }
-  | { outcome: 'cancelled'; detail: string };
+  | { outcome: 'cancelled'; detail: string }
+) & {
+  /** Required statuses (quarantined ones included) that reported failure or error; absent = none. */
+  failedStatuses?: string[];
+};
 
 /**
  * The detail of a failure names the failed required status and, when it gave one, its description;
  * or, when every required status was skipped, says so and what to change.
  */
 export function outcomeOf(
-  required: string[],
+  allRequired: string[],
   statuses: (Pick<CiStatusRow, 'context' | 'state'> & { description?: string | null })[],
-  opts: { allSkippedPasses?: boolean } = {},
+  opts: { allSkippedPasses?: boolean; quarantined?: readonly string[] } = {},
 ): Outcome | null {
   const byContext = new Map(statuses.map((s) => [s.context, s]));
+  const required = gatingStatuses(allRequired, opts.quarantined ?? []);
+  const outcome = decidingOutcome(required, byContext, opts);
+  if (!outcome) return null;
+  const failedStatuses = allRequired.filter((c) => failing(byContext.get(c)?.state));
+  return failedStatuses.length > 0 ? { ...outcome, failedStatuses } : outcome;
+}
+
+function decidingOutcome(
+  required: string[],
+  byContext: Map<string, Pick<CiStatusRow, 'context' | 'state'> & { description?: string | null }>,
+  opts: { allSkippedPasses?: boolean },
+): Outcome | null {
   const detail = (context: string): string => {
     const { state, description } = byContext.get(context)!;
     return `required status "${context}" reported ${state}${description ? `: ${description}` : ''}`;
@@ -155,7 +176,7 @@ export class CiOutcome {
     if (!run || run.required_statuses === null) return;
     const required = JSON.parse(run.required_statuses) as string[];
     const statuses = await listCiStatuses(this.deps.db, runId);
-    const result = outcomeOf(required, statuses, { allSkippedPasses: await this.allSkippedPasses(run.queue_id) });
+    const result = outcomeOf(required, statuses, await this.outcomeOptions(run.queue_id));
     const at = this.deps.clock.now();
     if (!result) {
       const seen = new Set(runOf(run).statusesSeen ?? []);
@@ -164,9 +185,10 @@ export class CiOutcome {
         await this.deps.executor.apply(run.queue_id, { kind: 'ciStatusSeen', at, runId, contexts: fresh });
       return;
     }
+    const failed = result.failedStatuses ? { failedStatuses: result.failedStatuses } : {};
     const event: EngineEvent =
       result.outcome === 'success'
-        ? { kind: 'ciResult', at, runId, outcome: 'success' }
+        ? { kind: 'ciResult', at, runId, outcome: 'success', ...failed }
         : result.outcome === 'cancelled'
           ? { kind: 'ciResult', at, runId, outcome: 'cancelled', detail: result.detail }
           : {
@@ -176,14 +198,21 @@ export class CiOutcome {
               outcome: 'failure',
               reason: result.reason ?? 'TEST_RUN_REQUIRED_STATUS_FAILED',
               detail: result.detail,
+              ...failed,
             };
     await this.deps.executor.apply(run.queue_id, event);
   }
 
-  /** The queue's allSkippedPasses setting (absent = false). */
-  private async allSkippedPasses(queueId: string): Promise<boolean> {
+  /** The queue's allSkippedPasses setting (absent = false) and the statuses it has quarantined now. */
+  private async outcomeOptions(queueId: string): Promise<{ allSkippedPasses: boolean; quarantined: string[] }> {
     const queue = await findQueueById(this.deps.db, queueId);
-    return queue ? queueConfigOf(queue).allSkippedPasses === true : false;
+    if (!queue) return { allSkippedPasses: false, quarantined: [] };
+    const config = queueConfigOf(queue);
+    const internal = JSON.parse(queue.internal) as QueueSnapshot['internal'];
+    return {
+      allSkippedPasses: config.allSkippedPasses === true,
+      quarantined: quarantinedStatusesOf({ config, internal } as QueueSnapshot),
+    };
   }
 
   /**

@@ -11,6 +11,7 @@ import type { EngineEvent, QueueSnapshot } from '../../engine/types.js';
 import type { Database, NewTransition, QueueRow } from '../../store/database.js';
 import { findRepoById } from '../../store/repos.js';
 import { repoSlug } from '../repo-binding.js';
+import { autoQuarantinedOf, statusFlakiness } from '../../engine/index.js';
 
 /** The change a caller made, as recorded once the engine has applied it: a function of the queue before and after. */
 export type AuditNote = (before: QueueSnapshot, after: QueueSnapshot) => AuditEntry | null;
@@ -61,8 +62,40 @@ export async function recordQueueDecisions(
       target: place,
       changes: { state: { from: before.state, to: after.state } },
     });
+  entries.push(...quarantineChanges(before, after, at, place));
   if (entries.length === 0) return;
   const repo = await findRepoById(trx, row.repo_id);
   if (!repo) return;
   for (const e of entries) await recordAudit(trx, { ...e, orgId: repo.org_id });
 }
+
+/** The automatic quarantines the decision started or lifted (those of the setting are the caller's queue.update). */
+function quarantineChanges(
+  before: QueueSnapshot,
+  after: QueueSnapshot,
+  at: number,
+  place: { repo: string; targetBranch: string },
+): Omit<AuditEntry, 'orgId'>[] {
+  const was = autoQuarantinedOf(before);
+  const now = autoQuarantinedOf(after);
+  const out: Omit<AuditEntry, 'orgId'>[] = [];
+  for (const [status, q] of Object.entries(now)) {
+    if (!was[status])
+      out.push({ at, by: SYSTEM, action: 'queue.status_quarantine', target: { ...place, status, reason: q.reason } });
+  }
+  const lifted = Object.keys(was).filter((status) => !now[status]);
+  if (lifted.length === 0) return out;
+  const figures = new Map(statusFlakiness(after).map((s) => [s.status, s]));
+  for (const status of lifted) {
+    const f = figures.get(status);
+    const reason =
+      after.config.autoQuarantine !== 'on'
+        ? 'automatic quarantine was turned off'
+        : `flaky in ${pctOf(f)} of its ${f?.recentResults ?? 0} results since it was quarantined, under half the threshold`;
+    out.push({ at, by: SYSTEM, action: 'queue.status_quarantine_lift', target: { ...place, status, reason } });
+  }
+  return out;
+}
+
+const pctOf = (f: { recentFlakyRate: number } | undefined): string =>
+  `${Math.round((f?.recentFlakyRate ?? 0) * 1000) / 10}%`;
