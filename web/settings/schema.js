@@ -14,8 +14,18 @@
 /** @typedef {'number' | 'text' | 'select' | 'checkbox' | 'timeout' | 'list'} Kind */
 /** A group of the form: its settings, and values getQueue answers that only show (`readouts`). @typedef {{ title: string, fields: string[], readouts?: string[] }} Group */
 
-/** Settings with a section of their own rather than a field of the form. */
-const OWN_SECTIONS = ['state', 'freezes'];
+/**
+ * Settings with a section of their own rather than a field of the form; the quarantine settings are
+ * set through updateQueue (the form's list field is the required-statuses override) and shown on the queue page.
+ */
+const OWN_SECTIONS = [
+  'state',
+  'freezes',
+  'quarantinedStatuses',
+  'autoQuarantine',
+  'autoQuarantineThreshold',
+  'autoQuarantineMinResults',
+];
 
 /** The form's groups; a setting the server adds later and no group names is shown under "Other settings". */
 const GROUPS = [
@@ -41,10 +51,6 @@ const GROUPS = [
   {
     title: 'Required statuses and CI',
     fields: ['requiredStatuses', 'ciRetries', 'requiredStatusStartTimeoutMinutes', 'allSkippedPasses'],
-  },
-  {
-    title: 'Flaky checks (quarantine)',
-    fields: ['quarantinedStatuses', 'autoQuarantine', 'autoQuarantineThreshold', 'autoQuarantineMinResults'],
   },
   { title: 'Merging', fields: ['mergeMethod', 'directMergeMode', 'notReadyTimeoutHours'] },
   {
