@@ -70,6 +70,28 @@ function generator(seed: number): () => number {
 }
 
 /** FNV-1a hash of a string, for seeds. */
+/** The `slots` main runs at once: when the next one can start, given the ends of those occupying them. */
+export class SlotBoard {
+  /** End times of the runs occupying slots, ascending. */
+  private readonly busy: number[];
+  constructor(
+    private readonly slots: number,
+    ends: readonly number[] = [],
+  ) {
+    this.busy = [...ends].sort((a, b) => a - b);
+  }
+  occupy(end: number): void {
+    let i = this.busy.length;
+    while (i > 0 && this.busy[i - 1] > end) i--;
+    this.busy.splice(i, 0, end);
+  }
+  /** The earliest start at or after `ready` with a free slot. */
+  freeAt(ready: number): number {
+    const b = this.busy;
+    return b.length < this.slots ? ready : Math.max(ready, b[b.length - this.slots]);
+  }
+}
+
 export function seedOf(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
@@ -149,15 +171,9 @@ export function sampleMerges(input: ModelInput): Map<number, MergeDistribution> 
     const record = (members: readonly number[], at: number): void => {
       for (const i of members) if (i >= 0 && bad[i] === 0) merges[i * M + s] = at;
     };
-    // Slots: end times of the main runs occupying them, ascending.
-    const busy: number[] = [];
-    const occupy = (end: number): void => {
-      let i = busy.length;
-      while (i > 0 && busy[i - 1] > end) i--;
-      busy.splice(i, 0, end);
-    };
-    const slotFreeAt = (ready: number): number =>
-      busy.length < slots ? ready : Math.max(ready, busy[busy.length - slots]);
+    const board = new SlotBoard(slots);
+    const occupy = (end: number): void => board.occupy(end);
+    const slotFreeAt = (ready: number): number => board.freeAt(ready);
     // Runs in flight: their ends, drawn first so that they hold their slots.
     const runEnds = new Map<ModelGroup, number>();
     for (const g of groups) {

@@ -30,7 +30,7 @@ import { laneHeads } from './parallel-graph.js';
 import { NOT_READY_WHY, whyNotReady } from './readiness.js';
 import { QUEUE_STATE_MEANING, TARGET_UNREAD_SENTENCE } from './queue-states.js';
 import { isInFlight } from './runs.js';
-import { type ModelGroup, sampleMerges, seedOf } from './eta-model.js';
+import { type ModelGroup, SlotBoard, sampleMerges, seedOf } from './eta-model.js';
 import type { Bisection } from './working-state.js';
 import type { Entry, QueueSnapshot, TestRun } from './types.js';
 
@@ -242,18 +242,11 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
     return isInFlight(run) ? run : undefined;
   };
 
-  // Slots: the end times of the runs occupying them, ascending.
-  const busy: number[] = snapshot.runs
-    .filter((run) => run.queueType === 'main' && isInFlight(run))
-    .map(runEnd)
-    .sort((a, b) => a - b);
-  const occupy = (end: number): void => {
-    let i = busy.length;
-    while (i > 0 && busy[i - 1] > end) i--;
-    busy.splice(i, 0, end);
-  };
-  const slotFreeAt = (ready: number): number =>
-    busy.length < slots ? ready : Math.max(ready, busy[busy.length - slots]);
+  // Slots, held by the main runs in flight.
+  const board = new SlotBoard(
+    slots,
+    snapshot.runs.filter((run) => run.queueType === 'main' && isInFlight(run)).map(runEnd),
+  );
 
   // Groups of the PRs that have not started, in order of their first member.
   const waiting = admitted.filter((e) => e.state === 'PENDING' && !inFlightRun(e));
@@ -363,8 +356,8 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
       const group = groupOf.get(e.prNumber)!;
       let t = timing.get(group);
       if (!t) {
-        const start = slotFreeAt(group.readyAt);
-        occupy(start + (D ?? 0));
+        const start = board.freeAt(group.readyAt);
+        board.occupy(start + (D ?? 0));
         t = timingOf(group, lane, start, start + (D ?? 0));
       }
       end = t.end;
