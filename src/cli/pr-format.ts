@@ -40,10 +40,10 @@ export function formatEta(pr: Pick<PullRequestItem, 'estimatedMergeAt' | 'waitin
   return `in ${minutes} min (${pr.estimatedMergeAt.slice(11, 16)} UTC)`;
 }
 
-/** `, between 14:20 and 15:10 UTC` (the estimate's p10 to p90), or nothing when that is the estimate itself. */
+/** `, between 14:20 and 15:10 UTC` (the estimate's p10 to p90), or nothing when both are the same minute. */
 export function formatRange(pr: Pick<PullRequestItem, 'estimatedMergeRange'>): string {
   const r = pr.estimatedMergeRange;
-  if (!r || r.p10 === r.p90) return '';
+  if (!r || r.p10.slice(0, 16) === r.p90.slice(0, 16)) return '';
   const day = (iso: string): string => (iso.slice(0, 10) === r.p10.slice(0, 10) ? '' : `${iso.slice(0, 10)} `);
   return `, between ${r.p10.slice(11, 16)} and ${day(r.p90)}${r.p90.slice(11, 16)} UTC`;
 }

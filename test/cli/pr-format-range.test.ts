@@ -11,6 +11,11 @@ describe('formatRange', () => {
       '',
     ],
     [
+      'a range within one minute says nothing more either',
+      { p10: '2026-01-31T14:32:05.000Z', p90: '2026-01-31T14:32:50.000Z' },
+      '',
+    ],
+    [
       'the same day',
       { p10: '2026-01-31T14:20:00.000Z', p90: '2026-01-31T15:10:00.000Z' },
       ', between 14:20 and 15:10 UTC',
