@@ -44,10 +44,7 @@ export interface QueueStatistics {
   samples: number;
   /** Their durations, ascending, in ms (absent: every run takes `ciMs`). */
   durations?: number[];
-  /**
-   * Probability that one PR fails its tests: the failure rate spread over the runs' sizes,
-   * 1 − (1 − failureRate)^(1 / mean PRs per run) (absent: `failureRate`).
-   */
+  /** Probability that one PR fails its tests, counted per PR (`prFailureRate`; absent: `failureRate`). */
   prFailureRate?: number;
 }
 
