@@ -42,7 +42,7 @@ import { MINUTE_MS } from '../lib/time.js';
 import { percentile } from '../lib/percentile.js';
 import { readmit } from './bisection.js';
 import type { Draft } from './draft.js';
-import { abandonRun, isInFlight, keepsFailingInBase, membersOf } from './runs.js';
+import { abandonRun, headOf, isInFlight, keepsFailingInBase, membersOf, samePr } from './runs.js';
 import { Topology } from './topology.js';
 import { emitBatchEvent, eventPayload, move } from './transitions.js';
 import type { Entry, QueueConfig, QueueSnapshot, TestRun } from './types.js';
@@ -168,8 +168,7 @@ function isSuspect(run: TestRun | undefined, members: readonly Entry[]): run is 
 
 /** Whether `run` tested every PR of `group` at its current head. */
 function includes(run: TestRun, group: readonly Entry[]): boolean {
-  const heads = new Set(run.prs.map((p) => `${p.number}@${p.headSha}`));
-  return group.every((m) => heads.has(`${m.prNumber}@${m.headSha}`));
+  return group.every((m) => run.prs.some((p) => samePr(p, headOf(m))));
 }
 
 const STATUS_FAILED = 'TEST_RUN_REQUIRED_STATUS_FAILED';
