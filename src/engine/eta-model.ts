@@ -1,29 +1,34 @@
 /**
  * The estimated merge time as a distribution: a small Monte-Carlo run of the queue's model, each
- * sample drawing which PRs are bad, how long each run takes and how fast the open batch fills, then
- * following the engine's documented policy (scheduling.ts, failure.ts, bisection.ts) in queue order.
- * The median of a PR's samples is its estimate (it minimises the absolute error), p10 and p90 its
- * range. Deterministic: the draws come from a generator seeded by the queue and `now`.
+ * sample drawing which PRs are bad, how long each run takes and when PRs arrive, then following the
+ * engine's documented policy (scheduling.ts, failure.ts, bisection.ts) in queue order. A PR's
+ * estimate is the time with the least mean error as a share of its wait over its samples
+ * (`relativeMedian`, kept within the range), p10 and p90 its range. Deterministic: the draws come
+ * from a generator seeded by the queue and `now`.
  *
  * One sample, per lane in queue order:
- * - Each PR is bad with the per-PR failure probability p (the share of failed runs spread over their
- *   sizes); a PR that passed its tests is good. A group with a bad PR fails.
+ * - Each PR is bad with a probability drawn for the sample from what the recent runs allow (the
+ *   per-PR failure rate and how many PR outcomes it was counted from); a PR that passed its tests
+ *   is good. A group with a bad PR fails.
  * - A run lasts a duration drawn from the recent finished runs; a run in flight, one drawn among
  *   those longer than it has run so far.
  * - A group that has not started starts when it is ready (its batching deadline, or earlier when the
  *   PRs arriving at the queue's recent rate fill it) and a slot is free.
  * - A failure is known when the group's run ended and everything ahead of it settled; every run
- *   behind it that started before then restarts then (as often as failures ahead land in its run).
+ *   behind it that started before then and had not ended before then restarts then (as often as
+ *   failures ahead land in its run), keeping its slot.
  * - A failed batch is bisected at once (not on the main slots): halves tested for a drawn duration,
- *   a failing half split again, a single failing PR evicted. A cleared part re-enters the queue just
- *   behind the groups that started without it and is tested again there; when none did, its run
- *   counts as its test. Groups behind a failed batch merge without waiting for it.
+ *   a failing half split again, a single failing PR evicted; the main runs behind it restarted once,
+ *   without it, when it failed. A cleared part re-enters the queue just behind the groups that
+ *   started without it (those of the queue, and those the PRs still to arrive form) and is tested
+ *   again there; when none did, its run counts as its test. Groups behind a failed batch merge
+ *   without waiting for it.
  * - A passing group merges when its run ended and the groups ahead of it in the lane merged.
  * A PR's samples are those in which it is good: the estimate is that of a merge.
  */
-/** A merge-time distribution: median and the 10th and 90th percentiles, epoch ms. */
+/** A merge-time distribution: the estimate (`relativeMedian`, within p10–p90) and the 10th and 90th percentiles, epoch ms. */
 export interface MergeDistribution {
-  median: number;
+  estimate: number;
   p10: number;
   p90: number;
 }
@@ -51,8 +56,15 @@ export interface ModelInput {
   durations: readonly number[];
   /** Probability that a PR is bad. */
   prFailureRate: number;
+  /**
+   * How many PR outcomes `prFailureRate` was counted from: each sample draws its own probability
+   * from what they allow (the Beta(bad + ½, good + ½) posterior, Jeffreys' prior); 0: taken as known.
+   */
+  prOutcomes: number;
   /** PRs arriving per ms (0: none expected). */
   arrivalRate: number;
+  /** How the PRs still to arrive form groups: up to `size` PRs, started `waitMs` after the first unless full before. */
+  grouping: { size: number; waitMs: number };
   seed: number;
   samples: number;
 }
@@ -84,6 +96,12 @@ export class SlotBoard {
     let i = this.busy.length;
     while (i > 0 && this.busy[i - 1] > end) i--;
     this.busy.splice(i, 0, end);
+  }
+  /** A run occupying a slot until `from` holds it until `to` instead (it was restarted). */
+  extend(from: number, to: number): void {
+    const i = this.busy.indexOf(from);
+    if (i >= 0) this.busy.splice(i, 1);
+    this.occupy(to);
   }
   /** The earliest start at or after `ready` with a free slot. */
   freeAt(ready: number): number {
@@ -131,6 +149,27 @@ interface Lane {
   deferred: Deferred[];
 }
 
+/** Waits shorter than this weigh as much as it in `relativeMedian`. */
+const RELATIVE_FLOOR_MS = 60_000;
+
+/**
+ * The time x that minimises the mean of |x − t| / (t − now) over the sampled merge times t (sorted):
+ * the smallest error as a share of the wait the PR will have had. It is the median of the samples
+ * weighted by 1 / (t − now) (waits under a minute weigh as one minute): it leans towards the early
+ * merges, where the same minutes are a larger share of the wait.
+ */
+export function relativeMedian(sorted: ArrayLike<number>, now: number): number {
+  const weight = (t: number): number => 1 / Math.max(RELATIVE_FLOOR_MS, t - now);
+  let total = 0;
+  for (let i = 0; i < sorted.length; i++) total += weight(sorted[i]);
+  let sum = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    sum += weight(sorted[i]);
+    if (sum >= total / 2) return sorted[i];
+  }
+  return sorted[sorted.length - 1];
+}
+
 /** Merge-time distribution of every PR the model can merge, by PR number. */
 export function sampleMerges(input: ModelInput): Map<number, MergeDistribution> {
   const { groups, now, durations, slots } = input;
@@ -144,6 +183,24 @@ export function sampleMerges(input: ModelInput): Map<number, MergeDistribution> 
     return Math.max(now, start + durations[from + Math.floor(rand() * (durations.length - from))]);
   };
   const exponential = (rate: number): number => -Math.log(1 - rand()) / rate;
+  const normal = (): number => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+  /** Gamma(k, 1) (Marsaglia and Tsang). */
+  const gamma = (k: number): number => {
+    if (k < 1) return gamma(k + 1) * (1 - rand()) ** (1 / k);
+    const d = k - 1 / 3;
+    const c = 1 / Math.sqrt(9 * d);
+    for (;;) {
+      const x = normal();
+      const v = (1 + c * x) ** 3;
+      if (v > 0 && Math.log(1 - rand()) < 0.5 * x * x + d - d * v + d * Math.log(v)) return d * v;
+    }
+  };
+  /** This sample's probability that a PR is bad. */
+  const badRate = (): number => {
+    if (input.prOutcomes <= 0) return p;
+    const bad = gamma(p * input.prOutcomes + 0.5);
+    return bad / (bad + gamma((1 - p) * input.prOutcomes + 0.5));
+  };
 
   const prs: number[] = [];
   const index = new Map<number, number>();
@@ -160,7 +217,8 @@ export function sampleMerges(input: ModelInput): Map<number, MergeDistribution> 
   const bad = new Uint8Array(prs.length);
 
   for (let s = 0; s < M; s++) {
-    for (let i = 0; i < prs.length; i++) bad[i] = rand() < p ? 1 : 0;
+    const q = badRate();
+    for (let i = 0; i < prs.length; i++) bad[i] = rand() < q ? 1 : 0;
     // PRs still to arrive into an open batch: numbers below zero, bad with the same probability.
     const arriving: boolean[] = [];
     const isBad = (i: number): boolean => (i < 0 ? arriving[-i - 1] : bad[i] === 1);
@@ -183,6 +241,32 @@ export function sampleMerges(input: ModelInput): Map<number, MergeDistribution> 
         if (g.mainSlot) occupy(end);
       }
     }
+    /** Arrivals drawn so far (into the open batch) reach this time. */
+    let arrivedUntil = now;
+    /**
+     * The PRs still to arrive form groups behind the queue (spread evenly over the lanes); each
+     * that starts before a cleared part passed left it out, so the part is tested again behind it.
+     */
+    const overtakeByArrivals = (lane: Lane, rate: number, from: number): void => {
+      if (lane.deferred.length === 0 || rate <= 0) return;
+      let last = 0;
+      for (const d of lane.deferred) last = Math.max(last, d.at);
+      const { size, waitMs } = input.grouping;
+      for (let at = from; ; ) {
+        let t = at + exponential(rate);
+        let start = t + waitMs;
+        let n = 1;
+        for (; n < size; n++) {
+          const next = t + exponential(rate);
+          if (next > start) break;
+          t = next;
+        }
+        if (n === size) start = t;
+        if (start >= last) return;
+        for (const d of lane.deferred) if (start < d.at) d.overtaken++;
+        at = start; // arrivals are memoryless: the next group's count from here
+      }
+    };
     const lanes = new Map<number, Lane>();
     const laneOf = (k: number): Lane => {
       let l = lanes.get(k);
@@ -196,15 +280,14 @@ export function sampleMerges(input: ModelInput): Map<number, MergeDistribution> 
     const withRestarts = (lane: Lane, start: number, end: number): number => {
       const f = lane.failures;
       for (;;) {
-        const i = lowerBound(f, end) - 1; // the latest failure before the end
+        const i = lowerBound(f, end + 1) - 1; // the latest failure at or before the end (to the ms)
         if (i < 0 || f[i] <= start) return end;
         start = f[i];
         end = start + draw();
       }
     };
-    /** A failing part restarts the main runs behind the batch as a failure does. */
+    /** A failing part is split again; the main runs behind the batch restarted when it failed. */
     const partFailed = (lane: Lane, members: readonly number[], at: number): void => {
-      lane.failures.splice(lowerBound(lane.failures, at), 0, at);
       if (members.length > 1) bisect(lane, members, at);
     };
     const bisect = (lane: Lane, members: readonly number[], at: number): void => {
@@ -223,16 +306,26 @@ export function sampleMerges(input: ModelInput): Map<number, MergeDistribution> 
       if (due.length === 0) return;
       lane.deferred = lane.deferred.filter((d) => d.at > until);
       due.sort((a, b) => a.at - b.at);
-      for (const d of due) {
+      for (let i = 0; i < due.length; ) {
+        const d = due[i++];
         let end = d.at;
+        const members = [...d.members];
         if (d.overtaken > 0) {
+          // Tested again in the main queue, batched as the scheduler batches the PRs waiting then.
           const start = slotFreeAt(d.at);
+          while (
+            i < due.length &&
+            due[i].overtaken > 0 &&
+            due[i].at <= start &&
+            members.length + due[i].members.length <= input.grouping.size
+          )
+            members.push(...due[i++].members);
           end = withRestarts(lane, start, start + draw());
           occupy(end);
         }
         lane.merged = Math.max(end, lane.merged);
         lane.settled = Math.max(end, lane.settled);
-        record(d.members, lane.merged);
+        record(members, lane.merged);
       }
     };
     const fail = (lane: Lane, members: readonly number[], end: number): void => {
@@ -270,16 +363,17 @@ export function sampleMerges(input: ModelInput): Map<number, MergeDistribution> 
       } else {
         let ready = g.readyAt;
         if (g.missing !== undefined && g.missing > 0 && input.arrivalRate > 0) {
+          arrivedUntil = ready;
           // The batch takes the PRs that arrive before its deadline, up to its size.
           let at = now;
           const joined: number[] = [];
           for (let k = 0; k < g.missing; k++) {
             at += exponential(input.arrivalRate);
             if (at >= ready) break;
-            arriving.push(rand() < p);
+            arriving.push(rand() < q);
             joined.push(-arriving.length);
           }
-          if (joined.length === g.missing) ready = at;
+          if (joined.length === g.missing) arrivedUntil = ready = at;
           if (joined.length > 0) members = [...members, ...joined];
         }
         start = slotFreeAt(ready);
@@ -287,8 +381,10 @@ export function sampleMerges(input: ModelInput): Map<number, MergeDistribution> 
         end = start + draw();
       }
       for (const d of lane.deferred) if (start < d.at) d.overtaken++;
+      const planned = end;
       end = withRestarts(lane, start, end);
       if (g.kind === 'waiting') occupy(end);
+      else if (g.mainSlot && end !== planned) board.extend(planned, end);
       if (anyBad(members)) fail(lane, members, end);
       else {
         lane.settled = Math.max(end, lane.settled);
@@ -296,7 +392,10 @@ export function sampleMerges(input: ModelInput): Map<number, MergeDistribution> 
         record(members, lane.merged);
       }
     }
-    for (const lane of lanes.values()) reenter(lane, Number.POSITIVE_INFINITY);
+    for (const lane of lanes.values()) {
+      overtakeByArrivals(lane, input.arrivalRate / lanes.size, arrivedUntil);
+      reenter(lane, Number.POSITIVE_INFINITY);
+    }
   }
 
   const out = new Map<number, MergeDistribution>();
@@ -310,7 +409,9 @@ export function sampleMerges(input: ModelInput): Map<number, MergeDistribution> 
     if (k === 0) return;
     const sorted = mine.subarray(0, k).sort();
     const at = (q: number): number => sorted[Math.min(k - 1, Math.max(0, Math.ceil(q * k) - 1))];
-    out.set(n, { median: at(0.5), p10: at(0.1), p90: at(0.9) });
+    const p10 = at(0.1);
+    const p90 = at(0.9);
+    out.set(n, { estimate: Math.min(p90, Math.max(p10, relativeMedian(sorted, now))), p10, p90 });
   });
   return out;
 }

@@ -5,19 +5,16 @@
  * Position: 1-based in queue order among the admitted PRs (PENDING and later); in parallel mode
  * within the PR's lane, the lanes being the engine's (`laneHeads`). NOT_READY PRs have none.
  *
- * Estimate (a model of the scheduler, scheduling.ts, with one CI time D for every run):
- * - D is the median CI time of the queue's recent finished main runs, r the share of them that
- *   failed (`queueStatistics`). No finished run yet: no estimate.
- * - Runs in flight end at max(now, start + D); a PR whose tests passed is done testing now.
- * - The PRs that have not started form groups in queue order as the scheduler forms them: one PR,
- *   or (with `batch`) up to the batch size of consecutive PRs (in parallel mode, of the same lane);
- *   `noBatch` PRs alone. A group smaller than the batch size starts no earlier than its batching
- *   deadline (oldest admission + batchingMaxWaitTimeMinutes), except in adaptive mode.
- * - Each group starts when one of the `concurrency` slots (adaptive mode: the window) is free and
- *   ends D later; groups merge in order (in parallel mode, in the order of their lane).
- * - Failures: each group ahead in the lane that has not passed fails with probability r, and a
- *   failure restarts the runs behind it that started before it ended (`failureDelay`). The
- *   estimate is conditional on the PR's own tests passing: an estimate of a merge.
+ * Groups: the PRs that have not started form groups in queue order as the scheduler forms them: one
+ * PR, or (with `batch`) up to the batch size of consecutive PRs (in parallel mode, of the same lane);
+ * `noBatch` PRs alone. A group smaller than the batch size starts no earlier than its batching
+ * deadline (oldest admission + batchingMaxWaitTimeMinutes), except in adaptive mode. What a PR waits
+ * on follows them: a group takes the first of the `concurrency` slots (adaptive mode: the window)
+ * free, runs in flight holding theirs for the median CI time D of the recent finished main runs.
+ *
+ * Estimate: the sampled model of the engine (eta-model.ts) from the queue's groups and its recent
+ * finished runs (`queueStatistics`): its estimate and p10–p90 range of the PR's merge time, given
+ * that the PR's own tests pass. No finished run yet: no estimate.
  * - A paused or frozen queue merges nothing until someone or something resumes it, a queue whose
  *   target branch is not known tests nothing until it is read: no estimate.
  */
@@ -46,6 +43,8 @@ export interface QueueStatistics {
   durations?: number[];
   /** Probability that one PR fails its tests, counted per PR (`prFailureRate`; absent: `failureRate`). */
   prFailureRate?: number;
+  /** How many PR outcomes `prFailureRate` is counted from (absent: the rate is taken as known). */
+  prOutcomes?: number;
 }
 
 /** How many of the latest finished runs the statistics use. */
@@ -66,14 +65,18 @@ export function queueStatistics(runs: readonly FinishedRun[]): QueueStatistics {
   const durations = finished.map((r) => Math.max(0, r.finishedAt! - r.createdAt)).sort((a, b) => a - b);
   const failed = finished.filter((r) => r.status === 'failed').length;
   const failureRate = failed / finished.length;
+  const perPr = prFailures(finished.map((r) => [Math.max(1, r.prNumbers?.length ?? 1), r.status === 'failed']));
   return {
     ciMs: percentile(durations, 50),
     failureRate,
     samples: finished.length,
     durations,
-    prFailureRate: prFailureRate(finished.map((r) => [Math.max(1, r.prNumbers?.length ?? 1), r.status === 'failed'])),
+    prFailureRate: perPr.rate,
+    prOutcomes: perPr.outcomes,
   };
 }
+
+type RunOutcome = readonly [size: number, failed: boolean];
 
 /**
  * The probability p that one PR fails its tests, from finished runs of several sizes: each good PR
@@ -82,14 +85,20 @@ export function queueStatistics(runs: readonly FinishedRun[]): QueueStatistics {
  * p = failed runs / (PRs of the passed runs + failed runs). Counting per PR, not per run, keeps the
  * good PRs of a failed batch, tested again after their bisection, from diluting it.
  */
-export function prFailureRate(runs: readonly (readonly [size: number, failed: boolean])[]): number {
+export function prFailureRate(runs: readonly RunOutcome[]): number {
+  return prFailures(runs).rate;
+}
+
+/** `prFailureRate` and how many PR outcomes it is counted from (PRs of the passed runs + failed runs). */
+function prFailures(runs: readonly RunOutcome[]): { rate: number; outcomes: number } {
   let passed = 0;
   let failed = 0;
   for (const [size, f] of runs) {
     if (f) failed++;
     else passed += size;
   }
-  return passed + failed === 0 ? 0 : failed / (passed + failed);
+  const outcomes = passed + failed;
+  return { rate: outcomes === 0 ? 0 : failed / outcomes, outcomes };
 }
 
 /**
@@ -229,7 +238,6 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
   }
 
   const D = stats.ciMs;
-  const r = stats.failureRate;
   const adaptive = adaptiveStatus(snapshot);
   const slots = Math.max(1, adaptive?.concurrency ?? config.concurrency);
   const runs = new Map(snapshot.runs.map((run) => [run.id, run]));
@@ -285,8 +293,13 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
           now,
           slots,
           durations: stats.durations?.length ? stats.durations : [D],
-          prFailureRate: stats.prFailureRate ?? r,
+          prFailureRate: stats.prFailureRate ?? stats.failureRate,
+          prOutcomes: stats.prOutcomes ?? 0,
           arrivalRate: arrivalRate(snapshot, now),
+          grouping: {
+            size: Math.max(1, config.batch ? (adaptive?.batchSize ?? config.batchingMinSize) : 1),
+            waitMs: config.batch && !adaptive ? config.batchingMaxWaitTimeMinutes * MINUTE_MS : 0,
+          },
           seed: seedOf(
             `${snapshot.repo.host}/${snapshot.repo.owner}/${snapshot.repo.name}:${snapshot.targetBranch}@${now}`,
           ),
@@ -296,23 +309,9 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
           ),
         });
 
-  // Walk the order: each group's start and end of testing, its expected delay from failures ahead
-  // of it, then merges in lane order.
-  const lastMerge = new Map<number, number>();
+  // What each PR waits on, in queue order; a waiting group takes the first free slot.
+  const starts = new Map<Group, number>();
   const ahead = new Map<number, number>(); // PRs ahead in the lane not merged yet
-  const laneGroups = new Map<number, { start: number; end: number }[]>(); // groups ahead that have not passed
-  const timing = new Map<Group | string, { start: number; end: number }>();
-  const timingOf = (key: Group | string, lane: number, start: number, plannedEnd: number) => {
-    let t = timing.get(key);
-    if (!t) {
-      const groups = laneGroups.get(lane) ?? [];
-      t = { start, end: plannedEnd + failureDelay(groups, start, r) };
-      groups.push({ start, end: plannedEnd }); // a failure shows at the end of the run as planned
-      laneGroups.set(lane, groups);
-      timing.set(key, t);
-    }
-    return t;
-  };
   admitted.forEach((e, i) => {
     const lane = lanes[i];
     const position = positions.get(e.prNumber)!;
@@ -330,11 +329,9 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
       });
       return;
     }
-    let end: number;
     let waitingOn: WaitingOn;
     const run = inFlightRun(e);
     if (e.state === 'TESTS_PASSED') {
-      end = now;
       waitingOn =
         before > 0
           ? {
@@ -343,7 +340,6 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
             }
           : { code: 'MERGING', message: 'Its tests passed; it is being merged.' };
     } else if (run) {
-      end = timingOf(run.id, lane, run.createdAt, runEnd(run)).end;
       const typical = D === null ? '' : `; runs take ${aboutMinutes(D)}`;
       waitingOn = {
         code: 'RUN_IN_FLIGHT',
@@ -351,20 +347,19 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
       };
     } else {
       const group = groupOf.get(e.prNumber)!;
-      let t = timing.get(group);
-      if (!t) {
-        const start = board.freeAt(group.readyAt);
+      let start = starts.get(group);
+      if (start === undefined) {
+        start = board.freeAt(group.readyAt);
         board.occupy(start + (D ?? 0));
-        t = timingOf(group, lane, start, start + (D ?? 0));
+        starts.set(group, start);
       }
-      end = t.end;
       const pendingAhead = group.members[0] === e ? before : 0;
       waitingOn = group.batchWait
         ? {
             code: 'BATCH_WAIT',
             message: `It waits for its batch to fill (${group.members.length} of ${size} PRs) or for ${group.readyAt - now < MINUTE_MS ? 'under a minute' : `at most ${minutes(group.readyAt - now)}`}.`,
           }
-        : t.start <= now
+        : start <= now
           ? { code: 'TEST_SLOT', message: 'Its test run starts now.' }
           : pendingAhead > 0
             ? {
@@ -373,34 +368,15 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
               }
             : { code: 'TEST_SLOT', message: `It waits for a free test slot: all ${slots} are in use.` };
     }
-    const merge = Math.max(end, lastMerge.get(lane) ?? now);
-    lastMerge.set(lane, merge);
-    const estimate = D === null ? null : (model?.get(e.prNumber) ?? { median: merge, p10: merge, p90: merge });
+    const estimate = model?.get(e.prNumber);
     out.set(e.prNumber, {
       position,
       waitingOn,
-      estimatedMergeAt: estimate && Math.round(estimate.median),
-      estimatedMergeRange: estimate && { p10: Math.round(estimate.p10), p90: Math.round(estimate.p90) },
+      estimatedMergeAt: estimate ? Math.round(estimate.estimate) : null,
+      estimatedMergeRange: estimate ? { p10: Math.round(estimate.p10), p90: Math.round(estimate.p90) } : null,
     });
   });
   return out;
-}
-
-/**
- * How much later a group testing from `start` should end because of failures ahead of it. Each
- * group ahead fails with probability `r`; one that fails at its end after `start` restarts this one
- * then, which costs (its end − start). The delay is the median one: none while it is more likely
- * than not that none of them fails (most PRs see no failure ahead of them), else the expected one.
- */
-export function failureDelay(ahead: readonly { end: number }[], start: number, r: number): number {
-  let none = 1;
-  let expected = 0;
-  for (const g of ahead) {
-    if (g.end <= start) continue;
-    none *= 1 - r;
-    expected += r * (g.end - start);
-  }
-  return none >= 0.5 ? 0 : expected;
 }
 
 /** Samples of the model per estimate; fewer for long queues (MODEL_WORK PR-samples in all), never below the minimum. */
