@@ -322,7 +322,10 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
         position,
         waitingOn: {
           code: 'FAILING',
-          message: 'Its test run failed; it waits for the runs ahead of it to tell whether the failure is its own.',
+          // A failed group whose run is in flight again is retried (ci-retries.ts): the retry decides.
+          message: inFlightRun(e)
+            ? 'Its test run failed and is being retried; the runs behind it are tested without it until the retry tells whether the failure is its own.'
+            : 'Its test run failed; it waits for the runs ahead of it to tell whether the failure is its own.',
         },
         estimatedMergeAt: null,
         estimatedMergeRange: null,

@@ -4,7 +4,13 @@
  * pending-failure depth and optimistic merging.
  */
 import { describe, expect, it } from 'vitest';
-import { testingTimeoutInForce, validateConfigPatch, DEFAULT_QUEUE_CONFIG } from '../../src/engine/index.js';
+import {
+  testingTimeoutInForce,
+  validateConfigPatch,
+  DEFAULT_QUEUE_CONFIG,
+  queueOutlook,
+  queueStatistics,
+} from '../../src/engine/index.js';
 import { QueueDriver } from './queue-driver.js';
 
 const MIN = 60_000;
@@ -267,6 +273,12 @@ describe('retries decided by the runs behind (ciRetries, optimistic merging off)
     expect(q.entry(2).lastReason).toBe('PREREQUISITE_MERGE_ITEM_FAILED');
     expect(q.runOf(2).dependentPrs).toEqual([]);
     expect(q.runOf(3).dependentPrs).toEqual([2]);
+    // What a client reads while it stands out: its retry decides.
+    expect(queueOutlook(q.snapshot, queueStatistics([]), q.now).get(1)?.waitingOn).toEqual({
+      code: 'FAILING',
+      message:
+        'Its test run failed and is being retried; the runs behind it are tested without it until the retry tells whether the failure is its own.',
+    });
     // A bad PR fails twice.
     q.fail(runs[0]);
     expect(q.entry(1)).toMatchObject({ state: 'FAILED', lastReason: 'TEST_RUN_REQUIRED_STATUS_FAILED' });
