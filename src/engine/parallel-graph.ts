@@ -59,7 +59,7 @@ export class TargetIndex {
 
 export class TargetGraph {
   /** Positions of `ALL` entries, ascending. */
-  private readonly alls: number[] = [];
+  private alls: number[] = [];
   /** Positions read by scans instead of the index (see `preds`). */
   private scanned = 0;
 
@@ -74,6 +74,13 @@ export class TargetGraph {
     numbers.forEach((_n, i) => {
       if (this.targetsAt(i) === 'ALL') this.alls.push(i);
     });
+  }
+
+  /** The entries at positions `from` to `to` changed places among themselves (Topology.pin). */
+  reordered(from: number, to: number): void {
+    const inside: number[] = [];
+    for (let i = from; i <= to; i++) if (this.targetsAt(i) === 'ALL') inside.push(i);
+    this.alls = [...this.alls.filter((i) => i < from), ...inside, ...this.alls.filter((i) => i > to)];
   }
 
   private targetsAt(i: number): ImpactedTargets {
@@ -183,33 +190,70 @@ export class TargetGraph {
 }
 
 /**
+ * The lanes of the order's first positions, fed position by position: the connected components of
+ * the graph above among the positions fed so far (a later entry may join two of them). Union-find over
+ * positions, each joined to the first position fed with each of its targets, and an `ALL` entry to
+ * every lane of overlapping entries. A lane is named by its first position; `merged` hears when a
+ * lane joins an earlier one.
+ */
+export class PrefixLanes {
+  private readonly parent: number[] = [];
+  private readonly firstWith = new Map<string, number>();
+  /** The lanes of the overlapping (not empty) positions fed so far. */
+  private readonly overlapping = new Set<number>();
+  private allFed = false;
+
+  constructor(
+    private readonly targetsAt: (i: number) => ImpactedTargets | null,
+    private readonly merged: (from: number, into: number) => void = () => {},
+  ) {}
+
+  /** The lane of position `i`, the positions up to `i` fed. */
+  laneOf(i: number): number {
+    while (this.parent.length <= i) this.feed(this.parent.length);
+    return this.find(i);
+  }
+
+  private feed(i: number): void {
+    this.parent.push(i);
+    const t = this.targetsAt(i) ?? 'ALL';
+    if (t !== 'ALL' && t.length === 0) return;
+    this.overlapping.add(i);
+    if (t === 'ALL') this.allFed = true;
+    else {
+      for (const name of t) {
+        const j = this.firstWith.get(name);
+        if (j === undefined) this.firstWith.set(name, i);
+        else this.union(j, i);
+      }
+    }
+    if (this.allFed) for (const lane of [...this.overlapping]) this.union(lane, i);
+  }
+
+  private find(i: number): number {
+    const parent = this.parent;
+    while (parent[i] !== i) i = parent[i] = parent[parent[i]];
+    return i;
+  }
+
+  private union(a: number, b: number): void {
+    const [ra, rb] = [this.find(a), this.find(b)];
+    if (ra === rb) return;
+    const [into, from] = ra < rb ? [ra, rb] : [rb, ra];
+    this.parent[from] = into;
+    this.overlapping.delete(from);
+    this.merged(from, into);
+  }
+}
+
+/**
  * For each entry of `admitted` (queue order), the PR number of its lane's first entry. Lanes are the
  * connected components of the graph above: entries whose targets overlap, transitively.
  */
 export function laneHeads(admitted: readonly Entry[]): number[] {
-  const index = new TargetIndex(admitted);
-  const parent = admitted.map((_e, i) => i);
-  const find = (i: number): number => {
-    while (parent[i] !== i) i = parent[i] = parent[parent[i]];
-    return i;
-  };
-  // Union by the smaller index, so that every root is its lane's first entry in queue order.
-  const union = (a: number, b: number): void => {
-    const [ra, rb] = [find(a), find(b)];
-    if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
-  };
-  const pos = new Map(admitted.map((e, i) => [e.prNumber, i]));
-  for (const numbers of index.byTarget.values()) {
-    for (const n of numbers.slice(1)) union(pos.get(numbers[0])!, pos.get(n)!);
-  }
-  const overlapping = admitted.flatMap((e, i) => {
-    const t = e.impactedTargets ?? 'ALL';
-    return t === 'ALL' || t.length > 0 ? [i] : [];
-  });
-  if (admitted.some((e) => (e.impactedTargets ?? 'ALL') === 'ALL')) {
-    for (const i of overlapping) union(overlapping[0], i);
-  }
-  return admitted.map((_e, i) => admitted[find(i)].prNumber);
+  const lanes = new PrefixLanes((i) => admitted[i].impactedTargets);
+  if (admitted.length > 0) lanes.laneOf(admitted.length - 1); // everything fed: the lanes of the whole order
+  return admitted.map((_e, i) => admitted[lanes.laneOf(i)].prNumber);
 }
 
 function closure(start: number, edges: (i: number) => number[], levels: number): number[] {
