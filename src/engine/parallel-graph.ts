@@ -190,57 +190,61 @@ export class TargetGraph {
 }
 
 /**
- * The lanes of the order's first positions, fed position by position: the connected components of
- * the graph above among the positions fed so far (a later entry may join two of them). Union-find over
- * positions, each joined to the first position fed with each of its targets, and an `ALL` entry to
- * every lane of overlapping entries. A lane is named by its first position; `merged` hears when a
- * lane joins an earlier one.
+ * The lanes of the entries added so far: the connected components of the graph above among them (an
+ * entry added later may join two). Union-find over PR numbers, each entry joined to the first entry
+ * added with each of its targets, and an `ALL` entry to every lane of overlapping entries. A lane is
+ * named by its entry added first; `merged` hears when a lane joins another.
  */
-export class PrefixLanes {
-  private readonly parent: number[] = [];
+export class Lanes {
+  private readonly parent = new Map<number, number>();
+  /** When each entry was added (union keeps the earlier one as the lane's name). */
+  private readonly added = new Map<number, number>();
   private readonly firstWith = new Map<string, number>();
-  /** The lanes of the overlapping (not empty) positions fed so far. */
+  /** The lanes of the overlapping (not empty) entries added so far. */
   private readonly overlapping = new Set<number>();
-  private allFed = false;
+  private allAdded = false;
 
-  constructor(
-    private readonly targetsAt: (i: number) => ImpactedTargets | null,
-    private readonly merged: (from: number, into: number) => void = () => {},
-  ) {}
+  constructor(private readonly merged: (from: number, into: number) => void = () => {}) {}
 
-  /** The lane of position `i`, the positions up to `i` fed. */
-  laneOf(i: number): number {
-    while (this.parent.length <= i) this.feed(this.parent.length);
-    return this.find(i);
+  has(prNumber: number): boolean {
+    return this.parent.has(prNumber);
   }
 
-  private feed(i: number): void {
-    this.parent.push(i);
-    const t = this.targetsAt(i) ?? 'ALL';
+  add(e: Entry): void {
+    const n = e.prNumber;
+    if (this.parent.has(n)) return;
+    this.parent.set(n, n);
+    this.added.set(n, this.added.size);
+    const t = e.impactedTargets ?? 'ALL';
     if (t !== 'ALL' && t.length === 0) return;
-    this.overlapping.add(i);
-    if (t === 'ALL') this.allFed = true;
+    this.overlapping.add(n);
+    if (t === 'ALL') this.allAdded = true;
     else {
       for (const name of t) {
-        const j = this.firstWith.get(name);
-        if (j === undefined) this.firstWith.set(name, i);
-        else this.union(j, i);
+        const first = this.firstWith.get(name);
+        if (first === undefined) this.firstWith.set(name, n);
+        else this.union(first, n);
       }
     }
-    if (this.allFed) for (const lane of [...this.overlapping]) this.union(lane, i);
+    if (this.allAdded) for (const lane of [...this.overlapping]) this.union(lane, n);
   }
 
-  private find(i: number): number {
-    const parent = this.parent;
-    while (parent[i] !== i) i = parent[i] = parent[parent[i]];
-    return i;
+  /** The lane of an entry added. */
+  laneOf(prNumber: number): number {
+    let n = prNumber;
+    for (let up = this.parent.get(n)!; up !== n; up = this.parent.get(n)!) {
+      const grand = this.parent.get(up)!;
+      this.parent.set(n, grand);
+      n = grand;
+    }
+    return n;
   }
 
   private union(a: number, b: number): void {
-    const [ra, rb] = [this.find(a), this.find(b)];
+    const [ra, rb] = [this.laneOf(a), this.laneOf(b)];
     if (ra === rb) return;
-    const [into, from] = ra < rb ? [ra, rb] : [rb, ra];
-    this.parent[from] = into;
+    const [into, from] = this.added.get(ra)! < this.added.get(rb)! ? [ra, rb] : [rb, ra];
+    this.parent.set(from, into);
     this.overlapping.delete(from);
     this.merged(from, into);
   }
@@ -251,9 +255,9 @@ export class PrefixLanes {
  * connected components of the graph above: entries whose targets overlap, transitively.
  */
 export function laneHeads(admitted: readonly Entry[]): number[] {
-  const lanes = new PrefixLanes((i) => admitted[i].impactedTargets);
-  if (admitted.length > 0) lanes.laneOf(admitted.length - 1); // everything fed: the lanes of the whole order
-  return admitted.map((_e, i) => admitted[lanes.laneOf(i)].prNumber);
+  const lanes = new Lanes();
+  for (const e of admitted) lanes.add(e);
+  return admitted.map((e) => lanes.laneOf(e.prNumber));
 }
 
 function closure(start: number, edges: (i: number) => number[], levels: number): number[] {

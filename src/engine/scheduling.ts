@@ -29,7 +29,7 @@ import { bisectingSet } from './bisection-state.js';
 import type { Draft } from './draft.js';
 import { mayTest } from './freeze.js';
 import { groupKey, isInFlight, isStarting, membersOf, startRun, takesMainSlot } from './runs.js';
-import { PrefixLanes } from './parallel-graph.js';
+import { Lanes } from './parallel-graph.js';
 import type { Topology } from './topology.js';
 import { dependenciesOf, isSkippable, restartGroup } from './validity.js';
 import type { Entry, TestRun } from './types.js';
@@ -58,8 +58,8 @@ export function schedule(d: Draft, topo: Topology): ScheduleOutcome {
   // With no free slot only an urgent PR can start (by pre-emption): skip the walk when there is none.
   const urgent = d.allEntries().some((e) => e.skipTheLine && e.state === 'PENDING');
   // Parallel mode: a first walk gives each lane its share of the slots (LaneShare), the second what is left.
+  let share: LaneShare | null = null;
   for (const fair of d.config.mode === 'parallel' ? [true, false] : [false]) {
-    let share: LaneShare | null = null;
     for (let i = 0; i < topo.size; i++) {
       if (free <= 0 && (fair || !urgent)) break;
       const seed = topo.at(i);
@@ -83,11 +83,9 @@ export function schedule(d: Draft, topo: Topology): ScheduleOutcome {
       const moved = start(d, topo, group, bisecting);
       outcome.changed = true;
       free--;
-      if (moved) {
-        // Pinning the run's entries out of order moved others: walk the new order from its start.
-        share = null;
-        i = -1;
-      } else share?.started(i);
+      if (fair) share!.started(seed, moved);
+      // Pinning the run's entries out of order moved others: walk the new order from its start.
+      if (moved !== null) i = -1;
     }
   }
   return outcome;
@@ -97,47 +95,65 @@ export function schedule(d: Draft, topo: Topology): ScheduleOutcome {
  * The main slots shared among lanes (parallel mode). Taken in queue order only, the lane whose PRs
  * lead the order takes most of them, and one lane's merges grow less than in proportion to its runs
  * in flight (docs/simulator.md § Benchmark). The lanes are those of the order read so far
- * (parallel-graph.ts `PrefixLanes`); a lane counts when it has main runs in flight or a PR that could
+ * (parallel-graph.ts `Lanes`); a lane counts when it has main runs in flight or a PR that could
  * start. In the first walk a lane starts runs while it has fewer than ⌈slots / such lanes⌉ in flight
  * and no PR of it was passed over; the second walk gives what is left to anyone in queue order, so no
- * slot idles while a PR could start. The order is read ahead until there are as many such lanes as
- * slots (each then gets one) or to its end.
+ * slot idles while a PR could start. The order is read ahead by as many PRs that could start as there
+ * are slots, or until as many lanes count (each then gets one).
  */
 class LaneShare {
-  private readonly lanes: PrefixLanes;
+  private readonly lanes = new Lanes((from, into) => this.merge(from, into));
+  /** The entries at the positions before this one were added to `lanes`. */
+  private read = 0;
   private readonly inFlight = new Map<number, number>();
   private readonly waiting = new Set<number>();
   private readonly passedOver = new Set<number>();
   private counted = 0;
   private readonly slots: number;
 
-  constructor(d: Draft, topo: Topology, eligible: (e: Entry) => boolean) {
+  constructor(
+    d: Draft,
+    private readonly topo: Topology,
+    eligible: (e: Entry) => boolean,
+  ) {
     this.slots = mainConcurrency(d);
-    this.lanes = new PrefixLanes(
-      (i) => topo.at(i).impactedTargets,
-      (from, into) => this.merge(from, into),
-    );
     for (const run of d.allRuns().filter((r) => takesMainSlot(d, r))) {
       const at = run.prNumbers.map((n) => topo.position(n)).find((p) => p >= 0);
-      if (at !== undefined) this.addRun(this.lanes.laneOf(at));
+      if (at !== undefined) this.addRun(this.laneAt(at));
     }
-    for (let i = 0; i < topo.size && this.counted < this.slots; i++) {
-      if (eligible(topo.at(i))) this.markWaiting(this.lanes.laneOf(i));
+    // Read ahead as many PRs that could start as there are slots, or until as many lanes count.
+    let ahead = 0;
+    for (let i = 0; i < topo.size && ahead < this.slots && this.counted < this.slots; i++) {
+      if (!eligible(topo.at(i))) continue;
+      this.markWaiting(this.laneAt(i));
+      ahead++;
     }
   }
 
   /** Whether the eligible entry at position `i` may start a run in the first walk. */
   admits(i: number): boolean {
-    const lane = this.lanes.laneOf(i);
+    const lane = this.laneAt(i);
     this.markWaiting(lane);
     if (!this.passedOver.has(lane) && this.runs(lane) < Math.ceil(this.slots / this.counted)) return true;
     this.passedOver.add(lane);
     return false;
   }
 
-  /** The entry at position `i` started a main run. */
-  started(i: number): void {
-    this.addRun(this.lanes.laneOf(i));
+  /**
+   * `seed` started a main run; `moved`: the positions whose entries changed places when the run's
+   * entries were pinned (Topology.pin), if any. The entries read stay the same set when the moved
+   * ones were all read; the others are read now.
+   */
+  started(seed: Entry, moved: { from: number; to: number } | null): void {
+    this.addRun(this.lanes.laneOf(seed.prNumber));
+    if (moved === null || moved.to < this.read) return;
+    for (let i = moved.from; i <= moved.to; i++) this.lanes.add(this.topo.at(i));
+    this.read = moved.to + 1;
+  }
+
+  private laneAt(i: number): number {
+    for (; this.read <= i; this.read++) this.lanes.add(this.topo.at(this.read));
+    return this.lanes.laneOf(this.topo.at(i).prNumber);
   }
 
   private runs(lane: number): number {
@@ -212,8 +228,13 @@ function formGroup(
   return { group, deadline: deadline <= d.at ? null : deadline };
 }
 
-/** Starts a run for `group`; returns whether pinning what it includes moved entries in the order. */
-function start(d: Draft, topo: Topology, group: Entry[], bisecting: ReadonlySet<number>): boolean {
+/** Starts a run for `group`; returns the positions that changed places when what it includes was pinned, if any. */
+function start(
+  d: Draft,
+  topo: Topology,
+  group: Entry[],
+  bisecting: ReadonlySet<number>,
+): { from: number; to: number } | null {
   // Anti-flake (contract §6.6): a failing group ahead stays in the base, so that this run passing
   // can vouch for it; otherwise it is left out, the likely outcome being that it fails.
   const antiFlake = d.config.canOptimisticallyMerge && d.config.pendingFailureDepth > 0;

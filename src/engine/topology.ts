@@ -125,22 +125,22 @@ export class Topology {
 
   /**
    * `prs`, unpinned entries, were pinned in this order after the pinned front (scheduling.ts): the
-   * order is updated in place as a rebuild would make it, instead of rebuilding it. Returns whether
-   * any entry moved (not when `prs` were the next ones in the order already).
+   * order is updated in place as a rebuild would make it, instead of rebuilding it. Returns the
+   * positions whose entries changed places, if any (none when `prs` were the next ones already).
    */
-  pin(prs: readonly number[]): boolean {
+  pin(prs: readonly number[]): { from: number; to: number } | null {
     const from = this.pinnedCount;
     this.pinnedCount += prs.length;
-    if (prs.every((n, k) => this.numbers[from + k] === n)) return false;
-    const last = Math.max(...prs.map((n) => this.position(n)));
+    if (prs.every((n, k) => this.numbers[from + k] === n)) return null;
+    const to = Math.max(...prs.map((n) => this.position(n)));
     const pinned = new Set(prs);
-    const rest = this.numbers.slice(from, last + 1).filter((n) => !pinned.has(n));
+    const rest = this.numbers.slice(from, to + 1).filter((n) => !pinned.has(n));
     [...prs, ...rest].forEach((n, k) => {
       this.numbers[from + k] = n;
       this.posMap?.set(n, from + k);
     });
-    this.graph?.reordered(from, last);
-    return true;
+    this.graph?.reordered(from, to);
+    return { from, to };
   }
 
   /**
