@@ -14,7 +14,9 @@
  *   `noBatch` PRs alone. A group smaller than the batch size starts no earlier than its batching
  *   deadline (oldest admission + batchingMaxWaitTimeMinutes), except in adaptive mode.
  * - Each group starts when one of the `concurrency` slots (adaptive mode: the window) is free and
- *   ends D later; groups merge in order (in parallel mode, in the order of their lane).
+ *   ends D later; groups merge in order (in parallel mode, in the order of their lane). Groups take
+ *   the slots in queue order: the scheduler's share of the slots per lane (parallel mode) is not
+ *   modelled.
  * - Failures: each group ahead in the lane that has not passed fails with probability r, and a
  *   failure restarts the runs behind it that started before it ended (`failureDelay`). The
  *   estimate is conditional on the PR's own tests passing: an estimate of a merge.
