@@ -11,6 +11,8 @@
  * deadline (oldest admission + batchingMaxWaitTimeMinutes), except in adaptive mode. What a PR waits
  * on follows them: a group takes the first of the `concurrency` slots (adaptive mode: the window)
  * free, runs in flight holding theirs for the median CI time D of the recent finished main runs.
+ * Groups take the slots in queue order: the scheduler's share of the slots per lane (parallel mode,
+ * scheduling.ts) is not modelled.
  *
  * Estimate: the sampled model of the engine (eta-model.ts) from the queue's groups and its recent
  * finished runs (`queueStatistics`): its estimate and p10–p90 range of the PR's merge time, given

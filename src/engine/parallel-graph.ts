@@ -59,7 +59,7 @@ export class TargetIndex {
 
 export class TargetGraph {
   /** Positions of `ALL` entries, ascending. */
-  private readonly alls: number[] = [];
+  private alls: number[] = [];
   /** Positions read by scans instead of the index (see `preds`). */
   private scanned = 0;
 
@@ -74,6 +74,13 @@ export class TargetGraph {
     numbers.forEach((_n, i) => {
       if (this.targetsAt(i) === 'ALL') this.alls.push(i);
     });
+  }
+
+  /** The entries at positions `from` to `to` changed places among themselves (Topology.pin). */
+  reordered(from: number, to: number): void {
+    const inside: number[] = [];
+    for (let i = from; i <= to; i++) if (this.targetsAt(i) === 'ALL') inside.push(i);
+    this.alls = [...this.alls.filter((i) => i < from), ...inside, ...this.alls.filter((i) => i > to)];
   }
 
   private targetsAt(i: number): ImpactedTargets {
@@ -183,33 +190,74 @@ export class TargetGraph {
 }
 
 /**
+ * The lanes of the entries added so far: the connected components of the graph above among them (an
+ * entry added later may join two). Union-find over PR numbers, each entry joined to the first entry
+ * added with each of its targets, and an `ALL` entry to every lane of overlapping entries. A lane is
+ * named by its entry added first; `merged` hears when a lane joins another.
+ */
+export class Lanes {
+  private readonly parent = new Map<number, number>();
+  /** When each entry was added (union keeps the earlier one as the lane's name). */
+  private readonly added = new Map<number, number>();
+  private readonly firstWith = new Map<string, number>();
+  /** The lanes of the overlapping (not empty) entries added so far. */
+  private readonly overlapping = new Set<number>();
+  private allAdded = false;
+
+  constructor(private readonly merged: (from: number, into: number) => void = () => {}) {}
+
+  has(prNumber: number): boolean {
+    return this.parent.has(prNumber);
+  }
+
+  add(e: Entry): void {
+    const n = e.prNumber;
+    if (this.parent.has(n)) return;
+    this.parent.set(n, n);
+    this.added.set(n, this.added.size);
+    const t = e.impactedTargets ?? 'ALL';
+    if (t !== 'ALL' && t.length === 0) return;
+    this.overlapping.add(n);
+    if (t === 'ALL') this.allAdded = true;
+    else {
+      for (const name of t) {
+        const first = this.firstWith.get(name);
+        if (first === undefined) this.firstWith.set(name, n);
+        else this.union(first, n);
+      }
+    }
+    if (this.allAdded) for (const lane of [...this.overlapping]) this.union(lane, n);
+  }
+
+  /** The lane of an entry added. */
+  laneOf(prNumber: number): number {
+    let n = prNumber;
+    for (let up = this.parent.get(n)!; up !== n; up = this.parent.get(n)!) {
+      const grand = this.parent.get(up)!;
+      this.parent.set(n, grand);
+      n = grand;
+    }
+    return n;
+  }
+
+  private union(a: number, b: number): void {
+    const [ra, rb] = [this.laneOf(a), this.laneOf(b)];
+    if (ra === rb) return;
+    const [into, from] = this.added.get(ra)! < this.added.get(rb)! ? [ra, rb] : [rb, ra];
+    this.parent.set(from, into);
+    this.overlapping.delete(from);
+    this.merged(from, into);
+  }
+}
+
+/**
  * For each entry of `admitted` (queue order), the PR number of its lane's first entry. Lanes are the
  * connected components of the graph above: entries whose targets overlap, transitively.
  */
 export function laneHeads(admitted: readonly Entry[]): number[] {
-  const index = new TargetIndex(admitted);
-  const parent = admitted.map((_e, i) => i);
-  const find = (i: number): number => {
-    while (parent[i] !== i) i = parent[i] = parent[parent[i]];
-    return i;
-  };
-  // Union by the smaller index, so that every root is its lane's first entry in queue order.
-  const union = (a: number, b: number): void => {
-    const [ra, rb] = [find(a), find(b)];
-    if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
-  };
-  const pos = new Map(admitted.map((e, i) => [e.prNumber, i]));
-  for (const numbers of index.byTarget.values()) {
-    for (const n of numbers.slice(1)) union(pos.get(numbers[0])!, pos.get(n)!);
-  }
-  const overlapping = admitted.flatMap((e, i) => {
-    const t = e.impactedTargets ?? 'ALL';
-    return t === 'ALL' || t.length > 0 ? [i] : [];
-  });
-  if (admitted.some((e) => (e.impactedTargets ?? 'ALL') === 'ALL')) {
-    for (const i of overlapping) union(overlapping[0], i);
-  }
-  return admitted.map((_e, i) => admitted[find(i)].prNumber);
+  const lanes = new Lanes();
+  for (const e of admitted) lanes.add(e);
+  return admitted.map((e) => lanes.laneOf(e.prNumber));
 }
 
 function closure(start: number, edges: (i: number) => number[], levels: number): number[] {

@@ -6,6 +6,10 @@
  * under anti-flake protection (optimistic merging with a pending failure depth), where failing
  * groups ahead stay in the base so that a pass can vouch for them.
  *
+ * Parallel mode walks twice: first each lane starts runs up to its share of the slots (LaneShare
+ * below), then what is left goes to anyone in queue order. A run started out of queue order pins its
+ * entries ahead of those passed over (Topology.pin) and the walk starts again on the new order.
+ *
  * Batching (`batch`): a group takes the following eligible entries up to `batchingMinSize` (single
  * mode: consecutive ones; parallel mode: ones in the same lane whose other dependencies the seed
  * shares). `noBatch` entries are always alone. A group smaller than the target size waits until
@@ -25,7 +29,8 @@ import { bisectingSet } from './bisection-state.js';
 import type { Draft } from './draft.js';
 import { mayTest } from './freeze.js';
 import { groupKey, isInFlight, isStarting, membersOf, startRun, takesMainSlot } from './runs.js';
-import { Topology } from './topology.js';
+import { Lanes } from './parallel-graph.js';
+import type { Topology } from './topology.js';
 import { dependenciesOf, isSkippable, restartGroup } from './validity.js';
 import type { Entry, TestRun } from './types.js';
 
@@ -52,28 +57,135 @@ export function schedule(d: Draft, topo: Topology): ScheduleOutcome {
   let size: number | null = null; // PRs per group, once a group forms
   // With no free slot only an urgent PR can start (by pre-emption): skip the walk when there is none.
   const urgent = d.allEntries().some((e) => e.skipTheLine && e.state === 'PENDING');
-  for (let i = 0; i < topo.size; i++) {
-    if (free <= 0 && !urgent) break;
-    const seed = topo.at(i);
-    if (free <= 0 && !seed.skipTheLine) continue;
-    if (taken.has(seed.prNumber) || !eligible(seed)) continue;
-    size ??= d.config.batch ? batchSize(d, () => topo.order.filter(eligible).length) : 1;
-    const { group, deadline } = formGroup(d, topo, i, size, eligible, taken);
-    for (const g of group) taken.add(g.prNumber);
-    if (deadline !== null) {
-      outcome.batchDeadline = Math.min(outcome.batchDeadline ?? Infinity, deadline);
-      continue;
+  // Parallel mode: a first walk gives each lane its share of the slots (LaneShare), the second what is left.
+  let share: LaneShare | null = null;
+  for (const fair of d.config.mode === 'parallel' ? [true, false] : [false]) {
+    for (let i = 0; i < topo.size; i++) {
+      if (free <= 0 && (fair || !urgent)) break;
+      const seed = topo.at(i);
+      if (free <= 0 && !seed.skipTheLine) continue;
+      if (taken.has(seed.prNumber) || !eligible(seed)) continue;
+      if (fair) {
+        share ??= new LaneShare(d, topo, eligible);
+        if (!share.admits(i)) continue;
+      }
+      size ??= d.config.batch ? batchSize(d, () => topo.order.filter(eligible).length) : 1;
+      const { group, deadline } = formGroup(d, topo, i, size, eligible, taken);
+      for (const g of group) taken.add(g.prNumber);
+      if (deadline !== null) {
+        outcome.batchDeadline = Math.min(outcome.batchDeadline ?? Infinity, deadline);
+        continue;
+      }
+      if (free <= 0) {
+        if (preempt(d, group)) return { ...outcome, changed: true };
+        continue;
+      }
+      const moved = start(d, topo, group, bisecting);
+      outcome.changed = true;
+      free--;
+      if (fair) share!.started(seed, moved);
+      // Pinning the run's entries out of order moved others: walk the new order from its start.
+      if (moved !== null) i = -1;
     }
-    if (free <= 0) {
-      if (preempt(d, group)) return { ...outcome, changed: true };
-      continue;
-    }
-    start(d, topo, group, bisecting);
-    if (topo !== Topology.of(d)) return { ...outcome, changed: true }; // pins changed the order: walk again
-    outcome.changed = true;
-    free--;
   }
   return outcome;
+}
+
+/**
+ * The main slots shared among lanes (parallel mode). Taken in queue order only, the lane whose PRs
+ * lead the order takes most of them, and one lane's merges grow less than in proportion to its runs
+ * in flight (docs/simulator.md § Benchmark). The lanes are those of the order read so far
+ * (parallel-graph.ts `Lanes`); a lane counts when it has main runs in flight or a PR that could
+ * start. In the first walk a lane starts runs while it has fewer than ⌈slots / such lanes⌉ in flight
+ * and no PR of it was passed over; the second walk gives what is left to anyone in queue order, so no
+ * slot idles while a PR could start. The order is read ahead by as many PRs that could start as there
+ * are slots, or until as many lanes count (each then gets one).
+ */
+class LaneShare {
+  private readonly lanes = new Lanes((from, into) => this.merge(from, into));
+  /** The entries at the positions before this one were added to `lanes`. */
+  private read = 0;
+  private readonly inFlight = new Map<number, number>();
+  private readonly waiting = new Set<number>();
+  private readonly passedOver = new Set<number>();
+  private counted = 0;
+  private readonly slots: number;
+
+  constructor(
+    d: Draft,
+    private readonly topo: Topology,
+    eligible: (e: Entry) => boolean,
+  ) {
+    this.slots = mainConcurrency(d);
+    for (const run of d.allRuns().filter((r) => takesMainSlot(d, r))) {
+      const at = run.prNumbers.map((n) => topo.position(n)).find((p) => p >= 0);
+      if (at !== undefined) this.addRun(this.laneAt(at));
+    }
+    // Read ahead as many PRs that could start as there are slots, or until as many lanes count.
+    let ahead = 0;
+    for (let i = 0; i < topo.size && ahead < this.slots && this.counted < this.slots; i++) {
+      if (!eligible(topo.at(i))) continue;
+      this.markWaiting(this.laneAt(i));
+      ahead++;
+    }
+  }
+
+  /** Whether the eligible entry at position `i` may start a run in the first walk. */
+  admits(i: number): boolean {
+    const lane = this.laneAt(i);
+    this.markWaiting(lane);
+    if (!this.passedOver.has(lane) && this.runs(lane) < Math.ceil(this.slots / this.counted)) return true;
+    this.passedOver.add(lane);
+    return false;
+  }
+
+  /**
+   * `seed` started a main run; `moved`: the positions whose entries changed places when the run's
+   * entries were pinned (Topology.pin), if any. The entries read stay the same set when the moved
+   * ones were all read; the others are read now.
+   */
+  started(seed: Entry, moved: { from: number; to: number } | null): void {
+    this.addRun(this.lanes.laneOf(seed.prNumber));
+    if (moved === null || moved.to < this.read) return;
+    for (let i = moved.from; i <= moved.to; i++) this.lanes.add(this.topo.at(i));
+    this.read = moved.to + 1;
+  }
+
+  private laneAt(i: number): number {
+    for (; this.read <= i; this.read++) this.lanes.add(this.topo.at(this.read));
+    return this.lanes.laneOf(this.topo.at(i).prNumber);
+  }
+
+  private runs(lane: number): number {
+    return this.inFlight.get(lane) ?? 0;
+  }
+
+  private counts(lane: number): boolean {
+    return this.runs(lane) > 0 || this.waiting.has(lane);
+  }
+
+  private addRun(lane: number): void {
+    this.update(lane, () => this.inFlight.set(lane, this.runs(lane) + 1));
+  }
+
+  private markWaiting(lane: number): void {
+    this.update(lane, () => this.waiting.add(lane));
+  }
+
+  /** Applies `change` to `lane`, keeping the count of lanes that count. */
+  private update(lane: number, change: () => void): void {
+    const before = this.counts(lane);
+    change();
+    this.counted += Number(this.counts(lane)) - Number(before);
+  }
+
+  private merge(from: number, into: number): void {
+    const before = Number(this.counts(from)) + Number(this.counts(into));
+    this.inFlight.set(into, this.runs(into) + this.runs(from));
+    this.inFlight.delete(from);
+    for (const set of [this.waiting, this.passedOver]) if (set.delete(from)) set.add(into);
+    this.counted += Number(this.counts(into)) - before;
+  }
 }
 
 function formGroup(
@@ -116,7 +228,13 @@ function formGroup(
   return { group, deadline: deadline <= d.at ? null : deadline };
 }
 
-function start(d: Draft, topo: Topology, group: Entry[], bisecting: ReadonlySet<number>): TestRun {
+/** Starts a run for `group`; returns the positions that changed places when what it includes was pinned, if any. */
+function start(
+  d: Draft,
+  topo: Topology,
+  group: Entry[],
+  bisecting: ReadonlySet<number>,
+): { from: number; to: number } | null {
   // Anti-flake (contract §6.6): a failing group ahead stays in the base, so that this run passing
   // can vouch for it; otherwise it is left out, the likely outcome being that it fails.
   const antiFlake = d.config.canOptimisticallyMerge && d.config.pendingFailureDepth > 0;
@@ -125,12 +243,11 @@ function start(d: Draft, topo: Topology, group: Entry[], bisecting: ReadonlySet<
   );
   // Everything the run includes keeps its position from now on (ordering.ts).
   const pinned = new Set(d.internal.order);
-  const fresh = [...deps, ...group].filter((e) => !pinned.has(e.prNumber));
-  const inPlace = fresh.every((e, k) => topo.position(e.prNumber) === topo.pinned + k);
-  for (const e of fresh) d.internal.order.push(e.prNumber);
-  if (inPlace) topo.pinNext(fresh.length);
-  else if (fresh.length > 0) d.reordered();
-  return startRun(d, 'main', deps, group);
+  const fresh = [...deps, ...group].map((e) => e.prNumber).filter((n) => !pinned.has(n));
+  d.internal.order.push(...fresh);
+  const moved = topo.pin(fresh);
+  startRun(d, 'main', deps, group);
+  return moved;
 }
 
 function preempt(d: Draft, group: Entry[]): boolean {

@@ -66,7 +66,7 @@ export class Topology {
 
   private constructor(
     private readonly parallel: boolean,
-    private readonly numbers: readonly number[],
+    private readonly numbers: number[],
     private pinnedCount: number,
     private readonly index: TargetIndex | null,
     private readonly lookup: (prNumber: number) => Entry,
@@ -124,11 +124,23 @@ export class Topology {
   }
 
   /**
-   * The next `count` entries after the pinned front were pinned in the order they already had:
-   * the order is unchanged, only the front grew (scheduling.ts avoids a rebuild this way).
+   * `prs`, unpinned entries, were pinned in this order after the pinned front (scheduling.ts): the
+   * order is updated in place as a rebuild would make it, instead of rebuilding it. Returns the
+   * positions whose entries changed places, if any (none when `prs` were the next ones already).
    */
-  pinNext(count: number): void {
-    this.pinnedCount += count;
+  pin(prs: readonly number[]): { from: number; to: number } | null {
+    const from = this.pinnedCount;
+    this.pinnedCount += prs.length;
+    if (prs.every((n, k) => this.numbers[from + k] === n)) return null;
+    const to = Math.max(...prs.map((n) => this.position(n)));
+    const pinned = new Set(prs);
+    const rest = this.numbers.slice(from, to + 1).filter((n) => !pinned.has(n));
+    [...prs, ...rest].forEach((n, k) => {
+      this.numbers[from + k] = n;
+      this.posMap?.set(n, from + k);
+    });
+    this.graph?.reordered(from, to);
+    return { from, to };
   }
 
   /**

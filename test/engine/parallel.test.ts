@@ -137,3 +137,27 @@ describe('lanes', () => {
     expect(q.entry(2).runId).toBeNull();
   });
 });
+
+describe('the slots shared among lanes', () => {
+  const aheadOfB = { 1: ['a'], 2: ['a'], 3: ['a'], 4: ['a'], 5: ['a'], 6: ['a'] };
+
+  it('a freed slot goes to the lane below its share, not to the lane leading the order', () => {
+    const q = parallel({ ...aheadOfB, 7: ['b'], 8: ['b'] }, { concurrency: 4 });
+    expect([1, 2, 3, 4].map((n) => q.runOf(n).id)).toEqual(['r1', 'r2', 'r3', 'r4']);
+    q.built('r1');
+    q.pass('r1');
+    q.built('r2');
+    q.pass('r2');
+    // Two lanes, 4 slots: 2 each. Lane a still has r3 and r4 in flight.
+    expect([5, 6, 7, 8].map((n) => q.entry(n).runId !== null)).toEqual([false, false, true, true]);
+  });
+
+  it('what a lane leaves of its share goes to the others', () => {
+    const q = parallel({ ...aheadOfB, 7: ['b'] }, { concurrency: 4 });
+    q.built('r1');
+    q.pass('r1');
+    q.built('r2');
+    q.pass('r2');
+    expect([5, 6, 7].map((n) => q.entry(n).runId !== null)).toEqual([true, false, true]);
+  });
+});
