@@ -47,6 +47,7 @@ interface SimulateFlags {
   adaptive?: boolean;
   adaptiveMinConcurrency?: string;
   ciRetries?: string;
+  eta: boolean;
   json?: boolean;
   svg?: string;
 }
@@ -103,6 +104,7 @@ export function simulateCommand(): Command {
       'test a failed run again on the same commit up to n times (0-5) before the failure counts (ciRetries)',
       '0',
     )
+    .option('--no-eta', 'skip the estimated merge time of each PR at submission (estimate error): a faster run')
     .option('--json', 'print the figures as JSON')
     .option('--svg <file>', 'write a chart of queue depth and merges per hour over time')
     .addHelpText(
@@ -207,6 +209,7 @@ function toOptions(f: SimulateFlags): SimulationOptions {
     lanes,
     warmupMinutes: f.warmup !== undefined ? number(f.warmup, '--warmup') : null,
     queue: { ...queue, ...(lanes > 1 && !f.mode ? { mode: 'parallel' as const } : {}) },
+    measureEta: f.eta,
   };
 }
 

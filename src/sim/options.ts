@@ -33,6 +33,12 @@ export interface SimulationOptions {
   warmupMinutes: number | null;
   /** Queue settings (contract §4 names); the rest are the engine's defaults. */
   queue: Partial<QueueConfig>;
+  /**
+   * Estimate each PR's merge time at submission (queueOutlook, as a client would read it) for the
+   * estimate-error figures (`eta`). The sampled estimate takes from a third to a half of a run's
+   * time; without it `eta` is null.
+   */
+  measureEta: boolean;
 }
 
 export const DEFAULT_PR_COUNT = 1000;
@@ -49,6 +55,7 @@ export function defaultOptions(): SimulationOptions {
     lanes: 1,
     warmupMinutes: null,
     queue: {},
+    measureEta: true,
   };
 }
 

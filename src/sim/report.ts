@@ -62,7 +62,9 @@ export function formatReport(o: SimulationOptions, s: SimulationSummary): string
       'estimate error',
       s.eta
         ? `p50 ${pct(s.eta.p50)} · p90 ${pct(s.eta.p90)} of the time in queue (estimatedMergeAt at submission vs the merge; ${s.eta.estimated} estimated, ${s.eta.unestimated} without estimate); ${pct(s.eta.inRange)} merged within the estimated range (p10–p90), ${pct(s.eta.later)} after the estimate`
-        : 'n/a (nothing estimated)',
+        : o.measureEta
+          ? 'n/a (nothing estimated)'
+          : 'not measured (--no-eta)',
     ],
     ['CI runs per merge', `${num(s.ciRunsPerMerge, 3)} (${num(s.ciHoursPerMerge, 3)} CI hours per merge)`],
     ['restarts', `${s.restarts} (${num(s.restartsPerMerge)} per merge)`],

@@ -223,7 +223,7 @@ class Simulation {
         targets: [`lane-${pr.lane}`],
       });
     }
-    this.estimate(pr.number);
+    if (this.o.measureEta) this.estimate(pr.number);
   }
 
   private decide(event: EngineEvent): void {

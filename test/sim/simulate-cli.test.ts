@@ -47,15 +47,18 @@ describe('greenline simulate', () => {
       '--json',
       '--svg',
       svg,
+      '--no-eta',
     ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as {
-      options: { queue: { concurrency: number }; failureRate: number };
+      options: { queue: { concurrency: number }; failureRate: number; measureEta: boolean };
       summary: Record<string, unknown>;
     };
     expect(out.options.queue.concurrency).toBe(3);
     expect(out.options.failureRate).toBe(0.05);
+    expect(out.options.measureEta).toBe(false);
+    expect(out.summary.eta).toBeNull();
     expect(out.summary).toMatchObject({ seed: 4, prs: { arrived: 120, mergedBad: 0 }, invariantBreaches: 0 });
     expect(out.summary.mergesPerHour).toBeGreaterThan(0);
     expect(readFileSync(svg, 'utf8')).toMatch(/^<svg[\s\S]*<\/svg>\n$/);
@@ -72,7 +75,10 @@ describe('greenline simulate', () => {
     expect(stdout).toMatch(/^queue +single · concurrency 2 · no batching/m);
     expect(stdout).toMatch(/^merges per hour +\d/m);
     expect(stdout).toMatch(/^time in queue +p50 [\d.]+ min · p95/m);
+    expect(stdout).toMatch(/^estimate error +(p50 [\d.]+% · p90|n\/a \(nothing estimated\))/m);
     expect(stdout).toMatch(/3 arrived · 2 merged · 1 bad ones failed/);
+    const unmeasured = await simulateHere(['--replay', csv, '--concurrency', '2', '--no-eta']);
+    expect(unmeasured).toMatch(/^estimate error +not measured \(--no-eta\)$/m);
   });
 
   it('--adaptive runs adaptive mode and reports where its window and batch size ended', async () => {
@@ -88,6 +94,7 @@ describe('greenline simulate', () => {
       '150',
       '--seed',
       '2',
+      '--no-eta',
     ]);
     expect(stdout).toMatch(
       /^queue +single · adaptive concurrency 3–6 · batches of up to 8 \(sized from the failure rate, bisection concurrency 6\)/m,
@@ -95,11 +102,23 @@ describe('greenline simulate', () => {
     expect(stdout).toMatch(
       /^adaptive mode +window [3-6] · batch size [1-8] · measured failure rate [\d.]+% \(at the end\)$/m,
     );
-    expect(await simulateHere(['--saturate', '--concurrency', '6', '--prs', '50'])).not.toMatch(/adaptive/);
+    expect(await simulateHere(['--saturate', '--concurrency', '6', '--prs', '50', '--no-eta'])).not.toMatch(/adaptive/);
   });
 
   it('--ci-retries tests failed runs again: flaky failures stop rejecting good PRs, no bad PR merges', async () => {
-    const args = ['--saturate', '--concurrency', '4', '--flake-rate', '10%', '--prs', '300', '--seed', '4', '--json'];
+    const args = [
+      '--saturate',
+      '--concurrency',
+      '4',
+      '--flake-rate',
+      '10%',
+      '--prs',
+      '300',
+      '--seed',
+      '4',
+      '--json',
+      '--no-eta',
+    ];
     const without = JSON.parse(await simulateHere(args)).summary;
     const withRetries = JSON.parse(await simulateHere([...args, '--ci-retries', '2'])).summary;
     expect(without.prs.failedGood).toBeGreaterThan(5);
@@ -108,9 +127,9 @@ describe('greenline simulate', () => {
     expect(withRetries.invariantBreaches).toBe(0);
     // Decided by the evidence of the runs behind, a retry does not hold the queue up: more merges.
     expect(withRetries.mergesPerHour).toBeGreaterThan(without.mergesPerHour);
-    expect(await simulateHere(['--saturate', '--concurrency', '4', '--prs', '20', '--ci-retries', '1'])).toMatch(
-      /^queue +single · concurrency 4 · no batching · PFD 0 · optimistic merge off · CI retries 1$/m,
-    );
+    expect(
+      await simulateHere(['--saturate', '--concurrency', '4', '--prs', '20', '--ci-retries', '1', '--no-eta']),
+    ).toMatch(/^queue +single · concurrency 4 · no batching · PFD 0 · optimistic merge off · CI retries 1$/m);
   });
 
   it('a malformed replay file is a usage error naming the line', async () => {

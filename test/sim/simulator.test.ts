@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { defaultOptions, validateOptions, type SimulationOptions } from '../../src/sim/options.js';
 import { simulate } from '../../src/sim/simulator.js';
 
-const options = (over: Partial<SimulationOptions>): SimulationOptions => ({ ...defaultOptions(), ...over });
+/** The estimates at submission take a third to a half of a run: measured only where a test reads them. */
+const options = (over: Partial<SimulationOptions>): SimulationOptions => ({
+  ...defaultOptions(),
+  measureEta: false,
+  ...over,
+});
 const withoutWallTime = <T extends { wallMs: number }>(s: T) => ({ ...s, wallMs: 0 });
 
 describe('simulate', () => {
@@ -14,6 +19,7 @@ describe('simulate', () => {
       maxPrs: 150,
       flakeRate: 0.02,
       queue: { concurrency: 4 },
+      measureEta: true,
     });
     const a = simulate(o);
     const b = simulate(o);
@@ -23,7 +29,7 @@ describe('simulate', () => {
   });
 
   it('compares the merge time estimated at submission with the real one: exact when nothing fails and CI time is fixed', () => {
-    const run = (failureRate: number) =>
+    const run = (failureRate: number, measureEta = true) =>
       simulate(
         options({
           arrivals: { kind: 'poisson', perHour: 8 },
@@ -31,6 +37,7 @@ describe('simulate', () => {
           failureRate,
           ci: { kind: 'fixed', minutes: 20 },
           queue: { concurrency: 2 },
+          measureEta,
         }),
       ).summary;
     const clean = run(0);
@@ -41,6 +48,10 @@ describe('simulate', () => {
     // Failures restart PRs behind them: some estimates are short, and the error says so.
     const failing = run(0.2);
     expect(failing.eta!.p90).toBeGreaterThan(0.1);
+    // Not asked for, nothing is estimated; the rest of the figures are the same.
+    const unmeasured = run(0.2, false);
+    expect(unmeasured.eta).toBeNull();
+    expect(withoutWallTime({ ...unmeasured, eta: failing.eta })).toEqual(withoutWallTime(failing));
   });
 
   it('a serial queue with nothing failing merges exactly one PR per CI time, one run each', () => {

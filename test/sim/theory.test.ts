@@ -34,6 +34,7 @@ describe('speculative chain: simulated engine vs q(1 − q^N)/p', () => {
       flakeRate: 0,
       ci: { kind: 'fixed', minutes: T },
       queue: { concurrency: n, batch: false, pendingFailureDepth: 0, canOptimisticallyMerge: false },
+      measureEta: false,
     });
     const drawn = summary.prs.failedBad / summary.prs.arrived;
     // The workload draws bad PRs with probability p: within 4 standard errors.
