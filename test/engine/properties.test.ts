@@ -293,7 +293,8 @@ function scenario(opts: {
 /** More runs for a deeper search: ENGINE_PROPERTY_RUNS=5000 npx vitest run test/engine/properties.test.ts */
 const runs = { numRuns: Number(process.env.ENGINE_PROPERTY_RUNS ?? 200) };
 
-describe('engine properties', () => {
+// Some scenarios take 10–15 s alone (200 random queues each); a loaded machine may take twice that.
+describe('engine properties', { timeout: 120_000 }, () => {
   it('single mode, deterministic CI, no outside interference', () =>
     fc.assert(scenario({ mode: 'single', flakes: false, chaos: false }), runs));
   it('parallel mode, flaky CI, no outside interference', () =>
