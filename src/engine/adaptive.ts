@@ -8,19 +8,25 @@
  *
  *   floor = min(adaptiveMinConcurrency, concurrency)     ceiling = concurrency
  *   w starts at the ceiling;  w ← min(ceiling, w + 1) per PR merged (a batch of B adds B);
- *   w ← max(floor, ⌊3w / 4⌋) per group whose run failed on its own (a PR that fails, a batch that goes to bisection)
+ *   w ← max(floor, ⌊w · (1 − q̂/2)⌋) per group whose run failed on its own (a PR that fails, a batch that goes to bisection),
+ *   q̂ = 1 − (1 − p̂)^B, the share of groups of B PRs that fail at the measured failure rate p̂ (below)
  *
  * It starts at the ceiling so that turning the mode on never slows a healthy queue down: with no
  * failure it stays what the static setting gave, and it backs off only once failures show the
  * speculation behind them being thrown away. It grows per merged PR, as Zuul's grows per merged change,
  * and shrinks per failed group, the event that throws away the runs built on it: a failed batch shrinks
- * it once, not again for the culprits its bisection finds. The decrease is to three quarters, gentler
- * than Zuul's halving (as TCP CUBIC's 0.7 is gentler than Reno's 0.5): batches fail far more often than
- * single PRs (1 − (1 − p)^B of them), and a failed batch is bisected beside the window, not inside it,
- * so halving on each kept the window well below what the queue could use — in the simulator at p = 5%
- * with batches of up to 8, halving reached about 90% of the best fixed setting's merges per hour and
- * three quarters about 92–99% (docs/simulator.md). The floor keeps some speculation after a streak of
- * failures (Zuul keeps 3); it defaults to 2.
+ * it once, not again for the culprits its bisection finds. How far it shrinks follows how often groups
+ * fail, as DCTCP's window shrinks by half the share of its packets that met congestion: a failure that
+ * is rare for the groups being formed says little about the window and takes little off it, one of
+ * many takes up to half. A fixed share taken off per failure shrank it too far with batches, which
+ * fail far more often than single PRs (q̂ ≈ 34% for batches of 8 at p̂ = 5%) while a failed batch is
+ * bisected beside the window, not inside it. In the simulator at p = 5% with batches of up to 8,
+ * halving reached about 90% of the best fixed setting's merges per hour; against the better
+ * of the fixed N = 15 and N = 20 with batches of 8, three quarters reached 89.5–104.8% over seeds 1–8
+ * (98.0% on average) and 1 − q̂/2 (×0.83 at q̂ = 34%) 93.8–104.0% (98.8%), at a few more CI runs
+ * per merge (docs/simulator.md).
+ * With nothing measured yet (p̂ = 0) a first failure leaves it as it is. The floor keeps some
+ * speculation after a streak of failures (Zuul keeps 3); it defaults to 2.
  *
  * Batch size (with `batch` on) follows the measured failure rate p̂, the exponentially weighted mean
  * of the queue's conclusions, x = 1 for a PR that FAILED and 0 for one the queue merged, weight 1/50
@@ -115,12 +121,14 @@ export function recordFailure(d: Draft): void {
   d.internal.adaptive = { window: s.window, failureRate: s.failureRate + (1 - s.failureRate) * FAILURE_RATE_WEIGHT };
 }
 
-/** A group's run failed on its own (failure.ts): the window shrinks to three quarters. */
+/** A group's run failed on its own (failure.ts): the window shrinks by half the share of groups that fail, q̂. */
 export function recordGroupFailure(d: Draft): void {
   if (!isAdaptive(d.config)) return;
   const s = stateOf(d.config, d.internal.adaptive);
+  const size = d.config.batch ? targetBatchSize(d.config, s.failureRate) : 1;
+  const groupFailureRate = 1 - (1 - s.failureRate) ** size;
   d.internal.adaptive = {
-    window: Math.max(floorOf(d.config), Math.floor((s.window * 3) / 4)),
+    window: Math.max(floorOf(d.config), Math.floor(s.window * (1 - groupFailureRate / 2))),
     failureRate: s.failureRate,
   };
 }

@@ -13,7 +13,7 @@
  *
  * Then a successor that included it and passed would already have vouched for it under optimistic
  * merging (run-results.ts); otherwise the failure is its own: a single PR → FAILED with the run's
- * failure reason, a batch → bisection (bisection.ts). Either way adaptive mode's window halves.
+ * failure reason, a batch → bisection (bisection.ts). Either way adaptive mode's window shrinks (adaptive.ts).
  */
 import { recordGroupFailure } from './adaptive.js';
 import { bisectingSet } from './bisection-state.js';

@@ -203,7 +203,7 @@ export interface QueueConfig {
   testBranchConstructionMode: TestBranchConstructionMode;
   /**
    * greenline extension, absent = 'off' (and in configurations stored before it existed). 'on':
-   * `concurrency` becomes the ceiling of a window that grows on merges and halves on failures, and
+   * `concurrency` becomes the ceiling of a window that grows on merges and shrinks on failures, and
    * batches are sized from the measured failure rate (adaptive.ts).
    */
   adaptiveMode?: AdaptiveMode;

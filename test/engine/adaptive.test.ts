@@ -1,6 +1,6 @@
 /**
- * Adaptive mode (adaptive.ts): the window grows by one per merged PR and shrinks to ⌊3/4⌋ of itself
- * per group that failed on its own, within [floor, ceiling]; batches are sized from the measured failure rate p̂ and how
+ * Adaptive mode (adaptive.ts): the window grows by one per merged PR and shrinks to ⌊w · (1 − q̂/2)⌋
+ * per group that failed on its own, q̂ = 1 − (1 − p̂)^B the share of groups of B that fail, within [floor, ceiling]; batches are sized from the measured failure rate p̂ and how
  * many PRs wait; with the mode off every decision is what it was without the setting.
  */
 import { describe, expect, it } from 'vitest';
@@ -39,6 +39,11 @@ function mergeHead(q: QueueDriver, n: number): void {
 const startedGroups = (q: QueueDriver): number[] =>
   q.effectsOf('createTestBranch').map((c) => q.run(c.runId).prNumbers.length);
 
+/** The queue as if it had measured: its window and p̂ set. */
+function measured(q: QueueDriver, window: number, failureRate: number): void {
+  q.snapshot = { ...q.snapshot, internal: { ...q.snapshot.internal, adaptive: { window, failureRate } } };
+}
+
 /** `count` PRs admitted while the target is unknown, then the target appears: they all wait at once. */
 function backlog(q: QueueDriver, count: number): void {
   for (let n = 1; n <= count; n++) q.submit(n);
@@ -53,25 +58,53 @@ describe('adaptive window', () => {
     expect(adaptiveStatus(q.snapshot)).toEqual({ concurrency: 4, batchSize: 1, failureRate: 0 });
   });
 
-  it('shrinks to three quarters per failed group down to the floor, and the runs in flight follow it', () => {
+  it('shrinks by half the measured failure rate per failed PR down to the floor, and the runs in flight follow it', () => {
     const q = adaptive({ concurrency: 8, adaptiveMinConcurrency: 2 });
     for (let n = 1; n <= 14; n++) q.submit(n);
     expect(inFlight(q)).toBe(8);
+    measured(q, 8, 0.5);
     failHead(q, 1);
-    expect(windowOf(q)).toBe(6);
+    expect(windowOf(q)).toBe(6); // ⌊8 · (1 − 0.5/2)⌋
     expect(inFlight(q)).toBe(6); // the runs behind PR 1 restarted without it, six at a time
     const windows: number[] = [];
     for (let n = 2; n <= 5; n++) {
       failHead(q, n);
       windows.push(windowOf(q));
     }
-    expect(windows).toEqual([4, 3, 2, 2]);
+    expect(windows).toEqual([4, 2, 2, 2]); // p̂ 51%, 52%, …: ⌊6 · 0.745⌋, ⌊4 · 0.74⌋, then the floor
     expect(inFlight(q)).toBe(2);
+  });
+
+  it('shrinks by as much as groups of the size being formed fail: more for batches than for single PRs', () => {
+    // p̂ = 5%: a single PR fails with q̂ = 5%, a batch of 8 with q̂ = 1 − 0.95^8 = 34%.
+    const single = adaptive({ concurrency: 20 });
+    for (let n = 1; n <= 21; n++) single.submit(n);
+    measured(single, 20, 0.05);
+    failHead(single, 1);
+    expect(windowOf(single)).toBe(19); // ⌊20 · 0.975⌋
+
+    const batched = adaptive({ concurrency: 20, batch: true, batchingMinSize: 8 }, null);
+    backlog(batched, 16);
+    expect(startedGroups(batched)).toEqual([8, 8]);
+    measured(batched, 20, 0.05);
+    batched.built('r1');
+    batched.fail('r1');
+    expect(batched.snapshot.internal.bisections).toMatchObject([{ members: [1, 2, 3, 4, 5, 6, 7, 8] }]);
+    expect(windowOf(batched)).toBe(16); // ⌊20 · 0.83⌋
+  });
+
+  it('a first failure, with nothing measured yet, leaves the window as it is', () => {
+    const q = adaptive({ concurrency: 8 });
+    for (let n = 1; n <= 9; n++) q.submit(n);
+    failHead(q, 1);
+    expect(windowOf(q)).toBe(8);
+    expect(adaptiveStatus(q.snapshot)!.failureRate).toBeCloseTo(1 / 50);
   });
 
   it('grows by one per merged PR, up to the ceiling', () => {
     const q = adaptive({ concurrency: 4, adaptiveMinConcurrency: 1 });
     for (let n = 1; n <= 12; n++) q.submit(n);
+    measured(q, 4, 0.9);
     failHead(q, 1);
     failHead(q, 2);
     failHead(q, 3);
@@ -90,7 +123,7 @@ describe('adaptive window', () => {
     const q = adaptive({ concurrency: 6, adaptiveMinConcurrency: 1, batch: true, batchingMinSize: 3 }, null);
     backlog(q, 3);
     expect(startedGroups(q)).toEqual([3]);
-    q.snapshot = { ...q.snapshot, internal: { ...q.snapshot.internal, adaptive: { window: 1, failureRate: 0 } } };
+    measured(q, 1, 0);
     mergeHead(q, 1);
     expect([1, 2, 3].map((n) => q.state(n))).toEqual(['MERGED', 'MERGED', 'MERGED']);
     expect(windowOf(q)).toBe(4);
@@ -103,10 +136,11 @@ describe('adaptive window', () => {
     );
     backlog(q, 2);
     expect(startedGroups(q)).toEqual([2]);
+    measured(q, 8, 0.2); // batches of 2 fail with q̂ = 36%
     q.built('r1');
     q.fail('r1');
     expect(q.snapshot.internal.bisections).toMatchObject([{ members: [1, 2] }]);
-    expect(windowOf(q)).toBe(6);
+    expect(windowOf(q)).toBe(6); // ⌊8 · 0.82⌋
     expect(creates(q)).toEqual([[1], [2]]);
     for (const r of ['r2', 'r3']) q.built(r);
     q.fail('r2');
@@ -130,7 +164,7 @@ describe('adaptive window', () => {
   it('a settings change keeps the window within the new bounds; off forgets it, on starts afresh', () => {
     const q = adaptive({ concurrency: 8, adaptiveMinConcurrency: 1 });
     for (let n = 1; n <= 12; n++) q.submit(n);
-    failHead(q, 1);
+    measured(q, 6, 0.5);
     expect(windowOf(q)).toBe(6);
     q.send({ kind: 'updateConfig', patch: { concurrency: 3 } });
     expect(windowOf(q)).toBe(3);

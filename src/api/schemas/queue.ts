@@ -141,7 +141,7 @@ export const QueueSettingsInput = {
   adaptiveMode: AnyCaseEnum(ADAPTIVE_MODES, {
     description:
       'Extension, default off. on: concurrency is the ceiling of a window that grows per merged PR and ' +
-      'shrinks to three quarters per failed group, and batches are sized from the measured failure rate',
+      'shrinks per failed group by half the share of groups that fail, and batches are sized from the measured failure rate',
   }),
   adaptiveMinConcurrency: Runs('Extension: floor of the adaptive window, capped at concurrency; default 2'),
   freezes: FreezesInput,
