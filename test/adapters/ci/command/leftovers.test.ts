@@ -116,12 +116,11 @@ describe('what a killed server left of its CI', () => {
 
   it('cleans up once per process: a later takeover starts no git process (counted by git: GIT_TRACE2_EVENT)', async () => {
     const dead = makeCi();
-    await dead.start(request('run-left', 'sleep 60'));
-    await waitUntil(
-      'the run to start',
-      10_000,
-      async () => (await namesIn(path.join(fx.dataDir, 'worktrees'))).length > 0 || undefined,
-    );
+    const pid = path.join(fx.root, 'pid-left');
+    await dead.start(request('run-left', `echo $$ > ${pid}; exec sleep 60`));
+    // Its command runs: the git processes that set up its work tree are over and none of them can
+    // write to the trace below.
+    await waitForPid(pid);
     const next = makeCi();
     const trace = path.join(fx.root, 'trace.json');
     await writeFile(trace, '');
