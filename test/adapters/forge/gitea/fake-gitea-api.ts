@@ -24,6 +24,9 @@
  *   comments, repository and PR labels, collaborator permission, branch protections.
  * - Pages: `page` (1-based) and `limit` (default 30, at most 50: larger limits are cut down, as the
  *   forge does), with `Link` and `X-Total-Count` headers, on the operations the document pages.
+ * - Git processes only where git must work: the refs are kept in memory (read once, kept in step with
+ *   the fake's own writes, read again after a push), and answers about commits, which never change
+ *   (merge base, merge tree, ancestry), are asked of git once per server.
  * - Webhook deliveries shaped like the captured payloads (test/fixtures/gitea/webhooks/) and signed as
  *   the forge signs them (`signedDelivery`), posted to the hooks a test adds.
  */
@@ -200,6 +203,10 @@ export class FakeGiteaApi {
   now: () => number = () => Date.UTC(2026, 0, 5, 9);
   private nextId = 100;
   private server: Server | null = null;
+  /** The repository's refs as last read (`allRefs`), or null: read them again. */
+  private refs: Promise<Map<string, string>> | null = null;
+  /** Git's answers about objects, by question (`memo`). */
+  private readonly memos = new Map<string, Promise<unknown>>();
   url = '';
 
   private constructor(
@@ -272,9 +279,9 @@ export class FakeGiteaApi {
     return this.commitTree(tree, parent ? [parent] : [], message, { name: 'Ada Lovelace', email: 'ada@example.com' });
   }
 
+  /** The sha `ref` (a full ref name: `refs/heads/main`) points to, or null. */
   async refSha(ref: string): Promise<string | null> {
-    const out = await runGit(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: this.bare, okCodes: [1] });
-    return out.code === 0 ? out.stdout.trim() : null;
+    return (await this.allRefs()).get(ref) ?? null;
   }
 
   async branchSha(branch: string): Promise<string | null> {
@@ -282,9 +289,41 @@ export class FakeGiteaApi {
   }
 
   async setBranch(branch: string, sha: string | null): Promise<void> {
-    await git(sha ? ['update-ref', `refs/heads/${branch}`, sha] : ['update-ref', '-d', `refs/heads/${branch}`], {
-      cwd: this.bare,
-    });
+    await this.setRef(`refs/heads/${branch}`, sha);
+  }
+
+  /**
+   * Every ref of the repository (name → sha), read with one `git for-each-ref` and then kept: the fake
+   * writes its refs through `setRef`, which keeps this in step, and forgets it when a push came in.
+   */
+  private allRefs(): Promise<Map<string, string>> {
+    this.refs ??= git(['for-each-ref', '--format=%(objectname) %(refname)'], { cwd: this.bare }).then(
+      (out) =>
+        new Map(out.split('\n').flatMap((line) => (line ? [line.split(' ').reverse() as [string, string]] : []))),
+      (err: unknown) => {
+        this.refs = null;
+        throw err;
+      },
+    );
+    return this.refs;
+  }
+
+  private async setRef(ref: string, sha: string | null): Promise<void> {
+    await git(sha ? ['update-ref', ref, sha] : ['update-ref', '-d', ref], { cwd: this.bare });
+    const refs = await this.refs;
+    if (sha) refs?.set(ref, sha);
+    else refs?.delete(ref);
+  }
+
+  /** Git's answer about objects (which never change), asked once per question. */
+  private memo<T>(key: string, answer: () => Promise<T>): Promise<T> {
+    let found = this.memos.get(key) as Promise<T> | undefined;
+    if (!found) {
+      found = answer();
+      this.memos.set(key, found);
+      found.catch(() => this.memos.delete(key));
+    }
+    return found;
   }
 
   async fileAt(rev: string, file: string): Promise<string | null> {
@@ -293,7 +332,15 @@ export class FakeGiteaApi {
   }
 
   async isAncestor(ancestor: string, sha: string): Promise<boolean> {
-    return (await runGit(['merge-base', '--is-ancestor', ancestor, sha], { cwd: this.bare, okCodes: [1] })).code === 0;
+    return this.memo(`is-ancestor ${ancestor} ${sha}`, async () => {
+      const out = await runGit(['merge-base', '--is-ancestor', ancestor, sha], { cwd: this.bare, okCodes: [1] });
+      return out.code === 0;
+    });
+  }
+
+  /** Whether the repository holds commit `sha`. */
+  private async hasCommit(sha: string): Promise<boolean> {
+    return (await runGit(['cat-file', '-e', `${sha}^{commit}`], { cwd: this.bare, okCodes: [1, 128] })).code === 0;
   }
 
   /** Opens PR `n` from branch `feature-<n>` at `headSha` into `base`. */
@@ -322,7 +369,7 @@ export class FakeGiteaApi {
   async pushToPr(n: number, sha: string): Promise<void> {
     const pr = this.pull(n);
     await this.setBranch(pr.head, sha);
-    await git(['update-ref', `refs/pull/${n}/head`, sha], { cwd: this.bare });
+    await this.setRef(`refs/pull/${n}/head`, sha);
   }
 
   pull(n: number): FakePull {
@@ -725,7 +772,7 @@ export class FakeGiteaApi {
     let mergeSha: string;
     if (style === 'manually-merged') {
       const commit = String(field('merge_commit_id', 'MergeCommitID') ?? '');
-      if (!/^[0-9a-f]{40}$/.test(commit) || !(await this.refSha(commit)) || !(await this.isAncestor(commit, base)))
+      if (!/^[0-9a-f]{40}$/.test(commit) || !(await this.hasCommit(commit)) || !(await this.isAncestor(commit, base)))
         return refuse(405, `Wrong commit ID: ${commit} is not in ${pr.base}`);
       mergeSha = commit;
     } else {
@@ -783,12 +830,21 @@ export class FakeGiteaApi {
     return { status: 405, body: { message: `merge style "${style}" is not allowed`, url: '' } };
   }
 
-  private async mergeTree(ours: string, theirs: string, mergeBase?: string): Promise<string | null> {
-    const out = await runGit(
-      ['merge-tree', '--write-tree', ...(mergeBase ? [`--merge-base=${mergeBase}`] : []), ours, theirs],
-      { cwd: this.bare, okCodes: [1] },
-    );
-    return out.code === 0 ? out.stdout.trim().split('\n')[0]! : null;
+  /** The tree of merging `theirs` into `ours` (on `mergeBase`, else their merge base), or null on conflicts. */
+  private mergeTree(ours: string, theirs: string, mergeBase?: string): Promise<string | null> {
+    return this.memo(`merge-tree ${mergeBase ?? ''} ${ours} ${theirs}`, async () => {
+      const out = await runGit(
+        ['merge-tree', '--write-tree', ...(mergeBase ? [`--merge-base=${mergeBase}`] : []), ours, theirs],
+        { cwd: this.bare, okCodes: [1] },
+      );
+      return out.code === 0 ? out.stdout.trim().split('\n')[0]! : null;
+    });
+  }
+
+  private mergeBase(a: string, b: string): Promise<string> {
+    return this.memo(`merge-base ${a} ${b}`, async () => {
+      return (await runGit(['merge-base', a, b], { cwd: this.bare, okCodes: [1] })).stdout.trim();
+    });
   }
 
   private async commitTree(
@@ -855,6 +911,8 @@ export class FakeGiteaApi {
       child.on('error', reject);
       child.on('close', () => resolve());
     });
+    // A push may have changed any ref: the refs kept in memory are read again.
+    if (rest === '/git-receive-pack') this.refs = null;
     const out = Buffer.concat(chunks);
     const split = out.indexOf('\r\n\r\n');
     const head = out.subarray(0, split).toString('latin1').split('\r\n');
@@ -922,7 +980,7 @@ export class FakeGiteaApi {
   async pullJson(pr: FakePull): Promise<Json> {
     const head = await this.headOf(pr.number);
     const base = (await this.branchSha(pr.base)) ?? ZERO;
-    const mergeBase = (await runGit(['merge-base', base, head], { cwd: this.bare, okCodes: [1] })).stdout.trim();
+    const mergeBase = await this.mergeBase(base, head);
     const mergeable = pr.state === 'open' && (await this.mergeTree(base, head)) !== null;
     const web = `${this.url}/${this.owner}/${this.name}/pulls/${pr.number}`;
     const repo = this.repositoryJson();
