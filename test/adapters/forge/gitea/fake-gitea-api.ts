@@ -205,7 +205,7 @@ export class FakeGiteaApi {
   private server: Server | null = null;
   /** The repository's refs as last read (`allRefs`), or null: read them again. */
   private refs: Promise<Map<string, string>> | null = null;
-  /** Git's answers about objects, by question (`memo`). */
+  /** Git's answers that never change (about objects, the server's capabilities), by question (`memo`). */
   private readonly memos = new Map<string, Promise<unknown>>();
   url = '';
 
@@ -223,7 +223,6 @@ export class FakeGiteaApi {
     const root = await makeTempDir(`greenline-${dialect}-`);
     const fake = new FakeGiteaApi(dialect, opts.owner ?? 'acme', opts.name ?? 'web', root);
     await git(['init', '--bare', '--quiet', '--initial-branch=main', fake.bare]);
-    await git(['config', 'http.receivepack', 'true'], { cwd: fake.bare });
     await fake.setBranch('main', await fake.commit(null, { 'README.md': '# web\n' }, 'Initial commit'));
     const server = createServer((req, res) => {
       fake.handle(req, res).catch((err: unknown) => {
@@ -315,7 +314,7 @@ export class FakeGiteaApi {
     else refs?.delete(ref);
   }
 
-  /** Git's answer about objects (which never change), asked once per question. */
+  /** Git's answer that never changes, asked once per question. */
   private memo<T>(key: string, answer: () => Promise<T>): Promise<T> {
     let found = this.memos.get(key) as Promise<T> | undefined;
     if (!found) {
@@ -886,9 +885,42 @@ export class FakeGiteaApi {
       res.writeHead(401, { 'www-authenticate': 'Basic realm="Gitea"' }).end('Unauthorized');
       return;
     }
+    const protocol = String(req.headers['git-protocol'] ?? '');
+    // In protocol v2 the fetch advertisement names the server's capabilities, not its refs: the same
+    // answer for the server's whole life.
+    const out =
+      req.method === 'GET' &&
+      rest === '/info/refs' &&
+      url.search === '?service=git-upload-pack' &&
+      protocol === 'version=2'
+        ? await this.memo('upload-pack v2 advertisement', () => this.httpBackend(req, url, raw, rest!))
+        : await this.httpBackend(req, url, raw, rest!);
+    // A push may have changed any ref: the refs kept in memory are read again.
+    if (rest === '/git-receive-pack') this.refs = null;
+    const split = out.indexOf('\r\n\r\n');
+    const head = out.subarray(0, split).toString('latin1').split('\r\n');
+    let status = 200;
+    const headers: Record<string, string> = {};
+    for (const line of head) {
+      const [k, ...v] = line.split(':');
+      if (k!.toLowerCase() === 'status') status = Number.parseInt(v.join(':').trim(), 10);
+      else headers[k!.toLowerCase()] = v.join(':').trim();
+    }
+    res.writeHead(status, headers).end(out.subarray(split + 4));
+  }
+
+  /** `git http-backend`'s CGI answer to a request: its headers, a blank line, its body. */
+  private async httpBackend(req: IncomingMessage, url: URL, raw: Buffer, rest: string): Promise<Buffer> {
     const child = spawn('git', ['http-backend'], {
       env: {
         ...process.env,
+        // The forge's settings of the repository: pushes over HTTP, and no housekeeping after one
+        // (the forge runs it on its own schedule).
+        GIT_CONFIG_COUNT: '2',
+        GIT_CONFIG_KEY_0: 'http.receivepack',
+        GIT_CONFIG_VALUE_0: 'true',
+        GIT_CONFIG_KEY_1: 'receive.autogc',
+        GIT_CONFIG_VALUE_1: 'false',
         GIT_PROJECT_ROOT: this.root,
         GIT_HTTP_EXPORT_ALL: '1',
         PATH_INFO: `/${this.owner}/${this.name}.git${rest}`,
@@ -911,19 +943,7 @@ export class FakeGiteaApi {
       child.on('error', reject);
       child.on('close', () => resolve());
     });
-    // A push may have changed any ref: the refs kept in memory are read again.
-    if (rest === '/git-receive-pack') this.refs = null;
-    const out = Buffer.concat(chunks);
-    const split = out.indexOf('\r\n\r\n');
-    const head = out.subarray(0, split).toString('latin1').split('\r\n');
-    let status = 200;
-    const headers: Record<string, string> = {};
-    for (const line of head) {
-      const [k, ...v] = line.split(':');
-      if (k!.toLowerCase() === 'status') status = Number.parseInt(v.join(':').trim(), 10);
-      else headers[k!.toLowerCase()] = v.join(':').trim();
-    }
-    res.writeHead(status, headers).end(out.subarray(split + 4));
+    return Buffer.concat(chunks);
   }
 
   // ---- answers as the forge shapes them ------------------------------------------------------------
