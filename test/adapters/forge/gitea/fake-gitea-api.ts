@@ -39,6 +39,7 @@ import path from 'node:path';
 import { afterEach } from 'vitest';
 import { git, runGit } from '../../../../src/git/git.js';
 import type { SwaggerOperation, Violation } from '../../../doubles/swagger-description.js';
+import { commitFiles } from '../../../helpers/git-commit.js';
 import { makeTempDir, removeTempDir } from '../../../helpers/temp-dir.js';
 import { type Dialect, giteaDescription } from './gitea-description.js';
 
@@ -178,6 +179,8 @@ export function capturedPayload(name: string): Json {
 }
 
 const ZERO = '0000000000000000000000000000000000000000';
+/** The forge's own signature, on the commits it makes. */
+const GITEA = { name: 'Gitea', email: 'noreply@gitea.test' };
 const WIP = /^\s*(WIP:|\[WIP\])/i;
 const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -265,17 +268,14 @@ export class FakeGiteaApi {
 
   /** A commit on `parent` (null: a root commit) setting or (null) deleting files; its sha. */
   async commit(parent: string | null, files: Record<string, string | null>, message: string): Promise<string> {
-    const env = { GIT_INDEX_FILE: path.join(this.root, `index-${this.nextId++}`) };
-    await git(parent ? ['read-tree', parent] : ['read-tree', '--empty'], { cwd: this.bare, env });
-    for (const [file, content] of Object.entries(files)) {
-      if (content === null) await git(['update-index', '--force-remove', file], { cwd: this.bare, env });
-      else {
-        const blob = await git(['hash-object', '-w', '--stdin'], { cwd: this.bare, input: content });
-        await git(['update-index', '--add', '--cacheinfo', `100644,${blob},${file}`], { cwd: this.bare, env });
-      }
-    }
-    const tree = await git(['write-tree'], { cwd: this.bare, env });
-    return this.commitTree(tree, parent ? [parent] : [], message, { name: 'Ada Lovelace', email: 'ada@example.com' });
+    return commitFiles(this.bare, {
+      parent,
+      files,
+      message,
+      author: { name: 'Ada Lovelace', email: 'ada@example.com' },
+      committer: GITEA,
+      time: this.commitTime(),
+    });
   }
 
   /** The sha `ref` (a full ref name: `refs/heads/main`) points to, or null. */
@@ -846,25 +846,25 @@ export class FakeGiteaApi {
     });
   }
 
-  private async commitTree(
-    tree: string,
-    parents: string[],
-    message: string,
-    author = { name: 'Gitea', email: 'noreply@gitea.test' },
-  ): Promise<string> {
-    const date = `@${Math.floor(this.now() / 1000) + this.nextId++} +0000`;
+  private async commitTree(tree: string, parents: string[], message: string): Promise<string> {
+    const date = `@${this.commitTime()} +0000`;
     return git(['commit-tree', '--no-gpg-sign', tree, ...parents.flatMap((p) => ['-p', p])], {
       cwd: this.bare,
       input: message.endsWith('\n') ? message : `${message}\n`,
       env: {
-        GIT_AUTHOR_NAME: author.name,
-        GIT_AUTHOR_EMAIL: author.email,
+        GIT_AUTHOR_NAME: GITEA.name,
+        GIT_AUTHOR_EMAIL: GITEA.email,
         GIT_AUTHOR_DATE: date,
-        GIT_COMMITTER_NAME: 'Gitea',
-        GIT_COMMITTER_EMAIL: 'noreply@gitea.test',
+        GIT_COMMITTER_NAME: GITEA.name,
+        GIT_COMMITTER_EMAIL: GITEA.email,
         GIT_COMMITTER_DATE: date,
       },
     });
+  }
+
+  /** The date of the next commit the fake writes (seconds): its clock, a second later each time. */
+  private commitTime(): number {
+    return Math.floor(this.now() / 1000) + this.nextId++;
   }
 
   /** git's smart HTTP protocol through `git http-backend` (CGI), behind the token as Basic auth. */
