@@ -47,5 +47,6 @@ export async function commitFiles(repo: string, spec: CommitSpec): Promise<strin
     `reset ${scratch}\n`,
     `from ${'0'.repeat(40)}\n\n`,
   ].join('');
-  return git(['fast-import', '--quiet'], { cwd: repo, input: stream });
+  // Its objects stay in the pack it writes: unpacking a few into loose objects would start one more git.
+  return git(['-c', 'fastimport.unpackLimit=0', 'fast-import', '--quiet'], { cwd: repo, input: stream });
 }
