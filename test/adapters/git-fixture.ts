@@ -1,12 +1,12 @@
 /**
  * Real git repositories for adapter tests: a bare "remote" in a temp dir with a `main` branch, and
- * helpers that write commits straight into it (plumbing with a throwaway index, fixed dates) and move
+ * helpers that write commits straight into it (test/helpers/git-commit.ts, fixed dates) and move
  * its refs the way a developer pushing to it would.
  */
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { git, runGit } from '../../src/git/git.js';
 import type { RepoBinding } from '../../src/ports.js';
+import { commitFiles } from '../helpers/git-commit.js';
 import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
 
 export interface GitFixture {
@@ -50,33 +50,9 @@ export async function makeGitFixture(): Promise<GitFixture> {
   let clock = 1_700_000_000;
 
   const commit: GitFixture['commit'] = async (parent, files, message, author = 'Dev One') => {
-    const env = { GIT_INDEX_FILE: path.join(root, `index-${clock}`) };
-    await git(parent ? ['read-tree', parent] : ['read-tree', '--empty'], { cwd: remote, env });
-    for (const [file, content] of Object.entries(files)) {
-      if (content === null) {
-        await git(['update-index', '--force-remove', file], { cwd: remote, env });
-      } else {
-        const blob = await git(['hash-object', '-w', '--stdin'], { cwd: remote, input: content });
-        await git(['update-index', '--add', '--cacheinfo', `100644,${blob},${file}`], { cwd: remote, env });
-      }
-    }
-    const tree = await git(['write-tree'], { cwd: remote, env });
-    await rm(env.GIT_INDEX_FILE, { force: true });
     clock += 60;
-    const date = `@${clock} +0000`;
-    const email = `${author.toLowerCase().replace(/\s+/g, '.')}@example.com`;
-    return git(['commit-tree', tree, ...(parent ? ['-p', parent] : [])], {
-      cwd: remote,
-      input: `${message}\n`,
-      env: {
-        GIT_AUTHOR_NAME: author,
-        GIT_AUTHOR_EMAIL: email,
-        GIT_AUTHOR_DATE: date,
-        GIT_COMMITTER_NAME: author,
-        GIT_COMMITTER_EMAIL: email,
-        GIT_COMMITTER_DATE: date,
-      },
-    });
+    const who = { name: author, email: `${author.toLowerCase().replace(/\s+/g, '.')}@example.com` };
+    return commitFiles(remote, { parent, files, message, author: who, committer: who, time: clock });
   };
   const setRef = async (ref: string, sha: string): Promise<void> => {
     await git(['update-ref', ref, sha], { cwd: remote });

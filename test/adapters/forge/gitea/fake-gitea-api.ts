@@ -24,6 +24,9 @@
  *   comments, repository and PR labels, collaborator permission, branch protections.
  * - Pages: `page` (1-based) and `limit` (default 30, at most 50: larger limits are cut down, as the
  *   forge does), with `Link` and `X-Total-Count` headers, on the operations the document pages.
+ * - Git processes only where git must work: the refs are kept in memory (read once, kept in step with
+ *   the fake's own writes, read again after a push), and answers about commits, which never change
+ *   (merge base, merge tree, ancestry), are asked of git once per server.
  * - Webhook deliveries shaped like the captured payloads (test/fixtures/gitea/webhooks/) and signed as
  *   the forge signs them (`signedDelivery`), posted to the hooks a test adds.
  */
@@ -36,6 +39,7 @@ import path from 'node:path';
 import { afterEach } from 'vitest';
 import { git, runGit } from '../../../../src/git/git.js';
 import type { SwaggerOperation, Violation } from '../../../doubles/swagger-description.js';
+import { commitFiles } from '../../../helpers/git-commit.js';
 import { makeTempDir, removeTempDir } from '../../../helpers/temp-dir.js';
 import { type Dialect, giteaDescription } from './gitea-description.js';
 
@@ -175,6 +179,8 @@ export function capturedPayload(name: string): Json {
 }
 
 const ZERO = '0000000000000000000000000000000000000000';
+/** The forge's own signature, on the commits it makes. */
+const GITEA = { name: 'Gitea', email: 'noreply@gitea.test' };
 const WIP = /^\s*(WIP:|\[WIP\])/i;
 const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -200,6 +206,10 @@ export class FakeGiteaApi {
   now: () => number = () => Date.UTC(2026, 0, 5, 9);
   private nextId = 100;
   private server: Server | null = null;
+  /** The repository's refs as last read (`allRefs`), or null: read them again. */
+  private refs: Promise<Map<string, string>> | null = null;
+  /** Git's answers that never change (about objects, the server's capabilities), by question (`memo`). */
+  private readonly memos = new Map<string, Promise<unknown>>();
   url = '';
 
   private constructor(
@@ -216,7 +226,6 @@ export class FakeGiteaApi {
     const root = await makeTempDir(`greenline-${dialect}-`);
     const fake = new FakeGiteaApi(dialect, opts.owner ?? 'acme', opts.name ?? 'web', root);
     await git(['init', '--bare', '--quiet', '--initial-branch=main', fake.bare]);
-    await git(['config', 'http.receivepack', 'true'], { cwd: fake.bare });
     await fake.setBranch('main', await fake.commit(null, { 'README.md': '# web\n' }, 'Initial commit'));
     const server = createServer((req, res) => {
       fake.handle(req, res).catch((err: unknown) => {
@@ -259,22 +268,19 @@ export class FakeGiteaApi {
 
   /** A commit on `parent` (null: a root commit) setting or (null) deleting files; its sha. */
   async commit(parent: string | null, files: Record<string, string | null>, message: string): Promise<string> {
-    const env = { GIT_INDEX_FILE: path.join(this.root, `index-${this.nextId++}`) };
-    await git(parent ? ['read-tree', parent] : ['read-tree', '--empty'], { cwd: this.bare, env });
-    for (const [file, content] of Object.entries(files)) {
-      if (content === null) await git(['update-index', '--force-remove', file], { cwd: this.bare, env });
-      else {
-        const blob = await git(['hash-object', '-w', '--stdin'], { cwd: this.bare, input: content });
-        await git(['update-index', '--add', '--cacheinfo', `100644,${blob},${file}`], { cwd: this.bare, env });
-      }
-    }
-    const tree = await git(['write-tree'], { cwd: this.bare, env });
-    return this.commitTree(tree, parent ? [parent] : [], message, { name: 'Ada Lovelace', email: 'ada@example.com' });
+    return commitFiles(this.bare, {
+      parent,
+      files,
+      message,
+      author: { name: 'Ada Lovelace', email: 'ada@example.com' },
+      committer: GITEA,
+      time: this.commitTime(),
+    });
   }
 
+  /** The sha `ref` (a full ref name: `refs/heads/main`) points to, or null. */
   async refSha(ref: string): Promise<string | null> {
-    const out = await runGit(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: this.bare, okCodes: [1] });
-    return out.code === 0 ? out.stdout.trim() : null;
+    return (await this.allRefs()).get(ref) ?? null;
   }
 
   async branchSha(branch: string): Promise<string | null> {
@@ -282,9 +288,41 @@ export class FakeGiteaApi {
   }
 
   async setBranch(branch: string, sha: string | null): Promise<void> {
-    await git(sha ? ['update-ref', `refs/heads/${branch}`, sha] : ['update-ref', '-d', `refs/heads/${branch}`], {
-      cwd: this.bare,
-    });
+    await this.setRef(`refs/heads/${branch}`, sha);
+  }
+
+  /**
+   * Every ref of the repository (name → sha), read with one `git for-each-ref` and then kept: the fake
+   * writes its refs through `setRef`, which keeps this in step, and forgets it when a push came in.
+   */
+  private allRefs(): Promise<Map<string, string>> {
+    this.refs ??= git(['for-each-ref', '--format=%(objectname) %(refname)'], { cwd: this.bare }).then(
+      (out) =>
+        new Map(out.split('\n').flatMap((line) => (line ? [line.split(' ').reverse() as [string, string]] : []))),
+      (err: unknown) => {
+        this.refs = null;
+        throw err;
+      },
+    );
+    return this.refs;
+  }
+
+  private async setRef(ref: string, sha: string | null): Promise<void> {
+    await git(sha ? ['update-ref', ref, sha] : ['update-ref', '-d', ref], { cwd: this.bare });
+    const refs = await this.refs;
+    if (sha) refs?.set(ref, sha);
+    else refs?.delete(ref);
+  }
+
+  /** Git's answer that never changes, asked once per question. */
+  private memo<T>(key: string, answer: () => Promise<T>): Promise<T> {
+    let found = this.memos.get(key) as Promise<T> | undefined;
+    if (!found) {
+      found = answer();
+      this.memos.set(key, found);
+      found.catch(() => this.memos.delete(key));
+    }
+    return found;
   }
 
   async fileAt(rev: string, file: string): Promise<string | null> {
@@ -293,7 +331,15 @@ export class FakeGiteaApi {
   }
 
   async isAncestor(ancestor: string, sha: string): Promise<boolean> {
-    return (await runGit(['merge-base', '--is-ancestor', ancestor, sha], { cwd: this.bare, okCodes: [1] })).code === 0;
+    return this.memo(`is-ancestor ${ancestor} ${sha}`, async () => {
+      const out = await runGit(['merge-base', '--is-ancestor', ancestor, sha], { cwd: this.bare, okCodes: [1] });
+      return out.code === 0;
+    });
+  }
+
+  /** Whether the repository holds commit `sha`. */
+  private async hasCommit(sha: string): Promise<boolean> {
+    return (await runGit(['cat-file', '-e', `${sha}^{commit}`], { cwd: this.bare, okCodes: [1, 128] })).code === 0;
   }
 
   /** Opens PR `n` from branch `feature-<n>` at `headSha` into `base`. */
@@ -322,7 +368,7 @@ export class FakeGiteaApi {
   async pushToPr(n: number, sha: string): Promise<void> {
     const pr = this.pull(n);
     await this.setBranch(pr.head, sha);
-    await git(['update-ref', `refs/pull/${n}/head`, sha], { cwd: this.bare });
+    await this.setRef(`refs/pull/${n}/head`, sha);
   }
 
   pull(n: number): FakePull {
@@ -725,7 +771,7 @@ export class FakeGiteaApi {
     let mergeSha: string;
     if (style === 'manually-merged') {
       const commit = String(field('merge_commit_id', 'MergeCommitID') ?? '');
-      if (!/^[0-9a-f]{40}$/.test(commit) || !(await this.refSha(commit)) || !(await this.isAncestor(commit, base)))
+      if (!/^[0-9a-f]{40}$/.test(commit) || !(await this.hasCommit(commit)) || !(await this.isAncestor(commit, base)))
         return refuse(405, `Wrong commit ID: ${commit} is not in ${pr.base}`);
       mergeSha = commit;
     } else {
@@ -783,33 +829,42 @@ export class FakeGiteaApi {
     return { status: 405, body: { message: `merge style "${style}" is not allowed`, url: '' } };
   }
 
-  private async mergeTree(ours: string, theirs: string, mergeBase?: string): Promise<string | null> {
-    const out = await runGit(
-      ['merge-tree', '--write-tree', ...(mergeBase ? [`--merge-base=${mergeBase}`] : []), ours, theirs],
-      { cwd: this.bare, okCodes: [1] },
-    );
-    return out.code === 0 ? out.stdout.trim().split('\n')[0]! : null;
+  /** The tree of merging `theirs` into `ours` (on `mergeBase`, else their merge base), or null on conflicts. */
+  private mergeTree(ours: string, theirs: string, mergeBase?: string): Promise<string | null> {
+    return this.memo(`merge-tree ${mergeBase ?? ''} ${ours} ${theirs}`, async () => {
+      const out = await runGit(
+        ['merge-tree', '--write-tree', ...(mergeBase ? [`--merge-base=${mergeBase}`] : []), ours, theirs],
+        { cwd: this.bare, okCodes: [1] },
+      );
+      return out.code === 0 ? out.stdout.trim().split('\n')[0]! : null;
+    });
   }
 
-  private async commitTree(
-    tree: string,
-    parents: string[],
-    message: string,
-    author = { name: 'Gitea', email: 'noreply@gitea.test' },
-  ): Promise<string> {
-    const date = `@${Math.floor(this.now() / 1000) + this.nextId++} +0000`;
+  private mergeBase(a: string, b: string): Promise<string> {
+    return this.memo(`merge-base ${a} ${b}`, async () => {
+      return (await runGit(['merge-base', a, b], { cwd: this.bare, okCodes: [1] })).stdout.trim();
+    });
+  }
+
+  private async commitTree(tree: string, parents: string[], message: string): Promise<string> {
+    const date = `@${this.commitTime()} +0000`;
     return git(['commit-tree', '--no-gpg-sign', tree, ...parents.flatMap((p) => ['-p', p])], {
       cwd: this.bare,
       input: message.endsWith('\n') ? message : `${message}\n`,
       env: {
-        GIT_AUTHOR_NAME: author.name,
-        GIT_AUTHOR_EMAIL: author.email,
+        GIT_AUTHOR_NAME: GITEA.name,
+        GIT_AUTHOR_EMAIL: GITEA.email,
         GIT_AUTHOR_DATE: date,
-        GIT_COMMITTER_NAME: 'Gitea',
-        GIT_COMMITTER_EMAIL: 'noreply@gitea.test',
+        GIT_COMMITTER_NAME: GITEA.name,
+        GIT_COMMITTER_EMAIL: GITEA.email,
         GIT_COMMITTER_DATE: date,
       },
     });
+  }
+
+  /** The date of the next commit the fake writes (seconds): its clock, a second later each time. */
+  private commitTime(): number {
+    return Math.floor(this.now() / 1000) + this.nextId++;
   }
 
   /** git's smart HTTP protocol through `git http-backend` (CGI), behind the token as Basic auth. */
@@ -830,9 +885,42 @@ export class FakeGiteaApi {
       res.writeHead(401, { 'www-authenticate': 'Basic realm="Gitea"' }).end('Unauthorized');
       return;
     }
+    const protocol = String(req.headers['git-protocol'] ?? '');
+    // In protocol v2 the fetch advertisement names the server's capabilities, not its refs: the same
+    // answer for the server's whole life.
+    const out =
+      req.method === 'GET' &&
+      rest === '/info/refs' &&
+      url.search === '?service=git-upload-pack' &&
+      protocol === 'version=2'
+        ? await this.memo('upload-pack v2 advertisement', () => this.httpBackend(req, url, raw, rest!))
+        : await this.httpBackend(req, url, raw, rest!);
+    // A push may have changed any ref: the refs kept in memory are read again.
+    if (rest === '/git-receive-pack') this.refs = null;
+    const split = out.indexOf('\r\n\r\n');
+    const head = out.subarray(0, split).toString('latin1').split('\r\n');
+    let status = 200;
+    const headers: Record<string, string> = {};
+    for (const line of head) {
+      const [k, ...v] = line.split(':');
+      if (k!.toLowerCase() === 'status') status = Number.parseInt(v.join(':').trim(), 10);
+      else headers[k!.toLowerCase()] = v.join(':').trim();
+    }
+    res.writeHead(status, headers).end(out.subarray(split + 4));
+  }
+
+  /** `git http-backend`'s CGI answer to a request: its headers, a blank line, its body. */
+  private async httpBackend(req: IncomingMessage, url: URL, raw: Buffer, rest: string): Promise<Buffer> {
     const child = spawn('git', ['http-backend'], {
       env: {
         ...process.env,
+        // The forge's settings of the repository: pushes over HTTP, and no housekeeping after one
+        // (the forge runs it on its own schedule).
+        GIT_CONFIG_COUNT: '2',
+        GIT_CONFIG_KEY_0: 'http.receivepack',
+        GIT_CONFIG_VALUE_0: 'true',
+        GIT_CONFIG_KEY_1: 'receive.autogc',
+        GIT_CONFIG_VALUE_1: 'false',
         GIT_PROJECT_ROOT: this.root,
         GIT_HTTP_EXPORT_ALL: '1',
         PATH_INFO: `/${this.owner}/${this.name}.git${rest}`,
@@ -855,17 +943,7 @@ export class FakeGiteaApi {
       child.on('error', reject);
       child.on('close', () => resolve());
     });
-    const out = Buffer.concat(chunks);
-    const split = out.indexOf('\r\n\r\n');
-    const head = out.subarray(0, split).toString('latin1').split('\r\n');
-    let status = 200;
-    const headers: Record<string, string> = {};
-    for (const line of head) {
-      const [k, ...v] = line.split(':');
-      if (k!.toLowerCase() === 'status') status = Number.parseInt(v.join(':').trim(), 10);
-      else headers[k!.toLowerCase()] = v.join(':').trim();
-    }
-    res.writeHead(status, headers).end(out.subarray(split + 4));
+    return Buffer.concat(chunks);
   }
 
   // ---- answers as the forge shapes them ------------------------------------------------------------
@@ -922,7 +1000,7 @@ export class FakeGiteaApi {
   async pullJson(pr: FakePull): Promise<Json> {
     const head = await this.headOf(pr.number);
     const base = (await this.branchSha(pr.base)) ?? ZERO;
-    const mergeBase = (await runGit(['merge-base', base, head], { cwd: this.bare, okCodes: [1] })).stdout.trim();
+    const mergeBase = await this.mergeBase(base, head);
     const mergeable = pr.state === 'open' && (await this.mergeTree(base, head)) !== null;
     const web = `${this.url}/${this.owner}/${this.name}/pulls/${pr.number}`;
     const repo = this.repositoryJson();
