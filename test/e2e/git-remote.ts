@@ -1,12 +1,12 @@
 /**
  * A real bare git repository in a temp dir, playing the forge's remote for end-to-end tests: `main`
  * holds an initial commit, and PR `n` is a commit on it published at `refs/pull/n/head` (the git
- * forge's default PR ref pattern). Commits are written with plumbing straight into the bare repo
- * (a throwaway index per commit), which is what a developer's push leaves there.
+ * forge's default PR ref pattern). Commits are written straight into the bare repo (helpers/git-commit.ts),
+ * which is what a developer's push leaves there.
  */
 import { execFile } from 'node:child_process';
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { commitFiles } from '../helpers/git-commit.js';
 
 const IDENTITY = {
   GIT_AUTHOR_NAME: 'Dev One',
@@ -62,19 +62,11 @@ export class GitRemote {
   }
 
   /** Writes a commit of `files` on top of `parent` (null: a root commit); returns its sha. */
-  async commit(parent: string | null, files: Record<string, string>, message: string): Promise<string> {
-    const index = path.join(this.dir, `e2e-index-${++this.commits}`);
+  commit(parent: string | null, files: Record<string, string>, message: string): Promise<string> {
+    const dev = { name: IDENTITY.GIT_AUTHOR_NAME, email: IDENTITY.GIT_AUTHOR_EMAIL };
     // Distinct, increasing dates: commits with the same content still get distinct shas.
-    const date = `@${1_700_000_000 + 60 * this.commits} +0000`;
-    const env = { GIT_INDEX_FILE: index, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date };
-    await git(this.dir, parent ? ['read-tree', parent] : ['read-tree', '--empty'], env);
-    for (const [file, content] of Object.entries(files)) {
-      const blob = await git(this.dir, ['hash-object', '-w', '--stdin'], env, content);
-      await git(this.dir, ['update-index', '--add', '--cacheinfo', `100644,${blob},${file}`], env);
-    }
-    const tree = await git(this.dir, ['write-tree'], env);
-    await rm(index, { force: true });
-    return git(this.dir, ['commit-tree', tree, ...(parent ? ['-p', parent] : [])], env, `${message}\n`);
+    const time = 1_700_000_000 + 60 * ++this.commits;
+    return commitFiles(this.dir, { parent, files, message, author: dev, committer: dev, time });
   }
 
   /** Opens PR `n`: a commit of `files` on `parent` (default: the initial commit), published at its ref. */
