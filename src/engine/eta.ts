@@ -43,7 +43,7 @@ export interface QueueStatistics {
   samples: number;
   /** Their durations, ascending, in ms (absent: every run takes `ciMs`). */
   durations?: number[];
-  /** Probability that one PR fails its tests, counted per PR (`prFailureRate`; absent: `failureRate`). */
+  /** Probability that one PR fails its tests, counted per PR (`prFailures`; absent: `failureRate`). */
   prFailureRate?: number;
   /** How many PR outcomes `prFailureRate` is counted from (absent: the rate is taken as known). */
   prOutcomes?: number;
@@ -85,14 +85,10 @@ type RunOutcome = readonly [size: number, failed: boolean];
  * passes in one finished main run (a restarted run is cancelled, not finished), each failed run holds
  * one PR that failed it (most of the time: two bad PRs in one batch are rare), so
  * p = failed runs / (PRs of the passed runs + failed runs). Counting per PR, not per run, keeps the
- * good PRs of a failed batch, tested again after their bisection, from diluting it.
+ * good PRs of a failed batch, tested again after their bisection, from diluting it. `outcomes`: how
+ * many PR outcomes it is counted from (PRs of the passed runs + failed runs).
  */
-export function prFailureRate(runs: readonly RunOutcome[]): number {
-  return prFailures(runs).rate;
-}
-
-/** `prFailureRate` and how many PR outcomes it is counted from (PRs of the passed runs + failed runs). */
-function prFailures(runs: readonly RunOutcome[]): { rate: number; outcomes: number } {
+export function prFailures(runs: readonly RunOutcome[]): { rate: number; outcomes: number } {
   let passed = 0;
   let failed = 0;
   for (const [size, f] of runs) {
@@ -257,8 +253,9 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
 
   // Groups of the PRs that have not started, in order of their first member.
   const waiting = admitted.filter((e) => e.state === 'PENDING' && !inFlightRun(e));
-  let size = config.batch ? (adaptive?.batchSize ?? config.batchingMinSize) : 1;
-  if (adaptive && waiting.length < size) size = 1;
+  // The batch size groups form with; in adaptive mode a queue shorter than it starts its PRs alone.
+  const batchSize = Math.max(1, config.batch ? (adaptive?.batchSize ?? config.batchingMinSize) : 1);
+  const size = adaptive && waiting.length < batchSize ? 1 : batchSize;
   const groupOf = new Map<number, Group>();
   const open = new Map<number, Group>();
   admitted.forEach((e, i) => {
@@ -299,7 +296,7 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
           prOutcomes: stats.prOutcomes ?? 0,
           arrivalRate: arrivalRate(snapshot, now),
           grouping: {
-            size: Math.max(1, config.batch ? (adaptive?.batchSize ?? config.batchingMinSize) : 1),
+            size: batchSize,
             waitMs: config.batch && !adaptive ? config.batchingMaxWaitTimeMinutes * MINUTE_MS : 0,
           },
           seed: seedOf(

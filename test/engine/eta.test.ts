@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type FinishedRun,
-  prFailureRate,
+  prFailures,
   queueOutlook,
   queueStatistics,
   type QueueStatistics,
@@ -144,7 +144,7 @@ describe('queueStatistics', () => {
   });
 });
 
-describe('prFailureRate', () => {
+describe('prFailures', () => {
   it.each<[string, [number, boolean][], number]>([
     ['no runs', [], 0],
     [
@@ -169,7 +169,7 @@ describe('prFailureRate', () => {
       1 / 10,
     ],
   ])('%s', (_name, runs, expected) => {
-    expect(prFailureRate(runs)).toBeCloseTo(expected);
+    expect(prFailures(runs).rate).toBeCloseTo(expected);
   });
 });
 
