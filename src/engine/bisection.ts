@@ -2,8 +2,9 @@
  * Bisection of failed batches (contract §6.3; open question 18 leaves how cleared PRs re-enter the
  * queue to us). The policy, chosen so that one failed batch costs its bisection and nothing more:
  *
- * 1. A batch whose failure is its own (failure.ts) splits into halves, tested on the bisection budget
- *    (`bisectionConcurrency`, queue type `bisection`). A part is a blame test: it is built on the
+ * 1. A batch whose failure is its own (failure.ts) splits in two — halves, or where the evidence on its
+ *    PRs says (blame.ts) — tested on the bisection budget (`bisectionConcurrency`, queue type
+ *    `bisection`). A part is a blame test: it is built on the
  *    target plus only what ahead of it has passed (TESTS_PASSED), so that its failure is its own.
  * 2. From that moment the batch is known to fail: every run built on it restarts at once without it
  *    (validity.ts `knownToFail`), as runs built on a failed single PR do, and it steps out of the merge
@@ -38,6 +39,7 @@
  *   main-queue run instead, and a second culprit in the pair is only found by the main queue.
  */
 import { bisectingSet, bisectionOfRun } from './bisection-state.js';
+import { failedAlonePatch, splitByEvidence } from './blame.js';
 import type { Draft } from './draft.js';
 import { mayTest } from './freeze.js';
 import type { Bisection, BisectionPart } from './working-state.js';
@@ -51,18 +53,20 @@ import type { Entry, FailureReason, PassedReason, TestRun } from './types.js';
 const reusable = (reason: FailureReason | null): boolean => reason === 'TEST_RUN_REQUIRED_STATUS_FAILED';
 
 /**
- * The halves of a set of PRs known to fail. With bisection_skip_redundant_tests, a second half of one
- * PR waits for the first half.
+ * The two parts of a set of PRs known to fail: halves, or as the evidence on them says (blame.ts), with
+ * why in words. With bisection_skip_redundant_tests, a second part of one PR waits for the first.
  */
-function halves(d: Draft, prNumbers: number[]): BisectionPart[] {
-  const cut = Math.ceil(prNumbers.length / 2);
-  const first = prNumbers.slice(0, cut);
-  const second = prNumbers.slice(cut);
+function split(d: Draft, prNumbers: number[]): { parts: BisectionPart[]; why: string | null } {
+  const { parts, why } = splitByEvidence(prNumbers.map((n) => d.entry(n)!));
+  const [first, second] = parts;
   const waits = skipsRedundantTests(d) && second.length === 1;
-  return [
-    { prNumbers: first, runId: null },
-    { prNumbers: second, runId: null, ...(waits ? { after: first } : {}) },
-  ];
+  return {
+    parts: [
+      { prNumbers: first, runId: null },
+      { prNumbers: second, runId: null, ...(waits ? { after: first } : {}) },
+    ],
+    why,
+  };
 }
 
 const skipsRedundantTests = (d: Draft): boolean => d.config.optimizationMode === 'bisection_skip_redundant_tests';
@@ -82,14 +86,15 @@ const SAME_FAILURE = 'the same change already failed on the same base in this bi
 
 export function startBisection(d: Draft, run: TestRun, members: Entry[]): void {
   const numbers = members.map((m) => m.prNumber);
+  const { parts, why } = split(d, numbers);
   d.internal.bisections.push({
     id: `bisect-${run.id}`,
     members: numbers,
     failedKeys: reusable(run.failureReason) ? [contentKey(d, run.baseSha, run.prs)] : [],
-    parts: halves(d, numbers),
+    parts,
     overtakenBy: [],
   });
-  for (const m of members) move(d, m, 'PENDING', 'BISECTION_REQUIRED');
+  for (const m of members) move(d, m, 'PENDING', 'BISECTION_REQUIRED', why !== null ? { detail: why } : {});
   emitBatchEvent(d, 'pull_request_batch.queued', numbers, run, 'BISECTION_REQUIRED');
 }
 
@@ -109,9 +114,9 @@ export function scheduleBisections(d: Draft, topo: Topology): boolean {
       if (skipsRedundantTests(d) && b.failedKeys.includes(key)) {
         if (group.length === 1) {
           b.parts.splice(i, 1);
-          move(d, group[0], 'FAILED', 'TEST_RUN_FAILED_BY_OPTIMIZATION', { detail: SAME_FAILURE });
+          failAlone(d, group[0], 'TEST_RUN_FAILED_BY_OPTIMIZATION', SAME_FAILURE);
         } else {
-          b.parts.splice(i, 1, ...halves(d, part.prNumbers));
+          b.parts.splice(i, 1, ...split(d, part.prNumbers).parts);
           d.touch();
         }
         return true;
@@ -175,7 +180,7 @@ function releaseFollowers(d: Draft, b: Bisection, run: TestRun, passed: Entry[])
     if (!skipsRedundantTests(d)) continue;
     const e = d.entry(part.prNumbers[0])!; // a waiting part holds one PR (halves)
     if (b.failedKeys.includes(contentKey(d, run.baseSha, [...run.prs, headOf(e)]))) {
-      move(d, e, 'FAILED', 'TEST_RUN_FAILED_BY_OPTIMIZATION', { detail: SAME_FAILURE });
+      failAlone(d, e, 'TEST_RUN_FAILED_BY_OPTIMIZATION', SAME_FAILURE);
     }
   }
   dropSettled(d);
@@ -265,15 +270,25 @@ export function bisectionFailed(d: Draft, run: TestRun, reason: FailureReason, d
   const followers = followersOf(b, part.prNumbers); // before the split below adds parts that follow
   if (part.prNumbers.length === 1) {
     takePart(d, run);
-    for (const m of members) move(d, m, 'FAILED', reason, detail !== null ? { detail } : {});
+    for (const m of members) failAlone(d, m, reason, detail);
   } else {
-    b.parts.splice(b.parts.indexOf(part), 1, ...halves(d, part.prNumbers));
+    const { parts, why } = split(d, part.prNumbers);
+    b.parts.splice(b.parts.indexOf(part), 1, ...parts);
     const moved = members
       .filter((m) => m.state !== 'PENDING')
-      .map((m) => move(d, m, 'PENDING', 'BISECTION_REQUIRED').prNumber);
+      .map((m) => move(d, m, 'PENDING', 'BISECTION_REQUIRED', why !== null ? { detail: why } : {}).prNumber);
     emitBatchEvent(d, 'pull_request_batch.queued', moved, run, 'BISECTION_REQUIRED');
   }
   returnFollowers(d, b, followers);
+}
+
+/** One PR failed on its own: FAILED, and the evidence that its head fails (blame.ts). */
+export function failAlone(d: Draft, e: Entry, reason: FailureReason, detail: string | null): void {
+  const patch =
+    reason === 'TEST_RUN_REQUIRED_STATUS_FAILED' || reason === 'TEST_RUN_FAILED_BY_OPTIMIZATION'
+      ? failedAlonePatch(e)
+      : {};
+  move(d, e, 'FAILED', reason, { patch, ...(detail !== null ? { detail } : {}) });
 }
 
 function takePart(d: Draft, run: TestRun): Entry[] {

@@ -105,6 +105,7 @@ export function onSubmit(d: Draft, ev: Ev<'submit'>): Rejection | null {
     verifiedByTestRun: null,
     lastReason: ev.reason,
     timeline: existing?.timeline ?? [],
+    ...(existing?.evidence ? { evidence: existing.evidence } : {}),
   };
   tryDirectMerge(d, move(d, fresh, 'NOT_READY', ev.reason, existing ? {} : { from: null }), pr);
   return null;

@@ -7,9 +7,9 @@
  *
  * Groups: the PRs that have not started form groups in queue order as the scheduler forms them: one
  * PR, or (with `batch`) up to the batch size of consecutive PRs (in parallel mode, of the same lane);
- * `noBatch` PRs alone. A group smaller than the batch size starts no earlier than its batching
- * deadline (oldest admission + batchingMaxWaitTimeMinutes), except in adaptive mode. What a PR waits
- * on follows them: a group takes the first of the `concurrency` slots (adaptive mode: the window)
+ * PRs that test alone (`noBatch`, or failed on their own before: blame.ts) alone. A group smaller
+ * than the batch size starts no earlier than its batching deadline (oldest admission +
+ * batchingMaxWaitTimeMinutes), except in adaptive mode. What a PR waits on follows them: a group takes the first of the `concurrency` slots (adaptive mode: the window)
  * free, runs in flight holding theirs for the median CI time D of the recent finished main runs.
  * Groups take the slots in queue order: the scheduler's share of the slots per lane (parallel mode,
  * scheduling.ts) is not modelled.
@@ -23,6 +23,7 @@
 import { percentile } from '../lib/percentile.js';
 import { MINUTE_MS } from '../lib/time.js';
 import { adaptiveStatus } from './adaptive.js';
+import { testsAlone } from './blame.js';
 import { queueOrder } from './ordering.js';
 import { freezeStatus } from './freeze.js';
 import { laneHeads } from './parallel-graph.js';
@@ -265,7 +266,7 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
     }
     const lane = lanes[i];
     const current = open.get(lane);
-    if (current && current.members.length < size && !e.noBatch && !current.members[0].noBatch) {
+    if (current && current.members.length < size && !testsAlone(e) && !testsAlone(current.members[0])) {
       current.members.push(e);
       groupOf.set(e.prNumber, current);
       return;
@@ -276,7 +277,7 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
   });
   for (const group of new Set(groupOf.values())) {
     const m = group.members;
-    const fills = m.length >= size || m[0].noBatch || adaptive !== null || snapshot.state !== 'RUNNING';
+    const fills = m.length >= size || testsAlone(m[0]) || adaptive !== null || snapshot.state !== 'RUNNING';
     if (!fills && !m.some((e) => e.runId !== null)) {
       const deadline =
         Math.min(...m.map((e) => e.admittedAt ?? e.submittedAt)) + config.batchingMaxWaitTimeMinutes * MINUTE_MS;

@@ -17,11 +17,11 @@
  */
 import { recordGroupFailure } from './adaptive.js';
 import { bisectingSet } from './bisection-state.js';
-import { startBisection } from './bisection.js';
+import { failAlone, startBisection } from './bisection.js';
 import type { Draft } from './draft.js';
 import { groupKey, isInFlight } from './runs.js';
 import type { Topology } from './topology.js';
-import { emitBatchEvent, move } from './transitions.js';
+import { emitBatchEvent } from './transitions.js';
 import { activeGroups, dependenciesOf } from './validity.js';
 import { isTerminal, type Entry, type TestRun } from './types.js';
 
@@ -45,9 +45,16 @@ export function resolvePendingFailures(d: Draft, topo: Topology): boolean {
       startBisection(d, run, members);
     } else {
       const reason = run?.failureReason ?? 'TEST_RUN_REQUIRED_STATUS_FAILED';
-      const detail = run?.failureDetail ?? undefined;
-      const failed = members.map((m) => move(d, m, 'FAILED', reason, detail !== undefined ? { detail } : {}).prNumber);
-      if (run) emitBatchEvent(d, 'pull_request_batch.failed', failed, run, reason);
+      const detail = run?.failureDetail ?? null;
+      for (const m of members) failAlone(d, m, reason, detail);
+      if (run)
+        emitBatchEvent(
+          d,
+          'pull_request_batch.failed',
+          members.map((m) => m.prNumber),
+          run,
+          reason,
+        );
     }
     // One at a time: the others are judged again after the validity sweep saw this one's outcome.
     return true;

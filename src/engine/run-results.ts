@@ -14,6 +14,7 @@ import {
   wasRetried,
 } from './ci-retries.js';
 import { bisectionFailed, bisectionPassed } from './bisection.js';
+import { notePassed, whyAlone } from './blame.js';
 import type { Draft } from './draft.js';
 import { rebuildCreated, rebuildFailed } from './merging.js';
 import { countStatusResults, noteFailedStatuses } from './quarantine.js';
@@ -46,7 +47,11 @@ export function onTestBranchCreated(d: Draft, ev: Ev<'testBranchCreated'>): Reje
   if (isRejection(found)) return found;
   const run: TestRun = { ...found, status: 'in_progress', testSha: ev.sha, ciStartedAt: d.at };
   d.putRun(run);
-  const started = membersOf(d, run).map((m) => move(d, m, 'TESTING', 'TEST_RUN_STARTED').prNumber);
+  const alone = run.queueType === 'main' && d.config.batch && run.prNumbers.length === 1;
+  const started = membersOf(d, run).map((m) => {
+    const why = alone ? whyAlone(m) : null;
+    return move(d, m, 'TESTING', 'TEST_RUN_STARTED', why !== null ? { detail: why } : {}).prNumber;
+  });
   emitBatchEvent(d, 'pull_request_batch.testing', started, run, 'TEST_RUN_STARTED');
   d.emit({
     kind: 'startCi',
@@ -135,6 +140,7 @@ export function runFailed(d: Draft, found: TestRun, reason: FailureReason, detai
 function runPassed(d: Draft, found: TestRun): void {
   const run: TestRun = { ...found, status: 'succeeded', finishedAt: d.at };
   d.putRun(run);
+  notePassed(d, run);
   recordRunDuration(d, run);
   if (wasRetried(run)) d.internal.flakyPasses++;
   if (run.queueType === 'bisection') {

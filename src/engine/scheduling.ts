@@ -12,9 +12,10 @@
  *
  * Batching (`batch`): a group takes the following eligible entries up to `batchingMinSize` (single
  * mode: consecutive ones; parallel mode: ones in the same lane whose other dependencies the seed
- * shares). `noBatch` entries are always alone. A group smaller than the target size waits until
- * `batchingMaxWaitTimeMinutes` passed since its oldest member's admission, except in a draining or
- * mode-switching queue, where nothing new can join, and for entries that were tested before. In
+ * shares). `noBatch` entries, and those whose head failed a run on its own (blame.ts), are always
+ * alone. A group smaller than the target size waits until `batchingMaxWaitTimeMinutes` passed since
+ * its oldest member's admission, except in a draining or mode-switching queue, where nothing new can
+ * join, and for entries that were tested before. In
  * adaptive mode the size comes from the measured failure rate and how many PRs wait, and no group
  * waits (adaptive.ts).
  *
@@ -26,6 +27,7 @@
 import { MINUTE_MS } from '../lib/time.js';
 import { batchSize, isAdaptive, mainConcurrency } from './adaptive.js';
 import { bisectingSet } from './bisection-state.js';
+import { testsAlone } from './blame.js';
 import type { Draft } from './draft.js';
 import { mayTest } from './freeze.js';
 import { groupKey, isInFlight, isStarting, membersOf, startRun, takesMainSlot } from './runs.js';
@@ -198,8 +200,8 @@ function formGroup(
 ): { group: Entry[]; deadline: number | null } {
   const seed = topo.at(i);
   const group = [seed];
-  if (seed.noBatch || size <= 1) return { group, deadline: null };
-  const joinable = (c: Entry): boolean => eligible(c) && !c.noBatch && !taken.has(c.prNumber);
+  if (testsAlone(seed) || size <= 1) return { group, deadline: null };
+  const joinable = (c: Entry): boolean => eligible(c) && !testsAlone(c) && !taken.has(c.prNumber);
   if (d.config.mode === 'parallel') {
     const inGroup = new Set([seed.prNumber]);
     const shared = new Set(topo.ancestors(seed.prNumber).map((e) => e.prNumber));

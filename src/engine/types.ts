@@ -333,6 +333,16 @@ export interface TimelineItem {
   detail?: string;
 }
 
+/** What the queue's runs told about one head of a PR: blame by evidence (blame.ts). */
+export interface Evidence {
+  /** The head the evidence is about. */
+  headSha: string;
+  /** A run that included this head passed. */
+  passed: boolean;
+  /** This head failed a run on its own. */
+  failedAlone: boolean;
+}
+
 export interface Entry {
   /** Stable across trips of the same PR in the same queue (supplied by the caller on submit). */
   id: string;
@@ -370,6 +380,8 @@ export interface Entry {
   /** The reason of the latest transition. */
   lastReason: TransitionReason;
   timeline: TimelineItem[];
+  /** What the queue's runs told about a head of this PR (blame.ts); kept across trips. */
+  evidence?: Evidence;
 }
 
 export type RunStatus = 'creating' | 'in_progress' | 'succeeded' | 'failed' | 'cancelled';

@@ -1,0 +1,148 @@
+/**
+ * Blame by evidence (blame.ts): what the queue's runs told about a PR's head decides how a failed
+ * batch is split and whether the PR is batched at all; each choice says why.
+ */
+import { describe, expect, it } from 'vitest';
+import { splitByEvidence } from '../../src/engine/blame.js';
+import type { Entry } from '../../src/engine/types.js';
+import { QueueDriver } from './queue-driver.js';
+
+/** An entry with evidence on its head: `p` passed a run, `f` failed one on its own, `-` nothing. */
+function entry(prNumber: number, known: 'p' | 'f' | 'pf' | '-', headSha = `h${prNumber}`): Entry {
+  return {
+    prNumber,
+    headSha,
+    noBatch: false,
+    ...(known === '-'
+      ? {}
+      : { evidence: { headSha: `h${prNumber}`, passed: known.includes('p'), failedAlone: known.includes('f') } }),
+  } as Entry;
+}
+
+describe('splitting a failed set by evidence', () => {
+  it('splits in halves when nothing tells the PRs apart', () => {
+    expect(splitByEvidence([1, 2, 3, 4, 5].map((n) => entry(n, '-')))).toEqual({
+      parts: [
+        [1, 2, 3],
+        [4, 5],
+      ],
+      why: null,
+    });
+    expect(splitByEvidence([1, 2, 3, 4].map((n) => entry(n, 'p'))).why).toBeNull();
+  });
+
+  it('cuts where each part is about as likely to hold the culprit, and says why', () => {
+    const split = splitByEvidence([entry(1, 'p'), entry(2, 'p'), entry(3, '-'), entry(4, '-')]);
+    expect(split.parts).toEqual([[1, 2, 3], [4]]);
+    expect(split.why).toBe(
+      'split into #1, #2, #3 and #4, each about as likely to hold the PR that broke the batch: #1, #2 passed a run with the same head before',
+    );
+  });
+
+  it('tests on its own a PR more likely the culprit than the others together', () => {
+    const split = splitByEvidence([entry(1, 'p'), entry(2, '-'), entry(3, 'p'), entry(4, 'p')]);
+    expect(split.parts).toEqual([[2], [1, 3, 4]]);
+    expect(split.why).toBe(
+      '#2 is tested on its own, the others together: #1, #3, #4 passed a run with the same head before, so #2 more likely broke the batch than the others together',
+    );
+    const failed = splitByEvidence([entry(1, '-'), entry(2, '-'), entry(3, 'f')]);
+    expect(failed.parts).toEqual([[3], [1, 2]]);
+    expect(failed.why).toContain('#3 failed a run on its own with the same head before');
+  });
+
+  it('ignores evidence about a head the PR no longer has', () => {
+    const pushedSince = entry(3, 'f', 'h3-new');
+    expect(splitByEvidence([entry(1, '-'), entry(2, '-'), pushedSince]).parts).toEqual([[1, 2], [3]]);
+  });
+});
+
+describe('the engine', () => {
+  const queue = (concurrency = 1) =>
+    new QueueDriver({ concurrency, batch: true, batchingMinSize: 4, bisectionConcurrency: 4 });
+  const creates = (q: QueueDriver) => q.effectsOf('createTestBranch').map((c) => q.run(c.runId).prNumbers);
+
+  /**
+   * Batches [1–4] and [5–8] on top of it; [1–4] fails, and its part [3,4] passes while the main runs
+   * that left it out ([5–8], [5–12]) have used more CI time than it, so 3 and 4 go back to the queue
+   * behind them, having passed a run. [1,2] then fails and splits in halves: nothing tells them apart.
+   * Then PRs `more` are submitted and [5–8] and [9–12] merge: the next batch is [3, 4, …more].
+   */
+  function clearedThenBatched(more: number[]) {
+    const q = queue(2);
+    for (let n = 1; n <= 12; n++) q.submit(n);
+    q.built('r1');
+    q.built('r2');
+    q.fail('r1');
+    expect(creates(q)).toEqual([
+      [1, 2],
+      [3, 4],
+      [5, 6, 7, 8],
+      [9, 10, 11, 12],
+    ]);
+    for (const r of ['r3', 'r4', 'r5', 'r6']) q.built(r);
+    q.pass('r4');
+    expect([3, 4].map((n) => q.entry(n))).toMatchObject(
+      [3, 4].map(() => ({ state: 'PENDING', lastReason: 'BISECTION_TEST_RUN_PASSED' })),
+    );
+    q.fail('r3');
+    expect(creates(q)).toEqual([[1], [2]]);
+    expect(q.last(1).detail).toBeUndefined();
+    for (const n of more) q.submit(n);
+    q.pass('r5');
+    q.merged();
+    q.pass('r6');
+    q.merged();
+    const batch = q.snapshot.runs.find((r) => r.prNumbers[0] === 3 && r.status === 'creating');
+    expect(batch?.prNumbers).toEqual([3, 4, ...more]);
+    q.built(batch!.id);
+    q.fail(batch!.id);
+    return q;
+  }
+
+  it('splits a failed batch holding PRs that passed before where the culprit is equally likely on each side', () => {
+    const q = clearedThenBatched([13, 14]);
+    expect(creates(q)).toEqual([[3, 4, 13], [14]]);
+    for (const n of [3, 4, 13, 14]) {
+      expect(q.entry(n)).toMatchObject({ state: 'PENDING', lastReason: 'BISECTION_REQUIRED' });
+      expect(q.last(n).detail).toBe(
+        'split into #3, #4, #13 and #14, each about as likely to hold the PR that broke the batch: #3, #4 passed a run with the same head before',
+      );
+    }
+    expect(q.entry(13).evidence).toBeUndefined();
+  });
+
+  it('tests the likeliest culprit on its own first', () => {
+    const q = clearedThenBatched([13]);
+    expect(creates(q)).toEqual([[13], [3, 4]]);
+    expect(q.last(13).detail).toMatch(/^#13 is tested on its own, the others together: #3, #4 passed a run/);
+  });
+
+  it('tests on its own, not in a batch, a PR queued again with the head that failed on its own, and says why', () => {
+    const q = queue();
+    q.submit(1, { noBatch: true });
+    q.built('r1');
+    q.fail('r1');
+    expect(q.entry(1)).toMatchObject({ state: 'FAILED', evidence: { headSha: 'h1', failedAlone: true } });
+    q.submit(1);
+    const create = q.effect('createTestBranch');
+    expect(create.prs.map((p) => p.number)).toEqual([1]);
+    for (const n of [2, 3, 4, 5]) q.submit(n);
+    q.built(create.runId);
+    expect(q.entry(1)).toMatchObject({ state: 'TESTING', lastReason: 'TEST_RUN_STARTED' });
+    expect(q.last(1).detail).toBe(
+      'tested on its own, not in a batch: this head failed a run on its own before, so a batch with it would likely fail',
+    );
+    q.pass(create.runId);
+    expect(q.effect('createTestBranch').prs.map((p) => p.number)).toEqual([1, 2, 3, 4, 5]); // [2–5] on top of 1
+  });
+
+  it('batches it again once new commits replace the head that failed', () => {
+    const q = queue();
+    q.submit(1, { noBatch: true });
+    q.built('r1');
+    q.fail('r1');
+    q.submit(1, { pr: { headSha: 'h1-fixed' } });
+    for (const n of [2, 3, 4]) q.submit(n);
+    expect(q.effect('createTestBranch').prs.map((p) => p.number)).toEqual([1, 2, 3, 4]);
+  });
+});
