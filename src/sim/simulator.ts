@@ -139,7 +139,8 @@ class Simulation {
         this.metrics.ciSpent(spend.startedAt, spend.minutes, spend.bisection);
         const run = this.runOf(item.runId);
         this.decide({ kind: 'ciResult', at: this.now, runId: item.runId, outcome: item.outcome });
-        if (run) this.finished(run, item.outcome);
+        // A failure that CI retries is not a finished run: the retry decides (a finished run may be pruned).
+        if (run && this.runOf(item.runId)?.status !== 'in_progress') this.finished(run, item.outcome);
         return;
       }
       case 'wake':
@@ -149,6 +150,7 @@ class Simulation {
     }
   }
 
+  /** A run that finished, as the server keeps it: its last outcome (a failure CI retried is not one). */
   private finished(run: TestRun, outcome: 'success' | 'failure'): void {
     this.finishedRuns.push({
       queueType: run.queueType,
