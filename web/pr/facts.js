@@ -61,9 +61,7 @@ export function Facts({ queueKey, pr }) {
                 ${pr.estimatedMergeAt ? html`${time(pr.estimatedMergeAt)} (<${Until} iso=${pr.estimatedMergeAt} />)` : 'unknown'}
                 ${
                   pr.estimatedMergeRange && pr.estimatedMergeRange.p10 !== pr.estimatedMergeRange.p90
-                    ? html`<span id="pr-eta-range" class="muted">
-                        between ${time(pr.estimatedMergeRange.p10)} and ${time(pr.estimatedMergeRange.p90)}</span
-                      >`
+                    ? html`<span id="pr-eta-range" class="muted">${`, between ${time(pr.estimatedMergeRange.p10)} and ${time(pr.estimatedMergeRange.p90)}`}</span>`
                     : null
                 }
               </dd>
