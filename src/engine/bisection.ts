@@ -19,9 +19,7 @@
  *    testing them again: the groups behind them whose runs left them out (they restart on top of them,
  *    BISECTION_TEST_RUN_PASSED) used less CI time together than the part's own run. Otherwise the PRs go
  *    back to PENDING (BISECTION_TEST_RUN_PASSED) just behind those groups, whose runs stay valid, and
- *    are tested again in the main queue. Either way, nothing restarts twice for one cleared part. When
- *    those groups restart before the cleared PRs started again, the PRs move back ahead of them
- *    (`clearedForward`): they were ahead before their batch failed.
+ *    are tested again in the main queue. Either way, nothing restarts twice for one cleared part.
  *
  * With a full queue the groups behind outweigh a part, so cleared PRs are retested behind them; with
  * few groups behind (a quiet queue, a batch at the back) the part's run is their test.
@@ -45,7 +43,7 @@ import { failedAlonePatch, splitByEvidence } from './blame.js';
 import type { Draft } from './draft.js';
 import { mayTest } from './freeze.js';
 import type { Bisection, BisectionPart } from './working-state.js';
-import { contentKey, headOf, isStarting, membersOf, mergedSince, startRun, takesBisectionSlot } from './runs.js';
+import { contentKey, headOf, membersOf, mergedSince, startRun, takesBisectionSlot } from './runs.js';
 import { Topology } from './topology.js';
 import { emitBatchEvent, move } from './transitions.js';
 import { activeGroups, checkRun, dependenciesOf, isEvidence, restartGroup } from './validity.js';
@@ -260,43 +258,6 @@ function placeBehind(d: Draft, numbers: number[], after: Entry[]): void {
   const last = Math.max(...after.map((e) => rest.indexOf(e.prNumber)));
   d.internal.order = [...rest.slice(0, last + 1), ...numbers, ...rest.slice(last + 1)];
   d.reordered();
-}
-
-/**
- * Cleared PRs waiting to be tested again stand just behind the groups whose runs left them out (policy
- * 4). When those groups restart (the validity sweep found their runs invalid), that reason is gone: a cleared PR moves back
- * ahead of the restarted groups directly in front of it — PENDING, not being built, not under
- * bisection, none more urgent than it — where it stood before its batch failed. Returns whether
- * anything moved.
- */
-export function clearedForward(d: Draft): boolean {
-  const order = d.internal.order;
-  const waiting = (e: Entry | undefined): boolean =>
-    e !== undefined && e.state === 'PENDING' && e.lastReason === 'BISECTION_TEST_RUN_PASSED' && !isStarting(d, e);
-  if (!order.some((n) => waiting(d.entry(n)))) return false;
-  const bisecting = bisectingSet(d);
-  let moved = false;
-  for (let i = 0; i < order.length; i++) {
-    const c = d.entry(order[i]);
-    if (!c || !waiting(c)) continue;
-    let j = i;
-    for (; j > 0; j--) {
-      const e = d.entry(order[j - 1]);
-      const passable =
-        e?.state === 'PENDING' &&
-        !waiting(e) &&
-        !isStarting(d, e) &&
-        !bisecting.has(e.prNumber) &&
-        e.priorityValue >= c.priorityValue;
-      if (!passable) break;
-    }
-    if (j === i) continue;
-    order.splice(i, 1);
-    order.splice(j, 0, c.prNumber);
-    moved = true;
-  }
-  if (moved) d.reordered();
-  return moved;
 }
 
 /** A bisection part failed: one PR is the culprit; more split again. */

@@ -4,7 +4,7 @@
  * more are stopped and their branches deleted; when that stopped a run, its test slot is free and the
  * queue settles again, so the slot is used in the same decision. Then the next wakeup is requested.
  */
-import { clearedForward, scheduleBisections } from './bisection.js';
+import { scheduleBisections } from './bisection.js';
 import type { Draft } from './draft.js';
 import { resolvePendingFailures } from './failure.js';
 import { announceFreeze } from './freeze.js';
@@ -49,7 +49,7 @@ function settleRounds(d: Draft, fallback: QueuedReason): number | null {
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const before = d.version;
     admit(d);
-    if (sweepRuns(d, current(), fallback)) clearedForward(d);
+    sweepRuns(d, current(), fallback);
     resolvePendingFailures(d, current());
     tryMerge(d, current());
     scheduleBisections(d, current());

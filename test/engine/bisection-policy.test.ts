@@ -166,37 +166,6 @@ describe('a batch that fails', () => {
   });
 });
 
-describe('cleared PRs waiting behind the groups that left them out', () => {
-  /**
-   * Batches [1–4] and [5–8] on top of it, two main slots; [1–4] fails and its part [3,4] passes while
-   * [5–8] and [5–12] test without it, so 3 and 4 wait behind 12.
-   */
-  function clearedBehind(over: Partial<QueueConfig> = {}, urgent: number[] = []) {
-    const q = new QueueDriver({ concurrency: 2, batch: true, batchingMinSize: 4, bisectionConcurrency: 4, ...over });
-    for (let n = 1; n <= 12; n++) q.submit(n, urgent.includes(n) ? { priority: 'high' } : {});
-    q.built('r1');
-    q.built('r2');
-    q.fail('r1');
-    for (const r of ['r3', 'r4', 'r5', 'r6']) q.built(r);
-    q.pass('r4');
-    expect(order(q)).toEqual([1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 3, 4]);
-    return q;
-  }
-
-  it('move back ahead of those groups when their runs restart, and are tested first', () => {
-    const q = clearedBehind();
-    q.fail('r5'); // [5–8] fails on its own: [9–12], built on it, restarts
-    expect(order(q)).toEqual([1, 2, 5, 6, 7, 8, 3, 4, 9, 10, 11, 12]);
-    expect(creates(q)).toEqual(['r7 bisection 5,6', 'r8 bisection 7,8', 'r9 main 3,4,9,10', 'r10 main 3,4,9,10,11,12']);
-  });
-
-  it('stay behind a restarted group more urgent than they are', () => {
-    const q = clearedBehind({}, [9, 10, 11, 12]);
-    q.fail('r5');
-    expect(order(q)).toEqual([1, 2, 5, 6, 7, 8, 9, 10, 11, 12, 3, 4]);
-  });
-});
-
 describe('bisection_skip_redundant_tests: a failing pair', () => {
   const skip = { optimizationMode: 'bisection_skip_redundant_tests' } as const;
   const bisecting = (q: QueueDriver) =>
