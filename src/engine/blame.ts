@@ -111,7 +111,9 @@ function because(members: readonly Entry[]): string {
   const passed = members.filter((e) => evidenceOf(e)?.passed && !failedAloneBefore(e));
   const said: string[] = [];
   if (failed.length > 0)
-    said.push(`${list(failed.map((e) => e.prNumber))} failed a run on its own with the same head before`);
+    said.push(
+      `${list(failed.map((e) => e.prNumber))} ${failed.length > 1 ? 'each ' : ''}failed a run on its own with the same head before`,
+    );
   if (passed.length > 0) said.push(`${list(passed.map((e) => e.prNumber))} passed a run with the same head before`);
   return said.join('; ');
 }
