@@ -11,10 +11,10 @@
  * - Any other PR: weight 1. A weight is the odds of being the culprit against a PR nothing is known of.
  *
  * What the queue does with it:
- * - Bisection (bisection.ts) splits a failed set where each part is about as likely to hold the
- *   culprit: the cut in queue order that balances the weights, the halves of contract §6.3 when the
- *   weights are equal. A PR more likely the culprit than all the others together is tested on its own,
- *   beside the others in one part.
+ * - Bisection (bisection.ts) splits a failed set in the two parts that clear the most PRs this
+ *   round in expectation: a cut in queue order, or the likeliest culprit on its own; the halves of
+ *   contract §6.3 when the weights are equal. So PRs that passed before are tested together, apart
+ *   from the likely culprits.
  * - Risk-aware batching (scheduling.ts, eta.ts): a PR whose head failed a run on its own is tested in a
  *   group of its own, as `noBatch` PRs are, so that its likely failure sends no other PR to bisection.
  * Each such choice says why in the PRs' reason (the transition's detail).
@@ -71,7 +71,12 @@ export interface Split {
   why: string | null;
 }
 
-/** Splits a failed set of two or more PRs (in queue order) in two parts, by the evidence on them. */
+/**
+ * Splits a failed set of two or more PRs (in queue order) in two parts, by the evidence on them: the
+ * split whose parts clear the most PRs this round, in expectation (a part without the culprit
+ * clears its PRs; one culprit, in each PR with odds as its weight). The candidates are the cuts in
+ * queue order and the likeliest culprit on its own; equal weights give the halves.
+ */
 export function splitByEvidence(members: readonly Entry[]): Split {
   const numbers = members.map((m) => m.prNumber);
   const weights = members.map(weightOf);
@@ -79,27 +84,29 @@ export function splitByEvidence(members: readonly Entry[]): Split {
   const half = Math.ceil(numbers.length / 2);
   const halves: Split = { parts: [numbers.slice(0, half), numbers.slice(half)], why: null };
   if (weights.every((w) => w === weights[0])) return halves;
-  const top = weights.indexOf(Math.max(...weights));
-  if (numbers.length > 2 && weights[top] >= total / 2) {
-    const suspect = members[top];
-    return {
-      parts: [[suspect.prNumber], numbers.filter((n) => n !== suspect.prNumber)],
-      why: `#${suspect.prNumber} is tested on its own, the others together: ${because(members)}, so #${suspect.prNumber} more likely broke the batch than the others together`,
-    };
-  }
+  const clears = (size: number, weight: number): number => size * (1 - weight / total);
   let cut = half;
-  let best = Infinity;
+  let best = -1;
   let ahead = 0;
   for (let i = 1; i < numbers.length; i++) {
     ahead += weights[i - 1];
-    const gap = Math.abs(total - 2 * ahead);
-    if (gap < best - 1e-9 || (Math.abs(gap - best) <= 1e-9 && i === half)) [best, cut] = [gap, i];
+    const value = clears(i, ahead) + clears(numbers.length - i, total - ahead);
+    if (value > best + 1e-9 || (Math.abs(value - best) <= 1e-9 && i === half)) [best, cut] = [value, i];
+  }
+  const top = weights.indexOf(Math.max(...weights));
+  const alone = clears(1, weights[top]) + clears(numbers.length - 1, total - weights[top]);
+  if (numbers.length > 2 && alone > best + 1e-9) {
+    const suspect = members[top];
+    return {
+      parts: [[suspect.prNumber], numbers.filter((n) => n !== suspect.prNumber)],
+      why: `#${suspect.prNumber} is tested on its own, the others together: ${because(members)}, so the others most likely pass together`,
+    };
   }
   if (cut === half) return halves;
   const parts: [number[], number[]] = [numbers.slice(0, cut), numbers.slice(cut)];
   return {
     parts,
-    why: `split into ${list(parts[0])} and ${list(parts[1])}, each about as likely to hold the PR that broke the batch: ${because(members)}`,
+    why: `split into ${list(parts[0])} and ${list(parts[1])}, the parts most likely to pass: ${because(members)}`,
   };
 }
 

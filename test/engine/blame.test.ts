@@ -31,23 +31,38 @@ describe('splitting a failed set by evidence', () => {
     expect(splitByEvidence([1, 2, 3, 4].map((n) => entry(n, 'p'))).why).toBeNull();
   });
 
-  it('cuts where each part is about as likely to hold the culprit, and says why', () => {
-    const split = splitByEvidence([entry(1, 'p'), entry(2, 'p'), entry(3, '-'), entry(4, '-')]);
-    expect(split.parts).toEqual([[1, 2, 3], [4]]);
+  it('cuts where the parts clear the most PRs in expectation, and says why', () => {
+    const known = (n: number) => (n <= 5 ? 'p' : '-');
+    const split = splitByEvidence([1, 2, 3, 4, 5, 6, 7, 8].map((n) => entry(n, known(n))));
+    // Halves: 4 × (1 − 0.8/4) + 4 × (1 − 3.2/4) = 4.0 PRs cleared in expectation; this cut 5 × (1 − 1/4) + 3 × (1 − 3/4) = 4.5.
+    expect(split.parts).toEqual([
+      [1, 2, 3, 4, 5],
+      [6, 7, 8],
+    ]);
     expect(split.why).toBe(
-      'split into #1, #2, #3 and #4, each about as likely to hold the PR that broke the batch: #1, #2 passed a run with the same head before',
+      'split into #1, #2, #3, #4, #5 and #6, #7, #8, the parts most likely to pass: #1, #2, #3, #4, #5 passed a run with the same head before',
     );
+    // Two PRs that passed and two that did not: the halves keep them apart, so no other reason is given.
+    expect(splitByEvidence([entry(1, 'p'), entry(2, 'p'), entry(3, '-'), entry(4, '-')])).toEqual({
+      parts: [
+        [1, 2],
+        [3, 4],
+      ],
+      why: null,
+    });
   });
 
-  it('tests on its own a PR more likely the culprit than the others together', () => {
+  it('tests on its own the likeliest culprit when that leaves the most PRs likely to pass together', () => {
     const split = splitByEvidence([entry(1, 'p'), entry(2, '-'), entry(3, 'p'), entry(4, 'p')]);
     expect(split.parts).toEqual([[2], [1, 3, 4]]);
     expect(split.why).toBe(
-      '#2 is tested on its own, the others together: #1, #3, #4 passed a run with the same head before, so #2 more likely broke the batch than the others together',
+      '#2 is tested on its own, the others together: #1, #3, #4 passed a run with the same head before, so the others most likely pass together',
     );
-    const failed = splitByEvidence([entry(1, '-'), entry(2, '-'), entry(3, 'f')]);
-    expect(failed.parts).toEqual([[3], [1, 2]]);
-    expect(failed.why).toContain('#3 failed a run on its own with the same head before');
+    const failed = splitByEvidence([entry(1, 'f'), entry(2, '-'), entry(3, '-')]);
+    expect(failed.parts).toEqual([[1], [2, 3]]);
+    expect(failed.why).toBe(
+      'split into #1 and #2, #3, the parts most likely to pass: #1 failed a run on its own with the same head before',
+    );
   });
 
   it('ignores evidence about a head the PR no longer has', () => {
@@ -99,22 +114,19 @@ describe('the engine', () => {
     return q;
   }
 
-  it('splits a failed batch holding PRs that passed before where the culprit is equally likely on each side', () => {
+  it('remembers that the PRs of a passed part passed, and splits their failed batch to test them together', () => {
     const q = clearedThenBatched([13, 14]);
-    expect(creates(q)).toEqual([[3, 4, 13], [14]]);
-    for (const n of [3, 4, 13, 14]) {
-      expect(q.entry(n)).toMatchObject({ state: 'PENDING', lastReason: 'BISECTION_REQUIRED' });
-      expect(q.last(n).detail).toBe(
-        'split into #3, #4, #13 and #14, each about as likely to hold the PR that broke the batch: #3, #4 passed a run with the same head before',
-      );
-    }
+    expect([3, 4].map((n) => q.entry(n).evidence)).toEqual([
+      { headSha: 'h3', passed: true, failedAlone: false },
+      { headSha: 'h4', passed: true, failedAlone: false },
+    ]);
     expect(q.entry(13).evidence).toBeUndefined();
-  });
-
-  it('tests the likeliest culprit on its own first', () => {
-    const q = clearedThenBatched([13]);
-    expect(creates(q)).toEqual([[13], [3, 4]]);
-    expect(q.last(13).detail).toMatch(/^#13 is tested on its own, the others together: #3, #4 passed a run/);
+    expect(creates(q)).toEqual([
+      [3, 4],
+      [13, 14],
+    ]);
+    for (const n of [3, 4, 13, 14])
+      expect(q.entry(n)).toMatchObject({ state: 'PENDING', lastReason: 'BISECTION_REQUIRED' });
   });
 
   it('tests on its own, not in a batch, a PR queued again with the head that failed on its own, and says why', () => {
