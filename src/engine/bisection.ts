@@ -4,8 +4,8 @@
  *
  * 1. A batch whose failure is its own (failure.ts) splits in two — halves, or where the evidence on its
  *    PRs says (blame.ts) — tested on the bisection budget (`bisectionConcurrency`, queue type
- *    `bisection`). A part is a blame test: it is built on the
- *    target plus only what ahead of it has passed (TESTS_PASSED), so that its failure is its own.
+ *    `bisection`). A part is a blame test: it is built on the target plus only what ahead of it has
+ *    passed (TESTS_PASSED), so that its failure is its own.
  * 2. From that moment the batch is known to fail: every run built on it restarts at once without it
  *    (validity.ts `knownToFail`), as runs built on a failed single PR do, and it steps out of the merge
  *    order: groups behind it that were tested without it merge when they pass (merging.ts) instead of
@@ -284,10 +284,8 @@ export function bisectionFailed(d: Draft, run: TestRun, reason: FailureReason, d
 
 /** One PR failed on its own: FAILED, and the evidence that its head fails (blame.ts). */
 export function failAlone(d: Draft, e: Entry, reason: FailureReason, detail: string | null): void {
-  const patch =
-    reason === 'TEST_RUN_REQUIRED_STATUS_FAILED' || reason === 'TEST_RUN_FAILED_BY_OPTIMIZATION'
-      ? failedAlonePatch(e)
-      : {};
+  // A failed test, or the same content's failed test reused: what the tree does, not a timeout.
+  const patch = reusable(reason) || reason === 'TEST_RUN_FAILED_BY_OPTIMIZATION' ? failedAlonePatch(e) : {};
   move(d, e, 'FAILED', reason, { patch, ...(detail !== null ? { detail } : {}) });
 }
 

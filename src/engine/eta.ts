@@ -9,8 +9,9 @@
  * PR, or (with `batch`) up to the batch size of consecutive PRs (in parallel mode, of the same lane);
  * PRs that test alone (`noBatch`, or failed on their own before: blame.ts) alone. A group smaller
  * than the batch size starts no earlier than its batching deadline (oldest admission +
- * batchingMaxWaitTimeMinutes), except in adaptive mode. What a PR waits on follows them: a group takes the first of the `concurrency` slots (adaptive mode: the window)
- * free, runs in flight holding theirs for the median CI time D of the recent finished main runs.
+ * batchingMaxWaitTimeMinutes), except in adaptive mode. What a PR waits on follows them: a group
+ * takes the first of the `concurrency` slots (adaptive mode: the window) free, runs in flight
+ * holding theirs for the median CI time D of the recent finished main runs.
  * Groups take the slots in queue order: the scheduler's share of the slots per lane (parallel mode,
  * scheduling.ts) is not modelled.
  *

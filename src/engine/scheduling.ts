@@ -15,9 +15,8 @@
  * shares). `noBatch` entries, and those whose head failed a run on its own (blame.ts), are always
  * alone. A group smaller than the target size waits until `batchingMaxWaitTimeMinutes` passed since
  * its oldest member's admission, except in a draining or mode-switching queue, where nothing new can
- * join, and for entries that were tested before. In
- * adaptive mode the size comes from the measured failure rate and how many PRs wait, and no group
- * waits (adaptive.ts).
+ * join, and for entries that were tested before. In adaptive mode the size comes from the measured
+ * failure rate and how many PRs wait, and no group waits (adaptive.ts).
  *
  * Urgent PRs (priority 0) pre-empt when no slot is free: the in-flight group with the lowest
  * priority (the latest one on ties) behind it is restarted (SKIP_THE_LINE_INTERRUPTED) and the urgent

@@ -337,7 +337,7 @@ export interface TimelineItem {
 export interface Evidence {
   /** The head the evidence is about. */
   headSha: string;
-  /** A run that included this head passed. */
+  /** A run that tested this head in its group passed. */
   passed: boolean;
   /** This head failed a run on its own. */
   failedAlone: boolean;
