@@ -27,15 +27,11 @@
  * Run some scenarios only: `npm run bench:queue -- 2 6`.
  */
 import type { QueueConfig } from '../src/engine/index.js';
-import { defaultOptions, type SimulationOptions } from '../src/sim/options.js';
+import type { SimulationOptions } from '../src/sim/options.js';
 import { simulate } from '../src/sim/simulator.js';
 import type { SimulationSummary } from '../src/sim/metrics.js';
 import { chainMergesPerCi, chainRunsPerMerge } from '../src/sim/theory.js';
-
-const T = 30;
-const SEED = 1;
-const PRS = 4000;
-const LOAD = 0.8;
+import { loadRate, PRS, SEED, scenarioOptions, T } from './scenarios.js';
 const SWEEP_PRS = 2000;
 const MAX_RUNS_PER_MERGE = 1.5;
 
@@ -55,25 +51,15 @@ let simulatedPrs = 0;
 let wallMs = 0;
 
 function run(queue: Partial<QueueConfig>, over: Partial<SimulationOptions> = {}): SimulationSummary {
-  const batch = queue.batch ? (queue.batchingMinSize ?? 4) : 1;
-  const { summary } = simulate({
-    ...defaultOptions(),
-    seed: SEED,
-    failureRate: 0.05,
-    ci: { kind: 'fixed', minutes: T },
-    maxPrs: PRS,
-    arrivals: { kind: 'saturated', backlog: 2 * (queue.concurrency ?? 1) * batch + 20 },
-    ...over,
-    queue,
-  });
+  const { summary } = simulate(scenarioOptions(queue, over));
   simulatedPrs += summary.prs.arrived;
   wallMs += summary.wallMs;
   return summary;
 }
 
-/** Time in queue at LOAD × the measured capacity. */
+/** Time in queue under load (scenarios.ts: 80% of the measured capacity). */
 function underLoad(queue: Partial<QueueConfig>, capacity: number): { rate: number; s: SimulationSummary } {
-  const rate = +(LOAD * capacity).toFixed(2);
+  const rate = loadRate(capacity);
   return { rate, s: run(queue, { arrivals: { kind: 'poisson', perHour: rate } }) };
 }
 

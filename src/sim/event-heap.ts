@@ -51,6 +51,11 @@ export class EventHeap<T> {
     return { at: top.at, item: top.item };
   }
 
+  /** Every item with its time, in the order they were pushed: a heap fed them keeps their ties as they were. */
+  items(): { at: number; item: T }[] {
+    return [...this.heap].sort((a, b) => a.seq - b.seq).map(({ at, item }) => ({ at, item }));
+  }
+
   /** Time of the earliest item, or Infinity when empty. */
   peekTime(): number {
     return this.heap.length > 0 ? this.heap[0].at : Infinity;

@@ -28,6 +28,15 @@ export class SimulatedForge {
     this.branches.set(targetBranch, root);
   }
 
+  /** Takes over another forge's commits and branches (a simulation's fork). */
+  copyFrom(other: SimulatedForge): void {
+    this.content.clear();
+    this.branches.clear();
+    for (const [sha, c] of other.content) this.content.set(sha, c);
+    for (const [b, sha] of other.branches) this.branches.set(b, sha);
+    this.commits = other.commits;
+  }
+
   targetSha(): string {
     return this.branches.get(this.targetBranch)!;
   }

@@ -52,12 +52,24 @@ const SIM_EPOCH = Date.UTC(2025, 0, 6, 9);
 const MAX_DECISIONS_PER_PR = 2_000;
 
 export function simulate(options: SimulationOptions): SimulationResult {
-  const problem = validateOptions(options);
-  if (problem) throw new Error(problem);
-  return new Simulation(options).run();
+  return Simulation.start(options).run();
 }
 
-class Simulation {
+/** What a caller of `run` hears as the simulation goes. */
+export interface SimulationObserver {
+  /** Every moment, once settled: the PRs submitted in it. */
+  settled?(submitted: readonly number[]): void;
+  /** A run's CI finished (not one CI retries): every PR in its test commit, and the outcome. */
+  ciFinished?(included: readonly number[], outcome: 'success' | 'failure'): void;
+}
+
+/**
+ * One simulation. Besides `run`, a simulation can be forked at a settled moment (`fork`): the copy
+ * carries on from the same queue, runs and agenda with PRs of its own choosing bad, new arrivals of
+ * its own and CI verdicts drawn again, which is how bench/eta-bound.bench.ts asks what could happen
+ * to a PR from where it stands.
+ */
+export class Simulation {
   private snapshot: QueueSnapshot;
   private now = SIM_EPOCH;
   private readonly agenda = new EventHeap<AgendaItem>();
@@ -77,40 +89,109 @@ class Simulation {
   private runIds = 0;
   private readonly ctx = { newId: () => `run-${++this.runIds}` };
   private arrivalsEnd: number | null = null;
+  private observer: SimulationObserver = {};
+  /** PRs submitted in the moment being handled. */
+  private submitted: number[] = [];
   /** The latest finished runs, for the queue statistics the estimates use (as the service keeps them). */
   private readonly finishedRuns: FinishedRun[] = [];
   /** Each PR's estimated merge time at submission (queueOutlook), null when there was none. */
   private readonly estimates = new Map<number, Pick<PrOutlook, 'estimatedMergeAt' | 'estimatedMergeRange'>>();
 
-  constructor(private readonly o: SimulationOptions) {
+  private constructor(
+    private readonly o: SimulationOptions,
+    ci: SimulatedCi,
+    workload: Workload,
+  ) {
     this.snapshot = newQueueSnapshot(
       { host: 'sim.local', owner: 'sim', name: 'repo' },
       this.forge.targetBranch,
       o.queue,
     );
-    this.ci = new SimulatedCi(o.ci, o.flakeRate, Prng.derive(o.seed, 'ci'));
-    this.workload = new Workload(o, Prng.derive(o.seed, 'workload'), SIM_EPOCH);
+    this.ci = ci;
+    this.workload = workload;
   }
 
-  run(): SimulationResult {
-    const started = performance.now();
-    this.decide({ kind: 'targetMoved', at: this.now, sha: this.forge.targetSha() });
-    this.scheduleArrival();
-    this.settleNow();
-    this.metrics.queueDepth(this.now, this.snapshot.entries.length);
-    for (let next = this.agenda.pop(); next; next = this.agenda.pop()) {
-      this.now = next.at;
-      this.handle(next.item);
-      this.settleNow();
-      this.metrics.queueDepth(this.now, this.snapshot.entries.length);
-      // Arrivals are over and the queue drained: what is left on the agenda are idle wakeups.
-      if (this.arrivalsEnd !== null && this.snapshot.entries.length === 0) break;
-      if (this.metrics.decisions > MAX_DECISIONS_PER_PR * (this.metrics.arrived + 10)) {
-        throw new Error(
-          `the queue did not settle after ${this.metrics.decisions} decisions (${this.snapshot.entries.length} PRs left)`,
-        );
+  /** A new simulation of `options`, with its queue created and the first arrival scheduled. */
+  static start(options: SimulationOptions): Simulation {
+    const problem = validateOptions(options);
+    if (problem) throw new Error(problem);
+    const sim = new Simulation(
+      options,
+      new SimulatedCi(options.ci, options.flakeRate, Prng.derive(options.seed, 'ci')),
+      new Workload(options, Prng.derive(options.seed, 'workload'), SIM_EPOCH),
+    );
+    sim.decide({ kind: 'targetMoved', at: sim.now, sha: sim.forge.targetSha() });
+    sim.scheduleArrival();
+    sim.settleNow();
+    sim.metrics.queueDepth(sim.now, sim.snapshot.entries.length);
+    return sim;
+  }
+
+  /**
+   * A copy of this simulation as it stands (between moments), going on differently: `bad` says which
+   * of the PRs submitted so far are bad from now on (the verdicts of the runs under way follow it),
+   * and the PRs still to come, their arrival times and new CI verdicts are drawn with `seed`. It
+   * measures nothing and estimates nothing.
+   */
+  fork(seed: number, bad: (prNumber: number) => boolean): Simulation {
+    const o = { ...this.o, seed, measureEta: false };
+    const ci = new SimulatedCi(o.ci, o.flakeRate, Prng.derive(seed, 'ci'));
+    const copy = new Simulation(o, ci, this.workload.fork(Prng.derive(seed, 'workload')));
+    copy.snapshot = this.snapshot; // engine snapshots are never changed in place
+    copy.now = this.now;
+    copy.forge.copyFrom(this.forge);
+    for (const [n, pr] of this.prs) copy.prs.set(n, { ...pr, bad: bad(n) });
+    for (const [id, prs] of this.runContents) copy.runContents.set(id, prs);
+    for (const [id, spend] of this.ciRunning) copy.ciRunning.set(id, spend);
+    for (const id of this.bisectionRuns) copy.bisectionRuns.add(id);
+    for (const at of this.wakeups) copy.wakeups.add(at);
+    copy.runIds = this.runIds;
+    copy.arrivalsEnd = this.arrivalsEnd;
+    for (const { at, item } of this.agenda.items()) {
+      if (item.kind === 'arrival') continue; // drawn again below
+      if (item.kind !== 'ci') copy.agenda.push(at, item);
+      else {
+        const included = (copy.runContents.get(item.runId) ?? []).map((n) => copy.prs.get(n)!);
+        copy.agenda.push(at, { ...item, outcome: ci.verdict([], included).outcome });
       }
     }
+    if (copy.arrivalsEnd === null) copy.scheduleArrival();
+    return copy;
+  }
+
+  /** The simulated time, epoch milliseconds. */
+  get time(): number {
+    return this.now;
+  }
+
+  /** Whether the PR is in the queue (submitted, and neither merged nor failed yet). */
+  queued(prNumber: number): boolean {
+    return this.snapshot.entries.some((e) => e.prNumber === prNumber);
+  }
+
+  /** Whether a submitted PR's code is bad: the simulation's truth, which the queue only learns from CI. */
+  isBad(prNumber: number): boolean {
+    return this.prs.get(prNumber)?.bad ?? false;
+  }
+
+  /** The PRs in the queue. */
+  queuedPrs(): number[] {
+    return this.snapshot.entries.map((e) => e.prNumber);
+  }
+
+  /** Goes on until `until` holds after a settled moment, or nothing is left to happen; false then. */
+  advanceUntil(until: () => boolean): boolean {
+    for (;;) {
+      const more = this.step();
+      if (until()) return true;
+      if (!more) return false;
+    }
+  }
+
+  run(observer: SimulationObserver = {}): SimulationResult {
+    const started = performance.now();
+    this.observer = observer;
+    while (this.step()) {}
     for (const e of this.snapshot.entries) this.metrics.entryRestarts(e);
     const endMinutes = this.metrics.minutes(this.arrivalsEnd ?? this.now);
     const warmup = Math.min(this.o.warmupMinutes ?? 2 * this.o.ci.minutes, endMinutes / 2);
@@ -126,6 +207,25 @@ class Simulation {
     });
   }
 
+  /** Handles the next item of the agenda and what follows at once; false when the simulation is over. */
+  private step(): boolean {
+    const next = this.agenda.pop();
+    if (!next) return false;
+    this.now = next.at;
+    this.submitted = [];
+    this.handle(next.item);
+    this.settleNow();
+    this.metrics.queueDepth(this.now, this.snapshot.entries.length);
+    this.observer.settled?.(this.submitted);
+    if (this.metrics.decisions > MAX_DECISIONS_PER_PR * (this.metrics.arrived + 10)) {
+      throw new Error(
+        `the queue did not settle after ${this.metrics.decisions} decisions (${this.snapshot.entries.length} PRs left)`,
+      );
+    }
+    // Arrivals are over and the queue drained: what is left on the agenda are idle wakeups.
+    return !(this.arrivalsEnd !== null && this.snapshot.entries.length === 0);
+  }
+
   private handle(item: AgendaItem): void {
     switch (item.kind) {
       case 'arrival':
@@ -138,9 +238,13 @@ class Simulation {
         this.ciRunning.delete(item.runId);
         this.metrics.ciSpent(spend.startedAt, spend.minutes, spend.bisection);
         const run = this.runOf(item.runId);
+        const included = this.runContents.get(item.runId) ?? [];
         this.decide({ kind: 'ciResult', at: this.now, runId: item.runId, outcome: item.outcome });
         // A failure that CI retries is not a finished run: the retry decides (a finished run may be pruned).
-        if (run && this.runOf(item.runId)?.status !== 'in_progress') this.finished(run, item.outcome);
+        if (run && this.runOf(item.runId)?.status !== 'in_progress') {
+          this.finished(run, item.outcome);
+          this.observer.ciFinished?.(included, item.outcome);
+        }
         return;
       }
       case 'wake':
@@ -200,6 +304,7 @@ class Simulation {
       return;
     }
     this.prs.set(pr.number, pr);
+    this.submitted.push(pr.number);
     this.metrics.arrived++;
     const headSha = `head-${pr.number}`;
     this.decide({

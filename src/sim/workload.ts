@@ -27,6 +27,13 @@ export class Workload {
     this.backlog = o.arrivals.kind === 'saturated' ? o.arrivals.backlog : 0;
   }
 
+  /** The same workload from here on, its PRs still to come drawn from `random`. */
+  fork(random: Prng): Workload {
+    const copy = new Workload(this.o, random, this.start);
+    copy.count = this.count;
+    return copy;
+  }
+
   /** When the next PR arrives after one at `now` (Poisson, replay), or null when arrivals are over. */
   nextArrival(now: number): number | null {
     const a = this.o.arrivals;
