@@ -14,6 +14,15 @@ function targetsOf(r: SubmittedPullRequest['readiness']): string {
 
 const slugOf = (q: QueueRequest) => ({ repo: `${q.repo.host}/${q.repo.owner}/${q.repo.name}`, branch: q.targetBranch });
 
+/**
+ * The run and where its log is: a CI that reports statuses keeps it behind the check's link; only the
+ * built-in runner's runs (which report no link) have a log greenline keeps.
+ */
+function testRunField(testRunId: string, checkUrl: string | undefined, queue: QueueRequest): string {
+  if (checkUrl !== undefined) return `${testRunId} (log: at the check's link above)`;
+  return `${testRunId} (log: greenline test-run log ${testRunId}${queueFlags(slugOf(queue))})`;
+}
+
 /** Why the PR is in its state: the sentence, its specifics, the failed check's link and the run's log. */
 function reasonFields(pr: SubmittedPullRequest, queue: QueueRequest): [string, string][] {
   const r = pr.reason;
@@ -21,14 +30,7 @@ function reasonFields(pr: SubmittedPullRequest, queue: QueueRequest): [string, s
     ['Why', r.message],
     ...(r.detail !== undefined ? [['Detail', r.detail] as [string, string]] : []),
     ...(r.url !== undefined ? [['Check', r.url] as [string, string]] : []),
-    ...(r.testRunId !== undefined
-      ? [
-          ['Test run', `${r.testRunId} (log: greenline test-run log ${r.testRunId}${queueFlags(slugOf(queue))})`] as [
-            string,
-            string,
-          ],
-        ]
-      : []),
+    ...(r.testRunId !== undefined ? [['Test run', testRunField(r.testRunId, r.url, queue)] as [string, string]] : []),
   ];
 }
 

@@ -33,6 +33,7 @@ beforeAll(async () => {
       heads[4] = await git.openPr(4, { 'four.txt': '4\n' }, { title: 'Add four' });
       heads[5] = await git.openPr(5, { 'five.txt': '5\n' });
       heads[20] = await git.openPr(20, { 'twenty.txt': '20\n' }, { title: 'External CI' });
+      heads[21] = await git.openPr(21, { 'twenty-one.txt': '21\n' }, { title: 'External CI fails' });
       // 6 and 7 add the same file differently, so do 8 and 9; 10 tests slowly.
       heads[6] = await git.openPr(6, { 'shared.txt': 'six\n' }, { title: 'Six shares' });
       heads[7] = await git.openPr(7, { 'shared.txt': 'seven\n' }, { title: 'Seven shares' });
@@ -374,5 +375,38 @@ describe('greenline targets set and test-run', () => {
     expect(noLog.code).toBe(1);
     expect(noLog.stderr).toMatch(/\(404 LOG_NOT_FOUND\)/);
     expect(both.code).toBe(2);
+
+    // A failure an external CI reports: its log is behind the check's link, not in greenline.
+    expect((await s.run(['pr', 'submit', '21', ...EXT, '--no-batch'])).code).toBe(0);
+    const ref21 = await waitUntil(
+      'the test branch of PR 21 on the remote',
+      30_000,
+      async () =>
+        (await git(['for-each-ref', '--format=%(refname)', 'refs/heads/greenline-merge/pr-21/'], {
+          cwd: s.git.remote,
+        })) || undefined,
+      undefined,
+      100,
+    );
+    const runId21 = /^refs\/heads\/greenline-merge\/pr-21\/(\S+)$/.exec(ref21)![1]!;
+    const failure = await s.run([
+      'test-run',
+      'report',
+      runId21,
+      '--repo',
+      'github.com/acme/ext',
+      '--context',
+      'ext-ci',
+      '--state',
+      'failure',
+      '--target-url',
+      'https://ci.example.com/jobs/21',
+    ]);
+    expect(failure.code, failure.stderr).toBe(0);
+    const failed = await s.run(['pr', 'status', '21', ...EXT, '--wait', ...FAST]);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(/^Check:\s+https:\/\/ci\.example\.com\/jobs\/21$/m);
+    expect(failed.stdout).toMatch(new RegExp(`^Test run:\\s+${runId21} \\(log: at the check's link above\\)$`, 'm'));
+    expect(failed.stdout).not.toMatch(/greenline test-run log/);
   });
 });
