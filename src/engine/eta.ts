@@ -134,7 +134,10 @@ export interface PrOutlook {
   /** 1-based place in queue order (parallel mode: in its lane); null while NOT_READY. */
   position: number | null;
   waitingOn: WaitingOn;
-  /** Epoch ms: the median of the model's merge times; null when it cannot be estimated. */
+  /**
+   * Epoch ms: the model's estimate, the median of its merge times weighted by 1 / wait (eta-model.ts
+   * `relativeMedian`); null when it cannot be estimated.
+   */
   estimatedMergeAt: number | null;
   /** The 10th and 90th percentiles of the model's merge times, epoch ms; null without an estimate. */
   estimatedMergeRange: { p10: number; p90: number } | null;
