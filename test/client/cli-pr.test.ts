@@ -175,6 +175,22 @@ describe('greenline pr', () => {
 });
 
 /** Reads PR `n` until `done` holds for it; fails after 30 s. */
+/** The test branch greenline-merge/pr-N/<run id> pushed to the remote for CI to test: its run id and commit. */
+async function testBranchOf(n: number): Promise<{ runId: string; testSha: string }> {
+  const ref = await waitUntil(
+    `the test branch of PR ${n} on the remote`,
+    30_000,
+    async () =>
+      (await git(['for-each-ref', '--format=%(refname) %(objectname)', `refs/heads/greenline-merge/pr-${n}/`], {
+        cwd: s.git.remote,
+      })) || undefined,
+    undefined,
+    100,
+  );
+  const [, runId, testSha] = /^refs\/heads\/greenline-merge\/pr-\d+\/(\S+) (\S+)$/.exec(ref)!;
+  return { runId: runId!, testSha: testSha! };
+}
+
 async function until(n: number, done: (pr: SubmittedPullRequest) => boolean): Promise<SubmittedPullRequest> {
   const client = new GreenlineClient({ url: s.url, token: s.token });
   const request = { repo: { host: 'github.com', owner: 'acme', name: 'web' }, targetBranch: 'main', pr: { number: n } };
@@ -302,23 +318,12 @@ describe('greenline targets set and test-run', () => {
     expect((await s.run(['queue', 'update', ...EXT, '--required-statuses', 'ext-ci'])).code).toBe(0);
     expect((await s.run(['pr', 'submit', '20', ...EXT])).code).toBe(0);
 
-    // The test branch greenline-merge/pr-20/<run id> is pushed to the remote for CI to test.
-    const ref = await waitUntil(
-      'the test branch of PR 20 on the remote',
-      30_000,
-      async () =>
-        (await git(['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads/greenline-merge/pr-20/'], {
-          cwd: s.git.remote,
-        })) || undefined,
-      undefined,
-      100,
-    );
-    const [, runId, testSha] = /^refs\/heads\/greenline-merge\/pr-20\/(\S+) (\S+)$/.exec(ref)!;
+    const { runId, testSha } = await testBranchOf(20);
     const pending = await s.run([
       'test-run',
       'report',
       '--sha',
-      testSha!,
+      testSha,
       '--repo',
       'github.com/acme/ext',
       '--context',
@@ -327,7 +332,7 @@ describe('greenline targets set and test-run', () => {
       'pending',
     ]);
     expect(pending).toMatchObject({ code: 0, stdout: `Reported ext-ci pending for ${testSha}.\n` });
-    const details = json((await s.run(['test-run', 'get', runId!, ...EXT, '--json'])).stdout);
+    const details = json((await s.run(['test-run', 'get', runId, ...EXT, '--json'])).stdout);
     expect(details).toMatchObject({
       status: 'in_progress',
       requiredStatuses: ['ext-ci'],
@@ -337,7 +342,7 @@ describe('greenline targets set and test-run', () => {
     const success = await s.run([
       'test-run',
       'report',
-      runId!,
+      runId,
       '--repo',
       'github.com/acme/ext',
       '--context',
@@ -355,13 +360,13 @@ describe('greenline targets set and test-run', () => {
 
     const [unknownRun, noLog, both] = await Promise.all([
       s.run(['test-run', 'get', 'no-such-run', ...EXT]),
-      s.run(['test-run', 'log', runId!, ...EXT]),
+      s.run(['test-run', 'log', runId, ...EXT]),
       s.run([
         'test-run',
         'report',
-        runId!,
+        runId,
         '--sha',
-        testSha!,
+        testSha,
         '--repo',
         'github.com/acme/ext',
         '--context',
@@ -378,17 +383,7 @@ describe('greenline targets set and test-run', () => {
 
     // A failure an external CI reports: its log is behind the check's link, not in greenline.
     expect((await s.run(['pr', 'submit', '21', ...EXT, '--no-batch'])).code).toBe(0);
-    const ref21 = await waitUntil(
-      'the test branch of PR 21 on the remote',
-      30_000,
-      async () =>
-        (await git(['for-each-ref', '--format=%(refname)', 'refs/heads/greenline-merge/pr-21/'], {
-          cwd: s.git.remote,
-        })) || undefined,
-      undefined,
-      100,
-    );
-    const runId21 = /^refs\/heads\/greenline-merge\/pr-21\/(\S+)$/.exec(ref21)![1]!;
+    const { runId: runId21 } = await testBranchOf(21);
     const failure = await s.run([
       'test-run',
       'report',
