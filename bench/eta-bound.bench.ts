@@ -19,6 +19,7 @@
  * what an estimate gets; the bounds are generous.) Also printed: the real error of estimates taken
  * from the futures by a few rules, greenline's (the median weighted by 1 / time in queue) among them.
  */
+import { relativeMedian } from '../src/engine/eta-model.js';
 import type { QueueConfig } from '../src/engine/index.js';
 import { percentile } from '../src/lib/percentile.js';
 import { MINUTE_MS } from '../src/lib/time.js';
@@ -91,21 +92,12 @@ function bestBy(futures: readonly number[], taus: readonly number[], score: (e: 
   return best;
 }
 
-/** The estimate minimising the expected error as a share of the time in queue: the median weighted by 1 / time. */
-function weightedMedian(futures: readonly number[]): number {
-  const sorted = [...futures].sort((a, b) => a - b);
-  const total = sorted.reduce((sum, f) => sum + 1 / f, 0);
-  let acc = 0;
-  for (const f of sorted) {
-    acc += 1 / f;
-    if (acc >= total / 2) return f;
-  }
-  return sorted[sorted.length - 1];
-}
+const sortedMs = (minutes: readonly number[]): number[] => minutes.map((m) => m * MINUTE_MS).sort((a, b) => a - b);
 
 const RULES: [string, (futures: readonly number[]) => number][] = [
   ['median', (f) => [...f].sort((a, b) => a - b)[Math.floor(f.length / 2)]],
-  ['median weighted by 1/time (greenline)', weightedMedian],
+  // greenline's rule, the engine's own code: the median weighted by 1 / time in queue (futures in minutes, from now).
+  ['median weighted by 1/time (greenline)', (f) => relativeMedian(sortedMs(f), 0) / MINUTE_MS],
   ...[0.15, 0.2, 0.3, 0.45].map((tau): [string, (f: readonly number[]) => number] => [
     `most futures within ${tau * 100}%`,
     (f) => bestBy(f, [tau], (e) => shareWithin(f, e, tau)),
