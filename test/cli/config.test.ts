@@ -19,9 +19,14 @@ describe('readEnv', () => {
   });
 
   it('leaves the variables the CI runner sets for its commands alone', () => {
-    expect(readEnv({ GREENLINE_TEST_RUN_ID: 'x', GREENLINE_PR_NUMBERS: '1,2', GREENLINE_TEST_BRANCH: 'b' })).toEqual(
-      {},
-    );
+    expect(
+      readEnv({
+        GREENLINE_TEST_RUN_ID: 'x',
+        GREENLINE_PR_NUMBERS: '1,2',
+        GREENLINE_TEST_BRANCH: 'b',
+        GREENLINE_CI_TAG: 't',
+      }),
+    ).toEqual({});
   });
 
   it("leaves the client commands' GREENLINE_URL and GREENLINE_TOKEN alone, so serve starts with them exported", () => {

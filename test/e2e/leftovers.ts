@@ -16,8 +16,8 @@ export interface Leftovers {
   worktrees: string[];
   /** `<data dir>/ci-processes/<run>.json` records. */
   records: string[];
-  /** Pids of processes carrying the CI marker. */
-  processes: number[];
+  /** Processes carrying the CI marker: pid, command line and test run. */
+  processes: string[];
 }
 
 const namesIn = async (dir: string): Promise<string[]> => (existsSync(dir) ? readdir(dir) : []);
@@ -63,8 +63,15 @@ export async function findLeftovers(
     branches: (await remote.branches()).filter((b) => b.startsWith('greenline-merge/')),
     worktrees,
     records,
-    processes: await processesWith(marker.name, marker.value),
+    processes: await Promise.all((await processesWith(marker.name, marker.value)).map(describeProcess)),
   };
+}
+
+/** `<pid> <command line> (run <GREENLINE_TEST_RUN_ID>)`, for a failure to say what was left. */
+async function describeProcess(pid: number): Promise<string> {
+  const read = (file: string) => readFile(`/proc/${pid}/${file}`, 'utf8').catch(() => '');
+  const run = (await read('environ')).split('\0').find((e) => e.startsWith('GREENLINE_TEST_RUN_ID='));
+  return `${pid} ${(await read('cmdline')).split('\0').join(' ').trim()} (run ${run?.split('=')[1] ?? 'unknown'})`;
 }
 
 export const countOf = (l: Leftovers): string =>

@@ -24,9 +24,10 @@
  *
  * A process killed without stopping its runs (kill -9, a crash) leaves their process groups running
  * (each is a session of its own, out of reach of a signal to the server's group) and their work trees
- * on disk. Every group is recorded in the data dir while it runs (process-records.ts); `cleanUp`, at
- * start-up and when queues are taken over, stops the recorded groups still alive that are verified to
- * be ours and removes the work trees of runs not running in this process (worktree.ts).
+ * on disk. Every command is recorded in the data dir, from just before its spawn until its group is
+ * gone, and tagged in its environment (process-records.ts); `cleanUp`, at start-up and when queues
+ * are taken over, stops the recorded groups still alive that are verified to be ours and removes the
+ * work trees of runs not running in this process (worktree.ts).
  */
 import { mkdir, open, readFile, appendFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -35,7 +36,7 @@ import { systemClock, type TimerClock } from '../../../lib/clock.js';
 import type { CiPort, CiStartRequest, CiStatus, CiStatusSink, RepoBinding } from '../../../ports.js';
 import { listMirrorDirs, Mirrors } from '../../../git/mirror.js';
 import { spawnGroup, terminateGroup, type Exit } from './process-group.js';
-import { ProcessRecords } from './process-records.js';
+import { CI_TAG_ENV, ProcessRecords } from './process-records.js';
 import { addWorktree, removeLeftoverWorktrees, removeWorktree } from '../../../git/worktree.js';
 
 export interface CommandCiOptions {
@@ -221,7 +222,13 @@ export class CommandCi implements CiPort {
     if (!run.cancelled) {
       const log = await open(logPath, 'a');
       await log.write(`$ ${command}\n`);
-      const proc = spawnGroup(command, { cwd: workDir, env: this.commandEnv(req), logFd: log.fd });
+      const tag = ProcessRecords.newTag();
+      this.recordGroup(req.runId, tag, null);
+      const proc = spawnGroup(command, {
+        cwd: workDir,
+        env: { ...this.commandEnv(req), [CI_TAG_ENV]: tag },
+        logFd: log.fd,
+      });
       const cancelTimeout =
         req.timeoutMinutes > 0
           ? this.clock.after(req.timeoutMinutes * 60_000, () => {
@@ -229,14 +236,7 @@ export class CommandCi implements CiPort {
               void terminateGroup(proc.pgid, this.graceMs, this.clock);
             })
           : undefined;
-      try {
-        if (proc.pgid > 0) this.groups.record(req.runId, proc.pgid);
-      } catch (err) {
-        this.opts.logger.warn(
-          { err, runId: req.runId },
-          'CI process group not recorded: a crash now would leave it running',
-        );
-      }
+      if (proc.pgid > 0) this.recordGroup(req.runId, tag, proc.pgid);
       run.pgid = proc.pgid;
       await log.close();
       exit = await proc.exited;
@@ -264,6 +264,15 @@ export class CommandCi implements CiPort {
                   ];
     await appendFile(logPath, `# ${description}\n`);
     if (!run.cancelled) await this.report(run, state, description);
+  }
+
+  /** Records a command before and after its spawn; a record that cannot be written is logged. */
+  private recordGroup(runId: string, tag: string, pgid: number | null): void {
+    try {
+      this.groups.record(runId, tag, pgid);
+    } catch (err) {
+      this.opts.logger.warn({ err, runId }, 'CI process group not recorded: a crash now would leave it running');
+    }
   }
 
   private commandEnv(req: CiStartRequest): Record<string, string> {

@@ -1,27 +1,39 @@
 /**
- * The CI process groups of a data dir, on disk: `<dataDir>/ci-processes/<runId>.json`, written when a
- * command starts and removed once its group is gone. A command runs in a session of its own, outside
+ * The CI process groups of a data dir, on disk: `<dataDir>/ci-processes/<runId>.json`, written before
+ * a command starts and removed once its group is gone. A command runs in a session of its own, outside
  * the server's process group, so a server killed without stopping its commands (kill -9, a crash)
  * leaves them running; the next server on the data dir stops them at start-up (`stopLeftoverGroups`).
  *
- * A record holds the group id, the run id, the group leader's start time (clock ticks since boot,
- * field 22 of /proc/<pid>/stat) and the boot id. Before a group is signalled it is checked to be the
- * one recorded, never a stranger that got the number since (pid reuse): after a reboot nothing is
- * ours; a living leader must have the recorded start time; when the leader is gone, the group is ours
- * only if one of its processes started no earlier than the leader and carries the run's
- * `GREENLINE_TEST_RUN_ID` in its environment (a pid is not reused while a group holds it as its id).
+ * Each command gets a random tag, in its environment as `GREENLINE_CI_TAG`, which everything it
+ * starts inherits. The record is written twice: with the run id, the tag and the boot id before the
+ * spawn, so that a server killed while it spawns leaves a record of what it may have started; and with
+ * the group id and the group leader's start time (clock ticks since boot, field 22 of
+ * /proc/<pid>/stat) once the group exists. Each write replaces the file whole (rename), so a kill
+ * never leaves half a record.
+ *
+ * Before a group is signalled it is checked to be ours, never a stranger that got the number since
+ * (pid reuse): after a reboot nothing is ours; a recorded leader still alive must have the recorded
+ * start time; and the group of every process that carries the record's tag is ours (a leader gone,
+ * or never recorded).
  *
  * Linux only (/proc): elsewhere groups are recorded but never verified, so never stopped.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { systemClock, type TimerClock } from '../../../lib/clock.js';
 import { terminateGroup } from './process-group.js';
 
+/** The variable that carries a command's tag to every process it starts. */
+export const CI_TAG_ENV = 'GREENLINE_CI_TAG';
+
 export interface GroupRecord {
   runId: string;
-  pgid: number;
+  /** In the environment of the command's processes as `GREENLINE_CI_TAG` (absent in records of older versions). */
+  tag?: string;
+  /** Null until the command was spawned. */
+  pgid: number | null;
   /** The leader's start time in clock ticks since boot; null when it could not be read. */
   startTicks: number | null;
   bootId: string | null;
@@ -35,21 +47,29 @@ export class ProcessRecords {
     private readonly clock: TimerClock = systemClock,
   ) {}
 
+  /** A new tag for a command's processes. */
+  static newTag(): string {
+    return randomBytes(16).toString('hex');
+  }
+
   /**
-   * Records the group just spawned. Synchronous on purpose: nothing else runs between the spawn and
-   * the record, so a server killed right after starting a command still leaves the record behind.
+   * Records a command: before it is spawned (`pgid` null), and again with its group once spawned.
+   * Synchronous on purpose: nothing else runs between the spawn and the record.
    */
-  record(runId: string, pgid: number): void {
-    const stat = readStatSync(pgid);
+  record(runId: string, tag: string, pgid: number | null): void {
+    const stat = pgid === null ? null : readStatSync(pgid);
     const rec: GroupRecord = {
       runId,
+      tag,
       pgid,
       startTicks: stat?.startTicks ?? null,
       bootId: readBootIdSync(),
       startedAt: this.clock.now(),
     };
     mkdirSync(this.dir, { recursive: true });
-    writeFileSync(this.file(runId), `${JSON.stringify(rec)}\n`);
+    const file = this.file(runId);
+    writeFileSync(`${file}.tmp`, `${JSON.stringify(rec)}\n`);
+    renameSync(`${file}.tmp`, file);
   }
 
   async forget(runId: string): Promise<void> {
@@ -62,25 +82,25 @@ export class ProcessRecords {
    * Returns the records of the groups stopped.
    */
   async stopLeftoverGroups(keep: (runId: string) => boolean, graceMs: number): Promise<GroupRecord[]> {
-    const records = await this.list();
+    const records = await this.list(keep);
     const stopped: GroupRecord[] = [];
-    const processes = records.some((r) => !keep(r.runId)) ? await listProcesses() : [];
+    const processes = records.length > 0 ? await listProcesses() : [];
     await Promise.all(
-      records
-        .filter((r) => !keep(r.runId))
-        .map(async (rec) => {
-          if (await isOurs(rec, processes)) {
-            await terminateGroup(rec.pgid, graceMs, this.clock);
-            stopped.push(rec);
-          }
-          // Another run with this id may have started meanwhile (a queue taken over): its record stays.
-          if (!keep(rec.runId)) await this.forget(rec.runId);
-        }),
+      records.map(async (rec) => {
+        const groups = groupsOf(rec, processes);
+        if (groups.length > 0) {
+          await Promise.all(groups.map((pgid) => terminateGroup(pgid, graceMs, this.clock)));
+          stopped.push(rec);
+        }
+        // Another run with this id may have started meanwhile (a queue taken over): its record stays.
+        if (!keep(rec.runId)) await this.forget(rec.runId);
+      }),
     );
     return stopped;
   }
 
-  private async list(): Promise<GroupRecord[]> {
+  /** The records of runs `keep` does not claim. */
+  private async list(keep: (runId: string) => boolean): Promise<GroupRecord[]> {
     let names: string[];
     try {
       names = await readdir(this.dir);
@@ -89,11 +109,14 @@ export class ProcessRecords {
       throw err;
     }
     const records: GroupRecord[] = [];
-    for (const name of names.filter((n) => n.endsWith('.json'))) {
+    const theirs = (suffix: string) => (n: string) => n.endsWith(suffix) && !keep(n.slice(0, -suffix.length));
+    // Cut short by a kill: nothing was spawned yet, or the record it was to replace holds the tag.
+    for (const name of names.filter(theirs('.json.tmp'))) await rm(path.join(this.dir, name), { force: true });
+    for (const name of names.filter(theirs('.json'))) {
       try {
         records.push(JSON.parse(await readFile(path.join(this.dir, name), 'utf8')) as GroupRecord);
       } catch {
-        // Cut short by a crash while it was written: the group cannot be verified; drop the record.
+        // Not a record (records are renamed into place whole): nothing can be verified by it.
         await rm(path.join(this.dir, name), { force: true });
       }
     }
@@ -109,6 +132,11 @@ interface ProcStat {
   pid: number;
   pgid: number;
   startTicks: number;
+}
+
+interface ListedProcess extends ProcStat {
+  /** The `GREENLINE_CI_TAG` of its environment. */
+  tag: string | null;
 }
 
 /** Fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses). */
@@ -137,8 +165,8 @@ function readFileSyncOrNull(file: string): string | null {
   }
 }
 
-/** Every process /proc shows (those that exit while it is read are left out). */
-async function listProcesses(): Promise<ProcStat[]> {
+/** Every process /proc shows (those that exit while it is read are left out), with the tag it carries. */
+async function listProcesses(): Promise<ListedProcess[]> {
   let names: string[];
   try {
     names = await readdir('/proc');
@@ -150,30 +178,35 @@ async function listProcesses(): Promise<ProcStat[]> {
       .filter((n) => /^\d+$/.test(n))
       .map(async (n) => {
         try {
-          return parseStat(Number(n), await readFile(`/proc/${n}/stat`, 'utf8'));
+          const stat = parseStat(Number(n), await readFile(`/proc/${n}/stat`, 'utf8'));
+          return stat && { ...stat, tag: await readTag(stat.pid) };
         } catch {
           return null;
         }
       }),
   );
-  return stats.filter((s): s is ProcStat => s !== null);
+  return stats.filter((s): s is ListedProcess => s !== null);
 }
 
-async function hasRunMarker(pid: number, runId: string): Promise<boolean> {
+/** The CI tag in a process's environment; null without one, or when the environment cannot be read. */
+async function readTag(pid: number): Promise<string | null> {
   try {
-    return (await readFile(`/proc/${pid}/environ`, 'utf8')).split('\0').includes(`GREENLINE_TEST_RUN_ID=${runId}`);
+    const entry = (await readFile(`/proc/${pid}/environ`, 'utf8'))
+      .split('\0')
+      .find((e) => e.startsWith(`${CI_TAG_ENV}=`));
+    return entry === undefined ? null : entry.slice(CI_TAG_ENV.length + 1);
   } catch {
-    return false;
+    return null;
   }
 }
 
-/** Whether the recorded group is alive and the same group (see the module comment). */
-async function isOurs(rec: GroupRecord, processes: readonly ProcStat[]): Promise<boolean> {
-  if (rec.startTicks === null || rec.bootId === null || rec.bootId !== readBootIdSync()) return false;
-  const leader = processes.find((p) => p.pid === rec.pgid);
-  if (leader) return leader.pgid === rec.pgid && leader.startTicks === rec.startTicks;
-  for (const p of processes) {
-    if (p.pgid === rec.pgid && p.startTicks >= rec.startTicks && (await hasRunMarker(p.pid, rec.runId))) return true;
-  }
-  return false;
+/** The groups of `rec` still alive and verified to be ours (see the module comment). */
+function groupsOf(rec: GroupRecord, processes: readonly ListedProcess[]): number[] {
+  if (rec.bootId === null || rec.bootId !== readBootIdSync()) return [];
+  const groups = new Set<number>();
+  const leader = rec.pgid === null ? undefined : processes.find((p) => p.pid === rec.pgid);
+  if (leader && leader.pgid === rec.pgid && rec.startTicks !== null && leader.startTicks === rec.startTicks)
+    groups.add(leader.pgid);
+  for (const p of processes) if (rec.tag !== undefined && p.tag === rec.tag) groups.add(p.pgid);
+  return [...groups];
 }

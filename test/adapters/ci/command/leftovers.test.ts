@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCommandCi, type CommandCi } from '../../../../src/adapters/ci/command/index.js';
 import { spawnGroup, terminateGroup } from '../../../../src/adapters/ci/command/process-group.js';
-import { ProcessRecords } from '../../../../src/adapters/ci/command/process-records.js';
+import { CI_TAG_ENV, ProcessRecords } from '../../../../src/adapters/ci/command/process-records.js';
 import { addWorktree, removeLeftoverWorktrees, removeWorktree } from '../../../../src/git/worktree.js';
 import { git } from '../../../../src/git/git.js';
 import type { CiStartRequest } from '../../../../src/ports.js';
@@ -137,62 +137,77 @@ describe('what a killed server left of its CI', () => {
     }
   });
 
-  it('a recorded group is signalled only when it is still the one recorded (pid reuse)', async () => {
+  it('a recorded group is signalled only when it is still the one recorded (pid reuse) or carries its tag', async () => {
     const records = new ProcessRecords(path.join(fx.dataDir, 'ci-processes'));
-    const marker = { ...process.env, GREENLINE_TEST_RUN_ID: 'run-ours' } as Record<string, string>;
+    const tagged = (tag: string): Record<string, string> =>
+      ({ ...process.env, [CI_TAG_ENV]: tag }) as Record<string, string>;
 
     // Ours: a leader whose start time is the recorded one.
-    const ours = spawnGroup('exec sleep 60', { cwd: fx.root, env: marker, logFd: devNull });
+    const oursTag = ProcessRecords.newTag();
+    const ours = spawnGroup('exec sleep 60', { cwd: fx.root, env: tagged(oursTag), logFd: devNull });
     groups.push(ours.pgid);
-    records.record('run-ours', ours.pgid);
+    records.record('run-ours', oursTag, ours.pgid);
 
-    // Ours too: the leader exited, a process of its group with the run's marker is left.
+    // Ours too: the leader exited, a process of its group with the record's tag is left.
     const orphanPid = path.join(fx.root, 'orphan');
+    const orphanTag = ProcessRecords.newTag();
     const orphaned = spawnGroup(`sleep 60 & echo $! > ${orphanPid}`, {
       cwd: fx.root,
-      env: { ...marker, GREENLINE_TEST_RUN_ID: 'run-orphan' },
+      env: tagged(orphanTag),
       logFd: devNull,
     });
     groups.push(orphaned.pgid);
-    records.record('run-orphan', orphaned.pgid);
+    records.record('run-orphan', orphanTag, orphaned.pgid);
     const orphan = await waitForPid(orphanPid);
     await orphaned.exited;
 
-    // Not ours: the recorded group id now belongs to a process that started later (the number reused).
-    const stranger = spawnGroup('exec sleep 60', { cwd: fx.root, env: marker, logFd: devNull });
+    // Ours too: its server was killed between the spawn and the record of its group.
+    const cutTag = ProcessRecords.newTag();
+    records.record('run-cut', cutTag, null);
+    const cut = spawnGroup('exec sleep 60', { cwd: fx.root, env: tagged(cutTag), logFd: devNull });
+    groups.push(cut.pgid);
+
+    // Not ours: the recorded group id now belongs to a process that started later (the number
+    // reused), which carries another tag.
+    const stranger = spawnGroup('exec sleep 60', { cwd: fx.root, env: tagged('another'), logFd: devNull });
     groups.push(stranger.pgid);
-    records.record('run-old', stranger.pgid);
+    records.record('run-old', ProcessRecords.newTag(), stranger.pgid);
     const file = path.join(fx.dataDir, 'ci-processes', 'run-old.json');
     const rec = JSON.parse(readFileSync(file, 'utf8'));
     await writeFile(file, JSON.stringify({ ...rec, startTicks: rec.startTicks - 1 }));
 
-    // Not ours: leader gone, the process left in the group lacks the run's marker.
+    // Not ours: leader gone, the process left in the group lacks the record's tag.
     const unmarkedPid = path.join(fx.root, 'unmarked');
-    const unmarked = spawnGroup(`env -u GREENLINE_TEST_RUN_ID sleep 60 & echo $! > ${unmarkedPid}`, {
+    const unmarkedTag = ProcessRecords.newTag();
+    const unmarked = spawnGroup(`env -u ${CI_TAG_ENV} sleep 60 & echo $! > ${unmarkedPid}`, {
       cwd: fx.root,
-      env: { ...marker, GREENLINE_TEST_RUN_ID: 'run-unmarked' },
+      env: tagged(unmarkedTag),
       logFd: devNull,
     });
     groups.push(unmarked.pgid);
-    records.record('run-unmarked', unmarked.pgid);
+    records.record('run-unmarked', unmarkedTag, unmarked.pgid);
     const unmarkedChild = await waitForPid(unmarkedPid);
     await unmarked.exited;
-    // Until `env` ran, the forked shell still carries the marker.
+    // Until `env` ran, the forked shell still carries the tag.
     await waitUntil(
-      `process ${unmarkedChild} to run without the marker`,
+      `process ${unmarkedChild} to run without the tag`,
       10_000,
-      () => !readFileSync(`/proc/${unmarkedChild}/environ`, 'utf8').includes('GREENLINE_TEST_RUN_ID=') || undefined,
+      () => !readFileSync(`/proc/${unmarkedChild}/environ`, 'utf8').includes(`${CI_TAG_ENV}=`) || undefined,
       undefined,
       10,
     );
+    // A record cut short while it was written, of a run of its own and of another.
+    await writeFile(path.join(fx.dataDir, 'ci-processes', 'run-gone.json.tmp'), '{"runId');
+    await writeFile(path.join(fx.dataDir, 'ci-processes', 'run-own.json.tmp'), '{"runId');
 
-    const stopped = await records.stopLeftoverGroups(() => false, 300);
-    expect(stopped.map((r) => r.runId).sort()).toEqual(['run-orphan', 'run-ours']);
+    const stopped = await records.stopLeftoverGroups((runId) => runId === 'run-own', 300);
+    expect(stopped.map((r) => r.runId).sort()).toEqual(['run-cut', 'run-orphan', 'run-ours']);
     expect(alive(ours.pgid)).toBe(false);
     expect(alive(orphan)).toBe(false);
+    expect(alive(cut.pgid)).toBe(false);
     expect(alive(stranger.pgid)).toBe(true);
     expect(alive(unmarkedChild)).toBe(true);
-    expect(await namesIn(path.join(fx.dataDir, 'ci-processes'))).toEqual([]);
+    expect(await namesIn(path.join(fx.dataDir, 'ci-processes'))).toEqual(['run-own.json.tmp']);
   });
 
   it('a registration left locked by an interrupted `git worktree add` is removed, which `git worktree prune` alone does not do', async () => {
