@@ -169,6 +169,8 @@ describe('kill -9 of the whole process group; nothing left behind', () => {
       onTestFailed,
     }) => {
       const PRS = 12;
+      // The SQLite instance of the test before is done: it takes no part here.
+      await Promise.all(live.splice(0).map((p) => p.stop()));
       const started = Date.now();
       const url = await database.url();
       const s = await setUp('leftovers-pg', PRS, url);
