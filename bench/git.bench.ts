@@ -13,7 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { git } from '../src/git/git.js';
-import { buildMergeChain } from '../src/adapters/forge/git/merge-chain.js';
+import { buildMergeChain } from '../src/forge/git/merge-chain.js';
 import type { RunPr } from '../src/engine/types.js';
 
 const FILES = 10_000;

@@ -1,6 +1,6 @@
 /**
  * GitHub request-budget benchmark (`npm run bench:github`): the real service with the real github
- * forge against the FAKE GitHub API (test/adapters/forge/github/fake-github-api.ts), on a manual clock.
+ * forge against the FAKE GitHub API (test/forge/github/fake-github-api.ts), on a manual clock.
  * Requests are counted as GitHub bills them against the hourly budget of 5,000 (a token, or an App
  * installation outside GitHub Enterprise Cloud): every answer but 304 Not Modified. Prints measurements
  * beside their goals; never fails on them, but fails when the fake saw a request, an answer or a
@@ -12,9 +12,9 @@
  * 2. One PR merged end to end: submitted, test branch built, CI result by webhook, merged, cleaned up,
  *    with its status check and comment. Goal ≤ 25 requests.
  */
-import { expectNoViolations, type RecordedCall } from '../test/adapters/forge/github/fake-github-api.js';
-import { createGitHubHarness, type GitHubHarness, pollerOf } from '../test/adapters/forge/github/github-harness.js';
-import { checkRunCompleted } from '../test/adapters/forge/github/webhook-examples.js';
+import { expectNoViolations, type RecordedCall } from '../test/forge/github/fake-github-api.js';
+import { createGitHubHarness, type GitHubHarness, pollerOf } from '../test/forge/github/github-harness.js';
+import { checkRunCompleted } from '../test/forge/github/webhook-examples.js';
 
 const PRS = 20;
 const TICK_MS = 15_000;

@@ -1,5 +1,5 @@
 /**
- * Writes docs/configuration.md from the server's config schema (src/config-schema.ts): one row per
+ * Writes docs/configuration.md from the server's config schema (src/config/schema.ts): one row per
  * setting with its key, environment variable, flag, default, accepted values and meaning.
  * `npm run docs:config` runs it; test/docs/configuration.test.ts fails when the committed page differs
  * from what `configurationDoc()` writes, so the page cannot drift from the schema.
@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { KindGuard, type TSchema } from '@sinclair/typebox';
-import { CONFIG_KEYS, GITHUB_BLOCK_KEYS, settingOf, type ConfigKey, type Setting } from '../src/config-schema.js';
+import { CONFIG_KEYS, GITHUB_BLOCK_KEYS, settingOf, type ConfigKey, type Setting } from '../src/config/schema.js';
 
 export const CONFIGURATION_DOC = fileURLToPath(new URL('../docs/configuration.md', import.meta.url));
 
@@ -85,7 +85,7 @@ const MORE: Partial<Record<ConfigKey, string>> = {
 export function configurationDoc(): string {
   return `# Configuration
 
-<!-- Generated from src/config-schema.ts by \`npm run docs:config\` (scripts/configuration-doc.ts): edit those, not this page. -->
+<!-- Generated from src/config/schema.ts by \`npm run docs:config\` (scripts/configuration-doc.ts): edit those, not this page. -->
 
 The settings of \`greenline serve\`. The admin commands (\`token\`, \`repo\`, \`webhook\`, \`notify\`) take the
 same \`--data-dir\`, \`--database-url\` and \`--config\`, and act on the database those name.

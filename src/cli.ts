@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /** Entry point of the `greenline` command. Errors print one line saying what to do, and exit non-zero. */
-import { ConfigError } from './config.js';
+import { ConfigError } from './config/config.js';
 import { buildProgram } from './cli/program.js';
 import { EXIT_USAGE, UsageError } from './cli/usage-error.js';
 

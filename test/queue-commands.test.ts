@@ -1,6 +1,6 @@
 /** The comment commands, read alike on every forge. */
 import { describe, expect, it } from 'vitest';
-import { parseQueueCommand } from '../src/forge-observations.js';
+import { parseQueueCommand } from '../src/forge/observations.js';
 
 describe('comment commands', () => {
   it.each([

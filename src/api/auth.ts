@@ -7,7 +7,7 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { missingScope, hasAnyScope, type Scope } from '../app/scopes.js';
 import type { AuthContext, AuthService } from '../app/service-port.js';
-import { ServiceError } from '../errors.js';
+import { ServiceError } from '../lib/errors.js';
 import { RequestError } from './request-error.js';
 import { sourceOf } from './request-source.js';
 

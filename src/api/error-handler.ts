@@ -6,8 +6,8 @@
  * are logged with their stack. An oversize body is drained (drain-body.ts) before its 413 goes out.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError } from '../errors.js';
-import { ForgeUnreachableError } from '../ports.js';
+import { ServiceError } from '../lib/errors.js';
+import { ForgeUnreachableError } from '../forge/port.js';
 import { drainBody } from './drain-body.js';
 import { V1_ERRORS } from './error-status.js';
 import { RequestError } from './request-error.js';

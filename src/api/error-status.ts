@@ -1,6 +1,6 @@
 /**
  * The v1 wire's answer to every error code: its HTTP status and the code it writes in
- * `{ "error": { "code", "message" } }`, with the message of the code's catalogue (src/errors.ts,
+ * `{ "error": { "code", "message" } }`, with the message of the code's catalogue (src/lib/errors.ts,
  * request-error.ts). docs/errors.md lists the wire codes with these statuses;
  * test/api/errors-doc.test.ts checks both directions.
  *
@@ -9,7 +9,7 @@
  * wire code: Trunk's v1 contract (§5.3, §11.2) gives them no code of their own, and a client that
  * switches on INVALID_OPERATION keeps working. v2 tells them apart (v2/errors.ts).
  */
-import type { ServiceErrorCode } from '../errors.js';
+import type { ServiceErrorCode } from '../lib/errors.js';
 import type { RequestErrorCode } from './request-error.js';
 
 export const V1_ERRORS = {

@@ -5,12 +5,12 @@
  * content types (application/json, and form-encoded `payload=…`), and the answer. A verified delivery
  * is stored and answered at once (forges fail a delivery not answered within a few seconds):
  * `200 {"delivery", "event", "result"}` with `result` `accepted` (processed in the background,
- * app/forge/forge-webhooks.ts), `duplicate` (seen before) or `ignored` (nothing greenline acts on, then
+ * app/observing/forge-webhooks.ts), `duplicate` (seen before) or `ignored` (nothing greenline acts on, then
  * with a `detail` saying why).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { DeliveryResult, WebhookDelivery } from '../app/forge/forge-webhooks.js';
-import { ServiceError } from '../errors.js';
+import type { DeliveryResult, WebhookDelivery } from '../app/observing/forge-webhooks.js';
+import { ServiceError } from '../lib/errors.js';
 import { RequestError } from './request-error.js';
 
 /** A header's value (the first, when repeated); undefined when absent or empty. */

@@ -9,7 +9,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { DeliveryResult, WebhookDelivery } from '../app/forge/forge-webhooks.js';
+import type { DeliveryResult, WebhookDelivery } from '../app/observing/forge-webhooks.js';
 import { headerOf, jsonTextOf, missingHeaders, registerForgeWebhook } from './forge-webhook.js';
 import { RequestError } from './request-error.js';
 

@@ -5,7 +5,7 @@
  */
 import { verify } from '@octokit/webhooks-methods';
 import type { FastifyInstance } from 'fastify';
-import type { DeliveryResult, WebhookDelivery } from '../app/forge/forge-webhooks.js';
+import type { DeliveryResult, WebhookDelivery } from '../app/observing/forge-webhooks.js';
 import { headerOf, jsonTextOf, missingHeaders, registerForgeWebhook } from './forge-webhook.js';
 import { RequestError } from './request-error.js';
 

@@ -6,7 +6,7 @@
  */
 import type { QueueKey } from '../app/service-port.js';
 import type { ImpactedTargets, PriorityName, RepoRef } from '../engine/types.js';
-import { ServiceError } from '../errors.js';
+import { ServiceError } from '../lib/errors.js';
 import { PRIORITY_NAMES } from './schemas/pull-request.js';
 
 const MAX_PR_NUMBER = 4294967295;

@@ -13,7 +13,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { QueueUpdate } from '../app/service-port.js';
 import type { FreezeSettings, Weekday } from '../engine/types.js';
-import { ServiceError } from '../errors.js';
+import { ServiceError } from '../lib/errors.js';
 import { canonical } from './parse-input.js';
 import { SETTABLE_QUEUE_STATES } from './schemas/common.js';
 import {

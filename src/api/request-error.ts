@@ -1,6 +1,6 @@
 /**
  * What only a request over HTTP can get wrong, and the answers the API writes for errors that are no
- * refusal of the service. These codes are the API's, not the domain's (src/errors.ts):
+ * refusal of the service. These codes are the API's, not the domain's (src/lib/errors.ts):
  *
  *   INVALID_JSON, UNSUPPORTED_MEDIA_TYPE,  the body as bytes: parsed (and checked for prototype
  *   BAD_REQUEST, PAYLOAD_TOO_LARGE         poisoning) before any service call; Fastify's request errors
@@ -8,13 +8,13 @@
  *   WEBHOOK_SIGNATURE_INVALID              the HMAC of a forge's webhook delivery over its raw body
  *   ROUTE_NOT_FOUND, METHOD_NOT_ALLOWED    the URL and method, before any route
  *   RATE_LIMITED                           a limit per connection (reserved: v1 enforces none)
- *   FORGE_UNREACHABLE                      the answer to a ForgeUnreachableError (src/ports.ts), the
+ *   FORGE_UNREACHABLE                      the answer to a ForgeUnreachableError (src/forge/port.ts), the
  *                                          adapters' own error, not a refusal
  *   INTERNAL                               the answer to anything else thrown
  *
  * Each wire gives them a status in its table (v1: error-status.ts, v2: v2/errors.ts).
  */
-import { fillMessage } from '../errors.js';
+import { fillMessage } from '../lib/errors.js';
 
 export const REQUEST_ERRORS = {
   INVALID_JSON: 'The request body is not valid JSON: {detail}',

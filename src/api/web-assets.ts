@@ -14,7 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ServiceError } from '../errors.js';
+import { ServiceError } from '../lib/errors.js';
 import type { ApiApp } from './route-deps.js';
 
 /** web/ beside src/ and dist/: both this file and its build sit two levels below the package root. */

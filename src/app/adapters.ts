@@ -1,5 +1,6 @@
 /** The forge and CI adapters the application drives, chosen per repository binding. */
-import type { CiPort, ForgePort, RepoBinding } from '../ports.js';
+import type { ForgePort, RepoBinding } from '../forge/port.js';
+import type { CiPort } from '../ci/port.js';
 
 export interface Adapters {
   /** Forge adapters by binding kind; a kind without an adapter is not available in this process. */

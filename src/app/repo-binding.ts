@@ -1,6 +1,6 @@
 /** A repository row as the adapters see it, and the repository's default required statuses. */
 import type { RepoRef } from '../engine/types.js';
-import type { ForgePort, RepoBinding } from '../ports.js';
+import type { ForgePort, RepoBinding } from '../forge/port.js';
 import type { RepoRow } from '../store/database.js';
 
 /** The status context the built-in CI runner reports (see the command CI adapter). */

@@ -4,7 +4,7 @@
  * accepts (any one of them); what depends on a request's body (a priority, skipping batching) is
  * checked by the service. docs/security.md has the table of endpoints per scope.
  */
-import { ServiceError } from '../errors.js';
+import { ServiceError } from '../lib/errors.js';
 
 /** What of a caller (request-scope.ts AuthContext) says what it may do. */
 interface Caller {

@@ -3,7 +3,7 @@
  * interface per area (queues, pull requests, test runs, read models, auth, webhooks), and
  * MergeQueueService, all of them, implemented by src/app/service/merge-queue-service.ts. A caller
  * depends on the areas it uses. Implementations drive queues only through the engine (src/engine) and
- * persist through the store (src/store). Every method throws `ServiceError` (src/errors.ts) for anything a
+ * persist through the store (src/store). Every method throws `ServiceError` (src/lib/errors.ts) for anything a
  * caller did wrong.
  */
 import type {
@@ -17,7 +17,7 @@ import type {
   SubmittedReason,
 } from '../engine/types.js';
 import type { PrOutlook } from '../engine/eta.js';
-import type { CiStatus } from '../ports.js';
+import type { CiStatus } from '../forge/port.js';
 import type { WebhookAdmin } from '../webhooks/admin.js';
 import type { NotifyAdmin } from '../notify/admin.js';
 import type { ApiDirectory, WrittenEntry } from './read-models/api-directory.js';

@@ -4,7 +4,7 @@
  * first, a page at a time. Filters arrive as text; a bad one is a VALIDATION_FAILED naming the field.
  */
 import type { Kysely } from 'kysely';
-import { ServiceError } from '../errors.js';
+import { ServiceError } from '../lib/errors.js';
 import { findAuditEvent, listAuditEvents } from '../store/audit-events.js';
 import type { AuditEventRow, Database } from '../store/database.js';
 import { AUDIT_ACTIONS, isAuditAction, type AuditActor, type AuditChange, type AuditSource } from './audit-log.js';

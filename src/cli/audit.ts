@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { AUDIT_ACTIONS } from '../audit/audit-log.js';
 import { readAuditLog, type AuditEventView, type AuditQuery } from '../audit/audit-read.js';
-import { ServiceError } from '../errors.js';
+import { ServiceError } from '../lib/errors.js';
 import { existingOrg, withStore, withStoreOptions, type StoreFlags } from './store-options.js';
 
 interface AuditFlags extends StoreFlags {

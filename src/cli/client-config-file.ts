@@ -1,10 +1,10 @@
 /** The client config file (see client-options.ts): YAML with the keys of ClientConfigSchema, all optional. */
 import { Value } from '@sinclair/typebox/value';
-import { CLIENT_KEYS, ClientConfigSchema, type ClientConfigFile, type ClientKey } from '../config-schema.js';
-import { readConfigFile } from '../config-file.js';
+import { CLIENT_KEYS, ClientConfigSchema, type ClientConfigFile, type ClientKey } from '../config/schema.js';
+import { readConfigFile } from '../config/file.js';
 import { UsageError } from './usage-error.js';
 
-export type { ClientConfigFile } from '../config-schema.js';
+export type { ClientConfigFile } from '../config/schema.js';
 
 /** The file's settings; a missing file is empty unless `required` (it was named with --client-config). */
 export function readClientConfigFile(path: string, required: boolean): ClientConfigFile {

@@ -5,7 +5,7 @@
  *   default (url http://127.0.0.1:8080) ← client config file ← GREENLINE_URL / GREENLINE_TOKEN ← flags
  *
  * Each setting (flag, environment variable, default, help) is described once in ClientConfigSchema
- * (src/config-schema.ts). The client config file is YAML with the keys `url`, `token`, `repo` and
+ * (src/config/schema.ts). The client config file is YAML with the keys `url`, `token`, `repo` and
  * `branch` (defaults for --repo and --branch); it is `--client-config FILE`, else
  * `$XDG_CONFIG_HOME/greenline/client.yaml`, else `~/.config/greenline/client.yaml`, and may be absent. These settings are not the server's
  * (src/config.ts): a client does not read greenline.yaml.
@@ -16,10 +16,10 @@ import type { Command } from 'commander';
 import { GreenlineClient } from '../client/index.js';
 import { describeClientError } from './client-errors.js';
 import { readClientConfigFile, type ClientConfigFile } from './client-config-file.js';
-import { clientSettingOf, type ClientKey } from '../config-schema.js';
+import { clientSettingOf, type ClientKey } from '../config/schema.js';
 import { UsageError } from './usage-error.js';
 
-export { DEFAULT_URL } from '../config-schema.js';
+export { DEFAULT_URL } from '../config/schema.js';
 
 const option = (key: ClientKey): [string, string] => [clientSettingOf(key).flag, clientSettingOf(key).description];
 

@@ -10,7 +10,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/config.js';
 import { API, buildDemoRepo, SHOP, type DemoProject, type DemoRepo } from '../demo/demo-repo.js';
 import { UsageError } from './usage-error.js';
 
@@ -190,7 +190,7 @@ Examples:
         import('../store/connect.js'),
         import('../app/admin/org-admin.js'),
         import('../app/admin/repo-admin.js'),
-        import('../server.js'),
+        import('../server/server.js'),
       ]);
       const db = await openStore({ databaseUrl: null, dataDir });
       let token: string;

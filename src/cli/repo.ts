@@ -74,7 +74,7 @@ async function gitHubSpelling(
     ...(flags.config ? { config: flags.config } : {}),
   });
   // Loaded here, not at the top: the other admin commands start without loading the server.
-  const { createLogger, gitHubForgeOf } = await import('../server.js');
+  const { createLogger, gitHubForgeOf } = await import('../server/server.js');
   const github = gitHubForgeOf(config, createLogger(config));
   if (!github) return null;
   try {
@@ -106,9 +106,9 @@ async function giteaFacts(
       'Cannot read the repository from Gitea: no giteaToken (GREENLINE_GITEA_TOKEN) in this configuration; set it to the token greenline acts with (docs/gitea.md), or pass --no-remote-check to connect it anyway.',
     );
   // Loaded here, not at the top: the other admin commands start without loading the server.
-  const { createLogger } = await import('../server.js');
-  const { GiteaForge } = await import('../adapters/forge/gitea/index.js');
-  const { createGitForge } = await import('../adapters/forge/git/index.js');
+  const { createLogger } = await import('../server/server.js');
+  const { GiteaForge } = await import('../forge/gitea/index.js');
+  const { createGitForge } = await import('../forge/git/index.js');
   const logger = createLogger(config);
   const gitea = new GiteaForge({
     url: req.remote!,

@@ -1,6 +1,6 @@
 /** `greenline serve`: runs the server until SIGINT or SIGTERM. */
 import { Command } from 'commander';
-import { CONFIG_KEYS, settingOf } from '../config-schema.js';
+import { CONFIG_KEYS, settingOf } from '../config/schema.js';
 import { configFrom, settingFlags, withSettingOptions, withStoreOptions } from './store-options.js';
 
 /** Every server setting that has a flag (config-schema.ts); --data-dir and --database-url are the store options. */
@@ -42,7 +42,7 @@ Examples:
         ...(flags.config ? { config: flags.config } : {}),
       });
       // Loaded here, not at the top: the admin commands start without loading the server.
-      const { createLogger, createServer } = await import('../server.js');
+      const { createLogger, createServer } = await import('../server/server.js');
       const logger = createLogger(config);
       const server = createServer(config, logger);
       const { bootstrapToken } = await server.start();

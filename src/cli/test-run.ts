@@ -1,5 +1,5 @@
 /** `greenline test-run get | log | report`: one test run, its built-in CI log, and statuses from external CI. */
-import { CI_STATES } from '../ports.js';
+import { CI_STATES } from '../forge/port.js';
 import { Command, Option } from 'commander';
 import type { TestingDetails } from '../client/index.js';
 import { withClient, withClientOptions, withQueueOptions, type QueueFlags } from './client-options.js';

@@ -9,7 +9,7 @@
  * them and each failing call being reported as an error.
  */
 import { spawn } from 'node:child_process';
-import { redact } from '../redact.js';
+import { redact } from '../lib/redact.js';
 
 export { redact };
 

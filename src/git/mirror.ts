@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { KeyedSerial } from '../lib/keyed-serial.js';
-import { ForgeUnreachableError, type RepoBinding } from '../ports.js';
+import { ForgeUnreachableError, type RepoBinding } from '../forge/port.js';
 import { git, GitError, redact, runGit } from './git.js';
 
 export interface MirrorOptions {

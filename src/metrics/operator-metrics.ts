@@ -16,7 +16,7 @@ export interface RequestTiming {
   seconds: number;
 }
 
-/** One answer of GitHub to the github forge (adapters/forge/github/request-budget.ts). */
+/** One answer of GitHub to the github forge (forge/github/request-budget.ts). */
 export interface GitHubAnswer {
   method: string;
   status: number;

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { hostOf, recordAudit, type AuditAction, type AuditCaller } from '../audit/audit-log.js';
-import { ServiceError } from '../errors.js';
+import { ServiceError } from '../lib/errors.js';
 import type { Clock } from '../lib/clock.js';
 import { DEFAULT_TIMEOUT_MS } from '../delivery/http-post.js';
 import { latestMessages } from '../delivery/messages.js';

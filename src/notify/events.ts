@@ -4,7 +4,7 @@
  * status was quarantined or its quarantine lifted.
  */
 import type { QueueEventPayload } from '../engine/types.js';
-import { ServiceError } from '../errors.js';
+import { ServiceError } from '../lib/errors.js';
 
 /** The kinds of channel: Slack incoming webhook, Teams workflow webhook, chat webhook taking `{ text }`. */
 export const NOTIFY_KINDS = ['slack', 'teams', 'chat'] as const;

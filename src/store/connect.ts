@@ -14,7 +14,7 @@ import {
   type SqliteStatement,
 } from 'kysely';
 import pg from 'pg';
-import { redact } from '../redact.js';
+import { redact } from '../lib/redact.js';
 import type { Database } from './database.js';
 import { migrateToLatest } from './migrations/index.js';
 

@@ -2,7 +2,7 @@
  * The store's tables as Kysely types. Portable across SQLite and PostgreSQL: text, integer/bigint
  * (times are milliseconds since the epoch), booleans as integer 0/1, JSON as text.
  */
-import type { RepoBinding } from '../ports.js';
+import type { RepoBinding } from '../forge/port.js';
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 /** An auto-increment id: generated on insert, a number when read. */
@@ -51,7 +51,7 @@ export interface ReposTable {
   created_at: number;
   /** GitHub App installation given at connect time (github forge); null or absent = looked up. */
   github_installation_id: ColumnType<number | null, number | null | undefined, number | null>;
-  /** Where a PR is shown on its forge, `{n}` = PR number (migration 010); null = the forge's own form (src/forge-links.ts). */
+  /** Where a PR is shown on its forge, `{n}` = PR number (migration 010); null = the forge's own form (src/forge/links.ts). */
   pr_url_template: ColumnType<string | null, string | null | undefined, string | null>;
 }
 

@@ -4,7 +4,7 @@
  * a run gets that commit; the others are deleted by the retention sweep (store/retention.ts).
  */
 import type { Kysely } from 'kysely';
-import type { CiStatus } from '../ports.js';
+import type { CiStatus } from '../forge/port.js';
 import type { Database } from './database.js';
 
 export async function holdEarlyStatus(

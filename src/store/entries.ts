@@ -5,7 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Entry } from '../engine/types.js';
-import type { RepoSite } from '../forge-links.js';
+import type { RepoSite } from '../forge/links.js';
 import type { Database, EntryRow } from './database.js';
 import { prepare, prepareRows } from './prepared.js';
 import { repoNamed } from './repos.js';

@@ -1,7 +1,7 @@
 /**
  * Forges' webhook deliveries (by their delivery id: X-GitHub-Delivery, X-Gitea-Delivery,
  * X-Forgejo-Delivery): each verified delivery is stored with its payload and the forge that sent it
- * when it arrives, and processed from here by that forge's worker (app/forge/forge-webhooks.ts), once:
+ * when it arrives, and processed from here by that forge's worker (app/observing/forge-webhooks.ts), once:
  * a pending row is claimed by moving its next attempt past a lease, then marked done (its payload
  * dropped) or scheduled again after a failure, until it is given up (failed).
  */

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
 import { hostOf, recordAudit, type AuditAction, type AuditCaller } from '../audit/audit-log.js';
-import { ServiceError } from '../errors.js';
+import { ServiceError } from '../lib/errors.js';
 import { listAttempts } from '../delivery/attempts.js';
 import { findMessage, heldMessageIds, listMessages, updateMessage } from '../delivery/messages.js';
 import { generateSecret } from '../delivery/signing.js';

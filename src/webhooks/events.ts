@@ -3,7 +3,7 @@
  * at the top, as Trunk sends it (no `{type, data}` envelope).
  */
 import type { QueueEventPayload } from '../engine/types.js';
-import { prWebUrlOrGitHubForm, type RepoSite } from '../forge-links.js';
+import { prWebUrlOrGitHubForm, type RepoSite } from '../forge/links.js';
 
 export const PR_EVENT_TYPES = [
   'pull_request.submitted',

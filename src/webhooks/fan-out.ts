@@ -5,7 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { QueueEventPayload } from '../engine/types.js';
-import type { RepoSite } from '../forge-links.js';
+import type { RepoSite } from '../forge/links.js';
 import type { Database } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
 import { queueMessages } from '../delivery/messages.js';

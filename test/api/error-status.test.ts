@@ -1,5 +1,5 @@
 /**
- * The wires' tables of error codes: every code of the service's catalogue (src/errors.ts) and of
+ * The wires' tables of error codes: every code of the service's catalogue (src/lib/errors.ts) and of
  * the request's (src/api/request-error.ts) has a v1 answer and a v2 answer, so a new code without
  * its mapping fails here; v1 keeps its wire codes, v2 answers each cause with Trunk's code for it.
  */
@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { V1_ERRORS } from '../../src/api/error-status.js';
 import { REQUEST_ERRORS } from '../../src/api/request-error.js';
 import { V2_ERRORS } from '../../src/api/v2/errors.js';
-import { SERVICE_ERRORS } from '../../src/errors.js';
+import { SERVICE_ERRORS } from '../../src/lib/errors.js';
 
 const codes = [...Object.keys(SERVICE_ERRORS), ...Object.keys(REQUEST_ERRORS)];
 const TRUNK_V2 = JSON.parse(

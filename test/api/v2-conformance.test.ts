@@ -55,7 +55,7 @@ describe.each(databases)('v2 API on $name', (database) => {
     expect((await ok('GET', '/v2/merge-queues')).data.map((x: Json) => x.id)).toEqual([queue.id]);
     expect((await ok('GET', `/v2/merge-queues?repositoryId=${repositoryId}&targetBranch=main`)).data).toHaveLength(1);
     expect(await ok('GET', q)).toMatchObject({ id: queue.id, state: 'running', mode: 'queue', managedState: 'manual' });
-    // The harness's repository is on the git forge: no provider is known (forge-links.test.ts has GitHub's).
+    // The harness's repository is on the git forge: no provider is known (test/forge/links.test.ts has GitHub's).
     expect(await ok('GET', `/v2/repositories/${repositoryId}`)).toMatchObject({
       path: 'acme/web',
       provider: 'unknown',

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bootstrap, ensureOrg } from '../../src/app/admin/org-admin.js';
 import { connectRepo } from '../../src/app/admin/repo-admin.js';
 import { authenticateToken, createApiToken } from '../../src/app/admin/tokens.js';
-import { tokenHint } from '../../src/server.js';
+import { tokenHint } from '../../src/server/server.js';
 import { listApiTokens, revokeApiToken } from '../../src/store/api-tokens.js';
 import { connect, type Db } from '../../src/store/connect.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';

@@ -24,7 +24,7 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect, type Db } from '../../src/store/connect.js';
 import type { EffectRow } from '../../src/store/database.js';
-import { ServiceError } from '../../src/errors.js';
+import { ServiceError } from '../../src/lib/errors.js';
 import { dialectOf } from '../../src/store/dialect.js';
 import { listEffects } from '../../src/store/effects.js';
 import { findRunRow } from '../../src/store/test-runs.js';

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
-import type { ForgeObservation } from '../../src/forge-observations.js';
+import type { ForgeObservation } from '../../src/forge/observations.js';
 import type { RepoRow } from '../../src/store/database.js';
 import { listQueuesOfRepos } from '../../src/store/queues.js';
 import { createTestService, type TestService } from '../helpers/service.js';

@@ -3,7 +3,7 @@
  * push notification. Counted in reads of the forge on a manual clock (the poll interval: a minute).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { IDLE_MAX_INTERVALS } from '../../src/app/forge/forge-poller.js';
+import { IDLE_MAX_INTERVALS } from '../../src/app/observing/forge-poller.js';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import { findRepo } from '../../src/store/repos.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';

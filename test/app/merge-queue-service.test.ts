@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import type { PriorityName } from '../../src/engine/types.js';
 import { V1_ERRORS } from '../../src/api/error-status.js';
-import { ServiceError } from '../../src/errors.js';
+import { ServiceError } from '../../src/lib/errors.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';
 
 const REPO = 'github.com/acme/web';

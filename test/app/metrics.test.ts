@@ -1,7 +1,7 @@
 /** Metrics of contract §7, computed from the store. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
-import type { ServiceError } from '../../src/errors.js';
+import type { ServiceError } from '../../src/lib/errors.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';
 
 const REPO = 'github.com/acme/web';

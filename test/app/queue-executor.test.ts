@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
-import { ServiceError } from '../../src/errors.js';
+import { ServiceError } from '../../src/lib/errors.js';
 import { listEffects } from '../../src/store/effects.js';
 import { testDatabases } from '../helpers/databases.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';

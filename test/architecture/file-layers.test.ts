@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { fileGraph, fileGraphOf, type LayerRule, ruleViolations, runtimeCycles } from './file-graph.js';
-import { folderOf } from './folder-graph.js';
+import { ADAPTER_KINDS, folderOf } from './folder-graph.js';
 
 const src = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
 
@@ -17,10 +17,10 @@ const under =
   (file: string): boolean =>
     folders.some((folder) => file.startsWith(`${folder}/`));
 
-/** The adapter a file belongs to (`adapters/<kind>/<name>`), or undefined outside adapters/. */
+/** The adapter a file belongs to (`forge/<name>` or `ci/<name>`), or undefined outside the adapters. */
 const adapterOf = (file: string): string | undefined => {
   const folder = folderOf(file);
-  return folder.startsWith('adapters/') ? folder : undefined;
+  return folder.includes('/') && ADAPTER_KINDS.some((kind) => folder.startsWith(`${kind}/`)) ? folder : undefined;
 };
 
 /** The date libraries the engine computes calendars and cron schedules with. */
@@ -51,7 +51,7 @@ const RULES: LayerRule[] = [
   },
   {
     name: 'an adapter never imports another adapter',
-    applies: under('adapters'),
+    applies: (from) => adapterOf(from) !== undefined,
     forbids: (to, from) => adapterOf(to) !== undefined && adapterOf(to) !== adapterOf(from),
   },
 ];
@@ -73,7 +73,7 @@ describe('files of src/', () => {
 
   it('are all read: the graph holds the engine, the API and the adapters', () => {
     const importers = new Set(graph.imports.map((i) => i.from));
-    for (const file of ['engine/decide.ts', 'api/build-app.ts', 'adapters/forge/git/git-forge.ts'])
+    for (const file of ['engine/decide.ts', 'api/build-app.ts', 'forge/git/git-forge.ts'])
       expect(importers).toContain(file);
   });
 });
@@ -120,10 +120,12 @@ describe('the file graph', () => {
       'engine/decide.ts':
         "import { DateTime } from 'luxon';\nimport { readFile } from 'node:fs';\nimport { Cron } from 'croner';\nimport { clock } from '../lib/clock.js';\nimport { db } from '../store/rows.js';",
       'lib/clock.ts': '',
-      'adapters/ci/command/run.ts': "import { mirror } from '../../forge/git/mirror.js';\nimport { x } from './x.js';",
-      'adapters/ci/command/x.ts': '',
-      'adapters/ci/scripted-ci.ts': "import { run } from './command/run.js';",
-      'adapters/forge/git/mirror.ts': "import { e } from '../../../engine/decide.js';",
+      'ci/command/run.ts':
+        "import { mirror } from '../../forge/git/mirror.js';\nimport { x } from './x.js';\nimport { P } from '../port.js';",
+      'ci/command/x.ts': '',
+      'ci/port.ts': '',
+      'ci/scripted/ci.ts': "import { run } from '../command/run.js';",
+      'forge/git/mirror.ts': "import { e } from '../../engine/decide.js';",
       'store/dialect.ts': '',
       'store/migrations/index.ts': "import { rows } from '../rows.js';",
       'store/migrations/009-x.ts':
@@ -150,8 +152,8 @@ describe('the file graph', () => {
       [RULES[4]!.name]: ["webhooks/admin.ts:1 imports notify/fan-out.ts ('../notify/fan-out.js')"],
       [RULES[5]!.name]: ["delivery/signing.ts:1 imports webhooks/admin.ts ('../webhooks/admin.js')"],
       [RULES[6]!.name]: [
-        "adapters/ci/command/run.ts:1 imports adapters/forge/git/mirror.ts ('../../forge/git/mirror.js')",
-        "adapters/ci/scripted-ci.ts:1 imports adapters/ci/command/run.ts ('./command/run.js')",
+        "ci/command/run.ts:1 imports forge/git/mirror.ts ('../../forge/git/mirror.js')",
+        "ci/scripted/ci.ts:1 imports ci/command/run.ts ('../command/run.js')",
       ],
     });
   });

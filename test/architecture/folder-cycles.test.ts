@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { cycleEdges, folderCycles, folderGraph } from './folder-graph.js';
+import { ADAPTER_KINDS, cycleEdges, folderCycles, folderGraph } from './folder-graph.js';
 
 const src = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
 
@@ -20,14 +20,13 @@ describe('folders of src/', () => {
   });
 
   it('have adapters built from options: an adapter imports only the port, the engine types and shared plumbing', () => {
-    // forge-observations holds what a forge reports, beside the port (ports.ts) it belongs to;
-    // forge-presence the words every forge shows of a queue on its PRs.
-    const allowed = new Set(['ports', 'forge-observations', 'forge-presence', 'engine', 'lib', 'git', 'redact']);
+    // forge holds the forge port, what a forge reports and the words every forge shows of a queue on
+    // its PRs; ci the CI port.
+    const allowed = new Set(['forge', 'ci', 'engine', 'lib', 'git']);
+    const isAdapter = (folder: string) => ADAPTER_KINDS.some((kind) => folder.startsWith(`${kind}/`));
     const outside = [...graph.edges].flatMap(([from, out]) =>
-      from.startsWith('adapters/')
-        ? [...out]
-            .filter(([to]) => !allowed.has(to) && !to.startsWith('adapters/'))
-            .map(([to, file]) => `${from} → ${to} (${file})`)
+      isAdapter(from)
+        ? [...out].filter(([to]) => !allowed.has(to) && !isAdapter(to)).map(([to, file]) => `${from} → ${to} (${file})`)
         : [],
     );
     expect(outside).toEqual([]);
@@ -55,21 +54,20 @@ describe('the folder graph', () => {
 
   it("finds a cycle through several folders, and an adapter's imports", async () => {
     const root = await tree({
-      'app/a.ts': "import { b } from '../webhooks/b.js';\nimport type { P } from '../ports.js';",
+      'app/a.ts': "import { b } from '../webhooks/b.js';\nimport type { P } from '../forge/port.js';",
       'webhooks/b.ts': "export { c } from '../lib/c.js';",
       'lib/c.ts': "import { a } from '../app/a.js';",
-      'ports.ts': 'export type P = 1;',
-      'adapters/ci/command/run.ts': "import { m } from '../../forge/git/mirror.js';",
-      'adapters/forge/git/mirror.ts': "const x = await import('../../../engine/e.js');",
+      'forge/port.ts': 'export type P = 1;',
+      'ci/command/run.ts': "import { m } from '../../forge/git/mirror.js';",
+      'forge/git/mirror.ts': "const x = await import('../../engine/e.js');",
       'engine/e.ts': '',
     });
     try {
       const graph = folderGraph(root);
       expect(folderCycles(graph)).toEqual([['app', 'lib', 'webhooks']]);
-      expect(graph.edges.get('adapters/ci/command')?.get('adapters/forge/git')).toBe(
-        join('adapters', 'ci', 'command', 'run.ts'),
-      );
-      expect(graph.edges.get('adapters/forge/git')?.has('engine')).toBe(true);
+      expect(graph.edges.get('ci/command')?.get('forge/git')).toBe(join('ci', 'command', 'run.ts'));
+      expect(graph.edges.get('forge/git')?.has('engine')).toBe(true);
+      expect(graph.edges.get('app')?.has('forge')).toBe(true);
     } finally {
       await rm(root, { recursive: true, force: true });
     }

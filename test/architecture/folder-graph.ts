@@ -1,7 +1,8 @@
 /**
  * The folder graph of src/: which folder imports which. A folder is a top-level folder of src/
- * (`app`, `engine`, `store` …), one adapter (`adapters/<kind>/<name>`, a folder or a single file),
- * or a file at the top of src/ (`ports`, `config`, `server` …).
+ * (`app`, `engine`, `store` …), one adapter (`forge/<name>` or `ci/<name>`: a folder of src/forge/ or
+ * src/ci/), or a file at the top of src/ (`cli`, `index`). The files at the top of src/forge/ and
+ * src/ci/ (the port, what every adapter shares) are the folder `forge` or `ci`.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -20,13 +21,14 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/** The folders of src/ whose subfolders are adapters: src/forge/<name>/, src/ci/<name>/. */
+export const ADAPTER_KINDS = ['forge', 'ci'];
+
 /** The folder a file under src/ belongs to. */
 export function folderOf(srcRelative: string): string {
   const parts = srcRelative.split(sep).join('/').split('/');
   if (parts.length === 1) return parts[0]!.replace(/\.ts$/, '');
-  if (parts[0] === 'adapters' && parts.length >= 3) {
-    return ['adapters', parts[1], parts[2]!.replace(/\.ts$/, '')].join('/');
-  }
+  if (ADAPTER_KINDS.includes(parts[0]!) && parts.length >= 3) return `${parts[0]}/${parts[1]}`;
   return parts[0]!;
 }
 

@@ -3,8 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { ConfigError, DEFAULT_CONFIG, loadConfig, readEnv } from '../../src/config.js';
-import { createServer } from '../../src/server.js';
+import { ConfigError, DEFAULT_CONFIG, loadConfig, readEnv } from '../../src/config/config.js';
+import { createServer } from '../../src/server/server.js';
 import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 
 describe('readEnv', () => {

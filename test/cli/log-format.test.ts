@@ -3,8 +3,8 @@
  * which. The choice is a pure function of whether stderr (where the logs go) is a TTY and the setting.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
-import { logFormatFor } from '../../src/server.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { logFormatFor } from '../../src/server/server.js';
 
 describe('log format', () => {
   it('auto (the default) is pretty on a terminal and JSON otherwise; pretty and json hold either way', () => {

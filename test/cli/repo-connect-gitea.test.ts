@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/store/connect.js';
-import { FakeGiteaApi } from '../adapters/forge/gitea/fake-gitea-api.js';
+import { FakeGiteaApi } from '../forge/gitea/fake-gitea-api.js';
 import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
 import { runCli } from './run-cli.js';
 

@@ -8,7 +8,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeGitFixture, type GitFixture } from '../adapters/git-fixture.js';
+import { makeGitFixture, type GitFixture } from '../helpers/git-fixture.js';
 import { listeningAddress } from '../helpers/listening.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -1,7 +1,7 @@
 /**
  * The SDK against the server's own description of the API: one client method per operation of
  * /v1/openapi.json with the same method and path (both directions). Its types and its export from
- * the built package: sdk-package.test.ts.
+ * the built package: sdk-package.process.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS, GreenlineClient } from '../../src/client/index.js';

@@ -1,5 +1,5 @@
 /**
- * Compiled, never run: the SDK's types as a caller meets them. test/client/sdk-package.test.ts runs
+ * Compiled, never run: the SDK's types as a caller meets them. test/client/sdk-package.process.test.ts runs
  * `tsc --noEmit` on this file; every `@ts-expect-error` must stay an error, so types that grew looser
  * than the server's schemas fail that test.
  */

@@ -1,6 +1,6 @@
 /**
  * The forge contract: every scenario of scenarios.ts that a forge world can express (forge-world.ts),
- * run against that world. Each world's test file (github.test.ts, git.test.ts) runs it for its world;
+ * run against that world. Each world's test file (github.slow.test.ts, git.slow.test.ts) runs it for its world;
  * a scenario a world cannot express is not generated for it. README.md lists which scenario runs
  * where (readme-table.test.ts keeps that list true).
  */

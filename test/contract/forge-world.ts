@@ -6,7 +6,7 @@
  *
  * To put a forge adapter under the contract: write a world (github-world.ts and git-world.ts are
  * two), list what its forge can express in `capabilities`, add it to WORLDS (worlds.ts) and give it
- * a test file running the contract (github.test.ts is one). A scenario runs in every world that has
+ * a test file running the contract (github.slow.test.ts is one). A scenario runs in every world that has
  * all its capabilities; a world lacking one does not get the scenario at all (README.md lists which
  * scenario runs where).
  *
@@ -22,7 +22,7 @@
  *   the target holds PR changes (`#1 v1`) and outside pushes (their label): `targetHolds()`.
  */
 import type { AuthContext, MergeQueueService, QueueKey } from '../../src/app/service-port.js';
-import type { CiStatus } from '../../src/ports.js';
+import type { CiStatus } from '../../src/forge/port.js';
 
 /** The poll interval of every world's service; `tick()` lets one pass. */
 export const POLL_INTERVAL_MS = 60_000;

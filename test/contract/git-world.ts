@@ -1,6 +1,6 @@
 /**
  * The git world of the forge contract (forge-world.ts): the real service over in-memory SQLite with
- * the real git forge on a real bare repository (test/adapters/git-fixture.ts). A PR is a ref
+ * the real git forge on a real bare repository (test/helpers/git-fixture.ts). A PR is a ref
  * (`refs/pull/<n>/head`) whose commit writes `pr-<n>.txt` = its version; a push outside the queue
  * writes `outside/<label>.txt`; what the target holds is read from those files. Plain git tells
  * greenline nothing: the service learns everything by polling (`tick`), and CI reports through the
@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
-import { createGitForge } from '../../src/adapters/forge/git/index.js';
+import { createGitForge } from '../../src/forge/git/index.js';
 import { ensureOrg } from '../../src/app/admin/org-admin.js';
 import { connectRepo } from '../../src/app/admin/repo-admin.js';
 import { createApp, type App } from '../../src/app/create-app.js';
@@ -19,11 +19,11 @@ import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import { EVERY_SCOPE } from '../../src/app/scopes.js';
 import { git } from '../../src/git/git.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import type { CiStatus } from '../../src/ports.js';
+import type { CiStatus } from '../../src/forge/port.js';
 import { connect, type Db } from '../../src/store/connect.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
 import { ScriptedCi } from '../doubles/scripted-ci.js';
-import { APP_LINES, appWithLine, makeGitFixture, type GitFixture } from '../adapters/git-fixture.js';
+import { APP_LINES, appWithLine, makeGitFixture, type GitFixture } from '../helpers/git-fixture.js';
 import { type ForgeWorld, type OpenPrOptions, POLL_INTERVAL_MS, type WorldKind } from './forge-world.js';
 
 const MAIN = 'refs/heads/main';

@@ -1,7 +1,7 @@
 /**
  * The gitea and forgejo worlds of the forge contract (forge-world.ts): the real service over in-memory
  * SQLite with the real gitea forge talking to the fake of each dialect
- * (test/adapters/forge/gitea/fake-gitea-api.ts: a real HTTP server over a real bare repository,
+ * (test/forge/gitea/fake-gitea-api.ts: a real HTTP server over a real bare repository,
  * every request checked against the dialect's Swagger document), git going over its HTTP protocol.
  * A PR's commit writes `pr-<n>.txt` = its version; a push outside the queue writes
  * `outside/<label>.txt`; what the target holds is read from those files. The target's branch
@@ -16,24 +16,24 @@
  */
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
-import { createGitForge } from '../../src/adapters/forge/git/index.js';
-import { GiteaForge } from '../../src/adapters/forge/gitea/index.js';
-import { GITEA_WEBHOOK_EVENTS, readGiteaDelivery } from '../../src/adapters/forge/gitea/webhook-events.js';
+import { createGitForge } from '../../src/forge/git/index.js';
+import { GiteaForge } from '../../src/forge/gitea/index.js';
+import { GITEA_WEBHOOK_EVENTS, readGiteaDelivery } from '../../src/forge/gitea/webhook-events.js';
 import { buildHttpApp } from '../../src/api/build-app.js';
 import { ensureOrg } from '../../src/app/admin/org-admin.js';
 import { connectRepo } from '../../src/app/admin/repo-admin.js';
 import { createApp, type App } from '../../src/app/create-app.js';
-import { ForgeWebhooks } from '../../src/app/forge/forge-webhooks.js';
+import { ForgeWebhooks } from '../../src/app/observing/forge-webhooks.js';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import { git } from '../../src/git/git.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import type { CiStatus } from '../../src/ports.js';
+import type { CiStatus } from '../../src/forge/port.js';
 import { connect, type Db } from '../../src/store/connect.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
 import { ScriptedCi } from '../doubles/scripted-ci.js';
-import { APP_LINES, appWithLine } from '../adapters/git-fixture.js';
+import { APP_LINES, appWithLine } from '../helpers/git-fixture.js';
 import { EVERY_SCOPE } from '../../src/app/scopes.js';
-import { type Dialect, FakeGiteaApi, type StatusState } from '../adapters/forge/gitea/fake-gitea-api.js';
+import { type Dialect, FakeGiteaApi, type StatusState } from '../forge/gitea/fake-gitea-api.js';
 import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
 import { type ForgeWorld, type OpenPrOptions, POLL_INTERVAL_MS, type WorldKind } from './forge-world.js';
 

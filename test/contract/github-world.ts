@@ -1,6 +1,6 @@
 /**
  * The github world of the forge contract (forge-world.ts): the real service with the real github
- * forge talking to the fake GitHub API (test/adapters/forge/github/github-harness.ts). People and CI
+ * forge talking to the fake GitHub API (test/forge/github/github-harness.ts). People and CI
  * act on the fake's repository and GitHub's webhook deliveries for what they did are posted, signed,
  * to the service's webhook endpoint; each payload starts from GitHub's own example of that event and
  * action (@octokit/webhooks-examples) with this repository's values put in.
@@ -9,10 +9,10 @@
  * version being on it when its head is an ancestor of the target or the PR was merged into a commit
  * that is.
  */
-import { createGitHubHarness, type GitHubHarness } from '../adapters/forge/github/github-harness.js';
-import type { FakePull } from '../adapters/forge/github/fake-github-api.js';
-import { gitHubExample } from '../adapters/forge/github/webhook-examples.js';
-import type { CiStatus } from '../../src/ports.js';
+import { createGitHubHarness, type GitHubHarness } from '../forge/github/github-harness.js';
+import type { FakePull } from '../forge/github/fake-github-api.js';
+import { gitHubExample } from '../forge/github/webhook-examples.js';
+import type { CiStatus } from '../../src/forge/port.js';
 import type { Json } from '../helpers/json.js';
 import { CAPABILITIES, POLL_INTERVAL_MS, type ForgeWorld, type OpenPrOptions, type WorldKind } from './forge-world.js';
 

@@ -1,7 +1,7 @@
 /** The webhook URL policy: refused schemes and addresses, the allow-list, and the check of resolved addresses. */
 import { describe, expect, it } from 'vitest';
 import { UrlPolicy, WebhookUrlError } from '../../src/delivery/url-policy.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 
 const refused = (policy: UrlPolicy, url: string): string => {
   try {

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CONFIGURATION_DOC, configurationDoc } from '../../scripts/configuration-doc.js';
-import { CLIENT_KEYS, clientSettingOf, CONFIG_KEYS, settingOf } from '../../src/config-schema.js';
+import { CLIENT_KEYS, clientSettingOf, CONFIG_KEYS, settingOf } from '../../src/config/schema.js';
 
 /** The rows of the first table after `heading` in a Markdown text, as lists of cells. */
 function tableAfter(text: string, heading: string): string[][] {

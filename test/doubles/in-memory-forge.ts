@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { PrInfo, RunPr } from '../../src/engine/types.js';
-import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../src/ports.js';
+import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../../src/forge/port.js';
 
 export interface InMemoryCommit {
   sha: string;

@@ -2,7 +2,8 @@
  * A scripted CI for tests (the simulator has its own, SimulatedCi). It records what it
  * was asked to start and cancel; the test decides each run's outcome by reporting statuses.
  */
-import type { CiPort, CiStartRequest, CiStatus, CiStatusSink } from '../../src/ports.js';
+import type { CiPort, CiStartRequest, CiStatusSink } from '../../src/ci/port.js';
+import type { CiStatus } from '../../src/forge/port.js';
 
 export class ScriptedCi implements CiPort {
   readonly started: CiStartRequest[] = [];

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addWorktree, removeWorktree } from '../../src/git/worktree.js';
 import { Mirrors } from '../../src/git/mirror.js';
-import { makeGitFixture, type GitFixture } from '../adapters/git-fixture.js';
+import { makeGitFixture, type GitFixture } from '../helpers/git-fixture.js';
 
 let fx: GitFixture;
 beforeEach(async () => {

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addWorktree, removeWorktree } from '../../src/git/worktree.js';
-import { makeGitFixture, type GitFixture } from '../adapters/git-fixture.js';
+import { makeGitFixture, type GitFixture } from '../helpers/git-fixture.js';
 
 let fx: GitFixture;
 beforeEach(async () => {

@@ -14,7 +14,8 @@ import { ScriptedCi } from '../doubles/scripted-ci.js';
 import type { InMemoryForge } from '../doubles/in-memory-forge.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createApp, type App } from '../../src/app/create-app.js';
-import type { CiPort, ForgePort, RepoBinding } from '../../src/ports.js';
+import type { ForgePort, RepoBinding } from '../../src/forge/port.js';
+import type { CiPort } from '../../src/ci/port.js';
 import type { Db } from '../../src/store/connect.js';
 
 export type EffectOp = 'createTestBranch' | 'deleteBranch' | 'advanceTarget' | 'ciStart' | 'ciCancel';

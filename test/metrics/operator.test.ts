@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
-import { createServer, type Server } from '../../src/server.js';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { createServer, type Server } from '../../src/server/server.js';
 import { lint, readExposition } from './exposition.js';
 import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
 

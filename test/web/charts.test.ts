@@ -1,6 +1,6 @@
 /**
  * The history charts in Node (web/charts.js): the hours a chart draws, what its title says of them and
- * the ticks of its axis. The charts as a person sees them are test/dashboard/history.test.ts.
+ * the ticks of its axis. The charts as a person sees them are test/dashboard/history.browser.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import type { QueueHistory } from '../../src/client/index.js';

@@ -1,6 +1,6 @@
 /**
  * The queue graph's pure modules in Node (web/graph/): the picture worked out from an activity, its
- * words, and where its parts are placed. What a person sees of it in a browser is test/dashboard/graph.test.ts.
+ * words, and where its parts are placed. What a person sees of it in a browser is test/dashboard/graph.browser.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { arrowPath, layout } from '../../web/graph/layout.js';

@@ -1,7 +1,7 @@
 /**
  * The pull request page's pure module in Node (web/pr/words.js): why a PR has no test run, the runs its
  * timeline names, why a run never reached CI, the priorities offered. What a person sees on the page is
- * test/dashboard/pr.test.ts.
+ * test/dashboard/pr.browser.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import type { SubmittedPullRequest } from '../../src/client/index.js';

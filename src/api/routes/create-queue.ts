@@ -1,5 +1,5 @@
 import type { QueueService } from '../../app/service-port.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { authOf } from '../auth.js';
 import { configSource } from '../config-source.js';
 import { canonical, queueKey } from '../parse-input.js';

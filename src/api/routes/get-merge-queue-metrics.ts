@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { ReadModelService } from '../../app/service-port.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { authOf } from '../auth.js';
 import type { Route } from '../route-deps.js';
 import { ErrorBody } from '../schemas/common.js';

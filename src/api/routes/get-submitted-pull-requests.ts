@@ -1,4 +1,4 @@
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { authOf } from '../auth.js';
 import { prNumber, queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { TestRunService } from '../../app/service-port.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { authOf } from '../auth.js';
 import { queueKey } from '../parse-input.js';
 import type { Route } from '../route-deps.js';

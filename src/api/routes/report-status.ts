@@ -1,6 +1,6 @@
 import type { TestRunService } from '../../app/service-port.js';
-import { ServiceError } from '../../errors.js';
-import { CI_STATES } from '../../ports.js';
+import { ServiceError } from '../../lib/errors.js';
+import { CI_STATES } from '../../forge/port.js';
 import { authOf } from '../auth.js';
 import { canonical } from '../parse-input.js';
 import type { Route } from '../route-deps.js';

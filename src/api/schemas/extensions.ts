@@ -1,6 +1,6 @@
 /** Schemas of greenline's extensions beyond Trunk's v1 endpoints. */
 import { Type } from '@sinclair/typebox';
-import { CI_STATES } from '../../ports.js';
+import { CI_STATES } from '../../forge/port.js';
 import { AnyCaseEnum, CommitSha, Name, QueueAddress, Repo, RequestObject, Text } from './common.js';
 
 export const ReportStatusRequest = RequestObject({

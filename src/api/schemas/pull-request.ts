@@ -174,7 +174,7 @@ export function OutlookProperties() {
   };
 }
 
-/** greenline's extension fields of a PR on the dashboard: its page and its head commit on the forge (src/forge-links.ts). */
+/** greenline's extension fields of a PR on the dashboard: its page and its head commit on the forge (src/forge/links.ts). */
 export function ForgeLinkProperties() {
   return {
     prUrl: Nullable(

@@ -5,8 +5,8 @@
  * its message.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError, type ServiceErrorCode } from '../../errors.js';
-import { ForgeUnreachableError } from '../../ports.js';
+import { ServiceError, type ServiceErrorCode } from '../../lib/errors.js';
+import { ForgeUnreachableError } from '../../forge/port.js';
 import { RequestError, type RequestErrorCode } from '../request-error.js';
 import { validationMessage, type SchemaError } from '../validation-message.js';
 
@@ -46,7 +46,7 @@ export class V2Error extends Error {
 }
 
 /**
- * The v2 status and code of every catalogue code: the service's (src/errors.ts) and the request's
+ * The v2 status and code of every catalogue code: the service's (src/lib/errors.ts) and the request's
  * (../request-error.ts). The message is the catalogue's. Codes marked "not on v2" belong to
  * operations v2 does not have (webhooks, notifications, logs, v1 auth); they get the answer that
  * means the same.

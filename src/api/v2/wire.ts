@@ -13,7 +13,7 @@ import type {
   TestRun,
   TimelineItem,
 } from '../../engine/types.js';
-import { commitWebUrl, prUrlField, repoWebUrl } from '../../forge-links.js';
+import { commitWebUrl, prUrlField, repoWebUrl } from '../../forge/links.js';
 import { iso } from '../wire.js';
 
 /** `NOT_READY` → `notReady`, `merge_commit` → `mergeCommit`. */

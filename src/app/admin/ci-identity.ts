@@ -10,7 +10,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { JWTPayload } from 'jose';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Database } from '../../store/database.js';
 import { reposNamedWithOrg } from '../../store/repos.js';

@@ -4,7 +4,7 @@
  * else an API token (tokens.ts). Both arrive in the same header so that Trunk's clients, whose token
  * input receives the ID token, work unchanged.
  */
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import type { AuthService } from '../service-port.js';
 import type { AuthContext } from '../request-scope.js';
 import { type CiIdentity, looksLikeJwt } from './ci-identity.js';

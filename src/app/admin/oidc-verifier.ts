@@ -14,7 +14,7 @@ import {
   type JWTVerifyGetKey,
   jwtVerify,
 } from 'jose';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import type { Clock } from '../../lib/clock.js';
 
 /** What a server accepts as CI identity (config `oidcIssuer`, `oidcAudience`, `oidcJwksUrl`). */

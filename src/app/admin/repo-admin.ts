@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { isLocalPath } from '../../git/remote-path.js';
 import { TERMINAL_STATES } from '../../engine/types.js';
-import type { ForgePort, RepoBinding } from '../../ports.js';
+import type { ForgePort, RepoBinding } from '../../forge/port.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { Database, RepoRow } from '../../store/database.js';
 import { listActivePrNumbers } from '../../store/entries.js';
@@ -31,7 +31,7 @@ export interface ConnectRepoRequest {
   requiredStatuses?: string[];
   /** GitHub App installation id (github forge); absent = looked up from the repository. */
   installationId?: number;
-  /** Where a PR is shown on its forge, `{n}` = PR number; absent = the forge's own form (src/forge-links.ts). */
+  /** Where a PR is shown on its forge, `{n}` = PR number; absent = the forge's own form (src/forge/links.ts). */
   prUrlTemplate?: string;
 }
 

@@ -20,7 +20,7 @@ import {
   revokeApiToken,
 } from '../../store/api-tokens.js';
 import type { Clock } from '../../lib/clock.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import type { AuthContext } from '../request-scope.js';
 import { effectiveScopes, type Scope } from '../scopes.js';
 

@@ -7,7 +7,7 @@
  * reported for the commit are the old attempt's and do not count (ci-outcome.ts).
  */
 import type { Kysely } from 'kysely';
-import type { RepoBinding } from '../../ports.js';
+import type { RepoBinding } from '../../forge/port.js';
 import type { Database } from '../../store/database.js';
 import { findWaitingRerun, setWaitingRerun } from '../../store/ci-reruns.js';
 import { forgeFor, type Adapters } from '../adapters.js';

@@ -24,8 +24,10 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { EngineEvent } from '../../engine/types.js';
-import { ServiceError } from '../../errors.js';
-import type { CiStatus, CiStatusReport, CiStatusSink, ForgePort, RepoBinding } from '../../ports.js';
+import { ServiceError } from '../../lib/errors.js';
+import type { ForgePort, RepoBinding } from '../../forge/port.js';
+import type { CiStatusReport, CiStatusSink } from '../../ci/port.js';
+import type { CiStatus } from '../../forge/port.js';
 import type { CiStatusRow, Database } from '../../store/database.js';
 import { deleteCiStatuses, listCiStatuses, upsertCiStatus } from '../../store/ci-statuses.js';
 import { findWaitingRerun } from '../../store/ci-reruns.js';

@@ -41,7 +41,7 @@ import {
   selectDueEffectIds,
   selectQueuesWithDueEffects,
 } from '../../store/effects.js';
-import { ForgeRateLimitedError } from '../../ports.js';
+import { ForgeRateLimitedError } from '../../forge/port.js';
 import { findQueueById } from '../../store/queues.js';
 import { findRepoById } from '../../store/repos.js';
 import { bindingOf } from '../repo-binding.js';

@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import { setImmediate } from 'node:timers/promises';
 import { decide, decideAll, groupKey, type GroupableEvent } from '../../engine/index.js';
 import type { Effect, EngineEvent, QueueSnapshot, Rejection } from '../../engine/types.js';
-import { ServiceError, type ServiceErrorCode } from '../../errors.js';
+import { ServiceError, type ServiceErrorCode } from '../../lib/errors.js';
 import { KeyedSerial } from '../../lib/keyed-serial.js';
 import type { Database, NewTransition, QueueRow } from '../../store/database.js';
 import { notifyEffects } from '../../store/effects.js';

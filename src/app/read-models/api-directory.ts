@@ -16,7 +16,7 @@ import {
   type TestRun,
 } from '../../engine/types.js';
 import type { Clock } from '../../lib/clock.js';
-import type { RepoSite } from '../../forge-links.js';
+import type { RepoSite } from '../../forge/links.js';
 import {
   deleteQueueShortId,
   findPullRequestCoordinates,

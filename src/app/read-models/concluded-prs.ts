@@ -4,7 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import { TERMINAL_STATES, type Entry, type PrState, type QueueSnapshot } from '../../engine/types.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import type { Database } from '../../store/database.js';
 import { countConcludedEntries, listConcludedEntries, type ConcludedFilter } from '../../store/queue-activity.js';
 import { queueConfigOf } from '../executor/snapshot-io.js';

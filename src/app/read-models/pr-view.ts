@@ -1,7 +1,7 @@
 /** A PR's entry as the service answers it: its state, readiness, why, and where it stands. */
 import type { PrOutlook } from '../../engine/eta.js';
 import type { Entry, Readiness } from '../../engine/types.js';
-import type { RepoSite } from '../../forge-links.js';
+import type { RepoSite } from '../../forge/links.js';
 import type { PrReason } from '../../engine/pr-reason.js';
 
 export interface PrView {

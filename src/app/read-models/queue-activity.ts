@@ -14,11 +14,11 @@ import {
   type QueueSnapshot,
   type TestRun,
 } from '../../engine/types.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { percentile } from '../../lib/percentile.js';
 import { HOUR_MS } from '../../lib/time.js';
 import { countTransitionsInto, listLatestEntriesInStates } from '../../store/queue-activity.js';
-import type { RepoSite } from '../../forge-links.js';
+import type { RepoSite } from '../../forge/links.js';
 import type { Database, QueueRow } from '../../store/database.js';
 import { listEntriesInStates } from '../../store/metrics-entries.js';
 import { listRunsOfWindow } from '../../store/metrics-runs.js';

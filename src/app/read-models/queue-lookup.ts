@@ -4,7 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { QueueConfig, RepoRef } from '../../engine/types.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import type { Database, QueueRow, RepoRow } from '../../store/database.js';
 import { findRepoAndQueue } from '../../store/queues.js';
 import { findRepo, listRepos } from '../../store/repos.js';

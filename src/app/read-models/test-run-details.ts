@@ -1,9 +1,9 @@
 /** Test runs as the API shows them (contract §2.7) and CI statuses reported from outside (extension). */
 import type { Kysely } from 'kysely';
 import type { ImpactedTargets, RepoRef, TestRun } from '../../engine/types.js';
-import { ServiceError } from '../../errors.js';
-import { CI_STATES, type CiStatus } from '../../ports.js';
-import type { RepoSite } from '../../forge-links.js';
+import { ServiceError } from '../../lib/errors.js';
+import { CI_STATES, type CiStatus } from '../../forge/port.js';
+import type { RepoSite } from '../../forge/links.js';
 import type { Database, QueueRow, RepoRow, TestRunRow } from '../../store/database.js';
 import { listCiStatuses } from '../../store/ci-statuses.js';
 import { findEntry } from '../../store/entries.js';

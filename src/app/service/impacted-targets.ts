@@ -4,7 +4,7 @@
  * hold the PR at that head.
  */
 import { TERMINAL_STATES, type ImpactedTargets } from '../../engine/index.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { listActiveEntriesAtSha } from '../../store/entries.js';
 import { upsertImpactedTargets } from '../../store/impacted-targets.js';
 import type { RepoRow } from '../../store/database.js';

@@ -1,6 +1,6 @@
 /** A queue's pull requests read: one by number or head branch, and a page of them (contract §2.4, §2.5). */
 import { PrState, TERMINAL_STATES, isTerminal, readiness, type Entry, type QueueState } from '../../engine/index.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { findEntryByBranch, findEntryById, findPrOfQueue, listEntriesPage } from '../../store/entries.js';
 import { failedCheckUrl } from '../executor/ci-outcome.js';
 import { prReason } from '../../engine/pr-reason.js';

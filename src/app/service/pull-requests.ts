@@ -1,8 +1,8 @@
 /** Pull requests submitted to a queue, cancelled, their tests restarted (contract §2.1–§2.3). */
 import { parsePriority } from '../../engine/index.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { findImpactedTargets } from '../../store/impacted-targets.js';
-import { refreshTarget } from '../forge/target-refresh.js';
+import { refreshTarget } from '../observing/target-refresh.js';
 import { queueOfOrg } from '../read-models/queue-lookup.js';
 import { requireScope } from '../scopes.js';
 import type { PullRequestService } from '../service-port.js';

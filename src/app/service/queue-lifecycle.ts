@@ -1,11 +1,11 @@
 /** Queues created and deleted (contract §2.8, §2.11). */
 import { recordAudit } from '../../audit/audit-log.js';
 import { TERMINAL_STATES, newQueueSnapshot } from '../../engine/index.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { listActivePrNumbers } from '../../store/entries.js';
 import type { RepoRow } from '../../store/database.js';
 import { deleteQueueRow, findQueue, findQueueById, insertQueue } from '../../store/queues.js';
-import { refreshTarget } from '../forge/target-refresh.js';
+import { refreshTarget } from '../observing/target-refresh.js';
 import { queueOfOrg, repoOfOrg } from '../read-models/queue-lookup.js';
 import { repoRefOf, repoSlug } from '../repo-binding.js';
 import type { QueueService } from '../service-port.js';

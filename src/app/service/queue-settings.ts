@@ -1,6 +1,6 @@
 /** A queue read, and its config and state changed (contract §2.9, §2.10). */
 import type { Transaction } from 'kysely';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import type { Database } from '../../store/database.js';
 import { markConfigWrite } from '../../store/queues.js';
 import { queueOfOrg } from '../read-models/queue-lookup.js';

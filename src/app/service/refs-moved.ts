@@ -5,7 +5,7 @@
  */
 import { realpathSync } from 'node:fs';
 import type { Kysely } from 'kysely';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../lib/errors.js';
 import { isLocalPath } from '../../git/remote-path.js';
 import type { Database, RepoRow } from '../../store/database.js';
 import { listRepos } from '../../store/repos.js';

@@ -1,7 +1,7 @@
 /** Checks of request values the service does itself, so that no caller stores what cannot run. */
 import { validateConfigPatch } from '../../engine/index.js';
 import type { QueueConfig } from '../../engine/types.js';
-import { ServiceError } from '../../errors.js';
+import { ServiceError } from '../../lib/errors.js';
 
 /** The defined settings of `input`, checked by the engine's rules; a bad one is a 400 naming it. */
 export function configPatch(input: Partial<QueueConfig>): Partial<QueueConfig> {

@@ -6,7 +6,7 @@
  * - ci_reruns_waiting: a test run's CI retry waiting for workflow runs to complete before their failed
  *   jobs can be re-run (app/executor/check-reruns.ts);
  * - github_deliveries holds each verified delivery until it is processed: the endpoint answers at once
- *   and a worker processes the stored payload, retrying on failure (app/forge/forge-webhooks.ts). Rows
+ *   and a worker processes the stored payload, retrying on failure (app/observing/forge-webhooks.ts). Rows
  *   received before this migration are done.
  */
 import type { Migration } from 'kysely';

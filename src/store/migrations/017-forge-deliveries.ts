@@ -1,7 +1,7 @@
 /**
  * Webhook deliveries of every forge in one table: github_deliveries becomes forge_deliveries, each row
  * saying which forge sent it (`github` for the rows before), so that each forge's worker processes its
- * own deliveries (app/forge/forge-webhooks.ts). A delivery id stays unique across forges (GitHub,
+ * own deliveries (app/observing/forge-webhooks.ts). A delivery id stays unique across forges (GitHub,
  * Gitea and Forgejo all send UUIDs).
  */
 import type { Migration } from 'kysely';

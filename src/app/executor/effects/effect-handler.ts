@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { type Effect, type EngineEvent, isInFlight } from '../../../engine/index.js';
 import type { Clock } from '../../../lib/clock.js';
 import type { NoticeContext } from '../../../notify/fan-out.js';
-import type { RepoBinding } from '../../../ports.js';
+import type { RepoBinding } from '../../../forge/port.js';
 import type { Database, QueueRow, RepoRow } from '../../../store/database.js';
 import { findRunRow, runOf } from '../../../store/test-runs.js';
 import type { Adapters } from '../../adapters.js';

@@ -1,0 +1,193 @@
+/**
+ * Server configuration: defaults ← greenline.yaml (optional) ← GREENLINE_* environment ← flags.
+ * Every setting is described once in config-schema.ts (type, bounds, default, environment variable,
+ * flag; docs/configuration.md is generated from it). Each layer is read into the flat keys
+ * of the schema on its own (greenline.yaml's `github:` mapping too), then the layers are merged, and
+ * the result validated once and frozen. Unknown keys are errors naming the key.
+ *
+ * Relative paths (dataDir, a `sqlite:` databaseUrl, githubPrivateKeyPath, --config) are resolved once,
+ * here, against the directory the command runs in: everything downstream (git, the CI runner's child
+ * processes, which run in other directories) gets absolute paths.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { KindGuard, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import {
+  CLIENT_ENV_NAMES,
+  CONFIG_KEYS,
+  DEFAULT_CONFIG,
+  GITHUB_BLOCK_KEYS,
+  settingOf,
+  type ConfigKey,
+  type GreenlineConfig,
+  type Setting,
+} from './schema.js';
+import { readConfigFile } from './file.js';
+import { shownValue } from '../lib/redact.js';
+
+export { DEFAULT_CONFIG, type GreenlineConfig } from './schema.js';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Key = ConfigKey;
+type Layer = Partial<Record<Key, unknown>>;
+
+/**
+ * GREENLINE_* variables that are not server configuration: those the built-in CI runner sets for the
+ * commands it runs, and the client commands' server address and token (docs/cli.md).
+ */
+const NOT_SERVER_ENV = new Set([
+  'GREENLINE_TEST_RUN_ID',
+  'GREENLINE_TARGET_BRANCH',
+  'GREENLINE_PR_NUMBERS',
+  'GREENLINE_TEST_SHA',
+  'GREENLINE_TEST_BRANCH',
+  'GREENLINE_CI_TAG',
+  ...CLIENT_ENV_NAMES,
+]);
+
+/** The configuration found in GREENLINE_* variables (pure: reads only `env`). */
+export function readEnv(env: NodeJS.ProcessEnv = process.env): Partial<Record<Key, string>> {
+  const byName = new Map(CONFIG_KEYS.map((k) => [settingOf(k).env, k]));
+  const out: Partial<Record<Key, string>> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith('GREENLINE_') || NOT_SERVER_ENV.has(name) || value === undefined) continue;
+    const key = byName.get(name);
+    if (!key) throw new ConfigError(`Unknown environment variable ${name}; known: ${[...byName.keys()].join(', ')}`);
+    out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * The settings of greenline.yaml by their flat keys: `github: { appId: 1 }` → `githubAppId: 1`. A flat
+ * key written in the same file besides the mapping wins over it. Unknown keys are errors.
+ */
+function fileLayer(doc: Record<string, unknown>): Layer {
+  const { github, ...flat } = doc; // readConfigFile refused unknown top-level keys
+  if (github === undefined || github === null) return flat;
+  const known = [...GITHUB_BLOCK_KEYS.keys()].join(', ');
+  if (typeof github !== 'object' || Array.isArray(github))
+    throw new ConfigError(`github must be a mapping of GitHub settings (${known})`);
+  const nested: Layer = {};
+  for (const [k, v] of Object.entries(github as Record<string, unknown>)) {
+    const key = GITHUB_BLOCK_KEYS.get(k);
+    if (!key) throw new ConfigError(`Unknown configuration key "github.${k}"; known: ${known}`);
+    nested[key] = v;
+  }
+  return { ...nested, ...flat };
+}
+
+/** The member of a nullable setting that is not null. */
+function nonNull(s: TSchema): { schema: TSchema; nullable: boolean } {
+  if (KindGuard.IsUnion(s) && s.anyOf.some((m) => KindGuard.IsNull(m))) {
+    return { schema: s.anyOf.find((m) => !KindGuard.IsNull(m))!, nullable: true };
+  }
+  return { schema: s, nullable: false };
+}
+
+/** Text from the environment and flags to the setting's type: numbers, lower-case names, comma-separated lists. */
+function coerce(schema: TSchema, v: unknown): unknown {
+  if (KindGuard.IsInteger(schema)) return typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+  if (KindGuard.IsUnion(schema)) return typeof v === 'string' ? v.toLowerCase() : v;
+  if (KindGuard.IsArray(schema)) {
+    const items = typeof v === 'string' ? v.split(',') : v;
+    return Array.isArray(items) && items.every((h) => typeof h === 'string')
+      ? items.map((h) => h.trim()).filter((h) => h !== '')
+      : v;
+  }
+  return v;
+}
+
+/** What is wrong with `raw` as the value of `key`, in words. */
+function problem(key: Key, s: Setting, schema: TSchema, raw: unknown, v: unknown): string {
+  const got = `got ${shownValue(raw, s.secret === true)}`;
+  if (KindGuard.IsInteger(schema))
+    return `${key} must be an integer from ${schema.minimum} to ${schema.maximum}, ${got}`;
+  if (KindGuard.IsUnion(schema)) return `${key} must be one of ${schema.anyOf.map((m) => m.const).join(', ')}, ${got}`;
+  if (KindGuard.IsArray(schema)) {
+    const bad = Array.isArray(v) ? v.find((item) => !Value.Check(schema.items, item)) : undefined;
+    return bad === undefined
+      ? `${key} must be a list (or a comma-separated string), ${got}`
+      : `${key}: ${JSON.stringify(bad)} must ${s.mustBe}`;
+  }
+  return `${key} must ${s.mustBe ?? 'be a non-empty string'}, ${got}`;
+}
+
+/** One setting's value, typed and checked against its schema. */
+function settingValue(key: Key, raw: unknown): unknown {
+  const s = settingOf(key);
+  const { schema, nullable } = nonNull(s);
+  if (nullable && (raw === null || raw === undefined)) return null;
+  const v = coerce(schema, raw);
+  if (nullable && Array.isArray(v) && v.length === 0) return null;
+  if (!Value.Check(schema, v)) throw new ConfigError(problem(key, s, schema, raw, v));
+  return Array.isArray(v) ? Object.freeze(v) : v;
+}
+
+/** Checks every key and value of a merged configuration; returns it typed and frozen. */
+export function validateConfig(input: Layer): Readonly<GreenlineConfig> {
+  for (const key of Object.keys(input)) {
+    if (!CONFIG_KEYS.includes(key as Key))
+      throw new ConfigError(`Unknown configuration key "${key}"; known: ${CONFIG_KEYS.join(', ')}`);
+  }
+  const config = Object.fromEntries(CONFIG_KEYS.map((k) => [k, settingValue(k, input[k])])) as GreenlineConfig;
+  if ((config.githubAppId === null) !== (config.githubPrivateKeyPath === null)) {
+    throw new ConfigError(
+      'githubAppId and githubPrivateKeyPath go together: set both to authenticate as a GitHub App (or set githubToken instead)',
+    );
+  }
+  if (config.giteaUrl !== null && config.giteaToken === null) {
+    throw new ConfigError(
+      'giteaUrl needs giteaToken: the token of the Gitea or Forgejo user greenline acts as (see docs/gitea.md)',
+    );
+  }
+  return Object.freeze({
+    ...config,
+    githubBaseUrl: config.githubBaseUrl.replace(/\/+$/, ''),
+    giteaUrl: config.giteaUrl?.replace(/\/+$/, '') ?? null,
+  });
+}
+
+export interface LoadConfigOptions {
+  /** Values from command-line flags (undefined = not given). */
+  flags?: Partial<Record<Key, unknown>>;
+  env?: NodeJS.ProcessEnv;
+  /** An explicit config file (must exist); otherwise `greenline.yaml` in `cwd` when present. */
+  configPath?: string;
+  /** The directory relative paths are resolved against (default: the process's current directory). */
+  cwd?: string;
+}
+
+export function loadConfig(opts: LoadConfigOptions = {}): Readonly<GreenlineConfig> {
+  const cwd = resolve(opts.cwd ?? process.cwd());
+  const file = fileLayer(
+    readConfigFile(resolve(cwd, opts.configPath ?? 'greenline.yaml'), {
+      title: 'Config file',
+      required: opts.configPath !== undefined,
+      keys: [...CONFIG_KEYS, 'github'],
+      keyLabel: 'configuration key',
+      mappingHint: 'e.g. "port: 8080"',
+      error: ConfigError,
+    }),
+  );
+  const flags = Object.fromEntries(Object.entries(opts.flags ?? {}).filter(([, v]) => v !== undefined));
+  return withAbsolutePaths(validateConfig({ ...DEFAULT_CONFIG, ...file, ...readEnv(opts.env), ...flags }), cwd);
+}
+
+/** The configuration with every file path absolute, resolved against `cwd` (an in-memory SQLite stays). */
+function withAbsolutePaths(config: Readonly<GreenlineConfig>, cwd: string): Readonly<GreenlineConfig> {
+  const url = config.databaseUrl;
+  const sqliteFile = url?.startsWith('sqlite:') ? url.slice('sqlite:'.length) : null;
+  return Object.freeze({
+    ...config,
+    dataDir: resolve(cwd, config.dataDir),
+    databaseUrl:
+      sqliteFile !== null && sqliteFile !== ':memory:' && !isAbsolute(sqliteFile)
+        ? `sqlite:${resolve(cwd, sqliteFile)}`
+        : url,
+    githubPrivateKeyPath: config.githubPrivateKeyPath === null ? null : resolve(cwd, config.githubPrivateKeyPath),
+  });
+}

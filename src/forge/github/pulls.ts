@@ -1,0 +1,117 @@
+/**
+ * Pull requests as GitHub's pulls API shows them, and what the queue reads of them: draft PRs, PRs
+ * with conflicts, PRs GitHub blocks (branch protection not met) and PRs of a GitHub stack (merged by
+ * GitHub only through its asynchronous merge, which greenline does not use) are `not_mergeable`;
+ * while GitHub is still computing mergeability they are `in_progress`. `behind` (the head lacks the
+ * base's tip under "require branches to be up to date") is mergeable for the queue, which tests the
+ * PR on the tip: whether the tested result can land is merging.ts's question. A PR blocked only by
+ * greenline's own check (`ownCheckOnly`, see required-checks.ts blockedOnlyByOwnCheck) is not blocked
+ * for the queue: the queue passes that check itself when it merges the PR.
+ */
+import type { Mergeability, PrInfo, Unmergeable } from '../../engine/types.js';
+import { hasStatus, type RepoApi } from './client.js';
+
+/** What the pulls API says about a PR (the fields the forge reads). */
+export interface GitHubPull {
+  number: number;
+  state: string;
+  merged?: boolean;
+  merged_at?: string | null;
+  draft?: boolean;
+  mergeable?: boolean | null;
+  mergeable_state?: string;
+  merge_commit_sha?: string | null;
+  title: string;
+  body?: string | null;
+  user: { login: string } | null;
+  head: { sha: string; ref: string; label?: string };
+  base: { sha: string; ref: string };
+  labels?: { name: string }[];
+  /** The GitHub stack the PR belongs to, if any. */
+  stack?: { size?: number; position?: number; number?: number } | null;
+}
+
+/** The pulls API's PR, or null when it does not exist. */
+export async function fetchPull({ api, loc }: RepoApi, number: number): Promise<GitHubPull | null> {
+  try {
+    const { data } = await api.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
+      ...loc,
+      pull_number: number,
+    });
+    return data as GitHubPull;
+  } catch (err) {
+    if (hasStatus(err, 404)) return null;
+    throw err;
+  }
+}
+
+/** Whether GitHub reports the PR merged (by the queue or by anyone else). */
+export function isMerged(pr: GitHubPull | null): boolean {
+  return Boolean(pr?.merged || pr?.merged_at);
+}
+
+/** The PR body line `merge-commit-title: <title>` (contract §4 mergeMethod), if any. */
+export function mergeCommitTitle(body: string | null | undefined): string | null {
+  const m = /^merge-commit-title: *(.+?) *$/m.exec(body ?? '');
+  return m ? m[1]! : null;
+}
+
+/**
+ * The message of the merge commit GitHub's merge endpoint makes for a PR (`merge_method: merge`):
+ * "Merge pull request #N from owner/branch" — or the PR body's `merge-commit-title:` line — then the
+ * PR's title. Test branches are built with it, so that fast-forwarding the target to a tested commit
+ * lands the history merging PR by PR would have.
+ */
+export function mergeCommitMessage(pr: GitHubPull, owner: string): string {
+  const from = pr.head.label?.replace(':', '/') ?? `${owner}/${pr.head.ref}`;
+  return `${mergeCommitTitle(pr.body) ?? `Merge pull request #${pr.number} from ${from}`}\n\n${pr.title}`;
+}
+
+/** Why the queue cannot merge a PR of a GitHub stack, in words; null when the PR is in none. */
+export function stackedReason(pr: GitHubPull): string | null {
+  if (!pr.stack) return null;
+  const { number, position, size } = pr.stack;
+  const where = [
+    number !== undefined ? `stack #${number}` : 'a stack',
+    position && size ? `position ${position} of ${size}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  return `PR #${pr.number} is part of a GitHub stack (${where}); GitHub merges stacked pull requests only through its asynchronous merge, which greenline does not support yet: remove the PR from the stack (unstack) to merge it through the queue`;
+}
+
+/** Whether GitHub blocks the PR for the queue (not when it misses only greenline's own check). */
+const isBlocked = (pr: GitHubPull, ownCheckOnly: boolean): boolean => pr.mergeable_state === 'blocked' && !ownCheckOnly;
+
+export function mergeabilityOf(pr: GitHubPull, ownCheckOnly = false): Mergeability {
+  if (pr.draft || pr.stack) return 'not_mergeable';
+  if (pr.mergeable === false || pr.mergeable_state === 'dirty' || isBlocked(pr, ownCheckOnly)) return 'not_mergeable';
+  if (pr.mergeable === null || pr.mergeable === undefined || pr.mergeable_state === 'unknown') return 'in_progress';
+  return 'mergeable';
+}
+
+/** Why mergeabilityOf calls the PR not_mergeable. */
+function unmergeableOf(pr: GitHubPull, ownCheckOnly: boolean): Unmergeable | undefined {
+  if (pr.draft) return { cause: 'draft' };
+  if (pr.mergeable === false || pr.mergeable_state === 'dirty') return { cause: 'conflict' };
+  if (isBlocked(pr, ownCheckOnly)) return { cause: 'blocked' };
+  const stacked = stackedReason(pr);
+  if (stacked) return { cause: 'blocked', detail: stacked };
+  return undefined;
+}
+
+/** `ownCheckOnly`: GitHub blocks the PR, but only for greenline's own check. */
+export function prInfoOf(pr: GitHubPull, ownCheckOnly = false): PrInfo {
+  const unmergeable = unmergeableOf(pr, ownCheckOnly);
+  return {
+    number: pr.number,
+    headSha: pr.head.sha,
+    baseBranch: pr.base.ref,
+    headBranch: pr.head.ref,
+    title: pr.title,
+    author: pr.user?.login ?? '',
+    mergeability: mergeabilityOf(pr, ownCheckOnly),
+    ...(unmergeable ? { unmergeable } : {}),
+    ...(pr.labels ? { labels: pr.labels.map((l) => l.name) } : {}),
+  };
+}

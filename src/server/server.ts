@@ -1,0 +1,297 @@
+/**
+ * The greenline server: store, application (executor, effect runner, poller, service), adapters
+ * (git forge, command CI — never the fakes) and the HTTP API. `start()` brings them up in that order
+ * (removing first what a killed predecessor on the data dir left: CI processes, work trees);
+ * `stop()` releases them in reverse.
+ */
+import type { FastifyInstance } from 'fastify';
+import { isAbsolute } from 'node:path';
+import { pino, type Logger } from 'pino';
+import { createCommandCi, type CommandCi } from '../ci/command/index.js';
+import { createGitForge, type GitForge } from '../forge/git/index.js';
+import { GITEA_WEBHOOK_EVENTS, GiteaForge, readGiteaDelivery } from '../forge/gitea/index.js';
+import {
+  GITHUB_WEBHOOK_EVENTS,
+  gitHubForgeFromSettings,
+  GitHubSettingsError,
+  readGitHubDelivery,
+  type GitHubForge,
+} from '../forge/github/index.js';
+import { buildHttpApp } from '../api/build-app.js';
+import { createApp, type App } from '../app/create-app.js';
+import { oidcSettingsOf } from '../app/admin/oidc-verifier.js';
+import { ForgeWebhooks } from '../app/observing/forge-webhooks.js';
+import { bootstrap } from '../app/admin/org-admin.js';
+import { ConfigError, type GreenlineConfig } from '../config/config.js';
+import { systemClock } from '../lib/clock.js';
+import { DAY_MS } from '../lib/time.js';
+import { OperatorMetrics } from '../metrics/operator-metrics.js';
+import { createOperatorMetricsServer, type OperatorMetricsServer } from '../metrics/operator-server.js';
+import { redact } from '../lib/redact.js';
+import { openStore, type Db } from '../store/connect.js';
+import { UrlPolicy } from '../delivery/url-policy.js';
+
+export interface Server {
+  /**
+   * Opens everything and listens; returns the bootstrap token when the database held no active API
+   * token (see bootstrap), else null (and logs how to create one).
+   */
+  start(): Promise<{ bootstrapToken: string | null }>;
+  stop(): Promise<void>;
+  /** The address the server listens on (valid after start). */
+  readonly url: string;
+  /** The operator metrics endpoint's URL (valid after start); null when it is off. */
+  readonly operatorMetricsUrl: string | null;
+}
+
+/**
+ * How the logs are written: `logFormat`, where `auto` means pretty lines when they go to a terminal
+ * (stderr, where the logs are written, is a TTY), JSON lines otherwise (a file, a pipe, a log collector).
+ */
+export function logFormatFor(stderrIsTTY: boolean, format: GreenlineConfig['logFormat']): 'pretty' | 'json' {
+  if (format !== 'auto') return format;
+  return stderrIsTTY ? 'pretty' : 'json';
+}
+
+/** The server's logger, on stderr (stdout carries the bootstrap token and the address). */
+export function createLogger(
+  config: Pick<GreenlineConfig, 'logLevel' | 'logFormat'>,
+  stderrIsTTY = process.stderr.isTTY === true,
+): Logger {
+  const level = config.logLevel;
+  return logFormatFor(stderrIsTTY, config.logFormat) === 'pretty'
+    ? pino({ level, transport: { target: 'pino-pretty', options: { destination: 2, colorize: stderrIsTTY } } })
+    : pino({ level }, pino.destination(2));
+}
+
+/** The log line of a start that created no token: how to create one, on this server's store. */
+export function tokenHint(orgs: readonly string[], config: Pick<GreenlineConfig, 'dataDir' | 'databaseUrl'>): string {
+  const org = orgs.length === 1 ? orgs[0]! : '<org>';
+  const store =
+    config.databaseUrl === null ? `--data-dir ${config.dataDir}` : `--database-url ${redact(config.databaseUrl)}`;
+  return (
+    `API tokens exist, so no bootstrap token is printed; create another with: greenline token create --org ${org} --name <label> ${store}` +
+    (orgs.length === 1 ? '' : ` (organizations: ${orgs.join(', ')})`)
+  );
+}
+
+/**
+ * The github forge of the configuration's github settings, null when none is set; settings that
+ * cannot work are a ConfigError.
+ */
+export function gitHubForgeOf(
+  config: Pick<
+    GreenlineConfig,
+    | 'githubAppId'
+    | 'githubPrivateKeyPath'
+    | 'githubToken'
+    | 'githubBaseUrl'
+    | 'githubDetailsUrl'
+    | 'githubCommandPermission'
+    | 'githubTestPrTitle'
+  >,
+  logger: Logger,
+  metrics: OperatorMetrics | null = null,
+): GitHubForge | null {
+  try {
+    return gitHubForgeFromSettings(
+      {
+        appId: config.githubAppId,
+        privateKeyPath: config.githubPrivateKeyPath,
+        token: config.githubToken,
+        baseUrl: config.githubBaseUrl,
+        detailsUrl: config.githubDetailsUrl,
+        commandPermission: config.githubCommandPermission,
+        testPrTitle: config.githubTestPrTitle,
+      },
+      logger,
+      metrics ? { onResponse: (answer) => metrics.observeGitHub(answer) } : {},
+    );
+  } catch (err) {
+    throw err instanceof GitHubSettingsError ? new ConfigError(err.message) : err;
+  }
+}
+
+/**
+ * The gitea forge of the configuration's gitea settings, null without giteaToken. Each repository is
+ * on the server it was connected with (its binding's remote); giteaUrl is the server of any other.
+ */
+export function giteaForgeOf(
+  config: Pick<GreenlineConfig, 'giteaUrl' | 'giteaToken'>,
+  git: GitForge,
+  logger: Logger,
+): GiteaForge | null {
+  if (config.giteaToken === null) return null;
+  return new GiteaForge({ url: config.giteaUrl ?? '', token: config.giteaToken, git, logger });
+}
+
+/**
+ * `config` comes from `loadConfig`, which makes its paths absolute: git and the CI runner's commands
+ * run in other directories, where a relative data dir would name another place.
+ */
+export function createServer(config: Readonly<GreenlineConfig>, logger: Logger = createLogger(config)): Server {
+  if (!isAbsolute(config.dataDir)) {
+    throw new Error(
+      `dataDir must be an absolute path, got "${config.dataDir}": build the configuration with loadConfig, which resolves relative paths`,
+    );
+  }
+  let db: Db | null = null;
+  let app: App | null = null;
+  let githubDeliveries: ForgeWebhooks | null = null;
+  let giteaDeliveries: ForgeWebhooks | null = null;
+  let ci: CommandCi | null = null;
+  let http: FastifyInstance | null = null;
+  let operator: OperatorMetricsServer | null = null;
+  let url = '';
+  let operatorMetricsUrl: string | null = null;
+
+  async function stop(): Promise<void> {
+    await operator?.stop();
+    await http?.close();
+    await githubDeliveries?.stop();
+    await giteaDeliveries?.stop();
+    await app?.stop();
+    await ci?.stop();
+    await db?.destroy();
+    operator = null;
+    http = null;
+    app = null;
+    githubDeliveries = null;
+    giteaDeliveries = null;
+    ci = null;
+    db = null;
+  }
+
+  return {
+    get url() {
+      return url;
+    },
+    get operatorMetricsUrl() {
+      return operatorMetricsUrl;
+    },
+    async start() {
+      try {
+        db = await openStore(
+          { databaseUrl: config.databaseUrl, dataDir: config.dataDir },
+          { forMs: config.databaseStartupWaitSeconds * 1000, onWait: (sentence) => logger.warn(sentence) },
+        );
+        const boot = await bootstrap(db, systemClock.now());
+        if (boot.token === null) logger.info(tokenHint(boot.orgs, config));
+        const git = createGitForge({ dataDir: config.dataDir, logger: logger.child({ part: 'git' }) });
+        const metrics = config.operatorMetricsPort === null ? null : new OperatorMetrics();
+        const github = gitHubForgeOf(config, logger.child({ part: 'github' }), metrics);
+        if (github && !config.githubWebhookSecret)
+          logger.warn(
+            'the github forge is configured without githubWebhookSecret: CI results of GitHub checks, comments and labels are not received',
+          );
+        const gitea = giteaForgeOf(config, git, logger.child({ part: 'gitea' }));
+        if (gitea && !config.giteaWebhookSecret)
+          logger.warn(
+            'the gitea forge is configured without giteaWebhookSecret: changes on Gitea are read by polling alone, and comment commands are not received',
+          );
+        app = createApp({
+          db,
+          clock: systemClock,
+          forges: { git, ...(github ? { github } : {}), ...(gitea ? { gitea } : {}) },
+          pollIntervalMs: config.pollIntervalSeconds * 1000,
+          // With its webhook, a forge tells of changes: polling is the safety net.
+          webhookForges: [
+            ...(github && config.githubWebhookSecret ? (['github'] as const) : []),
+            ...(gitea && config.giteaWebhookSecret ? (['gitea'] as const) : []),
+          ],
+          retentionMs: config.retentionDays * DAY_MS,
+          logger,
+          webhookPolicy: new UrlPolicy(config.webhookAllowedHosts),
+          publicUrl: config.publicUrl,
+          ciIdentity: oidcSettingsOf(config),
+          leaseTtlMs: config.leaseTtlSeconds * 1000,
+          createCi: (onStatus) => {
+            const command = createCommandCi({
+              dataDir: config.dataDir,
+              maxParallel: config.ciMaxParallel,
+              onStatus,
+              logger: logger.child({ part: 'ci' }),
+            });
+            ci = command;
+            return command;
+          },
+        });
+        // What a killed predecessor on this data dir left (CI processes, work trees) goes before new runs start.
+        await ci
+          ?.cleanUp()
+          .catch((err: unknown) =>
+            logger.warn({ err }, 'leftovers of an earlier CI process not removed; the next takeover tries again'),
+          );
+        // GitHub's deliveries are stored when they arrive and processed by this worker.
+        const deliveries =
+          github && config.githubWebhookSecret
+            ? new ForgeWebhooks({
+                db,
+                clock: systemClock,
+                observations: app.forgeObservations,
+                forge: 'github',
+                translate: readGitHubDelivery,
+                observeAccess: (event, payload) => github.observeAccess(event, payload),
+                logger: logger.child({ part: 'github-deliveries' }),
+              })
+            : null;
+        githubDeliveries = deliveries;
+        // Gitea's and Forgejo's likewise, by their own worker.
+        const giteaWebhooks =
+          gitea && config.giteaWebhookSecret
+            ? new ForgeWebhooks({
+                db,
+                clock: systemClock,
+                observations: app.forgeObservations,
+                forge: 'gitea',
+                translate: readGiteaDelivery,
+                logger: logger.child({ part: 'gitea-deliveries' }),
+              })
+            : null;
+        giteaDeliveries = giteaWebhooks;
+        http = await buildHttpApp({
+          service: app.service,
+          logger,
+          enumCase: config.enumCase,
+          v2Limits: { perSecond: config.v2RateLimit, metricsPerSecond: config.v2MetricsRateLimit },
+          ...(metrics ? { onRequestDone: (timing) => metrics.observeRequest(timing) } : {}),
+          ...(deliveries && config.githubWebhookSecret
+            ? {
+                githubWebhooks: {
+                  secret: config.githubWebhookSecret,
+                  receive: deliveries.receive,
+                  events: GITHUB_WEBHOOK_EVENTS,
+                },
+              }
+            : {}),
+          ...(giteaWebhooks && config.giteaWebhookSecret
+            ? {
+                giteaWebhooks: {
+                  secret: config.giteaWebhookSecret,
+                  receive: giteaWebhooks.receive,
+                  events: GITEA_WEBHOOK_EVENTS,
+                },
+              }
+            : {}),
+        });
+        app.start();
+        deliveries?.start();
+        giteaWebhooks?.start();
+        const address = await http.listen({ port: config.port, host: config.host });
+        url = address;
+        if (metrics) {
+          operator = createOperatorMetricsServer(metrics, {
+            host: config.operatorMetricsHost,
+            port: config.operatorMetricsPort!,
+          });
+          operatorMetricsUrl = await operator.start();
+        }
+        return { bootstrapToken: boot.token };
+      } catch (err) {
+        await stop().catch(() => undefined);
+        throw err;
+      }
+    },
+    stop,
+  };
+}

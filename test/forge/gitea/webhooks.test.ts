@@ -1,0 +1,168 @@
+/**
+ * A Gitea and a Forgejo repository driven end to end by their webhooks: the real service over SQLite
+ * with the real gitea forge talking to the fake forge (checked against its Swagger document), and the
+ * fake posting deliveries, signed as the forge signs them, to the real POST /webhooks/gitea over HTTP.
+ * A `/greenline merge` comment submits the PR; the test commit's status (Gitea's `status` event, or on
+ * Forgejo, which has none, the poller reading the checks of a run that heard nothing for CHECKS_QUIET_MS) merges it; a comment from someone without write
+ * permission is answered why; the enqueueing label removed cancels.
+ */
+import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createGitForge } from '../../../src/forge/git/index.js';
+import { GITEA_WEBHOOK_EVENTS, GiteaForge, readGiteaDelivery } from '../../../src/forge/gitea/index.js';
+import { buildHttpApp } from '../../../src/api/build-app.js';
+import { ensureOrg } from '../../../src/app/admin/org-admin.js';
+import { connectRepo } from '../../../src/app/admin/repo-admin.js';
+import { type App, createApp } from '../../../src/app/create-app.js';
+import { CHECKS_QUIET_MS } from '../../../src/app/observing/forge-poller.js';
+import { ForgeWebhooks } from '../../../src/app/observing/forge-webhooks.js';
+import type { AuthContext, QueueKey } from '../../../src/app/service-port.js';
+import { ManualClock } from '../../../src/lib/clock.js';
+import { EVERY_SCOPE } from '../../../src/app/scopes.js';
+import { connect, type Db } from '../../../src/store/connect.js';
+import { migrateToLatest } from '../../../src/store/migrations/index.js';
+import { ScriptedCi } from '../../doubles/scripted-ci.js';
+import { makeTempDir, removeTempDir } from '../../helpers/temp-dir.js';
+import { type Dialect, FakeGiteaApi } from './fake-gitea-api.js';
+
+const SECRET = 'greenline-test-secret';
+const logger = pino({ level: 'silent' });
+
+describe.each<Dialect>(['gitea', 'forgejo'])('%s webhooks, end to end', (dialect) => {
+  let fake: FakeGiteaApi;
+  let dataDir: string;
+  let db: Db;
+  let app: App;
+  let clock: ManualClock;
+  let webhooks: ForgeWebhooks;
+  let closeHttp: () => Promise<void>;
+  let ctx: AuthContext;
+  let key: QueueKey;
+
+  beforeEach(async () => {
+    fake = await FakeGiteaApi.start(dialect);
+    dataDir = await makeTempDir('greenline-gitea-hooks-');
+    clock = new ManualClock(Date.UTC(2026, 0, 5, 9));
+    db = connect({ databaseUrl: 'sqlite::memory:', dataDir: '' });
+    await migrateToLatest(db);
+    const forge = new GiteaForge({
+      url: fake.url,
+      token: fake.token,
+      git: createGitForge({ dataDir, logger, fetchTtlMs: 0 }),
+      logger,
+    });
+    const ci = new ScriptedCi();
+    app = createApp({
+      db,
+      clock,
+      forges: { gitea: forge },
+      webhookForges: ['gitea'],
+      pollIntervalMs: 60_000,
+      newId: randomUUID,
+      createCi: (onStatus) => {
+        ci.onStatus = onStatus;
+        return ci;
+      },
+    });
+    const org = await ensureOrg(db, 'acme', clock.now());
+    ctx = { orgId: org.id, orgName: org.name, tokenId: 'test', scopes: EVERY_SCOPE };
+    await connectRepo(db, { org: 'acme', slug: '127.0.0.1/acme/web', forge: 'gitea', remote: fake.url }, clock.now());
+    webhooks = new ForgeWebhooks({
+      db,
+      clock,
+      observations: app.forgeObservations,
+      forge: 'gitea',
+      translate: readGiteaDelivery,
+    });
+    const http = await buildHttpApp({
+      service: app.service,
+      logger: false,
+      enumCase: 'upper',
+      giteaWebhooks: { secret: SECRET, receive: webhooks.receive, events: GITEA_WEBHOOK_EVENTS },
+    });
+    const url = await http.listen({ port: 0, host: '127.0.0.1' });
+    fake.hooks.push({ url: `${url}/webhooks/gitea`, secret: SECRET });
+    closeHttp = () => http.close();
+    key = { repo: { host: '127.0.0.1', owner: 'acme', name: 'web' }, targetBranch: 'main' };
+    await app.service.createQueue(ctx, key, {});
+    await app.service.updateQueue(ctx, key, {
+      requiredStatuses: ['ci/build'],
+      enqueueingLabel: 'merge',
+      labelCommandsEnabled: true,
+    });
+    const main = (await fake.branchSha('main'))!;
+    await fake.openPr(1, {
+      headSha: await fake.commit(main, { 'a.txt': 'a\n' }, 'Add a'),
+      title: 'Add a',
+      user: 'ada',
+    });
+  });
+  afterEach(async () => {
+    await closeHttp();
+    await app.stop();
+    await db.destroy();
+    await fake.close();
+    await removeTempDir(dataDir);
+  });
+
+  /** The fake posts a delivery; the stored deliveries are processed, then what they caused. */
+  const deliver = async (eventType: string, payload: Record<string, unknown>): Promise<unknown[]> => {
+    const answers = await fake.deliver(eventType, payload);
+    await webhooks.drain();
+    await app.runner.drain();
+    return answers.map((a) => ({ status: a.status, ...JSON.parse(a.body) }));
+  };
+  const entry = async () => (await app.service.getSubmittedPullRequest(ctx, key, { number: 1 })).entry;
+
+  it('a /greenline merge comment submits the PR; the test commit passing merges it, shown merged on the forge', async () => {
+    const answers = await deliver(
+      'pull_request_comment',
+      fake.commentPayload(1, fake.addComment(1, '/greenline merge', 'ada')),
+    );
+    expect(answers).toEqual([
+      { status: 200, delivery: expect.any(String), event: 'issue_comment', result: 'accepted' },
+    ]);
+    const testing = await entry();
+    expect(testing.state).toBe('TESTING');
+    const branch = (await fake.refSha(`refs/heads/greenline-merge/pr-1/${testing.runId}`))!;
+    const status = fake.addStatus(branch, 'ci/build', 'success');
+    if (dialect === 'gitea') {
+      expect(await deliver('status', fake.statusPayload(status))).toMatchObject([{ status: 200, result: 'accepted' }]);
+    } else {
+      // Forgejo sends no status event: the poller reads the checks of a run that heard nothing for a while.
+      clock.advance(CHECKS_QUIET_MS);
+      await app.poller.pollOnce();
+      await app.runner.drain();
+    }
+    expect((await entry()).state).toBe('MERGED');
+    expect(fake.pull(1).merged).toBe(true);
+    expect(await fake.fileAt('main', 'a.txt')).toBe('a\n');
+  });
+
+  it('a comment from someone without write permission is answered on the PR, and changes nothing', async () => {
+    fake.users.set('mallory', 'read');
+    await deliver('pull_request_comment', fake.commentPayload(1, fake.addComment(1, '/greenline merge', 'mallory')));
+    await expect(entry()).rejects.toThrow(/never been submitted/);
+    expect(fake.comments.at(-1)).toMatchObject({
+      user: fake.tokenUser,
+      body: expect.stringMatching(/^@mallory: greenline ignored the command: /),
+    });
+  });
+
+  it('the enqueueing label submits the PR; removing it (label_cleared) cancels it', async () => {
+    fake.pull(1).labels.push(fake.label('merge'));
+    fake.users.set('ada', 'write');
+    await deliver(
+      'pull_request_label',
+      await fake.pullRequestPayload('label_updated', 1, { sender: fake.userJson('ada') }),
+    );
+    expect((await entry()).state).not.toBe('CANCELLED');
+    fake.pull(1).labels.length = 0;
+    await deliver(
+      'pull_request_label',
+      await fake.pullRequestPayload('label_cleared', 1, { sender: fake.userJson('ada') }),
+    );
+    expect(await entry()).toMatchObject({ state: 'CANCELLED', lastReason: 'USER_REQUESTED' });
+  });
+});

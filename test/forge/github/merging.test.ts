@@ -1,0 +1,338 @@
+/**
+ * The github forge's merging against the FAKE GitHub API as GitHub protects branches: "require
+ * branches to be up to date before merging" (classic `strict`, ruleset
+ * `strict_required_status_checks_policy`), `merge_queue` rules and GitHub stacks refuse what greenline
+ * must then not start (a batch is merged whole or not at all, and the reason names the setting);
+ * `merge_commit` lands the tested commits with the history GitHub's merges would have; a 204 of the
+ * merges API after a 5xx is checked; a 405 that says to try again is tried again.
+ */
+import { describe, expect, it } from 'vitest';
+import type { RunPr } from '../../../src/engine/types.js';
+import { bindingFor, makeForge } from './github-harness.js';
+import { FakeGitHubApi, type FakeRule } from './fake-github-api.js';
+
+/** `main` at `base` requiring the check `build`, and PRs 1 and 2 built on `base` (heads h1, h2). */
+function repo(): { api: FakeGitHubApi; base: string; h1: string; h2: string; prs: RunPr[] } {
+  const api = new FakeGitHubApi();
+  const base = api.commit(null, 'base');
+  api.branches.set('main', base);
+  api.requiredChecks.set('main', ['build']);
+  const h1 = api.commit(base, 'one');
+  const h2 = api.commit(base, 'two');
+  api.openPr(1, { headSha: h1, title: 'Add one' });
+  api.openPr(2, { headSha: h2, title: 'Add two' });
+  return {
+    api,
+    base,
+    h1,
+    h2,
+    prs: [
+      { number: 1, headSha: h1 },
+      { number: 2, headSha: h2 },
+    ],
+  };
+}
+
+/** A ruleset's rule requiring `build` on main, strict or not. */
+const requiredChecksRule = (strict: boolean): FakeRule => ({
+  type: 'required_status_checks',
+  parameters: {
+    strict_required_status_checks_policy: strict,
+    required_status_checks: [{ context: 'build' }],
+  },
+  ruleset_source_type: 'Repository',
+  ruleset_source: 'acme/web',
+  ruleset_id: 7,
+});
+
+type Method = 'merge_commit' | 'squash' | 'rebase';
+
+/** Builds the test branch of `prs` on `base` and advances main to it with `method`. */
+async function testAndMerge(api: FakeGitHubApi, base: string, prs: RunPr[], method: Method) {
+  const forge = makeForge(api);
+  const built = await forge.createTestBranch(bindingFor(api), { branch: 'greenline-merge/t/run', baseSha: base, prs });
+  if (!built.ok) throw new Error(built.detail);
+  api.clearLog();
+  const result = await forge.advanceTarget(bindingFor(api), {
+    targetBranch: 'main',
+    expectedSha: base,
+    testSha: built.sha,
+    prs,
+    method,
+  });
+  return { result, testSha: built.sha };
+}
+
+const merges = (api: FakeGitHubApi) => api.log.filter((l) => l.startsWith('PUT'));
+
+describe('strict protection: require branches to be up to date before merging', () => {
+  it('GitHub (the fake) reports a PR whose head lacks the tip as behind and refuses its merge with 405', async () => {
+    const { api, base } = repo();
+    api.strictBranches.add('main');
+    api.branches.set('main', api.commit(base, 'moved'));
+    const forge = makeForge(api);
+    const res = await api.fetch(`${api.baseUrl}/repos/acme/web/pulls/1`);
+    expect(((await res.json()) as { mergeable_state: string }).mergeable_state).toBe('behind');
+    // The queue tests the PR on the tip, so it is admitted: whether it can land is asked when merging.
+    expect((await forge.getPullRequest(bindingFor(api), 1))!.mergeability).toBe('mergeable');
+    const put = await api.fetch(`${api.baseUrl}/repos/acme/web/pulls/1/merge`, {
+      method: 'PUT',
+      body: JSON.stringify({ merge_method: 'squash' }),
+    });
+    expect([put.status, await put.json()]).toEqual([
+      405,
+      { message: 'Required status check "build" is expected.', documentation_url: expect.any(String) },
+    ]);
+  });
+
+  it('squash batch under classic strict: nothing merged, and the reason names the setting and what to change', async () => {
+    const { api, base, prs } = repo();
+    api.strictBranches.add('main');
+    const { result } = await testAndMerge(api, base, prs, 'squash');
+    expect(result).toEqual({
+      ok: false,
+      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      detail:
+        "main's branch protection requires branches to be up to date before merging (strict); greenline merges with squash, which GitHub then refuses for every PR after the first (#2); nothing merged: turn off 'Require branches to be up to date before merging' in main's branch protection, or use mergeMethod merge_commit and allow greenline's App to bypass the rule (greenline then fast-forwards main to the tested commit)",
+    });
+    expect(merges(api)).toEqual([]);
+    expect(api.branches.get('main')).toBe(base);
+    expect([api.pulls.get(1)!.merged, api.pulls.get(2)!.merged]).toEqual([false, false]);
+  });
+
+  it('a ruleset with strict_required_status_checks_policy is found too; a single up-to-date PR merges', async () => {
+    const { api, base, h1, prs } = repo();
+    api.requiredChecks.delete('main');
+    api.rules.set('main', [requiredChecksRule(true)]);
+    const { result } = await testAndMerge(api, base, prs, 'rebase');
+    expect(result).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(
+        /^the ruleset "acme\/web" on main requires branches to be up to date before merging \(strict\); greenline merges with rebase, .*nothing merged/,
+      ),
+    });
+    expect(merges(api)).toEqual([]);
+    // One PR whose head contains the tip is what GitHub merges under strict.
+    const { result: one } = await testAndMerge(api, base, [{ number: 1, headSha: h1 }], 'squash');
+    expect(one).toEqual({ ok: true, newSha: api.branches.get('main') });
+    expect(api.pulls.get(1)!.merged).toBe(true);
+  });
+
+  it('a single PR that lacks the tip is refused before the merge call, saying so', async () => {
+    const { api, base, h2 } = repo();
+    api.strictBranches.add('main');
+    const tip = api.commit(base, 'moved');
+    api.branches.set('main', tip);
+    const { result } = await testAndMerge(api, tip, [{ number: 2, headSha: h2 }], 'squash');
+    expect(result).toMatchObject({
+      ok: false,
+      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      detail: expect.stringMatching(
+        new RegExp(
+          `^PR #2 does not contain main's tip ${tip.slice(0, 7)}, and main's branch protection requires branches to be up to date before merging \\(strict\\), so GitHub refuses to merge it; nothing merged: turn off`,
+        ),
+      ),
+    });
+    expect(merges(api)).toEqual([]);
+  });
+
+  it('strict without a required check is inert (GitHub ignores it): the batch merges PR by PR', async () => {
+    const { api, base, prs } = repo();
+    api.requiredChecks.set('main', []);
+    api.strictBranches.add('main');
+    const { result } = await testAndMerge(api, base, prs, 'squash');
+    expect(result.ok).toBe(true);
+    expect(merges(api)).toHaveLength(2);
+  });
+
+  it('merge_commit where greenline may bypass the rule: the target is fast-forwarded to exactly the tested commit', async () => {
+    const { api, base, prs } = repo();
+    api.strictBranches.add('main');
+    api.protectedBranches.add('main');
+    api.bypassProtection = true;
+    const { result, testSha } = await testAndMerge(api, base, prs, 'merge_commit');
+    expect(result).toEqual({ ok: true, newSha: testSha });
+    expect(api.branches.get('main')).toBe(testSha);
+    expect(merges(api)).toEqual([]);
+  });
+
+  it('merge_commit where GitHub refuses the fast-forward: nothing merged, and the reason says to allow the bypass', async () => {
+    const { api, base, prs } = repo();
+    api.requiredChecks.delete('main');
+    api.rules.set('main', [requiredChecksRule(true)]);
+    const { result } = await testAndMerge(api, base, prs, 'merge_commit');
+    expect(result).toEqual({
+      ok: false,
+      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      detail:
+        'the ruleset "acme/web" on main requires branches to be up to date before merging (strict); greenline merges with merge_commit, which GitHub then refuses for every PR after the first (#2); nothing merged: turn off \'Require branches to be up to date before merging\' in the ruleset "acme/web" on main, or allow greenline\'s App to bypass the rule, so that greenline can fast-forward main to the tested commit (GitHub refused: Repository rule violations found Changes must be made through a pull request.)',
+    });
+    expect(merges(api)).toEqual([]);
+    expect(api.branches.get('main')).toBe(base);
+  });
+});
+
+describe('merge_commit: the target receives the history GitHub would give it', () => {
+  it("fast-forwarding lands merge commits titled as GitHub's merges, or by the merge-commit-title line", async () => {
+    const { api, base, h1, h2, prs } = repo();
+    api.pulls.get(2)!.body = 'Why\nmerge-commit-title: Ship two (#2)\n';
+    const { result, testSha } = await testAndMerge(api, base, prs, 'merge_commit');
+    expect(result).toEqual({ ok: true, newSha: testSha });
+    const [first, head] = api.commits.get(testSha)!;
+    expect(head).toBe(h2);
+    expect(api.commits.get(first!)).toEqual([base, h1]);
+    expect(api.messages.get(first!)).toBe('Merge pull request #1 from acme/feature-1\n\nAdd one');
+    expect(api.messages.get(testSha)).toBe('Ship two (#2)\n\nAdd two');
+  });
+});
+
+describe('test branches: a 204 of the merges API is checked', () => {
+  it('a 5xx after the merge went through: the retry answers 204, and the test branch still contains the PR', async () => {
+    const { api, base, h1 } = repo();
+    api.failAfterEffect('POST', /\/merges$/, 502); // PR 1 is merged, then GitHub answers 502
+    const built = await makeForge(api).createTestBranch(bindingFor(api), {
+      branch: 'greenline-merge/t/run',
+      baseSha: base,
+      prs: [{ number: 1, headSha: h1 }],
+    });
+    expect(api.calls.filter((c) => c.path.endsWith('/merges')).map((c) => c.status)).toEqual([502, 204]);
+    expect(built.ok).toBe(true);
+    const sha = (built as { sha: string }).sha;
+    expect(sha).not.toBe(base);
+    expect(api.isAncestor(h1, sha)).toBe(true);
+    expect(api.branches.get('greenline-merge/t/run')).toBe(sha);
+  });
+});
+
+describe("GitHub stacks and GitHub's own merge queue", () => {
+  const stack = { base: { ref: 'main', sha: 'x' }, size: 2, position: 1, id: 31, number: 4 };
+
+  it('a PR of a GitHub stack is not mergeable for the queue, with the reason in words', async () => {
+    const { api } = repo();
+    api.pulls.get(1)!.stack = stack;
+    expect(await makeForge(api).getPullRequest(bindingFor(api), 1)).toMatchObject({
+      mergeability: 'not_mergeable',
+      unmergeable: {
+        cause: 'blocked',
+        detail:
+          'PR #1 is part of a GitHub stack (stack #4, position 1 of 2); GitHub merges stacked pull requests only through its asynchronous merge, which greenline does not support yet: remove the PR from the stack (unstack) to merge it through the queue',
+      },
+    });
+  });
+
+  it('a PR stacked after it was tested is refused before any merge call: nothing of its batch merged', async () => {
+    const { api, base, prs } = repo();
+    api.pulls.get(2)!.stack = stack;
+    const { result } = await testAndMerge(api, base, prs, 'squash');
+    expect(result).toMatchObject({
+      ok: false,
+      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      detail: expect.stringMatching(/^PR #2 is part of a GitHub stack .*; nothing merged$/),
+    });
+    expect(merges(api)).toEqual([]);
+  });
+
+  it('a merge_queue rule: nothing merged, and the reason names the ruleset and what to change', async () => {
+    const { api, base, prs } = repo();
+    api.rules.set('main', [
+      {
+        type: 'merge_queue',
+        parameters: {
+          check_response_timeout_minutes: 60,
+          grouping_strategy: 'ALLGREEN',
+          max_entries_to_build: 5,
+          max_entries_to_merge: 5,
+          merge_method: 'SQUASH',
+          min_entries_to_merge: 1,
+          min_entries_to_merge_wait_minutes: 5,
+        },
+        ruleset_source_type: 'Repository',
+        ruleset_source: 'acme/web',
+        ruleset_id: 9,
+      },
+    ]);
+    const { result } = await testAndMerge(api, base, prs, 'squash');
+    expect(result).toEqual({
+      ok: false,
+      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      detail:
+        'the ruleset "acme/web" on main requires GitHub\'s merge queue (merge_queue rule), and GitHub refuses every merge made outside it; nothing merged: remove the merge_queue rule for main to merge with greenline, or use mergeMethod merge_commit and allow greenline\'s App to bypass the rule (greenline then fast-forwards main to the tested commit)',
+    });
+    expect(merges(api)).toEqual([]);
+    // Allowed to bypass it, merge_commit lands the tested commit.
+    api.bypassProtection = true;
+    const { result: ff, testSha } = await testAndMerge(api, base, prs, 'merge_commit');
+    expect(ff).toEqual({ ok: true, newSha: testSha });
+  });
+});
+
+describe('405 from the merge endpoint', () => {
+  /** A forge whose client does not retry (what merging does itself is what is seen). */
+  const noRetries = (api: FakeGitHubApi) => makeForge(api, { retry: { retries: 0, retryAfterBaseValue: 1 } });
+  const advance = (api: FakeGitHubApi, base: string, prs: RunPr[]) =>
+    noRetries(api).advanceTarget(bindingFor(api), {
+      targetBranch: 'main',
+      expectedSha: base,
+      testSha: 'x',
+      prs,
+      method: 'squash',
+    });
+
+  it('"Base branch was modified. Review and try the merge again." is tried again while the target has not moved', async () => {
+    const { api, base, prs } = repo();
+    api.failNext('PUT', /pulls\/2\/merge$/, 405, {
+      message: 'Base branch was modified. Review and try the merge again.',
+    });
+    const r = await advance(api, base, prs);
+    expect(r).toEqual({ ok: true, newSha: api.branches.get('main') });
+    expect(api.calls.filter((c) => c.method === 'PUT').map((c) => `${c.status} ${c.path}`)).toEqual([
+      '200 /repos/acme/web/pulls/1/merge',
+      '405 /repos/acme/web/pulls/2/merge',
+      '200 /repos/acme/web/pulls/2/merge',
+    ]);
+  });
+
+  it('tried again only while the target is where the merges left it: a push from outside meanwhile is said in words', async () => {
+    const { api, base, prs } = repo();
+    const outside = api.commit(base, 'pushed from outside');
+    // GitHub answers PR 1's merge "Base branch was modified" because someone pushed to main meanwhile.
+    const pushThenRefuse: typeof fetch = async (input, init) => {
+      if (init?.method === 'PUT' && String(input).endsWith('/pulls/1/merge') && api.branches.get('main') === base) {
+        api.branches.set('main', outside);
+        api.failNext('PUT', /pulls\/1\/merge$/, 405, {
+          message: 'Base branch was modified. Review and try the merge again.',
+        });
+      }
+      return api.fetch(input as string, init);
+    };
+    const forge = makeForge(api, { fetch: pushThenRefuse, retry: { retries: 0, retryAfterBaseValue: 1 } });
+    const r = await forge.advanceTarget(bindingFor(api), {
+      targetBranch: 'main',
+      expectedSha: base,
+      testSha: 'x',
+      prs,
+      method: 'squash',
+    });
+    expect(r).toEqual({
+      ok: false,
+      reason: 'TARGET_MOVED',
+      detail: `main moved to ${outside.slice(0, 7)} outside the queue while PR #1 was being merged (GitHub: Base branch was modified. Review and try the merge again.); nothing merged`,
+      newSha: outside,
+    });
+    expect(merges(api)).toEqual(['PUT /repos/acme/web/pulls/1/merge']);
+  });
+
+  it("any other 405 is final: GitHub's message in words, with what merged before it", async () => {
+    const { api, base, prs } = repo();
+    api.pulls.get(2)!.mergeable = false;
+    const r = await advance(api, base, prs);
+    expect(r).toEqual({
+      ok: false,
+      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      detail: 'GitHub refused to merge PR #2 (HTTP 405): Pull Request is not mergeable',
+      mergedPrNumbers: [1],
+      newSha: api.branches.get('main'),
+    });
+    expect(merges(api)).toHaveLength(2);
+  });
+});
