@@ -2,11 +2,14 @@
  * Crash safety of one SQLite instance, end to end: `greenline serve` on a data dir, a real bare git
  * remote, the built-in CI; forty PRs; the process is SIGKILLed at five moments drawn from a seeded
  * generator, and started again on the same data dir each time. A moment is a point of progress (when
- * that many PRs have left the queue, so that every kill falls inside the run however fast the machine)
- * plus a random delay of up to half a second (so that it falls anywhere in an effect or a CI run). The run must end as if nothing happened: every PR terminal, none merged twice, the target
+ * that many PRs have left the queue) plus a random delay of up to half a second (so that it falls
+ * anywhere in an effect or a CI run). The last PR's CI waits until the fifth kill is over, so the queue
+ * cannot have finished before a kill however fast the machine: every kill falls inside the run. The run must end as if nothing happened: every PR terminal, none merged twice, the target
  * holding exactly the passing PRs, each tested green on the base it landed on; and after each crash
  * the queue moved on within one lease length of the kill (plus the time a process takes to start).
  */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Prng } from '../../src/sim/prng.js';
 import { CHECK_SH, writeCiScript } from './ci-script.js';
@@ -41,7 +44,12 @@ describe('one SQLite instance killed five times', () => {
   }) => {
     const remote = await GitRemote.create(dir, { 'check.sh': CHECK_SH, 'features/base.txt': 'works\n' });
     const prs = await openPrs(remote, PRS);
-    const ci = writeCiScript(dir);
+    // The last PR's CI runs on only once every kill is done (its gate file exists).
+    const gate = path.join(dir, 'kills-done');
+    const last = prs.at(-1)!;
+    const ci = writeCiScript(dir, [
+      `case ",$GREENLINE_PR_NUMBERS," in *,${last},*) while [ ! -e '${gate}' ]; do sleep 0.1; done;; esac`,
+    ]);
     const opts = {
       dir,
       ciMaxParallel: 6,
@@ -78,6 +86,7 @@ describe('one SQLite instance killed five times', () => {
       const taken = next.logLines().find((l) => l.msg === 'queue leases taken')!.time as number;
       gaps.push(taken - killedAt);
     }
+    writeFileSync(gate, '');
     console.info(
       `killed when ${[...points].sort((a, b) => a - b).join(', ')} PRs had left the queue; ` +
         `taken again ${gaps.join(', ')} ms after each kill (lease ${LEASE_TTL_S} s)`,
