@@ -4,7 +4,8 @@
  * dir — one SQLite instance, and three instances on one PostgreSQL database (the queue's holder is the
  * one killed). The remote is a real git server (`git daemon`) outside greenline's process group; the
  * built-in CI's script starts a background process and takes a moment, as real CI scripts do, so kills
- * land in CI runs, pushes and merges.
+ * land in CI runs, pushes and merges. The last PR's CI waits until every kill is done, so the queue
+ * cannot have finished before a kill however fast the machine.
  *
  * After recovery everything must be as if nothing happened (crash-run.ts: every PR terminal, good PRs
  * merged once, the target green commit by commit) and nothing may be left behind: no `greenline-merge/*`
@@ -12,7 +13,7 @@
  * no CI process (found in /proc by the marker the CI script exports).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -48,6 +49,8 @@ interface Setup {
   prs: number[];
   ci: ReturnType<typeof writeCiScript>;
   common: GreenlineOptions;
+  /** Opens the last PR's CI, which waits until every kill is done, so no kill comes after the queue finished. */
+  killsDone: () => void;
 }
 
 async function setUp(name: string, prCount: number, databaseUrl?: string): Promise<Setup> {
@@ -55,7 +58,11 @@ async function setUp(name: string, prCount: number, databaseUrl?: string): Promi
   const remote = await GitRemote.create(dir, { 'check.sh': CHECK_SH, 'features/base.txt': 'works\n' });
   const daemon = await GitDaemon.start(dir, 'remote.git');
   const prs = await openPrs(remote, prCount);
-  const ci = writeCiScript(dir, CI_PRELUDE);
+  const gate = path.join(dir, 'kills-done');
+  const ci = writeCiScript(dir, [
+    ...CI_PRELUDE,
+    `case ",$GREENLINE_PR_NUMBERS," in *,${prs.at(-1)},*) while [ ! -e '${gate}' ]; do sleep 0.1; done;; esac`,
+  ]);
   const common: GreenlineOptions = {
     dir,
     ciMaxParallel: 6,
@@ -64,7 +71,7 @@ async function setUp(name: string, prCount: number, databaseUrl?: string): Promi
     repos: [{ repo: SLUG, remote: daemon.url('remote.git'), ciCommand: ci.command }],
     ...(databaseUrl ? { databaseUrl } : {}),
   };
-  return { dir, daemon, remote, prs, ci, common };
+  return { dir, daemon, remote, prs, ci, common, killsDone: () => writeFileSync(gate, '') };
 }
 
 /** Kill moments: when that many PRs have left the queue (seeded), in order. */
@@ -157,6 +164,7 @@ describe('kill -9 of the whole process group; nothing left behind', () => {
       processes.push(next);
       live.splice(0, live.length, next);
     }
+    s.killsDone();
     console.info(`sqlite: 3 kills; CI processes alive right after each kill: ${atKill.join(', ')}`);
     await expectNothingLeft(s, [path.join(s.dir, 'data')], processes, queue(), 'sqlite');
     console.info(`sqlite: ${Date.now() - started} ms`);
@@ -218,6 +226,7 @@ describe('kill -9 of the whole process group; nothing left behind', () => {
           live.splice(0, live.length, ...servers);
         }
       } finally {
+        s.killsDone();
         await db.destroy();
       }
       console.info(
