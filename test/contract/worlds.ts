@@ -8,5 +8,6 @@ import type { WorldKind } from './forge-world.js';
 import { gitWorld } from './git-world.js';
 import { forgejoWorld, giteaWorld } from './gitea-world.js';
 import { githubWorld } from './github-world.js';
+import { inMemoryWorld } from './in-memory-world.js';
 
-export const WORLDS: readonly WorldKind[] = [githubWorld, gitWorld, giteaWorld, forgejoWorld];
+export const WORLDS: readonly WorldKind[] = [githubWorld, gitWorld, giteaWorld, forgejoWorld, inMemoryWorld];

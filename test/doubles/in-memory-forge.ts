@@ -4,6 +4,9 @@
  * A commit is modelled as (parent, the ordered list of PR heads merged since the root), so a test can
  * read what any branch contains. Every repository's state is open for inspection (`state()`), so tests
  * can assert the whole forge after each step. Failures are injected explicitly.
+ *
+ * It behaves as the forge contract (test/contract/) says every forge does: in-memory-world.ts runs
+ * the contract's scenarios against it in the quick loop.
  */
 import { createHash } from 'node:crypto';
 import type { PrInfo, RunPr } from '../../src/engine/types.js';
@@ -28,6 +31,8 @@ export interface InMemoryRepoState {
   conflicting: Set<number>;
   /** CI workflow runs by id: the head they run on, whether from a fork, whether still running. */
   workflowRuns: Map<string, { headSha: string; fromFork: boolean; running: boolean }>;
+  /** Comments greenline posted on each PR (its answers to commands), oldest first. */
+  comments: Map<number, string[]>;
 }
 
 export type InMemoryForgeOperation =
@@ -57,6 +62,7 @@ export class InMemoryForge implements ForgePort {
         prs: new Map(),
         conflicting: new Set(),
         workflowRuns: new Map(),
+        comments: new Map(),
       };
       this.repos.set(repo, s);
     }
@@ -90,6 +96,20 @@ export class InMemoryForge implements ForgePort {
     this.mustPr(repo, number).state = 'closed';
   }
 
+  /**
+   * Someone merges a PR outside the queue (a squash on the forge's own page): its base branch gets a
+   * commit with its head, and the forge reports it merged. Returns the new sha of the base branch.
+   */
+  mergePr(repo: string, number: number): string {
+    const s = this.state(repo);
+    const pr = this.mustPr(repo, number);
+    const base = s.commits.get(s.branches.get(pr.baseBranch)!)!;
+    const head = this.commit(s, base, { number, headSha: pr.headSha });
+    s.branches.set(pr.baseBranch, head.sha);
+    pr.state = 'merged';
+    return head.sha;
+  }
+
   /** Pushes a commit to a branch outside the queue (e.g. an admin merge); returns the new sha. */
   pushToBranch(repo: string, branch: string, label = 'outside'): string {
     const s = this.state(repo);
@@ -113,13 +133,25 @@ export class InMemoryForge implements ForgePort {
     this.injected.set(op, [...(this.injected.get(op) ?? []), error]);
   }
 
-  /** The fake knows each PR's base branch, so it ignores the queue's target branch. */
+  /**
+   * The fake knows each PR's base branch, so it ignores the queue's target branch. A PR no longer
+   * open, closed or merged, is no PR to it (wasMerged tells which).
+   */
   async getPullRequest(binding: RepoBinding, number: number, _targetBranch?: string): Promise<PrInfo | null> {
     this.enter('getPullRequest', binding, String(number));
     const pr = this.state(repoKey(binding)).prs.get(number);
-    if (!pr || pr.state === 'closed') return null;
+    if (pr?.state !== 'open') return null;
     const { state: _state, ...info } = pr;
     return { ...info };
+  }
+
+  async wasMerged(binding: RepoBinding, number: number): Promise<boolean> {
+    return this.state(repoKey(binding)).prs.get(number)?.state === 'merged';
+  }
+
+  async reply(binding: RepoBinding, number: number, body: string): Promise<void> {
+    const { comments } = this.state(repoKey(binding));
+    comments.set(number, [...(comments.get(number) ?? []), body]);
   }
 
   async verifyForkRun(
