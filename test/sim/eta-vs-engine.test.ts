@@ -7,17 +7,19 @@
  * arrival; the engine's are written out, so that each case is the one its comment tells.
  *
  * The bounds, and why:
- * - Exact, to the millisecond, where the model is told that nothing fails (rate 0) and nothing fails
- *   that the queue does not know of yet. All runs take D, so each sample is a schedule in whole runs:
- *   a model that takes one slot, restart or bisection round more or less than the engine is off by D.
- * - Within p10–p90, where the model is told a failure rate (one PR in four) and the engine's future
- *   holds a failure the queue does not know of yet. The rate makes that failure a common future, not
- *   a tail beyond p90. Where only one failure can move a PR, its p10 and p90 are the engine's two
+ * - Exact, to the millisecond, where the model is told that nothing fails (rate 0) and nothing that
+ *   can move the PR fails without the queue knowing yet. All runs take D, so each sample is a
+ *   schedule in whole runs: a model that takes one slot, restart or bisection round more or less than
+ *   the engine is off by D.
+ * - Within p10–p90, where the model is told a failure rate (one PR in four; in two where two failures
+ *   land in one run) and the engine's future holds a failure the queue does not know of yet. The rate
+ *   makes that future a common one, not a tail beyond p90. Where only one failure can move a PR, its p10 and p90 are the engine's two
  *   futures exactly (a fork without the failure, and the real one).
  *
  * Where the model does not follow the engine, measured here (minutes since the first arrival):
  * - It does not know that a bisected batch holds a bad PR: at rate 0 every part passes, so a good PR
- *   in the part that will fail is estimated a bisection round early (asserted: PR 5, 90 for 120).
+ *   in the part that will fail is estimated a bisection round early: PR 5 at 90, merged at 120 (held
+ *   to within that round, never later).
  * - A cleared part the engine keeps as its own test although groups behind started without it: the
  *   engine keeps it when those groups spent less CI time than the part's run, and restarts them on
  *   top of it (bisection.ts `readmit`); the model tests the part again whenever one started before
@@ -218,12 +220,14 @@ describe('the ETA model against the engine', () => {
       expect(Object.fromEntries(at30.merged)).toEqual({ 5: 120, 7: 90, 8: 90, 9: 60, 10: 60, 11: 60, 12: 60 });
       expect(Object.fromEntries(at30.failed)).toEqual({ 6: 90 });
       // The groups behind merge without waiting for the bisection; the cleared half is tested
-      // again behind them. PR 5 is left out: the model does not know which part fails, at rate 0
-      // both pass, so it has [5,6] cleared at 60 and tested again with [7,8]: merged at 90, one
-      // bisection round early.
+      // again behind them. PR 5 is held to one bisection round: the model does not know which
+      // part fails, at rate 0 both pass, so it has [5,6] cleared at 60 and tested again with
+      // [7,8], merged at 90 where the engine merges it at 120.
       const known = new Map([...at30.merged].filter(([n]) => n !== 5));
       expect(c.estimates(0, known.keys())).toEqual(known);
-      expect(c.estimates(0, [5]).get(5)).toBe(120 - D);
+      const five = c.estimates(0, [5]).get(5);
+      expect(five).toBeGreaterThanOrEqual(120 - D);
+      expect(five).toBeLessThanOrEqual(120);
 
       c.advanceTo(60); // [5,6] failed: [5] and [6] under test, [7,8] tested again
       const at60 = c.engine().merged;
