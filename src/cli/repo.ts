@@ -115,6 +115,7 @@ async function giteaFacts(
     token: config.giteaToken,
     git: createGitForge({ dataDir: config.dataDir, logger }),
     logger,
+    requestTimeoutMs: config.forgeRequestTimeoutSeconds * 1000,
   });
   let facts: Awaited<ReturnType<typeof gitea.repositoryFacts>>;
   try {

@@ -105,6 +105,14 @@ export const ServerConfigSchema = Type.Object({
     description:
       'how often to read target branches and queued PRs from the forge (default 15); an idle queue (nothing moved, no PR tested) backs off up to 8 times it until something changes it or a push notification arrives (docs/git-forge.md); with GitHub webhooks, the shortest wait of the safety-net reads, which back off up to 20 times it',
   }),
+  /** The deadline of every HTTP request greenline sends a forge (src/forge/forge-http.ts). */
+  forgeRequestTimeoutSeconds: setting(Type.Integer({ minimum: 1, maximum: 3_600 }), {
+    default: 30,
+    env: 'GREENLINE_FORGE_REQUEST_TIMEOUT_SECONDS',
+    flag: '--forge-request-timeout <seconds>',
+    description:
+      "how long greenline waits for a forge's answer to each request (GitHub, Gitea, Forgejo) before it gives up on it; the work that needed it is tried again later (default 30)",
+  }),
   ciMaxParallel: setting(Type.Integer({ minimum: 1, maximum: 256 }), {
     default: 2,
     env: 'GREENLINE_CI_MAX_PARALLEL',

@@ -74,6 +74,18 @@ export interface ForgeRepository {
   defaultBranch: string;
 }
 
+/**
+ * What the service asks of a forge. Every forge that talks to its server must, on every request:
+ *
+ * - give up at a deadline (the server setting forgeRequestTimeoutSeconds, 30 s by default): a request
+ *   without an answer by then fails with ForgeUnreachableError saying which forge and request did not
+ *   answer within how long, so that a forge that never answers holds its queue's effects for no
+ *   longer (forge-http.ts's `withDeadline` does this for HTTP);
+ * - turn the forge's rate limit (a 429, a 403 with `Retry-After`, the forge's own signs such as
+ *   GitHub's spent request budget) into ForgeRateLimitedError with the time to ask again
+ *   (forge-http.ts's `rateLimitedUntil` reads `Retry-After`): the effect then waits until that
+ *   time without counting a failed attempt, instead of failing.
+ */
 export interface ForgePort {
   /**
    * Current state of a PR, or null when the forge has no such PR. `targetBranch` is the queue's branch:

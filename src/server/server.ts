@@ -89,6 +89,7 @@ export function gitHubForgeOf(
     | 'githubDetailsUrl'
     | 'githubCommandPermission'
     | 'githubTestPrTitle'
+    | 'forgeRequestTimeoutSeconds'
   >,
   logger: Logger,
   metrics: OperatorMetrics | null = null,
@@ -105,7 +106,10 @@ export function gitHubForgeOf(
         testPrTitle: config.githubTestPrTitle,
       },
       logger,
-      metrics ? { onResponse: (answer) => metrics.observeGitHub(answer) } : {},
+      {
+        requestTimeoutMs: config.forgeRequestTimeoutSeconds * 1000,
+        ...(metrics ? { onResponse: (answer) => metrics.observeGitHub(answer) } : {}),
+      },
     );
   } catch (err) {
     throw err instanceof GitHubSettingsError ? new ConfigError(err.message) : err;
@@ -117,12 +121,18 @@ export function gitHubForgeOf(
  * on the server it was connected with (its binding's remote); giteaUrl is the server of any other.
  */
 export function giteaForgeOf(
-  config: Pick<GreenlineConfig, 'giteaUrl' | 'giteaToken'>,
+  config: Pick<GreenlineConfig, 'giteaUrl' | 'giteaToken' | 'forgeRequestTimeoutSeconds'>,
   git: GitForge,
   logger: Logger,
 ): GiteaForge | null {
   if (config.giteaToken === null) return null;
-  return new GiteaForge({ url: config.giteaUrl ?? '', token: config.giteaToken, git, logger });
+  return new GiteaForge({
+    url: config.giteaUrl ?? '',
+    token: config.giteaToken,
+    git,
+    logger,
+    requestTimeoutMs: config.forgeRequestTimeoutSeconds * 1000,
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 /** The effect runner end to end: real service and store, fake forge and CI, a manual clock. */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app/create-app.js';
+import { ForgeRateLimitedError } from '../../src/forge/port.js';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import { leaseEffects, listEffects, selectDueEffectIds } from '../../src/store/effects.js';
 import { listQueueEvents } from '../../src/store/queue-events.js';
@@ -98,6 +99,36 @@ describe.each(databases)('effect runner on $name', (database) => {
     t.clock.advance(1);
     await t.runEffects();
     expect(t.ci.startedRunIds()).toEqual([await runOf(1)]);
+  });
+
+  it('a rate-limited forge postpones the effect to the time it names, its attempts not counted', async () => {
+    t.forge.openPr(REPO, { number: 1 });
+    await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
+    const builds = () => t.forge.calls.filter((c) => c.startsWith('createTestBranch')).length;
+    // More rate limits in a row than the retry budget has attempts (see the test below): none counts.
+    for (let i = 1; i <= 5; i++) {
+      const retryAt = t.clock.now() + 120_000;
+      t.forge.failNext(
+        'createTestBranch',
+        new ForgeRateLimitedError(`the forge rate-limited greenline (${i})`, retryAt),
+      );
+      await t.runEffects();
+      expect(builds()).toBe(i);
+      const effect = (await listEffects(t.db, await queueId())).find((e) => e.kind === 'createTestBranch')!;
+      expect(effect).toMatchObject({
+        status: 'pending',
+        attempts: 0,
+        run_at: retryAt,
+        last_error: `the forge rate-limited greenline (${i})`,
+      });
+      t.clock.set(retryAt - 1);
+      await t.runEffects();
+      expect(builds()).toBe(i);
+      t.clock.set(retryAt);
+    }
+    await t.runEffects();
+    expect(builds()).toBe(6);
+    expect((await stateOf(1)).state).toBe('TESTING');
   });
 
   it('tells the engine when the retry budget is spent', async () => {

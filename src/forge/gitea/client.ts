@@ -3,15 +3,19 @@
  * token as `Authorization: token …`, lists read page by page (`page`, `limit` 50, the forges'
  * largest page unless an admin changed it) by following the `Link` header's `next`.
  *
- * Failures: a forge that cannot be reached, refuses the token (401) or fails (5xx) is
- * ForgeUnreachableError, saying what to check; any other refusal is a GiteaApiError with the forge's
+ * Failures: a forge that cannot be reached, does not answer within the deadline (`requestTimeoutMs`,
+ * forge-http.ts), refuses the token (401) or fails (5xx) is ForgeUnreachableError, saying what to
+ * check; a rate limit (429, or 403 with `Retry-After`: Codeberg's and proxies' limits) is
+ * ForgeRateLimitedError, with when to ask again; any other refusal is a GiteaApiError with the forge's
  * status and message, for the caller to read (404: no such thing; 409: head out of date, …).
  *
  * The dialect (Gitea or Forgejo) is asked once per server: Forgejo answers
  * `GET /api/forgejo/v1/version`, Gitea does not. It decides how the merge endpoint's fields are
  * spelled (Forgejo binds `Do` and `MergeCommitID`, Gitea `do` and `merge_commit_id`).
  */
-import { ForgeUnreachableError } from '../port.js';
+import { type Clock, systemClock } from '../../lib/clock.js';
+import { DEFAULT_FORGE_REQUEST_TIMEOUT_MS, rateLimitedUntil, withDeadline } from '../forge-http.js';
+import { ForgeRateLimitedError, ForgeUnreachableError } from '../port.js';
 
 export type Dialect = 'gitea' | 'forgejo';
 
@@ -30,16 +34,31 @@ export const hasStatus = (err: unknown, status: number): boolean =>
 
 type Query = Record<string, string | number | undefined>;
 
+export interface GiteaClientOptions {
+  /** The HTTP client (default: the global fetch). */
+  fetch?: typeof fetch;
+  /** The deadline of each request, its answer read whole (default 30 s). */
+  requestTimeoutMs?: number;
+  /** The time a `Retry-After` counts from (default the system clock). */
+  clock?: Clock;
+}
+
 /** One server's API, with the token. */
 export class GiteaClient {
   private dialectAsked: Promise<Dialect> | null = null;
+  private readonly fetchFn: typeof fetch;
+  private readonly clock: Clock;
 
   constructor(
     /** The server's web address, e.g. `https://git.example.com` (no trailing slash). */
     readonly url: string,
     private readonly token: string,
-    private readonly fetchFn: typeof fetch = fetch,
-  ) {}
+    opts: GiteaClientOptions = {},
+  ) {
+    const ms = opts.requestTimeoutMs ?? DEFAULT_FORGE_REQUEST_TIMEOUT_MS;
+    this.fetchFn = withDeadline(opts.fetch ?? ((input, init) => fetch(input, init)), ms, url);
+    this.clock = opts.clock ?? systemClock;
+  }
 
   /** `METHOD /api/v1<path>` with a JSON body; the answer's JSON (null for an empty answer). */
   async request<T = unknown>(method: string, path: string, body?: unknown, query: Query = {}): Promise<T> {
@@ -110,14 +129,24 @@ export class GiteaClient {
     throw new GiteaApiError(res.status, `${where} answered ${res.status}${message ? `: ${message}` : ''}`);
   }
 
+  /** The answer to a request; a rate limit is ForgeRateLimitedError, no answer ForgeUnreachableError. */
   private async fetchRaw(url: string, init: RequestInit): Promise<Response> {
+    let res: Response;
     try {
-      return await this.fetchFn(url, init);
+      res = await this.fetchFn(url, init);
     } catch (err) {
+      if (err instanceof ForgeUnreachableError) throw err;
       throw new ForgeUnreachableError(`cannot reach ${this.url}: ${String((err as Error).cause ?? err)}`, {
         cause: err,
       });
     }
+    const retryAt = rateLimitedUntil(res.status, res.headers.get('retry-after'), this.clock.now());
+    if (retryAt === null) return res;
+    const where = `${init.method ?? 'GET'} ${new URL(url).pathname}`;
+    throw new ForgeRateLimitedError(
+      `${this.url} rate-limited greenline (${where}: ${res.status}) until ${new Date(retryAt).toISOString()}; greenline waits for it`,
+      retryAt,
+    );
   }
 }
 

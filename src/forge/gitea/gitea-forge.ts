@@ -60,6 +60,8 @@ export interface GiteaForgeOptions {
   detailsUrl?: string;
   /** The HTTP client (default: the global fetch). */
   fetch?: typeof fetch;
+  /** The deadline of each API request (default 30 s; see client.ts). */
+  requestTimeoutMs?: number;
 }
 
 /** A PR as the pulls API shows it (the fields greenline reads). */
@@ -117,7 +119,7 @@ export class GiteaForge implements ForgePort {
     const url = this.serverOf(repo);
     let c = this.clients.get(url);
     if (!c) {
-      c = new GiteaClient(url, this.opts.token, this.opts.fetch);
+      c = new GiteaClient(url, this.opts.token, this.opts);
       this.clients.set(url, c);
     }
     return c;

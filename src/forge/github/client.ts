@@ -5,8 +5,9 @@
  * merge again; creations that a retry could duplicate opt out, see create-once.ts). Everything goes
  * through the `fetch` given (the global one unless injected). Each client is throttled on its own (its
  * own lane of writes), as GitHub limits each installation and token, and spends its request budget
- * with care (request-budget.ts: conditional requests, waits for the reset). `allPages` reads every
- * page of a list answer.
+ * with care (request-budget.ts: conditional requests, waits for the reset). Each HTTP request has a
+ * deadline (`requestTimeoutMs`, forge-http.ts); one that has no answer by then is not retried here
+ * (the effect that needed it is, later). `allPages` reads every page of a list answer.
  */
 import { createHash } from 'node:crypto';
 import { createAppAuth } from '@octokit/auth-app';
@@ -15,22 +16,25 @@ import { retry } from '@octokit/plugin-retry';
 import { throttling, type ThrottlingOptions } from '@octokit/plugin-throttling';
 import type { Logger } from 'pino';
 import { type Clock, systemClock } from '../../lib/clock.js';
+import { DEFAULT_FORGE_REQUEST_TIMEOUT_MS, ForgeDeadlineError, withDeadline } from '../forge-http.js';
 import { ForgeUnreachableError, type RepoBinding } from '../port.js';
 import { type GitHubResponseSeen, RequestBudget } from './request-budget.js';
 
 /**
  * 405 is final, except where GitHub asks to try again: the merge endpoint's "Base branch was
- * modified. Review and try the merge again." Registered before the retry plugin, so that its error
- * hook sees the request's `retries` set to 0 for a final 405.
+ * modified. Review and try the merge again." So is a request that had no answer within its deadline:
+ * retried at once, it would hold its queue for several deadlines. Registered before the retry
+ * plugin, so that its error hook sees the request's `retries` set to 0 for a final 405 or deadline.
  */
 function finalRefusals(octokit: Octokit): void {
   octokit.hook.error('request', (error, options) => {
-    const e = error as { status?: unknown; message?: unknown };
+    const e = error as { status?: unknown; message?: unknown; cause?: unknown };
     const mergeAgain =
       options.method === 'PUT' &&
       /\/pulls\/[^/]+\/merge$/.test(String(options.url)) &&
       /base branch was modified/i.test(String(e.message));
-    if (e.status === 405 && !mergeAgain) options.request = { ...options.request, retries: 0 };
+    if ((e.status === 405 && !mergeAgain) || e.cause instanceof ForgeDeadlineError)
+      options.request = { ...options.request, retries: 0 };
     throw error;
   });
 }
@@ -47,6 +51,11 @@ export interface GitHubClientOptions {
   logger: Logger;
   /** The fetch every request goes through (default: the global fetch). */
   fetch?: typeof fetch;
+  /**
+   * The deadline of each HTTP request, its answer read whole (default 30 s): without an answer by then
+   * the request fails with ForgeDeadlineError (a ForgeUnreachableError), not retried.
+   */
+  requestTimeoutMs?: number;
   /**
    * Rate-limit handling. `maxRetries` rate-limited retries of one request (default 3), each waiting at
    * most `maxWaitSeconds` (default 120; a longer wait fails the request, and the effect is retried
@@ -80,10 +89,12 @@ export interface GitHubFailure {
 /**
  * The error a request failed with, as the rest of the service should see it: an Octokit error without an
  * answer (refused, reset, DNS, TLS, timeout: octokit reports these as status 500 without a response)
- * becomes ForgeUnreachableError; GitHub's answers and everything else stay as they are.
+ * becomes ForgeUnreachableError (the deadline's own ForgeDeadlineError when it was the deadline);
+ * GitHub's answers and everything else stay as they are.
  */
 export function unreachableOrSelf(err: unknown): unknown {
-  const e = err as { status?: unknown; message?: unknown; response?: unknown };
+  const e = err as { status?: unknown; message?: unknown; response?: unknown; cause?: unknown };
+  if (e?.cause instanceof ForgeDeadlineError) return e.cause;
   if (typeof e?.status !== 'number' || e.response !== undefined) return err;
   return new ForgeUnreachableError(`GitHub cannot be reached: ${String(e.message)}`, { cause: err });
 }
@@ -258,7 +269,15 @@ export class GitHubClients {
     const octokit = new GitHubOctokit({
       baseUrl: this.baseUrl,
       userAgent: 'greenline',
-      request: { fetch: budget.wrapFetch(this.opts.fetch ?? ((input, init) => fetch(input, init))) },
+      request: {
+        fetch: budget.wrapFetch(
+          withDeadline(
+            this.opts.fetch ?? ((input, init) => fetch(input, init)),
+            this.opts.requestTimeoutMs ?? DEFAULT_FORGE_REQUEST_TIMEOUT_MS,
+            `GitHub (${new URL(this.baseUrl).host})`,
+          ),
+        ),
+      },
       log: {
         debug: () => undefined,
         info: () => undefined,

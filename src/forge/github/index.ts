@@ -47,7 +47,7 @@ export class GitHubSettingsError extends Error {
 export function gitHubForgeFromSettings(
   settings: GitHubSettings,
   logger: Logger,
-  more: Pick<GitHubForgeOptions, 'onResponse'> = {},
+  more: Pick<GitHubForgeOptions, 'onResponse' | 'requestTimeoutMs'> = {},
 ): GitHubForge | null {
   let auth: GitHubAuth;
   if (settings.appId !== null && settings.privateKeyPath !== null) {

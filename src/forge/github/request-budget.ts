@@ -8,10 +8,13 @@
  * - The budget left: each answer's `x-ratelimit-remaining` and `x-ratelimit-reset` are kept. While
  *   at most `reserve` requests are left before the reset, no request is sent; the caller gets
  *   ForgeRateLimitedError, which tells when to try again (effects are retried then). A rate-limit
- *   answer the throttling plugin did not wait out (a wait over its maximum) becomes the same error.
+ *   answer the throttling plugin did not wait out (a wait over its maximum) becomes the same error:
+ *   a 403 with x-ratelimit-remaining 0 until x-ratelimit-reset, else a 429 or a 403 with Retry-After
+ *   as forge-http.ts reads them.
  * - Every answer is reported to `onResponse` (metrics: requests by method and status class, the budget left).
  */
 import type { Clock } from '../../lib/clock.js';
+import { rateLimitedUntil } from '../forge-http.js';
 import { ForgeRateLimitedError } from '../port.js';
 import type { GitHubApi } from './client.js';
 
@@ -131,13 +134,10 @@ export class RequestBudget {
       const headers = e.response?.headers;
       if ((e.status !== 403 && e.status !== 429) || !headers) throw err;
       const now = this.opts.clock.now();
-      const retryAfter = Number(headers['retry-after']);
       const retryAt =
         String(headers['x-ratelimit-remaining']) === '0'
           ? Number(headers['x-ratelimit-reset']) * 1000
-          : Number.isFinite(retryAfter) && retryAfter > 0
-            ? now + retryAfter * 1000
-            : null;
+          : rateLimitedUntil(e.status, headers['retry-after']?.toString(), now);
       if (retryAt === null || !Number.isFinite(retryAt)) throw err;
       throw new ForgeRateLimitedError(
         `GitHub rate-limited ${this.opts.client} until ${new Date(retryAt).toISOString()} (${String((err as Error).message)}); greenline waits for it`,
