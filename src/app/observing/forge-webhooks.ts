@@ -24,7 +24,7 @@ import { nextAttemptAt } from '../../delivery/retry-schedule.js';
 import type { ForgeDelivery } from '../../forge/observations.js';
 import { MINUTE_MS } from '../../lib/time.js';
 import { OutboxWorker } from '../../lib/outbox-worker.js';
-import type { RepoBinding } from '../../forge/port.js';
+import { ForgeRateLimitedError, type RepoBinding } from '../../forge/port.js';
 import type { Database, RepoRow } from '../../store/database.js';
 import {
   claimDelivery,
@@ -132,6 +132,15 @@ export class ForgeWebhooks extends OutboxWorker {
       await completeDelivery(db, delivery.id, result, attempts);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
+      if (err instanceof ForgeRateLimitedError) {
+        // The forge's rate limit is no failure of the delivery: it waits until then, its attempt not counted.
+        logger?.info(
+          { delivery: delivery.id, event: delivery.event, retryAt: new Date(err.retryAt).toISOString() },
+          "webhook delivery postponed until the forge's rate limit resets",
+        );
+        await failDeliveryAttempt(db, delivery.id, delivery.attempts, message, err.retryAt);
+        return;
+      }
       const retryAt = nextAttemptAt(attempts, clock.now());
       logger?.warn(
         { delivery: delivery.id, event: delivery.event, attempts, err: message },

@@ -229,6 +229,22 @@ describe('POST /webhooks/github', () => {
     );
   });
 
+  it("a delivery that meets GitHub's rate limit waits until it resets, its attempt not counted", async () => {
+    h.api.failNext('GET', /\/pulls\/2$/, 429, { message: 'Too Many Requests' }, { 'retry-after': '7' });
+    const res = await h.deliver('pull_request', example('pull_request', 'labeled'), { id: 'limited' });
+    expect(res).toMatchObject({ status: 200, body: { result: 'accepted' } });
+    const row = () => h.db.selectFrom('forge_deliveries').selectAll().where('id', '=', 'limited').executeTakeFirst();
+    const limitedAt = h.clock.now();
+    await vi.waitFor(async () => expect(await row()).toMatchObject({ status: 'pending', attempts: 0 }));
+    expect(Number((await row())!.next_attempt_at)).toBeGreaterThanOrEqual(limitedAt + 7_000);
+    h.clock.advance(5_000);
+    await h.webhooks.drain(); // the failure schedule's 5 s would be due; the rate limit is not over
+    expect(await row()).toMatchObject({ status: 'pending', attempts: 0 });
+    h.clock.advance(2_000);
+    await h.webhooks.drain();
+    expect(await row()).toMatchObject({ status: 'done', attempts: 1, result: 'processed', last_error: null });
+  });
+
   it('unlabeled takes the PR out; closed without merge cancels with PR_CLOSED', async () => {
     await h.deliver('pull_request', example('pull_request', 'labeled'));
     await h.deliver('pull_request', example('pull_request', 'unlabeled'));
