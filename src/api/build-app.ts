@@ -20,11 +20,11 @@ import { parseJsonBody } from './json-body.js';
 import { notFoundHandler } from './not-found.js';
 import { registerOpenApi } from './openapi.js';
 import type { ApiApp } from './route-deps.js';
-import { healthz } from './routes/healthz.js';
+import { healthz } from './v1/routes/healthz.js';
 import type { TypeBoxTypeProvider } from './type-provider.js';
-import { V1_ROUTES } from './v1-routes.js';
+import { V1_ROUTES } from './v1/routes.js';
 import { DEFAULT_V2_LIMITS, registerV2, type V2Limits } from './v2/plugin.js';
-import type { EnumCase } from './wire.js';
+import type { EnumCase } from './v1/wire.js';
 
 /** Contract §1: request bodies up to 20 MiB (large impacted-target lists). */
 export const BODY_LIMIT = 20 * 1024 * 1024;
