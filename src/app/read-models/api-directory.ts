@@ -32,10 +32,10 @@ import { findRepoById } from '../../store/repos.js';
 import { findEntry } from '../../store/entries.js';
 import { findRunRow, runOf } from '../../store/test-runs.js';
 import { forgeFor, type Adapters } from '../adapters.js';
-import { configOfRow, queueOfOrg, reposOfCaller } from './queue-lookup.js';
+import { configOfRow } from './queue-config.js';
 import { bindingOf, repoRefOf, repoSlug } from '../repo-binding.js';
 import { requireRepo } from '../scopes.js';
-import type { AuthContext, QueueKey, ResolvedQueue } from '../request-scope.js';
+import { queueOfOrg, reposOfCaller, type AuthContext, type QueueKey, type ResolvedQueue } from '../request-scope.js';
 import type { PrView } from './pr-view.js';
 
 /** A connected repository: what the API shows of it and builds its web addresses from. */

@@ -11,12 +11,11 @@ import { findImpactedTargets } from '../../store/impacted-targets.js';
 import { findQueueById } from '../../store/queues.js';
 import { findRunRow, findRunRowByTestSha, runOf } from '../../store/test-runs.js';
 import type { CiOutcome } from '../executor/ci-outcome.js';
-import { queueOfOrg, repoOfOrg } from './queue-lookup.js';
 import { repoRefOf, repoSlug, resolveRequiredStatuses } from '../repo-binding.js';
 import { recordAudit } from '../../audit/audit-log.js';
 import type { Clock } from '../../lib/clock.js';
 import { queueConfigOf } from '../executor/snapshot-io.js';
-import type { AuthContext, QueueKey } from '../request-scope.js';
+import { repoOfOrg, type AuthContext } from '../request-scope.js';
 
 /** A test run as getTestingDetails shows it. */
 export interface TestRunView {
@@ -31,14 +30,12 @@ export interface TestRunView {
   impactedTargetsForTestedPrs: string[] | null;
 }
 
-/** The run, when it belongs to the caller's queue; 404 otherwise. */
+/** The run, when it belongs to the queue (the caller's, resolved by the service); 404 otherwise. */
 export async function runOfQueue(
   db: Kysely<Database>,
-  ctx: AuthContext,
-  key: QueueKey,
+  { repo, queue }: { repo: RepoRow; queue: QueueRow },
   runId: string,
 ): Promise<{ repo: RepoRow; queue: QueueRow; row: TestRunRow }> {
-  const { repo, queue } = await queueOfOrg(db, ctx, key);
   const row = await findRunRow(db, runId);
   if (!row || row.queue_id !== queue.id) throw new ServiceError('TEST_RUN_NOT_FOUND', runId);
   return { repo, queue, row };
@@ -54,11 +51,10 @@ function unionTargets(all: (ImpactedTargets | null)[]): string[] | null {
 
 export async function testingDetails(
   db: Kysely<Database>,
-  ctx: AuthContext,
-  key: QueueKey,
+  target: { repo: RepoRow; queue: QueueRow },
   runId: string,
 ): Promise<TestRunView> {
-  const { repo, queue, row } = await runOfQueue(db, ctx, key, runId);
+  const { repo, queue, row } = await runOfQueue(db, target, runId);
   const run = runOf(row);
   // Fixed when CI started; before that, what would be required now.
   const resolved =
