@@ -3,9 +3,9 @@
  * OpenAPI document and its rendered reference, and /healthz. Built from injected dependencies and
  * not started: the caller listens (or injects requests in tests) and closes it.
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import fastifySseModule, { type SSEPluginOptions } from '@fastify/sse';
-import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import type { MergeQueueService } from '../app/service-port.js';
 import type { RequestTiming } from '../metrics/operator-metrics.js';
@@ -20,11 +20,11 @@ import { parseJsonBody } from './json-body.js';
 import { notFoundHandler } from './not-found.js';
 import { registerOpenApi } from './openapi.js';
 import type { ApiApp } from './route-deps.js';
-import { healthz } from './routes/healthz.js';
+import { healthz } from './v1/routes/healthz.js';
 import type { TypeBoxTypeProvider } from './type-provider.js';
-import { V1_ROUTES } from './v1-routes.js';
+import { V1_ROUTES } from './v1/routes.js';
 import { DEFAULT_V2_LIMITS, registerV2, type V2Limits } from './v2/plugin.js';
-import type { EnumCase } from './wire.js';
+import type { EnumCase } from './v1/wire.js';
 
 /** Contract §1: request bodies up to 20 MiB (large impacted-target lists). */
 export const BODY_LIMIT = 20 * 1024 * 1024;
@@ -56,7 +56,7 @@ export interface HttpAppDeps {
 export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> {
   const { service } = deps;
   const enumCase = (headers: IncomingHttpHeaders) => enumCaseFor(headers, deps.enumCase);
-  const fastify = Fastify({
+  const fastify = Fastify<Server, IncomingMessage, ServerResponse, FastifyBaseLogger>({
     loggerInstance: deps.logger || undefined,
     bodyLimit: BODY_LIMIT,
     // One log line per request, written by the onResponse hook below.
@@ -68,7 +68,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
       plugins: [addApiKeywords],
     },
   });
-  const app = fastify.withTypeProvider<TypeBoxTypeProvider>() as unknown as ApiApp;
+  const app: ApiApp = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler(app));
@@ -92,8 +92,8 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   // closing an idle stream.
   await app.register(fastifySse, { heartbeatInterval: SSE_KEEP_ALIVE_MS });
   healthz(app, { service, enumCase });
-  if (deps.githubWebhooks) await registerGitHubWebhook(fastify as unknown as FastifyInstance, deps.githubWebhooks);
-  if (deps.giteaWebhooks) await registerGiteaWebhook(fastify as unknown as FastifyInstance, deps.giteaWebhooks);
+  if (deps.githubWebhooks) await registerGitHubWebhook(fastify, deps.githubWebhooks);
+  if (deps.giteaWebhooks) await registerGiteaWebhook(fastify, deps.giteaWebhooks);
   registerDashboard(app);
   await app.register(
     async (v1: ApiApp) => {
@@ -108,5 +108,5 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   await app.register((v2: ApiApp) => registerV2(v2, { service, limits: deps.v2Limits ?? DEFAULT_V2_LIMITS }), {
     prefix: '/v2',
   });
-  return fastify as unknown as FastifyInstance;
+  return fastify;
 }

@@ -9,7 +9,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ConfigSource } from '../app/service-port.js';
-import type { EnumCase } from './wire.js';
+import type { EnumCase } from './v1/wire.js';
 
 const TERRAFORM = /terraform|opentofu/i;
 

@@ -2,14 +2,14 @@
  * The one place that writes the v1 wire error format `{ "error": { "code", "message" } }`. Every
  * error is read as a catalogue code: the service's ServiceErrors and the API's RequestErrors as they
  * are, Fastify's request errors as their request codes, an unreachable forge as FORGE_UNREACHABLE,
- * anything else as INTERNAL; the v1 table (error-status.ts) gives the status and the wire code. 5xx
+ * anything else as INTERNAL; the v1 table (v1/error-status.ts) gives the status and the wire code. 5xx
  * are logged with their stack. An oversize body is drained (drain-body.ts) before its 413 goes out.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../lib/errors.js';
 import { ForgeUnreachableError } from '../forge/port.js';
 import { drainBody } from './drain-body.js';
-import { V1_ERRORS } from './error-status.js';
+import { V1_ERRORS } from './v1/error-status.js';
 import { RequestError } from './request-error.js';
 import { validationMessage, type SchemaError } from './validation-message.js';
 

@@ -12,7 +12,7 @@
  *                                          adapters' own error, not a refusal
  *   INTERNAL                               the answer to anything else thrown
  *
- * Each wire gives them a status in its table (v1: error-status.ts, v2: v2/errors.ts).
+ * Each wire gives them a status in its table (v1: v1/error-status.ts, v2: v2/errors.ts).
  */
 import { fillMessage } from '../lib/errors.js';
 

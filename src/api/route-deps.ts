@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } fro
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { MergeQueueService } from '../app/service-port.js';
 import type { TypeBoxTypeProvider } from './type-provider.js';
-import type { EnumCase } from './wire.js';
+import type { EnumCase } from './v1/wire.js';
 
 export type ApiApp = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -13,5 +13,5 @@ export interface RouteDeps<S = MergeQueueService> {
   enumCase: (headers: IncomingHttpHeaders) => EnumCase;
 }
 
-/** Each file under routes/ exports one of these: it registers one endpoint. */
+/** Each file under v1/routes/ exports one of these: it registers one endpoint. */
 export type Route<S = MergeQueueService> = (app: ApiApp, deps: RouteDeps<S>) => void;

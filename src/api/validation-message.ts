@@ -1,7 +1,7 @@
 /**
  * Turns Ajv's errors for one request part into one sentence that names the field, e.g.
  * "body/pr/number must be a positive integer or a decimal string". A field the schema does not list
- * (schemas/common.ts RequestObject) is named with the fields that are:
+ * (v1/schemas/common.ts RequestObject) is named with the fields that are:
  * "body/concurency is not a field of body; its fields are repo, targetBranch, state, …".
  *
  * Ajv runs with `allErrors: false`, so the last error is the keyword that failed; the errors before

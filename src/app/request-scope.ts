@@ -1,8 +1,18 @@
-/** Who is calling and which queue a call addresses: the first two arguments of most service calls. */
+/**
+ * Who is calling and which queue a call addresses: the first two arguments of most service calls, and
+ * what the service resolves them to before it reads or writes: the caller's repository and queue within
+ * its organization (404 otherwise), among the repositories its token is limited to (403
+ * INSUFFICIENT_PERMISSIONS otherwise). The read models are given what was resolved here.
+ */
+import type { Kysely } from 'kysely';
 import type { AuditSource } from '../audit/audit-log.js';
 import type { RepoRef } from '../engine/types.js';
-import type { QueueRow, RepoRow } from '../store/database.js';
-import type { Scope } from './scopes.js';
+import { ServiceError } from '../lib/errors.js';
+import type { Database, QueueRow, RepoRow } from '../store/database.js';
+import { findRepoAndQueue } from '../store/queues.js';
+import { findRepo, listRepos } from '../store/repos.js';
+import { repoSlug } from './repo-binding.js';
+import { repoAllowed, requireRepo, type Scope } from './scopes.js';
 
 /** Who is calling: resolved from the x-api-token header. */
 export interface AuthContext {
@@ -39,3 +49,36 @@ export interface ResolvedQueue {
 
 /** The queue a call addresses: by repository and branch, or as read moments ago in the same request. */
 export type QueueTarget = QueueKey | ResolvedQueue;
+
+/** The repositories of the caller's organization that its token may act on. */
+export async function reposOfCaller(db: Kysely<Database>, ctx: AuthContext): Promise<RepoRow[]> {
+  return (await listRepos(db, ctx.orgId)).filter((r) => repoAllowed(ctx, repoSlug(r)));
+}
+
+/** The repository, when it is connected to the caller's org; another org's repository looks unknown. */
+export async function repoOfOrg(db: Kysely<Database>, ctx: AuthContext, ref: RepoRef): Promise<RepoRow> {
+  const repo = await findRepo(db, ref.host, ref.owner, ref.name);
+  if (!repo || repo.org_id !== ctx.orgId) throw new ServiceError('REPO_NOT_FOUND', repoSlug(ref));
+  requireRepo(ctx, repoSlug(repo));
+  return repo;
+}
+
+/** The queue a call addresses, when it is the caller's org's (a queue read already is checked, not read again). */
+export async function queueOfOrg(
+  db: Kysely<Database>,
+  ctx: AuthContext,
+  key: QueueKey,
+): Promise<{ repo: RepoRow; queue: QueueRow }>;
+export async function queueOfOrg(db: Kysely<Database>, ctx: AuthContext, key: QueueTarget): Promise<ResolvedQueue>;
+export async function queueOfOrg(db: Kysely<Database>, ctx: AuthContext, key: QueueTarget): Promise<ResolvedQueue> {
+  if ('queue' in key) {
+    if (key.repo.org_id !== ctx.orgId) throw new ServiceError('REPO_NOT_FOUND', repoSlug(key.repo));
+    requireRepo(ctx, repoSlug(key.repo));
+    return key;
+  }
+  const found = await findRepoAndQueue(db, key.repo, key.targetBranch);
+  if (!found || found.repo.org_id !== ctx.orgId) throw new ServiceError('REPO_NOT_FOUND', repoSlug(key.repo));
+  requireRepo(ctx, repoSlug(found.repo));
+  if (!found.queue) throw new ServiceError('QUEUE_NOT_FOUND', key.targetBranch);
+  return { repo: found.repo, queue: found.queue };
+}

@@ -15,12 +15,20 @@ import type {
   RepoRef,
   SettableQueueState,
   SubmittedReason,
+  TestRun,
 } from '../engine/types.js';
 import type { PrOutlook } from '../engine/eta.js';
 import type { CiStatus } from '../forge/port.js';
 import type { WebhookAdmin } from '../webhooks/admin.js';
 import type { NotifyAdmin } from '../notify/admin.js';
-import type { ApiDirectory, WrittenEntry } from './read-models/api-directory.js';
+import type {
+  ApiDirectory,
+  PullRequestHandle,
+  QueueHandle,
+  RepositoryView,
+  TestingResult,
+  WrittenEntry,
+} from './read-models/api-directory.js';
 import type { ConcludedPage, ConcludedQuery } from './read-models/concluded-prs.js';
 import type { QueueActivity, QueueHistory, QueueSummary } from './read-models/queue-activity.js';
 import type { PrView } from './read-models/pr-view.js';
@@ -190,7 +198,30 @@ export interface NotificationService {
 
 /** What the v2 API addresses by id: queues, repositories, pull requests and test runs of the caller's org. */
 export interface DirectoryService {
-  readonly directory: ApiDirectory;
+  readonly directory: CallerDirectory;
+}
+
+/**
+ * The v2 API's directory (read-models/api-directory.ts) as the caller may see it: what belongs to
+ * another organization is answered as unknown (undefined), exactly like something that does not
+ * exist; a repository the caller's token is not limited to is refused (INSUFFICIENT_PERMISSIONS).
+ */
+export interface CallerDirectory
+  extends Pick<
+    ApiDirectory,
+    'queueOf' | 'pullRequestIds' | 'pullRequestOf' | 'forgePullRequest' | 'entryIn' | 'runs' | 'now'
+  > {
+  /** The caller's queues (of one repository, one branch), oldest first. */
+  queues(ctx: AuthContext, filter?: { repoId?: string; targetBranch?: string }): Promise<QueueHandle[]>;
+  queue(ctx: AuthContext, shortId: string): Promise<QueueHandle | undefined>;
+  repo(ctx: AuthContext, id: string): Promise<RepositoryView | undefined>;
+  repos(ctx: AuthContext): Promise<RepositoryView[]>;
+  /** A pull request by its v2 id, with its most recent entry as committed now. */
+  pullRequest(ctx: AuthContext, id: string): Promise<PullRequestHandle | undefined>;
+  /** A test run and its queue. */
+  run(ctx: AuthContext, runId: string): Promise<{ handle: QueueHandle; run: TestRun } | undefined>;
+  /** Testing results of a queue's runs that finished within [since, until], newest first. */
+  testingResults(ctx: AuthContext, key: QueueKey, since: number, until: number): Promise<TestingResult[]>;
 }
 
 /** The audit log: who changed what in the caller's organization (docs/audit-log.md). */

@@ -1,5 +1,5 @@
 /**
- * Command-line options generated from the server's request schemas (src/api/schemas/queue.ts), so
+ * Command-line options generated from the server's request schemas (src/api/v1/schemas/queue.ts), so
  * `queue create` and `queue update` offer exactly the settings the API takes, with its descriptions:
  * `testingTimeoutMinutes` is `--testing-timeout-minutes <n>`, a boolean `batch` is `--batch` /
  * `--no-batch`, a list is `--required-statuses <name...>`, an object (`freezes`) is JSON text. Ranges and enum values are checked by the

@@ -3,7 +3,7 @@
  * over HTTP.
  */
 import { Command } from 'commander';
-import { CreateQueueRequest, QueueSettingsInput } from '../api/schemas/queue.js';
+import { CreateQueueRequest, QueueSettingsInput } from '../api/v1/schemas/queue.js';
 import type { CreateQueueRequest as CreateBody, QueueSettings, UpdateQueueRequest } from '../client/index.js';
 import { withClient, withQueueOptions, type QueueFlags } from './client-options.js';
 import { printJson, printLine } from './output.js';

@@ -3,7 +3,7 @@
  * `{ error: { code, message } }` body, docs/errors.md). GreenlineNetworkError: no answer at all
  * (connection refused, DNS, reset, timeout). Both extend GreenlineError, so one `catch` can take both.
  */
-import type { V1ErrorCode } from '../api/error-status.js';
+import type { V1ErrorCode } from '../api/v1/error-status.js';
 
 /**
  * A code of the v1 wire (docs/errors.md); UNEXPECTED_RESPONSE when the body was not greenline's

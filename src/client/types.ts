@@ -7,8 +7,8 @@ import type { Static } from '@sinclair/typebox';
 import type {
   ListAuditEventsRequest as AuditRequestSchema,
   ListAuditEventsResponse as AuditResponseSchema,
-} from '../api/schemas/audit.js';
-import type { Empty, ErrorBody } from '../api/schemas/common.js';
+} from '../api/v1/schemas/audit.js';
+import type { Empty, ErrorBody } from '../api/v1/schemas/common.js';
 import type {
   ConcludedRequest,
   ConcludedResponse,
@@ -17,16 +17,16 @@ import type {
   QueueHistoryRequest as QueueHistorySchema,
   QueueHistoryResponse,
   StreamQuery,
-} from '../api/schemas/queue-activity.js';
+} from '../api/v1/schemas/queue-activity.js';
 import type {
   Health,
   NotifyRefsMovedRequest as NotifyRefsMovedSchema,
   NotifyRefsMovedResponse as NotifyRefsMovedResponseSchema,
   ReportStatusRequest as ReportStatusSchema,
   TestRunLogRequest as TestRunLogSchema,
-} from '../api/schemas/extensions.js';
-import type { MetricsQuery as MetricsQuerySchema } from '../api/schemas/metrics.js';
-import type { CurrentToken as CurrentTokenSchema } from '../api/schemas/tokens.js';
+} from '../api/v1/schemas/extensions.js';
+import type { MetricsQuery as MetricsQuerySchema } from '../api/v1/schemas/metrics.js';
+import type { CurrentToken as CurrentTokenSchema } from '../api/v1/schemas/tokens.js';
 import type {
   GetSubmittedBatchRequest,
   GetSubmittedRequest,
@@ -40,15 +40,15 @@ import type {
   SubmittedPr,
   TestingResults as TestingResultsSchema,
   TestingResultsRequest,
-} from '../api/schemas/pull-request.js';
+} from '../api/v1/schemas/pull-request.js';
 import type {
   CreateQueueRequest as CreateQueueSchema,
   QueueRequest as QueueSchema,
   QueueResponse,
   QueueSettings as QueueSettingsSchema,
   UpdateQueueRequest as UpdateQueueSchema,
-} from '../api/schemas/queue.js';
-import type { TestingDetails as TestingDetailsSchema, TestRunRequest } from '../api/schemas/testing-details.js';
+} from '../api/v1/schemas/queue.js';
+import type { TestingDetails as TestingDetailsSchema, TestRunRequest } from '../api/v1/schemas/testing-details.js';
 import type {
   CreateWebhookRequest as CreateWebhookSchema,
   CreateWebhookResponse as CreateWebhookResponseSchema,
@@ -60,14 +60,14 @@ import type {
   SecretResponse,
   Webhook as WebhookSchema,
   WebhookRequest as WebhookRequestSchema,
-} from '../api/schemas/webhooks.js';
+} from '../api/v1/schemas/webhooks.js';
 import type {
   Channel as ChannelSchema,
   ChannelRequest as ChannelRequestSchema,
   CreateChannelRequest as CreateChannelSchema,
   ListChannelsResponse as ListChannelsSchema,
   TestChannelResponse as TestChannelSchema,
-} from '../api/schemas/notifications.js';
+} from '../api/v1/schemas/notifications.js';
 
 /** `{}`: what every mutation but updateQueue answers. */
 export type EmptyResponse = Static<typeof Empty>;

@@ -15,13 +15,12 @@
  * Groups take the slots in queue order: the scheduler's share of the slots per lane (parallel mode,
  * scheduling.ts) is not modelled.
  *
- * Estimate: the sampled model of the engine (eta-model.ts) from the queue's groups and its recent
- * finished runs (`queueStatistics`): its estimate and p10–p90 range of the PR's merge time, given
+ * Estimate: the sampled model of the engine (eta-model.ts) from the queue's groups (eta-groups.ts) and its recent
+ * finished runs (`queueStatistics`, eta-statistics.ts): its estimate and p10–p90 range of the PR's merge time, given
  * that the PR's own tests pass. No finished run yet: no estimate.
  * - A paused or frozen queue merges nothing until someone or something resumes it, a queue whose
  *   target branch is not known tests nothing until it is read: no estimate.
  */
-import { percentile } from '../lib/percentile.js';
 import { MINUTE_MS } from '../lib/time.js';
 import { adaptiveStatus } from './adaptive.js';
 import { testsAlone } from './blame.js';
@@ -31,75 +30,10 @@ import { laneHeads } from './parallel-graph.js';
 import { NOT_READY_WHY, whyNotReady } from './readiness.js';
 import { QUEUE_STATE_MEANING, TARGET_UNREAD_SENTENCE } from './queue-states.js';
 import { isInFlight } from './runs.js';
-import { type ModelGroup, SlotBoard, sampleMerges, seedOf } from './eta-model.js';
-import type { Bisection } from './working-state.js';
+import { SlotBoard, sampleMerges, seedOf } from './eta-model.js';
+import { arrivalRate, type Group, modelGroups, modelSamples } from './eta-groups.js';
+import type { QueueStatistics } from './eta-statistics.js';
 import type { Entry, QueueSnapshot, TestRun } from './types.js';
-
-/** What the queue's recent history says about its runs. */
-export interface QueueStatistics {
-  /** Median duration of the recent finished main runs, in ms; null when none finished yet. */
-  ciMs: number | null;
-  /** Share of those runs that failed, 0 to 1. */
-  failureRate: number;
-  /** How many finished runs the figures come from. */
-  samples: number;
-  /** Their durations, ascending, in ms (absent: every run takes `ciMs`). */
-  durations?: number[];
-  /** Probability that one PR fails its tests, counted per PR (`prFailures`; absent: `failureRate`). */
-  prFailureRate?: number;
-  /** How many PR outcomes `prFailureRate` is counted from (absent: the rate is taken as known). */
-  prOutcomes?: number;
-}
-
-/** How many of the latest finished runs the statistics use. */
-export const STATISTICS_RUNS = 50;
-
-export type FinishedRun = Pick<TestRun, 'queueType' | 'status' | 'createdAt' | 'finishedAt'> &
-  Partial<Pick<TestRun, 'prNumbers'>>;
-
-/** Statistics of finished runs (any order; the latest STATISTICS_RUNS main runs count). */
-export function queueStatistics(runs: readonly FinishedRun[]): QueueStatistics {
-  const finished = runs
-    .filter(
-      (r) => r.queueType === 'main' && (r.status === 'succeeded' || r.status === 'failed') && r.finishedAt !== null,
-    )
-    .sort((a, b) => b.finishedAt! - a.finishedAt!)
-    .slice(0, STATISTICS_RUNS);
-  if (finished.length === 0) return { ciMs: null, failureRate: 0, samples: 0 };
-  const durations = finished.map((r) => Math.max(0, r.finishedAt! - r.createdAt)).sort((a, b) => a - b);
-  const failed = finished.filter((r) => r.status === 'failed').length;
-  const failureRate = failed / finished.length;
-  const perPr = prFailures(finished.map((r) => [Math.max(1, r.prNumbers?.length ?? 1), r.status === 'failed']));
-  return {
-    ciMs: percentile(durations, 50),
-    failureRate,
-    samples: finished.length,
-    durations,
-    prFailureRate: perPr.rate,
-    prOutcomes: perPr.outcomes,
-  };
-}
-
-type RunOutcome = readonly [size: number, failed: boolean];
-
-/**
- * The probability p that one PR fails its tests, from finished runs of several sizes: each good PR
- * passes in one finished main run (a restarted run is cancelled, not finished), each failed run holds
- * one PR that failed it (most of the time: two bad PRs in one batch are rare), so
- * p = failed runs / (PRs of the passed runs + failed runs). Counting per PR, not per run, keeps the
- * good PRs of a failed batch, tested again after their bisection, from diluting it. `outcomes`: how
- * many PR outcomes it is counted from (PRs of the passed runs + failed runs).
- */
-export function prFailures(runs: readonly RunOutcome[]): { rate: number; outcomes: number } {
-  let passed = 0;
-  let failed = 0;
-  for (const [size, f] of runs) {
-    if (f) failed++;
-    else passed += size;
-  }
-  const outcomes = passed + failed;
-  return { rate: outcomes === 0 ? 0 : failed / outcomes, outcomes };
-}
 
 /**
  * What a PR waits on. `TARGET_UNREAD` is for a queue whose target branch was never read from the
@@ -169,14 +103,6 @@ const minutes = (ms: number): string =>
   ms < MINUTE_MS ? 'under a minute' : plural(Math.round(ms / MINUTE_MS), 'minute');
 /** `about 12 minutes`, or `under a minute`. */
 const aboutMinutes = (ms: number): string => (ms < MINUTE_MS ? minutes(ms) : `about ${minutes(ms)}`);
-
-interface Group {
-  members: Entry[];
-  lane: number;
-  /** Earliest start: now, or the batching deadline. */
-  readyAt: number;
-  batchWait: boolean;
-}
 
 /** Position, waiting reason and estimated merge time of every non-terminal entry, by PR number. */
 export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, now: number): Map<number, PrOutlook> {
@@ -307,10 +233,7 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
           seed: seedOf(
             `${snapshot.repo.host}/${snapshot.repo.owner}/${snapshot.repo.name}:${snapshot.targetBranch}@${now}`,
           ),
-          samples: Math.min(
-            MODEL_SAMPLES,
-            Math.max(MODEL_SAMPLES_MIN, Math.floor(MODEL_WORK / Math.max(1, admitted.length))),
-          ),
+          samples: modelSamples(admitted.length),
         });
 
   // What each PR waits on, in queue order; a waiting group takes the first free slot.
@@ -381,98 +304,6 @@ export function queueOutlook(snapshot: QueueSnapshot, stats: QueueStatistics, no
       waitingOn,
       estimatedMergeAt: estimate ? Math.round(estimate.estimate) : null,
       estimatedMergeRange: estimate ? { p10: Math.round(estimate.p10), p90: Math.round(estimate.p90) } : null,
-    });
-  });
-  return out;
-}
-
-/** Samples of the model per estimate; fewer for long queues (MODEL_WORK PR-samples in all), never below the minimum. */
-export const MODEL_SAMPLES = 51;
-const MODEL_SAMPLES_MIN = 11;
-const MODEL_WORK = 100_000;
-
-/** PRs arriving per ms, from the submissions of the PRs in the queue (the latest 20); 0 with fewer than 3. */
-function arrivalRate(snapshot: QueueSnapshot, now: number): number {
-  const times = snapshot.entries
-    .map((e) => e.submittedAt)
-    .filter((t) => t <= now)
-    .sort((a, b) => b - a)
-    .slice(0, 20);
-  if (times.length < 3) return 0;
-  const span = now - times[times.length - 1];
-  return span > 0 ? (times.length - 1) / span : 0;
-}
-
-/** The queue's groups in order, as the model (eta-model.ts) takes them. */
-function modelGroups(
-  snapshot: QueueSnapshot,
-  admitted: readonly Entry[],
-  lanes: readonly number[],
-  groupOf: ReadonlyMap<number, Group>,
-  size: number,
-  inFlightRun: (e: Entry) => TestRun | undefined,
-): ModelGroup[] {
-  const bisections = (snapshot.internal as { bisections?: Bisection[] }).bisections ?? [];
-  const partOf = new Map<number, Bisection['parts'][number]>();
-  for (const b of bisections) for (const part of b.parts) for (const n of part.prNumbers) partOf.set(n, part);
-  const runs = new Map(snapshot.runs.map((run) => [run.id, run]));
-  const out: ModelGroup[] = [];
-  const seen = new Set<unknown>();
-  admitted.forEach((e, i) => {
-    const lane = lanes[i];
-    const part = partOf.get(e.prNumber);
-    if (part) {
-      if (seen.has(part)) return;
-      seen.add(part);
-      const run = part.runId === null ? undefined : runs.get(part.runId);
-      out.push({
-        members: part.prNumbers,
-        lane,
-        kind: 'part',
-        readyAt: 0,
-        ...(isInFlight(run) ? { runStart: run!.createdAt } : {}),
-      });
-      return;
-    }
-    if (e.state === 'TESTS_PASSED') {
-      out.push({ members: [e.prNumber], lane, kind: 'passed', readyAt: 0 });
-      return;
-    }
-    if (e.state === 'PENDING_FAILURE') {
-      const key = e.runId ?? e;
-      if (seen.has(key)) return;
-      seen.add(key);
-      const members = admitted.filter(
-        (m) => m === e || (e.runId !== null && m.runId === e.runId && m.state === 'PENDING_FAILURE'),
-      );
-      out.push({ members: members.map((m) => m.prNumber), lane, kind: 'failing', readyAt: 0 });
-      return;
-    }
-    const run = inFlightRun(e);
-    if (run) {
-      if (seen.has(run.id)) return;
-      seen.add(run.id);
-      const members = admitted.filter((m) => m.runId === run.id && !partOf.has(m.prNumber));
-      out.push({
-        members: members.map((m) => m.prNumber),
-        lane,
-        kind: 'running',
-        readyAt: 0,
-        runStart: run.createdAt,
-        mainSlot: run.queueType === 'main',
-      });
-      return;
-    }
-    const group = groupOf.get(e.prNumber);
-    if (!group || seen.has(group)) return;
-    seen.add(group);
-    const members = group.members.filter((m) => !partOf.has(m.prNumber)).map((m) => m.prNumber);
-    out.push({
-      members,
-      lane,
-      kind: 'waiting',
-      readyAt: group.readyAt,
-      ...(group.batchWait ? { missing: size - group.members.length } : {}),
     });
   });
   return out;

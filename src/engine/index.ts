@@ -22,17 +22,8 @@ export { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY, type AdaptiveStatus }
 export { laneHeads, sharedTargets } from './parallel-graph.js';
 export { dependencyGraph } from './topology.js';
 
-export {
-  queueOutlook,
-  queueStatistics,
-  WAITING_CODES,
-  STATISTICS_RUNS,
-  type PrOutlook,
-  type QueueStatistics,
-  type WaitingCode,
-  type WaitingOn,
-  type FinishedRun,
-} from './eta.js';
+export { queueOutlook, WAITING_CODES, type PrOutlook, type WaitingCode, type WaitingOn } from './eta.js';
+export { queueStatistics, STATISTICS_RUNS, type QueueStatistics, type FinishedRun } from './eta-statistics.js';
 export {
   freezeProblem,
   freezeStatus,

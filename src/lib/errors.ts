@@ -1,6 +1,6 @@
 /**
  * The domain's error catalogue: every refusal of the service, as a code and a message template. No
- * HTTP here: each wire picks its own status and code for these (v1: src/api/error-status.ts, v2:
+ * HTTP here: each wire picks its own status and code for these (v1: src/api/v1/error-status.ts, v2:
  * src/api/v2/errors.ts). What only a request over HTTP can get wrong (a body that is not JSON, an
  * unknown route, a missing token…) is the API's own (src/api/request-error.ts).
  *

@@ -16,19 +16,17 @@ import {
   adaptiveStatus,
   decide,
   newQueueSnapshot,
-  isTerminal,
-  queueOutlook,
-  queueStatistics,
-  STATISTICS_RUNS,
-  type FinishedRun,
   type Effect,
+  type Entry,
   type EngineEvent,
-  type PrOutlook,
   type QueueSnapshot,
   type TestRun,
 } from '../engine/index.js';
 import { MINUTE_MS } from '../lib/time.js';
+import { arrivalEvents } from './arrival.js';
 import { EventHeap } from './event-heap.js';
+import { SubmissionEstimates } from './estimates.js';
+import { pruneSnapshot } from './prune.js';
 import { SimulatedCi, type SimulatedPr } from './simulated-ci.js';
 import { SimulatedForge } from './simulated-forge.js';
 import { MetricsCollector, type Series, type SimulationSummary } from './metrics.js';
@@ -92,10 +90,7 @@ export class Simulation {
   private observer: SimulationObserver = {};
   /** PRs submitted in the moment being handled. */
   private submitted: number[] = [];
-  /** The latest finished runs, for the queue statistics the estimates use (as the service keeps them). */
-  private readonly finishedRuns: FinishedRun[] = [];
-  /** Each PR's estimated merge time at submission (queueOutlook), null when there was none. */
-  private readonly estimates = new Map<number, Pick<PrOutlook, 'estimatedMergeAt' | 'estimatedMergeRange'>>();
+  private readonly estimates = new SubmissionEstimates();
 
   private constructor(
     private readonly o: SimulationOptions,
@@ -242,7 +237,7 @@ export class Simulation {
         this.decide({ kind: 'ciResult', at: this.now, runId: item.runId, outcome: item.outcome });
         // A failure that CI retries is not a finished run: the retry decides (a finished run may be pruned).
         if (run && this.runOf(item.runId)?.status !== 'in_progress') {
-          this.finished(run, item.outcome);
+          this.estimates.runFinished(run, item.outcome, this.now);
           this.observer.ciFinished?.(included, item.outcome);
         }
         return;
@@ -252,27 +247,6 @@ export class Simulation {
         this.decide({ kind: 'tick', at: this.now });
         return;
     }
-  }
-
-  /** A run that finished, as the server keeps it: its last outcome (a failure CI retried is not one). */
-  private finished(run: TestRun, outcome: 'success' | 'failure'): void {
-    this.finishedRuns.push({
-      queueType: run.queueType,
-      prNumbers: run.prNumbers,
-      status: outcome === 'success' ? 'succeeded' : 'failed',
-      createdAt: run.createdAt,
-      finishedAt: this.now,
-    });
-    if (this.finishedRuns.length > 2 * STATISTICS_RUNS) this.finishedRuns.splice(0, STATISTICS_RUNS);
-  }
-
-  /** The estimate a client would read right after submitting (getSubmittedPullRequest). */
-  private estimate(prNumber: number): void {
-    const outlook = queueOutlook(this.snapshot, queueStatistics(this.finishedRuns), this.now).get(prNumber);
-    this.estimates.set(prNumber, {
-      estimatedMergeAt: outlook?.estimatedMergeAt ?? null,
-      estimatedMergeRange: outlook?.estimatedMergeRange ?? null,
-    });
   }
 
   /** Events the forge answers at once, and (saturated arrivals) PRs that keep the queue full. */
@@ -306,31 +280,9 @@ export class Simulation {
     this.prs.set(pr.number, pr);
     this.submitted.push(pr.number);
     this.metrics.arrived++;
-    const headSha = `head-${pr.number}`;
-    this.decide({
-      kind: 'submit',
-      at: this.now,
-      entryId: `pr-${pr.number}`,
-      reason: 'API_REQUESTED',
-      pr: {
-        number: pr.number,
-        headSha,
-        baseBranch: this.forge.targetBranch,
-        title: `PR ${pr.number}`,
-        author: 'sim',
-        mergeability: 'mergeable',
-      },
-    });
-    if (this.snapshot.config.mode === 'parallel') {
-      this.decide({
-        kind: 'impactedTargets',
-        at: this.now,
-        prNumber: pr.number,
-        headSha,
-        targets: [`lane-${pr.lane}`],
-      });
-    }
-    if (this.o.measureEta) this.estimate(pr.number);
+    const parallel = this.snapshot.config.mode === 'parallel';
+    for (const event of arrivalEvents(pr, this.now, this.forge.targetBranch, parallel)) this.decide(event);
+    if (this.o.measureEta) this.estimates.submitted(this.snapshot, pr.number, this.now);
   }
 
   private decide(event: EngineEvent): void {
@@ -344,7 +296,7 @@ export class Simulation {
         `the engine refused ${event.kind} at ${this.metrics.minutes(event.at).toFixed(1)} min: ${decision.rejection.code} ${decision.rejection.message}`,
       );
     }
-    this.snapshot = this.prune(decision.snapshot);
+    this.snapshot = pruneSnapshot(decision.snapshot, (e) => this.concluded(e));
     for (const effect of decision.effects) this.execute(effect);
   }
 
@@ -421,32 +373,14 @@ export class Simulation {
     return this.snapshot.runs.find((r) => r.id === id);
   }
 
-  /** Drops terminal entries (recording them) and runs no longer needed, like the service's store. */
-  private prune(s: QueueSnapshot): QueueSnapshot {
-    let entries = s.entries;
-    if (entries.some((e) => isTerminal(e.state))) {
-      entries = [];
-      for (const e of s.entries) {
-        if (isTerminal(e.state)) {
-          const estimate = this.estimates.get(e.prNumber);
-          this.metrics.entryDone(
-            e,
-            this.prs.get(e.prNumber)?.bad ?? false,
-            estimate?.estimatedMergeAt ?? null,
-            estimate?.estimatedMergeRange ?? null,
-          );
-          this.estimates.delete(e.prNumber);
-        } else entries.push(e);
-      }
-    }
-    const referenced = new Set<string>();
-    for (const e of entries) {
-      if (e.runId) referenced.add(e.runId);
-      if (e.verifiedByTestRun) referenced.add(e.verifiedByTestRun);
-    }
-    const needed = (r: TestRun): boolean =>
-      r.status === 'creating' || r.status === 'in_progress' || referenced.has(r.id);
-    const runs = s.runs.every(needed) ? s.runs : s.runs.filter(needed);
-    return entries === s.entries && runs === s.runs ? s : { ...s, entries, runs };
+  /** A PR that merged or failed, measured with its estimate at submission. */
+  private concluded(e: Entry): void {
+    const estimate = this.estimates.concluded(e.prNumber);
+    this.metrics.entryDone(
+      e,
+      this.prs.get(e.prNumber)?.bad ?? false,
+      estimate?.estimatedMergeAt ?? null,
+      estimate?.estimatedMergeRange ?? null,
+    );
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildHttpApp } from '../../src/api/build-app.js';
-import type { EnumCase } from '../../src/api/wire.js';
+import type { EnumCase } from '../../src/api/v1/wire.js';
 import type { MergeQueueService } from '../../src/app/service-port.js';
 import type { V2Limits } from '../../src/api/v2/plugin.js';
 import type { OidcSettings } from '../../src/app/admin/oidc-verifier.js';

@@ -3,7 +3,7 @@
  * enumCase 'lower'; settings enums lowercase in both.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EnumCase } from '../../src/api/wire.js';
+import type { EnumCase } from '../../src/api/v1/wire.js';
 import { createApiHarness, json, type ApiHarness } from './api-harness.js';
 
 let h: ApiHarness | undefined;

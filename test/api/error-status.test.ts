@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { V1_ERRORS } from '../../src/api/error-status.js';
+import { V1_ERRORS } from '../../src/api/v1/error-status.js';
 import { REQUEST_ERRORS } from '../../src/api/request-error.js';
 import { V2_ERRORS } from '../../src/api/v2/errors.js';
 import { SERVICE_ERRORS } from '../../src/lib/errors.js';

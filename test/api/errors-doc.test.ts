@@ -1,10 +1,10 @@
 /**
- * docs/errors.md lists exactly the codes the v1 wire writes (src/api/error-status.ts), with the same
+ * docs/errors.md lists exactly the codes the v1 wire writes (src/api/v1/error-status.ts), with the same
  * statuses (both directions).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { V1_ERRORS } from '../../src/api/error-status.js';
+import { V1_ERRORS } from '../../src/api/v1/error-status.js';
 
 const doc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
 const documented = new Map(

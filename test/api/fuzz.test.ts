@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { V1_ERRORS } from '../../src/api/error-status.js';
+import { V1_ERRORS } from '../../src/api/v1/error-status.js';
 import { testDatabases } from '../helpers/databases.js';
 import { createApiHarness, REPO, SLUG, type ApiHarness } from './api-harness.js';
 

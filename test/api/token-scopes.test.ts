@@ -8,7 +8,7 @@
 import Fastify from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiApp } from '../../src/api/route-deps.js';
-import { V1_ROUTES } from '../../src/api/v1-routes.js';
+import { V1_ROUTES } from '../../src/api/v1/routes.js';
 import { V2_ROUTES } from '../../src/api/v2/routes.js';
 import { createApiToken, hashToken, LAST_USED_PRECISION_MS, type TokenLimits } from '../../src/app/admin/tokens.js';
 import type { MergeQueueService } from '../../src/app/service-port.js';

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import type { PriorityName } from '../../src/engine/types.js';
-import { V1_ERRORS } from '../../src/api/error-status.js';
+import { V1_ERRORS } from '../../src/api/v1/error-status.js';
 import { ServiceError } from '../../src/lib/errors.js';
 import { createQueueFixture, type TestService } from '../helpers/service.js';
 
@@ -32,7 +32,7 @@ async function expectError(
   message?: RegExp | string,
 ): Promise<void> {
   const err = await serviceError(p);
-  // The status is the v1 wire's for the code (src/api/error-status.ts).
+  // The status is the v1 wire's for the code (src/api/v1/error-status.ts).
   expect({ code: err.code, status: V1_ERRORS[err.code][0] }).toEqual({ code, status });
   if (message) expect(err.message).toMatch(message);
 }

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
-import { QueueSettingsInput } from '../../src/api/schemas/queue.js';
+import { QueueSettingsInput } from '../../src/api/v1/schemas/queue.js';
 import { readClientConfigFile } from '../../src/cli/client-config-file.js';
 import { DEFAULT_URL, defaultClientConfigPath, resolveClientSettings } from '../../src/cli/client-options.js';
 import { summarize } from '../../src/cli/metrics-summary.js';

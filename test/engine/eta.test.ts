@@ -4,13 +4,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { queueOutlook } from '../../src/engine/eta.js';
 import {
   type FinishedRun,
   prFailures,
-  queueOutlook,
   queueStatistics,
   type QueueStatistics,
-} from '../../src/engine/eta.js';
+} from '../../src/engine/eta-statistics.js';
 import {
   newQueueSnapshot,
   type Entry,

@@ -1,10 +1,10 @@
 /**
  * The settings page's pure modules in Node (web/settings/): the form built from the server's own schemas
- * (those of src/api/schemas, which GET /v1/openapi.json publishes), what saving sends and says, and the
+ * (those of src/api/v1/schemas, which GET /v1/openapi.json publishes), what saving sends and says, and the
  * freezes' changes. What a person sees and does on the page is test/dashboard/settings.browser.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { QueueResponse, UpdateQueueRequest } from '../../src/api/schemas/queue.js';
+import { QueueResponse, UpdateQueueRequest } from '../../src/api/v1/schemas/queue.js';
 import type { QueueSettings } from '../../src/client/index.js';
 import {
   changeOf,

@@ -14,7 +14,7 @@ import type {
   TimelineItem,
 } from '../../engine/types.js';
 import { commitWebUrl, prUrlField, repoWebUrl } from '../../forge/links.js';
-import { iso } from '../wire.js';
+import { iso } from '../../lib/time.js';
 
 /** `NOT_READY` → `notReady`, `merge_commit` → `mergeCommit`. */
 export const camel = (value: string): string =>

@@ -28,7 +28,7 @@ import { ServiceError } from '../../lib/errors.js';
 import type { ForgePort, RepoBinding } from '../../forge/port.js';
 import type { CiStatusReport, CiStatusSink } from '../../ci/port.js';
 import type { CiStatus } from '../../forge/port.js';
-import type { CiStatusRow, Database } from '../../store/database.js';
+import type { CiStatusRow, Database, TestRunRow } from '../../store/database.js';
 import { deleteCiStatuses, listCiStatuses, upsertCiStatus } from '../../store/ci-statuses.js';
 import { findWaitingRerun } from '../../store/ci-reruns.js';
 import { holdEarlyStatus, takeEarlyStatuses } from '../../store/early-ci-statuses.js';
@@ -126,7 +126,12 @@ export class CiOutcome {
   async record(report: CiStatusReport): Promise<void> {
     const run = await findRunRow(this.deps.db, report.runId);
     if (!run) throw new ServiceError('TEST_RUN_NOT_FOUND', report.runId);
-    const { context, state, url, description } = report.status;
+    await this.recordOf(run, report.status);
+  }
+
+  /** Stores a status of a run read moments ago and, when it settles the run, tells the engine; the run is not read again. */
+  async recordOf(run: TestRunRow, status: CiStatus): Promise<void> {
+    const { context, state, url, description } = status;
     await upsertCiStatus(this.deps.db, {
       run_id: run.id,
       context,
@@ -135,7 +140,7 @@ export class CiOutcome {
       description: description ?? null,
       updated_at: this.deps.clock.now(),
     });
-    await this.evaluate(run.id);
+    await this.settle(run);
   }
 
   /**
@@ -175,7 +180,13 @@ export class CiOutcome {
    */
   async evaluate(runId: string): Promise<void> {
     const run = await findRunRow(this.deps.db, runId);
-    if (!run || run.required_statuses === null) return;
+    if (run) await this.settle(run);
+  }
+
+  /** evaluate, of a run already read. */
+  private async settle(run: TestRunRow): Promise<void> {
+    if (run.required_statuses === null) return;
+    const runId = run.id;
     const required = JSON.parse(run.required_statuses) as string[];
     const statuses = await listCiStatuses(this.deps.db, runId);
     const result = outcomeOf(required, statuses, await this.outcomeOptions(run.queue_id));

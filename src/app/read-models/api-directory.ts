@@ -1,8 +1,8 @@
 /**
- * What the v2 API addresses by id, within the caller's organization: queues by short id, repositories
- * and pull requests by UUID (store/api-ids.ts), test runs by their id. Anything of another
- * organization is answered as unknown (undefined), exactly like something that does not exist.
- * It answers views (RepositoryView, QueueView, QueueRun), never the store's rows: the API reads
+ * What the v2 API addresses by id: queues by short id, repositories and pull requests by UUID
+ * (store/api-ids.ts), test runs by their id. Whose they are is the service's to judge
+ * (service/directory.ts: within the caller's organization, among the repositories its token may act
+ * on). It answers views (RepositoryView, QueueView, QueueRun), never the store's rows: the API reads
  * what they say and hands a write the queue's `target` as it got it.
  */
 import type { Kysely } from 'kysely';
@@ -32,10 +32,9 @@ import { findRepoById } from '../../store/repos.js';
 import { findEntry } from '../../store/entries.js';
 import { findRunRow, runOf } from '../../store/test-runs.js';
 import { forgeFor, type Adapters } from '../adapters.js';
-import { configOfRow, queueOfOrg, reposOfCaller } from './queue-lookup.js';
-import { bindingOf, repoRefOf, repoSlug } from '../repo-binding.js';
-import { requireRepo } from '../scopes.js';
-import type { AuthContext, QueueKey, ResolvedQueue } from '../request-scope.js';
+import { configOfRow } from './queue-config.js';
+import { bindingOf, repoRefOf } from '../repo-binding.js';
+import type { QueueKey, ResolvedQueue } from '../request-scope.js';
 import type { PrView } from './pr-view.js';
 
 /** A connected repository: what the API shows of it and builds its web addresses from. */
@@ -130,11 +129,12 @@ export class ApiDirectory {
 
   constructor(private readonly deps: { db: Kysely<Database>; clock: Clock; adapters: Adapters }) {}
 
-  /** The organization's queues (of one repository, one branch), oldest first. */
-  async queues(ctx: AuthContext, filter: { repoId?: string; targetBranch?: string } = {}): Promise<QueueHandle[]> {
-    const repos = (await reposOfCaller(this.deps.db, ctx)).filter(
-      (r) => filter.repoId === undefined || r.id === filter.repoId,
-    );
+  /** The queues of the repositories (of one repository, one branch), oldest first. */
+  async queues(
+    of: readonly RepoRow[],
+    filter: { repoId?: string; targetBranch?: string } = {},
+  ): Promise<QueueHandle[]> {
+    const repos = of.filter((r) => filter.repoId === undefined || r.id === filter.repoId);
     const byId = new Map(repos.map((r) => [r.id, r]));
     const queues = (await listQueuesOfRepos(this.deps.db, [...byId.keys()]))
       .filter((q) => filter.targetBranch === undefined || q.target_branch === filter.targetBranch)
@@ -146,11 +146,9 @@ export class ApiDirectory {
     return queues.map((queue) => handleOf(shortIds.get(queue.id)!, queue, byId.get(queue.repo_id)!));
   }
 
-  async queue(ctx: AuthContext, shortId: string): Promise<QueueHandle | undefined> {
+  async queue(shortId: string): Promise<QueueHandle | undefined> {
     const found = await findQueueByShortId(this.deps.db, shortId);
-    if (found?.repo.org_id !== ctx.orgId) return undefined;
-    requireRepo(ctx, repoSlug(found.repo));
-    return handleOf(shortId, found.queue, found.repo);
+    return found && handleOf(shortId, found.queue, found.repo);
   }
 
   /** The queue of a repository's branch (after a create), with its short id recorded. */
@@ -167,13 +165,9 @@ export class ApiDirectory {
     return deleteQueueShortId(this.deps.db, queueId);
   }
 
-  async repo(ctx: AuthContext, id: string): Promise<RepositoryView | undefined> {
-    const repo = await this.repoOfOrg(ctx, id);
-    return repo && repositoryView(repo);
-  }
-
-  async repos(ctx: AuthContext): Promise<RepositoryView[]> {
-    return (await reposOfCaller(this.deps.db, ctx)).map(repositoryView);
+  /** A repository's row by id (any letter case). */
+  repo(id: string): Promise<RepoRow | undefined> {
+    return findRepoById(this.deps.db, id.toLowerCase());
   }
 
   /** The ids of a repository's pull requests, given out (and recorded) on first mention. */
@@ -192,17 +186,15 @@ export class ApiDirectory {
    * names (repository and number) and the repository's row are kept once read: neither changes (a
    * repository is never updated, and the query answers nothing once it is deleted).
    */
-  async pullRequest(ctx: AuthContext, id: string): Promise<PullRequestHandle | undefined> {
+  async pullRequest(id: string): Promise<{ orgId: string; repo: RepoRow; handle: PullRequestHandle } | undefined> {
     const key = id.toLowerCase();
     const named = await this.kept(this.named, key, () => findPullRequestCoordinates(this.deps.db, key));
     if (!named) return undefined;
     const found = await findLatestEntryOfPr(this.deps.db, named.repoId, named.prNumber);
-    if (found?.orgId !== ctx.orgId) return undefined;
-    const repo = await this.repoRow(named.repoId);
-    if (!repo) return undefined;
-    requireRepo(ctx, repoSlug(repo));
+    const repo = found && (await this.repoRow(named.repoId));
+    if (!found || !repo) return undefined;
     const latest = found.latest;
-    return {
+    const handle: PullRequestHandle = {
       id: key,
       repo: repositoryView(repo),
       number: named.prNumber,
@@ -219,18 +211,12 @@ export class ApiDirectory {
           }
         : {}),
     };
+    return { orgId: found.orgId, repo, handle };
   }
 
   /** A repository's row, kept once read: a repository is never updated. */
   private repoRow(id: string): Promise<RepoRow | undefined> {
     return this.kept(this.repoRows, id, () => findRepoById(this.deps.db, id));
-  }
-
-  private async repoOfOrg(ctx: AuthContext, id: string): Promise<RepoRow | undefined> {
-    const repo = await findRepoById(this.deps.db, id.toLowerCase());
-    if (repo?.org_id !== ctx.orgId) return undefined;
-    requireRepo(ctx, repoSlug(repo));
-    return repo;
   }
 
   /** What `map` keeps for `key`, read (and kept) when it holds nothing. */
@@ -257,11 +243,11 @@ export class ApiDirectory {
     return findEntry(this.deps.db, queueId, number);
   }
 
-  /** A test run and its queue, when the queue is the organization's. */
-  async run(ctx: AuthContext, runId: string): Promise<{ handle: QueueHandle; run: TestRun } | undefined> {
+  /** A test run and its queue. */
+  async run(runId: string): Promise<{ handle: QueueHandle; run: TestRun } | undefined> {
     const row = await findRunRow(this.deps.db, runId);
     const queue = row && (await findQueueById(this.deps.db, row.queue_id));
-    const repo = queue && (await this.repoOfOrg(ctx, queue.repo_id));
+    const repo = queue && (await findRepoById(this.deps.db, queue.repo_id));
     if (!row || !queue || !repo) return undefined;
     const shortIds = await recordQueueShortIds(this.deps.db, [queue.id]);
     return { handle: handleOf(shortIds.get(queue.id)!, queue, repo), run: runOf(row) };
@@ -278,8 +264,7 @@ export class ApiDirectory {
   }
 
   /** Testing results of a queue's runs that finished within [since, until], newest first. */
-  async testingResults(ctx: AuthContext, key: QueueKey, since: number, until: number): Promise<TestingResult[]> {
-    const queueId = (await queueOfOrg(this.deps.db, ctx, key)).queue.id;
+  async testingResults(queueId: string, since: number, until: number): Promise<TestingResult[]> {
     const rows = await listRunsPage(this.deps.db, {
       queueIds: [queueId],
       statuses: Object.keys(OUTCOME),
@@ -322,7 +307,7 @@ export function entryView(repo: RepositoryView, found: WrittenEntry): EntryView 
   };
 }
 
-const repositoryView = (repo: RepoRow): RepositoryView => ({
+export const repositoryView = (repo: RepoRow): RepositoryView => ({
   id: repo.id,
   forge: repo.forge,
   host: repo.host,

@@ -5,11 +5,9 @@
 import type { Kysely } from 'kysely';
 import { TERMINAL_STATES, type Entry, type PrState, type QueueSnapshot } from '../../engine/types.js';
 import { ServiceError } from '../../lib/errors.js';
-import type { Database } from '../../store/database.js';
+import type { Database, QueueRow } from '../../store/database.js';
 import { countConcludedEntries, listConcludedEntries, type ConcludedFilter } from '../../store/queue-activity.js';
 import { queueConfigOf } from '../executor/snapshot-io.js';
-import type { AuthContext, QueueKey } from '../request-scope.js';
-import { queueOfOrg } from './queue-lookup.js';
 
 /** The largest page listConcludedPullRequests answers. */
 export const MAX_CONCLUDED_TAKE = 100;
@@ -58,12 +56,8 @@ function searchOf(search: string | undefined): ConcludedFilter['search'] {
   return { text, prNumber: number ? Number(number[1]) : null };
 }
 
-export async function listConcluded(
-  db: Kysely<Database>,
-  ctx: AuthContext,
-  key: QueueKey,
-  q: ConcludedQuery,
-): Promise<ConcludedPage> {
+/** A page of the queue's concluded PRs (the caller's queue, resolved by the service). */
+export async function listConcluded(db: Kysely<Database>, queue: QueueRow, q: ConcludedQuery): Promise<ConcludedPage> {
   if (!Number.isInteger(q.take) || q.take < 1 || q.take > MAX_CONCLUDED_TAKE) {
     throw new ServiceError('VALIDATION_FAILED', `take must be an integer from 1 to ${MAX_CONCLUDED_TAKE}`);
   }
@@ -71,7 +65,6 @@ export async function listConcluded(
     throw new ServiceError('VALIDATION_FAILED', 'from is after to: swap them, or leave one out');
   }
   const after = q.cursor === undefined ? undefined : afterOf(q.cursor);
-  const { queue } = await queueOfOrg(db, ctx, key);
   const filter: ConcludedFilter = {
     queueId: queue.id,
     states: q.states !== undefined && q.states.length > 0 ? q.states : TERMINAL_STATES,
@@ -87,7 +80,7 @@ export async function listConcluded(
   ]);
   const items = rows.slice(0, q.take);
   const page: ConcludedPage = {
-    queue: { targetBranch: key.targetBranch, config: queueConfigOf(queue) },
+    queue: { targetBranch: queue.target_branch, config: queueConfigOf(queue) },
     items,
     total,
   };

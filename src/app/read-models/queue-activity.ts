@@ -19,16 +19,14 @@ import { percentile } from '../../lib/percentile.js';
 import { HOUR_MS } from '../../lib/time.js';
 import { countTransitionsInto, listLatestEntriesInStates } from '../../store/queue-activity.js';
 import type { RepoSite } from '../../forge/links.js';
-import type { Database, QueueRow } from '../../store/database.js';
+import type { Database, QueueRow, RepoRow } from '../../store/database.js';
 import { listEntriesInStates } from '../../store/metrics-entries.js';
 import { listRunsOfWindow } from '../../store/metrics-runs.js';
 import { listTransitionsOfRecentPrs } from '../../store/metrics-transitions.js';
 import { listQueuesOfRepos } from '../../store/queues.js';
 import type { QueueExecutor } from '../executor/queue-executor.js';
 import { outlookOf } from '../executor/pr-outlook.js';
-import { queueOfOrg, reposOfCaller } from './queue-lookup.js';
 import { queueConfigOf } from '../executor/snapshot-io.js';
-import type { AuthContext, QueueKey } from '../request-scope.js';
 
 /** The longest history getQueueHistory answers: a week of hours. */
 export const MAX_HISTORY_HOURS = 168;
@@ -65,9 +63,8 @@ export interface QueueSummary {
 
 const managementOf = (q: QueueRow): QueueManagement => ({ managedBy: q.managed_by, driftSince: q.drift_since });
 
-/** The organization's queues, sorted by repository and branch. Four queries whatever their number. */
-export async function listQueueSummaries(db: Kysely<Database>, ctx: AuthContext, now: number): Promise<QueueSummary[]> {
-  const repos = await reposOfCaller(db, ctx);
+/** The queues of the repositories (the caller's), sorted by repository and branch. Four queries whatever their number. */
+export async function listQueueSummaries(db: Kysely<Database>, repos: RepoRow[], now: number): Promise<QueueSummary[]> {
   const repoById = new Map(repos.map((r) => [r.id, r]));
   const queues = await listQueuesOfRepos(
     db,
@@ -129,11 +126,9 @@ export interface QueueActivity {
 export async function queueActivity(
   db: Kysely<Database>,
   executor: QueueExecutor,
-  ctx: AuthContext,
-  key: QueueKey,
+  { repo, queue }: { repo: RepoRow; queue: QueueRow },
   now: number,
 ): Promise<QueueActivity> {
-  const { repo, queue } = await queueOfOrg(db, ctx, key);
   const [snapshot, recent] = await Promise.all([
     executor.read(queue.id, queue.version),
     listLatestEntriesInStates(db, queue.id, TERMINAL_STATES, RECENT_LIMIT),
@@ -214,15 +209,13 @@ function bucketOf(t: Tally): Omit<HourBucket, 'start'> {
  */
 export async function queueHistory(
   db: Kysely<Database>,
-  ctx: AuthContext,
-  key: QueueKey,
+  queue: QueueRow,
   hours: number,
   now: number,
 ): Promise<QueueHistory> {
   if (!Number.isInteger(hours) || hours < 1 || hours > MAX_HISTORY_HOURS) {
     throw new ServiceError('VALIDATION_FAILED', `hours must be an integer from 1 to ${MAX_HISTORY_HOURS}`);
   }
-  const { queue } = await queueOfOrg(db, ctx, key);
   const start = Math.floor(now / HOUR_MS) * HOUR_MS - (hours - 1) * HOUR_MS;
   const [transitions, runs] = await Promise.all([
     listTransitionsOfRecentPrs(db, [queue.id], start - 1),

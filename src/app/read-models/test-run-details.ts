@@ -1,22 +1,16 @@
-/** Test runs as the API shows them (contract §2.7) and CI statuses reported from outside (extension). */
+/** Test runs as the API shows them (contract §2.7). */
 import type { Kysely } from 'kysely';
-import type { ImpactedTargets, RepoRef, TestRun } from '../../engine/types.js';
+import type { ImpactedTargets, TestRun } from '../../engine/types.js';
 import { ServiceError } from '../../lib/errors.js';
-import { CI_STATES, type CiStatus } from '../../forge/port.js';
+import type { CiStatus } from '../../forge/port.js';
 import type { RepoSite } from '../../forge/links.js';
 import type { Database, QueueRow, RepoRow, TestRunRow } from '../../store/database.js';
 import { listCiStatuses } from '../../store/ci-statuses.js';
 import { findEntry } from '../../store/entries.js';
 import { findImpactedTargets } from '../../store/impacted-targets.js';
-import { findQueueById } from '../../store/queues.js';
-import { findRunRow, findRunRowByTestSha, runOf } from '../../store/test-runs.js';
-import type { CiOutcome } from '../executor/ci-outcome.js';
-import { queueOfOrg, repoOfOrg } from './queue-lookup.js';
-import { repoRefOf, repoSlug, resolveRequiredStatuses } from '../repo-binding.js';
-import { recordAudit } from '../../audit/audit-log.js';
-import type { Clock } from '../../lib/clock.js';
+import { findRunRow, runOf } from '../../store/test-runs.js';
+import { resolveRequiredStatuses } from '../repo-binding.js';
 import { queueConfigOf } from '../executor/snapshot-io.js';
-import type { AuthContext, QueueKey } from '../request-scope.js';
 
 /** A test run as getTestingDetails shows it. */
 export interface TestRunView {
@@ -31,14 +25,12 @@ export interface TestRunView {
   impactedTargetsForTestedPrs: string[] | null;
 }
 
-/** The run, when it belongs to the caller's queue; 404 otherwise. */
+/** The run, when it belongs to the queue (the caller's, resolved by the service); 404 otherwise. */
 export async function runOfQueue(
   db: Kysely<Database>,
-  ctx: AuthContext,
-  key: QueueKey,
+  { repo, queue }: { repo: RepoRow; queue: QueueRow },
   runId: string,
 ): Promise<{ repo: RepoRow; queue: QueueRow; row: TestRunRow }> {
-  const { repo, queue } = await queueOfOrg(db, ctx, key);
   const row = await findRunRow(db, runId);
   if (!row || row.queue_id !== queue.id) throw new ServiceError('TEST_RUN_NOT_FOUND', runId);
   return { repo, queue, row };
@@ -54,11 +46,10 @@ function unionTargets(all: (ImpactedTargets | null)[]): string[] | null {
 
 export async function testingDetails(
   db: Kysely<Database>,
-  ctx: AuthContext,
-  key: QueueKey,
+  target: { repo: RepoRow; queue: QueueRow },
   runId: string,
 ): Promise<TestRunView> {
-  const { repo, queue, row } = await runOfQueue(db, ctx, key, runId);
+  const { repo, queue, row } = await runOfQueue(db, target, runId);
   const run = runOf(row);
   // Fixed when CI started; before that, what would be required now.
   const resolved =
@@ -95,40 +86,4 @@ export async function testingDetails(
     impactedTargets: await targetsOf(run.prs),
     impactedTargetsForTestedPrs: await targetsOf(run.prs.filter((p) => tested.has(p.number))),
   };
-}
-
-/** External CI reports a status for a test run of a repo of the caller's org, by run id or test sha. */
-export async function reportStatus(
-  deps: { db: Kysely<Database>; ciOutcome: CiOutcome; clock: Clock },
-  ctx: AuthContext,
-  req: { repo: RepoRef; testRunId?: string; sha?: string; status: CiStatus },
-): Promise<void> {
-  const { db, ciOutcome } = deps;
-  const { context, state } = req.status;
-  if (typeof context !== 'string' || context === '')
-    throw new ServiceError('VALIDATION_FAILED', 'context must be a non-empty status name');
-  if (!(CI_STATES as readonly string[]).includes(state))
-    throw new ServiceError('VALIDATION_FAILED', `state must be one of ${CI_STATES.join(', ')}`);
-  if (!req.testRunId && !req.sha)
-    throw new ServiceError('VALIDATION_FAILED', 'send testRunId or sha to name the test run');
-  const repo = await repoOfOrg(db, ctx, req.repo);
-  const row = req.testRunId ? await findRunRow(db, req.testRunId) : await findRunRowByTestSha(db, repo.id, req.sha!);
-  const queue = row && (await findQueueById(db, row.queue_id));
-  if (!row || queue?.repo_id !== repo.id)
-    throw new ServiceError('TEST_RUN_NOT_FOUND', req.testRunId ?? `with test commit ${req.sha}`);
-  await ciOutcome.record({ runId: row.id, status: req.status });
-  await recordAudit(db, {
-    orgId: ctx.orgId,
-    at: deps.clock.now(),
-    by: ctx,
-    action: 'test_run.report_status',
-    target: {
-      ...(ctx.orgName ? { org: ctx.orgName } : {}),
-      repo: repoSlug(repoRefOf(repo)),
-      targetBranch: queue.target_branch,
-      testRun: row.id,
-      context,
-      state,
-    },
-  });
 }

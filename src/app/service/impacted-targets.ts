@@ -9,7 +9,7 @@ import { listActiveEntriesAtSha } from '../../store/entries.js';
 import { upsertImpactedTargets } from '../../store/impacted-targets.js';
 import type { RepoRow } from '../../store/database.js';
 import { findRepo } from '../../store/repos.js';
-import { repoOfOrg } from '../read-models/queue-lookup.js';
+import { repoOfOrg } from '../request-scope.js';
 import { repoSlug } from '../repo-binding.js';
 import type { PullRequestService } from '../service-port.js';
 import { recordAudit } from '../../audit/audit-log.js';

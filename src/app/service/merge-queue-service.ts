@@ -11,10 +11,12 @@
  *   test-runs.ts           getTestingDetails, reportStatus, getTestRunLog
  *   read-models.ts         metrics and the dashboard's views
  *   refs-moved.ts          notifyRefsMoved
+ *   directory.ts           the v2 API's lookups by id, within the caller's org
  * and the audit log's reads (src/audit/audit-read.ts).
  */
 import { readAuditLog } from '../../audit/audit-read.js';
 import type { AuthService, MergeQueueService } from '../service-port.js';
+import { callerDirectory } from './directory.js';
 import { impactedTargets } from './impacted-targets.js';
 import { pullRequestReads } from './pull-request-reads.js';
 import { pullRequestCommands } from './pull-requests.js';
@@ -48,7 +50,7 @@ export function mergeQueueService(deps: MergeQueueServiceDeps): MergeQueueServic
     ...refsNotices(deps),
     webhooks: deps.webhooks,
     notifications: deps.notifications,
-    directory: deps.directory,
+    directory: callerDirectory(deps),
     listAuditEvents: (ctx, query) => readAuditLog(deps.db, ctx.orgId, query),
   };
 }

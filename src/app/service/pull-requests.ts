@@ -3,7 +3,7 @@ import { parsePriority } from '../../engine/index.js';
 import { ServiceError } from '../../lib/errors.js';
 import { findImpactedTargets } from '../../store/impacted-targets.js';
 import { refreshTarget } from '../observing/target-refresh.js';
-import { queueOfOrg } from '../read-models/queue-lookup.js';
+import { queueOfOrg } from '../request-scope.js';
 import { requireScope } from '../scopes.js';
 import type { PullRequestService } from '../service-port.js';
 import { noteOf, placeOf } from './audit-notes.js';

@@ -6,7 +6,7 @@ import { listActivePrNumbers } from '../../store/entries.js';
 import type { RepoRow } from '../../store/database.js';
 import { deleteQueueRow, findQueue, findQueueById, insertQueue } from '../../store/queues.js';
 import { refreshTarget } from '../observing/target-refresh.js';
-import { queueOfOrg, repoOfOrg } from '../read-models/queue-lookup.js';
+import { queueOfOrg, repoOfOrg } from '../request-scope.js';
 import { repoRefOf, repoSlug } from '../repo-binding.js';
 import type { QueueService } from '../service-port.js';
 import { noteOf, placeOf } from './audit-notes.js';

@@ -3,7 +3,7 @@ import type { Transaction } from 'kysely';
 import { ServiceError } from '../../lib/errors.js';
 import type { Database } from '../../store/database.js';
 import { markConfigWrite } from '../../store/queues.js';
-import { queueOfOrg } from '../read-models/queue-lookup.js';
+import { queueOfOrg } from '../request-scope.js';
 import type { QueueService } from '../service-port.js';
 import { changesOf } from '../../audit/audit-log.js';
 import { noteOf, placeOf } from './audit-notes.js';

@@ -2,7 +2,7 @@
 import { listConcluded } from '../read-models/concluded-prs.js';
 import { renderMetrics } from '../read-models/metrics.js';
 import { listQueueSummaries, queueActivity, queueHistory } from '../read-models/queue-activity.js';
-import { queueOfOrg, repoOfOrg, reposOfCaller } from '../read-models/queue-lookup.js';
+import { queueOfOrg, repoOfOrg, reposOfCaller } from '../request-scope.js';
 import type { ReadModelService } from '../service-port.js';
 import type { ServiceDeps } from './service-deps.js';
 
@@ -16,13 +16,15 @@ export function readModels(deps: Pick<ServiceDeps, 'db' | 'executor' | 'clock'>)
       return renderMetrics(db, { orgId: ctx.orgId, repoIds, now: clock.now() });
     },
 
-    listQueues: (ctx) => listQueueSummaries(db, ctx, clock.now()),
+    listQueues: async (ctx) => listQueueSummaries(db, await reposOfCaller(db, ctx), clock.now()),
 
-    getQueueActivity: (ctx, key) => queueActivity(db, executor, ctx, key, clock.now()),
+    getQueueActivity: async (ctx, key) => queueActivity(db, executor, await queueOfOrg(db, ctx, key), clock.now()),
 
-    getQueueHistory: (ctx, key, hours) => queueHistory(db, ctx, key, hours, clock.now()),
+    getQueueHistory: async (ctx, key, hours) =>
+      queueHistory(db, (await queueOfOrg(db, ctx, key)).queue, hours, clock.now()),
 
-    listConcludedPullRequests: (ctx, key, query) => listConcluded(db, ctx, key, query),
+    listConcludedPullRequests: async (ctx, key, query) =>
+      listConcluded(db, (await queueOfOrg(db, ctx, key)).queue, query),
 
     async watchQueue(ctx, key, onChange) {
       const { queue } = await queueOfOrg(db, ctx, key);

@@ -9,7 +9,7 @@ import { ServiceError } from '../../lib/errors.js';
 import { isLocalPath } from '../../git/remote-path.js';
 import type { Database, RepoRow } from '../../store/database.js';
 import { listRepos } from '../../store/repos.js';
-import { repoOfOrg } from '../read-models/queue-lookup.js';
+import { repoOfOrg } from '../request-scope.js';
 import { repoSlug } from '../repo-binding.js';
 import type { AuthContext, RefsService } from '../service-port.js';
 import { requireRepo } from '../scopes.js';

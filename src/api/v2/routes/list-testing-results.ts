@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { iso } from '../../wire.js';
+import { iso } from '../../../lib/time.js';
 import { invalid } from '../errors.js';
 import { queueOf } from '../lookups.js';
 import { callerOf } from '../caller.js';

@@ -22,11 +22,11 @@ export const reprioritizePullRequest: V2Route = (app, { service }) => {
     },
     async (request) => {
       const { pr, queue } = await liveEntryOf(service, request, request.params.id);
-      const body = request.body as { priorityValue?: number; priorityName?: 'urgent' | 'high' | 'medium' | 'low' };
+      const { body } = request;
       // Resubmitting a live entry changes its priority in place (v1's semantics of submit).
       const written = await service.submitPullRequest(callerOf(request), queue, {
         prNumber: pr.number,
-        priority: body.priorityValue ?? body.priorityName!,
+        priority: 'priorityValue' in body ? body.priorityValue : body.priorityName,
       });
       return pullRequestOut((await factsAfter(service, request, pr, written))!);
     },
