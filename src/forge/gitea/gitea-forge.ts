@@ -39,14 +39,11 @@ import {
   STATE_LABELS,
   type Stage,
 } from '../presence.js';
+import type { GitOperations } from '../definition.js';
 import type { AdvanceResult, BuildResult, ForgePort, ForgeRepository, RepoBinding } from '../port.js';
 import type { CiStatus } from '../port.js';
 import { GiteaApiError, GiteaClient, hasStatus } from './client.js';
 import { ciStateOf } from './webhook-events.js';
-
-/** What the gitea forge leaves to git: the git forge, on the repository's clone URL. */
-export type GitOperations = Pick<ForgePort, 'getBranchSha' | 'createTestBranch' | 'deleteBranch' | 'advanceTarget'> &
-  Required<Pick<ForgePort, 'listBranches'>>;
 
 export interface GiteaForgeOptions {
   /** The server, e.g. `https://git.example.com` (the API is `<url>/api/v1`); a binding's `remote` wins. */
