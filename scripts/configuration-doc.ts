@@ -7,14 +7,17 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { KindGuard, type TSchema } from '@sinclair/typebox';
-import { CONFIG_KEYS, GITHUB_BLOCK_KEYS, settingOf, type ConfigKey, type Setting } from '../src/config/schema.js';
+import { CONFIG_KEYS, SETTINGS_BLOCKS, settingOf, type ConfigKey, type Setting } from '../src/config/schema.js';
 
 export const CONFIGURATION_DOC = fileURLToPath(new URL('../docs/configuration.md', import.meta.url));
 
 const code = (s: string): string => `\`${s}\``;
 
-/** The `github:` mapping's name of a github setting (`githubAppId` → `github.appId`). */
-const githubBlockName = (key: ConfigKey): string | undefined => [...GITHUB_BLOCK_KEYS].find(([, k]) => k === key)?.[0];
+/** A setting's name in its forge's mapping of greenline.yaml (`githubAppId` → `github.appId`), if it has one. */
+const blockName = (key: ConfigKey): string | undefined =>
+  [...SETTINGS_BLOCKS].flatMap(([name, block]) =>
+    [...block.keys].filter(([, k]) => k === key).map(([short]) => `${name}.${short}`),
+  )[0];
 
 /** What a value must be, read from the schema: bounds, choices, lists, patterns. */
 function valuesOf(schema: TSchema, mustBe: string | undefined): string {
@@ -41,9 +44,9 @@ const cell = (text: string): string => text.replaceAll('|', '\\|');
 
 function row(key: ConfigKey): string {
   const s = settingOf(key);
-  const block = githubBlockName(key);
+  const block = blockName(key);
   return `| ${[
-    code(key) + (block ? ` (${code(`github.${block}`)})` : ''),
+    code(key) + (block ? ` (${code(block)})` : ''),
     code(s.env),
     s.flag ? code(s.flag.split(' ')[0]!) : '—',
     defaultOf(s),
@@ -54,7 +57,10 @@ function row(key: ConfigKey): string {
     .join(' | ')} |`;
 }
 
-/** What a setting's row has no room for, by setting (a renamed setting fails to compile here). */
+/**
+ * What a setting's row has no room for, by setting (a renamed setting fails to compile here); a
+ * forge's settings say it themselves (`more`).
+ */
 const MORE: Partial<Record<ConfigKey, string>> = {
   databaseUrl: 'takes `postgres://user@host:5432/db` for PostgreSQL or `sqlite:<path>`.',
   enumCase:
@@ -72,7 +78,6 @@ const MORE: Partial<Record<ConfigKey, string>> = {
   operatorMetricsPort:
     'turns on `GET /metrics` (process, event-loop and HTTP latency metrics, no token) on `operatorMetricsHost`; ' +
     'the queue metrics are at `GET /v1/getMergeQueueMetrics`. Both: [metrics.md](metrics.md).',
-  githubAppId: 'and the other `github*` settings configure the github forge: [github.md](github.md).',
   publicUrl:
     "(e.g. `https://greenline.example.com`) is where people reach the server: chat notifications link to the PR's " +
     'page in the dashboard under it ([notifications.md](notifications.md)).',
@@ -80,6 +85,8 @@ const MORE: Partial<Record<ConfigKey, string>> = {
     'limits where webhooks (and chat notifications) may be sent (`hooks.example.com`, `*.example.com`, ' +
     'addresses); link-local and cloud metadata addresses are always refused ([webhooks.md](webhooks.md)).',
 };
+
+const moreOf = (key: ConfigKey): string | undefined => MORE[key] ?? settingOf(key).more;
 
 /** The page, as `npm run docs:config` writes it. */
 export function configurationDoc(): string {
@@ -103,8 +110,8 @@ ${CONFIG_KEYS.map(row).join('\n')}
 
 ## More about some settings
 
-${CONFIG_KEYS.filter((key) => MORE[key])
-  .map((key) => `- ${code(key)} ${MORE[key]}`)
+${CONFIG_KEYS.filter((key) => moreOf(key))
+  .map((key) => `- ${code(key)} ${moreOf(key)}`)
   .join('\n')}
 `;
 }

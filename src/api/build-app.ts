@@ -14,8 +14,7 @@ import { requireToken } from './auth.js';
 import { enumCaseFor } from './config-source.js';
 import { registerDashboard } from './web-assets.js';
 import { errorHandler } from './error-handler.js';
-import { registerGitHubWebhook, type GitHubWebhookReceiver } from './github-webhook.js';
-import { registerGiteaWebhook, type GiteaWebhookReceiver } from './gitea-webhook.js';
+import { type ForgeWebhookRoute, registerForgeWebhook } from './forge-webhook.js';
 import { parseJsonBody } from './json-body.js';
 import { notFoundHandler } from './not-found.js';
 import { registerOpenApi } from './openapi.js';
@@ -45,10 +44,8 @@ export interface HttpAppDeps {
   enumCase: EnumCase;
   /** Told of every answered request (the operator metrics' latency histogram), when given. */
   onRequestDone?: (timing: RequestTiming) => void;
-  /** Serves POST /webhooks/github when given (the github forge with a webhook secret). */
-  githubWebhooks?: GitHubWebhookReceiver;
-  /** Serves POST /webhooks/gitea when given (the gitea forge with a webhook secret). */
-  giteaWebhooks?: GiteaWebhookReceiver;
+  /** The webhooks served, one route each (the forges set up with a webhook secret: `POST /webhooks/<name>`). */
+  forgeWebhooks?: readonly ForgeWebhookRoute[];
   /** Request limits of the v2 API per organization (default 100/s, metrics 5/s). */
   v2Limits?: V2Limits;
 }
@@ -92,8 +89,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   // closing an idle stream.
   await app.register(fastifySse, { heartbeatInterval: SSE_KEEP_ALIVE_MS });
   healthz(app, { service, enumCase });
-  if (deps.githubWebhooks) await registerGitHubWebhook(fastify, deps.githubWebhooks);
-  if (deps.giteaWebhooks) await registerGiteaWebhook(fastify, deps.giteaWebhooks);
+  for (const route of deps.forgeWebhooks ?? []) await registerForgeWebhook(fastify, route);
   registerDashboard(app);
   await app.register(
     async (v1: ApiApp) => {

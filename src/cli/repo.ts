@@ -1,27 +1,27 @@
 /** `greenline repo connect | list | disconnect`: repositories and their forge/CI binding. */
-import { statSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { runGit } from '../git/git.js';
-import { absoluteRemote, isLocalPath } from '../git/remote-path.js';
+import { absoluteRemote } from '../git/remote-path.js';
 import {
   connectRepo,
   type ConnectRepoRequest,
   parseRepoSlug,
   disconnectRepo,
-  forgeSpelling,
   pendingBinding,
   spellingOf,
   DEFAULT_PR_REF_PATTERN,
   DEFAULT_TEST_BRANCH_PREFIX,
 } from '../app/admin/repo-admin.js';
+import type { GreenlineConfig } from '../config/config.js';
+import { type ConnectFlags, type ForgeContext, ForgeSettingsError } from '../forge/definition.js';
+import { FORGE_NAMES, FORGES, forgeContext, forgeNamed, type ForgeName } from '../forges.js';
 import { cliCaller } from './cli-caller.js';
 import { listRepos } from '../store/repos.js';
 import { configFrom, orgsForListing, withStore, withStoreOptions, type StoreFlags } from './store-options.js';
 import { UsageError } from './usage-error.js';
 
-interface ConnectFlags extends StoreFlags {
+interface ConnectOptions extends StoreFlags {
   org: string;
-  forge: ConnectRepoRequest['forge'];
+  forge: ForgeName;
   giteaUrl?: string;
   remote?: string;
   ciCommand?: string;
@@ -33,135 +33,48 @@ interface ConnectFlags extends StoreFlags {
   installationId?: string;
 }
 
-/**
- * A remote git cannot list is refused at connect time, where the mistake is made and easy to fix.
- * `given` is the --remote value as typed, named when a local path was resolved from it.
- */
-async function checkRemote(remote: string, given: string): Promise<void> {
-  const resolvedFrom = remote === given ? '' : ` (--remote ${given} resolved against ${process.cwd()})`;
-  if (isLocalPath(remote) && !isDirectory(remote)) {
-    throw new UsageError(
-      `Cannot reach the remote ${remote}${resolvedFrom}: no such directory.\n` +
-        'Give the path of a git repository (e.g. a bare one made with `git init --bare`); a relative path is resolved against the current directory. ' +
-        'Or pass --no-remote-check to connect it anyway.',
-    );
+/** The connect flags another forge than `forge` owns, given anyway: named with the forge they are for. */
+function foreignFlag(forge: ForgeName, flags: ConnectFlags): string | null {
+  for (const other of FORGES) {
+    if (other.name === forge) continue;
+    for (const flag of other.connect.ownFlags ?? [])
+      if (flags[flag] !== undefined)
+        return `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is for --forge ${other.name}`;
   }
-  try {
-    await runGit(['ls-remote', '--heads', '--', remote], { timeoutMs: 60_000 });
-  } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    const fix = isLocalPath(remote)
-      ? 'Give the path of a git repository (e.g. a bare one made with `git init --bare`)'
-      : "Check the URL and git's credentials for it";
-    throw new UsageError(
-      `Cannot reach the remote ${remote}${resolvedFrom}: ${why}\n${fix}, or pass --no-remote-check to connect it anyway.`,
-    );
-  }
+  return null;
 }
 
-/**
- * The repository as GitHub spells it (forgeSpelling), read through the github settings of the
- * server's configuration; null when none is set there (the name is then stored as given: names are
- * case-insensitive). A repository GitHub does not show is refused at connect time.
- */
-async function gitHubSpelling(
-  flags: StoreFlags,
-  req: ConnectRepoRequest,
-): Promise<Awaited<ReturnType<typeof forgeSpelling>> | null> {
-  const config = configFrom({
-    dataDir: flags.dataDir,
-    databaseUrl: flags.databaseUrl,
-    ...(flags.config ? { config: flags.config } : {}),
-  });
-  // Loaded here, not at the top: the other admin commands start without loading the server.
-  const { createLogger, gitHubForgeOf } = await import('../server/server.js');
-  const github = gitHubForgeOf(config, createLogger(config));
-  if (!github) return null;
-  try {
-    return await forgeSpelling(github, req);
-  } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    throw new UsageError(
-      `Cannot read ${req.slug} from GitHub: ${why}\nOr pass --no-remote-check to connect it anyway.`,
-    );
-  }
+/** What the forge's connect check needs from the server's configuration, read once and only when asked. */
+function configOnce(flags: ConnectOptions): { settings: () => GreenlineConfig; context: () => Promise<ForgeContext> } {
+  let config: GreenlineConfig | undefined;
+  const settings = () => {
+    config ??= configFrom({
+      dataDir: flags.dataDir,
+      databaseUrl: flags.databaseUrl,
+      ...(flags.config ? { config: flags.config } : {}),
+    });
+    return config;
+  };
+  return {
+    settings,
+    async context() {
+      // Loaded here, not at the top: the other admin commands start without loading the server.
+      const { createLogger } = await import('../server/server.js');
+      const logger = createLogger(settings());
+      return {
+        ...forgeContext(settings().dataDir, settings().forgeRequestTimeoutSeconds * 1000, logger)(flags.forge),
+        logger,
+      };
+    },
+  };
 }
 
-/**
- * The repository as Gitea (or Forgejo) shows it to the configured giteaToken, read before connecting:
- * refused when the token cannot read it or may not push to it; otherwise its spelling (forgeSpelling)
- * and the lines that say what was found (default branch, protection rules and their required statuses).
- */
-async function giteaFacts(
-  flags: StoreFlags,
-  req: ConnectRepoRequest,
-): Promise<{ spelled: ReturnType<typeof spellingOf>; found: string[] }> {
-  const config = configFrom({
-    dataDir: flags.dataDir,
-    databaseUrl: flags.databaseUrl,
-    ...(flags.config ? { config: flags.config } : {}),
-  });
-  if (config.giteaToken === null)
-    throw new UsageError(
-      'Cannot read the repository from Gitea: no giteaToken (GREENLINE_GITEA_TOKEN) in this configuration; set it to the token greenline acts with (docs/gitea.md), or pass --no-remote-check to connect it anyway.',
-    );
-  // Loaded here, not at the top: the other admin commands start without loading the server.
-  const { createLogger } = await import('../server/server.js');
-  const { GiteaForge } = await import('../forge/gitea/index.js');
-  const { createGitForge } = await import('../forge/git/index.js');
-  const logger = createLogger(config);
-  const gitea = new GiteaForge({
-    url: req.remote!,
-    token: config.giteaToken,
-    git: createGitForge({ dataDir: config.dataDir, logger }),
-    logger,
-    requestTimeoutMs: config.forgeRequestTimeoutSeconds * 1000,
-  });
-  let facts: Awaited<ReturnType<typeof gitea.repositoryFacts>>;
+/** A forge's refusal of the flags or of the repository, as the command's usage error. */
+async function usage<T>(work: () => T | Promise<T>): Promise<T> {
   try {
-    facts = await gitea.repositoryFacts(pendingBinding(req));
+    return await work();
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    throw new UsageError(
-      `Cannot read ${req.slug} from Gitea at ${req.remote}: ${why}
-Check --gitea-url and giteaToken, or pass --no-remote-check to connect it anyway.`,
-    );
-  }
-  let spelled: ReturnType<typeof spellingOf>;
-  try {
-    spelled = spellingOf(req, facts);
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message}.
-Or pass --no-remote-check to connect it anyway.`);
-  }
-  if (!facts?.canPush)
-    throw new UsageError(
-      `The token (giteaToken) may read ${spelled.slug} but not push to it: greenline pushes test branches and merges. Give its user write access to the repository (a collaborator with Write, or a team), then connect again.`,
-    );
-  const found = [`default branch ${facts.defaultBranch}`];
-  if (facts.protections.length === 0) found.push('no branch protection rules');
-  for (const p of facts.protections)
-    found.push(
-      `branch protection "${p.rule}": ${p.requiredContexts.length > 0 ? `requires the statuses ${p.requiredContexts.join(', ')}` : 'requires no status'}`,
-    );
-  return { spelled, found };
-}
-
-/** The server of a repository on HOST: the configuration's giteaUrl when it is on that host, else https://HOST. */
-function defaultGiteaUrl(flags: StoreFlags, host: string): string {
-  const { giteaUrl } = configFrom({
-    dataDir: flags.dataDir,
-    databaseUrl: flags.databaseUrl,
-    ...(flags.config ? { config: flags.config } : {}),
-  });
-  return giteaUrl !== null && new URL(giteaUrl).hostname === host ? giteaUrl : `https://${host}`;
-}
-
-function isDirectory(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
+    throw err instanceof ForgeSettingsError ? new UsageError(err.message) : err;
   }
 }
 
@@ -179,11 +92,7 @@ Examples:
     .description('connect HOST/OWNER/NAME to an organization (created if missing)')
     .argument('<repo>', 'repository as HOST/OWNER/NAME, e.g. github.com/acme/web')
     .requiredOption('--org <org>', 'organization the repository belongs to')
-    .addOption(
-      new Option('--forge <forge>', 'where the repository lives')
-        .choices(['git', 'github', 'gitea'])
-        .makeOptionMandatory(),
-    )
+    .addOption(new Option('--forge <forge>', 'where the repository lives').choices(FORGE_NAMES).makeOptionMandatory())
     .option(
       '--remote <url>',
       'git remote: a path (a relative one is resolved against the current directory and stored absolute) or any URL git understands (required for --forge git)',
@@ -231,92 +140,59 @@ docs/gitea.md). Connecting reads the repository with that token: it must read an
 found (its spelling of the name, default branch, protection rules and their required statuses) is
 printed. HOST is the server's host name without a port; --gitea-url gives the full address.`,
     )
-    .action(async (slug: string, opts: ConnectFlags) => {
-      let installationId: number | undefined;
-      const remote = opts.remote === undefined ? null : absoluteRemote(opts.remote, process.cwd());
-      if (opts.giteaUrl !== undefined && opts.forge !== 'gitea')
-        throw new UsageError('--gitea-url is for --forge gitea');
-      let giteaUrl: string | null = null;
-      if (opts.forge === 'gitea') {
-        if (opts.remote)
-          throw new UsageError(
-            '--remote is for --forge git; the gitea forge reaches the repository on its server: give that with --gitea-url',
-          );
-        if (opts.ciCommand)
-          throw new UsageError(
-            '--ci-command is for --forge git; with --forge gitea the commit statuses your CI reports decide (see --required-status)',
-          );
-        if (opts.installationId !== undefined) throw new UsageError('--installation-id is for --forge github');
-        giteaUrl = (opts.giteaUrl ?? defaultGiteaUrl(opts, parseRepoSlug(slug).host)).replace(/\/+$/, '');
-        if (!/^https?:\/\/[^/]/.test(giteaUrl))
-          throw new UsageError(
-            `--gitea-url must be an http(s) URL such as https://git.example.com, got "${opts.giteaUrl}"`,
-          );
-      } else if (opts.forge === 'github') {
-        if (opts.remote)
-          throw new UsageError(
-            '--remote is for --forge git; the github forge reaches the repository through the GitHub API the server is configured for',
-          );
-        if (opts.ciCommand)
-          throw new UsageError(
-            '--ci-command is for --forge git; with --forge github the checks of your GitHub CI decide (see --required-status)',
-          );
-        if (opts.installationId !== undefined) {
-          installationId = Number(opts.installationId);
-          if (!/^\d+$/.test(opts.installationId) || !Number.isSafeInteger(installationId) || installationId < 1) {
-            throw new UsageError(
-              `--installation-id must be a positive integer (the number at the end of the installation's settings URL), got "${opts.installationId}"`,
-            );
-          }
-        }
-      } else {
-        if (opts.installationId !== undefined) throw new UsageError('--installation-id is for --forge github');
-        if (!opts.remote)
-          throw new UsageError('--forge git needs --remote <url>: a path or URL git can fetch from and push to');
-        if (opts.remoteCheck) await checkRemote(remote!, opts.remote);
-      }
+    .action(async (slug: string, opts: ConnectOptions) => {
+      const forge = forgeNamed(opts.forge);
+      const flags: ConnectFlags = {
+        ...(opts.remote !== undefined
+          ? { remote: absoluteRemote(opts.remote, process.cwd()), remoteGiven: opts.remote }
+          : {}),
+        ...(opts.ciCommand !== undefined ? { ciCommand: opts.ciCommand } : {}),
+        ...(opts.installationId !== undefined ? { installationId: opts.installationId } : {}),
+        ...(opts.giteaUrl !== undefined ? { giteaUrl: opts.giteaUrl } : {}),
+        remoteCheck: opts.remoteCheck,
+      };
+      const foreign = foreignFlag(opts.forge, flags);
+      if (foreign) throw new UsageError(foreign);
+      const config = configOnce(opts);
+      const plan = await usage(() => forge.connect.plan(flags, parseRepoSlug(slug).host, config.settings));
       const req: ConnectRepoRequest = {
         org: opts.org,
         slug,
         forge: opts.forge,
-        remote: giteaUrl ?? remote,
+        remote: plan.remote,
         ciCommand: opts.ciCommand ?? null,
         ...(opts.prRefPattern ? { prRefPattern: opts.prRefPattern } : {}),
         ...(opts.prUrlTemplate ? { prUrlTemplate: opts.prUrlTemplate } : {}),
         ...(opts.testBranchPrefix ? { testBranchPrefix: opts.testBranchPrefix } : {}),
         ...(opts.requiredStatus ? { requiredStatuses: opts.requiredStatus } : {}),
-        ...(installationId !== undefined ? { installationId } : {}),
+        ...(plan.installationId !== undefined ? { installationId: plan.installationId } : {}),
       };
-      const gitea = opts.forge === 'gitea' && opts.remoteCheck ? await giteaFacts(opts, req) : null;
-      const spelled =
-        opts.forge === 'github' && opts.remoteCheck ? await gitHubSpelling(opts, req) : (gitea?.spelled ?? null);
-      const connectAs = spelled?.slug ?? slug;
+      const checked = opts.remoteCheck
+        ? await usage(() =>
+            forge.connect.check({
+              flags,
+              binding: pendingBinding(req),
+              settings: config.settings,
+              context: config.context,
+              spell: (described) => spellingOf(req, described),
+            }),
+          )
+        : { spelled: null, said: [] };
+      const connectAs = checked.spelled?.slug ?? slug;
       await withStore(opts, async (db) => {
         const row = await connectRepo(
           db,
           {
             ...req,
             slug: connectAs,
-            // Where Gitea shows the PRs: its server may live under a path, which HOST/OWNER/NAME cannot say.
-            ...(giteaUrl && !req.prUrlTemplate
-              ? { prUrlTemplate: `${giteaUrl}/${connectAs.split('/').slice(1).join('/')}/pulls/{n}` }
-              : {}),
+            ...(plan.prUrlTemplate && !req.prUrlTemplate ? { prUrlTemplate: plan.prUrlTemplate(connectAs) } : {}),
           },
           Date.now(),
           cliCaller(),
         );
-        if (spelled?.respelled) process.stdout.write(`${spelled.respelled}.\n`);
-        if (gitea) process.stdout.write(`Found on Gitea: ${gitea.found.join('; ')}.\n`);
-        if (opts.forge === 'github' && opts.remoteCheck && !spelled)
-          process.stdout.write(
-            'Not read from GitHub (no githubAppId and githubPrivateKeyPath, nor githubToken, in this configuration): stored as given.\n',
-          );
-        const where =
-          row.forge === 'github'
-            ? `installation ${installationId ?? 'looked up by the GitHub App'}${spelled?.defaultBranch ? `, default branch ${spelled.defaultBranch}` : ''}`
-            : row.forge === 'gitea'
-              ? `server ${row.remote}${opts.remoteCheck ? '' : ', not read from it (--no-remote-check)'}`
-              : `remote ${row.remote}${row.remote === opts.remote ? '' : `, resolved from ${opts.remote}`}`;
+        if (checked.spelled?.respelled) process.stdout.write(`${checked.spelled.respelled}.\n`);
+        for (const sentence of checked.said) process.stdout.write(`${sentence}\n`);
+        const where = forge.connect.where(row, flags, plan, checked.spelled);
         process.stdout.write(
           `Connected ${row.host}/${row.owner}/${row.name} to organization ${opts.org} (forge ${row.forge}, ${where}).\n`,
         );

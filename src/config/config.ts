@@ -1,13 +1,14 @@
 /**
  * Server configuration: defaults ← greenline.yaml (optional) ← GREENLINE_* environment ← flags.
- * Every setting is described once in config-schema.ts (type, bounds, default, environment variable,
- * flag; docs/configuration.md is generated from it). Each layer is read into the flat keys
- * of the schema on its own (greenline.yaml's `github:` mapping too), then the layers are merged, and
- * the result validated once and frozen. Unknown keys are errors naming the key.
+ * Every setting is described once in schema.ts, the forges' in their definitions (type, bounds,
+ * default, environment variable, flag; docs/configuration.md is generated from them). Each layer is
+ * read into the flat keys of the schema on its own (a forge's mapping in greenline.yaml, such as
+ * `github:`, too), then the layers are merged, and the result validated once and frozen. Unknown keys
+ * are errors naming the key.
  *
- * Relative paths (dataDir, a `sqlite:` databaseUrl, githubPrivateKeyPath, --config) are resolved once,
- * here, against the directory the command runs in: everything downstream (git, the CI runner's child
- * processes, which run in other directories) gets absolute paths.
+ * Relative paths (dataDir, a `sqlite:` databaseUrl, the settings marked `path`, --config) are resolved
+ * once, here, against the directory the command runs in: everything downstream (git, the CI runner's
+ * child processes, which run in other directories) gets absolute paths.
  */
 import { isAbsolute, resolve } from 'node:path';
 import { KindGuard, type TSchema } from '@sinclair/typebox';
@@ -16,13 +17,15 @@ import {
   CLIENT_ENV_NAMES,
   CONFIG_KEYS,
   DEFAULT_CONFIG,
-  GITHUB_BLOCK_KEYS,
+  SETTINGS_BLOCKS,
   settingOf,
   type ConfigKey,
   type GreenlineConfig,
   type Setting,
 } from './schema.js';
 import { readConfigFile } from './file.js';
+import { ForgeSettingsError } from '../forge/definition.js';
+import { FORGES } from '../forges.js';
 import { shownValue } from '../lib/redact.js';
 
 export { DEFAULT_CONFIG, type GreenlineConfig } from './schema.js';
@@ -62,22 +65,33 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): Partial<Record<Ke
 }
 
 /**
- * The settings of greenline.yaml by their flat keys: `github: { appId: 1 }` → `githubAppId: 1`. A flat
- * key written in the same file besides the mapping wins over it. Unknown keys are errors.
+ * The settings of greenline.yaml by their flat keys: `github: { appId: 1 }` → `githubAppId: 1` (a
+ * forge's mapping, SETTINGS_BLOCKS). A flat key written in the same file besides the mapping wins over
+ * it. Unknown keys are errors.
  */
 function fileLayer(doc: Record<string, unknown>): Layer {
-  const { github, ...flat } = doc; // readConfigFile refused unknown top-level keys
-  if (github === undefined || github === null) return flat;
-  const known = [...GITHUB_BLOCK_KEYS.keys()].join(', ');
-  if (typeof github !== 'object' || Array.isArray(github))
-    throw new ConfigError(`github must be a mapping of GitHub settings (${known})`);
   const nested: Layer = {};
-  for (const [k, v] of Object.entries(github as Record<string, unknown>)) {
-    const key = GITHUB_BLOCK_KEYS.get(k);
-    if (!key) throw new ConfigError(`Unknown configuration key "github.${k}"; known: ${known}`);
-    nested[key] = v;
+  const flat: Layer = {};
+  for (const [key, value] of Object.entries(doc)) {
+    const block = SETTINGS_BLOCKS.get(key); // readConfigFile refused unknown top-level keys
+    if (!block) flat[key as Key] = value;
+    else if (value !== undefined && value !== null) Object.assign(nested, blockLayer(key, block, value));
   }
   return { ...nested, ...flat };
+}
+
+/** A forge's mapping in greenline.yaml by the flat keys it stands for. */
+function blockLayer(name: string, block: NonNullable<ReturnType<typeof SETTINGS_BLOCKS.get>>, value: unknown): Layer {
+  const known = [...block.keys.keys()].join(', ');
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new ConfigError(`${name} must be a mapping of ${block.of} (${known})`);
+  const nested: Layer = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const key = block.keys.get(k);
+    if (!key) throw new ConfigError(`Unknown configuration key "${name}.${k}"; known: ${known}`);
+    nested[key] = v;
+  }
+  return nested;
 }
 
 /** The member of a nullable setting that is not null. */
@@ -134,21 +148,18 @@ export function validateConfig(input: Layer): Readonly<GreenlineConfig> {
       throw new ConfigError(`Unknown configuration key "${key}"; known: ${CONFIG_KEYS.join(', ')}`);
   }
   const config = Object.fromEntries(CONFIG_KEYS.map((k) => [k, settingValue(k, input[k])])) as GreenlineConfig;
-  if ((config.githubAppId === null) !== (config.githubPrivateKeyPath === null)) {
-    throw new ConfigError(
-      'githubAppId and githubPrivateKeyPath go together: set both to authenticate as a GitHub App (or set githubToken instead)',
-    );
+  for (const forge of FORGES) {
+    try {
+      forge.checkSettings?.(config);
+    } catch (err) {
+      throw err instanceof ForgeSettingsError ? new ConfigError(err.message) : err;
+    }
   }
-  if (config.giteaUrl !== null && config.giteaToken === null) {
-    throw new ConfigError(
-      'giteaUrl needs giteaToken: the token of the Gitea or Forgejo user greenline acts as (see docs/gitea.md)',
-    );
-  }
-  return Object.freeze({
-    ...config,
-    githubBaseUrl: config.githubBaseUrl.replace(/\/+$/, ''),
-    giteaUrl: config.giteaUrl?.replace(/\/+$/, '') ?? null,
+  const trimmed = CONFIG_KEYS.filter((k) => settingOf(k).trimSlashes).map((k) => {
+    const url = config[k] as string | null;
+    return [k, url?.replace(/\/+$/, '') ?? null];
   });
+  return Object.freeze({ ...config, ...Object.fromEntries(trimmed) });
 }
 
 export interface LoadConfigOptions {
@@ -167,7 +178,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): Readonly<GreenlineConf
     readConfigFile(resolve(cwd, opts.configPath ?? 'greenline.yaml'), {
       title: 'Config file',
       required: opts.configPath !== undefined,
-      keys: [...CONFIG_KEYS, 'github'],
+      keys: [...CONFIG_KEYS, ...SETTINGS_BLOCKS.keys()],
       keyLabel: 'configuration key',
       mappingHint: 'e.g. "port: 8080"',
       error: ConfigError,
@@ -181,13 +192,17 @@ export function loadConfig(opts: LoadConfigOptions = {}): Readonly<GreenlineConf
 function withAbsolutePaths(config: Readonly<GreenlineConfig>, cwd: string): Readonly<GreenlineConfig> {
   const url = config.databaseUrl;
   const sqliteFile = url?.startsWith('sqlite:') ? url.slice('sqlite:'.length) : null;
+  const paths = CONFIG_KEYS.filter((k) => settingOf(k).path).map((k) => {
+    const path = config[k] as string | null;
+    return [k, path === null ? null : resolve(cwd, path)];
+  });
   return Object.freeze({
     ...config,
+    ...Object.fromEntries(paths),
     dataDir: resolve(cwd, config.dataDir),
     databaseUrl:
       sqliteFile !== null && sqliteFile !== ':memory:' && !isAbsolute(sqliteFile)
         ? `sqlite:${resolve(cwd, sqliteFile)}`
         : url,
-    githubPrivateKeyPath: config.githubPrivateKeyPath === null ? null : resolve(cwd, config.githubPrivateKeyPath),
   });
 }

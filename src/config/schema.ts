@@ -5,43 +5,14 @@
  * the validation (config.ts) and docs/configuration.md (`npm run docs:config`,
  * scripts/configuration-doc.ts) are built from it.
  */
-import {
-  Type,
-  type Static,
-  type TLiteral,
-  type TObject,
-  type TOptional,
-  type TSchema,
-  type TString,
-  type TUnion,
-} from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
+import { FORGE_SETTINGS, FORGES } from '../forges.js';
+import { nullable, oneOf, type Setting, setting } from '../lib/settings.js';
 
-/** Where a setting comes from besides greenline.yaml, and how it is explained. */
-export interface SettingAnnotations {
-  default: unknown;
-  /** Its environment variable. */
-  env: string;
-  /** Its command-line flag with its argument (`--port <port>`); absent = no flag. */
-  flag?: string;
-  /** What it means: the flag's help text, and its meaning in docs/configuration.md. */
-  description: string;
-  /** The default as docs/configuration.md states it, when that is not the `default` value itself. */
-  defaultText?: string;
-  /** What a string must look like, for the error message when its pattern does not match. */
-  mustBe?: string;
-  /** A credential: error messages never show its value (redact.ts). */
-  secret?: true;
-}
+export type { Setting, SettingAnnotations } from '../lib/settings.js';
 
-export type Setting = TSchema & SettingAnnotations;
-
-const setting = <T extends TSchema>(schema: T, annotations: SettingAnnotations): T & SettingAnnotations =>
-  Object.assign(schema, annotations);
-const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-const oneOf = <const T extends readonly string[]>(values: T): TUnion<TLiteral<T[number]>[]> =>
-  Type.Union(values.map((v) => Type.Literal(v)));
-
-export const ServerConfigSchema = Type.Object({
+/** The server's own settings, before the forges' (src/forges.ts). */
+const SERVER_SETTINGS = {
   port: setting(Type.Integer({ minimum: 0, maximum: 65535 }), {
     default: 8080,
     env: 'GREENLINE_PORT',
@@ -162,58 +133,10 @@ export const ServerConfigSchema = Type.Object({
     env: 'GREENLINE_OPERATOR_METRICS_HOST',
     description: 'address the operator metrics endpoint listens on',
   }),
-  githubAppId: setting(nullable(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })), {
-    default: null,
-    env: 'GREENLINE_GITHUB_APP_ID',
-    description: 'GitHub App id (with githubPrivateKeyPath): the github forge authenticates as the App',
-    defaultText: 'none: authenticate as a GitHub App',
-  }),
-  githubPrivateKeyPath: setting(nullable(Type.String({ minLength: 1 })), {
-    default: null,
-    env: 'GREENLINE_GITHUB_PRIVATE_KEY_PATH',
-    description: "PEM file of the GitHub App's private key",
-    defaultText: 'none: authenticate as a GitHub App',
-  }),
-  githubToken: setting(nullable(Type.String({ minLength: 1 })), {
-    default: null,
-    env: 'GREENLINE_GITHUB_TOKEN',
-    description: 'a token (personal access token or other) for the github forge instead of an App',
-    defaultText: 'none: a token instead of an App',
-    secret: true,
-  }),
-  githubWebhookSecret: setting(nullable(Type.String({ minLength: 1 })), {
-    default: null,
-    env: 'GREENLINE_GITHUB_WEBHOOK_SECRET',
-    description: 'secret of the GitHub webhook; `POST /webhooks/github` is served only when it is set',
-    defaultText: 'none (no `/webhooks/github`)',
-    secret: true,
-  }),
-  githubBaseUrl: setting(Type.String({ pattern: '^https?://[^/]' }), {
-    default: 'https://api.github.com',
-    env: 'GREENLINE_GITHUB_BASE_URL',
-    description: 'GitHub REST API base; `https://HOST/api/v3` for GitHub Enterprise Server',
-    mustBe: 'be an http(s) URL such as https://api.github.com or https://github.example.com/api/v3',
-  }),
-  githubDetailsUrl: setting(nullable(Type.String({ minLength: 1 })), {
-    default: null,
-    env: 'GREENLINE_GITHUB_DETAILS_URL',
-    description: 'link of the status check and comments; `{owner}`, `{repo}`, `{branch}` and `{pr}` are replaced',
-    defaultText: 'none',
-  }),
-  /** The least repository permission that lets a `/greenline merge|cancel` comment act (forge/github/permissions.ts). */
-  githubCommandPermission: setting(oneOf(['write', 'maintain', 'admin']), {
-    default: 'write',
-    env: 'GREENLINE_GITHUB_COMMAND_PERMISSION',
-    description:
-      'least permission on the repository a person needs for `/greenline merge` and `/greenline cancel` comments and the enqueueing label to act (write, maintain or admin)',
-  }),
-  /** A Conventional Commits subject by default (`ci: …`), so that PR title checks pass on test PRs. */
-  githubTestPrTitle: setting(Type.String({ minLength: 1 }), {
-    default: 'ci: greenline test run for {prs}',
-    env: 'GREENLINE_GITHUB_TEST_PR_TITLE',
-    description:
-      'title of the PRs opened for test branches (createPrsForTestingBranches); `{prs}` (`#12, #13`) and `{branch}` are replaced',
-  }),
+};
+
+/** The server's own settings after the forges'. */
+const MORE_SERVER_SETTINGS = {
   /** CI identity (docs/ci-identity.md): whose OIDC ID tokens are accepted where an API token goes. */
   oidcIssuer: setting(Type.String({ pattern: '^(https?://[^/].*)?$' }), {
     default: 'https://token.actions.githubusercontent.com',
@@ -233,31 +156,6 @@ export const ServerConfigSchema = Type.Object({
     description: "where the issuer's signing keys (JSON Web Key Set) are read, to check OIDC ID tokens",
     defaultText: '`<oidcIssuer>/.well-known/jwks`',
     mustBe: 'be an http(s) URL such as https://token.actions.githubusercontent.com/.well-known/jwks',
-  }),
-  /** The Gitea or Forgejo server of the gitea forge (docs/gitea.md); its API is `<giteaUrl>/api/v1`. */
-  giteaUrl: setting(nullable(Type.String({ pattern: '^https?://[^/]' })), {
-    default: null,
-    env: 'GREENLINE_GITEA_URL',
-    description:
-      'web address of the Gitea or Forgejo server (e.g. https://git.example.com, or https://codeberg.org; its API is `<url>/api/v1`): where `repo connect --forge gitea` finds repositories of its host',
-    defaultText: 'none (`https://HOST` of each repository)',
-    mustBe: 'be an http(s) URL such as https://git.example.com',
-  }),
-  giteaToken: setting(nullable(Type.String({ minLength: 1 })), {
-    default: null,
-    env: 'GREENLINE_GITEA_TOKEN',
-    description:
-      'access token of the Gitea or Forgejo user greenline acts as (sent as `Authorization: token …`; scopes in docs/gitea.md); the gitea forge is available when it is set',
-    defaultText: 'none (no gitea forge)',
-    secret: true,
-  }),
-  giteaWebhookSecret: setting(nullable(Type.String({ minLength: 1 })), {
-    default: null,
-    env: 'GREENLINE_GITEA_WEBHOOK_SECRET',
-    description:
-      'secret of the Gitea or Forgejo webhook; `POST /webhooks/gitea` is served only when it is set (without it, polling alone)',
-    defaultText: 'none (no `/webhooks/gitea`)',
-    secret: true,
   }),
   /**
    * The server's address as people reach it (e.g. https://greenline.example.com): chat notifications
@@ -279,7 +177,10 @@ export const ServerConfigSchema = Type.Object({
     defaultText: 'any host (comma-separated list or YAML list)',
     mustBe: 'be a host name or address',
   }),
-});
+};
+
+/** Every setting: the server's, with each forge's own (in the list's order) before the last few. */
+export const ServerConfigSchema = Type.Object({ ...SERVER_SETTINGS, ...FORGE_SETTINGS, ...MORE_SERVER_SETTINGS });
 
 /** The settings of a server, as `loadConfig` returns them (paths absolute). */
 export type GreenlineConfig = Static<typeof ServerConfigSchema>;
@@ -294,12 +195,30 @@ export const DEFAULT_CONFIG: Readonly<GreenlineConfig> = Object.freeze(
   Object.fromEntries(CONFIG_KEYS.map((k) => [k, settingOf(k).default])) as GreenlineConfig,
 );
 
-/** The keys of the `github:` mapping of greenline.yaml, by their name in it (`appId` → `githubAppId`). */
-export const GITHUB_BLOCK_KEYS: ReadonlyMap<string, ConfigKey> = new Map(
-  CONFIG_KEYS.filter((k) => k.startsWith('github')).map((k) => [
-    k.charAt('github'.length).toLowerCase() + k.slice('github'.length + 1),
-    k,
-  ]),
+/**
+ * The settings a forge lets greenline.yaml group in a mapping (`github: { appId: 1 }` is
+ * `githubAppId: 1`): by the mapping's key, how messages call its contents and its keys by their name
+ * in it (`appId` → `githubAppId`).
+ */
+export const SETTINGS_BLOCKS: ReadonlyMap<string, { of: string; keys: ReadonlyMap<string, ConfigKey> }> = new Map(
+  FORGES.flatMap(({ settingsBlock: block, settings }) =>
+    block
+      ? [
+          [
+            block.key,
+            {
+              of: block.of,
+              keys: new Map(
+                (Object.keys(settings) as ConfigKey[]).map((k) => [
+                  k.charAt(block.key.length).toLowerCase() + k.slice(block.key.length + 1),
+                  k,
+                ]),
+              ),
+            },
+          ],
+        ]
+      : [],
+  ),
 );
 
 /**

@@ -14,12 +14,20 @@ import type {
 } from '../engine/types.js';
 import type { PrOutlook } from '../engine/eta.js';
 
+/**
+ * The names of the forges: each forge's definition adds its own (a declaration merge in
+ * src/forge/<name>/definition.ts), and the list of forges (src/forges.ts) fails to compile without it.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: each forge's definition merges its name in
+export interface ForgeNames {}
+export type ForgeName = keyof ForgeNames;
+
 /** How a repository is bound to its forge and CI (from `greenline repo connect`). */
 export interface RepoBinding {
   id: string;
   org: string;
   repo: RepoRef;
-  forge: 'git' | 'github' | 'gitea';
+  forge: ForgeName;
   /** Git remote URL (git forge), or the web address of the Gitea or Forgejo server (gitea); null on github. */
   remote: string | null;
   /** Ref pattern of PR heads for the git forge, `{n}` replaced by the number. */

@@ -7,7 +7,8 @@
  */
 import type { Kysely } from 'kysely';
 import type { PrState, QueueEventPayload } from '../engine/types.js';
-import { prWebUrl, type RepoSite } from '../forge/links.js';
+import type { RepoSite } from '../forge/links.js';
+import { prWebUrl } from '../forges.js';
 import type { Database, NotifyKind } from '../store/database.js';
 import { findEntry } from '../store/entries.js';
 import { enabledChannelsOfQueue } from '../store/notifications.js';

@@ -8,15 +8,9 @@ import type { FastifyInstance } from 'fastify';
 import { isAbsolute } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { createCommandCi, type CommandCi } from '../ci/command/index.js';
-import { createGitForge, type GitForge } from '../forge/git/index.js';
-import { GITEA_WEBHOOK_EVENTS, GiteaForge, readGiteaDelivery } from '../forge/gitea/index.js';
-import {
-  GITHUB_WEBHOOK_EVENTS,
-  gitHubForgeFromSettings,
-  GitHubSettingsError,
-  readGitHubDelivery,
-  type GitHubForge,
-} from '../forge/github/index.js';
+import { type ConfiguredForge, type ForgeContext, ForgeSettingsError } from '../forge/definition.js';
+import { FORGES, forgeContext } from '../forges.js';
+import type { ForgeWebhookRoute } from '../api/forge-webhook.js';
 import { buildHttpApp } from '../api/build-app.js';
 import { createApp, type App } from '../app/create-app.js';
 import { oidcSettingsOf } from '../app/admin/oidc-verifier.js';
@@ -75,64 +69,17 @@ export function tokenHint(orgs: readonly string[], config: Pick<GreenlineConfig,
   );
 }
 
-/**
- * The github forge of the configuration's github settings, null when none is set; settings that
- * cannot work are a ConfigError.
- */
-export function gitHubForgeOf(
-  config: Pick<
-    GreenlineConfig,
-    | 'githubAppId'
-    | 'githubPrivateKeyPath'
-    | 'githubToken'
-    | 'githubBaseUrl'
-    | 'githubDetailsUrl'
-    | 'githubCommandPermission'
-    | 'githubTestPrTitle'
-    | 'forgeRequestTimeoutSeconds'
-  >,
-  logger: Logger,
-  metrics: OperatorMetrics | null = null,
-): GitHubForge | null {
+/** A forge's adapter as the configuration sets it up (null: not set up); settings that cannot work are a ConfigError. */
+export function createForge(
+  forge: (typeof FORGES)[number],
+  config: Readonly<GreenlineConfig>,
+  context: ForgeContext,
+): ConfiguredForge | null {
   try {
-    return gitHubForgeFromSettings(
-      {
-        appId: config.githubAppId,
-        privateKeyPath: config.githubPrivateKeyPath,
-        token: config.githubToken,
-        baseUrl: config.githubBaseUrl,
-        detailsUrl: config.githubDetailsUrl,
-        commandPermission: config.githubCommandPermission,
-        testPrTitle: config.githubTestPrTitle,
-      },
-      logger,
-      {
-        requestTimeoutMs: config.forgeRequestTimeoutSeconds * 1000,
-        ...(metrics ? { onResponse: (answer) => metrics.observeGitHub(answer) } : {}),
-      },
-    );
+    return forge.create(config, context);
   } catch (err) {
-    throw err instanceof GitHubSettingsError ? new ConfigError(err.message) : err;
+    throw err instanceof ForgeSettingsError ? new ConfigError(err.message) : err;
   }
-}
-
-/**
- * The gitea forge of the configuration's gitea settings, null without giteaToken. Each repository is
- * on the server it was connected with (its binding's remote); giteaUrl is the server of any other.
- */
-export function giteaForgeOf(
-  config: Pick<GreenlineConfig, 'giteaUrl' | 'giteaToken' | 'forgeRequestTimeoutSeconds'>,
-  git: GitForge,
-  logger: Logger,
-): GiteaForge | null {
-  if (config.giteaToken === null) return null;
-  return new GiteaForge({
-    url: config.giteaUrl ?? '',
-    token: config.giteaToken,
-    git,
-    logger,
-    requestTimeoutMs: config.forgeRequestTimeoutSeconds * 1000,
-  });
 }
 
 /**
@@ -147,8 +94,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
   }
   let db: Db | null = null;
   let app: App | null = null;
-  let githubDeliveries: ForgeWebhooks | null = null;
-  let giteaDeliveries: ForgeWebhooks | null = null;
+  let deliveries: ForgeWebhooks[] = [];
   let ci: CommandCi | null = null;
   let http: FastifyInstance | null = null;
   let operator: OperatorMetricsServer | null = null;
@@ -158,16 +104,14 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
   async function stop(): Promise<void> {
     await operator?.stop();
     await http?.close();
-    await githubDeliveries?.stop();
-    await giteaDeliveries?.stop();
+    for (const worker of deliveries) await worker.stop();
     await app?.stop();
     await ci?.stop();
     await db?.destroy();
     operator = null;
     http = null;
     app = null;
-    githubDeliveries = null;
-    giteaDeliveries = null;
+    deliveries = [];
     ci = null;
     db = null;
   }
@@ -187,28 +131,29 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
         );
         const boot = await bootstrap(db, systemClock.now());
         if (boot.token === null) logger.info(tokenHint(boot.orgs, config));
-        const git = createGitForge({ dataDir: config.dataDir, logger: logger.child({ part: 'git' }) });
         const metrics = config.operatorMetricsPort === null ? null : new OperatorMetrics();
-        const github = gitHubForgeOf(config, logger.child({ part: 'github' }), metrics);
-        if (github && !config.githubWebhookSecret)
-          logger.warn(
-            'the github forge is configured without githubWebhookSecret: CI results of GitHub checks, comments and labels are not received',
-          );
-        const gitea = giteaForgeOf(config, git, logger.child({ part: 'gitea' }));
-        if (gitea && !config.giteaWebhookSecret)
-          logger.warn(
-            'the gitea forge is configured without giteaWebhookSecret: changes on Gitea are read by polling alone, and comment commands are not received',
-          );
+        const contextOf = forgeContext(
+          config.dataDir,
+          config.forgeRequestTimeoutSeconds * 1000,
+          logger,
+          metrics ? (answer) => metrics.observeGitHub(answer) : undefined,
+        );
+        const forges = FORGES.flatMap((definition) => {
+          const forge = createForge(definition, config, contextOf(definition.name));
+          if (!forge) return [];
+          const secret = definition.webhook?.secretOf(config) ?? null;
+          if (definition.webhook && !secret) logger.warn(definition.webhook.withoutSecret);
+          return [
+            { definition, forge, webhook: definition.webhook && secret ? { ...definition.webhook, secret } : null },
+          ];
+        });
         app = createApp({
           db,
           clock: systemClock,
-          forges: { git, ...(github ? { github } : {}), ...(gitea ? { gitea } : {}) },
+          forges: Object.fromEntries(forges.map(({ definition, forge }) => [definition.name, forge.port])),
           pollIntervalMs: config.pollIntervalSeconds * 1000,
           // With its webhook, a forge tells of changes: polling is the safety net.
-          webhookForges: [
-            ...(github && config.githubWebhookSecret ? (['github'] as const) : []),
-            ...(gitea && config.giteaWebhookSecret ? (['gitea'] as const) : []),
-          ],
+          webhookForges: forges.filter((f) => f.webhook).map((f) => f.definition.name),
           retentionMs: config.retentionDays * DAY_MS,
           logger,
           webhookPolicy: new UrlPolicy(config.webhookAllowedHosts),
@@ -232,61 +177,32 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
           .catch((err: unknown) =>
             logger.warn({ err }, 'leftovers of an earlier CI process not removed; the next takeover tries again'),
           );
-        // GitHub's deliveries are stored when they arrive and processed by this worker.
-        const deliveries =
-          github && config.githubWebhookSecret
-            ? new ForgeWebhooks({
-                db,
-                clock: systemClock,
-                observations: app.forgeObservations,
-                forge: 'github',
-                translate: readGitHubDelivery,
-                observeAccess: (event, payload) => github.observeAccess(event, payload),
-                logger: logger.child({ part: 'github-deliveries' }),
-              })
-            : null;
-        githubDeliveries = deliveries;
-        // Gitea's and Forgejo's likewise, by their own worker.
-        const giteaWebhooks =
-          gitea && config.giteaWebhookSecret
-            ? new ForgeWebhooks({
-                db,
-                clock: systemClock,
-                observations: app.forgeObservations,
-                forge: 'gitea',
-                translate: readGiteaDelivery,
-                logger: logger.child({ part: 'gitea-deliveries' }),
-              })
-            : null;
-        giteaDeliveries = giteaWebhooks;
+        // Each forge's webhook deliveries are stored when they arrive and processed by its own worker.
+        const routes: ForgeWebhookRoute[] = [];
+        for (const { definition, forge, webhook } of forges) {
+          if (!webhook) continue;
+          const worker = new ForgeWebhooks({
+            db,
+            clock: systemClock,
+            observations: app.forgeObservations,
+            forge: definition.name,
+            translate: webhook.translate,
+            ...(forge.observeAccess ? { observeAccess: forge.observeAccess } : {}),
+            logger: logger.child({ part: `${definition.name}-deliveries` }),
+          });
+          deliveries.push(worker);
+          routes.push({ webhook, secret: webhook.secret, receive: worker.receive });
+        }
         http = await buildHttpApp({
           service: app.service,
           logger,
           enumCase: config.enumCase,
           v2Limits: { perSecond: config.v2RateLimit, metricsPerSecond: config.v2MetricsRateLimit },
           ...(metrics ? { onRequestDone: (timing) => metrics.observeRequest(timing) } : {}),
-          ...(deliveries && config.githubWebhookSecret
-            ? {
-                githubWebhooks: {
-                  secret: config.githubWebhookSecret,
-                  receive: deliveries.receive,
-                  events: GITHUB_WEBHOOK_EVENTS,
-                },
-              }
-            : {}),
-          ...(giteaWebhooks && config.giteaWebhookSecret
-            ? {
-                giteaWebhooks: {
-                  secret: config.giteaWebhookSecret,
-                  receive: giteaWebhooks.receive,
-                  events: GITEA_WEBHOOK_EVENTS,
-                },
-              }
-            : {}),
+          forgeWebhooks: routes,
         });
         app.start();
-        deliveries?.start();
-        giteaWebhooks?.start();
+        for (const worker of deliveries) worker.start();
         const address = await http.listen({ port: config.port, host: config.host });
         url = address;
         if (metrics) {

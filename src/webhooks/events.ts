@@ -3,7 +3,8 @@
  * at the top, as Trunk sends it (no `{type, data}` envelope).
  */
 import type { QueueEventPayload } from '../engine/types.js';
-import { prWebUrlOrGitHubForm, type RepoSite } from '../forge/links.js';
+import type { RepoSite } from '../forge/links.js';
+import { prWebUrlOrGitHubForm } from '../forges.js';
 
 export const PR_EVENT_TYPES = [
   'pull_request.submitted',

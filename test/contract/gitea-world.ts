@@ -17,8 +17,8 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { createGitForge } from '../../src/forge/git/index.js';
-import { GiteaForge } from '../../src/forge/gitea/index.js';
-import { GITEA_WEBHOOK_EVENTS, readGiteaDelivery } from '../../src/forge/gitea/webhook-events.js';
+import { GiteaForge, giteaForge } from '../../src/forge/gitea/index.js';
+import { readGiteaDelivery } from '../../src/forge/gitea/webhook-events.js';
 import { buildHttpApp } from '../../src/api/build-app.js';
 import { ensureOrg } from '../../src/app/admin/org-admin.js';
 import { connectRepo } from '../../src/app/admin/repo-admin.js';
@@ -263,7 +263,7 @@ function giteaWorldOf(dialect: Dialect): WorldKind {
         service: app.service,
         logger: false,
         enumCase: 'upper',
-        giteaWebhooks: { secret: SECRET, receive: webhooks.receive, events: GITEA_WEBHOOK_EVENTS },
+        forgeWebhooks: [{ webhook: giteaForge.webhook!, secret: SECRET, receive: webhooks.receive }],
       });
       fake.hooks.push({ url: `${await http.listen({ port: 0, host: '127.0.0.1' })}/webhooks/gitea`, secret: SECRET });
       const receiver = { webhooks, close: () => http.close() };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { commitWebUrl, prWebUrl, prWebUrlOrGitHubForm, type RepoSite } from '../../src/forge/links.js';
+import type { RepoSite } from '../../src/forge/links.js';
+import { commitWebUrl, prWebUrl, prWebUrlOrGitHubForm } from '../../src/forges.js';
 
 const github: RepoSite = { forge: 'github', host: 'github.com', owner: 'acme', name: 'web' };
 const git: RepoSite = { forge: 'git', host: 'git.example.com', owner: 'team', name: 'api', pr_url_template: null };

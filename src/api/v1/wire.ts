@@ -21,7 +21,8 @@ import {
 } from '../../engine/index.js';
 import type { Entry, PrState, QueueSnapshot, QueueState } from '../../engine/types.js';
 import { iso } from '../../lib/time.js';
-import { commitWebUrl, prWebUrl, prWebUrlOrGitHubForm, type RepoSite } from '../../forge/links.js';
+import type { RepoSite } from '../../forge/links.js';
+import { commitWebUrl, prWebUrl, prWebUrlOrGitHubForm } from '../../forges.js';
 import type { PrItem, SubmittedPr } from './schemas/pull-request.js';
 import type { QueueResponse, QueueSettings } from './schemas/queue.js';
 import type { TestingDetails } from './schemas/testing-details.js';

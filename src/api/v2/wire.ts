@@ -13,7 +13,8 @@ import type {
   TestRun,
   TimelineItem,
 } from '../../engine/types.js';
-import { commitWebUrl, prUrlField, repoWebUrl } from '../../forge/links.js';
+import { repoWebUrl } from '../../forge/links.js';
+import { commitWebUrl, prUrlField } from '../../forges.js';
 import { iso } from '../../lib/time.js';
 
 /** `NOT_READY` → `notReady`, `merge_commit` → `mergeCommit`. */

@@ -7,7 +7,9 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { isLocalPath } from '../../git/remote-path.js';
 import { TERMINAL_STATES } from '../../engine/types.js';
+import type { Spelling } from '../../forge/definition.js';
 import type { ForgePort, RepoBinding } from '../../forge/port.js';
+import { forgeNamed } from '../../forges.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { Database, RepoRow } from '../../store/database.js';
 import { listActivePrNumbers } from '../../store/entries.js';
@@ -47,20 +49,6 @@ export function parseRepoSlug(slug: string): { host: string; owner: string; name
   return { host, owner, name };
 }
 
-/** How the service names each forge in what it tells the user. */
-const FORGE_NAMES: Record<ConnectRepoRequest['forge'], string> = {
-  git: 'The git forge',
-  github: 'GitHub',
-  gitea: 'Gitea',
-};
-
-/** Where greenline's access to a repository is given, for the message saying it has none. */
-const ACCESS_HINTS: Record<ConnectRepoRequest['forge'], string> = {
-  git: '',
-  github: ' (the GitHub App installed on it, or a token that may read it)',
-  gitea: ' (giteaToken: the token of a user who may read and push to it)',
-};
-
 /**
  * The repository of `req` as its forge spells it, asked of the forge before connecting: `slug` is what
  * to connect (the forge's own owner/name, e.g. GitHub's `Acme/Web` for `acme/web`), `respelled` a
@@ -68,10 +56,7 @@ const ACCESS_HINTS: Record<ConnectRepoRequest['forge'], string> = {
  * case-insensitive, but the forge's webhook payloads and links carry its own spelling. A forge that
  * cannot describe repositories keeps the name given; a repository the forge does not show is refused.
  */
-export async function forgeSpelling(
-  forge: ForgePort,
-  req: ConnectRepoRequest,
-): Promise<{ slug: string; respelled: string | null; defaultBranch: string | null }> {
+export async function forgeSpelling(forge: ForgePort, req: ConnectRepoRequest): Promise<Spelling> {
   if (!forge.describeRepository) return { slug: req.slug, respelled: null, defaultBranch: null };
   return spellingOf(req, await forge.describeRepository(pendingBinding(req)));
 }
@@ -95,12 +80,13 @@ export function pendingBinding(req: ConnectRepoRequest): RepoBinding {
 export function spellingOf(
   req: ConnectRepoRequest,
   described: { owner: string; name: string; defaultBranch: string | null } | null,
-): { slug: string; respelled: string | null; defaultBranch: string | null } {
+): Spelling {
   const { host, owner, name } = parseRepoSlug(req.slug);
-  const forgeName = FORGE_NAMES[req.forge];
+  // How the forge is named to the user, and where greenline's access to a repository is given.
+  const { title: forgeName, accessHint, namesServer } = forgeNamed(req.forge).connect;
   if (!described) {
     throw new Error(
-      `${forgeName}${req.forge === 'gitea' && req.remote ? ` at ${req.remote}` : ''} has no repository ${owner}/${name} that greenline may read: check the name, and greenline's access to it${ACCESS_HINTS[req.forge]}`,
+      `${forgeName}${namesServer && req.remote ? ` at ${req.remote}` : ''} has no repository ${owner}/${name} that greenline may read: check the name, and greenline's access to it${accessHint}`,
     );
   }
   const slug = `${host}/${described.owner}/${described.name}`;

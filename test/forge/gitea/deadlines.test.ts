@@ -7,11 +7,12 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../../src/config/schema.js';
 import { ForgeDeadlineError } from '../../../src/forge/forge-http.js';
-import { createGitForge } from '../../../src/forge/git/index.js';
 import { GiteaClient } from '../../../src/forge/gitea/client.js';
 import { ForgeRateLimitedError, ForgeUnreachableError, type RepoBinding } from '../../../src/forge/port.js';
 import { ManualClock } from '../../../src/lib/clock.js';
-import { giteaForgeOf } from '../../../src/server/server.js';
+import { giteaForge } from '../../../src/forge/gitea/definition.js';
+import { forgeContext } from '../../../src/forges.js';
+import { createForge } from '../../../src/server/server.js';
 import { makeTempDir, removeTempDir } from '../../helpers/temp-dir.js';
 import { type Misbehaviour, type MisbehavingServer, startMisbehavingServer } from '../misbehaving-server.js';
 
@@ -86,11 +87,12 @@ describe('gitea client: deadline and rate limits', () => {
     const dataDir = await makeTempDir('greenline-gitea-deadline-');
     try {
       const logger = pino({ level: 'silent' });
-      const forge = giteaForgeOf(
-        { ...DEFAULT_CONFIG, giteaUrl: server.url, giteaToken: 'token-1', forgeRequestTimeoutSeconds: 1 },
-        createGitForge({ dataDir, logger }),
-        logger,
-      )!;
+      const config = { ...DEFAULT_CONFIG, giteaUrl: server.url, giteaToken: 'token-1', forgeRequestTimeoutSeconds: 1 };
+      const forge = createForge(
+        giteaForge,
+        config,
+        forgeContext(dataDir, config.forgeRequestTimeoutSeconds * 1000, logger)('gitea'),
+      )!.port;
       const repo: RepoBinding = {
         id: 'repo-1',
         org: 'acme',

@@ -7,7 +7,8 @@
  */
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GITEA_WEBHOOK_EVENTS, readGiteaDelivery } from '../../../src/forge/gitea/webhook-events.js';
+import { readGiteaDelivery } from '../../../src/forge/gitea/webhook-events.js';
+import { giteaForge } from '../../../src/forge/gitea/index.js';
 import { readGitHubDelivery } from '../../../src/forge/github/observations.js';
 import { buildHttpApp } from '../../../src/api/build-app.js';
 import { connectRepo } from '../../../src/app/admin/repo-admin.js';
@@ -58,7 +59,7 @@ beforeEach(async () => {
     service: {} as MergeQueueService,
     logger: false,
     enumCase: 'upper',
-    giteaWebhooks: { secret: SECRET, receive: webhooks.receive, events: GITEA_WEBHOOK_EVENTS },
+    forgeWebhooks: [{ webhook: giteaForge.webhook!, secret: SECRET, receive: webhooks.receive }],
   });
   url = await http.listen({ port: 0, host: '127.0.0.1' });
   close = async () => {

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitForge } from '../../../src/forge/git/index.js';
-import { GITEA_WEBHOOK_EVENTS, GiteaForge, readGiteaDelivery } from '../../../src/forge/gitea/index.js';
+import { GiteaForge, readGiteaDelivery, giteaForge } from '../../../src/forge/gitea/index.js';
 import { buildHttpApp } from '../../../src/api/build-app.js';
 import { ensureOrg } from '../../../src/app/admin/org-admin.js';
 import { connectRepo } from '../../../src/app/admin/repo-admin.js';
@@ -79,7 +79,7 @@ describe.each<Dialect>(['gitea', 'forgejo'])('%s webhooks, end to end', (dialect
       service: app.service,
       logger: false,
       enumCase: 'upper',
-      giteaWebhooks: { secret: SECRET, receive: webhooks.receive, events: GITEA_WEBHOOK_EVENTS },
+      forgeWebhooks: [{ webhook: giteaForge.webhook!, secret: SECRET, receive: webhooks.receive }],
     });
     const url = await http.listen({ port: 0, host: '127.0.0.1' });
     fake.hooks.push({ url: `${url}/webhooks/gitea`, secret: SECRET });

@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config/config.js';
-import { gitHubForgeOf } from '../../../src/server/server.js';
+import type { GreenlineConfig } from '../../../src/config/config.js';
+import { type GitHubForge, githubForge } from '../../../src/forge/github/index.js';
+import { forgeContext } from '../../../src/forges.js';
+import { createForge } from '../../../src/server/server.js';
 import { makeTempDir, removeTempDir } from '../../helpers/temp-dir.js';
 
 let dir: string;
@@ -14,6 +17,11 @@ beforeEach(async () => {
 });
 afterEach(() => removeTempDir(dir));
 const logger = pino({ level: 'silent' });
+
+/** The github forge the server creates from the configuration (null: not set up). */
+const gitHubForgeOf = (config: GreenlineConfig): GitHubForge | null =>
+  (createForge(githubForge, config, forgeContext(dir, 30_000, logger)('github'))?.port as GitHubForge | undefined) ??
+  null;
 
 describe('github configuration', () => {
   it('reads GREENLINE_GITHUB_* variables', () => {
@@ -64,8 +72,8 @@ describe('github configuration', () => {
   it('builds the forge for an App key file or a token, none without either, and refuses an unreadable key', async () => {
     const defaults = loadConfig({ cwd: dir, env: {} });
     expect(defaults.githubTestPrTitle).toBe('ci: greenline test run for {prs}');
-    expect(gitHubForgeOf(defaults, logger)).toBeNull();
-    expect(gitHubForgeOf({ ...defaults, githubToken: 't' }, logger)!.clients.canCreateCheckRuns).toBe(false);
+    expect(gitHubForgeOf(defaults)).toBeNull();
+    expect(gitHubForgeOf({ ...defaults, githubToken: 't' })!.clients.canCreateCheckRuns).toBe(false);
     const key = join(dir, 'app.pem');
     await writeFile(
       key,
@@ -75,18 +83,18 @@ describe('github configuration', () => {
         publicKeyEncoding: { type: 'spki', format: 'pem' },
       }).privateKey,
     );
-    expect(
-      gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: key }, logger)!.clients.canCreateCheckRuns,
-    ).toBe(true);
+    expect(gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: key })!.clients.canCreateCheckRuns).toBe(
+      true,
+    );
     expect(() =>
-      gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'missing.pem') }, logger),
+      gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'missing.pem') }),
     ).toThrow(/cannot be read/);
     expect(() =>
-      gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'missing.pem') }, logger),
+      gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'missing.pem') }),
     ).toThrow(ConfigError);
     await writeFile(join(dir, 'not-a-key.pem'), 'hello');
     expect(() =>
-      gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'not-a-key.pem') }, logger),
+      gitHubForgeOf({ ...defaults, githubAppId: 1, githubPrivateKeyPath: join(dir, 'not-a-key.pem') }),
     ).toThrow(/not a PEM private key/);
   });
 });

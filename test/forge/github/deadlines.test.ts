@@ -11,7 +11,9 @@ import { ForgeDeadlineError } from '../../../src/forge/forge-http.js';
 import { GitHubForge, type GitHubForgeOptions } from '../../../src/forge/github/github-forge.js';
 import { ForgeRateLimitedError, ForgeUnreachableError, type RepoBinding } from '../../../src/forge/port.js';
 import { ManualClock } from '../../../src/lib/clock.js';
-import { gitHubForgeOf } from '../../../src/server/server.js';
+import { githubForge } from '../../../src/forge/github/definition.js';
+import { forgeContext } from '../../../src/forges.js';
+import { createForge } from '../../../src/server/server.js';
 import { type Misbehaviour, type MisbehavingServer, startMisbehavingServer } from '../misbehaving-server.js';
 import { quickLimits } from './github-harness.js';
 
@@ -87,10 +89,14 @@ describe('github client: deadline and rate limits', () => {
 
   it('the server setting forgeRequestTimeoutSeconds is the deadline of the github forge', async () => {
     server = await startMisbehavingServer({ kind: 'silent' });
-    const forge = gitHubForgeOf(
-      { ...DEFAULT_CONFIG, githubToken: 'ghp_test', githubBaseUrl: server.url, forgeRequestTimeoutSeconds: 1 },
-      pino({ level: 'silent' }),
-    )!;
+    const config = {
+      ...DEFAULT_CONFIG,
+      githubToken: 'ghp_test',
+      githubBaseUrl: server.url,
+      forgeRequestTimeoutSeconds: 1,
+    };
+    const context = forgeContext(config.dataDir, config.forgeRequestTimeoutSeconds * 1000, pino({ level: 'silent' }));
+    const forge = createForge(githubForge, config, context('github'))!.port;
     await expect(forge.getBranchSha(repo, 'main')).rejects.toThrow(`did not answer GET ${REF} within 1 s`);
   });
 });

@@ -14,7 +14,8 @@ import { pino } from 'pino';
 import { ScriptedCi } from '../../doubles/scripted-ci.js';
 import { DEFAULT_CONFIG } from '../../../src/config/schema.js';
 import { GitHubForge, type GitHubForgeOptions } from '../../../src/forge/github/github-forge.js';
-import { GITHUB_WEBHOOK_EVENTS, readGitHubDelivery } from '../../../src/forge/github/observations.js';
+import { githubForge } from '../../../src/forge/github/index.js';
+import { readGitHubDelivery } from '../../../src/forge/github/observations.js';
 import { buildHttpApp } from '../../../src/api/build-app.js';
 import { ManualClock } from '../../../src/lib/clock.js';
 import { createApp, type App } from '../../../src/app/create-app.js';
@@ -153,7 +154,7 @@ export async function createGitHubHarness(
     service: app.service,
     logger: false,
     enumCase: 'upper',
-    githubWebhooks: { secret: SECRET, receive: webhooks.receive, events: GITHUB_WEBHOOK_EVENTS },
+    forgeWebhooks: [{ webhook: githubForge.webhook!, secret: SECRET, receive: webhooks.receive }],
   });
   let deliveries = 0;
   return {

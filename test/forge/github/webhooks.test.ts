@@ -6,7 +6,8 @@
  */
 import { sign } from '@octokit/webhooks-methods';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { GITHUB_WEBHOOK_EVENTS, readGitHubDelivery } from '../../../src/forge/github/observations.js';
+import { readGitHubDelivery } from '../../../src/forge/github/observations.js';
+import { githubForge } from '../../../src/forge/github/index.js';
 import { buildHttpApp } from '../../../src/api/build-app.js';
 import { ForgeWebhooks } from '../../../src/app/observing/forge-webhooks.js';
 import type { QueueKey } from '../../../src/app/service-port.js';
@@ -173,7 +174,7 @@ describe('POST /webhooks/github', () => {
       service: h.app.service,
       logger: false,
       enumCase: 'upper',
-      githubWebhooks: { secret: SECRET, receive: webhooks.receive, events: GITHUB_WEBHOOK_EVENTS },
+      forgeWebhooks: [{ webhook: githubForge.webhook!, secret: SECRET, receive: webhooks.receive }],
     });
     webhooks.start();
     try {

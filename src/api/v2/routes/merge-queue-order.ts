@@ -1,6 +1,6 @@
 import { dependencyGraph, queueOrder } from '../../../engine/index.js';
 import type { Entry } from '../../../engine/types.js';
-import { prUrlField } from '../../../forge/links.js';
+import { prUrlField } from '../../../forges.js';
 import { queueOf } from '../lookups.js';
 import { callerOf } from '../caller.js';
 import type { V2Route } from '../route.js';
