@@ -171,7 +171,7 @@ export function signedDelivery(dialect: Dialect, eventType: string, payload: unk
   return { headers, body };
 }
 
-const FIXTURES = new URL('../../../fixtures/gitea/webhooks/', import.meta.url);
+const FIXTURES = new URL('../../fixtures/gitea/webhooks/', import.meta.url);
 
 /** A captured payload (`gitea.pull_request.opened`), a fresh copy. */
 export function capturedPayload(name: string): Json {

@@ -33,7 +33,7 @@ const loaded = new Map<Dialect, SwaggerDescription>();
 export function giteaDescription(dialect: Dialect): SwaggerDescription {
   let d = loaded.get(dialect);
   if (!d) {
-    const file = fileURLToPath(new URL(`../../../fixtures/gitea/${dialect}-swagger.json`, import.meta.url));
+    const file = fileURLToPath(new URL(`../../fixtures/gitea/${dialect}-swagger.json`, import.meta.url));
     d = new SwaggerDescription(file, dialect, ALLOWANCES);
     loaded.set(dialect, d);
   }
