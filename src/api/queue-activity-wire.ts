@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { ConcludedPage } from '../app/read-models/concluded-prs.js';
 import type { QueueActivity, QueueHistory, QueueManagement, QueueSummary } from '../app/read-models/queue-activity.js';
 import { prReason } from '../engine/pr-reason.js';
+import { trunkReason } from '../engine/trunk-names.js';
 import { TARGET_UNREAD_SENTENCE, testingTimeoutInForceOf } from '../engine/index.js';
 import type { Entry, PrState, QueueState } from '../engine/types.js';
 import type {
@@ -66,7 +67,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
       admittedAt: e.admittedAt === null ? null : iso(e.admittedAt),
       stateChangedAt: iso(e.stateChangedAt),
       testRunId: e.runId,
-      reason: e.lastReason,
+      reason: trunkReason(e.lastReason),
       explanation: reasonOut(prReason(snapshot, e, null, a.at)),
       lane,
       ...outlookOut(outlook),
@@ -90,7 +91,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
       prTitle: e.title,
       state: stateOut(e.state as PrState, enumCase),
       stateChangedAt: iso(e.stateChangedAt),
-      reason: e.lastReason,
+      reason: trunkReason(e.lastReason),
       explanation: reasonOut(prReason(snapshot, e, null, a.at)),
       flaky: passedAfterRetry(e),
       ...forgeLinksOut(a.site, e),
@@ -119,7 +120,7 @@ export function concludedOut(page: ConcludedPage, enumCase: EnumCase): Static<ty
       prAuthor: e.author,
       state: stateOut(e.state, enumCase),
       concludedAt: iso(e.stateChangedAt),
-      reason: e.lastReason,
+      reason: trunkReason(e.lastReason),
       explanation: reasonOut(prReason(page.queue, e)),
       submittedAt: iso(e.submittedAt),
       timeInQueueSeconds: Math.max(0, (e.stateChangedAt - e.submittedAt) / 1000),

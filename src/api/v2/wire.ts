@@ -13,6 +13,7 @@ import type {
   TestRun,
   TimelineItem,
 } from '../../engine/types.js';
+import { trunkReason } from '../../engine/trunk-names.js';
 import { commitWebUrl, prUrlField, repoWebUrl } from '../../forge/links.js';
 import { iso } from '../wire.js';
 
@@ -109,7 +110,7 @@ export function queueEntryOut(view: EntryView['view'], queueShortId: string, lis
       // Left out on list reads, as Trunk does.
       ...(list ? {} : { hasImpactedTargets: readiness.hasImpactedTargets }),
       doesBaseBranchMatch: readiness.doesBaseBranchMatch,
-      mergeability: camel(readiness.gitHubMergeability),
+      mergeability: camel(readiness.mergeability),
     },
     createdAt: iso(entry.submittedAt),
     updatedAt: iso(entry.stateChangedAt),
@@ -229,7 +230,7 @@ export function transitionsOut(pullRequestId: string, timeline: TimelineItem[]) 
     pullRequestId,
     state: camel(t.to),
     changedAt: iso(t.at),
-    reason: t.to === 'TESTING' || t.to === 'PENDING_FAILURE' ? null : t.reason,
+    reason: t.to === 'TESTING' || t.to === 'PENDING_FAILURE' ? null : trunkReason(t.reason),
     ...(t.runId ? { verificationRunId: t.runId } : {}),
   }));
 }

@@ -231,7 +231,7 @@ export class GiteaForge implements ForgePort {
   }
 
   /** The latest status of each context of the commit (the combined status, every page). */
-  async checkRunStatuses(repo: RepoBinding, sha: string): Promise<CiStatus[]> {
+  async checkStatuses(repo: RepoBinding, sha: string): Promise<CiStatus[]> {
     const client = this.client(repo);
     const statuses: GiteaStatus[] = [];
     for (let page = 1; page < 1000; page++) {
@@ -284,7 +284,7 @@ export class GiteaForge implements ForgePort {
 
   async mayCommand(
     repo: RepoBinding,
-    author: { login?: string; association?: string },
+    author: { login?: string; standing?: string },
   ): Promise<{ ok: true } | { ok: false; reason: string }> {
     let permission = 'none';
     if (author.login) {

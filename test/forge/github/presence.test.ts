@@ -65,7 +65,7 @@ describe('github forge presence: check runs as GitHub keeps them', () => {
     ]);
     // What GitHub shows for the head: its latest `greenline (main)` check run.
     const forge2 = makeForge(api, { auth: { kind: 'app', appId: 1, privateKey } });
-    expect(await forge2.checkRunStatuses(b, head)).toEqual([
+    expect(await forge2.checkStatuses(b, head)).toEqual([
       expect.objectContaining({ context: 'greenline (main)', state: 'success' }),
     ]);
   });
