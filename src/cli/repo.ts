@@ -284,7 +284,7 @@ printed. HOST is the server's host name without a port; --gitea-url gives the fu
         ...(opts.prUrlTemplate ? { prUrlTemplate: opts.prUrlTemplate } : {}),
         ...(opts.testBranchPrefix ? { testBranchPrefix: opts.testBranchPrefix } : {}),
         ...(opts.requiredStatus ? { requiredStatuses: opts.requiredStatus } : {}),
-        ...(installationId !== undefined ? { installationId } : {}),
+        ...(installationId !== undefined ? { forgeData: { installationId } } : {}),
       };
       const gitea = opts.forge === 'gitea' && opts.remoteCheck ? await giteaFacts(opts, req) : null;
       const spelled =

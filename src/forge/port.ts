@@ -28,8 +28,11 @@ export interface RepoBinding {
   ciCommand: string | null;
   /** Prefix of test branch names, e.g. `greenline-merge`. */
   testBranchPrefix: string;
-  /** GitHub App installation of the repository (github forge); absent or null = looked up. */
-  installationId?: number | null;
+  /**
+   * What only the repository's own forge reads: the data it keeps about the binding (github: the GitHub
+   * App installation, `{ installationId }`; absent = looked up); absent or null = none.
+   */
+  forgeData?: Readonly<Record<string, unknown>> | null;
 }
 
 /**

@@ -395,7 +395,7 @@ describe('github forge: GitHub App authentication', () => {
     api.appId = 4321;
     api.appPublicKey = publicKey;
     const forge = makeForge(api, { auth: { kind: 'app', appId: 4321, privateKey } });
-    await forge.getPullRequest(bindingFor(api, { installationId: 55 }), 1);
+    await forge.getPullRequest(bindingFor(api, { forgeData: { installationId: 55 } }), 1);
     expect(api.log).toEqual(['POST /app/installations/55/access_tokens', 'GET /repos/acme/web/pulls/1']);
   });
 
@@ -416,7 +416,7 @@ describe('github forge: GitHub App authentication', () => {
     const asApp = makeForge(api, { ...down, auth: { kind: 'app', appId: 4321, privateKey } });
     const asToken = makeForge(api, down);
     for (const call of [
-      () => asApp.getPullRequest(bindingFor(api, { installationId: 55 }), 1), // POST /app/installations/55/access_tokens first
+      () => asApp.getPullRequest(bindingFor(api, { forgeData: { installationId: 55 } }), 1), // POST /app/installations/55/access_tokens first
       () => asApp.getPullRequest(bindingFor(api), 1), // GET /repos/acme/web/installation first
       () => asToken.getPullRequest(bindingFor(api), 1),
       () => asToken.getBranchSha(bindingFor(api), 'main'),
@@ -462,7 +462,7 @@ describe('github forge: status checks as an App', () => {
     const queue = { targetBranch: 'main', config: { ...DEFAULT_QUEUE_CONFIG, commentsEnabled: false } };
     const event = (type: 'pull_request.queued' | 'pull_request.failed') =>
       prEvent(type, 1, type === 'pull_request.failed' ? 'TEST_RUN_TIMEOUT' : null);
-    const b = bindingFor(api, { installationId: 9 });
+    const b = bindingFor(api, { forgeData: { installationId: 9 } });
     await forge.onQueueEvent(b, queue, event('pull_request.queued'));
     await forge.onQueueEvent(b, queue, event('pull_request.failed'));
     expect(api.log.filter((l) => l.includes('check-runs'))).toEqual([
@@ -503,7 +503,7 @@ describe('github forge: status checks as an App', () => {
       ],
     ]);
     await forge.onQueueEvent(
-      bindingFor(api, { installationId: 9 }),
+      bindingFor(api, { forgeData: { installationId: 9 } }),
       { targetBranch: 'main', config: { ...DEFAULT_QUEUE_CONFIG, commentsEnabled: true }, outlook },
       prEvent('pull_request.queued'),
     );
