@@ -16,8 +16,28 @@ export function bindingOf(row: RepoRow): RepoBinding {
     prRefPattern: row.pr_ref_pattern,
     ciCommand: row.ci_command,
     testBranchPrefix: row.test_branch_prefix,
-    installationId: row.github_installation_id == null ? null : Number(row.github_installation_id),
+    forgeData: forgeDataOf(row),
   };
+}
+
+/**
+ * A binding's forge-private data (RepoBinding.forgeData) as the store keeps it. Its one member so far,
+ * the github forge's App installation (`installationId`), has had a column of its own since migration
+ * 005 (`github_installation_id`): mapped here, so that only the github forge reads it.
+ */
+function forgeDataOf(row: Pick<RepoRow, 'github_installation_id'>): RepoBinding['forgeData'] {
+  return row.github_installation_id == null ? null : { installationId: Number(row.github_installation_id) };
+}
+
+/** The columns that keep `data` (forgeDataOf read back); throws on data the store has no place for. */
+export function forgeDataColumns(data: RepoBinding['forgeData']): Pick<RepoRow, 'github_installation_id'> {
+  const { installationId, ...rest } = data ?? {};
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) throw new Error(`No place to store the forge data ${unknown.join(', ')}`);
+  if (installationId !== undefined && typeof installationId !== 'number') {
+    throw new Error(`The forge data installationId is a number, not ${JSON.stringify(installationId)}`);
+  }
+  return installationId === undefined ? {} : { github_installation_id: installationId };
 }
 
 export const repoRefOf = (row: Pick<RepoRow, 'host' | 'owner' | 'name'>): RepoRef => ({

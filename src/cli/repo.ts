@@ -165,7 +165,7 @@ printed. HOST is the server's host name without a port; --gitea-url gives the fu
         ...(opts.prUrlTemplate ? { prUrlTemplate: opts.prUrlTemplate } : {}),
         ...(opts.testBranchPrefix ? { testBranchPrefix: opts.testBranchPrefix } : {}),
         ...(opts.requiredStatus ? { requiredStatuses: opts.requiredStatus } : {}),
-        ...(plan.installationId !== undefined ? { installationId: plan.installationId } : {}),
+        ...(plan.forgeData !== undefined ? { forgeData: plan.forgeData } : {}),
       };
       const checked = opts.remoteCheck
         ? await usage(() =>

@@ -5,7 +5,7 @@
  * The forge tells the first two through `PrInfo.baseSha` and `checksPassed`, on submission or when
  * it reports the PR; a forge that does not know them never gets a direct merge. The merge effect
  * advances the target to the PR head itself (a fast-forward: its parent is the target).
- * Result: MERGED (MERGE_GRAPH_DIRECT_MERGE), or FAILED (GITHUB_API_DIRECT_MERGE_PR_FAILED).
+ * Result: MERGED (MERGE_GRAPH_DIRECT_MERGE), or FAILED (DIRECT_MERGE_REFUSED).
  */
 import type { Draft } from './draft.js';
 import { mayMerge } from './freeze.js';

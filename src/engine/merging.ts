@@ -187,7 +187,7 @@ export function onMergeFailed(d: Draft, ev: MergeFailedEvent): void {
   }
   if (m.direct) {
     const e = d.entry(m.prs[0].number);
-    const reason = ev.reason === 'PR_UPDATED_AT_MERGE_TIME' ? ev.reason : 'GITHUB_API_DIRECT_MERGE_PR_FAILED';
+    const reason = ev.reason === 'PR_UPDATED_AT_MERGE_TIME' ? ev.reason : 'DIRECT_MERGE_REFUSED';
     if (e && !isTerminal(e.state)) move(d, e, 'FAILED', reason, ev.detail !== undefined ? { detail: ev.detail } : {});
     settleDeferredTarget(d);
     return;

@@ -6,7 +6,7 @@ export function readiness(snapshot: Pick<QueueSnapshot, 'targetBranch' | 'config
     hasImpactedTargets: entry.impactedTargets !== null,
     requiresImpactedTargets: snapshot.config.mode === 'parallel',
     doesBaseBranchMatch: entry.baseBranch === snapshot.targetBranch,
-    gitHubMergeability: entry.mergeability,
+    mergeability: entry.mergeability,
   };
 }
 
@@ -54,8 +54,8 @@ export function whyNotReady(
 ): NotReadyReason | null {
   const r = readiness(snapshot, entry);
   if (!r.doesBaseBranchMatch) return 'BASE_BRANCH_MISMATCH';
-  if (!entry.forceEnqueued && r.gitHubMergeability !== 'mergeable') {
-    if (r.gitHubMergeability !== 'not_mergeable') return 'MERGEABILITY_PENDING';
+  if (!entry.forceEnqueued && r.mergeability !== 'mergeable') {
+    if (r.mergeability !== 'not_mergeable') return 'MERGEABILITY_PENDING';
     return entry.unmergeable ? CAUSE_CODE[entry.unmergeable.cause] : 'NOT_MERGEABLE';
   }
   if (r.requiresImpactedTargets && !r.hasImpactedTargets) return 'IMPACTED_TARGETS_MISSING';

@@ -125,8 +125,8 @@ export type FailureReason =
   | 'START_TEST_RUN_NO_REQUIRED_STATUSES'
   | 'TEST_RUN_REQUIRED_STATUS_FAILED'
   | 'TEST_RUN_TIMEOUT'
-  | 'GITHUB_API_MERGE_PR_FAILED'
-  | 'GITHUB_API_DIRECT_MERGE_PR_FAILED'
+  | 'MERGE_REFUSED'
+  | 'DIRECT_MERGE_REFUSED'
   | 'PR_UPDATED_AT_MERGE_TIME'
   | 'START_TEST_RUN_RETRY_EXHAUSTED'
   | 'START_TEST_RUN_DRAFT_PRS_NOT_ALLOWED'
@@ -504,7 +504,7 @@ export type EngineEvent =
       at: number;
       runId: string;
       prNumbers: number[];
-      reason: 'GITHUB_API_MERGE_PR_FAILED' | 'PR_UPDATED_AT_MERGE_TIME' | 'TARGET_MOVED';
+      reason: 'MERGE_REFUSED' | 'PR_UPDATED_AT_MERGE_TIME' | 'TARGET_MOVED';
       detail?: string;
       /** PRs of the group that were merged before the failure (squash/rebase merge one PR at a time). */
       mergedPrNumbers?: number[];
@@ -650,5 +650,5 @@ export interface Readiness {
   hasImpactedTargets: boolean;
   requiresImpactedTargets: boolean;
   doesBaseBranchMatch: boolean;
-  gitHubMergeability: Mergeability;
+  mergeability: Mergeability;
 }

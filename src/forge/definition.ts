@@ -126,7 +126,8 @@ export interface ConnectFlags {
 /** What the forge makes of the connect flags: the binding's fields it sets. */
 export interface ConnectPlan {
   remote: string | null;
-  installationId?: number;
+  /** What only this forge reads of the binding (RepoBinding.forgeData), e.g. GitHub's installation id. */
+  forgeData?: Readonly<Record<string, unknown>>;
   /** Where the forge shows the PRs of the repository connected as `slug`, unless --pr-url-template says. */
   prUrlTemplate?: (slug: string) => string;
 }

@@ -40,10 +40,10 @@ export type ForgeObservation =
    */
   | { kind: 'prLabels'; prNumber: number; baseBranch: string; labels: string[]; sender?: string }
   /**
-   * A queue command in a comment on the PR, by `author` (login, when known); `authorAssociation`: how
-   * the forge relates the author to the repository (GitHub's `author_association`), when it says.
+   * A queue command in a comment on the PR, by `author` (login, when known); `authorStanding`: how
+   * the forge relates the author to the repository (GitHub: the comment's `author_association`), when it says.
    */
-  | { kind: 'prComment'; prNumber: number; command: QueueCommand; author?: string; authorAssociation?: string }
+  | { kind: 'prComment'; prNumber: number; command: QueueCommand; author?: string; authorStanding?: string }
   /** A branch was pushed to (created or moved): the queue of that target branch reads its head. */
   | { kind: 'branchPushed'; branch: string }
   /** A CI status of a commit (a test commit's, when it is one). */

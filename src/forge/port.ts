@@ -36,8 +36,11 @@ export interface RepoBinding {
   ciCommand: string | null;
   /** Prefix of test branch names, e.g. `greenline-merge`. */
   testBranchPrefix: string;
-  /** GitHub App installation of the repository (github forge); absent or null = looked up. */
-  installationId?: number | null;
+  /**
+   * What only the repository's own forge reads: the data it keeps about the binding (github: the GitHub
+   * App installation, `{ installationId }`; absent = looked up); absent or null = none.
+   */
+  forgeData?: Readonly<Record<string, unknown>> | null;
 }
 
 /**
@@ -69,7 +72,7 @@ export type AdvanceResult =
   | { ok: true; newSha: string }
   | {
       ok: false;
-      reason: 'TARGET_MOVED' | 'PR_UPDATED_AT_MERGE_TIME' | 'GITHUB_API_MERGE_PR_FAILED';
+      reason: 'TARGET_MOVED' | 'PR_UPDATED_AT_MERGE_TIME' | 'MERGE_REFUSED';
       detail: string;
       mergedPrNumbers?: number[];
       newSha?: string;
@@ -138,8 +141,9 @@ export interface ForgePort {
    * Asks the forge's CI to run the checks of a test commit again (`ciRetries`, or after a
    * cancellation): the statuses it then reports decide the run. Forges without CI of their own leave
    * it out (the built-in CI, or external CI told by the `test_run.retry_requested` webhook, runs again).
-   * A check whose workflow is still running cannot be run again yet: its workflow's id is in `waiting`,
-   * and the caller asks again for `only` those once the forge reports the commit's checks completed.
+   * A check whose CI run is still running (GitHub: its workflow run) cannot be run again yet: that
+   * run's id is in `waiting`, and the caller asks again for `only` those once the forge reports the
+   * commit's checks completed.
    */
   rerunChecks?(
     repo: RepoBinding,
@@ -183,15 +187,15 @@ export interface ForgePort {
    * webhook is asked when a commit's checks completed, in case a delivery was missed. Forges that
    * report no checks leave it out.
    */
-  checkRunStatuses?(repo: RepoBinding, sha: string): Promise<CiStatus[]>;
+  checkStatuses?(repo: RepoBinding, sha: string): Promise<CiStatus[]>;
   /**
    * Whether the author of a PR comment may command the queue (their permission on the repository, as
-   * the forge tells it; `association` is how the forge's delivery described the author, when it did);
+   * the forge tells it; `standing` is how the forge's delivery described the author, when it did);
    * when not, why, in words. Forges that cannot tell leave it out: every command is accepted.
    */
   mayCommand?(
     repo: RepoBinding,
-    author: { login?: string; association?: string },
+    author: { login?: string; standing?: string },
   ): Promise<{ ok: true } | { ok: false; reason: string }>;
   /**
    * Posts a comment on a PR (the answer to a queue command given in a comment that could not be
@@ -215,11 +219,11 @@ export interface ForgePort {
     event: QueueEventPayload,
   ): Promise<void>;
   /**
-   * Whether a CI workflow run vouches for an impacted-target upload from a fork PR (contract §2.6, §9):
-   * the run exists, is still running, was started for a pull request from a fork, on `headSha`.
-   * Forges without workflow runs leave it out (such uploads need a token).
+   * Whether a run of the forge's CI vouches for an impacted-target upload from a fork PR (contract §2.6,
+   * §9): the run exists, is still running, was started for a pull request from a fork, on `headSha`
+   * (GitHub: a workflow run). Forges without CI runs of their own leave it out (such uploads need a token).
    */
-  verifyForkRun?(
+  verifyForkCiRun?(
     repo: RepoBinding,
     runId: string,
     headSha: string,

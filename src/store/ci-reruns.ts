@@ -1,4 +1,7 @@
-/** Test runs whose CI retry waits for workflow runs to complete before their failed jobs are re-run. */
+/**
+ * Test runs whose CI retry waits for the forge's CI runs (GitHub: workflow runs) to complete before
+ * their failed jobs are re-run. The column keeps its first name, `workflow_runs`.
+ */
 import type { Kysely } from 'kysely';
 import type { Database } from './database.js';
 
@@ -6,13 +9,13 @@ export interface WaitingRerun {
   runId: string;
   sha: string;
   branch: string;
-  /** The forge's ids of the workflow runs still running. */
-  workflowRuns: string[];
+  /** The forge's ids of the CI runs still running. */
+  ciRuns: string[];
 }
 
 /** Records what the run's retry waits for; nothing left to wait for removes the record. */
 export async function setWaitingRerun(db: Kysely<Database>, rerun: WaitingRerun, at: number): Promise<void> {
-  if (rerun.workflowRuns.length === 0) {
+  if (rerun.ciRuns.length === 0) {
     await db.deleteFrom('ci_reruns_waiting').where('run_id', '=', rerun.runId).execute();
     return;
   }
@@ -20,7 +23,7 @@ export async function setWaitingRerun(db: Kysely<Database>, rerun: WaitingRerun,
     run_id: rerun.runId,
     sha: rerun.sha,
     branch: rerun.branch,
-    workflow_runs: JSON.stringify(rerun.workflowRuns),
+    workflow_runs: JSON.stringify(rerun.ciRuns),
     created_at: at,
   };
   await db
@@ -33,6 +36,6 @@ export async function setWaitingRerun(db: Kysely<Database>, rerun: WaitingRerun,
 export async function findWaitingRerun(db: Kysely<Database>, runId: string): Promise<WaitingRerun | null> {
   const row = await db.selectFrom('ci_reruns_waiting').selectAll().where('run_id', '=', runId).executeTakeFirst();
   return row
-    ? { runId: row.run_id, sha: row.sha, branch: row.branch, workflowRuns: JSON.parse(row.workflow_runs) as string[] }
+    ? { runId: row.run_id, sha: row.sha, branch: row.branch, ciRuns: JSON.parse(row.workflow_runs) as string[] }
     : null;
 }

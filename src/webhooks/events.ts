@@ -2,6 +2,7 @@
  * The webhook event types (contract §8) and the body sent for each: a flat JSON object with `type`
  * at the top, as Trunk sends it (no `{type, data}` envelope).
  */
+import { trunkReason } from '../engine/trunk-names.js';
 import type { QueueEventPayload } from '../engine/types.js';
 import type { RepoSite } from '../forge/links.js';
 import { prWebUrlOrGitHubForm } from '../forges.js';
@@ -77,13 +78,14 @@ const WITH_TEST_BRANCH = new Set(['testing', 'pending_failure', 'failed', 'cance
 const WITH_BISECTION = new Set(['testing', 'failed', 'canceled']);
 
 /**
- * The reason as published: a cancellation through the API is the user's (`USER_REQUESTED`, the
- * contract's cancellation vocabulary has no API reason); TEST_RUN_STARTED is not published.
+ * The reason as published, in Trunk's names (engine/trunk-names.ts): a cancellation through the API is
+ * the user's (`USER_REQUESTED`, the contract's cancellation vocabulary has no API reason);
+ * TEST_RUN_STARTED is not published.
  */
 function publishedReason(action: string, reason: string | null): string | null {
   if (reason === null || reason === 'TEST_RUN_STARTED') return null;
   if (action === 'canceled' && reason === 'API_REQUESTED') return 'USER_REQUESTED';
-  return reason;
+  return trunkReason(reason);
 }
 
 /**
@@ -161,6 +163,6 @@ function testRunEventBody(event: QueueEventPayload, ctx: EventContext, action: s
     test_branch_sha: event.testBranchSha,
     pr_numbers: event.prNumbers,
     is_bisection: event.isBisection,
-    retry_reason: event.reason,
+    retry_reason: trunkReason(event.reason),
   };
 }

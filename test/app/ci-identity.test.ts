@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Credentials } from '../../src/app/admin/credentials.js';
+import { claimsOf, GITHUB_ACTIONS_ISSUER } from '../../src/app/admin/ci-claims.js';
 import { looksLikeJwt } from '../../src/app/admin/ci-identity.js';
 import { generateToken } from '../../src/app/admin/tokens.js';
 import { ensureOrg } from '../../src/app/admin/org-admin.js';
@@ -40,11 +41,34 @@ describe('an ID token', () => {
       orgId: repo.org_id,
       orgName: 'acme',
       tokenId: 'oidc:github.com/acme/web',
-      tokenName: 'workflow "Build and test" run 9182 by mona',
+      tokenName: 'workflow "Build and test" run 9182 by mona (pull_request on refs/heads/main)',
       scopes: new Set(['impacted_targets:write', 'test_runs:report']),
       repos: ['github.com/acme/web'],
       expiresAt: t.clock.now() + 5 * 60_000,
     });
+  });
+
+  it("reads the claims of its issuer's table: GitHub Actions' for GitHub Actions and for an issuer not listed", async () => {
+    expect(claimsOf(GITHUB_ACTIONS_ISSUER)).toEqual({
+      repositoryHost: 'github.com',
+      forge: 'github',
+      repository: 'repository',
+      ref: 'ref',
+      workflow: 'workflow',
+      run: 'run_id',
+      event: 'event_name',
+      actor: 'actor',
+    });
+    expect(claimsOf(issuer.issuer)).toEqual(claimsOf(GITHUB_ACTIONS_ISSUER));
+    await t.createOrg('acme');
+    await t.connectRepo('acme', 'github.com/acme/web');
+    // A run named by the claims there are: a push to a tag, no workflow name.
+    const jwt = await issuer.sign({
+      repository: 'acme/web',
+      now: t.clock.now(),
+      claims: { workflow: undefined, event_name: 'push', ref: 'refs/tags/v1' },
+    });
+    expect((await t.service.authenticate(jwt))?.tokenName).toBe('workflow run 7001 by octocat (push on refs/tags/v1)');
   });
 
   it('is refused when its repository is connected to several organizations', async () => {

@@ -424,7 +424,7 @@ describe('getSubmittedPullRequest', () => {
       hasImpactedTargets: false,
       requiresImpactedTargets: false,
       doesBaseBranchMatch: false,
-      gitHubMergeability: 'in_progress',
+      mergeability: 'in_progress',
     });
     expect(v.isCurrentlySubmittedToQueue).toBe(true);
     await t.service.cancelPullRequest(ctx, key, 2);

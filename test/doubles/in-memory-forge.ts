@@ -154,7 +154,7 @@ export class InMemoryForge implements ForgePort {
     comments.set(number, [...(comments.get(number) ?? []), body]);
   }
 
-  async verifyForkRun(
+  async verifyForkCiRun(
     binding: RepoBinding,
     runId: string,
     headSha: string,
@@ -220,7 +220,7 @@ export class InMemoryForge implements ForgePort {
     const current = s.branches.get(req.targetBranch);
     const expected = s.commits.get(req.expectedSha);
     const tested = s.commits.get(req.testSha);
-    if (!expected || !tested) return { ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED', detail: 'unknown commit' };
+    if (!expected || !tested) return { ok: false, reason: 'MERGE_REFUSED', detail: 'unknown commit' };
     // Squash and rebase write one commit per PR on the expected head; a merge commit is the tested one.
     let head = expected;
     if (req.method === 'merge_commit') head = tested;
@@ -251,7 +251,7 @@ export class InMemoryForge implements ForgePort {
     if (content(head) !== content(tested) || content(tested, expected.prs.length) !== content(expected)) {
       return {
         ok: false,
-        reason: 'GITHUB_API_MERGE_PR_FAILED',
+        reason: 'MERGE_REFUSED',
         detail: 'the merged result differs from the tested commit',
       };
     }

@@ -290,7 +290,7 @@ describe('ordering and readiness', () => {
       hasImpactedTargets: false,
       requiresImpactedTargets: true,
       doesBaseBranchMatch: false,
-      gitHubMergeability: 'not_mergeable',
+      mergeability: 'not_mergeable',
     });
   });
 });

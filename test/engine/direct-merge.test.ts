@@ -42,7 +42,7 @@ describe('direct merge', () => {
     expect(q.effectsOf('merge')).toEqual([]);
   });
 
-  it('a failed direct merge fails the PR with GITHUB_API_DIRECT_MERGE_PR_FAILED', () => {
+  it('a failed direct merge fails the PR with DIRECT_MERGE_REFUSED', () => {
     const q = new QueueDriver({ directMergeMode: 'always' });
     q.submit(1, { pr: direct });
     const m = q.effect('merge');
@@ -50,10 +50,10 @@ describe('direct merge', () => {
       kind: 'mergeFailed',
       runId: m.runId,
       prNumbers: [1],
-      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      reason: 'MERGE_REFUSED',
       detail: 'protected',
     });
-    expect(q.entry(1)).toMatchObject({ state: 'FAILED', lastReason: 'GITHUB_API_DIRECT_MERGE_PR_FAILED' });
+    expect(q.entry(1)).toMatchObject({ state: 'FAILED', lastReason: 'DIRECT_MERGE_REFUSED' });
   });
 
   it('a direct merge that lost the race leaves the PR in the queue for the normal flow', () => {

@@ -343,7 +343,7 @@ export class Harness {
       at: this.now,
       runId: m.runId,
       prNumbers,
-      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      reason: 'MERGE_REFUSED',
       mergedPrNumbers: done.map((p) => p.number),
       newTargetSha: sha,
     });

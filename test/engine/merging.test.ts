@@ -40,7 +40,7 @@ describe('merge results', () => {
       kind: 'mergeFailed',
       runId: 'r1',
       prNumbers: [1, 2, 3],
-      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      reason: 'MERGE_REFUSED',
       mergedPrNumbers: [1],
     });
     expect([1, 2, 3].map((n) => q.state(n))).toEqual(['MERGED', 'FAILED', 'PENDING']);

@@ -526,7 +526,7 @@ describe('TESTS_PASSED → …', () => {
     });
   });
 
-  it.each(['PR_UPDATED_AT_MERGE_TIME', 'GITHUB_API_MERGE_PR_FAILED'] as const)('→ FAILED on %s', (reason) => {
+  it.each(['PR_UPDATED_AT_MERGE_TIME', 'MERGE_REFUSED'] as const)('→ FAILED on %s', (reason) => {
     const q = new QueueDriver();
     const run = q.startTesting(1);
     q.pass(run);

@@ -8,17 +8,22 @@
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { QueueEventPayload } from '../../src/engine/types.js';
 import { connect } from '../../src/store/connect.js';
 import { queueShortIdOf } from '../../src/store/api-ids.js';
-import { toEntryRow } from '../../src/store/entries.js';
+import { findEntry, toEntryRow, upsertEntries } from '../../src/store/entries.js';
+import { insertQueueEvent, listQueueEvents } from '../../src/store/queue-events.js';
+import { runOf, upsertRuns } from '../../src/store/test-runs.js';
+import { insertTransitions } from '../../src/store/transitions.js';
 import { apiIds } from '../../src/store/migrations/011-api-ids.js';
 import { entryTitleAuthor } from '../../src/store/migrations/012-entry-title-author.js';
 import { ciResults } from '../../src/store/migrations/014-ci-results.js';
 import { forgeDeliveries } from '../../src/store/migrations/017-forge-deliveries.js';
+import { neutralReasons } from '../../src/store/migrations/018-neutral-reasons.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
 import { openMigrated, testDatabases } from '../helpers/databases.js';
 import { makeTempDirSync, removeTempDir } from '../helpers/temp-dir.js';
-import { entryRecord, seedRepo } from './records.js';
+import { entryRecord, runRecord, seedRepo } from './records.js';
 
 const databases = await testDatabases();
 const N = 6;
@@ -126,6 +131,73 @@ describe.each(databases)('migrations on $name', (database) => {
       ]);
       await db.selectFrom('early_ci_statuses').selectAll().execute();
       await db.selectFrom('ci_reruns_waiting').selectAll().execute();
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('018 rewrites the refused merges recorded in Trunk’s GitHub names to the neutral ones, and back on undo', async () => {
+    const db = await openMigrated(database);
+    try {
+      await seedRepo(db);
+      // Records as the versions before 018 wrote them.
+      const old = 'GITHUB_API_MERGE_PR_FAILED' as 'MERGE_REFUSED';
+      const oldDirect = 'GITHUB_API_DIRECT_MERGE_PR_FAILED' as 'DIRECT_MERGE_REFUSED';
+      const detail = 'GitHub said "GITHUB_API_MERGE_PR_FAILED" in its own words';
+      await upsertEntries(db, 'q1', [
+        entryRecord(7, {
+          state: 'FAILED',
+          lastReason: old,
+          timeline: [{ at: 2000, from: 'TESTS_PASSED', to: 'FAILED', reason: old, detail }],
+        }),
+        entryRecord(8, { state: 'FAILED', lastReason: oldDirect }),
+      ]);
+      await upsertRuns(db, 'q1', [runRecord('run-1', { status: 'failed', failureReason: old, failureDetail: detail })]);
+      await db
+        .transaction()
+        .execute((trx) =>
+          insertTransitions(trx, [
+            { queue_id: 'q1', pr_number: 7, from_state: 'TESTS_PASSED', to_state: 'FAILED', reason: old, at: 2000 },
+          ]),
+        );
+      const event: QueueEventPayload = {
+        type: 'pull_request.failed',
+        at: 2000,
+        prNumbers: [7],
+        prNumbersInBatch: [7],
+        testBranch: null,
+        testBranchSha: null,
+        batched: false,
+        isBisection: false,
+        runId: 'run-1',
+        reason: old,
+      };
+      await insertQueueEvent(db, 'q1', 'failed-7', event, 2000);
+      const reasons = async () => ({
+        entry: await findEntry(db, 'q1', 7),
+        direct: (await findEntry(db, 'q1', 8))?.lastReason,
+        run: runOf(await db.selectFrom('test_runs').select('data').executeTakeFirstOrThrow()),
+        transitions: await db.selectFrom('transitions').select('reason').execute(),
+        events: await listQueueEvents(db, 'q1'),
+      });
+
+      await neutralReasons.up(db as never);
+      const after = await reasons();
+      expect(after.entry).toMatchObject({
+        lastReason: 'MERGE_REFUSED',
+        timeline: [{ reason: 'MERGE_REFUSED', detail }],
+      });
+      expect(after.direct).toBe('DIRECT_MERGE_REFUSED');
+      expect(after.run).toMatchObject({ failureReason: 'MERGE_REFUSED', failureDetail: detail });
+      expect(after.transitions).toEqual([{ reason: 'MERGE_REFUSED' }]);
+      expect(after.events).toEqual([{ ...event, reason: 'MERGE_REFUSED' }]);
+
+      await neutralReasons.down!(db as never);
+      const undone = await reasons();
+      expect(undone.entry).toMatchObject({ lastReason: old, timeline: [{ reason: old, detail }] });
+      expect(undone.direct).toBe(oldDirect);
+      expect(undone.transitions).toEqual([{ reason: old }]);
+      expect(undone.events).toEqual([event]);
     } finally {
       await db.destroy();
     }

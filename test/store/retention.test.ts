@@ -135,7 +135,7 @@ describe.each(databases)('retention sweep on $name', (database) => {
     await storeDelivery(t.db, 'github', push('old-delivery'), t.clock.now() - FORGE_DELIVERY_RETENTION_MS - 1);
     await storeDelivery(t.db, 'github', push('recent-delivery'), t.clock.now() - FORGE_DELIVERY_RETENTION_MS + DAY);
     // A CI retry left waiting for a workflow since before the retention: its run is long over.
-    const waiting = { runId: 'old-run', sha: 'c'.repeat(40), branch: 'greenline-merge/x', workflowRuns: ['77'] };
+    const waiting = { runId: 'old-run', sha: 'c'.repeat(40), branch: 'greenline-merge/x', ciRuns: ['77'] };
     await setWaitingRerun(t.db, waiting, t.clock.now() - RETENTION_MS - 1);
     await setWaitingRerun(t.db, { ...waiting, runId: 'recent-run' }, t.clock.now() - DAY);
     // CI statuses held for a commit no run had: one received just over a day ago goes, one just under stays.

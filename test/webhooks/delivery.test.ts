@@ -174,6 +174,24 @@ describe('webhook delivery', () => {
     ]);
   });
 
+  it("delivers a merge the forge refused in Trunk's name, GITHUB_API_MERGE_PR_FAILED", async () => {
+    const { t, ctx, key } = await setUp();
+    t.forge.openPr(REPO, { number: 1, title: 'Change 1', author: 'dev1' });
+    await t.service.submitPullRequest(ctx, key, { prNumber: 1 });
+    await t.runEffects();
+    const [start] = t.ci.started;
+    // The tested commit gone, the forge refuses the merge (MERGE_REFUSED inside).
+    t.forge.state(REPO).commits.delete(start!.sha);
+    await t.ci.pass(start!.runId);
+    await t.runEffects();
+    await t.app.webhooks.drain();
+    const failed = receiver.delivered().filter((r) => r.body.type === 'pull_request.failed');
+    expect(failed.map((r) => r.body)).toEqual([
+      expect.objectContaining({ pr_number: 1, failure_reason: 'GITHUB_API_MERGE_PR_FAILED' }),
+    ]);
+    expect(receiver.delivered().some((r) => r.raw.includes('MERGE_REFUSED'))).toBe(false);
+  });
+
   it('delivers every event of every PR, signed, in order, with the contract payloads', async () => {
     const { t, ctx } = await setUp();
     await drive(t, ctx, [1, 2, 3, 4], [3], [4]);

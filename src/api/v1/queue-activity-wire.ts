@@ -8,6 +8,7 @@ import type {
   QueueSummary,
 } from '../../app/read-models/queue-activity.js';
 import { prReason } from '../../engine/pr-reason.js';
+import { trunkReason } from '../../engine/trunk-names.js';
 import { TARGET_UNREAD_SENTENCE, testingTimeoutInForceOf } from '../../engine/index.js';
 import type { Entry, PrState, QueueState } from '../../engine/types.js';
 import { iso } from '../../lib/time.js';
@@ -71,7 +72,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
       admittedAt: e.admittedAt === null ? null : iso(e.admittedAt),
       stateChangedAt: iso(e.stateChangedAt),
       testRunId: e.runId,
-      reason: e.lastReason,
+      reason: trunkReason(e.lastReason),
       explanation: reasonOut(prReason(snapshot, e, null, a.at)),
       lane,
       ...outlookOut(outlook),
@@ -95,7 +96,7 @@ export function queueActivityOut(a: QueueActivity, enumCase: EnumCase): Static<t
       prTitle: e.title,
       state: stateOut(e.state as PrState, enumCase),
       stateChangedAt: iso(e.stateChangedAt),
-      reason: e.lastReason,
+      reason: trunkReason(e.lastReason),
       explanation: reasonOut(prReason(snapshot, e, null, a.at)),
       flaky: passedAfterRetry(e),
       ...forgeLinksOut(a.site, e),
@@ -124,7 +125,7 @@ export function concludedOut(page: ConcludedPage, enumCase: EnumCase): Static<ty
       prAuthor: e.author,
       state: stateOut(e.state, enumCase),
       concludedAt: iso(e.stateChangedAt),
-      reason: e.lastReason,
+      reason: trunkReason(e.lastReason),
       explanation: reasonOut(prReason(page.queue, e)),
       submittedAt: iso(e.submittedAt),
       timeInQueueSeconds: Math.max(0, (e.stateChangedAt - e.submittedAt) / 1000),

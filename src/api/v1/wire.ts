@@ -7,6 +7,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import { reasonMessage, type PrReason } from '../../engine/pr-reason.js';
+import { trunkReason } from '../../engine/trunk-names.js';
 import type { PrView, QueueView, TestRunView } from '../../app/service-port.js';
 import {
   adaptiveStatus,
@@ -19,7 +20,7 @@ import {
   type PrOutlook,
   testingTimeoutInForceOf,
 } from '../../engine/index.js';
-import type { Entry, PrState, QueueSnapshot, QueueState } from '../../engine/types.js';
+import type { Entry, PrState, QueueSnapshot, QueueState, Readiness } from '../../engine/types.js';
 import { iso } from '../../lib/time.js';
 import type { RepoSite } from '../../forge/links.js';
 import { commitWebUrl, prWebUrl, prWebUrlOrGitHubForm } from '../../forges.js';
@@ -68,7 +69,7 @@ export function outlookOut(outlook: PrOutlook | null) {
 export function submittedPr(view: PrView, enumCase: EnumCase): Static<typeof SubmittedPr> {
   // Added to the item rather than spread into a new object: spreading costs ten times more.
   return Object.assign(prItem(view.entry, enumCase, view.outlook), {
-    readiness: view.readiness,
+    readiness: readinessOut(view.readiness),
     forceEnqueued: view.entry.forceEnqueued,
     isCurrentlySubmittedToQueue: view.isCurrentlySubmittedToQueue,
     verifiedByTestRun: view.entry.verifiedByTestRun,
@@ -78,6 +79,14 @@ export function submittedPr(view: PrView, enumCase: EnumCase): Static<typeof Sub
   });
 }
 
+/** `readiness` in Trunk's v1 names (contract §2.4): the forge's verdict is `gitHubMergeability`. */
+export const readinessOut = (r: Readiness): Static<typeof SubmittedPr>['readiness'] => ({
+  hasImpactedTargets: r.hasImpactedTargets,
+  requiresImpactedTargets: r.requiresImpactedTargets,
+  doesBaseBranchMatch: r.doesBaseBranchMatch,
+  gitHubMergeability: r.mergeability,
+});
+
 /** The extension fields prUrl and headCommitUrl: the PR and its head commit on the forge, null when unknown. */
 export const forgeLinksOut = (site: RepoSite, e: Pick<Entry, 'prNumber' | 'headSha'>) => ({
   prUrl: prWebUrl(site, e.prNumber),
@@ -86,7 +95,7 @@ export const forgeLinksOut = (site: RepoSite, e: Pick<Entry, 'prNumber' | 'headS
 
 export function reasonOut(r: PrReason): Static<typeof SubmittedPr>['reason'] {
   return {
-    code: r.code,
+    code: trunkReason(r.code),
     message: r.message,
     ...(r.detail !== undefined ? { detail: r.detail } : {}),
     ...(r.url !== undefined ? { url: r.url } : {}),
@@ -102,7 +111,7 @@ export function timelineOut(entry: Entry, enumCase: EnumCase): NonNullable<Stati
       at: new Date(t.at).toISOString(),
       fromState: t.from === null ? null : stateOut(t.from, enumCase),
       toState: stateOut(t.to, enumCase),
-      reason: t.reason,
+      reason: trunkReason(t.reason),
       message: reasonMessage(t.to, t.reason),
       testRunId: t.runId ?? null,
       detail: t.detail ?? null,

@@ -13,6 +13,7 @@ import type {
   TestRun,
   TimelineItem,
 } from '../../engine/types.js';
+import { trunkReason } from '../../engine/trunk-names.js';
 import { repoWebUrl } from '../../forge/links.js';
 import { commitWebUrl, prUrlField } from '../../forges.js';
 import { iso } from '../../lib/time.js';
@@ -110,7 +111,7 @@ export function queueEntryOut(view: EntryView['view'], queueShortId: string, lis
       // Left out on list reads, as Trunk does.
       ...(list ? {} : { hasImpactedTargets: readiness.hasImpactedTargets }),
       doesBaseBranchMatch: readiness.doesBaseBranchMatch,
-      mergeability: camel(readiness.gitHubMergeability),
+      mergeability: camel(readiness.mergeability),
     },
     createdAt: iso(entry.submittedAt),
     updatedAt: iso(entry.stateChangedAt),
@@ -230,7 +231,7 @@ export function transitionsOut(pullRequestId: string, timeline: TimelineItem[]) 
     pullRequestId,
     state: camel(t.to),
     changedAt: iso(t.at),
-    reason: t.to === 'TESTING' || t.to === 'PENDING_FAILURE' ? null : t.reason,
+    reason: t.to === 'TESTING' || t.to === 'PENDING_FAILURE' ? null : trunkReason(t.reason),
     ...(t.runId ? { verificationRunId: t.runId } : {}),
   }));
 }

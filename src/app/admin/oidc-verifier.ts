@@ -1,5 +1,5 @@
 /**
- * OpenID Connect ID tokens of a CI provider (GitHub Actions by default), checked with `jose`: the
+ * OpenID Connect ID tokens of a CI provider (GitHub Actions by default: ci-claims.ts), checked with `jose`: the
  * issuer, the audience, the signature against a key of the issuer's JSON Web Key Set (fetched once and
  * cached by createRemoteJWKSet: kept ten minutes, fetched again at most every 30 seconds when a token
  * names a key it does not hold), and the validity period (`exp`, `nbf`) with CLOCK_TOLERANCE_S of
@@ -23,9 +23,6 @@ export interface OidcSettings {
   audience: string;
   jwksUrl: string;
 }
-
-/** GitHub Actions' issuer: the default of `oidcIssuer`. */
-export const GITHUB_ACTIONS_ISSUER = 'https://token.actions.githubusercontent.com';
 
 /** Seconds a token's `exp` and `nbf` may be off, for clocks that differ a little. */
 export const CLOCK_TOLERANCE_S = 30;

@@ -14,6 +14,7 @@ import { inTransaction } from '../../store/transaction.js';
 import type { Database, RepoRow } from '../../store/database.js';
 import { listActivePrNumbers } from '../../store/entries.js';
 import { listQueuesOfRepos } from '../../store/queues.js';
+import { forgeDataColumns } from '../repo-binding.js';
 import { deleteRepo, findRepo, insertRepo } from '../../store/repos.js';
 import { recordAudit, SYSTEM, type AuditCaller } from '../../audit/audit-log.js';
 import { ensureOrg } from './org-admin.js';
@@ -31,8 +32,8 @@ export interface ConnectRepoRequest {
   prRefPattern?: string;
   testBranchPrefix?: string;
   requiredStatuses?: string[];
-  /** GitHub App installation id (github forge); absent = looked up from the repository. */
-  installationId?: number;
+  /** What only the forge reads (RepoBinding.forgeData), e.g. the github forge's `{ installationId }`. */
+  forgeData?: Record<string, unknown>;
   /** Where a PR is shown on its forge, `{n}` = PR number; absent = the forge's own form (src/forge/links.ts). */
   prUrlTemplate?: string;
 }
@@ -72,7 +73,7 @@ export function pendingBinding(req: ConnectRepoRequest): RepoBinding {
     prRefPattern: req.prRefPattern ?? DEFAULT_PR_REF_PATTERN,
     ciCommand: req.ciCommand ?? null,
     testBranchPrefix: req.testBranchPrefix ?? DEFAULT_TEST_BRANCH_PREFIX,
-    installationId: req.installationId ?? null,
+    forgeData: req.forgeData ?? null,
   };
 }
 
@@ -144,7 +145,7 @@ export async function connectRepo(
     required_statuses:
       req.requiredStatuses && req.requiredStatuses.length > 0 ? JSON.stringify(req.requiredStatuses) : null,
     created_at: at,
-    ...(req.installationId !== undefined ? { github_installation_id: req.installationId } : {}),
+    ...forgeDataColumns(req.forgeData),
     ...(req.prUrlTemplate !== undefined ? { pr_url_template: req.prUrlTemplate } : {}),
   };
   await inTransaction(db, async (trx) => {

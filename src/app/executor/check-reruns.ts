@@ -28,7 +28,7 @@ export async function rerunChecks(
   const forge = forgeFor(deps.adapters, binding);
   if (!forge.rerunChecks) return;
   const { waiting } = await forge.rerunChecks(binding, { sha: run.sha, branch: run.branch });
-  await setWaitingRerun(deps.db, { ...run, workflowRuns: waiting }, deps.clock.now());
+  await setWaitingRerun(deps.db, { ...run, ciRuns: waiting }, deps.clock.now());
 }
 
 /**
@@ -42,8 +42,8 @@ export async function resumeRerun(deps: RerunDeps, binding: RepoBinding, runId: 
   const still = await forge.rerunChecks(binding, {
     sha: waiting.sha,
     branch: waiting.branch,
-    only: waiting.workflowRuns,
+    only: waiting.ciRuns,
   });
-  await setWaitingRerun(deps.db, { ...waiting, workflowRuns: still.waiting }, deps.clock.now());
+  await setWaitingRerun(deps.db, { ...waiting, ciRuns: still.waiting }, deps.clock.now());
   return true;
 }

@@ -250,7 +250,7 @@ export class CiOutcome {
    * reported without greenline hearing it (before the run knew its commit, a lost delivery).
    */
   async readChecksAgain(forge: ForgePort, binding: RepoBinding, runId: string, sha: string): Promise<void> {
-    for (const status of (await forge.checkRunStatuses?.(binding, sha)) ?? []) await this.record({ runId, status });
+    for (const status of (await forge.checkStatuses?.(binding, sha)) ?? []) await this.record({ runId, status });
   }
 
   /** Forgets the statuses of a run whose CI is run again: the new attempt's statuses decide it. */

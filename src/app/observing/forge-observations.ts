@@ -148,7 +148,7 @@ export class ForgeObservations {
         // checks are then the new attempt's, still to come.
         const run = await findRunRowByTestSha(this.deps.db, repo.id, o.sha);
         if (run && (await resumeRerun(this.deps, binding, run.id))) return true;
-        return this.recordStatuses(repo, o.sha, async () => (await forge.checkRunStatuses?.(binding, o.sha)) ?? []);
+        return this.recordStatuses(repo, o.sha, async () => (await forge.checkStatuses?.(binding, o.sha)) ?? []);
       }
       case 'checksBlocked': {
         const run = await findRunRowByTestSha(this.deps.db, repo.id, o.sha);
@@ -197,7 +197,7 @@ export class ForgeObservations {
     if (!queue || !queueConfigOf(queue).commandsEnabled) return false;
     const author = {
       ...(o.author ? { login: o.author } : {}),
-      ...(o.authorAssociation ? { association: o.authorAssociation } : {}),
+      ...(o.authorStanding ? { standing: o.authorStanding } : {}),
     };
     if (!(await this.allowed(repo, o.prNumber, author, 'the command'))) return true;
     const refused = await this.run(repo, queue, o.prNumber, o.command, o.author);
@@ -229,7 +229,7 @@ export class ForgeObservations {
   private async allowed(
     repo: RepoRow,
     prNumber: number,
-    author: { login?: string; association?: string },
+    author: { login?: string; standing?: string },
     what: string,
   ): Promise<boolean> {
     const binding = bindingOf(repo);

@@ -189,7 +189,7 @@ export class ForgePoller {
 
   /** Reads again the checks of the queue's testing runs that heard nothing from CI for CHECKS_QUIET_MS. */
   private async rereadQuietRuns(queue: QueueRow, binding: RepoBinding, forge: ForgePort): Promise<void> {
-    if (!forge.checkRunStatuses) return;
+    if (!forge.checkStatuses) return;
     const now = this.deps.clock.now();
     const since = now - CHECKS_QUIET_MS;
     for (const [runId, at] of this.reread) if (at < since) this.reread.delete(runId);

@@ -63,8 +63,8 @@ export function impactedTargets(
       const repo = await findRepo(deps.db, key.repo.host, key.repo.owner, key.repo.name);
       if (!repo) throw new ServiceError('FORK_RUN_NOT_VERIFIED', `no repository ${repoSlug(key.repo)} is connected`);
       const { binding, forge } = forgeOfRepo(deps.adapters, repo);
-      if (!forge.verifyForkRun) throw new ServiceError('FORK_UPLOAD_UNSUPPORTED');
-      const verdict = await forge.verifyForkRun(binding, runId, req.sha);
+      if (!forge.verifyForkCiRun) throw new ServiceError('FORK_UPLOAD_UNSUPPORTED');
+      const verdict = await forge.verifyForkCiRun(binding, runId, req.sha);
       if (!verdict.ok) throw new ServiceError('FORK_RUN_NOT_VERIFIED', verdict.reason);
       // A fork PR's CI has no token: its workflow run, which the forge vouched for, is the caller.
       await storeTargets(

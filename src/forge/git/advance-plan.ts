@@ -31,7 +31,7 @@ export interface AdvanceInput {
 
 export type AdvancePlan =
   | { ok: true; newSha: string }
-  | { ok: false; reason: 'TARGET_MOVED' | 'GITHUB_API_MERGE_PR_FAILED'; detail: string };
+  | { ok: false; reason: 'TARGET_MOVED' | 'MERGE_REFUSED'; detail: string };
 
 export async function planAdvance(dir: string, committer: Identity, req: AdvanceInput): Promise<AdvancePlan> {
   const { expectedSha, testSha, prs, method } = req;
@@ -79,13 +79,12 @@ export async function planAdvance(dir: string, committer: Identity, req: Advance
       });
     } else {
       const replayed = await replayPr(dir, committer, acc, pr, tested.parents[0]);
-      if (!replayed.ok)
-        return { ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED', detail: `${replayed.detail}; nothing merged` };
+      if (!replayed.ok) return { ok: false, reason: 'MERGE_REFUSED', detail: `${replayed.detail}; nothing merged` };
       acc = replayed.acc;
       if (acc.tree !== tested.tree) {
         return {
           ok: false,
-          reason: 'GITHUB_API_MERGE_PR_FAILED',
+          reason: 'MERGE_REFUSED',
           detail: `rebasing PR #${pr.number} does not reproduce the tested content (its merge commits carry changes); nothing merged`,
         };
       }

@@ -206,7 +206,7 @@ export class GitForge implements ForgePort {
     if (now !== req.expectedSha) return targetMoved(now);
     return {
       ok: false,
-      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      reason: 'MERGE_REFUSED',
       detail: `the remote refused to update ${req.targetBranch}: ${pushed?.summary ?? 'no report'}; nothing merged`,
     };
   }

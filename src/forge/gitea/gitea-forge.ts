@@ -112,7 +112,7 @@ export class GiteaForge implements ForgePort {
     return requiredStatuses(this.repos, repo, branch);
   }
 
-  checkRunStatuses(repo: RepoBinding, sha: string): Promise<CiStatus[]> {
+  checkStatuses(repo: RepoBinding, sha: string): Promise<CiStatus[]> {
     return commitStatuses(this.repos, repo, sha);
   }
 
@@ -129,7 +129,7 @@ export class GiteaForge implements ForgePort {
 
   mayCommand(
     repo: RepoBinding,
-    author: { login?: string; association?: string },
+    author: { login?: string; standing?: string },
   ): Promise<{ ok: true } | { ok: false; reason: string }> {
     return mayCommand(this.repos, repo, author);
   }

@@ -12,7 +12,7 @@ const MAY_COMMAND = new Set(['write', 'admin', 'owner']);
 export async function mayCommand(
   repos: GiteaRepos,
   repo: RepoBinding,
-  author: { login?: string; association?: string },
+  author: { login?: string; standing?: string },
 ): Promise<{ ok: true } | { ok: false; reason: string }> {
   let permission = 'none';
   if (author.login) {

@@ -122,6 +122,11 @@ export function hasStatus(err: unknown, ...statuses: number[]): boolean {
 const tokenKey = (token: string): string => `token:${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
 /** A repository's key in the caches: `owner/name` in lower case (GitHub's names are case-insensitive). */
 const repoKey = (repo: RepoBinding): string => `${repo.repo.owner}/${repo.repo.name}`.toLowerCase();
+/** The GitHub App installation the binding's forge data names (`installationId`); null: looked up. */
+function installationIdOf(repo: RepoBinding): number | null {
+  const id = repo.forgeData?.installationId;
+  return typeof id === 'number' ? id : null;
+}
 
 /** The `rel="next"` address of a `Link` header, or null on the last page. */
 function nextPage(link: string | undefined): string | null {
@@ -173,7 +178,8 @@ export class GitHubClients {
   async forRepo(repo: RepoBinding): Promise<GitHubApi> {
     const auth = this.opts.auth;
     if (auth.kind === 'token') return this.client(tokenKey(auth.token), { auth: auth.token });
-    if (repo.installationId != null) return this.installationClient(repo.installationId);
+    const given = installationIdOf(repo);
+    if (given !== null) return this.installationClient(given);
     const known = this.installationOfRepo.get(repoKey(repo));
     if (known !== undefined) {
       const client = this.installationClient(known);

@@ -45,7 +45,7 @@ export const githubForge: ForgeDefinition<'github', typeof GITHUB_SETTINGS> = {
           `--installation-id must be a positive integer (the number at the end of the installation's settings URL), got "${flags.installationId}"`,
         );
       }
-      return { remote: null, installationId };
+      return { remote: null, forgeData: { installationId } };
     },
     /**
      * The repository as GitHub spells it, read through the configuration's github settings; when none
@@ -71,6 +71,6 @@ export const githubForge: ForgeDefinition<'github', typeof GITHUB_SETTINGS> = {
       }
     },
     where: (_row, _flags, plan, spelled) =>
-      `installation ${plan.installationId ?? 'looked up by the GitHub App'}${spelled?.defaultBranch ? `, default branch ${spelled.defaultBranch}` : ''}`,
+      `installation ${plan.forgeData?.installationId ?? 'looked up by the GitHub App'}${spelled?.defaultBranch ? `, default branch ${spelled.defaultBranch}` : ''}`,
   },
 };

@@ -158,11 +158,11 @@ export class GitHubForge implements ForgePort {
   }
 
   /** The commit's check runs and its commit statuses (the combined status). */
-  async checkRunStatuses(repo: RepoBinding, sha: string): Promise<CiStatus[]> {
+  async checkStatuses(repo: RepoBinding, sha: string): Promise<CiStatus[]> {
     return commitChecks(await this.gh(repo), sha);
   }
 
-  async verifyForkRun(
+  async verifyForkCiRun(
     repo: RepoBinding,
     runId: string,
     headSha: string,
@@ -173,7 +173,7 @@ export class GitHubForge implements ForgePort {
   /** Whether the author of a PR comment has the permission that lets comments command the queue (permissions.ts). */
   async mayCommand(
     repo: RepoBinding,
-    author: { login?: string; association?: string },
+    author: { login?: string; standing?: string },
   ): Promise<{ ok: true } | { ok: false; reason: string }> {
     return mayCommand(await this.gh(repo), author, this.commandPermission);
   }

@@ -15,7 +15,7 @@
  *
  *   target not at the expected sha (before or during the merge) → TARGET_MOVED
  *   a PR's head is not the tested one, or 409 from the merge     → PR_UPDATED_AT_MERGE_TIME
- *   what GitHub would refuse (above), any other refusal          → GITHUB_API_MERGE_PR_FAILED
+ *   what GitHub would refuse (above), any other refusal          → MERGE_REFUSED
  *
  * each with the PRs merged before it (`mergedPrNumbers`, `newSha`) when some were. A 405 is final
  * unless GitHub's message says to try again ("Base branch was modified", "merge already in
@@ -69,8 +69,7 @@ export async function advanceTarget(gh: RepoApi, logger: Logger, req: AdvanceReq
   const before = alreadyMerged.length > 0 ? { mergedPrNumbers: alreadyMerged, newSha: req.expectedSha } : {};
   const todo = pulls.filter((pr): pr is GitHubPull => pr !== null && !isMerged(pr));
   const stacked = todo.map(stackedReason).find((why) => why !== null);
-  if (stacked)
-    return { ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED', detail: `${stacked}; nothing merged`, ...before };
+  if (stacked) return { ok: false, reason: 'MERGE_REFUSED', detail: `${stacked}; nothing merged`, ...before };
 
   let refusedFastForward: string | null = null;
   if (req.method === 'merge_commit' && alreadyMerged.length === 0) {
@@ -87,7 +86,7 @@ export async function advanceTarget(gh: RepoApi, logger: Logger, req: AdvanceReq
     refusedFastForward = ff.refused;
   }
   const blocked = await whyGitHubRefuses(gh, req, todo, refusedFastForward);
-  if (blocked) return { ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED', detail: blocked, ...before };
+  if (blocked) return { ok: false, reason: 'MERGE_REFUSED', detail: blocked, ...before };
 
   const merged: number[] = [...alreadyMerged];
   let newSha = req.expectedSha;
@@ -138,12 +137,12 @@ export async function advanceTarget(gh: RepoApi, logger: Logger, req: AdvanceReq
               ...(now ? { newSha: now } : {}),
             };
           }
-          return { ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED', detail: moved, ...partial };
+          return { ok: false, reason: 'MERGE_REFUSED', detail: moved, ...partial };
         }
         logger.warn({ pr: p.number, status: failure.status, message: failure.message }, 'GitHub refused a merge');
         return {
           ok: false,
-          reason: 'GITHUB_API_MERGE_PR_FAILED',
+          reason: 'MERGE_REFUSED',
           detail: `GitHub refused to merge PR #${p.number} (HTTP ${failure.status}): ${failure.message}${merged.length === 0 ? '; nothing merged' : ''}`,
           ...partial,
         };

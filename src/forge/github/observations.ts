@@ -190,7 +190,7 @@ function comment(p: WebhookEventMap['issue_comment']): ForgeObservation[] {
       prNumber: p.issue.number,
       command,
       ...(author ? { author } : {}),
-      ...(association ? { authorAssociation: association } : {}),
+      ...(association ? { authorStanding: association } : {}),
     },
   ];
 }

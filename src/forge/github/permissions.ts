@@ -54,10 +54,10 @@ async function roleOfUser({ api, loc }: RepoApi, username: string): Promise<Role
 /** Whether the author may command the queue; when not, why, in words. */
 export async function mayCommand(
   gh: RepoApi,
-  author: { login?: string; association?: string },
+  author: { login?: string; standing?: string },
   minimum: CommandPermission,
 ): Promise<{ ok: true } | { ok: false; reason: string }> {
-  const role = roleOfAssociation(author.association) ?? (author.login ? await roleOfUser(gh, author.login) : 'none');
+  const role = roleOfAssociation(author.standing) ?? (author.login ? await roleOfUser(gh, author.login) : 'none');
   if (rank(role) >= rank(minimum)) return { ok: true };
   const repo = `${gh.loc.owner}/${gh.loc.repo}`;
   return {

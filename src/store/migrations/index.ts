@@ -21,6 +21,7 @@ import { ciResults } from './014-ci-results.js';
 import { tokenScopes } from './015-token-scopes.js';
 import { auditEvents } from './016-audit-events.js';
 import { forgeDeliveries } from './017-forge-deliveries.js';
+import { neutralReasons } from './018-neutral-reasons.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '015-token-scopes': tokenScopes,
   '016-audit-events': auditEvents,
   '017-forge-deliveries': forgeDeliveries,
+  '018-neutral-reasons': neutralReasons,
 };
 
 /**

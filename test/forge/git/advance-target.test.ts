@@ -127,7 +127,7 @@ describe('git forge: advanceTarget', () => {
     });
     expect(res).toEqual({
       ok: false,
-      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      reason: 'MERGE_REFUSED',
       detail: `cannot rebase PR #4: commit ${prCommit.slice(0, 7)} conflicts in src/app.txt; nothing merged`,
     });
     expect(await fx.refSha('refs/heads/main')).toBe(mainMove);
@@ -140,7 +140,7 @@ describe('git forge: advanceTarget', () => {
       pr: { 'c.txt': 'c\n' },
       merge: { 'm.txt': 'm\n', 'b.txt': 'b\n' },
     });
-    expect(res).toMatchObject({ ok: false, reason: 'GITHUB_API_MERGE_PR_FAILED' });
+    expect(res).toMatchObject({ ok: false, reason: 'MERGE_REFUSED' });
     expect(res.ok ? '' : res.detail).toMatch(/rebasing PR #4 does not reproduce the tested content/);
     expect(await fx.refSha('refs/heads/main')).toBe(mainMove);
   });
@@ -176,7 +176,7 @@ describe('git forge: advanceTarget', () => {
     const res = await advance(testSha, [pr1()], 'merge_commit');
     expect(res).toEqual({
       ok: false,
-      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      reason: 'MERGE_REFUSED',
       detail: 'the remote refused to update main: [remote rejected] (pre-receive hook declined); nothing merged',
     });
     expect(await fx.refSha('refs/heads/main')).toBe(fx.baseSha);

@@ -150,7 +150,7 @@ describe.each(DIALECTS)('the gitea forge on %s', (dialect) => {
     for (let i = 0; i < 70; i++) fake.addStatus(main, `check-${i}`, 'success');
     fake.addStatus(main, 'check-3', 'failure');
     fake.addStatus(main, 'check-4', 'warning');
-    const statuses = await forge.checkRunStatuses(repo, main);
+    const statuses = await forge.checkStatuses(repo, main);
     expect(statuses).toHaveLength(70);
     expect(statuses.find((s) => s.context === 'check-3')?.state).toBe('failure');
     expect(statuses.find((s) => s.context === 'check-4')?.state).toBe('failure');

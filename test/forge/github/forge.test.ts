@@ -91,20 +91,20 @@ describe('github forge: workflow runs of fork PRs (impacted-target uploads witho
       event: 'pull_request',
       head_repository: { full_name: 'someone/web' },
     });
-    expect(await forge.verifyForkRun(b, '42', h1)).toEqual({ ok: true });
-    expect(await forge.verifyForkRun(b, '42', h2)).toEqual({
+    expect(await forge.verifyForkCiRun(b, '42', h1)).toEqual({ ok: true });
+    expect(await forge.verifyForkCiRun(b, '42', h2)).toEqual({
       ok: false,
       reason: `workflow run 42 runs on ${h1}, not on ${h2}`,
     });
-    expect(await forge.verifyForkRun(b, '43', h1)).toEqual({ ok: false, reason: 'no workflow run 43 in acme/web' });
-    expect(await forge.verifyForkRun(b, 'abc', h1)).toEqual({ ok: false, reason: '"abc" is not a workflow run id' });
+    expect(await forge.verifyForkCiRun(b, '43', h1)).toEqual({ ok: false, reason: 'no workflow run 43 in acme/web' });
+    expect(await forge.verifyForkCiRun(b, 'abc', h1)).toEqual({ ok: false, reason: '"abc" is not a workflow run id' });
     api.workflowRuns.set(44, {
       status: 'in_progress',
       head_sha: h1,
       event: 'pull_request',
       head_repository: { full_name: 'acme/web' },
     });
-    expect(await forge.verifyForkRun(b, '44', h1)).toEqual({
+    expect(await forge.verifyForkCiRun(b, '44', h1)).toEqual({
       ok: false,
       reason: 'workflow run 44 is not for a pull request from a fork',
     });
@@ -114,9 +114,9 @@ describe('github forge: workflow runs of fork PRs (impacted-target uploads witho
       event: 'push',
       head_repository: { full_name: 'someone/web' },
     });
-    expect(await forge.verifyForkRun(b, '45', h1)).toMatchObject({ ok: false });
+    expect(await forge.verifyForkCiRun(b, '45', h1)).toMatchObject({ ok: false });
     api.workflowRuns.get(42)!.status = 'completed';
-    expect(await forge.verifyForkRun(b, '42', h1)).toEqual({ ok: false, reason: 'workflow run 42 has completed' });
+    expect(await forge.verifyForkCiRun(b, '42', h1)).toEqual({ ok: false, reason: 'workflow run 42 has completed' });
     expect(api.log.filter((c) => c.startsWith('GET /repos/acme/web/actions/runs/'))).toHaveLength(6);
   });
 });
@@ -268,7 +268,7 @@ describe('github forge: advanceTarget', () => {
     const r2 = await advance(api2.api, api2.base, [{ number: 1, headSha: api2.h1 }], 'rebase');
     expect(r2).toEqual({
       ok: false,
-      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      reason: 'MERGE_REFUSED',
       detail: 'GitHub refused to merge PR #1 (HTTP 405): Pull Request is not mergeable; nothing merged',
     });
     // 405 is final (only "Base branch was modified" is tried again).
@@ -395,7 +395,7 @@ describe('github forge: GitHub App authentication', () => {
     api.appId = 4321;
     api.appPublicKey = publicKey;
     const forge = makeForge(api, { auth: { kind: 'app', appId: 4321, privateKey } });
-    await forge.getPullRequest(bindingFor(api, { installationId: 55 }), 1);
+    await forge.getPullRequest(bindingFor(api, { forgeData: { installationId: 55 } }), 1);
     expect(api.log).toEqual(['POST /app/installations/55/access_tokens', 'GET /repos/acme/web/pulls/1']);
   });
 
@@ -416,7 +416,7 @@ describe('github forge: GitHub App authentication', () => {
     const asApp = makeForge(api, { ...down, auth: { kind: 'app', appId: 4321, privateKey } });
     const asToken = makeForge(api, down);
     for (const call of [
-      () => asApp.getPullRequest(bindingFor(api, { installationId: 55 }), 1), // POST /app/installations/55/access_tokens first
+      () => asApp.getPullRequest(bindingFor(api, { forgeData: { installationId: 55 } }), 1), // POST /app/installations/55/access_tokens first
       () => asApp.getPullRequest(bindingFor(api), 1), // GET /repos/acme/web/installation first
       () => asToken.getPullRequest(bindingFor(api), 1),
       () => asToken.getBranchSha(bindingFor(api), 'main'),
@@ -462,7 +462,7 @@ describe('github forge: status checks as an App', () => {
     const queue = { targetBranch: 'main', config: { ...DEFAULT_QUEUE_CONFIG, commentsEnabled: false } };
     const event = (type: 'pull_request.queued' | 'pull_request.failed') =>
       prEvent(type, 1, type === 'pull_request.failed' ? 'TEST_RUN_TIMEOUT' : null);
-    const b = bindingFor(api, { installationId: 9 });
+    const b = bindingFor(api, { forgeData: { installationId: 9 } });
     await forge.onQueueEvent(b, queue, event('pull_request.queued'));
     await forge.onQueueEvent(b, queue, event('pull_request.failed'));
     expect(api.log.filter((l) => l.includes('check-runs'))).toEqual([
@@ -503,7 +503,7 @@ describe('github forge: status checks as an App', () => {
       ],
     ]);
     await forge.onQueueEvent(
-      bindingFor(api, { installationId: 9 }),
+      bindingFor(api, { forgeData: { installationId: 9 } }),
       { targetBranch: 'main', config: { ...DEFAULT_QUEUE_CONFIG, commentsEnabled: true }, outlook },
       prEvent('pull_request.queued'),
     );

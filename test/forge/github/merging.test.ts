@@ -91,7 +91,7 @@ describe('strict protection: require branches to be up to date before merging', 
     const { result } = await testAndMerge(api, base, prs, 'squash');
     expect(result).toEqual({
       ok: false,
-      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      reason: 'MERGE_REFUSED',
       detail:
         "main's branch protection requires branches to be up to date before merging (strict); greenline merges with squash, which GitHub then refuses for every PR after the first (#2); nothing merged: turn off 'Require branches to be up to date before merging' in main's branch protection, or use mergeMethod merge_commit and allow greenline's App to bypass the rule (greenline then fast-forwards main to the tested commit)",
     });
@@ -126,7 +126,7 @@ describe('strict protection: require branches to be up to date before merging', 
     const { result } = await testAndMerge(api, tip, [{ number: 2, headSha: h2 }], 'squash');
     expect(result).toMatchObject({
       ok: false,
-      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      reason: 'MERGE_REFUSED',
       detail: expect.stringMatching(
         new RegExp(
           `^PR #2 does not contain main's tip ${tip.slice(0, 7)}, and main's branch protection requires branches to be up to date before merging \\(strict\\), so GitHub refuses to merge it; nothing merged: turn off`,
@@ -163,7 +163,7 @@ describe('strict protection: require branches to be up to date before merging', 
     const { result } = await testAndMerge(api, base, prs, 'merge_commit');
     expect(result).toEqual({
       ok: false,
-      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      reason: 'MERGE_REFUSED',
       detail:
         'the ruleset "acme/web" on main requires branches to be up to date before merging (strict); greenline merges with merge_commit, which GitHub then refuses for every PR after the first (#2); nothing merged: turn off \'Require branches to be up to date before merging\' in the ruleset "acme/web" on main, or allow greenline\'s App to bypass the rule, so that greenline can fast-forward main to the tested commit (GitHub refused: Repository rule violations found Changes must be made through a pull request.)',
     });
@@ -226,7 +226,7 @@ describe("GitHub stacks and GitHub's own merge queue", () => {
     const { result } = await testAndMerge(api, base, prs, 'squash');
     expect(result).toMatchObject({
       ok: false,
-      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      reason: 'MERGE_REFUSED',
       detail: expect.stringMatching(/^PR #2 is part of a GitHub stack .*; nothing merged$/),
     });
     expect(merges(api)).toEqual([]);
@@ -254,7 +254,7 @@ describe("GitHub stacks and GitHub's own merge queue", () => {
     const { result } = await testAndMerge(api, base, prs, 'squash');
     expect(result).toEqual({
       ok: false,
-      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      reason: 'MERGE_REFUSED',
       detail:
         'the ruleset "acme/web" on main requires GitHub\'s merge queue (merge_queue rule), and GitHub refuses every merge made outside it; nothing merged: remove the merge_queue rule for main to merge with greenline, or use mergeMethod merge_commit and allow greenline\'s App to bypass the rule (greenline then fast-forwards main to the tested commit)',
     });
@@ -328,7 +328,7 @@ describe('405 from the merge endpoint', () => {
     const r = await advance(api, base, prs);
     expect(r).toEqual({
       ok: false,
-      reason: 'GITHUB_API_MERGE_PR_FAILED',
+      reason: 'MERGE_REFUSED',
       detail: 'GitHub refused to merge PR #2 (HTTP 405): Pull Request is not mergeable',
       mergedPrNumbers: [1],
       newSha: api.branches.get('main'),

@@ -187,19 +187,19 @@ describe('GitHub payloads into forge observations', () => {
         kind: 'prComment',
         prNumber: 1,
         author: 'Codertocat',
-        authorAssociation: 'OWNER',
+        authorStanding: 'OWNER',
         command: { kind: 'merge', priority: 'high', noBatch: true },
       },
     ]);
     expect(observed('issue_comment', onPr('/trunk cancel'))).toEqual([
-      { kind: 'prComment', prNumber: 1, author: 'Codertocat', authorAssociation: 'OWNER', command: { kind: 'cancel' } },
+      { kind: 'prComment', prNumber: 1, author: 'Codertocat', authorStanding: 'OWNER', command: { kind: 'cancel' } },
     ]);
     expect(observed('issue_comment', onPr('/greenline rebase'))).toEqual([
       {
         kind: 'prComment',
         prNumber: 1,
         author: 'Codertocat',
-        authorAssociation: 'OWNER',
+        authorStanding: 'OWNER',
         command: { kind: 'invalid', message: expect.stringMatching(/unknown command \/greenline rebase/) },
       },
     ]);

@@ -53,7 +53,7 @@ describe('github forge: lists of more than one page', () => {
     const b = bindingFor(api);
 
     // The commit's CI results: its 120 check runs and its 120 statuses, each list read on two pages.
-    const runs = await forge.checkRunStatuses(b, head);
+    const runs = await forge.checkStatuses(b, head);
     expect(runs).toHaveLength(240);
     expect(runs).toContainEqual(expect.objectContaining({ context: 'build', state: 'success' }));
     expect(runs).toContainEqual(expect.objectContaining({ context: 'deploy-preview', state: 'success' }));

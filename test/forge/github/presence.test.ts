@@ -39,7 +39,7 @@ const queue = (config: Partial<QueueConfig> = {}) => ({
 describe('github forge presence: check runs as GitHub keeps them', () => {
   it('a PR that failed and then merged shows ✅ as its latest check run: each attempt gets a new check run', async () => {
     const { api, forge, head } = appRepo();
-    const b = bindingFor(api, { installationId: 9 });
+    const b = bindingFor(api, { forgeData: { installationId: 9 } });
     for (const [type, reason] of [
       ['pull_request.queued', null],
       ['pull_request.testing', null],
@@ -65,14 +65,14 @@ describe('github forge presence: check runs as GitHub keeps them', () => {
     ]);
     // What GitHub shows for the head: its latest `greenline (main)` check run.
     const forge2 = makeForge(api, { auth: { kind: 'app', appId: 1, privateKey } });
-    expect(await forge2.checkRunStatuses(b, head)).toEqual([
+    expect(await forge2.checkStatuses(b, head)).toEqual([
       expect.objectContaining({ context: 'greenline (main)', state: 'success' }),
     ]);
   });
 
   it('after a restart, a completed check run found on the head is not edited back: a new one is created', async () => {
     const { api, head } = appRepo();
-    const b = bindingFor(api, { installationId: 9 });
+    const b = bindingFor(api, { forgeData: { installationId: 9 } });
     api.checkRuns.push({
       id: 7,
       name: 'greenline (main)',
@@ -94,18 +94,30 @@ describe('github forge presence: a 5xx after the creation does not duplicate it'
   it('check run: created once, found by its name and head sha', async () => {
     const { api, forge } = appRepo();
     api.failAfterEffect('POST', /\/check-runs$/, 502);
-    await forge.onQueueEvent(bindingFor(api, { installationId: 9 }), queue(), event('pull_request.queued'));
+    await forge.onQueueEvent(
+      bindingFor(api, { forgeData: { installationId: 9 } }),
+      queue(),
+      event('pull_request.queued'),
+    );
     expect(api.checkRuns).toHaveLength(1);
     expect(api.log.filter((l) => l === 'POST /repos/acme/web/check-runs')).toHaveLength(1);
     // Known from then on: the next event updates it.
-    await forge.onQueueEvent(bindingFor(api, { installationId: 9 }), queue(), event('pull_request.testing'));
+    await forge.onQueueEvent(
+      bindingFor(api, { forgeData: { installationId: 9 } }),
+      queue(),
+      event('pull_request.testing'),
+    );
     expect(api.checkRuns).toEqual([expect.objectContaining({ status: 'in_progress' })]);
   });
 
   it('check run: created again when the lookup finds none (GitHub failed before creating it)', async () => {
     const { api, forge } = appRepo();
     api.failNext('POST', /\/check-runs$/, 502, { message: 'Server Error' });
-    await forge.onQueueEvent(bindingFor(api, { installationId: 9 }), queue(), event('pull_request.queued'));
+    await forge.onQueueEvent(
+      bindingFor(api, { forgeData: { installationId: 9 } }),
+      queue(),
+      event('pull_request.queued'),
+    );
     expect(api.checkRuns).toHaveLength(1);
     expect(api.calls.filter((c) => c.path === '/repos/acme/web/check-runs').map((c) => c.status)).toEqual([502, 201]);
   });
@@ -114,7 +126,7 @@ describe('github forge presence: a 5xx after the creation does not duplicate it'
     const { api, forge } = appRepo();
     api.failAfterEffect('POST', /\/issues\/1\/comments$/, 500);
     await forge.onQueueEvent(
-      bindingFor(api, { installationId: 9 }),
+      bindingFor(api, { forgeData: { installationId: 9 } }),
       queue({ commentsEnabled: true, statusCheckEnabled: false }),
       event('pull_request.queued'),
     );
@@ -127,7 +139,7 @@ describe('github forge presence: a 5xx after the creation does not duplicate it'
     api.branches.set('greenline-merge/main/run-1', head);
     api.failAfterEffect('POST', /\/pulls$/, 502);
     await forge.onQueueEvent(
-      bindingFor(api, { installationId: 9 }),
+      bindingFor(api, { forgeData: { installationId: 9 } }),
       queue({ createPrsForTestingBranches: true, statusCheckEnabled: false }),
       { ...event('pull_request.testing'), runId: 'run-1', testBranch: 'greenline-merge/main/run-1' },
     );
@@ -139,7 +151,7 @@ describe('github forge presence: a 5xx after the creation does not duplicate it'
 describe('github forge: a reply that GitHub posted despite a 5xx is not posted twice', () => {
   it('the last comment with the same text is the one posted', async () => {
     const { api, forge } = appRepo();
-    const b = bindingFor(api, { installationId: 9 });
+    const b = bindingFor(api, { forgeData: { installationId: 9 } });
     api.failAfterEffect('POST', /\/issues\/1\/comments$/, 502);
     await forge.reply(b, 1, 'Only users with write access can command the queue.');
     expect(api.comments.map((c) => c.body)).toEqual(['Only users with write access can command the queue.']);
@@ -152,7 +164,7 @@ describe('github forge: a reply that GitHub posted despite a 5xx is not posted t
 describe('github client: 405 is final', () => {
   it('a 405 is not retried; the merge endpoint\'s "Base branch was modified" is', async () => {
     const { api, forge } = appRepo();
-    const { api: octokit, loc } = await forge.clients.repoApi(bindingFor(api, { installationId: 9 }));
+    const { api: octokit, loc } = await forge.clients.repoApi(bindingFor(api, { forgeData: { installationId: 9 } }));
     api.pulls.get(1)!.mergeable = false;
     await expect(
       octokit.request('PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge', {

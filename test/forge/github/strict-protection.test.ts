@@ -50,7 +50,7 @@ describe('strict protection in the queue', () => {
     const { entry, reason } = await view(1);
     expect(entry.state).toBe('FAILED');
     expect(reason).toMatchObject({
-      code: 'GITHUB_API_MERGE_PR_FAILED',
+      code: 'MERGE_REFUSED',
       message: 'Failed: the forge refused to merge it.',
       detail:
         "main's branch protection requires branches to be up to date before merging (strict); greenline merges with squash, which GitHub then refuses for every PR after the first (#2); nothing merged: turn off 'Require branches to be up to date before merging' in main's branch protection, or use mergeMethod merge_commit and allow greenline's App to bypass the rule (greenline then fast-forwards main to the tested commit)",

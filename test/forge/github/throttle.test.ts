@@ -26,8 +26,8 @@ describe('github forge: write throttling', () => {
       auth: { kind: 'app', appId: 4321, privateKey },
       throttle: { retryAfterBaseValue: 1 },
     });
-    const a = bindingFor(api, { installationId: 1 });
-    const b = bindingFor(api, { installationId: 2 });
+    const a = bindingFor(api, { forgeData: { installationId: 1 } });
+    const b = bindingFor(api, { forgeData: { installationId: 2 } });
     // Tokens first, so that only the comments are left to compare.
     await forge.getBranchSha(a, 'main');
     await forge.getBranchSha(b, 'main');

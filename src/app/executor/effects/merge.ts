@@ -31,7 +31,7 @@ export const merge: EffectHandler<'merge'> = {
     at,
     runId: effect.runId,
     prNumbers: effect.prs.map((p) => p.number),
-    reason: 'GITHUB_API_MERGE_PR_FAILED',
+    reason: 'MERGE_REFUSED',
     detail,
   }),
 };
