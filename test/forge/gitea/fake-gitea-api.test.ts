@@ -169,7 +169,7 @@ describe.each(DIALECTS)('the fake %s', (dialect) => {
 
 describe('signedDelivery', () => {
   it("signs the exact bytes as the forges do (the fact sheet's test vector)", () => {
-    const body = readFileSync(new URL('../../../fixtures/gitea/webhooks/gitea.push.json', import.meta.url), 'utf8');
+    const body = readFileSync(new URL('../../fixtures/gitea/webhooks/gitea.push.json', import.meta.url), 'utf8');
     const d = signedDelivery('gitea', 'push', body, 'greenline-test-secret');
     expect(d.body).toBe(body);
     expect(d.headers['x-gitea-signature']).toBe('b98d5d5e25195b04d9cbbf99d2cffea9df0d5311921c6a289ed27ca3f2e2adfb');
