@@ -10,14 +10,17 @@
  *   valid against that status's schema;
  * - an operation's documented example answer, and whether a webhook payload (OpenAPI 3.1 `webhooks`)
  *   is one the API sends.
- * Schemas are compiled with Ajv (formats from ajv-formats) on first use, per operation. OpenAPI 3.0's
+ * Schemas are compiled with Ajv (formats from ajv-formats) on first use, per operation, and kept
+ * between test files (validator-cache.ts). OpenAPI 3.0's
  * `nullable` is rewritten to JSON Schema first; Swagger's `#/definitions` are JSON Schema draft 4's,
  * which Ajv reads as is. An operation marked `x-left-out` (a subset of a large description keeps
  * every path but only the operations a fake serves) routes as usual and is a violation to use.
  */
+import { createHash } from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { PathTree, templateParams } from './path-tree.js';
+import { cachedCompile } from './validator-cache.js';
 
 export type Json = Record<string, unknown>;
 
@@ -88,6 +91,7 @@ export class ApiDescription {
     verbose: true,
     validateSchema: false,
     logger: false,
+    code: { source: true },
   });
   private readonly coercing = new Ajv({ strict: false, coerceTypes: true, validateSchema: false, logger: false });
   private readonly compiled = new Map<string, ValidateFunction>();
@@ -308,11 +312,15 @@ export class ApiDescription {
   private validator(key: string, schema: () => unknown): ValidateFunction {
     let v = this.compiled.get(key);
     if (!v) {
-      v = this.ajv.compile(schema() as Json);
+      // The whole document decides what a schema's `$ref`s mean.
+      this.docHash ??= createHash('sha256').update(JSON.stringify(this.doc)).digest('hex');
+      v = cachedCompile(this.ajv, schema() as Json, `${this.options.name} ${this.docHash}`);
       this.compiled.set(key, v);
     }
     return v;
   }
+
+  private docHash: string | null = null;
 
   /** `$ref`s of an operation's own schema pointed at the document added to Ajv. */
   private rebased(s: unknown): unknown {
