@@ -9,21 +9,14 @@
  * What plain git cannot express, and so is not a capability here: base branches, merges outside the
  * queue (a merged PR is indistinguishable from a closed one), labels, comments and drafts.
  */
-import { randomUUID } from 'node:crypto';
-import { pino } from 'pino';
 import { createGitForge } from '../../src/forge/git/index.js';
-import { ensureOrg } from '../../src/app/admin/org-admin.js';
-import { connectRepo } from '../../src/app/admin/repo-admin.js';
-import { createApp, type App } from '../../src/app/create-app.js';
+import type { App } from '../../src/app/create-app.js';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
-import { EVERY_SCOPE } from '../../src/app/scopes.js';
 import { git } from '../../src/git/git.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import type { ManualClock } from '../../src/lib/clock.js';
 import type { CiStatus } from '../../src/forge/port.js';
-import { connect, type Db } from '../../src/store/connect.js';
-import { migrateToLatest } from '../../src/store/migrations/index.js';
-import { ScriptedCi } from '../doubles/scripted-ci.js';
 import { APP_LINES, appWithLine, makeGitFixture, type GitFixture } from '../helpers/git-fixture.js';
+import { type ServiceOverForge, serviceOverForge, silentLogger } from '../helpers/service-over-forge.js';
 import { type ForgeWorld, type OpenPrOptions, POLL_INTERVAL_MS, type WorldKind } from './forge-world.js';
 
 const MAIN = 'refs/heads/main';
@@ -32,12 +25,21 @@ const prRef = (n: number): string => `refs/pull/${n}/head`;
 class GitWorld implements ForgeWorld {
   constructor(
     private readonly fx: GitFixture,
-    private readonly db: Db,
-    private readonly app: App,
-    private readonly clock: ManualClock,
-    readonly ctx: AuthContext,
+    private readonly over: ServiceOverForge,
     readonly key: QueueKey,
   ) {}
+
+  private get app(): App {
+    return this.over.app;
+  }
+
+  private get clock(): ManualClock {
+    return this.over.clock;
+  }
+
+  get ctx(): AuthContext {
+    return this.over.ctx;
+  }
 
   get service() {
     return this.app.service;
@@ -106,8 +108,7 @@ class GitWorld implements ForgeWorld {
   }
 
   async close(): Promise<void> {
-    await this.app.stop();
-    await this.db.destroy();
+    await this.over.close();
     // A scenario may end with a PR still testing: its test branch is the run's, not a leftover.
     const branches = await git(['for-each-ref', '--format=%(refname)', 'refs/heads/greenline-merge/'], {
       cwd: this.fx.remote,
@@ -123,34 +124,16 @@ export const gitWorld: WorldKind = {
   capabilities: new Set(['close', 'conflicts']),
   async create() {
     const fx = await makeGitFixture();
-    const db = connect({ databaseUrl: 'sqlite::memory:', dataDir: '' });
-    await migrateToLatest(db);
-    const clock = new ManualClock(Date.UTC(2026, 0, 5, 9));
-    const logger = pino({ level: 'silent' });
-    const ci = new ScriptedCi();
-    const app = createApp({
-      db,
-      clock,
-      // Every read fetches: the scenarios push to the remote between reads.
-      forges: { git: createGitForge({ dataDir: fx.dataDir, logger, fetchTtlMs: 0 }) },
-      pollIntervalMs: POLL_INTERVAL_MS,
-      newId: randomUUID,
-      createCi: (onStatus) => {
-        ci.onStatus = onStatus;
-        return ci;
-      },
-    });
-    const org = await ensureOrg(db, 'acme', clock.now());
-    const ctx: AuthContext = { orgId: org.id, orgName: org.name, tokenId: 'test', scopes: EVERY_SCOPE };
     const { owner, name } = fx.binding().repo;
-    const slug = `local/${owner}/${name}`;
-    await connectRepo(
-      db,
-      { org: 'acme', slug, forge: 'git', remote: fx.remote, requiredStatuses: ['build'] },
-      clock.now(),
-    );
+    const s = await serviceOverForge({
+      forge: 'git',
+      // Every read fetches: the scenarios push to the remote between reads.
+      adapter: () => createGitForge({ dataDir: fx.dataDir, logger: silentLogger, fetchTtlMs: 0 }),
+      connect: { slug: `local/${owner}/${name}`, remote: fx.remote, requiredStatuses: ['build'] },
+      pollIntervalMs: POLL_INTERVAL_MS,
+    });
     const key: QueueKey = { repo: { host: 'local', owner, name }, targetBranch: 'main' };
-    await app.service.createQueue(ctx, key, {});
-    return new GitWorld(fx, db, app, clock, ctx, key);
+    await s.app.service.createQueue(s.ctx, key, {});
+    return new GitWorld(fx, s, key);
   },
 };

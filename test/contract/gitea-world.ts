@@ -14,26 +14,19 @@
  * signed deliveries to the service's `POST /webhooks/gitea`. A PR is a draft by its title (`WIP:`),
  * which greenline sees when it reads the PR.
  */
-import { randomUUID } from 'node:crypto';
-import { pino } from 'pino';
 import { createGitForge } from '../../src/forge/git/index.js';
 import { GiteaForge, giteaForge } from '../../src/forge/gitea/index.js';
 import { readGiteaDelivery } from '../../src/forge/gitea/webhook-events.js';
 import { buildHttpApp } from '../../src/api/build-app.js';
-import { ensureOrg } from '../../src/app/admin/org-admin.js';
-import { connectRepo } from '../../src/app/admin/repo-admin.js';
-import { createApp, type App } from '../../src/app/create-app.js';
-import { ForgeWebhooks } from '../../src/app/observing/forge-webhooks.js';
+import type { App } from '../../src/app/create-app.js';
+import type { ForgeWebhooks } from '../../src/app/observing/forge-webhooks.js';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import { git } from '../../src/git/git.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import type { ManualClock } from '../../src/lib/clock.js';
 import type { CiStatus } from '../../src/forge/port.js';
-import { connect, type Db } from '../../src/store/connect.js';
-import { migrateToLatest } from '../../src/store/migrations/index.js';
-import { ScriptedCi } from '../doubles/scripted-ci.js';
 import { APP_LINES, appWithLine } from '../helpers/git-fixture.js';
-import { EVERY_SCOPE } from '../../src/app/scopes.js';
 import { type Dialect, FakeGiteaApi, type StatusState } from '../forge/gitea/fake-gitea-api.js';
+import { type ServiceOverForge, serviceOverForge, silentLogger } from '../helpers/service-over-forge.js';
 import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
 import { type ForgeWorld, type OpenPrOptions, POLL_INTERVAL_MS, type WorldKind } from './forge-world.js';
 
@@ -60,13 +53,22 @@ class GiteaWorld implements ForgeWorld {
   constructor(
     private readonly fake: FakeGiteaApi,
     private readonly dataDir: string,
-    private readonly db: Db,
-    private readonly app: App,
+    private readonly over: ServiceOverForge,
     private readonly receiver: Receiver,
-    private readonly clock: ManualClock,
-    readonly ctx: AuthContext,
     readonly key: QueueKey,
   ) {}
+
+  private get app(): App {
+    return this.over.app;
+  }
+
+  private get clock(): ManualClock {
+    return this.over.clock;
+  }
+
+  get ctx(): AuthContext {
+    return this.over.ctx;
+  }
 
   /** The forge's delivery of `eventType` posted, signed, to the service; then processed. */
   private async deliver(eventType: string, payload: Record<string, unknown>): Promise<void> {
@@ -188,8 +190,7 @@ class GiteaWorld implements ForgeWorld {
 
   async close(): Promise<void> {
     await this.receiver.close();
-    await this.app.stop();
-    await this.db.destroy();
+    await this.over.close();
     // A scenario may end with a PR still testing: its test branch is the run's, not a leftover.
     const branches = await git(['for-each-ref', '--format=%(refname)', 'refs/heads/greenline-merge/'], {
       cwd: this.fake.bare,
@@ -223,51 +224,31 @@ function giteaWorldOf(dialect: Dialect): WorldKind {
       );
       fake.protections.push({ rule_name: 'main', enable_status_check: true, status_check_contexts: ['build'] });
       const dataDir = await makeTempDir(`greenline-${dialect}-world-`);
-      const db = connect({ databaseUrl: 'sqlite::memory:', dataDir: '' });
-      await migrateToLatest(db);
-      const clock = new ManualClock(Date.UTC(2026, 0, 5, 9));
-      const logger = pino({ level: 'silent' });
-      const ci = new ScriptedCi();
-      const forge = new GiteaForge({
-        url: fake.url,
-        token: fake.token,
-        // Every read fetches: the scenarios push to the forge between reads.
-        git: createGitForge({ dataDir, logger, fetchTtlMs: 0 }),
-        logger,
-      });
-      const app = createApp({
-        db,
-        clock,
-        forges: { gitea: forge },
-        pollIntervalMs: POLL_INTERVAL_MS,
-        newId: randomUUID,
-        createCi: (onStatus) => {
-          ci.onStatus = onStatus;
-          return ci;
-        },
-      });
-      const org = await ensureOrg(db, 'acme', clock.now());
-      const ctx: AuthContext = { orgId: org.id, orgName: org.name, tokenId: 'test', scopes: EVERY_SCOPE };
-      await connectRepo(db, { org: 'acme', slug: '127.0.0.1/acme/web', forge: 'gitea', remote: fake.url }, clock.now());
-      const key: QueueKey = { repo: { host: '127.0.0.1', owner: 'acme', name: 'web' }, targetBranch: 'main' };
-      await app.service.createQueue(ctx, key, {});
-      const webhooks = new ForgeWebhooks({
-        db,
-        clock,
-        observations: app.forgeObservations,
+      const s = await serviceOverForge({
         forge: 'gitea',
-        translate: readGiteaDelivery,
-        logger,
+        adapter: () =>
+          new GiteaForge({
+            url: fake.url,
+            token: fake.token,
+            // Every read fetches: the scenarios push to the forge between reads.
+            git: createGitForge({ dataDir, logger: silentLogger, fetchTtlMs: 0 }),
+            logger: silentLogger,
+          }),
+        connect: { slug: '127.0.0.1/acme/web', remote: fake.url },
+        pollIntervalMs: POLL_INTERVAL_MS,
       });
+      const key: QueueKey = { repo: { host: '127.0.0.1', owner: 'acme', name: 'web' }, targetBranch: 'main' };
+      await s.app.service.createQueue(s.ctx, key, {});
+      const webhooks = s.webhooks({ translate: readGiteaDelivery });
       const http = await buildHttpApp({
-        service: app.service,
+        service: s.app.service,
         logger: false,
         enumCase: 'upper',
         forgeWebhooks: [{ webhook: giteaForge.webhook!, secret: SECRET, receive: webhooks.receive }],
       });
       fake.hooks.push({ url: `${await http.listen({ port: 0, host: '127.0.0.1' })}/webhooks/gitea`, secret: SECRET });
       const receiver = { webhooks, close: () => http.close() };
-      return new GiteaWorld(fake, dataDir, db, app, receiver, clock, ctx, key);
+      return new GiteaWorld(fake, dataDir, s, receiver, key);
     },
   };
 }

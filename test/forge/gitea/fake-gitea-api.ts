@@ -6,7 +6,9 @@
  * It cannot be kinder than the forge: every API request is checked against the dialect's own Swagger
  * document (gitea-description.ts: routes, parameters, bodies with no field the forge does not know)
  * and so is every answer (a documented status, a body valid against its schema); what the forge would
- * not take or give is a `violation`, and a test after which any fake saw one fails.
+ * not take or give is a `violation`, and a test after which any fake saw one fails. The document names
+ * the operation a request is (`repoGetPullRequest`), and the fake answers from its table of handlers
+ * by operation id.
  *
  * What it holds and does, as the fact sheet (test/fixtures/gitea/README.md) says the forges do:
  * - The repository: branches and commits in the bare repository; owner and name in any letter case
@@ -38,7 +40,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach } from 'vitest';
 import { git, runGit } from '../../../src/git/git.js';
-import type { SwaggerOperation, Violation } from '../../doubles/swagger-description.js';
+import type { Operation, Violation } from '../../doubles/api-description.js';
 import { commitFiles } from '../../helpers/git-commit.js';
 import { makeTempDir, removeTempDir } from '../../helpers/temp-dir.js';
 import { type Dialect, giteaDescription } from './gitea-description.js';
@@ -582,7 +584,7 @@ export class FakeGiteaApi {
     if (!match) answer = { status: 404, body: { message: 'Not Found', url: '' } };
     else if (call.authorization !== `token ${this.token}`)
       answer = { status: 401, body: { message: 'token is required', url: '' } };
-    else answer = await this.answer(method, match.op, match.pathParams, url.searchParams, body);
+    else answer = await this.answer(match.op, match.pathParams, url.searchParams, body);
     const headers: Record<string, string> = {};
     if (match && answer.status === 200 && Array.isArray(answer.body) && match.op.params.has('query:page')) {
       const paged = this.page(answer.body, url, rawPath);
@@ -616,130 +618,128 @@ export class FakeGiteaApi {
     };
   }
 
+  /** The fake's own answer to an operation of the forge's document, for this repository only. */
   private async answer(
-    method: string,
-    op: SwaggerOperation,
+    op: Operation,
     params: Record<string, string>,
     query: URLSearchParams,
     body: unknown,
   ): Promise<Answer> {
-    const notFound: Answer = { status: 404, body: { message: "The target couldn't be found.", url: '' } };
-    if (op.template === '/version')
-      return ok({ version: this.dialect === 'gitea' ? '1.28.0-dev-204' : '17.0.0-dev-38' });
-    if (op.template === '/user') return ok(this.userJson(this.tokenUser));
-    if (!op.template.startsWith('/repos/{owner}/{repo}')) return notFound;
-    if (`${params.owner}/${params.repo}`.toLowerCase() !== `${this.owner}/${this.name}`.toLowerCase()) return notFound;
-    const b = (body ?? {}) as Json;
-    const route = `${method} ${op.template.slice('/repos/{owner}/{repo}'.length) || '/'}`;
-    const index = Number(params.index);
-    switch (route) {
-      case 'GET /':
-        return ok(this.repositoryJson());
-      case 'GET /branches/{branch}': {
-        const sha = await this.branchSha(params.branch!);
-        return sha
-          ? ok({ name: params.branch, commit: { id: sha }, protected: this.protectionOf(params.branch!) !== null })
-          : notFound;
+    const handler = this.handlers[op.operationId];
+    if (!handler) return { status: 404, body: { message: `the fake does not serve ${op.operationId}`, url: '' } };
+    const ofRepository = op.template.startsWith('/repos/{owner}/{repo}');
+    if (ofRepository && `${params.owner}/${params.repo}`.toLowerCase() !== `${this.owner}/${this.name}`.toLowerCase())
+      return NOT_FOUND;
+    return handler({ params, query, body: (body ?? {}) as Json });
+  }
+
+  /** The fake's answers by the document's operation ids, which both dialects share. */
+  private readonly handlers: Record<string, (call: HandlerCall) => Answer | Promise<Answer>> = {
+    getVersion: () => ok({ version: this.dialect === 'gitea' ? '1.28.0-dev-204' : '17.0.0-dev-38' }),
+    userGetCurrent: () => ok(this.userJson(this.tokenUser)),
+    repoGet: () => ok(this.repositoryJson()),
+    repoGetBranch: async ({ params }) => {
+      const sha = await this.branchSha(params.branch!);
+      return sha
+        ? ok({ name: params.branch, commit: { id: sha }, protected: this.protectionOf(params.branch!) !== null })
+        : NOT_FOUND;
+    },
+    repoListBranchProtection: () => ok(this.protections.map((p) => this.protectionJson(p))),
+    repoGetBranchProtection: ({ params }) => {
+      const p = this.protections.find((x) => x.rule_name === params.name);
+      return p ? ok(this.protectionJson(p)) : NOT_FOUND;
+    },
+    repoListPullRequests: async ({ query }) => {
+      const state = query.get('state') ?? 'open';
+      const list = [...this.pulls.values()].filter((p) => state === 'all' || p.state === state);
+      return ok(await Promise.all(list.map((p) => this.pullJson(p))));
+    },
+    repoGetPullRequest: async ({ params }) => {
+      const pr = this.pulls.get(Number(params.index));
+      return pr ? ok(await this.pullJson(pr)) : NOT_FOUND;
+    },
+    repoPullRequestIsMerged: ({ params }) =>
+      this.pulls.get(Number(params.index))?.merged ? { status: 204, body: null } : NOT_FOUND,
+    repoMergePullRequest: ({ params, body }) => this.merge(Number(params.index), body),
+    repoCreateStatus: ({ params, body }) => {
+      const state = body.state as StatusState | undefined;
+      if (!state) return { status: 400, body: { message: 'state is required', url: '' } };
+      const s = this.addStatus(params.sha!, String(body.context ?? 'default'), state, this.tokenUser);
+      Object.assign(s, { description: String(body.description ?? ''), target_url: String(body.target_url ?? '') });
+      return { status: 201, body: this.statusJson(s) };
+    },
+    repoListStatuses: ({ params }) => this.statusesOf(params.sha!),
+    repoListStatusesByRef: ({ params }) => this.statusesOf(params.ref!),
+    repoGetCombinedStatusByRef: async ({ params, query }) => {
+      const sha = await this.shaOf(params.ref!);
+      return sha ? ok(this.combinedJson(sha, query)) : NOT_FOUND;
+    },
+    issueGetComments: ({ params }) => {
+      const index = Number(params.index);
+      if (!this.pulls.has(index)) return NOT_FOUND;
+      return ok(this.comments.filter((c) => c.issue === index).map((c) => this.commentJson(c)));
+    },
+    issueCreateComment: ({ params, body }) => {
+      const index = Number(params.index);
+      if (!this.pulls.has(index)) return NOT_FOUND;
+      if (typeof body.body !== 'string') return { status: 422, body: { message: 'body is required', url: '' } };
+      return { status: 201, body: this.commentJson(this.addComment(index, body.body, this.tokenUser)) };
+    },
+    issueEditComment: ({ params, body }) => {
+      const c = this.comments.find((x) => x.id === Number(params.id));
+      if (!c) return NOT_FOUND;
+      if (c.user !== this.tokenUser) return { status: 403, body: { message: 'not the poster', url: '' } };
+      Object.assign(c, { body: String(body.body), updated_at: iso(this.now()) });
+      return { status: 200, body: this.commentJson(c) };
+    },
+    issueListLabels: () => ok(this.labels.map((l) => this.labelJson(l.id))),
+    issueCreateLabel: ({ body }) => {
+      if (this.labels.some((l) => l.name === body.name))
+        return { status: 422, body: { message: 'label already exists', url: '' } };
+      const id = this.label(String(body.name));
+      Object.assign(this.labels.find((l) => l.id === id)!, { color: String(body.color ?? '').replace(/^#/, '') });
+      return { status: 201, body: this.labelJson(id) };
+    },
+    issueGetLabels: ({ params }) => {
+      const pr = this.pulls.get(Number(params.index));
+      return pr ? ok(pr.labels.map((id) => this.labelJson(id))) : NOT_FOUND;
+    },
+    issueAddLabel: ({ params, body }) => {
+      const pr = this.pulls.get(Number(params.index));
+      if (!pr) return NOT_FOUND;
+      for (const l of (body.labels as unknown[]) ?? []) {
+        const id = typeof l === 'number' ? l : this.labels.find((x) => x.name === l)?.id;
+        if (id === undefined || !this.labels.some((x) => x.id === id))
+          return { status: 422, body: { message: `label ${String(l)} does not exist`, url: '' } };
+        if (!pr.labels.includes(id)) pr.labels.push(id);
       }
-      case 'GET /branch_protections':
-        return ok(this.protections.map((p) => this.protectionJson(p)));
-      case 'GET /branch_protections/{name}': {
-        const p = this.protections.find((x) => x.rule_name === params.name);
-        return p ? ok(this.protectionJson(p)) : notFound;
-      }
-      case 'GET /pulls': {
-        const state = query.get('state') ?? 'open';
-        const list = [...this.pulls.values()].filter((p) => state === 'all' || p.state === state);
-        return ok(await Promise.all(list.map((p) => this.pullJson(p))));
-      }
-      case 'GET /pulls/{index}': {
-        const pr = this.pulls.get(index);
-        return pr ? ok(await this.pullJson(pr)) : notFound;
-      }
-      case 'GET /pulls/{index}/merge': {
-        const pr = this.pulls.get(index);
-        return pr?.merged ? { status: 204, body: null } : notFound;
-      }
-      case 'POST /pulls/{index}/merge':
-        return this.merge(index, b);
-      case 'POST /statuses/{sha}': {
-        const state = b.state as StatusState | undefined;
-        if (!state) return { status: 400, body: { message: 'state is required', url: '' } };
-        const s = this.addStatus(params.sha!, String(b.context ?? 'default'), state, this.tokenUser);
-        Object.assign(s, { description: String(b.description ?? ''), target_url: String(b.target_url ?? '') });
-        return { status: 201, body: this.statusJson(s) };
-      }
-      case 'GET /statuses/{sha}':
-      case 'GET /commits/{ref}/statuses': {
-        const sha = await this.shaOf(params.sha ?? params.ref!);
-        return ok(
-          this.statuses
-            .filter((s) => s.sha === sha)
-            .reverse()
-            .map((s) => this.statusJson(s)),
-        );
-      }
-      case 'GET /commits/{ref}/status': {
-        const sha = await this.shaOf(params.ref!);
-        if (!sha) return notFound;
-        return ok(this.combinedJson(sha, query));
-      }
-      case 'GET /issues/{index}/comments':
-        if (!this.pulls.has(index)) return notFound;
-        return ok(this.comments.filter((c) => c.issue === index).map((c) => this.commentJson(c)));
-      case 'POST /issues/{index}/comments': {
-        if (!this.pulls.has(index)) return notFound;
-        if (typeof b.body !== 'string') return { status: 422, body: { message: 'body is required', url: '' } };
-        return { status: 201, body: this.commentJson(this.addComment(index, b.body, this.tokenUser)) };
-      }
-      case 'PATCH /issues/comments/{id}': {
-        const c = this.comments.find((x) => x.id === Number(params.id));
-        if (!c) return notFound;
-        if (c.user !== this.tokenUser) return { status: 403, body: { message: 'not the poster', url: '' } };
-        Object.assign(c, { body: String(b.body), updated_at: iso(this.now()) });
-        return { status: 200, body: this.commentJson(c) };
-      }
-      case 'GET /labels':
-        return ok(this.labels.map((l) => this.labelJson(l.id)));
-      case 'POST /labels': {
-        if (this.labels.some((l) => l.name === b.name))
-          return { status: 422, body: { message: 'label already exists', url: '' } };
-        const id = this.label(String(b.name));
-        Object.assign(this.labels.find((l) => l.id === id)!, { color: String(b.color ?? '').replace(/^#/, '') });
-        return { status: 201, body: this.labelJson(id) };
-      }
-      case 'GET /issues/{index}/labels': {
-        const pr = this.pulls.get(index);
-        return pr ? ok(pr.labels.map((id) => this.labelJson(id))) : notFound;
-      }
-      case 'POST /issues/{index}/labels': {
-        const pr = this.pulls.get(index);
-        if (!pr) return notFound;
-        for (const l of (b.labels as unknown[]) ?? []) {
-          const id = typeof l === 'number' ? l : this.labels.find((x) => x.name === l)?.id;
-          if (id === undefined || !this.labels.some((x) => x.id === id))
-            return { status: 422, body: { message: `label ${String(l)} does not exist`, url: '' } };
-          if (!pr.labels.includes(id)) pr.labels.push(id);
-        }
-        return ok(pr.labels.map((id) => this.labelJson(id)));
-      }
-      case 'DELETE /issues/{index}/labels/{id}':
-      case 'DELETE /issues/{index}/labels/{identifier}': {
-        const pr = this.pulls.get(index);
-        const key = params.id ?? params.identifier!;
-        const id = /^\d+$/.test(key) ? Number(key) : this.labels.find((l) => l.name === key)?.id;
-        if (!pr || id === undefined || !pr.labels.includes(id)) return notFound;
-        pr.labels = pr.labels.filter((x) => x !== id);
-        return { status: 204, body: null };
-      }
-      case 'GET /collaborators/{collaborator}/permission': {
-        const permission = this.users.get(params.collaborator!);
-        if (permission === undefined) return notFound;
-        return ok({ permission, role_name: permission, user: this.userJson(params.collaborator!) });
-      }
-      default:
-        return { status: 404, body: { message: `the fake does not serve ${method} ${op.template}`, url: '' } };
-    }
+      return ok(pr.labels.map((id) => this.labelJson(id)));
+    },
+    // Gitea names the label `{id}`, Forgejo `{identifier}` (an id or a name).
+    issueRemoveLabel: ({ params }) => {
+      const pr = this.pulls.get(Number(params.index));
+      const key = params.id ?? params.identifier!;
+      const id = /^\d+$/.test(key) ? Number(key) : this.labels.find((l) => l.name === key)?.id;
+      if (!pr || id === undefined || !pr.labels.includes(id)) return NOT_FOUND;
+      pr.labels = pr.labels.filter((x) => x !== id);
+      return { status: 204, body: null };
+    },
+    repoGetRepoPermissions: ({ params }) => {
+      const permission = this.users.get(params.collaborator!);
+      if (permission === undefined) return NOT_FOUND;
+      return ok({ permission, role_name: permission, user: this.userJson(params.collaborator!) });
+    },
+  };
+
+  /** The statuses of the commit a ref names, newest first. */
+  private async statusesOf(ref: string): Promise<Answer> {
+    const sha = await this.shaOf(ref);
+    return ok(
+      this.statuses
+        .filter((s) => s.sha === sha)
+        .reverse()
+        .map((s) => this.statusJson(s)),
+    );
   }
 
   /** The sha a ref names (a sha, a branch), or null. */
@@ -755,7 +755,7 @@ export class FakeGiteaApi {
   /** `POST …/pulls/{index}/merge`, as the forge merges. */
   private async merge(index: number, body: Json): Promise<Answer> {
     const pr = this.pulls.get(index);
-    if (!pr) return { status: 404, body: { message: "The target couldn't be found.", url: '' } };
+    if (!pr) return NOT_FOUND;
     const field = (gitea: string, forgejo: string): unknown => {
       const want = (this.dialect === 'gitea' ? gitea : forgejo).toLowerCase();
       return Object.entries(body).find(([k]) => k.toLowerCase() === want)?.[1];
@@ -1118,6 +1118,14 @@ interface Answer {
 }
 
 const ok = (body: unknown): Answer => ({ status: 200, body });
+const NOT_FOUND: Answer = { status: 404, body: { message: "The target couldn't be found.", url: '' } };
+
+/** What a handler of an operation gets: the path parameters by name, the query, the JSON body ({} when none). */
+interface HandlerCall {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: Json;
+}
 
 /** A protection rule's glob (`*` within a path segment, `**` across) matched against a branch name. */
 function ruleMatches(rule: string, branch: string): boolean {

@@ -1,12 +1,27 @@
 /**
- * Gitea's and Forgejo's own Swagger documents (docs: ../shared/spec/forges/README.md, copied into
- * test/fixtures/gitea/) as checkers for the fake of each dialect (fake-gitea-api.ts): one
- * SwaggerDescription per dialect, loaded once per process.
+ * Gitea's and Forgejo's own Swagger 2.0 documents (docs: ../shared/spec/forges/README.md, copied into
+ * test/fixtures/gitea/) as the referee of the fake of each dialect (fake-gitea-api.ts,
+ * test/doubles/api-description.ts): one description per dialect, loaded once per process.
+ *
+ * What a server built from Go structs does that its document does not say, allowed for every
+ * definition: a property that is a pointer, slice or map in Go (a `$ref`, an array, an object, a
+ * date-time) may be `null`. Error answers any route may give carry `{ message, url }` (errata:
+ * documented as headers, sent as a body). Departures of the documents from their servers (a value the
+ * server sends that an enum lacks) are the `ALLOWANCES`, each named where it is made.
  */
-import { fileURLToPath } from 'node:url';
-import { type Allowance, SwaggerDescription } from '../../doubles/swagger-description.js';
+import { readFileSync } from 'node:fs';
+import { ApiDescription, type Json } from '../../doubles/api-description.js';
 
 export type Dialect = 'gitea' | 'forgejo';
+
+/** A schema change one document needs to describe what its server sends: `definition.property` takes `also`. */
+interface Allowance {
+  definition: string;
+  property: string;
+  /** Values the server sends beside the enum's. */
+  also: unknown[];
+  why: string;
+}
 
 /**
  * Where the documents differ from their servers (the reference data's errata): a commit with no
@@ -28,14 +43,46 @@ const ALLOWANCES: Allowance[] = [
   },
 ];
 
-const loaded = new Map<Dialect, SwaggerDescription>();
+/** Statuses any route may answer with an error body, documented or not (auth, validation, server errors). */
+const ANY_ROUTE = new Set([401, 403, 404, 422, 500]);
 
-export function giteaDescription(dialect: Dialect): SwaggerDescription {
+const ERROR_BODY: Json = {
+  type: 'object',
+  properties: { message: { type: 'string' }, url: { type: 'string' } },
+  required: ['message'],
+};
+
+const loaded = new Map<Dialect, ApiDescription>();
+
+export function giteaDescription(dialect: Dialect): ApiDescription {
   let d = loaded.get(dialect);
   if (!d) {
-    const file = fileURLToPath(new URL(`../../fixtures/gitea/${dialect}-swagger.json`, import.meta.url));
-    d = new SwaggerDescription(file, dialect, ALLOWANCES);
+    const file = new URL(`../../fixtures/gitea/${dialect}-swagger.json`, import.meta.url);
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as Json;
+    const definitions = doc.definitions as Record<string, Json>;
+    for (const a of ALLOWANCES) {
+      const props = definitions[a.definition]?.properties as Record<string, Json> | undefined;
+      if (!props?.[a.property]) throw new Error(`allowance for ${a.definition}.${a.property}: no such property`);
+      props[a.property] = { anyOf: [{ enum: a.also }, props[a.property]] };
+    }
+    for (const def of Object.values(definitions)) nullableGoFields(def);
+    d = new ApiDescription(doc, { name: dialect, anyOperation: ANY_ROUTE, errorBody: ERROR_BODY });
     loaded.set(dialect, d);
   }
   return d;
+}
+
+/** Properties that are pointers, slices, maps or times in Go may come back `null`: in place. */
+function nullableGoFields(def: Json): void {
+  const props = def.properties as Record<string, Json> | undefined;
+  if (!props) return;
+  for (const [name, p] of Object.entries(props)) {
+    const pointerLike =
+      typeof p.$ref === 'string' ||
+      p.type === 'array' ||
+      p.type === 'object' ||
+      (p.type === 'string' && p.format === 'date-time');
+    if (pointerLike) props[name] = { anyOf: [{ type: 'null' }, p] };
+    if (p.type === 'object') nullableGoFields(p);
+  }
 }

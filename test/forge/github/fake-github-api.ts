@@ -9,6 +9,8 @@
  * (github-description.ts: routes, parameters, bodies) and so is every answer (documented status and
  * schema); what GitHub would not take or give is a `violation`, and a test after which any fake saw one
  * fails (as does one that delivered or read a webhook payload GitHub would not send: `checkDelivery`).
+ * The description names the operation a request is (`pulls/get`), and the fake answers from its table
+ * of handlers by operation id (fake-operations.ts lists them).
  * The handlers' answers are trimmed to what greenline reads; fetch() fills them in from the operation's
  * documented example (but for what its description says otherwise: `asDescribed`), so answers are
  * full-shaped. Around every answer, as GitHub does: owner/repo in any letter case (answers spell them
@@ -24,6 +26,7 @@
  */
 import { createHash, createVerify } from 'node:crypto';
 import { afterEach } from 'vitest';
+import type { FakeOperation } from './fake-operations.js';
 import {
   checkRequest,
   checkResponse,
@@ -70,6 +73,18 @@ export interface RecordedCall {
   authorization: string | null;
   status: number;
 }
+
+type Body = Record<string, unknown> | null;
+
+/** What a handler of an operation gets: the path parameters by name, the query, the JSON body ({} when none). */
+interface HandlerCall {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: Record<string, unknown>;
+  auth: string | null;
+}
+
+type Handler = (call: HandlerCall) => Response;
 
 interface Scripted {
   method: string;
@@ -341,7 +356,7 @@ export class FakeGitHubApi {
     const { match, problems } = checkRequest(method, rawPath, url.searchParams, body);
     for (const message of problems) this.violations.push({ method, path, message });
     const res = match
-      ? await this.envelope(match.op, method, rawPath, url.searchParams, body, headers)
+      ? await this.envelope(match.op, match.pathParams, method, rawPath, url.searchParams, body, headers)
       : json(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
     call.status = res.status;
     if (this.onAnswered)
@@ -352,6 +367,7 @@ export class FakeGitHubApi {
   /** GitHub's answer around the fake's own: rate limits, scripted answers, full shapes, pages, ETags. */
   private async envelope(
     op: Operation,
+    params: Record<string, string>,
     method: string,
     rawPath: string,
     query: URLSearchParams,
@@ -384,7 +400,7 @@ export class FakeGitHubApi {
       const [s] = this.scripted.splice(at, 1);
       res = json(s!.status, s!.body, s!.headers);
     } else {
-      res = this.answer(method, rawPath, query, body, auth);
+      res = this.answer(op, params, query, body, auth);
       const after = this.failingAfter.findIndex((s) => s.method === method && s.path.test(path));
       if (after >= 0) {
         const [s] = this.failingAfter.splice(after, 1);
@@ -448,27 +464,44 @@ export class FakeGitHubApi {
     return b;
   }
 
+  /**
+   * The fake's own answer to an operation of GitHub's: the operations outside the repository (App
+   * auth) first, then the repository's, behind its token checks.
+   */
   private answer(
-    method: string,
-    rawPath: string,
+    op: Operation,
+    params: Record<string, string>,
     query: URLSearchParams,
-    body: Record<string, unknown> | null,
+    body: Body,
     auth: string | null,
   ): Response {
-    const seg = rawPath.split('/').filter(Boolean).map(decodeURIComponent);
+    const handler = (this.handlers as Record<string, Handler | undefined>)[op.operationId];
+    if (!handler) return json(404, { message: `Not Found (the fake GitHub API does not serve ${op.operationId})` });
+    const call: HandlerCall = { params, query, body: body ?? {}, auth };
+    if (op.operationId === 'apps/create-installation-access-token') return handler(call);
     // GitHub's owner and repository names are case-insensitive: any spelling reaches the repository.
-    if (seg[0] === 'repos' && `${seg[1]}/${seg[2]}`.toLowerCase() === `${this.owner}/${this.repo}`.toLowerCase())
-      seg.splice(1, 2, this.owner, this.repo);
-    const route = `${method} /${seg.join('/')}`;
-    const repoPrefix = `/repos/${this.owner}/${this.repo}`;
-    const m = (re: RegExp) => re.exec(route.replace(`${method} ${repoPrefix}`, `${method} ~`));
-    let r: RegExpExecArray | null;
+    if (`${params.owner}/${params.repo}`.toLowerCase() !== `${this.owner}/${this.repo}`.toLowerCase())
+      return json(404, { message: 'Not Found' });
+    if (op.operationId === 'apps/get-repo-installation') return handler(call);
+    if (this.appPublicKey !== null && !(auth ?? '').startsWith('token ghs_'))
+      return json(401, { message: 'Bad credentials' });
+    if (this.deletedInstallations.has(Number(/^token ghs_installation_(\d+)_/.exec(auth ?? '')?.[1])))
+      return json(401, { message: 'Bad credentials' });
+    return handler(call);
+  }
 
-    if ((r = /^POST \/app\/installations\/(\d+)\/access_tokens$/.exec(route))) {
+  /** A branch of a `heads/…` ref parameter (`git/ref/{ref}`), or null for any other ref. */
+  private static branchOf(ref: string): string | null {
+    return ref.startsWith('heads/') ? ref.slice('heads/'.length) : null;
+  }
+
+  /** The fake's answers by GitHub's operation ids (fake-operations.ts lists them). */
+  private readonly handlers: Record<FakeOperation, Handler> = {
+    'apps/create-installation-access-token': ({ params, auth }) => {
       const bad = this.checkJwt(auth);
       if (bad) return bad;
-      if (this.deletedInstallations.has(Number(r[1]))) return json(404, { message: 'Not Found' });
-      const token = `ghs_installation_${r[1]}_${this.issuedTokens.length + 1}`;
+      if (this.deletedInstallations.has(Number(params.installation_id))) return json(404, { message: 'Not Found' });
+      const token = `ghs_installation_${params.installation_id}_${this.issuedTokens.length + 1}`;
       this.issuedTokens.push(token);
       return json(201, {
         token,
@@ -476,240 +509,44 @@ export class FakeGitHubApi {
         permissions: {},
         repository_selection: 'all',
       });
-    }
-    if (route === `GET ${repoPrefix}/installation`) {
+    },
+    'apps/get-repo-installation': ({ auth }) => {
       const bad = this.checkJwt(auth);
       if (bad) return bad;
       const id = this.installations.get(`${this.owner}/${this.repo}`);
       return id === undefined ? json(404, { message: 'Not Found' }) : json(200, { id, app_id: this.appId });
-    }
-    if (!route.includes(` ${repoPrefix}`)) return json(404, { message: 'Not Found' });
-    if (this.appPublicKey !== null && !(auth ?? '').startsWith('token ghs_'))
-      return json(401, { message: 'Bad credentials' });
-    if (this.deletedInstallations.has(Number(/^token ghs_installation_(\d+)_/.exec(auth ?? '')?.[1])))
-      return json(401, { message: 'Bad credentials' });
-
-    if (route === `GET ${repoPrefix}`) return json(200, this.repository());
-    if ((r = m(/^GET ~\/actions\/runs$/))) {
+    },
+    'repos/get': () => json(200, this.repository()),
+    'actions/list-workflow-runs-for-repo': ({ query }) => {
       const runs = [...this.workflowRuns]
         .filter(([, w]) => !query.get('head_sha') || w.head_sha === query.get('head_sha'))
         .map(([id, w]) => ({ id, ...w, conclusion: w.conclusion ?? null }));
       return json(200, { total_count: runs.length, workflow_runs: runs });
-    }
-    if ((r = m(/^POST ~\/actions\/runs\/(\d+)\/rerun-failed-jobs$/))) {
-      const run = this.workflowRuns.get(Number(r[1]));
+    },
+    'actions/get-workflow-run': ({ params }) => {
+      const run = this.workflowRuns.get(Number(params.run_id));
+      return run ? json(200, { id: Number(params.run_id), ...run }) : json(404, { message: 'Not Found' });
+    },
+    'actions/re-run-workflow-failed-jobs': ({ params }) => {
+      const run = this.workflowRuns.get(Number(params.run_id));
       if (!run) return json(404, { message: 'Not Found' });
       if (run.status !== 'completed') return json(403, { message: 'This workflow is already running' });
       Object.assign(run, { status: 'queued', conclusion: null, reruns: (run.reruns ?? 0) + 1 });
       return json(201, {});
-    }
-    if ((r = m(/^GET ~\/commits\/([0-9a-f]+)\/check-suites$/))) {
-      const suites = this.checkSuites.filter((s) => s.head_sha === r![1]);
+    },
+    'checks/list-suites-for-ref': ({ params }) => {
+      const suites = this.checkSuites.filter((s) => s.head_sha === params.ref);
       return json(200, { total_count: suites.length, check_suites: suites });
-    }
-    if ((r = m(/^POST ~\/check-suites\/(\d+)\/rerequest$/))) {
-      const suite = this.checkSuites.find((s) => s.id === Number(r![1]));
+    },
+    'checks/rerequest-suite': ({ params }) => {
+      const suite = this.checkSuites.find((s) => s.id === Number(params.check_suite_id));
       if (!suite) return json(404, { message: 'Not Found' });
       suite.rerequests++;
       return json(201, {});
-    }
-    if ((r = m(/^GET ~\/actions\/runs\/(\d+)$/))) {
-      const run = this.workflowRuns.get(Number(r[1]));
-      return run ? json(200, { id: Number(r[1]), ...run }) : json(404, { message: 'Not Found' });
-    }
-    if ((r = m(/^GET ~\/collaborators\/([^/]+)\/permission$/))) return this.permissionOf(r[1]!);
-    if ((r = m(/^GET ~\/pulls\/(\d+)$/))) {
-      const pr = this.pulls.get(Number(r[1]));
-      return pr
-        ? json(200, {
-            ...pr,
-            mergeable_state: this.mergeableStateOf(pr),
-            base: { ...pr.base, sha: this.branches.get(pr.base.ref) ?? pr.base.sha },
-          })
-        : json(404, { message: 'Not Found' });
-    }
-    if ((r = m(/^GET ~\/pulls$/))) {
-      const head = query.get('head')?.split(':')[1];
-      return json(
-        200,
-        [...this.pulls.values()].filter(
-          (p) => p.state === (query.get('state') ?? 'open') && (!head || p.head.ref === head),
-        ),
-      );
-    }
-    if ((r = m(/^POST ~\/pulls$/))) {
-      const head = String(body!.head);
-      if (!this.branches.has(head))
-        return json(422, {
-          message: 'Validation Failed',
-          errors: [{ resource: 'PullRequest', code: 'custom', message: `No commits between main and ${head}` }],
-        });
-      if ([...this.pulls.values()].some((p) => p.state === 'open' && p.head.ref === head)) {
-        return json(422, {
-          message: 'Validation Failed',
-          errors: [
-            {
-              resource: 'PullRequest',
-              code: 'custom',
-              message: `A pull request already exists for ${this.owner}:${head}.`,
-            },
-          ],
-        });
-      }
-      if (body!.draft === true && this.draftsUnsupported) {
-        return json(422, {
-          message: 'Validation Failed',
-          errors: [
-            {
-              resource: 'PullRequest',
-              code: 'custom',
-              message: 'Draft pull requests are not supported in this repository.',
-            },
-          ],
-        });
-      }
-      const number = Math.max(0, ...this.pulls.keys()) + 1;
-      const pr = this.openPr(number, {
-        headSha: this.branches.get(head)!,
-        base: String(body!.base),
-        draft: Boolean(body!.draft),
-        title: String(body!.title),
-      });
-      pr.head.ref = head;
-      pr.head.label = `${this.owner}:${head}`;
-      return json(201, pr);
-    }
-    if ((r = m(/^GET ~\/pulls\/(\d+)\/reviews$/))) {
-      const n = Number(r[1]);
-      if (!this.pulls.has(n)) return json(404, { message: 'Not Found' });
-      return json(
-        200,
-        this.reviews
-          .map((v, i) => ({ ...v, id: i + 1 }))
-          .filter((v) => v.pr === n)
-          .map((v) => ({ id: v.id, user: { login: v.user }, state: v.state, body: '' })),
-      );
-    }
-    if ((r = m(/^PATCH ~\/pulls\/(\d+)$/))) {
-      const pr = this.pulls.get(Number(r[1]));
-      if (!pr) return json(404, { message: 'Not Found' });
-      if (body!.state === 'closed')
-        Object.assign(pr, { state: 'closed', closed_at: new Date(this.now()).toISOString() });
-      return json(200, pr);
-    }
-    if ((r = m(/^PUT ~\/pulls\/(\d+)\/merge$/))) {
-      const pr = this.pulls.get(Number(r[1]));
-      if (!pr) return json(404, { message: 'Not Found' });
-      if (pr.merged || pr.state !== 'open' || pr.mergeable === false)
-        return json(405, { message: 'Pull Request is not mergeable' });
-      if (body!.sha !== undefined && body!.sha !== pr.head.sha)
-        return json(409, { message: 'Head branch was modified. Review and try the merge again.' });
-      const target = this.branches.get(pr.base.ref)!;
-      const refused = this.mergeRefusal(pr, target);
-      if (refused) return json(405, { message: refused });
-      const sha = this.commit(
-        target,
-        `${body!.merge_method}:${pr.number}:${pr.head.sha}:${String(body!.commit_title ?? '')}`,
-      );
-      if (body!.merge_method === 'merge') this.commits.set(sha, [target, pr.head.sha]);
-      const title =
-        body!.commit_title ??
-        (body!.merge_method === 'merge'
-          ? `Merge pull request #${pr.number} from ${pr.head.label.replace(':', '/')}`
-          : `${pr.title} (#${pr.number})`);
-      this.messages.set(sha, `${String(title)}\n\n${String(body!.commit_message ?? pr.title)}`);
-      this.branches.set(pr.base.ref, sha);
-      const at = new Date(this.now()).toISOString();
-      Object.assign(pr, { merged: true, state: 'closed', merge_commit_sha: sha, merged_at: at, closed_at: at });
-      return json(200, { sha, merged: true, message: 'Pull Request successfully merged' });
-    }
-    if ((r = m(/^GET ~\/git\/ref\/heads\/(.+)$/))) {
-      const sha = this.branches.get(r[1]!);
-      return sha
-        ? json(200, { ref: `refs/heads/${r[1]}`, object: { sha, type: 'commit' } })
-        : json(404, { message: 'Not Found' });
-    }
-    if ((r = m(/^GET ~\/git\/matching-refs\/heads\/(.*)$/))) {
-      const prefix = r[1]!;
-      return json(
-        200,
-        [...this.branches]
-          .filter(([name]) => name.startsWith(prefix))
-          .map(([name, sha]) => ({ ref: `refs/heads/${name}`, object: { sha, type: 'commit' } })),
-      );
-    }
-    if ((r = m(/^POST ~\/git\/refs$/))) {
-      const name = String(body!.ref).replace(/^refs\/heads\//, '');
-      if (this.branches.has(name)) return json(422, { message: 'Reference already exists' });
-      this.branches.set(name, String(body!.sha));
-      return json(201, { ref: body!.ref, object: { sha: body!.sha } });
-    }
-    if ((r = m(/^PATCH ~\/git\/refs\/heads\/(.+)$/))) {
-      const name = r[1]!;
-      const now = this.branches.get(name);
-      if (!now) return json(422, { message: 'Reference does not exist' });
-      if (this.protectedBranches.has(name) && !this.bypassProtection)
-        return json(422, { message: `Protected branch update failed for refs/heads/${name}.` });
-      if ((this.rules.get(name) ?? []).length > 0 && !this.bypassProtection)
-        return json(422, {
-          message: 'Repository rule violations found\n\nChanges must be made through a pull request.\n\n',
-        });
-      if (!body!.force && !this.isAncestor(now, String(body!.sha)))
-        return json(422, { message: 'Update is not a fast forward' });
-      this.branches.set(name, String(body!.sha));
-      return json(200, { ref: `refs/heads/${name}`, object: { sha: body!.sha } });
-    }
-    if ((r = m(/^DELETE ~\/git\/refs\/heads\/(.+)$/))) {
-      return this.branches.delete(r[1]!) ? json(204, null) : json(422, { message: 'Reference does not exist' });
-    }
-    if ((r = m(/^POST ~\/merges$/))) {
-      const base = String(body!.base);
-      const head = String(body!.head);
-      const at = this.branches.get(base);
-      if (!at || !this.commits.has(head)) return json(404, { message: 'Base or head does not exist' });
-      if (this.isAncestor(head, at)) return json(204, null);
-      if (this.conflicting.has(head)) return json(409, { message: 'Merge conflict' });
-      const sha = createHash('sha1').update(`merge:${at}:${head}`).digest('hex');
-      this.commits.set(sha, [at, head]);
-      this.messages.set(sha, String(body!.commit_message));
-      this.branches.set(base, sha);
-      return json(201, { sha, commit: { message: body!.commit_message } });
-    }
-    if ((r = m(/^GET ~\/branches\/(.+)$/))) {
-      const name = r[1]!;
-      if (!this.branches.has(name)) return json(404, { message: 'Branch not found' });
-      const checks = this.requiredChecks.get(name);
-      const approvals = this.requiredApprovals.get(name);
-      return json(200, {
-        name,
-        commit: { sha: this.branches.get(name) },
-        protected: Boolean(checks),
-        protection: checks
-          ? {
-              enabled: true,
-              required_status_checks: {
-                enforcement_level: 'everyone',
-                contexts: checks,
-                checks: checks.map((context) => ({ context, app_id: null })),
-                strict: this.strictBranches.has(name),
-              },
-              ...(approvals
-                ? {
-                    required_pull_request_reviews: {
-                      required_approving_review_count: approvals,
-                      require_code_owner_reviews: false,
-                      dismiss_stale_reviews: false,
-                    },
-                  }
-                : {}),
-            }
-          : { enabled: false },
-      });
-    }
-    if ((r = m(/^GET ~\/rules\/branches\/(.+)$/))) return json(200, this.rules.get(r[1]!) ?? []);
-    if ((r = m(/^GET ~\/commits\/([0-9a-f]+)\/check-runs$/))) {
+    },
+    'checks/list-for-ref': ({ params, query }) => {
       let runs = this.checkRuns.filter(
-        (c) => c.head_sha === r![1] && (!query.get('check_name') || c.name === query.get('check_name')),
+        (c) => c.head_sha === params.ref && (!query.get('check_name') || c.name === query.get('check_name')),
       );
       // filter=latest (GitHub's default): the most recent check run of each name.
       if (query.get('filter') !== 'all')
@@ -718,33 +555,132 @@ export class FakeGitHubApi {
         total_count: runs.length,
         check_runs: runs.map((c) => ({ ...c, html_url: `https://github.test/runs/${c.id}` })),
       });
-    }
-    if ((r = m(/^POST ~\/check-runs$/))) {
+    },
+    'checks/create': ({ body }) => {
       const run = {
         id: this.nextId++,
-        name: String(body!.name),
-        head_sha: String(body!.head_sha),
+        name: String(body.name),
+        head_sha: String(body.head_sha),
         // GitHub: `queued` unless told; a conclusion completes the run.
-        status: body!.conclusion ? 'completed' : String(body!.status ?? 'queued'),
-        conclusion: (body!.conclusion as string) ?? null,
-        output: body!.output,
+        status: body.conclusion ? 'completed' : String(body.status ?? 'queued'),
+        conclusion: (body.conclusion as string) ?? null,
+        output: body.output,
       };
       this.checkRuns.push(run);
       return json(201, run);
-    }
-    if ((r = m(/^PATCH ~\/check-runs\/(\d+)$/))) {
-      const run = this.checkRuns.find((c) => c.id === Number(r![1]));
+    },
+    'checks/update': ({ params, body }) => {
+      const run = this.checkRuns.find((c) => c.id === Number(params.check_run_id));
       if (!run) return json(404, { message: 'Not Found' });
       // A completed check run keeps its status and conclusion: GitHub answers 200 and changes neither.
       if (run.status !== 'completed') {
-        if (body!.status !== undefined) run.status = String(body!.status);
-        if (body!.conclusion !== undefined) Object.assign(run, { status: 'completed', conclusion: body!.conclusion });
+        if (body.status !== undefined) run.status = String(body.status);
+        if (body.conclusion !== undefined) Object.assign(run, { status: 'completed', conclusion: body.conclusion });
       }
-      if (body!.output !== undefined) run.output = body!.output;
+      if (body.output !== undefined) run.output = body.output;
       return json(200, run);
-    }
-    if ((r = m(/^GET ~\/compare\/([0-9a-f]+)\.\.\.([0-9a-f]+)$/))) {
-      const [base, head] = [r[1]!, r[2]!];
+    },
+    'repos/get-collaborator-permission-level': ({ params }) => this.permissionOf(params.username!),
+    'pulls/get': ({ params }) => {
+      const pr = this.pulls.get(Number(params.pull_number));
+      return pr
+        ? json(200, {
+            ...pr,
+            mergeable_state: this.mergeableStateOf(pr),
+            base: { ...pr.base, sha: this.branches.get(pr.base.ref) ?? pr.base.sha },
+          })
+        : json(404, { message: 'Not Found' });
+    },
+    'pulls/list': ({ query }) => {
+      const head = query.get('head')?.split(':')[1];
+      return json(
+        200,
+        [...this.pulls.values()].filter(
+          (p) => p.state === (query.get('state') ?? 'open') && (!head || p.head.ref === head),
+        ),
+      );
+    },
+    'pulls/create': ({ body }) => this.createPull(body),
+    'pulls/update': ({ params, body }) => {
+      const pr = this.pulls.get(Number(params.pull_number));
+      if (!pr) return json(404, { message: 'Not Found' });
+      if (body.state === 'closed')
+        Object.assign(pr, { state: 'closed', closed_at: new Date(this.now()).toISOString() });
+      return json(200, pr);
+    },
+    'pulls/list-reviews': ({ params }) => {
+      const n = Number(params.pull_number);
+      if (!this.pulls.has(n)) return json(404, { message: 'Not Found' });
+      return json(
+        200,
+        this.reviews
+          .map((v, i) => ({ ...v, id: i + 1 }))
+          .filter((v) => v.pr === n)
+          .map((v) => ({ id: v.id, user: { login: v.user }, state: v.state, body: '' })),
+      );
+    },
+    'pulls/merge': ({ params, body }) => this.mergePull(Number(params.pull_number), body),
+    'git/get-ref': ({ params }) => {
+      const name = FakeGitHubApi.branchOf(params.ref!);
+      const sha = name === null ? undefined : this.branches.get(name);
+      return sha
+        ? json(200, { ref: `refs/heads/${name}`, object: { sha, type: 'commit' } })
+        : json(404, { message: 'Not Found' });
+    },
+    'git/list-matching-refs': ({ params }) => {
+      const prefix = FakeGitHubApi.branchOf(params.ref!);
+      if (prefix === null) return json(200, []);
+      return json(
+        200,
+        [...this.branches]
+          .filter(([name]) => name.startsWith(prefix))
+          .map(([name, sha]) => ({ ref: `refs/heads/${name}`, object: { sha, type: 'commit' } })),
+      );
+    },
+    'git/create-ref': ({ body }) => {
+      const name = String(body.ref).replace(/^refs\/heads\//, '');
+      if (this.branches.has(name)) return json(422, { message: 'Reference already exists' });
+      this.branches.set(name, String(body.sha));
+      return json(201, { ref: body.ref, object: { sha: body.sha } });
+    },
+    'git/update-ref': ({ params, body }) => {
+      const name = FakeGitHubApi.branchOf(params.ref!);
+      const now = name === null ? undefined : this.branches.get(name);
+      if (name === null || !now) return json(422, { message: 'Reference does not exist' });
+      if (this.protectedBranches.has(name) && !this.bypassProtection)
+        return json(422, { message: `Protected branch update failed for refs/heads/${name}.` });
+      if ((this.rules.get(name) ?? []).length > 0 && !this.bypassProtection)
+        return json(422, {
+          message: 'Repository rule violations found\n\nChanges must be made through a pull request.\n\n',
+        });
+      if (!body.force && !this.isAncestor(now, String(body.sha)))
+        return json(422, { message: 'Update is not a fast forward' });
+      this.branches.set(name, String(body.sha));
+      return json(200, { ref: `refs/heads/${name}`, object: { sha: body.sha } });
+    },
+    'git/delete-ref': ({ params }) => {
+      const name = FakeGitHubApi.branchOf(params.ref!);
+      return name !== null && this.branches.delete(name)
+        ? json(204, null)
+        : json(422, { message: 'Reference does not exist' });
+    },
+    'repos/merge': ({ body }) => {
+      const base = String(body.base);
+      const head = String(body.head);
+      const at = this.branches.get(base);
+      if (!at || !this.commits.has(head)) return json(404, { message: 'Base or head does not exist' });
+      if (this.isAncestor(head, at)) return json(204, null);
+      if (this.conflicting.has(head)) return json(409, { message: 'Merge conflict' });
+      const sha = createHash('sha1').update(`merge:${at}:${head}`).digest('hex');
+      this.commits.set(sha, [at, head]);
+      this.messages.set(sha, String(body.commit_message));
+      this.branches.set(base, sha);
+      return json(201, { sha, commit: { message: body.commit_message } });
+    },
+    'repos/get-branch': ({ params }) => this.branchJson(params.branch!),
+    'repos/get-branch-rules': ({ params }) => json(200, this.rules.get(params.branch!) ?? []),
+    'repos/compare-commits': ({ params }) => {
+      const [base, head] = [params.base!, params.head!];
       const status =
         base === head
           ? 'identical'
@@ -754,10 +690,10 @@ export class FakeGitHubApi {
               ? 'behind'
               : 'diverged';
       return json(200, { status, base_commit: { sha: base } });
-    }
-    if ((r = m(/^GET ~\/commits\/([0-9a-f]+)\/status$/))) {
+    },
+    'repos/get-combined-status-for-ref': ({ params }) => {
       const statuses = this.statuses
-        .filter((s) => s.sha === r![1])
+        .filter((s) => s.sha === params.ref)
         .reverse()
         .filter((s, i, all) => all.findIndex((x) => x.context === s.context) === i); // the latest per context
       // GitHub's combined state: failure if any is error or failure, pending if none or any pending.
@@ -768,48 +704,127 @@ export class FakeGitHubApi {
           ? 'pending'
           : 'success';
       return json(200, {
-        sha: r[1],
+        sha: params.ref,
         state,
         total_count: statuses.length,
         statuses: statuses.map((s) => ({ context: s.context, state: s.state })),
       });
-    }
-    if ((r = m(/^POST ~\/statuses\/([0-9a-f]+)$/))) {
-      this.statuses.push({ sha: r[1]!, context: String(body!.context), state: String(body!.state) });
-      return json(201, { id: this.nextId++, state: body!.state, context: body!.context });
-    }
-    if ((r = m(/^GET ~\/issues\/(\d+)\/comments$/))) {
-      return json(
+    },
+    'repos/create-commit-status': ({ params, body }) => {
+      this.statuses.push({ sha: params.sha!, context: String(body.context), state: String(body.state) });
+      return json(201, { id: this.nextId++, state: body.state, context: body.context });
+    },
+    'issues/list-comments': ({ params }) =>
+      json(
         200,
-        this.comments.filter((c) => c.issue === Number(r![1])).map((c) => ({ id: c.id, body: c.body })),
-      );
-    }
-    if ((r = m(/^POST ~\/issues\/(\d+)\/comments$/))) {
-      const c = { id: this.nextId++, issue: Number(r[1]), body: String(body!.body) };
+        this.comments.filter((c) => c.issue === Number(params.issue_number)).map((c) => ({ id: c.id, body: c.body })),
+      ),
+    'issues/create-comment': ({ params, body }) => {
+      const c = { id: this.nextId++, issue: Number(params.issue_number), body: String(body.body) };
       this.comments.push(c);
       return json(201, c);
-    }
-    if ((r = m(/^PATCH ~\/issues\/comments\/(\d+)$/))) {
-      const c = this.comments.find((x) => x.id === Number(r![1]));
+    },
+    'issues/update-comment': ({ params, body }) => {
+      const c = this.comments.find((x) => x.id === Number(params.comment_id));
       if (!c) return json(404, { message: 'Not Found' });
-      c.body = String(body!.body);
+      c.body = String(body.body);
       return json(200, c);
-    }
-    if ((r = m(/^POST ~\/issues\/(\d+)\/labels$/))) {
-      const pr = this.pulls.get(Number(r[1]));
+    },
+    'issues/add-labels': ({ params, body }) => {
+      const pr = this.pulls.get(Number(params.issue_number));
       if (!pr) return json(404, { message: 'Not Found' });
-      for (const name of body!.labels as string[])
-        if (!pr.labels.some((l) => l.name === name)) pr.labels.push({ name });
+      for (const name of body.labels as string[]) if (!pr.labels.some((l) => l.name === name)) pr.labels.push({ name });
       return json(200, pr.labels);
-    }
-    if ((r = m(/^DELETE ~\/issues\/(\d+)\/labels\/(.+)$/))) {
-      const pr = this.pulls.get(Number(r[1]));
-      const name = r[2]!;
+    },
+    'issues/remove-label': ({ params }) => {
+      const pr = this.pulls.get(Number(params.issue_number));
+      const name = params.name!;
       if (!pr?.labels.some((l) => l.name === name)) return json(404, { message: 'Label does not exist' });
       pr.labels = pr.labels.filter((l) => l.name !== name);
       return json(200, pr.labels);
-    }
-    return json(404, { message: `Not Found (the fake GitHub API does not know ${route})` });
+    },
+  };
+
+  /** `POST /repos/{owner}/{repo}/pulls`: refused without commits, for a head with an open PR, or a draft where drafts are not supported. */
+  private createPull(body: Record<string, unknown>): Response {
+    const head = String(body.head);
+    const refuse = (message: string) =>
+      json(422, { message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'custom', message }] });
+    if (!this.branches.has(head)) return refuse(`No commits between main and ${head}`);
+    if ([...this.pulls.values()].some((p) => p.state === 'open' && p.head.ref === head))
+      return refuse(`A pull request already exists for ${this.owner}:${head}.`);
+    if (body.draft === true && this.draftsUnsupported)
+      return refuse('Draft pull requests are not supported in this repository.');
+    const number = Math.max(0, ...this.pulls.keys()) + 1;
+    const pr = this.openPr(number, {
+      headSha: this.branches.get(head)!,
+      base: String(body.base),
+      draft: Boolean(body.draft),
+      title: String(body.title),
+    });
+    pr.head.ref = head;
+    pr.head.label = `${this.owner}:${head}`;
+    return json(201, pr);
+  }
+
+  /** `PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge`, as GitHub merges (or refuses). */
+  private mergePull(n: number, body: Record<string, unknown>): Response {
+    const pr = this.pulls.get(n);
+    if (!pr) return json(404, { message: 'Not Found' });
+    if (pr.merged || pr.state !== 'open' || pr.mergeable === false)
+      return json(405, { message: 'Pull Request is not mergeable' });
+    if (body.sha !== undefined && body.sha !== pr.head.sha)
+      return json(409, { message: 'Head branch was modified. Review and try the merge again.' });
+    const target = this.branches.get(pr.base.ref)!;
+    const refused = this.mergeRefusal(pr, target);
+    if (refused) return json(405, { message: refused });
+    const sha = this.commit(
+      target,
+      `${body.merge_method}:${pr.number}:${pr.head.sha}:${String(body.commit_title ?? '')}`,
+    );
+    if (body.merge_method === 'merge') this.commits.set(sha, [target, pr.head.sha]);
+    const title =
+      body.commit_title ??
+      (body.merge_method === 'merge'
+        ? `Merge pull request #${pr.number} from ${pr.head.label.replace(':', '/')}`
+        : `${pr.title} (#${pr.number})`);
+    this.messages.set(sha, `${String(title)}\n\n${String(body.commit_message ?? pr.title)}`);
+    this.branches.set(pr.base.ref, sha);
+    const at = new Date(this.now()).toISOString();
+    Object.assign(pr, { merged: true, state: 'closed', merge_commit_sha: sha, merged_at: at, closed_at: at });
+    return json(200, { sha, merged: true, message: 'Pull Request successfully merged' });
+  }
+
+  /** `GET /repos/{owner}/{repo}/branches/{branch}`, with its classic protection. */
+  private branchJson(name: string): Response {
+    if (!this.branches.has(name)) return json(404, { message: 'Branch not found' });
+    const checks = this.requiredChecks.get(name);
+    const approvals = this.requiredApprovals.get(name);
+    return json(200, {
+      name,
+      commit: { sha: this.branches.get(name) },
+      protected: Boolean(checks),
+      protection: checks
+        ? {
+            enabled: true,
+            required_status_checks: {
+              enforcement_level: 'everyone',
+              contexts: checks,
+              checks: checks.map((context) => ({ context, app_id: null })),
+              strict: this.strictBranches.has(name),
+            },
+            ...(approvals
+              ? {
+                  required_pull_request_reviews: {
+                    required_approving_review_count: approvals,
+                    require_code_owner_reviews: false,
+                    dismiss_stale_reviews: false,
+                  },
+                }
+              : {}),
+          }
+        : { enabled: false },
+    });
   }
 
   /**

@@ -36,6 +36,14 @@ describe("GitHub's description as the fake's referee", () => {
     ]);
   });
 
+  it('an operation GitHub has but the subset the fake reads leaves out is a violation naming what to do', async () => {
+    const api = repo();
+    expect((await send(api, 'GET', '/repos/acme/web/pulls/1/files')).status).toBe(404);
+    expect(taken(api)).toEqual([
+      'GET /repos/acme/web/pulls/1/files: pulls/list-files (GET /repos/{owner}/{repo}/pulls/{pull_number}/files) is left out of the description read: add it to test/forge/github/fake-operations.ts and run `npx tsx scripts/github-description-subset.ts`',
+    ]);
+  });
+
   it('a body field GitHub does not take, and an enum value it does not know, are violations', async () => {
     const api = repo();
     await send(api, 'POST', '/repos/acme/web/check-runs', { name: 'ci', head_sha: 'a'.repeat(40), colour: 'green' });
@@ -86,6 +94,14 @@ describe("GitHub's description as the fake's referee", () => {
       '/repos/{owner}/{repo}/branches/{branch}/protection',
     );
     expect(findOperation('GET', '/repos/acme/web/commits/abc/check-runs')?.pathParams.ref).toBe('abc');
+    // A segment of text and parameters wins over a parameter, which alone spans slashes.
+    expect(findOperation('GET', '/repos/acme/web/compare/abc...def')?.pathParams).toMatchObject({
+      base: 'abc',
+      head: 'def',
+    });
+    expect(findOperation('GET', '/repos/acme/web/compare/main...feature/x')?.pathParams.basehead).toBe(
+      'main...feature/x',
+    );
   });
 
   it('a webhook payload GitHub would not send (a field missing, a state it does not know) is a violation', () => {

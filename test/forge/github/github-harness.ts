@@ -5,35 +5,30 @@
  * background: tests call runEffects(), and `deliver` processes the delivery it posted (the endpoint only
  * stores it) before it returns.
  */
-import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { sign } from '@octokit/webhooks-methods';
 import Bottleneck from 'bottleneck';
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
-import { ScriptedCi } from '../../doubles/scripted-ci.js';
 import { DEFAULT_CONFIG } from '../../../src/config/schema.js';
 import { GitHubForge, type GitHubForgeOptions } from '../../../src/forge/github/github-forge.js';
 import { githubForge } from '../../../src/forge/github/index.js';
 import { readGitHubDelivery } from '../../../src/forge/github/observations.js';
 import { buildHttpApp } from '../../../src/api/build-app.js';
-import { ManualClock } from '../../../src/lib/clock.js';
-import { createApp, type App } from '../../../src/app/create-app.js';
 import { ForgePoller, type ForgePollerDeps } from '../../../src/app/observing/forge-poller.js';
-import { ForgeWebhooks } from '../../../src/app/observing/forge-webhooks.js';
-import { ensureOrg } from '../../../src/app/admin/org-admin.js';
-import { connectRepo, type ConnectRepoRequest } from '../../../src/app/admin/repo-admin.js';
+import type { ForgeWebhooks } from '../../../src/app/observing/forge-webhooks.js';
+import type { App } from '../../../src/app/create-app.js';
+import type { ManualClock } from '../../../src/lib/clock.js';
+import type { Db } from '../../../src/store/connect.js';
+import type { ConnectRepoRequest } from '../../../src/app/admin/repo-admin.js';
 import type { AuthContext, QueueKey } from '../../../src/app/service-port.js';
-import { EVERY_SCOPE } from '../../../src/app/scopes.js';
 import type { QueueEventPayload, TransitionReason } from '../../../src/engine/types.js';
 import type { RepoBinding } from '../../../src/forge/port.js';
-import { connect, type Db } from '../../../src/store/connect.js';
-import { migrateToLatest } from '../../../src/store/migrations/index.js';
 import { checkDelivery, FakeGitHubApi } from './fake-github-api.js';
 import type { Json } from '../../helpers/json.js';
+import { serviceOverForge, silentLogger } from '../../helpers/service-over-forge.js';
 
 export const SECRET = 'It is a secret to everybody';
-export const logger = pino({ level: 'silent' });
+export const logger = silentLogger;
 
 /** Options that keep rate-limit and retry waits in milliseconds, and no spacing between writes. */
 export function quickLimits(): Pick<GitHubForgeOptions, 'throttle' | 'retry'> {
@@ -120,35 +115,27 @@ export async function createGitHubHarness(
   opts: { api?: FakeGitHubApi; connect?: Partial<ConnectRepoRequest>; forge?: Partial<GitHubForgeOptions> } = {},
 ): Promise<GitHubHarness> {
   const api = opts.api ?? new FakeGitHubApi();
-  const clock = new ManualClock(Date.UTC(2026, 0, 5, 9));
-  const forge = makeForge(api, { clock, ...opts.forge });
-  const db = connect({ databaseUrl: 'sqlite::memory:', dataDir: '' });
-  await migrateToLatest(db);
-  api.now = () => clock.now(); // rate-limit windows and timestamps on the service's clock
-  const ci = new ScriptedCi();
-  const app = createApp({
+  let forge!: GitHubForge;
+  const {
     db,
     clock,
-    forges: { github: forge },
-    pollIntervalMs: 60_000,
-    newId: randomUUID,
-    createCi: (onStatus) => {
-      ci.onStatus = onStatus;
-      return ci;
-    },
-  });
-  const org = await ensureOrg(db, 'acme', clock.now());
-  const ctx: AuthContext = { orgId: org.id, orgName: org.name, tokenId: 'test', scopes: EVERY_SCOPE };
-  const slug = `github.com/${api.owner}/${api.repo}`;
-  await connectRepo(db, { org: 'acme', slug, forge: 'github', ...opts.connect }, clock.now());
-  const webhooks = new ForgeWebhooks({
-    db,
-    clock,
-    observations: app.forgeObservations,
+    app,
+    ctx,
+    webhooks: workerOf,
+    close,
+  } = await serviceOverForge({
     forge: 'github',
+    adapter: (clock) => {
+      forge = makeForge(api, { clock, ...opts.forge });
+      return forge;
+    },
+    connect: { slug: `github.com/${api.owner}/${api.repo}`, ...opts.connect },
+    pollIntervalMs: 60_000,
+  });
+  api.now = () => clock.now(); // rate-limit windows and timestamps on the service's clock
+  const webhooks = workerOf({
     translate: readGitHubDelivery,
     observeAccess: (event, payload) => forge.observeAccess(event, payload),
-    logger,
   });
   const http = await buildHttpApp({
     service: app.service,
@@ -194,8 +181,7 @@ export async function createGitHubHarness(
     },
     async close() {
       await http.close();
-      await app.stop();
-      await db.destroy();
+      await close();
     },
   };
 }
