@@ -16,6 +16,10 @@ import { PG_ADMIN_URL, PG_REQUIRED_MESSAGE, pgReachable, TEST_DATABASE_ENV } fro
  * - `*.browser.test.ts`: the dashboard in Chromium: the project `browser`.
  * - `*.container.test.ts`: the image built and run with podman: the project `container`.
  *
+ * The quick projects load modules once per worker, not once per test file (`isolate: false`: a third
+ * of the quick loop's time went to importing the same modules again): a quick test file must not rely
+ * on module state another file left (each still gets its own leak check, setup file and services).
+ *
  * `npm run test:all` (what CI runs) builds and runs every project, `postgres` too. The service and API
  * tests run on both databases: the quick test files under DATABASE_FOLDERS that reach
  * test/helpers/service.ts or test/helpers/databases.ts through their imports run in `sqlite` and
@@ -33,6 +37,15 @@ const TIERS = {
   browser: '.browser.test.ts',
   container: '.container.test.ts',
 };
+/**
+ * The quick loop (`npm test`) runs the property tests over fewer generated cases — the engine's 50
+ * instead of 200–300, the effects under random kills 20 instead of 60 — and `npm run test:all` at full
+ * depth. A count set by hand (ENGINE_PROPERTY_RUNS, EFFECT_KILL_RUNS) wins in both.
+ */
+const QUICK = process.env.npm_lifecycle_event === 'test';
+const quickRuns = (name: string, runs: number): Record<string, string> =>
+  QUICK && process.env[name] === undefined ? { [name]: String(runs) } : {};
+const QUICK_PROPERTY_RUNS = { ...quickRuns('ENGINE_PROPERTY_RUNS', 50), ...quickRuns('EFFECT_KILL_RUNS', 20) };
 const tierOf = (file: string): keyof typeof TIERS | 'quick' =>
   (Object.keys(TIERS) as (keyof typeof TIERS)[]).find((tier) => file.endsWith(TIERS[tier])) ?? 'quick';
 
@@ -77,8 +90,9 @@ export default defineConfig(async () => {
           extends: true,
           test: {
             name: 'sqlite',
+            isolate: false,
             include: quick.filter((f) => databaseTests.includes(f) && !POSTGRES_ONLY.includes(f)),
-            env: { [TEST_DATABASE_ENV]: 'sqlite' },
+            env: { [TEST_DATABASE_ENV]: 'sqlite', ...QUICK_PROPERTY_RUNS },
           },
         },
         ...(postgres
@@ -94,7 +108,15 @@ export default defineConfig(async () => {
               },
             ]
           : []),
-        { extends: true, test: { name: 'other', include: quick.filter((f) => !databaseTests.includes(f)) } },
+        {
+          extends: true,
+          test: {
+            name: 'other',
+            isolate: false,
+            include: quick.filter((f) => !databaseTests.includes(f)),
+            env: QUICK_PROPERTY_RUNS,
+          },
+        },
         {
           extends: true,
           test: {
