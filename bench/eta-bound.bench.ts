@@ -19,7 +19,7 @@
  * what an estimate gets; the bounds are generous.) Also printed: the real error of estimates taken
  * from the futures by a few rules, greenline's (the median weighted by 1 / time in queue) among them.
  */
-import { relativeMedian } from '../src/engine/eta-model.js';
+import { relativeMedian } from '../src/engine/eta-sampling.js';
 import type { QueueConfig } from '../src/engine/index.js';
 import { percentile } from '../src/lib/percentile.js';
 import { MINUTE_MS } from '../src/lib/time.js';

@@ -3,7 +3,8 @@
  * parts, the failure rate's uncertainty and the point estimate.
  */
 import { describe, expect, it } from 'vitest';
-import { type ModelGroup, type ModelInput, relativeMedian, sampleMerges } from '../../src/engine/eta-model.js';
+import { type ModelGroup, type ModelInput, sampleMerges } from '../../src/engine/eta-model.js';
+import { relativeMedian } from '../../src/engine/eta-sampling.js';
 
 const MIN = 60_000;
 const NOW = 1_000 * MIN;
