@@ -23,7 +23,7 @@ import { PG_ADMIN_URL, PG_REQUIRED_MESSAGE, pgReachable, TEST_DATABASE_ENV } fro
  * `npm run test:all` (what CI runs) builds and runs every project, `postgres` too. The service and API
  * tests run on both databases: the quick test files under DATABASE_FOLDERS that reach
  * test/helpers/service.ts or test/helpers/databases.ts through their imports run in `sqlite` and
- * `postgres`, the slow ones in `slow` and `postgres`. The project's database is in
+ * `postgres`, the slow ones in `slow-sqlite` and `postgres`. The project's database is in
  * GREENLINE_TEST_DATABASE (see test/helpers/databases.ts).
  */
 const DATABASE_FOLDERS = ['test/app', 'test/api', 'test/webhooks', 'test/metrics', 'test/client'];
@@ -72,6 +72,7 @@ export default defineConfig(async () => {
     (f) => ['quick', 'slow'].includes(tierOf(f)) && reachesDatabase(f),
   );
   const quick = all.filter((f) => tierOf(f) === 'quick');
+  const slowDatabaseTests = databaseTests.filter((f) => tierOf(f) === 'slow' && !POSTGRES_ONLY.includes(f));
   const postgres = await pgReachable();
   if (!postgres && process.env.CI === 'true') throw new Error(PG_REQUIRED_MESSAGE);
   if (!postgres) {
@@ -117,14 +118,21 @@ export default defineConfig(async () => {
             env: QUICK_PROPERTY_RUNS,
           },
         },
-        {
-          extends: true,
-          test: {
-            name: 'slow',
-            include: all.filter((f) => tierOf(f) === 'slow' && !POSTGRES_ONLY.includes(f)),
-            env: { [TEST_DATABASE_ENV]: 'sqlite' },
-          },
-        },
+        tier(
+          'slow',
+          all.filter((f) => tierOf(f) === 'slow' && !databaseTests.includes(f)),
+        ),
+        // The slow service and API tests on SQLite, when there are any (on PostgreSQL they are in
+        // `postgres`); the other slow files run without GREENLINE_TEST_DATABASE, which the server's
+        // configuration would refuse.
+        ...(slowDatabaseTests.length > 0
+          ? [
+              {
+                extends: true,
+                test: { name: 'slow-sqlite', include: slowDatabaseTests, env: { [TEST_DATABASE_ENV]: 'sqlite' } },
+              },
+            ]
+          : []),
         tier(
           'processes',
           all.filter((f) => tierOf(f) === 'processes'),
