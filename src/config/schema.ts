@@ -6,6 +6,7 @@
  * scripts/configuration-doc.ts) are built from it.
  */
 import { Type, type Static, type TObject, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
+import { DEFAULT_FORGE_REQUEST_TIMEOUT_MS } from '../forge/forge-http.js';
 import { FORGE_SETTINGS, FORGES } from '../forges.js';
 import { nullable, oneOf, type Setting, setting } from '../lib/settings.js';
 
@@ -78,7 +79,7 @@ const SERVER_SETTINGS = {
   }),
   /** The deadline of every HTTP request greenline sends a forge (src/forge/forge-http.ts). */
   forgeRequestTimeoutSeconds: setting(Type.Integer({ minimum: 1, maximum: 3_600 }), {
-    default: 30,
+    default: DEFAULT_FORGE_REQUEST_TIMEOUT_MS / 1000,
     env: 'GREENLINE_FORGE_REQUEST_TIMEOUT_SECONDS',
     flag: '--forge-request-timeout <seconds>',
     description:

@@ -143,9 +143,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
           if (!forge) return [];
           const secret = definition.webhook?.secretOf(config) ?? null;
           if (definition.webhook && !secret) logger.warn(definition.webhook.withoutSecret);
-          return [
-            { definition, forge, webhook: definition.webhook && secret ? { ...definition.webhook, secret } : null },
-          ];
+          return [{ definition, forge, webhook: definition.webhook && secret ? definition.webhook : null, secret }];
         });
         app = createApp({
           db,
@@ -179,8 +177,8 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
           );
         // Each forge's webhook deliveries are stored when they arrive and processed by its own worker.
         const routes: ForgeWebhookRoute[] = [];
-        for (const { definition, forge, webhook } of forges) {
-          if (!webhook) continue;
+        for (const { definition, forge, webhook, secret } of forges) {
+          if (!webhook || !secret) continue;
           const worker = new ForgeWebhooks({
             db,
             clock: systemClock,
@@ -191,7 +189,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
             logger: logger.child({ part: `${definition.name}-deliveries` }),
           });
           deliveries.push(worker);
-          routes.push({ webhook, secret: webhook.secret, receive: worker.receive });
+          routes.push({ webhook, secret, receive: worker.receive });
         }
         http = await buildHttpApp({
           service: app.service,
