@@ -55,12 +55,19 @@ export async function reposOfCaller(db: Kysely<Database>, ctx: AuthContext): Pro
   return (await listRepos(db, ctx.orgId)).filter((r) => repoAllowed(ctx, repoSlug(r)));
 }
 
-/** The repository, when it is connected to the caller's org; another org's repository looks unknown. */
-export async function repoOfOrg(db: Kysely<Database>, ctx: AuthContext, ref: RepoRef): Promise<RepoRow> {
-  const repo = await findRepo(db, ref.host, ref.owner, ref.name);
-  if (!repo || repo.org_id !== ctx.orgId) throw new ServiceError('REPO_NOT_FOUND', repoSlug(ref));
+/**
+ * `repo`, when it is connected to the caller's org (another org's repository looks unknown: 404 naming
+ * the repository as `asked`), and its token may act on it (403 otherwise).
+ */
+function ownRepo(ctx: AuthContext, repo: RepoRow | null | undefined, asked: RepoRef): RepoRow {
+  if (!repo || repo.org_id !== ctx.orgId) throw new ServiceError('REPO_NOT_FOUND', repoSlug(asked));
   requireRepo(ctx, repoSlug(repo));
   return repo;
+}
+
+/** The repository, when it is connected to the caller's org; another org's repository looks unknown. */
+export async function repoOfOrg(db: Kysely<Database>, ctx: AuthContext, ref: RepoRef): Promise<RepoRow> {
+  return ownRepo(ctx, await findRepo(db, ref.host, ref.owner, ref.name), ref);
 }
 
 /** The queue a call addresses, when it is the caller's org's (a queue read already is checked, not read again). */
@@ -72,13 +79,11 @@ export async function queueOfOrg(
 export async function queueOfOrg(db: Kysely<Database>, ctx: AuthContext, key: QueueTarget): Promise<ResolvedQueue>;
 export async function queueOfOrg(db: Kysely<Database>, ctx: AuthContext, key: QueueTarget): Promise<ResolvedQueue> {
   if ('queue' in key) {
-    if (key.repo.org_id !== ctx.orgId) throw new ServiceError('REPO_NOT_FOUND', repoSlug(key.repo));
-    requireRepo(ctx, repoSlug(key.repo));
+    ownRepo(ctx, key.repo, key.repo);
     return key;
   }
   const found = await findRepoAndQueue(db, key.repo, key.targetBranch);
-  if (!found || found.repo.org_id !== ctx.orgId) throw new ServiceError('REPO_NOT_FOUND', repoSlug(key.repo));
-  requireRepo(ctx, repoSlug(found.repo));
-  if (!found.queue) throw new ServiceError('QUEUE_NOT_FOUND', key.targetBranch);
-  return { repo: found.repo, queue: found.queue };
+  const repo = ownRepo(ctx, found?.repo, key.repo);
+  if (!found?.queue) throw new ServiceError('QUEUE_NOT_FOUND', key.targetBranch);
+  return { repo, queue: found.queue };
 }
