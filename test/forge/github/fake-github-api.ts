@@ -26,6 +26,7 @@
  */
 import { createHash, createVerify } from 'node:crypto';
 import { afterEach } from 'vitest';
+import { FakeAppRegistrations } from './fake-app-registrations.js';
 import type { FakeOperation } from './fake-operations.js';
 import {
   checkRequest,
@@ -105,6 +106,14 @@ const withDocs = (status: number, body: unknown): unknown =>
   status >= 400 && isObject(body) && typeof body.message === 'string' && !('documentation_url' in body)
     ? { ...body, documentation_url: 'https://docs.github.com/rest' }
     : body;
+
+/** The web address of a GitHub whose REST API is at `baseUrl`. */
+function webUrlOf(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  return url.pathname.replace(/\/$/, '') === '/api/v3'
+    ? url.origin
+    : `${url.protocol}//${url.host.replace(/^api\./, '')}`;
+}
 
 export class FakeGitHubApi {
   readonly calls: RecordedCall[] = [];
@@ -196,12 +205,26 @@ export class FakeGitHubApi {
   private readonly budgets = new Map<string, { used: number; reset: number; who: string }>();
   /** The fake's clock (rate-limit windows); tests may set it. */
   now: () => number = () => Date.now();
+  /**
+   * GitHub's App manifest flow (fake-app-registrations.ts) on the web address of this API
+   * (`https://api.HOST` or `https://HOST/api/v3` → `https://HOST`): an App whose code is exchanged is
+   * the App that authenticates from then on.
+   */
+  readonly appRegistrations: FakeAppRegistrations;
 
   constructor(
     readonly owner = 'acme',
     readonly repo = 'web',
     readonly baseUrl = 'https://api.github.test',
   ) {
+    this.appRegistrations = new FakeAppRegistrations(
+      webUrlOf(baseUrl),
+      () => this.now(),
+      (app) => {
+        this.appId = app.id;
+        this.appPublicKey = app.publicKey;
+      },
+    );
     made.push(this);
   }
 
@@ -478,7 +501,8 @@ export class FakeGitHubApi {
     const handler = (this.handlers as Record<string, Handler | undefined>)[op.operationId];
     if (!handler) return json(404, { message: `Not Found (the fake GitHub API does not serve ${op.operationId})` });
     const call: HandlerCall = { params, query, body: body ?? {}, auth };
-    if (op.operationId === 'apps/create-installation-access-token') return handler(call);
+    if (op.operationId === 'apps/create-installation-access-token' || op.operationId === 'apps/create-from-manifest')
+      return handler(call);
     // GitHub's owner and repository names are case-insensitive: any spelling reaches the repository.
     if (`${params.owner}/${params.repo}`.toLowerCase() !== `${this.owner}/${this.repo}`.toLowerCase())
       return json(404, { message: 'Not Found' });
@@ -509,6 +533,10 @@ export class FakeGitHubApi {
         permissions: {},
         repository_selection: 'all',
       });
+    },
+    'apps/create-from-manifest': ({ params }) => {
+      const app = this.appRegistrations.convert(params.code!);
+      return app === null ? json(404, { message: 'Not Found' }) : json(201, app);
     },
     'apps/get-repo-installation': ({ auth }) => {
       const bad = this.checkJwt(auth);
