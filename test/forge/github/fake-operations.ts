@@ -27,6 +27,8 @@ export const FAKE_OPERATIONS = [
   'pulls/update',
   'pulls/list-reviews',
   'pulls/merge',
+  'pulls/merge-async',
+  'pulls/get-merge-async-result',
   'git/get-ref',
   'git/list-matching-refs',
   'git/create-ref',
