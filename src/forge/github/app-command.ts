@@ -68,7 +68,9 @@ The command serves a page on 127.0.0.1 and prints its address: open it in a brow
 GitHub (as an owner of --org), press the button, confirm the App's name on GitHub. GitHub sends the
 browser back with a code, which the command exchanges for the App within the hour GitHub allows.
 
-The App gets the permissions ${PERMISSIONS}; the events ${APP_EVENTS.join(', ')};
+The App gets the permissions
+  ${PERMISSIONS};
+the events ${APP_EVENTS.join(', ')};
 its webhook at <url>/webhooks/github with a secret GitHub generates.
 
 It is kept in the data directory as ${APP_SETTINGS_FILE} and ${APP_KEY_FILE} (readable by you alone),
