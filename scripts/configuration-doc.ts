@@ -7,6 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { KindGuard, type TSchema } from '@sinclair/typebox';
+import { FORGES } from '../src/forges.js';
 import { CONFIG_KEYS, SETTINGS_BLOCKS, settingOf, type ConfigKey, type Setting } from '../src/config/schema.js';
 
 export const CONFIGURATION_DOC = fileURLToPath(new URL('../docs/configuration.md', import.meta.url));
@@ -88,6 +89,22 @@ const MORE: Partial<Record<ConfigKey, string>> = {
 
 const moreOf = (key: ConfigKey): string | undefined => MORE[key] ?? settingOf(key).more;
 
+/** The layer beneath greenline.yaml: the settings files the forges keep in the data directory. */
+function storedSettings(): string {
+  const files = FORGES.flatMap((f) =>
+    f.storedSettingsFile && f.settingsBlock
+      ? [`\`<dataDir>/${f.storedSettingsFile}\` (a \`${f.settingsBlock.key}:\` mapping)`]
+      : [],
+  );
+  return files.length === 0
+    ? ''
+    : `
+Beneath \`greenline.yaml\` lie the settings greenline keeps in the data directory itself:
+${files.join(', ')}, written by \`greenline github app create\` ([github.md](github.md#in-one-step)); their paths are relative
+to the data directory, and a setting given in any other layer wins over them.
+`;
+}
+
 /** The page, as `npm run docs:config` writes it. */
 export function configurationDoc(): string {
   return `# Configuration
@@ -103,7 +120,7 @@ Layers, later wins: defaults ← \`greenline.yaml\` (current directory, or \`--c
 the command runs in. The github keys may also be written as a \`github:\` mapping in \`greenline.yaml\`
 (\`github.baseUrl: …\`); it belongs to the file's layer, so an environment variable or flag wins over it,
 even one set to the default.
-
+${storedSettings()}
 | Key (\`greenline.yaml\`) | Environment | Flag | Default | Values | Meaning |
 |---|---|---|---|---|---|
 ${CONFIG_KEYS.map(row).join('\n')}

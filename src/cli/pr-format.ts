@@ -70,6 +70,12 @@ export function formatReasonLine(pr: SubmittedPullRequest): string {
   return `${pr.reason.message}${pr.reason.detail !== undefined ? ` (${pr.reason.detail})` : ''}`;
 }
 
+/** The PR's stack, bottom first, the PR itself marked: `#1 > #2 (this) > #3`; `-` when it is in none. */
+export function formatStack(pr: Pick<SubmittedPullRequest, 'stack' | 'prNumber'>): string {
+  if (pr.stack.length === 0) return '-';
+  return `${pr.stack.map((n) => `#${n}${n === pr.prNumber ? ' (this)' : ''}`).join(' > ')} (lands bottom first)`;
+}
+
 export function formatPrStatus(pr: SubmittedPullRequest, queue: QueueRequest, now = Date.now()): string {
   return formatFields([
     ['Pull request', `#${pr.prNumber} ${pr.prTitle} (by ${pr.prAuthor})`],
@@ -85,6 +91,7 @@ export function formatPrStatus(pr: SubmittedPullRequest, queue: QueueRequest, no
       'Base branch',
       `${pr.prBaseBranch}${pr.readiness.doesBaseBranchMatch ? '' : ` (not ${queue.targetBranch}: waits until retargeted)`}`,
     ],
+    ['Stack', formatStack(pr)],
     ['Mergeability', pr.readiness.gitHubMergeability],
     ['Impacted targets', targetsOf(pr.readiness)],
     ['Merged by test run', pr.verifiedByTestRun ?? '-'],

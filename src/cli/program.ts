@@ -16,12 +16,25 @@ import { auditCommand } from './audit.js';
 import { webhookCommand } from './webhook.js';
 import { notifyCommand } from './notify.js';
 import { hookCommand } from './hook.js';
+import type { ForgeCommandContext } from '../forge/definition.js';
+import { FORGES } from '../forges.js';
+import { configFrom } from './store-options.js';
+import { UsageError } from './usage-error.js';
 
 /** package.json sits two levels up from both src/cli/ and dist/cli/. */
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
+/** What a forge's own commands are given: the server's configuration as admin commands read it, and stdout. */
+export function forgeCommandContext(out: (text: string) => void): ForgeCommandContext {
+  return {
+    config: ({ config, ...flags }) => configFrom({ ...flags, ...(config === undefined ? {} : { config }) }),
+    usage: (message) => new UsageError(message),
+    out,
+  };
+}
+
 export function buildProgram(): Command {
-  return new Command('greenline')
+  const program = new Command('greenline')
     .description("greenline: a self-hosted merge queue that speaks Trunk Merge Queue's v1 API")
     .version(version)
     .showHelpAfterError('(add --help for usage)')
@@ -50,4 +63,7 @@ Examples:
 
 Configuration: defaults <- greenline.yaml <- GREENLINE_* environment <- flags.`,
     );
+  const forgeCli = forgeCommandContext((text) => process.stdout.write(text));
+  for (const forge of FORGES) if (forge.command) program.addCommand(forge.command(forgeCli));
+  return program;
 }

@@ -1,5 +1,6 @@
 /**
- * Server configuration: defaults ← greenline.yaml (optional) ← GREENLINE_* environment ← flags.
+ * Server configuration: defaults ← settings the forges keep in the data directory (a forge's
+ * storedSettingsFile) ← greenline.yaml (optional) ← GREENLINE_* environment ← flags.
  * Every setting is described once in schema.ts, the forges' in their definitions (type, bounds,
  * default, environment variable, flag; docs/configuration.md is generated from them). Each layer is
  * read into the flat keys of the schema on its own (a forge's mapping in greenline.yaml, such as
@@ -185,7 +186,34 @@ export function loadConfig(opts: LoadConfigOptions = {}): Readonly<GreenlineConf
     }),
   );
   const flags = Object.fromEntries(Object.entries(opts.flags ?? {}).filter(([, v]) => v !== undefined));
-  return withAbsolutePaths(validateConfig({ ...DEFAULT_CONFIG, ...file, ...readEnv(opts.env), ...flags }), cwd);
+  const given = { ...file, ...readEnv(opts.env), ...flags };
+  const dataDir = typeof given.dataDir === 'string' ? given.dataDir : DEFAULT_CONFIG.dataDir;
+  return withAbsolutePaths(validateConfig({ ...DEFAULT_CONFIG, ...storedLayer(resolve(cwd, dataDir)), ...given }), cwd);
+}
+
+/**
+ * The settings the forges keep in the data directory (a forge's storedSettingsFile: its mapping's
+ * short names, paths relative to the data directory), beneath everything given.
+ */
+function storedLayer(dataDir: string): Layer {
+  const layers = FORGES.flatMap(({ storedSettingsFile: name, settingsBlock }) => {
+    const block = settingsBlock && SETTINGS_BLOCKS.get(settingsBlock.key);
+    if (!name || !block) return [];
+    const path = resolve(dataDir, name);
+    const doc = readConfigFile(path, {
+      title: 'Settings file',
+      required: false,
+      keys: [...block.keys.keys()],
+      keyLabel: `${settingsBlock.of} key`,
+      mappingHint: 'as greenline wrote it',
+      error: ConfigError,
+    });
+    const layer = blockLayer(path, block, doc);
+    for (const key of Object.keys(layer) as Key[])
+      if (settingOf(key).path && typeof layer[key] === 'string') layer[key] = resolve(dataDir, layer[key]);
+    return [layer];
+  });
+  return Object.assign({}, ...layers);
 }
 
 /** The configuration with every file path absolute, resolved against `cwd` (an in-memory SQLite stays). */

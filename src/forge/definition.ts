@@ -12,9 +12,11 @@
  * - its webhook, when it has one: the endpoint, the events it reads, the signature check, the
  *   translation of a delivery into observations, and what is logged when it is set up without one;
  * - where it shows a PR and a commit;
- * - what `greenline repo connect --forge <name>` checks before connecting a repository.
+ * - what `greenline repo connect --forge <name>` checks before connecting a repository;
+ * - settings it keeps in the data directory, and a command line of its own, when it has them.
  */
 import type { Static, TObject, TProperties } from '@sinclair/typebox';
+import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import type { RepoSite } from './links.js';
 import type { ForgeDelivery } from './observations.js';
@@ -175,6 +177,20 @@ export interface ForgeConnect<S extends TProperties = TProperties> {
   where(row: { remote: string | null }, flags: ConnectFlags, plan: ConnectPlan, spelled: Spelling | null): string;
 }
 
+/** What a forge's own command line is given by the CLI. */
+export interface ForgeCommandContext {
+  /** The server's settings a command reads, as `serve` reads them with these flags and the environment. */
+  config(flags: { dataDir?: string; config?: string }): {
+    dataDir: string;
+    publicUrl: string | null;
+    forgeRequestTimeoutSeconds: number;
+  };
+  /** A mistake in how the command was called: the message says what to do (exit code 2). */
+  usage(message: string): Error;
+  /** Where the command writes what it says. */
+  out(text: string): void;
+}
+
 export interface ForgeDefinition<Name extends string = string, S extends TProperties = TProperties> {
   readonly name: Name;
   /** Its settings, each with its environment variable and meaning (lib/settings.ts). */
@@ -191,6 +207,14 @@ export interface ForgeDefinition<Name extends string = string, S extends TProper
   readonly webhook?: ForgeWebhook<S>;
   readonly links: ForgeLinks;
   readonly connect: ForgeConnect<S>;
+  /**
+   * A file of the data directory holding settings greenline wrote itself (its settingsBlock's mapping,
+   * paths relative to the data directory), read beneath greenline.yaml: e.g. the GitHub App that
+   * `greenline github app create` registered.
+   */
+  readonly storedSettingsFile?: string;
+  /** Its own command line, `greenline <name> …`, for what is done on the forge itself. */
+  command?(cli: ForgeCommandContext): Command;
 }
 
 /** The JSON text of a body: itself, or its `payload` field when the forge posts it form-encoded. */

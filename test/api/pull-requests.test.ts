@@ -55,6 +55,7 @@ describe('submitPullRequest and getSubmittedPullRequest', () => {
         'prUrl',
         'readiness',
         'reason',
+        'stack',
         'verifiedByTestRun',
       ].sort(),
     );
@@ -73,6 +74,7 @@ describe('submitPullRequest and getSubmittedPullRequest', () => {
       forceEnqueued: false,
       isCurrentlySubmittedToQueue: true,
       verifiedByTestRun: null,
+      stack: [],
       actions: { cancel: true, restartTests: true, changePriority: true, submitAgain: false },
       readiness: {
         hasImpactedTargets: false,
@@ -188,6 +190,17 @@ describe('submitPullRequest and getSubmittedPullRequest', () => {
     expect(
       errorOf(await h.post('/v1/getSubmittedPullRequest', h.body({ pr: { branch: 'feature/other' } }))),
     ).toMatchObject({ status: 404, code: 'PR_NOT_SUBMITTED' });
+  });
+
+  it("shows a PR's stack: the queued PRs chained by their branches, bottom first", async () => {
+    h.t.forge.openPr(SLUG, { number: 2, headBranch: 'layer-1' });
+    h.t.forge.openPr(SLUG, { number: 3, headBranch: 'layer-2', baseBranch: 'layer-1' });
+    h.t.forge.openPr(SLUG, { number: 4, headBranch: 'layer-3', baseBranch: 'layer-2' });
+    for (const n of [4, 1, 2, 3]) await submit(n);
+    await h.t.runEffects();
+    for (const n of [2, 3, 4]) expect((await getPr(n)).stack).toEqual([2, 3, 4]);
+    expect((await getPr(3)).readiness.doesBaseBranchMatch).toBe(false);
+    expect((await getPr(1)).stack).toEqual([]);
   });
 
   it('needs pr.number or pr.branch to find a PR', async () => {

@@ -1,5 +1,5 @@
 /** Configuration layering: defaults ← file ← env ← flags; validated once; unknown keys named. */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
@@ -67,6 +67,22 @@ describe('loadConfig', () => {
     ).toMatchObject({ dataDir: '/srv/greenline', databaseUrl: 'sqlite::memory:' });
     expect(loadConfig({ cwd: dir, env: {}, flags: { databaseUrl: 'postgres://u@h/db' } }).databaseUrl).toBe(
       'postgres://u@h/db',
+    );
+  });
+
+  it('reads the settings a forge keeps in the data directory beneath greenline.yaml, their paths against the data directory', () => {
+    const data = join(dir, 'data');
+    mkdirSync(data);
+    writeFileSync(join(data, 'github-app.yaml'), 'appId: 7\nprivateKeyPath: github-app.pem\nwebhookSecret: kept\n');
+    writeFileSync(join(dir, 'greenline.yaml'), 'dataDir: data\ngithub:\n  webhookSecret: given\n');
+    expect(loadConfig({ cwd: dir, env: {} })).toMatchObject({
+      githubAppId: 7,
+      githubPrivateKeyPath: join(data, 'github-app.pem'),
+      githubWebhookSecret: 'given',
+    });
+    writeFileSync(join(data, 'github-app.yaml'), 'appID: 7\n');
+    expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(
+      `Unknown GitHub settings key "appID" in settings file ${join(data, 'github-app.yaml')}; known: appId, privateKeyPath,`,
     );
   });
 

@@ -10,6 +10,7 @@ import { QueueSettingsInput } from '../../src/api/v1/schemas/queue.js';
 import { readClientConfigFile } from '../../src/cli/client-config-file.js';
 import { DEFAULT_URL, defaultClientConfigPath, resolveClientSettings } from '../../src/cli/client-options.js';
 import { summarize } from '../../src/cli/metrics-summary.js';
+import { formatStack } from '../../src/cli/pr-format.js';
 import { parsePrometheusText } from '../../src/cli/prometheus-text.js';
 import { parsePrNumber, parseRepoSlug } from '../../src/cli/queue-address.js';
 import { addSettingOptions, settingsFrom } from '../../src/cli/queue-settings-options.js';
@@ -216,5 +217,12 @@ describe('queue settings options', () => {
     });
     expect(() => parse(['--concurrency', 'x'])).toThrow(/--concurrency takes a number, got "x"/);
     expect(() => parse(['--no-delete-required-statuses'])).toThrow();
+  });
+});
+
+describe('pr status: the stack line', () => {
+  it('lists the stack bottom first, marking the PR itself, and says - for a PR in none', () => {
+    expect(formatStack({ prNumber: 3, stack: [2, 3, 4] })).toBe('#2 > #3 (this) > #4 (lands bottom first)');
+    expect(formatStack({ prNumber: 1, stack: [] })).toBe('-');
   });
 });

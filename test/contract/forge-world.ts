@@ -52,6 +52,11 @@ export const CAPABILITIES = [
   'lostDeliveries',
   /** "Require branches to be up to date before merging" on the target (GitHub's strict protection). */
   'strictProtection',
+  /**
+   * A PR can be opened on another PR's head branch (stacked), and is retargeted onto the target once the
+   * PR below it merged: by the forge itself (GitHub's native stacks) or by its author.
+   */
+  'stacks',
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
@@ -105,6 +110,10 @@ export interface ForgeWorld {
   reportCiUnheard?(sha: string, context: string, state: CiStatus['state']): Promise<void>;
   /** The target starts requiring branches to be up to date before merging (capability `strictProtection`). */
   requireUpToDate?(): Promise<void>;
+  /** Opens PR `n` on PR `below`'s head branch, its change on top of `below`'s (capability `stacks`). */
+  openStackedPr?(n: number, below: number): Promise<void>;
+  /** Stacked PR `n`, the PR below it merged, is retargeted onto the target (capability `stacks`). */
+  retargetStacked?(n: number): Promise<void>;
 
   /** One poll interval passes: greenline polls the forge, then runs every due effect. */
   tick(): Promise<void>;

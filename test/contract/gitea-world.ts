@@ -123,6 +123,17 @@ class GiteaWorld implements ForgeWorld {
       await this.moveTarget({ 'src/app.txt': appWithLine(1, 'line one as main has it') }, `Clash with #${n}`);
   }
 
+  /** PR `n` on PR `below`'s head branch, its change on top of `below`'s. */
+  async openStackedPr(n: number, below: number): Promise<void> {
+    const head = await this.fake.commit(await this.fake.headOf(below), { [`pr-${n}.txt`]: 'v1\n' }, `Change ${n}`);
+    await this.fake.openPr(n, { headSha: head, base: this.fake.pull(below).head, title: `Change ${n}` });
+  }
+
+  /** Gitea does not retarget a PR whose base was merged: its author does. */
+  async retargetStacked(n: number): Promise<void> {
+    this.fake.pull(n).base = 'main';
+  }
+
   async pushToPr(n: number, version: string): Promise<void> {
     const head = await this.fake.headOf(n);
     await this.fake.pushToPr(n, await this.fake.commit(head, { [`pr-${n}.txt`]: `${version}\n` }, `Change ${n}`));
@@ -215,6 +226,7 @@ function giteaWorldOf(dialect: Dialect): WorldKind {
       'drafts',
       'permissions',
       'lostDeliveries',
+      'stacks',
     ]),
     async create() {
       const fake = await FakeGiteaApi.start(dialect);

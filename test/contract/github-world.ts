@@ -31,6 +31,8 @@ const CONCLUSION: Record<CiStatus['state'], string | null> = {
 class GitHubWorld implements ForgeWorld {
   /** Commits of PR versions (`#1 v1`) and outside pushes (their label), in the order they were made. */
   private readonly made = new Map<string, string>();
+  /** The base branch each stacked PR was opened on. */
+  private readonly stackedOn = new Map<number, string>();
   private checkRunId = 5000;
 
   constructor(private readonly h: GitHubHarness) {}
@@ -113,6 +115,33 @@ class GitHubWorld implements ForgeWorld {
     });
     await this.deliverPull('opened', n);
     if (opts.conflicting) await this.moveTarget(`clashes with #${n}`);
+  }
+
+  /** PR `n` on PR `below`'s head branch, the two a GitHub native stack (created with `below` at its bottom). */
+  async openStackedPr(n: number, below: number): Promise<void> {
+    const lower = this.pull(below);
+    const head = this.api.commit(lower.head.sha, `#${n} v1`);
+    this.made.set(head, `#${n} v1`);
+    lower.stack ??= {
+      base: { ref: 'main', sha: this.api.branches.get('main')! },
+      size: 1,
+      position: 1,
+      id: 1,
+      number: 1,
+    };
+    lower.stack.size += 1;
+    const pr = this.api.openPr(n, { headSha: head, title: `Change ${n}`, base: lower.head.ref });
+    this.stackedOn.set(n, lower.head.ref);
+    pr.stack = { ...lower.stack, position: lower.stack.position + 1 };
+    await this.deliverPull('opened', n);
+  }
+
+  /** GitHub retargeted the layer when the one below merged (the fake does, as GitHub): it says so. */
+  async retargetStacked(n: number): Promise<void> {
+    const pr = this.pull(n);
+    if (pr.base.ref !== 'main') throw new Error(`GitHub left PR #${n} on ${pr.base.ref} after the PR below merged`);
+    const from = this.stackedOn.get(n)!;
+    await this.deliverPull('edited', n, { changes: { base: { ref: { from }, sha: { from: pr.base.sha } } } });
   }
 
   async pushToPr(n: number, version: string): Promise<void> {

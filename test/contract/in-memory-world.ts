@@ -104,6 +104,15 @@ class InMemoryWorld implements ForgeWorld {
     this.pr(n).baseBranch = branch;
   }
 
+  async openStackedPr(n: number, below: number): Promise<void> {
+    await this.openPr(n);
+    this.pr(n).baseBranch = this.pr(below).headBranch ?? `feature-${below}`;
+  }
+
+  async retargetStacked(n: number): Promise<void> {
+    this.pr(n).baseBranch = 'main';
+  }
+
   async mergeOutside(n: number): Promise<void> {
     this.forge.mergePr(REPO, n);
   }
@@ -161,7 +170,7 @@ class InMemoryWorld implements ForgeWorld {
 
 export const inMemoryWorld: WorldKind = {
   name: 'in-memory',
-  capabilities: new Set(['close', 'conflicts', 'baseChange', 'outsideMerge', 'labels', 'comments', 'drafts']),
+  capabilities: new Set(['close', 'conflicts', 'baseChange', 'outsideMerge', 'labels', 'comments', 'drafts', 'stacks']),
   async create() {
     const t = await createTestService({ now: Date.UTC(2026, 0, 5, 9) });
     const { ctx } = await t.createOrg('acme');

@@ -281,6 +281,23 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    name: 'stacks: a PR stacked on another waits for its base, and lands after the one below it',
+    needs: ['stacks'],
+    async run(w) {
+      await w.openPr(1);
+      await cap(w.openStackedPr, 'openStackedPr').call(w, 2, 1);
+      await submit(w, 2);
+      await submit(w, 1);
+      await expectPr(w, 2, 'NOT_READY', { code: 'BASE_BRANCH_MISMATCH', words: /retargeted/ });
+      await pass(w, 1, await testCommit(w, 1));
+      expect(await w.targetHolds()).toEqual(['#1 v1']);
+      await cap(w.retargetStacked, 'retargetStacked').call(w, 2);
+      await settle(w);
+      await pass(w, 2, await testCommit(w, 2));
+      expect(await w.targetHolds()).toEqual(['#1 v1', '#2 v1']);
+    },
+  },
+  {
     name: 'outside merge: a PR merged outside the queue leaves it as merged',
     needs: ['outsideMerge'],
     async run(w) {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SubmittedPullRequest } from '../../src/client/index.js';
 import { short } from '../../web/links.js';
-import { noRunsText, priorityChoices, runIdsOf, whyNoCi } from '../../web/pr/words.js';
+import { noRunsText, priorityChoices, runIdsOf, stackLayers, whyNoCi } from '../../web/pr/words.js';
 
 type TimelineItem = NonNullable<SubmittedPullRequest['timeline']>[number];
 
@@ -66,5 +66,16 @@ describe('the pull request page in words', () => {
     expect(priorityChoices('medium')).toEqual(['urgent', 'high', 'medium', 'low']);
     expect(priorityChoices('p7')).toEqual(['urgent', 'high', 'medium', 'low', 'p7']);
     expect([short('0123456789abcdef'), short(null)]).toEqual(['01234567', '–']);
+  });
+});
+
+describe("the pull request page's stack", () => {
+  it('lists the layers bottom first, marking the PR itself; none for a PR in no stack', () => {
+    expect(stackLayers({ prNumber: 3, stack: [2, 3, 4] })).toEqual([
+      { number: 2, self: false },
+      { number: 3, self: true },
+      { number: 4, self: false },
+    ]);
+    expect(stackLayers({ prNumber: 1, stack: [] })).toEqual([]);
   });
 });

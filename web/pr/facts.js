@@ -2,9 +2,10 @@
 // The pull request page's facts: its queue, links on the forge, author, priority, state and why, and
 // where it stands while it is in the queue.
 import { Since, time, Until } from '../dom.js';
-import { queueHref, queueLabel } from '../links.js';
+import { prHref, queueHref, queueLabel } from '../links.js';
 import { html } from '../ui.js';
 import { ExternalLink, Why } from '../words.js';
+import { stackLayers } from './words.js';
 import { short } from '../links.js';
 
 /** @typedef {import('../../src/client/index.js').SubmittedPullRequest} SubmittedPullRequest */
@@ -36,6 +37,22 @@ export function Facts({ queueKey, pr }) {
                 <${ExternalLink} url=${pr.prUrl} label=${`Pull request #${pr.prNumber} on the forge (opens in a new tab)`}
                   >pull request #${pr.prNumber}</${ExternalLink}
                 >
+              </dd>`
+          : null
+      }
+      ${
+        pr.stack.length > 0
+          ? html`<dt>Stack</dt>
+              <dd id="pr-stack">
+                ${stackLayers(pr).map(
+                  (layer, i) =>
+                    html`${i > 0 ? ' › ' : null}${
+                      layer.self
+                        ? html`<strong aria-current="page">#${layer.number}</strong>`
+                        : html`<a href=${prHref(queueKey, layer.number)}>#${layer.number}</a>`
+                    }`,
+                )}
+                <span class="muted"> (lands bottom first)</span>
               </dd>`
           : null
       }

@@ -1,6 +1,7 @@
 // @ts-check
 // The pull request page's words and choices, without Preact or the DOM: why a PR has no
-// test run, which test runs its timeline names, why a run never reached CI, the priorities to choose from.
+// test run, which test runs its timeline names, why a run never reached CI, the priorities to choose from,
+// the layers of its stack.
 
 /** @typedef {import('../../src/client/index.js').SubmittedPullRequest} SubmittedPullRequest */
 /** @typedef {NonNullable<SubmittedPullRequest['timeline']>[number]} TimelineItem */
@@ -12,6 +13,12 @@ export const priorityChoices = (current) => [...new Set([...PRIORITIES, current]
 
 /** The test runs the timeline names, each once, newest first as the timeline is. @param {TimelineItem[]} timeline */
 export const runIdsOf = (timeline) => [...new Set(timeline.map((t) => t.testRunId).filter((id) => id !== null))];
+
+/**
+ * The layers of the PR's stack, bottom first, each with whether it is this PR; empty when it is in none.
+ * @param {Pick<SubmittedPullRequest, 'stack' | 'prNumber'>} pr
+ */
+export const stackLayers = (pr) => pr.stack.map((n) => ({ number: n, self: n === pr.prNumber }));
 
 /**
  * Why there is no test run: what the PR waits for, or how it left the queue before one started.

@@ -75,6 +75,7 @@ export function submittedPr(view: PrView, enumCase: EnumCase): Static<typeof Sub
     verifiedByTestRun: view.entry.verifiedByTestRun,
     reason: reasonOut(view.reason),
     actions: allowedActions(view.entry.state),
+    stack: view.stack,
     ...forgeLinksOut(view.site, view.entry),
   });
 }

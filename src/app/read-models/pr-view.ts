@@ -13,6 +13,8 @@ export interface PrView {
   reason: PrReason;
   /** Position, what it waits on and estimated merge time; null once terminal. */
   outlook: PrOutlook | null;
+  /** The queued PRs of its stack, bottom first, itself included (engine/stacks.ts); empty when in none. */
+  stack: number[];
   /** Where the repository's PRs and commits are shown on its forge. */
   site: RepoSite;
 }

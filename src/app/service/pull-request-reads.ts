@@ -4,6 +4,7 @@ import { ServiceError } from '../../lib/errors.js';
 import { findEntryByBranch, findEntryById, findPrOfQueue, listEntriesPage } from '../../store/entries.js';
 import { failedCheckUrl } from '../executor/ci-outcome.js';
 import { prReason } from '../../engine/pr-reason.js';
+import { stackOf } from '../../engine/stacks.js';
 import { configOfRow } from '../read-models/queue-config.js';
 import { queueOfOrg } from '../request-scope.js';
 import { repoSlug } from '../repo-binding.js';
@@ -43,12 +44,14 @@ export function pullRequestReads(
       const url =
         entry.lastReason === 'TEST_RUN_REQUIRED_STATUS_FAILED' && runId ? await failedCheckUrl(deps.db, runId) : null;
       const active = !isTerminal(entry.state);
+      const snapshot = active ? await deps.executor.read(found.queue.id) : null;
       return {
         entry,
         readiness: readiness(queue, entry),
         isCurrentlySubmittedToQueue: active,
         reason: prReason(queue, entry, url, deps.clock.now()),
         outlook: active ? ((await outlookNow(deps, found.queue.id)).get(entry.prNumber) ?? null) : null,
+        stack: snapshot ? stackOf(snapshot.entries, entry.prNumber) : [],
         site: found.site,
       };
     },

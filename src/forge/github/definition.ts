@@ -2,6 +2,8 @@
 import type { ForgeDefinition } from '../definition.js';
 import { ForgeSettingsError } from '../definition.js';
 import { repoWebUrl } from '../links.js';
+import { githubCommand } from './app-command.js';
+import { APP_SETTINGS_FILE } from './app-manifest.js';
 import { checkGitHubSettings, GITHUB_SETTINGS, gitHubForgeOf } from './settings.js';
 import { githubWebhook } from './webhook.js';
 
@@ -21,6 +23,8 @@ export const githubForge: ForgeDefinition<'github', typeof GITHUB_SETTINGS> = {
     return forge && { port: forge, observeAccess: (event, payload) => forge.observeAccess(event, payload) };
   },
   webhook: githubWebhook,
+  storedSettingsFile: APP_SETTINGS_FILE,
+  command: (cli) => githubCommand(cli),
   links: {
     pr: (site, n) => `${repoWebUrl(site)}/pull/${n}`,
     commit: (site, sha) => `${repoWebUrl(site)}/commit/${sha}`,

@@ -8,9 +8,10 @@
  * - The repository (describeRepository): GitHub's own spelling of its name, for `repo connect`.
  * - Installations (observeAccess): an `installation*` delivery has the App's installation looked up again.
  * - Test branches (branches.ts): built on a temporary branch with the merges API, then published.
- * - Merging (merging.ts): a fast-forward of the target where allowed, else the merge endpoint PR by PR;
- *   a batch GitHub would refuse part of (strict protection, merge_queue rules, stacks) is not merged at
- *   all; greenline's own check is passed first where the target requires it.
+ * - Merging (merging.ts): a fast-forward of the target where allowed, else the merge endpoint PR by PR,
+ *   and GitHub's asynchronous merge for a PR of a GitHub stack (merge-async.ts); a batch GitHub would
+ *   refuse part of (strict protection, merge_queue rules) is not merged at all; greenline's own check
+ *   is passed first where the target requires it.
  * - Required checks (required-checks.ts): branch protection's and rulesets', check runs as statuses,
  *   and the direct merge facts.
  * - Workflow runs (workflow-runs.ts): failed checks run again; fork runs vouching for uploads.
@@ -25,6 +26,7 @@ import type { CiStatus } from '../port.js';
 import { createTestBranch, deleteBranch, getBranchSha, listBranches } from './branches.js';
 import { GitHubClients, hasStatus, type GitHubClientOptions, type RepoApi } from './client.js';
 import { createOnce, NOT_RETRIED } from './create-once.js';
+import { type AsyncMergePolling, DEFAULT_ASYNC_MERGE_POLLING } from './merge-async.js';
 import { type AdvanceRequest, advanceTarget } from './merging.js';
 import { type CommandPermission, mayCommand } from './permissions.js';
 import { Presence } from './presence.js';
@@ -52,6 +54,8 @@ export interface GitHubForgeOptions extends GitHubClientOptions {
    * `{branch}` are replaced (the server setting githubTestPrTitle).
    */
   testPrTitle: string;
+  /** How a stacked PR's asynchronous merge is followed within one attempt (default: a read a second, 60 reads). */
+  asyncMergePolling?: AsyncMergePolling;
 }
 
 export class GitHubForge implements ForgePort {
@@ -59,8 +63,10 @@ export class GitHubForge implements ForgePort {
   private readonly logger: Logger;
   private readonly presence: Presence;
   private readonly commandPermission: CommandPermission;
+  private readonly asyncMergePolling: AsyncMergePolling;
 
   constructor(opts: GitHubForgeOptions) {
+    this.asyncMergePolling = opts.asyncMergePolling ?? DEFAULT_ASYNC_MERGE_POLLING;
     this.clients = new GitHubClients(opts);
     this.logger = opts.logger;
     this.commandPermission = opts.commandPermission ?? 'write';
@@ -150,7 +156,7 @@ export class GitHubForge implements ForgePort {
       const heads = [...req.prs.map((p) => p.headSha), ...(req.method === 'merge_commit' ? [req.testSha] : [])];
       await this.presence.showPassed(repo, req.targetBranch, heads);
     }
-    return advanceTarget(gh, this.logger, req);
+    return advanceTarget(gh, this.logger, req, this.asyncMergePolling);
   }
 
   async requiredStatuses(repo: RepoBinding, branch: string): Promise<string[]> {

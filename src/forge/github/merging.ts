@@ -3,10 +3,12 @@
  * tested commit (update ref, force=false) when the repository allows it (no protection, or greenline's
  * App may bypass it): the target then holds exactly what was tested. Otherwise, and for `squash` and
  * `rebase`, each PR is merged through the merge endpoint with the queue's method and its tested head
- * as the `sha` guard.
+ * as the `sha` guard. A PR of a GitHub stack is merged through GitHub's asynchronous merge instead
+ * (merge-async.ts), the only one GitHub allows for it, with the same guard; the target is then never
+ * fast-forwarded past it.
  *
  * Never half a batch: before the first merge call, what GitHub would refuse is found and nothing is
- * merged, with the setting to change in words: a PR of a GitHub stack (merged only asynchronously), a
+ * merged, with the setting to change in words: a
  * `merge_queue` rule (GitHub's own queue refuses outside merges), and "require branches to be up to
  * date before merging" (strict: after the first merge every other PR is `behind`, and a PR whose
  * head lacks the target's tip is refused at once).
@@ -25,7 +27,8 @@ import type { Logger } from 'pino';
 import type { AdvanceResult, ForgePort } from '../port.js';
 import { getBranchSha, short } from './branches.js';
 import { failureOf, hasStatus, type RepoApi } from './client.js';
-import { fetchPull, type GitHubPull, isMerged, mergeCommitTitle, stackedReason } from './pulls.js';
+import { type AsyncMergePolling, mergeAsync } from './merge-async.js';
+import { fetchPull, type GitHubPull, isMerged, mergeCommitTitle } from './pulls.js';
 import { branchRules } from './required-checks.js';
 
 /** What advanceTarget is asked: the tested batch and where its target should be. */
@@ -40,7 +43,12 @@ const MERGE_ATTEMPTS = 3;
 /** A 405 of the merge endpoint that GitHub says may succeed when tried again. */
 const mayRetry = (message: string): boolean => /try the merge again|already in progress/i.test(message);
 
-export async function advanceTarget(gh: RepoApi, logger: Logger, req: AdvanceRequest): Promise<AdvanceResult> {
+export async function advanceTarget(
+  gh: RepoApi,
+  logger: Logger,
+  req: AdvanceRequest,
+  polling: AsyncMergePolling,
+): Promise<AdvanceResult> {
   const { api, loc } = gh;
   const current = await getBranchSha(gh, req.targetBranch);
   const pulls = await Promise.all(req.prs.map((p) => fetchPull(gh, p.number)));
@@ -68,11 +76,10 @@ export async function advanceTarget(gh: RepoApi, logger: Logger, req: AdvanceReq
 
   const before = alreadyMerged.length > 0 ? { mergedPrNumbers: alreadyMerged, newSha: req.expectedSha } : {};
   const todo = pulls.filter((pr): pr is GitHubPull => pr !== null && !isMerged(pr));
-  const stacked = todo.map(stackedReason).find((why) => why !== null);
-  if (stacked) return { ok: false, reason: 'MERGE_REFUSED', detail: `${stacked}; nothing merged`, ...before };
+  const stacked = todo.some((pr) => pr.stack);
 
   let refusedFastForward: string | null = null;
-  if (req.method === 'merge_commit' && alreadyMerged.length === 0) {
+  if (req.method === 'merge_commit' && alreadyMerged.length === 0 && !stacked) {
     const ff = await fastForward(gh, logger, req.targetBranch, req.testSha);
     if (ff === 'done') return { ok: true, newSha: req.testSha };
     if (ff === 'moved') {
@@ -93,6 +100,20 @@ export async function advanceTarget(gh: RepoApi, logger: Logger, req: AdvanceReq
   for (const [i, p] of req.prs.entries()) {
     if (merged.includes(p.number)) continue;
     const title = req.method === 'rebase' ? null : mergeCommitTitle(pulls[i]!.body);
+    if (pulls[i]!.stack) {
+      const end = await mergeAsync(gh, p, API_METHOD[req.method], title, polling);
+      if ('merged' in end) {
+        merged.push(p.number);
+        newSha = end.merged;
+        continue;
+      }
+      return {
+        ok: false,
+        reason: end.changed ? 'PR_UPDATED_AT_MERGE_TIME' : 'MERGE_REFUSED',
+        detail: `${end.refused}${merged.length === 0 ? '; nothing merged' : ''}`,
+        ...(merged.length > 0 ? { mergedPrNumbers: [...merged], newSha } : {}),
+      };
+    }
     for (let attempt = 1; ; attempt++) {
       try {
         const { data } = await api.request('PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge', {

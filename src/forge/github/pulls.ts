@@ -1,8 +1,8 @@
 /**
  * Pull requests as GitHub's pulls API shows them, and what the queue reads of them: draft PRs, PRs
- * with conflicts, PRs GitHub blocks (branch protection not met) and PRs of a GitHub stack (merged by
- * GitHub only through its asynchronous merge, which greenline does not use) are `not_mergeable`;
- * while GitHub is still computing mergeability they are `in_progress`. `behind` (the head lacks the
+ * with conflicts and PRs GitHub blocks (branch protection not met) are `not_mergeable`; a PR of a
+ * GitHub stack is like any other (its base is the PR below it until that one is merged; merging.ts
+ * merges it through GitHub's asynchronous merge); while GitHub is still computing mergeability they are `in_progress`. `behind` (the head lacks the
  * base's tip under "require branches to be up to date") is mergeable for the queue, which tests the
  * PR on the tip: whether the tested result can land is merging.ts's question. A PR blocked only by
  * greenline's own check (`ownCheckOnly`, see required-checks.ts blockedOnlyByOwnCheck) is not blocked
@@ -67,24 +67,11 @@ export function mergeCommitMessage(pr: GitHubPull, owner: string): string {
   return `${mergeCommitTitle(pr.body) ?? `Merge pull request #${pr.number} from ${from}`}\n\n${pr.title}`;
 }
 
-/** Why the queue cannot merge a PR of a GitHub stack, in words; null when the PR is in none. */
-export function stackedReason(pr: GitHubPull): string | null {
-  if (!pr.stack) return null;
-  const { number, position, size } = pr.stack;
-  const where = [
-    number !== undefined ? `stack #${number}` : 'a stack',
-    position && size ? `position ${position} of ${size}` : '',
-  ]
-    .filter(Boolean)
-    .join(', ');
-  return `PR #${pr.number} is part of a GitHub stack (${where}); GitHub merges stacked pull requests only through its asynchronous merge, which greenline does not support yet: remove the PR from the stack (unstack) to merge it through the queue`;
-}
-
 /** Whether GitHub blocks the PR for the queue (not when it misses only greenline's own check). */
 const isBlocked = (pr: GitHubPull, ownCheckOnly: boolean): boolean => pr.mergeable_state === 'blocked' && !ownCheckOnly;
 
 export function mergeabilityOf(pr: GitHubPull, ownCheckOnly = false): Mergeability {
-  if (pr.draft || pr.stack) return 'not_mergeable';
+  if (pr.draft) return 'not_mergeable';
   if (pr.mergeable === false || pr.mergeable_state === 'dirty' || isBlocked(pr, ownCheckOnly)) return 'not_mergeable';
   if (pr.mergeable === null || pr.mergeable === undefined || pr.mergeable_state === 'unknown') return 'in_progress';
   return 'mergeable';
@@ -95,8 +82,6 @@ function unmergeableOf(pr: GitHubPull, ownCheckOnly: boolean): Unmergeable | und
   if (pr.draft) return { cause: 'draft' };
   if (pr.mergeable === false || pr.mergeable_state === 'dirty') return { cause: 'conflict' };
   if (isBlocked(pr, ownCheckOnly)) return { cause: 'blocked' };
-  const stacked = stackedReason(pr);
-  if (stacked) return { cause: 'blocked', detail: stacked };
   return undefined;
 }
 

@@ -22,10 +22,12 @@
  * "require branches to be up to date" a PR whose head does not contain its base's tip is `behind` and
  * its merge is refused (405); protected branches refuse direct ref updates unless the caller may
  * bypass them; a `merge_queue` rule refuses merges outside GitHub's queue; stacked PRs merge only
- * through the asynchronous endpoint.
+ * through the asynchronous endpoint (fake-async-merges.ts).
  */
 import { createHash, createVerify } from 'node:crypto';
 import { afterEach } from 'vitest';
+import { FakeAppRegistrations } from './fake-app-registrations.js';
+import { FakeAsyncMerges } from './fake-async-merges.js';
 import type { FakeOperation } from './fake-operations.js';
 import {
   checkRequest,
@@ -105,6 +107,14 @@ const withDocs = (status: number, body: unknown): unknown =>
   status >= 400 && isObject(body) && typeof body.message === 'string' && !('documentation_url' in body)
     ? { ...body, documentation_url: 'https://docs.github.com/rest' }
     : body;
+
+/** The web address of a GitHub whose REST API is at `baseUrl`. */
+function webUrlOf(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  return url.pathname.replace(/\/$/, '') === '/api/v3'
+    ? url.origin
+    : `${url.protocol}//${url.host.replace(/^api\./, '')}`;
+}
 
 export class FakeGitHubApi {
   readonly calls: RecordedCall[] = [];
@@ -196,12 +206,31 @@ export class FakeGitHubApi {
   private readonly budgets = new Map<string, { used: number; reset: number; who: string }>();
   /** The fake's clock (rate-limit windows); tests may set it. */
   now: () => number = () => Date.now();
+  /**
+   * GitHub's App manifest flow (fake-app-registrations.ts) on the web address of this API
+   * (`https://api.HOST` or `https://HOST/api/v3` → `https://HOST`): an App whose code is exchanged is
+   * the App that authenticates from then on.
+   */
+  readonly appRegistrations: FakeAppRegistrations;
+  /** GitHub's asynchronous merge (fake-async-merges.ts): the way GitHub merges a PR of a stack. */
+  readonly asyncMerges = new FakeAsyncMerges({
+    pulls: this.pulls,
+    mergeNow: (n, body) => this.mergePull(n, body, true),
+  });
 
   constructor(
     readonly owner = 'acme',
     readonly repo = 'web',
     readonly baseUrl = 'https://api.github.test',
   ) {
+    this.appRegistrations = new FakeAppRegistrations(
+      webUrlOf(baseUrl),
+      () => this.now(),
+      (app) => {
+        this.appId = app.id;
+        this.appPublicKey = app.publicKey;
+      },
+    );
     made.push(this);
   }
 
@@ -417,7 +446,8 @@ export class FakeGitHubApi {
         const link = linkHeader(`${this.baseUrl}${rawPath}`, query, paged.page, paged.last);
         if (link) extra.link = link;
       }
-      data = asDescribed(op, fullShape(this.ofThisRepository(exampleAnswer(op, res.status)), data));
+      if (!WHOLE_ANSWERS.has(op.operationId))
+        data = asDescribed(op, fullShape(this.ofThisRepository(exampleAnswer(op, res.status)), data));
     }
     for (const message of checkResponse(op, res.status, data)) this.violations.push({ method, path, message });
     if (method === 'GET' && res.status === 200) {
@@ -478,7 +508,8 @@ export class FakeGitHubApi {
     const handler = (this.handlers as Record<string, Handler | undefined>)[op.operationId];
     if (!handler) return json(404, { message: `Not Found (the fake GitHub API does not serve ${op.operationId})` });
     const call: HandlerCall = { params, query, body: body ?? {}, auth };
-    if (op.operationId === 'apps/create-installation-access-token') return handler(call);
+    if (op.operationId === 'apps/create-installation-access-token' || op.operationId === 'apps/create-from-manifest')
+      return handler(call);
     // GitHub's owner and repository names are case-insensitive: any spelling reaches the repository.
     if (`${params.owner}/${params.repo}`.toLowerCase() !== `${this.owner}/${this.repo}`.toLowerCase())
       return json(404, { message: 'Not Found' });
@@ -509,6 +540,10 @@ export class FakeGitHubApi {
         permissions: {},
         repository_selection: 'all',
       });
+    },
+    'apps/create-from-manifest': ({ params }) => {
+      const app = this.appRegistrations.convert(params.code!);
+      return app === null ? json(404, { message: 'Not Found' }) : json(201, app);
     },
     'apps/get-repo-installation': ({ auth }) => {
       const bad = this.checkJwt(auth);
@@ -619,7 +654,18 @@ export class FakeGitHubApi {
           .map((v) => ({ id: v.id, user: { login: v.user }, state: v.state, body: '' })),
       );
     },
-    'pulls/merge': ({ params, body }) => this.mergePull(Number(params.pull_number), body),
+    'pulls/merge': ({ params, body }) => {
+      const { status, body: answer } = this.mergePull(Number(params.pull_number), body);
+      return json(status, answer);
+    },
+    'pulls/merge-async': ({ params, body }) => {
+      const { status, body: answer } = this.asyncMerges.request(Number(params.pull_number), body);
+      return json(status, answer);
+    },
+    'pulls/get-merge-async-result': ({ params }) => {
+      const { status, body } = this.asyncMerges.result(Number(params.pull_number), params.uuid!);
+      return json(status, body);
+    },
     'git/get-ref': ({ params }) => {
       const name = FakeGitHubApi.branchOf(params.ref!);
       const sha = name === null ? undefined : this.branches.get(name);
@@ -768,16 +814,24 @@ export class FakeGitHubApi {
   }
 
   /** `PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge`, as GitHub merges (or refuses). */
-  private mergePull(n: number, body: Record<string, unknown>): Response {
+  /**
+   * The merge endpoint's merge of PR `n` (its answer's status and body); `async`: carried out by the
+   * asynchronous merge, which GitHub lets merge a PR of a stack.
+   */
+  private mergePull(
+    n: number,
+    body: Record<string, unknown>,
+    async = false,
+  ): { status: number; body: { sha?: string; merged?: boolean; message: string } } {
     const pr = this.pulls.get(n);
-    if (!pr) return json(404, { message: 'Not Found' });
+    if (!pr) return { status: 404, body: { message: 'Not Found' } };
     if (pr.merged || pr.state !== 'open' || pr.mergeable === false)
-      return json(405, { message: 'Pull Request is not mergeable' });
+      return { status: 405, body: { message: 'Pull Request is not mergeable' } };
     if (body.sha !== undefined && body.sha !== pr.head.sha)
-      return json(409, { message: 'Head branch was modified. Review and try the merge again.' });
+      return { status: 409, body: { message: 'Head branch was modified. Review and try the merge again.' } };
     const target = this.branches.get(pr.base.ref)!;
-    const refused = this.mergeRefusal(pr, target);
-    if (refused) return json(405, { message: refused });
+    const refused = this.mergeRefusal(pr, target, async);
+    if (refused) return { status: 405, body: { message: refused } };
     const sha = this.commit(
       target,
       `${body.merge_method}:${pr.number}:${pr.head.sha}:${String(body.commit_title ?? '')}`,
@@ -792,7 +846,7 @@ export class FakeGitHubApi {
     this.branches.set(pr.base.ref, sha);
     const at = new Date(this.now()).toISOString();
     Object.assign(pr, { merged: true, state: 'closed', merge_commit_sha: sha, merged_at: at, closed_at: at });
-    return json(200, { sha, merged: true, message: 'Pull Request successfully merged' });
+    return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
   }
 
   /** `GET /repos/{owner}/{repo}/branches/{branch}`, with its classic protection. */
@@ -832,8 +886,8 @@ export class FakeGitHubApi {
    * `merge_queue` rule, or a head behind the base's tip under strict protection (GitHub then reports
    * the required checks as expected, since they have not run on the up-to-date head).
    */
-  private mergeRefusal(pr: FakePull, target: string): string | null {
-    if (pr.stack) return 'Pull request is part of a stack: merge it with the asynchronous merge endpoint.';
+  private mergeRefusal(pr: FakePull, target: string, async: boolean): string | null {
+    if (pr.stack && !async) return 'Pull request is part of a stack: merge it with the asynchronous merge endpoint.';
     if ((this.rules.get(pr.base.ref) ?? []).some((r) => r.type === 'merge_queue'))
       return 'Repository rule violations found\n\nChanges must be made through the merge queue\n\n';
     if (this.isStrict(pr.base.ref) && !this.isAncestor(target, pr.head.sha)) {
@@ -1056,6 +1110,13 @@ function asDescribed(op: Operation, data: unknown): unknown {
   const { parent: _parent, source: _source, ...notAFork } = data;
   return notAFork;
 }
+
+/**
+ * Operations whose answer is one of several shapes (`details` of an asynchronous merge's result:
+ * pending, merged or failed): filled from the example of another shape, it would be none; the fake
+ * answers them whole.
+ */
+const WHOLE_ANSWERS = new Set<string>(['pulls/merge-async', 'pulls/get-merge-async-result']);
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 

@@ -10,6 +10,7 @@ import { GITHUB_WEBHOOK_EVENTS } from '../../../src/forge/github/observations.js
 export const FAKE_OPERATIONS = [
   'apps/create-installation-access-token',
   'apps/get-repo-installation',
+  'apps/create-from-manifest',
   'repos/get',
   'actions/list-workflow-runs-for-repo',
   'actions/get-workflow-run',
@@ -26,6 +27,8 @@ export const FAKE_OPERATIONS = [
   'pulls/update',
   'pulls/list-reviews',
   'pulls/merge',
+  'pulls/merge-async',
+  'pulls/get-merge-async-result',
   'git/get-ref',
   'git/list-matching-refs',
   'git/create-ref',

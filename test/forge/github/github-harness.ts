@@ -31,8 +31,9 @@ export const SECRET = 'It is a secret to everybody';
 export const logger = silentLogger;
 
 /** Options that keep rate-limit and retry waits in milliseconds, and no spacing between writes. */
-export function quickLimits(): Pick<GitHubForgeOptions, 'throttle' | 'retry'> {
+export function quickLimits(): Pick<GitHubForgeOptions, 'throttle' | 'retry' | 'asyncMergePolling'> {
   return {
+    asyncMergePolling: { intervalMs: 5, reads: 5 },
     throttle: {
       retryAfterBaseValue: 1,
       write: new Bottleneck.Group({ maxConcurrent: 1, minTime: 0 }),

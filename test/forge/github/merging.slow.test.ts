@@ -1,8 +1,10 @@
 /**
  * The github forge's merging against the FAKE GitHub API as GitHub protects branches: "require
  * branches to be up to date before merging" (classic `strict`, ruleset
- * `strict_required_status_checks_policy`), `merge_queue` rules and GitHub stacks refuse what greenline
- * must then not start (a batch is merged whole or not at all, and the reason names the setting);
+ * `strict_required_status_checks_policy`) and `merge_queue` rules refuse what greenline must then not
+ * start (a batch is merged whole or not at all, and the reason names the setting); a PR of a GitHub
+ * stack is merged through GitHub's asynchronous merge (202 and a UUID, 409 for a request made before,
+ * the `sha` guard, refusals in GitHub's words);
  * `merge_commit` lands the tested commits with the history GitHub's merges would have; a 204 of the
  * merges API after a 5xx is checked; a 405 that says to try again is tried again.
  */
@@ -207,29 +209,89 @@ describe('test branches: a 204 of the merges API is checked', () => {
 describe("GitHub stacks and GitHub's own merge queue", () => {
   const stack = { base: { ref: 'main', sha: 'x' }, size: 2, position: 1, id: 31, number: 4 };
 
-  it('a PR of a GitHub stack is not mergeable for the queue, with the reason in words', async () => {
+  it('a PR at the bottom of a GitHub stack is mergeable for the queue like any other', async () => {
     const { api } = repo();
     api.pulls.get(1)!.stack = stack;
-    expect(await makeForge(api).getPullRequest(bindingFor(api), 1)).toMatchObject({
-      mergeability: 'not_mergeable',
-      unmergeable: {
-        cause: 'blocked',
-        detail:
-          'PR #1 is part of a GitHub stack (stack #4, position 1 of 2); GitHub merges stacked pull requests only through its asynchronous merge, which greenline does not support yet: remove the PR from the stack (unstack) to merge it through the queue',
-      },
-    });
+    const pr = await makeForge(api).getPullRequest(bindingFor(api), 1);
+    expect(pr).toMatchObject({ mergeability: 'mergeable', baseBranch: 'main' });
+    expect(pr).not.toHaveProperty('unmergeable');
   });
 
-  it('a PR stacked after it was tested is refused before any merge call: nothing of its batch merged', async () => {
+  it('a stacked PR merges through the asynchronous merge, its result read by UUID; the unstacked one through the merge endpoint', async () => {
     const { api, base, prs } = repo();
     api.pulls.get(2)!.stack = stack;
+    const { result } = await testAndMerge(api, base, prs, 'squash');
+    expect(result).toMatchObject({ ok: true });
+    const [request] = api.asyncMerges.requests;
+    expect(api.log.filter((l) => /^(PUT|GET \/repos\/acme\/web\/pulls\/2\/merge-async)/.test(l))).toEqual([
+      'PUT /repos/acme/web/pulls/1/merge',
+      'PUT /repos/acme/web/pulls/2/merge-async',
+      `GET /repos/acme/web/pulls/2/merge-async/${request!.uuid}`,
+      `GET /repos/acme/web/pulls/2/merge-async/${request!.uuid}`,
+    ]);
+    expect(api.calls.find((c) => c.path.endsWith('/2/merge-async'))!.body).toEqual({
+      sha: prs[1]!.headSha,
+      merge_method: 'squash',
+      merge_action: 'direct_merge',
+    });
+    expect([api.pulls.get(1)!.merged, api.pulls.get(2)!.merged]).toEqual([true, true]);
+    expect((result as { newSha: string }).newSha).toBe(api.branches.get('main'));
+  });
+
+  it('merge_commit never fast-forwards the target past a stacked PR: GitHub merges it', async () => {
+    const { api, base, prs } = repo();
+    api.bypassProtection = true;
+    api.pulls.get(1)!.stack = stack;
+    const { result } = await testAndMerge(api, base, prs.slice(0, 1), 'merge_commit');
+    expect(result).toMatchObject({ ok: true });
+    expect(merges(api)).toEqual(['PUT /repos/acme/web/pulls/1/merge-async']);
+    expect(api.log.some((l) => l.startsWith('PATCH'))).toBe(false);
+    expect(api.pulls.get(1)!.merged).toBe(true);
+  });
+
+  it('a merge asked for before (409) is followed by the UUID GitHub names, not asked for again', async () => {
+    const { api, base, prs } = repo();
+    api.pulls.get(1)!.stack = stack;
+    const earlier = api.asyncMerges.request(1, { sha: prs[0]!.headSha, merge_method: 'squash' });
+    expect(earlier.status).toBe(202);
+    const { result } = await testAndMerge(api, base, prs.slice(0, 1), 'squash');
+    expect(result).toMatchObject({ ok: true });
+    expect(api.calls.find((c) => c.path.endsWith('/1/merge-async'))!.status).toBe(409);
+    expect(api.asyncMerges.requests).toHaveLength(1);
+    expect(api.pulls.get(1)!.merged).toBe(true);
+  });
+
+  it('a stacked PR pushed after it was tested: GitHub cancels the merge (sha guard), and the reason says so', async () => {
+    const { api, base, prs } = repo();
+    api.pulls.get(1)!.stack = stack;
+    api.asyncMerges.readsBeforeDone = 1;
+    api.onAnswered = (call) => {
+      if (call.method === 'PUT' && call.path.endsWith('/merge-async'))
+        api.pulls.get(1)!.head.sha = api.commit(prs[0]!.headSha, 'pushed');
+    };
+    const { result } = await testAndMerge(api, base, prs.slice(0, 1), 'squash');
+    expect(result).toEqual({
+      ok: false,
+      reason: 'PR_UPDATED_AT_MERGE_TIME',
+      detail:
+        "GitHub's asynchronous merge of PR #1 failed: The head of the pull request was modified after the merge was requested.; nothing merged",
+    });
+    expect(api.branches.get('main')).toBe(base);
+  });
+
+  it("a stacked PR GitHub will not merge (400) fails with GitHub's words, the PRs merged before it named", async () => {
+    const { api, base, prs } = repo();
+    api.pulls.get(2)!.stack = stack;
+    api.onAnswered = (call) => {
+      if (call.method === 'PUT' && call.path.endsWith('/1/merge')) api.pulls.get(2)!.state = 'closed';
+    };
     const { result } = await testAndMerge(api, base, prs, 'squash');
     expect(result).toMatchObject({
       ok: false,
       reason: 'MERGE_REFUSED',
-      detail: expect.stringMatching(/^PR #2 is part of a GitHub stack .*; nothing merged$/),
+      detail: 'GitHub refused to merge PR #2 (HTTP 400): Pull request is closed.',
+      mergedPrNumbers: [1],
     });
-    expect(merges(api)).toEqual([]);
   });
 
   it('a merge_queue rule: nothing merged, and the reason names the ruleset and what to change', async () => {

@@ -2,8 +2,7 @@
  * The whole queue on the FAKE GitHub API where main's protection requires branches to be up to date
  * before merging: a tested squash batch is not half merged, and the PR blamed fails with the reason
  * naming the setting and what to change (what the API, the CLI and the dashboard show); with merge_commit and
- * greenline allowed to bypass the rule, the batch lands as tested. A PR of a GitHub stack waits,
- * saying why.
+ * greenline allowed to bypass the rule, the batch lands as tested.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitHubHarness, type GitHubHarness } from './github-harness.js';
@@ -72,19 +71,5 @@ describe('strict protection in the queue', () => {
     expect((await view(1)).entry.state).toBe('MERGED');
     expect((await view(2)).entry.state).toBe('MERGED');
     expect(h.api.messages.get(testSha)).toBe('Merge pull request #2 from acme/feature-2\n\nPR 2');
-  });
-});
-
-describe('GitHub stacks in the queue', () => {
-  it('a PR of a GitHub stack waits NOT_READY, its reason saying why and what to do', async () => {
-    h.api.pulls.get(1)!.stack = { base: { ref: 'main', sha: base }, size: 3, position: 1, id: 5, number: 2 };
-    await h.app.service.submitPullRequest(h.ctx, h.key, { prNumber: 1 });
-    await h.runEffects();
-    const { entry, reason } = await view(1);
-    expect(entry.state).toBe('NOT_READY');
-    expect(reason).toMatchObject({
-      code: 'BLOCKED_BY_FORGE',
-      detail: expect.stringMatching(/^PR #1 is part of a GitHub stack \(stack #2, position 1 of 3\); .*unstack/),
-    });
   });
 });

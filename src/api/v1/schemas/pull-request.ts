@@ -258,6 +258,10 @@ export const SubmittedPr = Type.Object({
     },
     { description: 'greenline extension: what the API accepts for this PR in its state (the dashboard shows these)' },
   ),
+  stack: Type.Array(Type.Integer(), {
+    description:
+      "greenline extension: the queued PRs of the PR's stack (each based on the head branch of the one before), bottom first, this one included; empty when it is in none",
+  }),
   ...ForgeLinkProperties(),
   timeline: Type.Optional(
     Type.Array(
