@@ -391,6 +391,22 @@ export interface RunPr {
   headSha: string;
 }
 
+/**
+ * What a test run tests against and what changed, once its test commit is built (forges that cannot
+ * compare commits leave it out).
+ */
+export interface RunChanges {
+  /**
+   * The commit the run's own PRs were merged onto: the target branch head, or for a run behind
+   * others (`dependentPrs`) the tested state ahead of it.
+   */
+  baseSha: string;
+  /** The paths that differ between `baseSha` and the test commit, sorted. */
+  files: string[];
+  /** Each tested PR's own changed paths (its head against its merge base with the target head), in run order. */
+  prs: { number: number; files: string[] }[];
+}
+
 export interface TestRun {
   id: string;
   queueType: QueueType;
@@ -422,6 +438,8 @@ export interface TestRun {
   statusesSeen?: string[];
   /** The required statuses that failed in an earlier attempt of the run (quarantine.ts); absent = none. */
   failedStatuses?: string[];
+  /** Its base and changed paths, once the test commit is built; absent when the forge cannot tell. */
+  changes?: RunChanges;
 }
 
 // ---------------------------------------------------------------- the snapshot
@@ -476,7 +494,7 @@ export type EngineEvent =
   | { kind: 'prConvertedToDraft'; at: number; prNumber: number }
   | { kind: 'prMergedOutside'; at: number; prNumber: number }
   | { kind: 'impactedTargets'; at: number; prNumber: number; headSha: string; targets: ImpactedTargets }
-  | { kind: 'testBranchCreated'; at: number; runId: string; sha: string }
+  | { kind: 'testBranchCreated'; at: number; runId: string; sha: string; changes?: RunChanges }
   | { kind: 'testBranchFailed'; at: number; runId: string; reason: FailureReason; detail?: string }
   | {
       kind: 'ciResult';
@@ -552,7 +570,9 @@ export interface QueueEventPayload {
     | 'queue.status_quarantined'
     | 'queue.status_quarantine_lifted'
     /** CI of a run is started again on the same test commit (`ciRetries`, or after a cancellation). */
-    | 'test_run.retry_requested';
+    | 'test_run.retry_requested'
+    /** A run's test commit is built and its CI starts; carries what it tests against and what changed. */
+    | 'test_run.started';
   at: number;
   /** The PRs the event is about (one for pull_request.*). */
   prNumbers: number[];
@@ -568,6 +588,8 @@ export interface QueueEventPayload {
   freeze?: { reason: string; until: number | null };
   /** queue.status_quarantined / queue.status_quarantine_lifted: which status, whether automatic, and why in words. */
   quarantine?: { status: string; automatic: boolean; reason: string };
+  /** test_run.started: the run's base and changed paths, when the forge could tell. */
+  changes?: RunChanges;
 }
 
 /**

@@ -52,6 +52,8 @@ export const CAPABILITIES = [
   'lostDeliveries',
   /** "Require branches to be up to date before merging" on the target (GitHub's strict protection). */
   'strictProtection',
+  /** Commits compared: the paths a test commit and a PR change (a PR `n` changes `pr-<n>.txt`). */
+  'changedFiles',
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 

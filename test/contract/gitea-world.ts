@@ -215,6 +215,7 @@ function giteaWorldOf(dialect: Dialect): WorldKind {
       'drafts',
       'permissions',
       'lostDeliveries',
+      'changedFiles',
     ]),
     async create() {
       const fake = await FakeGiteaApi.start(dialect);
