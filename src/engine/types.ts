@@ -248,6 +248,20 @@ export interface QueueConfig {
   autoQuarantineThreshold?: number;
   /** greenline extension: results a status needs before it is quarantined or lifted; absent = 20. */
   autoQuarantineMinResults?: number;
+  /**
+   * greenline extension: impacted targets computed from each PR's changed paths at its admission,
+   * when none were uploaded; absent or null = off.
+   */
+  impactedTargetsFromPaths?: PathTargets | null;
+}
+
+/**
+ * Target names, each with the path globs that impact it; `fallback`: the targets of a PR whose paths
+ * match no glob (absent = every target).
+ */
+export interface PathTargets {
+  targets: Record<string, string[]>;
+  fallback?: string[];
 }
 
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
@@ -373,6 +387,8 @@ export interface Entry {
   forceEnqueued: boolean;
   /** Impacted targets uploaded for `headSha`; null when none were uploaded for it. */
   impactedTargets: ImpactedTargets | null;
+  /** Why the entry has its impacted targets, in words, when greenline computed them from its paths. */
+  impactedTargetsWhy?: string;
   /** The test run of the group this entry is (or was last) tested in. */
   runId: string | null;
   /** The run whose pass merged this entry (its own, or a successor's under optimistic merging). */
@@ -493,7 +509,15 @@ export type EngineEvent =
   | { kind: 'prClosed'; at: number; prNumber: number }
   | { kind: 'prConvertedToDraft'; at: number; prNumber: number }
   | { kind: 'prMergedOutside'; at: number; prNumber: number }
-  | { kind: 'impactedTargets'; at: number; prNumber: number; headSha: string; targets: ImpactedTargets }
+  | {
+      kind: 'impactedTargets';
+      at: number;
+      prNumber: number;
+      headSha: string;
+      targets: ImpactedTargets;
+      /** Why, in words, when computed from the PR's paths (`impactedTargetsFromPaths`); absent for an upload. */
+      why?: string;
+    }
   | { kind: 'testBranchCreated'; at: number; runId: string; sha: string; changes?: RunChanges }
   | { kind: 'testBranchFailed'; at: number; runId: string; reason: FailureReason; detail?: string }
   | {

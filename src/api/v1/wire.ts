@@ -71,6 +71,14 @@ export function submittedPr(view: PrView, enumCase: EnumCase): Static<typeof Sub
   // Added to the item rather than spread into a new object: spreading costs ten times more.
   return Object.assign(prItem(view.entry, enumCase, view.outlook), {
     readiness: readinessOut(view.readiness),
+    ...(view.entry.impactedTargets !== null
+      ? {
+          impactedTargets: {
+            targets: view.entry.impactedTargets === 'ALL' ? ('ALL' as const) : [...view.entry.impactedTargets],
+            ...(view.entry.impactedTargetsWhy ? { why: view.entry.impactedTargetsWhy } : {}),
+          },
+        }
+      : {}),
     forceEnqueued: view.entry.forceEnqueued,
     isCurrentlySubmittedToQueue: view.isCurrentlySubmittedToQueue,
     verifiedByTestRun: view.entry.verifiedByTestRun,
@@ -157,6 +165,7 @@ export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase, at: n
       : {}),
     ...freezeFields(snapshot, at),
     ...quarantineFields(snapshot),
+    ...(c.impactedTargetsFromPaths ? { impactedTargetsFromPaths: c.impactedTargetsFromPaths } : {}),
   };
 }
 
