@@ -21,7 +21,7 @@ export const SCOPE_DESCRIPTIONS = {
   'pull_requests:priority': 'set the priority of a pull request (with pull_requests:write to submit)',
   'pull_requests:skip_batching': 'submit a pull request that is tested alone (noBatch)',
   'queues:write': 'create, update, delete, pause, resume, drain and freeze queues',
-  'test_runs:report': 'report CI statuses of test runs (reportStatus), and nothing else',
+  'test_runs:report': 'report CI statuses of test runs and read what they changed (reportStatus, getTestRunChanges)',
   'impacted_targets:write': 'upload impacted targets (setImpactedTargets), and nothing else',
   'refs:notify': 'tell the server that branches moved (notifyRefsMoved, a post-receive hook)',
   'audit:read': 'read the audit log',

@@ -160,6 +160,11 @@ export interface TestRunService {
     ctx: AuthContext,
     req: { repo: RepoRef; testRunId?: string; sha?: string; status: CiStatus },
   ): Promise<void>;
+  /**
+   * Extension: a test run of a repo of the caller's org (by run id, or by test commit sha), for what
+   * it tests against and what changed (`changes`, absent when the forge cannot compare commits).
+   */
+  getTestRunChanges(ctx: AuthContext, req: { repo: RepoRef; testRunId?: string; sha?: string }): Promise<TestRun>;
   /** Extension: the built-in CI runner's log of a test run; null when the run has no log. */
   getTestRunLog(ctx: AuthContext, key: QueueKey, testRunId: string): Promise<string | null>;
 }

@@ -24,6 +24,11 @@ export interface CiStartRequest {
   timeoutMinutes: number;
   /** 0 for the first run of the test commit, n for its n-th retry (`retryCi`); absent = 0. */
   attempt?: number;
+  /**
+   * The commit the run's own PRs were merged onto and the paths changed from it to `sha`; absent
+   * when the forge cannot compare commits.
+   */
+  changes?: { baseSha: string; files: string[] };
 }
 
 export interface CiPort {

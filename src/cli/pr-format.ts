@@ -6,10 +6,12 @@ import { describeQueue, queueFlags } from './queue-address.js';
 const priorityOf = (pr: PullRequestItem): string =>
   `${pr.priorityName} (${pr.priorityValue})${pr.usedDefaultPriorityName ? ', the default' : ''}${pr.skipTheLine ? ', skips the line' : ''}`;
 
-function targetsOf(r: SubmittedPullRequest['readiness']): string {
+function targetsOf(pr: SubmittedPullRequest): string {
+  const r = pr.readiness;
+  const had = pr.impactedTargets?.why ? 'computed from its paths' : 'uploaded';
   if (!r.requiresImpactedTargets)
-    return r.hasImpactedTargets ? 'uploaded (not required: single mode)' : 'not required (single mode)';
-  return r.hasImpactedTargets ? 'uploaded' : 'missing: upload them for the head sha (greenline targets set)';
+    return r.hasImpactedTargets ? `${had} (not required: single mode)` : 'not required (single mode)';
+  return r.hasImpactedTargets ? had : 'missing: upload them for the head sha (greenline targets set)';
 }
 
 const slugOf = (q: QueueRequest) => ({ repo: `${q.repo.host}/${q.repo.owner}/${q.repo.name}`, branch: q.targetBranch });
@@ -93,7 +95,15 @@ export function formatPrStatus(pr: SubmittedPullRequest, queue: QueueRequest, no
     ],
     ['Stack', formatStack(pr)],
     ['Mergeability', pr.readiness.gitHubMergeability],
-    ['Impacted targets', targetsOf(pr.readiness)],
+    ['Impacted targets', targetsOf(pr)],
+    ...(pr.impactedTargets
+      ? [
+          [
+            '  Lane',
+            `${pr.impactedTargets.targets === 'ALL' ? 'every target' : pr.impactedTargets.targets.join(', ')}${pr.impactedTargets.why ? ` — ${pr.impactedTargets.why}` : ''}`,
+          ] as [string, string],
+        ]
+      : []),
     ['Merged by test run', pr.verifiedByTestRun ?? '-'],
     ['Entry id', pr.id],
   ]);

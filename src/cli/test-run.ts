@@ -7,8 +7,11 @@ import { formatFields, formatTable, printJson, printLine } from './output.js';
 import { parseRepoSlug, queueAddress } from './queue-address.js';
 import { UsageError } from './usage-error.js';
 
-interface ReportFlags extends QueueFlags {
+interface ChangesFlags extends QueueFlags {
   sha?: string;
+}
+
+interface ReportFlags extends ChangesFlags {
   context: string;
   state: string;
   targetUrl?: string;
@@ -38,6 +41,11 @@ function formatTestRun(id: string, run: TestingDetails): string {
     ...(run.impactedTargetsForTestedPrs
       ? [['Impacted targets', run.impactedTargetsForTestedPrs.join(', ') || '-'] as [string, string]]
       : []),
+    ['Base', run.baseSha ?? '(not known)'],
+    ['Changed files', run.changedFiles === null ? '(not known)' : run.changedFiles.join(' ') || '-'],
+    ...run.testedPullRequests.flatMap((p) =>
+      p.changedFiles ? [[`  #${p.prNumber} changes`, p.changedFiles.join(' ') || '-'] as [string, string]] : [],
+    ),
   ]);
   const statuses =
     run.statusChecks.length === 0
@@ -95,6 +103,46 @@ Example:
         const log = await client.getTestRunLog({ ...queueAddress(settings), testRunId: id });
         if (flags.json) printJson({ log });
         else process.stdout.write(log);
+      }),
+    );
+
+  withClientOptions(testRun.command('changes'))
+    .description(
+      'print the paths a test run changed from its base, one a line: what CI reads to run only the jobs whose paths changed',
+    )
+    .argument('[id]', 'test run id (or give --sha)')
+    .option('--repo <repo>', 'repository as HOST/OWNER/NAME (default: repo: in the client config file)')
+    .option('--sha <sha>', 'the test commit instead of the run id')
+    .addHelpText(
+      'after',
+      `
+The base is what the run's own PRs were merged onto: the target branch head, or for a run tested on
+top of others the tested state ahead of it. When what changed is not known (the forge cannot compare
+commits, or the test commit is still being built) the command fails saying so: test everything then.
+It takes the token CI reports statuses with (scope test_runs:report, or a CI identity).
+
+Examples:
+  $ greenline test-run changes --sha "$GITHUB_SHA" --repo github.com/acme/web > changed.txt
+  $ greenline test-run changes "$GREENLINE_TEST_RUN_ID" --repo github.com/acme/web --json`,
+    )
+    .action((id: string | undefined, flags: ChangesFlags) =>
+      withClient(flags, async ({ client, settings }) => {
+        if ((id === undefined) === (flags.sha === undefined))
+          throw new UsageError('Give the test run id or --sha SHA (one of the two)');
+        if (!settings.repo)
+          throw new UsageError(
+            'Which repository? Pass --repo HOST/OWNER/NAME (or set "repo:" in the client config file)',
+          );
+        const changes = await client.getTestRunChanges({
+          repo: parseRepoSlug(settings.repo),
+          ...(id !== undefined ? { testRunId: id } : { sha: flags.sha! }),
+        });
+        if (flags.json) return printJson(changes);
+        if (changes.changedFiles === null)
+          throw new Error(
+            `What test run ${changes.testRunId} changed is not known: ${changes.testBranchSha === null ? 'its test commit is still being built; ask again once it is' : 'the forge cannot compare its commits'}. Test everything.`,
+          );
+        for (const file of changes.changedFiles) printLine(file);
       }),
     );
 

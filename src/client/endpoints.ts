@@ -21,6 +21,7 @@ export const ENDPOINTS = {
   deleteQueue: { method: 'POST', path: '/v1/deleteQueue' },
   getMergeQueueMetrics: { method: 'GET', path: '/v1/getMergeQueueMetrics' },
   reportStatus: { method: 'POST', path: '/v1/reportStatus' },
+  getTestRunChanges: { method: 'POST', path: '/v1/getTestRunChanges' },
   notifyRefsMoved: { method: 'POST', path: '/v1/notifyRefsMoved' },
   getTestRunLog: { method: 'POST', path: '/v1/getTestRunLog' },
   createWebhook: { method: 'POST', path: '/v1/createWebhook' },

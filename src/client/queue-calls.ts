@@ -11,6 +11,8 @@ import type {
   QueueRequest,
   QueueSettings,
   ReportStatusRequest,
+  TestRunChanges,
+  TestRunChangesRequest,
   TestRunLogRequest,
   UpdateQueueRequest,
 } from './types.js';
@@ -41,6 +43,11 @@ export class QueueCalls extends PullRequestCalls {
   /** Extension: external CI reports a check's state for a test run (by id or test commit sha). */
   reportStatus(body: ReportStatusRequest, options?: CallOptions): Promise<EmptyResponse> {
     return this.json('reportStatus', body, options);
+  }
+
+  /** Extension: what a test run (by id or test commit sha) tests against and what changed. */
+  getTestRunChanges(body: TestRunChangesRequest, options?: CallOptions): Promise<TestRunChanges> {
+    return this.json('getTestRunChanges', body, options);
   }
 
   /** Extension: a push notification, refs of a repository moved; the queues they concern are read now. */

@@ -23,6 +23,8 @@ import type {
   NotifyRefsMovedRequest as NotifyRefsMovedSchema,
   NotifyRefsMovedResponse as NotifyRefsMovedResponseSchema,
   ReportStatusRequest as ReportStatusSchema,
+  TestRunChanges as TestRunChangesSchema,
+  TestRunChangesRequest as TestRunChangesRequestSchema,
   TestRunLogRequest as TestRunLogSchema,
 } from '../api/v1/schemas/extensions.js';
 import type { MetricsQuery as MetricsQuerySchema } from '../api/v1/schemas/metrics.js';
@@ -106,6 +108,9 @@ export type NotifyRefsMovedRequest = Static<typeof NotifyRefsMovedSchema>;
 /** How many queues the moved refs concern were read now. */
 export type NotifyRefsMovedResponse = Static<typeof NotifyRefsMovedResponseSchema>;
 export type TestRunLogRequest = Static<typeof TestRunLogSchema>;
+export type TestRunChangesRequest = Static<typeof TestRunChangesRequestSchema>;
+/** getTestRunChanges' answer: the run's base and changed paths; nulls where not known. */
+export type TestRunChanges = Static<typeof TestRunChangesSchema>;
 export type HealthResponse = Static<typeof Health>;
 
 export type CreateWebhookRequest = Static<typeof CreateWebhookSchema>;

@@ -74,7 +74,28 @@ const CHECKS: Record<keyof QueueConfig, Check> = {
   autoQuarantineThreshold: (v) =>
     typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= 1 ? null : 'must be a number above 0 and at most 1',
   autoQuarantineMinResults: between(1, STATUS_RESULTS_KEPT),
+  impactedTargetsFromPaths: (v) => (v === null ? null : pathTargetsProblem(v)),
 };
+
+const names = (v: unknown): boolean => Array.isArray(v) && v.every((s) => typeof s === 'string' && s.trim() !== '');
+
+/** What is wrong with an impactedTargetsFromPaths setting, or null. */
+function pathTargetsProblem(v: unknown): string | null {
+  const shape =
+    'must be null or {"targets": {"<target>": ["<glob>", …], …}, "fallback"?: ["<target>", …]} with at least one target';
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return shape;
+  const { targets, fallback, ...rest } = v as Record<string, unknown>;
+  if (Object.keys(rest).length > 0) return `${shape}; unknown field ${Object.keys(rest)[0]}`;
+  if (typeof targets !== 'object' || targets === null || Array.isArray(targets)) return shape;
+  const entries = Object.entries(targets);
+  if (
+    entries.length === 0 ||
+    entries.some(([name, globs]) => name.trim() === '' || !names(globs) || (globs as string[]).length === 0)
+  )
+    return `${shape}; each target needs a name and at least one non-empty glob`;
+  if (fallback !== undefined && !names(fallback)) return `${shape}; fallback must be a list of target names`;
+  return null;
+}
 
 export function validateConfigPatch(patch: Record<string, unknown>): string | null {
   for (const [key, value] of Object.entries(patch)) {

@@ -215,8 +215,14 @@ export function onImpactedTargets(d: Draft, ev: Ev<'impactedTargets'>): Rejectio
   if (t !== 'ALL' && !(Array.isArray(t) && t.every((x) => typeof x === 'string'))) {
     return invalid('impacted targets must be "ALL" or a list of target names');
   }
-  if (JSON.stringify(t) !== JSON.stringify(e.impactedTargets))
-    d.putEntry({ ...e, impactedTargets: t === 'ALL' ? 'ALL' : [...t] });
+  if (JSON.stringify(t) !== JSON.stringify(e.impactedTargets) || ev.why !== e.impactedTargetsWhy) {
+    const { impactedTargetsWhy: _before, ...rest } = e;
+    d.putEntry({
+      ...rest,
+      impactedTargets: t === 'ALL' ? 'ALL' : [...t],
+      ...(ev.why ? { impactedTargetsWhy: ev.why } : {}),
+    });
+  }
   return null;
 }
 

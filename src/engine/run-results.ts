@@ -20,7 +20,7 @@ import { rebuildCreated, rebuildFailed } from './merging.js';
 import { countStatusResults, noteFailedStatuses } from './quarantine.js';
 import { abandonRun, isInFlight, membersOf } from './runs.js';
 import { Topology } from './topology.js';
-import { emitBatchEvent, move } from './transitions.js';
+import { emitBatchEvent, eventPayload, move } from './transitions.js';
 import type { EngineEvent, FailureReason, Rejection, TestRun } from './types.js';
 
 type Ev<K extends EngineEvent['kind']> = Extract<EngineEvent, { kind: K }>;
@@ -45,7 +45,13 @@ export function onTestBranchCreated(d: Draft, ev: Ev<'testBranchCreated'>): Reje
   }
   const found = findRun(d, ev.runId, 'creating');
   if (isRejection(found)) return found;
-  const run: TestRun = { ...found, status: 'in_progress', testSha: ev.sha, ciStartedAt: d.at };
+  const run: TestRun = {
+    ...found,
+    status: 'in_progress',
+    testSha: ev.sha,
+    ciStartedAt: d.at,
+    ...(ev.changes ? { changes: ev.changes } : {}),
+  };
   d.putRun(run);
   const alone = run.queueType === 'main' && d.config.batch && run.prNumbers.length === 1;
   const started = membersOf(d, run).map((m) => {
@@ -53,6 +59,14 @@ export function onTestBranchCreated(d: Draft, ev: Ev<'testBranchCreated'>): Reje
     return move(d, m, 'TESTING', 'TEST_RUN_STARTED', why !== null ? { detail: why } : {}).prNumber;
   });
   emitBatchEvent(d, 'pull_request_batch.testing', started, run, 'TEST_RUN_STARTED');
+  d.emit({
+    kind: 'emitEvent',
+    key: `${run.id}:test_run.started`,
+    event: {
+      ...eventPayload(d, 'test_run.started', run.prNumbers, run, null),
+      ...(run.changes ? { changes: run.changes } : {}),
+    },
+  });
   d.emit({
     kind: 'startCi',
     key: `${run.id}:startCi`,

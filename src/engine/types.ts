@@ -248,6 +248,20 @@ export interface QueueConfig {
   autoQuarantineThreshold?: number;
   /** greenline extension: results a status needs before it is quarantined or lifted; absent = 20. */
   autoQuarantineMinResults?: number;
+  /**
+   * greenline extension: impacted targets computed from each PR's changed paths at its admission,
+   * when none were uploaded; absent or null = off.
+   */
+  impactedTargetsFromPaths?: PathTargets | null;
+}
+
+/**
+ * Target names, each with the path globs that impact it; `fallback`: the targets of a PR whose paths
+ * match no glob (absent = every target).
+ */
+export interface PathTargets {
+  targets: Record<string, string[]>;
+  fallback?: string[];
 }
 
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
@@ -373,6 +387,8 @@ export interface Entry {
   forceEnqueued: boolean;
   /** Impacted targets uploaded for `headSha`; null when none were uploaded for it. */
   impactedTargets: ImpactedTargets | null;
+  /** Why the entry has its impacted targets, in words, when greenline computed them from its paths. */
+  impactedTargetsWhy?: string;
   /** The test run of the group this entry is (or was last) tested in. */
   runId: string | null;
   /** The run whose pass merged this entry (its own, or a successor's under optimistic merging). */
@@ -389,6 +405,22 @@ export type RunStatus = 'creating' | 'in_progress' | 'succeeded' | 'failed' | 'c
 export interface RunPr {
   number: number;
   headSha: string;
+}
+
+/**
+ * What a test run tests against and what changed, once its test commit is built (forges that cannot
+ * compare commits leave it out).
+ */
+export interface RunChanges {
+  /**
+   * The commit the run's own PRs were merged onto: the target branch head, or for a run behind
+   * others (`dependentPrs`) the tested state ahead of it.
+   */
+  baseSha: string;
+  /** The paths that differ between `baseSha` and the test commit, sorted. */
+  files: string[];
+  /** Each tested PR's own changed paths (its head against its merge base with the target head), in run order. */
+  prs: { number: number; files: string[] }[];
 }
 
 export interface TestRun {
@@ -422,6 +454,8 @@ export interface TestRun {
   statusesSeen?: string[];
   /** The required statuses that failed in an earlier attempt of the run (quarantine.ts); absent = none. */
   failedStatuses?: string[];
+  /** Its base and changed paths, once the test commit is built; absent when the forge cannot tell. */
+  changes?: RunChanges;
 }
 
 // ---------------------------------------------------------------- the snapshot
@@ -475,8 +509,16 @@ export type EngineEvent =
   | { kind: 'prClosed'; at: number; prNumber: number }
   | { kind: 'prConvertedToDraft'; at: number; prNumber: number }
   | { kind: 'prMergedOutside'; at: number; prNumber: number }
-  | { kind: 'impactedTargets'; at: number; prNumber: number; headSha: string; targets: ImpactedTargets }
-  | { kind: 'testBranchCreated'; at: number; runId: string; sha: string }
+  | {
+      kind: 'impactedTargets';
+      at: number;
+      prNumber: number;
+      headSha: string;
+      targets: ImpactedTargets;
+      /** Why, in words, when computed from the PR's paths (`impactedTargetsFromPaths`); absent for an upload. */
+      why?: string;
+    }
+  | { kind: 'testBranchCreated'; at: number; runId: string; sha: string; changes?: RunChanges }
   | { kind: 'testBranchFailed'; at: number; runId: string; reason: FailureReason; detail?: string }
   | {
       kind: 'ciResult';
@@ -552,7 +594,9 @@ export interface QueueEventPayload {
     | 'queue.status_quarantined'
     | 'queue.status_quarantine_lifted'
     /** CI of a run is started again on the same test commit (`ciRetries`, or after a cancellation). */
-    | 'test_run.retry_requested';
+    | 'test_run.retry_requested'
+    /** A run's test commit is built and its CI starts; carries what it tests against and what changed. */
+    | 'test_run.started';
   at: number;
   /** The PRs the event is about (one for pull_request.*). */
   prNumbers: number[];
@@ -568,6 +612,8 @@ export interface QueueEventPayload {
   freeze?: { reason: string; until: number | null };
   /** queue.status_quarantined / queue.status_quarantine_lifted: which status, whether automatic, and why in words. */
   quarantine?: { status: string; automatic: boolean; reason: string };
+  /** test_run.started: the run's base and changed paths, when the forge could tell. */
+  changes?: RunChanges;
 }
 
 /**

@@ -35,7 +35,7 @@ export class ForgeSettingsError extends Error {
 
 /** What a forge leaves to git: the git forge, on the repository's clone URL. */
 export type GitOperations = Pick<ForgePort, 'getBranchSha' | 'createTestBranch' | 'deleteBranch' | 'advanceTarget'> &
-  Required<Pick<ForgePort, 'listBranches'>>;
+  Required<Pick<ForgePort, 'listBranches' | 'changedFiles'>>;
 
 /** One answer of a forge's API to its adapter, for the operator metrics (metrics/operator-metrics.ts). */
 export interface ForgeApiAnswer {

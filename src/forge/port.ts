@@ -66,7 +66,13 @@ export class ForgeRateLimitedError extends ForgeUnreachableError {
   }
 }
 
-export type BuildResult = { ok: true; sha: string } | { ok: false; reason: FailureReason; detail: string };
+/**
+ * A test commit built, or why not. `steps`: the commit after each PR of the request was merged, in
+ * order (the last is `sha`); forges that cannot tell leave it out.
+ */
+export type BuildResult =
+  | { ok: true; sha: string; steps?: string[] }
+  | { ok: false; reason: FailureReason; detail: string };
 
 export type AdvanceResult =
   | { ok: true; newSha: string }
@@ -135,6 +141,12 @@ export interface ForgePort {
     repo: RepoBinding,
     req: { branch: string; baseSha: string; prs: RunPr[]; onBuilt?: (sha: string) => Promise<void> },
   ): Promise<BuildResult>;
+  /**
+   * The paths changed on `to` since its merge base with `from` (what `git diff from...to` lists; a
+   * renamed file is its old and its new path), sorted; null when the forge cannot list them all (a
+   * comparison beyond its limits). Forges that cannot compare commits leave it out.
+   */
+  changedFiles?(repo: RepoBinding, commits: { from: string; to: string }): Promise<string[] | null>;
   /** Delete a branch; deleting a branch that does not exist is success. */
   deleteBranch(repo: RepoBinding, branch: string): Promise<void>;
   /**

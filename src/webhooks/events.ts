@@ -43,7 +43,7 @@ export const QUEUE_EVENT_TYPES = [
   'queue.status_quarantined',
   'queue.status_quarantine_lifted',
 ] as const;
-export const TEST_RUN_EVENT_TYPES = ['test_run.retry_requested'] as const;
+export const TEST_RUN_EVENT_TYPES = ['test_run.started', 'test_run.retry_requested'] as const;
 export const EXTENSION_EVENT_TYPES: readonly QueueEventPayload['type'][] = [
   ...QUEUE_EVENT_TYPES,
   ...TEST_RUN_EVENT_TYPES,
@@ -146,11 +146,25 @@ export function eventBody(event: QueueEventPayload, ctx: EventContext): Record<s
 }
 
 /**
- * `test_run.retry_requested` (extension): the test run, its test commit and PRs, and why CI is asked
- * to run again (`retry_reason`: TEST_RUN_REQUIRED_STATUS_FAILED or TEST_RUN_CANCELLED_BY_CI). External
- * CI that reports through reportStatus runs its checks on `test_branch_sha` again and reports anew.
+ * The test run events (extensions): the test run, its test commit and PRs.
+ * - `test_run.started`: its test commit is built and CI starts; with what it tests against and what
+ *   changed, when the forge can compare commits: `base_sha` (what the run's own PRs were merged onto),
+ *   `changed_files` (the paths changed from there to the test commit) and each tested PR's own
+ *   `changed_files` in `pull_requests`; null otherwise.
+ * - `test_run.retry_requested`: why CI is asked to run again (`retry_reason`:
+ *   TEST_RUN_REQUIRED_STATUS_FAILED or TEST_RUN_CANCELLED_BY_CI). External CI that reports through
+ *   reportStatus runs its checks on `test_branch_sha` again and reports anew.
  */
 function testRunEventBody(event: QueueEventPayload, ctx: EventContext, action: string): Record<string, unknown> {
+  const changes = event.changes;
+  const what =
+    event.type === 'test_run.started'
+      ? {
+          base_sha: changes?.baseSha ?? null,
+          changed_files: changes?.files ?? null,
+          pull_requests: changes?.prs.map((p) => ({ pr_number: p.number, changed_files: p.files })) ?? null,
+        }
+      : { retry_reason: trunkReason(event.reason) };
   return {
     type: event.type,
     action,
@@ -163,6 +177,6 @@ function testRunEventBody(event: QueueEventPayload, ctx: EventContext, action: s
     test_branch_sha: event.testBranchSha,
     pr_numbers: event.prNumbers,
     is_bisection: event.isBisection,
-    retry_reason: trunkReason(event.reason),
+    ...what,
   };
 }

@@ -77,6 +77,32 @@ describe('an OIDC ID token', () => {
     expect(pr.body.state).toBe('MERGED');
   });
 
+  it('reads what a test run of its repository changed, by the test commit, and of no other repository', async () => {
+    const jwt = await idToken();
+    expect((await post('/v1/submitPullRequest', h.token, { ...h.body(), pr: { number: 1 } })).status).toBe(200);
+    await h.t.runEffects();
+    const [start] = h.t.ci.started;
+    // This forge cannot compare commits: what changed is not known, and says so with nulls.
+    expect(await post('/v1/getTestRunChanges', jwt, { repo: REPO, sha: start!.sha })).toEqual({
+      status: 200,
+      body: {
+        testRunId: start!.runId,
+        testBranchSha: start!.sha,
+        baseSha: null,
+        changedFiles: null,
+        pullRequests: null,
+      },
+    });
+    const api = { host: 'github.com', owner: 'acme', name: 'api' };
+    const other = await post('/v1/getTestRunChanges', jwt, { repo: api, sha: start!.sha });
+    expect([other.status, other.body.error.code]).toEqual([403, 'INSUFFICIENT_PERMISSIONS']);
+    const unknown = await post('/v1/getTestRunChanges', jwt, { repo: REPO, sha: 'd'.repeat(40) });
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, 'TEST_RUN_NOT_FOUND']);
+    const neither = await post('/v1/getTestRunChanges', jwt, { repo: REPO });
+    expect(neither.status).toBe(400);
+    expect(neither.body.error.message).toContain('testRunId or sha');
+  });
+
   it('uploads impacted targets through v2 as a Bearer token', async () => {
     const lookup = await fetch(`${h.base}/v2/repositories?providerUrl=https://github.com/acme/web`, {
       headers: { authorization: `Bearer ${h.token}` },

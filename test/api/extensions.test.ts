@@ -125,6 +125,7 @@ describe('GET /v1/openapi.json and /docs', () => {
       '/v1/getQueueHistory',
       '/v1/getSubmittedPullRequest',
       '/v1/getSubmittedPullRequests',
+      '/v1/getTestRunChanges',
       '/v1/getTestRunLog',
       '/v1/listAuditEvents',
       '/v1/listConcludedPullRequests',

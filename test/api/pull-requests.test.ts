@@ -381,6 +381,8 @@ describe('setImpactedTargets and getMergeQueueTestingDetails', () => {
     expect(res.statusCode, res.body).toBe(200);
     const d = json(res);
     expect(Object.keys(d).sort()).toEqual([
+      'baseSha',
+      'changedFiles',
       'checkSuites',
       'createdAt',
       'dependentPrs',
@@ -407,6 +409,8 @@ describe('setImpactedTargets and getMergeQueueTestingDetails', () => {
     expect(d.dependentPrs).toEqual([]);
     // A plain git forge shows no commits: no address rather than a broken one.
     expect(d.testCommitUrl).toBeNull();
+    // This forge cannot compare commits: what the run changed is not known.
+    expect([d.baseSha, d.changedFiles]).toEqual([null, null]);
   });
 
   it("links the test commit of a GitHub repository's run in GitHub's form", async () => {

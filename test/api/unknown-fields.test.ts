@@ -50,6 +50,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   '/v1/updateQueue': queue,
   '/v1/deleteQueue': queue,
   '/v1/reportStatus': { repo: REPO, testRunId: 'run', context: 'ci', state: 'success' },
+  '/v1/getTestRunChanges': { repo: REPO, testRunId: 'run' },
   '/v1/getTestRunLog': { ...queue, testRunId: 'run' },
   '/v1/createWebhook': { url: 'https://hooks.example.com/mq' },
   '/v1/listWebhooks': {},

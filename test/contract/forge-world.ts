@@ -57,6 +57,8 @@ export const CAPABILITIES = [
    * PR below it merged: by the forge itself (GitHub's native stacks) or by its author.
    */
   'stacks',
+  /** Commits compared: the paths a test commit and a PR change (a PR `n` changes `pr-<n>.txt`). */
+  'changedFiles',
 ] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 

@@ -121,7 +121,7 @@ class GitWorld implements ForgeWorld {
 
 export const gitWorld: WorldKind = {
   name: 'git',
-  capabilities: new Set(['close', 'conflicts']),
+  capabilities: new Set(['close', 'conflicts', 'changedFiles']),
   async create() {
     const fx = await makeGitFixture();
     const { owner, name } = fx.binding().repo;

@@ -227,6 +227,7 @@ function giteaWorldOf(dialect: Dialect): WorldKind {
       'permissions',
       'lostDeliveries',
       'stacks',
+      'changedFiles',
     ]),
     async create() {
       const fake = await FakeGiteaApi.start(dialect);

@@ -104,7 +104,7 @@ class GitHubWorld implements ForgeWorld {
 
   async openPr(n: number, opts: OpenPrOptions = {}): Promise<void> {
     const version = opts.version ?? 'v1';
-    const head = this.api.commit(this.api.branches.get('main')!, `#${n} ${version}`);
+    const head = this.api.commit(this.api.branches.get('main')!, `#${n} ${version}`, [`pr-${n}.txt`]);
     this.made.set(head, `#${n} ${version}`);
     this.api.openPr(n, {
       headSha: head,
@@ -147,7 +147,7 @@ class GitHubWorld implements ForgeWorld {
   async pushToPr(n: number, version: string): Promise<void> {
     const pr = this.pull(n);
     const before = pr.head.sha;
-    pr.head.sha = this.api.commit(before, `#${n} ${version}`);
+    pr.head.sha = this.api.commit(before, `#${n} ${version}`, [`pr-${n}.txt`]);
     this.made.set(pr.head.sha, `#${n} ${version}`);
     await this.deliverPull('synchronize', n, { before, after: pr.head.sha });
   }

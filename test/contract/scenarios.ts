@@ -65,6 +65,12 @@ async function testCommit(w: ForgeWorld, n: number): Promise<string> {
   return run.testSha!;
 }
 
+/** What the run testing PR `n` tests against and what changed, as its test run details show it. */
+async function changesOf(w: ForgeWorld, n: number): Promise<unknown> {
+  const { entry } = await view(w, n);
+  return (await w.service.getTestingDetails(w.ctx, w.key, entry.runId!)).run.changes;
+}
+
 async function submit(w: ForgeWorld, n: number): Promise<void> {
   await w.service.submitPullRequest(w.ctx, w.key, { prNumber: n });
   await settle(w);
@@ -205,6 +211,48 @@ export const SCENARIOS: readonly Scenario[] = [
       },
     }),
   ),
+  {
+    name: 'changed files: a run names its base and what changed, alone and tested on top of another run',
+    needs: ['changedFiles'],
+    async run(w) {
+      await w.service.updateQueue(w.ctx, w.key, { concurrency: 2 });
+      const target = await w.targetSha();
+      const first = await openAndTest(w, 1);
+      expect(await changesOf(w, 1)).toEqual({
+        baseSha: target,
+        files: ['pr-1.txt'],
+        prs: [{ number: 1, files: ['pr-1.txt'] }],
+      });
+      await w.openPr(2);
+      await submit(w, 2);
+      // PR 2 is tested on what PR 1's run tests: that is its base, and only its own file changed from there.
+      expect(await changesOf(w, 2)).toEqual({
+        baseSha: first,
+        files: ['pr-2.txt'],
+        prs: [{ number: 2, files: ['pr-2.txt'] }],
+      });
+    },
+  },
+  {
+    name: "changed files: a batch names every PR's own files, and the files of all of them together",
+    needs: ['changedFiles'],
+    async run(w) {
+      await w.service.updateQueue(w.ctx, w.key, { batch: true, batchingMinSize: 2 });
+      await w.openPr(1);
+      await w.openPr(2);
+      await w.service.submitPullRequest(w.ctx, w.key, { prNumber: 1 });
+      await submit(w, 2);
+      await testCommit(w, 2);
+      expect(await changesOf(w, 2)).toEqual({
+        baseSha: await w.targetSha(),
+        files: ['pr-1.txt', 'pr-2.txt'],
+        prs: [
+          { number: 1, files: ['pr-1.txt'] },
+          { number: 2, files: ['pr-2.txt'] },
+        ],
+      });
+    },
+  },
   {
     name: 'in a row: PR 1 fails, so PR 2, tested on top of it, is tested again without it; only PR 2 lands',
     needs: [],

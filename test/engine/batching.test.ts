@@ -71,8 +71,9 @@ describe('batching', () => {
       'pull_request.testing:2',
       'pull_request.testing:3',
       'pull_request_batch.testing:1,2,3',
+      'test_run.started:1,2,3',
     ]);
-    expect(q.events().at(-1)).toMatchObject({
+    expect(q.events().at(-2)).toMatchObject({
       prNumbersInBatch: [1, 2, 3],
       batched: true,
       isBisection: false,

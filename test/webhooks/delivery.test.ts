@@ -174,6 +174,46 @@ describe('webhook delivery', () => {
     ]);
   });
 
+  it("delivers test_run.started, to a subscription that names it, when a run's test commit is built", async () => {
+    const { t, ctx } = await setUp();
+    const named = await new Receiver().start();
+    named.now = () => t.clock.now();
+    const { secret } = await t.service.webhooks.create(
+      { id: ctx.orgId, name: ctx.orgName },
+      named.url,
+      ['test_run.started'],
+      ctx,
+    );
+    named.secret = secret;
+    t.forge.openPr(REPO, { number: 1, title: 'Change 1', author: 'dev1' });
+    await t.service.submitPullRequest(ctx, t.key(REPO), { prNumber: 1 });
+    await t.runEffects();
+    const [start] = t.ci.started;
+    await t.app.webhooks.drain();
+    expect(receiver.delivered().filter((r) => r.body.type === 'test_run.started')).toEqual([]);
+    const started = named.delivered().map((r) => r.body);
+    await named.close();
+    // This forge cannot compare commits: what changed is not known (null), not empty.
+    expect(started).toEqual([
+      {
+        type: 'test_run.started',
+        action: 'started',
+        status: 'started',
+        repository: { host: 'github.com', owner: 'acme', name: 'web' },
+        target_branch: 'main',
+        timestamp: expect.any(String),
+        test_run_id: start!.runId,
+        test_branch: start!.branch,
+        test_branch_sha: start!.sha,
+        pr_numbers: [1],
+        is_bisection: false,
+        base_sha: null,
+        changed_files: null,
+        pull_requests: null,
+      },
+    ]);
+  });
+
   it("delivers a merge the forge refused in Trunk's name, GITHUB_API_MERGE_PR_FAILED", async () => {
     const { t, ctx, key } = await setUp();
     t.forge.openPr(REPO, { number: 1, title: 'Change 1', author: 'dev1' });

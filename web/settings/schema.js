@@ -16,7 +16,8 @@
 
 /**
  * Settings with a section of their own rather than a field of the form; the quarantine settings are
- * set through updateQueue (the form's list field is the required-statuses override) and shown on the queue page.
+ * set through updateQueue (the form's list field is the required-statuses override) and shown on the queue page;
+ * impactedTargetsFromPaths (target names with their globs) is set through updateQueue or `greenline queue update`.
  */
 const OWN_SECTIONS = [
   'state',
@@ -25,6 +26,7 @@ const OWN_SECTIONS = [
   'autoQuarantine',
   'autoQuarantineThreshold',
   'autoQuarantineMinResults',
+  'impactedTargetsFromPaths',
 ];
 
 /** The form's groups; a setting the server adds later and no group names is shown under "Other settings". */

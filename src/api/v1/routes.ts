@@ -28,6 +28,7 @@ import { listWebhooks } from './routes/list-webhooks.js';
 import { redeliverWebhook } from './routes/redeliver-webhook.js';
 import { listQueues } from './routes/list-queues.js';
 import { reportStatus } from './routes/report-status.js';
+import { getTestRunChanges } from './routes/get-test-run-changes.js';
 import { notifyRefsMoved } from './routes/notify-refs-moved.js';
 import { restartTestsOnPullRequest } from './routes/restart-tests-on-pull-request.js';
 import { rotateWebhookSecret } from './routes/rotate-webhook-secret.js';
@@ -53,6 +54,7 @@ export const V1_ROUTES: readonly Route[] = [
   deleteQueue,
   getMergeQueueMetrics,
   reportStatus,
+  getTestRunChanges,
   notifyRefsMoved,
   getTestRunLog,
   createWebhook,

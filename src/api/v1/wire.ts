@@ -20,13 +20,14 @@ import {
   type PrOutlook,
   testingTimeoutInForceOf,
 } from '../../engine/index.js';
-import type { Entry, PrState, QueueSnapshot, QueueState, Readiness } from '../../engine/types.js';
+import type { Entry, PrState, QueueSnapshot, QueueState, Readiness, TestRun } from '../../engine/types.js';
 import { iso } from '../../lib/time.js';
 import type { RepoSite } from '../../forge/links.js';
 import { commitWebUrl, prWebUrl, prWebUrlOrGitHubForm } from '../../forges.js';
 import type { PrItem, SubmittedPr } from './schemas/pull-request.js';
 import type { QueueResponse, QueueSettings } from './schemas/queue.js';
 import type { TestingDetails } from './schemas/testing-details.js';
+import type { TestRunChanges } from './schemas/extensions.js';
 
 export type EnumCase = 'upper' | 'lower';
 
@@ -70,6 +71,14 @@ export function submittedPr(view: PrView, enumCase: EnumCase): Static<typeof Sub
   // Added to the item rather than spread into a new object: spreading costs ten times more.
   return Object.assign(prItem(view.entry, enumCase, view.outlook), {
     readiness: readinessOut(view.readiness),
+    ...(view.entry.impactedTargets !== null
+      ? {
+          impactedTargets: {
+            targets: view.entry.impactedTargets === 'ALL' ? ('ALL' as const) : [...view.entry.impactedTargets],
+            ...(view.entry.impactedTargetsWhy ? { why: view.entry.impactedTargetsWhy } : {}),
+          },
+        }
+      : {}),
     forceEnqueued: view.entry.forceEnqueued,
     isCurrentlySubmittedToQueue: view.isCurrentlySubmittedToQueue,
     verifiedByTestRun: view.entry.verifiedByTestRun,
@@ -157,6 +166,7 @@ export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase, at: n
       : {}),
     ...freezeFields(snapshot, at),
     ...quarantineFields(snapshot),
+    ...(c.impactedTargetsFromPaths ? { impactedTargetsFromPaths: c.impactedTargetsFromPaths } : {}),
   };
 }
 
@@ -252,13 +262,31 @@ export function testingDetails(view: TestRunView): Static<typeof TestingDetails>
       state: s.state.toUpperCase(),
       description: s.description,
     })),
-    testedPullRequests: view.testedPullRequests.map((pr) => ({
-      prNumber: pr.prNumber,
-      prUrl: prWebUrlOrGitHubForm(view.site, pr.prNumber),
-      title: pr.title,
-    })),
+    testedPullRequests: view.testedPullRequests.map((pr) => {
+      const changedFiles = run.changes?.prs.find((p) => p.number === pr.prNumber)?.files;
+      return {
+        prNumber: pr.prNumber,
+        prUrl: prWebUrlOrGitHubForm(view.site, pr.prNumber),
+        title: pr.title,
+        ...(changedFiles ? { changedFiles } : {}),
+      };
+    }),
     impactedTargets: view.impactedTargets ?? undefined,
     impactedTargetsForTestedPrs: view.impactedTargetsForTestedPrs ?? undefined,
     dependentPrs: run.dependentPrs,
+    baseSha: run.changes?.baseSha ?? null,
+    changedFiles: run.changes?.files ?? null,
+  };
+}
+
+/** getTestRunChanges: what the run tests against and what changed; nulls where not known. */
+export function testRunChanges(run: TestRun): Static<typeof TestRunChanges> {
+  const { changes } = run;
+  return {
+    testRunId: run.id,
+    testBranchSha: run.testSha,
+    baseSha: changes?.baseSha ?? null,
+    changedFiles: changes?.files ?? null,
+    pullRequests: changes?.prs.map((p) => ({ prNumber: p.number, changedFiles: p.files })) ?? null,
   };
 }

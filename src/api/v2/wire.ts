@@ -210,8 +210,12 @@ export function verificationRunOut(
       url: s.url ?? null,
       provider: 'github',
     })),
-    testedPullRequests: run.prNumbers.map(prRef),
+    testedPullRequests: run.prNumbers.map((number) => {
+      const changedFiles = run.changes?.prs.find((p) => p.number === number)?.files;
+      return { ...prRef(number), ...(changedFiles ? { changedFiles } : {}) };
+    }),
     dependentPullRequests: run.dependentPrs.map(prRef),
+    ...(run.changes ? { baseSha: run.changes.baseSha, changedFiles: run.changes.files } : {}),
     ...(targets
       ? {
           impactedTargets: {

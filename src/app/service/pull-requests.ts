@@ -1,7 +1,9 @@
 /** Pull requests submitted to a queue, cancelled, their tests restarted (contract §2.1–§2.3). */
 import { parsePriority } from '../../engine/index.js';
 import { ServiceError } from '../../lib/errors.js';
+import type { ForgePort, RepoBinding } from '../../forge/port.js';
 import { findImpactedTargets } from '../../store/impacted-targets.js';
+import { targetsOfPaths } from '../path-targets.js';
 import { refreshTarget } from '../observing/target-refresh.js';
 import { queueOfOrg } from '../request-scope.js';
 import { requireScope } from '../scopes.js';
@@ -9,6 +11,17 @@ import type { PullRequestService } from '../service-port.js';
 import { noteOf, placeOf } from './audit-notes.js';
 import { assertPrNumber } from './request-checks.js';
 import { forgeOfRepo, type ServiceDeps } from './service-deps.js';
+
+/** The paths a PR head changed against its merge base with the target; null when the forge cannot tell. */
+async function changedPaths(
+  forge: ForgePort,
+  binding: RepoBinding,
+  targetSha: string | null,
+  headSha: string,
+): Promise<string[] | null> {
+  if (!forge.changedFiles || targetSha === null) return null;
+  return forge.changedFiles(binding, { from: targetSha, to: headSha });
+}
 
 export function pullRequestCommands(
   deps: Pick<ServiceDeps, 'db' | 'executor' | 'adapters' | 'clock' | 'newId'>,
@@ -62,15 +75,22 @@ export function pullRequestCommands(
           audit: () => noteOf(ctx, at, 'pull_request.submit', { ...placeOf(repo, queue.target_branch), ...submitted }),
         },
       );
-      // Targets are often uploaded before the submission (contract §2.6): apply those for this head.
-      const targets = await findImpactedTargets(db, repo.id, pr.number, pr.headSha);
+      // Targets are often uploaded before the submission (contract §2.6): apply those for this head;
+      // without, those of its paths (impactedTargetsFromPaths), as the setting is now.
+      const uploaded = await findImpactedTargets(db, repo.id, pr.number, pr.headSha);
+      const fromPaths = snapshot.config.impactedTargetsFromPaths;
+      const targets = uploaded
+        ? { targets: uploaded }
+        : fromPaths
+          ? targetsOfPaths(fromPaths, await changedPaths(forge, binding, snapshot.targetSha, pr.headSha))
+          : null;
       if (targets) {
         const applied = await executor.apply(queue.id, {
           kind: 'impactedTargets',
           at: clock.now(),
           prNumber: pr.number,
           headSha: pr.headSha,
-          targets,
+          ...targets,
         });
         if (applied.ok) snapshot = applied.snapshot;
       }

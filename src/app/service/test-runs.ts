@@ -3,15 +3,29 @@ import { recordAudit } from '../../audit/audit-log.js';
 import { CI_STATES } from '../../forge/port.js';
 import { ServiceError } from '../../lib/errors.js';
 import { findQueueById } from '../../store/queues.js';
-import { findRunRow, findRunRowByTestSha } from '../../store/test-runs.js';
+import { findRunRow, findRunRowByTestSha, runOf } from '../../store/test-runs.js';
 import { runOfQueue, testingDetails } from '../read-models/test-run-details.js';
 import { repoRefOf, repoSlug } from '../repo-binding.js';
 import { queueOfOrg, repoOfOrg } from '../request-scope.js';
-import type { TestRunService } from '../service-port.js';
+import type { RepoRef } from '../../engine/types.js';
+import type { AuthContext, TestRunService } from '../service-port.js';
 import type { ServiceDeps } from './service-deps.js';
 
 export function testRuns(deps: Pick<ServiceDeps, 'db' | 'adapters' | 'ciOutcome' | 'clock'>): TestRunService {
   const { db, ciOutcome } = deps;
+
+  /** The run a repository's CI names by its id or its test commit; 404 when the repository has none such. */
+  async function runNamed(ctx: AuthContext, req: { repo: RepoRef; testRunId?: string; sha?: string }) {
+    if (!req.testRunId && !req.sha)
+      throw new ServiceError('VALIDATION_FAILED', 'send testRunId or sha to name the test run');
+    const repo = await repoOfOrg(db, ctx, req.repo);
+    const row = req.testRunId ? await findRunRow(db, req.testRunId) : await findRunRowByTestSha(db, repo.id, req.sha!);
+    const queue = row && (await findQueueById(db, row.queue_id));
+    if (!row || queue?.repo_id !== repo.id)
+      throw new ServiceError('TEST_RUN_NOT_FOUND', req.testRunId ?? `with test commit ${req.sha}`);
+    return { repo, queue, row };
+  }
+
   return {
     getTestingDetails: async (ctx, key, testRunId) => testingDetails(db, await queueOfOrg(db, ctx, key), testRunId),
 
@@ -22,16 +36,8 @@ export function testRuns(deps: Pick<ServiceDeps, 'db' | 'adapters' | 'ciOutcome'
         throw new ServiceError('VALIDATION_FAILED', 'context must be a non-empty status name');
       if (!(CI_STATES as readonly string[]).includes(state))
         throw new ServiceError('VALIDATION_FAILED', `state must be one of ${CI_STATES.join(', ')}`);
-      if (!req.testRunId && !req.sha)
-        throw new ServiceError('VALIDATION_FAILED', 'send testRunId or sha to name the test run');
-      const repo = await repoOfOrg(db, ctx, req.repo);
       // The run's row is read once: the status is recorded for it and judged against it as read here.
-      const row = req.testRunId
-        ? await findRunRow(db, req.testRunId)
-        : await findRunRowByTestSha(db, repo.id, req.sha!);
-      const queue = row && (await findQueueById(db, row.queue_id));
-      if (!row || queue?.repo_id !== repo.id)
-        throw new ServiceError('TEST_RUN_NOT_FOUND', req.testRunId ?? `with test commit ${req.sha}`);
+      const { repo, queue, row } = await runNamed(ctx, req);
       await ciOutcome.recordOf(row, req.status);
       await recordAudit(db, {
         orgId: ctx.orgId,
@@ -47,6 +53,11 @@ export function testRuns(deps: Pick<ServiceDeps, 'db' | 'adapters' | 'ciOutcome'
           state,
         },
       });
+    },
+
+    /** What a run tests against and what changed, for the repository's CI (by run id or test commit). */
+    async getTestRunChanges(ctx, req) {
+      return runOf((await runNamed(ctx, req)).row);
     },
 
     async getTestRunLog(ctx, key, testRunId) {

@@ -18,6 +18,11 @@
  * A run started again for the same run id with a higher `attempt` (the queue's `retryCi`) runs the
  * command again on the same commit, its output appended to the same log.
  *
+ * The command's environment: GREENLINE_TEST_RUN_ID, GREENLINE_TEST_SHA, GREENLINE_TEST_BRANCH,
+ * GREENLINE_TARGET_BRANCH, GREENLINE_PR_NUMBERS, and, when the forge can compare commits,
+ * GREENLINE_BASE_SHA (what the run's own PRs were merged onto) and GREENLINE_CHANGED_FILES (a file
+ * of the paths changed from there to the test commit, one a line, kept beside the log).
+ *
  * Timeout and cancel stop the whole group: SIGTERM, then SIGKILL after a grace period. Processes
  * the command left running when it exited are stopped the same way. The output of the command is
  * kept in `${dataDir}/logs/<runId>.log`.
@@ -29,7 +34,7 @@
  * are taken over, stops the recorded groups still alive that are verified to be ours and removes the
  * work trees of runs not running in this process (worktree.ts).
  */
-import { mkdir, open, readFile, appendFile } from 'node:fs/promises';
+import { mkdir, open, readFile, appendFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { systemClock, type TimerClock } from '../../lib/clock.js';
@@ -228,7 +233,7 @@ export class CommandCi implements CiPort {
       this.recordGroup(req.runId, tag, null);
       const proc = spawnGroup(command, {
         cwd: workDir,
-        env: { ...this.commandEnv(req), [CI_TAG_ENV]: tag },
+        env: { ...(await this.commandEnv(req)), [CI_TAG_ENV]: tag },
         logFd: log.fd,
       });
       const cancelTimeout =
@@ -277,8 +282,12 @@ export class CommandCi implements CiPort {
     }
   }
 
-  private commandEnv(req: CiStartRequest): Record<string, string> {
-    return {
+  /**
+   * The command's environment; with the run's changes, GREENLINE_BASE_SHA and GREENLINE_CHANGED_FILES,
+   * the path of a file beside the run's log holding one changed path per line.
+   */
+  private async commandEnv(req: CiStartRequest): Promise<Record<string, string>> {
+    const env: Record<string, string> = {
       ...this.env,
       GREENLINE_TEST_RUN_ID: req.runId,
       GREENLINE_TARGET_BRANCH: req.targetBranch,
@@ -286,6 +295,10 @@ export class CommandCi implements CiPort {
       GREENLINE_TEST_SHA: req.sha,
       GREENLINE_TEST_BRANCH: req.branch,
     };
+    if (!req.changes) return env;
+    const listPath = path.join(this.dataDir, 'logs', `${req.runId}.changed-files`);
+    await writeFile(listPath, req.changes.files.map((f) => `${f}\n`).join(''));
+    return { ...env, GREENLINE_BASE_SHA: req.changes.baseSha, GREENLINE_CHANGED_FILES: listPath };
   }
 
   private logPath(runId: string): string {

@@ -116,7 +116,19 @@ export class GitForge implements ForgePort {
     const [pushed] = await m.push([`+${built.sha}:refs/heads/${req.branch}`]);
     if (pushed?.flag === '!') throw new Error(`the remote refused test branch ${req.branch}: ${pushed.summary}`);
     this.logger.info({ repo: m.dir, branch: req.branch, sha: built.sha }, 'test branch pushed');
-    return { ok: true, sha: built.sha };
+    return { ok: true, sha: built.sha, steps: built.steps };
+  }
+
+  async changedFiles(repo: RepoBinding, commits: { from: string; to: string }): Promise<string[]> {
+    const m = this.mirrors.get(repo);
+    await this.requireCommits(m, [commits.from, commits.to]);
+    const { stdout } = await runGit(['diff', '--name-only', '--no-renames', '-z', `${commits.from}...${commits.to}`], {
+      cwd: m.dir,
+    });
+    return stdout
+      .split('\0')
+      .filter((p) => p !== '')
+      .sort();
   }
 
   async deleteBranch(repo: RepoBinding, branch: string): Promise<void> {

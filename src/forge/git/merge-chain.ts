@@ -10,7 +10,8 @@ import { mergeTree, readCommits, subject, writeCommit, type Identity, type Merge
 import { GitError } from '../../git/git.js';
 
 export type ChainResult =
-  | { ok: true; sha: string }
+  /** `steps`: the commit after each PR was merged, in order (the last is `sha`). */
+  | { ok: true; sha: string; steps: string[] }
   | { ok: false; reason: 'START_TEST_RUN_MERGE_CONFLICT' | 'START_TEST_RUN_ALREADY_IN_TARGET'; detail: string };
 
 export const shortSha = (sha: string): string => sha.slice(0, 7);
@@ -28,6 +29,7 @@ export async function buildMergeChain(
   let acc = baseSha;
   let accTree = info.get(baseSha)!.tree;
   let accTime = info.get(baseSha)!.committerTime;
+  const steps: string[] = [];
   for (const [i, pr] of prs.entries()) {
     const head = info.get(pr.headSha)!;
     const mergedBefore = [`base ${shortSha(baseSha)}`, ...prs.slice(0, i).map((p) => `PR #${p.number}`)].join(' + ');
@@ -68,6 +70,7 @@ export async function buildMergeChain(
     });
     accTree = merged.tree;
     accTime = time;
+    steps.push(acc);
   }
-  return { ok: true, sha: acc };
+  return { ok: true, sha: acc, steps };
 }

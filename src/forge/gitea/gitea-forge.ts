@@ -96,6 +96,10 @@ export class GiteaForge implements ForgePort {
     return this.opts.git.createTestBranch(this.repos.gitBinding(repo), req);
   }
 
+  changedFiles(repo: RepoBinding, commits: { from: string; to: string }): Promise<string[] | null> {
+    return this.opts.git.changedFiles(this.repos.gitBinding(repo), commits);
+  }
+
   deleteBranch(repo: RepoBinding, branch: string): Promise<void> {
     return this.opts.git.deleteBranch(this.repos.gitBinding(repo), branch);
   }

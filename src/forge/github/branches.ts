@@ -61,6 +61,7 @@ export async function createTestBranch(
   const temp = tempBranchOf(repo, req.branch);
   await setBranch(gh, temp, req.baseSha);
   let sha = req.baseSha;
+  const steps: string[] = [];
   for (const pr of req.prs) {
     const pull = await fetchPull(gh, pr.number);
     try {
@@ -72,6 +73,7 @@ export async function createTestBranch(
       });
       // 204: the head is already contained — or an earlier try merged it and its answer was lost.
       sha = res.status === 201 ? (res.data as { sha: string }).sha : await headContaining(gh, temp, pr.headSha);
+      steps.push(sha);
     } catch (err) {
       if (!hasStatus(err, 409)) throw err;
       await removeBranch(gh, temp);
@@ -87,7 +89,26 @@ export async function createTestBranch(
   await setBranch(gh, req.branch, sha);
   await removeBranch(gh, temp);
   logger.info({ repo: `${loc.owner}/${loc.repo}`, branch: req.branch, sha }, 'test branch created');
-  return { ok: true, sha };
+  return { ok: true, sha, steps };
+}
+
+/** What GitHub lists of a comparison at most: a longer list is cut there. */
+const COMPARE_FILES_LIMIT = 300;
+
+/**
+ * The paths changed on `to` since its merge base with `from`, by GitHub's comparison (a renamed file
+ * is its old and its new path); null when the comparison lists as many files as GitHub lists at
+ * most, so that some may be missing.
+ */
+export async function changedFiles(gh: RepoApi, commits: { from: string; to: string }): Promise<string[] | null> {
+  const { data } = await gh.api.request('GET /repos/{owner}/{repo}/compare/{basehead}', {
+    ...gh.loc,
+    basehead: `${commits.from}...${commits.to}`,
+  });
+  const files = data.files ?? [];
+  if (files.length >= COMPARE_FILES_LIMIT) return null;
+  const paths = files.flatMap((f) => (f.previous_filename ? [f.previous_filename, f.filename] : [f.filename]));
+  return [...new Set(paths)].sort();
 }
 
 /** The head of `branch`, which must contain `sha` (what a 204 of the merges API claims); throws otherwise. */

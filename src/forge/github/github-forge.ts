@@ -23,7 +23,7 @@ import type { Logger } from 'pino';
 import type { PrInfo, QueueEventPayload, RunPr } from '../../engine/types.js';
 import type { AdvanceResult, BuildResult, ForgePort, ForgeRepository, RepoBinding } from '../port.js';
 import type { CiStatus } from '../port.js';
-import { createTestBranch, deleteBranch, getBranchSha, listBranches } from './branches.js';
+import { changedFiles, createTestBranch, deleteBranch, getBranchSha, listBranches } from './branches.js';
 import { GitHubClients, hasStatus, type GitHubClientOptions, type RepoApi } from './client.js';
 import { createOnce, NOT_RETRIED } from './create-once.js';
 import { type AsyncMergePolling, DEFAULT_ASYNC_MERGE_POLLING } from './merge-async.js';
@@ -115,6 +115,10 @@ export class GitHubForge implements ForgePort {
     req: { branch: string; baseSha: string; prs: RunPr[]; onBuilt?: (sha: string) => Promise<void> },
   ): Promise<BuildResult> {
     return createTestBranch(await this.gh(repo), this.logger, repo, req);
+  }
+
+  async changedFiles(repo: RepoBinding, commits: { from: string; to: string }): Promise<string[] | null> {
+    return changedFiles(await this.gh(repo), commits);
   }
 
   async rerunChecks(

@@ -183,6 +183,23 @@ describe('command CI', () => {
     }
   });
 
+  it('gives the command the base of the run and a file of the paths changed from it', async () => {
+    const c = makeCi();
+    const changes = { baseSha: 'b'.repeat(40), files: ['src/app.txt', 'web/a b.css'] };
+    await c.start(
+      request('run-changes', 'echo "base=$GREENLINE_BASE_SHA"; cat "$GREENLINE_CHANGED_FILES"', { changes }),
+    );
+    await c.start(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion with a default
+      request('run-unknown', 'echo "[${GREENLINE_BASE_SHA:-none}|${GREENLINE_CHANGED_FILES:-none}]"'),
+    );
+    expect((await finished('run-changes')).status.state).toBe('success');
+    expect(await c.getLog('run-changes')).toContain(`base=${changes.baseSha}\nsrc/app.txt\nweb/a b.css\n`);
+    // A forge that cannot compare commits: the variables are not set.
+    await finished('run-unknown');
+    expect(await c.getLog('run-unknown')).toContain('[none|none]');
+  });
+
   it('times out on its clock: reports an error and kills the whole process group, also processes ignoring SIGTERM', async () => {
     const clock = new ManualClock();
     const c = makeCi({ clock, killGraceMs: 10_000 });

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitForge } from '../../../src/forge/git/index.js';
-import { appWithLine, makeGitFixture, type GitFixture } from '../../helpers/git-fixture.js';
+import { APP_LINES, appWithLine, makeGitFixture, type GitFixture } from '../../helpers/git-fixture.js';
 
 const logger = pino({ level: 'silent' });
 let fx: GitFixture;
@@ -38,7 +38,23 @@ describe('git forge: test commits', () => {
     expect(log[0]).toMatch(new RegExp(`^${res.sha} \\w+ ${h2} \\| Merge pull request #2: Second \\| greenline$`));
     expect(log[1]).toMatch(new RegExp(` ${fx.baseSha} ${h1} \\| Merge pull request #1: First \\| greenline$`));
     expect(log[2]).toBe(`${fx.baseSha}  | Initial commit | Dev One`);
+    // Each step of the chain: what the test commit holds after each PR.
+    expect(res.steps).toEqual([log[1]!.split(' ')[0], res.sha]);
     await forge.deleteBranch(fx.binding(), branch); // as the run's end does
+  });
+
+  it('lists the paths a commit changed since its merge base with another: a rename is both paths', async () => {
+    const forge = createGitForge({ dataDir: fx.dataDir, logger });
+    const head = await fx.openPr(1, { 'src/app.txt': null, 'src/moved app.txt': APP_LINES, 'web/a.css': 'a\n' });
+    // The target moves on meanwhile: its own change is not the PR's.
+    const moved = await fx.commit(fx.baseSha, { 'README.md': 'hello again\n' }, 'Elsewhere');
+    await fx.setRef('refs/heads/main', moved);
+    expect(await forge.changedFiles(fx.binding(), { from: moved, to: head })).toEqual([
+      'src/app.txt',
+      'src/moved app.txt',
+      'web/a.css',
+    ]);
+    expect(await forge.changedFiles(fx.binding(), { from: head, to: head })).toEqual([]);
   });
 
   it('fails a PR whose merge changes nothing (its changes already in the base or in a PR ahead), pushing no branch', async () => {

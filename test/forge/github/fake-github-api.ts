@@ -121,6 +121,8 @@ export class FakeGitHubApi {
   readonly branches = new Map<string, string>();
   /** Commit sha → parents. */
   readonly commits = new Map<string, string[]>();
+  /** The files each commit made with `commit` changed. */
+  private readonly commitFiles = new Map<string, string[]>();
   readonly pulls = new Map<number, FakePull>();
   /** PR heads that conflict with anything when merged by the merges API. */
   readonly conflicting = new Set<string>();
@@ -234,13 +236,36 @@ export class FakeGitHubApi {
     made.push(this);
   }
 
-  /** A commit on top of `parent` (or a root commit), with a deterministic sha. */
-  commit(parent: string | null, label: string): string {
+  /** A commit on top of `parent` (or a root commit) changing `files`, with a deterministic sha. */
+  commit(parent: string | null, label: string, files: string[] = []): string {
     const sha = createHash('sha1')
       .update(`${parent ?? ''}:${label}`)
       .digest('hex');
     this.commits.set(sha, parent ? [parent] : []);
+    this.commitFiles.set(sha, files);
     return sha;
+  }
+
+  /** The commits reachable from `sha`, itself included. */
+  private reachable(sha: string): Set<string> {
+    const seen = new Set<string>();
+    for (const todo = [sha]; todo.length > 0; ) {
+      const s = todo.pop()!;
+      if (seen.has(s)) continue;
+      seen.add(s);
+      todo.push(...(this.commits.get(s) ?? []));
+    }
+    return seen;
+  }
+
+  /**
+   * The files a comparison `base...head` lists: those the commits of head that base lacks changed
+   * (merge commits change none of their own), sorted, at most GitHub's 300.
+   */
+  private comparedFiles(base: string, head: string): string[] {
+    const inBase = this.reachable(base);
+    const files = [...this.reachable(head)].filter((c) => !inBase.has(c)).flatMap((c) => this.commitFiles.get(c) ?? []);
+    return [...new Set(files)].sort().slice(0, 300);
   }
 
   openPr(
@@ -358,16 +383,7 @@ export class FakeGitHubApi {
   }
 
   isAncestor(ancestor: string, sha: string): boolean {
-    const seen = new Set<string>();
-    const todo = [sha];
-    while (todo.length > 0) {
-      const s = todo.pop()!;
-      if (s === ancestor) return true;
-      if (seen.has(s)) continue;
-      seen.add(s);
-      todo.push(...(this.commits.get(s) ?? []));
-    }
-    return false;
+    return this.reachable(sha).has(ancestor);
   }
 
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
@@ -735,7 +751,8 @@ export class FakeGitHubApi {
             : this.isAncestor(head, base)
               ? 'behind'
               : 'diverged';
-      return json(200, { status, base_commit: { sha: base } });
+      const files = this.comparedFiles(base, head).map((filename) => ({ filename, status: 'modified' }));
+      return json(200, { status, base_commit: { sha: base }, files });
     },
     'repos/get-combined-status-for-ref': ({ params }) => {
       const statuses = this.statuses

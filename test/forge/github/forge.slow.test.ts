@@ -143,13 +143,37 @@ describe('github forge: test branches', () => {
     expect(api.branches.get('greenline-merge/pr-1-2/run')).toBe(sha);
     expect(api.isAncestor(h1, sha) && api.isAncestor(h2, sha)).toBe(true);
     expect([...api.branches.keys()]).toEqual(['main', 'greenline-merge/pr-1-2/run']);
+    // Each step: the commit after each PR merged, the last the test commit.
+    const [afterFirst, last] = (r as { steps: string[] }).steps;
+    expect(last).toBe(sha);
+    expect(api.isAncestor(h1, afterFirst!) && !api.isAncestor(h2, afterFirst!)).toBe(true);
     // A retry replaces the branch with the same content.
     const again = await forge.createTestBranch(bindingFor(api), {
       branch: 'greenline-merge/pr-1-2/run',
       baseSha: base,
       prs,
     });
-    expect(again).toEqual({ ok: true, sha });
+    expect(again).toEqual({ ok: true, sha, steps: [afterFirst, sha] });
+  });
+
+  it('lists the paths a commit changed since its merge base by comparing, and none past what GitHub lists', async () => {
+    const api = new FakeGitHubApi();
+    const base = api.commit(null, 'base', ['README.md']);
+    const head = api.commit(api.commit(base, 'one', ['web/a.css']), 'two', ['api/x.go', 'web/a.css']);
+    api.branches.set('main', api.commit(base, 'elsewhere', ['docs/x.md']));
+    const forge = makeForge(api);
+    expect(await forge.changedFiles(bindingFor(api), { from: api.branches.get('main')!, to: head })).toEqual([
+      'api/x.go',
+      'web/a.css',
+    ]);
+    expect(api.log.at(-1)).toBe(`GET /repos/acme/web/compare/${api.branches.get('main')}...${head}`);
+    // GitHub lists at most 300 files of a comparison: with as many, some may be missing.
+    const many = api.commit(
+      base,
+      'many',
+      Array.from({ length: 301 }, (_, i) => `f/${i}.txt`),
+    );
+    expect(await forge.changedFiles(bindingFor(api), { from: base, to: many })).toBeNull();
   });
 
   it('a conflict is START_TEST_RUN_MERGE_CONFLICT naming the PR, and leaves no branch behind', async () => {

@@ -78,6 +78,8 @@ describe('github forge in the service', () => {
         'GET /repos/acme/web/git/matching-refs/heads/greenline-merge/', // taking the queue: test branches no run needs
         ...events,
         ...build,
+        `GET /repos/acme/web/compare/${base}...${testSha}`, // what the run changed, once built
+        `GET /repos/acme/web/compare/${base}...${head1}`, // and what the PR changed
         'GET /repos/acme/web/branches/main', // required statuses: branch protection
         'GET /repos/acme/web/rules/branches/main?per_page=100', // and rulesets
         `GET /repos/acme/web/commits/${testSha}/status?per_page=100`, // checks reported before the run knew its commit

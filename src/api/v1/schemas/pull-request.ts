@@ -241,6 +241,20 @@ export const SubmittedPr = Type.Object({
     },
     { description: 'A PR starts testing once its base matches, it is mergeable, and (parallel mode) it has targets' },
   ),
+  impactedTargets: Type.Optional(
+    Type.Object(
+      {
+        targets: Type.Union([Type.Array(Type.String()), Type.Literal('ALL')]),
+        why: Type.Optional(
+          Type.String({
+            description:
+              'Why, in words, when computed from its paths (impactedTargetsFromPaths): "touches web/** (web)"',
+          }),
+        ),
+      },
+      { description: 'greenline extension: the targets of its head (its lane in parallel mode); absent without' },
+    ),
+  ),
   forceEnqueued: Type.Boolean(),
   isCurrentlySubmittedToQueue: Type.Boolean({ description: 'The entry is not in a terminal state' }),
   verifiedByTestRun: Nullable(Type.String({ description: 'Test run whose pass merged this PR' })),

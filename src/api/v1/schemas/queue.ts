@@ -187,6 +187,25 @@ export const QueueSettingsInput = {
     description: 'Extension, default 20: results a status needs before it is quarantined or lifted',
     'x-expected': `an integer from 1 to ${STATUS_RESULTS_KEPT}`,
   }),
+  impactedTargetsFromPaths: Nullable(
+    Type.Object(
+      {
+        targets: Type.Record(Type.String({ minLength: 1 }), Type.Array(Name(), { minItems: 1 }), {
+          description: 'Each target name with the path globs (minimatch) that impact it',
+        }),
+        fallback: Type.Optional(
+          Type.Array(Name(), { description: 'Targets of a PR whose paths match no glob; absent: every target' }),
+        ),
+      },
+      {
+        additionalProperties: false,
+        description:
+          'Extension, default null = off: in parallel mode, the impacted targets of a PR without uploaded ones, ' +
+          'computed from its changed paths at its admission. A change applies to PRs admitted after it; ' +
+          'PRs already admitted keep their targets',
+      },
+    ),
+  ),
 };
 
 /** Names older clients send (contract §3 #2), mapped onto the settings above by update-queue.ts. */
@@ -313,6 +332,15 @@ export const QueueSettingsProperties = {
         'Extension: each required status counted or quarantined, with its flaky figures and, when quarantined, ' +
         'how and why; present with a quarantine setting in use, a status quarantined, or ciRetries above 0',
     }),
+  ),
+  impactedTargetsFromPaths: Type.Optional(
+    Type.Object(
+      {
+        targets: Type.Record(Type.String(), Type.Array(Type.String())),
+        fallback: Type.Optional(Type.Array(Type.String())),
+      },
+      { description: 'Extension: the setting, present only when set (it applies to PRs admitted after it was set)' },
+    ),
   ),
 };
 

@@ -49,6 +49,12 @@ export const TestingDetails = Type.Object({
       prNumber: Type.Integer(),
       prUrl: Type.String(),
       title: Type.String(),
+      changedFiles: Type.Optional(
+        Type.Array(Type.String(), {
+          description:
+            "greenline extension: the PR's own changed paths (its head against its merge base with the target branch head); absent when not known",
+        }),
+      ),
     }),
     { description: 'The PRs under test (several when batched)' },
   ),
@@ -57,4 +63,16 @@ export const TestingDetails = Type.Object({
   dependentPrs: Type.Array(Type.Integer(), {
     description: 'PRs merged into the test branch as its predicted base, not under test',
   }),
+  baseSha: Nullable(
+    Type.String({
+      description:
+        "greenline extension: what the run's own PRs were merged onto: the target branch head, or the tested state of dependentPrs ahead of them; null while the test commit is being built, or when the forge cannot compare commits",
+    }),
+  ),
+  changedFiles: Nullable(
+    Type.Array(Type.String(), {
+      description:
+        'greenline extension: the paths changed from baseSha to the test commit, sorted (a rename is both paths); null when not known',
+    }),
+  ),
 });

@@ -3,7 +3,7 @@
  * run, and asks the forge to re-run the checks (waiting for workflows still running: check-reruns.ts);
  * external CI hears `test_run.retry_requested`. Skipped when the run is over.
  */
-import { findRunRow, setRunRequiredStatuses } from '../../../store/test-runs.js';
+import { findRunRow, runOf, setRunRequiredStatuses } from '../../../store/test-runs.js';
 import { rerunChecks } from '../check-reruns.js';
 import { type EffectHandler, runIsOver } from './effect-handler.js';
 
@@ -22,6 +22,7 @@ export const retryCi: EffectHandler<'retryCi'> = {
         row.required_statuses_source ?? 'queue',
         ctx.leases.instanceId,
       );
+      const { changes } = runOf(row);
       await adapters.ci.start({
         repo: binding,
         runId: effect.runId,
@@ -31,6 +32,7 @@ export const retryCi: EffectHandler<'retryCi'> = {
         prNumbers: effect.prNumbers,
         timeoutMinutes: effect.timeoutMinutes,
         attempt: effect.attempt,
+        ...(changes ? { changes: { baseSha: changes.baseSha, files: changes.files } } : {}),
       });
     }
     await rerunChecks(ctx, binding, { runId: effect.runId, sha: effect.sha, branch: effect.branch });

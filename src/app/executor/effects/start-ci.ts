@@ -7,7 +7,7 @@
  */
 import { forgeFor } from '../../adapters.js';
 import { protectionStatuses, resolveRequiredStatuses } from '../../repo-binding.js';
-import { setRunRequiredStatuses } from '../../../store/test-runs.js';
+import { findRunRow, runOf, setRunRequiredStatuses } from '../../../store/test-runs.js';
 import { type EffectHandler, runIsOver } from './effect-handler.js';
 
 export const startCi: EffectHandler<'startCi'> = {
@@ -44,6 +44,8 @@ export const startCi: EffectHandler<'startCi'> = {
       requiredStatuses: required.statuses,
     });
     if (runsCi) {
+      const row = await findRunRow(db, effect.runId);
+      const changes = row && runOf(row).changes;
       await adapters.ci.start({
         repo: binding,
         runId: effect.runId,
@@ -52,6 +54,7 @@ export const startCi: EffectHandler<'startCi'> = {
         targetBranch: queue.target_branch,
         prNumbers: effect.prNumbers,
         timeoutMinutes: effect.timeoutMinutes,
+        ...(changes ? { changes: { baseSha: changes.baseSha, files: changes.files } } : {}),
       });
     }
     await ctx.ciOutcome.readChecksAgain(forgeFor(adapters, binding), binding, effect.runId, effect.sha);

@@ -1,0 +1,37 @@
+/**
+ * impactedTargetsFromPaths through the HTTP API (docs/api.md): updateQueue takes it and null turns it
+ * off, getQueue shows it only while set, and a setting of the wrong shape is a 400 that says the shape.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createApiHarness, errorOf, json, type ApiHarness } from './api-harness.js';
+
+let h: ApiHarness;
+beforeEach(async () => {
+  h = await createApiHarness();
+  await h.queueWithPrs(0);
+});
+afterEach(() => h.close());
+
+const update = (fields: Record<string, unknown>) => h.post('/v1/updateQueue', h.body(fields));
+const getQueue = async () => json(await h.post('/v1/getQueue', h.body()));
+
+describe('impactedTargetsFromPaths', () => {
+  it('is set, shown while set, and turned off with null', async () => {
+    expect(await getQueue()).not.toHaveProperty('impactedTargetsFromPaths');
+    const setting = { targets: { web: ['web/**'], api: ['api/**', 'proto/**'] }, fallback: ['web', 'api'] };
+    expect((await update({ impactedTargetsFromPaths: setting })).statusCode).toBe(200);
+    expect((await getQueue()).impactedTargetsFromPaths).toEqual(setting);
+    expect((await update({ impactedTargetsFromPaths: null })).statusCode).toBe(200);
+    expect(await getQueue()).not.toHaveProperty('impactedTargetsFromPaths');
+  });
+
+  it('refuses a setting of another shape with a 400 that says the shape, and keeps the one there is', async () => {
+    await update({ impactedTargetsFromPaths: { targets: { web: ['web/**'] } } });
+    for (const bad of [{ targets: {} }, { targets: { web: [] } }, { targets: { web: ['web/**'] }, fallback: 'web' }]) {
+      const res = await update({ impactedTargetsFromPaths: bad });
+      expect(res.statusCode, JSON.stringify(bad)).toBe(400);
+      expect(errorOf(res).message).toMatch(/impactedTargetsFromPaths/);
+    }
+    expect((await getQueue()).impactedTargetsFromPaths).toEqual({ targets: { web: ['web/**'] } });
+  });
+});
