@@ -16,12 +16,20 @@
  *   of git's Basic auth (401 otherwise).
  * - Pull requests: head at `refs/pull/<n>/head` (and the head branch), `mergeable` computed with
  *   `git merge-tree` against the base, drafts by title prefix (`WIP:`, `[WIP]`), labels by id.
- * - Merging (`POST …/pulls/{index}/merge`): the dialect's field spellings (Gitea `do`,
- *   `merge_commit_id`; Forgejo `Do`, `MergeCommitID`; names matched ignoring case, as Go binds them),
- *   `head_commit_id` guard (409 "head out of date"), conflicts 409, required status contexts of branch
- *   protection 405, `merge`, `squash`, `rebase`, `rebase-merge`, `fast-forward-only` done with real git,
- *   `manually-merged` with a commit the base holds. A push of the PR's head into the base does not mark
- *   it merged (autodetect_manual_merge is off by default).
+ * - Merging (`POST …/pulls/{index}/merge`): the field spellings of the server's version (`do`/`Do`;
+ *   the merge commit `MergeCommitID` on Gitea 1.26 and Forgejo, `merge_commit_id` on Gitea 1.28;
+ *   names matched ignoring case, as Go binds them, others ignored), `head_commit_id` guard (409 "head
+ *   out of date") except for `manually-merged`, which ignores it; conflicts 409, required status
+ *   contexts of branch protection 405, `merge`, `squash`, `rebase`, `rebase-merge`,
+ *   `fast-forward-only` done with real git, `manually-merged` only where the repository allows it
+ *   (`allowManualMerge`, off as in a new repository: 405) with a commit the base holds, `409 {}` when
+ *   the merge commit arrives under the spelling the version does not bind (it is then empty). A push
+ *   of the PR's head into the base does not mark it merged (autodetect_manual_merge is off by default).
+ * - Access as the server checks it: the protection rules (`…/branch_protections`) and another user's
+ *   permission (`…/collaborators/{user}/permission`) only for a token whose user is admin or owner
+ *   (403 otherwise); the branch API shows a Write user the branch's rule (`protected`,
+ *   `enable_status_check`, `status_check_contexts`, `user_can_push`), `…/assignees` the users with
+ *   Write or more.
  * - Commit statuses (create, list per sha and per ref, combined with state `""` when there are none),
  *   comments, repository and PR labels, collaborator permission, branch protections.
  * - Pages: `page` (1-based) and `limit` (default 30, at most 50: larger limits are cut down, as the
@@ -30,7 +38,8 @@
  *   the fake's own writes, read again after a push), and answers about commits, which never change
  *   (merge base, merge tree, ancestry), are asked of git once per server.
  * - Webhook deliveries shaped like the captured payloads (test/fixtures/gitea/webhooks/) and signed as
- *   the forge signs them (`signedDelivery`), posted to the hooks a test adds.
+ *   the forge signs them (`signedDelivery`), posted once to the hooks a test adds: like the forges, the
+ *   fake never delivers again a delivery that failed; Forgejo has no `status` event.
  */
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
@@ -49,6 +58,8 @@ export type { Dialect } from './gitea-description.js';
 
 type Json = Record<string, unknown>;
 export type Permission = 'none' | 'read' | 'write' | 'admin' | 'owner';
+/** A server's version as `GET /version` answers it (`1.26.1`, `1.28.0-dev-204`, Forgejo's `17.0.0-dev-38`). */
+export type GiteaVersion = string;
 export type StatusState = 'pending' | 'success' | 'error' | 'failure' | 'warning' | 'skipped';
 
 export interface FakePull {
@@ -94,6 +105,8 @@ export interface FakeProtection {
   status_check_contexts: string[];
   required_approvals?: number;
   block_on_outdated_branch?: boolean;
+  /** The push allowlist: when set, only these users may push to the branches the rule protects. */
+  push_allowlist?: string[];
 }
 
 export interface RecordedCall {
@@ -204,6 +217,8 @@ export class FakeGiteaApi {
   token = 'gitea-test-token';
   tokenUser = 'greenline';
   defaultBranch = 'main';
+  /** The repository's "Enable Mark PR as manually merged" (`allow_manual_merge`): off in a new repository. */
+  allowManualMerge = false;
   /** The fake's clock, for the times it writes (commits it makes, statuses, comments). */
   now: () => number = () => Date.UTC(2026, 0, 5, 9);
   private nextId = 100;
@@ -219,14 +234,20 @@ export class FakeGiteaApi {
     readonly owner: string,
     readonly name: string,
     readonly root: string,
+    /** The server's version: Gitea 1.26 binds the merge commit as `MergeCommitID`, 1.28 as `merge_commit_id`. */
+    readonly version: GiteaVersion,
   ) {
     made.push(this);
   }
 
   /** A running fake of `dialect` with an empty repository `owner/name` whose `main` holds one commit. */
-  static async start(dialect: Dialect, opts: { owner?: string; name?: string } = {}): Promise<FakeGiteaApi> {
+  static async start(
+    dialect: Dialect,
+    opts: { owner?: string; name?: string; version?: GiteaVersion } = {},
+  ): Promise<FakeGiteaApi> {
     const root = await makeTempDir(`greenline-${dialect}-`);
-    const fake = new FakeGiteaApi(dialect, opts.owner ?? 'acme', opts.name ?? 'web', root);
+    const version = opts.version ?? (dialect === 'gitea' ? '1.28.0-dev-204' : '17.0.0-dev-38');
+    const fake = new FakeGiteaApi(dialect, opts.owner ?? 'acme', opts.name ?? 'web', root, version);
     await git(['init', '--bare', '--quiet', '--initial-branch=main', fake.bare]);
     await fake.setBranch('main', await fake.commit(null, { 'README.md': '# web\n' }, 'Initial commit'));
     const server = createServer((req, res) => {
@@ -635,20 +656,22 @@ export class FakeGiteaApi {
 
   /** The fake's answers by the document's operation ids, which both dialects share. */
   private readonly handlers: Record<string, (call: HandlerCall) => Answer | Promise<Answer>> = {
-    getVersion: () => ok({ version: this.dialect === 'gitea' ? '1.28.0-dev-204' : '17.0.0-dev-38' }),
+    getVersion: () => ok({ version: this.version }),
     userGetCurrent: () => ok(this.userJson(this.tokenUser)),
     repoGet: () => ok(this.repositoryJson()),
     repoGetBranch: async ({ params }) => {
       const sha = await this.branchSha(params.branch!);
-      return sha
-        ? ok({ name: params.branch, commit: { id: sha }, protected: this.protectionOf(params.branch!) !== null })
-        : NOT_FOUND;
+      return sha ? ok(this.branchJson(params.branch!, sha)) : NOT_FOUND;
     },
-    repoListBranchProtection: () => ok(this.protections.map((p) => this.protectionJson(p))),
+    repoListBranchProtection: () =>
+      this.rank(this.tokenUser) < ADMIN ? NOT_ADMIN : ok(this.protections.map((p) => this.protectionJson(p))),
     repoGetBranchProtection: ({ params }) => {
+      if (this.rank(this.tokenUser) < ADMIN) return NOT_ADMIN;
       const p = this.protections.find((x) => x.rule_name === params.name);
       return p ? ok(this.protectionJson(p)) : NOT_FOUND;
     },
+    repoGetAssignees: () =>
+      ok([...this.users.keys()].filter((u) => this.rank(u) >= WRITE).map((u) => this.userJson(u))),
     repoListPullRequests: async ({ query }) => {
       const state = query.get('state') ?? 'open';
       const list = [...this.pulls.values()].filter((p) => state === 'all' || p.state === state);
@@ -725,6 +748,8 @@ export class FakeGiteaApi {
       return { status: 204, body: null };
     },
     repoGetRepoPermissions: ({ params }) => {
+      if (params.collaborator!.toLowerCase() !== this.tokenUser.toLowerCase() && this.rank(this.tokenUser) < ADMIN)
+        return { status: 403, body: { message: 'Only admin or the user themself can see their permissions', url: '' } };
       const permission = this.users.get(params.collaborator!);
       if (permission === undefined) return NOT_FOUND;
       return ok({ permission, role_name: permission, user: this.userJson(params.collaborator!) });
@@ -748,6 +773,11 @@ export class FakeGiteaApi {
     return this.branchSha(ref);
   }
 
+  /** A user's rank on the repository (none 0 … owner 4). */
+  private rank(user: string): number {
+    return PERMISSIONS.indexOf(this.users.get(user) ?? 'none');
+  }
+
   private protectionOf(branch: string): FakeProtection | null {
     return this.protections.find((p) => ruleMatches(p.rule_name, branch)) ?? null;
   }
@@ -756,25 +786,25 @@ export class FakeGiteaApi {
   private async merge(index: number, body: Json): Promise<Answer> {
     const pr = this.pulls.get(index);
     if (!pr) return NOT_FOUND;
-    const field = (gitea: string, forgejo: string): unknown => {
-      const want = (this.dialect === 'gitea' ? gitea : forgejo).toLowerCase();
-      return Object.entries(body).find(([k]) => k.toLowerCase() === want)?.[1];
-    };
-    const style = String(field('do', 'Do') ?? '');
+    const field = (name: string): unknown =>
+      Object.entries(body).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
+    const style = String(field('do') ?? '');
     const refuse = (status: number, message: string): Answer => ({ status, body: { message, url: '' } });
     if (pr.merged) return refuse(405, 'The PR is already merged');
     if (pr.state === 'closed') return refuse(404, 'The PR is closed');
     const head = await this.headOf(index);
-    const expected = body.head_commit_id;
-    if (typeof expected === 'string' && expected !== '' && expected !== head) return refuse(409, 'head out of date');
     const base = (await this.branchSha(pr.base))!;
     let mergeSha: string;
     if (style === 'manually-merged') {
-      const commit = String(field('merge_commit_id', 'MergeCommitID') ?? '');
+      if (!this.allowManualMerge) return refuse(405, 'manually-merged is not allowed an allowed merge style');
+      // The server writes the error value itself: `{}`. It does not look at head_commit_id here.
+      const commit = String(field(this.mergeCommitField) ?? '');
       if (!/^[0-9a-f]{40}$/.test(commit) || !(await this.hasCommit(commit)) || !(await this.isAncestor(commit, base)))
-        return refuse(405, `Wrong commit ID: ${commit} is not in ${pr.base}`);
+        return { status: 409, body: {} };
       mergeSha = commit;
     } else {
+      const expected = body.head_commit_id;
+      if (typeof expected === 'string' && expected !== '' && expected !== head) return refuse(409, 'head out of date');
       if (WIP.test(pr.title)) return refuse(405, 'Work in progress PRs cannot be merged');
       const protection = this.protectionOf(pr.base);
       if (protection?.enable_status_check) {
@@ -791,6 +821,11 @@ export class FakeGiteaApi {
     }
     this.markMerged(pr, mergeSha, this.tokenUser);
     return { status: 200, body: null };
+  }
+
+  /** The merge form's field the server binds the merge commit to, by version. */
+  get mergeCommitField(): string {
+    return this.dialect === 'gitea' && !/^1\.2[0-6]\./.test(this.version) ? 'merge_commit_id' : 'MergeCommitID';
   }
 
   /** The base's new tip for a merge of `style`, made with git, or the forge's refusal. */
@@ -966,8 +1001,7 @@ export class FakeGiteaApi {
   }
 
   repositoryJson(): Json {
-    const permission = this.users.get(this.tokenUser) ?? 'read';
-    const rank = ['none', 'read', 'write', 'admin', 'owner'].indexOf(permission);
+    const rank = this.rank(this.tokenUser);
     return {
       id: 42,
       name: this.name,
@@ -992,6 +1026,10 @@ export class FakeGiteaApi {
       allow_squash_merge: true,
       allow_fast_forward_only_merge: true,
       default_merge_style: 'merge',
+      // Forgejo's API does not show the manual merge settings.
+      ...(this.dialect === 'gitea'
+        ? { allow_manual_merge: this.allowManualMerge, autodetect_manual_merge: false }
+        : {}),
       created_at: '2026-01-01T00:00:00Z',
       updated_at: '2026-01-01T00:00:00Z',
     };
@@ -1096,6 +1134,24 @@ export class FakeGiteaApi {
     };
   }
 
+  /** A branch as the branch API shows it to the token's user: the rule that protects it included. */
+  branchJson(branch: string, sha: string): Json {
+    const p = this.protectionOf(branch);
+    const mayPush =
+      this.rank(this.tokenUser) >= WRITE && (!p?.push_allowlist || p.push_allowlist.includes(this.tokenUser));
+    return {
+      name: branch,
+      commit: { id: sha },
+      protected: p !== null,
+      effective_branch_protection_name: p?.rule_name ?? '',
+      enable_status_check: p?.enable_status_check ?? false,
+      status_check_contexts: p?.status_check_contexts ?? [],
+      required_approvals: p?.required_approvals ?? 0,
+      user_can_push: mayPush,
+      user_can_merge: mayPush,
+    };
+  }
+
   protectionJson(p: FakeProtection): Json {
     return {
       rule_name: p.rule_name,
@@ -1105,6 +1161,8 @@ export class FakeGiteaApi {
       required_approvals: p.required_approvals ?? 0,
       block_on_outdated_branch: p.block_on_outdated_branch ?? false,
       enable_push: true,
+      enable_push_whitelist: p.push_allowlist !== undefined,
+      push_whitelist_usernames: p.push_allowlist ?? [],
       created_at: '2026-01-01T00:00:00Z',
       updated_at: '2026-01-01T00:00:00Z',
     };
@@ -1118,6 +1176,13 @@ interface Answer {
 }
 
 const ok = (body: unknown): Answer => ({ status: 200, body });
+const NOT_ADMIN: Answer = {
+  status: 403,
+  body: { message: 'user should be an owner or a collaborator with admin write of a repository', url: '' },
+};
+const PERMISSIONS: Permission[] = ['none', 'read', 'write', 'admin', 'owner'];
+const WRITE = PERMISSIONS.indexOf('write');
+const ADMIN = PERMISSIONS.indexOf('admin');
 const NOT_FOUND: Answer = { status: 404, body: { message: "The target couldn't be found.", url: '' } };
 
 /** What a handler of an operation gets: the path parameters by name, the query, the JSON body ({} when none). */
