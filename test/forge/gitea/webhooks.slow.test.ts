@@ -161,6 +161,28 @@ describe.each<Dialect>(['gitea', 'forgejo'])('%s webhooks, end to end', (dialect
     expect(fake.pull(1).merged).toBe(true);
   });
 
+  it("after a retry on the same commit, the earlier attempt's statuses read from the forge do not decide", async () => {
+    fake.now = () => clock.now();
+    await app.service.updateQueue(ctx, key, { ciRetries: 1 });
+    await deliver('pull_request_comment', fake.commentPayload(1, fake.addComment(1, '/greenline merge', 'ada')));
+    const { runId } = await entry();
+    const branch = (await fake.refSha(`refs/heads/greenline-merge/pr-1/${runId}`))!;
+    const poll = async () => {
+      clock.advance(60_000);
+      await app.poller.pollOnce();
+      await app.runner.drain();
+    };
+    fake.addStatus(branch, 'ci/build', 'failure');
+    await poll();
+    // Failed once, tested again: the failure the forge still holds for the commit is the first attempt's.
+    expect(await entry()).toMatchObject({ state: 'TESTING', runId });
+    await poll();
+    expect((await entry()).state).toBe('TESTING');
+    fake.addStatus(branch, 'ci/build', 'success');
+    await poll();
+    expect((await entry()).state).toBe('MERGED');
+  });
+
   it('a comment from someone without write permission is answered on the PR, and changes nothing', async () => {
     fake.users.set('mallory', 'read');
     await deliver('pull_request_comment', fake.commentPayload(1, fake.addComment(1, '/greenline merge', 'mallory')));
