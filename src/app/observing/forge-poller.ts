@@ -93,11 +93,19 @@ export class ForgePoller {
   /**
    * Polls now, then every interval: at start-up every queue this instance holds is read at once, so
    * that what happened while no instance listened (a PR pushed; a CI result nobody was told of, read
-   * for every run under test on a forge whose CI results are polled) is acted on without waiting. A
-   * queue taken over from an instance that died has no pace here: it is read at the next poll.
+   * for every run under test on a forge whose CI results are polled) is acted on without waiting;
+   * so are queues taken over later (`taken`).
    */
   start(): void {
     this.periodic.start({ immediately: true });
+  }
+
+  /**
+   * This instance took queues (from an instance that died, whose leases expired): a started poller
+   * polls now, reading them at once rather than at the next interval.
+   */
+  taken(): void {
+    this.periodic.runNow();
   }
 
   stop(): Promise<void> {
