@@ -133,6 +133,7 @@ export function createApp(deps: AppDeps): App {
         effectsDue.emit();
         webhooks.wake();
         notifier.wake();
+        poller.taken();
       });
     },
   });

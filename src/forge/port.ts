@@ -201,6 +201,20 @@ export interface ForgePort {
    */
   checkStatuses?(repo: RepoBinding, sha: string): Promise<CiStatus[]>;
   /**
+   * Whether CI results of the repository must be read by polling: true when the forge may never tell
+   * of a status (it sends no status event, as Forgejo; or it does not deliver a webhook again after
+   * greenline missed it, as Gitea). Then, at every poll of a queue, the poller (app/observing/forge-poller.ts)
+   * asks `checkStatuses` once for the test commit of each run in flight, records the statuses CI
+   * reported in the run's current attempt (those whose `at` is not before the attempt began: after a
+   * retry on the same commit, the earlier attempt's are left out), and keeps such a queue at the poll
+   * interval while a run is in flight; the first poll after a start or a takeover so reads every run
+   * under test at once. Cost: one `checkStatuses` per run in flight per poll, so the forge should
+   * answer it with one request (a page of statuses). Forges whose check reports arrive reliably
+   * (GitHub: webhooks delivered again; the built-in CI) leave it out: their runs are read again only
+   * when they heard nothing for a while.
+   */
+  pollsChecks?(repo: RepoBinding): boolean;
+  /**
    * Whether the author of a PR comment may command the queue (their permission on the repository, as
    * the forge tells it; `standing` is how the forge's delivery described the author, when it did);
    * when not, why, in words. Forges that cannot tell leave it out: every command is accepted.
@@ -255,4 +269,9 @@ export interface CiStatus {
   state: (typeof CI_STATES)[number];
   url?: string;
   description?: string;
+  /**
+   * When the forge recorded this state (ms since the epoch), where it tells: what tells a status of
+   * the current attempt from one CI reported before the run was tested again on the same commit.
+   */
+  at?: number;
 }

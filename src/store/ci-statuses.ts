@@ -51,3 +51,16 @@ export async function listQuietRuns(db: Kysely<Database>, queueId: string, since
     .orderBy('created_at')
     .execute();
 }
+
+/** The queue's runs in flight testing a known commit, with their required statuses fixed. */
+export async function listRunsUnderTest(db: Kysely<Database>, queueId: string): Promise<TestRunRow[]> {
+  return db
+    .selectFrom('test_runs')
+    .selectAll()
+    .where('queue_id', '=', queueId)
+    .where('status', '=', 'in_progress')
+    .where('test_sha', 'is not', null)
+    .where('required_statuses', 'is not', null)
+    .orderBy('created_at')
+    .execute();
+}

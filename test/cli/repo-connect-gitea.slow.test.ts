@@ -3,7 +3,8 @@
  * Forgejo (each checked against its forge's Swagger document): the repository is read with
  * giteaToken, stored as the forge spells it, with its server and PR links, and what was found is
  * printed; a token that may not push, a repository the token cannot see, or no token are refused
- * with what to do.
+ * with what to do; so is, on Gitea, a repository that does not allow manual merges or whose
+ * protection does not let the user push, every missing setting said at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/store/connect.js';
@@ -35,7 +36,8 @@ describe('repo connect --forge gitea', () => {
     const r = await connectRepo('127.0.0.1/acme/web', ['--gitea-url', `${fake.url}/`]);
     expect(r.stdout).toBe(
       'Gitea spells it Acme/Web; connected as 127.0.0.1/Acme/Web.\n' +
-        'Found on Gitea: default branch main; branch protection "main": requires the statuses ci/build, lint.\n' +
+        'Found on Gitea: default branch main; branch protection "main": requires the statuses ci/build, lint; ' +
+        "manual merge: not shown by this server's API (Forgejo); it must be allowed (docs/gitea.md).\n" +
         `Connected 127.0.0.1/Acme/Web to organization acme (forge gitea, server ${fake.url}).\n`,
     );
     expect(r.code).toBe(0);
@@ -76,6 +78,41 @@ describe('repo connect --forge gitea', () => {
     const noToken = await connectRepo('127.0.0.1/acme/other', ['--gitea-url', fake.url], {});
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toMatch(/no giteaToken \(GREENLINE_GITEA_TOKEN\)/);
+  });
+
+  it('refuses, with a Write token, a Gitea repository set up with the defaults, naming every setting to change', async () => {
+    const gitea = await FakeGiteaApi.start('gitea', { name: 'site', version: '1.26.1' });
+    try {
+      gitea.protections.push({
+        rule_name: 'main',
+        enable_status_check: false,
+        status_check_contexts: [],
+        push_allowlist: [],
+      });
+      const refused = await connectRepo('127.0.0.1/acme/site', ['--gitea-url', gitea.url], {
+        GREENLINE_GITEA_TOKEN: gitea.token,
+      });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('127.0.0.1/acme/site is not set up for greenline yet:\n');
+      expect(refused.stderr).toContain(
+        '- It does not allow marking a PR merged manually, which is how greenline records each PR it lands (otherwise the PR stays open). In the repository: Settings → Repository → Pull Requests, tick "Enable Mark PR as manually merged" (allow_manual_merge) and save.\n',
+      );
+      expect(refused.stderr).toContain(
+        '- Branch protection "main" does not let the token\'s user push to main, and greenline lands PRs by pushing the tested commit. In the repository: Settings → Branches → edit "main", enable push with an allowlist and add the user (or a team it is in).\n',
+      );
+      gitea.allowManualMerge = true;
+      gitea.protections[0]!.push_allowlist = [gitea.tokenUser];
+      const connected = await connectRepo('127.0.0.1/acme/site', ['--gitea-url', gitea.url], {
+        GREENLINE_GITEA_TOKEN: gitea.token,
+      });
+      expect(connected.stdout).toContain(
+        'Found on Gitea: default branch main; branch protection "main": requires no status; manual merge allowed.\n',
+      );
+      // Everything read with what a Write user may read: no admin-only endpoint was asked.
+      expect(gitea.calls.filter((c) => c.status === 403)).toEqual([]);
+    } finally {
+      await gitea.close();
+    }
   });
 
   it('refuses what is not for gitea, and a --gitea-url that is no URL', async () => {

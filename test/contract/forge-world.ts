@@ -50,6 +50,11 @@ export const CAPABILITIES = [
   'permissions',
   /** CI results the forge holds but never told greenline of (a lost webhook delivery). */
   'lostDeliveries',
+  /**
+   * CI results the forge holds are read at every poll (a forge that sends no status event or never
+   * delivers again: Gitea, Forgejo), so one never told is acted on at the next poll.
+   */
+  'polledChecks',
   /** "Require branches to be up to date before merging" on the target (GitHub's strict protection). */
   'strictProtection',
   /**
@@ -108,7 +113,10 @@ export interface ForgeWorld {
   replies?(n: number): Promise<string[]>;
   /** Marks draft PR `n` ready for review, or (false) converts it to a draft (capability `drafts`). */
   setDraft?(n: number, draft: boolean): Promise<void>;
-  /** CI reports a check of a commit to the forge, and greenline is never told (capability `lostDeliveries`). */
+  /**
+   * CI reports a check of a commit to the forge, and greenline is never told (capability
+   * `lostDeliveries` or `polledChecks`).
+   */
   reportCiUnheard?(sha: string, context: string, state: CiStatus['state']): Promise<void>;
   /** The target starts requiring branches to be up to date before merging (capability `strictProtection`). */
   requireUpToDate?(): Promise<void>;

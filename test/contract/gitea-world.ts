@@ -10,7 +10,7 @@
  * Greenline learns of PR changes by polling (`tick`), the path Forgejo's missing `status` event
  * leaves for every forge: CI posts its statuses on the forge and reports them to the service's status
  * API as external CI does; a status posted on the forge alone (`reportCiUnheard`) is read from the
- * forge once the run is quiet. Labels and comment commands arrive by webhook: the fake posts its
+ * forge at the next poll (ForgePort.pollsChecks). Labels and comment commands arrive by webhook: the fake posts its
  * signed deliveries to the service's `POST /webhooks/gitea`. A PR is a draft by its title (`WIP:`),
  * which greenline sees when it reads the PR.
  */
@@ -225,12 +225,15 @@ function giteaWorldOf(dialect: Dialect): WorldKind {
       'comments',
       'drafts',
       'permissions',
-      'lostDeliveries',
       'stacks',
       'changedFiles',
+      'polledChecks',
     ]),
     async create() {
-      const fake = await FakeGiteaApi.start(dialect);
+      // Gitea as it was tried for real (1.26: the merge form binds `MergeCommitID`), set up as
+      // docs/gitea.md says: manual merge allowed.
+      const fake = await FakeGiteaApi.start(dialect, dialect === 'gitea' ? { version: '1.26.1' } : {});
+      fake.allowManualMerge = true;
       await fake.setBranch(
         'main',
         await fake.commit(await fake.branchSha('main'), { 'src/app.txt': APP_LINES }, 'Add the app'),

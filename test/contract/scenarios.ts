@@ -456,6 +456,17 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    name: 'CI results read at every poll: a check the forge holds but never told of is acted on at the next poll',
+    needs: ['polledChecks'],
+    async run(w) {
+      const sha = await openAndTest(w, 1);
+      await cap(w.reportCiUnheard, 'reportCiUnheard').call(w, sha, 'build', 'success');
+      await w.tick();
+      await expectPr(w, 1, 'MERGED');
+      expect(await w.targetHolds()).toEqual(['#1 v1']);
+    },
+  },
+  {
     name: 'strict protection: a batch the forge would merge only in part is not merged at all; the PR says which setting blocks',
     needs: ['strictProtection'],
     async run(w) {

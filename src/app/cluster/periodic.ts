@@ -18,6 +18,11 @@ export class Periodic {
     if (opts.immediately) this.tick();
   }
 
+  /** Runs the job now, when started (and not already running), besides its interval. */
+  runNow(): void {
+    if (this.timer) this.tick();
+  }
+
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;

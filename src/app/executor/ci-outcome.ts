@@ -253,6 +253,28 @@ export class CiOutcome {
     for (const status of (await forge.checkStatuses?.(binding, sha)) ?? []) await this.record({ runId, status });
   }
 
+  /**
+   * Records what the forge holds now for the test commit of a run in flight that differs from what
+   * the run has (a forge whose CI results are polled, ForgePort.pollsChecks). After a retry on the
+   * same commit, the statuses the forge recorded before the current attempt began are the earlier
+   * attempt's and are left out.
+   */
+  async readChecksOfAttempt(forge: ForgePort, binding: RepoBinding, row: TestRunRow): Promise<void> {
+    const run = runOf(row);
+    const retried = (run.failedRetries ?? 0) + (run.cancelledRetries ?? 0) > 0;
+    const begun = retried ? (run.ciStartedAt ?? row.created_at) : Number.NEGATIVE_INFINITY;
+    const known = new Map((await listCiStatuses(this.deps.db, row.id)).map((s) => [s.context, s]));
+    for (const status of (await forge.checkStatuses?.(binding, row.test_sha!)) ?? []) {
+      if (status.at !== undefined && status.at < begun) continue;
+      const had = known.get(status.context);
+      const same =
+        had?.state === status.state &&
+        (had.url ?? undefined) === status.url &&
+        (had.description ?? undefined) === status.description;
+      if (!same) await this.record({ runId: row.id, status });
+    }
+  }
+
   /** Forgets the statuses of a run whose CI is run again: the new attempt's statuses decide it. */
   async forget(runId: string): Promise<void> {
     await deleteCiStatuses(this.deps.db, runId);

@@ -17,6 +17,9 @@
  *   PR gone (closed)                              → prClosed
  *   head, base, title or mergeability changed     → prObserved
  *   the only PR, not started, may merge directly  → prObserved with the forge's direct-merge facts
+ *   a run testing, on a forge whose CI results are polled (ForgePort.pollsChecks)
+ *                                                 → its test commit's statuses read at every poll, one
+ *                                                   request per run; what changed is recorded
  *   a run testing with no CI news for CHECKS_QUIET_MS → every check of its test commit read again
  *                                                   (a delivery that was lost), at most once per that time;
  *                                                   a retry waiting for its workflows is carried out instead
@@ -43,7 +46,7 @@ import { refreshTarget } from './target-refresh.js';
 import type { CiOutcome } from '../executor/ci-outcome.js';
 import { MINUTE_MS } from '../../lib/time.js';
 import type { ForgePort, RepoBinding } from '../../forge/port.js';
-import { listQuietRuns } from '../../store/ci-statuses.js';
+import { listQuietRuns, listRunsUnderTest } from '../../store/ci-statuses.js';
 import { resumeRerun } from '../executor/check-reruns.js';
 import { runOf } from '../../store/test-runs.js';
 import { KeyedSerial } from '../../lib/keyed-serial.js';
@@ -87,8 +90,22 @@ export class ForgePoller {
     );
   }
 
+  /**
+   * Polls now, then every interval: at start-up every queue this instance holds is read at once, so
+   * that what happened while no instance listened (a PR pushed; a CI result nobody was told of, read
+   * for every run under test on a forge whose CI results are polled) is acted on without waiting;
+   * so are queues taken over later (`taken`).
+   */
   start(): void {
-    this.periodic.start();
+    this.periodic.start({ immediately: true });
+  }
+
+  /**
+   * This instance took queues (from an instance that died, whose leases expired): a started poller
+   * polls now, reading them at once rather than at the next interval.
+   */
+  taken(): void {
+    this.periodic.runNow();
   }
 
   stop(): Promise<void> {
@@ -150,19 +167,24 @@ export class ForgePoller {
     const repo = await findRepoById(this.deps.db, queue.repo_id);
     if (!repo) return;
     const safetyNet = this.deps.webhookForges?.includes(repo.forge) === true;
-    const { changed, busy } = await this.reading.run(queue.id, () => this.readQueue(queue, repo));
+    const { changed, busy, pollsChecks } = await this.reading.run(queue.id, () => this.readQueue(queue, repo));
     const maxMs = safetyNet
       ? (this.deps.safetyNetMaxMs ?? 20 * intervalMs)
       : (this.deps.idleMaxMs ?? IDLE_MAX_INTERVALS * intervalMs);
-    const waitMs = changed || !pace || (busy && !safetyNet) ? intervalMs : Math.min(pace.waitMs * 2, maxMs);
+    const waitMs =
+      changed || !pace || (busy && (!safetyNet || pollsChecks)) ? intervalMs : Math.min(pace.waitMs * 2, maxMs);
     this.pace.set(queue.id, { nextAt: clock.now() + waitMs, waitMs, safetyNet });
   }
 
   /**
    * Reads the queue's target and PRs from the forge. `changed`: something differed from the queue's
-   * view; `busy`: a PR of the queue is in a test run or being merged.
+   * view; `busy`: a PR of the queue is in a test run or being merged; `pollsChecks`: the forge's CI
+   * results are read at every poll, so a busy queue keeps the interval even as a safety net.
    */
-  private async readQueue(queue: QueueRow, repo: RepoRow): Promise<{ changed: boolean; busy: boolean }> {
+  private async readQueue(
+    queue: QueueRow,
+    repo: RepoRow,
+  ): Promise<{ changed: boolean; busy: boolean; pollsChecks: boolean }> {
     const { db, adapters } = this.deps;
     let changed = await refreshTarget(this.deps, queue, repo);
     const binding = bindingOf(repo);
@@ -183,8 +205,12 @@ export class ForgePoller {
       await observePr(this.deps, queue.id, { kind: 'prSeen', prNumber: entry.prNumber, pr, merged });
       changed = true;
     }
-    await this.rereadQuietRuns(queue, binding, forge);
-    return { changed, busy: entries.some((e) => !waitsToStart(e)) };
+    const pollsChecks = forge.pollsChecks?.(binding) === true;
+    if (pollsChecks)
+      for (const run of await listRunsUnderTest(db, queue.id))
+        await this.deps.ciOutcome.readChecksOfAttempt(forge, binding, run);
+    else await this.rereadQuietRuns(queue, binding, forge);
+    return { changed, busy: entries.some((e) => !waitsToStart(e)), pollsChecks };
   }
 
   /** Reads again the checks of the queue's testing runs that heard nothing from CI for CHECKS_QUIET_MS. */

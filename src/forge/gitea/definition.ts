@@ -95,14 +95,44 @@ Or pass --no-remote-check to connect it anyway.`);
         throw new ForgeSettingsError(
           `The token (giteaToken) may read ${spelled.slug} but not push to it: greenline pushes test branches and merges. Give its user write access to the repository (a collaborator with Write, or a team), then connect again.`,
         );
-      const found = [`default branch ${facts.defaultBranch}`];
-      if (facts.protections.length === 0) found.push('no branch protection rules');
-      for (const p of facts.protections)
-        found.push(
-          `branch protection "${p.rule}": ${p.requiredContexts.length > 0 ? `requires the statuses ${p.requiredContexts.join(', ')}` : 'requires no status'}`,
+      const missing = whatIsMissing(facts);
+      if (missing.length > 0)
+        throw new ForgeSettingsError(
+          `${spelled.slug} is not set up for greenline yet:\n${missing.map((m) => `- ${m}`).join('\n')}\nThen connect again (or pass --no-remote-check to connect it anyway).`,
         );
+      const rule = facts.defaultBranchRule;
+      const found = [`default branch ${facts.defaultBranch}`];
+      if (!rule?.protected) found.push('not protected');
+      else
+        found.push(
+          `branch protection "${rule.rule}": ${rule.requiredContexts.length > 0 ? `requires the statuses ${rule.requiredContexts.join(', ')}` : 'requires no status'}`,
+        );
+      found.push(
+        facts.allowManualMerge === null
+          ? "manual merge: not shown by this server's API (Forgejo); it must be allowed (docs/gitea.md)"
+          : 'manual merge allowed',
+      );
       return { spelled, said: [`Found on Gitea: ${found.join('; ')}.`] };
     },
     where: (row, flags) => `server ${row.remote}${flags.remoteCheck ? '' : ', not read from it (--no-remote-check)'}`,
   },
 };
+
+/**
+ * What the repository lacks for greenline, each with what to change: recording a PR merged needs the
+ * "manually merged" style allowed, and landing needs the token's user to be let push to the default
+ * branch when a rule protects it.
+ */
+function whatIsMissing(facts: GiteaRepositoryFacts): string[] {
+  const missing: string[] = [];
+  if (facts.allowManualMerge === false)
+    missing.push(
+      'It does not allow marking a PR merged manually, which is how greenline records each PR it lands (otherwise the PR stays open). In the repository: Settings → Repository → Pull Requests, tick "Enable Mark PR as manually merged" (allow_manual_merge) and save.',
+    );
+  const rule = facts.defaultBranchRule;
+  if (rule?.protected && !rule.userCanPush)
+    missing.push(
+      `Branch protection "${rule.rule}" does not let the token's user push to ${facts.defaultBranch}, and greenline lands PRs by pushing the tested commit. In the repository: Settings → Branches → edit "${rule.rule}", enable push with an allowlist and add the user (or a team it is in).`,
+    );
+  return missing;
+}

@@ -13,18 +13,19 @@
  * - Test commits (the git forge, handed in as `git`) are built with `git merge-tree` in a local mirror and pushed as test branches; the
  *   target is advanced by a push with lease to exactly the tested commit (the git forge's work, given
  *   as `git`; merging.ts). Each PR so landed is then recorded merged on the forge with the merge endpoint's
- *   `manually-merged` style, the tested head as `head_commit_id` (the forge refuses a PR whose head
- *   moved) and the target's new commit as the merge commit: the forge shows it merged, not closed.
+ *   `manually-merged` style and the target's new commit as the merge commit (both spellings of that
+ *   field): the forge shows it merged, not closed; a refusal is told on the PR.
  * - CI results (required-checks.ts) are commit statuses (Gitea and Forgejo Actions, Woodpecker, Drone, Jenkins all report
  *   them), read from the combined status page by page; `warning` counts as a failure (the check did
- *   not pass). Required statuses are branch protection's `status_check_contexts` when the rule
- *   enables status checks.
+ *   not pass). They are read at every poll (pollsChecks): Forgejo sends no `status` event and neither
+ *   forge delivers again. Required statuses are the target branch's rule as the branch API shows it.
  * - On each PR (onQueueEvent, presence.ts): a commit status `greenline (<branch>)` with the queue state and a
  *   link to the dashboard, one queue comment kept up to date, state labels if enabled.
- * - Commands from comments (permissions.ts) are honoured from people with write permission or more (collaborator
- *   permission endpoint); others are answered why.
- * - The repository (repository.ts): its spelling, default branch, push permission and protection
- *   rules, for `repo connect`.
+ * - Commands from comments (permissions.ts) are honoured from people with write access or more (the
+ *   repository's assignees); others are answered why.
+ * - The repository (repository.ts): its spelling, default branch, push permission, manual merge
+ *   settings and the default branch's protection, for `repo connect`. Everything is read with what a
+ *   user with Write may read: no admin-only endpoint.
  * - Re-running CI: the forges' Actions APIs differ (Gitea re-runs a run's jobs, Forgejo has none) and
  *   most CI reporting statuses is not Actions, so this forge leaves `rerunChecks` out: a retry is told
  *   to CI by the `test_run.retry_requested` event.
@@ -109,7 +110,11 @@ export class GiteaForge implements ForgePort {
   }
 
   advanceTarget(repo: RepoBinding, req: Parameters<ForgePort['advanceTarget']>[1]): Promise<AdvanceResult> {
-    return advanceTarget({ repos: this.repos, git: this.opts.git, logger: this.opts.logger }, repo, req);
+    return advanceTarget(
+      { repos: this.repos, git: this.opts.git, presence: this.presence, logger: this.opts.logger },
+      repo,
+      req,
+    );
   }
 
   requiredStatuses(repo: RepoBinding, branch: string): Promise<string[]> {
@@ -118,6 +123,14 @@ export class GiteaForge implements ForgePort {
 
   checkStatuses(repo: RepoBinding, sha: string): Promise<CiStatus[]> {
     return commitStatuses(this.repos, repo, sha);
+  }
+
+  /**
+   * Always: Forgejo sends no `status` event, and neither forge delivers a webhook again after it
+   * failed (greenline down, a restart), so a result CI reported could otherwise wait unheard.
+   */
+  pollsChecks(): boolean {
+    return true;
   }
 
   /** The repository's own spelling of its owner and name, and its default branch; null when not visible. */

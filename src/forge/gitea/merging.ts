@@ -1,26 +1,30 @@
 /**
  * Merging: the target is advanced by a push with lease to exactly the tested commit (the git forge's
  * work, handed in), then each PR so landed is recorded merged on the forge with the merge endpoint's
- * `manually-merged` style, the tested head as `head_commit_id` (the forge refuses a PR whose head
- * moved) and the target's new commit as the merge commit: the forge shows it merged, not closed.
+ * `manually-merged` style and the target's new commit as the merge commit: the forge shows it merged,
+ * not closed. The forges spell that field differently by version (Gitea 1.26 and Forgejo bind
+ * `MergeCommitID`, Gitea 1.28 documents `merge_commit_id`; each ignores the other), so both are sent.
+ * The forge ignores `head_commit_id` for this style; it is sent for the forges that may heed it, and
+ * the push with lease is what guards the tested head.
  */
 import type { Logger } from 'pino';
 import type { GitOperations } from '../definition.js';
 import type { AdvanceResult, ForgePort, RepoBinding } from '../port.js';
 import { GiteaApiError } from './client.js';
+import type { GiteaPresence } from './presence.js';
 import { wasMerged } from './pulls.js';
 import type { GiteaRepos } from './repos.js';
 
 /**
- * A PR the forge will not record merged (its head moved after the push, someone merged it meanwhile)
- * is logged: the target holds its tested change either way.
+ * A PR the forge will not record merged (manual merge not allowed, someone merged it meanwhile) is
+ * told on the PR in words, and logged once: the target holds its tested change either way.
  */
 export async function advanceTarget(
-  deps: { repos: GiteaRepos; git: GitOperations; logger: Logger },
+  deps: { repos: GiteaRepos; git: GitOperations; presence: GiteaPresence; logger: Logger },
   repo: RepoBinding,
   req: Parameters<ForgePort['advanceTarget']>[1],
 ): Promise<AdvanceResult> {
-  const { repos, git, logger } = deps;
+  const { repos, git, presence, logger } = deps;
   const result = await git.advanceTarget(repos.gitBinding(repo), req);
   if (!result.ok) return result;
   const client = repos.client(repo);
@@ -29,18 +33,35 @@ export async function advanceTarget(
     try {
       await client.request('POST', repos.path(repo, `/pulls/${pr.number}/merge`), {
         [forgejo ? 'Do' : 'do']: 'manually-merged',
-        [forgejo ? 'MergeCommitID' : 'merge_commit_id']: result.newSha,
+        MergeCommitID: result.newSha,
+        merge_commit_id: result.newSha,
         head_commit_id: pr.headSha,
       });
     } catch (err) {
       if (!(err instanceof GiteaApiError)) throw err;
-      const merged = await wasMerged(repos, repo, pr.number).catch(() => false);
-      if (!merged)
-        logger.warn(
-          { pr: pr.number, target: req.targetBranch, sha: result.newSha, err: err.message },
-          `PR #${pr.number} landed on ${req.targetBranch} but the forge did not record it merged: ${err.message}`,
-        );
+      if (await wasMerged(repos, repo, pr.number).catch(() => false)) continue;
+      const why = refusalInWords(err);
+      logger.warn(
+        { pr: pr.number, target: req.targetBranch, sha: result.newSha },
+        `PR #${pr.number} landed on ${req.targetBranch} but the forge did not record it merged: ${why}`,
+      );
+      await presence
+        .reply(
+          repo,
+          pr.number,
+          `This PR landed on \`${req.targetBranch}\` as ${result.newSha} (the tested commit), but ${forgejo ? 'Forgejo' : 'Gitea'} refused to record it merged: ${why}\n\nIts change is in \`${req.targetBranch}\`; the PR stays open until it is closed.`,
+        )
+        .catch((replyErr: unknown) => logger.warn({ err: replyErr, pr: pr.number }, 'telling the PR failed'));
     }
   }
   return result;
+}
+
+/** The forge's refusal of a merge record, with what to change when the answer says. */
+function refusalInWords(err: GiteaApiError): string {
+  if (err.status === 405 && /manually-merged|not allowed/i.test(err.message))
+    return `${err.message}. Allow it in the repository: Settings → Repository → Pull Requests, tick "Enable Mark PR as manually merged" (allow_manual_merge).`;
+  if (err.status === 409)
+    return `${err.message} (the forge did not take the merge commit: a version that binds neither spelling of its field).`;
+  return err.message;
 }

@@ -1,10 +1,13 @@
 /**
  * CI results and what the target requires of them. Results are commit statuses (Gitea and Forgejo
  * Actions, Woodpecker, Drone, Jenkins all report them), read from the combined status page by page;
- * `warning` counts as a failure (the check did not pass). Required statuses are branch protection's
- * `status_check_contexts` when the rule enables status checks.
+ * `warning` counts as a failure (the check did not pass). Required statuses are those of the target
+ * branch's protection rule when it enables status checks, read from the branch API
+ * (`GET …/branches/{branch}`): a user with Write may read it, while the protection rules themselves
+ * (`…/branch_protections`) are for repository admins only.
  */
 import type { CiStatus, RepoBinding } from '../port.js';
+import { hasStatus } from './client.js';
 import type { GiteaRepos } from './repos.js';
 import { ciStateOf } from './webhook-events.js';
 
@@ -13,24 +16,50 @@ interface GiteaStatus {
   status: string;
   target_url?: string | null;
   description?: string | null;
+  updated_at?: string | null;
 }
 
-export interface GiteaProtection {
-  rule_name?: string;
-  branch_name?: string;
-  enable_status_check?: boolean;
-  status_check_contexts?: string[] | null;
+/** A branch as the branch API shows it to the token's user: the rule that protects it, as far as it concerns greenline. */
+export interface GiteaBranchRule {
+  /** Whether a protection rule covers the branch, and its name (a branch or a glob). */
+  protected: boolean;
+  rule: string;
+  /** The status contexts the rule requires (none when it does not enable status checks). */
+  requiredContexts: string[];
+  /** Whether the token's user may push to the branch (the rule's push allowlist). */
+  userCanPush: boolean;
 }
 
-/** The repository's branch protection rules. */
-export function protections(repos: GiteaRepos, repo: RepoBinding): Promise<GiteaProtection[]> {
-  return repos.client(repo).request<GiteaProtection[]>('GET', repos.path(repo, '/branch_protections'));
+/** The branch's protection as the branch API tells it; null when there is no such branch. */
+export async function branchRule(
+  repos: GiteaRepos,
+  repo: RepoBinding,
+  branch: string,
+): Promise<GiteaBranchRule | null> {
+  let data: {
+    protected?: boolean;
+    effective_branch_protection_name?: string;
+    enable_status_check?: boolean;
+    status_check_contexts?: string[] | null;
+    user_can_push?: boolean;
+  };
+  try {
+    data = await repos.client(repo).request('GET', repos.path(repo, `/branches/${encodeURIComponent(branch)}`));
+  } catch (err) {
+    if (hasStatus(err, 404)) return null;
+    throw err;
+  }
+  return {
+    protected: data.protected === true,
+    rule: data.effective_branch_protection_name || branch,
+    requiredContexts: data.enable_status_check ? [...(data.status_check_contexts ?? [])] : [],
+    userCanPush: data.user_can_push !== false,
+  };
 }
 
 /** The status contexts branch protection requires on `branch` (when its rule enables status checks). */
 export async function requiredStatuses(repos: GiteaRepos, repo: RepoBinding, branch: string): Promise<string[]> {
-  const rule = ruleFor(await protections(repos, repo), branch);
-  return rule?.enable_status_check ? [...(rule.status_check_contexts ?? [])] : [];
+  return (await branchRule(repos, repo, branch))?.requiredContexts ?? [];
 }
 
 /** The latest status of each context of the commit (the combined status, every page). */
@@ -53,27 +82,6 @@ export async function commitStatuses(repos: GiteaRepos, repo: RepoBinding, sha: 
     state: ciStateOf(s.status) ?? 'pending',
     ...(s.target_url ? { url: s.target_url } : {}),
     ...(s.description ? { description: s.description } : {}),
+    ...(s.updated_at ? { at: Date.parse(s.updated_at) } : {}),
   }));
-}
-
-/**
- * The protection rule of `branch`: a rule naming it exactly, else the first whose glob matches
- * (`*` within a path segment, `**` across), as the forges choose.
- */
-function ruleFor(rules: GiteaProtection[], branch: string): GiteaProtection | null {
-  const nameOf = (r: GiteaProtection) => r.rule_name || r.branch_name || '';
-  return rules.find((r) => nameOf(r) === branch) ?? rules.find((r) => globMatches(nameOf(r), branch)) ?? null;
-}
-
-function globMatches(glob: string, name: string): boolean {
-  const re = glob
-    .split('**')
-    .map((part) =>
-      part
-        .split('*')
-        .map((lit) => lit.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-        .join('[^/]*'),
-    )
-    .join('.*');
-  return new RegExp(`^${re}$`).test(name);
 }

@@ -1,7 +1,8 @@
 /**
  * The fake of Gitea and Forgejo keeps to the forges' documents and behaves as the fact sheet says:
  * requests and answers outside the document are violations, git is served over HTTP behind the
- * token, merges are guarded by the head sha, lists are paged, deliveries are signed.
+ * token, merges are guarded by the head sha (not manual merges), the merge commit is bound by
+ * version, admin-only reads are refused to a Write user, lists are paged, deliveries are signed.
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -79,7 +80,7 @@ describe.each(DIALECTS)('the fake %s', (dialect) => {
     }
   });
 
-  it('merges only the head it was told, and marks a manual merge merged', async () => {
+  it('merges only the head it was told, and records a manual merge only where the repository allows it', async () => {
     const main = (await fake.branchSha('main'))!;
     const head = await fake.commit(main, { 'a.txt': 'a\n' }, 'Add a');
     await fake.openPr(1, { headSha: head });
@@ -89,19 +90,61 @@ describe.each(DIALECTS)('the fake %s', (dialect) => {
     expect(await stale.json()).toMatchObject({ message: 'head out of date' });
     expect(await fake.branchSha('main')).toBe(main);
 
-    // The target advanced by a push to exactly the PR's change: recorded as a manual merge.
+    // The target advanced by a push to exactly the PR's change: recorded as a manual merge, which a
+    // new repository does not allow.
     await fake.setBranch('main', head);
     const commitKey = dialect === 'gitea' ? 'merge_commit_id' : 'MergeCommitID';
-    const res = await api('POST', '/repos/acme/web/pulls/1/merge', {
-      [doKey]: 'manually-merged',
-      [commitKey]: head,
-      head_commit_id: head,
-    });
-    expect(res.status).toBe(200);
+    const record = { [doKey]: 'manually-merged', [commitKey]: head, head_commit_id: main };
+    const refused = await api('POST', '/repos/acme/web/pulls/1/merge', record);
+    expect(refused.status).toBe(405);
+    expect(await refused.json()).toMatchObject({ message: 'manually-merged is not allowed an allowed merge style' });
+    fake.allowManualMerge = true;
+    // The head given is not the PR's: the forge does not look at it for a manual merge.
+    expect((await api('POST', '/repos/acme/web/pulls/1/merge', record)).status).toBe(200);
     expect(fake.pull(1)).toMatchObject({ state: 'closed', merged: true, merge_commit_sha: head });
     expect((await api('GET', '/repos/acme/web/pulls/1/merge')).status).toBe(204);
     expect((await api('POST', '/repos/acme/web/pulls/1/merge', { [doKey]: 'merge' })).status).toBe(405);
   });
+
+  it('binds the merge commit under the spelling of its version, and answers 409 {} to the other', async () => {
+    const main = (await fake.branchSha('main'))!;
+    const head = await fake.commit(main, { 'a.txt': 'a\n' }, 'Add a');
+    const doKey = dialect === 'gitea' ? 'do' : 'Do';
+    fake.allowManualMerge = true;
+    await fake.setBranch('main', head);
+    await fake.openPr(1, { headSha: head });
+    const other = dialect === 'gitea' ? 'MergeCommitID' : 'merge_commit_id';
+    const wrong = await api('POST', '/repos/acme/web/pulls/1/merge', { [doKey]: 'manually-merged', [other]: head });
+    expect(wrong.status).toBe(409);
+    expect(await wrong.json()).toEqual({});
+    expect(fake.pull(1).merged).toBe(false);
+    const both = { [doKey]: 'manually-merged', MergeCommitID: head, merge_commit_id: head };
+    expect((await api('POST', '/repos/acme/web/pulls/1/merge', both)).status).toBe(200);
+    expect(fake.pull(1).merged).toBe(true);
+  });
+
+  if (dialect === 'gitea')
+    it('binds MergeCommitID on Gitea 1.26', async () => {
+      const old = await FakeGiteaApi.start('gitea', { version: '1.26.1' });
+      try {
+        const main = (await old.branchSha('main'))!;
+        const head = await old.commit(main, { 'a.txt': 'a\n' }, 'Add a');
+        old.allowManualMerge = true;
+        await old.setBranch('main', head);
+        await old.openPr(1, { headSha: head });
+        const post = (body: unknown) =>
+          fetch(`${old.url}/api/v1/repos/acme/web/pulls/1/merge`, {
+            method: 'POST',
+            headers: { authorization: `token ${old.token}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+        expect((await post({ do: 'manually-merged', merge_commit_id: head })).status).toBe(409);
+        expect((await post({ do: 'manually-merged', MergeCommitID: head })).status).toBe(200);
+        expect(old.pull(1).merged).toBe(true);
+      } finally {
+        await old.close();
+      }
+    });
 
   it("refuses a merge the protection's required contexts have not passed, then makes it with git", async () => {
     fake.protections.push({ rule_name: 'main', enable_status_check: true, status_check_contexts: ['build'] });
@@ -145,12 +188,38 @@ describe.each(DIALECTS)('the fake %s', (dialect) => {
     });
   });
 
-  it('tells collaborator permissions, and 404 for someone it does not know', async () => {
+  it("tells a user's own permission, and another's only to an admin", async () => {
     fake.users.set('rex', 'read');
-    expect(await (await api('GET', '/repos/acme/web/collaborators/rex/permission')).json()).toMatchObject({
-      permission: 'read',
+    const rex = '/repos/acme/web/collaborators/rex/permission';
+    expect((await api('GET', rex)).status).toBe(403);
+    expect(await (await api('GET', '/repos/acme/web/collaborators/greenline/permission')).json()).toMatchObject({
+      permission: 'write',
     });
+    fake.users.set('greenline', 'admin');
+    expect(await (await api('GET', rex)).json()).toMatchObject({ permission: 'read' });
     expect((await api('GET', '/repos/acme/web/collaborators/nobody/permission')).status).toBe(404);
+  });
+
+  it('shows a Write user the branch rule and the assignees, and the protection rules only to an admin', async () => {
+    fake.users.set('rex', 'read');
+    fake.protections.push({
+      rule_name: 'ma*',
+      enable_status_check: true,
+      status_check_contexts: ['build'],
+      push_allowlist: ['ada'],
+    });
+    expect((await api('GET', '/repos/acme/web/branch_protections')).status).toBe(403);
+    expect(await (await api('GET', '/repos/acme/web/branches/main')).json()).toMatchObject({
+      protected: true,
+      effective_branch_protection_name: 'ma*',
+      enable_status_check: true,
+      status_check_contexts: ['build'],
+      user_can_push: false,
+    });
+    const assignees = (await (await api('GET', '/repos/acme/web/assignees')).json()) as { login: string }[];
+    expect(assignees.map((u) => u.login).sort()).toEqual(['ada', 'greenline']);
+    fake.users.set('greenline', 'admin');
+    expect(await (await api('GET', '/repos/acme/web/branch_protections')).json()).toMatchObject([{ rule_name: 'ma*' }]);
   });
 
   it("builds deliveries from the captured payloads with the dialect's headers", async () => {

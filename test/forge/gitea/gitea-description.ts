@@ -43,13 +43,27 @@ const ALLOWANCES: Allowance[] = [
   },
 ];
 
+/**
+ * Fields a server binds under another name than its document spells (each binds JSON matching names
+ * ignoring case and ignores fields it does not know): the merge form's merge commit is `MergeCommitID`
+ * on Gitea 1.26 (a Go field without a json tag) and on Forgejo, `merge_commit_id` in Gitea 1.28's
+ * document. A client that works with every version sends both; each document takes the other.
+ */
+const OTHER_SPELLINGS: Record<Dialect, { definition: string; property: string }[]> = {
+  gitea: [{ definition: 'MergePullRequestOption', property: 'MergeCommitID' }],
+  forgejo: [{ definition: 'MergePullRequestOption', property: 'merge_commit_id' }],
+};
+
 /** Statuses any route may answer with an error body, documented or not (auth, validation, server errors). */
 const ANY_ROUTE = new Set([401, 403, 404, 422, 500]);
 
+/**
+ * An error the server writes itself rather than through its API error (the merge route's `409 {}`:
+ * Gitea writes the error value, whose fields are not exported) has no message.
+ */
 const ERROR_BODY: Json = {
   type: 'object',
   properties: { message: { type: 'string' }, url: { type: 'string' } },
-  required: ['message'],
 };
 
 const loaded = new Map<Dialect, ApiDescription>();
@@ -64,6 +78,11 @@ export function giteaDescription(dialect: Dialect): ApiDescription {
       const props = definitions[a.definition]?.properties as Record<string, Json> | undefined;
       if (!props?.[a.property]) throw new Error(`allowance for ${a.definition}.${a.property}: no such property`);
       props[a.property] = { anyOf: [{ enum: a.also }, props[a.property]] };
+    }
+    for (const o of OTHER_SPELLINGS[dialect]) {
+      const props = definitions[o.definition]?.properties as Record<string, Json> | undefined;
+      if (!props) throw new Error(`other spelling for ${o.definition}: no such definition`);
+      props[o.property] = { type: 'string' };
     }
     for (const def of Object.values(definitions)) nullableGoFields(def);
     d = new ApiDescription(doc, { name: dialect, anyOperation: ANY_ROUTE, errorBody: ERROR_BODY });

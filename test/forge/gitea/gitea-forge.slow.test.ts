@@ -98,6 +98,7 @@ describe.each(DIALECTS)('the gitea forge on %s', (dialect) => {
     expect(await fake.branchSha('greenline-merge/main/run-1')).toBe(built.sha);
     expect(await forge.listBranches(repo, 'greenline-merge/')).toEqual(['greenline-merge/main/run-1']);
 
+    fake.allowManualMerge = true;
     const advanced = await forge.advanceTarget(repo, {
       targetBranch: 'main',
       expectedSha: main,
@@ -110,14 +111,62 @@ describe.each(DIALECTS)('the gitea forge on %s', (dialect) => {
     for (const n of [1, 2]) expect(fake.pull(n)).toMatchObject({ merged: true, merge_commit_sha: built.sha });
     expect(await forge.wasMerged(repo, 2)).toBe(true);
     const doKey = dialect === 'gitea' ? 'do' : 'Do';
-    const commitKey = dialect === 'gitea' ? 'merge_commit_id' : 'MergeCommitID';
+    const record = { [doKey]: 'manually-merged', MergeCommitID: built.sha, merge_commit_id: built.sha };
     expect(fake.calls.filter((c) => c.method === 'POST').map((c) => c.body)).toEqual([
-      { [doKey]: 'manually-merged', [commitKey]: built.sha, head_commit_id: h1 },
-      { [doKey]: 'manually-merged', [commitKey]: built.sha, head_commit_id: h2 },
+      { ...record, head_commit_id: h1 },
+      { ...record, head_commit_id: h2 },
     ]);
 
     await forge.deleteBranch(repo, 'greenline-merge/main/run-1');
     expect(await fake.branchSha('greenline-merge/main/run-1')).toBeNull();
+  });
+
+  it('records the merge on Gitea 1.26, which binds MergeCommitID', async () => {
+    if (dialect === 'forgejo') return;
+    await fake.close();
+    fake = await FakeGiteaApi.start('gitea', { version: '1.26.1' });
+    repo = { ...repo, remote: fake.url };
+    fake.allowManualMerge = true;
+    main = (await fake.branchSha('main'))!;
+    const h1 = await change(1, { 'a.txt': 'a\n' });
+    await fake.openPr(1, { headSha: h1 });
+    const prs = [{ number: 1, headSha: h1, title: 'Change 1', author: 'ada' }];
+    const built = await forge.createTestBranch(repo, { branch: 'greenline-merge/main/run-1', baseSha: main, prs });
+    if (!built.ok) throw new Error(built.detail);
+    expect(
+      await forge.advanceTarget(repo, {
+        targetBranch: 'main',
+        expectedSha: main,
+        testSha: built.sha,
+        prs,
+        method: 'merge_commit',
+      }),
+    ).toEqual({ ok: true, newSha: built.sha });
+    expect(fake.pull(1)).toMatchObject({ merged: true, merge_commit_sha: built.sha });
+    await forge.deleteBranch(repo, 'greenline-merge/main/run-1');
+  });
+
+  it('lands the tested commit where manual merge is not allowed, and says on the PR why it stays open', async () => {
+    const h1 = await change(1, { 'a.txt': 'a\n' });
+    await fake.openPr(1, { headSha: h1 });
+    const prs = [{ number: 1, headSha: h1, title: 'Change 1', author: 'ada' }];
+    const built = await forge.createTestBranch(repo, { branch: 'greenline-merge/main/run-1', baseSha: main, prs });
+    if (!built.ok) throw new Error(built.detail);
+    const advanced = await forge.advanceTarget(repo, {
+      targetBranch: 'main',
+      expectedSha: main,
+      testSha: built.sha,
+      prs,
+      method: 'merge_commit',
+    });
+    expect(advanced).toEqual({ ok: true, newSha: built.sha });
+    expect(fake.pull(1).merged).toBe(false);
+    expect(fake.comments.map((c) => c.body)).toEqual([
+      expect.stringContaining(
+        `landed on \`main\` as ${built.sha} (the tested commit), but ${dialect === 'gitea' ? 'Gitea' : 'Forgejo'} refused to record it merged: POST /api/v1/repos/acme/web/pulls/1/merge answered 405: manually-merged is not allowed an allowed merge style. Allow it in the repository: Settings → Repository → Pull Requests, tick "Enable Mark PR as manually merged"`,
+      ),
+    ]);
+    await forge.deleteBranch(repo, 'greenline-merge/main/run-1');
   });
 
   it('lands nothing when the target or a PR moved since the test', async () => {
@@ -140,9 +189,11 @@ describe.each(DIALECTS)('the gitea forge on %s', (dialect) => {
     await forge.deleteBranch(repo, 'greenline-merge/main/run-2');
   });
 
-  it('reads required statuses from branch protection, and every status of a commit page by page', async () => {
+  it('reads required statuses from the branch API as a Write user, and every status of a commit page by page', async () => {
     fake.protections.push({ rule_name: 'release/*', enable_status_check: true, status_check_contexts: ['e2e'] });
     fake.protections.push({ rule_name: 'main', enable_status_check: true, status_check_contexts: ['build', 'lint'] });
+    await fake.setBranch('release/1.0', main);
+    await fake.setBranch('dev', main);
     expect(await forge.requiredStatuses(repo, 'main')).toEqual(['build', 'lint']);
     expect(await forge.requiredStatuses(repo, 'release/1.0')).toEqual(['e2e']);
     expect(await forge.requiredStatuses(repo, 'dev')).toEqual([]);
@@ -155,6 +206,7 @@ describe.each(DIALECTS)('the gitea forge on %s', (dialect) => {
     expect(statuses.find((s) => s.context === 'check-3')?.state).toBe('failure');
     expect(statuses.find((s) => s.context === 'check-4')?.state).toBe('failure');
     expect(statuses.filter((s) => s.state === 'success')).toHaveLength(68);
+    expect(statuses[0]!.at).toBe(Date.parse(fake.statuses[0]!.created_at));
   });
 
   it('shows the queue on the PR: a greenline status with a link, one comment kept up to date, state labels', async () => {
@@ -199,25 +251,28 @@ describe.each(DIALECTS)('the gitea forge on %s', (dialect) => {
     expect(fake.pull(1).labels.map((id) => fake.labels.find((l) => l.id === id)?.name)).toEqual(['greenline:failed']);
   });
 
-  it('lets write permission or more command the queue, and tells others why not', async () => {
+  it('lets write access or more command the queue (the assignees, which a Write user may read), and tells others why not', async () => {
     fake.users.set('rex', 'read');
     fake.users.set('olga', 'owner');
     expect(await forge.mayCommand(repo, { login: 'ada' })).toEqual({ ok: true });
     expect(await forge.mayCommand(repo, { login: 'olga' })).toEqual({ ok: true });
     expect(await forge.mayCommand(repo, { login: 'rex' })).toEqual({
       ok: false,
-      reason: 'only people with write access to acme/web can command the merge queue (rex has read); ask a maintainer',
+      reason:
+        'only people with write access to acme/web can command the merge queue (rex has no write access); ask a maintainer',
     });
     expect(await forge.mayCommand(repo, { login: 'stranger' })).toMatchObject({ ok: false });
   });
 
-  it('describes the repository as the forge spells it, with push access and protection', async () => {
+  it('describes the repository as the forge spells it, with push access, manual merge and protection', async () => {
     fake.protections.push({ rule_name: 'main', enable_status_check: true, status_check_contexts: ['build'] });
     const shouted = { ...repo, repo: { ...repo.repo, owner: 'ACME', name: 'Web' } };
     expect(await forge.describeRepository(shouted)).toEqual({ owner: 'acme', name: 'web', defaultBranch: 'main' });
     expect(await forge.repositoryFacts(shouted)).toMatchObject({
       canPush: true,
-      protections: [{ rule: 'main', requiredContexts: ['build'] }],
+      // Forgejo's API does not show the setting.
+      allowManualMerge: dialect === 'gitea' ? false : null,
+      defaultBranchRule: { protected: true, rule: 'main', requiredContexts: ['build'], userCanPush: true },
     });
     expect(await forge.describeRepository({ ...repo, repo: { ...repo.repo, name: 'nope' } })).toBeNull();
   });

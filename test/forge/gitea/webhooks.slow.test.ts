@@ -3,8 +3,10 @@
  * with the real gitea forge talking to the fake forge (checked against its Swagger document), and the
  * fake posting deliveries, signed as the forge signs them, to the real POST /webhooks/gitea over HTTP.
  * A `/greenline merge` comment submits the PR; the test commit's status (Gitea's `status` event, or on
- * Forgejo, which has none, the poller reading the checks of a run that heard nothing for CHECKS_QUIET_MS) merges it; a comment from someone without write
- * permission is answered why; the enqueueing label removed cancels.
+ * Forgejo, which has none, the next poll reading the statuses of each run under test) merges it; a
+ * status whose delivery greenline missed (neither forge delivers again) is read at the next poll, one
+ * request per run; a comment from someone without write access is answered why; the enqueueing
+ * label removed cancels.
  */
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
@@ -15,7 +17,6 @@ import { buildHttpApp } from '../../../src/api/build-app.js';
 import { ensureOrg } from '../../../src/app/admin/org-admin.js';
 import { connectRepo } from '../../../src/app/admin/repo-admin.js';
 import { type App, createApp } from '../../../src/app/create-app.js';
-import { CHECKS_QUIET_MS } from '../../../src/app/observing/forge-poller.js';
 import { ForgeWebhooks } from '../../../src/app/observing/forge-webhooks.js';
 import type { AuthContext, QueueKey } from '../../../src/app/service-port.js';
 import { ManualClock } from '../../../src/lib/clock.js';
@@ -42,6 +43,7 @@ describe.each<Dialect>(['gitea', 'forgejo'])('%s webhooks, end to end', (dialect
 
   beforeEach(async () => {
     fake = await FakeGiteaApi.start(dialect);
+    fake.allowManualMerge = true;
     dataDir = await makeTempDir('greenline-gitea-hooks-');
     clock = new ManualClock(Date.UTC(2026, 0, 5, 9));
     db = connect({ databaseUrl: 'sqlite::memory:', dataDir: '' });
@@ -130,14 +132,55 @@ describe.each<Dialect>(['gitea', 'forgejo'])('%s webhooks, end to end', (dialect
     if (dialect === 'gitea') {
       expect(await deliver('status', fake.statusPayload(status))).toMatchObject([{ status: 200, result: 'accepted' }]);
     } else {
-      // Forgejo sends no status event: the poller reads the checks of a run that heard nothing for a while.
-      clock.advance(CHECKS_QUIET_MS);
+      // Forgejo sends no status event: the next poll reads the statuses of the run under test.
       await app.poller.pollOnce();
       await app.runner.drain();
     }
     expect((await entry()).state).toBe('MERGED');
     expect(fake.pull(1).merged).toBe(true);
     expect(await fake.fileAt('main', 'a.txt')).toBe('a\n');
+  });
+
+  it('a status whose delivery was missed is read at the next poll, with one status request for the run', async () => {
+    await deliver('pull_request_comment', fake.commentPayload(1, fake.addComment(1, '/greenline merge', 'ada')));
+    const testing = await entry();
+    const branch = (await fake.refSha(`refs/heads/greenline-merge/pr-1/${testing.runId}`))!;
+    await app.poller.pollOnce();
+    await app.runner.drain();
+    expect((await entry()).state).toBe('TESTING');
+    // CI reports while greenline does not hear it (down, or no status event): nothing is delivered.
+    fake.addStatus(branch, 'ci/build', 'success');
+    fake.calls.length = 0;
+    clock.advance(60_000);
+    await app.poller.pollOnce();
+    expect(fake.calls.filter((c) => c.path.includes('/status')).map((c) => `${c.method} ${c.path}`)).toEqual([
+      `GET /repos/acme/web/commits/${branch}/status?page=1&limit=50`,
+    ]);
+    await app.runner.drain();
+    expect((await entry()).state).toBe('MERGED');
+    expect(fake.pull(1).merged).toBe(true);
+  });
+
+  it("after a retry on the same commit, the earlier attempt's statuses read from the forge do not decide", async () => {
+    fake.now = () => clock.now();
+    await app.service.updateQueue(ctx, key, { ciRetries: 1 });
+    await deliver('pull_request_comment', fake.commentPayload(1, fake.addComment(1, '/greenline merge', 'ada')));
+    const { runId } = await entry();
+    const branch = (await fake.refSha(`refs/heads/greenline-merge/pr-1/${runId}`))!;
+    const poll = async () => {
+      clock.advance(60_000);
+      await app.poller.pollOnce();
+      await app.runner.drain();
+    };
+    fake.addStatus(branch, 'ci/build', 'failure');
+    await poll();
+    // Failed once, tested again: the failure the forge still holds for the commit is the first attempt's.
+    expect(await entry()).toMatchObject({ state: 'TESTING', runId });
+    await poll();
+    expect((await entry()).state).toBe('TESTING');
+    fake.addStatus(branch, 'ci/build', 'success');
+    await poll();
+    expect((await entry()).state).toBe('MERGED');
   });
 
   it('a comment from someone without write permission is answered on the PR, and changes nothing', async () => {
