@@ -119,6 +119,7 @@ export interface ConnectFlags {
   ciCommand?: string;
   installationId?: string;
   giteaUrl?: string;
+  gitlabUrl?: string;
   /** false with --no-remote-check. */
   remoteCheck: boolean;
 }
