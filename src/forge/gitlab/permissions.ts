@@ -44,6 +44,6 @@ export async function mayCommand(
   const has = level > 0 ? `is ${ROLE_OF[level] ?? `at access level ${level}`}` : 'is not a member';
   return {
     ok: false,
-    reason: `only members with at least the ${role[0]!.toUpperCase()}${role.slice(1)} role in ${repo.repo.owner}/${repo.repo.name} can command the merge queue (${author.login ?? 'the author'} ${has}); ask a maintainer`,
+    reason: `only people with write access to ${repo.repo.owner}/${repo.repo.name} (at least the ${role[0]!.toUpperCase()}${role.slice(1)} role) can command the merge queue (${author.login ?? 'the author'} ${has}); ask a maintainer`,
   };
 }

@@ -54,12 +54,21 @@ export class GitlabProjects {
     return `/projects/${encodeURIComponent(`${repo.repo.owner}/${repo.repo.name}`)}${rest}`;
   }
 
-  /** The binding git works on: the clone URL with the token as password, MR heads at `refs/merge-requests/<n>/head`. */
+  /**
+   * The binding git works on: the clone URL with the token as password, MR heads at
+   * `refs/merge-requests/<n>/head`. A subgroup's groups name one directory of the git forge's mirror
+   * (`acme/tools` → `acme:tools`; GitLab paths hold no `:`).
+   */
   gitBinding(repo: RepoBinding): RepoBinding {
     const clone = new URL(`${this.serverOf(repo)}/${repo.repo.owner}/${repo.repo.name}.git`);
     clone.username = 'greenline';
     clone.password = this.opts.token;
-    return { ...repo, remote: clone.href, prRefPattern: 'refs/merge-requests/{n}/head' };
+    return {
+      ...repo,
+      repo: { ...repo.repo, owner: repo.repo.owner.replaceAll('/', ':') },
+      remote: clone.href,
+      prRefPattern: 'refs/merge-requests/{n}/head',
+    };
   }
 
   /** The MR; null when there is none. */
