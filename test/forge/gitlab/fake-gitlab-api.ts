@@ -296,6 +296,29 @@ export class FakeGitlabApi {
     return pipeline;
   }
 
+  /**
+   * CI reports job `name` of commit `sha` in `status`: the job of the commit's pipeline (on the branch
+   * whose tip it is), made when there is none, else moved on.
+   */
+  async reportJob(sha: string, name: string, status: JobState): Promise<FakeJob> {
+    const ref = [...(await this.repo.allRefs())].find(([r, at]) => at === sha && r.startsWith('refs/heads/'))?.[0];
+    const pipeline = this.pipelineOf(sha, ref?.slice('refs/heads/'.length) ?? this.defaultBranch, 'push');
+    const job = this.latestJobs(pipeline.id).find((j) => j.name === name) ?? this.addJob(pipeline, name, status, 'ci');
+    job.status = status;
+    return job;
+  }
+
+  /** Someone merges MR `iid` on GitLab's page (a merge commit): the target moves and the MR shows merged. */
+  async mergeOnGitlab(iid: number, by = 'ada'): Promise<string> {
+    const mr = this.mr(iid);
+    const target = (await this.repo.branchSha(mr.target_branch))!;
+    const made = await this.repo.merge('merge', false, target, await this.headOf(iid), mr.title);
+    if (made === 'conflict' || made === 'need_rebase') throw new Error(`!${iid} does not merge: ${made}`);
+    await this.repo.setBranch(mr.target_branch, made);
+    this.markMerged(mr, by, made);
+    return made;
+  }
+
   /** The pipeline of `sha` and `ref` of that source, made when there is none (or `fresh`). */
   pipelineOf(sha: string, ref: string, source: FakePipeline['source'], fresh = false): FakePipeline {
     const found = fresh

@@ -1,0 +1,118 @@
+/**
+ * The gitlab forge against the fake GitLab: what GitLab is still checking waits (never a conflict),
+ * its other merge checks wait in words, a rate limit becomes ForgeRateLimitedError with GitLab's
+ * Retry-After, every page of a commit's statuses is read, a retry retries the failed jobs (new jobs,
+ * the latest deciding), and a squash merge GitLab refuses merges nothing and names what to change.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createGitForge } from '../../../src/forge/git/index.js';
+import { GitlabForge } from '../../../src/forge/gitlab/index.js';
+import { ForgeRateLimitedError, type RepoBinding } from '../../../src/forge/port.js';
+import { systemClock } from '../../../src/lib/clock.js';
+import { silentLogger } from '../../helpers/service-over-forge.js';
+import { makeTempDir, removeTempDir } from '../../helpers/temp-dir.js';
+import { ACCESS, FakeGitlabApi } from './fake-gitlab-api.js';
+
+let fake: FakeGitlabApi;
+let dataDir: string;
+let forge: GitlabForge;
+let repo: RepoBinding;
+
+beforeEach(async () => {
+  fake = await FakeGitlabApi.start('acme/tools/web');
+  dataDir = await makeTempDir('greenline-gitlab-forge-');
+  forge = new GitlabForge({
+    url: fake.url,
+    token: fake.token,
+    git: createGitForge({ dataDir, logger: silentLogger, fetchTtlMs: 0 }),
+    logger: silentLogger,
+  });
+  repo = {
+    id: 'r1',
+    org: 'acme',
+    repo: { host: '127.0.0.1', owner: 'acme/tools', name: 'web' },
+    forge: 'gitlab',
+    remote: fake.url,
+    prRefPattern: 'refs/merge-requests/{n}/head',
+    ciCommand: null,
+    testBranchPrefix: 'greenline-merge',
+  };
+});
+afterEach(async () => {
+  await fake.close();
+  await removeTempDir(dataDir);
+});
+
+const change = async (file: string) =>
+  fake.repo.commit(await fake.repo.branchSha('main'), { [file]: `${file}\n` }, `Add ${file}`);
+
+describe('the gitlab forge', () => {
+  it('reads an MR GitLab is still checking as in progress, then as it is', async () => {
+    await fake.openMr(1, { headSha: await change('a.txt'), title: '[Draft] a' });
+    expect(await forge.getPullRequest(repo, 1)).toMatchObject({
+      mergeability: 'not_mergeable',
+      unmergeable: { cause: 'draft' },
+    });
+    fake.mr(1).title = 'a';
+    fake.mr(1).checking = 1;
+    expect(await forge.getPullRequest(repo, 1)).toMatchObject({ mergeability: 'in_progress' });
+    expect(await forge.getPullRequest(repo, 1)).toMatchObject({
+      mergeability: 'mergeable',
+      headSha: await fake.headOf(1),
+      baseBranch: 'main',
+      headBranch: 'feature-1',
+    });
+    fake.closeMr(1);
+    expect(await forge.getPullRequest(repo, 1)).toBeNull();
+  });
+
+  it('turns a 429 into ForgeRateLimitedError at GitLab’s Retry-After', async () => {
+    await fake.openMr(1, { headSha: await change('a.txt') });
+    fake.rateLimit(1, 40);
+    const before = systemClock.now();
+    const err = await forge.getPullRequest(repo, 1).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ForgeRateLimitedError);
+    expect((err as ForgeRateLimitedError).retryAt).toBeGreaterThanOrEqual(before + 40_000);
+    expect((err as ForgeRateLimitedError).retryAt).toBeLessThan(before + 50_000);
+  });
+
+  it('reads every page of a commit’s statuses, and retries the failed jobs with new ones', async () => {
+    const head = await change('a.txt');
+    await fake.repo.setBranch('pipelines-run', head);
+    const jobs = Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`job-${i}`, 'success' as const]));
+    const pipeline = fake.runPipeline(head, 'pipelines-run', { ...jobs, build: 'failed' });
+    const statuses = await forge.checkStatuses(repo, head);
+    expect(statuses).toHaveLength(122);
+    expect(statuses.find((s) => s.context === 'gitlab/pipeline')?.state).toBe('failure');
+    expect(statuses.find((s) => s.context === 'build')?.state).toBe('failure');
+    await forge.rerunChecks(repo, { sha: head, branch: 'pipelines-run' });
+    expect(fake.latestJobs(pipeline.id).find((j) => j.name === 'build')?.status).toBe('pending');
+    expect(fake.jobs.filter((j) => j.name === 'build').map((j) => [j.status, j.retried])).toEqual([
+      ['failed', true],
+      ['pending', false],
+    ]);
+    expect((await forge.checkStatuses(repo, head)).find((s) => s.context === 'build')?.state).toBe('pending');
+  });
+
+  it('merges nothing when GitLab refuses a squash merge, naming what to change', async () => {
+    const base = (await fake.repo.branchSha('main'))!;
+    await fake.openMr(1, { headSha: await change('a.txt') });
+    fake.members.set(fake.tokenUser, ACCESS.developer);
+    const result = await forge.advanceTarget(repo, {
+      targetBranch: 'main',
+      expectedSha: base,
+      testSha: base,
+      prs: [{ number: 1, headSha: await fake.headOf(1) }],
+      method: 'squash',
+    });
+    expect(result).toMatchObject({
+      ok: false,
+      reason: 'MERGE_REFUSED',
+      detail: expect.stringMatching(
+        /^!1: greenline's GitLab user may not merge into the target: allow its role to merge/,
+      ),
+    });
+    expect(await fake.repo.branchSha('main')).toBe(base);
+    expect(fake.mr(1).state).toBe('opened');
+  });
+});
