@@ -84,7 +84,7 @@ export class GitlabForge implements ForgePort {
   }
 
   advanceTarget(repo: RepoBinding, req: Parameters<ForgePort['advanceTarget']>[1]): Promise<AdvanceResult> {
-    return advanceTarget({ projects: this.projects, git: this.opts.git }, repo, req);
+    return advanceTarget({ projects: this.projects, git: this.opts.git, presence: this.presence }, repo, req);
   }
 
   requiredStatuses(repo: RepoBinding): Promise<string[]> {

@@ -9,7 +9,8 @@
  * - `squash`: GitLab has no way to record an MR merged by a squash commit greenline pushes, so each MR
  *   is merged through the merge API, in the tested order, squashed, with its tested head as the `sha`
  *   guard: first the target must still be at the sha the run was built on, then at the commit each
- *   merge answered. Each merge applies the MR's changes to exactly the tree the test built them on,
+ *   merge answered. greenline's own status on the MR's head is turned to "Tests passed: merging"
+ *   first: it is a job of the head's pipeline, which "Pipelines must succeed" requires finished. Each merge applies the MR's changes to exactly the tree the test built them on,
  *   so the target ends on the tested tree.
  *
  * GitLab's answers map to the contract's reasons:
@@ -23,6 +24,7 @@
 import type { GitOperations } from '../definition.js';
 import type { AdvanceResult, ForgePort, RepoBinding } from '../port.js';
 import { GitlabApiError } from './client.js';
+import type { GitlabPresence } from './presence.js';
 import type { GitlabProjects } from './projects.js';
 
 type AdvanceRequest = Parameters<ForgePort['advanceTarget']>[1];
@@ -36,11 +38,11 @@ const REFUSED: Record<number, string> = {
 };
 
 export async function advanceTarget(
-  deps: { projects: GitlabProjects; git: GitOperations },
+  deps: { projects: GitlabProjects; git: GitOperations; presence: GitlabPresence },
   repo: RepoBinding,
   req: AdvanceRequest,
 ): Promise<AdvanceResult> {
-  const { projects, git } = deps;
+  const { projects, git, presence } = deps;
   if (req.method !== 'squash') return git.advanceTarget(projects.gitBinding(repo), req);
   const client = projects.client(repo);
   let at = req.expectedSha;
@@ -57,6 +59,8 @@ export async function advanceTarget(
       };
     let answer: { merge_commit_sha?: string | null; squash_commit_sha?: string | null };
     try {
+      const mr = await projects.mr(repo, pr.number);
+      if (mr?.sha === pr.headSha) await presence.showMerging(repo, req.targetBranch, mr);
       answer = await client.request('PUT', projects.path(repo, `/merge_requests/${pr.number}/merge`), {
         sha: pr.headSha,
         squash: true,

@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import type { QueueEventPayload } from '../../engine/types.js';
 import {
+  type CheckStage,
   checkName,
   commentBody,
   commentMarker,
@@ -66,11 +67,31 @@ export class GitlabPresence {
     }
   }
 
+  /**
+   * greenline's status on an MR about to be merged through the merge API turned to "Tests passed:
+   * merging", when it shows one: the status is a job of the MR head's pipeline, and GitLab's
+   * "Pipelines must succeed" would refuse the merge while it is still running.
+   */
+  async showMerging(repo: RepoBinding, branch: string, mr: GitlabMr): Promise<void> {
+    const shown = await this.projects
+      .client(repo)
+      .request<{ name: string }[]>(
+        'GET',
+        this.projects.path(repo, `/repository/commits/${mr.sha}/statuses`),
+        undefined,
+        {
+          ref: mr.source_branch,
+          name: checkName(branch),
+        },
+      );
+    if (shown.length > 0) await this.showStatus(repo, branch, mr, 'merging', null);
+  }
+
   private async showStatus(
     repo: RepoBinding,
     branch: string,
     mr: GitlabMr,
-    stage: Stage,
+    stage: CheckStage,
     link: string | null,
   ): Promise<void> {
     const shown = SHOWN[stage];

@@ -115,4 +115,32 @@ describe('the gitlab forge', () => {
     expect(await fake.repo.branchSha('main')).toBe(base);
     expect(fake.mr(1).state).toBe('opened');
   });
+
+  it('with "Pipelines must succeed", turns its own running status to passed before a squash merge, which GitLab then takes', async () => {
+    fake.settings.only_allow_merge_if_pipeline_succeeds = true;
+    const base = (await fake.repo.branchSha('main'))!;
+    const head = await change('a.txt');
+    await fake.openMr(1, { headSha: head });
+    fake.runPipeline(head, 'feature-1', { build: 'success' });
+    // greenline's status while the MR was tested: a running job of an external pipeline of the head.
+    const own = fake.addJob(
+      fake.pipelineOf(head, 'feature-1', 'external'),
+      'greenline (main)',
+      'running',
+      fake.tokenUser,
+    );
+    const result = await forge.advanceTarget(repo, {
+      targetBranch: 'main',
+      expectedSha: base,
+      testSha: base,
+      prs: [{ number: 1, headSha: head }],
+      method: 'squash',
+    });
+    expect(result).toMatchObject({ ok: true, newSha: await fake.repo.branchSha('main') });
+    expect([own.status, fake.mr(1).state, await fake.repo.fileAt('main', 'a.txt')]).toEqual([
+      'success',
+      'merged',
+      'a.txt\n',
+    ]);
+  });
 });
