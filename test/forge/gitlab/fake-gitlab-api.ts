@@ -31,83 +31,22 @@ import { gitHttpAnswer } from '../../helpers/git-http-backend.js';
 import { makeTempDir, removeTempDir } from '../../helpers/temp-dir.js';
 import { gitlabDescription } from './gitlab-description.js';
 import { type Answer, HANDLERS, iso } from './fake-gitlab-handlers.js';
+import { page, readBody, send } from './fake-gitlab-http.js';
+import type {
+  FakeJob,
+  FakeMr,
+  FakeNote,
+  FakePipeline,
+  FakeProtectedBranch,
+  JobState,
+  RecordedCall,
+} from './fake-gitlab-types.js';
+import { ACCESS } from './fake-gitlab-types.js';
+
+export * from './fake-gitlab-types.js';
 import { FakeGitlabRepo, type MergeMethod } from './fake-gitlab-repo.js';
 
 type Json = Record<string, unknown>;
-
-export const ACCESS = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
-
-export interface FakeMr {
-  iid: number;
-  title: string;
-  description: string;
-  author: string;
-  state: 'opened' | 'closed' | 'merged';
-  source_branch: string;
-  target_branch: string;
-  labels: string[];
-  merged_at: string | null;
-  closed_at: string | null;
-  merge_user: string | null;
-  merge_commit_sha: string | null;
-  squash_commit_sha: string | null;
-  squash: boolean;
-  /** Reads of the MR that still answer `checking` (GitLab checks mergeability asynchronously). */
-  checking: number;
-}
-
-export type JobState = 'created' | 'pending' | 'running' | 'success' | 'failed' | 'canceled' | 'skipped' | 'manual';
-
-/** A commit status: a CI job, or a status posted through the API (an external job). */
-export interface FakeJob {
-  id: number;
-  pipelineId: number;
-  sha: string;
-  ref: string;
-  name: string;
-  status: JobState;
-  description: string;
-  target_url: string;
-  author: string;
-  created_at: string;
-  allow_failure: boolean;
-  /** Replaced by a retry. */
-  retried: boolean;
-}
-
-export interface FakePipeline {
-  id: number;
-  iid: number;
-  sha: string;
-  ref: string;
-  source: 'push' | 'external' | 'merge_request_event';
-  created_at: string;
-}
-
-export interface FakeNote {
-  id: number;
-  iid: number;
-  body: string;
-  author: string;
-  system: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface FakeProtectedBranch {
-  name: string;
-  push: number;
-  merge: number;
-  allow_force_push: boolean;
-}
-
-export interface RecordedCall {
-  method: string;
-  /** Path under /api/v4 with its query, decoded. */
-  path: string;
-  body: unknown;
-  status: number;
-}
 
 export class FakeGitlabApi {
   readonly calls: RecordedCall[] = [];
@@ -464,7 +403,7 @@ export class FakeGitlabApi {
     }
     const headers: Record<string, string> = { ...answer.headers };
     if (match && answer.status === 200 && Array.isArray(answer.body) && match.op.params.has('query:page')) {
-      const paged = this.page(answer.body, url);
+      const paged = page(answer.body, url, this.url);
       answer = { ...answer, body: paged.items };
       Object.assign(headers, paged.headers);
     }
@@ -478,37 +417,6 @@ export class FakeGitlabApi {
   /** Whether `id` (decoded) names the project: its id, or its path in any letter case. */
   private isProject(id: string): boolean {
     return id === String(this.projectId) || id.toLowerCase() === this.fullPath.toLowerCase();
-  }
-
-  /** A page of a list, with GitLab's `x-*` headers and `Link` (first, prev, next, last). */
-  private page(items: unknown[], url: URL): { items: unknown[]; headers: Record<string, string> } {
-    const perPage = Math.min(Math.max(Number(url.searchParams.get('per_page') ?? 20) || 20, 1), 100);
-    const page = Math.max(Number(url.searchParams.get('page') ?? 1) || 1, 1);
-    const last = Math.max(1, Math.ceil(items.length / perPage));
-    const link = (p: number, rel: string) => {
-      const q = new URLSearchParams(url.searchParams);
-      q.set('page', String(p));
-      q.set('per_page', String(perPage));
-      return `<${this.url}${url.pathname}?${q}>; rel="${rel}"`;
-    };
-    const links = [
-      ...(page > 1 ? [link(page - 1, 'prev')] : []),
-      ...(page < last ? [link(page + 1, 'next')] : []),
-      link(1, 'first'),
-      link(last, 'last'),
-    ];
-    return {
-      items: items.slice((page - 1) * perPage, page * perPage),
-      headers: {
-        link: links.join(', '),
-        'x-page': String(page),
-        'x-per-page': String(perPage),
-        'x-next-page': page < last ? String(page + 1) : '',
-        'x-prev-page': page > 1 ? String(page - 1) : '',
-        'x-total': String(items.length),
-        'x-total-pages': String(last),
-      },
-    };
   }
 
   /** git over HTTP, the token as Basic auth's password; after a push, the MRs are brought up to date. */
@@ -542,21 +450,6 @@ export class FakeGitlabApi {
     if (rest === '/git-receive-pack') await this.afterPush();
     res.writeHead(answer.status, answer.headers).end(answer.body);
   }
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = body === null || body === undefined || status === 204 ? '' : JSON.stringify(body);
-  res.writeHead(status, { ...(text ? { 'content-type': 'application/json' } : {}), ...headers });
-  res.end(text);
 }
 
 /** Every fake made in a test file; a test after which any of them saw a violation fails. */
