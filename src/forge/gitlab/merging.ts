@@ -49,6 +49,13 @@ export async function advanceTarget(
   const merged: number[] = [];
   const partial = () => (merged.length > 0 ? { mergedPrNumbers: [...merged], newSha: at } : {});
   for (const pr of req.prs) {
+    const mr = await projects.mr(repo, pr.number);
+    if (mr?.state === 'merged' && mr.sha === pr.headSha) {
+      // An earlier attempt of this merge went through, its answer lost: the merge is the queue's own.
+      merged.push(pr.number);
+      at = mr.merge_commit_sha ?? mr.squash_commit_sha ?? at;
+      continue;
+    }
     const now = await git.getBranchSha(projects.gitBinding(repo), req.targetBranch);
     if (now !== at)
       return {
@@ -56,10 +63,10 @@ export async function advanceTarget(
         reason: 'TARGET_MOVED',
         detail: `${req.targetBranch} moved to ${now?.slice(0, 7) ?? 'nothing'} (expected ${at.slice(0, 7)}) before !${pr.number} was merged`,
         ...partial(),
+        ...(now ? { newSha: now } : {}),
       };
     let answer: { merge_commit_sha?: string | null; squash_commit_sha?: string | null };
     try {
-      const mr = await projects.mr(repo, pr.number);
       if (mr?.sha === pr.headSha) await presence.showMerging(repo, req.targetBranch, mr);
       answer = await client.request('PUT', projects.path(repo, `/merge_requests/${pr.number}/merge`), {
         sha: pr.headSha,

@@ -21,6 +21,7 @@ export interface GitlabMr {
   labels?: string[];
   author?: { username?: string } | null;
   merge_commit_sha?: string | null;
+  squash_commit_sha?: string | null;
   squash_on_merge?: boolean;
 }
 

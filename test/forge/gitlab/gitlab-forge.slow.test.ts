@@ -2,7 +2,8 @@
  * The gitlab forge against the fake GitLab: what GitLab is still checking waits (never a conflict),
  * its other merge checks wait in words, a rate limit becomes ForgeRateLimitedError with GitLab's
  * Retry-After, every page of a commit's statuses is read, a retry retries the failed jobs (new jobs,
- * the latest deciding), and a squash merge GitLab refuses merges nothing and names what to change.
+ * the latest deciding), a squash merge GitLab refuses merges nothing and names what to change, and a
+ * squash merge tried again counts what its lost attempt merged.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitForge } from '../../../src/forge/git/index.js';
@@ -114,6 +115,40 @@ describe('the gitlab forge', () => {
     });
     expect(await fake.repo.branchSha('main')).toBe(base);
     expect(fake.mr(1).state).toBe('opened');
+  });
+
+  it('counts an MR an earlier attempt of the same squash merge merged (its answer lost) as merged, and merges the rest', async () => {
+    const base = (await fake.repo.branchSha('main'))!;
+    await fake.openMr(1, { headSha: await change('a.txt') });
+    await fake.openMr(2, { headSha: await change('b.txt') });
+    const prs = [
+      { number: 1, headSha: await fake.headOf(1) },
+      { number: 2, headSha: await fake.headOf(2) },
+    ];
+    // The first attempt's merge of !1 went through; greenline never read the answer.
+    const lost = await fetch(
+      `${fake.url}/api/v4/projects/${encodeURIComponent('acme/tools/web')}/merge_requests/1/merge`,
+      {
+        method: 'PUT',
+        headers: { 'private-token': fake.token, 'content-type': 'application/json' },
+        body: JSON.stringify({ sha: prs[0]!.headSha, squash: true }),
+      },
+    );
+    expect(lost.status).toBe(200);
+    const result = await forge.advanceTarget(repo, {
+      targetBranch: 'main',
+      expectedSha: base,
+      testSha: base,
+      prs,
+      method: 'squash',
+    });
+    expect(result).toEqual({ ok: true, newSha: await fake.repo.branchSha('main') });
+    expect([
+      fake.mr(1).state,
+      fake.mr(2).state,
+      await fake.repo.fileAt('main', 'a.txt'),
+      await fake.repo.fileAt('main', 'b.txt'),
+    ]).toEqual(['merged', 'merged', 'a.txt\n', 'b.txt\n']);
   });
 
   it('with "Pipelines must succeed", turns its own running status to passed before a squash merge, which GitLab then takes', async () => {
