@@ -1,7 +1,7 @@
 /**
  * The project itself, for `repo connect`: its spelling (path with namespace), default branch, merge
  * method, squash option, "Pipelines must succeed", protected branches, and whether greenline's user
- * may push to the default branch (its role against the branch's "Allowed to push").
+ * may push to the default branch (its role against the branch's "Allowed to push"), or to any branch.
  */
 import type { ForgeRepository, RepoBinding } from '../port.js';
 import { hasStatus } from './client.js';
@@ -56,8 +56,6 @@ export async function projectFacts(projects: GitlabProjects, repo: RepoBinding):
     Number(p.permissions?.project_access?.access_level ?? 0),
     Number(p.permissions?.group_access?.access_level ?? 0),
   );
-  const rule = protections.find((b) => b.name === p.default_branch);
-  const canPush = rule ? rule.push.some((l) => l > 0 && accessLevel >= l) : accessLevel >= 30;
   return {
     owner: parts.slice(0, -1).join('/'),
     name: parts[parts.length - 1]!,
@@ -67,6 +65,25 @@ export async function projectFacts(projects: GitlabProjects, repo: RepoBinding):
     pipelineMustSucceed: p.only_allow_merge_if_pipeline_succeeds === true,
     protections,
     accessLevel,
-    canPush,
+    canPush: mayPush({ protections, accessLevel }, p.default_branch),
   };
 }
+
+/**
+ * Whether a user of `accessLevel` may push to `branch`: a protected branch rule matching it (its
+ * name, or a wildcard pattern such as `release/*`) must allow a role at most the user's; an
+ * unprotected branch takes Developer (30) or more.
+ */
+export function mayPush(facts: Pick<GitlabProjectFacts, 'protections' | 'accessLevel'>, branch: string): boolean {
+  const rules = facts.protections.filter((b) => b.name === branch || wildcard(b.name).test(branch));
+  if (rules.length === 0) return facts.accessLevel >= 30;
+  return rules.some((b) => b.push.some((l) => l > 0 && facts.accessLevel >= l));
+}
+
+const wildcard = (name: string): RegExp =>
+  new RegExp(
+    `^${name
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );

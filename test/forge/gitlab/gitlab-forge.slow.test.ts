@@ -3,7 +3,8 @@
  * its other merge checks wait in words, a rate limit becomes ForgeRateLimitedError with GitLab's
  * Retry-After, every page of a commit's statuses is read, a retry retries the failed jobs (new jobs,
  * the latest deciding), a squash merge GitLab refuses merges nothing and names what to change, and a
- * squash merge tried again counts what its lost attempt merged.
+ * squash merge tried again counts what its lost attempt merged; where greenline's user may not push,
+ * merge_commit goes through the merge API and rebase is refused, naming what to change.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitForge } from '../../../src/forge/git/index.js';
@@ -149,6 +150,60 @@ describe('the gitlab forge', () => {
       await fake.repo.fileAt('main', 'a.txt'),
       await fake.repo.fileAt('main', 'b.txt'),
     ]).toEqual(['merged', 'merged', 'a.txt\n', 'b.txt\n']);
+  });
+
+  it('where its user may not push to the target, merges merge_commit batches through the merge API onto the tested tree', async () => {
+    const base = (await fake.repo.branchSha('main'))!;
+    await fake.openMr(1, { headSha: await change('a.txt') });
+    await fake.openMr(2, { headSha: await change('b.txt') });
+    fake.members.set(fake.tokenUser, ACCESS.developer);
+    fake.protectedBranches[0]!.merge = ACCESS.developer; // Maintainers push, Developers merge
+    const prs = [
+      { number: 1, headSha: await fake.headOf(1) },
+      { number: 2, headSha: await fake.headOf(2) },
+    ];
+    const built = await forge.createTestBranch(repo, { branch: 'greenline-merge/main/t1', baseSha: base, prs });
+    if (!built.ok) throw new Error(built.detail);
+    const result = await forge.advanceTarget(repo, {
+      targetBranch: 'main',
+      expectedSha: base,
+      testSha: built.sha,
+      prs,
+      method: 'merge_commit',
+    });
+    const tip = (await fake.repo.branchSha('main'))!;
+    expect(result).toEqual({ ok: true, newSha: tip });
+    expect(await fake.repo.treeOf(tip)).toBe(await fake.repo.treeOf(built.sha));
+    expect([fake.mr(1).state, fake.mr(2).state]).toEqual(['merged', 'merged']);
+    expect(fake.calls.filter((c) => c.method === 'PUT' && c.path.endsWith('/merge')).map((c) => c.body)).toEqual([
+      { sha: prs[0]!.headSha, squash: false },
+      { sha: prs[1]!.headSha, squash: false },
+    ]);
+    await forge.deleteBranch(repo, 'greenline-merge/main/t1');
+  });
+
+  it('where its user may not push, refuses rebase, and merge_commit under another GitLab merge method, naming what to change', async () => {
+    const base = (await fake.repo.branchSha('main'))!;
+    await fake.openMr(1, { headSha: await change('a.txt') });
+    fake.members.set(fake.tokenUser, ACCESS.developer);
+    const prs = [{ number: 1, headSha: await fake.headOf(1) }];
+    const req = { targetBranch: 'main', expectedSha: base, testSha: base, prs };
+    expect(await forge.advanceTarget(repo, { ...req, method: 'rebase' })).toMatchObject({
+      ok: false,
+      reason: 'MERGE_REFUSED',
+      detail: expect.stringMatching(
+        /may not push to main, and the merge method rebase needs that push .*: allow its role to push to main .*Protected branches/,
+      ),
+    });
+    fake.settings.merge_method = 'ff';
+    expect(await forge.advanceTarget(repo, { ...req, method: 'merge_commit' })).toMatchObject({
+      ok: false,
+      reason: 'MERGE_REFUSED',
+      detail: expect.stringMatching(
+        /GitLab's merge method "ff" would not land the tested merge commits: .*"Merge commit"/,
+      ),
+    });
+    expect([fake.mr(1).state, await fake.repo.branchSha('main')]).toEqual(['opened', base]);
   });
 
   it('with "Pipelines must succeed", turns its own running status to passed before a squash merge, which GitLab then takes', async () => {
