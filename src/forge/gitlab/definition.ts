@@ -28,16 +28,15 @@ export const gitlabForge: ForgeDefinition<'gitlab', typeof GITLAB_SETTINGS> = {
   /** Set up by gitlabToken. Each project is on the server it was connected with (its binding's remote). */
   create(settings, { git, logger, requestTimeoutMs }) {
     if (settings.gitlabToken === null) return null;
-    return {
-      port: new GitlabForge({
-        url: settings.gitlabUrl,
-        token: settings.gitlabToken,
-        commandRole: settings.gitlabCommandRole,
-        git,
-        logger,
-        requestTimeoutMs,
-      }),
-    };
+    const port = new GitlabForge({
+      url: settings.gitlabUrl,
+      token: settings.gitlabToken,
+      commandRole: settings.gitlabCommandRole,
+      git,
+      logger,
+      requestTimeoutMs,
+    });
+    return { port, translate: (event, payload) => port.translate(event, payload) };
   },
   webhook: gitlabWebhook,
   links: {

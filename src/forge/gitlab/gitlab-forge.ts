@@ -16,6 +16,7 @@
 import type { Logger } from 'pino';
 import type { PrInfo, QueueEventPayload, RunPr } from '../../engine/types.js';
 import type { GitOperations } from '../definition.js';
+import type { ForgeDelivery } from '../observations.js';
 import type { AdvanceResult, BuildResult, CiStatus, ForgePort, ForgeRepository, RepoBinding } from '../port.js';
 import { commitStatuses, requiredStatuses, rerunChecks } from './ci.js';
 import { getPullRequest, wasMerged } from './merge-requests.js';
@@ -24,6 +25,7 @@ import { mayCommand } from './permissions.js';
 import { GitlabPresence } from './presence.js';
 import { GitlabProjects } from './projects.js';
 import { type GitlabProjectFacts, projectFacts } from './repository.js';
+import { assignedOn, readGitlabDelivery } from './webhook-events.js';
 import type { ACCESS_LEVELS } from './settings.js';
 
 export type { GitlabProjectFacts } from './repository.js';
@@ -45,6 +47,8 @@ export interface GitlabForgeOptions {
 export class GitlabForge implements ForgePort {
   private readonly projects: GitlabProjects;
   private readonly presence: GitlabPresence;
+  /** greenline's own username per server, asked once (`GET /user`). */
+  private readonly selves = new Map<string, Promise<string>>();
 
   constructor(private readonly opts: GitlabForgeOptions) {
     this.projects = new GitlabProjects({
@@ -54,6 +58,26 @@ export class GitlabForge implements ForgePort {
       ...(opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
     });
     this.presence = new GitlabPresence(this.projects, opts.logger, opts.detailsUrl);
+  }
+
+  /** A webhook delivery as observations, an MR assigned to greenline's own user as a merge command. */
+  async translate(event: string, payload: unknown): Promise<ForgeDelivery | null> {
+    const server = assignedOn(event, payload);
+    return readGitlabDelivery(event, payload, server ? await this.ownUsername(server) : null);
+  }
+
+  /** The username of the token's user on the server at `url`. */
+  ownUsername(url: string): Promise<string> {
+    let self = this.selves.get(url);
+    if (!self) {
+      self = this.projects
+        .clientAt(url)
+        .request<{ username: string }>('GET', '/user')
+        .then((u) => u.username);
+      self.catch(() => this.selves.delete(url));
+      this.selves.set(url, self);
+    }
+    return self;
   }
 
   getPullRequest(repo: RepoBinding, number: number): Promise<PrInfo | null> {

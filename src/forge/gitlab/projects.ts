@@ -41,7 +41,11 @@ export class GitlabProjects {
   }
 
   client(repo: RepoBinding): GitlabClient {
-    const url = this.serverOf(repo);
+    return this.clientAt(this.serverOf(repo));
+  }
+
+  /** The client of the server at `url` (e.g. `https://gitlab.example.com`). */
+  clientAt(url: string): GitlabClient {
     let c = this.clients.get(url);
     if (!c) {
       c = new GitlabClient(url, this.opts.token, this.opts);

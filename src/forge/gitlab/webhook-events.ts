@@ -4,7 +4,9 @@
  *
  *   Merge Request Hook open              → prLabels (an MR may be opened with the enqueueing label)
  *   Merge Request Hook update, reopen    → prLabel for each label added or removed (changes.labels),
- *                                          and prTouched (head, title, draft, target … are read again)
+ *                                          prComment `merge` by whoever assigned the MR to greenline's
+ *                                          own user (changes.assignees; the user given), and prTouched
+ *                                          (head, title, draft, target … are read again)
  *   Merge Request Hook close, merge      → prClosed (merged or not)
  *   Note Hook on a merge request         → prComment with its `/greenline …` (or `/trunk …`) command
  *                                          and its author (whose role mayCommand reads)
@@ -29,6 +31,10 @@ interface Label {
   name?: string;
 }
 
+interface User {
+  username?: string;
+}
+
 interface GitlabPayload {
   project?: { web_url?: string; path_with_namespace?: string } | null;
   user?: { username?: string } | null;
@@ -46,17 +52,36 @@ interface GitlabPayload {
     url?: string;
   } | null;
   labels?: Label[] | null;
-  changes?: { labels?: { previous?: Label[] | null; current?: Label[] | null } | null } | null;
+  changes?: {
+    labels?: { previous?: Label[] | null; current?: Label[] | null } | null;
+    assignees?: { previous?: User[] | null; current?: User[] | null } | null;
+  } | null;
   merge_request?: { iid?: number } | null;
   ref?: string;
   after?: string;
 }
 
-export function readGitlabDelivery(event: string, payload: unknown): ForgeDelivery | null {
+/**
+ * The delivery as observations; `self` is greenline's own username on the delivery's server (an MR
+ * assigned to it is a merge command), null when not known.
+ */
+export function readGitlabDelivery(event: string, payload: unknown, self: string | null = null): ForgeDelivery | null {
   if (typeof payload !== 'object' || payload === null) return null;
   const p = payload as GitlabPayload;
   const repo = repoOf(p);
-  return repo ? { repo, observations: observationsOf(event, p) } : null;
+  return repo ? { repo, observations: observationsOf(event, p, self) } : null;
+}
+
+/**
+ * The server of a merge request delivery that changed the MR's assignees (its project's web address
+ * without the project's path), where greenline's own username is to be learned; null for any other.
+ */
+export function assignedOn(event: string, payload: unknown): string | null {
+  const p = payload as GitlabPayload | null;
+  const web = p?.project?.web_url;
+  const path = p?.project?.path_with_namespace;
+  if (event !== 'Merge Request Hook' || !p?.changes?.assignees || !web || !path) return null;
+  return web.endsWith(`/${path}`) ? web.slice(0, -path.length - 1) : null;
 }
 
 function repoOf(p: GitlabPayload): ForgeDelivery['repo'] | null {
@@ -76,11 +101,11 @@ function repoOf(p: GitlabPayload): ForgeDelivery['repo'] | null {
 const names = (labels: Label[] | null | undefined): string[] =>
   (labels ?? []).flatMap((l) => ((l.title ?? l.name) ? [(l.title ?? l.name)!] : []));
 
-function observationsOf(event: string, p: GitlabPayload): ForgeObservation[] {
+function observationsOf(event: string, p: GitlabPayload, self: string | null): ForgeObservation[] {
   const a = p.object_attributes;
   switch (event) {
     case 'Merge Request Hook':
-      return mergeRequest(p);
+      return mergeRequest(p, self);
     case 'Note Hook': {
       const prNumber = p.merge_request?.iid;
       if (a?.noteable_type !== 'MergeRequest' || a.system || typeof prNumber !== 'number' || !a.note) return [];
@@ -109,7 +134,7 @@ function observationsOf(event: string, p: GitlabPayload): ForgeObservation[] {
   }
 }
 
-function mergeRequest(p: GitlabPayload): ForgeObservation[] {
+function mergeRequest(p: GitlabPayload, self: string | null): ForgeObservation[] {
   const a = p.object_attributes;
   const prNumber = a?.iid;
   if (!a || typeof prNumber !== 'number') return [];
@@ -139,7 +164,22 @@ function mergeRequest(p: GitlabPayload): ForgeObservation[] {
                 .map((label) => ({ kind: 'prLabel' as const, prNumber, baseBranch, label, added: false, ...by })),
             ]
           : [];
-      return [...labels, { kind: 'prTouched', prNumber }];
+      const assignees = p.changes?.assignees;
+      const assigned =
+        self !== null &&
+        (assignees?.current ?? []).some((u) => u.username === self) &&
+        !(assignees?.previous ?? []).some((u) => u.username === self);
+      const command: ForgeObservation[] = assigned
+        ? [
+            {
+              kind: 'prComment',
+              prNumber,
+              command: { kind: 'merge', noBatch: false },
+              ...(sender ? { author: sender } : {}),
+            },
+          ]
+        : [];
+      return [...labels, ...command, { kind: 'prTouched', prNumber }];
     }
     default:
       return [];

@@ -4,7 +4,8 @@
  * Retry-After, every page of a commit's statuses is read, a retry retries the failed jobs (new jobs,
  * the latest deciding), a squash merge GitLab refuses merges nothing and names what to change, and a
  * squash merge tried again counts what its lost attempt merged; where greenline's user may not push,
- * merge_commit goes through the merge API and rebase is refused, naming what to change.
+ * merge_commit goes through the merge API and rebase is refused, naming what to change; an MR assigned
+ * to greenline's own user is a merge command.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitForge } from '../../../src/forge/git/index.js';
@@ -14,6 +15,7 @@ import { systemClock } from '../../../src/lib/clock.js';
 import { silentLogger } from '../../helpers/service-over-forge.js';
 import { makeTempDir, removeTempDir } from '../../helpers/temp-dir.js';
 import { ACCESS, FakeGitlabApi } from './fake-gitlab-api.js';
+import { capturedPayload } from './fake-gitlab-deliveries.js';
 
 let fake: FakeGitlabApi;
 let dataDir: string;
@@ -204,6 +206,27 @@ describe('the gitlab forge', () => {
       ),
     });
     expect([fake.mr(1).state, await fake.repo.branchSha('main')]).toEqual(['opened', base]);
+  });
+
+  it("reads an MR assigned to greenline's own user (learned from GitLab once) as a merge command by whoever assigned it", async () => {
+    const assigned = (previous: string[], current: string[]) => {
+      const payload = capturedPayload('merge_request.open') as Record<string, Record<string, unknown>>;
+      payload.object_attributes!.action = 'update';
+      Object.assign(payload.project!, { web_url: `${fake.url}/acme/tools/web`, path_with_namespace: 'acme/tools/web' });
+      const users = (names: string[]) => names.map((username, id) => ({ id, name: username, username }));
+      payload.changes = { assignees: { previous: users(previous), current: users(current) } };
+      return forge.translate('Merge Request Hook', payload);
+    };
+    const merge = { kind: 'prComment', prNumber: 1, command: { kind: 'merge', noBatch: false }, author: 'root' };
+    expect((await assigned(['user1'], ['user1', fake.tokenUser]))?.observations).toEqual([
+      merge,
+      { kind: 'prTouched', prNumber: 1 },
+    ]);
+    expect((await assigned([], ['user1']))?.observations).toEqual([{ kind: 'prTouched', prNumber: 1 }]);
+    expect((await assigned([fake.tokenUser], [fake.tokenUser, 'user1']))?.observations).toEqual([
+      { kind: 'prTouched', prNumber: 1 },
+    ]);
+    expect(fake.calls.filter((c) => c.path === '/user')).toHaveLength(1);
   });
 
   it('with "Pipelines must succeed", turns its own running status to passed before a squash merge, which GitLab then takes', async () => {
