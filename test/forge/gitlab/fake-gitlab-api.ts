@@ -7,7 +7,7 @@
  * description (gitlab-description.ts) and so is every answer; what GitLab would not take or give is a
  * `violation`, and a test after which the fake saw one fails. The description names the operation a
  * request is, and the fake answers from its table of handlers by operation id
- * (fake-gitlab-handlers.ts). What it models, as ../shared/spec/forges/gitlab-facts.md says GitLab does:
+ * (fake-gitlab-handlers.ts; the HTTP side in fake-gitlab-serve.ts). What it models, as ../shared/spec/forges/gitlab-facts.md says GitLab does:
  * - the project by its URL-encoded path (any letter case; answers spell it as it is) or its id;
  *   `PRIVATE-TOKEN` or `Authorization: Bearer` on the API, the token as git's Basic auth password;
  * - merge requests: head at `refs/merge-requests/<iid>/head`, drafts by title prefix (`Draft:`,
@@ -23,15 +23,13 @@
  *   rate limits on demand (`rateLimit`): 429 with `Retry-After` and `RateLimit-*`;
  * - webhook deliveries (fake-gitlab-deliveries.ts).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
 import type { Violation } from '../../doubles/api-description.js';
-import { gitHttpAnswer } from '../../helpers/git-http-backend.js';
 import { makeTempDir, removeTempDir } from '../../helpers/temp-dir.js';
-import { gitlabDescription } from './gitlab-description.js';
-import { type Answer, HANDLERS, iso } from './fake-gitlab-handlers.js';
-import { page, readBody, send } from './fake-gitlab-http.js';
+import { iso } from './fake-gitlab-handlers.js';
+import { serve } from './fake-gitlab-serve.js';
 import type {
   FakeJob,
   FakeMr,
@@ -45,8 +43,6 @@ import { ACCESS } from './fake-gitlab-types.js';
 
 export * from './fake-gitlab-types.js';
 import { FakeGitlabRepo, type MergeMethod } from './fake-gitlab-repo.js';
-
-type Json = Record<string, unknown>;
 
 export class FakeGitlabApi {
   readonly calls: RecordedCall[] = [];
@@ -78,7 +74,8 @@ export class FakeGitlabApi {
   readonly repo: FakeGitlabRepo;
   url = '';
   private nextId = 100;
-  private limited: { requests: number; retryAfter: number } | null = null;
+  /** What `rateLimit` asked for: the API requests still answered 429, and the wait they name. */
+  limited: { requests: number; retryAfter: number } | null = null;
   private server: Server | null = null;
 
   private constructor(
@@ -96,7 +93,7 @@ export class FakeGitlabApi {
     await fake.repo.init();
     await fake.repo.setBranch('main', await fake.repo.commit(null, { 'README.md': '# web\n' }, 'Initial commit'));
     const server = createServer((req, res) => {
-      fake.handle(req, res).catch((err: unknown) => {
+      serve(fake, req, res).catch((err: unknown) => {
         fake.violations.push({
           method: req.method ?? '',
           path: req.url ?? '',
@@ -348,107 +345,6 @@ export class FakeGitlabApi {
   /** `METHOD path` of every API call, in order. */
   get log(): string[] {
     return this.calls.map((c) => `${c.method} ${c.path}`);
-  }
-
-  // ---- HTTP --------------------------------------------------------------------------------------------
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', this.url);
-    const raw = await readBody(req);
-    const gitPath = /^\/(.+?)\.git(\/.*)$/.exec(url.pathname);
-    if (gitPath) return this.serveGit(req, res, url, raw, gitPath[1]!, gitPath[2]!);
-    const description = gitlabDescription();
-    let body: unknown = null;
-    if (raw.length > 0) {
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-      } catch {
-        return send(res, 400, { message: '400 Bad request - body is not valid JSON' });
-      }
-    }
-    const method = (req.method ?? 'GET').toUpperCase();
-    const call: RecordedCall = {
-      method,
-      path: decodeURIComponent(url.pathname.replace(/^\/api\/v4/, '')) + decodeURIComponent(url.search),
-      body,
-      status: 0,
-    };
-    this.calls.push(call);
-    const { match, problems } = description.checkRequest(method, url.pathname, url.searchParams, body);
-    for (const message of problems) this.violations.push({ method, path: call.path, message });
-    const token = req.headers['private-token'] ?? /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-    let answer: Answer;
-    if (this.limited && this.limited.requests > 0) {
-      this.limited.requests--;
-      answer = {
-        status: 429,
-        body: { message: 'Retry later' },
-        headers: {
-          'retry-after': String(this.limited.retryAfter),
-          'ratelimit-limit': '600',
-          'ratelimit-observed': '601',
-          'ratelimit-remaining': '0',
-          'ratelimit-reset': String(Math.floor(this.now() / 1000) + this.limited.retryAfter),
-        },
-      };
-    } else if (!match) answer = { status: 404, body: { error: '404 Not Found' } };
-    else if (token !== this.token) answer = { status: 401, body: { message: '401 Unauthorized' } };
-    else if (match.pathParams.id !== undefined && !this.isProject(match.pathParams.id))
-      answer = { status: 404, body: { message: '404 Project Not Found' } };
-    else {
-      const handler = HANDLERS[match.op.operationId];
-      answer = handler
-        ? await handler(this, { params: match.pathParams, query: url.searchParams, body: (body ?? {}) as Json })
-        : { status: 404, body: { message: `404 the fake does not serve ${match.op.operationId}` } };
-    }
-    const headers: Record<string, string> = { ...answer.headers };
-    if (match && answer.status === 200 && Array.isArray(answer.body) && match.op.params.has('query:page')) {
-      const paged = page(answer.body, url, this.url);
-      answer = { ...answer, body: paged.items };
-      Object.assign(headers, paged.headers);
-    }
-    if (match)
-      for (const message of description.checkResponse(match.op, answer.status, answer.body))
-        this.violations.push({ method, path: call.path, message: `${message} (${match.op.operationId})` });
-    call.status = answer.status;
-    send(res, answer.status, answer.body, headers);
-  }
-
-  /** Whether `id` (decoded) names the project: its id, or its path in any letter case. */
-  private isProject(id: string): boolean {
-    return id === String(this.projectId) || id.toLowerCase() === this.fullPath.toLowerCase();
-  }
-
-  /** git over HTTP, the token as Basic auth's password; after a push, the MRs are brought up to date. */
-  private async serveGit(
-    req: IncomingMessage,
-    res: ServerResponse,
-    url: URL,
-    raw: Buffer,
-    project: string,
-    rest: string,
-  ): Promise<void> {
-    if (project.toLowerCase() !== this.fullPath.toLowerCase()) {
-      res.writeHead(404).end('Not found');
-      return;
-    }
-    const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-    const password = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':').slice(1).join(':') : null;
-    if (password !== this.token) {
-      res.writeHead(401, { 'www-authenticate': 'Basic realm="GitLab"' }).end('HTTP Basic: Access denied');
-      return;
-    }
-    const answer = await gitHttpAnswer({
-      req,
-      url,
-      body: raw,
-      root: this.root,
-      pathInfo: `/${this.fullPath}.git${rest}`,
-      user: this.tokenUser,
-    });
-    // GitLab has brought its MRs up to date by the time the push is answered.
-    if (rest === '/git-receive-pack') await this.afterPush();
-    res.writeHead(answer.status, answer.headers).end(answer.body);
   }
 }
 
