@@ -52,6 +52,26 @@ describe('repo connect --forge gitlab', () => {
     expect(noToken.stderr).toMatch(/no gitlabToken \(GREENLINE_GITLAB_TOKEN\)/);
   });
 
+  it('connects a token whose user may merge into the default branch but not push to it, saying it merges through the API', async () => {
+    fake.members.set(fake.tokenUser, ACCESS.developer);
+    fake.protectedBranches[0]!.merge = ACCESS.developer;
+    const own = await makeTempDir('gl-gitlab-connect-merge-');
+    try {
+      const r = await runCli(
+        ['repo', 'connect', '127.0.0.1/acme/tools/web', '--org', 'acme', '--forge', 'gitlab', '--data-dir', own],
+        { GREENLINE_GITLAB_TOKEN: fake.token, GREENLINE_GITLAB_URL: fake.url },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(
+        /Its user may merge into main but not push to it: squash and merge_commit merge through GitLab's merge API .* rebase is refused/,
+      );
+    } finally {
+      fake.members.set(fake.tokenUser, ACCESS.maintainer);
+      fake.protectedBranches[0]!.merge = ACCESS.maintainer;
+      await removeTempDir(own);
+    }
+  });
+
   it('reads the project of a subgroup, stores it as GitLab spells it, and says what it found', async () => {
     const r = await connectRepo('127.0.0.1/acme/tools/web', ['--gitlab-url', `${fake.url}/`]);
     expect(r.stdout).toBe(

@@ -1,6 +1,7 @@
 /** The gitlab forge as greenline knows it (forge/definition.ts): `--forge gitlab`, GitLab CE/EE and gitlab.com, docs/gitlab.md. */
 import { type ForgeDefinition, ForgeSettingsError } from '../definition.js';
 import { GitlabForge, type GitlabProjectFacts } from './gitlab-forge.js';
+import { mayMerge } from './repository.js';
 import { GITLAB_SETTINGS, type GitlabSettings } from './settings.js';
 import { gitlabWebhook } from './webhook.js';
 
@@ -68,8 +69,9 @@ export const gitlabForge: ForgeDefinition<'gitlab', typeof GITLAB_SETTINGS> = {
       };
     },
     /**
-     * The project as GitLab shows it to gitlabToken: refused when the token cannot read it or its
-     * user may not push to the default branch; otherwise its spelling and what was found.
+     * The project as GitLab shows it to gitlabToken: refused when the token cannot read it, or its
+     * user may neither push to the default branch nor merge into it (nor push test branches);
+     * otherwise its spelling and what was found (merging through the API when it may not push).
      */
     async check({ binding, settings, context, spell }) {
       const { gitlabToken, gitlabUrl } = settings();
@@ -95,9 +97,9 @@ Check --gitlab-url and gitlabToken, or pass --no-remote-check to connect it anyw
         throw new ForgeSettingsError(`${(err as Error).message}.
 Or pass --no-remote-check to connect it anyway.`);
       }
-      if (!facts?.canPush)
+      if (!facts || facts.accessLevel < 30 || (!facts.canPush && !mayMerge(facts, facts.defaultBranch)))
         throw new ForgeSettingsError(
-          `The token (gitlabToken) may read ${spelled.slug} but its user may not push to ${facts?.defaultBranch}: greenline pushes test branches and the tested commit. Give it the Maintainer role, or allow its role to push in Settings > Repository > Protected branches, then connect again.`,
+          `The token (gitlabToken) may read ${spelled.slug} but its user may not push to ${facts?.defaultBranch}: greenline pushes test branches and the tested commit, or without that push merges through GitLab's merge API, which its role may not do either. Give it the Maintainer role, or allow its role to push (or at least merge) in Settings > Repository > Protected branches, then connect again.`,
         );
       const found = [
         `default branch ${facts.defaultBranch}`,
@@ -110,7 +112,12 @@ Or pass --no-remote-check to connect it anyway.`);
             `protected branch ${p.name}: push ${p.push.map((l) => ROLE[l] ?? l).join(', ') || 'no one'}, merge ${p.merge.map((l) => ROLE[l] ?? l).join(', ') || 'no one'}`,
         ),
       ];
-      return { spelled, said: [`Found on GitLab: ${found.join('; ')}.`] };
+      const apiOnly = facts.canPush
+        ? []
+        : [
+            `Its user may merge into ${facts.defaultBranch} but not push to it: squash and merge_commit merge through GitLab's merge API (merge_commit needs the merge method "Merge commit"), rebase is refused; allow its role to push in Settings > Repository > Protected branches for every method.`,
+          ];
+      return { spelled, said: [`Found on GitLab: ${found.join('; ')}.`, ...apiOnly] };
     },
     where: (row, flags) => `server ${row.remote}${flags.remoteCheck ? '' : ', not read from it (--no-remote-check)'}`,
   },

@@ -75,9 +75,22 @@ export async function projectFacts(projects: GitlabProjects, repo: RepoBinding):
  * unprotected branch takes Developer (30) or more.
  */
 export function mayPush(facts: Pick<GitlabProjectFacts, 'protections' | 'accessLevel'>, branch: string): boolean {
+  return allowed(facts, branch, 'push');
+}
+
+/** Whether a user of `accessLevel` may merge into `branch` (its protected branch rules' "Allowed to merge"). */
+export function mayMerge(facts: Pick<GitlabProjectFacts, 'protections' | 'accessLevel'>, branch: string): boolean {
+  return allowed(facts, branch, 'merge');
+}
+
+function allowed(
+  facts: Pick<GitlabProjectFacts, 'protections' | 'accessLevel'>,
+  branch: string,
+  what: 'push' | 'merge',
+): boolean {
   const rules = facts.protections.filter((b) => b.name === branch || wildcard(b.name).test(branch));
   if (rules.length === 0) return facts.accessLevel >= 30;
-  return rules.some((b) => b.push.some((l) => l > 0 && facts.accessLevel >= l));
+  return rules.some((b) => b[what].some((l) => l > 0 && facts.accessLevel >= l));
 }
 
 const wildcard = (name: string): RegExp =>
