@@ -10,12 +10,13 @@ import type { ForgeName } from './forge/port.js';
 import { createGitForge, gitForge } from './forge/git/index.js';
 import { giteaForge } from './forge/gitea/index.js';
 import { githubForge } from './forge/github/index.js';
+import { gitlabForge } from './forge/gitlab/index.js';
 import { type RepoSite, repoWebUrl } from './forge/links.js';
 
 export type { ForgeName } from './forge/port.js';
 
 /** The forges, in the order their settings are listed (docs/configuration.md) and their adapters created. */
-export const FORGES = [gitForge, githubForge, giteaForge] as const;
+export const FORGES = [gitForge, githubForge, giteaForge, gitlabForge] as const;
 
 /**
  * Every forge with a folder is listed: each folder adds its name to `ForgeName` (forge/port.ts), and

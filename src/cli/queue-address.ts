@@ -5,11 +5,12 @@ import { UsageError } from './usage-error.js';
 
 export function parseRepoSlug(slug: string): RepoRef {
   const parts = slug.split('/');
-  if (parts.length !== 3 || parts.some((p) => p === '')) {
-    throw new UsageError(`--repo must be HOST/OWNER/NAME, e.g. github.com/acme/web; got "${slug}"`);
+  if (parts.length < 3 || parts.some((p) => p === '')) {
+    throw new UsageError(
+      `--repo must be HOST/OWNER/NAME, e.g. github.com/acme/web (a GitLab subgroup's project: HOST/GROUP/SUBGROUP/NAME); got "${slug}"`,
+    );
   }
-  const [host, owner, name] = parts as [string, string, string];
-  return { host, owner, name };
+  return { host: parts[0]!, owner: parts.slice(1, -1).join('/'), name: parts[parts.length - 1]! };
 }
 
 export function queueAddress(settings: ClientSettings): QueueRequest {

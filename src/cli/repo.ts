@@ -23,6 +23,7 @@ interface ConnectOptions extends StoreFlags {
   org: string;
   forge: ForgeName;
   giteaUrl?: string;
+  gitlabUrl?: string;
   remote?: string;
   ciCommand?: string;
   prRefPattern?: string;
@@ -120,6 +121,10 @@ Examples:
       '--gitea-url <url>',
       'web address of the Gitea or Forgejo server the repository is on (--forge gitea; default: giteaUrl when it is on HOST, else https://HOST)',
     )
+    .option(
+      '--gitlab-url <url>',
+      'web address of the GitLab server the project is on (--forge gitlab; default: gitlabUrl when it is on HOST, else https://HOST)',
+    )
     .addHelpText(
       'after',
       `
@@ -131,6 +136,8 @@ Examples:
   $ greenline repo connect git.example.com/acme/web --org acme --forge gitea
   $ greenline repo connect codeberg.org/acme/web --org acme --forge gitea --gitea-url https://codeberg.org
   $ greenline repo connect localhost/acme/web --org acme --forge gitea --gitea-url http://localhost:3000
+  $ greenline repo connect gitlab.example.com/group/sub/project --org acme --forge gitlab
+  $ greenline repo connect gitlab.com/acme/web --org acme --forge gitlab --gitlab-url https://gitlab.com
 The github forge needs the server configured for GitHub (githubAppId + githubPrivateKeyPath, or
 githubToken; see docs/github.md). Its required statuses default to the branch's protection rules.
 With that configuration here, the repository is read from GitHub and stored as GitHub spells it
@@ -138,7 +145,11 @@ With that configuration here, the repository is read from GitHub and stored as G
 The gitea forge (Gitea, Forgejo, Codeberg) needs giteaToken (and giteaUrl to serve it; see
 docs/gitea.md). Connecting reads the repository with that token: it must read and push; what was
 found (its spelling of the name, default branch, protection rules and their required statuses) is
-printed. HOST is the server's host name without a port; --gitea-url gives the full address.`,
+printed. HOST is the server's host name without a port; --gitea-url gives the full address.
+The gitlab forge (GitLab CE/EE, gitlab.com) needs gitlabToken (see docs/gitlab.md); a project of a
+subgroup is HOST/GROUP/SUBGROUP/PROJECT. Connecting reads the project: its default branch, merge
+method, squash option, "Pipelines must succeed" and protected branches are printed, and it is refused
+when the token's user may not push to the default branch.`,
     )
     .action(async (slug: string, opts: ConnectOptions) => {
       const forge = forgeNamed(opts.forge);
@@ -149,6 +160,7 @@ printed. HOST is the server's host name without a port; --gitea-url gives the fu
         ...(opts.ciCommand !== undefined ? { ciCommand: opts.ciCommand } : {}),
         ...(opts.installationId !== undefined ? { installationId: opts.installationId } : {}),
         ...(opts.giteaUrl !== undefined ? { giteaUrl: opts.giteaUrl } : {}),
+        ...(opts.gitlabUrl !== undefined ? { gitlabUrl: opts.gitlabUrl } : {}),
         remoteCheck: opts.remoteCheck,
       };
       const foreign = foreignFlag(opts.forge, flags);
@@ -202,6 +214,10 @@ printed. HOST is the server's host name without a port; --gitea-url gives the fu
   withStoreOptions(repo.command('list'))
     .description('list connected repositories')
     .option('--org <org>', 'only the repositories of this organization')
+    .option(
+      '--gitlab-url <url>',
+      'web address of the GitLab server the project is on (--forge gitlab; default: gitlabUrl when it is on HOST, else https://HOST)',
+    )
     .addHelpText(
       'after',
       `

@@ -177,8 +177,15 @@ export function onMergeFailed(d: Draft, ev: MergeFailedEvent): void {
       runId: m.rebuild.id,
       branch: m.rebuild.branch,
     });
+  const done = new Set(ev.mergedPrNumbers ?? []);
+  let prefix = 0;
+  while (prefix < m.prs.length && done.has(m.prs[prefix].number)) prefix++;
+  const merged = m.prs.slice(0, prefix);
   if (ev.reason === 'TARGET_MOVED') {
-    // Nothing was merged: the target moved under us, like a push from outside (contract §6.10).
+    // The target moved under us, like a push from outside (contract §6.10). PRs the merge reports
+    // merged before it found the target moved (an attempt whose answer was lost, then tried again)
+    // are the queue's own merges, even when a sighting of them arrived first.
+    markMerged(d, merged, m.runId);
     const sha = ev.newTargetSha ?? d.internal.deferredTargetSha;
     if (sha) d.internal.deferredTargetSha = sha;
     else forgetTarget(d);
@@ -192,10 +199,6 @@ export function onMergeFailed(d: Draft, ev: MergeFailedEvent): void {
     settleDeferredTarget(d);
     return;
   }
-  const done = new Set(ev.mergedPrNumbers ?? []);
-  let prefix = 0;
-  while (prefix < m.prs.length && done.has(m.prs[prefix].number)) prefix++;
-  const merged = m.prs.slice(0, prefix);
   if (merged.length > 0) {
     if (ev.newTargetSha) recordOwnMerge(d, ev.newTargetSha, merged);
     else forgetTarget(d);

@@ -69,6 +69,12 @@ export interface ConfiguredForge {
    * installations), which names no repository: true when the delivery was one.
    */
   observeAccess?(event: string, payload: unknown): boolean;
+  /**
+   * Its own translation of webhook deliveries, in place of its webhook's, when reading them needs
+   * what only the configured adapter knows (GitLab: greenline's own user, an MR assigned to it being
+   * a merge command).
+   */
+  translate?(event: string, payload: unknown): Promise<ForgeDelivery | null>;
 }
 
 /** A webhook delivery as it reached the server: its headers and the exact bytes of its body. */
@@ -121,6 +127,7 @@ export interface ConnectFlags {
   ciCommand?: string;
   installationId?: string;
   giteaUrl?: string;
+  gitlabUrl?: string;
   /** false with --no-remote-check. */
   remoteCheck: boolean;
 }

@@ -184,7 +184,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
             clock: systemClock,
             observations: app.forgeObservations,
             forge: definition.name,
-            translate: webhook.translate,
+            translate: forge.translate ?? webhook.translate,
             ...(forge.observeAccess ? { observeAccess: forge.observeAccess } : {}),
             logger: logger.child({ part: `${definition.name}-deliveries` }),
           });

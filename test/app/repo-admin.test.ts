@@ -56,8 +56,15 @@ describe('connectRepo', () => {
     expect(await findRepo(f.t.db, 'github.com', 'acme', 'web')).toBeUndefined();
   });
 
-  it('parses HOST/OWNER/NAME', () => {
+  it('parses HOST/OWNER/NAME, the owner a path of groups for a subgroup', () => {
     expect(parseRepoSlug('github.com/acme/web')).toEqual({ host: 'github.com', owner: 'acme', name: 'web' });
+    expect(parseRepoSlug('gitlab.example.com/acme/tools/web')).toEqual({
+      host: 'gitlab.example.com',
+      owner: 'acme/tools',
+      name: 'web',
+    });
+    for (const bad of ['acme/web', 'gitlab.com/acme//web', 'gitlab.com/../web'])
+      expect(() => parseRepoSlug(bad)).toThrow(/HOST\/OWNER\/NAME/);
   });
 });
 

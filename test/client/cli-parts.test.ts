@@ -80,7 +80,12 @@ describe('client settings', () => {
 describe('addresses', () => {
   it('parses HOST/OWNER/NAME and PR numbers, and says what is expected otherwise', () => {
     expect(parseRepoSlug('github.com/acme/web')).toEqual({ host: 'github.com', owner: 'acme', name: 'web' });
-    for (const bad of ['acme/web', 'github.com/acme/web/x', 'github.com//web'])
+    expect(parseRepoSlug('gitlab.com/acme/tools/web')).toEqual({
+      host: 'gitlab.com',
+      owner: 'acme/tools',
+      name: 'web',
+    });
+    for (const bad of ['acme/web', 'github.com/acme/web/', 'github.com//web'])
       expect(() => parseRepoSlug(bad)).toThrow(/HOST\/OWNER\/NAME/);
     expect(parsePrNumber('42')).toBe(42);
     for (const bad of ['0', '-1', '1.5', '#42', '4294967296', ''])

@@ -181,7 +181,8 @@ describe('greenline queue', () => {
     expect(nothing.stderr).toMatch(/Nothing to change/);
     expect(badRepo).toMatchObject({
       code: 2,
-      stderr: 'error: --repo must be HOST/OWNER/NAME, e.g. github.com/acme/web; got "acme/web"\n',
+      stderr:
+        'error: --repo must be HOST/OWNER/NAME, e.g. github.com/acme/web (a GitLab subgroup\'s project: HOST/GROUP/SUBGROUP/NAME); got "acme/web"\n',
     });
     expect(noBranch.code).toBe(2);
     expect(noBranch.stderr).toMatch(/Pass --branch BRANCH/);

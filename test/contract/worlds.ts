@@ -8,6 +8,14 @@ import type { WorldKind } from './forge-world.js';
 import { gitWorld } from './git-world.js';
 import { forgejoWorld, giteaWorld } from './gitea-world.js';
 import { githubWorld } from './github-world.js';
+import { gitlabWorld } from './gitlab-world.js';
 import { inMemoryWorld } from './in-memory-world.js';
 
-export const WORLDS: readonly WorldKind[] = [githubWorld, gitWorld, giteaWorld, forgejoWorld, inMemoryWorld];
+export const WORLDS: readonly WorldKind[] = [
+  githubWorld,
+  gitWorld,
+  giteaWorld,
+  forgejoWorld,
+  gitlabWorld,
+  inMemoryWorld,
+];

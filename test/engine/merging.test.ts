@@ -57,6 +57,31 @@ describe('merge results', () => {
     expect(q.effect('createTestBranch')).toMatchObject({ baseSha: 'S2' });
   });
 
+  it("TARGET_MOVED after merging some: a PR seen merged before the result is the queue's merge, not an outside one", () => {
+    const q = mergingBatch();
+    q.send({ kind: 'prMergedOutside', prNumber: 1 });
+    q.send({
+      kind: 'mergeFailed',
+      runId: 'r1',
+      prNumbers: [1, 2, 3],
+      reason: 'TARGET_MOVED',
+      mergedPrNumbers: [1],
+      newTargetSha: 'S1',
+    });
+    expect([1, 2, 3].map((n) => `${q.state(n)}:${q.entry(n).lastReason}`)).toEqual([
+      'MERGED:MERGE_GRAPH_MERGE',
+      'PENDING:MANUAL_PUSH_TO_TARGET_BRANCH',
+      'PENDING:MANUAL_PUSH_TO_TARGET_BRANCH',
+    ]);
+    expect(q.effect('createTestBranch')).toMatchObject({
+      baseSha: 'S1',
+      prs: [
+        { number: 2, headSha: 'h2' },
+        { number: 3, headSha: 'h3' },
+      ],
+    });
+  });
+
   it('a sighting of the sha our merge produced, reported before the merge result, changes nothing', () => {
     const q = new QueueDriver({ concurrency: 2 });
     q.submit(1);

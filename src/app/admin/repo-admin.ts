@@ -40,14 +40,19 @@ export interface ConnectRepoRequest {
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
 
-/** Splits `host/owner/name`; throws a message saying what a valid one looks like. */
+/**
+ * Splits `host/owner/name`; the owner may be a path of groups (GitLab's subgroups:
+ * `gitlab.example.com/group/sub/project` is owner `group/sub`). Throws a message saying what a valid
+ * one looks like.
+ */
 export function parseRepoSlug(slug: string): { host: string; owner: string; name: string } {
   const parts = slug.split('/');
-  if (parts.length !== 3 || !parts.every((p) => SEGMENT.test(p) && p !== '.' && p !== '..')) {
-    throw new Error(`Invalid repository "${slug}": write it as HOST/OWNER/NAME, e.g. github.com/acme/web`);
+  if (parts.length < 3 || !parts.every((p) => SEGMENT.test(p) && p !== '.' && p !== '..')) {
+    throw new Error(
+      `Invalid repository "${slug}": write it as HOST/OWNER/NAME, e.g. github.com/acme/web (a GitLab subgroup's project as HOST/GROUP/SUBGROUP/NAME)`,
+    );
   }
-  const [host, owner, name] = parts as [string, string, string];
-  return { host, owner, name };
+  return { host: parts[0]!, owner: parts.slice(1, -1).join('/'), name: parts[parts.length - 1]! };
 }
 
 /**

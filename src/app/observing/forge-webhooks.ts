@@ -64,7 +64,7 @@ export interface ForgeWebhooksDeps {
   /** The forge the deliveries come from: only repositories connected with it are concerned, only its deliveries processed. */
   forge: RepoBinding['forge'];
   /** The forge adapter's translation of a delivery; null when it names no repository. */
-  translate(event: string, payload: unknown): ForgeDelivery | null;
+  translate(event: string, payload: unknown): ForgeDelivery | null | Promise<ForgeDelivery | null>;
   /**
    * The forge adapter's reading of a delivery about its own access to repositories (GitHub: the App's
    * installations), which names no repository: true when the delivery was one (it is processed then).
@@ -152,7 +152,7 @@ export class ForgeWebhooks extends OutboxWorker {
 
   /** The connected repository a delivery is about and what it tells of it; null when nothing concerns greenline. */
   private async concerning(event: string, payload: unknown): Promise<{ repo: RepoRow; seen: ForgeDelivery } | null> {
-    const seen = this.deps.translate(event, payload ?? {});
+    const seen = await this.deps.translate(event, payload ?? {});
     if (!seen || seen.observations.length === 0) return null;
     const { host, owner, name } = seen.repo;
     const repo = await findRepo(this.deps.db, host, owner, name);
