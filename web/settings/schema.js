@@ -42,7 +42,7 @@ const GROUPS = [
       'testBranchConstructionMode',
     ],
   },
-  { title: 'Batching', fields: ['batch', 'batchingMinSize', 'batchingMaxWaitTimeMinutes'] },
+  { title: 'Batching', fields: ['batch', 'batchingMinSize', 'batchingMaxWaitTimeMinutes', 'riskAwareBatching'] },
   {
     title: 'Adaptive mode',
     fields: ['adaptiveMode', 'adaptiveMinConcurrency'],
@@ -77,6 +77,7 @@ const ABSENT = {
   ciRetries: 0,
   requiredStatusStartTimeoutMinutes: 0,
   adaptiveMode: 'off',
+  riskAwareBatching: 'on',
   allSkippedPasses: false,
   quarantinedStatuses: [],
   autoQuarantine: 'off',
