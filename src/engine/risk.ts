@@ -11,7 +11,7 @@
  * rate is estimated as (failures + PRIOR_PRS · rest) / (outcomes + PRIOR_PRS), pulled towards `rest`,
  * the share of failures among everyone else's recent PRs. A PR is screened when its author failed at
  * least MIN_FAILURES times (one failure singles nobody out) and that estimate is at least RISKY_RATE and at least RISKY_RATIO times
- * `rest` (a batch of four at 10% each fails a third of the time), and its head has not passed a run
+ * `rest` (a batch of four at 7% each fails a quarter of the time), and its head has not passed a run
  * yet. With one author only, or too little known of the others (fewer than MIN_OTHER_OUTCOMES
  * outcomes), nobody stands out and nothing changes.
  *
@@ -27,7 +27,7 @@ export const AUTHOR_OUTCOMES_KEPT = 20;
 /** Authors remembered; the one whose PR concluded least recently is forgotten beyond it. */
 const AUTHORS_KEPT = 1000;
 const PRIOR_PRS = 10;
-const RISKY_RATE = 0.1;
+const RISKY_RATE = 0.07;
 const RISKY_RATIO = 2;
 const MIN_OTHER_OUTCOMES = 20;
 const MIN_FAILURES = 2;
