@@ -54,20 +54,32 @@ export interface AuthorRisk {
   rest: number;
 }
 
-/** The record of `author` when it stands out as risky against the others' (see above); null otherwise. */
-export function riskyAuthor(authors: Readonly<Record<string, readonly number[]>>, author: string): AuthorRisk | null {
+/** Failures and outcomes over every author's recent PRs. */
+function totalsOf(authors: Readonly<Record<string, readonly number[]>>): { failed: number; outcomes: number } {
+  let failed = 0;
+  let outcomes = 0;
+  for (const recent of Object.values(authors)) {
+    outcomes += recent.length;
+    for (const x of recent) failed += x;
+  }
+  return { failed, outcomes };
+}
+
+/**
+ * The record of `author` when it stands out as risky against the others' (see above); null otherwise.
+ * `totals`: the queue's, when already counted.
+ */
+export function riskyAuthor(
+  authors: Readonly<Record<string, readonly number[]>>,
+  author: string,
+  totals = totalsOf(authors),
+): AuthorRisk | null {
   const recent = authors[author] ?? [];
   const failed = recent.reduce((a, x) => a + x, 0);
   if (failed < MIN_FAILURES) return null;
-  let otherFailed = 0;
-  let otherOutcomes = 0;
-  for (const [name, outcomes] of Object.entries(authors)) {
-    if (name === author) continue;
-    otherOutcomes += outcomes.length;
-    for (const x of outcomes) otherFailed += x;
-  }
+  const otherOutcomes = totals.outcomes - recent.length;
   if (otherOutcomes < MIN_OTHER_OUTCOMES) return null;
-  const rest = otherFailed / otherOutcomes;
+  const rest = (totals.failed - failed) / otherOutcomes;
   const rate = (failed + PRIOR_PRS * rest) / (recent.length + PRIOR_PRS);
   return rate >= RISKY_RATE && rate >= RISKY_RATIO * rest ? { failed, outcomes: recent.length, rate, rest } : null;
 }
@@ -94,10 +106,14 @@ export function screenRiskyPrs(d: Draft): void {
   const started = new Set(d.internal.order);
   const bisecting = bisectingSet(d);
   const risks = new Map<string, AuthorRisk | null>();
+  let totals: { failed: number; outcomes: number } | null = null;
   for (const e of d.allEntries()) {
     if (e.state !== 'PENDING' || e.noBatch || started.has(e.prNumber) || bisecting.has(e.prNumber)) continue;
     if (passedBefore(e)) continue;
-    if (!risks.has(e.author)) risks.set(e.author, riskyAuthor(d.internal.authors, e.author));
+    if (!risks.has(e.author)) {
+      totals ??= totalsOf(d.internal.authors);
+      risks.set(e.author, riskyAuthor(d.internal.authors, e.author, totals));
+    }
     const risk = risks.get(e.author);
     if (!risk) continue;
     d.internal.bisections.push({
