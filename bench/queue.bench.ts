@@ -24,6 +24,10 @@
  * 6. CI retries: p = 5%, N = 10, 3% flaky runs, ciRetries 1 against the same queue without flakes: ≥ 95%
  *    of its merges per hour, ≤ 2 good PRs rejected, 0 bad PRs merged (ciRetries 0 for comparison).
  *
+ * 7. Uneven risk (bench/risk-scenario.ts): risk-aware batching against the same queue with it off, and
+ *    the bound of perfect risk knowledge.
+ * Every estimate's range (estimatedMergeRange, p10–p90) should hold 78–82% of the merges (scenarios 1, 2, 7).
+ *
  * Run some scenarios only: `npm run bench:queue -- 2 6`.
  */
 import type { QueueConfig } from '../src/engine/index.js';
@@ -31,6 +35,7 @@ import type { SimulationOptions } from '../src/sim/options.js';
 import { simulate } from '../src/sim/simulator.js';
 import type { SimulationSummary } from '../src/sim/metrics.js';
 import { chainMergesPerCi, chainRunsPerMerge } from '../src/sim/theory.js';
+import { riskScenario } from './risk-scenario.js';
 import { loadRate, PRS, SEED, scenarioOptions, T } from './scenarios.js';
 const SWEEP_PRS = 2000;
 const MAX_RUNS_PER_MERGE = 1.5;
@@ -92,6 +97,14 @@ function etaRows(s: SimulationSummary, rate: number, p50Goal: number, p90Goal: n
     share(e?.p90),
     e ? e.p90 <= p90Goal : false,
     e ? `${e.estimated} PRs estimated, ${e.unestimated} not` : '',
+  );
+  row(
+    '',
+    'ETA range holds (p10–p90)',
+    '78–82%',
+    share(e?.inRange),
+    e ? e.inRange >= 0.78 && e.inRange <= 0.82 : false,
+    e ? `${share(e.later)} merged later than the point estimate` : '',
   );
 }
 
@@ -246,6 +259,9 @@ if (want(6)) {
     `ciRetries 0: ${f2(without.ciRunsPerMerge)}; flake-free: ${f2(clean.ciRunsPerMerge)}`,
   );
 }
+
+// 7. Uneven risk: risk-aware batching against today's policy and the bound of perfect risk knowledge.
+if (want(7)) riskScenario(run, row);
 
 // 5. Adaptive mode against the best fixed N and B.
 const sweep: { n: number; b: number; s: SimulationSummary }[] = [];

@@ -1,5 +1,6 @@
 /** Human-readable forms of a submitted PR and of a list of PRs. */
 import type { PullRequestItem, QueueRequest, SubmittedPullRequest } from '../client/index.js';
+import { estimateInWords } from '../lib/estimate-words.js';
 import { formatFields, formatTable, yesNo } from './output.js';
 import { describeQueue, queueFlags } from './queue-address.js';
 
@@ -44,12 +45,13 @@ export function formatEta(pr: Pick<PullRequestItem, 'estimatedMergeAt' | 'waitin
   return `in ${minutes} min (${pr.estimatedMergeAt.slice(11, 16)} UTC)`;
 }
 
-/** `, between 14:20 and 15:10 UTC` (the estimate's p10 to p90), or nothing when both are the same minute. */
-export function formatRange(pr: Pick<PullRequestItem, 'estimatedMergeRange'>): string {
+/** `in 12 min: between 2026-01-31 14:20 and 15:10 UTC, most likely 14:32`, the estimate in words. */
+function formatEstimate(pr: Pick<PullRequestItem, 'estimatedMergeAt' | 'estimatedMergeRange'>, now: number): string {
+  if (pr.estimatedMergeAt === null) return 'unknown (no estimate yet, or the queue does not merge now)';
+  const at = Date.parse(pr.estimatedMergeAt);
   const r = pr.estimatedMergeRange;
-  if (!r || r.p10.slice(0, 16) === r.p90.slice(0, 16)) return '';
-  const day = (iso: string): string => (iso.slice(0, 10) === r.p10.slice(0, 10) ? '' : `${iso.slice(0, 10)} `);
-  return `, between ${r.p10.slice(11, 16)} and ${day(r.p90)}${r.p90.slice(11, 16)} UTC`;
+  const range = r ? { p10: Date.parse(r.p10), p90: Date.parse(r.p90) } : null;
+  return `in ${Math.max(0, Math.round((at - now) / 60_000))} min: ${estimateInWords({ at, range })}`;
 }
 
 /** Position, what the PR waits on and the estimate, while it is in the queue. */
@@ -58,12 +60,7 @@ function outlookFields(pr: SubmittedPullRequest, now: number): [string, string][
   return [
     ['Position', pr.position === null ? '- (not admitted yet)' : String(pr.position)],
     ['Waiting on', `${pr.waitingOn.message} (${pr.waitingOn.code})`],
-    [
-      'Estimated merge',
-      pr.estimatedMergeAt === null
-        ? 'unknown (no estimate yet, or the queue does not merge now)'
-        : `${formatEta(pr, now)}${formatRange(pr)}`,
-    ],
+    ['Estimated merge', formatEstimate(pr, now)],
   ];
 }
 

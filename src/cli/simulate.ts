@@ -8,6 +8,7 @@ import type { QueueConfig } from '../engine/index.js';
 import type { CiDuration } from '../sim/simulated-ci.js';
 import {
   defaultOptions,
+  type RiskModel,
   DEFAULT_PR_COUNT,
   validateOptions,
   type Arrivals,
@@ -47,6 +48,8 @@ interface SimulateFlags {
   adaptive?: boolean;
   adaptiveMinConcurrency?: string;
   ciRetries?: string;
+  risk: string;
+  riskAware: boolean;
   eta: boolean;
   json?: boolean;
   svg?: string;
@@ -67,6 +70,11 @@ export function simulateCommand(): Command {
     .option(
       '--failure-rate <p>',
       'probability that a PR is bad (fails every run that includes it), e.g. 0.05 or 5% (default 5%)',
+    )
+    .option(
+      '--risk <model>',
+      'how bad PRs are spread: uniform (every PR alike), uneven (a fifth of the authors write 70% of the bad PRs), truth (uneven, with authors that tell which PRs are bad)',
+      'uniform',
     )
     .option('--flake-rate <f>', 'probability that a run fails spuriously, e.g. 0.03 or 3%', '0')
     .option('--ci-minutes <m>', 'mean CI time of a run, in minutes', '30')
@@ -104,6 +112,10 @@ export function simulateCommand(): Command {
       'test a failed run again on the same commit up to n times (0-5) before the failure counts (ciRetries)',
       '0',
     )
+    .option(
+      '--no-risk-aware',
+      "batch every PR alike: no PR is tested alone for its author's failures in the queue (riskAwareBatching off)",
+    )
     .option('--no-eta', 'skip the estimated merge time of each PR at submission (estimate error): a faster run')
     .option('--json', 'print the figures as JSON')
     .option('--svg <file>', 'write a chart of queue depth and merges per hour over time')
@@ -116,7 +128,8 @@ Examples:
   $ greenline simulate --mode parallel --lanes 4 --concurrency 40 --saturate --svg lanes.svg
   $ greenline simulate --replay history.csv --concurrency 5 --optimistic --pfd 1
   $ greenline simulate --saturate --adaptive --concurrency 20 --batch-size 8
-  $ greenline simulate --rate 10 --concurrency 10 --flake-rate 3% --ci-retries 1`,
+  $ greenline simulate --rate 10 --concurrency 10 --flake-rate 3% --ci-retries 1
+  $ greenline simulate --saturate --concurrency 10 --batch-size 4 --risk uneven --no-risk-aware`,
     )
     .action((flags: SimulateFlags) => {
       const options = toOptions(flags);
@@ -166,6 +179,7 @@ function toOptions(f: SimulateFlags): SimulationOptions {
       ? { adaptiveMinConcurrency: integer(f.adaptiveMinConcurrency, '--adaptive-min-concurrency') }
       : {}),
     ...(f.ciRetries !== undefined && f.ciRetries !== '0' ? { ciRetries: integer(f.ciRetries, '--ci-retries') } : {}),
+    ...(f.riskAware ? {} : { riskAwareBatching: 'off' as const }),
   };
   if ([f.saturate, f.replay !== undefined, f.rate !== undefined].filter(Boolean).length > 1) {
     throw new UsageError('choose one way PRs arrive: --rate, --saturate or --replay');
@@ -204,6 +218,7 @@ function toOptions(f: SimulateFlags): SimulationOptions {
           : DEFAULT_PR_COUNT,
     hours: f.hours !== undefined ? number(f.hours, '--hours') : null,
     failureRate: f.failureRate !== undefined ? probability(f.failureRate, '--failure-rate') : base.failureRate,
+    risk: f.risk as RiskModel,
     flakeRate: probability(f.flakeRate!, '--flake-rate'),
     ci,
     lanes,

@@ -36,6 +36,9 @@ const withEvidence = (e: Entry, change: Partial<Evidence>): Evidence => ({
 /** Whether the PR's current head failed a run on its own before. */
 export const failedAloneBefore = (e: Entry): boolean => evidenceOf(e)?.failedAlone === true;
 
+/** Whether the PR's current head passed a run before. */
+export const passedBefore = (e: Entry): boolean => evidenceOf(e)?.passed === true;
+
 /** Whether the PR is tested in a group of its own: asked to be (`noBatch`), or it failed alone before. */
 export const testsAlone = (e: Entry): boolean => e.noBatch || failedAloneBefore(e);
 

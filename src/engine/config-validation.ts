@@ -63,6 +63,7 @@ const CHECKS: Record<keyof QueueConfig, Check> = {
     typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_CI_RETRIES
       ? null
       : `must be an integer from 0 to ${MAX_CI_RETRIES}`,
+  riskAwareBatching: oneOf('off', 'on'),
   requiredStatusStartTimeoutMinutes: int(0),
   testingTimeoutAuto: bool,
   allSkippedPasses: bool,

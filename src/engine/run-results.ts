@@ -4,7 +4,7 @@
  * entry it included ahead of its own group (contract §6.4): they become TESTS_PASSED
  * (SUCCESSOR_TEST_RUN_PASSED, `verifiedByTestRun` = this run) and their own runs stop.
  */
-import { bisectingSet } from './bisection-state.js';
+import { bisectingSet, bisectionOfRun } from './bisection-state.js';
 import {
   failedByEvidence,
   recordRunDuration,
@@ -54,8 +54,9 @@ export function onTestBranchCreated(d: Draft, ev: Ev<'testBranchCreated'>): Reje
   };
   d.putRun(run);
   const alone = run.queueType === 'main' && d.config.batch && run.prNumbers.length === 1;
+  const screening = run.queueType === 'bisection' ? (bisectionOfRun(d, run.id)?.screening ?? null) : null;
   const started = membersOf(d, run).map((m) => {
-    const why = alone ? whyAlone(m) : null;
+    const why = alone ? whyAlone(m) : screening;
     return move(d, m, 'TESTING', 'TEST_RUN_STARTED', why !== null ? { detail: why } : {}).prNumber;
   });
   emitBatchEvent(d, 'pull_request_batch.testing', started, run, 'TEST_RUN_STARTED');

@@ -29,6 +29,7 @@ import { bisectingSet } from './bisection-state.js';
 import { testsAlone } from './blame.js';
 import type { Draft } from './draft.js';
 import { mayTest } from './freeze.js';
+import { screenedSet } from './risk.js';
 import { groupKey, isInFlight, isStarting, membersOf, startRun, takesMainSlot } from './runs.js';
 import { Lanes } from './parallel-graph.js';
 import type { Topology } from './topology.js';
@@ -213,8 +214,10 @@ function formGroup(
       inGroup.add(c.prNumber);
     }
   } else {
+    const screened = screenedSet(d);
     for (let j = i + 1; j < topo.size && group.length < size; j++) {
       const c = topo.at(j);
+      if (screened.has(c.prNumber)) continue; // out of every base until it passed (risk.ts)
       if (!joinable(c)) break;
       group.push(c);
     }

@@ -14,6 +14,7 @@ import { completeModeSwitch } from './queue-control.js';
 import { isReady } from './readiness.js';
 import { admitsPrs } from './queue-states.js';
 import { abandonRun, isInFlight } from './runs.js';
+import { screenRiskyPrs } from './risk.js';
 import { schedule } from './scheduling.js';
 import { requestWakeup } from './timers.js';
 import { rememberIndex, Topology } from './topology.js';
@@ -52,6 +53,7 @@ function settleRounds(d: Draft, fallback: QueuedReason): number | null {
     sweepRuns(d, current(), fallback);
     resolvePendingFailures(d, current());
     tryMerge(d, current());
+    screenRiskyPrs(d);
     scheduleBisections(d, current());
     batchDeadline = schedule(d, current()).batchDeadline;
     completeModeSwitch(d);

@@ -15,6 +15,7 @@
  * A move to FAILED is also a measurement for adaptive mode (adaptive.ts).
  */
 import { recordFailure } from './adaptive.js';
+import { recordOutcome } from './risk.js';
 import type { Draft } from './draft.js';
 import {
   isTerminal,
@@ -64,6 +65,7 @@ export function move(d: Draft, entry: Entry, to: PrState, reason: TransitionReas
   d.putEntry(next);
   if (isTerminal(to)) forget(d, next.prNumber);
   if (to === 'FAILED') recordFailure(d);
+  if (to === 'FAILED' || to === 'MERGED') recordOutcome(d, next.author, to === 'FAILED');
   const type = EVENT_OF[to];
   if (type) {
     const run = to === 'NOT_READY' ? undefined : d.run(next.runId);

@@ -215,6 +215,11 @@ export interface QueueConfig {
    */
   ciRetries?: number;
   /**
+   * greenline extension, absent = 'on' (it acts only with `batch`): a PR whose author's recent PRs
+   * failed in this queue far more often than the others' is tested in a group of its own (risk.ts).
+   */
+  riskAwareBatching?: RiskAwareBatching;
+  /**
    * greenline extension, absent = 0 (off): a run fails with REQUIRED_STATUS_NEVER_STARTED when a
    * required status was not reported at all this many minutes after its CI started.
    */
@@ -308,6 +313,8 @@ export interface RepoRef {
 }
 
 /** What the forge says about a PR at one moment. */
+export type RiskAwareBatching = 'off' | 'on';
+
 export interface PrInfo {
   number: number;
   headSha: string;

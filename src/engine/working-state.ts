@@ -49,6 +49,11 @@ export interface Bisection {
    * were tested without it. A part's run built before they landed no longer tests what is ahead of it.
    */
   overtakenBy: number[];
+  /**
+   * Set when this is no failed batch but a risky PR tested on its own before it joins the queue's
+   * batches (risk.ts): why, in words, said on the PR when its run starts.
+   */
+  screening?: string;
 }
 
 export interface EngineInternal {
@@ -99,6 +104,11 @@ export interface EngineInternal {
   quarantineAnnounced: string[];
   /** Why automatic quarantines were lifted in this decision, until announced (empty between decisions). */
   quarantineLifts: Record<string, string>;
+  /**
+   * The latest outcomes of each author's PRs in this queue, oldest first, 1 = FAILED, 0 = MERGED; keys
+   * in order of their latest conclusion (risk.ts). Arrays are replaced, never changed in place.
+   */
+  authors: Record<string, number[]>;
 }
 
 export interface StatusStats {
@@ -146,6 +156,7 @@ export function readInternal(snapshot: QueueSnapshot): EngineInternal {
         ...(p.after ? { after: [...p.after] } : {}),
       })),
       overtakenBy: [...(b.overtakenBy ?? [])],
+      ...(b.screening !== undefined ? { screening: b.screening } : {}),
     })),
     pendingMode: raw.pendingMode ?? null,
     wakeupAt: raw.wakeupAt ?? null,
@@ -169,5 +180,6 @@ export function readInternal(snapshot: QueueSnapshot): EngineInternal {
     autoQuarantined: Object.fromEntries(Object.entries(raw.autoQuarantined ?? {}).map(([k, v]) => [k, { ...v }])),
     quarantineAnnounced: [...(raw.quarantineAnnounced ?? [])],
     quarantineLifts: {},
+    authors: { ...(raw.authors ?? {}) },
   };
 }

@@ -6,6 +6,7 @@
  * comments, labels) is the adapter's.
  */
 import type { PrOutlook } from '../engine/eta.js';
+import { estimateInWords } from '../lib/estimate-words.js';
 import type { QueueEventPayload } from '../engine/types.js';
 
 export type Stage = 'submitted' | 'queued' | 'testing' | 'pending_failure' | 'merged' | 'failed' | 'canceled';
@@ -98,7 +99,7 @@ export function commentBody(branch: string, stage: Stage, text: string, link: st
 
 /**
  * Where the PR stands, as a paragraph after the stage's text: its position, what it waits on, and
- * its estimated merge time (UTC), when the queue knows them; '' otherwise.
+ * its estimated merge time and range in words (UTC), when the queue knows them; '' otherwise.
  */
 export function outlookText(outlook: PrOutlook | undefined): string {
   if (!outlook) return '';
@@ -106,7 +107,7 @@ export function outlookText(outlook: PrOutlook | undefined): string {
     ...(outlook.position !== null ? [`Position ${outlook.position} in the queue.`] : []),
     `Waiting on: ${outlook.waitingOn.message}`,
     outlook.estimatedMergeAt !== null
-      ? `Estimated merge: ${new Date(outlook.estimatedMergeAt).toISOString().slice(0, 16).replace('T', ' ')} UTC (if its tests pass).`
+      ? `Estimated merge: ${estimateInWords({ at: outlook.estimatedMergeAt, range: outlook.estimatedMergeRange })} (if its tests pass).`
       : 'Estimated merge: not known yet.',
   ];
   return `\n\n${parts.join(' ')}`;

@@ -9,7 +9,14 @@ export function arrivalEvents(pr: ArrivingPr, at: number, baseBranch: string, pa
     at,
     entryId: `pr-${pr.number}`,
     reason: 'API_REQUESTED',
-    pr: { number: pr.number, headSha, baseBranch, title: `PR ${pr.number}`, author: 'sim', mergeability: 'mergeable' },
+    pr: {
+      number: pr.number,
+      headSha,
+      baseBranch,
+      title: `PR ${pr.number}`,
+      author: pr.author,
+      mergeability: 'mergeable',
+    },
   };
   if (!parallel) return [submit];
   return [submit, { kind: 'impactedTargets', at, prNumber: pr.number, headSha, targets: [`lane-${pr.lane}`] }];

@@ -52,7 +52,10 @@ export interface SimulationSummary {
     p90: number;
     estimated: number;
     unestimated: number;
-    /** Share of the estimated PRs that merged within their estimatedMergeRange (p10 to p90). */
+    /**
+     * Share of the estimated PRs that merged within their estimatedMergeRange (p10 to p90), to the
+     * minute as it is shown ("between 14:10 and 15:20"): a merge in the minute of p90 is inside.
+     */
     inRange: number;
     /** Share of the estimated PRs that merged later than their estimatedMergeAt. */
     later: number;
@@ -160,7 +163,7 @@ export class MetricsCollector {
         submittedAt: this.minutes(e.submittedAt),
         share:
           estimatedMergeAt === null || inQueue <= 0 ? null : Math.abs(estimatedMergeAt - e.stateChangedAt) / inQueue,
-        inRange: range !== null && range.p10 <= e.stateChangedAt && e.stateChangedAt <= range.p90,
+        inRange: range !== null && withinToTheMinute(range, e.stateChangedAt),
         later: estimatedMergeAt !== null && e.stateChangedAt > estimatedMergeAt,
       });
     } else if (e.state === 'FAILED') {
@@ -257,4 +260,10 @@ function meanDepth(steps: readonly [number, number][], from: number, to: number)
     if (b > a) area += steps[i][1] * (b - a);
   }
   return area / (to - from);
+}
+
+/** Whether `at` falls within the range read to the minute: from p10's minute to the end of p90's. */
+function withinToTheMinute(range: { p10: number; p90: number }, at: number): boolean {
+  const minute = (t: number): number => Math.floor(t / MINUTE_MS);
+  return minute(range.p10) <= minute(at) && minute(at) <= minute(range.p90);
 }

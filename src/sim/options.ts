@@ -15,6 +15,9 @@ export type Arrivals =
   /** A team's own history: arrival offsets, CI times and outcomes (replay-csv.ts). */
   | { kind: 'replay'; prs: ReplayPr[] };
 
+export type RiskModel = 'uniform' | 'uneven' | 'truth';
+export const RISK_MODELS: readonly RiskModel[] = ['uniform', 'uneven', 'truth'];
+
 export interface SimulationOptions {
   seed: number;
   arrivals: Arrivals;
@@ -24,6 +27,12 @@ export interface SimulationOptions {
   hours: number | null;
   /** Probability that a PR's code is bad: every run that includes it fails. Replay: from the CSV. */
   failureRate: number;
+  /**
+   * How the risk of bad code is spread over PRs: `uniform`, every PR bad with `failureRate`, one
+   * author; `uneven`, a fifth of the authors write 70% of the bad PRs (workload.ts); `truth`, the
+   * PRs of `uneven` with authors that tell which PRs are bad (the bound of perfect risk knowledge).
+   */
+  risk: RiskModel;
   /** Probability that a run fails spuriously. */
   flakeRate: number;
   ci: CiDuration;
@@ -50,6 +59,7 @@ export function defaultOptions(): SimulationOptions {
     maxPrs: DEFAULT_PR_COUNT,
     hours: null,
     failureRate: 0.05,
+    risk: 'uniform',
     flakeRate: 0,
     ci: { kind: 'fixed', minutes: 30 },
     lanes: 1,
@@ -76,6 +86,9 @@ export function validateOptions(o: SimulationOptions): string | null {
   if (a.kind !== 'replay' && o.maxPrs === null && o.hours === null)
     return 'give --prs or --hours: the simulation needs an end';
   if (!probability(o.failureRate)) return `--failure-rate must be a probability between 0 and 1, got ${o.failureRate}`;
+  if (!RISK_MODELS.includes(o.risk)) return `--risk must be one of ${RISK_MODELS.join(', ')}, got ${o.risk}`;
+  if (a.kind === 'replay' && o.risk !== 'uniform')
+    return '--risk does not apply to --replay: its outcome column says which PRs fail';
   if (!probability(o.flakeRate)) return `--flake-rate must be a probability between 0 and 1, got ${o.flakeRate}`;
   if (!positive(o.ci.minutes)) return `--ci-minutes must be > 0, got ${o.ci.minutes}`;
   if (o.ci.kind === 'uniform' && !(Number.isFinite(o.ci.jitter) && o.ci.jitter >= 0 && o.ci.jitter < o.ci.minutes)) {
@@ -110,4 +123,5 @@ const FLAG_OF: Record<string, string> = {
   adaptiveMode: '--adaptive',
   adaptiveMinConcurrency: '--adaptive-min-concurrency',
   ciRetries: '--ci-retries',
+  riskAwareBatching: '--no-risk-aware',
 };

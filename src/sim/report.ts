@@ -21,7 +21,8 @@ export function describeWorkload(o: SimulationOptions): string {
       : c.kind === 'uniform'
         ? `CI ${c.minutes} ± ${c.jitter} min`
         : `CI lognormal mean ${c.minutes} min σ ${c.sigma}`;
-  const failures = a.kind === 'replay' ? 'failures from the replay' : `${pct(o.failureRate)} bad PRs`;
+  const spread = o.risk === 'uniform' ? '' : ` (${o.risk} risk)`;
+  const failures = a.kind === 'replay' ? 'failures from the replay' : `${pct(o.failureRate)} bad PRs${spread}`;
   return `${arrivals} · ${ci}${a.kind === 'replay' ? ' (replay: recorded)' : ''} · ${failures} · ${pct(o.flakeRate)} flaky runs · ${o.lanes} lane${o.lanes > 1 ? 's' : ''}`;
 }
 

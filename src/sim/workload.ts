@@ -10,6 +10,25 @@ import type { Prng } from './prng.js';
 
 export interface ArrivingPr extends SimulatedPr {
   lane: number;
+  /** Who wrote it: what the queue can observe of its risk (the engine's risk.ts). */
+  author: string;
+}
+
+/**
+ * The uneven-risk workload (`risk: 'uneven'`): AUTHORS authors, each PR written by one of them
+ * uniformly; the first RISKY_AUTHORS (a fifth, so a fifth of the PRs) write RISKY_SHARE_OF_BAD of the
+ * bad PRs. With a failure rate p, a PR of a risky author is bad with probability 0.7p / 0.2 (17.5% at
+ * p = 5%), any other with 0.3p / 0.8 (1.875%). Knowing each author's rate exactly ranks a bad PR above
+ * a good one with probability (AUC) 0.76 at p = 5% (docs/simulator.md).
+ */
+export const AUTHORS = 50;
+export const RISKY_AUTHORS = 10;
+export const RISKY_SHARE_OF_BAD = 0.7;
+
+/** The probability that a PR of a risky author (or of another) is bad, at failure rate `p`. */
+export function unevenRates(p: number): { risky: number; other: number } {
+  const share = RISKY_AUTHORS / AUTHORS;
+  return { risky: Math.min(1, (RISKY_SHARE_OF_BAD * p) / share), other: ((1 - RISKY_SHARE_OF_BAD) * p) / (1 - share) };
 }
 
 export class Workload {
@@ -49,10 +68,21 @@ export class Workload {
     if (!this.open(now)) return null;
     const a = this.o.arrivals;
     const replayed = a.kind === 'replay' ? a.prs[this.count] : undefined;
-    const bad = this.random.chance(this.o.failureRate);
+    // Uniform risk draws exactly what it always drew: the same seed gives the same PRs as before.
+    const writer = this.o.risk === 'uniform' ? null : this.random.below(AUTHORS);
+    const rates = unevenRates(this.o.failureRate);
+    const p = writer === null ? this.o.failureRate : writer < RISKY_AUTHORS ? rates.risky : rates.other;
+    const drawn = this.random.chance(p);
     const lane = this.random.below(this.o.lanes);
     this.count++;
-    return { number: this.count, bad: replayed ? replayed.bad : bad, ciMinutes: replayed?.ciMinutes ?? null, lane };
+    const bad = replayed ? replayed.bad : drawn;
+    return {
+      number: this.count,
+      bad,
+      ciMinutes: replayed?.ciMinutes ?? null,
+      lane,
+      author: authorOf(writer, bad, this.o),
+    };
   }
 
   private open(at: number): boolean {
@@ -62,4 +92,15 @@ export class Workload {
     if (this.o.hours !== null && at > this.start + this.o.hours * 60 * MINUTE_MS) return false;
     return Number.isFinite(at);
   }
+}
+
+/**
+ * The author the queue sees: one name for every PR with uniform risk; the writer with uneven risk;
+ * with `truth`, the same PRs labelled by whether they are bad, which a queue learning from authors
+ * turns into (nearly) perfect knowledge of each PR's risk: the bound of risk-aware batching.
+ */
+function authorOf(writer: number | null, bad: boolean, o: SimulationOptions): string {
+  if (writer === null) return 'sim';
+  if (o.risk === 'truth') return bad ? 'writes-bad-code' : 'writes-good-code';
+  return `author-${writer + 1}`;
 }

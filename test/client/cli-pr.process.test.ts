@@ -116,7 +116,7 @@ describe('greenline pr', () => {
       /^Waiting on:\s+Its test run is in flight \(started (under a minute|\d+ minutes?) ago; runs take (under a minute|about \d+ minutes?)\)\. \(RUN_IN_FLIGHT\)$/m,
     );
     expect(human.stdout).toMatch(
-      /^Estimated merge:\s+in \d+ min \(\d\d:\d\d UTC\)(, between \d\d:\d\d and \d\d:\d\d UTC)?$/m,
+      /^Estimated merge:\s+in \d+ min: (\S+ \d\d:\d\d UTC|between \S+ \d\d:\d\d and (\S+ )?\d\d:\d\d UTC, most likely (\S+ )?\d\d:\d\d)$/m,
     );
     expect(list.stdout).toMatch(/^#11\s+TESTING\s+1\s+in \d+ min \(\d\d:\d\d UTC\)\s+medium\s/m);
     expect((await s.run(['pr', 'cancel', '11', ...WEB])).code).toBe(0);

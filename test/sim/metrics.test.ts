@@ -42,3 +42,42 @@ describe('restarts', () => {
     ).toBe(0);
   });
 });
+
+describe('the estimate range', () => {
+  /** The share of PRs counted inside their range, for merges at these offsets (ms) from START + 60 min. */
+  function inRange(range: { p10: number; p90: number }, offsets: number[]): number {
+    const m = new MetricsCollector(START, () => false);
+    const base = START + 60 * 60_000;
+    offsets.forEach((offset, i) => {
+      const at = base + offset;
+      const e = {
+        prNumber: i + 1,
+        state: 'MERGED',
+        submittedAt: START + 30 * 60_000,
+        stateChangedAt: at,
+        timeline: [],
+      };
+      m.entryDone(e as unknown as Entry, false, base, { p10: base + range.p10, p90: base + range.p90 });
+    });
+    const { summary } = m.summarize({
+      seed: 1,
+      warmupMinutes: 0,
+      windowEnd: 600,
+      endedAt: base,
+      left: 0,
+      invariantBreaches: 0,
+      adaptive: null,
+      wallMs: 0,
+    });
+    return summary.eta!.inRange;
+  }
+
+  it('holds a merge in the minute of p10 or of p90, as the range is shown, and not one a minute beyond', () => {
+    // A range of one minute, 14:00–14:00: a merge at 14:00:00.001 and one at 14:00:59 are inside it.
+    expect(inRange({ p10: 0, p90: 0 }, [1, 59_000])).toBe(1);
+    expect(inRange({ p10: 0, p90: 0 }, [60_000, -1])).toBe(0);
+    expect(inRange({ p10: -10 * 60_000, p90: 10 * 60_000 }, [-10 * 60_000, 0, 10 * 60_000 + 30_000, 11 * 60_000])).toBe(
+      0.75,
+    );
+  });
+});

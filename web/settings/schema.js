@@ -44,7 +44,7 @@ const GROUPS = [
       'testBranchConstructionMode',
     ],
   },
-  { title: 'Batching', fields: ['batch', 'batchingMinSize', 'batchingMaxWaitTimeMinutes'] },
+  { title: 'Batching', fields: ['batch', 'batchingMinSize', 'batchingMaxWaitTimeMinutes', 'riskAwareBatching'] },
   {
     title: 'Adaptive mode',
     fields: ['adaptiveMode', 'adaptiveMinConcurrency'],
@@ -79,6 +79,7 @@ const ABSENT = {
   ciRetries: 0,
   requiredStatusStartTimeoutMinutes: 0,
   adaptiveMode: 'off',
+  riskAwareBatching: 'on',
   allSkippedPasses: false,
   quarantinedStatuses: [],
   autoQuarantine: 'off',

@@ -113,6 +113,7 @@ export function toQueueUpdate(body: Body): QueueUpdate {
     ),
     adaptiveMode: anyCase(ADAPTIVE_MODES, body.adaptiveMode, 'adaptiveMode'),
     adaptiveMinConcurrency: body.adaptiveMinConcurrency,
+    riskAwareBatching: anyCase(ADAPTIVE_MODES, body.riskAwareBatching, 'riskAwareBatching'),
     freezes: freezesOf(body.freezes),
     ciRetries: body.ciRetries,
     allSkippedPasses: body.allSkippedPasses,

@@ -160,6 +160,7 @@ export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase, at: n
     ...adaptiveFields(snapshot),
     ...(c.testingTimeoutAuto ? { testingTimeoutMinutesInForce: testingTimeoutInForceOf(snapshot) } : {}),
     ...(c.ciRetries ? { ciRetries: c.ciRetries } : {}),
+    ...(c.riskAwareBatching === 'off' ? { riskAwareBatching: 'off' as const } : {}),
     ...(c.allSkippedPasses ? { allSkippedPasses: true } : {}),
     ...(c.requiredStatusStartTimeoutMinutes
       ? { requiredStatusStartTimeoutMinutes: c.requiredStatusStartTimeoutMinutes }

@@ -522,7 +522,7 @@ describe('github forge: status checks as an App', () => {
           position: 2,
           waitingOn: { code: 'PRS_AHEAD' as const, message: '1 PR is ahead of it in the queue.' },
           estimatedMergeAt: Date.UTC(2026, 0, 31, 14, 32),
-          estimatedMergeRange: null,
+          estimatedMergeRange: { p10: Date.UTC(2026, 0, 31, 14, 20), p90: Date.UTC(2026, 0, 31, 15, 10) },
         },
       ],
     ]);
@@ -532,7 +532,7 @@ describe('github forge: status checks as an App', () => {
       prEvent('pull_request.queued'),
     );
     const stands =
-      'Position 2 in the queue. Waiting on: 1 PR is ahead of it in the queue. Estimated merge: 2026-01-31 14:32 UTC (if its tests pass).';
+      'Position 2 in the queue. Waiting on: 1 PR is ahead of it in the queue. Estimated merge: between 2026-01-31 14:20 and 15:10 UTC, most likely 14:32 (if its tests pass).';
     expect(api.checkRuns[0]!.output).toEqual({ title: 'Queued', summary: expect.stringContaining(stands) });
     expect(api.comments[0]!.body).toContain(stands);
   });

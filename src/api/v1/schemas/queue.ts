@@ -144,6 +144,11 @@ export const QueueSettingsInput = {
       'shrinks per failed group by half the share of groups that fail, and batches are sized from the measured failure rate',
   }),
   adaptiveMinConcurrency: Runs('Extension: floor of the adaptive window, capped at concurrency; default 2'),
+  riskAwareBatching: AnyCaseEnum(ADAPTIVE_MODES, {
+    description:
+      "Extension, default on (acts with batch): a PR whose author's recent PRs failed in this queue far more " +
+      "often than the others' is tested in a group of its own, and its reason says so",
+  }),
   freezes: FreezesInput,
   ciRetries: Type.Integer({
     minimum: 0,
@@ -315,6 +320,7 @@ export const QueueSettingsProperties = {
     Type.Integer({ description: 'Extension, with testingTimeoutMinutes "auto": the timeout in force now, in minutes' }),
   ),
   ciRetries: Type.Optional(Type.Integer({ description: 'Extension: present only when above 0' })),
+  riskAwareBatching: Type.Optional(Type.Literal('off', { description: 'Extension: present only when off' })),
   allSkippedPasses: Type.Optional(Type.Boolean({ description: 'Extension: present only when true' })),
   requiredStatusStartTimeoutMinutes: Type.Optional(
     Type.Integer({ description: 'Extension: present only when above 0' }),
