@@ -496,8 +496,11 @@ export type EngineEvent =
   | { kind: 'ciStarted'; at: number; runId: string; requiredStatuses: string[] }
   /** Statuses of the run's current attempt reported for the first time (any state, pending included). */
   | { kind: 'ciStatusSeen'; at: number; runId: string; contexts: string[] }
-  /** A merge effect succeeded; the target branch now points at newTargetSha. */
-  | { kind: 'merged'; at: number; runId: string; prNumbers: number[]; newTargetSha: string }
+  /**
+   * A merge effect succeeded; the target branch now points at newTargetSha. `detail`: how the forge
+   * had to merge when it cost more than the method promises (kept as the PRs' MERGED detail).
+   */
+  | { kind: 'merged'; at: number; runId: string; prNumbers: number[]; newTargetSha: string; detail?: string }
   /** A merge effect failed. `TARGET_MOVED` means the compare-and-swap lost: nothing was merged. */
   | {
       kind: 'mergeFailed';

@@ -69,7 +69,8 @@ export class ForgeRateLimitedError extends ForgeUnreachableError {
 export type BuildResult = { ok: true; sha: string } | { ok: false; reason: FailureReason; detail: string };
 
 export type AdvanceResult =
-  | { ok: true; newSha: string }
+  /** `note`: how the forge had to merge, when it cost more than the method promises, and what would spare it. */
+  | { ok: true; newSha: string; note?: string }
   | {
       ok: false;
       reason: 'TARGET_MOVED' | 'PR_UPDATED_AT_MERGE_TIME' | 'MERGE_REFUSED';

@@ -26,6 +26,7 @@ export const FAKE_OPERATIONS = [
   'pulls/update',
   'pulls/list-reviews',
   'pulls/merge',
+  'pulls/update-branch',
   'git/get-ref',
   'git/list-matching-refs',
   'git/create-ref',

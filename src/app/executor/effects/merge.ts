@@ -14,7 +14,14 @@ export const merge: EffectHandler<'merge'> = {
     const at = ctx.clock.now();
     const prNumbers = effect.prs.map((p) => p.number);
     return r.ok
-      ? { kind: 'merged', at, runId: effect.runId, prNumbers, newTargetSha: r.newSha }
+      ? {
+          kind: 'merged',
+          at,
+          runId: effect.runId,
+          prNumbers,
+          newTargetSha: r.newSha,
+          ...(r.note ? { detail: r.note } : {}),
+        }
       : {
           kind: 'mergeFailed',
           at,
