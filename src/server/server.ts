@@ -10,6 +10,7 @@ import { pino, type Logger } from 'pino';
 import { createCommandCi, type CommandCi } from '../ci/command/index.js';
 import { type ConfiguredForge, type ForgeContext, ForgeSettingsError } from '../forge/definition.js';
 import { FORGES, forgeContext } from '../forges.js';
+import { checkSigningKey, type SigningKey } from '../git/signing.js';
 import type { ForgeWebhookRoute } from '../api/forge-webhook.js';
 import { buildHttpApp } from '../api/build-app.js';
 import { createApp, type App } from '../app/create-app.js';
@@ -132,11 +133,17 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
         const boot = await bootstrap(db, systemClock.now());
         if (boot.token === null) logger.info(tokenHint(boot.orgs, config));
         const metrics = config.operatorMetricsPort === null ? null : new OperatorMetrics();
+        const signingKey: SigningKey | null = config.gitSigningKey
+          ? { format: config.gitSigningFormat, key: config.gitSigningKey }
+          : null;
+        const unsigned = signingKey ? await checkSigningKey(signingKey) : null;
+        if (unsigned) throw new ConfigError(unsigned);
         const contextOf = forgeContext(
           config.dataDir,
           config.forgeRequestTimeoutSeconds * 1000,
           logger,
           metrics ? (answer) => metrics.observeGitHub(answer) : undefined,
+          signingKey,
         );
         const forges = FORGES.flatMap((definition) => {
           const forge = createForge(definition, config, contextOf(definition.name));

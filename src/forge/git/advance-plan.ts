@@ -18,7 +18,7 @@
  * |              | must equal the chain's, else the merge fails and nothing is pushed              |
  */
 import type { MergeMethod, RunPr } from '../../engine/types.js';
-import { mergeTree, readCommits, subject, writeCommit, type CommitInfo, type Identity } from './commits.js';
+import { mergeTree, readCommits, subject, writeCommit, type CommitInfo, type Committer } from './commits.js';
 import { git } from '../../git/git.js';
 import { shortSha } from './merge-chain.js';
 
@@ -33,7 +33,7 @@ export type AdvancePlan =
   | { ok: true; newSha: string }
   | { ok: false; reason: 'TARGET_MOVED' | 'MERGE_REFUSED'; detail: string };
 
-export async function planAdvance(dir: string, committer: Identity, req: AdvanceInput): Promise<AdvancePlan> {
+export async function planAdvance(dir: string, committer: Committer, req: AdvanceInput): Promise<AdvancePlan> {
   const { expectedSha, testSha, prs, method } = req;
   if (prs.length === 0) throw new Error('advanceTarget needs at least one PR to merge');
   const lines = (
@@ -95,7 +95,7 @@ export async function planAdvance(dir: string, committer: Identity, req: Advance
 
 type Commit = Pick<CommitInfo, 'sha' | 'tree' | 'committerTime'>;
 
-async function commit(dir: string, committer: Identity, c: Parameters<typeof writeCommit>[2]): Promise<Commit> {
+async function commit(dir: string, committer: Committer, c: Parameters<typeof writeCommit>[2]): Promise<Commit> {
   return { sha: await writeCommit(dir, committer, c), tree: c.tree, committerTime: c.time };
 }
 
@@ -107,7 +107,7 @@ async function commit(dir: string, committer: Identity, c: Parameters<typeof wri
  */
 async function replayPr(
   dir: string,
-  committer: Identity,
+  committer: Committer,
   onto: Commit,
   pr: RunPr,
   testedBase: string,

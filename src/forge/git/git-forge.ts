@@ -20,7 +20,16 @@ import type { Logger } from 'pino';
 import type { PrInfo, RunPr } from '../../engine/types.js';
 import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../port.js';
 import { planAdvance } from './advance-plan.js';
-import { type CommitInfo, mergeTree, readCommits, subject, type Identity, type MergeTreeResult } from './commits.js';
+import {
+  type CommitInfo,
+  type Committer,
+  mergeTree,
+  readCommits,
+  subject,
+  type Identity,
+  type MergeTreeResult,
+} from './commits.js';
+import type { SigningKey } from '../../git/signing.js';
 import { GitError, runGit } from '../../git/git.js';
 import { buildMergeChain, shortSha } from './merge-chain.js';
 import { Mirrors, type Mirror, type PushedRef } from '../../git/mirror.js';
@@ -34,6 +43,8 @@ export interface GitForgeOptions {
   networkTimeoutMs?: number;
   /** Committer of test, squash and rebase commits. */
   committer?: Identity;
+  /** The key every commit greenline writes is signed with (the server setting gitSigningKey); none: unsigned. */
+  signingKey?: SigningKey | null;
 }
 
 type MergeMethodName = Parameters<ForgePort['advanceTarget']>[1]['method'];
@@ -45,7 +56,7 @@ const CACHED = 20_000;
 export class GitForge implements ForgePort {
   private readonly mirrors: Mirrors;
   private readonly logger: Logger;
-  private readonly committer: Identity;
+  private readonly committer: Committer;
   /** Commits read, by sha (a commit never changes). */
   private readonly commits = new LRUCache<string, CommitInfo>({ max: CACHED });
   /** Whether a head merges onto a target, by `<target sha>:<head sha>`. */
@@ -58,7 +69,10 @@ export class GitForge implements ForgePort {
       networkTimeoutMs: opts.networkTimeoutMs ?? 600_000,
     });
     this.logger = opts.logger;
-    this.committer = opts.committer ?? { name: 'greenline', email: 'greenline@localhost' };
+    this.committer = {
+      ...(opts.committer ?? { name: 'greenline', email: 'greenline@localhost' }),
+      signingKey: opts.signingKey ?? null,
+    };
   }
 
   /** `targetBranch`: the queue's branch, used as the PR's base and for its mergeability. */
