@@ -29,10 +29,12 @@ import { createOnce, NOT_RETRIED } from './create-once.js';
 import { type AdvanceRequest, advanceTarget } from './merging.js';
 import { type CommandPermission, mayCommand } from './permissions.js';
 import { Presence } from './presence.js';
+import { unsignedCommitsReason } from './signatures.js';
 import { installationChangeOf } from './observations.js';
 import { fetchPull, isMerged, prInfoOf } from './pulls.js';
 import {
   blockedOnlyByOwnCheck,
+  branchRules,
   commitChecks,
   directMergeFacts,
   requiredStatuses,
@@ -87,7 +89,11 @@ export class GitHubForge implements ForgePort {
       pr.mergeable !== false &&
       !pr.draft &&
       (await blockedOnlyByOwnCheck(gh, { number, headSha: pr.head.sha, baseBranch: pr.base.ref }));
-    return prInfoOf(pr, ownCheckOnly);
+    const blockedBecause =
+      pr.mergeable_state === 'blocked' && !ownCheckOnly
+        ? await unsignedCommitsReason(gh, { number, baseBranch: pr.base.ref }, await branchRules(gh, pr.base.ref))
+        : null;
+    return prInfoOf(pr, ownCheckOnly, blockedBecause);
   }
 
   async wasMerged(repo: RepoBinding, number: number): Promise<boolean> {

@@ -7,7 +7,8 @@
  *
  * Never half a batch for what can be known before: before the first merge call, what GitHub would
  * refuse is found and nothing is merged, with the setting to change in words: a PR of a GitHub stack
- * (merged only asynchronously) and a `merge_queue` rule (GitHub's own queue refuses outside merges).
+ * (merged only asynchronously), a `merge_queue` rule (GitHub's own queue refuses outside merges), and
+ * rebase merges where signed commits are required (signatures.ts).
  *
  * "Require branches to be up to date before merging" (strict) does not lose a PR: after the first
  * merge every other PR is `behind`, and GitHub refuses a PR whose head lacks the target's tip. Each
@@ -34,6 +35,7 @@ import { getBranchSha, short } from './branches.js';
 import { failureOf, hasStatus, type RepoApi } from './client.js';
 import { fetchPull, type GitHubPull, isMerged, mergeCommitTitle, stackedReason } from './pulls.js';
 import { type BranchRules, branchRules } from './required-checks.js';
+import { signaturesRefusal } from './signatures.js';
 import { upToDateHead } from './up-to-date.js';
 
 /** What advanceTarget is asked: the tested batch and where its target should be. */
@@ -226,8 +228,10 @@ async function fastForward(
  * fast-forwarding the target (merge_commit), when it refused.
  */
 function whyGitHubRefuses(req: AdvanceRequest, rules: BranchRules, refusedFastForward: string | null): string | null {
-  if (!rules.mergeQueue) return null;
   const target = req.targetBranch;
+  const unsignable = signaturesRefusal(req.method, rules, target);
+  if (unsignable) return unsignable;
+  if (!rules.mergeQueue) return null;
   // What lands exactly the tested commit: fast-forwarding the target, which needs merge_commit and the bypass.
   const landTested =
     req.method !== 'merge_commit'

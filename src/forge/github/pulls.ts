@@ -90,19 +90,22 @@ export function mergeabilityOf(pr: GitHubPull, ownCheckOnly = false): Mergeabili
   return 'mergeable';
 }
 
-/** Why mergeabilityOf calls the PR not_mergeable. */
-function unmergeableOf(pr: GitHubPull, ownCheckOnly: boolean): Unmergeable | undefined {
+/** Why mergeabilityOf calls the PR not_mergeable; `blockedBecause`: why GitHub blocks it, when greenline can tell. */
+function unmergeableOf(pr: GitHubPull, ownCheckOnly: boolean, blockedBecause: string | null): Unmergeable | undefined {
   if (pr.draft) return { cause: 'draft' };
   if (pr.mergeable === false || pr.mergeable_state === 'dirty') return { cause: 'conflict' };
-  if (isBlocked(pr, ownCheckOnly)) return { cause: 'blocked' };
+  if (isBlocked(pr, ownCheckOnly)) return { cause: 'blocked', ...(blockedBecause ? { detail: blockedBecause } : {}) };
   const stacked = stackedReason(pr);
   if (stacked) return { cause: 'blocked', detail: stacked };
   return undefined;
 }
 
-/** `ownCheckOnly`: GitHub blocks the PR, but only for greenline's own check. */
-export function prInfoOf(pr: GitHubPull, ownCheckOnly = false): PrInfo {
-  const unmergeable = unmergeableOf(pr, ownCheckOnly);
+/**
+ * `ownCheckOnly`: GitHub blocks the PR, but only for greenline's own check; `blockedBecause`: why
+ * GitHub blocks it, in words, where greenline can tell (signatures.ts).
+ */
+export function prInfoOf(pr: GitHubPull, ownCheckOnly = false, blockedBecause: string | null = null): PrInfo {
+  const unmergeable = unmergeableOf(pr, ownCheckOnly, blockedBecause);
   return {
     number: pr.number,
     headSha: pr.head.sha,

@@ -25,7 +25,11 @@
  * through the asynchronous endpoint. `update-branch` merges the base's tip into a PR's head as GitHub
  * does (202; 422 when `expected_head_sha` is not the head, when there is nothing new on the base, or
  * on a conflict); the new head has no check results, and its merge is refused while the required
- * ones have not succeeded on it (`checksOnUpdatedHeads`: what the repository's CI reports there). `treeOf` tells what content a commit holds (which changes it contains, merges and
+ * ones have not succeeded on it (`checksOnUpdatedHeads`: what the repository's CI reports there).
+ * "Require signed commits" (classic `signedBranches`, or a `required_signatures` rule) blocks a PR
+ * with a commit whose signature GitHub has not verified (`verifiedCommits`), refuses its merge but
+ * for squash (GitHub signs the squash commit), and refuses every rebase merge (GitHub cannot sign
+ * rebased commits). `treeOf` tells what content a commit holds (which changes it contains, merges and
  * squashes included), so that tests can compare the target with what was tested.
  */
 import { createHash, createVerify } from 'node:crypto';
@@ -128,6 +132,10 @@ export class FakeGitHubApi {
   readonly rules = new Map<string, FakeRule[]>();
   /** Whether the caller may bypass branch protection and rulesets (an admin, or an App on the bypass list). */
   bypassProtection = false;
+  /** Branches whose classic protection requires signed commits (`required_signatures`). */
+  readonly signedBranches = new Set<string>();
+  /** Commits whose signature GitHub verified. */
+  readonly verifiedCommits = new Set<string>();
   /** Check runs the repository's CI completes on each head update-branch makes, by name → conclusion. */
   readonly checksOnUpdatedHeads = new Map<string, string>();
   /** Heads update-branch made: merged only once the required checks succeeded on them. */
@@ -296,8 +304,37 @@ export class FakeGitHubApi {
     return [...new Set([...(this.requiredChecks.get(branch) ?? []), ...fromRules])];
   }
 
+  /** Whether `branch` requires signed commits: classic protection or a `required_signatures` rule. */
+  private requiresSignatures(branch: string): boolean {
+    return (
+      this.signedBranches.has(branch) || (this.rules.get(branch) ?? []).some((r) => r.type === 'required_signatures')
+    );
+  }
+
+  /** The commits of a PR: those its head has that its base's tip has not, oldest first. */
+  prCommits(pr: FakePull): string[] {
+    const tip = this.branches.get(pr.base.ref);
+    const out: string[] = [];
+    const seen = new Set<string>();
+    const todo = [pr.head.sha];
+    while (todo.length > 0) {
+      const s = todo.pop()!;
+      if (seen.has(s) || (tip !== undefined && this.isAncestor(s, tip))) continue;
+      seen.add(s);
+      out.unshift(s);
+      todo.push(...(this.commits.get(s) ?? []));
+    }
+    return out;
+  }
+
+  /** Whether signed commits are required of the PR's base and a commit of the PR is not verified. */
+  private unsignedCommits(pr: FakePull): boolean {
+    return this.requiresSignatures(pr.base.ref) && this.prCommits(pr).some((c) => !this.verifiedCommits.has(c));
+  }
+
   /** A PR's mergeable_state as GitHub computes it now: `behind` under strict when its head lacks the base's tip. */
   private mergeableStateOf(pr: FakePull): string {
+    if (pr.mergeable_state === 'clean' && this.unsignedCommits(pr)) return 'blocked';
     const tip = this.branches.get(pr.base.ref);
     const behind = tip !== undefined && this.isStrict(pr.base.ref) && !this.isAncestor(tip, pr.head.sha);
     return pr.mergeable_state === 'clean' && behind ? 'behind' : pr.mergeable_state;
@@ -651,6 +688,30 @@ export class FakeGitHubApi {
       );
     },
     'pulls/merge': ({ params, body }) => this.mergePull(Number(params.pull_number), body),
+    'pulls/list-commits': ({ params }) => {
+      const pr = this.pulls.get(Number(params.pull_number));
+      if (!pr) return json(404, { message: 'Not Found' });
+      return json(
+        200,
+        this.prCommits(pr).map((sha) => {
+          const verified = this.verifiedCommits.has(sha);
+          return {
+            sha,
+            parents: (this.commits.get(sha) ?? []).map((p) => ({ sha: p, url: `${this.baseUrl}/commits/${p}` })),
+            commit: {
+              message: this.messages.get(sha) ?? sha,
+              verification: {
+                verified,
+                reason: verified ? 'valid' : 'unsigned',
+                payload: null,
+                signature: null,
+                verified_at: null,
+              },
+            },
+          };
+        }),
+      );
+    },
     'pulls/update-branch': ({ params, body }) => this.updateBranch(Number(params.pull_number), body),
     'git/get-ref': ({ params }) => {
       const name = FakeGitHubApi.branchOf(params.ref!);
@@ -810,6 +871,12 @@ export class FakeGitHubApi {
     const target = this.branches.get(pr.base.ref)!;
     const refused = this.mergeRefusal(pr, target);
     if (refused) return json(405, { message: refused });
+    if (this.requiresSignatures(pr.base.ref) && body.merge_method === 'rebase')
+      return json(405, {
+        message: 'Base branch requires signed commits. Rebase merges cannot be automatically signed by GitHub',
+      });
+    if (body.merge_method !== 'squash' && this.unsignedCommits(pr))
+      return json(405, { message: 'Commits must have verified signatures.' });
     const sha = this.commit(
       target,
       `${body.merge_method}:${pr.number}:${pr.head.sha}:${String(body.commit_title ?? '')}`,
@@ -874,6 +941,10 @@ export class FakeGitHubApi {
               contexts: checks,
               checks: checks.map((context) => ({ context, app_id: null })),
               strict: this.strictBranches.has(name),
+            },
+            required_signatures: {
+              url: `${this.baseUrl}/repos/${this.owner}/${this.repo}/branches/${name}/protection/required_signatures`,
+              enabled: this.signedBranches.has(name),
             },
             ...(approvals
               ? {

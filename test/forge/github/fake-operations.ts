@@ -25,6 +25,7 @@ export const FAKE_OPERATIONS = [
   'pulls/create',
   'pulls/update',
   'pulls/list-reviews',
+  'pulls/list-commits',
   'pulls/merge',
   'pulls/update-branch',
   'git/get-ref',
