@@ -126,6 +126,12 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
     },
     async start() {
       try {
+        // A key git cannot sign with is refused before anything is opened.
+        const signingKey: SigningKey | null = config.gitSigningKey
+          ? { format: config.gitSigningFormat, key: config.gitSigningKey }
+          : null;
+        const unsigned = signingKey ? await checkSigningKey(signingKey) : null;
+        if (unsigned) throw new ConfigError(unsigned);
         db = await openStore(
           { databaseUrl: config.databaseUrl, dataDir: config.dataDir },
           { forMs: config.databaseStartupWaitSeconds * 1000, onWait: (sentence) => logger.warn(sentence) },
@@ -133,11 +139,6 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
         const boot = await bootstrap(db, systemClock.now());
         if (boot.token === null) logger.info(tokenHint(boot.orgs, config));
         const metrics = config.operatorMetricsPort === null ? null : new OperatorMetrics();
-        const signingKey: SigningKey | null = config.gitSigningKey
-          ? { format: config.gitSigningFormat, key: config.gitSigningKey }
-          : null;
-        const unsigned = signingKey ? await checkSigningKey(signingKey) : null;
-        if (unsigned) throw new ConfigError(unsigned);
         const contextOf = forgeContext(
           config.dataDir,
           config.forgeRequestTimeoutSeconds * 1000,
