@@ -19,6 +19,7 @@
  * Times are milliseconds since the Unix epoch, always supplied by the caller on each event.
  */
 
+import type { CommitMessageSettings } from './commit-message.js';
 // ---------------------------------------------------------------- closed sets
 
 export const PrState = {
@@ -248,6 +249,8 @@ export interface QueueConfig {
   autoQuarantineThreshold?: number;
   /** greenline extension: results a status needs before it is quarantined or lifted; absent = 20. */
   autoQuarantineMinResults?: number;
+  /** greenline extension: templates of the commits the queue lands, and their title pattern (commit-message.ts); absent = the forge's own. */
+  commitMessages?: CommitMessageSettings | null;
 }
 
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;

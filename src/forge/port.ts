@@ -13,6 +13,7 @@ import type {
   RunPr,
 } from '../engine/types.js';
 import type { PrOutlook } from '../engine/eta.js';
+import type { CommitMessageSettings } from '../engine/commit-message.js';
 
 /**
  * The names of the forges: each forge's definition adds its own (a declaration merge in
@@ -176,6 +177,11 @@ export interface ForgePort {
       testSha: string;
       prs: RunPr[];
       method: 'merge_commit' | 'squash' | 'rebase' | MergeMethod;
+      /**
+       * The queue's commit message templates (engine/commit-message.ts), for the merge and squash
+       * commits the forge writes or asks for; absent or null = the forge's own messages.
+       */
+      messages?: CommitMessageSettings | null;
     },
   ): Promise<AdvanceResult>;
   /**

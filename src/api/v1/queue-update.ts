@@ -121,6 +121,7 @@ export function toQueueUpdate(body: Body): QueueUpdate {
     autoQuarantine: anyCase(AUTO_QUARANTINE_MODES, body.autoQuarantine, 'autoQuarantine'),
     autoQuarantineThreshold: body.autoQuarantineThreshold,
     autoQuarantineMinResults: body.autoQuarantineMinResults,
+    commitMessages: body.commitMessages,
   };
   alias(update, 'testingTimeoutMinutes', body.testingTimeoutMins, 'testingTimeoutMins');
   alias(update, 'batch', body.isBatching, 'isBatching');

@@ -156,6 +156,7 @@ export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase, at: n
       : {}),
     ...freezeFields(snapshot, at),
     ...quarantineFields(snapshot),
+    ...(c.commitMessages ? { commitMessages: c.commitMessages } : {}),
   };
 }
 

@@ -53,6 +53,12 @@ type Mergeability = Pick<PrInfo, 'mergeability' | 'unmergeable' | 'alreadyInBase
 /** How many commits, and how many (target, head) merge answers, are kept: far more than queued PRs. */
 const CACHED = 20_000;
 
+/** A PR's head branch, where its ref is a branch (a --pr-ref-pattern under refs/heads/). */
+function headBranchOf(m: Mirror, number: number): string | undefined {
+  const ref = m.prRef(number);
+  return ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
+}
+
 export class GitForge implements ForgePort {
   private readonly mirrors: Mirrors;
   private readonly logger: Logger;
@@ -90,7 +96,7 @@ export class GitForge implements ForgePort {
     const baseBranch = targetBranch ?? (await m.defaultBranch()) ?? 'main';
     const head = await this.commit(m, headSha);
     const targetSha = await m.resolve(`refs/heads/${baseBranch}`);
-    const ref = m.prRef(number);
+    const headBranch = headBranchOf(m, number);
     return {
       number,
       headSha,
@@ -98,8 +104,7 @@ export class GitForge implements ForgePort {
       title: subject(head.message),
       author: head.authorName,
       ...(targetSha ? await this.mergeOnto(m, targetSha, headSha) : { mergeability: 'unspecified' as const }),
-      // PR heads read from branches (a --pr-ref-pattern under refs/heads/) have a head branch.
-      ...(ref.startsWith('refs/heads/') ? { headBranch: ref.slice('refs/heads/'.length) } : {}),
+      ...(headBranch ? { headBranch } : {}),
     };
   }
 
@@ -179,7 +184,7 @@ export class GitForge implements ForgePort {
     }
 
     await this.requireCommits(m, [req.expectedSha, req.testSha, ...req.prs.map((p) => p.headSha)]);
-    const plan = await planAdvance(m.dir, this.committer, req);
+    const plan = await planAdvance(m.dir, this.committer, { ...req, headBranch: (n) => headBranchOf(m, n) });
     if (!plan.ok) return plan;
     const targetMoved = (now: string | undefined): AdvanceResult => ({
       ok: false,

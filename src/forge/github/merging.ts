@@ -33,7 +33,8 @@ import type { Logger } from 'pino';
 import type { AdvanceResult, ForgePort } from '../port.js';
 import { getBranchSha, short } from './branches.js';
 import { failureOf, hasStatus, type RepoApi } from './client.js';
-import { fetchPull, type GitHubPull, isMerged, mergeCommitTitle, stackedReason } from './pulls.js';
+import { fetchPull, type GitHubPull, isMerged, stackedReason } from './pulls.js';
+import { hasOwnMergeMessages, mergeMessageFields } from './commit-messages.js';
 import { type BranchRules, branchRules } from './required-checks.js';
 import { signaturesRefusal } from './signatures.js';
 import { upToDateHead } from './up-to-date.js';
@@ -90,8 +91,12 @@ export async function advanceTarget(
   const stacked = todo.map(stackedReason).find((why) => why !== null);
   if (stacked) return { ok: false, reason: 'MERGE_REFUSED', detail: `${stacked}; nothing merged`, ...before };
 
+  // Every PR was found: a missing one is among `moved` above.
+  const messages = await mergeMessageFields(gh, req.method, req.messages, pulls as GitHubPull[]);
+  // The tested merge commits carry GitHub's messages: the queue's or a PR's own are GitHub's merges.
+  const ownMessages = hasOwnMergeMessages(req.messages, todo);
   let refusedFastForward: string | null = null;
-  if (req.method === 'merge_commit' && alreadyMerged.length === 0) {
+  if (req.method === 'merge_commit' && alreadyMerged.length === 0 && !ownMessages) {
     const ff = await fastForward(gh, logger, req.targetBranch, req.testSha);
     if (ff === 'done') return { ok: true, newSha: req.testSha };
     if (ff === 'moved') {
@@ -113,7 +118,6 @@ export async function advanceTarget(
   let newSha = req.expectedSha;
   for (const [i, p] of req.prs.entries()) {
     if (merged.includes(p.number)) continue;
-    const title = req.method === 'rebase' ? null : mergeCommitTitle(pulls[i]!.body);
     let head = p.headSha;
     if (rules?.strict) {
       const upToDate = await upToDateHead(gh, p, req.targetBranch, newSha, passOwnCheck);
@@ -131,7 +135,7 @@ export async function advanceTarget(
           pull_number: p.number,
           sha: head,
           merge_method: API_METHOD[req.method],
-          ...(title ? { commit_title: title } : {}),
+          ...messages[i],
         });
         merged.push(p.number);
         newSha = data.sha;

@@ -10,6 +10,7 @@
  */
 import type { Mergeability, PrInfo, Unmergeable } from '../../engine/types.js';
 import { hasStatus, type RepoApi } from './client.js';
+import { titleFromDescription } from '../../engine/commit-message.js';
 
 /** What the pulls API says about a PR (the fields the forge reads). */
 export interface GitHubPull {
@@ -50,12 +51,6 @@ export function isMerged(pr: GitHubPull | null): boolean {
   return Boolean(pr?.merged || pr?.merged_at);
 }
 
-/** The PR body line `merge-commit-title: <title>` (contract §4 mergeMethod), if any. */
-export function mergeCommitTitle(body: string | null | undefined): string | null {
-  const m = /^merge-commit-title: *(.+?) *$/m.exec(body ?? '');
-  return m ? m[1]! : null;
-}
-
 /**
  * The message of the merge commit GitHub's merge endpoint makes for a PR (`merge_method: merge`):
  * "Merge pull request #N from owner/branch" — or the PR body's `merge-commit-title:` line — then the
@@ -64,7 +59,7 @@ export function mergeCommitTitle(body: string | null | undefined): string | null
  */
 export function mergeCommitMessage(pr: GitHubPull, owner: string): string {
   const from = pr.head.label?.replace(':', '/') ?? `${owner}/${pr.head.ref}`;
-  return `${mergeCommitTitle(pr.body) ?? `Merge pull request #${pr.number} from ${from}`}\n\n${pr.title}`;
+  return `${titleFromDescription(pr.body) ?? `Merge pull request #${pr.number} from ${from}`}\n\n${pr.title}`;
 }
 
 /** Why the queue cannot merge a PR of a GitHub stack, in words; null when the PR is in none. */

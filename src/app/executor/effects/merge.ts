@@ -1,6 +1,7 @@
 /** merge → merged | mergeFailed, with what was merged before a refusal. */
 import { forgeFor } from '../../adapters.js';
 import type { EffectHandler } from './effect-handler.js';
+import { queueConfigOf } from '../snapshot-io.js';
 
 export const merge: EffectHandler<'merge'> = {
   async perform(ctx, effect) {
@@ -10,6 +11,7 @@ export const merge: EffectHandler<'merge'> = {
       testSha: effect.testSha,
       prs: effect.prs,
       method: effect.method,
+      messages: queueConfigOf(ctx.queue).commitMessages ?? null,
     });
     const at = ctx.clock.now();
     const prNumbers = effect.prs.map((p) => p.number);
