@@ -80,6 +80,15 @@ export type AdvanceResult =
       newSha?: string;
     };
 
+/** A PR as its forge's server describes it (ForgePort.advanceTarget's `described`). */
+export interface DescribedPr {
+  title: string;
+  /** The PR's description. */
+  body: string;
+  author: string;
+  headBranch?: string;
+}
+
 /** A repository as its forge describes it (ForgePort.describeRepository). */
 export interface ForgeRepository {
   owner: string;
@@ -182,6 +191,11 @@ export interface ForgePort {
        * commits the forge writes or asks for; absent or null = the forge's own messages.
        */
       messages?: CommitMessageSettings | null;
+      /**
+       * What the forge's server knows of each PR, by number, for those messages: a forge that hands
+       * its merge to the git forge tells it (the git forge alone reads them from the PR's head commit).
+       */
+      described?: ReadonlyMap<number, DescribedPr>;
     },
   ): Promise<AdvanceResult>;
   /**

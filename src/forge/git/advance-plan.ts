@@ -28,6 +28,7 @@ import {
   gitMessage,
 } from '../../engine/commit-message.js';
 import type { MergeMethod, RunPr } from '../../engine/types.js';
+import type { DescribedPr } from '../port.js';
 import { mergeTree, readCommits, subject, writeCommit, type CommitInfo, type Committer } from './commits.js';
 import { git } from '../../git/git.js';
 import { shortSha } from './merge-chain.js';
@@ -40,6 +41,8 @@ export interface AdvanceInput {
   messages?: CommitMessageSettings | null;
   /** The head branch of a PR, where its ref is a branch. */
   headBranch?: (number: number) => string | undefined;
+  /** What the forge's server knows of the PRs, over what their head commits say. */
+  described?: ReadonlyMap<number, DescribedPr>;
 }
 
 export type AdvancePlan =
@@ -118,7 +121,10 @@ function split(message: string): { title: string; body: string } {
   return { title: title!.trim(), body: rest.join('\n').trim() };
 }
 
-/** What a message may say of a PR: read from its head commit and its commits since `base`. */
+/**
+ * What a message may say of a PR: read from its head commit and its commits since `base`, and from
+ * what the forge's server knows of it.
+ */
 async function commitPrOf(
   dir: string,
   req: AdvanceInput,
@@ -131,7 +137,15 @@ async function commitPrOf(
   const authors = await git(['log', '--no-merges', '--format=%an <%ae>', pr.headSha, `^${base}`, '--'], { cwd: dir });
   const coAuthors = [...new Set(authors.split('\n').filter((a) => a !== '' && a !== author))];
   const headBranch = req.headBranch?.(pr.number);
-  return { number: pr.number, title, body, author: head.authorName, coAuthors, ...(headBranch ? { headBranch } : {}) };
+  return {
+    number: pr.number,
+    title,
+    body,
+    author: head.authorName,
+    coAuthors,
+    ...(headBranch ? { headBranch } : {}),
+    ...req.described?.get(pr.number),
+  };
 }
 
 type Commit = Pick<CommitInfo, 'sha' | 'tree' | 'committerTime'>;

@@ -47,7 +47,6 @@ export interface GitForgeOptions {
   signingKey?: SigningKey | null;
 }
 
-type MergeMethodName = Parameters<ForgePort['advanceTarget']>[1]['method'];
 type Mergeability = Pick<PrInfo, 'mergeability' | 'unmergeable' | 'alreadyInBase'>;
 
 /** How many commits, and how many (target, head) merge answers, are kept: far more than queued PRs. */
@@ -158,16 +157,7 @@ export class GitForge implements ForgePort {
     return heads.filter((b) => b.startsWith(prefix));
   }
 
-  async advanceTarget(
-    repo: RepoBinding,
-    req: {
-      targetBranch: string;
-      expectedSha: string;
-      testSha: string;
-      prs: RunPr[];
-      method: MergeMethodName;
-    },
-  ): Promise<AdvanceResult> {
+  async advanceTarget(repo: RepoBinding, req: Parameters<ForgePort['advanceTarget']>[1]): Promise<AdvanceResult> {
     await assertBranchName(req.targetBranch);
     const m = this.mirrors.get(repo);
     const targetRef = `refs/heads/${req.targetBranch}`;
