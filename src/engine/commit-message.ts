@@ -17,7 +17,10 @@
  *   Long description.
  *   <!-- /greenline:commit-message -->
  *
- * A line `merge-commit-title: <title>` in the description sets the title alone (contract §4).
+ * A line `merge-commit-title: <title>` in the description sets the title alone (contract §4). A
+ * message given with the PR's submission (`/greenline merge --message "…"`, `commitMessage` of the
+ * API) wins over all of these. Of a PR's own message, the first line is the title and the rest, when
+ * there is any, the body; without a body the templates' (or the forge's) body is kept.
  */
 
 /** The queue setting: each template absent = the forge's own message; `titlePattern` absent = any title. */
@@ -40,6 +43,8 @@ export interface CommitPr {
   headBranch?: string;
   /** Other authors of the PR's commits, as `Name <email>` or a login. */
   coAuthors: readonly string[];
+  /** The PR's own message, given with its submission (`/greenline merge --message`). */
+  message?: string;
 }
 
 export interface CommitMessage {
@@ -56,11 +61,13 @@ const TITLE_LINE = /^merge-commit-title: *(.+?) *$/m;
 
 /** The message a PR's description gives in its marked block; null when it has none (or an empty one). */
 export function messageFromDescription(body: string | null | undefined): CommitMessage | null {
-  const m = BLOCK.exec(body ?? '');
-  const text = m?.[1]?.replace(/\r\n/g, '\n').trim() ?? '';
-  if (text === '') return null;
-  const [title, ...rest] = text.split('\n');
-  return { title: title!.trim(), body: rest.join('\n').trim() };
+  return parseMessage(BLOCK.exec(body ?? '')?.[1] ?? '');
+}
+
+/** A message as a title and a body; null when it is empty. */
+function parseMessage(text: string): CommitMessage | null {
+  const [title, ...rest] = text.replace(/\r\n/g, '\n').trim().split('\n');
+  return title ? { title: title.trim(), body: rest.join('\n').trim() } : null;
 }
 
 /** The title a PR's description gives on a `merge-commit-title:` line; null when none. */
@@ -95,13 +102,15 @@ export function commitMessageFor(
   batch: readonly CommitPr[],
   fallback: CommitMessage,
 ): CommitMessage {
-  const own = messageFromDescription(pr.body);
-  if (own) return own;
+  const own = parseMessage(pr.message ?? '') ?? messageFromDescription(pr.body);
   const title = settings?.[`${kind}Title`];
   const body = settings?.[`${kind}Body`];
   return {
-    title: titleFromDescription(pr.body) ?? (title === undefined ? fallback.title : oneLine(render(title, pr, batch))),
-    body: body === undefined ? fallback.body : render(body, pr, batch).trim(),
+    title:
+      own?.title ??
+      titleFromDescription(pr.body) ??
+      (title === undefined ? fallback.title : oneLine(render(title, pr, batch))),
+    body: own?.body || (body === undefined ? fallback.body : render(body, pr, batch).trim()),
   };
 }
 

@@ -374,6 +374,8 @@ export interface Entry {
   skipTheLine: boolean;
   noBatch: boolean;
   forceEnqueued: boolean;
+  /** The PR's own commit message, given with its submission (`--message`); absent = none (commit-message.ts). */
+  commitMessage?: string;
   /** Impacted targets uploaded for `headSha`; null when none were uploaded for it. */
   impactedTargets: ImpactedTargets | null;
   /** The test run of the group this entry is (or was last) tested in. */
@@ -464,6 +466,8 @@ export type EngineEvent =
       noBatch?: boolean;
       reason: SubmittedReason;
       forceEnqueued?: boolean;
+      /** The PR's own commit message (its first line the title); kept by the entry. */
+      commitMessage?: string;
     }
   /** `detail`: who cancelled, e.g. the API token's name. */
   | { kind: 'cancel'; at: number; prNumber: number; reason: CancellationReason; detail?: string }

@@ -196,6 +196,8 @@ export interface ForgePort {
        * its merge to the git forge tells it (the git forge alone reads them from the PR's head commit).
        */
       described?: ReadonlyMap<number, DescribedPr>;
+      /** The PRs' own messages given with their submission (`--message`), by number. */
+      ownMessages?: ReadonlyMap<number, string>;
     },
   ): Promise<AdvanceResult>;
   /**

@@ -1,8 +1,9 @@
 /**
  * The queue's commit title pattern at admission: a PR whose commit title would not match is refused
- * with the title, the pattern and what to change, and nothing is queued; bad settings are a 400.
+ * with the title, the pattern and what to change, and nothing is queued; a message given with the
+ * submission is checked and reaches the merge; bad settings are a 400.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AuthContext, QueueKey } from '../../src/app/service-port.js';
 import { V1_ERRORS } from '../../src/api/v1/error-status.js';
 import { ServiceError } from '../../src/lib/errors.js';
@@ -55,6 +56,24 @@ describe('commitMessages.titlePattern at admission', () => {
     expect((await refusal(t.service.submitPullRequest(ctx, key, { prNumber: 4 }))).message).toContain(
       '"Bump more deps (#4)"',
     );
+  });
+
+  it('checks the message given with the submission, and the entry keeps it for the merge', async () => {
+    await t.service.updateQueue(ctx, key, { commitMessages: { titlePattern } });
+    t.forge.openPr(REPO, { number: 5, title: 'Untidy title' });
+    const refused = await refusal(t.service.submitPullRequest(ctx, key, { prNumber: 5, commitMessage: 'Tidy' }));
+    expect(refused.message).toContain('"Tidy"');
+    const advance = vi.spyOn(t.forge, 'advanceTarget');
+    await t.service.submitPullRequest(ctx, key, { prNumber: 5, commitMessage: 'fix: tidy\n\nBody.' });
+    await t.runEffects();
+    const { runId } = (await t.service.getSubmittedPullRequest(ctx, key, { number: 5 })).entry;
+    await t.ci.report(runId!, 'success');
+    await t.runEffects();
+    expect(advance).toHaveBeenCalledOnce();
+    expect(advance.mock.calls[0]![1]).toMatchObject({
+      messages: { titlePattern },
+      ownMessages: new Map([[5, 'fix: tidy\n\nBody.']]),
+    });
   });
 
   it('400 for a template with an unknown placeholder or a pattern that is no regular expression', async () => {

@@ -69,6 +69,19 @@ describe('commitMessageFor', () => {
     );
   });
 
+  it('puts the message given with the submission first; without a body it keeps the template body', () => {
+    const body = '<!-- greenline:commit-message -->\nfrom the block\n<!-- /greenline:commit-message -->';
+    const settings = { squashTitle: '{title}', squashBody: 'PR #{number}' };
+    expect(commitMessageFor('squash', settings, pr({ body, message: 'feat: given' }), [], fallback)).toEqual({
+      title: 'feat: given',
+      body: 'PR #7',
+    });
+    expect(commitMessageFor('squash', settings, pr({ message: 'feat: given\n\nWith a body.' }), [], fallback)).toEqual({
+      title: 'feat: given',
+      body: 'With a body.',
+    });
+  });
+
   it('takes a merge-commit-title line as the title alone', () => {
     const m = commitMessageFor(
       'squash',

@@ -43,6 +43,8 @@ export interface AdvanceInput {
   headBranch?: (number: number) => string | undefined;
   /** What the forge's server knows of the PRs, over what their head commits say. */
   described?: ReadonlyMap<number, DescribedPr>;
+  /** The PRs' own messages given with their submission, by number. */
+  ownMessages?: ReadonlyMap<number, string>;
 }
 
 export type AdvancePlan =
@@ -145,6 +147,7 @@ async function commitPrOf(
     coAuthors,
     ...(headBranch ? { headBranch } : {}),
     ...req.described?.get(pr.number),
+    ...(req.ownMessages?.has(pr.number) ? { message: req.ownMessages.get(pr.number)! } : {}),
   };
 }
 

@@ -30,6 +30,7 @@ export async function mergeMessageFields(
   method: 'merge_commit' | 'squash' | 'rebase',
   settings: CommitMessageSettings | null | undefined,
   pulls: readonly GitHubPull[],
+  ownMessages?: ReadonlyMap<number, string>,
 ): Promise<MergeMessageFields[]> {
   if (method === 'rebase') return pulls.map(() => ({}));
   const kind = method === 'squash' ? 'squash' : 'merge';
@@ -46,6 +47,7 @@ export async function mergeMessageFields(
         author,
         headBranch: p.head.ref,
         coAuthors: wantsCoAuthors ? await coAuthorsOf(gh, p.number, author) : [],
+        ...(ownMessages?.has(p.number) ? { message: ownMessages.get(p.number)! } : {}),
       };
     }),
   );
@@ -56,16 +58,18 @@ export async function mergeMessageFields(
 }
 
 /**
- * Whether a merge_commit batch lands messages of the queue's templates or of a PR's description,
+ * Whether a merge_commit batch lands messages of the queue's templates or a PR's own message,
  * which the tested merge commits (GitHub's default messages) do not carry.
  */
 export function hasOwnMergeMessages(
   settings: CommitMessageSettings | null | undefined,
   pulls: readonly GitHubPull[],
+  ownMessages: ReadonlyMap<number, string> | undefined,
 ): boolean {
   return (
     settings?.mergeTitle !== undefined ||
     settings?.mergeBody !== undefined ||
+    (ownMessages?.size ?? 0) > 0 ||
     pulls.some((p) => messageFromDescription(p.body) !== null)
   );
 }

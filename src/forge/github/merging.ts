@@ -92,9 +92,9 @@ export async function advanceTarget(
   if (stacked) return { ok: false, reason: 'MERGE_REFUSED', detail: `${stacked}; nothing merged`, ...before };
 
   // Every PR was found: a missing one is among `moved` above.
-  const messages = await mergeMessageFields(gh, req.method, req.messages, pulls as GitHubPull[]);
+  const messages = await mergeMessageFields(gh, req.method, req.messages, pulls as GitHubPull[], req.ownMessages);
   // The tested merge commits carry GitHub's messages: the queue's or a PR's own are GitHub's merges.
-  const ownMessages = hasOwnMergeMessages(req.messages, todo);
+  const ownMessages = hasOwnMergeMessages(req.messages, todo, req.ownMessages);
   let refusedFastForward: string | null = null;
   if (req.method === 'merge_commit' && alreadyMerged.length === 0 && !ownMessages) {
     const ff = await fastForward(gh, logger, req.targetBranch, req.testSha);

@@ -86,6 +86,22 @@ describe('git forge: commit messages', () => {
     expect(parents.split(' ')).toHaveLength(3);
   });
 
+  it('a message given with the submission wins over the PR body block and the templates', async () => {
+    const built = await forge.createTestBranch(binding(), { branch: 'gm/o', baseSha: fx.baseSha, prs: [pr1, pr2] });
+    if (!built.ok) throw new Error(built.detail);
+    const res = await forge.advanceTarget(binding(), {
+      targetBranch: 'main',
+      expectedSha: fx.baseSha,
+      testSha: built.sha,
+      prs: [pr1, pr2],
+      method: 'squash',
+      messages: { squashTitle: 'x: {title}' },
+      ownMessages: new Map([[2, 'feat(app): nine, as given']]),
+    });
+    expect(res.ok).toBe(true);
+    expect(await messages()).toEqual(['feat(app): nine, as given', 'x: Change line one']);
+  });
+
   it('merge_commit without templates or PR messages fast-forwards to the tested commit', async () => {
     const plain = await fx.commit(fx.baseSha, { 'src/app.txt': appWithLine(9, 'nine') }, 'Change line nine', 'Bob');
     await fx.setRef('refs/heads/feature/2', plain);
