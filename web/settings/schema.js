@@ -16,7 +16,8 @@
 
 /**
  * Settings with a section of their own rather than a field of the form; the quarantine settings are
- * set through updateQueue (the form's list field is the required-statuses override) and shown on the queue page.
+ * set through updateQueue (the form's list field is the required-statuses override) and shown on the queue page;
+ * the commit message templates are set through updateQueue or `greenline queue update --commit-messages`.
  */
 const OWN_SECTIONS = [
   'state',
@@ -25,6 +26,7 @@ const OWN_SECTIONS = [
   'autoQuarantine',
   'autoQuarantineThreshold',
   'autoQuarantineMinResults',
+  'commitMessages',
 ];
 
 /** The form's groups; a setting the server adds later and no group names is shown under "Other settings". */
