@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { ForgeApiAnswer, ForgeContext, ForgeDefinition, SettingValues } from './forge/definition.js';
 import type { ForgeName } from './forge/port.js';
 import { createGitForge, gitForge } from './forge/git/index.js';
+import type { SigningKey } from './git/signing.js';
 import { giteaForge } from './forge/gitea/index.js';
 import { githubForge } from './forge/github/index.js';
 import { gitlabForge } from './forge/gitlab/index.js';
@@ -39,15 +40,17 @@ export type ForgeSettingValues = SettingValues<ForgeSettings>;
 
 /**
  * What every forge is created with besides its settings: the git forge (created here, the one
- * instance every forge is handed), the logger and the metrics hook. `logger` is the forge's own.
+ * instance every forge is handed, signing what it writes with `signingKey`), the logger and the
+ * metrics hook. `logger` is the forge's own.
  */
 export function forgeContext(
   dataDir: string,
   requestTimeoutMs: number,
   logger: Logger,
   onApiAnswer?: (answer: ForgeApiAnswer) => void,
+  signingKey: SigningKey | null = null,
 ): (name: ForgeName) => ForgeContext {
-  const git = createGitForge({ dataDir, logger: logger.child({ part: 'git' }) });
+  const git = createGitForge({ dataDir, logger: logger.child({ part: 'git' }), signingKey });
   return (name) => ({
     dataDir,
     git,

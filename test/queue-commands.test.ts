@@ -14,6 +14,14 @@ describe('comment commands', () => {
       { kind: 'invalid', message: 'unknown command /greenline stack: use /greenline merge or /greenline cancel' },
     ],
     ['/greenline merge --priority', { kind: 'invalid', message: expect.stringMatching(/needs a value/) }],
+    [
+      '/greenline merge --message "feat(api): page runs" -p high',
+      { kind: 'merge', priority: 'high', noBatch: false, message: 'feat(api): page runs' },
+    ],
+    [`/greenline merge -m 'fix: say "hi"'`, { kind: 'merge', noBatch: false, message: 'fix: say "hi"' }],
+    ['/greenline merge --message="chore: a \\"b\\""', { kind: 'merge', noBatch: false, message: 'chore: a "b"' }],
+    ['/greenline merge --message', { kind: 'invalid', message: expect.stringMatching(/needs the commit message/) }],
+    ['/greenline merge -m ""', { kind: 'invalid', message: expect.stringMatching(/not empty/) }],
     ['please /greenline merge', null],
     ['nothing here', null],
   ])('%j', (body, expected) => {

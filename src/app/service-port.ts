@@ -111,6 +111,8 @@ export interface PullRequestService {
       forceEnqueued?: boolean;
       /** Who asked: API_REQUESTED unless given (a PR comment or label is USER_REQUESTED). */
       reason?: SubmittedReason;
+      /** The PR's own commit message: its first line the title, the rest (when given) the body. */
+      commitMessage?: string;
     },
   ): Promise<WrittenEntry | undefined>;
   cancelPullRequest(

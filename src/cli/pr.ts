@@ -23,6 +23,7 @@ interface WaitFlags extends QueueFlags {
 interface SubmitFlags extends WaitFlags {
   priority?: string;
   batch?: boolean;
+  message?: string;
 }
 
 const seconds = (flag: string, text: string): number => {
@@ -97,12 +98,17 @@ The server and token come from --url/--token, GREENLINE_URL/GREENLINE_TOKEN, or 
     )
     .option('--batch', 'let it be tested in a batch again (undoes --no-batch)')
     .option('--no-batch', 'always test it alone, never in a batch')
+    .option(
+      '-m, --message <message>',
+      "the commit message it lands with, over the queue's commitMessages templates: the first line is the title, the rest (if any) the body",
+    )
     .addHelpText(
       'after',
       `
 Examples:
   $ greenline pr submit 42 --repo github.com/acme/web --branch main
   $ greenline pr submit 42 --repo github.com/acme/web --branch main --priority high --no-batch
+  $ greenline pr submit 42 --repo github.com/acme/web --branch main --message 'feat(api): page runs'
   $ greenline pr submit 42 --repo github.com/acme/web --branch main --wait && echo merged`,
     )
     .action((number: string, flags: SubmitFlags) =>
@@ -114,7 +120,8 @@ Examples:
             ? {}
             : { priority: /^[0-9]+$/.test(flags.priority) ? Number(flags.priority) : flags.priority };
         const batching = flags.batch === undefined ? {} : { noBatch: !flags.batch };
-        await client.submitPullRequest({ ...request, ...priority, ...batching });
+        const message = flags.message === undefined ? {} : { commitMessage: flags.message };
+        await client.submitPullRequest({ ...request, ...priority, ...batching, ...message });
         const done = `Submitted PR #${request.pr.number} to ${describeQueue(queue)}.`;
         if (!flags.wait) return flags.json ? printJson({}) : printLine(done);
         // Waiting: progress on stderr, the final state on stdout.

@@ -85,6 +85,21 @@ const SERVER_SETTINGS = {
     description:
       "how long greenline waits for a forge's answer to each request (GitHub, Gitea, Forgejo) before it gives up on it; the work that needed it is tried again later (default 30)",
   }),
+  gitSigningKey: setting(nullable(Type.String({ minLength: 1 })), {
+    default: null,
+    env: 'GREENLINE_GIT_SIGNING_KEY',
+    flag: '--git-signing-key <key>',
+    defaultText: 'none: commits are not signed',
+    description:
+      "signs every commit greenline writes (test commits, and the merge, squash and rebase commits it lands on the git and gitea forges) with git's own signing: with gitSigningFormat ssh the path of a private key file (or of a public key whose private key ssh-agent holds), with openpgp a key id of the gpg keyring of the user greenline runs as; `serve` refuses to start when git cannot sign with it",
+  }),
+  gitSigningFormat: setting(oneOf(['ssh', 'openpgp']), {
+    default: 'ssh',
+    env: 'GREENLINE_GIT_SIGNING_FORMAT',
+    flag: '--git-signing-format <format>',
+    description:
+      'the kind of gitSigningKey: ssh (the default; the same commit signs the same way each time) or openpgp (gpg; a signature carries its time)',
+  }),
   ciMaxParallel: setting(Type.Integer({ minimum: 1, maximum: 256 }), {
     default: 2,
     env: 'GREENLINE_CI_MAX_PARALLEL',

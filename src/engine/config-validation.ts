@@ -2,6 +2,7 @@
  * Validation of queue settings (contract §4). Returns a message naming the first bad field, or null.
  * The engine refuses an `updateConfig` whose patch fails it; the API layer may use it too.
  */
+import { commitMessagesProblem } from './commit-message.js';
 import { freezeProblem } from './freeze.js';
 import { MAX_CI_RETRIES } from './ci-retries.js';
 import { STATUS_RESULTS_KEPT } from './quarantine.js';
@@ -76,6 +77,7 @@ const CHECKS: Record<keyof QueueConfig, Check> = {
     typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= 1 ? null : 'must be a number above 0 and at most 1',
   autoQuarantineMinResults: between(1, STATUS_RESULTS_KEPT),
   impactedTargetsFromPaths: (v) => (v === null ? null : pathTargetsProblem(v)),
+  commitMessages: commitMessagesProblem,
 };
 
 const names = (v: unknown): boolean => Array.isArray(v) && v.every((s) => typeof s === 'string' && s.trim() !== '');

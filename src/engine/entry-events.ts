@@ -39,7 +39,7 @@ const isMerging = (d: Draft, prNumber: number): boolean =>
 
 /**
  * Submit: a new entry, or a new trip of a terminal one (same id, trip + 1, timeline kept), in
- * NOT_READY. Submitting a PR already in the queue updates its priority and noBatch in place. A PR
+ * NOT_READY. Submitting a PR already in the queue updates its priority, noBatch and commit message in place. A PR
  * the forge reports already in its base branch is refused (PR_ALREADY_MERGED).
  */
 export function onSubmit(d: Draft, ev: Ev<'submit'>): Rejection | null {
@@ -59,6 +59,7 @@ export function onSubmit(d: Draft, ev: Ev<'submit'>): Rejection | null {
         : {}),
       ...(ev.noBatch !== undefined ? { noBatch: ev.noBatch } : {}),
       ...(ev.forceEnqueued ? { forceEnqueued: true } : {}),
+      ...(ev.commitMessage !== undefined ? { commitMessage: ev.commitMessage } : {}),
       ...(labelsChanged(existing, pr) ? { labels: [...pr.labels!] } : {}),
       title: pr.title,
       author: pr.author,
@@ -100,6 +101,7 @@ export function onSubmit(d: Draft, ev: Ev<'submit'>): Rejection | null {
     skipTheLine: priority.value === 0,
     noBatch: ev.noBatch ?? false,
     forceEnqueued: ev.forceEnqueued ?? false,
+    ...(ev.commitMessage !== undefined ? { commitMessage: ev.commitMessage } : {}),
     impactedTargets: null,
     runId: null,
     verifiedByTestRun: null,

@@ -25,6 +25,15 @@ export { dependencyGraph } from './topology.js';
 export { queueOutlook, WAITING_CODES, type PrOutlook, type WaitingCode, type WaitingOn } from './eta.js';
 export { queueStatistics, STATISTICS_RUNS, type QueueStatistics, type FinishedRun } from './eta-statistics.js';
 export {
+  commitMessageFor,
+  gitMessage,
+  messageFromDescription,
+  titlePatternRefusal,
+  type CommitMessage,
+  type CommitMessageSettings,
+  type CommitPr,
+} from './commit-message.js';
+export {
   freezeProblem,
   freezeStatus,
   frozenSeconds,

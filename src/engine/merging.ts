@@ -155,7 +155,7 @@ export function onMerged(d: Draft, ev: MergedEvent): void {
     const e = d.entry(m.prs[0].number);
     if (e && !isTerminal(e.state)) move(d, e, 'MERGED', 'MERGE_GRAPH_DIRECT_MERGE');
   } else {
-    markMerged(d, m.prs, m.runId);
+    markMerged(d, m.prs, m.runId, ev.detail);
   }
   if (m.rebuild)
     d.emit({
@@ -224,14 +224,20 @@ function forgetTarget(d: Draft): void {
   d.internal.targetHistory = [];
 }
 
-/** Tested PRs merged by the queue: MERGED, a batch event per whole group, and a measurement per PR. */
-function markMerged(d: Draft, prs: RunPr[], runId: string): void {
+/**
+ * Tested PRs merged by the queue: MERGED (with the forge's `detail` of how, when it gave one), a batch
+ * event per whole group, and a measurement per PR.
+ */
+function markMerged(d: Draft, prs: RunPr[], runId: string, detail?: string): void {
   const byRun = new Map<string, number[]>();
   let merged = 0;
   for (const p of prs) {
     const e = d.entry(p.number);
     if (e?.state !== 'TESTS_PASSED' || !samePr(headOf(e), p)) continue;
-    move(d, e, 'MERGED', 'MERGE_GRAPH_MERGE', { patch: { verifiedByTestRun: e.verifiedByTestRun ?? runId } });
+    move(d, e, 'MERGED', 'MERGE_GRAPH_MERGE', {
+      patch: { verifiedByTestRun: e.verifiedByTestRun ?? runId },
+      ...(detail !== undefined ? { detail } : {}),
+    });
     merged++;
     if (e.runId) byRun.set(e.runId, [...(byRun.get(e.runId) ?? []), e.prNumber]);
   }

@@ -19,6 +19,7 @@
  * Times are milliseconds since the Unix epoch, always supplied by the caller on each event.
  */
 
+import type { CommitMessageSettings } from './commit-message.js';
 // ---------------------------------------------------------------- closed sets
 
 export const PrState = {
@@ -253,6 +254,8 @@ export interface QueueConfig {
   autoQuarantineThreshold?: number;
   /** greenline extension: results a status needs before it is quarantined or lifted; absent = 20. */
   autoQuarantineMinResults?: number;
+  /** greenline extension: templates of the commits the queue lands, and their title pattern (commit-message.ts); absent = the forge's own. */
+  commitMessages?: CommitMessageSettings | null;
   /**
    * greenline extension: impacted targets computed from each PR's changed paths at its admission,
    * when none were uploaded; absent or null = off.
@@ -392,6 +395,8 @@ export interface Entry {
   skipTheLine: boolean;
   noBatch: boolean;
   forceEnqueued: boolean;
+  /** The PR's own commit message, given with its submission (`--message`); absent = none (commit-message.ts). */
+  commitMessage?: string;
   /** Impacted targets uploaded for `headSha`; null when none were uploaded for it. */
   impactedTargets: ImpactedTargets | null;
   /** Why the entry has its impacted targets, in words, when greenline computed them from its paths. */
@@ -502,6 +507,8 @@ export type EngineEvent =
       noBatch?: boolean;
       reason: SubmittedReason;
       forceEnqueued?: boolean;
+      /** The PR's own commit message (its first line the title); kept by the entry. */
+      commitMessage?: string;
     }
   /** `detail`: who cancelled, e.g. the API token's name. */
   | { kind: 'cancel'; at: number; prNumber: number; reason: CancellationReason; detail?: string }
@@ -545,8 +552,11 @@ export type EngineEvent =
   | { kind: 'ciStarted'; at: number; runId: string; requiredStatuses: string[] }
   /** Statuses of the run's current attempt reported for the first time (any state, pending included). */
   | { kind: 'ciStatusSeen'; at: number; runId: string; contexts: string[] }
-  /** A merge effect succeeded; the target branch now points at newTargetSha. */
-  | { kind: 'merged'; at: number; runId: string; prNumbers: number[]; newTargetSha: string }
+  /**
+   * A merge effect succeeded; the target branch now points at newTargetSha. `detail`: how the forge
+   * had to merge when it cost more than the method promises (kept as the PRs' MERGED detail).
+   */
+  | { kind: 'merged'; at: number; runId: string; prNumbers: number[]; newTargetSha: string; detail?: string }
   /** A merge effect failed. `TARGET_MOVED` means the compare-and-swap lost: nothing was merged. */
   | {
       kind: 'mergeFailed';

@@ -13,7 +13,7 @@ import type { CiStatus } from './port.js';
  * the queue's enqueueing label being added (merge) or removed (cancel).
  */
 export type QueueCommand =
-  | { kind: 'merge'; priority?: string; noBatch: boolean }
+  | { kind: 'merge'; priority?: string; noBatch: boolean; message?: string }
   | { kind: 'cancel' }
   | { kind: 'invalid'; message: string };
 
@@ -63,7 +63,8 @@ const PREFIX = /^\/(greenline|trunk)\s+(\S+)(.*)$/;
 
 /**
  * The command in a PR comment (contract §6.11): `/greenline merge [--priority P | -p P | --priority=P]
- * [--no-batch]` or `/greenline cancel`; `/trunk …` is accepted too, for teams moving from Trunk. The
+ * [--no-batch] [--message "…" | -m "…" | --message="…"]` or `/greenline cancel`; a value may be
+ * quoted with " or ' (`\"` inside double quotes); `/trunk …` is accepted too, for teams moving from Trunk. The
  * first line of the comment that starts with one of the prefixes is the command; null when none does.
  */
 export function parseQueueCommand(body: string): QueueCommand | null {
@@ -73,7 +74,7 @@ export function parseQueueCommand(body: string): QueueCommand | null {
     .find((l) => PREFIX.test(l));
   if (!line) return null;
   const [, prog, verb, rest] = PREFIX.exec(line)!;
-  const args = rest!.trim() === '' ? [] : rest!.trim().split(/\s+/);
+  const args = words(rest!);
   if (verb === 'cancel') {
     return args.length === 0
       ? { kind: 'cancel' }
@@ -82,18 +83,44 @@ export function parseQueueCommand(body: string): QueueCommand | null {
   if (verb !== 'merge')
     return { kind: 'invalid', message: `unknown command /${prog} ${verb}: use /${prog} merge or /${prog} cancel` };
   let priority: string | undefined;
+  let message: string | undefined;
   let noBatch = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--no-batch') noBatch = true;
-    else if (a.startsWith('--priority=')) priority = a.slice('--priority='.length);
+    else if (a.startsWith('--message=')) message = a.slice('--message='.length);
+    else if (a === '--message' || a === '-m') {
+      message = args[++i];
+      if (message === undefined)
+        return { kind: 'invalid', message: `${a} needs the commit message, e.g. ${a} "fix: …"` };
+    } else if (a.startsWith('--priority=')) priority = a.slice('--priority='.length);
     else if (a === '--priority' || a === '-p') {
       priority = args[++i];
       if (priority === undefined)
         return { kind: 'invalid', message: `${a} needs a value: urgent, high, medium, low or a number from 0 to 255` };
     } else {
-      return { kind: 'invalid', message: `unknown option ${a} of /${prog} merge: use --priority P and --no-batch` };
+      return {
+        kind: 'invalid',
+        message: `unknown option ${a} of /${prog} merge: use --priority P, --no-batch and --message "…"`,
+      };
     }
   }
-  return { kind: 'merge', noBatch, ...(priority !== undefined ? { priority } : {}) };
+  if (message !== undefined && message.trim() === '')
+    return { kind: 'invalid', message: '--message needs a commit message that is not empty' };
+  return {
+    kind: 'merge',
+    noBatch,
+    ...(priority !== undefined ? { priority } : {}),
+    ...(message !== undefined ? { message } : {}),
+  };
+}
+
+/** The words of a command line: runs of characters, parts in "…" or '…' kept whole (quotes removed). */
+function words(line: string): string[] {
+  const found = line.match(/(?:[^\s"']+|"(?:[^"\\]|\\.)*"?|'[^']*'?)+/g) ?? [];
+  return found.map((w) =>
+    w.replace(/"((?:[^"\\]|\\.)*)"?|'([^']*)'?/g, (_, dq?: string, sq?: string) =>
+      dq !== undefined ? dq.replace(/\\(.)/g, '$1') : (sq ?? ''),
+    ),
+  );
 }

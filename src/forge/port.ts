@@ -13,6 +13,7 @@ import type {
   RunPr,
 } from '../engine/types.js';
 import type { PrOutlook } from '../engine/eta.js';
+import type { CommitMessageSettings } from '../engine/commit-message.js';
 
 /**
  * The names of the forges: each forge's definition adds its own (a declaration merge in
@@ -75,7 +76,8 @@ export type BuildResult =
   | { ok: false; reason: FailureReason; detail: string };
 
 export type AdvanceResult =
-  | { ok: true; newSha: string }
+  /** `note`: how the forge had to merge, when it cost more than the method promises, and what would spare it. */
+  | { ok: true; newSha: string; note?: string }
   | {
       ok: false;
       reason: 'TARGET_MOVED' | 'PR_UPDATED_AT_MERGE_TIME' | 'MERGE_REFUSED';
@@ -83,6 +85,15 @@ export type AdvanceResult =
       mergedPrNumbers?: number[];
       newSha?: string;
     };
+
+/** A PR as its forge's server describes it (ForgePort.advanceTarget's `described`). */
+export interface DescribedPr {
+  title: string;
+  /** The PR's description. */
+  body: string;
+  author: string;
+  headBranch?: string;
+}
 
 /** A repository as its forge describes it (ForgePort.describeRepository). */
 export interface ForgeRepository {
@@ -187,6 +198,18 @@ export interface ForgePort {
       testSha: string;
       prs: RunPr[];
       method: 'merge_commit' | 'squash' | 'rebase' | MergeMethod;
+      /**
+       * The queue's commit message templates (engine/commit-message.ts), for the merge and squash
+       * commits the forge writes or asks for; absent or null = the forge's own messages.
+       */
+      messages?: CommitMessageSettings | null;
+      /**
+       * What the forge's server knows of each PR, by number, for those messages: a forge that hands
+       * its merge to the git forge tells it (the git forge alone reads them from the PR's head commit).
+       */
+      described?: ReadonlyMap<number, DescribedPr>;
+      /** The PRs' own messages given with their submission (`--message`), by number. */
+      ownMessages?: ReadonlyMap<number, string>;
     },
   ): Promise<AdvanceResult>;
   /**

@@ -49,6 +49,8 @@ export const SERVICE_ERRORS = {
   PR_NOT_IN_QUEUE: '{detail}',
   RESTART_NOT_ALLOWED: '{detail}',
   PR_ALREADY_MERGED: '{detail}',
+  /** A submission whose commit title the queue's titlePattern refuses (engine/commit-message.ts). */
+  COMMIT_TITLE_REFUSED: 'Not queued: {detail}',
   /** A state or settings write to a queue that is switching modes (the engine's SWITCHING_MODES). */
   SWITCHING_MODES: '{detail}',
   /** Cancel of a PR whose merge is in flight. */

@@ -10,6 +10,7 @@ import { pino, type Logger } from 'pino';
 import { createCommandCi, type CommandCi } from '../ci/command/index.js';
 import { type ConfiguredForge, type ForgeContext, ForgeSettingsError } from '../forge/definition.js';
 import { FORGES, forgeContext } from '../forges.js';
+import { checkSigningKey, type SigningKey } from '../git/signing.js';
 import type { ForgeWebhookRoute } from '../api/forge-webhook.js';
 import { buildHttpApp } from '../api/build-app.js';
 import { createApp, type App } from '../app/create-app.js';
@@ -125,6 +126,12 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
     },
     async start() {
       try {
+        // A key git cannot sign with is refused before anything is opened.
+        const signingKey: SigningKey | null = config.gitSigningKey
+          ? { format: config.gitSigningFormat, key: config.gitSigningKey }
+          : null;
+        const unsigned = signingKey ? await checkSigningKey(signingKey) : null;
+        if (unsigned) throw new ConfigError(unsigned);
         db = await openStore(
           { databaseUrl: config.databaseUrl, dataDir: config.dataDir },
           { forMs: config.databaseStartupWaitSeconds * 1000, onWait: (sentence) => logger.warn(sentence) },
@@ -137,6 +144,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
           config.forgeRequestTimeoutSeconds * 1000,
           logger,
           metrics ? (answer) => metrics.observeGitHub(answer) : undefined,
+          signingKey,
         );
         const forges = FORGES.flatMap((definition) => {
           const forge = createForge(definition, config, contextOf(definition.name));

@@ -166,6 +166,7 @@ class GitHubWorld implements ForgeWorld {
 
   async requireUpToDate(): Promise<void> {
     this.api.strictBranches.add('main');
+    this.api.checksOnUpdatedHeads.set('build', 'success');
   }
 
   /** A check run on GitHub, as CI creates it. */
@@ -289,13 +290,10 @@ class GitHubWorld implements ForgeWorld {
   }
 
   async targetHolds(): Promise<string[]> {
-    const target = await this.targetSha();
+    // What the target's content holds: merged, squashed or rebased, by a PR's head as made or as GitHub updated it.
+    const content = new Set(this.api.treeOf(await this.targetSha()).split(','));
     const held = new Set<string>();
-    for (const [sha, what] of this.made) if (this.api.isAncestor(sha, target)) held.add(what);
-    for (const pr of this.api.pulls.values()) {
-      const what = this.made.get(pr.head.sha);
-      if (what && pr.merged && pr.merge_commit_sha && this.api.isAncestor(pr.merge_commit_sha, target)) held.add(what);
-    }
+    for (const [sha, what] of this.made) if (content.has(sha)) held.add(what);
     // A PR's later version holds its earlier ones: the last made is the one on the target.
     const latest = new Map<string, string>();
     for (const what of this.made.values())

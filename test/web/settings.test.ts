@@ -43,12 +43,12 @@ const queueOf = (changes: Record<string, unknown> = {}) =>
   }) as unknown as QueueSettings;
 
 describe('the settings form, from the schemas', () => {
-  it('edits every setting updateQueue takes and getQueue answers, each in its group; state and freezes have their own sections', () => {
+  it('edits every setting updateQueue takes and getQueue answers, each in its group; state, freezes, quarantine and commit messages are set elsewhere', () => {
     const groups = groupsOf(schemas);
     const edited = groups.flatMap((g) => g.fields);
     const settable = Object.keys(schemas.input).filter((n) => n in schemas.output);
     const ownSections = ['state', 'freezes', 'quarantinedStatuses', 'autoQuarantine', 'autoQuarantineThreshold'];
-    const own = [...ownSections, 'autoQuarantineMinResults', 'impactedTargetsFromPaths'];
+    const own = [...ownSections, 'autoQuarantineMinResults', 'impactedTargetsFromPaths', 'commitMessages'];
     expect(edited.sort()).toEqual(settable.filter((n) => !own.includes(n)).sort());
     // Every setting of today has a group of its own: none falls under "Other settings".
     expect(groups.map((g) => g.title)).toEqual([

@@ -18,6 +18,7 @@
  * Settings with a section of their own rather than a field of the form; the quarantine settings are
  * set through updateQueue (the form's list field is the required-statuses override) and shown on the queue page;
  * impactedTargetsFromPaths (target names with their globs) is set through updateQueue or `greenline queue update`.
+ * the commit message templates are set through updateQueue or `greenline queue update --commit-messages`.
  */
 const OWN_SECTIONS = [
   'state',
@@ -27,6 +28,7 @@ const OWN_SECTIONS = [
   'autoQuarantineThreshold',
   'autoQuarantineMinResults',
   'impactedTargetsFromPaths',
+  'commitMessages',
 ];
 
 /** The form's groups; a setting the server adds later and no group names is shown under "Other settings". */

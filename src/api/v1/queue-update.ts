@@ -123,6 +123,7 @@ export function toQueueUpdate(body: Body): QueueUpdate {
     autoQuarantineThreshold: body.autoQuarantineThreshold,
     autoQuarantineMinResults: body.autoQuarantineMinResults,
     impactedTargetsFromPaths: body.impactedTargetsFromPaths,
+    commitMessages: body.commitMessages,
   };
   alias(update, 'testingTimeoutMinutes', body.testingTimeoutMins, 'testingTimeoutMins');
   alias(update, 'batch', body.isBatching, 'isBatching');

@@ -168,6 +168,7 @@ export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase, at: n
     ...freezeFields(snapshot, at),
     ...quarantineFields(snapshot),
     ...(c.impactedTargetsFromPaths ? { impactedTargetsFromPaths: c.impactedTargetsFromPaths } : {}),
+    ...(c.commitMessages ? { commitMessages: c.commitMessages } : {}),
   };
 }
 

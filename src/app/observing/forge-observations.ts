@@ -266,6 +266,7 @@ export class ForgeObservations {
           reason: 'USER_REQUESTED',
           ...(command.priority !== undefined ? { priority: priorityOf(command.priority) } : {}),
           ...(command.noBatch ? { noBatch: true } : {}),
+          ...(command.message !== undefined ? { commitMessage: command.message } : {}),
         }),
       prNumber,
     );

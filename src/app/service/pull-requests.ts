@@ -1,5 +1,11 @@
 /** Pull requests submitted to a queue, cancelled, their tests restarted (contract §2.1–§2.3). */
-import { parsePriority } from '../../engine/index.js';
+import {
+  commitMessageFor,
+  parsePriority,
+  type PrInfo,
+  type QueueConfig,
+  titlePatternRefusal,
+} from '../../engine/index.js';
 import { ServiceError } from '../../lib/errors.js';
 import type { ForgePort, RepoBinding } from '../../forge/port.js';
 import { findImpactedTargets } from '../../store/impacted-targets.js';
@@ -45,6 +51,8 @@ export function pullRequestCommands(
           `Pull request #${req.prNumber} does not exist in ${repo.owner}/${repo.name}`,
         );
       const { entries, config } = await executor.read(queue.id, queue.version);
+      const refused = titleRefusal(config, pr, req.commitMessage);
+      if (refused) throw new ServiceError('COMMIT_TITLE_REFUSED', refused);
       // The poller watches only queues that hold PRs: an idle queue's head may be stale.
       if (queue.target_sha === null || entries.length === 0) await refreshTarget(deps, queue, repo);
       // Direct merge (contract §6.9): the engine merges the PR at once when these facts allow it.
@@ -58,6 +66,7 @@ export function pullRequestCommands(
         ...(req.priority !== undefined ? { priority: req.priority } : {}),
         ...(req.noBatch !== undefined ? { noBatch: req.noBatch } : {}),
         ...(req.forceEnqueued !== undefined ? { forceEnqueued: req.forceEnqueued } : {}),
+        ...(req.commitMessage !== undefined ? { commitMessage: req.commitMessage } : {}),
       };
       let snapshot = await executor.applyOrThrow(
         queue.id,
@@ -70,6 +79,7 @@ export function pullRequestCommands(
           ...(req.priority !== undefined ? { priority: priority.usedDefault ? null : priority.value } : {}),
           ...(req.noBatch !== undefined ? { noBatch: req.noBatch } : {}),
           ...(req.forceEnqueued !== undefined ? { forceEnqueued: req.forceEnqueued } : {}),
+          ...(req.commitMessage !== undefined ? { commitMessage: req.commitMessage } : {}),
         },
         {
           audit: () => noteOf(ctx, at, 'pull_request.submit', { ...placeOf(repo, queue.target_branch), ...submitted }),
@@ -126,4 +136,19 @@ export function pullRequestCommands(
       );
     },
   };
+}
+
+/**
+ * Why the queue's titlePattern refuses the title a PR would land with (the message given with its
+ * submission, the queue's title template for its merge method, or else the PR's title), so that a forge rule on commit messages never
+ * refuses a tested batch; null when it passes.
+ */
+function titleRefusal(config: QueueConfig, pr: PrInfo, message: string | undefined): string | null {
+  const settings = config.commitMessages;
+  if (!settings?.titlePattern || config.mergeMethod === 'rebase') return null;
+  const kind = config.mergeMethod === 'squash' ? 'squash' : 'merge';
+  const about = { ...pr, body: '', coAuthors: [], ...(message !== undefined ? { message } : {}) };
+  const { title } = commitMessageFor(kind, settings, about, [about], { title: pr.title, body: '' });
+  const refused = titlePatternRefusal(settings, title);
+  return refused && `PR #${pr.number}: ${refused}`;
 }

@@ -11,14 +11,25 @@
  *
  * | method       | commits pushed on top of expectedSha                                          |
  * |--------------|-------------------------------------------------------------------------------|
- * | merge_commit | none: fast-forward to testSha (if pre = expectedSha), else the chain's merges  |
- * |              | re-parented onto expectedSha with the same trees                               |
+ * | merge_commit | none: fast-forward to testSha (if pre = expectedSha and no message differs),  |
+ * |              | else the chain's merges re-parented onto expectedSha with the same trees       |
  * | squash       | one commit per PR: tree after that PR in the chain, message "<title> (#N)"     |
+ *
+ * The merge and squash messages follow the queue's templates and the PRs' own messages
+ * (engine/commit-message.ts): a PR's title is its head commit's subject, its description the rest of
+ * that message, its co-authors the other authors of its commits.
  * | rebase       | each PR commit replayed (cherry-pick via merge-tree); the tree after each PR   |
  * |              | must equal the chain's, else the merge fails and nothing is pushed              |
  */
+import {
+  type CommitMessageSettings,
+  type CommitPr,
+  commitMessageFor,
+  gitMessage,
+} from '../../engine/commit-message.js';
 import type { MergeMethod, RunPr } from '../../engine/types.js';
-import { mergeTree, readCommits, subject, writeCommit, type CommitInfo, type Identity } from './commits.js';
+import type { DescribedPr } from '../port.js';
+import { mergeTree, readCommits, subject, writeCommit, type CommitInfo, type Committer } from './commits.js';
 import { git } from '../../git/git.js';
 import { shortSha } from './merge-chain.js';
 
@@ -27,13 +38,20 @@ export interface AdvanceInput {
   testSha: string;
   prs: readonly RunPr[];
   method: MergeMethod;
+  messages?: CommitMessageSettings | null;
+  /** The head branch of a PR, where its ref is a branch. */
+  headBranch?: (number: number) => string | undefined;
+  /** What the forge's server knows of the PRs, over what their head commits say. */
+  described?: ReadonlyMap<number, DescribedPr>;
+  /** The PRs' own messages given with their submission, by number. */
+  ownMessages?: ReadonlyMap<number, string>;
 }
 
 export type AdvancePlan =
   | { ok: true; newSha: string }
   | { ok: false; reason: 'TARGET_MOVED' | 'MERGE_REFUSED'; detail: string };
 
-export async function planAdvance(dir: string, committer: Identity, req: AdvanceInput): Promise<AdvancePlan> {
+export async function planAdvance(dir: string, committer: Committer, req: AdvanceInput): Promise<AdvancePlan> {
   const { expectedSha, testSha, prs, method } = req;
   if (prs.length === 0) throw new Error('advanceTarget needs at least one PR to merge');
   const lines = (
@@ -55,7 +73,13 @@ export async function planAdvance(dir: string, committer: Identity, req: Advance
       detail: `the tested commit ${shortSha(testSha)} was built on ${shortSha(pre)}, whose content differs from the target at ${shortSha(expectedSha)}; nothing merged`,
     };
   }
-  if (method === 'merge_commit' && pre === expectedSha) return { ok: true, newSha: testSha };
+  const commitPrs =
+    method === 'rebase' ? [] : await Promise.all(prs.map((pr) => commitPrOf(dir, req, pr, info.get(pr.headSha)!, pre)));
+  const messageOf = (kind: 'merge' | 'squash', i: number, fallback: string): string =>
+    gitMessage(commitMessageFor(kind, req.messages, commitPrs[i]!, commitPrs, split(fallback)));
+  const merges = method === 'merge_commit' ? chain.map((c, i) => messageOf('merge', i, c.message)) : [];
+  const sameMessages = chain.every((c, i) => merges[i] === c.message);
+  if (method === 'merge_commit' && pre === expectedSha && sameMessages) return { ok: true, newSha: testSha };
 
   let acc: Commit = info.get(expectedSha)!;
   for (const [i, pr] of prs.entries()) {
@@ -66,14 +90,14 @@ export async function planAdvance(dir: string, committer: Identity, req: Advance
       acc = await commit(dir, committer, {
         tree: tested.tree,
         parents: [acc.sha, pr.headSha],
-        message: tested.message,
+        message: merges[i]!,
         time,
       });
     } else if (method === 'squash') {
       acc = await commit(dir, committer, {
         tree: tested.tree,
         parents: [acc.sha],
-        message: `${subject(head.message)} (#${pr.number})\n`,
+        message: messageOf('squash', i, `${subject(head.message)} (#${pr.number})`),
         time,
         author: { name: head.authorName, email: head.authorEmail, date: head.authorDate },
       });
@@ -93,9 +117,43 @@ export async function planAdvance(dir: string, committer: Identity, req: Advance
   return { ok: true, newSha: acc.sha };
 }
 
+/** A message as a title and a body. */
+function split(message: string): { title: string; body: string } {
+  const [title, ...rest] = message.split('\n');
+  return { title: title!.trim(), body: rest.join('\n').trim() };
+}
+
+/**
+ * What a message may say of a PR: read from its head commit and its commits since `base`, and from
+ * what the forge's server knows of it.
+ */
+async function commitPrOf(
+  dir: string,
+  req: AdvanceInput,
+  pr: RunPr,
+  head: CommitInfo,
+  base: string,
+): Promise<CommitPr> {
+  const { title, body } = split(head.message);
+  const author = `${head.authorName} <${head.authorEmail}>`;
+  const authors = await git(['log', '--no-merges', '--format=%an <%ae>', pr.headSha, `^${base}`, '--'], { cwd: dir });
+  const coAuthors = [...new Set(authors.split('\n').filter((a) => a !== '' && a !== author))];
+  const headBranch = req.headBranch?.(pr.number);
+  return {
+    number: pr.number,
+    title,
+    body,
+    author: head.authorName,
+    coAuthors,
+    ...(headBranch ? { headBranch } : {}),
+    ...req.described?.get(pr.number),
+    ...(req.ownMessages?.has(pr.number) ? { message: req.ownMessages.get(pr.number)! } : {}),
+  };
+}
+
 type Commit = Pick<CommitInfo, 'sha' | 'tree' | 'committerTime'>;
 
-async function commit(dir: string, committer: Identity, c: Parameters<typeof writeCommit>[2]): Promise<Commit> {
+async function commit(dir: string, committer: Committer, c: Parameters<typeof writeCommit>[2]): Promise<Commit> {
   return { sha: await writeCommit(dir, committer, c), tree: c.tree, committerTime: c.time };
 }
 
@@ -107,7 +165,7 @@ async function commit(dir: string, committer: Identity, c: Parameters<typeof wri
  */
 async function replayPr(
   dir: string,
-  committer: Identity,
+  committer: Committer,
   onto: Commit,
   pr: RunPr,
   testedBase: string,

@@ -5,12 +5,19 @@
  * derived from the parents (the newest parent's committer time), never from the clock. The same
  * inputs therefore give the same sha in every run and on every instance: predictive runs that share
  * a prefix of PRs share its commits, and a retried merge recomputes exactly the commit it pushed.
+ * With a signing key they are signed (src/git/signing.ts).
  */
 import { git, runGit } from '../../git/git.js';
+import { signingArgs, type SigningKey } from '../../git/signing.js';
 
 export interface Identity {
   name: string;
   email: string;
+}
+
+/** Who writes greenline's commits, and the key they are signed with (none: unsigned). */
+export interface Committer extends Identity {
+  signingKey?: SigningKey | null;
 }
 
 export interface CommitInfo {
@@ -67,11 +74,15 @@ export interface NewCommit {
   time: number;
 }
 
-/** Writes a commit object with `commit-tree` and returns its sha. */
-export async function writeCommit(dir: string, committer: Identity, c: NewCommit): Promise<string> {
+/**
+ * Writes a commit object with `commit-tree` and returns its sha, signed with the committer's key when
+ * it has one (never by a key of git's own configuration). Signed or not, the same inputs give the
+ * same commit with an SSH key (its signatures are deterministic); an OpenPGP signature carries its time.
+ */
+export async function writeCommit(dir: string, committer: Committer, c: NewCommit): Promise<string> {
   const date = `@${c.time} +0000`;
-  const author = c.author ?? { ...committer, date };
-  return git(['commit-tree', '--no-gpg-sign', c.tree, ...c.parents.flatMap((p) => ['-p', p])], {
+  const author = c.author ?? { name: committer.name, email: committer.email, date };
+  return git([...signingArgs(committer.signingKey ?? null), c.tree, ...c.parents.flatMap((p) => ['-p', p])], {
     cwd: dir,
     input: c.message.endsWith('\n') ? c.message : `${c.message}\n`,
     env: {

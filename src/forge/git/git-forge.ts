@@ -20,7 +20,16 @@ import type { Logger } from 'pino';
 import type { PrInfo, RunPr } from '../../engine/types.js';
 import type { AdvanceResult, BuildResult, ForgePort, RepoBinding } from '../port.js';
 import { planAdvance } from './advance-plan.js';
-import { type CommitInfo, mergeTree, readCommits, subject, type Identity, type MergeTreeResult } from './commits.js';
+import {
+  type CommitInfo,
+  type Committer,
+  mergeTree,
+  readCommits,
+  subject,
+  type Identity,
+  type MergeTreeResult,
+} from './commits.js';
+import type { SigningKey } from '../../git/signing.js';
 import { GitError, runGit } from '../../git/git.js';
 import { buildMergeChain, shortSha } from './merge-chain.js';
 import { Mirrors, type Mirror, type PushedRef } from '../../git/mirror.js';
@@ -34,18 +43,25 @@ export interface GitForgeOptions {
   networkTimeoutMs?: number;
   /** Committer of test, squash and rebase commits. */
   committer?: Identity;
+  /** The key every commit greenline writes is signed with (the server setting gitSigningKey); none: unsigned. */
+  signingKey?: SigningKey | null;
 }
 
-type MergeMethodName = Parameters<ForgePort['advanceTarget']>[1]['method'];
 type Mergeability = Pick<PrInfo, 'mergeability' | 'unmergeable' | 'alreadyInBase'>;
 
 /** How many commits, and how many (target, head) merge answers, are kept: far more than queued PRs. */
 const CACHED = 20_000;
 
+/** A PR's head branch, where its ref is a branch (a --pr-ref-pattern under refs/heads/). */
+function headBranchOf(m: Mirror, number: number): string | undefined {
+  const ref = m.prRef(number);
+  return ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
+}
+
 export class GitForge implements ForgePort {
   private readonly mirrors: Mirrors;
   private readonly logger: Logger;
-  private readonly committer: Identity;
+  private readonly committer: Committer;
   /** Commits read, by sha (a commit never changes). */
   private readonly commits = new LRUCache<string, CommitInfo>({ max: CACHED });
   /** Whether a head merges onto a target, by `<target sha>:<head sha>`. */
@@ -58,7 +74,10 @@ export class GitForge implements ForgePort {
       networkTimeoutMs: opts.networkTimeoutMs ?? 600_000,
     });
     this.logger = opts.logger;
-    this.committer = opts.committer ?? { name: 'greenline', email: 'greenline@localhost' };
+    this.committer = {
+      ...(opts.committer ?? { name: 'greenline', email: 'greenline@localhost' }),
+      signingKey: opts.signingKey ?? null,
+    };
   }
 
   /** `targetBranch`: the queue's branch, used as the PR's base and for its mergeability. */
@@ -76,7 +95,7 @@ export class GitForge implements ForgePort {
     const baseBranch = targetBranch ?? (await m.defaultBranch()) ?? 'main';
     const head = await this.commit(m, headSha);
     const targetSha = await m.resolve(`refs/heads/${baseBranch}`);
-    const ref = m.prRef(number);
+    const headBranch = headBranchOf(m, number);
     return {
       number,
       headSha,
@@ -84,8 +103,7 @@ export class GitForge implements ForgePort {
       title: subject(head.message),
       author: head.authorName,
       ...(targetSha ? await this.mergeOnto(m, targetSha, headSha) : { mergeability: 'unspecified' as const }),
-      // PR heads read from branches (a --pr-ref-pattern under refs/heads/) have a head branch.
-      ...(ref.startsWith('refs/heads/') ? { headBranch: ref.slice('refs/heads/'.length) } : {}),
+      ...(headBranch ? { headBranch } : {}),
     };
   }
 
@@ -151,16 +169,7 @@ export class GitForge implements ForgePort {
     return heads.filter((b) => b.startsWith(prefix));
   }
 
-  async advanceTarget(
-    repo: RepoBinding,
-    req: {
-      targetBranch: string;
-      expectedSha: string;
-      testSha: string;
-      prs: RunPr[];
-      method: MergeMethodName;
-    },
-  ): Promise<AdvanceResult> {
+  async advanceTarget(repo: RepoBinding, req: Parameters<ForgePort['advanceTarget']>[1]): Promise<AdvanceResult> {
     await assertBranchName(req.targetBranch);
     const m = this.mirrors.get(repo);
     const targetRef = `refs/heads/${req.targetBranch}`;
@@ -177,7 +186,7 @@ export class GitForge implements ForgePort {
     }
 
     await this.requireCommits(m, [req.expectedSha, req.testSha, ...req.prs.map((p) => p.headSha)]);
-    const plan = await planAdvance(m.dir, this.committer, req);
+    const plan = await planAdvance(m.dir, this.committer, { ...req, headBranch: (n) => headBranchOf(m, n) });
     if (!plan.ok) return plan;
     const targetMoved = (now: string | undefined): AdvanceResult => ({
       ok: false,

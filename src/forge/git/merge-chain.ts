@@ -6,7 +6,7 @@
  * onto) fails the build with START_TEST_RUN_ALREADY_IN_TARGET: it would only add an empty commit.
  */
 import type { RunPr } from '../../engine/types.js';
-import { mergeTree, readCommits, subject, writeCommit, type Identity, type MergeTreeResult } from './commits.js';
+import { mergeTree, readCommits, subject, writeCommit, type Committer, type MergeTreeResult } from './commits.js';
 import { GitError } from '../../git/git.js';
 
 export type ChainResult =
@@ -21,7 +21,7 @@ export const mergeMessage = (number: number, title: string): string => `Merge pu
 
 export async function buildMergeChain(
   dir: string,
-  committer: Identity,
+  committer: Committer,
   baseSha: string,
   prs: readonly RunPr[],
 ): Promise<ChainResult> {

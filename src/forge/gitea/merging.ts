@@ -6,10 +6,12 @@
  * `MergeCommitID`, Gitea 1.28 documents `merge_commit_id`; each ignores the other), so both are sent.
  * The forge ignores `head_commit_id` for this style; it is sent for the forges that may heed it, and
  * the push with lease is what guards the tested head.
+ * The merge and squash commits the git forge writes take the PRs' titles and descriptions from the
+ * forge (engine/commit-message.ts).
  */
 import type { Logger } from 'pino';
 import type { GitOperations } from '../definition.js';
-import type { AdvanceResult, ForgePort, RepoBinding } from '../port.js';
+import type { AdvanceResult, DescribedPr, ForgePort, RepoBinding } from '../port.js';
 import { GiteaApiError } from './client.js';
 import type { GiteaPresence } from './presence.js';
 import { wasMerged } from './pulls.js';
@@ -17,7 +19,8 @@ import type { GiteaRepos } from './repos.js';
 
 /**
  * A PR the forge will not record merged (manual merge not allowed, someone merged it meanwhile) is
- * told on the PR in words, and logged once: the target holds its tested change either way.
+ * told on the PR in words, logged once, and said in the merge's note, which the queue keeps as the
+ * MERGED PRs' detail: the target holds its tested change either way.
  */
 export async function advanceTarget(
   deps: { repos: GiteaRepos; git: GitOperations; presence: GiteaPresence; logger: Logger },
@@ -25,10 +28,14 @@ export async function advanceTarget(
   req: Parameters<ForgePort['advanceTarget']>[1],
 ): Promise<AdvanceResult> {
   const { repos, git, presence, logger } = deps;
-  const result = await git.advanceTarget(repos.gitBinding(repo), req);
+  const result = await git.advanceTarget(repos.gitBinding(repo), {
+    ...req,
+    described: await described(repos, repo, req),
+  });
   if (!result.ok) return result;
   const client = repos.client(repo);
   const forgejo = (await client.dialect()) === 'forgejo';
+  const unrecorded: string[] = [];
   for (const pr of req.prs) {
     try {
       await client.request('POST', repos.path(repo, `/pulls/${pr.number}/merge`), {
@@ -41,6 +48,7 @@ export async function advanceTarget(
       if (!(err instanceof GiteaApiError)) throw err;
       if (await wasMerged(repos, repo, pr.number).catch(() => false)) continue;
       const why = refusalInWords(err);
+      unrecorded.push(`#${pr.number}: ${why}`);
       logger.warn(
         { pr: pr.number, target: req.targetBranch, sha: result.newSha },
         `PR #${pr.number} landed on ${req.targetBranch} but the forge did not record it merged: ${why}`,
@@ -54,7 +62,9 @@ export async function advanceTarget(
         .catch((replyErr: unknown) => logger.warn({ err: replyErr, pr: pr.number }, 'telling the PR failed'));
     }
   }
-  return result;
+  if (unrecorded.length === 0) return result;
+  const note = `landed on ${req.targetBranch}, but ${forgejo ? 'Forgejo' : 'Gitea'} refused to record it merged, so the PR stays open there (${unrecorded.join('; ')})`;
+  return { ...result, note: result.note ? `${result.note}; ${note}` : note };
 }
 
 /** The forge's refusal of a merge record, with what to change when the answer says. */
@@ -64,4 +74,22 @@ function refusalInWords(err: GiteaApiError): string {
   if (err.status === 409)
     return `${err.message} (the forge did not take the merge commit: a version that binds neither spelling of its field).`;
   return err.message;
+}
+
+/** The PRs' titles, descriptions, authors and head branches, for the commit messages (not for rebase). */
+async function described(
+  repos: GiteaRepos,
+  repo: RepoBinding,
+  req: Parameters<ForgePort['advanceTarget']>[1],
+): Promise<Map<number, DescribedPr>> {
+  if (req.method === 'rebase') return new Map();
+  const pulls = await Promise.all(req.prs.map((p) => repos.pull(repo, p.number)));
+  return new Map(
+    pulls
+      .filter((p) => p !== null)
+      .map((p) => [
+        p.number,
+        { title: p.title, body: p.body ?? '', author: p.user?.login ?? '', headBranch: p.head.ref },
+      ]),
+  );
 }

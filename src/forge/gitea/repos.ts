@@ -10,6 +10,7 @@ import { GiteaClient, hasStatus } from './client.js';
 export interface GiteaPull {
   number: number;
   title: string;
+  body?: string | null;
   state: string;
   draft?: boolean;
   mergeable?: boolean;

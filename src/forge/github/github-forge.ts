@@ -9,9 +9,10 @@
  * - Installations (observeAccess): an `installation*` delivery has the App's installation looked up again.
  * - Test branches (branches.ts): built on a temporary branch with the merges API, then published.
  * - Merging (merging.ts): a fast-forward of the target where allowed, else the merge endpoint PR by PR,
- *   and GitHub's asynchronous merge for a PR of a GitHub stack (merge-async.ts); a batch GitHub would
- *   refuse part of (strict protection, merge_queue rules) is not merged at all; greenline's own check
- *   is passed first where the target requires it.
+ *   and GitHub's asynchronous merge for a PR of a GitHub stack (merge-async.ts); under strict
+ *   protection each behind PR is brought up to date first (up-to-date.ts); a batch GitHub would refuse
+ *   part of (merge_queue rules) is not merged at all; greenline's own check is passed first where the
+ *   target requires it.
  * - Required checks (required-checks.ts): branch protection's and rulesets', check runs as statuses,
  *   and the direct merge facts.
  * - Workflow runs (workflow-runs.ts): failed checks run again; fork runs vouching for uploads.
@@ -30,10 +31,12 @@ import { type AsyncMergePolling, DEFAULT_ASYNC_MERGE_POLLING } from './merge-asy
 import { type AdvanceRequest, advanceTarget } from './merging.js';
 import { type CommandPermission, mayCommand } from './permissions.js';
 import { Presence } from './presence.js';
+import { unsignedCommitsReason } from './signatures.js';
 import { installationChangeOf } from './observations.js';
 import { fetchPull, isMerged, prInfoOf } from './pulls.js';
 import {
   blockedOnlyByOwnCheck,
+  branchRules,
   commitChecks,
   directMergeFacts,
   requiredStatuses,
@@ -92,7 +95,11 @@ export class GitHubForge implements ForgePort {
       pr.mergeable !== false &&
       !pr.draft &&
       (await blockedOnlyByOwnCheck(gh, { number, headSha: pr.head.sha, baseBranch: pr.base.ref }));
-    return prInfoOf(pr, ownCheckOnly);
+    const blockedBecause =
+      pr.mergeable_state === 'blocked' && !ownCheckOnly
+        ? await unsignedCommitsReason(gh, { number, baseBranch: pr.base.ref }, await branchRules(gh, pr.base.ref))
+        : null;
+    return prInfoOf(pr, ownCheckOnly, blockedBecause);
   }
 
   async wasMerged(repo: RepoBinding, number: number): Promise<boolean> {
@@ -151,16 +158,18 @@ export class GitHubForge implements ForgePort {
 
   /**
    * Where the target requires greenline's own check, the tested PR heads (and the tested commit, for
-   * a fast-forward) are given it as passed first: GitHub merges nothing whose required checks have
-   * not passed.
+   * a fast-forward) are given it as passed first, and so is a head GitHub brought up to date with the
+   * target (strict protection) before it is merged: GitHub merges nothing whose required checks
+   * have not passed.
    */
   async advanceTarget(repo: RepoBinding, req: AdvanceRequest): Promise<AdvanceResult> {
     const gh = await this.gh(repo);
-    if (await requiresOwnCheck(gh, req.targetBranch)) {
-      const heads = [...req.prs.map((p) => p.headSha), ...(req.method === 'merge_commit' ? [req.testSha] : [])];
-      await this.presence.showPassed(repo, req.targetBranch, heads);
-    }
-    return advanceTarget(gh, this.logger, req, this.asyncMergePolling);
+    const ownCheck = await requiresOwnCheck(gh, req.targetBranch);
+    const passOwnCheck = async (shas: string[]): Promise<void> => {
+      if (ownCheck) await this.presence.showPassed(repo, req.targetBranch, shas);
+    };
+    await passOwnCheck([...req.prs.map((p) => p.headSha), ...(req.method === 'merge_commit' ? [req.testSha] : [])]);
+    return advanceTarget(gh, this.logger, req, this.asyncMergePolling, (sha) => passOwnCheck([sha]));
   }
 
   async requiredStatuses(repo: RepoBinding, branch: string): Promise<string[]> {

@@ -7,16 +7,23 @@
  * (merge-async.ts), the only one GitHub allows for it, with the same guard; the target is then never
  * fast-forwarded past it.
  *
- * Never half a batch: before the first merge call, what GitHub would refuse is found and nothing is
- * merged, with the setting to change in words: a
- * `merge_queue` rule (GitHub's own queue refuses outside merges), and "require branches to be up to
- * date before merging" (strict: after the first merge every other PR is `behind`, and a PR whose
- * head lacks the target's tip is refused at once).
+ * Never half a batch for what can be known before: before the first merge call, what GitHub would
+ * refuse is found and nothing is merged, with the setting to change in words: a `merge_queue` rule (GitHub's own queue refuses outside merges), and
+ * rebase merges where signed commits are required (signatures.ts).
+ *
+ * "Require branches to be up to date before merging" (strict) does not lose a PR: after the first
+ * merge every other PR is `behind`, and GitHub refuses a PR whose head lacks the target's tip. Each
+ * such PR's branch is brought up to date (up-to-date.ts: `update-branch` with the tested head as
+ * `expected_head_sha`) and merged with its new head as the `sha` guard, one PR after the other; the
+ * new head holds the target's tip and the tested head, so the target ends on the tested content. The
+ * merge then says what this cost (a merge commit in each PR's branch, one PR at a time) and which
+ * setting would spare it (`note`).
  *
  * GitHub's refusals map to the contract's reasons:
  *
  *   target not at the expected sha (before or during the merge) → TARGET_MOVED
  *   a PR's head is not the tested one, or 409 from the merge     → PR_UPDATED_AT_MERGE_TIME
+ *   update-branch refused for a head that is not the tested one  → PR_UPDATED_AT_MERGE_TIME
  *   what GitHub would refuse (above), any other refusal          → MERGE_REFUSED
  *
  * each with the PRs merged before it (`mergedPrNumbers`, `newSha`) when some were. A 405 is final
@@ -27,9 +34,12 @@ import type { Logger } from 'pino';
 import type { AdvanceResult, ForgePort } from '../port.js';
 import { getBranchSha, short } from './branches.js';
 import { failureOf, hasStatus, type RepoApi } from './client.js';
+import { hasOwnMergeMessages, mergeMessageFields } from './commit-messages.js';
 import { type AsyncMergePolling, mergeAsync } from './merge-async.js';
-import { fetchPull, type GitHubPull, isMerged, mergeCommitTitle } from './pulls.js';
-import { branchRules } from './required-checks.js';
+import { fetchPull, type GitHubPull, isMerged } from './pulls.js';
+import { type BranchRules, branchRules } from './required-checks.js';
+import { signaturesRefusal } from './signatures.js';
+import { upToDateHead } from './up-to-date.js';
 
 /** What advanceTarget is asked: the tested batch and where its target should be. */
 export type AdvanceRequest = Parameters<ForgePort['advanceTarget']>[1];
@@ -43,11 +53,16 @@ const MERGE_ATTEMPTS = 3;
 /** A 405 of the merge endpoint that GitHub says may succeed when tried again. */
 const mayRetry = (message: string): boolean => /try the merge again|already in progress/i.test(message);
 
+/**
+ * `polling`: how a stacked PR's asynchronous merge is followed. `passOwnCheck`: gives a head greenline's own check as passed, where the target requires it (a PR
+ * head GitHub brought up to date has the tested content, see up-to-date.ts).
+ */
 export async function advanceTarget(
   gh: RepoApi,
   logger: Logger,
   req: AdvanceRequest,
   polling: AsyncMergePolling,
+  passOwnCheck: (sha: string) => Promise<void>,
 ): Promise<AdvanceResult> {
   const { api, loc } = gh;
   const current = await getBranchSha(gh, req.targetBranch);
@@ -78,8 +93,12 @@ export async function advanceTarget(
   const todo = pulls.filter((pr): pr is GitHubPull => pr !== null && !isMerged(pr));
   const stacked = todo.some((pr) => pr.stack);
 
+  // Every PR was found: a missing one is among `moved` above.
+  const messages = await mergeMessageFields(gh, req.method, req.messages, pulls as GitHubPull[], req.ownMessages);
+  // The tested merge commits carry GitHub's messages: the queue's or a PR's own are GitHub's merges.
+  const ownMessages = hasOwnMergeMessages(req.messages, todo, req.ownMessages);
   let refusedFastForward: string | null = null;
-  if (req.method === 'merge_commit' && alreadyMerged.length === 0 && !stacked) {
+  if (req.method === 'merge_commit' && alreadyMerged.length === 0 && !ownMessages && !stacked) {
     const ff = await fastForward(gh, logger, req.targetBranch, req.testSha);
     if (ff === 'done') return { ok: true, newSha: req.testSha };
     if (ff === 'moved') {
@@ -92,16 +111,17 @@ export async function advanceTarget(
     }
     refusedFastForward = ff.refused;
   }
-  const blocked = await whyGitHubRefuses(gh, req, todo, refusedFastForward);
+  const rules = todo.length > 0 ? await branchRules(gh, req.targetBranch) : null;
+  const blocked = rules ? whyGitHubRefuses(req, rules, refusedFastForward) : null;
   if (blocked) return { ok: false, reason: 'MERGE_REFUSED', detail: blocked, ...before };
 
   const merged: number[] = [...alreadyMerged];
+  const updated: number[] = [];
   let newSha = req.expectedSha;
   for (const [i, p] of req.prs.entries()) {
     if (merged.includes(p.number)) continue;
-    const title = req.method === 'rebase' ? null : mergeCommitTitle(pulls[i]!.body);
     if (pulls[i]!.stack) {
-      const end = await mergeAsync(gh, p, API_METHOD[req.method], title, polling);
+      const end = await mergeAsync(gh, p, API_METHOD[req.method], messages[i]?.commit_title ?? null, polling);
       if ('merged' in end) {
         merged.push(p.number);
         newSha = end.merged;
@@ -114,14 +134,24 @@ export async function advanceTarget(
         ...(merged.length > 0 ? { mergedPrNumbers: [...merged], newSha } : {}),
       };
     }
+    let head = p.headSha;
+    if (rules?.strict) {
+      const upToDate = await upToDateHead(gh, p, req.targetBranch, newSha, passOwnCheck);
+      if (!upToDate.ok) {
+        const partial = merged.length > 0 ? { mergedPrNumbers: [...merged], newSha } : {};
+        return { ok: false, reason: upToDate.reason, detail: upToDate.detail, ...partial };
+      }
+      head = upToDate.head;
+      if (upToDate.updated) updated.push(p.number);
+    }
     for (let attempt = 1; ; attempt++) {
       try {
         const { data } = await api.request('PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge', {
           ...loc,
           pull_number: p.number,
-          sha: p.headSha,
+          sha: head,
           merge_method: API_METHOD[req.method],
-          ...(title ? { commit_title: title } : {}),
+          ...messages[i],
         });
         merged.push(p.number);
         newSha = data.sha;
@@ -170,8 +200,21 @@ export async function advanceTarget(
       }
     }
   }
-  logger.info({ target: req.targetBranch, prs: merged, method: req.method, newSha }, 'pull requests merged');
-  return { ok: true, newSha };
+  logger.info({ target: req.targetBranch, prs: merged, method: req.method, newSha, updated }, 'pull requests merged');
+  return updated.length > 0 && rules?.strict
+    ? { ok: true, newSha, note: strictCost(req, rules.strict, updated) }
+    : { ok: true, newSha };
+}
+
+/** What merging under strict protection cost (`updated`: the PRs whose branches GitHub brought up to date), and what would spare it. */
+function strictCost(req: AdvanceRequest, rule: string, updated: number[]): string {
+  const target = req.targetBranch;
+  const prs = updated.map((n) => `#${n}`).join(', ');
+  const faster =
+    req.method === 'merge_commit'
+      ? `allow greenline's App to bypass the rule (greenline then fast-forwards ${target} to the tested commit)`
+      : `use mergeMethod merge_commit and allow greenline's App to bypass the rule (greenline then fast-forwards ${target} to the tested commit)`;
+  return `${rule} requires branches to be up to date before merging (strict) and greenline merges with ${req.method}, so GitHub merged ${target} into the branch of ${updated.length === 1 ? 'PR' : 'PRs'} ${prs} (update-branch) and greenline merged the PRs one at a time, each on the tested content: each update adds a merge commit to the PR's branch and starts its checks on GitHub again. To merge a batch at once: ${faster}, or turn off 'Require branches to be up to date before merging' in ${rule}`;
 }
 
 /** 'done', 'moved' (not a fast-forward any more), or refused with GitHub's message (protection: merge PR by PR instead). */
@@ -199,42 +242,22 @@ async function fastForward(
 }
 
 /**
- * Why GitHub would refuse to merge the batch's PRs `todo` one by one through its merge endpoint,
- * in words that name the setting and what to change; null when nothing says so. Asked before the
- * first merge call, so that a batch is merged whole or not at all. `refusedFastForward`: GitHub's
- * answer to fast-forwarding the target (merge_commit), when it refused.
+ * Why GitHub would refuse to merge the batch's PRs one by one through its merge endpoint, in words
+ * that name the setting and what to change; null when nothing says so. Asked before the first merge
+ * call, so that a batch is merged whole or not at all. `refusedFastForward`: GitHub's answer to
+ * fast-forwarding the target (merge_commit), when it refused.
  */
-async function whyGitHubRefuses(
-  gh: RepoApi,
-  req: AdvanceRequest,
-  todo: GitHubPull[],
-  refusedFastForward: string | null,
-): Promise<string | null> {
-  if (todo.length === 0) return null;
+function whyGitHubRefuses(req: AdvanceRequest, rules: BranchRules, refusedFastForward: string | null): string | null {
   const target = req.targetBranch;
-  const rules = await branchRules(gh, target);
+  const unsignable = signaturesRefusal(req.method, rules, target);
+  if (unsignable) return unsignable;
+  if (!rules.mergeQueue) return null;
   // What lands exactly the tested commit: fast-forwarding the target, which needs merge_commit and the bypass.
   const landTested =
     req.method !== 'merge_commit'
       ? `or use mergeMethod merge_commit and allow greenline's App to bypass the rule (greenline then fast-forwards ${target} to the tested commit)`
       : `or allow greenline's App to bypass the rule, so that greenline can fast-forward ${target} to the tested commit${refusedFastForward ? ` (GitHub refused: ${oneLine(refusedFastForward)})` : ''}`;
-  if (rules.mergeQueue) {
-    return `${rules.mergeQueue} requires GitHub's merge queue (merge_queue rule), and GitHub refuses every merge made outside it; nothing merged: remove the merge_queue rule for ${target} to merge with greenline, ${landTested}`;
-  }
-  if (!rules.strict) return null;
-  const strict = `${rules.strict} requires branches to be up to date before merging (strict)`;
-  const turnOff = `turn off 'Require branches to be up to date before merging' in ${rules.strict}`;
-  if (todo.length > 1) {
-    const after = todo.slice(1).map((pr) => `#${pr.number}`);
-    return `${strict}; greenline merges with ${req.method}, which GitHub then refuses for every PR after the first (${after.join(', ')}); nothing merged: ${turnOff}, ${landTested}`;
-  }
-  const [pr] = todo;
-  const { data } = await gh.api.request('GET /repos/{owner}/{repo}/compare/{basehead}', {
-    ...gh.loc,
-    basehead: `${req.expectedSha}...${pr!.head.sha}`,
-  });
-  if (data.status === 'ahead' || data.status === 'identical') return null;
-  return `PR #${pr!.number} does not contain ${target}'s tip ${short(req.expectedSha)}, and ${strict}, so GitHub refuses to merge it; nothing merged: ${turnOff}, ${landTested}`;
+  return `${rules.mergeQueue} requires GitHub's merge queue (merge_queue rule), and GitHub refuses every merge made outside it; nothing merged: remove the merge_queue rule for ${target} to merge with greenline, ${landTested}`;
 }
 
 const oneLine = (message: string): string => message.replace(/\s+/g, ' ').trim();

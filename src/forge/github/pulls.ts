@@ -10,6 +10,7 @@
  */
 import type { Mergeability, PrInfo, Unmergeable } from '../../engine/types.js';
 import { hasStatus, type RepoApi } from './client.js';
+import { titleFromDescription } from '../../engine/commit-message.js';
 
 /** What the pulls API says about a PR (the fields the forge reads). */
 export interface GitHubPull {
@@ -50,12 +51,6 @@ export function isMerged(pr: GitHubPull | null): boolean {
   return Boolean(pr?.merged || pr?.merged_at);
 }
 
-/** The PR body line `merge-commit-title: <title>` (contract §4 mergeMethod), if any. */
-export function mergeCommitTitle(body: string | null | undefined): string | null {
-  const m = /^merge-commit-title: *(.+?) *$/m.exec(body ?? '');
-  return m ? m[1]! : null;
-}
-
 /**
  * The message of the merge commit GitHub's merge endpoint makes for a PR (`merge_method: merge`):
  * "Merge pull request #N from owner/branch" — or the PR body's `merge-commit-title:` line — then the
@@ -64,7 +59,7 @@ export function mergeCommitTitle(body: string | null | undefined): string | null
  */
 export function mergeCommitMessage(pr: GitHubPull, owner: string): string {
   const from = pr.head.label?.replace(':', '/') ?? `${owner}/${pr.head.ref}`;
-  return `${mergeCommitTitle(pr.body) ?? `Merge pull request #${pr.number} from ${from}`}\n\n${pr.title}`;
+  return `${titleFromDescription(pr.body) ?? `Merge pull request #${pr.number} from ${from}`}\n\n${pr.title}`;
 }
 
 /** Whether GitHub blocks the PR for the queue (not when it misses only greenline's own check). */
@@ -77,17 +72,20 @@ export function mergeabilityOf(pr: GitHubPull, ownCheckOnly = false): Mergeabili
   return 'mergeable';
 }
 
-/** Why mergeabilityOf calls the PR not_mergeable. */
-function unmergeableOf(pr: GitHubPull, ownCheckOnly: boolean): Unmergeable | undefined {
+/** Why mergeabilityOf calls the PR not_mergeable; `blockedBecause`: why GitHub blocks it, when greenline can tell. */
+function unmergeableOf(pr: GitHubPull, ownCheckOnly: boolean, blockedBecause: string | null): Unmergeable | undefined {
   if (pr.draft) return { cause: 'draft' };
   if (pr.mergeable === false || pr.mergeable_state === 'dirty') return { cause: 'conflict' };
-  if (isBlocked(pr, ownCheckOnly)) return { cause: 'blocked' };
+  if (isBlocked(pr, ownCheckOnly)) return { cause: 'blocked', ...(blockedBecause ? { detail: blockedBecause } : {}) };
   return undefined;
 }
 
-/** `ownCheckOnly`: GitHub blocks the PR, but only for greenline's own check. */
-export function prInfoOf(pr: GitHubPull, ownCheckOnly = false): PrInfo {
-  const unmergeable = unmergeableOf(pr, ownCheckOnly);
+/**
+ * `ownCheckOnly`: GitHub blocks the PR, but only for greenline's own check; `blockedBecause`: why
+ * GitHub blocks it, in words, where greenline can tell (signatures.ts).
+ */
+export function prInfoOf(pr: GitHubPull, ownCheckOnly = false, blockedBecause: string | null = null): PrInfo {
+  const unmergeable = unmergeableOf(pr, ownCheckOnly, blockedBecause);
   return {
     number: pr.number,
     headSha: pr.head.sha,

@@ -40,6 +40,8 @@ export interface BranchRules {
   approvals: number;
   /** Whether code owners must approve (who they are is not read: such a PR is left to GitHub). */
   codeOwners: boolean;
+  /** Names the setting that requires signed commits (classic `required_signatures`, a ruleset's rule); null when none does. */
+  signatures: string | null;
 }
 
 type Rule = {
@@ -59,6 +61,7 @@ export async function branchRules({ api, loc }: RepoApi, branch: string): Promis
   let mergeQueue: string | null = null;
   let approvals = 0;
   let codeOwners = false;
+  let signatures: string | null = null;
   try {
     const { data } = await api.request('GET /repos/{owner}/{repo}/branches/{branch}', { ...loc, branch });
     const checks = data.protection?.required_status_checks;
@@ -68,6 +71,7 @@ export async function branchRules({ api, loc }: RepoApi, branch: string): Promis
     const reviews = data.protection?.required_pull_request_reviews;
     approvals = reviews?.required_approving_review_count ?? data.required_approving_review_count ?? 0;
     codeOwners = reviews?.require_code_owner_reviews === true;
+    if (data.protection?.required_signatures?.enabled) signatures = `${branch}'s branch protection`;
   } catch (err) {
     if (!hasStatus(err, 404)) throw err;
   }
@@ -80,6 +84,7 @@ export async function branchRules({ api, loc }: RepoApi, branch: string): Promis
     for (const rule of rules as Rule[]) {
       const ruleset = `the ruleset ${JSON.stringify(rule.ruleset_source ?? '?')} on ${branch}`;
       if (rule.type === 'merge_queue') mergeQueue ??= ruleset;
+      if (rule.type === 'required_signatures') signatures ??= ruleset;
       if (rule.type === 'pull_request') {
         approvals = Math.max(approvals, rule.parameters?.required_approving_review_count ?? 0);
         codeOwners ||= rule.parameters?.require_code_owner_review === true;
@@ -92,7 +97,7 @@ export async function branchRules({ api, loc }: RepoApi, branch: string): Promis
   } catch (err) {
     if (!hasStatus(err, 403, 404)) throw err;
   }
-  return { required: [...found], strict, mergeQueue, approvals, codeOwners };
+  return { required: [...found], strict, mergeQueue, approvals, codeOwners, signatures };
 }
 
 /**

@@ -159,7 +159,14 @@ describe.each(DIALECTS)('the gitea forge on %s', (dialect) => {
       prs,
       method: 'merge_commit',
     });
-    expect(advanced).toEqual({ ok: true, newSha: built.sha });
+    // The merge's note (kept as the MERGED PR's detail) says it too, so the queue shows it.
+    expect(advanced).toEqual({
+      ok: true,
+      newSha: built.sha,
+      note: expect.stringMatching(
+        /^landed on main, but (Gitea|Forgejo) refused to record it merged, so the PR stays open there \(#1: .*allow_manual_merge/,
+      ),
+    });
     expect(fake.pull(1).merged).toBe(false);
     expect(fake.comments.map((c) => c.body)).toEqual([
       expect.stringContaining(

@@ -22,7 +22,15 @@
  * "require branches to be up to date" a PR whose head does not contain its base's tip is `behind` and
  * its merge is refused (405); protected branches refuse direct ref updates unless the caller may
  * bypass them; a `merge_queue` rule refuses merges outside GitHub's queue; stacked PRs merge only
- * through the asynchronous endpoint (fake-async-merges.ts).
+ * through the asynchronous endpoint (fake-async-merges.ts). `update-branch` merges the base's tip into a PR's head as GitHub
+ * does (202; 422 when `expected_head_sha` is not the head, when there is nothing new on the base, or
+ * on a conflict); the new head has no check results, and its merge is refused while the required
+ * ones have not succeeded on it (`checksOnUpdatedHeads`: what the repository's CI reports there).
+ * "Require signed commits" (classic `signedBranches`, or a `required_signatures` rule) blocks a PR
+ * with a commit whose signature GitHub has not verified (`verifiedCommits`), refuses its merge but
+ * for squash (GitHub signs the squash commit), and refuses every rebase merge (GitHub cannot sign
+ * rebased commits). `treeOf` tells what content a commit holds (which changes it contains, merges and
+ * squashes included), so that tests can compare the target with what was tested.
  */
 import { createHash, createVerify } from 'node:crypto';
 import { afterEach } from 'vitest';
@@ -136,6 +144,16 @@ export class FakeGitHubApi {
   readonly rules = new Map<string, FakeRule[]>();
   /** Whether the caller may bypass branch protection and rulesets (an admin, or an App on the bypass list). */
   bypassProtection = false;
+  /** Branches whose classic protection requires signed commits (`required_signatures`). */
+  readonly signedBranches = new Set<string>();
+  /** Commits whose signature GitHub verified. */
+  readonly verifiedCommits = new Set<string>();
+  /** Check runs the repository's CI completes on each head update-branch makes, by name → conclusion. */
+  readonly checksOnUpdatedHeads = new Map<string, string>();
+  /** Heads update-branch made: merged only once the required checks succeeded on them. */
+  private readonly updatedHeads = new Set<string>();
+  /** Squash and rebase merges the merge endpoint made: commit sha → the PR head whose content it holds. */
+  private readonly squashed = new Map<string, string>();
   /** Commit messages of the commits the merges and merge endpoints made, by sha. */
   readonly messages = new Map<string, string>();
   /** Approving reviews branch protection requires, by branch (a protected branch: see requiredChecks). */
@@ -340,8 +358,37 @@ export class FakeGitHubApi {
     return [...new Set([...(this.requiredChecks.get(branch) ?? []), ...fromRules])];
   }
 
+  /** Whether `branch` requires signed commits: classic protection or a `required_signatures` rule. */
+  private requiresSignatures(branch: string): boolean {
+    return (
+      this.signedBranches.has(branch) || (this.rules.get(branch) ?? []).some((r) => r.type === 'required_signatures')
+    );
+  }
+
+  /** The commits of a PR: those its head has that its base's tip has not, oldest first. */
+  prCommits(pr: FakePull): string[] {
+    const tip = this.branches.get(pr.base.ref);
+    const out: string[] = [];
+    const seen = new Set<string>();
+    const todo = [pr.head.sha];
+    while (todo.length > 0) {
+      const s = todo.pop()!;
+      if (seen.has(s) || (tip !== undefined && this.isAncestor(s, tip))) continue;
+      seen.add(s);
+      out.unshift(s);
+      todo.push(...(this.commits.get(s) ?? []));
+    }
+    return out;
+  }
+
+  /** Whether signed commits are required of the PR's base and a commit of the PR is not verified. */
+  private unsignedCommits(pr: FakePull): boolean {
+    return this.requiresSignatures(pr.base.ref) && this.prCommits(pr).some((c) => !this.verifiedCommits.has(c));
+  }
+
   /** A PR's mergeable_state as GitHub computes it now: `behind` under strict when its head lacks the base's tip. */
   private mergeableStateOf(pr: FakePull): string {
+    if (pr.mergeable_state === 'clean' && this.unsignedCommits(pr)) return 'blocked';
     const tip = this.branches.get(pr.base.ref);
     const behind = tip !== undefined && this.isStrict(pr.base.ref) && !this.isAncestor(tip, pr.head.sha);
     return pr.mergeable_state === 'clean' && behind ? 'behind' : pr.mergeable_state;
@@ -380,6 +427,27 @@ export class FakeGitHubApi {
 
   clearLog(): void {
     this.calls.length = 0;
+  }
+
+  /**
+   * The content of a commit, comparable between commits: the changes (commits made by `commit`) it
+   * holds through its parents, merges and squash or rebase merges (which hold their PR head's changes).
+   */
+  treeOf(sha: string): string {
+    const changes = new Set<string>();
+    const seen = new Set<string>();
+    const todo = [sha];
+    while (todo.length > 0) {
+      const s = todo.pop()!;
+      if (seen.has(s)) continue;
+      seen.add(s);
+      const parents = this.commits.get(s) ?? [];
+      const squashedHead = this.squashed.get(s);
+      if (squashedHead) todo.push(squashedHead);
+      else if (parents.length < 2) changes.add(s);
+      todo.push(...parents);
+    }
+    return [...changes].sort().join(',');
   }
 
   isAncestor(ancestor: string, sha: string): boolean {
@@ -682,6 +750,31 @@ export class FakeGitHubApi {
       const { status, body } = this.asyncMerges.result(Number(params.pull_number), params.uuid!);
       return json(status, body);
     },
+    'pulls/list-commits': ({ params }) => {
+      const pr = this.pulls.get(Number(params.pull_number));
+      if (!pr) return json(404, { message: 'Not Found' });
+      return json(
+        200,
+        this.prCommits(pr).map((sha) => {
+          const verified = this.verifiedCommits.has(sha);
+          return {
+            sha,
+            parents: (this.commits.get(sha) ?? []).map((p) => ({ sha: p, url: `${this.baseUrl}/commits/${p}` })),
+            commit: {
+              message: this.messages.get(sha) ?? sha,
+              verification: {
+                verified,
+                reason: verified ? 'valid' : 'unsigned',
+                payload: null,
+                signature: null,
+                verified_at: null,
+              },
+            },
+          };
+        }),
+      );
+    },
+    'pulls/update-branch': ({ params, body }) => this.updateBranch(Number(params.pull_number), body),
     'git/get-ref': ({ params }) => {
       const name = FakeGitHubApi.branchOf(params.ref!);
       const sha = name === null ? undefined : this.branches.get(name);
@@ -849,11 +942,19 @@ export class FakeGitHubApi {
     const target = this.branches.get(pr.base.ref)!;
     const refused = this.mergeRefusal(pr, target, async);
     if (refused) return { status: 405, body: { message: refused } };
+    if (this.requiresSignatures(pr.base.ref) && body.merge_method === 'rebase')
+      return {
+        status: 405,
+        body: { message: 'Base branch requires signed commits. Rebase merges cannot be automatically signed by GitHub' },
+      };
+    if (body.merge_method !== 'squash' && this.unsignedCommits(pr))
+      return { status: 405, body: { message: 'Commits must have verified signatures.' } };
     const sha = this.commit(
       target,
       `${body.merge_method}:${pr.number}:${pr.head.sha}:${String(body.commit_title ?? '')}`,
     );
     if (body.merge_method === 'merge') this.commits.set(sha, [target, pr.head.sha]);
+    else this.squashed.set(sha, pr.head.sha);
     const title =
       body.commit_title ??
       (body.merge_method === 'merge'
@@ -864,6 +965,35 @@ export class FakeGitHubApi {
     const at = new Date(this.now()).toISOString();
     Object.assign(pr, { merged: true, state: 'closed', merge_commit_sha: sha, merged_at: at, closed_at: at });
     return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
+  }
+
+  /**
+   * `PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch`: merges the base's tip into the PR's
+   * head (a merge commit whose first parent is the head), which becomes the PR's new head. GitHub
+   * answers 202 and updates the branch in the background; the fake updates it before answering.
+   */
+  private updateBranch(n: number, body: Record<string, unknown>): Response {
+    const pr = this.pulls.get(n);
+    if (!pr) return json(404, { message: 'Not Found' });
+    if (pr.state !== 'open') return json(422, { message: 'Pull request is not open.' });
+    if (body.expected_head_sha !== undefined && body.expected_head_sha !== pr.head.sha)
+      return json(422, { message: "expected head sha didn't match current head ref." });
+    const tip = this.branches.get(pr.base.ref)!;
+    if (this.isAncestor(tip, pr.head.sha))
+      return json(422, { message: 'There are no new commits on the base branch.' });
+    if (this.conflicting.has(pr.head.sha)) return json(422, { message: 'merge conflict between base and head' });
+    const sha = createHash('sha1').update(`update-branch:${pr.head.sha}:${tip}`).digest('hex');
+    this.commits.set(sha, [pr.head.sha, tip]);
+    this.messages.set(sha, `Merge branch '${pr.base.ref}' into ${pr.head.ref}`);
+    pr.head.sha = sha;
+    if (this.branches.has(pr.head.ref)) this.branches.set(pr.head.ref, sha);
+    this.updatedHeads.add(sha);
+    for (const [name, conclusion] of this.checksOnUpdatedHeads)
+      this.checkRuns.push({ id: this.nextId++, name, head_sha: sha, status: 'completed', conclusion });
+    return json(202, {
+      message: 'Updating pull request branch.',
+      url: `https://github.test/repos/${this.owner}/${this.repo}/pulls/${n}`,
+    });
   }
 
   /** `GET /repos/{owner}/{repo}/branches/{branch}`, with its classic protection. */
@@ -883,6 +1013,10 @@ export class FakeGitHubApi {
               contexts: checks,
               checks: checks.map((context) => ({ context, app_id: null })),
               strict: this.strictBranches.has(name),
+            },
+            required_signatures: {
+              url: `${this.baseUrl}/repos/${this.owner}/${this.repo}/branches/${name}/protection/required_signatures`,
+              enabled: this.signedBranches.has(name),
             },
             ...(approvals
               ? {
@@ -907,13 +1041,24 @@ export class FakeGitHubApi {
     if (pr.stack && !async) return 'Pull request is part of a stack: merge it with the asynchronous merge endpoint.';
     if ((this.rules.get(pr.base.ref) ?? []).some((r) => r.type === 'merge_queue'))
       return 'Repository rule violations found\n\nChanges must be made through the merge queue\n\n';
-    if (this.isStrict(pr.base.ref) && !this.isAncestor(target, pr.head.sha)) {
-      const required = this.requiredOf(pr.base.ref);
-      return required.length === 1
-        ? `Required status check "${required[0]}" is expected.`
-        : `${required.length} of ${required.length} required status checks are expected.`;
+    const required = this.requiredOf(pr.base.ref);
+    const expected = (missing: string[]): string =>
+      missing.length === 1
+        ? `Required status check "${missing[0]}" is expected.`
+        : `${missing.length} of ${required.length} required status checks are expected.`;
+    if (this.isStrict(pr.base.ref) && !this.isAncestor(target, pr.head.sha)) return expected(required);
+    if (this.updatedHeads.has(pr.head.sha)) {
+      const missing = required.filter((name) => !this.checkSucceeded(pr.head.sha, name));
+      if (missing.length > 0) return expected(missing);
     }
     return null;
+  }
+
+  /** Whether the latest check run or commit status `name` on `sha` succeeded (or was skipped or neutral). */
+  private checkSucceeded(sha: string, name: string): boolean {
+    const run = this.checkRuns.filter((c) => c.head_sha === sha && c.name === name).at(-1);
+    if (run) return run.status === 'completed' && ['success', 'neutral', 'skipped'].includes(run.conclusion ?? '');
+    return this.statuses.filter((s) => s.sha === sha && s.context === name).at(-1)?.state === 'success';
   }
 
   /**

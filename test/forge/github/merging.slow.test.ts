@@ -1,10 +1,11 @@
 /**
  * The github forge's merging against the FAKE GitHub API as GitHub protects branches: "require
  * branches to be up to date before merging" (classic `strict`, ruleset
- * `strict_required_status_checks_policy`) and `merge_queue` rules refuse what greenline must then not
- * start (a batch is merged whole or not at all, and the reason names the setting); a PR of a GitHub
- * stack is merged through GitHub's asynchronous merge (202 and a UUID, 409 for a request made before,
- * the `sha` guard, refusals in GitHub's words);
+ * `strict_required_status_checks_policy`: each behind PR is brought up to date by update-branch and
+ * merged, the target ending on the tested content) and `merge_queue` rules refuse what greenline must
+ * then not start (a batch is merged whole or not at all, and the reason names the setting); a PR of a
+ * GitHub stack is merged through GitHub's asynchronous merge (202 and a UUID, 409 for a request made
+ * before, the `sha` guard, refusals in GitHub's words);
  * `merge_commit` lands the tested commits with the history GitHub's merges would have; a 204 of the
  * merges API after a 5xx is checked; a 405 that says to try again is tried again.
  */
@@ -13,12 +14,16 @@ import type { RunPr } from '../../../src/engine/types.js';
 import { bindingFor, makeForge } from './github-harness.js';
 import { FakeGitHubApi, type FakeRule } from './fake-github-api.js';
 
-/** `main` at `base` requiring the check `build`, and PRs 1 and 2 built on `base` (heads h1, h2). */
+/**
+ * `main` at `base` requiring the check `build`, and PRs 1 and 2 built on `base` (heads h1, h2); CI
+ * passes `build` on each head GitHub brings up to date.
+ */
 function repo(): { api: FakeGitHubApi; base: string; h1: string; h2: string; prs: RunPr[] } {
   const api = new FakeGitHubApi();
   const base = api.commit(null, 'base');
   api.branches.set('main', base);
   api.requiredChecks.set('main', ['build']);
+  api.checksOnUpdatedHeads.set('build', 'success');
   const h1 = api.commit(base, 'one');
   const h2 = api.commit(base, 'two');
   api.openPr(1, { headSha: h1, title: 'Add one' });
@@ -87,55 +92,142 @@ describe('strict protection: require branches to be up to date before merging', 
     ]);
   });
 
-  it('squash batch under classic strict: nothing merged, and the reason names the setting and what to change', async () => {
-    const { api, base, prs } = repo();
+  it('squash batch under classic strict: GitHub brings each behind PR up to date, every PR merges, main ends on the tested content', async () => {
+    const { api, base, h2, prs } = repo();
     api.strictBranches.add('main');
-    const { result } = await testAndMerge(api, base, prs, 'squash');
+    const { result, testSha } = await testAndMerge(api, base, prs, 'squash');
+    const updatedHead = api.pulls.get(2)!.head.sha;
+    expect(result).toEqual({
+      ok: true,
+      newSha: api.branches.get('main'),
+      note: "main's branch protection requires branches to be up to date before merging (strict) and greenline merges with squash, so GitHub merged main into the branch of PR #2 (update-branch) and greenline merged the PRs one at a time, each on the tested content: each update adds a merge commit to the PR's branch and starts its checks on GitHub again. To merge a batch at once: use mergeMethod merge_commit and allow greenline's App to bypass the rule (greenline then fast-forwards main to the tested commit), or turn off 'Require branches to be up to date before merging' in main's branch protection",
+    });
+    // PR 1 contained the tip and merged as tested; PR 2 was updated from its tested head, then merged with the new head as guard.
+    expect(api.calls.filter((c) => c.method === 'PUT').map((c) => [c.path, c.body])).toEqual([
+      ['/repos/acme/web/pulls/1/merge', { sha: prs[0]!.headSha, merge_method: 'squash' }],
+      ['/repos/acme/web/pulls/2/update-branch', { expected_head_sha: h2 }],
+      ['/repos/acme/web/pulls/2/merge', { sha: updatedHead, merge_method: 'squash' }],
+    ]);
+    expect(api.isAncestor(h2, updatedHead)).toBe(true);
+    expect([api.pulls.get(1)!.merged, api.pulls.get(2)!.merged]).toEqual([true, true]);
+    expect(api.treeOf(api.branches.get('main')!)).toBe(api.treeOf(testSha));
+  });
+
+  it('a ruleset with strict_required_status_checks_policy is found too: a rebase batch merges, updated PR by PR', async () => {
+    const { api, base, prs } = repo();
+    api.requiredChecks.delete('main');
+    api.rules.set('main', [requiredChecksRule(true)]);
+    const { result, testSha } = await testAndMerge(api, base, prs, 'rebase');
+    expect(result).toMatchObject({
+      ok: true,
+      note: expect.stringMatching(
+        /^the ruleset "acme\/web" on main requires branches to be up to date before merging \(strict\) and greenline merges with rebase, so GitHub merged main into the branch of PR #2/,
+      ),
+    });
+    expect(api.treeOf(api.branches.get('main')!)).toBe(api.treeOf(testSha));
+  });
+
+  it('a single PR that lacks the tip is brought up to date and merged; one that contains it is merged as it is', async () => {
+    const { api, base, h1, h2 } = repo();
+    api.strictBranches.add('main');
+    const one = await testAndMerge(api, base, [{ number: 1, headSha: h1 }], 'squash');
+    expect(one.result).toEqual({ ok: true, newSha: api.branches.get('main') });
+    expect(merges(api)).toEqual(['PUT /repos/acme/web/pulls/1/merge']);
+    const tip = api.branches.get('main')!;
+    const two = await testAndMerge(api, tip, [{ number: 2, headSha: h2 }], 'squash');
+    expect(two.result).toMatchObject({ ok: true, note: expect.stringContaining('branch of PR #2 (update-branch)') });
+    expect(merges(api)).toEqual(['PUT /repos/acme/web/pulls/2/update-branch', 'PUT /repos/acme/web/pulls/2/merge']);
+    expect(api.treeOf(api.branches.get('main')!)).toBe(api.treeOf(two.testSha));
+  });
+
+  it('GitHub refusing to update a branch (a conflict) stops the merge there, saying so, with the PRs merged before it', async () => {
+    const { api, base, h2, prs } = repo();
+    api.strictBranches.add('main');
+    api.conflicting.add(h2);
+    const forge = makeForge(api);
+    const result = await forge.advanceTarget(bindingFor(api), {
+      targetBranch: 'main',
+      expectedSha: base,
+      testSha: api.commit(base, 'tested'),
+      prs,
+      method: 'squash',
+    });
     expect(result).toEqual({
       ok: false,
       reason: 'MERGE_REFUSED',
       detail:
-        "main's branch protection requires branches to be up to date before merging (strict); greenline merges with squash, which GitHub then refuses for every PR after the first (#2); nothing merged: turn off 'Require branches to be up to date before merging' in main's branch protection, or use mergeMethod merge_commit and allow greenline's App to bypass the rule (greenline then fast-forwards main to the tested commit)",
+        "GitHub refused to bring PR #2's branch up to date with main (update-branch: merge conflict between base and head); give greenline's App write access to the PR's head repository, or let the PR's author merge main into it",
+      mergedPrNumbers: [1],
+      newSha: api.branches.get('main'),
     });
-    expect(merges(api)).toEqual([]);
-    expect(api.branches.get('main')).toBe(base);
-    expect([api.pulls.get(1)!.merged, api.pulls.get(2)!.merged]).toEqual([false, false]);
+    expect(api.pulls.get(2)!.head.sha).toBe(h2);
   });
 
-  it('a ruleset with strict_required_status_checks_policy is found too; a single up-to-date PR merges', async () => {
-    const { api, base, h1, prs } = repo();
-    api.requiredChecks.delete('main');
-    api.rules.set('main', [requiredChecksRule(true)]);
-    const { result } = await testAndMerge(api, base, prs, 'rebase');
-    expect(result).toMatchObject({
-      ok: false,
-      detail: expect.stringMatching(
-        /^the ruleset "acme\/web" on main requires branches to be up to date before merging \(strict\); greenline merges with rebase, .*nothing merged/,
-      ),
-    });
-    expect(merges(api)).toEqual([]);
-    // One PR whose head contains the tip is what GitHub merges under strict.
-    const { result: one } = await testAndMerge(api, base, [{ number: 1, headSha: h1 }], 'squash');
-    expect(one).toEqual({ ok: true, newSha: api.branches.get('main') });
-    expect(api.pulls.get(1)!.merged).toBe(true);
-  });
-
-  it('a single PR that lacks the tip is refused before the merge call, saying so', async () => {
-    const { api, base, h2 } = repo();
+  it("a required check that fails on the PR's updated head stops the merge there, naming the check", async () => {
+    const { api, base, prs } = repo();
     api.strictBranches.add('main');
-    const tip = api.commit(base, 'moved');
-    api.branches.set('main', tip);
-    const { result } = await testAndMerge(api, tip, [{ number: 2, headSha: h2 }], 'squash');
-    expect(result).toMatchObject({
+    api.checksOnUpdatedHeads.set('build', 'failure');
+    const { result } = await testAndMerge(api, base, prs, 'squash');
+    const head = api.pulls.get(2)!.head.sha;
+    expect(result).toEqual({
       ok: false,
       reason: 'MERGE_REFUSED',
-      detail: expect.stringMatching(
-        new RegExp(
-          `^PR #2 does not contain main's tip ${tip.slice(0, 7)}, and main's branch protection requires branches to be up to date before merging \\(strict\\), so GitHub refuses to merge it; nothing merged: turn off`,
-        ),
-      ),
+      detail: `PR #2's branch was brought up to date with main (${head.slice(0, 7)}), and its required check "build" failed there; fix the PR and submit it again`,
+      mergedPrNumbers: [1],
+      newSha: api.branches.get('main'),
     });
-    expect(merges(api)).toEqual([]);
+    expect(merges(api)).toEqual(['PUT /repos/acme/web/pulls/1/merge', 'PUT /repos/acme/web/pulls/2/update-branch']);
+  });
+
+  it("where greenline's own check is required, the updated head is given it as passed: every PR merges", async () => {
+    const { api, base, prs } = repo();
+    api.strictBranches.add('main');
+    api.requiredChecks.set('main', ['build', 'greenline (main)']);
+    const { result, testSha } = await testAndMerge(api, base, prs, 'squash');
+    expect(result.ok).toBe(true);
+    const updated = api.pulls.get(2)!.head.sha;
+    // A token cannot create check runs: greenline's check is a commit status there.
+    expect(api.statuses.filter((s) => s.sha === updated)).toEqual([
+      { sha: updated, context: 'greenline (main)', state: 'success' },
+    ]);
+    expect(api.treeOf(api.branches.get('main')!)).toBe(api.treeOf(testSha));
+  });
+
+  it('GitHub (the fake) refuses to merge an updated head until its required checks succeeded on it', async () => {
+    const { api, base } = repo();
+    api.strictBranches.add('main');
+    api.checksOnUpdatedHeads.clear();
+    api.branches.set('main', api.commit(base, 'moved'));
+    const put = (path: string, body: unknown) =>
+      api.fetch(`${api.baseUrl}/repos/acme/web/pulls/1/${path}`, { method: 'PUT', body: JSON.stringify(body) });
+    expect((await put('update-branch', {})).status).toBe(202);
+    expect((await put('update-branch', {})).status).toBe(422); // nothing new on the base any more
+    expect((await put('merge', { merge_method: 'squash' })).status).toBe(405);
+    api.checkRuns.push({
+      id: 1,
+      name: 'build',
+      head_sha: api.pulls.get(1)!.head.sha,
+      status: 'completed',
+      conclusion: 'success',
+    });
+    expect((await put('merge', { merge_method: 'squash' })).status).toBe(200);
+  });
+
+  it('a PR pushed to while the batch merges is not brought up to date: expected_head_sha guards the tested head', async () => {
+    const { api, base, h2, prs } = repo();
+    api.strictBranches.add('main');
+    api.onAnswered = (call) => {
+      if (call.path === '/repos/acme/web/pulls/1/merge') api.pulls.get(2)!.head.sha = api.commit(h2, 'pushed');
+    };
+    const { result } = await testAndMerge(api, base, prs, 'squash');
+    expect(result).toEqual({
+      ok: false,
+      reason: 'PR_UPDATED_AT_MERGE_TIME',
+      detail: `PR #2 is no longer at the tested ${h2.slice(0, 7)}, so its branch was not brought up to date with main (GitHub: expected head sha didn't match current head ref.)`,
+      mergedPrNumbers: [1],
+      newSha: api.branches.get('main'),
+    });
+    expect(api.pulls.get(2)!.merged).toBe(false);
   });
 
   it('strict without a required check is inert (GitHub ignores it): the batch merges PR by PR', async () => {
@@ -158,19 +250,23 @@ describe('strict protection: require branches to be up to date before merging', 
     expect(merges(api)).toEqual([]);
   });
 
-  it('merge_commit where GitHub refuses the fast-forward: nothing merged, and the reason says to allow the bypass', async () => {
+  it('merge_commit where GitHub refuses the fast-forward: merged PR by PR, and the note says to allow the bypass', async () => {
     const { api, base, prs } = repo();
     api.requiredChecks.delete('main');
     api.rules.set('main', [requiredChecksRule(true)]);
-    const { result } = await testAndMerge(api, base, prs, 'merge_commit');
-    expect(result).toEqual({
-      ok: false,
-      reason: 'MERGE_REFUSED',
-      detail:
-        'the ruleset "acme/web" on main requires branches to be up to date before merging (strict); greenline merges with merge_commit, which GitHub then refuses for every PR after the first (#2); nothing merged: turn off \'Require branches to be up to date before merging\' in the ruleset "acme/web" on main, or allow greenline\'s App to bypass the rule, so that greenline can fast-forward main to the tested commit (GitHub refused: Repository rule violations found Changes must be made through a pull request.)',
+    const { result, testSha } = await testAndMerge(api, base, prs, 'merge_commit');
+    expect(result).toMatchObject({
+      ok: true,
+      note: expect.stringContaining(
+        "To merge a batch at once: allow greenline's App to bypass the rule (greenline then fast-forwards main to the tested commit), or turn off",
+      ),
     });
-    expect(merges(api)).toEqual([]);
-    expect(api.branches.get('main')).toBe(base);
+    expect(merges(api)).toEqual([
+      'PUT /repos/acme/web/pulls/1/merge',
+      'PUT /repos/acme/web/pulls/2/update-branch',
+      'PUT /repos/acme/web/pulls/2/merge',
+    ]);
+    expect(api.treeOf(api.branches.get('main')!)).toBe(api.treeOf(testSha));
   });
 });
 

@@ -29,6 +29,7 @@ export const submitPullRequest: Route<PullRequestService> = (app, { service }) =
           prNumber: prNumber(body.pr.number),
           priority: priority(body.priority),
           noBatch: body.noBatch,
+          ...(body.commitMessage !== undefined ? { commitMessage: body.commitMessage } : {}),
         });
         return {};
       },

@@ -44,6 +44,14 @@ export const SubmitRequest = RequestObject({
   pr: RequestObject({ number: PrNumber }),
   priority: Type.Optional(Priority),
   noBatch: Type.Optional(Type.Boolean({ description: 'true: always test this PR alone, never in a batch' })),
+  commitMessage: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        "Extension: the commit message this PR lands with (merge or squash commit), over the queue's " +
+        'commitMessages templates: its first line the title, the rest (when given) the body',
+    }),
+  ),
 });
 
 export const GetSubmittedRequest = RequestObject({

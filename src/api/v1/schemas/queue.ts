@@ -70,6 +70,24 @@ export const FreezesInput = Nullable(
   ),
 );
 
+const Template = (description: string) => Type.Optional(Type.String({ description }));
+const CommitMessagesFields = {
+  mergeTitle: Template("Title of the merge commit of each PR (merge_commit); default: the forge's own"),
+  mergeBody: Template("Body of the merge commit of each PR (merge_commit); default: the forge's own"),
+  squashTitle: Template('Title of the squash commit of each PR (squash); default: "<title> (#<number>)"'),
+  squashBody: Template("Body of the squash commit of each PR (squash); default: the forge's own"),
+  titlePattern: Template('Regular expression every commit title must match; checked when a PR is submitted'),
+};
+const CommitMessagesOut = Type.Object(CommitMessagesFields);
+export const CommitMessagesInput = Nullable(
+  Type.Object(CommitMessagesFields, {
+    description:
+      'Extension: templates of the commits the queue lands, replaced as a whole; null removes them. Placeholders: ' +
+      '{title} {number} {body} {author} {headBranch} {coAuthors} {batch}; {{ and }} are braces. A PR description ' +
+      'block between <!-- greenline:commit-message --> and <!-- /greenline:commit-message --> wins over them',
+  }),
+);
+
 const Count = (description: string) => Type.Integer({ minimum: 1, maximum: 4294967295, description });
 /** A number of test runs at once: the engine's limits (config-validation.ts), as on v2. */
 const Runs = (description: string) =>
@@ -211,6 +229,7 @@ export const QueueSettingsInput = {
       },
     ),
   ),
+  commitMessages: CommitMessagesInput,
 };
 
 /** Names older clients send (contract §3 #2), mapped onto the settings above by update-queue.ts. */
@@ -332,6 +351,7 @@ export const QueueSettingsProperties = {
   autoQuarantine: Type.Optional(Type.Literal('on', { description: 'Extension: present only while it is on' })),
   autoQuarantineThreshold: Type.Optional(Type.Number({ description: 'Extension, with autoQuarantine on' })),
   autoQuarantineMinResults: Type.Optional(Type.Integer({ description: 'Extension, with autoQuarantine on' })),
+  commitMessages: Type.Optional(CommitMessagesOut),
   statusQuarantine: Type.Optional(
     Type.Array(StatusQuarantineOut, {
       description:
