@@ -945,7 +945,9 @@ export class FakeGitHubApi {
     if (this.requiresSignatures(pr.base.ref) && body.merge_method === 'rebase')
       return {
         status: 405,
-        body: { message: 'Base branch requires signed commits. Rebase merges cannot be automatically signed by GitHub' },
+        body: {
+          message: 'Base branch requires signed commits. Rebase merges cannot be automatically signed by GitHub',
+        },
       };
     if (body.merge_method !== 'squash' && this.unsignedCommits(pr))
       return { status: 405, body: { message: 'Commits must have verified signatures.' } };
