@@ -273,7 +273,7 @@ describe('POST /webhooks/github', () => {
     h.api.clearLog();
     await h.deliver('issue_comment', comment('/greenline merge --fast'));
     expect(h.api.comments.at(-1)!.body).toBe(
-      '@Codertocat greenline could not do that: unknown option --fast of /greenline merge: use --priority P and --no-batch',
+      '@Codertocat greenline could not do that: unknown option --fast of /greenline merge: use --priority P, --no-batch and --message "…"',
     );
     await h.deliver('issue_comment', comment('/greenline merge -p someday'));
     expect(h.api.comments.at(-1)!.body).toMatch(/^@Codertocat greenline could not do that: .*priority/);
