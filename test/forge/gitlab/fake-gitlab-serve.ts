@@ -2,9 +2,9 @@
  * The fake GitLab's HTTP side: git's smart HTTP for the project (the token as Basic auth password;
  * a push checked against the token user's role and the protected branches by the repository's
  * pre-receive hook, fake-gitlab-push-checks.ts; GitLab brings its MRs up to date before answering a
- * push), and the API: each request checked against GitLab's OpenAPI description and answered by the handler of its operation id
- * (fake-gitlab-handlers.ts), lists paged as GitLab pages them, 429 while a rate limit is asked for,
- * and each answer checked against the description too.
+ * push), and the API: each request checked against GitLab's OpenAPI description and answered by the
+ * handler of its operation id (fake-gitlab-handlers.ts), lists paged as GitLab pages them, 429 while
+ * a rate limit is asked for, and each answer checked against the description too.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gitHttpAnswer } from '../../helpers/git-http-backend.js';
