@@ -173,7 +173,8 @@ describe('the fake GitLab', () => {
       expect(await push(':main')).toBe('You can only delete protected branches using the web interface.');
       expect(await fake.repo.branchSha('main')).toBe(base);
       expect(await push('x:main')).toBe('pushed');
-      fake.protectedBranches[0]!.allow_force_push = true;
+      // Of the rules matching a branch, the most permissive decides.
+      fake.protectedBranches.push({ name: 'mai*', push: ACCESS.maintainer, merge: 40, allow_force_push: true });
       expect(await push('y:main', '--force')).toBe('pushed');
     } finally {
       await removeTempDir(dir);

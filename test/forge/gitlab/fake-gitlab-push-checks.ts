@@ -2,9 +2,9 @@
  * GitLab's checks of a push, as the fake GitLab makes them: a pre-receive hook in its bare repository
  * (GitLab's own checks run there too), fed the pushing user's role and the protected branch rules.
  * A protected branch (its name or a wildcard pattern such as `release/*`) takes a push only from a
- * role its "Allowed to push and merge" allows (any matching rule), a force push only where every
- * matching rule allows force push, and no deletion; an unprotected branch takes Developer (30) or
- * more. A refusal is GitLab's words after `GitLab:`, which git shows as `remote:`, and the ref
+ * role its "Allowed to push and merge" allows, a force push only where "Allowed to force push" is on
+ * (of several matching rules, the most permissive decides), and no deletion by git; an unprotected
+ * branch takes Developer (30) or more. A refusal is GitLab's words after `GitLab:`, which git shows as `remote:`, and the ref
  * `[remote rejected] … (pre-receive hook declined)`.
  */
 import type { FakeProtectedBranch } from './fake-gitlab-types.js';
@@ -15,13 +15,13 @@ refuse() { echo "GitLab: $1" >&2; exit 1; }
 while read -r old new ref; do
   case "$ref" in refs/heads/*) ;; *) continue ;; esac
   branch=\${ref#refs/heads/}
-  protected=no push=no force=yes
+  protected=no push=no force=no
   while read -r name level allow_force; do
     [ -n "$name" ] || continue
     case "$branch" in $name) ;; *) continue ;; esac
     protected=yes
     if [ "$level" -gt 0 ] && [ "$GITLAB_ACCESS_LEVEL" -ge "$level" ]; then push=yes; fi
-    [ "$allow_force" = true ] || force=no
+    [ "$allow_force" != true ] || force=yes
   done <<RULES
 $GITLAB_PROTECTED_BRANCHES
 RULES
