@@ -1,7 +1,7 @@
 /**
  * git's smart HTTP protocol as a forge serves it, for the fakes of forges: one request answered by
- * `git http-backend` (CGI) over the bare repositories under `root`, pushes allowed, no housekeeping
- * after a push (a forge runs it on its own schedule).
+ * `git http-backend` (CGI) over the bare repositories under `root`, pushes allowed (a repository's own
+ * hooks may refuse them), no housekeeping after a push (a forge runs it on its own schedule).
  */
 import { spawn } from 'node:child_process';
 import type { IncomingMessage } from 'node:http';
@@ -16,6 +16,8 @@ export interface GitHttpRequest {
   pathInfo: string;
   /** Who the forge authenticated. */
   user: string;
+  /** More environment for git and the repository's hooks. */
+  env?: Record<string, string>;
 }
 
 /** git's own answer to the request: its status, headers and body, for the caller to send. */
@@ -35,10 +37,11 @@ export async function gitHttpAnswer(
   return { status, headers, body: out.subarray(split + 4) };
 }
 
-async function httpBackend({ req, url, body, root, pathInfo, user }: GitHttpRequest): Promise<Buffer> {
+async function httpBackend({ req, url, body, root, pathInfo, user, env }: GitHttpRequest): Promise<Buffer> {
   const child = spawn('git', ['http-backend'], {
     env: {
       ...process.env,
+      ...env,
       GIT_CONFIG_COUNT: '2',
       GIT_CONFIG_KEY_0: 'http.receivepack',
       GIT_CONFIG_VALUE_0: 'true',

@@ -3,14 +3,16 @@
  * and answers outside the description are violations; the project of a subgroup is served over git
  * HTTP behind the token; the merge API refuses as documented (405, 409, 422, 401); commit statuses
  * refuse a state they hold and an update in flight; lists are paged with GitLab's headers; a rate
- * limit answers 429; a push of an MR's head into its target marks it merged; deliveries carry the
- * secret token and a Standard Webhooks signature an independent implementation verifies.
+ * limit answers 429; pushes are checked as GitLab checks them (a protected branch takes a push from
+ * the roles it allows, a force push only where allowed, no deletion); a push of an MR's head into its
+ * target marks it merged; deliveries carry the secret token and a Standard Webhooks signature an
+ * independent implementation verifies.
  */
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { git } from '../../../src/git/git.js';
+import { git, runGit } from '../../../src/git/git.js';
 import { makeTempDir, removeTempDir } from '../../helpers/temp-dir.js';
-import { FakeGitlabApi } from './fake-gitlab-api.js';
+import { ACCESS, FakeGitlabApi } from './fake-gitlab-api.js';
 import { delivery } from './fake-gitlab-deliveries.js';
 
 const SIGNING = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
@@ -136,6 +138,48 @@ describe('the fake GitLab', () => {
       await removeTempDir(dir);
     }
     expect([fake.mr(1).state, fake.mr(1).merge_commit_sha]).toEqual(['merged', null]);
+  });
+
+  it('checks pushes as GitLab does: protected branches by role and force push, unprotected ones from Developer up', async () => {
+    const base = (await fake.repo.branchSha('main'))!;
+    const ahead = await change('a.txt');
+    const unrelated = await fake.repo.commit(null, { 'b.txt': 'b\n' }, 'Unrelated history');
+    fake.protectedBranches.push({ name: 'release/*', push: ACCESS.developer, merge: 40, allow_force_push: false });
+    const dir = await makeTempDir('greenline-gitlab-clone-');
+    const push = async (refspec: string, ...flags: string[]) => {
+      const out = await runGit(['push', '--porcelain', ...flags, fake.gitUrl, refspec], { cwd: dir, okCodes: [1] });
+      return out.code === 0 ? 'pushed' : out.stderr.match(/GitLab: (.*)/)?.[1]?.trim();
+    };
+    try {
+      await git(['init', '--bare', '--quiet', dir]);
+      await fake.repo.setBranch('x', ahead);
+      await fake.repo.setBranch('y', unrelated);
+      await git(['fetch', '--quiet', fake.gitUrl, 'x:x', 'y:y'], { cwd: dir });
+      fake.members.set(fake.tokenUser, ACCESS.developer);
+      const refused = await runGit(['push', fake.gitUrl, 'x:main'], { cwd: dir, okCodes: [1] });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        'remote: GitLab: You are not allowed to push code to protected branches on this project.',
+      );
+      expect(refused.stderr).toContain('[remote rejected] x -> main (pre-receive hook declined)');
+      expect(await push('x:refs/heads/release/1')).toBe('pushed');
+      expect(await push('x:refs/heads/feature')).toBe('pushed');
+      fake.members.set(fake.tokenUser, ACCESS.reporter);
+      expect(await push('x:refs/heads/other')).toBe('You are not allowed to push code to this project.');
+      fake.members.set(fake.tokenUser, ACCESS.maintainer);
+      expect(await push('y:main', '--force')).toBe(
+        'You are not allowed to force push code to a protected branch on this project.',
+      );
+      expect(await push(':main')).toBe('You can only delete protected branches using the web interface.');
+      expect(await fake.repo.branchSha('main')).toBe(base);
+      expect(await push('x:main')).toBe('pushed');
+      // Of the rules matching a branch, the most permissive decides.
+      fake.protectedBranches.push({ name: 'mai*', push: ACCESS.maintainer, merge: 40, allow_force_push: true });
+      expect(await push('y:main', '--force')).toBe('pushed');
+    } finally {
+      await removeTempDir(dir);
+    }
+    expect(await fake.repo.branchSha('main')).toBe(unrelated);
   });
 
   it('signs deliveries as Standard Webhooks and sends the secret token', () => {

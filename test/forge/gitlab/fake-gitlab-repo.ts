@@ -1,12 +1,14 @@
 /**
  * The git side of the fake GitLab: one bare repository (`<root>/<group>/<subgroup>/<name>.git`, as
- * GitLab lays out a project of a subgroup) and what GitLab asks of git: refs (kept in memory, read
- * again after a push), commits as people and GitLab write them, merge trees, ancestry, and the merge
+ * GitLab lays out a project of a subgroup; GitLab's push checks as its pre-receive hook) and what
+ * GitLab asks of git: refs (kept in memory, read again after a push), commits as people and GitLab write them, merge trees, ancestry, and the merge
  * methods of the merge API (merge commit, semi-linear, fast-forward, each with or without squash).
  */
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { git, runGit } from '../../../src/git/git.js';
 import { commitFiles } from '../../helpers/git-commit.js';
+import { PRE_RECEIVE } from './fake-gitlab-push-checks.js';
 
 /** GitLab's signature on the commits it makes. */
 const GITLAB = { name: 'GitLab', email: 'noreply@gitlab.test' };
@@ -31,6 +33,8 @@ export class FakeGitlabRepo {
 
   async init(): Promise<void> {
     await git(['init', '--bare', '--quiet', '--initial-branch=main', this.bare]);
+    await mkdir(path.join(this.bare, 'hooks'), { recursive: true });
+    await writeFile(path.join(this.bare, 'hooks', 'pre-receive'), PRE_RECEIVE, { mode: 0o755 });
   }
 
   /** Forgets the refs read: a push came in. */

@@ -1,13 +1,15 @@
 /**
  * The fake GitLab's HTTP side: git's smart HTTP for the project (the token as Basic auth password;
- * GitLab brings its MRs up to date before answering a push), and the API: each request checked
- * against GitLab's OpenAPI description and answered by the handler of its operation id
- * (fake-gitlab-handlers.ts), lists paged as GitLab pages them, 429 while a rate limit is asked for,
- * and each answer checked against the description too.
+ * a push checked against the token user's role and the protected branches by the repository's
+ * pre-receive hook, fake-gitlab-push-checks.ts; GitLab brings its MRs up to date before answering a
+ * push), and the API: each request checked against GitLab's OpenAPI description and answered by the
+ * handler of its operation id (fake-gitlab-handlers.ts), lists paged as GitLab pages them, 429 while
+ * a rate limit is asked for, and each answer checked against the description too.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gitHttpAnswer } from '../../helpers/git-http-backend.js';
 import type { FakeGitlabApi } from './fake-gitlab-api.js';
+import { pushCheckEnv } from './fake-gitlab-push-checks.js';
 import type { RecordedCall } from './fake-gitlab-types.js';
 import { gitlabDescription } from './gitlab-description.js';
 import { type Answer, HANDLERS } from './fake-gitlab-handlers.js';
@@ -83,7 +85,10 @@ function isProject(f: FakeGitlabApi, id: string): boolean {
   return id === String(f.projectId) || id.toLowerCase() === f.fullPath.toLowerCase();
 }
 
-/** git over HTTP, the token as Basic auth's password; after a push, the MRs are brought up to date. */
+/**
+ * git over HTTP, the token as Basic auth's password, a push checked as GitLab checks it (the token
+ * user's role); after a push, the MRs are brought up to date.
+ */
 async function serveGit(
   f: FakeGitlabApi,
   req: IncomingMessage,
@@ -110,6 +115,7 @@ async function serveGit(
     root: f.root,
     pathInfo: `/${f.fullPath}.git${rest}`,
     user: f.tokenUser,
+    env: pushCheckEnv(f.members.get(f.tokenUser) ?? 0, f.protectedBranches),
   });
   // GitLab has brought its MRs up to date by the time the push is answered.
   if (rest === '/git-receive-pack') await f.afterPush();

@@ -3,14 +3,16 @@
  * its other merge checks wait in words, a rate limit becomes ForgeRateLimitedError with GitLab's
  * Retry-After, every page of a commit's statuses is read, a retry retries the failed jobs (new jobs,
  * the latest deciding), a squash merge GitLab refuses merges nothing and names what to change, and a
- * squash merge tried again counts what its lost attempt merged; where greenline's user may not push,
- * merge_commit goes through the merge API and rebase is refused, naming what to change; an MR assigned
+ * squash merge tried again counts what its lost attempt merged; where greenline's user may push to the
+ * target, merge_commit lands by a push; where it may not (GitLab refuses its push), merge_commit goes
+ * through the merge API and rebase is refused, naming what to change; an MR assigned
  * to greenline's own user is a merge command.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitForge } from '../../../src/forge/git/index.js';
 import { GitlabForge } from '../../../src/forge/gitlab/index.js';
 import { ForgeRateLimitedError, type RepoBinding } from '../../../src/forge/port.js';
+import { runGit } from '../../../src/git/git.js';
 import { systemClock } from '../../../src/lib/clock.js';
 import { silentLogger } from '../../helpers/service-over-forge.js';
 import { makeTempDir, removeTempDir } from '../../helpers/temp-dir.js';
@@ -154,6 +156,30 @@ describe('the gitlab forge', () => {
     ]).toEqual(['merged', 'merged', 'a.txt\n', 'b.txt\n']);
   });
 
+  it('where its user may push to the target, lands merge_commit batches by a push, GitLab marking each MR merged', async () => {
+    const base = (await fake.repo.branchSha('main'))!;
+    await fake.openMr(1, { headSha: await change('a.txt') });
+    await fake.openMr(2, { headSha: await change('b.txt') });
+    const prs = [
+      { number: 1, headSha: await fake.headOf(1) },
+      { number: 2, headSha: await fake.headOf(2) },
+    ];
+    const built = await forge.createTestBranch(repo, { branch: 'greenline-merge/main/t1', baseSha: base, prs });
+    if (!built.ok) throw new Error(built.detail);
+    const result = await forge.advanceTarget(repo, {
+      targetBranch: 'main',
+      expectedSha: base,
+      testSha: built.sha,
+      prs,
+      method: 'merge_commit',
+    });
+    expect(result).toEqual({ ok: true, newSha: built.sha });
+    expect(await fake.repo.branchSha('main')).toBe(built.sha);
+    expect([fake.mr(1).state, fake.mr(2).state]).toEqual(['merged', 'merged']);
+    expect(fake.calls.filter((c) => c.method === 'PUT' && c.path.endsWith('/merge'))).toEqual([]);
+    await forge.deleteBranch(repo, 'greenline-merge/main/t1');
+  });
+
   it('where its user may not push to the target, merges merge_commit batches through the merge API onto the tested tree', async () => {
     const base = (await fake.repo.branchSha('main'))!;
     await fake.openMr(1, { headSha: await change('a.txt') });
@@ -166,6 +192,16 @@ describe('the gitlab forge', () => {
     ];
     const built = await forge.createTestBranch(repo, { branch: 'greenline-merge/main/t1', baseSha: base, prs });
     if (!built.ok) throw new Error(built.detail);
+    // GitLab refuses this user's push of the tested commit to main.
+    const pushed = await runGit(['push', fake.gitUrl, `${built.sha}:refs/heads/main`], {
+      cwd: fake.repo.bare,
+      okCodes: [1],
+    });
+    expect([pushed.code, pushed.stderr]).toEqual([
+      1,
+      expect.stringContaining('GitLab: You are not allowed to push code to protected branches on this project.'),
+    ]);
+    expect(await fake.repo.branchSha('main')).toBe(base);
     const result = await forge.advanceTarget(repo, {
       targetBranch: 'main',
       expectedSha: base,
