@@ -3,7 +3,7 @@
  * off, getQueue shows it only while set, and a setting of the wrong shape is a 400 that says the shape.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApiHarness, errorOf, json, type ApiHarness } from './api-harness.js';
+import { createApiHarness, errorOf, json, SLUG, type ApiHarness } from './api-harness.js';
 
 let h: ApiHarness;
 beforeEach(async () => {
@@ -36,6 +36,24 @@ describe('impactedTargetsFromPaths', () => {
   });
 });
 
+describe('a change of impactedTargetsFromPaths says it applies to PRs admitted after it', () => {
+  const setting = { targets: { web: ['web/**'] } };
+
+  it('in the notes of updateQueue, only when the setting changed', async () => {
+    h.t.forge.openPr(SLUG, { number: 1, title: 'Change 1', author: 'dev' });
+    expect((await h.post('/v1/submitPullRequest', h.body({ pr: { number: 1 } }))).statusCode).toBe(200);
+    expect(json(await update({ impactedTargetsFromPaths: setting })).notes).toEqual([
+      'impactedTargetsFromPaths set: it applies to PRs admitted from now on; the PR the queue holds now keeps its impacted targets',
+    ]);
+    expect(json(await update({ impactedTargetsFromPaths: setting }))).not.toHaveProperty('notes');
+    expect(json(await update({ concurrency: 2 }))).not.toHaveProperty('notes');
+    expect(json(await update({ impactedTargetsFromPaths: null })).notes).toEqual([
+      expect.stringMatching(/^impactedTargetsFromPaths turned off: it applies to PRs admitted from now on/),
+    ]);
+    expect(await getQueue()).not.toHaveProperty('notes');
+  });
+});
+
 describe('impactedTargetsFromPaths on the v2 API', () => {
   // An extension: Trunk's document does not list it, so it is asked without the document's check.
   const patch = async (body: Record<string, unknown>) => {
@@ -55,8 +73,13 @@ describe('impactedTargetsFromPaths on the v2 API', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(json(res).config.impactedTargetsFromPaths).toEqual(setting);
     expect((await getQueue()).impactedTargetsFromPaths).toEqual(setting);
+    expect(json(res).notes).toEqual([
+      'impactedTargetsFromPaths set: it applies to PRs admitted from now on; the queue holds no PR now',
+    ]);
+    expect(json(await patch({ impactedTargetsFromPaths: setting }))).not.toHaveProperty('notes');
     const off = await patch({ impactedTargetsFromPaths: null });
     expect(json(off).config).not.toHaveProperty('impactedTargetsFromPaths');
+    expect(json(off).notes).toEqual([expect.stringMatching(/^impactedTargetsFromPaths turned off/)]);
   });
 
   it('refuses a setting of another shape with a 400 that names it', async () => {

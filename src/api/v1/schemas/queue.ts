@@ -347,6 +347,17 @@ export const QueueSettingsProperties = {
 
 export const QueueSettings = Type.Object(QueueSettingsProperties);
 
+export const UpdateQueueResponse = Type.Object({
+  ...QueueSettingsProperties,
+  notes: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        'Extension: what the change means, in words, beyond the settings, present only then: ' +
+        '"impactedTargetsFromPaths changed: it applies to PRs admitted from now on; …"',
+    }),
+  ),
+});
+
 export const QueueResponse = Type.Object({
   ...QueueSettingsProperties,
   enqueuedPullRequests: Type.Array(PrItem, { description: 'Queue order; NOT_READY PRs are not listed' }),

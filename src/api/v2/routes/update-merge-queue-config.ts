@@ -115,15 +115,19 @@ export const updateMergeQueueConfig: V2Route = (app, { service }) => {
       const ctx = callerOf(request);
       const update = configUpdate(request.body);
       // A queue switching modes refuses the write (SWITCHING_MODES: 409 MODE_CHANGE_IN_PROGRESS).
-      if (Object.keys(update).length > 0)
-        await service.updateQueue(
-          ctx,
-          handle.key,
-          { ...update, refuseWhileSwitching: true },
-          configSource(request.headers),
-        );
+      const written =
+        Object.keys(update).length > 0
+          ? await service.updateQueue(
+              ctx,
+              handle.key,
+              { ...update, refuseWhileSwitching: true },
+              configSource(request.headers),
+            )
+          : undefined;
       const after = await queueOf(service, request, handle.shortId);
-      return mergeQueueOut(after, (await service.getQueue(ctx, handle.key)).snapshot);
+      // Extension: what the change means beyond the config, in words (as v1's updateQueue says it).
+      const notes = written?.notes?.length ? { notes: written.notes } : {};
+      return { ...mergeQueueOut(after, (await service.getQueue(ctx, handle.key)).snapshot), ...notes };
     },
   );
 };
