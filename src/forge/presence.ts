@@ -97,7 +97,8 @@ export function commentBody(branch: string, stage: Stage, text: string, link: st
 }
 
 /**
- * Where the PR stands, as a paragraph after the stage's text: its position, what it waits on, and
+ * Where the PR stands, as a paragraph after the stage's text: its position, what it waits on, its
+ * lane in parallel mode (why it is there), and
  * its estimated merge time (UTC), when the queue knows them; '' otherwise.
  */
 export function outlookText(outlook: PrOutlook | undefined): string {
@@ -105,6 +106,7 @@ export function outlookText(outlook: PrOutlook | undefined): string {
   const parts = [
     ...(outlook.position !== null ? [`Position ${outlook.position} in the queue.`] : []),
     `Waiting on: ${outlook.waitingOn.message}`,
+    ...(outlook.lane ? [`In its lane: ${outlook.lane}.`] : []),
     outlook.estimatedMergeAt !== null
       ? `Estimated merge: ${new Date(outlook.estimatedMergeAt).toISOString().slice(0, 16).replace('T', ' ')} UTC (if its tests pass).`
       : 'Estimated merge: not known yet.',
