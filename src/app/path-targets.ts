@@ -4,6 +4,7 @@
  * `web/.eslintrc`); a PR whose paths match no glob, or whose paths are not known, gets the fallback.
  * The words say why, for the PR's outlook.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { minimatch } from 'minimatch';
 import type { ImpactedTargets, PathTargets } from '../engine/types.js';
 
@@ -26,4 +27,22 @@ export function targetsOfPaths(
     targets: touched.map((t) => t.target),
     why: `touches ${touched.map((t) => `${t.hit.join(', ')} (${t.target})`).join('; ')}`,
   };
+}
+
+/**
+ * What a write of the setting means, in words, or null when it did not change it: the setting applies
+ * to PRs admitted after it, and the `admitted` PRs the queue already holds keep their targets.
+ */
+export function pathTargetsChangeNote(
+  before: PathTargets | null | undefined,
+  after: PathTargets | null | undefined,
+  admitted: number,
+): string | null {
+  if (isDeepStrictEqual(before ?? null, after ?? null)) return null;
+  const what = !after ? 'turned off' : before ? 'changed' : 'set';
+  const kept =
+    admitted === 0
+      ? 'the queue holds no PR now'
+      : `the ${admitted === 1 ? 'PR' : `${admitted} PRs`} the queue holds now ${admitted === 1 ? 'keeps its' : 'keep their'} impacted targets`;
+  return `impactedTargetsFromPaths ${what}: it applies to PRs admitted from now on; ${kept}`;
 }

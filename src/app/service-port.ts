@@ -46,6 +46,8 @@ export interface QueueView {
   enqueued: Entry[];
   /** Position, what it waits on and estimated merge time of each non-terminal entry (pr-outlook.ts). */
   outlook: ReadonlyMap<number, PrOutlook>;
+  /** updateQueue only: what the write means, in words, beyond the settings (a change of impactedTargetsFromPaths). */
+  notes?: readonly string[];
 }
 
 export interface ListPullRequestsQuery {

@@ -1,5 +1,6 @@
 /** Human-readable forms of a submitted PR and of a list of PRs. */
 import type { PullRequestItem, QueueRequest, SubmittedPullRequest } from '../client/index.js';
+import { laneText } from '../engine/lane-words.js';
 import { estimateInWords } from '../lib/estimate-words.js';
 import { formatFields, formatTable, yesNo } from './output.js';
 import { describeQueue, queueFlags } from './queue-address.js';
@@ -94,12 +95,7 @@ export function formatPrStatus(pr: SubmittedPullRequest, queue: QueueRequest, no
     ['Mergeability', pr.readiness.gitHubMergeability],
     ['Impacted targets', targetsOf(pr)],
     ...(pr.impactedTargets
-      ? [
-          [
-            '  Lane',
-            `${pr.impactedTargets.targets === 'ALL' ? 'every target' : pr.impactedTargets.targets.join(', ')}${pr.impactedTargets.why ? ` — ${pr.impactedTargets.why}` : ''}`,
-          ] as [string, string],
-        ]
+      ? [['  Lane', laneText(pr.impactedTargets.targets, pr.impactedTargets.why)] as [string, string]]
       : []),
     ['Merged by test run', pr.verifiedByTestRun ?? '-'],
     ['Entry id', pr.id],

@@ -26,6 +26,10 @@ export function formatSettings(settings: QueueSettings): string {
   return formatFields(Object.entries(settings).map(([k, v]) => [k, show(k, v)]));
 }
 
+/** What a change means beyond the settings (updateQueue's notes), after a blank line; '' when nothing. */
+export const formatNotes = (notes: readonly string[] | undefined): string =>
+  notes?.length ? `\n\n${notes.join('\n')}` : '';
+
 /** Whether Terraform manages the queue (contract §2.10), as a line under its name; '' when it does not. */
 export function formatManagement(m: Pick<QueueActivity, 'managedBy' | 'driftSince'>): string {
   if (m.managedBy !== 'terraform') return '';

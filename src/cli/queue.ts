@@ -7,7 +7,7 @@ import { CreateQueueRequest, QueueSettingsInput } from '../api/v1/schemas/queue.
 import type { CreateQueueRequest as CreateBody, QueueSettings, UpdateQueueRequest } from '../client/index.js';
 import { withClient, withQueueOptions, type QueueFlags } from './client-options.js';
 import { printJson, printLine } from './output.js';
-import { formatQueue, formatSettings } from './queue-format.js';
+import { formatNotes, formatQueue, formatSettings } from './queue-format.js';
 import { describeQueue, queueAddress } from './queue-address.js';
 import { addSettingOptions, settingsFrom } from './queue-settings-options.js';
 import { UsageError } from './usage-error.js';
@@ -123,7 +123,10 @@ Examples:
           throw new UsageError('Nothing to change: give at least one setting (see greenline queue update --help)');
         const q = await client.updateQueue({ ...address, ...changes } as UpdateQueueRequest);
         if (flags.json) printJson(q);
-        else printLine(`Updated queue ${describeQueue(address)}:\n${formatSettings(q)}`);
+        else {
+          const { notes, ...settings } = q;
+          printLine(`Updated queue ${describeQueue(address)}:\n${formatSettings(settings)}${formatNotes(notes)}`);
+        }
       }),
     );
 

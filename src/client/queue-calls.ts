@@ -9,7 +9,7 @@ import type {
   NotifyRefsMovedResponse,
   Queue,
   QueueRequest,
-  QueueSettings,
+  UpdatedQueue,
   ReportStatusRequest,
   TestRunChanges,
   TestRunChangesRequest,
@@ -27,7 +27,7 @@ export class QueueCalls extends PullRequestCalls {
   }
 
   /** Patch semantics: omitted fields are unchanged. Answers the queue's settings after the change. */
-  updateQueue(body: UpdateQueueRequest, options?: CallOptions): Promise<QueueSettings> {
+  updateQueue(body: UpdateQueueRequest, options?: CallOptions): Promise<UpdatedQueue> {
     return this.json('updateQueue', body, options);
   }
 

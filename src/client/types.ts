@@ -48,6 +48,7 @@ import type {
   QueueRequest as QueueSchema,
   QueueResponse,
   QueueSettings as QueueSettingsSchema,
+  UpdateQueueResponse as UpdateQueueResponseSchema,
   UpdateQueueRequest as UpdateQueueSchema,
 } from '../api/v1/schemas/queue.js';
 import type { TestingDetails as TestingDetailsSchema, TestRunRequest } from '../api/v1/schemas/testing-details.js';
@@ -101,6 +102,8 @@ export type UpdateQueueRequest = Static<typeof UpdateQueueSchema>;
 export type Queue = Static<typeof QueueResponse>;
 /** updateQueue's answer: getQueue's without enqueuedPullRequests. */
 export type QueueSettings = Static<typeof QueueSettingsSchema>;
+/** updateQueue's answer: the settings, and `notes` on what the change means beyond them. */
+export type UpdatedQueue = Static<typeof UpdateQueueResponseSchema>;
 
 export type MetricsQuery = Static<typeof MetricsQuerySchema>;
 export type ReportStatusRequest = Static<typeof ReportStatusSchema>;

@@ -76,6 +76,8 @@ export interface PrOutlook {
   estimatedMergeAt: number | null;
   /** The 10th and 90th percentiles of the model's merge times, epoch ms; null without an estimate. */
   estimatedMergeRange: { p10: number; p90: number } | null;
+  /** Parallel mode, with its impacted targets known: its lane in words (lane-words.ts). */
+  lane?: string;
 }
 
 /** What holds every PR of a queue whose target branch is not known: nothing can be tested on it. */

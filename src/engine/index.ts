@@ -22,6 +22,7 @@ export { adaptiveStatus, DEFAULT_ADAPTIVE_MIN_CONCURRENCY, type AdaptiveStatus }
 export { laneHeads, sharedTargets } from './parallel-graph.js';
 export { dependencyGraph } from './topology.js';
 
+export { laneText } from './lane-words.js';
 export { queueOutlook, WAITING_CODES, type PrOutlook, type WaitingCode, type WaitingOn } from './eta.js';
 export { queueStatistics, STATISTICS_RUNS, type QueueStatistics, type FinishedRun } from './eta-statistics.js';
 export {

@@ -98,14 +98,16 @@ export function commentBody(branch: string, stage: Stage, text: string, link: st
 }
 
 /**
- * Where the PR stands, as a paragraph after the stage's text: its position, what it waits on, and
- * its estimated merge time and range in words (UTC), when the queue knows them; '' otherwise.
+ * Where the PR stands, as a paragraph after the stage's text: its position, what it waits on, its
+ * lane in parallel mode (why it is there), and its estimated merge time and range in words (UTC),
+ * when the queue knows them; '' otherwise.
  */
 export function outlookText(outlook: PrOutlook | undefined): string {
   if (!outlook) return '';
   const parts = [
     ...(outlook.position !== null ? [`Position ${outlook.position} in the queue.`] : []),
     `Waiting on: ${outlook.waitingOn.message}`,
+    ...(outlook.lane ? [`In its lane: ${outlook.lane}.`] : []),
     outlook.estimatedMergeAt !== null
       ? `Estimated merge: ${estimateInWords({ at: outlook.estimatedMergeAt, range: outlook.estimatedMergeRange })} (if its tests pass).`
       : 'Estimated merge: not known yet.',

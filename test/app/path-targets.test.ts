@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { targetsOfPaths } from '../../src/app/path-targets.js';
+import { pathTargetsChangeNote, targetsOfPaths } from '../../src/app/path-targets.js';
 
 const setting = { targets: { web: ['web/**', '*.css'], api: ['api/**'], docs: ['docs/**'] } };
 
@@ -24,5 +24,25 @@ describe('impacted targets from paths', () => {
       targets: ['docs'],
       why: 'its changed paths are not known to impactedTargetsFromPaths: its fallback, docs',
     });
+  });
+});
+
+describe('a change of the setting, in words', () => {
+  it('says it applies to PRs admitted from now on, and how many PRs keep their targets', () => {
+    const web = { targets: { web: ['web/**'] } };
+    expect(pathTargetsChangeNote(null, web, 0)).toBe(
+      'impactedTargetsFromPaths set: it applies to PRs admitted from now on; the queue holds no PR now',
+    );
+    expect(pathTargetsChangeNote(web, { targets: { web: ['web/**', 'ui/**'] } }, 1)).toBe(
+      'impactedTargetsFromPaths changed: it applies to PRs admitted from now on; the PR the queue holds now keeps its impacted targets',
+    );
+    expect(pathTargetsChangeNote(web, null, 3)).toBe(
+      'impactedTargetsFromPaths turned off: it applies to PRs admitted from now on; the 3 PRs the queue holds now keep their impacted targets',
+    );
+  });
+
+  it('says nothing when the setting is written as it was', () => {
+    expect(pathTargetsChangeNote({ targets: { web: ['web/**'] } }, { targets: { web: ['web/**'] } }, 2)).toBeNull();
+    expect(pathTargetsChangeNote(undefined, null, 2)).toBeNull();
   });
 });

@@ -105,6 +105,18 @@ describe('greenline queue', () => {
     expect(human.stdout).toMatch(/^Updated queue github.com\/acme\/web settings:$/m);
     expect(human.stdout).toMatch(/^batch:\s+false$/m);
     expect(human.stdout).toMatch(/^requiredStatuses:\s+not set/m);
+    expect(human.stdout).not.toMatch(/impactedTargetsFromPaths/);
+
+    // A change of impactedTargetsFromPaths says, after the settings, that it applies to PRs admitted after it.
+    const paths = ['--impacted-targets-from-paths', '{"targets":{"web":["web/**"]}}'];
+    const lanes = await s.run(['queue', 'update', ...Q, '--branch', 'settings', ...paths]);
+    expect(lanes.code, lanes.stderr).toBe(0);
+    expect(lanes.stdout).toMatch(
+      /\n\nimpactedTargetsFromPaths set: it applies to PRs admitted from now on; the queue holds no PR now\n?$/,
+    );
+    expect((await s.run(['queue', 'update', ...Q, '--branch', 'settings', ...paths])).stdout).not.toMatch(
+      /applies to PRs admitted/,
+    );
 
     for (const [command, state] of [
       ['pause', 'PAUSED'],

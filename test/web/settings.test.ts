@@ -48,7 +48,7 @@ describe('the settings form, from the schemas', () => {
     const edited = groups.flatMap((g) => g.fields);
     const settable = Object.keys(schemas.input).filter((n) => n in schemas.output);
     const ownSections = ['state', 'freezes', 'quarantinedStatuses', 'autoQuarantine', 'autoQuarantineThreshold'];
-    const own = [...ownSections, 'autoQuarantineMinResults', 'impactedTargetsFromPaths', 'commitMessages'];
+    const own = [...ownSections, 'autoQuarantineMinResults', 'commitMessages'];
     expect(edited.sort()).toEqual(settable.filter((n) => !own.includes(n)).sort());
     // Every setting of today has a group of its own: none falls under "Other settings".
     expect(groups.map((g) => g.title)).toEqual([
@@ -233,5 +233,29 @@ describe("the freezes' changes", () => {
     expect(refusedFreezeField('freezes.oneOff[0].until must be after from')).toBe('until');
     expect(refusedFreezeField('freezes.oneOff[0].reason must not be empty')).toBe('reason');
     expect(refusedFreezeField('freezes are refused')).toBe('until');
+  });
+});
+
+describe('impactedTargetsFromPaths in the form, as JSON', () => {
+  const name = 'impactedTargetsFromPaths';
+  const setting = { targets: { web: ['web/**'] } };
+
+  it('is a JSON field, empty while off', () => {
+    expect(kindOf(schemas.input[name])).toBe('json');
+    expect(formValue('json', settingOf(queueOf(), name), 0)).toBe('');
+    expect(JSON.parse(String(formValue('json', setting, 0)))).toEqual(setting);
+  });
+
+  it('sends the parsed setting, null when emptied, nothing when unchanged, and text that is not JSON as it is', () => {
+    expect(changeOf(name, 'json', '{"targets":{"web":["web/**"]}}', null)).toEqual({ [name]: setting });
+    expect(changeOf(name, 'json', JSON.stringify(setting, null, 2), setting)).toEqual({});
+    expect(changeOf(name, 'json', '  ', setting)).toEqual({ [name]: null });
+    expect(changeOf(name, 'json', '', undefined)).toEqual({});
+    // The server refuses it with a 400 that says the shape, which the page shows.
+    expect(changeOf(name, 'json', '{targets: web}', null)).toEqual({ [name]: '{targets: web}' });
+  });
+
+  it('says the setting in words once saved', () => {
+    expect([valueWords(null, name), valueWords(setting, name)]).toEqual(['off', '{"targets":{"web":["web/**"]}}']);
   });
 });

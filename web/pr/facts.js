@@ -73,6 +73,7 @@ export function Facts({ queueKey, pr }) {
               <dd id="pr-position">${pr.position === null ? 'not admitted yet' : String(pr.position)}</dd>
               <dt>Waiting on</dt>
               <dd id="pr-waiting-on"><${Why} ...${pr.waitingOn} /></dd>
+              ${pr.laneReason ? html`<dt>Lane</dt><dd id="pr-lane">${pr.laneReason}</dd>` : null}
               <dt>Estimated merge</dt>
               <dd id="pr-eta">
                 ${pr.estimatedMergeAt ? html`${time(pr.estimatedMergeAt)} (<${Until} iso=${pr.estimatedMergeAt} />)` : 'unknown'}

@@ -21,17 +21,33 @@ export function formValue(kind, value, inForce) {
     return value === 'auto' ? { auto: true, minutes: String(inForce) } : { auto: false, minutes: String(value ?? '') };
   if (kind === 'list')
     return Array.isArray(value) ? { override: true, items: [...value] } : { override: false, items: [] };
+  if (kind === 'json') return value === undefined || value === null ? '' : JSON.stringify(value, null, 2);
   return value === undefined || value === null ? '' : String(value);
 }
 
-/** A setting's value in words, for "Saved: concurrency 3 → 5". @param {unknown} value */
-export function valueWords(value) {
+/**
+ * A setting's value in words, for "Saved: concurrency 3 → 5"; null is the required statuses' "not set"
+ * unless `name` says another setting's.
+ * @param {unknown} value @param {string} [name]
+ */
+export function valueWords(value, name) {
   if (value === undefined) return 'not set';
-  if (value === null) return "the repository's checks";
+  if (value === null) return name === 'impactedTargetsFromPaths' ? 'off' : "the repository's checks";
+  if (typeof value === 'object' && !Array.isArray(value)) return JSON.stringify(value);
   if (value === true) return 'on';
   if (value === false) return 'off';
   if (Array.isArray(value)) return value.length === 0 ? 'none required' : value.join(', ');
   return String(value);
+}
+
+/** JSON text as its value, '' as null, and text that is not JSON as itself. @param {string} text */
+function jsonOr(text) {
+  if (text.trim() === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 const sameList = (/** @type {unknown} */ a, /** @type {string[]} */ b) =>
@@ -62,6 +78,11 @@ export function changeOf(name, kind, form, value) {
     if (text.trim() === '') return value === undefined ? {} : { [name]: null };
     return Number(text) === value ? {} : { [name]: Number(text) };
   }
+  if (kind === 'json') {
+    // Empty: null (off). Text that is not JSON is sent as it is: the server's 400 says the shape it expects.
+    const parsed = jsonOr(text);
+    return JSON.stringify(parsed) === JSON.stringify(value ?? null) ? {} : { [name]: parsed };
+  }
   if (kind === 'select') return text.toLowerCase() === String(value).toLowerCase() ? {} : { [name]: text };
   return text === value ? {} : { [name]: text };
 }
@@ -89,7 +110,7 @@ export function changesOf(names, kind, shown, q) {
  * @param {string[]} changed @param {QueueSettings} before @param {QueueSettings} after
  */
 export const savedText = (changed, before, after) =>
-  `Saved: ${changed.map((name) => `${name} ${valueWords(settingOf(before, name))} → ${valueWords(settingOf(after, name))}`).join('; ')}.`;
+  `Saved: ${changed.map((name) => `${name} ${valueWords(settingOf(before, name), name)} → ${valueWords(settingOf(after, name), name)}`).join('; ')}.`;
 
 /** The name of `names` a server message names first ("body/ciRetries must be …"), or null. @param {string} message @param {string[]} names */
 function fieldNamed(message, names) {

@@ -79,6 +79,9 @@ function Setting({ name, schema, kind, value, onChange, error, activity }) {
   } else if (kind === 'list') {
     input = html`<${StatusList} name=${name} value=${/** @type {ListValue} */ (value)} onChange=${onChange}
       describedBy=${described} />`;
+  } else if (kind === 'json') {
+    input = html`<textarea ...${common} rows="4" spellcheck="false" class="mono" value=${value}
+      placeholder="not set (JSON)" onInput=${onText}></textarea>`;
   } else {
     input = html`<input type="text" ...${common} value=${value} onInput=${onText} />`;
   }

@@ -11,13 +11,12 @@
  *   items?: Schema, properties?: Record<string, Schema> }} Schema
  */
 /** updateQueue's settings (`input`) and getQueue's fields (`output`), by name. @typedef {{ input: Record<string, Schema>, output: Record<string, Schema> }} Schemas */
-/** @typedef {'number' | 'text' | 'select' | 'checkbox' | 'timeout' | 'list'} Kind */
+/** @typedef {'number' | 'text' | 'select' | 'checkbox' | 'timeout' | 'list' | 'json'} Kind */
 /** A group of the form: its settings, and values getQueue answers that only show (`readouts`). @typedef {{ title: string, fields: string[], readouts?: string[] }} Group */
 
 /**
  * Settings with a section of their own rather than a field of the form; the quarantine settings are
  * set through updateQueue (the form's list field is the required-statuses override) and shown on the queue page;
- * impactedTargetsFromPaths (target names with their globs) is set through updateQueue or `greenline queue update`.
  * the commit message templates are set through updateQueue or `greenline queue update --commit-messages`.
  */
 const OWN_SECTIONS = [
@@ -27,7 +26,6 @@ const OWN_SECTIONS = [
   'autoQuarantine',
   'autoQuarantineThreshold',
   'autoQuarantineMinResults',
-  'impactedTargetsFromPaths',
   'commitMessages',
 ];
 
@@ -44,6 +42,7 @@ const GROUPS = [
       'canOptimisticallyMerge',
       'optimizationMode',
       'testBranchConstructionMode',
+      'impactedTargetsFromPaths',
     ],
   },
   { title: 'Batching', fields: ['batch', 'batchingMinSize', 'batchingMaxWaitTimeMinutes', 'riskAwareBatching'] },
@@ -87,6 +86,7 @@ const ABSENT = {
   autoQuarantine: 'off',
   autoQuarantineThreshold: 0.1,
   autoQuarantineMinResults: 20,
+  impactedTargetsFromPaths: null,
 };
 
 /** The largest integer the schemas allow where they mean "no upper bound". */
@@ -103,6 +103,7 @@ export function kindOf(schema) {
   if (types.includes('integer') && types.includes('string')) return 'timeout';
   if (types.includes('boolean')) return 'checkbox';
   if (types.includes('array')) return 'list';
+  if (types.includes('object')) return 'json';
   if (types.includes('integer') || types.includes('number')) return 'number';
   return 'text';
 }

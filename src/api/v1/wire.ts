@@ -64,6 +64,7 @@ export function outlookOut(outlook: PrOutlook | null) {
       outlook?.estimatedMergeRange != null
         ? { p10: iso(outlook.estimatedMergeRange.p10), p90: iso(outlook.estimatedMergeRange.p90) }
         : null,
+    ...(outlook?.lane ? { laneReason: outlook.lane } : {}),
   };
 }
 

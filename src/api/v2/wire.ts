@@ -57,6 +57,8 @@ export function configOut(c: QueueConfig) {
     mergeMethod: camel(c.mergeMethod),
     testBranchConstructionMode: camel(c.testBranchConstructionMode),
     enqueueingLabel: c.enqueueingLabel,
+    // Extension: present only while set, as in v1.
+    ...(c.impactedTargetsFromPaths ? { impactedTargetsFromPaths: c.impactedTargetsFromPaths } : {}),
   };
 }
 

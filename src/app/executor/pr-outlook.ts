@@ -4,6 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import {
+  laneText,
   queueOutlook,
   queueStatistics,
   STATISTICS_RUNS,
@@ -35,6 +36,12 @@ export async function outlookOf(
   // Bisection runs are stored beside main ones; twice the window leaves room for them.
   const stats = queueStatistics(await listFinishedRuns(db, queueId, 2 * STATISTICS_RUNS));
   const outlook = queueOutlook(snapshot, stats, now);
+  if (snapshot.config.mode === 'parallel')
+    for (const e of snapshot.entries) {
+      const o = outlook.get(e.prNumber);
+      if (o && e.impactedTargets !== null)
+        outlook.set(e.prNumber, { ...o, lane: laneText(e.impactedTargets, e.impactedTargetsWhy) });
+    }
   computed.set(snapshot, { at: now, outlook });
   return outlook;
 }

@@ -6,6 +6,8 @@ import { markConfigWrite } from '../../store/queues.js';
 import { queueOfOrg } from '../request-scope.js';
 import type { QueueService } from '../service-port.js';
 import { changesOf } from '../../audit/audit-log.js';
+import { isTerminal } from '../../engine/types.js';
+import { pathTargetsChangeNote } from '../path-targets.js';
 import { noteOf, placeOf } from './audit-notes.js';
 import { configPatch } from './request-checks.js';
 import { queueView, type ServiceDeps } from './service-deps.js';
@@ -40,14 +42,24 @@ export function queueSettings(
         alsoInTransaction: (trx: Transaction<Database>) => markConfigWrite(trx, queue.id, source === 'terraform', at),
       };
       const place = placeOf(repo, queue.target_branch);
+      // What the write means that the settings alone do not say, for the caller.
+      let notes: string[] = [];
       if (Object.keys(patch).length > 0)
         await deps.executor.applyOrThrow(
           queue.id,
           { kind: 'updateConfig', at, patch, ...(refuseWhileSwitching ? { refuseWhileSwitching } : {}) },
           {
             ...marked,
-            audit: (before, after) =>
-              noteOf(ctx, at, 'queue.update', place, changesOf({ ...before.config }, { ...after.config })),
+            audit: (before, after) => {
+              const admitted = before.entries.filter((e) => !isTerminal(e.state)).length;
+              const note = pathTargetsChangeNote(
+                before.config.impactedTargetsFromPaths,
+                after.config.impactedTargetsFromPaths,
+                admitted,
+              );
+              notes = note ? [note] : [];
+              return noteOf(ctx, at, 'queue.update', place, changesOf({ ...before.config }, { ...after.config }));
+            },
           },
         );
       if (state !== undefined)
@@ -60,7 +72,7 @@ export function queueSettings(
               noteOf(ctx, at, STATE_ACTIONS[state], place, { state: { from: before.state, to: after.state } }),
           },
         );
-      return queueView(deps, queue.id);
+      return { ...(await queueView(deps, queue.id)), notes };
     },
   };
 }

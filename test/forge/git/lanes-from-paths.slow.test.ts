@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitForge } from '../../../src/forge/git/index.js';
+import { outlookText } from '../../../src/forge/presence.js';
 import type { QueueKey } from '../../../src/app/service-port.js';
 import { git } from '../../../src/git/git.js';
 import { makeGitFixture, type GitFixture } from '../../helpers/git-fixture.js';
@@ -69,6 +70,10 @@ describe('lanes from paths', () => {
       impactedTargets: ['web', 'api'],
       impactedTargetsWhy: 'touches web/** (web); api/** (api)',
     });
+    // Its outlook says why it is in its lane: the API's laneReason and the forge's comment use these words.
+    const three = (await view(3)).outlook;
+    expect(three?.lane).toBe('web, api — touches web/** (web); api/** (api)');
+    expect(outlookText(three ?? undefined)).toContain('In its lane: web, api — touches web/** (web); api/** (api).');
     expect((await view(4)).entry).toMatchObject({
       impactedTargets: 'ALL',
       impactedTargetsWhy: 'its paths match no glob of impactedTargetsFromPaths: its fallback, every target',

@@ -5,7 +5,7 @@ import { queueKey } from '../parse-input.js';
 import { toQueueUpdate } from '../queue-update.js';
 import type { Route } from '../../route-deps.js';
 import { replies } from '../schemas/common.js';
-import { QueueSettings, UpdateQueueRequest } from '../schemas/queue.js';
+import { UpdateQueueRequest, UpdateQueueResponse } from '../schemas/queue.js';
 import { queueSettings } from '../wire.js';
 
 /**
@@ -13,6 +13,7 @@ import { queueSettings } from '../wire.js';
  * its PR list (Terraform reads every setting back from this reply). A write from Terraform marks the
  * queue managed by it; a later write from anything else marks it changed outside Terraform. That mark
  * is not in this reply, whose fields Terraform's provider parses, but in the dashboard's endpoints.
+ * `notes` says in words what a change means beyond the settings (impactedTargetsFromPaths).
  */
 export const updateQueue: Route<QueueService> = (app, { service, enumCase }) => {
   app.post(
@@ -23,7 +24,7 @@ export const updateQueue: Route<QueueService> = (app, { service, enumCase }) => 
         summary: "Change a queue's state or settings",
         tags: ['Queues'],
         body: UpdateQueueRequest,
-        response: replies(QueueSettings),
+        response: replies(UpdateQueueResponse),
       },
     },
     async (request) => {
@@ -33,7 +34,8 @@ export const updateQueue: Route<QueueService> = (app, { service, enumCase }) => 
         toQueueUpdate(request.body),
         configSource(request.headers),
       );
-      return queueSettings(view.snapshot, enumCase(request.headers), view.at);
+      const notes = view.notes?.length ? { notes: [...view.notes] } : {};
+      return { ...queueSettings(view.snapshot, enumCase(request.headers), view.at), ...notes };
     },
   );
 };

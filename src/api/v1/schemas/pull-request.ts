@@ -166,6 +166,13 @@ export function OutlookProperties() {
           'not ready, failing, paused or frozen queue, concluded)',
       }),
     ),
+    laneReason: Type.Optional(
+      Type.String({
+        description:
+          'greenline extension, parallel mode: the targets of its lane and why, in words: ' +
+          '"web — touches web/** (web)"; present while the queue holds it with its targets known',
+      }),
+    ),
     estimatedMergeRange: Nullable(
       Type.Object(
         {

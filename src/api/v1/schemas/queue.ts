@@ -20,6 +20,25 @@ export const TEST_BRANCH_CONSTRUCTION_MODES = ['rename_temp_branch', 'push_new_b
 export const ADAPTIVE_MODES = ['off', 'on'] as const;
 export const AUTO_QUARANTINE_MODES = ['off', 'on'] as const;
 
+/** The `impactedTargetsFromPaths` setting (extension, app/path-targets.ts), as v1 and v2 take it. */
+export const PathTargetsSetting = Type.Object(
+  {
+    targets: Type.Record(Type.String({ minLength: 1 }), Type.Array(Name(), { minItems: 1 }), {
+      description: 'Each target name with the path globs (minimatch) that impact it',
+    }),
+    fallback: Type.Optional(
+      Type.Array(Name(), { description: 'Targets of a PR whose paths match no glob; absent: every target' }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Extension, default null = off: in parallel mode, the impacted targets of a PR without uploaded ones, ' +
+      'computed from its changed paths at its admission. A change applies to PRs admitted after it; ' +
+      'PRs already admitted keep their targets',
+  },
+);
+
 /**
  * The `freezes` setting (extension, freeze.ts). The engine checks what a schema cannot (time zones,
  * cron expressions, until after from) and names the field in its message.
@@ -210,25 +229,7 @@ export const QueueSettingsInput = {
     description: 'Extension, default 20: results a status needs before it is quarantined or lifted',
     'x-expected': `an integer from 1 to ${STATUS_RESULTS_KEPT}`,
   }),
-  impactedTargetsFromPaths: Nullable(
-    Type.Object(
-      {
-        targets: Type.Record(Type.String({ minLength: 1 }), Type.Array(Name(), { minItems: 1 }), {
-          description: 'Each target name with the path globs (minimatch) that impact it',
-        }),
-        fallback: Type.Optional(
-          Type.Array(Name(), { description: 'Targets of a PR whose paths match no glob; absent: every target' }),
-        ),
-      },
-      {
-        additionalProperties: false,
-        description:
-          'Extension, default null = off: in parallel mode, the impacted targets of a PR without uploaded ones, ' +
-          'computed from its changed paths at its admission. A change applies to PRs admitted after it; ' +
-          'PRs already admitted keep their targets',
-      },
-    ),
-  ),
+  impactedTargetsFromPaths: Nullable(PathTargetsSetting),
   commitMessages: CommitMessagesInput,
 };
 
@@ -371,6 +372,17 @@ export const QueueSettingsProperties = {
 };
 
 export const QueueSettings = Type.Object(QueueSettingsProperties);
+
+export const UpdateQueueResponse = Type.Object({
+  ...QueueSettingsProperties,
+  notes: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        'Extension: what the change means, in words, beyond the settings, present only then: ' +
+        '"impactedTargetsFromPaths changed: it applies to PRs admitted from now on; …"',
+    }),
+  ),
+});
 
 export const QueueResponse = Type.Object({
   ...QueueSettingsProperties,

@@ -3,6 +3,8 @@ import type { QueueUpdate } from '../../../app/service-port.js';
 import { MAX_CONCURRENCY } from '../../../engine/index.js';
 import type { QueueConfig } from '../../../engine/types.js';
 import { configSource } from '../../config-source.js';
+import { Nullable } from '../../v1/schemas/common.js';
+import { PathTargetsSetting } from '../../v1/schemas/queue.js';
 import { invalid, V2Error } from '../errors.js';
 import { queueOf } from '../lookups.js';
 import { callerOf } from '../caller.js';
@@ -46,6 +48,7 @@ export const ConfigPatch = Body(
     mergeMethod: oneOf('mergeCommit', 'squash', 'rebase'),
     testBranchConstructionMode: oneOf('renameTempBranch', 'pushNewBranchFromTemp'),
     enqueueingLabel: Type.Optional(Type.String({ minLength: 1 })),
+    impactedTargetsFromPaths: Type.Optional(Nullable(PathTargetsSetting)),
   },
   'A JSON Merge Patch of the config: absent keys are left alone; requiredStatuses [] clears the list',
 );
@@ -78,6 +81,7 @@ export function configUpdate(p: Record<string, unknown>): QueueUpdate {
     areStateLabelsEnabled: 'stateLabelsEnabled',
     directMergeMode: 'directMergeMode',
     enqueueingLabel: 'enqueueingLabel',
+    impactedTargetsFromPaths: 'impactedTargetsFromPaths',
   };
   const update: Record<string, unknown> = {};
   for (const [from, to] of Object.entries(renames)) if (p[from] !== undefined) update[to] = p[from];
@@ -111,15 +115,19 @@ export const updateMergeQueueConfig: V2Route = (app, { service }) => {
       const ctx = callerOf(request);
       const update = configUpdate(request.body);
       // A queue switching modes refuses the write (SWITCHING_MODES: 409 MODE_CHANGE_IN_PROGRESS).
-      if (Object.keys(update).length > 0)
-        await service.updateQueue(
-          ctx,
-          handle.key,
-          { ...update, refuseWhileSwitching: true },
-          configSource(request.headers),
-        );
+      const written =
+        Object.keys(update).length > 0
+          ? await service.updateQueue(
+              ctx,
+              handle.key,
+              { ...update, refuseWhileSwitching: true },
+              configSource(request.headers),
+            )
+          : undefined;
       const after = await queueOf(service, request, handle.shortId);
-      return mergeQueueOut(after, (await service.getQueue(ctx, handle.key)).snapshot);
+      // Extension: what the change means beyond the config, in words (as v1's updateQueue says it).
+      const notes = written?.notes?.length ? { notes: written.notes } : {};
+      return { ...mergeQueueOut(after, (await service.getQueue(ctx, handle.key)).snapshot), ...notes };
     },
   );
 };
