@@ -52,7 +52,13 @@ const GROUPS = [
   },
   {
     title: 'Required statuses and CI',
-    fields: ['requiredStatuses', 'ciRetries', 'requiredStatusStartTimeoutMinutes', 'allSkippedPasses'],
+    fields: [
+      'requiredStatuses',
+      'ciRetries',
+      'requiredStatusStartTimeoutMinutes',
+      'allSkippedPasses',
+      'tryConcurrency',
+    ],
   },
   { title: 'Merging', fields: ['mergeMethod', 'directMergeMode', 'notReadyTimeoutHours'] },
   {
@@ -80,6 +86,7 @@ const ABSENT = {
   requiredStatusStartTimeoutMinutes: 0,
   adaptiveMode: 'off',
   allSkippedPasses: false,
+  tryConcurrency: 1,
   quarantinedStatuses: [],
   autoQuarantine: 'off',
   autoQuarantineThreshold: 0.1,

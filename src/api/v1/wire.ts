@@ -161,6 +161,7 @@ export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase, at: n
     ...(c.testingTimeoutAuto ? { testingTimeoutMinutesInForce: testingTimeoutInForceOf(snapshot) } : {}),
     ...(c.ciRetries ? { ciRetries: c.ciRetries } : {}),
     ...(c.allSkippedPasses ? { allSkippedPasses: true } : {}),
+    ...(c.tryConcurrency !== undefined ? { tryConcurrency: c.tryConcurrency } : {}),
     ...(c.requiredStatusStartTimeoutMinutes
       ? { requiredStatusStartTimeoutMinutes: c.requiredStatusStartTimeoutMinutes }
       : {}),
