@@ -137,10 +137,15 @@ export function formatTry(t: TryBuild): string {
           .map((n) => `#${n}`)
           .join(', ')} ahead`
       : '';
+  const built = t.baseSha
+    ? [
+        `  built${base}${prs}${t.onQueue ? ' (on top of the queue)' : ''}${t.testSha ? `, tested ${t.testSha.slice(0, 7)}` : ''}`,
+      ]
+    : [];
   return [
     `Try of PR #${t.prNumber} (${t.headSha.slice(0, 7)}): ${t.state.toUpperCase()}`,
     `  ${t.detail}`,
-    `  built${base}${prs}${t.onQueue ? ' (on top of the queue)' : ''}${t.testSha ? `, tested ${t.testSha.slice(0, 7)}` : ''}`,
+    ...built,
     `  asked by ${t.requestedBy} at ${t.createdAt}`,
   ].join('\n');
 }
