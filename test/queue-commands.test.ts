@@ -9,9 +9,15 @@ describe('comment commands', () => {
     ['/greenline merge --priority=10', { kind: 'merge', priority: '10', noBatch: false }],
     ['/greenline cancel', { kind: 'cancel' }],
     ['/trunk cancel now', { kind: 'invalid', message: '/trunk cancel takes no options, got now' }],
+    ['/greenline try', { kind: 'try', onQueue: false }],
+    ['/greenline try --on-queue', { kind: 'try', onQueue: true }],
+    ['/trunk try --fast', { kind: 'invalid', message: 'unknown option --fast of /trunk try: use --on-queue' }],
     [
       '/greenline stack',
-      { kind: 'invalid', message: 'unknown command /greenline stack: use /greenline merge or /greenline cancel' },
+      {
+        kind: 'invalid',
+        message: 'unknown command /greenline stack: use /greenline merge, /greenline cancel or /greenline try',
+      },
     ],
     ['/greenline merge --priority', { kind: 'invalid', message: expect.stringMatching(/needs a value/) }],
     [

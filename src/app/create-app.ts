@@ -35,6 +35,7 @@ import { NotifyAdmin } from '../notify/admin.js';
 import { QueueLeases } from './cluster/queue-leases.js';
 import { takeOverQueues } from './executor/queue-takeover.js';
 import { RetentionSweeper } from './cluster/retention.js';
+import { TryBuilds } from './try-builds.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -42,6 +43,11 @@ export interface AppDeps {
   forges: Partial<Record<RepoBinding['forge'], ForgePort>>;
   /** Builds the CI adapter around the sink where it must report statuses. */
   createCi: (onStatus: CiStatusSink) => CiPort;
+  /**
+   * Builds the CI try builds run on (app/try-builds.ts), around its own sink: runner slots apart from
+   * the queue's. Absent: the server runs no try builds.
+   */
+  createTryCi?: (onStatus: CiStatusSink) => CiPort;
   pollIntervalMs: number;
   /** Forges whose changes arrive by webhook: the poller reads their queues as a safety net, with backoff. */
   webhookForges?: readonly RepoBinding['forge'][];
@@ -77,6 +83,8 @@ export interface App {
   notifier: DeliveryWorker<NotifySubscriptionRow>;
   /** Deletes finished work records past their retention. */
   retention: RetentionSweeper;
+  /** Try builds; null when the server runs no CI for them. */
+  tries: TryBuilds | null;
   /** Starts the queue leases, the effect runner, the poller, the webhook delivery worker and the retention sweep. */
   start(): void;
   /** Stops them and waits for work in flight. */
@@ -104,6 +112,19 @@ export function createApp(deps: AppDeps): App {
   });
   const ciOutcome = new CiOutcome({ db, executor, clock, ...(logger ? { logger } : {}) });
   const adapters: Adapters = { forges: deps.forges, ci: deps.createCi(ciOutcome.sink) };
+  const createTryCi = deps.createTryCi;
+  const tries = createTryCi
+    ? new TryBuilds({
+        db,
+        clock,
+        newId,
+        executor,
+        forges: deps.forges,
+        createCi: createTryCi,
+        pollIntervalMs: deps.pollIntervalMs,
+        ...(logger ? { logger: logger.child({ part: 'tries' }) } : {}),
+      })
+    : null;
   const policy = deps.webhookPolicy;
   /** The worker of one delivery outbox; its log lines carry `part`. */
   const deliveryWorker = <S extends DeliverySubscription>(outbox: Outbox<S>, part: string) =>
@@ -128,6 +149,7 @@ export function createApp(deps: AppDeps): App {
         queueIds,
         formerHolders,
       );
+      await tries?.queuesTaken(queueIds);
       // After the leases count the queues as held (once this resolves), so that their work is driven here.
       setImmediate(() => {
         effectsDue.emit();
@@ -192,12 +214,17 @@ export function createApp(deps: AppDeps): App {
       onWork: () => webhooks.wake(),
     }),
     notifications: new NotifyAdmin({ db, clock, ...(policy ? { policy } : {}) }),
-    readQueues: (repo, refs) => poller.refsMoved(repo, refs),
+    tries,
+    readQueues: async (repo, refs) => {
+      await tries?.prsMoved(repo.id);
+      return poller.refsMoved(repo, refs);
+    },
   });
   const forgeObservations = new ForgeObservations({
     db,
     executor,
     service,
+    tries,
     ciOutcome,
     adapters,
     clock,
@@ -215,6 +242,7 @@ export function createApp(deps: AppDeps): App {
     webhooks,
     notifier,
     retention,
+    tries,
     start() {
       leases.start();
       runner.start();
@@ -229,10 +257,12 @@ export function createApp(deps: AppDeps): App {
       webhooks.start();
       notifier.start();
       retention.start();
+      tries?.start();
     },
     async stop() {
       await notifications?.stop();
       notifications = null;
+      await tries?.stop();
       await poller.stop();
       await runner.stop();
       await webhooks.stop();

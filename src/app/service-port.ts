@@ -261,9 +261,41 @@ export interface RefsService {
   ): Promise<{ queuesRead: number }>;
 }
 
+/** A try build of a PR (app/try-builds.ts): built with its target and tested by the queue's CI, not queued. */
+export interface TryBuildView {
+  id: string;
+  prNumber: number;
+  /** The PR head tried. */
+  headSha: string;
+  /** Built on top of the PRs queued ahead, rather than on the target head alone. */
+  onQueue: boolean;
+  state: 'queued' | 'building' | 'testing' | 'passed' | 'failed' | 'cancelled';
+  /** Where it stands or how it ended, in words. */
+  detail: string;
+  /** The target head it was built on, once building. */
+  baseSha?: string;
+  /** The PRs merged onto the base, in order, the tried PR last. */
+  prNumbers: number[];
+  /** The commit tested, once built. */
+  testSha?: string;
+  /** Who asked for it: the API token's name or the forge user who commented. */
+  requestedBy: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Try builds: a PR tested by the queue's CI without being queued. */
+export interface TryService {
+  /** Starts a try of the PR (one at a time per PR); answers it as it starts. */
+  tryPullRequest(ctx: AuthContext, key: QueueKey, req: { prNumber: number; onQueue?: boolean }): Promise<TryBuildView>;
+  /** The PR's latest try in the queue; null when it never had one. */
+  getPullRequestTry(ctx: AuthContext, key: QueueKey, prNumber: number): Promise<TryBuildView | null>;
+}
+
 /** The whole service: what the HTTP API serves. */
 export type MergeQueueService = AuthService &
   RefsService &
+  TryService &
   QueueService &
   PullRequestService &
   TestRunService &

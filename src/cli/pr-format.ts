@@ -1,5 +1,5 @@
-/** Human-readable forms of a submitted PR and of a list of PRs. */
-import type { PullRequestItem, QueueRequest, SubmittedPullRequest } from '../client/index.js';
+/** Human-readable forms of a submitted PR, of a list of PRs and of a try build. */
+import type { PullRequestItem, QueueRequest, SubmittedPullRequest, TryBuild } from '../client/index.js';
 import { laneText } from '../engine/lane-words.js';
 import { estimateInWords } from '../lib/estimate-words.js';
 import { formatFields, formatTable, yesNo } from './output.js';
@@ -118,4 +118,27 @@ export function formatPrList(prs: PullRequestItem[], more: boolean, now = Date.n
     ]),
   );
   return more ? `${table}\n(more: raise --limit)` : table;
+}
+
+/** A try build in lines: its state and why, what it was built on, the commit tested. */
+export function formatTry(t: TryBuild): string {
+  const base = t.baseSha ? ` on ${t.baseSha.slice(0, 7)}` : '';
+  const prs =
+    t.prNumbers.length > 1
+      ? ` with ${t.prNumbers
+          .slice(0, -1)
+          .map((n) => `#${n}`)
+          .join(', ')} ahead`
+      : '';
+  const built = t.baseSha
+    ? [
+        `  built${base}${prs}${t.onQueue ? ' (on top of the queue)' : ''}${t.testSha ? `, tested ${t.testSha.slice(0, 7)}` : ''}`,
+      ]
+    : [];
+  return [
+    `Try of PR #${t.prNumber} (${t.headSha.slice(0, 7)}): ${t.state.toUpperCase()}`,
+    `  ${t.detail}`,
+    ...built,
+    `  asked by ${t.requestedBy} at ${t.createdAt}`,
+  ].join('\n');
 }

@@ -1,4 +1,4 @@
-/** `greenline pr submit | cancel | restart | status | list`: pull requests in a queue, over HTTP. */
+/** `greenline pr submit | cancel | restart | try | status | list`: pull requests in a queue, over HTTP. */
 import { Command } from 'commander';
 import {
   waitForPullRequest,
@@ -9,7 +9,7 @@ import {
 } from '../client/index.js';
 import { withClient, withQueueOptions, type QueueFlags } from './client-options.js';
 import { formatTable, printJson, printLine } from './output.js';
-import { formatPrList, formatPrStatus, formatReasonLine } from './pr-format.js';
+import { formatPrList, formatPrStatus, formatReasonLine, formatTry } from './pr-format.js';
 import { describeQueue, parsePrNumber, queueAddress, queueFlags } from './queue-address.js';
 import { UsageError } from './usage-error.js';
 import { pullRequestIdOf } from './v2-ids.js';
@@ -172,6 +172,37 @@ Example:
           }),
         },
       ),
+    );
+
+  withQueueOptions(pr.command('try'))
+    .description(
+      "try a pull request: build it with the target branch head (or on top of the queue) and run the queue's CI on it, without queueing it; or, with --status, show its latest try",
+    )
+    .argument('<number>', 'pull request number')
+    .option('--on-queue', 'build it on top of the PRs queued ahead, not on the target head alone')
+    .option('--status', 'show its latest try instead of starting one')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ greenline pr try 42 --repo github.com/acme/web --branch main
+  $ greenline pr try 42 --repo github.com/acme/web --branch main --on-queue
+  $ greenline pr try 42 --repo github.com/acme/web --branch main --status`,
+    )
+    .action((number: string, flags: QueueFlags & { onQueue?: boolean; status?: boolean }) =>
+      withClient(flags, async ({ client, settings }) => {
+        const request = prRequest(queueAddress(settings), number);
+        if (flags.status && flags.onQueue) throw new UsageError('--status shows a try: it takes no --on-queue');
+        const found = flags.status
+          ? (await client.getPullRequestTry(request)).try
+          : await client.tryPullRequest({ ...request, ...(flags.onQueue ? { onQueue: true } : {}) });
+        if (flags.json) return printJson(flags.status ? { try: found } : found);
+        printLine(
+          found
+            ? formatTry(found)
+            : `PR #${request.pr.number} has had no try in ${describeQueue(request)}: \`greenline pr try ${number}${queueFlags(settings)}\` starts one.`,
+        );
+      }),
     );
 
   withWaitOptions(withQueueOptions(pr.command('status')), 'wait until the PR is merged, failed or cancelled')

@@ -22,6 +22,8 @@ export const ENDPOINTS = {
   getMergeQueueMetrics: { method: 'GET', path: '/v1/getMergeQueueMetrics' },
   reportStatus: { method: 'POST', path: '/v1/reportStatus' },
   getTestRunChanges: { method: 'POST', path: '/v1/getTestRunChanges' },
+  tryPullRequest: { method: 'POST', path: '/v1/tryPullRequest' },
+  getPullRequestTry: { method: 'POST', path: '/v1/getPullRequestTry' },
   notifyRefsMoved: { method: 'POST', path: '/v1/notifyRefsMoved' },
   getTestRunLog: { method: 'POST', path: '/v1/getTestRunLog' },
   createWebhook: { method: 'POST', path: '/v1/createWebhook' },

@@ -8,6 +8,7 @@ import type {
   ListPullRequestsResponse,
   ListTestingResultsRequest,
   PullRequestRequest,
+  PullRequestTry,
   SetImpactedTargetsRequest,
   SubmitPullRequestRequest,
   SubmittedPullRequest,
@@ -15,6 +16,8 @@ import type {
   TestingDetails,
   TestingDetailsRequest,
   TestingResults,
+  TryBuild,
+  TryPullRequestRequest,
 } from './types.js';
 
 export class PullRequestCalls extends Transport {
@@ -34,6 +37,16 @@ export class PullRequestCalls extends Transport {
 
   restartTestsOnPullRequest(body: PullRequestRequest, options?: CallOptions): Promise<EmptyResponse> {
     return this.json('restartTestsOnPullRequest', body, options);
+  }
+
+  /** Starts a try build of a PR: tested with its target by the queue's CI, not queued. */
+  tryPullRequest(body: TryPullRequestRequest, options?: CallOptions): Promise<TryBuild> {
+    return this.json('tryPullRequest', body, options);
+  }
+
+  /** The PR's latest try build; `try` is null when it never had one. */
+  getPullRequestTry(body: PullRequestRequest, options?: CallOptions): Promise<PullRequestTry> {
+    return this.json('getPullRequestTry', body, options);
   }
 
   getSubmittedPullRequest(body: GetSubmittedPullRequestRequest, options?: CallOptions): Promise<SubmittedPullRequest> {

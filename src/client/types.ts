@@ -29,6 +29,7 @@ import type {
 } from '../api/v1/schemas/extensions.js';
 import type { MetricsQuery as MetricsQuerySchema } from '../api/v1/schemas/metrics.js';
 import type { CurrentToken as CurrentTokenSchema } from '../api/v1/schemas/tokens.js';
+import type { PrTry, TryBuild as TryBuildSchema, TryRequest } from '../api/v1/schemas/try-builds.js';
 import type {
   GetSubmittedBatchRequest,
   GetSubmittedRequest,
@@ -81,6 +82,12 @@ export type SubmitPullRequestRequest = Static<typeof SubmitRequest>;
 /** `repo`, `targetBranch` and `pr.number`: cancelPullRequest and restartTestsOnPullRequest. */
 export type PullRequestRequest = Static<typeof PrRequest>;
 export type GetSubmittedPullRequestRequest = Static<typeof GetSubmittedRequest>;
+/** tryPullRequest: the queue, `pr.number` and `onQueue`. */
+export type TryPullRequestRequest = Static<typeof TryRequest>;
+/** A try build (tryPullRequest's answer). */
+export type TryBuild = Static<typeof TryBuildSchema>;
+/** getPullRequestTry's answer: the PR's latest try, null when none. */
+export type PullRequestTry = Static<typeof PrTry>;
 export type SubmittedPullRequest = Static<typeof SubmittedPr>;
 export type GetSubmittedPullRequestsRequest = Static<typeof GetSubmittedBatchRequest>;
 export type SubmittedPullRequests = Static<typeof SubmittedBatch>;

@@ -104,7 +104,8 @@ const SERVER_SETTINGS = {
     default: 2,
     env: 'GREENLINE_CI_MAX_PARALLEL',
     flag: '--ci-max-parallel <n>',
-    description: 'how many built-in CI commands run at once (default 2)',
+    description:
+      "how many built-in CI commands run at once for the queues' test runs (default 2); try builds have as many runner slots again, of their own",
   }),
   /**
    * Length of a queue lease: the instance driving a queue renews it every third of this; when that

@@ -68,6 +68,7 @@ const CHECKS: Record<keyof QueueConfig, Check> = {
   requiredStatusStartTimeoutMinutes: int(0),
   testingTimeoutAuto: bool,
   allSkippedPasses: bool,
+  tryConcurrency: int(1),
   quarantinedStatuses: (v) =>
     Array.isArray(v) && v.every((s) => typeof s === 'string' && s.length > 0)
       ? null

@@ -232,6 +232,11 @@ export interface QueueConfig {
    */
   allSkippedPasses?: boolean;
   /**
+   * greenline extension, absent = 1: how many try builds of the queue's PRs (app/try-builds.ts) are
+   * built and tested at once, on runner slots of their own.
+   */
+  tryConcurrency?: number;
+  /**
    * greenline extension (`testingTimeoutMinutes: "auto"` on the wire), absent = false: the testing
    * timeout follows the durations of the queue's recent successful runs; `testingTimeoutMinutes`
    * stays the value used until enough runs are known (ci-retries.ts, `testingTimeoutInForce`).

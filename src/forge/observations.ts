@@ -15,6 +15,8 @@ import type { CiStatus } from './port.js';
 export type QueueCommand =
   | { kind: 'merge'; priority?: string; noBatch: boolean; message?: string }
   | { kind: 'cancel' }
+  /** `/greenline try [--on-queue]`: a try build of the PR (app/try-builds.ts), not queued. */
+  | { kind: 'try'; onQueue: boolean }
   | { kind: 'invalid'; message: string };
 
 export type ForgeObservation =
@@ -63,8 +65,9 @@ const PREFIX = /^\/(greenline|trunk)\s+(\S+)(.*)$/;
 
 /**
  * The command in a PR comment (contract §6.11): `/greenline merge [--priority P | -p P | --priority=P]
- * [--no-batch] [--message "…" | -m "…" | --message="…"]` or `/greenline cancel`; a value may be
- * quoted with " or ' (`\"` inside double quotes); `/trunk …` is accepted too, for teams moving from Trunk. The
+ * [--no-batch] [--message "…" | -m "…" | --message="…"]`, `/greenline cancel` or `/greenline try
+ * [--on-queue]`; a value may be quoted with " or ' (`\"` inside double quotes); `/trunk …` is accepted
+ * too, for teams moving from Trunk. The
  * first line of the comment that starts with one of the prefixes is the command; null when none does.
  */
 export function parseQueueCommand(body: string): QueueCommand | null {
@@ -80,8 +83,17 @@ export function parseQueueCommand(body: string): QueueCommand | null {
       ? { kind: 'cancel' }
       : { kind: 'invalid', message: `/${prog} cancel takes no options, got ${args.join(' ')}` };
   }
+  if (verb === 'try') {
+    const unknown = args.filter((a) => a !== '--on-queue');
+    return unknown.length === 0
+      ? { kind: 'try', onQueue: args.length > 0 }
+      : { kind: 'invalid', message: `unknown option ${unknown.join(' ')} of /${prog} try: use --on-queue` };
+  }
   if (verb !== 'merge')
-    return { kind: 'invalid', message: `unknown command /${prog} ${verb}: use /${prog} merge or /${prog} cancel` };
+    return {
+      kind: 'invalid',
+      message: `unknown command /${prog} ${verb}: use /${prog} merge, /${prog} cancel or /${prog} try`,
+    };
   let priority: string | undefined;
   let message: string | undefined;
   let noBatch = false;

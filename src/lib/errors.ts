@@ -57,6 +57,10 @@ export const SERVICE_ERRORS = {
   PR_BEING_MERGED: '{detail}',
   /** Settings the engine's validation refuses (src/engine/config-validation.ts). */
   INVALID_CONFIG: '{detail}',
+  /** A try build asked of a PR whose try is not over yet (app/try-builds.ts). */
+  TRY_IN_PROGRESS: '{detail}',
+  /** A try build asked where none can run (a repository without a CI command). */
+  TRY_UNAVAILABLE: '{detail}',
   /** An event the engine cannot apply as given (a malformed submission, an unknown or finished run). */
   INVALID_EVENT: '{detail}',
 } as const satisfies Record<string, string>;

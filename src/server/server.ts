@@ -5,7 +5,7 @@
  * `stop()` releases them in reverse.
  */
 import type { FastifyInstance } from 'fastify';
-import { isAbsolute } from 'node:path';
+import path, { isAbsolute } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { createCommandCi, type CommandCi } from '../ci/command/index.js';
 import { type ConfiguredForge, type ForgeContext, ForgeSettingsError } from '../forge/definition.js';
@@ -14,6 +14,7 @@ import { checkSigningKey, type SigningKey } from '../git/signing.js';
 import type { ForgeWebhookRoute } from '../api/forge-webhook.js';
 import { buildHttpApp } from '../api/build-app.js';
 import { createApp, type App } from '../app/create-app.js';
+import { TRY_CONTEXT } from '../app/try-builds.js';
 import { oidcSettingsOf } from '../app/admin/oidc-verifier.js';
 import { ForgeWebhooks } from '../app/observing/forge-webhooks.js';
 import { bootstrap } from '../app/admin/org-admin.js';
@@ -97,6 +98,7 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
   let app: App | null = null;
   let deliveries: ForgeWebhooks[] = [];
   let ci: CommandCi | null = null;
+  let tryCi: CommandCi | null = null;
   let http: FastifyInstance | null = null;
   let operator: OperatorMetricsServer | null = null;
   let url = '';
@@ -108,12 +110,14 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
     for (const worker of deliveries) await worker.stop();
     await app?.stop();
     await ci?.stop();
+    await tryCi?.stop();
     await db?.destroy();
     operator = null;
     http = null;
     app = null;
     deliveries = [];
     ci = null;
+    tryCi = null;
     db = null;
   }
 
@@ -176,13 +180,26 @@ export function createServer(config: Readonly<GreenlineConfig>, logger: Logger =
             ci = command;
             return command;
           },
+          // Try builds run on a runner of their own (its own slots, work trees and records), so that
+          // they never take the queue's.
+          createTryCi: (onStatus) => {
+            tryCi = createCommandCi({
+              dataDir: path.join(config.dataDir, 'tries'),
+              maxParallel: config.ciMaxParallel,
+              onStatus,
+              statusContext: TRY_CONTEXT,
+              logger: logger.child({ part: 'try-ci' }),
+            });
+            return tryCi;
+          },
         });
         // What a killed predecessor on this data dir left (CI processes, work trees) goes before new runs start.
-        await ci
-          ?.cleanUp()
-          .catch((err: unknown) =>
-            logger.warn({ err }, 'leftovers of an earlier CI process not removed; the next takeover tries again'),
-          );
+        for (const runner of [ci, tryCi])
+          await runner
+            ?.cleanUp()
+            .catch((err: unknown) =>
+              logger.warn({ err }, 'leftovers of an earlier CI process not removed; the next takeover tries again'),
+            );
         // Each forge's webhook deliveries are stored when they arrive and processed by its own worker.
         const routes: ForgeWebhookRoute[] = [];
         for (const { definition, forge, webhook, secret } of forges) {

@@ -289,7 +289,34 @@ export interface Database {
   queue_short_ids: QueueShortIdsTable;
   pull_request_ids: PullRequestIdsTable;
   audit_events: AuditEventsTable;
+  try_builds: TryBuildsTable;
 }
+
+/** Try builds (migration 023): a PR tested by the queue's CI without being queued (app/try-builds.ts). */
+export interface TryBuildsTable {
+  id: string;
+  queue_id: string;
+  pr_number: number;
+  /** The PR head the try tests. */
+  head_sha: string;
+  /** 1: built on top of the PRs queued ahead; 0: on the target head alone. */
+  on_queue: number;
+  /** queued, building, testing, passed, failed, cancelled. */
+  state: string;
+  /** The target head it was built on, once known. */
+  base_sha: string | null;
+  /** JSON number[]: the PRs merged into the try commit, in order, the tried PR last. */
+  pr_numbers: string;
+  test_sha: string | null;
+  /** Why it is where it is, in words. */
+  detail: string | null;
+  /** Who asked for it: an API token's name, or a forge user who commented. */
+  requested_by: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export type TryBuildRow = Selectable<TryBuildsTable>;
 
 /** The audit log (migration 016): one row per change; JSON as text. */
 export interface AuditEventsTable {

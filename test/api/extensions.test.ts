@@ -120,6 +120,7 @@ describe('GET /v1/openapi.json and /docs', () => {
       '/v1/getCurrentToken',
       '/v1/getMergeQueueMetrics',
       '/v1/getMergeQueueTestingDetails',
+      '/v1/getPullRequestTry',
       '/v1/getQueue',
       '/v1/getQueueActivity',
       '/v1/getQueueHistory',
@@ -145,6 +146,7 @@ describe('GET /v1/openapi.json and /docs', () => {
       '/v1/streamQueueEvents',
       '/v1/submitPullRequest',
       '/v1/testNotificationChannel',
+      '/v1/tryPullRequest',
       '/v1/updateQueue',
     ]);
     const submit = doc.paths['/v1/submitPullRequest'].post;

@@ -52,6 +52,8 @@ const VALID: Record<string, Record<string, unknown>> = {
   '/v1/reportStatus': { repo: REPO, testRunId: 'run', context: 'ci', state: 'success' },
   '/v1/getTestRunChanges': { repo: REPO, testRunId: 'run' },
   '/v1/getTestRunLog': { ...queue, testRunId: 'run' },
+  '/v1/tryPullRequest': { ...queue, pr: { number: 1 } },
+  '/v1/getPullRequestTry': { ...queue, pr: { number: 1 } },
   '/v1/createWebhook': { url: 'https://hooks.example.com/mq' },
   '/v1/listWebhooks': {},
   '/v1/deleteWebhook': { id: 'hook' },

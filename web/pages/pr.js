@@ -1,7 +1,7 @@
 // @ts-check
 // The pull request page: the PR's state and why, links to it on the forge, the actions the API accepts
 // for it now, its timeline and its test runs (CI statuses, the built-in runner's log). It follows the
-// queue's stream and reloads the PR when the queue changes; Preact patches the page in place, so focus,
+// queue's stream and reloads the PR when the queue changes; its latest try build, when it had one; Preact patches the page in place, so focus,
 // scroll and an open log survive.
 // Its parts are in ../pr/: facts, actions, timeline, test runs and their logs, the page that cannot be shown.
 import { call, failed } from '../api.js';
@@ -23,7 +23,8 @@ import { StateBadge } from '../words.js';
 /** @typedef {import('../../src/client/index.js').TestingDetails} TestingDetails */
 /** @typedef {import('../../src/client/index.js').QueueRequest} QueueKey */
 /** @typedef {import('../pr/run-card.js').Run} Run */
-/** @typedef {{ pr: SubmittedPullRequest, runs: Run[] }} PrData */
+/** @typedef {import('../../src/client/index.js').TryBuild} TryBuild */
+/** @typedef {{ pr: SubmittedPullRequest, runs: Run[], tried: TryBuild | null }} PrData */
 
 /**
  * The PR with its timeline, and the details of each of its test runs, newest first.
@@ -47,7 +48,32 @@ async function loadPr(key, number) {
       }
     }),
   );
-  return { pr, runs };
+  /** @type {{ try: TryBuild | null }} */
+  const latest = await call('getPullRequestTry', { ...key, pr: { number } });
+  return { pr, runs, tried: latest.try };
+}
+
+/**
+ * The PR's latest try build: tested with its target by the queue's CI, not queued.
+ * @param {{ tried: TryBuild }} props
+ */
+function TryCard({ tried }) {
+  const base = tried.baseSha ? ` on ${tried.baseSha.slice(0, 7)}` : '';
+  const ahead =
+    tried.prNumbers.length > 1
+      ? ` with ${tried.prNumbers
+          .slice(0, -1)
+          .map((n) => `#${n}`)
+          .join(', ')} ahead`
+      : '';
+  return html`<section aria-labelledby="try-title" class="card" id="try">
+    <h2 id="try-title">Try build: ${tried.state}</h2>
+    <p>${tried.detail}</p>
+    <p class="muted">
+      ${tried.headSha.slice(0, 7)} built${base}${ahead}${tried.testSha ? `, tested ${tried.testSha.slice(0, 7)}` : ''};
+      asked by ${tried.requestedBy} at ${new Date(tried.createdAt).toLocaleString()}
+    </p>
+  </section>`;
 }
 
 /**
@@ -120,7 +146,7 @@ export function PrPage({ queueKey, prNumber }) {
       return html`<${PrProblem} queueKey=${queueKey} prNumber=${prNumber} problem=${problem} reload=${reload} />`;
     return html`<p class="notice" role="status">Loading #${prNumber}…</p>`;
   }
-  const { pr, runs } = data;
+  const { pr, runs, tried } = data;
   return html`
     <article aria-labelledby="pr-title">
       <div class="page-head">
@@ -131,6 +157,7 @@ export function PrPage({ queueKey, prNumber }) {
       ${problem ? html`<${ErrorText} error=${problem} prefix="Could not refresh the page: " />` : null}
       <${Facts} queueKey=${queueKey} pr=${pr} />
       <${Actions} queueKey=${queueKey} pr=${pr} reload=${reload} />
+      ${tried ? html`<${TryCard} tried=${tried} />` : null}
       <section aria-labelledby="timeline-title" class="card">
         <h2 id="timeline-title">Timeline</h2>
         <p class="muted">Newest first: every state change with its reason.</p>

@@ -53,7 +53,13 @@ const GROUPS = [
   },
   {
     title: 'Required statuses and CI',
-    fields: ['requiredStatuses', 'ciRetries', 'requiredStatusStartTimeoutMinutes', 'allSkippedPasses'],
+    fields: [
+      'requiredStatuses',
+      'ciRetries',
+      'requiredStatusStartTimeoutMinutes',
+      'allSkippedPasses',
+      'tryConcurrency',
+    ],
   },
   { title: 'Merging', fields: ['mergeMethod', 'directMergeMode', 'notReadyTimeoutHours'] },
   {
@@ -82,6 +88,7 @@ const ABSENT = {
   adaptiveMode: 'off',
   riskAwareBatching: 'on',
   allSkippedPasses: false,
+  tryConcurrency: 1,
   quarantinedStatuses: [],
   autoQuarantine: 'off',
   autoQuarantineThreshold: 0.1,

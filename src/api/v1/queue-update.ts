@@ -117,6 +117,7 @@ export function toQueueUpdate(body: Body): QueueUpdate {
     freezes: freezesOf(body.freezes),
     ciRetries: body.ciRetries,
     allSkippedPasses: body.allSkippedPasses,
+    tryConcurrency: body.tryConcurrency,
     requiredStatusStartTimeoutMinutes: body.requiredStatusStartTimeoutMinutes,
     quarantinedStatuses: body.quarantinedStatuses,
     autoQuarantine: anyCase(AUTO_QUARANTINE_MODES, body.autoQuarantine, 'autoQuarantine'),

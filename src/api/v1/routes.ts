@@ -36,6 +36,8 @@ import { setImpactedTargets } from './routes/set-impacted-targets.js';
 import { streamQueueEvents } from './routes/stream-queue-events.js';
 import { submitPullRequest } from './routes/submit-pull-request.js';
 import { updateQueue } from './routes/update-queue.js';
+import { tryPullRequest } from './routes/try-pull-request.js';
+import { getPullRequestTry } from './routes/get-pull-request-try.js';
 
 /** Every endpoint under /v1 that needs a token: Trunk's v1 endpoints, then the extensions. */
 export const V1_ROUTES: readonly Route[] = [
@@ -57,6 +59,8 @@ export const V1_ROUTES: readonly Route[] = [
   getTestRunChanges,
   notifyRefsMoved,
   getTestRunLog,
+  tryPullRequest,
+  getPullRequestTry,
   createWebhook,
   listWebhooks,
   deleteWebhook,

@@ -163,6 +163,7 @@ export function queueSettings(snapshot: QueueSnapshot, enumCase: EnumCase, at: n
     ...(c.ciRetries ? { ciRetries: c.ciRetries } : {}),
     ...(c.riskAwareBatching === 'off' ? { riskAwareBatching: 'off' as const } : {}),
     ...(c.allSkippedPasses ? { allSkippedPasses: true } : {}),
+    ...(c.tryConcurrency !== undefined ? { tryConcurrency: c.tryConcurrency } : {}),
     ...(c.requiredStatusStartTimeoutMinutes
       ? { requiredStatusStartTimeoutMinutes: c.requiredStatusStartTimeoutMinutes }
       : {}),

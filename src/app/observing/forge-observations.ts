@@ -10,8 +10,9 @@
  *                           when labelCommandsEnabled and whoever set the label may command it
  *   prLabels              → the same, the enqueueingLabel being added when the PR is not queued and
  *                           has it, removed when the queued PR had it and has it no more
- *   prComment             → submit / cancel when the queue of the PR's base branch has commandsEnabled
- *                           and the author may command it
+ *   prComment             → submit / cancel / try when the queue of the PR's base branch has
+ *                           commandsEnabled and the author may command it
+ *   (prTouched, prSeen and prClosed also read again the PR of an open try build, which a push cancels.)
  *   (Who may command: the forge's mayCommand, e.g. write access on GitHub; a refusal is answered on
  *   the PR with the reason.)
  *   branchPushed          → the queue of that target branch reads its head (target-refresh.ts)
@@ -41,7 +42,8 @@ import { EVERY_SCOPE } from '../scopes.js';
 import { queueConfigOf } from '../executor/snapshot-io.js';
 import { refreshTarget } from './target-refresh.js';
 import { resumeRerun } from '../executor/check-reruns.js';
-import type { AuthContext, PullRequestService } from '../service-port.js';
+import type { AuthContext, PullRequestService, TryService } from '../service-port.js';
+import type { TryBuilds } from '../try-builds.js';
 
 /** Observations of a PR that go to the engine as they are. */
 export type PrObservation = Extract<ForgeObservation, { kind: 'prSeen' | 'prClosed' | 'prConvertedToDraft' }>;
@@ -73,8 +75,10 @@ function eventOf(e: Entry, o: PrObservation, at: number): EngineEvent | null {
 export interface ForgeObservationsDeps {
   db: Kysely<Database>;
   executor: QueueExecutor;
-  /** Submits and cancels PRs asked for by a PR comment or label. */
-  service: PullRequestService;
+  /** Submits, cancels and tries PRs asked for by a PR comment or label. */
+  service: PullRequestService & TryService;
+  /** Try builds, whose PRs are read again when they change; absent or null: none. */
+  tries?: TryBuilds | null;
   ciOutcome: CiOutcome;
   adapters: Adapters;
   clock: Clock;
@@ -86,6 +90,8 @@ export class ForgeObservations {
 
   /** Applies one observation of `repo` (whose queues are `queues`); false when it concerned none of them. */
   async apply(repo: RepoRow, queues: QueueRow[], o: ForgeObservation): Promise<boolean> {
+    if (o.kind === 'prTouched' || o.kind === 'prSeen' || o.kind === 'prClosed')
+      await this.deps.tries?.prsMoved(repo.id, [o.prNumber]);
     switch (o.kind) {
       case 'prTouched': {
         const holding = await this.queuesHolding(queues, o.prNumber);
@@ -259,6 +265,8 @@ export class ForgeObservations {
     const ctx = ctxOf(repo, user);
     if (command.kind === 'cancel')
       return this.quietly(() => service.cancelPullRequest(ctx, key, prNumber, 'USER_REQUESTED'), prNumber);
+    if (command.kind === 'try')
+      return this.quietly(() => service.tryPullRequest(ctx, key, { prNumber, onQueue: command.onQueue }), prNumber);
     return this.quietly(
       () =>
         service.submitPullRequest(ctx, key, {

@@ -11,6 +11,7 @@
  *   test-runs.ts           getTestingDetails, reportStatus, getTestRunLog
  *   read-models.ts         metrics and the dashboard's views
  *   refs-moved.ts          notifyRefsMoved
+ *   try-builds.ts          tryPullRequest, getPullRequestTry
  *   directory.ts           the v2 API's lookups by id, within the caller's org
  * and the audit log's reads (src/audit/audit-read.ts).
  */
@@ -26,6 +27,8 @@ import { readModels } from './read-models.js';
 import { refsNotices, type RefsMovedDeps } from './refs-moved.js';
 import type { ServiceDeps } from './service-deps.js';
 import { testRuns } from './test-runs.js';
+import { tryBuildsService } from './try-builds.js';
+import type { TryBuilds } from '../try-builds.js';
 
 /** The areas' collaborators, and those the service hands out as they are (webhooks, notifications). */
 export interface MergeQueueServiceDeps
@@ -34,6 +37,8 @@ export interface MergeQueueServiceDeps
     Pick<MergeQueueService, 'webhooks' | 'notifications'> {
   /** Resolves API tokens to their callers (admin/tokens.ts). */
   auth: AuthService;
+  /** Try builds; null when the server runs no CI for them. */
+  tries: TryBuilds | null;
 }
 
 export function mergeQueueService(deps: MergeQueueServiceDeps): MergeQueueService {
@@ -48,6 +53,7 @@ export function mergeQueueService(deps: MergeQueueServiceDeps): MergeQueueServic
     ...testRuns(deps),
     ...readModels(deps),
     ...refsNotices(deps),
+    ...tryBuildsService(deps),
     webhooks: deps.webhooks,
     notifications: deps.notifications,
     directory: callerDirectory(deps),

@@ -199,6 +199,14 @@ export const QueueSettingsInput = {
     'Extension, default false: a test run whose required statuses were all skipped passes; otherwise it fails ' +
       'with REQUIRED_STATUSES_SKIPPED, since nothing was tested',
   ),
+  tryConcurrency: Type.Integer({
+    minimum: 1,
+    maximum: 4294967295,
+    description:
+      'Extension, default 1: how many try builds (tryPullRequest, `/greenline try`) of the queue are built and ' +
+      "tested at once; they use runner slots of their own and never delay the queue's runs",
+    'x-expected': 'an integer of at least 1',
+  }),
   requiredStatusStartTimeoutMinutes: Type.Integer({
     minimum: 0,
     maximum: 4294967295,
@@ -342,6 +350,7 @@ export const QueueSettingsProperties = {
   ciRetries: Type.Optional(Type.Integer({ description: 'Extension: present only when above 0' })),
   riskAwareBatching: Type.Optional(Type.Literal('off', { description: 'Extension: present only when off' })),
   allSkippedPasses: Type.Optional(Type.Boolean({ description: 'Extension: present only when true' })),
+  tryConcurrency: Type.Optional(Type.Integer({ description: 'Extension: present only when set' })),
   requiredStatusStartTimeoutMinutes: Type.Optional(
     Type.Integer({ description: 'Extension: present only when above 0' }),
   ),
