@@ -22,7 +22,7 @@ import { tokenScopes } from './015-token-scopes.js';
 import { auditEvents } from './016-audit-events.js';
 import { forgeDeliveries } from './017-forge-deliveries.js';
 import { neutralReasons } from './018-neutral-reasons.js';
-import { tryBuilds } from './023-try-builds.js';
+import { tryBuilds } from './019-try-builds.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
@@ -43,7 +43,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '016-audit-events': auditEvents,
   '017-forge-deliveries': forgeDeliveries,
   '018-neutral-reasons': neutralReasons,
-  '023-try-builds': tryBuilds,
+  '019-try-builds': tryBuilds,
 };
 
 /**
