@@ -292,7 +292,7 @@ export interface Database {
   try_builds: TryBuildsTable;
 }
 
-/** Try builds (migration 023): a PR tested by the queue's CI without being queued (app/try-builds.ts). */
+/** Try builds (migration 019): a PR tested by the queue's CI without being queued (app/try-builds.ts). */
 export interface TryBuildsTable {
   id: string;
   queue_id: string;
