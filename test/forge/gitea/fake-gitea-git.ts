@@ -6,11 +6,11 @@
  * the fake's own writes through `setRef`, read again after a push), and answers about commits, which
  * never change (merge base, merge tree, ancestry), are asked of git once per repository (`memo`).
  */
-import { spawn } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { git, runGit } from '../../../src/git/git.js';
 import { commitFiles } from '../../helpers/git-commit.js';
+import { gitHttpAnswer } from '../../helpers/git-http-backend.js';
 import { GITEA } from './fake-gitea-model.js';
 
 export class BareRepository {
@@ -152,61 +152,17 @@ export class BareRepository {
     const protocol = String(req.headers['git-protocol'] ?? '');
     // In protocol v2 the fetch advertisement names the server's capabilities, not its refs: the same
     // answer for the server's whole life.
-    const out =
+    const answer = () =>
+      gitHttpAnswer({ req, url, body: raw, root: this.root, pathInfo: `/${this.owner}/${this.name}.git${rest}`, user });
+    const { status, headers, body } =
       req.method === 'GET' &&
       rest === '/info/refs' &&
       url.search === '?service=git-upload-pack' &&
       protocol === 'version=2'
-        ? await this.memo('upload-pack v2 advertisement', () => this.httpBackend(req, url, raw, rest, user))
-        : await this.httpBackend(req, url, raw, rest, user);
+        ? await this.memo('upload-pack v2 advertisement', answer)
+        : await answer();
     // A push may have changed any ref: the refs kept in memory are read again.
     if (rest === '/git-receive-pack') this.refs = null;
-    const split = out.indexOf('\r\n\r\n');
-    const head = out.subarray(0, split).toString('latin1').split('\r\n');
-    let status = 200;
-    const headers: Record<string, string> = {};
-    for (const line of head) {
-      const [k, ...v] = line.split(':');
-      if (k!.toLowerCase() === 'status') status = Number.parseInt(v.join(':').trim(), 10);
-      else headers[k!.toLowerCase()] = v.join(':').trim();
-    }
-    res.writeHead(status, headers).end(out.subarray(split + 4));
-  }
-
-  /** `git http-backend`'s CGI answer to a request: its headers, a blank line, its body. */
-  private async httpBackend(req: IncomingMessage, url: URL, raw: Buffer, rest: string, user: string): Promise<Buffer> {
-    const child = spawn('git', ['http-backend'], {
-      env: {
-        ...process.env,
-        // The forge's settings of the repository: pushes over HTTP, and no housekeeping after one
-        // (the forge runs it on its own schedule).
-        GIT_CONFIG_COUNT: '2',
-        GIT_CONFIG_KEY_0: 'http.receivepack',
-        GIT_CONFIG_VALUE_0: 'true',
-        GIT_CONFIG_KEY_1: 'receive.autogc',
-        GIT_CONFIG_VALUE_1: 'false',
-        GIT_PROJECT_ROOT: this.root,
-        GIT_HTTP_EXPORT_ALL: '1',
-        PATH_INFO: `/${this.owner}/${this.name}.git${rest}`,
-        REQUEST_METHOD: req.method ?? 'GET',
-        QUERY_STRING: url.search.slice(1),
-        CONTENT_TYPE: req.headers['content-type'] ?? '',
-        CONTENT_LENGTH: String(raw.length),
-        REMOTE_USER: user,
-        REMOTE_ADDR: '127.0.0.1',
-        ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: req.headers['content-encoding'] } : {}),
-        ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
-      },
-    });
-    // git stops reading its input when it has what it needs (or fails): a write it never reads is no error here.
-    child.stdin.on('error', () => {});
-    child.stdin.end(raw);
-    const chunks: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => chunks.push(c));
-    await new Promise<void>((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', () => resolve());
-    });
-    return Buffer.concat(chunks);
+    res.writeHead(status, headers).end(body);
   }
 }
