@@ -26,11 +26,8 @@ export async function deleteCiStatuses(db: Kysely<Database>, runId: string): Pro
   await db.deleteFrom('ci_statuses').where('run_id', '=', runId).execute();
 }
 
-/**
- * The queue's runs testing a known commit, with their required statuses fixed, for which no status
- * was recorded since `since`: runs whose CI may have reported what greenline did not hear.
- */
-export async function listQuietRuns(db: Kysely<Database>, queueId: string, since: number): Promise<TestRunRow[]> {
+/** The queue's runs in flight testing a known commit, with their required statuses fixed. */
+function runsUnderTest(db: Kysely<Database>, queueId: string) {
   return db
     .selectFrom('test_runs')
     .selectAll()
@@ -38,6 +35,15 @@ export async function listQuietRuns(db: Kysely<Database>, queueId: string, since
     .where('status', '=', 'in_progress')
     .where('test_sha', 'is not', null)
     .where('required_statuses', 'is not', null)
+    .orderBy('created_at');
+}
+
+/**
+ * The queue's runs testing a known commit, with their required statuses fixed, for which no status
+ * was recorded since `since`: runs whose CI may have reported what greenline did not hear.
+ */
+export async function listQuietRuns(db: Kysely<Database>, queueId: string, since: number): Promise<TestRunRow[]> {
+  return runsUnderTest(db, queueId)
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
@@ -48,19 +54,10 @@ export async function listQuietRuns(db: Kysely<Database>, queueId: string, since
         ),
       ),
     )
-    .orderBy('created_at')
     .execute();
 }
 
 /** The queue's runs in flight testing a known commit, with their required statuses fixed. */
 export async function listRunsUnderTest(db: Kysely<Database>, queueId: string): Promise<TestRunRow[]> {
-  return db
-    .selectFrom('test_runs')
-    .selectAll()
-    .where('queue_id', '=', queueId)
-    .where('status', '=', 'in_progress')
-    .where('test_sha', 'is not', null)
-    .where('required_statuses', 'is not', null)
-    .orderBy('created_at')
-    .execute();
+  return runsUnderTest(db, queueId).execute();
 }
