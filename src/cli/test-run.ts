@@ -127,16 +127,7 @@ Examples:
     )
     .action((id: string | undefined, flags: ChangesFlags) =>
       withClient(flags, async ({ client, settings }) => {
-        if ((id === undefined) === (flags.sha === undefined))
-          throw new UsageError('Give the test run id or --sha SHA (one of the two)');
-        if (!settings.repo)
-          throw new UsageError(
-            'Which repository? Pass --repo HOST/OWNER/NAME (or set "repo:" in the client config file)',
-          );
-        const changes = await client.getTestRunChanges({
-          repo: parseRepoSlug(settings.repo),
-          ...(id !== undefined ? { testRunId: id } : { sha: flags.sha! }),
-        });
+        const changes = await client.getTestRunChanges(runOfRepo(id, flags.sha, settings.repo));
         if (flags.json) return printJson(changes);
         if (changes.changedFiles === null)
           throw new Error(
@@ -166,15 +157,8 @@ Examples:
     )
     .action((id: string | undefined, flags: ReportFlags) =>
       withClient(flags, async ({ client, settings }) => {
-        if ((id === undefined) === (flags.sha === undefined))
-          throw new UsageError('Give the test run id or --sha SHA (one of the two)');
-        if (!settings.repo)
-          throw new UsageError(
-            'Which repository? Pass --repo HOST/OWNER/NAME (or set "repo:" in the client config file)',
-          );
         await client.reportStatus({
-          repo: parseRepoSlug(settings.repo),
-          ...(id !== undefined ? { testRunId: id } : { sha: flags.sha! }),
+          ...runOfRepo(id, flags.sha, settings.repo),
           context: flags.context,
           state: flags.state,
           ...(flags.targetUrl !== undefined ? { url: flags.targetUrl } : {}),
@@ -185,4 +169,17 @@ Examples:
       }),
     );
   return testRun;
+}
+
+/** The test run a CI command names, by its id or its test commit (one of the two), in the repository given. */
+function runOfRepo(
+  id: string | undefined,
+  sha: string | undefined,
+  repo: string | undefined,
+): { repo: ReturnType<typeof parseRepoSlug> } & ({ testRunId: string } | { sha: string }) {
+  if ((id === undefined) === (sha === undefined))
+    throw new UsageError('Give the test run id or --sha SHA (one of the two)');
+  if (!repo)
+    throw new UsageError('Which repository? Pass --repo HOST/OWNER/NAME (or set "repo:" in the client config file)');
+  return { repo: parseRepoSlug(repo), ...(id !== undefined ? { testRunId: id } : { sha: sha! }) };
 }
